@@ -1,0 +1,45 @@
+// @ts-check
+// The portal is a static site: every page is prebuilt HTML, and React islands hydrate only what
+// depends on the visitor. Astro hashes every script and style it emits into a per-page CSP
+// <meta>; server/site.ts lifts that policy into a real Content-Security-Policy header (adding the
+// directives a <meta> cannot carry, such as frame-ancestors).
+import react from "@astrojs/react";
+import sitemap from "@astrojs/sitemap";
+import tailwindcss from "@tailwindcss/vite";
+import { defineConfig } from "astro/config";
+
+const site = process.env.PUBLIC_SITE_URL || "http://localhost:4321";
+// Where the portal's fetch calls go; empty means the same origin as the pages.
+const apiBase = process.env.PUBLIC_API_BASE_URL || "";
+const connectSrc = ["'self'", ...(apiBase ? [new URL(apiBase).origin] : [])].join(" ");
+
+export default defineConfig({
+  site,
+  output: "static",
+  trailingSlash: "ignore",
+  build: { format: "directory" },
+  integrations: [
+    react(),
+    sitemap({
+      // Pages that only make sense with a token or a session are not for search engines.
+      filter: (page) => !/\/(profile|payment|verify-email|reset-password)\b/.test(page),
+    }),
+  ],
+  security: {
+    csp: {
+      algorithm: "SHA-256",
+      directives: [
+        "default-src 'self'",
+        `connect-src ${connectSrc}`,
+        "img-src 'self' data:",
+        "font-src 'self'",
+        "object-src 'none'",
+        "base-uri 'self'",
+        "form-action 'self'",
+      ],
+    },
+  },
+  vite: {
+    plugins: [tailwindcss()],
+  },
+});

@@ -1,0 +1,36 @@
+// Browser journeys in Debian's Chromium (never a downloaded browser) against the real server,
+// started here on its own port with a fresh data folder (fresh PGlite database and outbox).
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { defineConfig } from "@playwright/test";
+
+const port = Number(process.env.E2E_PORT || 4399);
+const dataDir = process.env.E2E_DATA_DIR || mkdtempSync(join(tmpdir(), "portal-e2e-"));
+process.env.E2E_DATA_DIR = dataDir; // workers re-read the config: keep one folder for the whole run
+
+export default defineConfig({
+  testDir: "tests/e2e",
+  fullyParallel: true,
+  workers: 2,
+  retries: 0,
+  forbidOnly: true,
+  timeout: 30_000,
+  reporter: [["list"], ["json"]],
+  use: {
+    baseURL: `http://127.0.0.1:${port}`,
+    launchOptions: {
+      executablePath: process.env.CHROME_PATH || "/usr/bin/chromium",
+      args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+    },
+    trace: "retain-on-failure",
+  },
+  webServer: {
+    command: `node server/main.ts`,
+    url: `http://127.0.0.1:${port}/healthz`,
+    reuseExistingServer: false,
+    timeout: 120_000,
+    stdout: "pipe",
+    env: { PORT: String(port), HOST: "127.0.0.1", DATA_DIR: dataDir, NODE_ENV: "test", LOG_LEVEL: "warn" },
+  },
+});

@@ -1,0 +1,105 @@
+// `npm test`: every test the project has, in one run. Unit and API tests (Vitest), then browser
+// journeys (Playwright in Debian's Chromium against the real server). It says which database the
+// database tests used, and closes with one summary line counting both runners.
+//
+// Database choice: TEST_DATABASE_URL if set (then it must be reachable); otherwise PostgreSQL on
+// 127.0.0.1:5432 if something answers there; otherwise PGlite only. REQUIRE_POSTGRES=1 (set by
+// .ci/run) turns "no PostgreSQL" into a failure instead of a fallback.
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+import { createConnection } from "node:net";
+import { buildIfStale } from "./build-if-stale.ts";
+
+const DEFAULT_PG = "postgres://postgres@127.0.0.1:5432/test";
+const REPORT_DIR = "test-results";
+
+function reachable(url: string, timeoutMs = 1500): Promise<boolean> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve) => {
+    const socket = createConnection({ host: hostname, port: Number(port || 5432) });
+    const done = (ok: boolean) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(timeoutMs, () => done(false));
+    socket.once("connect", () => done(true));
+    socket.once("error", () => done(false));
+  });
+}
+
+async function chooseDatabase(): Promise<string | undefined> {
+  const explicit = process.env.TEST_DATABASE_URL;
+  const required = process.env.REQUIRE_POSTGRES === "1";
+  const candidate = explicit || DEFAULT_PG;
+  if (await reachable(candidate)) return candidate;
+  if (explicit || required) {
+    console.error(`PostgreSQL at ${new URL(candidate).host} is not reachable, and this run requires it.`);
+    process.exit(1);
+  }
+  return undefined;
+}
+
+function run(bin: string, args: string[], env: NodeJS.ProcessEnv): number {
+  const result = spawnSync(process.execPath, [bin, ...args], { stdio: "inherit", env });
+  return result.status ?? 1;
+}
+
+interface Counts {
+  passed: number;
+  failed: number;
+  skipped: number;
+}
+
+function vitestCounts(file: string): Counts {
+  if (!existsSync(file)) return { passed: 0, failed: 1, skipped: 0 };
+  const r = JSON.parse(readFileSync(file, "utf8")) as {
+    numPassedTests: number;
+    numFailedTests: number;
+    numPendingTests: number;
+    numTodoTests: number;
+  };
+  return { passed: r.numPassedTests, failed: r.numFailedTests, skipped: r.numPendingTests + r.numTodoTests };
+}
+
+function playwrightCounts(file: string): Counts {
+  if (!existsSync(file)) return { passed: 0, failed: 1, skipped: 0 };
+  const r = JSON.parse(readFileSync(file, "utf8")) as {
+    stats: { expected: number; unexpected: number; flaky: number; skipped: number };
+  };
+  return { passed: r.stats.expected + r.stats.flaky, failed: r.stats.unexpected, skipped: r.stats.skipped };
+}
+
+const pg = await chooseDatabase();
+const env: NodeJS.ProcessEnv = { ...process.env, ...(pg ? { TEST_DATABASE_URL: pg } : {}) };
+console.log(
+  pg
+    ? `Database tests run on PGlite and on PostgreSQL (${new URL(pg).host}${new URL(pg).pathname}).`
+    : "Database tests run on PGlite only: no PostgreSQL is reachable (set TEST_DATABASE_URL to use one).",
+);
+
+rmSync(REPORT_DIR, { recursive: true, force: true });
+mkdirSync(REPORT_DIR, { recursive: true });
+buildIfStale();
+
+const unitStatus = run(
+  "node_modules/vitest/vitest.mjs",
+  ["run", "--reporter=default", "--reporter=json", `--outputFile.json=${REPORT_DIR}/vitest.json`],
+  env,
+);
+const e2eStatus = run("node_modules/@playwright/test/cli.js", ["test"], {
+  ...env,
+  PLAYWRIGHT_JSON_OUTPUT_NAME: `${REPORT_DIR}/playwright.json`,
+});
+
+const unit = vitestCounts(`${REPORT_DIR}/vitest.json`);
+const e2e = playwrightCounts(`${REPORT_DIR}/playwright.json`);
+const total = {
+  passed: unit.passed + e2e.passed,
+  failed: unit.failed + e2e.failed,
+  skipped: unit.skipped + e2e.skipped,
+};
+console.log(`\nunit and API: ${unit.passed} passed, ${unit.failed} failed (Vitest)`);
+console.log(`browser: ${e2e.passed} passed, ${e2e.failed} failed (Playwright, Chromium)`);
+console.log(`database: ${pg ? "PGlite and PostgreSQL" : "PGlite only"}`);
+console.log(`tests: ${total.passed} passed, ${total.failed} failed, ${total.skipped} skipped`);
+process.exit(unitStatus !== 0 || e2eStatus !== 0 || total.failed > 0 || total.passed === 0 ? 1 : 0);

@@ -1,0 +1,43 @@
+// Hono routes that answer the portal's pages and static assets from a loaded build.
+import { serveStatic } from "@hono/node-server/serve-static";
+import { Hono } from "hono";
+import { routeKeyForPath } from "./routes.ts";
+import type { Site, SitePage } from "./site.ts";
+
+function pageResponse(page: SitePage, status: 200 | 404, ifNoneMatch: string | undefined): Response {
+  const headers = new Headers({
+    "Content-Type": "text/html; charset=utf-8",
+    "Content-Security-Policy": page.csp,
+    // Pages are small and change with every deploy: always revalidate, the ETag makes it cheap.
+    "Cache-Control": "no-cache",
+    ETag: page.etag,
+  });
+  if (status === 200 && ifNoneMatch === page.etag) return new Response(null, { status: 304, headers });
+  return new Response(page.html, { status, headers });
+}
+
+export function siteRoutes(site: Site): Hono {
+  const app = new Hono();
+  const notFound = site.pages.get("/404");
+
+  // Hashed bundles never change under the same name.
+  app.use("/_astro/*", async (c, next) => {
+    await next();
+    if (c.res.status === 200) c.res.headers.set("Cache-Control", "public, max-age=31536000, immutable");
+  });
+
+  app.on(["GET", "HEAD"], "*", async (c, next) => {
+    const key = routeKeyForPath(c.req.path);
+    const page = key === undefined || key === "/404" ? undefined : site.pages.get(key);
+    if (page) return pageResponse(page, 200, c.req.header("if-none-match"));
+    return next();
+  });
+
+  app.use("*", serveStatic({ root: site.distDir }));
+
+  app.on(["GET", "HEAD"], "*", (c) => {
+    if (notFound) return pageResponse(notFound, 404, undefined);
+    return c.text("Not Found", 404);
+  });
+  return app;
+}

@@ -1,0 +1,45 @@
+// The prebuilt portal held in memory: every HTML page with its CSP header and ETag. The site is a
+// few dozen small pages, so reading them once at start-up is cheaper than a disk read per request
+// and lets every page answer with its exact policy.
+import { createHash } from "node:crypto";
+import { readdir, readFile, stat } from "node:fs/promises";
+import { join, relative } from "node:path";
+import { cspHeaderForHtml } from "./csp.ts";
+import { routeKeyForFile } from "./routes.ts";
+
+export interface SitePage {
+  html: string;
+  csp: string;
+  etag: string;
+}
+
+export interface Site {
+  /** Absolute path of the build folder; static assets are served from it. */
+  distDir: string;
+  pages: ReadonlyMap<string, SitePage>;
+}
+
+async function* htmlFiles(dir: string): AsyncGenerator<string> {
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const full = join(dir, entry.name);
+    if (entry.isDirectory()) yield* htmlFiles(full);
+    else if (entry.name.endsWith(".html")) yield full;
+  }
+}
+
+export function sitePage(html: string): SitePage {
+  const etag = `"${createHash("sha256").update(html).digest("base64url").slice(0, 27)}"`;
+  return { html, csp: cspHeaderForHtml(html), etag };
+}
+
+/** Loads the build in `distDir`; fails with a clear message when there is no build. */
+export async function loadSite(distDir: string): Promise<Site> {
+  const info = await stat(join(distDir, "index.html")).catch(() => undefined);
+  if (!info)
+    throw new Error(`No portal build in ${distDir}: run \`npm run build\` (npm start does it for you).`);
+  const pages = new Map<string, SitePage>();
+  for await (const file of htmlFiles(distDir)) {
+    pages.set(routeKeyForFile(relative(distDir, file)), sitePage(await readFile(file, "utf8")));
+  }
+  return { distDir, pages };
+}
