@@ -7,6 +7,7 @@ import react from "@astrojs/react";
 import sitemap from "@astrojs/sitemap";
 import tailwindcss from "@tailwindcss/vite";
 import { defineConfig } from "astro/config";
+import { cdnFiles } from "./src/integrations/cdn-files.ts";
 
 const site = process.env.PUBLIC_SITE_URL || "http://localhost:4321";
 // Where the portal's fetch calls go; empty means the same origin as the pages.
@@ -24,6 +25,8 @@ export default defineConfig({
       // Pages that only make sense with a token or a session are not for search engines.
       filter: (page) => !/\/(profile|payment|verify-email|reset-password)\b/.test(page),
     }),
+    // Writes dist/_redirects and dist/_headers so a CDN serves what server/site serves.
+    cdnFiles(),
   ],
   security: {
     csp: {
@@ -39,6 +42,8 @@ export default defineConfig({
       ],
     },
   },
+  // The portal renders no Markdown; Shiki's inline styles would break the CSP if it ever did.
+  markdown: { syntaxHighlight: false },
   vite: {
     plugins: [tailwindcss()],
   },

@@ -5,6 +5,15 @@ import type { MiddlewareHandler } from "hono";
 
 export const API_CSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
 
+/** Headers every answer carries, from this server and from a CDN (src/integrations/cdn-files.ts). */
+export const BASE_SECURITY_HEADERS: Readonly<Record<string, string>> = {
+  "X-Content-Type-Options": "nosniff",
+  "Referrer-Policy": "strict-origin-when-cross-origin",
+  "X-Frame-Options": "DENY",
+  "Cross-Origin-Opener-Policy": "same-origin",
+  "Permissions-Policy": "camera=(), microphone=(), geolocation=(), payment=()",
+};
+
 export interface SecurityHeaderOptions {
   /** Trust `X-Forwarded-Proto` from a proxy in front of us when deciding whether we are on https. */
   trustProxy: boolean;
@@ -19,11 +28,7 @@ export function securityHeaders(options: SecurityHeaderOptions): MiddlewareHandl
   return async (c, next) => {
     await next();
     const h = c.res.headers;
-    h.set("X-Content-Type-Options", "nosniff");
-    h.set("Referrer-Policy", "strict-origin-when-cross-origin");
-    h.set("X-Frame-Options", "DENY");
-    h.set("Cross-Origin-Opener-Policy", "same-origin");
-    h.set("Permissions-Policy", "camera=(), microphone=(), geolocation=(), payment=()");
+    for (const [name, value] of Object.entries(BASE_SECURITY_HEADERS)) h.set(name, value);
     if (!h.has("Content-Security-Policy")) h.set("Content-Security-Policy", API_CSP);
     if (isHttps(c.req.url, c.req.header("x-forwarded-proto"), options.trustProxy)) {
       h.set("Strict-Transport-Security", "max-age=63072000; includeSubDomains");

@@ -1,0 +1,17 @@
+// The product's identity as titles, the logo and Open Graph tags show it.
+//
+// OPERATOR: the spec does not name the product; set your brand name and tagline here.
+
+export const SITE = {
+  /** Brand name, e.g. in "Plans · GenAI Studio". */
+  name: "GenAI Studio",
+  /** One line under the name on the home page and in social previews. */
+  tagline: "AI image and video generation through one simple API",
+  /** The spec's support promise (section 1). */
+  supportPromise: "E-mail reply within 1 hour, 8:00–20:00 CEST",
+} as const;
+
+/** A page's <title>: "Plans · GenAI Studio"; the home page uses the bare name with the tagline. */
+export function pageTitle(title: string | undefined): string {
+  return title ? `${title} · ${SITE.name}` : `${SITE.name} · ${SITE.tagline}`;
+}
