@@ -33,6 +33,17 @@ export default defineConfig({
     reuseExistingServer: false,
     timeout: 120_000,
     stdout: "pipe",
-    env: { PORT: String(port), HOST: "127.0.0.1", DATA_DIR: dataDir, NODE_ENV: "test", LOG_LEVEL: "warn" },
+    env: {
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      DATA_DIR: dataDir,
+      NODE_ENV: "test",
+      LOG_LEVEL: "warn",
+      // Every journey comes from 127.0.0.1: the per-IP limits would stop the suite, not an attacker.
+      // Per-account and per-address limits stay at their defaults (and have their own API tests).
+      RATE_LIMIT_REGISTER_PER_MINUTE: "1000",
+      RATE_LIMIT_TOKEN_PER_MINUTE: "1000",
+      RATE_LIMIT_EMAIL_IP_PER_MINUTE: "1000",
+    },
   },
 });

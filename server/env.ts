@@ -4,6 +4,16 @@ import { resolve } from "node:path";
 import { z } from "zod";
 
 const bool = z.enum(["true", "false", "1", "0", ""]).transform((v) => v === "true" || v === "1");
+/** An optional setting: an empty string counts as unset, so `FOO=` in a .env file is harmless. */
+const optional = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((v) => (v === "" ? undefined : v), schema.optional());
+const perMinute = (fallback: number) => z.coerce.number().int().min(1).max(100_000).default(fallback);
+const urlWithScheme = (schemes: string[], label: string) =>
+  z
+    .url({ error: `must be a URL (${label})` })
+    .refine((v) => !URL.canParse(v) || schemes.includes(new URL(v).protocol), {
+      error: `must start with ${schemes.map((s) => `${s}//`).join(" or ")}`,
+    });
 
 export const envSchema = z.object({
   NODE_ENV: z.enum(["development", "test", "production"]).default("development"),
@@ -11,20 +21,68 @@ export const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(4321),
   /** Interface to bind; 0.0.0.0 in a container. */
   HOST: z.string().min(1).default("127.0.0.1"),
-  /** Where PGlite's database and the mail outbox live. */
+  /** Where PGlite's database, the mail outbox and the development JWT secret live. */
   DATA_DIR: z.string().min(1).default("./data"),
   /** The built portal to serve; empty disables serving pages (API-only deployment). */
   DIST_DIR: z.string().default("./dist"),
-  /** Set when a reverse proxy terminates TLS and sets X-Forwarded-Proto / X-Forwarded-For. */
+  /** Set when one reverse proxy in front of us sets X-Forwarded-Proto / X-Forwarded-For. */
   TRUST_PROXY: bool.default(false),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+
+  /** PostgreSQL server (postgres://user:pass@host:5432/db). Unset: embedded PGlite in DATA_DIR/db. */
+  DATABASE_URL: optional(urlWithScheme(["postgres:", "postgresql:"], "postgres://...")),
+  /** HS256 key for access tokens, at least 32 characters. Development: generated into DATA_DIR/jwt-secret. */
+  JWT_SECRET: optional(z.string().min(32, { error: "must be at least 32 characters" })),
+  JWT_ISSUER: z.string().min(1).default("genai-portal"),
+  JWT_AUDIENCE: z.string().min(1).default("genai-portal-api"),
+  /** Lifetime of an access token, in seconds (default 24 h). */
+  JWT_TTL_SECONDS: z.coerce.number().int().min(60).max(2_592_000).default(86_400),
+
+  /** Where the portal lives; links in mails and checkout redirects are built from it. */
+  PORTAL_URL: urlWithScheme(["http:", "https:"], "https://portal.example.com").default(
+    "http://localhost:4321",
+  ),
+  /** Origins allowed to call the API from a browser, comma-separated. Default: PORTAL_URL's origin. */
+  CORS_ORIGINS: optional(z.string()),
+
+  /** smtp:// or smtps:// URL of a mail server. Unset: the outbox in DATA_DIR/outbox (development). */
+  SMTP_URL: optional(urlWithScheme(["smtp:", "smtps:"], "smtps://user:pass@smtp.example.com:465")),
+  /** Sender of account mails. */
+  MAIL_FROM: z.string().min(3).default('"AI Studio" <no-reply@localhost>'),
+
+  /** Shares rate-limit counters between API instances. Unset: counters in this process's memory. */
+  REDIS_URL: optional(urlWithScheme(["redis:", "rediss:"], "redis://host:6379")),
+
+  /** Login attempts per minute, per client IP and per account. */
+  RATE_LIMIT_TOKEN_PER_MINUTE: perMinute(10),
+  /** Registrations per minute per client IP. */
+  RATE_LIMIT_REGISTER_PER_MINUTE: perMinute(5),
+  /** Reset-request and resend-verification calls per minute per e-mail address (each call its own count). */
+  RATE_LIMIT_EMAIL_PER_MINUTE: perMinute(3),
+  /** Reset-request and resend-verification calls per minute per client IP. */
+  RATE_LIMIT_EMAIL_IP_PER_MINUTE: perMinute(10),
+
+  /** Credits a user receives once, when their e-mail address is verified (granted by billing). */
+  FREE_INITIAL_CREDITS: z.coerce.number().int().min(0).max(1_000_000).default(50),
 });
 
 export type Env = z.infer<typeof envSchema>;
 
+export interface RateLimitConfig {
+  tokenPerMinute: number;
+  registerPerMinute: number;
+  emailPerMinute: number;
+  emailIpPerMinute: number;
+}
+
 export interface Config extends Env {
   dataDir: string;
   distDir: string | undefined;
+  isProduction: boolean;
+  /** PORTAL_URL without a trailing slash, ready for `${portalUrl}/verify-email/...`. */
+  portalUrl: string;
+  corsOrigins: string[];
+  rateLimits: RateLimitConfig;
 }
 
 export class ConfigError extends Error {
@@ -35,16 +93,80 @@ export class ConfigError extends Error {
   }
 }
 
+function isLocalHost(url: string): boolean {
+  const host = new URL(url).hostname;
+  return host === "localhost" || host === "127.0.0.1" || host === "[::1]";
+}
+
+/**
+ * What production must set explicitly. A development default here would be a silent failure in
+ * production: mail that never leaves the machine, a database on the container's disk, tokens
+ * signed with a key nobody chose. Works on the raw strings so that these problems are listed
+ * together with any format problems.
+ */
+function productionProblems(source: Record<string, string | undefined>): string[] {
+  const problems: string[] = [];
+  const missing = (name: string) => !source[name];
+  if (missing("JWT_SECRET"))
+    problems.push("JWT_SECRET: required in production (at least 32 random characters)");
+  const portal = source.PORTAL_URL;
+  if (!portal) problems.push("PORTAL_URL: required in production (the portal's public https URL)");
+  else if (URL.canParse(portal) && new URL(portal).protocol !== "https:" && !isLocalHost(portal)) {
+    problems.push("PORTAL_URL: must be https in production");
+  }
+  if (missing("DATABASE_URL")) {
+    problems.push("DATABASE_URL: required in production (PGlite is for development and tests)");
+  }
+  if (missing("SMTP_URL")) problems.push("SMTP_URL: required in production (the outbox only writes files)");
+  if (missing("MAIL_FROM")) problems.push("MAIL_FROM: required in production (sender of account mails)");
+  return problems;
+}
+
+function parseOrigins(
+  list: string | undefined,
+  portalUrl: string,
+): { origins: string[]; problems: string[] } {
+  if (!list) return { origins: [new URL(portalUrl).origin], problems: [] };
+  const origins: string[] = [];
+  const problems: string[] = [];
+  for (const raw of list
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean)) {
+    try {
+      const url = new URL(raw);
+      if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error("scheme");
+      origins.push(url.origin);
+    } catch {
+      problems.push(`CORS_ORIGINS: "${raw}" is not an http(s) origin`);
+    }
+  }
+  return { origins, problems };
+}
+
 /** Parses an environment (process.env by default) into the server's configuration. */
 export function loadConfig(source: Record<string, string | undefined> = process.env): Config {
   const parsed = envSchema.safeParse(source);
-  if (!parsed.success) {
-    throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join(".") || "(env)"}: ${i.message}`));
-  }
+  const problems = parsed.success
+    ? []
+    : parsed.error.issues.map((i) => `${i.path.join(".") || "(env)"}: ${i.message}`);
+  if (source.NODE_ENV === "production") problems.push(...productionProblems(source));
+  if (!parsed.success || problems.length > 0) throw new ConfigError(problems);
   const env = parsed.data;
+  const cors = parseOrigins(env.CORS_ORIGINS, env.PORTAL_URL);
+  if (cors.problems.length > 0) throw new ConfigError(cors.problems);
   return {
     ...env,
     dataDir: resolve(env.DATA_DIR),
     distDir: env.DIST_DIR ? resolve(env.DIST_DIR) : undefined,
+    isProduction: env.NODE_ENV === "production",
+    portalUrl: env.PORTAL_URL.replace(/\/+$/, ""),
+    corsOrigins: cors.origins,
+    rateLimits: {
+      tokenPerMinute: env.RATE_LIMIT_TOKEN_PER_MINUTE,
+      registerPerMinute: env.RATE_LIMIT_REGISTER_PER_MINUTE,
+      emailPerMinute: env.RATE_LIMIT_EMAIL_PER_MINUTE,
+      emailIpPerMinute: env.RATE_LIMIT_EMAIL_IP_PER_MINUTE,
+    },
   };
 }

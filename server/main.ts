@@ -1,22 +1,89 @@
-// Starts the one process: reads config, loads the portal build, serves pages and API on one port.
+// Starts the one process: reads config, opens and migrates the database, builds the app's
+// dependencies, serves pages and API on one port, and shuts down cleanly.
 import { serve } from "@hono/node-server";
+import type { Redis } from "ioredis";
 import { createApp } from "./app.ts";
+import { createAccessTokens } from "./auth/access-tokens.ts";
+import { resolveJwtSecret } from "./auth/dev-jwt-secret.ts";
+import { createPasswordHasher } from "./auth/passwords.ts";
+import { createBackgroundTasks } from "./background.ts";
+import { systemClock } from "./clock.ts";
+import { openDatabase } from "./db/client.ts";
 import { ConfigError, loadConfig } from "./env.ts";
+import { createRateLimiter } from "./http/rate-limit.ts";
+import { createLogger } from "./logger.ts";
+import { createMailer } from "./mail/mailer.ts";
+import { connectRedis } from "./redis.ts";
 import { loadSite } from "./site/site.ts";
+
+function describeDatabase(url: string | undefined, dataDir: string): string {
+  if (!url) return `PGlite in ${dataDir}/db`;
+  const { hostname, port, pathname } = new URL(url);
+  return `PostgreSQL at ${hostname}:${port || 5432}${pathname}`;
+}
 
 async function main(): Promise<void> {
   const config = loadConfig();
+  const logger = createLogger({ level: config.LOG_LEVEL });
   const site = config.distDir ? await loadSite(config.distDir) : undefined;
-  const app = createApp({ config, site });
-  const server = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST }, (info) => {
-    console.log(`Portal and API listening on http://${config.HOST}:${info.port}`);
+  const clock = systemClock;
+
+  const database = await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.dataDir });
+  await database.migrate();
+
+  const redis: Redis | undefined = config.REDIS_URL ? connectRedis(config.REDIS_URL, logger) : undefined;
+  const mailer = createMailer(config, clock, logger);
+  const tasks = createBackgroundTasks(logger);
+  const app = createApp({
+    config,
+    site,
+    db: database.db,
+    clock,
+    logger,
+    mailer,
+    tasks,
+    limiter: createRateLimiter({ limits: config.rateLimits, redis }),
+    passwords: createPasswordHasher(),
+    accessTokens: createAccessTokens(
+      {
+        secret: resolveJwtSecret(config.JWT_SECRET, config.dataDir),
+        issuer: config.JWT_ISSUER,
+        audience: config.JWT_AUDIENCE,
+        ttlSeconds: config.JWT_TTL_SECONDS,
+      },
+      clock,
+    ),
   });
-  const stop = () => {
-    server.close(() => process.exit(0));
-    setTimeout(() => process.exit(0), 5000).unref();
+
+  const server = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST }, (info) => {
+    logger.info(
+      {
+        database: describeDatabase(config.DATABASE_URL, config.dataDir),
+        mail: mailer.transport === "smtp" ? "SMTP" : `outbox in ${config.dataDir}/outbox (see /_dev/mail)`,
+        rateLimits: redis ? "Redis" : "memory",
+        portal: site ? config.distDir : "not served (API only)",
+      },
+      `Portal and API listening on http://${config.HOST}:${info.port}`,
+    );
+  });
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, "Shutting down");
+    setTimeout(() => process.exit(1), 10_000).unref();
+    server.close(async () => {
+      // Let queued mails go out before the database they read from closes.
+      await tasks.idle();
+      mailer.close();
+      await redis?.quit().catch(() => {});
+      await database.close();
+      process.exit(0);
+    });
   };
-  process.on("SIGINT", stop);
-  process.on("SIGTERM", stop);
+  process.on("SIGINT", () => stop("SIGINT"));
+  process.on("SIGTERM", () => stop("SIGTERM"));
 }
 
 main().catch((error: unknown) => {

@@ -1,0 +1,194 @@
+// Zod schemas of the account calls: the portal validates its forms with them and the server
+// validates requests and generates its OpenAPI document from them. Written with `zod/mini`
+// because the portal ships this module to the browser: the classic `zod` entry point would add
+// tens of kilobytes to every page with a form (see docs/decisions/006-contract-in-zod-mini.md).
+// Browser-safe: no Node APIs here.
+import * as z from "zod/mini";
+import { BODY_ERRORS, VALIDATION } from "./messages.ts";
+
+const isMissing = (input: unknown) => input === undefined || input === null;
+
+/** The special characters a password must draw from (spec section 5). */
+export const PASSWORD_SPECIALS = "@$!%*?&#";
+export const PASSWORD_MIN = 8;
+export const PASSWORD_MAX = 30;
+
+/**
+ * Password rules in the spec's order. An empty password reports only "Password is required";
+ * otherwise every broken rule is reported, in that order, so a form can show the first one.
+ */
+export const passwordSchema = z
+  .string({ error: VALIDATION.passwordRequired })
+  .check(
+    z.minLength(1, { error: VALIDATION.passwordRequired, abort: true }),
+    z.minLength(PASSWORD_MIN, VALIDATION.passwordTooShort),
+    z.maxLength(PASSWORD_MAX, VALIDATION.passwordTooLong),
+    z.regex(/[A-Z]/, VALIDATION.passwordUppercase),
+    z.regex(/[a-z]/, VALIDATION.passwordLowercase),
+    z.regex(/[0-9]/, VALIDATION.passwordNumber),
+    z.regex(/[@$!%*?&#]/, VALIDATION.passwordSpecial),
+  );
+
+/** Longest address SMTP can carry (RFC 5321 path limit minus the angle brackets). */
+export const EMAIL_MAX = 254;
+
+/** An e-mail address, trimmed. The server further lower-cases the domain before storing it. */
+export const emailSchema = z
+  .string({ error: (issue) => (isMissing(issue.input) ? VALIDATION.emailRequired : VALIDATION.emailInvalid) })
+  .check(
+    z.trim(),
+    z.minLength(1, { error: VALIDATION.emailRequired, abort: true }),
+    z.maxLength(EMAIL_MAX, { error: VALIDATION.emailInvalid, abort: true }),
+    z.regex(z.regexes.email, VALIDATION.emailInvalid),
+  );
+
+/**
+ * Usernames: 3 to 30 letters, digits, dots, dashes or underscores. The spec only says "required"
+ * and "Invalid username"; this is what "valid" means. ASCII only, so that case-insensitive
+ * uniqueness (lower-case comparison) is the same in JavaScript and in PostgreSQL.
+ */
+export const USERNAME_PATTERN = /^[A-Za-z0-9._-]{3,30}$/;
+
+export const usernameSchema = z
+  .string({
+    error: (issue) => (isMissing(issue.input) ? VALIDATION.usernameRequired : VALIDATION.usernameInvalid),
+  })
+  .check(
+    z.trim(),
+    z.minLength(1, { error: VALIDATION.usernameRequired, abort: true }),
+    z.regex(USERNAME_PATTERN, VALIDATION.usernameInvalid),
+  );
+
+const confirmPasswordSchema = z
+  .string({ error: VALIDATION.confirmPasswordRequired })
+  .check(z.minLength(1, { error: VALIDATION.confirmPasswordRequired, abort: true }));
+
+/** A verification or reset token as it arrives from a link. */
+export const tokenSchema = z
+  .string({ error: VALIDATION.tokenRequired })
+  .check(z.minLength(1, { error: VALIDATION.tokenRequired, abort: true }));
+
+/**
+ * "Passwords must match", checked whenever both fields are filled in, even when other fields are
+ * invalid, so a form can show it next to the other messages.
+ */
+function passwordsMatch<T extends { password: string; confirmPassword: string }>() {
+  return z.refine<T>((v) => v.password === v.confirmPassword, {
+    path: ["confirmPassword"],
+    error: VALIDATION.passwordsMustMatch,
+    when: (payload) => {
+      const v = payload.value as Partial<Record<"password" | "confirmPassword", unknown>> | undefined;
+      return (
+        typeof v?.password === "string" &&
+        typeof v.confirmPassword === "string" &&
+        v.password !== "" &&
+        v.confirmPassword !== ""
+      );
+    },
+  });
+}
+
+// ---- Requests ----
+
+/** `POST /v1/token` (form-urlencoded, OAuth2 password grant). Only presence is checked for the password. */
+export const loginSchema = z.object({
+  username: usernameSchema,
+  password: z
+    .string({ error: VALIDATION.passwordRequired })
+    .check(z.minLength(1, { error: VALIDATION.passwordRequired, abort: true })),
+  grant_type: z.optional(z.literal("password", { error: BODY_ERRORS.grantType })),
+});
+export type LoginInput = z.infer<typeof loginSchema>;
+
+/** `POST /v1/register` and the register form. */
+export const registerSchema = z
+  .object({
+    email: emailSchema,
+    username: usernameSchema,
+    password: passwordSchema,
+    confirmPassword: confirmPasswordSchema,
+  })
+  .check(passwordsMatch());
+export type RegisterInput = z.infer<typeof registerSchema>;
+
+/** The forgot-password and resend-verification calls and forms: `{email}`. */
+export const emailRequestSchema = z.object({ email: emailSchema });
+export type EmailRequestInput = z.infer<typeof emailRequestSchema>;
+
+/** The reset-password form (password and its confirmation). */
+export const resetPasswordFormSchema = z
+  .object({ password: passwordSchema, confirmPassword: confirmPasswordSchema })
+  .check(passwordsMatch());
+
+/** `POST /v1/user/password-reset`: the new password and the token from the link. */
+export const passwordResetSchema = z.object({ password: passwordSchema, token: tokenSchema });
+export type PasswordResetInput = z.infer<typeof passwordResetSchema>;
+
+/** `POST /v1/user/verify-email`. */
+export const verifyEmailSchema = z.object({ token: tokenSchema });
+
+// ---- Responses ----
+
+export const roleSchema = z.enum(["user", "admin"]);
+export type Role = z.infer<typeof roleSchema>;
+
+export const tokenResponseSchema = z.object({
+  access_token: z.string(),
+  token_type: z.literal("bearer"),
+  /** Seconds until the token expires. */
+  expires_in: z.number(),
+});
+export type TokenResponse = z.infer<typeof tokenResponseSchema>;
+
+export const registeredUserSchema = z.object({ id: z.string(), username: z.string(), email: z.string() });
+
+export const subscriptionSchema = z.object({
+  /** "FREE" or a tier name such as "Tier A". */
+  plan: z.string(),
+  product_id: z.nullable(z.string()),
+  /** "free" for the FREE plan; the billing states otherwise. */
+  status: z.string(),
+  /** ISO-8601 date-time: end of the current period of a paid plan. */
+  expires_at: z.nullable(z.string()),
+  cancel_at_period_end: z.boolean(),
+  /** Name of the plan that takes over at the period end, if a change is scheduled. */
+  scheduled_plan: z.nullable(z.string()),
+});
+export type Subscription = z.infer<typeof subscriptionSchema>;
+
+/** What a user on no paid plan has; the portal also treats a missing or null subscription as this. */
+export const FREE_SUBSCRIPTION: Subscription = Object.freeze({
+  plan: "FREE",
+  product_id: null,
+  status: "free",
+  expires_at: null,
+  cancel_at_period_end: false,
+  scheduled_plan: null,
+});
+
+/** `GET /v1/users/me`. `subscription` may be missing or null from other providers: read it as FREE. */
+export const userSchema = z.object({
+  id: z.string(),
+  username: z.string(),
+  email: z.string(),
+  role: roleSchema,
+  email_verified: z.boolean(),
+  credit_balance: z.number(),
+  subscription: z.optional(z.nullable(subscriptionSchema)),
+});
+export type User = z.infer<typeof userSchema>;
+
+export const detailSchema = z.object({ detail: z.string() });
+
+export const validationErrorSchema = z.object({
+  detail: z.array(
+    z.object({
+      loc: z.array(z.union([z.string(), z.number()])),
+      msg: z.string(),
+      type: z.string(),
+    }),
+  ),
+});
+export type ValidationErrorBody = z.infer<typeof validationErrorSchema>;
+
+export const resetCheckResponseSchema = z.object({ valid: z.literal(true) });

@@ -1,0 +1,51 @@
+// Every user-facing message of the account forms and the account API, exactly as the spec
+// (section 5) and API-CONTRACT.md word them. The portal shows these and the server answers with
+// them, so both import them from here and tests compare against these constants.
+
+/** Form validation messages (spec section 5), in the order the spec lists them. */
+export const VALIDATION = {
+  usernameRequired: "Username is required",
+  usernameInvalid: "Invalid username",
+  emailRequired: "Email is required",
+  emailInvalid: "Please enter a valid email address",
+  passwordRequired: "Password is required",
+  passwordTooShort: "Password must be at least 8 characters long",
+  passwordTooLong: "Password cannot exceed 30 characters",
+  passwordUppercase: "Password must contain at least one uppercase letter",
+  passwordLowercase: "Password must contain at least one lowercase letter",
+  passwordNumber: "Password must contain at least one number",
+  passwordSpecial: "Password must contain at least one special character (@$!%*?&#)",
+  confirmPasswordRequired: "Please confirm your password",
+  passwordsMustMatch: "Passwords must match",
+  /** Not in the spec's forms: the verification and reset calls need a token, and say so. */
+  tokenRequired: "Token is required",
+} as const;
+
+/** `detail` strings of the API's error and success answers (API-CONTRACT.md). */
+export const DETAIL = {
+  incorrectCredentials: "Incorrect username or password",
+  emailNotVerified: "Email not verified",
+  emailExists: "Email already exists.",
+  usernameExists: "Username already exists.",
+  couldNotValidateCredentials: "Could not validate credentials",
+  notEnoughPermissions: "Not enough permissions",
+  tokenInvalidOrExpired: "Token is invalid or expired.",
+  resetRequested: "If that address is registered, a reset link is on its way.",
+  verificationResent:
+    "If that address is registered and not yet verified, a new verification link is on its way.",
+  passwordResetDone: "Password reset successfully",
+  emailVerified: "Email verified successfully!",
+  tooManyRequests: "Too many requests, please try again later.",
+  bodyTooLarge: "Request body too large",
+  notFound: "Not Found",
+  internalError: "Internal Server Error",
+} as const;
+
+/** `msg` of the 422 items that are about the body as a whole rather than one field. */
+export const BODY_ERRORS = {
+  notJson: "Request body must be valid JSON",
+  wrongJsonContentType: "Content-Type must be application/json",
+  wrongFormContentType: "Content-Type must be application/x-www-form-urlencoded or multipart/form-data",
+  notAnObject: "Request body must be an object",
+  grantType: "grant_type must be password",
+} as const;

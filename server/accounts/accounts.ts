@@ -1,0 +1,198 @@
+// The account flows (register, log in, verify the address, reset the password), as plain
+// functions over injected dependencies. The HTTP routes only translate their results.
+import { and, eq, sql } from "drizzle-orm";
+import type { Logger } from "pino";
+import { normaliseEmail } from "../auth/email-address.ts";
+import type { PasswordHasher } from "../auth/passwords.ts";
+import type { BackgroundTasks } from "../background.ts";
+import type { Clock } from "../clock.ts";
+import { type UserRow, users } from "../db/schema/index.ts";
+import type { Db, Tx } from "../db/types.ts";
+import type { Mailer } from "../mail/mailer.ts";
+import { passwordResetMail, verificationMail } from "../mail/templates.ts";
+import type { AccountHooks } from "./hooks.ts";
+import { consumeToken, findUsableToken, issueUserToken, revokeTokens } from "./user-tokens.ts";
+import { findUserByEmail, findUserByUsername, insertUser, isUniqueViolation } from "./users.ts";
+
+export interface AccountDeps {
+  db: Db;
+  clock: Clock;
+  passwords: PasswordHasher;
+  mailer: Mailer;
+  tasks: BackgroundTasks;
+  hooks: AccountHooks;
+  logger: Logger;
+  /** PORTAL_URL without a trailing slash: mail links point there. */
+  portalUrl: string;
+}
+
+export type RegisterResult = { ok: true; user: UserRow } | { ok: false; conflict: "email" | "username" };
+
+export type LoginResult = { ok: true; user: UserRow } | { ok: false; reason: "incorrect" | "unverified" };
+
+async function conflictOf(
+  db: Db,
+  email: string,
+  username: string,
+): Promise<"email" | "username" | undefined> {
+  if (await findUserByEmail(db, email)) return "email";
+  if (await findUserByUsername(db, username)) return "username";
+  return undefined;
+}
+
+/**
+ * Marks the address verified if it was not yet, and only then runs the hook (billing's free
+ * credits): the conditional UPDATE makes this happen once per user however many links are used.
+ */
+async function markEmailVerified(tx: Tx, deps: AccountDeps, userId: string, now: Date): Promise<void> {
+  const flipped = await tx
+    .update(users)
+    .set({ emailVerified: true, emailVerifiedAt: now, updatedAt: now })
+    .where(and(eq(users.id, userId), eq(users.emailVerified, false)))
+    .returning({ id: users.id });
+  await revokeTokens(tx, userId, "email_verification", now);
+  if (flipped.length > 0) await deps.hooks.onEmailVerified(tx, { userId, at: now });
+}
+
+function sendInBackground(deps: AccountDeps, label: string, work: () => Promise<void>): void {
+  deps.tasks.run(label, work);
+}
+
+export function createAccounts(deps: AccountDeps) {
+  const { db, clock, passwords } = deps;
+
+  return {
+    async register(input: { email: string; username: string; password: string }): Promise<RegisterResult> {
+      const email = normaliseEmail(input.email);
+      const username = input.username.trim();
+      const early = await conflictOf(db, email, username);
+      if (early) return { ok: false, conflict: early };
+      const passwordHash = await passwords.hash(input.password);
+      const now = clock.now();
+      let created: { user: UserRow; token: string };
+      try {
+        created = await db.transaction(async (tx) => {
+          const user = await insertUser(tx, { username, email, passwordHash, now });
+          const token = await issueUserToken(tx, { userId: user.id, purpose: "email_verification", now });
+          return { user, token };
+        });
+      } catch (error) {
+        // Two registrations racing for the same name or address: the unique index decides.
+        if (!isUniqueViolation(error)) throw error;
+        return { ok: false, conflict: (await conflictOf(db, email, username)) ?? "username" };
+      }
+      const { user, token } = created;
+      sendInBackground(deps, "verification mail", () =>
+        deps.mailer.send(
+          verificationMail({ to: user.email, username: user.username, portalUrl: deps.portalUrl, token }),
+        ),
+      );
+      deps.logger.info({ userId: user.id }, "User registered");
+      return { ok: true, user };
+    },
+
+    /**
+     * Checks a username and password. An unknown username costs a full argon2 verification too, and
+     * "not verified" is only told to someone who knows the password.
+     */
+    async login(username: string, password: string): Promise<LoginResult> {
+      const user = await findUserByUsername(db, username);
+      if (!user) {
+        await passwords.verifyDummy(password);
+        return { ok: false, reason: "incorrect" };
+      }
+      if (!(await passwords.verify(user.passwordHash, password))) return { ok: false, reason: "incorrect" };
+      if (!user.emailVerified) return { ok: false, reason: "unverified" };
+      if (passwords.needsRehash(user.passwordHash)) {
+        const oldHash = user.passwordHash;
+        deps.tasks.run("password rehash", async () => {
+          const newHash = await passwords.hash(password);
+          // Only if the password did not change meanwhile.
+          await db
+            .update(users)
+            .set({ passwordHash: newHash })
+            .where(and(eq(users.id, user.id), eq(users.passwordHash, oldHash)));
+        });
+      }
+      return { ok: true, user };
+    },
+
+    /** Uses a verification token; false when it is unknown, used or expired. */
+    async verifyEmail(token: string): Promise<boolean> {
+      const now = clock.now();
+      return db.transaction(async (tx) => {
+        const used = await consumeToken(tx, "email_verification", token, now);
+        if (!used) return false;
+        await markEmailVerified(tx, deps, used.userId, now);
+        return true;
+      });
+    },
+
+    /**
+     * Mails a new verification link if the address belongs to an unverified account. Runs in the
+     * background: the caller answers the same way, equally fast, whatever the address is.
+     */
+    resendVerification(emailInput: string): void {
+      const email = normaliseEmail(emailInput);
+      sendInBackground(deps, "verification mail (resend)", async () => {
+        const user = await findUserByEmail(db, email);
+        if (!user || user.emailVerified) return;
+        const token = await issueUserToken(db, {
+          userId: user.id,
+          purpose: "email_verification",
+          now: clock.now(),
+        });
+        await deps.mailer.send(
+          verificationMail({ to: user.email, username: user.username, portalUrl: deps.portalUrl, token }),
+        );
+      });
+    },
+
+    /** Mails a reset link if the address belongs to an account; background, like resendVerification. */
+    requestPasswordReset(emailInput: string): void {
+      const email = normaliseEmail(emailInput);
+      sendInBackground(deps, "password reset mail", async () => {
+        const user = await findUserByEmail(db, email);
+        if (!user) return;
+        const token = await issueUserToken(db, {
+          userId: user.id,
+          purpose: "password_reset",
+          now: clock.now(),
+        });
+        await deps.mailer.send(
+          passwordResetMail({ to: user.email, username: user.username, portalUrl: deps.portalUrl, token }),
+        );
+      });
+    },
+
+    async isResetTokenUsable(token: string): Promise<boolean> {
+      return (await findUsableToken(db, "password_reset", token, clock.now())) !== undefined;
+    },
+
+    /**
+     * Sets a new password with a reset token: the token and every other reset token of the user die,
+     * the token version goes up (every access token issued before stops working), and the address
+     * counts as verified (the link proved the user reads it).
+     */
+    async resetPassword(token: string, password: string): Promise<boolean> {
+      // Cheap check first: an invalid token must not cost an argon2 hash.
+      if (!(await findUsableToken(db, "password_reset", token, clock.now()))) return false;
+      const passwordHash = await passwords.hash(password);
+      const now = clock.now();
+      return db.transaction(async (tx) => {
+        const used = await consumeToken(tx, "password_reset", token, now);
+        if (!used) return false;
+        await tx
+          .update(users)
+          .set({ passwordHash, tokenVersion: sql`${users.tokenVersion} + 1`, updatedAt: now })
+          .where(eq(users.id, used.userId));
+        await revokeTokens(tx, used.userId, "password_reset", now);
+        await markEmailVerified(tx, deps, used.userId, now);
+        deps.logger.info({ userId: used.userId }, "Password reset");
+        return true;
+      });
+    },
+  };
+}
+
+export type Accounts = ReturnType<typeof createAccounts>;

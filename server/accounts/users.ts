@@ -1,0 +1,73 @@
+// Queries on the users table. Usernames and addresses compare case-insensitively, matching the
+// unique indexes on lower(username) and lower(email).
+import { eq, sql } from "drizzle-orm";
+import { type Role, type UserRow, users } from "../db/schema/index.ts";
+import type { DbOrTx } from "../db/types.ts";
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export async function findUserById(db: DbOrTx, id: string): Promise<UserRow | undefined> {
+  if (!UUID.test(id)) return undefined;
+  const [row] = await db.select().from(users).where(eq(users.id, id)).limit(1);
+  return row;
+}
+
+export async function findUserByUsername(db: DbOrTx, username: string): Promise<UserRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(users)
+    .where(sql`lower(${users.username}) = lower(${username})`)
+    .limit(1);
+  return row;
+}
+
+export async function findUserByEmail(db: DbOrTx, email: string): Promise<UserRow | undefined> {
+  const [row] = await db.select().from(users).where(sql`lower(${users.email}) = lower(${email})`).limit(1);
+  return row;
+}
+
+export interface NewUser {
+  username: string;
+  email: string;
+  passwordHash: string;
+  now: Date;
+}
+
+export async function insertUser(db: DbOrTx, user: NewUser): Promise<UserRow> {
+  const [row] = await db
+    .insert(users)
+    .values({
+      id: crypto.randomUUID(),
+      username: user.username,
+      email: user.email,
+      passwordHash: user.passwordHash,
+      createdAt: user.now,
+      updatedAt: user.now,
+    })
+    .returning();
+  if (!row) throw new Error("insert into users returned no row");
+  return row;
+}
+
+/** The role of `username`, changed; undefined when there is no such user. */
+export async function setUserRole(
+  db: DbOrTx,
+  username: string,
+  role: Role,
+  now: Date,
+): Promise<UserRow | undefined> {
+  const [row] = await db
+    .update(users)
+    .set({ role, updatedAt: now })
+    .where(sql`lower(${users.username}) = lower(${username})`)
+    .returning();
+  return row;
+}
+
+/** Is this a unique-constraint violation (PostgreSQL 23505), as raised by either driver through Drizzle? */
+export function isUniqueViolation(error: unknown): boolean {
+  for (let e: unknown = error; e instanceof Error; e = e.cause) {
+    if ((e as { code?: unknown }).code === "23505") return true;
+  }
+  return false;
+}

@@ -1,0 +1,76 @@
+// Tables of the account service: users and the single-use tokens mailed to them.
+import { sql } from "drizzle-orm";
+import {
+  boolean,
+  index,
+  integer,
+  pgEnum,
+  pgTable,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from "drizzle-orm/pg-core";
+
+export const userRole = pgEnum("user_role", ["user", "admin"]);
+
+/** What a mailed token is good for; each purpose has its own lifetime (24 h and 1 h). */
+export const userTokenPurpose = pgEnum("user_token_purpose", ["email_verification", "password_reset"]);
+
+const timestamps = {
+  // Set from the injected clock by the code that writes the row; the database default only
+  // covers rows written by hand.
+  createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+};
+
+export const users = pgTable(
+  "users",
+  {
+    id: uuid("id").primaryKey(),
+    /** As the user typed it; unique regardless of case (see the index). */
+    username: text("username").notNull(),
+    /** Trimmed, domain lower-cased; unique regardless of case (see the index). */
+    email: text("email").notNull(),
+    /** argon2id PHC string. */
+    passwordHash: text("password_hash").notNull(),
+    role: userRole("role").notNull().default("user"),
+    emailVerified: boolean("email_verified").notNull().default(false),
+    emailVerifiedAt: timestamp("email_verified_at", { withTimezone: true }),
+    /** Copied into every access token as `ver`; raising it ends every token issued before. */
+    tokenVersion: integer("token_version").notNull().default(0),
+    ...timestamps,
+  },
+  (t) => [
+    uniqueIndex("users_username_lower_key").on(sql`lower(${t.username})`),
+    // Mail providers treat the local part case-insensitively in practice: two accounts that
+    // differ only by case would receive each other's reset links.
+    uniqueIndex("users_email_lower_key").on(sql`lower(${t.email})`),
+  ],
+);
+
+export type UserRow = typeof users.$inferSelect;
+export type Role = (typeof userRole.enumValues)[number];
+
+export const userTokens = pgTable(
+  "user_tokens",
+  {
+    id: uuid("id").primaryKey(),
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    purpose: userTokenPurpose("purpose").notNull(),
+    /** Hex SHA-256 of the token that was mailed; the token itself is never stored. */
+    tokenHash: text("token_hash").notNull(),
+    expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
+    usedAt: timestamp("used_at", { withTimezone: true }),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex("user_tokens_token_hash_key").on(t.tokenHash),
+    index("user_tokens_user_purpose_idx").on(t.userId, t.purpose),
+  ],
+);
+
+export type UserTokenRow = typeof userTokens.$inferSelect;
+export type UserTokenPurpose = (typeof userTokenPurpose.enumValues)[number];

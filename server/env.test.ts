@@ -1,0 +1,108 @@
+import { describe, expect, it } from "vitest";
+import { ConfigError, loadConfig } from "./env.ts";
+
+const PRODUCTION = {
+  NODE_ENV: "production",
+  JWT_SECRET: "x".repeat(32),
+  PORTAL_URL: "https://portal.example.com/",
+  DATABASE_URL: "postgres://app:secret@db.internal:5432/portal",
+  SMTP_URL: "smtps://mailer:secret@smtp.example.com:465",
+  MAIL_FROM: '"AI Studio" <no-reply@example.com>',
+};
+
+function problemsOf(source: Record<string, string>): string[] {
+  try {
+    loadConfig(source);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  return [];
+}
+
+describe("loadConfig", () => {
+  it("development needs nothing: PGlite, the outbox and the local portal", () => {
+    const config = loadConfig({});
+    expect(config.NODE_ENV).toBe("development");
+    expect(config.DATABASE_URL).toBeUndefined();
+    expect(config.SMTP_URL).toBeUndefined();
+    expect(config.JWT_SECRET).toBeUndefined();
+    expect(config.portalUrl).toBe("http://localhost:4321");
+    expect(config.corsOrigins).toEqual(["http://localhost:4321"]);
+    expect(config.JWT_TTL_SECONDS).toBe(86_400);
+    expect(config.rateLimits).toEqual({
+      tokenPerMinute: 10,
+      registerPerMinute: 5,
+      emailPerMinute: 3,
+      emailIpPerMinute: 10,
+    });
+    expect(config.FREE_INITIAL_CREDITS).toBe(50);
+  });
+
+  it("accepts a complete production configuration", () => {
+    const config = loadConfig(PRODUCTION);
+    expect(config.isProduction).toBe(true);
+    expect(config.portalUrl).toBe("https://portal.example.com");
+    expect(config.corsOrigins).toEqual(["https://portal.example.com"]);
+  });
+
+  it("lists every missing production setting at once", () => {
+    expect(problemsOf({ NODE_ENV: "production" })).toEqual([
+      expect.stringMatching(/^JWT_SECRET: required/),
+      expect.stringMatching(/^PORTAL_URL: required/),
+      expect.stringMatching(/^DATABASE_URL: required/),
+      expect.stringMatching(/^SMTP_URL: required/),
+      expect.stringMatching(/^MAIL_FROM: required/),
+    ]);
+  });
+
+  it("lists format problems together with missing production settings", () => {
+    const problems = problemsOf({ ...PRODUCTION, JWT_SECRET: "short", SMTP_URL: "" });
+    expect(problems).toEqual([
+      "JWT_SECRET: must be at least 32 characters",
+      expect.stringMatching(/^SMTP_URL: required/),
+    ]);
+  });
+
+  it("never echoes a secret in its messages", () => {
+    const problems = problemsOf({ ...PRODUCTION, JWT_SECRET: "tooShortSecretValue" });
+    expect(problems.join("\n")).not.toContain("tooShortSecretValue");
+  });
+
+  it("refuses a plain-http portal in production, except on localhost", () => {
+    expect(problemsOf({ ...PRODUCTION, PORTAL_URL: "http://portal.example.com" })).toEqual([
+      "PORTAL_URL: must be https in production",
+    ]);
+    expect(problemsOf({ ...PRODUCTION, PORTAL_URL: "http://localhost:4321" })).toEqual([]);
+  });
+
+  it.each([
+    ["DATABASE_URL", "mysql://db/x", /^DATABASE_URL: must start with postgres:\/\/ or postgresql:\/\//],
+    ["SMTP_URL", "http://mail", /^SMTP_URL: must start with smtp:\/\/ or smtps:\/\//],
+    ["REDIS_URL", "not a url", /^REDIS_URL: must be a URL/],
+    ["PORTAL_URL", "ftp://portal", /^PORTAL_URL: must start with http:\/\/ or https:\/\//],
+    ["JWT_TTL_SECONDS", "10", /^JWT_TTL_SECONDS:/],
+    ["RATE_LIMIT_TOKEN_PER_MINUTE", "0", /^RATE_LIMIT_TOKEN_PER_MINUTE:/],
+    ["NODE_ENV", "staging", /^NODE_ENV:/],
+  ])("rejects a bad %s", (name, value, message) => {
+    expect(problemsOf({ [name]: value })).toEqual([expect.stringMatching(message)]);
+  });
+
+  it("treats an empty optional setting as unset", () => {
+    expect(loadConfig({ DATABASE_URL: "", REDIS_URL: "", SMTP_URL: "" }).DATABASE_URL).toBeUndefined();
+  });
+
+  it("reads CORS origins as a comma list of origins", () => {
+    const config = loadConfig({ CORS_ORIGINS: "https://a.example.com/, https://cdn.example.net:8443/path" });
+    expect(config.corsOrigins).toEqual(["https://a.example.com", "https://cdn.example.net:8443"]);
+    expect(problemsOf({ CORS_ORIGINS: "https://ok.example.com,javascript:alert(1)" })).toEqual([
+      'CORS_ORIGINS: "javascript:alert(1)" is not an http(s) origin',
+    ]);
+  });
+
+  it("reads the rate limits", () => {
+    const config = loadConfig({ RATE_LIMIT_REGISTER_PER_MINUTE: "50", RATE_LIMIT_EMAIL_PER_MINUTE: "7" });
+    expect(config.rateLimits.registerPerMinute).toBe(50);
+    expect(config.rateLimits.emailPerMinute).toBe(7);
+  });
+});

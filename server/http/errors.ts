@@ -1,0 +1,55 @@
+// Error answers. Every error is JSON with `detail` (FastAPI style): an ApiError carries the
+// contract's status and message; a RequestValidationError becomes the 422 list; anything else is
+// a bug, logged and answered with a bare 500.
+import type { Context, ErrorHandler } from "hono";
+import { HTTPException } from "hono/http-exception";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import type { Logger } from "pino";
+import { DETAIL } from "../../contract/messages.ts";
+
+export class ApiError extends Error {
+  readonly status: ContentfulStatusCode;
+  readonly detail: string;
+  readonly headers: Record<string, string>;
+  constructor(status: ContentfulStatusCode, detail: string, headers: Record<string, string> = {}) {
+    super(detail);
+    this.status = status;
+    this.detail = detail;
+    this.headers = headers;
+  }
+}
+
+export interface ValidationItem {
+  loc: (string | number)[];
+  msg: string;
+  type: string;
+}
+
+export class RequestValidationError extends Error {
+  readonly items: ValidationItem[];
+  constructor(items: ValidationItem[]) {
+    super("Request validation failed");
+    this.items = items;
+  }
+}
+
+export function jsonError(
+  c: Context,
+  status: ContentfulStatusCode,
+  detail: string,
+  headers: Record<string, string> = {},
+) {
+  return c.json({ detail }, status, headers);
+}
+
+export function errorHandler(logger: Logger): ErrorHandler {
+  return (error, c) => {
+    if (error instanceof ApiError) return jsonError(c, error.status, error.detail, error.headers);
+    if (error instanceof RequestValidationError) return c.json({ detail: error.items }, 422);
+    if (error instanceof HTTPException && error.status < 500) {
+      return jsonError(c, error.status as ContentfulStatusCode, error.message || "Bad Request");
+    }
+    logger.error({ err: error, method: c.req.method, path: c.req.path }, "Unhandled error");
+    return jsonError(c, 500, DETAIL.internalError);
+  };
+}

@@ -1,0 +1,102 @@
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ApiError } from "./errors.ts";
+import { createRateLimiter, enforceLimits } from "./rate-limit.ts";
+
+const LIMITS = { tokenPerMinute: 3, registerPerMinute: 2, emailPerMinute: 2, emailIpPerMinute: 5 };
+
+describe("rate limits in memory (the default)", () => {
+  it("allows the configured number a minute, then refuses with the time to wait", async () => {
+    const limiter = createRateLimiter({ limits: LIMITS });
+    for (let i = 0; i < 3; i++)
+      expect(await limiter.consume("tokenAccount", "ann")).toEqual({ allowed: true });
+    const refused = await limiter.consume("tokenAccount", "ann");
+    expect(refused.allowed).toBe(false);
+    if (!refused.allowed) {
+      expect(refused.retryAfterSeconds).toBeGreaterThanOrEqual(1);
+      expect(refused.retryAfterSeconds).toBeLessThanOrEqual(60);
+    }
+  });
+
+  it("counts keys case-insensitively and separately per key and per counter", async () => {
+    const limiter = createRateLimiter({ limits: LIMITS });
+    await limiter.consume("resetRequestEmail", "Ann@Example.com");
+    await limiter.consume("resetRequestEmail", "ann@example.com");
+    expect((await limiter.consume("resetRequestEmail", "ANN@EXAMPLE.COM")).allowed).toBe(false);
+    expect((await limiter.consume("resetRequestEmail", "bob@example.com")).allowed).toBe(true);
+    expect((await limiter.consume("resendVerificationEmail", "ann@example.com")).allowed).toBe(true);
+  });
+
+  it("opens again when the window has passed", async () => {
+    const limiter = createRateLimiter({ limits: LIMITS, windowSeconds: 1 });
+    for (let i = 0; i < 2; i++) await limiter.consume("registerIp", "10.0.0.1");
+    expect((await limiter.consume("registerIp", "10.0.0.1")).allowed).toBe(false);
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    expect((await limiter.consume("registerIp", "10.0.0.1")).allowed).toBe(true);
+  });
+
+  it("enforceLimits answers 429 'Too many requests' with Retry-After", async () => {
+    const limiter = createRateLimiter({ limits: LIMITS });
+    await enforceLimits(limiter, [["registerIp", "ip"]]);
+    await enforceLimits(limiter, [["registerIp", "ip"]]);
+    const error = await enforceLimits(limiter, [["registerIp", "ip"]]).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error).toMatchObject({ status: 429, detail: "Too many requests, please try again later." });
+    expect((error as ApiError).headers["Retry-After"]).toMatch(/^\d+$/);
+  });
+});
+
+const REDIS_URL = process.env.TEST_REDIS_URL;
+
+// Runs whenever TEST_REDIS_URL is set (.ci/run sets it); without it there is no Redis to test against.
+describe.skipIf(!REDIS_URL)(
+  `rate limits shared through Redis (TEST_REDIS_URL=${REDIS_URL ?? "unset: skipped"})`,
+  () => {
+    let redis: Redis;
+    const prefix = `portal-test:${process.pid}:${Date.now()}`;
+
+    beforeAll(async () => {
+      redis = new Redis(REDIS_URL as string, { enableOfflineQueue: true, maxRetriesPerRequest: 1 });
+      await redis.ping();
+    });
+
+    afterAll(async () => {
+      const keys = await redis.keys(`${prefix}*`);
+      if (keys.length > 0) await redis.del(...keys);
+      await redis.quit();
+    });
+
+    it("shares one budget between two API instances", async () => {
+      const instanceA = createRateLimiter({ limits: LIMITS, redis, keyPrefix: prefix });
+      const instanceB = createRateLimiter({ limits: LIMITS, redis, keyPrefix: prefix });
+      expect((await instanceA.consume("tokenAccount", "ann")).allowed).toBe(true);
+      expect((await instanceB.consume("tokenAccount", "ann")).allowed).toBe(true);
+      expect((await instanceA.consume("tokenAccount", "ann")).allowed).toBe(true);
+      const refused = await instanceB.consume("tokenAccount", "ann");
+      expect(refused.allowed).toBe(false);
+      if (!refused.allowed) expect(refused.retryAfterSeconds).toBeGreaterThanOrEqual(1);
+    });
+
+    it("stores digests of addresses, not the addresses", async () => {
+      const limiter = createRateLimiter({ limits: LIMITS, redis, keyPrefix: prefix });
+      await limiter.consume("resetRequestEmail", "secret.person@example.com");
+      const keys = await redis.keys(`${prefix}:resetRequestEmail*`);
+      expect(keys.length).toBe(1);
+      expect(keys[0]).not.toContain("example.com");
+    });
+
+    it("falls back to per-instance memory limits when Redis is unreachable, instead of switching off", async () => {
+      const dead = new Redis("redis://127.0.0.1:1", {
+        enableOfflineQueue: false,
+        maxRetriesPerRequest: 0,
+        lazyConnect: true,
+        retryStrategy: () => null,
+      });
+      dead.on("error", () => {});
+      const limiter = createRateLimiter({ limits: LIMITS, redis: dead, keyPrefix: prefix });
+      for (let i = 0; i < 3; i++) expect((await limiter.consume("tokenIp", "10.9.9.9")).allowed).toBe(true);
+      expect((await limiter.consume("tokenIp", "10.9.9.9")).allowed).toBe(false);
+      dead.disconnect();
+    });
+  },
+);

@@ -1,0 +1,95 @@
+// The contract's abuse limits. Counters live in this process's memory by default, or in Redis
+// (REDIS_URL) so that every API instance behind a load balancer shares them. If Redis is
+// unreachable the limits fall back to per-instance memory counters rather than switching off.
+import { createHash } from "node:crypto";
+import type { Redis } from "ioredis";
+import {
+  type RateLimiterAbstract,
+  RateLimiterMemory,
+  RateLimiterRedis,
+  RateLimiterRes,
+} from "rate-limiter-flexible";
+import { DETAIL } from "../../contract/messages.ts";
+import type { RateLimitConfig } from "../env.ts";
+import { ApiError } from "./errors.ts";
+
+/** Each counter the API keeps, with the setting that sizes it. */
+export const LIMITS = {
+  tokenIp: "tokenPerMinute",
+  tokenAccount: "tokenPerMinute",
+  registerIp: "registerPerMinute",
+  resetRequestEmail: "emailPerMinute",
+  resendVerificationEmail: "emailPerMinute",
+  emailIp: "emailIpPerMinute",
+} as const satisfies Record<string, keyof RateLimitConfig>;
+
+export type LimitName = keyof typeof LIMITS;
+
+export type LimitResult = { allowed: true } | { allowed: false; retryAfterSeconds: number };
+
+export interface RateLimiter {
+  consume(name: LimitName, key: string): Promise<LimitResult>;
+}
+
+export interface RateLimiterOptions {
+  limits: RateLimitConfig;
+  /** A connected ioredis client to share counters through; absent: memory. */
+  redis?: Redis | undefined;
+  /** Namespace of the keys in Redis. */
+  keyPrefix?: string;
+  /** Window length in seconds (60 for the contract's "per minute"). */
+  windowSeconds?: number;
+}
+
+// Keys hold e-mail addresses and usernames: store a digest, not the address, in Redis.
+function keyDigest(key: string): string {
+  return createHash("sha256").update(key.toLowerCase()).digest("base64url").slice(0, 32);
+}
+
+export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
+  const duration = options.windowSeconds ?? 60;
+  const prefix = options.keyPrefix ?? "portal:rl";
+  const limiters = new Map<LimitName, RateLimiterAbstract>();
+  for (const name of Object.keys(LIMITS) as LimitName[]) {
+    const points = options.limits[LIMITS[name]];
+    const keyPrefix = `${prefix}:${name}`;
+    const memory = new RateLimiterMemory({ keyPrefix, points, duration });
+    limiters.set(
+      name,
+      options.redis
+        ? new RateLimiterRedis({
+            storeClient: options.redis,
+            keyPrefix,
+            points,
+            duration,
+            rejectIfRedisNotReady: true,
+            insuranceLimiter: memory,
+          })
+        : memory,
+    );
+  }
+  return {
+    async consume(name, key) {
+      const limiter = limiters.get(name) as RateLimiterAbstract;
+      try {
+        await limiter.consume(keyDigest(key));
+        return { allowed: true };
+      } catch (rejection) {
+        if (rejection instanceof RateLimiterRes) {
+          return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(rejection.msBeforeNext / 1000)) };
+        }
+        throw rejection;
+      }
+    },
+  };
+}
+
+/** Consumes one point from each named counter; the first one that is exhausted answers 429. */
+export async function enforceLimits(limiter: RateLimiter, checks: [LimitName, string][]): Promise<void> {
+  for (const [name, key] of checks) {
+    const result = await limiter.consume(name, key);
+    if (!result.allowed) {
+      throw new ApiError(429, DETAIL.tooManyRequests, { "Retry-After": String(result.retryAfterSeconds) });
+    }
+  }
+}

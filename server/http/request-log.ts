@@ -1,0 +1,38 @@
+// One log line per request: method, path, status, duration, client address (API calls at info,
+// portal pages and assets at debug). Paths that carry a mailed token (the reset check call, the
+// portal's link pages) are logged without it.
+import type { MiddlewareHandler } from "hono";
+import type { Logger } from "pino";
+import { clientIp } from "./client-ip.ts";
+
+const TOKEN_PATHS = ["/v1/user/password-reset-check/", "/verify-email/", "/reset-password/"];
+
+export function redactPath(path: string): string {
+  for (const prefix of TOKEN_PATHS) {
+    if (path.startsWith(prefix) && path.length > prefix.length) return `${prefix}[redacted]`;
+  }
+  return path;
+}
+
+function isApiPath(path: string): boolean {
+  return path.startsWith("/v1/") || path === "/v1" || path.startsWith("/_dev/") || path === "/healthz";
+}
+
+export function requestLog(logger: Logger, trustProxy: boolean): MiddlewareHandler {
+  return async (c, next) => {
+    const started = performance.now();
+    await next();
+    const status = c.res.status;
+    const entry = {
+      method: c.req.method,
+      path: redactPath(c.req.path),
+      status,
+      ms: Math.round((performance.now() - started) * 10) / 10,
+      ip: clientIp(c, trustProxy),
+    };
+    if (status >= 500) logger.error(entry, "request");
+    else if (isApiPath(c.req.path)) logger.info(entry, "request");
+    // Portal pages and assets are many and uninteresting: visible at LOG_LEVEL=debug.
+    else logger.debug(entry, "request");
+  };
+}

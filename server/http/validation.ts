@@ -1,0 +1,76 @@
+// Reads and validates request bodies with the contract's schemas. Whatever arrives (no body, the
+// wrong content type, broken JSON, an array, a number) ends as a 422 in FastAPI's shape, never a 500.
+import type { Context } from "hono";
+import type * as z from "zod/mini";
+import { BODY_ERRORS } from "../../contract/messages.ts";
+import { RequestValidationError, type ValidationItem } from "./errors.ts";
+
+type Issue = { path: PropertyKey[]; message: string };
+
+function valueAt(root: unknown, path: PropertyKey[]): unknown {
+  let value = root;
+  for (const key of path) {
+    if (value === null || typeof value !== "object") return undefined;
+    value = (value as Record<PropertyKey, unknown>)[key];
+  }
+  return value;
+}
+
+/** zod issues -> FastAPI's `detail` items: `{loc: ["body", field], msg, type}`. */
+export function validationItems(issues: readonly Issue[], input: unknown, where = "body"): ValidationItem[] {
+  return issues.map((issue) => {
+    const path = issue.path.map((p) => (typeof p === "number" ? p : String(p)));
+    if (path.length === 0) return { loc: [where], msg: BODY_ERRORS.notAnObject, type: "type_error" };
+    return {
+      loc: [where, ...path],
+      msg: issue.message,
+      type: valueAt(input, issue.path) === undefined ? "missing" : "value_error",
+    };
+  });
+}
+
+function parseWith<T extends z.ZodMiniType>(schema: T, input: unknown, where: string): z.infer<T> {
+  const result = schema.safeParse(input);
+  if (!result.success) throw new RequestValidationError(validationItems(result.error.issues, input, where));
+  return result.data as z.infer<T>;
+}
+
+const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
+const FORM_TYPE = /^(?:application\/x-www-form-urlencoded|multipart\/form-data)\s*(?:;|$)/i;
+
+export async function parseJsonBody<T extends z.ZodMiniType>(c: Context, schema: T): Promise<z.infer<T>> {
+  if (!JSON_TYPE.test(c.req.header("content-type") ?? "")) {
+    throw new RequestValidationError([
+      { loc: ["body"], msg: BODY_ERRORS.wrongJsonContentType, type: "content_type" },
+    ]);
+  }
+  let body: unknown;
+  try {
+    body = await c.req.json();
+  } catch {
+    throw new RequestValidationError([{ loc: ["body"], msg: BODY_ERRORS.notJson, type: "json_invalid" }]);
+  }
+  return parseWith(schema, body, "body");
+}
+
+export async function parseFormBody<T extends z.ZodMiniType>(c: Context, schema: T): Promise<z.infer<T>> {
+  if (!FORM_TYPE.test(c.req.header("content-type") ?? "")) {
+    throw new RequestValidationError([
+      { loc: ["body"], msg: BODY_ERRORS.wrongFormContentType, type: "content_type" },
+    ]);
+  }
+  let body: Record<string, unknown>;
+  try {
+    // all: repeated fields arrive as arrays and fail validation instead of one silently winning.
+    body = await c.req.parseBody({ all: true });
+  } catch {
+    throw new RequestValidationError([
+      { loc: ["body"], msg: BODY_ERRORS.wrongFormContentType, type: "content_type" },
+    ]);
+  }
+  return parseWith(schema, body, "body");
+}
+
+export function parsePathParams<T extends z.ZodMiniType>(c: Context, schema: T): z.infer<T> {
+  return parseWith(schema, c.req.param(), "path");
+}

@@ -1,0 +1,105 @@
+// The SMTP transport against a real SMTP server (smtp-server) on a random local port.
+import type { AddressInfo } from "node:net";
+import { SMTPServer } from "smtp-server";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createSmtpMailer, smtpTransportOptions } from "./mailer.ts";
+import { extractLinks, parseMail } from "./mime.ts";
+import { verificationMail } from "./templates.ts";
+
+interface Received {
+  from: string;
+  to: string[];
+  user: string | undefined;
+  raw: string;
+}
+
+describe("SMTP transport", () => {
+  const received: Received[] = [];
+  let server: SMTPServer;
+  let port = 0;
+
+  beforeAll(async () => {
+    server = new SMTPServer({
+      disabledCommands: ["STARTTLS"],
+      allowInsecureAuth: true,
+      onAuth(auth, _session, callback) {
+        if (auth.username === "mailer" && auth.password === "p@ss word")
+          callback(null, { user: auth.username });
+        else callback(new Error("Invalid username or password"));
+      },
+      onData(stream, session, callback) {
+        const chunks: Buffer[] = [];
+        stream.on("data", (chunk: Buffer) => chunks.push(chunk));
+        stream.on("end", () => {
+          received.push({
+            from: session.envelope.mailFrom ? session.envelope.mailFrom.address : "",
+            to: session.envelope.rcptTo.map((r) => r.address),
+            user: session.user as string | undefined,
+            raw: Buffer.concat(chunks).toString("utf8"),
+          });
+          callback();
+        });
+      },
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    port = (server.server.address() as AddressInfo).port;
+  });
+
+  afterAll(async () => {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  it("delivers a verification mail with authentication, a text and an HTML part", async () => {
+    const mailer = createSmtpMailer({
+      url: `smtp://mailer:${encodeURIComponent("p@ss word")}@127.0.0.1:${port}`,
+      from: '"AI Studio" <no-reply@portal.test>',
+      requireTls: false,
+    });
+    const token = "t".repeat(43);
+    await mailer.send(
+      verificationMail({ to: "ann@example.com", username: "ann", portalUrl: "https://portal.test", token }),
+    );
+    mailer.close();
+
+    const mail = received.at(-1);
+    expect(mail).toMatchObject({ from: "no-reply@portal.test", to: ["ann@example.com"], user: "mailer" });
+    const parsed = parseMail(mail?.raw ?? "");
+    expect(extractLinks(parsed.text ?? "")).toEqual([`https://portal.test/verify-email/${token}`]);
+    expect(parsed.html).toContain(`href="https://portal.test/verify-email/${token}"`);
+  });
+
+  it("fails (for the caller to log) when the server refuses the login", async () => {
+    const mailer = createSmtpMailer({
+      url: `smtp://mailer:wrong@127.0.0.1:${port}`,
+      from: "no-reply@portal.test",
+      requireTls: false,
+    });
+    await expect(
+      mailer.send({ to: "ann@example.com", subject: "x", text: "x", html: "<p>x</p>" }),
+    ).rejects.toThrow(/Invalid username or password|auth/i);
+    mailer.close();
+  });
+
+  it("insists on TLS in production for a remote smtp:// server, not for a local relay or smtps://", () => {
+    expect(
+      smtpTransportOptions({ url: "smtp://u:p@smtp.example.com:587", from: "x", requireTls: true }),
+    ).toMatchObject({
+      host: "smtp.example.com",
+      port: 587,
+      secure: false,
+      requireTLS: true,
+      auth: { user: "u", pass: "p" },
+    });
+    expect(smtpTransportOptions({ url: "smtp://localhost:25", from: "x", requireTls: true })).toMatchObject({
+      requireTLS: false,
+      auth: undefined,
+    });
+    expect(
+      smtpTransportOptions({ url: "smtps://smtp.example.com", from: "x", requireTls: true }),
+    ).toMatchObject({
+      port: 465,
+      secure: true,
+      requireTLS: false,
+    });
+  });
+});

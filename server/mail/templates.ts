@@ -1,0 +1,96 @@
+// The account mails. Links are built from PORTAL_URL (configuration), never from the request's
+// Host header, so a forged Host cannot make us mail a link to someone else's site.
+import type { MailMessage } from "./message.ts";
+
+export const PRODUCT_NAME = "AI Studio";
+
+const HTML_ESCAPES: Record<string, string> = {
+  "&": "&amp;",
+  "<": "&lt;",
+  ">": "&gt;",
+  '"': "&quot;",
+  "'": "&#39;",
+};
+
+export function escapeHtml(value: string): string {
+  return value.replace(/[&<>"']/g, (ch) => HTML_ESCAPES[ch] ?? ch);
+}
+
+export function verificationLink(portalUrl: string, token: string): string {
+  return `${portalUrl}/verify-email/${encodeURIComponent(token)}`;
+}
+
+export function passwordResetLink(portalUrl: string, token: string): string {
+  return `${portalUrl}/reset-password/${encodeURIComponent(token)}`;
+}
+
+interface MailContent {
+  subject: string;
+  greeting: string;
+  paragraphs: string[];
+  action: { label: string; url: string };
+  closing: string;
+}
+
+function render(to: string, content: MailContent): MailMessage {
+  const text = [
+    content.greeting,
+    "",
+    ...content.paragraphs.flatMap((p) => [p, ""]),
+    `${content.action.label}: ${content.action.url}`,
+    "",
+    content.closing,
+    "",
+    `-- ${PRODUCT_NAME}`,
+    "",
+  ].join("\n");
+  const paragraph = (p: string) => `<p style="margin:0 0 16px">${escapeHtml(p)}</p>`;
+  const html = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(content.subject)}</title></head>
+<body style="font-family:system-ui,sans-serif;color:#1f2937;line-height:1.5;max-width:560px;margin:0 auto;padding:24px">
+${paragraph(content.greeting)}
+${content.paragraphs.map(paragraph).join("\n")}
+<p style="margin:24px 0"><a href="${escapeHtml(content.action.url)}" style="background:#4f46e5;color:#ffffff;padding:12px 20px;border-radius:6px;text-decoration:none;display:inline-block">${escapeHtml(content.action.label)}</a></p>
+<p style="margin:0 0 16px;font-size:13px;color:#6b7280">If the button does not work, copy this address into your browser:<br>${escapeHtml(content.action.url)}</p>
+${paragraph(content.closing)}
+<p style="margin:0;color:#6b7280">${escapeHtml(PRODUCT_NAME)}</p>
+</body></html>
+`;
+  return { to, subject: content.subject, text, html };
+}
+
+export function verificationMail(args: {
+  to: string;
+  username: string;
+  portalUrl: string;
+  token: string;
+}): MailMessage {
+  return render(args.to, {
+    subject: `Verify your e-mail address for ${PRODUCT_NAME}`,
+    greeting: `Hi ${args.username},`,
+    paragraphs: [
+      `Please confirm that this is your e-mail address to finish setting up your ${PRODUCT_NAME} account.`,
+      "The link works once and expires in 24 hours.",
+    ],
+    action: { label: "Verify e-mail address", url: verificationLink(args.portalUrl, args.token) },
+    closing: "If you did not create an account, you can ignore this message.",
+  });
+}
+
+export function passwordResetMail(args: {
+  to: string;
+  username: string;
+  portalUrl: string;
+  token: string;
+}): MailMessage {
+  return render(args.to, {
+    subject: `Reset your ${PRODUCT_NAME} password`,
+    greeting: `Hi ${args.username},`,
+    paragraphs: [
+      "Someone asked to reset the password of your account. If it was you, choose a new password with the link below.",
+      "The link works once and expires in 1 hour. Resetting your password signs you out everywhere.",
+    ],
+    action: { label: "Choose a new password", url: passwordResetLink(args.portalUrl, args.token) },
+    closing: "If you did not ask for this, ignore this message: your password stays as it is.",
+  });
+}

@@ -1,0 +1,18 @@
+// What the /v1 routes are built from (assembled by createApp).
+import type { Logger } from "pino";
+import type { Accounts } from "../accounts/accounts.ts";
+import type { AccessTokens } from "../auth/access-tokens.ts";
+import type { Clock } from "../clock.ts";
+import type { Db } from "../db/types.ts";
+import type { RateLimiter } from "../http/rate-limit.ts";
+
+export interface ApiDeps {
+  db: Db;
+  clock: Clock;
+  logger: Logger;
+  accounts: Accounts;
+  accessTokens: AccessTokens;
+  limiter: RateLimiter;
+  /** Believe X-Forwarded-For for the client address (one trusted proxy in front). */
+  trustProxy: boolean;
+}

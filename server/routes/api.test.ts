@@ -1,0 +1,131 @@
+// Behaviour every /v1 answer shares: JSON errors, CORS, headers, the OpenAPI document and its docs page.
+import { describe, expect, it } from "vitest";
+import { DETAIL } from "../../contract/messages.ts";
+import { TEST_DATABASES } from "../../tests/fixtures/test-db.ts";
+import { useTestApp } from "../testing/suite.ts";
+import { createTestApp, TEST_PORTAL_URL } from "../testing/test-app.ts";
+import { DOCS_CSP } from "./docs/routes.ts";
+
+const CONTRACT_PATHS = [
+  "/v1/token",
+  "/v1/register",
+  "/v1/users/me",
+  "/v1/user/password-reset-request",
+  "/v1/user/password-reset-check/{token}",
+  "/v1/user/password-reset",
+  "/v1/user/resend-email-verification",
+  "/v1/user/verify-email",
+];
+
+describe.each(TEST_DATABASES)("the /v1 API as a whole (%s)", (kind) => {
+  const ctx = useTestApp(kind);
+
+  it.each([
+    ["GET", "/v1/nope"],
+    ["POST", "/v1/users/me"],
+    ["DELETE", "/v1/register"],
+    ["GET", "/v1"],
+  ])("%s %s is a JSON 404", async (method, path) => {
+    const res = await ctx.t.app.request(path, { method });
+    expect(res.status).toBe(404);
+    expect(res.headers.get("content-type")).toMatch(/^application\/json/);
+    expect(await res.json()).toEqual({ detail: DETAIL.notFound });
+  });
+
+  it("sends the strict API policy and the security headers on JSON answers", async () => {
+    const res = await ctx.t.app.request("/v1/users/me");
+    expect(res.headers.get("content-security-policy")).toContain("default-src 'none'");
+    expect(res.headers.get("x-content-type-options")).toBe("nosniff");
+    expect(res.headers.get("x-frame-options")).toBe("DENY");
+    expect(res.headers.get("cache-control")).toBe("no-store");
+  });
+
+  describe("CORS", () => {
+    it("lets the configured portal origin call the API, with the Authorization header", async () => {
+      const res = await ctx.t.app.request("/v1/users/me", {
+        method: "OPTIONS",
+        headers: {
+          Origin: TEST_PORTAL_URL,
+          "Access-Control-Request-Method": "GET",
+          "Access-Control-Request-Headers": "authorization",
+        },
+      });
+      expect(res.status).toBe(204);
+      expect(res.headers.get("access-control-allow-origin")).toBe(TEST_PORTAL_URL);
+      expect(res.headers.get("access-control-allow-headers")?.toLowerCase()).toContain("authorization");
+      expect(res.headers.get("access-control-allow-credentials")).toBeNull();
+    });
+
+    it("does not let another origin read answers", async () => {
+      const res = await ctx.t.app.request("/v1/users/me", { headers: { Origin: "https://evil.example" } });
+      expect(res.headers.get("access-control-allow-origin")).toBeNull();
+    });
+
+    it("allows every configured origin (portal on a CDN and on the API host)", async () => {
+      const app = createTestApp(ctx.database.db, {
+        corsOrigins: ["https://cdn.example.net", TEST_PORTAL_URL],
+      }).app;
+      const res = await app.request("/v1/users/me", { headers: { Origin: "https://cdn.example.net" } });
+      expect(res.headers.get("access-control-allow-origin")).toBe("https://cdn.example.net");
+      expect(res.headers.get("access-control-expose-headers")).toContain("Retry-After");
+    });
+  });
+
+  describe("OpenAPI", () => {
+    it("documents every account call of the contract, from the contract's schemas", async () => {
+      const res = await ctx.t.app.request("/v1/openapi.json");
+      expect(res.status).toBe(200);
+      const doc = (await res.json()) as {
+        openapi: string;
+        paths: Record<string, Record<string, { responses: Record<string, unknown> }>>;
+        components: {
+          schemas: Record<string, { properties?: Record<string, { pattern?: string; maxLength?: number }> }>;
+          securitySchemes: Record<string, unknown>;
+        };
+      };
+      expect(doc.openapi).toBe("3.1.0");
+      expect(Object.keys(doc.paths).sort()).toEqual([...CONTRACT_PATHS].sort());
+      expect(Object.keys(doc.paths["/v1/token"]?.post?.responses ?? {}).sort()).toEqual([
+        "200",
+        "400",
+        "403",
+        "422",
+        "429",
+      ]);
+      expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: "http", scheme: "bearer" });
+      // The password rules reach the document from the shared schema.
+      expect(doc.components.schemas.RegisterRequest?.properties?.password?.maxLength).toBe(30);
+      expect(doc.components.schemas.User?.properties).toHaveProperty("credit_balance");
+    });
+
+    it("serves the docs page under its own policy, with Swagger UI from this origin", async () => {
+      const res = await ctx.t.app.request("/v1/docs");
+      expect(res.status).toBe(200);
+      expect(res.headers.get("content-security-policy")).toBe(DOCS_CSP);
+      const html = await res.text();
+      const assets = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1] as string);
+      expect(assets.length).toBeGreaterThanOrEqual(3);
+      for (const asset of assets) {
+        expect(asset.startsWith("/v1/")).toBe(true);
+        const file = await ctx.t.app.request(asset);
+        expect(file.status).toBe(200);
+      }
+      const init = await (await ctx.t.app.request("/v1/docs/init.js")).text();
+      expect(init).toContain('"/v1/openapi.json"');
+      expect(init).toContain("validatorUrl: null");
+    });
+
+    it("serves only the listed Swagger UI files", async () => {
+      const html = await (await ctx.t.app.request("/v1/docs")).text();
+      const css = html.match(/href="([^"]+swagger-ui\.css)"/)?.[1] ?? "";
+      const dir = css.slice(0, css.lastIndexOf("/"));
+      for (const name of ["package.json", "swagger-ui.js.map", "..%2F..%2Fpackage.json", "index.html"]) {
+        expect((await ctx.t.app.request(`${dir}/${name}`)).status).toBe(404);
+      }
+    });
+  });
+
+  it("answers /healthz", async () => {
+    expect(await (await ctx.t.app.request("/healthz")).json()).toEqual({ status: "ok" });
+  });
+});

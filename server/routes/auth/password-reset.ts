@@ -1,0 +1,121 @@
+// The forgotten-password flow: request a link, check it, set a new password with it.
+import { OpenAPIHono } from "@hono/zod-openapi";
+import {
+  detailSchema,
+  emailRequestSchema,
+  passwordResetSchema,
+  resetCheckResponseSchema,
+} from "../../../contract/account.ts";
+import { DETAIL } from "../../../contract/messages.ts";
+import type { AppEnv } from "../../http/app-env.ts";
+import { clientIp } from "../../http/client-ip.ts";
+import { ApiError } from "../../http/errors.ts";
+import {
+  addRoute,
+  errorResponses,
+  jsonContent,
+  PASSWORD_RULES,
+  pathParameter,
+  schemaRef,
+} from "../../http/openapi.ts";
+import { enforceLimits } from "../../http/rate-limit.ts";
+import { parseJsonBody } from "../../http/validation.ts";
+import type { ApiDeps } from "../api-deps.ts";
+
+export function passwordResetRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
+  const app = new OpenAPIHono<AppEnv>();
+  const registry = app.openAPIRegistry;
+  const detail = jsonContent(schemaRef(registry, "Detail", detailSchema));
+  const emailBody = jsonContent(
+    schemaRef(registry, "EmailRequest", emailRequestSchema, "input", {
+      example: { email: "ann@example.com" },
+    }),
+  );
+
+  addRoute(
+    app,
+    {
+      method: "post",
+      path: "/user/password-reset-request",
+      tags: ["password reset"],
+      summary: "Mail a password reset link (valid 1 h) if the address has an account",
+      description: "The answer is byte-identical whether or not the address has an account.",
+      request: { body: { required: true, content: emailBody } },
+      responses: {
+        200: { description: `"${DETAIL.resetRequested}"`, content: detail },
+        ...errorResponses(registry, {
+          422: "Not a valid e-mail address",
+          429: `"${DETAIL.tooManyRequests}", with Retry-After`,
+        }),
+      },
+    },
+    async (c) => {
+      const { email } = await parseJsonBody(c, emailRequestSchema);
+      await enforceLimits(deps.limiter, [
+        ["emailIp", clientIp(c, deps.trustProxy)],
+        ["resetRequestEmail", email],
+      ]);
+      deps.accounts.requestPasswordReset(email);
+      return c.json({ detail: DETAIL.resetRequested }, 200);
+    },
+  );
+
+  addRoute(
+    app,
+    {
+      method: "get",
+      path: "/user/password-reset-check/{token}",
+      tags: ["password reset"],
+      summary: "Is this reset token still usable? (Does not use it up.)",
+      parameters: [pathParameter("token", "The token from the reset link")],
+      responses: {
+        200: {
+          description: "Usable",
+          content: jsonContent(schemaRef(registry, "ResetCheck", resetCheckResponseSchema)),
+        },
+        ...errorResponses(registry, { 400: `"${DETAIL.tokenInvalidOrExpired}"` }),
+      },
+    },
+    async (c) => {
+      const token = c.req.param("token") ?? "";
+      if (!(await deps.accounts.isResetTokenUsable(token)))
+        throw new ApiError(400, DETAIL.tokenInvalidOrExpired);
+      return c.json({ valid: true as const }, 200);
+    },
+  );
+
+  addRoute(
+    app,
+    {
+      method: "post",
+      path: "/user/password-reset",
+      tags: ["password reset"],
+      summary: "Set a new password with a reset token; ends every session of the account",
+      request: {
+        body: {
+          required: true,
+          content: jsonContent(
+            schemaRef(registry, "PasswordReset", passwordResetSchema, "input", {
+              example: { token: "the token from the reset link", password: "N3w#Secret" },
+              properties: { password: PASSWORD_RULES },
+            }),
+          ),
+        },
+      },
+      responses: {
+        200: { description: `"${DETAIL.passwordResetDone}"`, content: detail },
+        ...errorResponses(registry, {
+          400: `"${DETAIL.tokenInvalidOrExpired}"`,
+          422: "The new password breaks a rule",
+        }),
+      },
+    },
+    async (c) => {
+      const { token, password } = await parseJsonBody(c, passwordResetSchema);
+      if (!(await deps.accounts.resetPassword(token, password)))
+        throw new ApiError(400, DETAIL.tokenInvalidOrExpired);
+      return c.json({ detail: DETAIL.passwordResetDone }, 200);
+    },
+  );
+  return app;
+}

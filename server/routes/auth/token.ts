@@ -1,0 +1,65 @@
+// POST /v1/token: OAuth2 password grant (form-urlencoded), as FastAPI's OAuth2PasswordRequestForm.
+import { OpenAPIHono, type RouteConfig } from "@hono/zod-openapi";
+import { loginSchema, tokenResponseSchema } from "../../../contract/account.ts";
+import { DETAIL } from "../../../contract/messages.ts";
+import type { AppEnv } from "../../http/app-env.ts";
+import { clientIp } from "../../http/client-ip.ts";
+import { ApiError } from "../../http/errors.ts";
+import { addRoute, errorResponses, schemaRef } from "../../http/openapi.ts";
+import { enforceLimits } from "../../http/rate-limit.ts";
+import { parseFormBody } from "../../http/validation.ts";
+import type { ApiDeps } from "../api-deps.ts";
+
+export function tokenRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
+  const app = new OpenAPIHono<AppEnv>();
+  const registry = app.openAPIRegistry;
+  const form = schemaRef(registry, "LoginForm", loginSchema, "input", {
+    example: { grant_type: "password", username: "ann", password: "Secret#123" },
+  });
+
+  const route = {
+    method: "post",
+    path: "/token",
+    tags: ["auth"],
+    summary: "Log in: exchange username and password for an access token",
+    request: {
+      body: { required: true, content: { "application/x-www-form-urlencoded": { schema: form } } },
+    },
+    responses: {
+      200: {
+        description: "An access token (JWT, HS256) for `Authorization: Bearer`",
+        content: {
+          "application/json": { schema: schemaRef(registry, "TokenResponse", tokenResponseSchema) },
+        },
+      },
+      ...errorResponses(registry, {
+        400: `"${DETAIL.incorrectCredentials}": unknown user or wrong password (the same answer for both)`,
+        403: `"${DETAIL.emailNotVerified}" (only said to someone who gave the right password)`,
+        422: "The form is incomplete or malformed",
+        429: `"${DETAIL.tooManyRequests}", with Retry-After`,
+      }),
+    },
+  } satisfies RouteConfig;
+
+  addRoute(app, route, async (c) => {
+    const input = await parseFormBody(c, loginSchema);
+    await enforceLimits(deps.limiter, [
+      ["tokenIp", clientIp(c, deps.trustProxy)],
+      ["tokenAccount", input.username],
+    ]);
+    const result = await deps.accounts.login(input.username, input.password);
+    if (!result.ok) {
+      if (result.reason === "unverified") throw new ApiError(403, DETAIL.emailNotVerified);
+      throw new ApiError(400, DETAIL.incorrectCredentials);
+    }
+    const { user } = result;
+    const { token, expiresIn } = await deps.accessTokens.issue(user);
+    deps.logger.info({ userId: user.id }, "Access token issued");
+    // RFC 6749 5.1: token answers must not be cached.
+    return c.json({ access_token: token, token_type: "bearer" as const, expires_in: expiresIn }, 200, {
+      "Cache-Control": "no-store",
+      Pragma: "no-cache",
+    });
+  });
+  return app;
+}

@@ -1,0 +1,147 @@
+import { OpenAPIHono } from "@hono/zod-openapi";
+import { eq } from "drizzle-orm";
+import { SignJWT } from "jose";
+import { describe, expect, it } from "vitest";
+import { FREE_SUBSCRIPTION } from "../../../contract/account.ts";
+import { DETAIL } from "../../../contract/messages.ts";
+import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
+import { setUserRole } from "../../accounts/users.ts";
+import { createAccessTokens } from "../../auth/access-tokens.ts";
+import { users } from "../../db/schema/index.ts";
+import type { AppEnv } from "../../http/app-env.ts";
+import { requireRole, requireUser } from "../../http/auth-guard.ts";
+import { errorHandler } from "../../http/errors.ts";
+import { getJson, verifiedUser } from "../../testing/api-client.ts";
+import { useTestApp } from "../../testing/suite.ts";
+import { TEST_JWT } from "../../testing/test-app.ts";
+
+describe.each(TEST_DATABASES)("GET /v1/users/me (%s)", (kind) => {
+  const ctx = useTestApp(kind);
+
+  async function expectUnauthorized(res: Response) {
+    expect(res.status).toBe(401);
+    expect(res.headers.get("www-authenticate")).toBe("Bearer");
+    expect(await res.json()).toEqual({ detail: DETAIL.couldNotValidateCredentials });
+  }
+
+  it("returns the user: FREE plan and 0 credits until billing exists", async () => {
+    const user = await verifiedUser(ctx.t, "ann");
+    const res = await getJson(ctx.t.app, "/v1/users/me", user.accessToken);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("cache-control")).toBe("no-store");
+    expect(await res.json()).toEqual({
+      id: user.id,
+      username: "ann",
+      email: "ann@example.com",
+      role: "user",
+      email_verified: true,
+      credit_balance: 0,
+      subscription: FREE_SUBSCRIPTION,
+    });
+  });
+
+  it("accepts the scheme in any case", async () => {
+    const user = await verifiedUser(ctx.t, "ann");
+    const res = await ctx.t.app.request("/v1/users/me", {
+      headers: { Authorization: `bearer ${user.accessToken}` },
+    });
+    expect(res.status).toBe(200);
+  });
+
+  it.each([
+    ["no Authorization header", undefined],
+    ["a Basic header", "Basic YW5uOkFiY2RlZjEh"],
+    ["an empty bearer", "Bearer "],
+    ["garbage", "Bearer abc.def.ghi"],
+  ])("401 with %s", async (_label, header) => {
+    const res = await ctx.t.app.request("/v1/users/me", { headers: header ? { Authorization: header } : {} });
+    await expectUnauthorized(res);
+  });
+
+  it("401 for an expired token", async () => {
+    const user = await verifiedUser(ctx.t, "ann");
+    ctx.t.clock.advance(86_400_000 + 1000);
+    await expectUnauthorized(await getJson(ctx.t.app, "/v1/users/me", user.accessToken));
+  });
+
+  it("401 for a token signed with another secret", async () => {
+    const user = await verifiedUser(ctx.t, "ann");
+    const forged = await createAccessTokens(
+      { ...TEST_JWT, secret: "another-secret-".padEnd(48, "y") },
+      ctx.t.clock,
+    ).issue({
+      id: user.id,
+      username: "ann",
+      role: "admin",
+      tokenVersion: 0,
+    });
+    await expectUnauthorized(await getJson(ctx.t.app, "/v1/users/me", forged.token));
+  });
+
+  it("401 for alg=none", async () => {
+    const user = await verifiedUser(ctx.t, "ann");
+    const [, payload] = user.accessToken.split(".");
+    const header = Buffer.from(JSON.stringify({ alg: "none", typ: "JWT" })).toString("base64url");
+    await expectUnauthorized(await getJson(ctx.t.app, "/v1/users/me", `${header}.${payload}.`));
+  });
+
+  it("401 once the account is gone", async () => {
+    const user = await verifiedUser(ctx.t, "ann");
+    await ctx.database.db.delete(users).where(eq(users.id, user.id));
+    await expectUnauthorized(await getJson(ctx.t.app, "/v1/users/me", user.accessToken));
+  });
+
+  it("401 for a well-signed token whose sub is not a user id", async () => {
+    const now = Math.floor(ctx.t.clock.now().getTime() / 1000);
+    const token = await new SignJWT({ username: "x", role: "admin", ver: 0 })
+      .setProtectedHeader({ alg: "HS256" })
+      .setSubject("1 or 1=1")
+      .setIssuer(TEST_JWT.issuer)
+      .setAudience(TEST_JWT.audience)
+      .setIssuedAt(now)
+      .setExpirationTime(now + 60)
+      .sign(new TextEncoder().encode(TEST_JWT.secret));
+    await expectUnauthorized(await getJson(ctx.t.app, "/v1/users/me", token));
+  });
+
+  it("shows the role from the database, not from the token", async () => {
+    const user = await verifiedUser(ctx.t, "ann");
+    await setUserRole(ctx.database.db, "ANN", "admin", ctx.t.clock.now());
+    const res = await getJson(ctx.t.app, "/v1/users/me", user.accessToken);
+    expect(((await res.json()) as { role: string }).role).toBe("admin");
+  });
+
+  describe("role checks", () => {
+    function guardedApp() {
+      const app = new OpenAPIHono<AppEnv>();
+      app.onError(errorHandler(ctx.t.deps.logger));
+      const guard = requireUser({ db: ctx.database.db, accessTokens: ctx.t.deps.accessTokens });
+      app.get("/admin-only", guard, requireRole("admin"), (c) => c.json({ ok: c.var.user.username }));
+      return app;
+    }
+
+    it("403 'Not enough permissions' for a user, 200 for an admin, 401 for nobody", async () => {
+      const user = await verifiedUser(ctx.t, "ann");
+      const app = guardedApp();
+      const asUser = await getJson(app, "/admin-only", user.accessToken);
+      expect(asUser.status).toBe(403);
+      expect(await asUser.json()).toEqual({ detail: DETAIL.notEnoughPermissions });
+
+      await setUserRole(ctx.database.db, "ann", "admin", ctx.t.clock.now());
+      const asAdmin = await getJson(app, "/admin-only", user.accessToken);
+      expect(asAdmin.status).toBe(200);
+      expect(await asAdmin.json()).toEqual({ ok: "ann" });
+
+      expect((await getJson(app, "/admin-only")).status).toBe(401);
+    });
+
+    it("a demoted admin loses access at once, with the same token", async () => {
+      const user = await verifiedUser(ctx.t, "ann");
+      await setUserRole(ctx.database.db, "ann", "admin", ctx.t.clock.now());
+      const app = guardedApp();
+      expect((await getJson(app, "/admin-only", user.accessToken)).status).toBe(200);
+      await setUserRole(ctx.database.db, "ann", "user", ctx.t.clock.now());
+      expect((await getJson(app, "/admin-only", user.accessToken)).status).toBe(403);
+    });
+  });
+});

@@ -1,0 +1,33 @@
+// The /v1 API: every account route, the OpenAPI document and its docs page.
+import { OpenAPIHono } from "@hono/zod-openapi";
+import { DETAIL } from "../../contract/messages.ts";
+import { apiBodyLimit, apiCors, noStore } from "../http/api-middleware.ts";
+import type { AppEnv } from "../http/app-env.ts";
+import { registerSecuritySchemes } from "../http/openapi.ts";
+import type { ApiDeps } from "./api-deps.ts";
+import { emailVerificationRoutes } from "./auth/email-verification.ts";
+import { passwordResetRoutes } from "./auth/password-reset.ts";
+import { registerRoutes } from "./auth/register.ts";
+import { tokenRoutes } from "./auth/token.ts";
+import { docsRoutes } from "./docs/routes.ts";
+import { userRoutes } from "./users/routes.ts";
+
+export const API_PREFIX = "/v1";
+
+export function v1Routes(deps: ApiDeps, corsOrigins: string[]): OpenAPIHono<AppEnv> {
+  // basePath rather than mounting under /v1: the OpenAPI document then shows the full paths.
+  const api = new OpenAPIHono<AppEnv>().basePath(API_PREFIX);
+  registerSecuritySchemes(api.openAPIRegistry);
+  api.use("*", apiCors(corsOrigins), apiBodyLimit, noStore);
+
+  api.route("/", tokenRoutes(deps));
+  api.route("/", registerRoutes(deps));
+  api.route("/", userRoutes(deps));
+  api.route("/", passwordResetRoutes(deps));
+  api.route("/", emailVerificationRoutes(deps));
+  docsRoutes(api, API_PREFIX);
+
+  // Unknown /v1 paths answer JSON here rather than falling through to the portal's 404 page.
+  api.all("*", (c) => c.json({ detail: DETAIL.notFound }, 404));
+  return api;
+}

@@ -1,0 +1,103 @@
+// Builds the real app over a test database with test-friendly dependencies: a manual clock, the
+// outbox in a temporary folder, a fresh in-memory rate limiter, and logs captured in memory (so a
+// test can also prove that no secret reaches them).
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Hono } from "hono";
+import type { AccountHooks } from "../accounts/hooks.ts";
+import { type AppDeps, createApp } from "../app.ts";
+import { createAccessTokens } from "../auth/access-tokens.ts";
+import { createPasswordHasher, type PasswordHasher } from "../auth/passwords.ts";
+import { type BackgroundTasks, createBackgroundTasks } from "../background.ts";
+import { ManualClock } from "../clock.ts";
+import type { Db } from "../db/types.ts";
+import type { RateLimitConfig } from "../env.ts";
+import { createRateLimiter, type RateLimiter } from "../http/rate-limit.ts";
+import { createLogger } from "../logger.ts";
+import { createOutboxMailer, type Mailer, outboxDir } from "../mail/mailer.ts";
+import { listOutbox, type OutboxEntry } from "../mail/outbox.ts";
+
+export const TEST_PORTAL_URL = "https://portal.test";
+export const TEST_JWT = {
+  secret: "test-secret-".padEnd(48, "x"),
+  issuer: "genai-portal",
+  audience: "genai-portal-api",
+  ttlSeconds: 86_400,
+};
+export const CONTRACT_LIMITS: RateLimitConfig = {
+  tokenPerMinute: 10,
+  registerPerMinute: 5,
+  emailPerMinute: 3,
+  emailIpPerMinute: 10,
+};
+
+export interface TestAppOptions {
+  limits?: Partial<RateLimitConfig>;
+  limiter?: RateLimiter;
+  hooks?: AccountHooks;
+  trustProxy?: boolean;
+  nodeEnv?: "development" | "test" | "production";
+  mailer?: Mailer;
+  passwords?: PasswordHasher;
+  corsOrigins?: string[];
+}
+
+export interface TestApp {
+  app: Hono;
+  deps: AppDeps;
+  clock: ManualClock;
+  tasks: BackgroundTasks;
+  dataDir: string;
+  /** Every log line written so far (JSON strings). */
+  logs: string[];
+  /** Waits for background mail, then lists the outbox, newest first. */
+  mails(): Promise<OutboxEntry[]>;
+}
+
+export function createTestApp(db: Db, options: TestAppOptions = {}): TestApp {
+  const dataDir = mkdtempSync(join(tmpdir(), "portal-api-test-"));
+  const clock = new ManualClock(new Date());
+  const logs: string[] = [];
+  const logger = createLogger({ level: "info" }, { write: (line: string) => void logs.push(line) });
+  const tasks = createBackgroundTasks(logger);
+  const mailer =
+    options.mailer ??
+    createOutboxMailer({
+      dir: outboxDir(dataDir),
+      from: "AI Studio <no-reply@portal.test>",
+      clock,
+      logger,
+      logLinks: false,
+    });
+  const deps: AppDeps = {
+    config: {
+      TRUST_PROXY: options.trustProxy ?? true,
+      NODE_ENV: options.nodeEnv ?? "test",
+      portalUrl: TEST_PORTAL_URL,
+      corsOrigins: options.corsOrigins ?? [TEST_PORTAL_URL],
+      dataDir,
+    },
+    db,
+    clock,
+    logger,
+    tasks,
+    mailer,
+    limiter: options.limiter ?? createRateLimiter({ limits: { ...CONTRACT_LIMITS, ...options.limits } }),
+    passwords: options.passwords ?? createPasswordHasher(),
+    accessTokens: createAccessTokens(TEST_JWT, clock),
+    hooks: options.hooks,
+  };
+  return {
+    app: createApp(deps),
+    deps,
+    clock,
+    tasks,
+    dataDir,
+    logs,
+    async mails() {
+      await tasks.idle();
+      return listOutbox(outboxDir(dataDir));
+    },
+  };
+}
