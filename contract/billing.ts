@@ -1,0 +1,91 @@
+// Zod schemas of the billing calls (API-CONTRACT.md): the catalogue, checkout, plan changes and the
+// credit ledger. The portal checks the server's answers with them; the server validates requests
+// and documents them in OpenAPI from the same objects. `zod/mini`, browser-safe, like account.ts.
+import * as z from "zod/mini";
+
+export const currencySchema = z.enum(["usd", "eur"]);
+
+export const priceSchema = z.object({
+  id: z.string(),
+  currency: currencySchema,
+  /** Minor units (cents). */
+  unit_amount: z.number(),
+});
+export type Price = z.infer<typeof priceSchema>;
+
+/** A subscription tier, Stripe-shaped. */
+export const productSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  description: z.nullable(z.string()),
+  default_price: priceSchema,
+});
+export type Product = z.infer<typeof productSchema>;
+
+/** A one-time credit pack: a product plus how many credits it grants. */
+export const topUpProductSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  description: z.nullable(z.string()),
+  default_price: priceSchema,
+  metadata: z.object({ token_amount: z.enum(["500", "1000"]) }),
+});
+export type TopUpProduct = z.infer<typeof topUpProductSchema>;
+
+export const productListSchema = z.object({ data: z.array(productSchema) });
+export const topUpProductListSchema = z.object({ data: z.array(topUpProductSchema) });
+
+/** A product or price id as the provider writes them: short, printable, no spaces. */
+const idSchema = z.string().check(z.trim(), z.minLength(1, "Field required"), z.maxLength(255));
+
+/** `POST /v1/create-checkout-session`: a tier and its price id. */
+export const checkoutSessionRequestSchema = z.object({ product: idSchema, price: idSchema });
+export type CheckoutSessionRequest = z.infer<typeof checkoutSessionRequestSchema>;
+
+/** `POST /v1/create-top-up-checkout`. */
+export const topUpCheckoutRequestSchema = z.object({ product_id: idSchema });
+export type TopUpCheckoutRequest = z.infer<typeof topUpCheckoutRequestSchema>;
+
+/** `POST /v1/update-subscription`: the tier to move to at the end of the current period. */
+export const updateSubscriptionRequestSchema = z.object({ product_id: idSchema });
+export type UpdateSubscriptionRequest = z.infer<typeof updateSubscriptionRequestSchema>;
+
+/** Answer of both checkout calls: where the browser goes next (the hosted checkout). */
+export const checkoutUrlSchema = z.object({ url: z.string() });
+export type CheckoutUrl = z.infer<typeof checkoutUrlSchema>;
+
+export const grantKindSchema = z.enum(["subscription", "topup", "free"]);
+
+/** One grant (bucket) of credits in `GET /v1/credits/ledger`, newest first. */
+export const ledgerEntrySchema = z.object({
+  kind: grantKindSchema,
+  /** Credits granted. */
+  amount: z.number(),
+  /** Credits not yet spent (a grant past its expiry still shows what it had left). */
+  remaining: z.number(),
+  /** ISO-8601; a renewal's credits are granted at the next midnight Europe/Berlin after payment. */
+  granted_at: z.string(),
+  /** ISO-8601, or null for credits that never expire. */
+  expires_at: z.nullable(z.string()),
+  /** Where the credits came from, e.g. "Tier B subscription" or "500 credit pack". */
+  source: z.string(),
+});
+export type LedgerEntry = z.infer<typeof ledgerEntrySchema>;
+export const ledgerSchema = z.object({ data: z.array(ledgerEntrySchema) });
+
+/** `POST /v1/credits/consume` (admin): spend a user's credits once per idempotency key. */
+export const consumeRequestSchema = z.object({
+  user_id: z.string().check(z.minLength(1, "Field required")),
+  /** Credits, positive, at most three decimals (the background remover costs 0.1). */
+  amount: z.number().check(
+    z.positive("Amount must be greater than 0"),
+    z.refine((n) => Number.isFinite(n) && Math.abs(Math.round(n * 1000) - n * 1000) < 1e-6, {
+      error: "Amount can have at most three decimals",
+    }),
+    z.lte(1_000_000, "Amount is too large"),
+  ),
+  reason: z.string().check(z.minLength(1, "Field required"), z.maxLength(200)),
+  idempotency_key: z.string().check(z.minLength(1, "Field required"), z.maxLength(200)),
+});
+export type ConsumeRequest = z.infer<typeof consumeRequestSchema>;
+export const consumeResponseSchema = z.object({ credit_balance: z.number() });

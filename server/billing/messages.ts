@@ -1,0 +1,41 @@
+// The billing API's refusals: one table of code -> HTTP status and `detail` message, so the
+// domain functions return a code, the routes answer with the status and message, and a test can
+// check every message. Wording from API-CONTRACT.md where it gives one; the rest is ours.
+// (The account engineer owns contract/messages.ts; these are server-side billing answers only.)
+
+export const BILLING_ERRORS = {
+  /** `POST /v1/create-checkout-session` for a user who already has a paid plan (contract wording). */
+  already_subscribed: { status: 409, message: "You already have an active subscription" },
+  /** `POST /v1/create-top-up-checkout` for a FREE user (contract wording; the FAQ says the same). */
+  top_up_on_free_plan: { status: 403, message: "Top-ups are not available on the Free plan" },
+  /** `update-subscription` / `cancel-subscription` for a FREE user. */
+  no_paid_plan: { status: 400, message: "You don't have a paid plan" },
+  /** `update-subscription` while a renewal payment is failing: the provider is still retrying the old plan's invoice. */
+  subscription_past_due: {
+    status: 409,
+    message: "Your last renewal payment failed; the plan can be changed once it is paid",
+  },
+  /** `update-subscription` to the plan the user is on, with no change or cancellation pending. */
+  already_on_plan: { status: 400, message: "You are already on that plan" },
+  /** Unknown product id, or a product of the wrong kind (a top-up where a tier is expected, ...). */
+  product_not_found: { status: 404, message: "Product not found" },
+  /** A price id that is not the given product's price. */
+  price_not_found: { status: 404, message: "Price not found for this product" },
+  /** `POST /v1/credits/consume` beyond the balance (contract wording). */
+  insufficient_credits: { status: 402, message: "Insufficient credits" },
+  /** `POST /v1/webhooks/stripe` with a missing, malformed, wrong or stale `Stripe-Signature`. */
+  invalid_signature: { status: 400, message: "Invalid or expired webhook signature" },
+} as const satisfies Record<string, { status: number; message: string }>;
+
+export type BillingErrorCode = keyof typeof BILLING_ERRORS;
+
+export interface BillingError {
+  code: BillingErrorCode;
+  status: number;
+  message: string;
+}
+
+export function billingError(code: BillingErrorCode): BillingError {
+  const { status, message } = BILLING_ERRORS[code];
+  return { code, status, message };
+}

@@ -1,0 +1,764 @@
+// Stripe-format webhook events: builders (the local checkout sends these, signed, to the webhook
+// endpoint, exactly as Stripe would) and a parser that reduces any event we act on, from the local
+// checkout or from real Stripe, to one normalised BillingEvent for fulfilment.
+//
+// Shapes follow the API version the installed `stripe` SDK pins (STRIPE_API_VERSION). Each builder
+// `satisfies DeepPartial<...>` of the SDK's own type, so a misspelt or misplaced field fails the
+// type check. Since API version 2025-03-31 ("basil") an invoice names its subscription under
+// `parent.subscription_details.subscription`, an invoice line its price under
+// `pricing.price_details`, and a subscription's current period lives on its items; the parser also
+// reads the older places (`invoice.subscription`, `line.price`, `subscription.current_period_*`)
+// so a Stripe webhook endpoint left on an older version still works.
+//
+// What the checkout-session creator must set, because fulfilment reads it back from the events:
+// - `client_reference_id` = our user id, and session `metadata` = checkoutSessionMetadata(...)
+// - in subscription mode also `subscription_data.metadata` = subscriptionMetadata(...): invoices
+//   and subscription events carry the subscription's metadata, not the session's, and an invoice
+//   can arrive before the checkout event, so that is how it is tied to the user.
+
+import { randomBytes } from "node:crypto";
+import type { Stripe } from "stripe";
+import * as z from "zod";
+import { firstPaymentKey, renewalKey, topUpKey } from "../billing/fulfilment-keys.ts";
+import type { Period } from "../domain/subscription.ts";
+
+/** The API version of the installed SDK (checked by a test). Events we build say they are this version. */
+export const STRIPE_API_VERSION = "2026-10-28.endive";
+
+/** Metadata keys we set on checkout sessions and subscriptions and read back from events. */
+export const METADATA = {
+  userId: "user_id",
+  productId: "product_id",
+  priceId: "price_id",
+  kind: "kind",
+} as const;
+
+export type PurchaseKind = "subscription" | "topup";
+
+export function checkoutSessionMetadata(p: {
+  userId: string;
+  productId: string;
+  priceId: string;
+  kind: PurchaseKind;
+}): Record<string, string> {
+  return {
+    [METADATA.userId]: p.userId,
+    [METADATA.productId]: p.productId,
+    [METADATA.priceId]: p.priceId,
+    [METADATA.kind]: p.kind,
+  };
+}
+
+export function subscriptionMetadata(p: { userId: string; productId: string }): Record<string, string> {
+  return { [METADATA.userId]: p.userId, [METADATA.productId]: p.productId };
+}
+
+const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+
+/** A Stripe-looking id: `evt_…`, `cs_test_…`, `sub_…`, `in_…` (24 random base62 characters). */
+export function newStripeId(prefix: string, random: (size: number) => Uint8Array = randomBytes): string {
+  // 248 is the largest multiple of 62 below 256: rejecting bytes above it keeps every character
+  // equally likely.
+  let id = "";
+  while (id.length < 24) {
+    for (const byte of random(32)) {
+      if (byte < 248 && id.length < 24) id += BASE62[byte % 62];
+    }
+  }
+  return `${prefix}_${id}`;
+}
+
+/** Recursively optional: lets a builder check its literal against the SDK's full type. */
+type DeepPartial<T> = T extends readonly (infer U)[]
+  ? DeepPartial<U>[]
+  : T extends object
+    ? { [K in keyof T]?: DeepPartial<T[K]> }
+    : T;
+
+/** Unix seconds. */
+type Seconds = number;
+
+export interface EventMeta {
+  /** evt_… */
+  eventId: string;
+  created: Seconds;
+}
+
+function envelope<TType extends string, TObject>(
+  meta: EventMeta,
+  type: TType,
+  object: TObject,
+  previousAttributes?: Record<string, unknown>,
+) {
+  return {
+    id: meta.eventId,
+    object: "event" as const,
+    api_version: STRIPE_API_VERSION,
+    created: meta.created,
+    data: previousAttributes ? { object, previous_attributes: previousAttributes } : { object },
+    livemode: false,
+    pending_webhooks: 1,
+    request: { id: null, idempotency_key: null },
+    type,
+  };
+}
+
+// ---- checkout.session ----
+
+export interface CheckoutSessionInput {
+  /** cs_test_… */
+  id: string;
+  mode: "subscription" | "payment";
+  userId: string;
+  /** cus_… */
+  customerId: string;
+  productId: string;
+  priceId: string;
+  /** Minor units. */
+  amountTotal: number;
+  currency: string;
+  created: Seconds;
+  expiresAt: Seconds;
+  successUrl: string;
+  cancelUrl: string;
+  /** Subscription mode, once paid: the subscription and its first invoice. */
+  subscriptionId: string | null;
+  invoiceId: string | null;
+  /** Payment mode, once paid. */
+  paymentIntentId: string | null;
+}
+
+export function checkoutSessionObject(s: CheckoutSessionInput, status: "open" | "complete" | "expired") {
+  const paid = status === "complete";
+  return {
+    id: s.id,
+    object: "checkout.session" as const,
+    amount_subtotal: s.amountTotal,
+    amount_total: s.amountTotal,
+    cancel_url: s.cancelUrl,
+    client_reference_id: s.userId,
+    created: s.created,
+    currency: s.currency,
+    customer: s.customerId,
+    expires_at: s.expiresAt,
+    invoice: paid && s.mode === "subscription" ? s.invoiceId : null,
+    livemode: false,
+    metadata: checkoutSessionMetadata({
+      userId: s.userId,
+      productId: s.productId,
+      priceId: s.priceId,
+      kind: s.mode === "subscription" ? "subscription" : "topup",
+    }),
+    mode: s.mode,
+    payment_intent: paid && s.mode === "payment" ? s.paymentIntentId : null,
+    payment_method_types: ["card"],
+    payment_status: paid ? ("paid" as const) : ("unpaid" as const),
+    status,
+    subscription: paid && s.mode === "subscription" ? s.subscriptionId : null,
+    success_url: s.successUrl,
+    // A hosted session's URL is only given while it is open.
+    url: null,
+  } satisfies DeepPartial<Stripe.Checkout.Session>;
+}
+
+export function checkoutSessionCompletedEvent(meta: EventMeta, session: CheckoutSessionInput) {
+  return envelope(
+    meta,
+    "checkout.session.completed",
+    checkoutSessionObject(session, "complete"),
+  ) satisfies DeepPartial<Stripe.CheckoutSessionCompletedEvent>;
+}
+
+// ---- invoice ----
+
+export interface SubscriptionInvoiceInput {
+  /** in_… */
+  id: string;
+  customerId: string;
+  subscriptionId: string;
+  /** si_… */
+  subscriptionItemId: string;
+  userId: string;
+  productId: string;
+  /** Product name for the line description, e.g. "Tier A". */
+  productName: string;
+  priceId: string;
+  billingReason: "subscription_create" | "subscription_cycle";
+  /** Minor units. */
+  amount: number;
+  currency: string;
+  /** The service period the invoice bills: what credits are granted for. */
+  period: { start: Seconds; end: Seconds };
+  created: Seconds;
+  attemptCount: number;
+}
+
+function invoiceObject(
+  inv: SubscriptionInvoiceInput,
+  outcome: { paidAt: Seconds } | { nextPaymentAttempt: Seconds | null },
+) {
+  const paid = "paidAt" in outcome;
+  // Stripe's invoice-level period_start/period_end are the USAGE period, which for a subscription
+  // invoice looks back one period (and is a single instant on the first invoice). The period that
+  // is being paid for is the line's. The parser therefore reads the line, never these.
+  const usageInstant = inv.period.start;
+  return {
+    id: inv.id,
+    object: "invoice" as const,
+    amount_due: inv.amount,
+    amount_paid: paid ? inv.amount : 0,
+    amount_remaining: paid ? 0 : inv.amount,
+    attempt_count: inv.attemptCount,
+    attempted: true,
+    billing_reason: inv.billingReason,
+    collection_method: "charge_automatically" as const,
+    created: inv.created,
+    currency: inv.currency,
+    customer: inv.customerId,
+    lines: {
+      object: "list" as const,
+      data: [
+        {
+          id: `il_${inv.id.replace(/^in_/, "")}`,
+          object: "line_item" as const,
+          amount: inv.amount,
+          currency: inv.currency,
+          description: `1 × ${inv.productName}`,
+          invoice: inv.id,
+          livemode: false,
+          metadata: {},
+          parent: {
+            type: "subscription_item_details" as const,
+            invoice_item_details: null,
+            subscription_item_details: {
+              invoice_item: null,
+              proration: false,
+              proration_details: { credited_items: null },
+              subscription: inv.subscriptionId,
+              subscription_item: inv.subscriptionItemId,
+            },
+          },
+          period: { start: inv.period.start, end: inv.period.end },
+          pricing: {
+            type: "price_details" as const,
+            price_details: { price: inv.priceId, product: inv.productId },
+          },
+          quantity: 1,
+          subtotal: inv.amount,
+        },
+      ],
+      has_more: false,
+      url: `/v1/invoices/${inv.id}/lines`,
+    },
+    livemode: false,
+    metadata: {},
+    next_payment_attempt: paid ? null : outcome.nextPaymentAttempt,
+    parent: {
+      type: "subscription_details" as const,
+      quote_details: null,
+      subscription_details: {
+        metadata: subscriptionMetadata({ userId: inv.userId, productId: inv.productId }),
+        subscription: inv.subscriptionId,
+      },
+    },
+    period_end: usageInstant,
+    period_start: usageInstant,
+    status: paid ? ("paid" as const) : ("open" as const),
+    status_transitions: {
+      finalized_at: inv.created,
+      marked_uncollectible_at: null,
+      paid_at: paid ? outcome.paidAt : null,
+      voided_at: null,
+    },
+    subtotal: inv.amount,
+    total: inv.amount,
+  } satisfies DeepPartial<Stripe.Invoice>;
+}
+
+export function invoicePaidEvent(meta: EventMeta, invoice: SubscriptionInvoiceInput, paidAt: Seconds) {
+  return envelope(
+    meta,
+    "invoice.paid",
+    invoiceObject(invoice, { paidAt }),
+  ) satisfies DeepPartial<Stripe.InvoicePaidEvent>;
+}
+
+/** `nextPaymentAttempt` null: this was the provider's last try (it will now cancel or mark unpaid). */
+export function invoicePaymentFailedEvent(
+  meta: EventMeta,
+  invoice: SubscriptionInvoiceInput,
+  nextPaymentAttempt: Seconds | null,
+) {
+  return envelope(
+    meta,
+    "invoice.payment_failed",
+    invoiceObject(invoice, { nextPaymentAttempt }),
+  ) satisfies DeepPartial<Stripe.InvoicePaymentFailedEvent>;
+}
+
+// ---- subscription ----
+
+export interface SubscriptionObjectInput {
+  /** sub_… */
+  id: string;
+  customerId: string;
+  userId: string;
+  productId: string;
+  priceId: string;
+  /** Minor units a period. */
+  unitAmount: number;
+  currency: string;
+  subscriptionItemId: string;
+  status: "active" | "past_due" | "canceled" | "unpaid" | "incomplete" | "incomplete_expired";
+  currentPeriod: { start: Seconds; end: Seconds };
+  cancelAtPeriodEnd: boolean;
+  created: Seconds;
+  canceledAt: Seconds | null;
+  endedAt: Seconds | null;
+  latestInvoiceId: string | null;
+}
+
+export function subscriptionObject(s: SubscriptionObjectInput) {
+  return {
+    id: s.id,
+    object: "subscription" as const,
+    billing_cycle_anchor: s.created,
+    cancel_at: s.cancelAtPeriodEnd ? s.currentPeriod.end : null,
+    cancel_at_period_end: s.cancelAtPeriodEnd,
+    canceled_at: s.canceledAt,
+    collection_method: "charge_automatically" as const,
+    created: s.created,
+    currency: s.currency,
+    customer: s.customerId,
+    ended_at: s.endedAt,
+    items: {
+      object: "list" as const,
+      data: [
+        {
+          id: s.subscriptionItemId,
+          object: "subscription_item" as const,
+          created: s.created,
+          current_period_end: s.currentPeriod.end,
+          current_period_start: s.currentPeriod.start,
+          metadata: {},
+          price: {
+            id: s.priceId,
+            object: "price" as const,
+            active: true,
+            currency: s.currency,
+            livemode: false,
+            product: s.productId,
+            recurring: {
+              interval: "month" as const,
+              interval_count: 1,
+              usage_type: "licensed" as const,
+              meter: null,
+            },
+            type: "recurring" as const,
+            unit_amount: s.unitAmount,
+          },
+          quantity: 1,
+          subscription: s.id,
+        },
+      ],
+      has_more: false,
+      url: `/v1/subscription_items?subscription=${s.id}`,
+    },
+    latest_invoice: s.latestInvoiceId,
+    livemode: false,
+    metadata: subscriptionMetadata({ userId: s.userId, productId: s.productId }),
+    start_date: s.created,
+    status: s.status,
+  } satisfies DeepPartial<Stripe.Subscription>;
+}
+
+export function subscriptionUpdatedEvent(
+  meta: EventMeta,
+  subscription: SubscriptionObjectInput,
+  previousAttributes: Record<string, unknown>,
+) {
+  return envelope(
+    meta,
+    "customer.subscription.updated",
+    subscriptionObject(subscription),
+    previousAttributes,
+  ) satisfies DeepPartial<Stripe.CustomerSubscriptionUpdatedEvent>;
+}
+
+export function subscriptionDeletedEvent(meta: EventMeta, subscription: SubscriptionObjectInput) {
+  return envelope(
+    meta,
+    "customer.subscription.deleted",
+    subscriptionObject(subscription),
+  ) satisfies DeepPartial<Stripe.CustomerSubscriptionDeletedEvent>;
+}
+
+// ---- the parser ----
+
+/** Where the event came from, for logs and the processed-events table. */
+export interface EventRef {
+  eventId: string;
+  eventType: string;
+  created: Date;
+  livemode: boolean;
+}
+
+/**
+ * What fulfilment needs from an event. `userId` is null when an invoice or subscription carries
+ * no user metadata: then find the user by `subscriptionId` (or `customerId`).
+ */
+export type BillingEvent = EventRef &
+  (
+    | {
+        kind: "topup_paid";
+        userId: string;
+        customerId: string | null;
+        checkoutSessionId: string;
+        productId: string;
+        amountTotal: number | null;
+        currency: string | null;
+        paidAt: Date;
+        fulfilmentKey: string;
+      }
+    | {
+        kind: "subscription_started";
+        userId: string | null;
+        customerId: string | null;
+        subscriptionId: string;
+        productId: string;
+        /** Null from the checkout event, which does not carry it. */
+        period: Period | null;
+        paidAt: Date;
+        checkoutSessionId: string | null;
+        invoiceId: string | null;
+        fulfilmentKey: string;
+      }
+    | {
+        kind: "renewal_paid";
+        userId: string | null;
+        customerId: string | null;
+        subscriptionId: string;
+        invoiceId: string;
+        productId: string;
+        period: Period;
+        paidAt: Date;
+        amountPaid: number;
+        currency: string;
+        fulfilmentKey: string;
+      }
+    | {
+        kind: "renewal_failed";
+        userId: string | null;
+        customerId: string | null;
+        subscriptionId: string;
+        invoiceId: string;
+        period: Period;
+        attemptCount: number | null;
+        /** Null when the provider will not try again. */
+        nextPaymentAttempt: Date | null;
+      }
+    | {
+        kind: "subscription_updated";
+        userId: string | null;
+        customerId: string | null;
+        subscriptionId: string;
+        status: string;
+        cancelAtPeriodEnd: boolean;
+        productId: string | null;
+        period: Period | null;
+      }
+    | {
+        kind: "subscription_ended";
+        userId: string | null;
+        customerId: string | null;
+        subscriptionId: string;
+        endedAt: Date;
+      }
+    | { kind: "ignored"; reason: string }
+  );
+
+export type ParseResult = { ok: true; event: BillingEvent } | { ok: false; error: string };
+
+/** An id, or the object it names when the event was expanded. */
+const idRef = z.union([z.string().min(1), z.object({ id: z.string().min(1) }).transform((o) => o.id)]);
+const metadataSchema = z.record(z.string(), z.string()).nullish();
+const seconds = z.number().int().nonnegative();
+
+const envelopeSchema = z.object({
+  id: z.string().min(1),
+  object: z.literal("event"),
+  type: z.string().min(1),
+  created: seconds,
+  livemode: z.boolean().optional(),
+  data: z.object({ object: z.record(z.string(), z.unknown()) }),
+});
+
+const sessionSchema = z.object({
+  id: z.string().min(1),
+  mode: z.string(),
+  payment_status: z.string(),
+  client_reference_id: z.string().nullish(),
+  customer: idRef.nullish(),
+  metadata: metadataSchema,
+  subscription: idRef.nullish(),
+  invoice: idRef.nullish(),
+  amount_total: z.number().nullish(),
+  currency: z.string().nullish(),
+});
+
+const lineSchema = z.object({
+  period: z.object({ start: seconds, end: seconds }),
+  pricing: z.object({ price_details: z.object({ product: idRef, price: idRef }).nullish() }).nullish(),
+  /** Before API version 2025-03-31. */
+  price: z.object({ product: idRef }).nullish(),
+  parent: z
+    .object({ subscription_item_details: z.object({ proration: z.boolean().nullish() }).nullish() })
+    .nullish(),
+  /** Before API version 2025-03-31. */
+  proration: z.boolean().nullish(),
+});
+
+const invoiceSchema = z.object({
+  id: z.string().min(1),
+  billing_reason: z.string().nullish(),
+  customer: idRef.nullish(),
+  currency: z.string(),
+  amount_paid: z.number(),
+  attempt_count: z.number().int().nullish(),
+  next_payment_attempt: seconds.nullish(),
+  status_transitions: z.object({ paid_at: seconds.nullish() }).nullish(),
+  parent: z
+    .object({ subscription_details: z.object({ subscription: idRef, metadata: metadataSchema }).nullish() })
+    .nullish(),
+  /** Before API version 2025-03-31. */
+  subscription: idRef.nullish(),
+  lines: z.object({ data: z.array(lineSchema) }),
+});
+
+const subscriptionSchema = z.object({
+  id: z.string().min(1),
+  status: z.string(),
+  cancel_at_period_end: z.boolean(),
+  customer: idRef.nullish(),
+  metadata: metadataSchema,
+  ended_at: seconds.nullish(),
+  canceled_at: seconds.nullish(),
+  items: z.object({
+    data: z.array(
+      z.object({
+        current_period_start: seconds.nullish(),
+        current_period_end: seconds.nullish(),
+        price: z.object({ product: idRef }),
+      }),
+    ),
+  }),
+  /** Before API version 2025-03-31. */
+  current_period_start: seconds.nullish(),
+  current_period_end: seconds.nullish(),
+});
+
+const fromSeconds = (s: number) => new Date(s * 1000);
+
+function describeIssues(error: z.ZodError): string {
+  return error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ");
+}
+
+/**
+ * Reduces a verified webhook event (its JSON already parsed) to a BillingEvent. Event types and
+ * variants we do not act on come back as kind "ignored" (answer 200, nothing to do). `ok: false`
+ * means an event we act on is missing what we need: log it as an error; whether to answer 4xx (so
+ * the provider retries) or 200 is the route's call.
+ */
+export function parseStripeEvent(input: unknown): ParseResult {
+  const env = envelopeSchema.safeParse(input);
+  if (!env.success) return { ok: false, error: `not a Stripe event: ${describeIssues(env.error)}` };
+  const ref: EventRef = {
+    eventId: env.data.id,
+    eventType: env.data.type,
+    created: fromSeconds(env.data.created),
+    livemode: env.data.livemode ?? false,
+  };
+  const object = env.data.data.object;
+  const ignored = (reason: string): ParseResult => ({ ok: true, event: { ...ref, kind: "ignored", reason } });
+  const fail = (error: string): ParseResult => ({
+    ok: false,
+    error: `${ref.eventType} ${ref.eventId}: ${error}`,
+  });
+
+  switch (ref.eventType) {
+    case "checkout.session.completed": {
+      const parsed = sessionSchema.safeParse(object);
+      if (!parsed.success) return fail(describeIssues(parsed.error));
+      const s = parsed.data;
+      if (s.payment_status !== "paid")
+        return ignored(`checkout session not paid (payment_status ${s.payment_status})`);
+      const userId = s.client_reference_id ?? s.metadata?.[METADATA.userId] ?? null;
+      const productId = s.metadata?.[METADATA.productId] ?? null;
+      if (userId === null) return fail("no client_reference_id or user_id metadata");
+      if (productId === null) return fail("no product_id metadata");
+      const common = { userId, customerId: s.customer ?? null, productId, paidAt: ref.created };
+      if (s.mode === "payment") {
+        return {
+          ok: true,
+          event: {
+            ...ref,
+            ...common,
+            kind: "topup_paid",
+            checkoutSessionId: s.id,
+            amountTotal: s.amount_total ?? null,
+            currency: s.currency ?? null,
+            fulfilmentKey: topUpKey(s.id),
+          },
+        };
+      }
+      if (s.mode === "subscription") {
+        if (!s.subscription) return fail("subscription-mode session without a subscription");
+        return {
+          ok: true,
+          event: {
+            ...ref,
+            ...common,
+            kind: "subscription_started",
+            subscriptionId: s.subscription,
+            period: null,
+            checkoutSessionId: s.id,
+            invoiceId: s.invoice ?? null,
+            fulfilmentKey: firstPaymentKey(s.subscription),
+          },
+        };
+      }
+      return ignored(`checkout session in ${s.mode} mode`);
+    }
+
+    case "invoice.paid":
+    case "invoice.payment_failed": {
+      const parsed = invoiceSchema.safeParse(object);
+      if (!parsed.success) return fail(describeIssues(parsed.error));
+      const inv = parsed.data;
+      const subscriptionId = inv.parent?.subscription_details?.subscription ?? inv.subscription ?? null;
+      if (subscriptionId === null) return ignored("invoice not generated by a subscription");
+      const reason = inv.billing_reason ?? null;
+      if (reason !== "subscription_create" && reason !== "subscription_cycle") {
+        return ignored(`invoice billing_reason ${reason}`);
+      }
+      // The subscription's own line, not a proration adjustment.
+      const line =
+        inv.lines.data.find(
+          (l) => !(l.parent?.subscription_item_details?.proration ?? l.proration ?? false),
+        ) ?? inv.lines.data[0];
+      const productId = line?.pricing?.price_details?.product ?? line?.price?.product ?? null;
+      if (!line || productId === null) return fail("no subscription line with a product");
+      const period = { start: fromSeconds(line.period.start), end: fromSeconds(line.period.end) };
+      const who = {
+        userId: inv.parent?.subscription_details?.metadata?.[METADATA.userId] ?? null,
+        customerId: inv.customer ?? null,
+        subscriptionId,
+      };
+
+      if (ref.eventType === "invoice.payment_failed") {
+        // A first payment that fails in Checkout never creates the subscription; nothing to undo.
+        if (reason !== "subscription_cycle") return ignored("first payment failed");
+        return {
+          ok: true,
+          event: {
+            ...ref,
+            ...who,
+            kind: "renewal_failed",
+            invoiceId: inv.id,
+            period,
+            attemptCount: inv.attempt_count ?? null,
+            nextPaymentAttempt:
+              inv.next_payment_attempt == null ? null : fromSeconds(inv.next_payment_attempt),
+          },
+        };
+      }
+      const paidAt =
+        inv.status_transitions?.paid_at == null ? ref.created : fromSeconds(inv.status_transitions.paid_at);
+      if (reason === "subscription_create") {
+        return {
+          ok: true,
+          event: {
+            ...ref,
+            ...who,
+            kind: "subscription_started",
+            productId,
+            period,
+            paidAt,
+            checkoutSessionId: null,
+            invoiceId: inv.id,
+            fulfilmentKey: firstPaymentKey(subscriptionId),
+          },
+        };
+      }
+      return {
+        ok: true,
+        event: {
+          ...ref,
+          ...who,
+          kind: "renewal_paid",
+          invoiceId: inv.id,
+          productId,
+          period,
+          paidAt,
+          amountPaid: inv.amount_paid,
+          currency: inv.currency,
+          fulfilmentKey: renewalKey(subscriptionId, period.start),
+        },
+      };
+    }
+
+    case "customer.subscription.updated":
+    case "customer.subscription.deleted": {
+      const parsed = subscriptionSchema.safeParse(object);
+      if (!parsed.success) return fail(describeIssues(parsed.error));
+      const sub = parsed.data;
+      const who = {
+        userId: sub.metadata?.[METADATA.userId] ?? null,
+        customerId: sub.customer ?? null,
+        subscriptionId: sub.id,
+      };
+      if (ref.eventType === "customer.subscription.deleted") {
+        const endedAt = sub.ended_at ?? sub.canceled_at ?? null;
+        return {
+          ok: true,
+          event: {
+            ...ref,
+            ...who,
+            kind: "subscription_ended",
+            endedAt: endedAt === null ? ref.created : fromSeconds(endedAt),
+          },
+        };
+      }
+      const item = sub.items.data[0];
+      const start = item?.current_period_start ?? sub.current_period_start ?? null;
+      const end = item?.current_period_end ?? sub.current_period_end ?? null;
+      return {
+        ok: true,
+        event: {
+          ...ref,
+          ...who,
+          kind: "subscription_updated",
+          status: sub.status,
+          cancelAtPeriodEnd: sub.cancel_at_period_end,
+          productId: item?.price.product ?? null,
+          period:
+            start === null || end === null ? null : { start: fromSeconds(start), end: fromSeconds(end) },
+        },
+      };
+    }
+
+    default:
+      return ignored(`event type ${ref.eventType} is not used`);
+  }
+}
+
+/** parseStripeEvent for the raw body (after the signature check). */
+export function parseStripeEventJson(rawBody: string): ParseResult {
+  let json: unknown;
+  try {
+    json = JSON.parse(rawBody);
+  } catch {
+    return { ok: false, error: "body is not JSON" };
+  }
+  return parseStripeEvent(json);
+}
