@@ -4,19 +4,21 @@
 //
 // Database choice: TEST_DATABASE_URL if set (then it must be reachable); otherwise PostgreSQL on
 // 127.0.0.1:5432 if something answers there; otherwise PGlite only. REQUIRE_POSTGRES=1 (set by
-// .ci/run) turns "no PostgreSQL" into a failure instead of a fallback.
+// .ci/run) turns "no PostgreSQL" into a failure instead of a fallback. Redis, for the shared rate
+// limits, is chosen the same way (TEST_REDIS_URL, else 127.0.0.1:6379, else its tests say skipped).
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { createConnection } from "node:net";
 import { buildIfStale } from "./build-if-stale.ts";
 
 const DEFAULT_PG = "postgres://postgres@127.0.0.1:5432/test";
+const DEFAULT_REDIS = "redis://127.0.0.1:6379";
 const REPORT_DIR = "test-results";
 
 function reachable(url: string, timeoutMs = 1500): Promise<boolean> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve) => {
-    const socket = createConnection({ host: hostname, port: Number(port || 5432) });
+    const socket = createConnection({ host: hostname, port: Number(port) });
     const done = (ok: boolean) => {
       socket.destroy();
       resolve(ok);
@@ -27,13 +29,17 @@ function reachable(url: string, timeoutMs = 1500): Promise<boolean> {
   });
 }
 
-async function chooseDatabase(): Promise<string | undefined> {
-  const explicit = process.env.TEST_DATABASE_URL;
-  const required = process.env.REQUIRE_POSTGRES === "1";
-  const candidate = explicit || DEFAULT_PG;
+/** The URL of a service to test against, or undefined to fall back; exits when it is required. */
+async function chooseService(
+  name: string,
+  explicit: string | undefined,
+  fallback: string,
+  required: boolean,
+): Promise<string | undefined> {
+  const candidate = explicit || fallback;
   if (await reachable(candidate)) return candidate;
   if (explicit || required) {
-    console.error(`PostgreSQL at ${new URL(candidate).host} is not reachable, and this run requires it.`);
+    console.error(`${name} at ${new URL(candidate).host} is not reachable, and this run requires it.`);
     process.exit(1);
   }
   return undefined;
@@ -69,12 +75,23 @@ function playwrightCounts(file: string): Counts {
   return { passed: r.stats.expected + r.stats.flaky, failed: r.stats.unexpected, skipped: r.stats.skipped };
 }
 
-const pg = await chooseDatabase();
-const env: NodeJS.ProcessEnv = { ...process.env, ...(pg ? { TEST_DATABASE_URL: pg } : {}) };
+const required = process.env.REQUIRE_POSTGRES === "1";
+const pg = await chooseService("PostgreSQL", process.env.TEST_DATABASE_URL, DEFAULT_PG, required);
+const redis = await chooseService("Redis", process.env.TEST_REDIS_URL, DEFAULT_REDIS, required);
+const env: NodeJS.ProcessEnv = {
+  ...process.env,
+  ...(pg ? { TEST_DATABASE_URL: pg } : {}),
+  ...(redis ? { TEST_REDIS_URL: redis } : {}),
+};
 console.log(
   pg
     ? `Database tests run on PGlite and on PostgreSQL (${new URL(pg).host}${new URL(pg).pathname}).`
     : "Database tests run on PGlite only: no PostgreSQL is reachable (set TEST_DATABASE_URL to use one).",
+);
+console.log(
+  redis
+    ? `Shared rate-limit tests run on Redis (${new URL(redis).host}).`
+    : "Shared rate-limit tests are skipped: no Redis is reachable (set TEST_REDIS_URL to use one).",
 );
 
 rmSync(REPORT_DIR, { recursive: true, force: true });
@@ -100,6 +117,6 @@ const total = {
 };
 console.log(`\nunit and API: ${unit.passed} passed, ${unit.failed} failed (Vitest)`);
 console.log(`browser: ${e2e.passed} passed, ${e2e.failed} failed (Playwright, Chromium)`);
-console.log(`database: ${pg ? "PGlite and PostgreSQL" : "PGlite only"}`);
+console.log(`database: ${pg ? "PGlite and PostgreSQL" : "PGlite only"}; Redis: ${redis ? "yes" : "no"}`);
 console.log(`tests: ${total.passed} passed, ${total.failed} failed, ${total.skipped} skipped`);
 process.exit(unitStatus !== 0 || e2eStatus !== 0 || total.failed > 0 || total.passed === 0 ? 1 : 0);
