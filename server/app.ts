@@ -3,10 +3,12 @@
 import { Hono } from "hono";
 import type { Logger } from "pino";
 import { createAccounts } from "./accounts/accounts.ts";
-import { type AccountHooks, noAccountHooks } from "./accounts/hooks.ts";
+import type { AccountHooks } from "./accounts/hooks.ts";
 import type { AccessTokens } from "./auth/access-tokens.ts";
 import type { PasswordHasher } from "./auth/passwords.ts";
 import type { BackgroundTasks } from "./background.ts";
+import type { Catalogue } from "./billing/catalogue.ts";
+import { createBilling } from "./billing/service.ts";
 import type { Clock } from "./clock.ts";
 import type { Db } from "./db/types.ts";
 import type { Config } from "./env.ts";
@@ -15,12 +17,28 @@ import type { RateLimiter } from "./http/rate-limit.ts";
 import { requestLog } from "./http/request-log.ts";
 import { securityHeaders } from "./http/security-headers.ts";
 import { type Mailer, outboxDir } from "./mail/mailer.ts";
+import type { LocalPayments } from "./payments/local/local-payments.ts";
+import type { PaymentProvider } from "./payments/provider.ts";
+import { checkoutRoutes } from "./routes/checkout/page.ts";
+import { devBillingRoutes } from "./routes/dev/billing.ts";
 import { devMailRoutes } from "./routes/dev/mail.ts";
 import { v1Routes } from "./routes/v1.ts";
 import { siteRoutes } from "./site/serve.ts";
 import type { Site } from "./site/site.ts";
 
-export type AppConfig = Pick<Config, "TRUST_PROXY" | "NODE_ENV" | "portalUrl" | "corsOrigins" | "dataDir">;
+export type AppConfig = Pick<
+  Config,
+  "TRUST_PROXY" | "NODE_ENV" | "portalUrl" | "corsOrigins" | "dataDir" | "FREE_INITIAL_CREDITS"
+>;
+
+/** The payment side: what is sold, who takes the money, and the key webhook events are signed with. */
+export interface AppPayments {
+  catalogue: Catalogue;
+  provider: PaymentProvider;
+  webhookSecret: string;
+  /** Present when the provider is the embedded local one (its hosted page, deliveries and billing job). */
+  local?: LocalPayments | undefined;
+}
 
 export interface AppDeps {
   config: AppConfig;
@@ -35,7 +53,8 @@ export interface AppDeps {
   tasks: BackgroundTasks;
   passwords: PasswordHasher;
   accessTokens: AccessTokens;
-  /** Billing plugs in here (free credits on verification). */
+  payments: AppPayments;
+  /** Replaces billing's account hooks (free credits on verification); for tests of the account flow. */
   hooks?: AccountHooks | undefined;
 }
 
@@ -48,13 +67,24 @@ export function createApp(deps: AppDeps): Hono {
 
   app.get("/healthz", (c) => c.json({ status: "ok" }));
 
+  const billing = createBilling({
+    db: deps.db,
+    clock: deps.clock,
+    logger: deps.logger,
+    catalogue: deps.payments.catalogue,
+    provider: deps.payments.provider,
+    webhookSecret: deps.payments.webhookSecret,
+    freeInitialCredits: deps.config.FREE_INITIAL_CREDITS,
+    portalUrl: deps.config.portalUrl,
+    afterProviderChange: deps.payments.local ? deps.payments.local.deliverSoon : () => {},
+  });
   const accounts = createAccounts({
     db: deps.db,
     clock: deps.clock,
     passwords: deps.passwords,
     mailer: deps.mailer,
     tasks: deps.tasks,
-    hooks: deps.hooks ?? noAccountHooks,
+    hooks: deps.hooks ?? billing.hooks,
     logger: deps.logger,
     portalUrl: deps.config.portalUrl,
   });
@@ -66,14 +96,31 @@ export function createApp(deps: AppDeps): Hono {
       accounts,
       accessTokens: deps.accessTokens,
       limiter: deps.limiter,
+      tiers: (productId) => deps.payments.catalogue.findTier(productId)?.tier,
       trustProxy,
     },
     deps.config.corsOrigins,
+    { billing, catalogue: deps.payments.catalogue },
   );
   app.route("/", api);
 
+  const local = deps.payments.local;
+  if (local) {
+    const catalogue = deps.payments.catalogue;
+    app.route(
+      "/_checkout",
+      checkoutRoutes({
+        provider: local.provider,
+        portalUrl: deps.config.portalUrl,
+        productName: (id) => catalogue.findTier(id)?.tier.name ?? catalogue.findTopUp(id)?.topUp.name ?? id,
+        afterPayment: local.deliverSoon,
+      }),
+    );
+  }
+
   if (deps.config.NODE_ENV !== "production") {
     app.route("/_dev", devMailRoutes(outboxDir(deps.config.dataDir), deps.mailer.transport));
+    if (local) app.route("/_dev", devBillingRoutes(deps.db, local));
   }
 
   // Last: the portal answers every path nothing above claimed.

@@ -8,6 +8,8 @@ const PRODUCTION = {
   DATABASE_URL: "postgres://app:secret@db.internal:5432/portal",
   SMTP_URL: "smtps://mailer:secret@smtp.example.com:465",
   MAIL_FROM: '"AI Studio" <no-reply@example.com>',
+  STRIPE_SECRET_KEY: "sk_live_abc123",
+  STRIPE_WEBHOOK_SECRET: "whsec_0123456789abcdef",
 };
 
 function problemsOf(source: Record<string, string>): string[] {
@@ -53,6 +55,8 @@ describe("loadConfig", () => {
       expect.stringMatching(/^DATABASE_URL: required/),
       expect.stringMatching(/^SMTP_URL: required/),
       expect.stringMatching(/^MAIL_FROM: required/),
+      expect.stringMatching(/^STRIPE_SECRET_KEY: required/),
+      expect.stringMatching(/^STRIPE_WEBHOOK_SECRET: required/),
     ]);
   });
 

@@ -62,6 +62,19 @@ export const envSchema = z.object({
   /** Reset-request and resend-verification calls per minute per client IP. */
   RATE_LIMIT_EMAIL_IP_PER_MINUTE: perMinute(10),
 
+  /** Stripe secret key (sk_live_… / sk_test_…). Unset: the embedded local checkout (refused in production). */
+  STRIPE_SECRET_KEY: optional(
+    z.string().regex(/^(sk|rk)_(test|live)_\w+$/, { error: "must look like sk_test_… or sk_live_…" }),
+  ),
+  /** Signing secret of the Stripe webhook endpoint (whsec_…). Unset in development: derived from the JWT secret. */
+  STRIPE_WEBHOOK_SECRET: optional(z.string().min(16, { error: "must be at least 16 characters" })),
+  /** Where the local provider delivers its webhook events. Default: http://127.0.0.1:PORT/v1/webhooks/stripe. */
+  LOCAL_WEBHOOK_URL: optional(urlWithScheme(["http:", "https:"], "http://127.0.0.1:4321/v1/webhooks/stripe")),
+  /** Origin the browser reaches this server on, for local checkout page URLs. Default: PORTAL_URL's origin when it is on PORT, else http://HOST:PORT. */
+  LOCAL_CHECKOUT_URL: optional(urlWithScheme(["http:", "https:"], "http://localhost:4321")),
+  /** How often the local provider's billing job runs (renewals, period ends, webhook retries). */
+  BILLING_JOB_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(30),
+
   /** Credits a user receives once, when their e-mail address is verified (granted by billing). */
   FREE_INITIAL_CREDITS: z.coerce.number().int().min(0).max(1_000_000).default(50),
 });
@@ -119,6 +132,12 @@ function productionProblems(source: Record<string, string | undefined>): string[
   }
   if (missing("SMTP_URL")) problems.push("SMTP_URL: required in production (the outbox only writes files)");
   if (missing("MAIL_FROM")) problems.push("MAIL_FROM: required in production (sender of account mails)");
+  if (missing("STRIPE_SECRET_KEY")) {
+    problems.push("STRIPE_SECRET_KEY: required in production (the local checkout takes no real money)");
+  }
+  if (missing("STRIPE_WEBHOOK_SECRET")) {
+    problems.push("STRIPE_WEBHOOK_SECRET: required in production (signing secret of the webhook endpoint)");
+  }
   return problems;
 }
 

@@ -13,6 +13,8 @@ import { ConfigError, loadConfig } from "./env.ts";
 import { createRateLimiter } from "./http/rate-limit.ts";
 import { createLogger } from "./logger.ts";
 import { createMailer } from "./mail/mailer.ts";
+import { offsetClock } from "./payments/local/billing-clock.ts";
+import { selectPayments } from "./payments/select-payments.ts";
 import { connectRedis } from "./redis.ts";
 import { loadSite } from "./site/site.ts";
 
@@ -26,7 +28,10 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger({ level: config.LOG_LEVEL });
   const site = config.distDir ? await loadSite(config.distDir) : undefined;
-  const clock = systemClock;
+  // The whole app reads the billing clock: real time plus the offset `npm run billing:advance`
+  // moves (development with the local provider only; otherwise it stays 0), so tokens, grants and
+  // webhook signatures agree on "now".
+  const clock = offsetClock(systemClock);
 
   const database = await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.dataDir });
   await database.migrate();
@@ -34,6 +39,8 @@ async function main(): Promise<void> {
   const redis: Redis | undefined = config.REDIS_URL ? connectRedis(config.REDIS_URL, logger) : undefined;
   const mailer = createMailer(config, clock, logger);
   const tasks = createBackgroundTasks(logger);
+  const jwtSecret = resolveJwtSecret(config.JWT_SECRET, config.dataDir);
+  const payments = await selectPayments(config, { db: database.db, clock, logger, tasks, jwtSecret });
   const app = createApp({
     config,
     site,
@@ -44,9 +51,10 @@ async function main(): Promise<void> {
     tasks,
     limiter: createRateLimiter({ limits: config.rateLimits, redis }),
     passwords: createPasswordHasher(),
+    payments,
     accessTokens: createAccessTokens(
       {
-        secret: resolveJwtSecret(config.JWT_SECRET, config.dataDir),
+        secret: jwtSecret,
         issuer: config.JWT_ISSUER,
         audience: config.JWT_AUDIENCE,
         ttlSeconds: config.JWT_TTL_SECONDS,
@@ -62,10 +70,27 @@ async function main(): Promise<void> {
         mail: mailer.transport === "smtp" ? "SMTP" : `outbox in ${config.dataDir}/outbox (see /_dev/mail)`,
         rateLimits: redis ? "Redis" : "memory",
         portal: site ? config.distDir : "not served (API only)",
+        payments: payments.description,
       },
       `Portal and API listening on http://${config.HOST}:${info.port}`,
     );
   });
+
+  // The local provider's billing job: renewals and period ends due by the billing clock, and
+  // webhook deliveries (first attempts and retries). One run at a time. (Stripe bills by itself.)
+  const local = payments.local;
+  let jobRunning = false;
+  const billingJob = setInterval(() => {
+    if (jobRunning || !local) return;
+    jobRunning = true;
+    local
+      .runJob()
+      .catch((error: unknown) => logger.error({ err: error }, "Billing job failed"))
+      .finally(() => {
+        jobRunning = false;
+      });
+  }, config.BILLING_JOB_INTERVAL_SECONDS * 1000);
+  billingJob.unref();
 
   let stopping = false;
   const stop = (signal: string) => {
@@ -73,6 +98,7 @@ async function main(): Promise<void> {
     stopping = true;
     logger.info({ signal }, "Shutting down");
     setTimeout(() => process.exit(1), 10_000).unref();
+    clearInterval(billingJob);
     server.close(async () => {
       // Let queued mails go out before the database they read from closes.
       await tasks.idle();

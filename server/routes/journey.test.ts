@@ -1,4 +1,5 @@
 // The whole account journey through the API, as the portal drives it.
+
 import { describe, expect, it } from "vitest";
 import { DETAIL } from "../../contract/messages.ts";
 import { TEST_DATABASES } from "../../tests/fixtures/test-db.ts";
@@ -12,7 +13,7 @@ import {
   tokenFromLink,
 } from "../testing/api-client.ts";
 import { useTestApp } from "../testing/suite.ts";
-import { TEST_PORTAL_URL } from "../testing/test-app.ts";
+import { TEST_FREE_CREDITS, TEST_PORTAL_URL } from "../testing/test-app.ts";
 
 const NEW_PASSWORD = "Changed7$";
 
@@ -55,7 +56,8 @@ describe.each(TEST_DATABASES)("account journey (%s)", (kind) => {
       id,
       username: "journey",
       email_verified: true,
-      credit_balance: 0,
+      // The free initial credits, granted on verification.
+      credit_balance: TEST_FREE_CREDITS,
     });
 
     // Reset request -> mail -> check -> reset.

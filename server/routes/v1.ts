@@ -9,12 +9,18 @@ import { emailVerificationRoutes } from "./auth/email-verification.ts";
 import { passwordResetRoutes } from "./auth/password-reset.ts";
 import { registerRoutes } from "./auth/register.ts";
 import { tokenRoutes } from "./auth/token.ts";
+import { type BillingRouteDeps, billingRoutes } from "./billing/routes.ts";
 import { docsRoutes } from "./docs/routes.ts";
 import { userRoutes } from "./users/routes.ts";
+import { webhookRoutes } from "./webhooks/routes.ts";
 
 export const API_PREFIX = "/v1";
 
-export function v1Routes(deps: ApiDeps, corsOrigins: string[]): OpenAPIHono<AppEnv> {
+export function v1Routes(
+  deps: ApiDeps,
+  corsOrigins: string[],
+  billing: Pick<BillingRouteDeps, "billing" | "catalogue">,
+): OpenAPIHono<AppEnv> {
   // basePath rather than mounting under /v1: the OpenAPI document then shows the full paths.
   const api = new OpenAPIHono<AppEnv>().basePath(API_PREFIX);
   registerSecuritySchemes(api.openAPIRegistry);
@@ -25,6 +31,8 @@ export function v1Routes(deps: ApiDeps, corsOrigins: string[]): OpenAPIHono<AppE
   api.route("/", userRoutes(deps));
   api.route("/", passwordResetRoutes(deps));
   api.route("/", emailVerificationRoutes(deps));
+  api.route("/", billingRoutes({ ...deps, ...billing }));
+  api.route("/", webhookRoutes(billing.billing));
   docsRoutes(api, API_PREFIX);
 
   // Unknown /v1 paths answer JSON here rather than falling through to the portal's 404 page.

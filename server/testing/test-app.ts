@@ -5,11 +5,13 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Hono } from "hono";
+import { PRODUCT_IDS } from "../../contract/product-ids.ts";
 import type { AccountHooks } from "../accounts/hooks.ts";
 import { type AppDeps, createApp } from "../app.ts";
 import { createAccessTokens } from "../auth/access-tokens.ts";
 import { createPasswordHasher, type PasswordHasher } from "../auth/passwords.ts";
 import { type BackgroundTasks, createBackgroundTasks } from "../background.ts";
+import { type Catalogue, createCatalogue } from "../billing/catalogue.ts";
 import { ManualClock } from "../clock.ts";
 import type { Db } from "../db/types.ts";
 import type { RateLimitConfig } from "../env.ts";
@@ -17,6 +19,8 @@ import { createRateLimiter, type RateLimiter } from "../http/rate-limit.ts";
 import { createLogger } from "../logger.ts";
 import { createOutboxMailer, type Mailer, outboxDir } from "../mail/mailer.ts";
 import { listOutbox, type OutboxEntry } from "../mail/outbox.ts";
+import type { SendWebhook } from "../payments/local/deliveries.ts";
+import { createLocalPayments, type LocalPayments } from "../payments/local/local-payments.ts";
 
 export const TEST_PORTAL_URL = "https://portal.test";
 export const TEST_JWT = {
@@ -41,10 +45,17 @@ export interface TestAppOptions {
   mailer?: Mailer;
   passwords?: PasswordHasher;
   corsOrigins?: string[];
+  freeInitialCredits?: number;
 }
+
+export const TEST_WEBHOOK_SECRET = "whsec_test_".padEnd(40, "x");
+export const TEST_FREE_CREDITS = 50;
 
 export interface TestApp {
   app: Hono;
+  /** The embedded payment provider, its deliveries and billing job. */
+  local: LocalPayments;
+  catalogue: Catalogue;
   deps: AppDeps;
   clock: ManualClock;
   tasks: BackgroundTasks;
@@ -70,8 +81,28 @@ export function createTestApp(db: Db, options: TestAppOptions = {}): TestApp {
       logger,
       logLinks: false,
     });
+  const catalogue = createCatalogue(PRODUCT_IDS.test);
+  let app: Hono | undefined;
+  // Webhook deliveries reach the app in-process, exactly as they would over HTTP.
+  const send: SendWebhook = async (body, headers) => {
+    if (!app) throw new Error("app not built yet");
+    const res = await app.request("/v1/webhooks/stripe", { method: "POST", body, headers });
+    await res.arrayBuffer();
+    return res.status;
+  };
+  const local = createLocalPayments({
+    db,
+    clock,
+    logger,
+    tasks,
+    catalogue,
+    checkoutBaseUrl: TEST_PORTAL_URL,
+    webhookSecret: TEST_WEBHOOK_SECRET,
+    send,
+  });
   const deps: AppDeps = {
     config: {
+      FREE_INITIAL_CREDITS: options.freeInitialCredits ?? TEST_FREE_CREDITS,
       TRUST_PROXY: options.trustProxy ?? true,
       NODE_ENV: options.nodeEnv ?? "test",
       portalUrl: TEST_PORTAL_URL,
@@ -87,9 +118,13 @@ export function createTestApp(db: Db, options: TestAppOptions = {}): TestApp {
     passwords: options.passwords ?? createPasswordHasher(),
     accessTokens: createAccessTokens(TEST_JWT, clock),
     hooks: options.hooks,
+    payments: { catalogue, provider: local.provider, webhookSecret: TEST_WEBHOOK_SECRET, local },
   };
+  app = createApp(deps);
   return {
-    app: createApp(deps),
+    app,
+    local,
+    catalogue,
     deps,
     clock,
     tasks,

@@ -13,7 +13,7 @@ import { requireRole, requireUser } from "../../http/auth-guard.ts";
 import { errorHandler } from "../../http/errors.ts";
 import { getJson, verifiedUser } from "../../testing/api-client.ts";
 import { useTestApp } from "../../testing/suite.ts";
-import { TEST_JWT } from "../../testing/test-app.ts";
+import { TEST_FREE_CREDITS, TEST_JWT } from "../../testing/test-app.ts";
 
 describe.each(TEST_DATABASES)("GET /v1/users/me (%s)", (kind) => {
   const ctx = useTestApp(kind);
@@ -24,7 +24,7 @@ describe.each(TEST_DATABASES)("GET /v1/users/me (%s)", (kind) => {
     expect(await res.json()).toEqual({ detail: DETAIL.couldNotValidateCredentials });
   }
 
-  it("returns the user: FREE plan and 0 credits until billing exists", async () => {
+  it("returns the user: FREE plan and the free initial credits", async () => {
     const user = await verifiedUser(ctx.t, "ann");
     const res = await getJson(ctx.t.app, "/v1/users/me", user.accessToken);
     expect(res.status).toBe(200);
@@ -35,7 +35,7 @@ describe.each(TEST_DATABASES)("GET /v1/users/me (%s)", (kind) => {
       email: "ann@example.com",
       role: "user",
       email_verified: true,
-      credit_balance: 0,
+      credit_balance: TEST_FREE_CREDITS,
       subscription: FREE_SUBSCRIPTION,
     });
   });

@@ -25,7 +25,7 @@ export function userRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
       },
     },
     requireUser(deps),
-    async (c) => c.json(await presentUser(deps.db, c.var.user, deps.clock.now()), 200),
+    async (c) => c.json(await presentUser(deps.db, c.var.user, deps.clock.now(), deps.tiers), 200),
   );
   return app;
 }

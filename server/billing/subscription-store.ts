@@ -1,0 +1,105 @@
+// The subscription state machine's state in the database: the user's one live row of
+// `subscriptions` (active or past_due), or none for FREE. Saving a FREE state ends the live row.
+import { randomUUID } from "node:crypto";
+import { and, eq, inArray } from "drizzle-orm";
+import { billingCustomers, subscriptions } from "../db/schema/index.ts";
+import type { DbOrTx } from "../db/types.ts";
+import { FREE, type SubscriptionState } from "../domain/subscription.ts";
+
+const LIVE = ["active", "past_due"] as const;
+
+export async function loadState(db: DbOrTx, userId: string): Promise<SubscriptionState> {
+  const [row] = await db
+    .select()
+    .from(subscriptions)
+    .where(and(eq(subscriptions.userId, userId), inArray(subscriptions.status, [...LIVE])));
+  if (!row || row.status === "ended") return FREE;
+  return {
+    status: row.status,
+    subscriptionId: row.providerSubscriptionId,
+    productId: row.productId,
+    currentPeriodStart: row.currentPeriodStart,
+    currentPeriodEnd: row.currentPeriodEnd,
+    periodIsEstimate: row.periodIsEstimate,
+    cancelAtPeriodEnd: row.cancelAtPeriodEnd,
+    scheduledProductId: row.scheduledProductId,
+  };
+}
+
+/** Persists `after` (the caller holds the user's lock). */
+export async function saveState(
+  db: DbOrTx,
+  userId: string,
+  before: SubscriptionState,
+  after: SubscriptionState,
+  now: Date,
+  customerId: string | null,
+): Promise<void> {
+  if (
+    before.status !== "free" &&
+    (after.status === "free" || after.subscriptionId !== before.subscriptionId)
+  ) {
+    await db
+      .update(subscriptions)
+      .set({ status: "ended", endedAt: now, updatedAt: now })
+      .where(eq(subscriptions.providerSubscriptionId, before.subscriptionId));
+  }
+  if (after.status === "free") return;
+  const fields = {
+    productId: after.productId,
+    status: after.status,
+    currentPeriodStart: after.currentPeriodStart,
+    currentPeriodEnd: after.currentPeriodEnd,
+    periodIsEstimate: after.periodIsEstimate,
+    cancelAtPeriodEnd: after.cancelAtPeriodEnd,
+    scheduledProductId: after.scheduledProductId,
+    endedAt: null,
+    updatedAt: now,
+  };
+  await db
+    .insert(subscriptions)
+    .values({
+      id: randomUUID(),
+      userId,
+      providerSubscriptionId: after.subscriptionId,
+      customerId,
+      createdAt: now,
+      ...fields,
+    })
+    .onConflictDoUpdate({ target: subscriptions.providerSubscriptionId, set: fields });
+}
+
+/** The user an event belongs to when it carries no user id: by subscription, then by customer. */
+export async function findUserByProviderIds(
+  db: DbOrTx,
+  ids: { subscriptionId: string | null; customerId: string | null },
+): Promise<string | undefined> {
+  if (ids.subscriptionId) {
+    const [row] = await db
+      .select({ userId: subscriptions.userId })
+      .from(subscriptions)
+      .where(eq(subscriptions.providerSubscriptionId, ids.subscriptionId));
+    if (row) return row.userId;
+  }
+  if (ids.customerId) {
+    const [row] = await db
+      .select({ userId: billingCustomers.userId })
+      .from(billingCustomers)
+      .where(eq(billingCustomers.customerId, ids.customerId));
+    if (row) return row.userId;
+  }
+  return undefined;
+}
+
+export async function findCustomerId(db: DbOrTx, userId: string): Promise<string | undefined> {
+  const [row] = await db
+    .select({ customerId: billingCustomers.customerId })
+    .from(billingCustomers)
+    .where(eq(billingCustomers.userId, userId));
+  return row?.customerId;
+}
+
+export async function saveCustomerId(db: DbOrTx, userId: string, customerId: string): Promise<string> {
+  await db.insert(billingCustomers).values({ userId, customerId }).onConflictDoNothing();
+  return (await findCustomerId(db, userId)) ?? customerId;
+}

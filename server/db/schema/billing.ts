@@ -1,0 +1,217 @@
+// Tables of billing: our view of each user's subscription, the credit ledger (grants and spends),
+// processed webhook events, checkout sessions, and the local payment provider's own records
+// (the embedded stand-in for Stripe keeps its subscriptions, customers, outgoing webhook deliveries
+// and its billing clock here, so they survive restarts and are shared by several instances).
+import { sql } from "drizzle-orm";
+import {
+  bigint,
+  boolean,
+  check,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from "drizzle-orm/pg-core";
+import { users } from "./accounts.ts";
+
+const at = (name: string) => timestamp(name, { withTimezone: true });
+/** Milli-credits (see server/domain/ledger.ts); sums need 64 bits, and JS numbers hold them exactly. */
+const millicredits = (name: string) => bigint(name, { mode: "number" });
+const userRef = () =>
+  uuid("user_id")
+    .notNull()
+    .references(() => users.id, { onDelete: "cascade" });
+
+/**
+ * Our copy of a user's subscription, as the subscription state machine sees it. `status` live
+ * (active, past_due) or ended; at most one live row per user (partial unique index), and a
+ * provider subscription id appears once, so events find the user through it.
+ */
+export const subscriptions = pgTable(
+  "subscriptions",
+  {
+    id: uuid("id").primaryKey(),
+    userId: userRef(),
+    /** sub_… at the provider. */
+    providerSubscriptionId: text("provider_subscription_id").notNull(),
+    customerId: text("customer_id"),
+    productId: text("product_id").notNull(),
+    status: text("status", { enum: ["active", "past_due", "ended"] }).notNull(),
+    currentPeriodStart: at("current_period_start").notNull(),
+    currentPeriodEnd: at("current_period_end").notNull(),
+    periodIsEstimate: boolean("period_is_estimate").notNull().default(false),
+    cancelAtPeriodEnd: boolean("cancel_at_period_end").notNull().default(false),
+    scheduledProductId: text("scheduled_product_id"),
+    endedAt: at("ended_at"),
+    createdAt: at("created_at").notNull().defaultNow(),
+    updatedAt: at("updated_at").notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex("subscriptions_provider_subscription_id_key").on(t.providerSubscriptionId),
+    uniqueIndex("subscriptions_one_live_per_user_key")
+      .on(t.userId)
+      .where(sql`${t.status} in ('active', 'past_due')`),
+  ],
+);
+export type SubscriptionRow = typeof subscriptions.$inferSelect;
+
+/** The provider's customer of each user, reused for every checkout. */
+export const billingCustomers = pgTable(
+  "billing_customers",
+  {
+    userId: uuid("user_id")
+      .primaryKey()
+      .references(() => users.id, { onDelete: "cascade" }),
+    customerId: text("customer_id").notNull(),
+    createdAt: at("created_at").notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex("billing_customers_customer_id_key").on(t.customerId)],
+);
+
+/** One bucket of credits. Every grant names what paid for it (fulfilment key and payment reference). */
+export const creditGrants = pgTable(
+  "credit_grants",
+  {
+    id: uuid("id").primaryKey(),
+    userId: userRef(),
+    kind: text("kind", { enum: ["subscription", "topup", "free"] }).notNull(),
+    amount: millicredits("amount").notNull(),
+    remaining: millicredits("remaining").notNull(),
+    grantedAt: at("granted_at").notNull(),
+    expiresAt: at("expires_at"),
+    source: text("source").notNull(),
+    /** One per thing paid for (server/billing/fulfilment-keys.ts): a second insert does nothing. */
+    fulfilmentKey: text("fulfilment_key").notNull(),
+    /** The provider object that carried the payment (cs_…, in_…, sub_…) and its event; null for free credits. */
+    paymentReference: text("payment_reference"),
+    eventId: text("event_id"),
+    createdAt: at("created_at").notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex("credit_grants_fulfilment_key_key").on(t.fulfilmentKey),
+    index("credit_grants_user_idx").on(t.userId),
+    check("credit_grants_amount_positive", sql`${t.amount} > 0`),
+    check("credit_grants_remaining_range", sql`${t.remaining} >= 0 and ${t.remaining} <= ${t.amount}`),
+  ],
+);
+export type CreditGrantRow = typeof creditGrants.$inferSelect;
+
+/** One spend: what it took from which grant, and the balance it left; once per idempotency key. */
+export const creditSpends = pgTable(
+  "credit_spends",
+  {
+    id: uuid("id").primaryKey(),
+    userId: userRef(),
+    amount: millicredits("amount").notNull(),
+    reason: text("reason").notNull(),
+    idempotencyKey: text("idempotency_key").notNull(),
+    balanceAfter: millicredits("balance_after").notNull(),
+    /** [{grantId, amount}] in milli-credits. */
+    takes: jsonb("takes").$type<{ grantId: string; amount: number }[]>().notNull(),
+    /** The admin who asked for it. */
+    requestedBy: uuid("requested_by"),
+    createdAt: at("created_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("credit_spends_user_idempotency_key").on(t.userId, t.idempotencyKey),
+    check("credit_spends_amount_positive", sql`${t.amount} > 0`),
+  ],
+);
+
+/** Webhook events already processed: a redelivery of one of these does nothing. */
+export const webhookEvents = pgTable("webhook_events", {
+  eventId: text("event_id").primaryKey(),
+  type: text("type").notNull(),
+  receivedAt: at("received_at").notNull(),
+});
+
+/** Checkout sessions we created (both providers); the local provider's hosted page reads them. */
+export const checkoutSessions = pgTable(
+  "checkout_sessions",
+  {
+    /** cs_… */
+    id: text("id").primaryKey(),
+    provider: text("provider", { enum: ["local", "stripe"] }).notNull(),
+    userId: userRef(),
+    mode: text("mode", { enum: ["subscription", "payment"] }).notNull(),
+    productId: text("product_id").notNull(),
+    priceId: text("price_id").notNull(),
+    /** Minor units. */
+    amount: integer("amount").notNull(),
+    currency: text("currency").notNull(),
+    status: text("status", { enum: ["open", "complete", "expired"] }).notNull(),
+    url: text("url").notNull(),
+    successUrl: text("success_url").notNull(),
+    cancelUrl: text("cancel_url").notNull(),
+    customerId: text("customer_id").notNull(),
+    /** Once paid: the subscription and its first invoice (subscription mode) or the payment intent. */
+    subscriptionId: text("subscription_id"),
+    invoiceId: text("invoice_id"),
+    paymentIntentId: text("payment_intent_id"),
+    createdAt: at("created_at").notNull(),
+    expiresAt: at("expires_at").notNull(),
+    completedAt: at("completed_at"),
+  },
+  (t) => [index("checkout_sessions_user_idx").on(t.userId)],
+);
+export type CheckoutSessionRow = typeof checkoutSessions.$inferSelect;
+
+/** The local provider's subscriptions (what Stripe would hold): it bills them on its billing clock. */
+export const localSubscriptions = pgTable("local_subscriptions", {
+  /** sub_… */
+  id: text("id").primaryKey(),
+  userId: userRef(),
+  customerId: text("customer_id").notNull(),
+  productId: text("product_id").notNull(),
+  priceId: text("price_id").notNull(),
+  subscriptionItemId: text("subscription_item_id").notNull(),
+  status: text("status", { enum: ["active", "past_due", "canceled"] }).notNull(),
+  /** Periods are counted from the anchor (addMonths(anchor, n)) so month-end clamping never drifts. */
+  billingAnchor: at("billing_anchor").notNull(),
+  periodIndex: integer("period_index").notNull().default(0),
+  currentPeriodStart: at("current_period_start").notNull(),
+  currentPeriodEnd: at("current_period_end").notNull(),
+  cancelAtPeriodEnd: boolean("cancel_at_period_end").notNull().default(false),
+  scheduledProductId: text("scheduled_product_id"),
+  /** The card attaches but every renewal charge fails (Stripe's test card 4000 0000 0000 0341). */
+  renewalsDecline: boolean("renewals_decline").notNull().default(false),
+  failedAttempts: integer("failed_attempts").notNull().default(0),
+  nextPaymentAttempt: at("next_payment_attempt"),
+  openInvoiceId: text("open_invoice_id"),
+  createdAt: at("created_at").notNull(),
+  canceledAt: at("canceled_at"),
+});
+export type LocalSubscriptionRow = typeof localSubscriptions.$inferSelect;
+
+/** Webhook events the local provider still has to deliver, with Stripe's retry schedule. */
+export const webhookDeliveries = pgTable(
+  "webhook_deliveries",
+  {
+    id: uuid("id").primaryKey(),
+    eventId: text("event_id").notNull(),
+    type: text("type").notNull(),
+    payload: text("payload").notNull(),
+    attempts: integer("attempts").notNull().default(0),
+    nextAttemptAt: at("next_attempt_at"),
+    lastStatus: integer("last_status"),
+    deliveredAt: at("delivered_at"),
+    gaveUpAt: at("gave_up_at"),
+    createdAt: at("created_at").notNull(),
+  },
+  (t) => [index("webhook_deliveries_due_idx").on(t.nextAttemptAt)],
+);
+
+/** Named settings of the local provider; `clock_offset_ms` moves its billing clock (billing:advance). */
+export const localBillingSettings = pgTable(
+  "local_billing_settings",
+  {
+    key: text("key").notNull(),
+    value: bigint("value", { mode: "number" }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.key] })],
+);

@@ -1,0 +1,64 @@
+// Assembles the local provider: its checkout sessions and subscriptions, its webhook deliveries and
+// its billing job (renewals due by the billing clock, then deliveries).
+import type { Logger } from "pino";
+import type { BackgroundTasks } from "../../background.ts";
+import type { Catalogue } from "../../billing/catalogue.ts";
+import type { Clock } from "../../clock.ts";
+import type { Db } from "../../db/types.ts";
+import { type OffsetClock, readClockOffset } from "./billing-clock.ts";
+import { createDeliverer, type Deliverer, type SendWebhook } from "./deliveries.ts";
+import { createLocalProvider, type LocalProvider } from "./local-provider.ts";
+
+export interface LocalPayments {
+  provider: LocalProvider;
+  deliverer: Deliverer;
+  /** The offset clock `billing:advance` moves; absent in tests (they move a ManualClock). */
+  offsetClock: OffsetClock | undefined;
+  /** Renewals and other period ends due by the billing clock, then every due delivery. */
+  runJob(): Promise<{ billed: number; delivered: number }>;
+  /** Delivers what was just queued, after the answer (a checkout paid, a plan changed). */
+  deliverSoon(): void;
+}
+
+export function createLocalPayments(deps: {
+  db: Db;
+  clock: Clock;
+  offsetClock?: OffsetClock | undefined;
+  logger: Logger;
+  tasks: BackgroundTasks;
+  catalogue: Catalogue;
+  checkoutBaseUrl: string;
+  webhookSecret: string;
+  send: SendWebhook;
+}): LocalPayments {
+  const provider = createLocalProvider({
+    db: deps.db,
+    clock: deps.clock,
+    catalogue: deps.catalogue,
+    checkoutBaseUrl: deps.checkoutBaseUrl,
+  });
+  const deliverer = createDeliverer({
+    db: deps.db,
+    clock: deps.clock,
+    logger: deps.logger,
+    secret: deps.webhookSecret,
+    send: deps.send,
+  });
+  return {
+    provider,
+    deliverer,
+    offsetClock: deps.offsetClock,
+    async runJob() {
+      // Another instance (or billing:advance) may have moved the clock.
+      if (deps.offsetClock) deps.offsetClock.setOffset(await readClockOffset(deps.db));
+      const billed = await provider.runBillingCycle();
+      const delivered = await deliverer.deliverDue();
+      return { billed, delivered };
+    },
+    deliverSoon() {
+      deps.tasks.run("webhook delivery", async () => {
+        await deliverer.deliverDue();
+      });
+    },
+  };
+}

@@ -1,0 +1,87 @@
+// Chooses the payment provider from the configuration: Stripe when STRIPE_SECRET_KEY is set (its
+// catalogue ids read from the Stripe account, STRIPE_WEBHOOK_SECRET required), otherwise the
+// embedded local checkout, which is refused in production (env.ts also requires the Stripe
+// settings there).
+import type { Logger } from "pino";
+import Stripe from "stripe";
+import { PRODUCT_IDS } from "../../contract/product-ids.ts";
+import type { AppPayments } from "../app.ts";
+import type { BackgroundTasks } from "../background.ts";
+import { createCatalogue } from "../billing/catalogue.ts";
+import type { Db } from "../db/types.ts";
+import type { Config } from "../env.ts";
+import { type OffsetClock, readClockOffset } from "./local/billing-clock.ts";
+import { httpSender } from "./local/deliveries.ts";
+import { createLocalPayments } from "./local/local-payments.ts";
+import { createStripeProvider, loadIdSetFromStripe } from "./stripe-provider.ts";
+import { resolveWebhookSecret } from "./webhook-secret.ts";
+
+export interface SelectedPayments extends AppPayments {
+  /** For the start-up log line. */
+  description: string;
+}
+
+export async function selectPayments(
+  config: Config,
+  deps: { db: Db; clock: OffsetClock; logger: Logger; tasks: BackgroundTasks; jwtSecret: string },
+): Promise<SelectedPayments> {
+  if (config.STRIPE_SECRET_KEY) {
+    if (!config.STRIPE_WEBHOOK_SECRET) {
+      throw new Error(
+        "STRIPE_WEBHOOK_SECRET: required with STRIPE_SECRET_KEY (the webhook endpoint's signing secret)",
+      );
+    }
+    const stripe = new Stripe(config.STRIPE_SECRET_KEY, {
+      maxNetworkRetries: 2,
+      appInfo: { name: "genai-portal" },
+    });
+    const catalogue = createCatalogue(await loadIdSetFromStripe(stripe));
+    return {
+      catalogue,
+      provider: createStripeProvider({ stripe, clock: deps.clock }),
+      webhookSecret: config.STRIPE_WEBHOOK_SECRET,
+      description: "Stripe",
+    };
+  }
+  if (config.isProduction)
+    throw new Error("The local checkout takes no real money and never runs in production.");
+  // The billing clock's offset survives restarts (npm run billing:advance).
+  deps.clock.setOffset(await readClockOffset(deps.db));
+  const catalogue = createCatalogue(PRODUCT_IDS.test);
+  const webhookSecret = resolveWebhookSecret(config.STRIPE_WEBHOOK_SECRET, deps.jwtSecret);
+  const local = createLocalPayments({
+    db: deps.db,
+    clock: deps.clock,
+    offsetClock: deps.clock,
+    logger: deps.logger,
+    tasks: deps.tasks,
+    catalogue,
+    checkoutBaseUrl: localCheckoutBaseUrl(config),
+    webhookSecret,
+    send: httpSender(config.LOCAL_WEBHOOK_URL ?? `http://127.0.0.1:${config.PORT}/v1/webhooks/stripe`),
+  });
+  return {
+    catalogue,
+    provider: local.provider,
+    webhookSecret,
+    local,
+    description: "local checkout (test cards; npm run billing:advance -- --days N moves its clock)",
+  };
+}
+
+/**
+ * Where the browser reaches this server's /_checkout pages: LOCAL_CHECKOUT_URL, else the portal's
+ * origin when this one process also serves the portal on PORT (npm start), else this server's
+ * own HOST and PORT (an API-only instance, or a test server on another port).
+ */
+export function localCheckoutBaseUrl(
+  config: Pick<Config, "LOCAL_CHECKOUT_URL" | "portalUrl" | "PORT" | "HOST">,
+): string {
+  if (config.LOCAL_CHECKOUT_URL) return config.LOCAL_CHECKOUT_URL.replace(/\/+$/, "");
+  const portal = new URL(config.portalUrl);
+  const portalPort = Number(portal.port || (portal.protocol === "https:" ? 443 : 80));
+  if (portalPort === config.PORT) return portal.origin;
+  const wildcard = config.HOST === "0.0.0.0" || config.HOST === "::";
+  const host = wildcard ? "localhost" : config.HOST.includes(":") ? `[${config.HOST}]` : config.HOST;
+  return `http://${host}:${config.PORT}`;
+}

@@ -1,0 +1,257 @@
+// The Stripe adapter against a stand-in for Stripe's API: real Stripe cannot be reached from
+// here (no network, no account), so the real `stripe` SDK is pointed (host/port/protocol) at a
+// local node:http server that records every request and answers canned Stripe-shaped JSON. The
+// tests check what the adapter asks Stripe to do, in Stripe's own wire format.
+import { randomUUID } from "node:crypto";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import Stripe from "stripe";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { TIERS, TOP_UPS } from "../../contract/catalogue.ts";
+import { openTestDatabase, type TestDatabase } from "../../tests/fixtures/test-db.ts";
+import { ManualClock } from "../clock.ts";
+import { checkoutSessions, users } from "../db/schema/index.ts";
+import { createStripeProvider, loadIdSetFromStripe } from "./stripe-provider.ts";
+
+interface Recorded {
+  method: string;
+  path: string;
+  query: URLSearchParams;
+  body: URLSearchParams;
+}
+
+type Answer = { status?: number; body: unknown };
+type Route = (req: Recorded) => Answer | undefined;
+
+describe("Stripe adapter (SDK pointed at a local stand-in; real Stripe is not reachable here)", () => {
+  let server: Server;
+  let stripe: Stripe;
+  let database: TestDatabase;
+  const requests: Recorded[] = [];
+  let routes: Route[] = [];
+  const clock = new ManualClock("2030-01-15T10:00:00.000Z");
+
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      let raw = "";
+      req.on("data", (chunk: Buffer) => {
+        raw += chunk.toString("utf8");
+      });
+      req.on("end", () => {
+        const url = new URL(req.url ?? "/", "http://stand-in");
+        const recorded = {
+          method: req.method ?? "GET",
+          path: url.pathname,
+          query: url.searchParams,
+          body: new URLSearchParams(raw),
+        };
+        requests.push(recorded);
+        const answer = routes.map((r) => r(recorded)).find(Boolean) ?? {
+          status: 404,
+          body: {
+            error: { type: "invalid_request_error", code: "resource_missing", message: "No such thing" },
+          },
+        };
+        res.writeHead(answer.status ?? 200, { "Content-Type": "application/json", "Request-Id": "req_test" });
+        res.end(JSON.stringify(answer.body));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as AddressInfo;
+    stripe = new Stripe("sk_test_standin", {
+      host: "127.0.0.1",
+      port,
+      protocol: "http",
+      maxNetworkRetries: 0,
+      telemetry: false,
+    });
+    database = await openTestDatabase("pglite");
+  });
+
+  afterAll(async () => {
+    await new Promise((resolve) => server.close(resolve));
+    await database?.close();
+  });
+
+  let userId: string;
+  beforeEach(async () => {
+    requests.length = 0;
+    routes = [];
+    await database.reset();
+    userId = randomUUID();
+    await database.db.insert(users).values({
+      id: userId,
+      username: "ann",
+      email: "ann@example.com",
+      passwordHash: "x",
+      emailVerified: true,
+    });
+  });
+
+  const on =
+    (method: string, path: string | RegExp, body: unknown): Route =>
+    (req) =>
+      req.method === method && (typeof path === "string" ? req.path === path : path.test(req.path))
+        ? { body }
+        : undefined;
+
+  const checkoutRoutes = (): Route[] => {
+    let n = 0;
+    return [
+      on("POST", "/v1/customers", { id: "cus_1", object: "customer" }),
+      (req) => {
+        if (req.method !== "POST" || req.path !== "/v1/checkout/sessions") return undefined;
+        n++;
+        return {
+          body: {
+            id: `cs_test_${n}`,
+            object: "checkout.session",
+            url: `https://checkout.stripe.com/c/pay/cs_test_${n}`,
+            expires_at: 1_900_000_000,
+          },
+        };
+      },
+    ];
+  };
+
+  const provider = () => createStripeProvider({ stripe, clock });
+
+  it("creates a subscription-mode session with client_reference_id, session and subscription metadata, for a reused customer", async () => {
+    routes = checkoutRoutes();
+    const checkout = {
+      userId,
+      email: "ann@example.com",
+      mode: "subscription" as const,
+      productId: "prod_b",
+      priceId: "price_b",
+      productName: "Tier B",
+      amount: 34900,
+      currency: "eur",
+      successUrl: "https://portal.test/payment/success",
+      cancelUrl: "https://portal.test/payment/failed",
+    };
+    const created = await provider().createCheckoutSession(database.db, checkout);
+    expect(created).toEqual({ id: "cs_test_1", url: "https://checkout.stripe.com/c/pay/cs_test_1" });
+    const session = requests.find((r) => r.path === "/v1/checkout/sessions");
+    expect(Object.fromEntries(session?.body ?? [])).toMatchObject({
+      mode: "subscription",
+      customer: "cus_1",
+      client_reference_id: userId,
+      "line_items[0][price]": "price_b",
+      "line_items[0][quantity]": "1",
+      success_url: checkout.successUrl,
+      cancel_url: checkout.cancelUrl,
+      "metadata[user_id]": userId,
+      "metadata[product_id]": "prod_b",
+      "metadata[kind]": "subscription",
+      "subscription_data[metadata][user_id]": userId,
+      "subscription_data[metadata][product_id]": "prod_b",
+    });
+    // The second checkout reuses the customer: no second POST /v1/customers.
+    await provider().createCheckoutSession(database.db, {
+      ...checkout,
+      mode: "payment",
+      productId: "prod_500",
+      priceId: "price_500",
+    });
+    expect(requests.filter((r) => r.path === "/v1/customers")).toHaveLength(1);
+    const payment = requests.filter((r) => r.path === "/v1/checkout/sessions")[1];
+    expect(payment?.body.get("mode")).toBe("payment");
+    expect(payment?.body.get("customer")).toBe("cus_1");
+    expect(payment?.body.get("payment_intent_data[metadata][user_id]")).toBe(userId);
+    expect(payment?.body.has("subscription_data[metadata][user_id]")).toBe(false);
+    // Both sessions are on record, for tracing a later grant back to its checkout.
+    expect(await database.db.select().from(checkoutSessions)).toHaveLength(2);
+  });
+
+  it("cancels at period end", async () => {
+    routes = [
+      on("GET", "/v1/subscriptions/sub_1", {
+        id: "sub_1",
+        object: "subscription",
+        status: "active",
+        cancel_at_period_end: false,
+        schedule: null,
+        items: { data: [] },
+      }),
+      on("POST", "/v1/subscriptions/sub_1", {
+        id: "sub_1",
+        object: "subscription",
+        cancel_at_period_end: true,
+      }),
+    ];
+    await provider().setCancelAtPeriodEnd(database.db, "sub_1", true);
+    const update = requests.find((r) => r.method === "POST");
+    expect(update?.path).toBe("/v1/subscriptions/sub_1");
+    expect(update?.body.get("cancel_at_period_end")).toBe("true");
+  });
+
+  it("schedules a plan change for the period end with a subscription schedule", async () => {
+    routes = [
+      on("GET", "/v1/subscriptions/sub_1", {
+        id: "sub_1",
+        object: "subscription",
+        status: "active",
+        schedule: null,
+        items: { data: [{ price: { id: "price_a" } }] },
+      }),
+      on("GET", "/v1/products/prod_c", { id: "prod_c", object: "product", default_price: "price_c" }),
+      on("POST", "/v1/subscription_schedules", {
+        id: "sub_sched_1",
+        object: "subscription_schedule",
+        current_phase: { start_date: 1_000, end_date: 2_000 },
+        phases: [],
+      }),
+      on("POST", "/v1/subscription_schedules/sub_sched_1", {
+        id: "sub_sched_1",
+        object: "subscription_schedule",
+      }),
+    ];
+    await provider().scheduleChange(database.db, "sub_1", "prod_c");
+    const created = requests.find((r) => r.path === "/v1/subscription_schedules");
+    expect(created?.body.get("from_subscription")).toBe("sub_1");
+    const update = requests.find((r) => r.path === "/v1/subscription_schedules/sub_sched_1");
+    expect(Object.fromEntries(update?.body ?? [])).toMatchObject({
+      end_behavior: "release",
+      "phases[0][items][0][price]": "price_a",
+      "phases[0][start_date]": "1000",
+      "phases[0][end_date]": "2000",
+      "phases[1][items][0][price]": "price_c",
+      "phases[1][duration][interval]": "month",
+    });
+  });
+
+  it("treats cancelling a subscription Stripe no longer has as done", async () => {
+    await expect(provider().cancelNow(database.db, "sub_gone", true)).resolves.toBeUndefined();
+    expect(requests[0]).toMatchObject({ method: "DELETE", path: "/v1/subscriptions/sub_gone" });
+  });
+
+  it("reads the catalogue's ids from the Stripe account and refuses a price that differs from the portal's", async () => {
+    const product = (id: string, metadata: Record<string, string>, unitAmount: number, currency: string) => ({
+      id,
+      object: "product",
+      metadata,
+      default_price: { id: `price_${id}`, object: "price", unit_amount: unitAmount, currency },
+    });
+    const products = [
+      ...TIERS.map((t) => product(`prod_tier_${t.key}`, { tier: t.key }, t.unitAmount, t.currency)),
+      ...TOP_UPS.map((t) => product(`prod_pack_${t.key}`, { top_up: t.key }, t.unitAmount, t.currency)),
+      product("prod_other", {}, 1, "eur"),
+    ];
+    routes = [
+      on("GET", "/v1/products", { object: "list", data: products, has_more: false, url: "/v1/products" }),
+    ];
+    const ids = await loadIdSetFromStripe(stripe);
+    expect(ids.tiers.B).toEqual({ product: "prod_tier_B", price: "price_prod_tier_B" });
+    expect(ids.topUps["1000"]).toEqual({ product: "prod_pack_1000", price: "price_prod_pack_1000" });
+    expect(requests[0]?.query.get("active")).toBe("true");
+
+    const wrong = products.map((p) =>
+      p.id === "prod_tier_A" ? { ...p, default_price: { ...p.default_price, unit_amount: 1 } } : p,
+    );
+    routes = [
+      on("GET", "/v1/products", { object: "list", data: wrong, has_more: false, url: "/v1/products" }),
+    ];
+    await expect(loadIdSetFromStripe(stripe)).rejects.toThrow(/prod_tier_A: Stripe price 1 /);
+  });
+});

@@ -1,0 +1,192 @@
+// The Stripe adapter (selected when STRIPE_SECRET_KEY is set): hosted Checkout Sessions in
+// subscription and payment mode for the user's reused Customer, plan changes as subscription
+// schedules that switch the price at the period end, cancel at period end, and the catalogue's ids
+// read from the Stripe account. Fulfilment never happens here: it comes back as webhook events.
+import type Stripe from "stripe";
+import { TIERS, TOP_UPS } from "../../contract/catalogue.ts";
+import {
+  type IdSet,
+  TIER_KEYS,
+  type TierKey,
+  TOP_UP_KEYS,
+  type TopUpKey,
+} from "../../contract/product-ids.ts";
+import { findCustomerId, saveCustomerId } from "../billing/subscription-store.ts";
+import type { Clock } from "../clock.ts";
+import { checkoutSessions } from "../db/schema/index.ts";
+import type { DbOrTx } from "../db/types.ts";
+import type { CreatedCheckout, NewCheckout, PaymentProvider } from "./provider.ts";
+import { checkoutSessionMetadata, METADATA, subscriptionMetadata } from "./stripe-events.ts";
+
+/** Product metadata that says which tier or pack a Stripe product is: `tier: "A"` or `top_up: "500"`. */
+export const PRODUCT_METADATA = { tier: "tier", topUp: "top_up" } as const;
+
+const isMissing = (error: unknown) =>
+  typeof error === "object" && error !== null && (error as { code?: string }).code === "resource_missing";
+
+export function createStripeProvider(deps: { stripe: Stripe; clock: Clock }): PaymentProvider {
+  const { stripe } = deps;
+
+  async function customerFor(db: DbOrTx, userId: string, email: string): Promise<string> {
+    const known = await findCustomerId(db, userId);
+    if (known) return known;
+    const customer = await stripe.customers.create(
+      { email, metadata: { [METADATA.userId]: userId } },
+      // Two checkouts racing for a new user make one customer.
+      { idempotencyKey: `customer-for-user-${userId}` },
+    );
+    return saveCustomerId(db, userId, customer.id);
+  }
+
+  return {
+    kind: "stripe",
+
+    async createCheckoutSession(db, checkout: NewCheckout): Promise<CreatedCheckout> {
+      const customer = await customerFor(db, checkout.userId, checkout.email);
+      const kind = checkout.mode === "subscription" ? "subscription" : "topup";
+      const metadata = checkoutSessionMetadata({
+        userId: checkout.userId,
+        productId: checkout.productId,
+        priceId: checkout.priceId,
+        kind,
+      });
+      const session = await stripe.checkout.sessions.create({
+        mode: checkout.mode,
+        customer,
+        client_reference_id: checkout.userId,
+        line_items: [{ price: checkout.priceId, quantity: 1 }],
+        success_url: checkout.successUrl,
+        cancel_url: checkout.cancelUrl,
+        metadata,
+        // Invoices and subscription events carry the subscription's metadata, not the session's.
+        ...(checkout.mode === "subscription"
+          ? {
+              subscription_data: {
+                metadata: subscriptionMetadata({ userId: checkout.userId, productId: checkout.productId }),
+              },
+            }
+          : { payment_intent_data: { metadata } }),
+      });
+      if (!session.url) throw new Error(`Stripe returned checkout session ${session.id} without a URL`);
+      const now = deps.clock.now();
+      // Our own record of every session, for tracing a grant back to what the user was shown.
+      await db.insert(checkoutSessions).values({
+        id: session.id,
+        provider: "stripe",
+        userId: checkout.userId,
+        mode: checkout.mode,
+        productId: checkout.productId,
+        priceId: checkout.priceId,
+        amount: checkout.amount,
+        currency: checkout.currency,
+        status: "open",
+        url: session.url,
+        successUrl: checkout.successUrl,
+        cancelUrl: checkout.cancelUrl,
+        customerId: customer,
+        createdAt: now,
+        expiresAt: new Date(session.expires_at * 1000),
+      });
+      return { id: session.id, url: session.url };
+    },
+
+    async setCancelAtPeriodEnd(_db, subscriptionId, cancelAtPeriodEnd) {
+      const sub = await stripe.subscriptions.retrieve(subscriptionId);
+      if (sub.status === "canceled" || sub.cancel_at_period_end === cancelAtPeriodEnd) return;
+      // A subscription held by a schedule cannot be cancelled directly: release it first.
+      if (cancelAtPeriodEnd && sub.schedule) {
+        await stripe.subscriptionSchedules.release(
+          typeof sub.schedule === "string" ? sub.schedule : sub.schedule.id,
+        );
+      }
+      await stripe.subscriptions.update(subscriptionId, { cancel_at_period_end: cancelAtPeriodEnd });
+    },
+
+    async scheduleChange(_db, subscriptionId, productId) {
+      const sub = await stripe.subscriptions.retrieve(subscriptionId);
+      const scheduleId = typeof sub.schedule === "string" ? sub.schedule : (sub.schedule?.id ?? null);
+      if (productId === null) {
+        if (scheduleId) await stripe.subscriptionSchedules.release(scheduleId);
+        return;
+      }
+      const price = await priceOfProduct(stripe, productId);
+      const schedule = scheduleId
+        ? await stripe.subscriptionSchedules.retrieve(scheduleId)
+        : await stripe.subscriptionSchedules.create({ from_subscription: subscriptionId });
+      const current = schedule.current_phase ?? schedule.phases[0];
+      const currentPrice = sub.items.data[0]?.price.id;
+      if (!current || !currentPrice)
+        throw new Error(`Subscription ${subscriptionId} has no current phase or price`);
+      await stripe.subscriptionSchedules.update(schedule.id, {
+        end_behavior: "release",
+        proration_behavior: "none",
+        phases: [
+          {
+            items: [{ price: currentPrice, quantity: 1 }],
+            start_date: current.start_date,
+            end_date: current.end_date,
+          },
+          { items: [{ price, quantity: 1 }], duration: { interval: "month", interval_count: 1 } },
+        ],
+      });
+    },
+
+    async cancelNow(_db, subscriptionId, refundLatestInvoice) {
+      try {
+        await stripe.subscriptions.cancel(subscriptionId, { prorate: false });
+      } catch (error) {
+        if (!isMissing(error)) throw error; // already gone: done
+      }
+      // Refunds are left to an operator: the billing service logs every such case at error level.
+      void refundLatestInvoice;
+    },
+  };
+}
+
+async function priceOfProduct(stripe: Stripe, productId: string): Promise<string> {
+  const product = await stripe.products.retrieve(productId);
+  const price = product.default_price;
+  if (!price) throw new Error(`Stripe product ${productId} has no default price`);
+  return typeof price === "string" ? price : price.id;
+}
+
+/**
+ * The catalogue's ids from the Stripe account: every active product tagged with
+ * `metadata.tier` (A-E) or `metadata.top_up` (500, 1000), with its default price. Prices must
+ * match the shared catalogue the portal shows; a mismatch stops the server rather than charge a
+ * customer something else than they were shown.
+ */
+export async function loadIdSetFromStripe(stripe: Stripe): Promise<IdSet> {
+  const tiers: Partial<IdSet["tiers"]> = {};
+  const topUps: Partial<IdSet["topUps"]> = {};
+  const problems: string[] = [];
+  for await (const product of stripe.products.list({
+    active: true,
+    limit: 100,
+    expand: ["data.default_price"],
+  })) {
+    const price = product.default_price;
+    if (!price || typeof price === "string") continue;
+    const tierKey = product.metadata[PRODUCT_METADATA.tier] as TierKey | undefined;
+    const topUpKey = product.metadata[PRODUCT_METADATA.topUp] as TopUpKey | undefined;
+    const expected = tierKey
+      ? TIERS.find((t) => t.key === tierKey)
+      : topUpKey
+        ? TOP_UPS.find((t) => t.key === topUpKey)
+        : undefined;
+    if (!expected) continue;
+    if (price.unit_amount !== expected.unitAmount || price.currency !== expected.currency) {
+      problems.push(
+        `${product.id}: Stripe price ${price.unit_amount} ${price.currency}, catalogue ${expected.unitAmount} ${expected.currency}`,
+      );
+    }
+    const ids = { product: product.id, price: price.id };
+    if (tierKey) tiers[tierKey] = ids;
+    else if (topUpKey) topUps[topUpKey] = ids;
+  }
+  for (const k of TIER_KEYS) if (!tiers[k]) problems.push(`no active product with metadata tier=${k}`);
+  for (const k of TOP_UP_KEYS) if (!topUps[k]) problems.push(`no active product with metadata top_up=${k}`);
+  if (problems.length > 0)
+    throw new Error(`Stripe catalogue does not match:\n  - ${problems.join("\n  - ")}`);
+  return { tiers: tiers as IdSet["tiers"], topUps: topUps as IdSet["topUps"] };
+}

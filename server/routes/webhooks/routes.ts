@@ -1,0 +1,37 @@
+// POST /v1/webhooks/stripe: the provider's signed events (from Stripe or the local checkout).
+import { OpenAPIHono } from "@hono/zod-openapi";
+import { billingError } from "../../billing/messages.ts";
+import type { Billing } from "../../billing/service.ts";
+import type { AppEnv } from "../../http/app-env.ts";
+import { addRoute, errorResponses } from "../../http/openapi.ts";
+
+export function webhookRoutes(billing: Billing): OpenAPIHono<AppEnv> {
+  const app = new OpenAPIHono<AppEnv>();
+  addRoute(
+    app,
+    {
+      method: "post",
+      path: "/webhooks/stripe",
+      tags: ["webhooks"],
+      summary: "Stripe webhook events (Stripe-Signature over the raw body)",
+      responses: {
+        200: { description: "Processed, or a duplicate that was already processed" },
+        ...errorResponses(app.openAPIRegistry, {
+          400: "Missing, wrong or stale signature; or an unreadable event",
+        }),
+      },
+    },
+    async (c) => {
+      // The signature covers the exact bytes: verify those, never a decoded or re-serialised copy.
+      const raw = new Uint8Array(await c.req.arrayBuffer());
+      const outcome = await billing.handleWebhook(raw, c.req.header("stripe-signature"));
+      if (outcome.status === 400) {
+        const detail =
+          outcome.error === "signature" ? billingError("invalid_signature").message : "Unreadable event";
+        return c.json({ detail }, 400);
+      }
+      return c.json({ received: true }, 200);
+    },
+  );
+  return app;
+}

@@ -1,0 +1,128 @@
+// Helpers for billing tests: buy through the local checkout as a browser would, send signed
+// webhook events, and make admins.
+import { eq } from "drizzle-orm";
+import { expect } from "vitest";
+import { PRODUCT_IDS, type TierKey, type TopUpKey } from "../../contract/product-ids.ts";
+import { users } from "../db/schema/index.ts";
+import { signPayload } from "../payments/stripe-signature.ts";
+import { getJson, login, postJson } from "./api-client.ts";
+import { TEST_WEBHOOK_SECRET, type TestApp } from "./test-app.ts";
+
+export const TIER = (key: TierKey) => PRODUCT_IDS.test.tiers[key];
+export const TOP_UP = (key: TopUpKey) => PRODUCT_IDS.test.topUps[key];
+
+/** The path of a checkout URL (tests call the app in-process). */
+export function checkoutPath(url: string): string {
+  return new URL(url).pathname;
+}
+
+export async function openSubscriptionCheckout(t: TestApp, token: string, tier: TierKey): Promise<string> {
+  const res = await postJson(
+    t.app,
+    "/v1/create-checkout-session",
+    { product: TIER(tier).product, price: TIER(tier).price },
+    { Authorization: `Bearer ${token}` },
+  );
+  expect(res.status).toBe(200);
+  return checkoutPath(((await res.json()) as { url: string }).url);
+}
+
+export async function openTopUpCheckout(t: TestApp, token: string, pack: TopUpKey): Promise<string> {
+  const res = await postJson(
+    t.app,
+    "/v1/create-top-up-checkout",
+    { product_id: TOP_UP(pack).product },
+    { Authorization: `Bearer ${token}` },
+  );
+  expect(res.status).toBe(200);
+  return checkoutPath(((await res.json()) as { url: string }).url);
+}
+
+/** Submits the hosted page's form. */
+export function payAt(t: TestApp, path: string, card = "4242 4242 4242 4242") {
+  return t.app.request(path, {
+    method: "POST",
+    headers: { "Content-Type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ card_number: card }).toString(),
+  });
+}
+
+/** Pays and waits until the provider's webhook events were delivered. */
+export async function payAndSettle(t: TestApp, path: string, card?: string) {
+  const res = await payAt(t, path, card);
+  expect(res.status).toBe(303);
+  await t.tasks.idle();
+  return res;
+}
+
+export async function subscribe(t: TestApp, token: string, tier: TierKey, card?: string) {
+  await payAndSettle(t, await openSubscriptionCheckout(t, token, tier), card);
+}
+
+export async function me(t: TestApp, token: string) {
+  const res = await getJson(t.app, "/v1/users/me", token);
+  expect(res.status).toBe(200);
+  return (await res.json()) as {
+    id: string;
+    credit_balance: number;
+    subscription: {
+      plan: string;
+      product_id: string | null;
+      status: string;
+      expires_at: string | null;
+      cancel_at_period_end: boolean;
+      scheduled_plan: string | null;
+    };
+  };
+}
+
+export async function ledger(t: TestApp, token: string) {
+  const res = await getJson(t.app, "/v1/credits/ledger", token);
+  expect(res.status).toBe(200);
+  return (
+    (await res.json()) as {
+      data: {
+        kind: string;
+        amount: number;
+        remaining: number;
+        granted_at: string;
+        expires_at: string | null;
+        source: string;
+      }[];
+    }
+  ).data;
+}
+
+/** A fresh access token (after the clock moved past the old one's lifetime). */
+export async function tokenFor(t: TestApp, username: string): Promise<string> {
+  const res = await login(t, username);
+  expect(res.status).toBe(200);
+  return ((await res.json()) as { access_token: string }).access_token;
+}
+
+/** Moves the test clock and runs the local provider's billing job (renewals, then deliveries). */
+export async function advanceDays(t: TestApp, days: number) {
+  t.clock.advance(days * 86_400_000);
+  await t.local.runJob();
+  await t.tasks.idle();
+}
+
+export async function makeAdmin(t: TestApp, userId: string) {
+  await t.deps.db.update(users).set({ role: "admin" }).where(eq(users.id, userId));
+}
+
+/** POSTs `event` to the webhook with a signature made now (or as told). */
+export function sendWebhook(
+  t: TestApp,
+  event: unknown,
+  options: { secret?: string; timestamp?: number; header?: string } = {},
+) {
+  const body = typeof event === "string" ? event : JSON.stringify(event);
+  const timestamp = options.timestamp ?? Math.floor(t.clock.now().getTime() / 1000);
+  const header = options.header ?? signPayload(body, options.secret ?? TEST_WEBHOOK_SECRET, timestamp);
+  return t.app.request("/v1/webhooks/stripe", {
+    method: "POST",
+    headers: { "Content-Type": "application/json", "Stripe-Signature": header },
+    body,
+  });
+}
