@@ -37,6 +37,8 @@ export default defineConfig({
       PORT: String(port),
       HOST: "127.0.0.1",
       DATA_DIR: dataDir,
+      // Mail links and the hosted checkout's return URLs point at the portal under test.
+      PORTAL_URL: `http://127.0.0.1:${port}`,
       NODE_ENV: "test",
       LOG_LEVEL: "warn",
       // Every journey comes from 127.0.0.1: the per-IP limits would stop the suite, not an attacker.

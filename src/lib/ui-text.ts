@@ -1,17 +1,104 @@
-// The spec's exact wording for the portal's pages (sections 2 and 4), in one place: the static
-// shells use it now, and the islands that later hydrate the same places must use it too, so a
-// visitor never sees the text change when JavaScript arrives.
+// The spec's exact wording for the portal's pages, toasts and error messages (sections 2, 4 and
+// 8), in one place: the static shells and the islands that hydrate the same places both use it,
+// so a visitor never sees the text change when JavaScript arrives, and tests check each string.
 
 export const UI_TEXT = {
   buySubscription: "Buy Subscription",
   logIn: "Log In",
   register: "Register",
   myAccount: "My Account",
+  signOut: "Sign Out",
   back: "Back",
   submit: "Submit",
+  greeting: (name: string) => `Hi, ${name}`,
+  creditTooltip: "Your credit balance",
+  passwordHelper:
+    "8 to 30 characters with an uppercase letter, a lowercase letter, a number and a special character (@$!%*?&#).",
   forgotPassword: {
     title: "Forgot Password?",
     emailPlaceholder: "Write your email",
     helper: "Enter your email to get a link to reset your password",
   },
+  token: {
+    open: "Get Bearer Token",
+    title: "Copy Bearer Token",
+    copy: "Copy",
+    copied: "Copied",
+    close: "Close",
+  },
+  verifyEmail: {
+    pending: "Verifying your e-mail address…",
+    success: "Email verified successfully!",
+    loginLink: "Login",
+    resendLink: "Resend verification e-mail",
+  },
+  resetPassword: {
+    checking: "Checking your reset link…",
+    resendLink: "Send a new reset link",
+  },
+  payment: {
+    success: "Payment Successful!",
+    failed: "Payment Failed",
+    goToDashboard: "Go to Dashboard",
+    tryAgain: "Try again",
+  },
+  profile: {
+    username: "Username",
+    email: "Email",
+    plan: "Subscription plan",
+    planEnds: "Plan end date",
+    tokens: "Tokens",
+    notAvailable: "N/A",
+    buyPlan: "Buy Plan",
+    changePlan: "Change Subscription Plan",
+    changePlanTitle: "Upgrade/Downgrade plan",
+    updatePlan: "Update plan",
+    close: "Close",
+    cancelSubscription: "Cancel Subscription",
+    cancelTitle: "Cancel your subscription?",
+    keepSubscription: "Keep subscription",
+    confirmCancel: "Yes, cancel",
+    topUpTitle: "One time top-up packages",
+    buy: "Buy",
+  },
+  /** Shown under the login toast when the API says the e-mail address is not verified yet. */
+  emailNotVerifiedHint:
+    "Your e-mail address is not verified yet. Open the link in our e-mail, or request a new one.",
+} as const;
+
+/** Success toasts (spec sections 4, 7 and 8). */
+export const TOAST = {
+  loggedIn: "You're logged in successfully!",
+  registered: "You're registered successfully!",
+  verificationSent: "Email verification link sent successfully, please check your inbox or spam folder",
+  passwordReset: "Password reset successfully, please login",
+  /** The forgot-password success: the spec navigates to / and names no toast; this says what happened. */
+  resetLinkSent:
+    "If that address is registered, a reset link is on its way. Please check your inbox or spam folder",
+  copied: "Copied to clipboard!",
+  planUpdated: "Plan updated successfully",
+  subscriptionCanceled: "Subscription canceled successfully",
+} as const;
+
+/** Error messages (spec section 8), plus the two the spec leaves open ("no handler shown"). */
+export const ERROR_TEXT = {
+  loginUnauthorized: "You are not authorized. Please log in as an admin or super admin!",
+  loginFailedCredentials: "Login failed. Please check your credentials!",
+  loginFailed: "Login failed",
+  registerUnauthorized: "You are not authorized. Please log in as an admin!",
+  emailExists: "Email already exists!",
+  usernameExists: "Username already exists!",
+  registrationFailedDetails: "Registration failed. Please check your details!",
+  registerFailedTryAgain: "Register failed. Please try again!",
+  networkError: "Network error. Please try again!",
+  registerFailed: "Register failed",
+  checkoutFailed: "Oops something went wrong! Try again or contact support.",
+  oops: "Oops something went wrong, please try again or contact support",
+  tokenInvalid: "Token is invalid or expired.",
+  tooManyRequests: "Too many requests, please try again later.",
+  /** Not in the spec ("no handler shown"): a clear message for a failed plan change. */
+  updatePlanFailed: "Your plan could not be changed. Please try again or contact support.",
+  /** Not in the spec ("no handler shown"): a clear message for a failed top-up checkout. */
+  topUpFailed: "The top-up checkout could not be started. Please try again or contact support.",
+  loadFailed: "This could not be loaded. Please reload the page or try again later.",
 } as const;

@@ -1,22 +1,48 @@
 // Every page, at a phone and a desktop width, in the light and the dark theme: it answers with
 // the right status, says what it is, and has no console errors, axe violations or invalid HTML.
+import type { APIRequestContext, Page } from "@playwright/test";
+import { createVerifiedUser, openSignedIn, tokenViaApi } from "../fixtures/account.ts";
 import { axeViolations } from "../fixtures/axe.ts";
 import { htmlErrors } from "../fixtures/html.ts";
-import { COLOR_SCHEMES, NOT_FOUND_CONSOLE_ERROR, PORTAL_PAGES, WIDTHS } from "../fixtures/pages.ts";
+import {
+  COLOR_SCHEMES,
+  NOT_FOUND_CONSOLE_ERROR,
+  PORTAL_PAGES,
+  type PortalPage,
+  WIDTHS,
+} from "../fixtures/pages.ts";
 import { expect, test } from "../fixtures/test.ts";
+
+/**
+ * Opens the page as a visitor, or, for a page that sends visitors away (/profile), as a freshly
+ * registered user, so the sweep sees what the page is for; the redirect has its own journey.
+ */
+async function open(page: Page, request: APIRequestContext, portalPage: PortalPage) {
+  if (!portalPage.visitorRedirect) return page.goto(portalPage.path);
+  const user = await createVerifiedUser(request, "sweep");
+  await openSignedIn(page, await tokenViaApi(request, user), portalPage.path);
+  await expect(page.locator("[data-profile]")).toBeVisible();
+  return page.goto(portalPage.path);
+}
 
 for (const portalPage of PORTAL_PAGES) {
   test.describe(`${portalPage.path}`, () => {
-    if (portalPage.status === 404) test.use({ allowedConsoleErrors: [NOT_FOUND_CONSOLE_ERROR] });
+    test.use({
+      allowedConsoleErrors: [
+        ...(portalPage.status === 404 ? [NOT_FOUND_CONSOLE_ERROR] : []),
+        ...(portalPage.expectedConsoleErrors ?? []),
+      ],
+    });
 
     for (const width of WIDTHS) {
       for (const colorScheme of COLOR_SCHEMES) {
         test(`at ${width} px in the ${colorScheme} theme has no console errors and no axe violations`, async ({
           page,
+          request,
         }) => {
           await page.setViewportSize({ width, height: 900 });
           await page.emulateMedia({ colorScheme });
-          const response = await page.goto(portalPage.path);
+          const response = await open(page, request, portalPage);
           expect(response?.status()).toBe(portalPage.status);
           await expect(page.getByRole("heading", { level: 1 })).toHaveText(portalPage.heading);
           expect(await axeViolations(page)).toEqual([]);
@@ -36,8 +62,8 @@ for (const portalPage of PORTAL_PAGES) {
       expect(await htmlErrors(await response.text(), portalPage.path)).toEqual([]);
     });
 
-    test("has its own title, description and Open Graph tags", async ({ page }) => {
-      await page.goto(portalPage.path);
+    test("has its own title, description and Open Graph tags", async ({ page, request }) => {
+      await open(page, request, portalPage);
       await expect(page).toHaveTitle(portalPage.title);
       const meta = (selector: string) => page.locator(selector).getAttribute("content");
       const description = await meta('meta[name="description"]');
@@ -55,8 +81,8 @@ for (const portalPage of PORTAL_PAGES) {
       }
     });
 
-    test("opens every external link in a new tab without opener or referrer", async ({ page }) => {
-      await page.goto(portalPage.path);
+    test("opens every external link in a new tab without opener or referrer", async ({ page, request }) => {
+      await open(page, request, portalPage);
       const external = page.locator('a[href^="http"], a[href^="//"]');
       expect(await external.count()).toBeGreaterThan(0);
       for (const link of await external.all()) {

@@ -1,0 +1,8 @@
+interface ImportMetaEnv {
+  /** Origin of the /v1 API; empty or unset means the same origin as the pages. */
+  readonly PUBLIC_API_BASE_URL?: string;
+}
+
+interface ImportMeta {
+  readonly env: ImportMetaEnv;
+}

@@ -1,0 +1,117 @@
+// The top bar's account area: Log In and Register for visitors; for a user the credit balance
+// (tooltip 'Your credit balance') and 'Hi, {name}' with a menu (My Account, Sign Out). The mobile
+// variant shows the same inside the mobile menu.
+import { useEffect, useRef } from "react";
+import { formatBalance } from "../../lib/account-view.ts";
+import { navigate } from "../../lib/navigation.ts";
+import { UI_TEXT } from "../../lib/ui-text.ts";
+import { signOut } from "../../stores/auth.ts";
+import { useSession } from "../auth/use-session.ts";
+
+interface Props {
+  variant: "desktop" | "mobile";
+}
+
+function handleSignOut() {
+  signOut();
+  navigate("/");
+}
+
+function CreditBadge({ balance }: { balance: number }) {
+  return (
+    <span className="tooltip tooltip-bottom" data-tip={UI_TEXT.creditTooltip}>
+      <span className="badge badge-ghost gap-1 font-semibold tabular-nums" data-credit-balance>
+        <span className="sr-only">{UI_TEXT.creditTooltip}: </span>
+        {formatBalance(balance)}
+        <span aria-hidden="true">credits</span>
+      </span>
+    </span>
+  );
+}
+
+/** Closes the menu on a click outside it or on Escape, as a menu is expected to. */
+function useDismiss(ref: React.RefObject<HTMLDetailsElement | null>) {
+  useEffect(() => {
+    const close = (event: Event) => {
+      const menu = ref.current;
+      if (!menu?.open) return;
+      if (event instanceof KeyboardEvent) {
+        if (event.key !== "Escape") return;
+        menu.open = false;
+        menu.querySelector("summary")?.focus();
+        return;
+      }
+      if (!menu.contains(event.target as Node)) menu.open = false;
+    };
+    document.addEventListener("click", close);
+    document.addEventListener("keydown", close);
+    return () => {
+      document.removeEventListener("click", close);
+      document.removeEventListener("keydown", close);
+    };
+  }, [ref]);
+}
+
+export default function AccountMenu({ variant }: Props) {
+  const { user } = useSession();
+  const menuRef = useRef<HTMLDetailsElement>(null);
+  useDismiss(menuRef);
+
+  if (!user) {
+    return (
+      <>
+        <a
+          href="/login"
+          className={variant === "desktop" ? "btn btn-ghost btn-sm" : "btn btn-sm btn-outline"}
+        >
+          {UI_TEXT.logIn}
+        </a>
+        <a href="/register" className="btn btn-primary btn-sm">
+          {UI_TEXT.register}
+        </a>
+      </>
+    );
+  }
+
+  const greeting = UI_TEXT.greeting(user.username);
+  if (variant === "mobile") {
+    return (
+      <>
+        <p className="col-span-2 flex items-center justify-between gap-2 font-semibold">
+          <span className="truncate">{greeting}</span>
+          <CreditBadge balance={user.credit_balance} />
+        </p>
+        <a href="/profile" className="btn btn-sm btn-outline">
+          {UI_TEXT.myAccount}
+        </a>
+        <button type="button" className="btn btn-sm" onClick={handleSignOut}>
+          {UI_TEXT.signOut}
+        </button>
+      </>
+    );
+  }
+
+  return (
+    <>
+      <CreditBadge balance={user.credit_balance} />
+      <details className="dropdown dropdown-end" ref={menuRef}>
+        <summary className="btn btn-ghost btn-sm max-w-56">
+          <span className="truncate">{greeting}</span>
+          <svg className="size-4" viewBox="0 0 16 16" fill="none" aria-hidden="true" focusable="false">
+            <path d="m4 6 4 4 4-4" stroke="currentColor" strokeWidth="1.75" strokeLinecap="round" />
+          </svg>
+        </summary>
+        <ul className="menu dropdown-content z-40 mt-2 w-48 rounded-box border border-base-300 bg-base-100 p-2 shadow-xl">
+          <li>
+            <a href="/profile">{UI_TEXT.myAccount}</a>
+          </li>
+          <li>
+            <button type="button" onClick={handleSignOut}>
+              {UI_TEXT.signOut}
+            </button>
+          </li>
+        </ul>
+      </details>
+    </>
+  );
+}

@@ -1,0 +1,92 @@
+// A labelled input as the static FormField renders it (same id, name and label), plus the field's
+// first validation message, tied to the input with aria-invalid and aria-describedby.
+import { useHydrated } from "../auth/use-hydrated.ts";
+
+interface Props {
+  name: string;
+  label: string;
+  type?: "text" | "email" | "password";
+  autoComplete: string;
+  placeholder?: string | undefined;
+  helper?: string | undefined;
+  labelLink?: { href: string; text: string } | undefined;
+  error: string | undefined;
+  onChange: () => void;
+}
+
+export function Field({
+  name,
+  label,
+  type = "text",
+  autoComplete,
+  placeholder,
+  helper,
+  labelLink,
+  error,
+  onChange,
+}: Props) {
+  const id = `field-${name}`;
+  const helperId = helper ? `${id}-help` : undefined;
+  const errorId = error ? `${id}-error` : undefined;
+  const describedBy = [errorId, helperId].filter(Boolean).join(" ") || undefined;
+  return (
+    <div className="flex flex-col gap-1.5">
+      <div className="flex items-baseline justify-between gap-2">
+        <label htmlFor={id} className="text-sm font-medium">
+          {label}
+        </label>
+        {labelLink && (
+          <a href={labelLink.href} className="link link-primary text-sm">
+            {labelLink.text}
+          </a>
+        )}
+      </div>
+      <input
+        id={id}
+        name={name}
+        type={type}
+        className={error ? "input input-error w-full" : "input w-full"}
+        placeholder={placeholder}
+        autoComplete={autoComplete}
+        aria-describedby={describedBy}
+        aria-invalid={error ? true : undefined}
+        required
+        onChange={onChange}
+      />
+      {error && (
+        <p id={errorId} className="flex items-start gap-1.5 text-sm" data-field-error={name}>
+          <svg
+            className="mt-0.5 size-4 shrink-0 text-error"
+            viewBox="0 0 16 16"
+            aria-hidden="true"
+            focusable="false"
+          >
+            <circle cx="8" cy="8" r="7" fill="currentColor" />
+            <path d="M8 4.5v4M8 11v.5" stroke="white" strokeWidth="1.75" strokeLinecap="round" />
+          </svg>
+          {error}
+        </p>
+      )}
+      {helper && (
+        <p id={helperId} className="text-sm text-base-content/80">
+          {helper}
+        </p>
+      )}
+    </div>
+  );
+}
+
+export function SubmitButton({ label, busy }: { label: string; busy: boolean }) {
+  const hydrated = useHydrated();
+  return (
+    <button
+      type="submit"
+      className="btn btn-primary btn-block"
+      disabled={busy || !hydrated}
+      aria-busy={busy || undefined}
+    >
+      {busy && <span className="loading loading-spinner loading-sm" aria-hidden="true" />}
+      {label}
+    </button>
+  );
+}

@@ -1,0 +1,49 @@
+// /verify-email/{token}: verifies on load. Pending, then 'Email verified successfully!' with a
+// Login link, or 'Token is invalid or expired.' with a link to /resend-email-verification.
+import { useEffect, useState } from "react";
+import { routeParam } from "../../lib/route-param.ts";
+import { UI_TEXT } from "../../lib/ui-text.ts";
+import { verifyEmail } from "../../stores/account.ts";
+import { LoadingState } from "../auth/LoadingState.tsx";
+import { InvalidToken } from "./InvalidToken.tsx";
+
+type Result = "pending" | "success" | "failed";
+
+// A verification token is single use: never send it twice from one page, even if the effect runs twice.
+let started: Promise<boolean> | null = null;
+
+function verifyOnce(token: string): Promise<boolean> {
+  started ??= verifyEmail(token).then(
+    () => true,
+    () => false,
+  );
+  return started;
+}
+
+export default function VerifyEmail() {
+  const [result, setResult] = useState<Result>("pending");
+
+  useEffect(() => {
+    const token = routeParam(window.location.pathname, "/verify-email/");
+    if (!token) {
+      setResult("failed");
+      return;
+    }
+    void verifyOnce(token).then((ok) => setResult(ok ? "success" : "failed"));
+  }, []);
+
+  if (result === "pending") return <LoadingState message={UI_TEXT.verifyEmail.pending} />;
+  if (result === "failed") {
+    return <InvalidToken linkHref="/resend-email-verification" linkText={UI_TEXT.verifyEmail.resendLink} />;
+  }
+  return (
+    <div className="flex flex-col gap-4" data-verify-success>
+      <p role="status" className="alert alert-success">
+        {UI_TEXT.verifyEmail.success}
+      </p>
+      <a href="/login" className="btn btn-primary">
+        {UI_TEXT.verifyEmail.loginLink}
+      </a>
+    </div>
+  );
+}

@@ -1,0 +1,49 @@
+// /payment/{status}: 'Payment Successful!' with 'Go to Dashboard' (to /) when status is success,
+// otherwise 'Payment Failed' with 'Try again' (to /plans). Refreshes the user either way, so the
+// top bar shows the new plan and balance (the provider's webhook may land a moment later: the
+// success page asks again a few times until the plan or balance changes).
+import { useEffect, useState } from "react";
+import { routeParam } from "../../lib/route-param.ts";
+import { UI_TEXT } from "../../lib/ui-text.ts";
+import { refreshUserUntilChanged } from "../../stores/auth.ts";
+import { LoadingState } from "../auth/LoadingState.tsx";
+
+export default function PaymentResult() {
+  const [status, setStatus] = useState<"unknown" | "success" | "failed">("unknown");
+
+  useEffect(() => {
+    const success = routeParam(window.location.pathname, "/payment/") === "success";
+    setStatus(success ? "success" : "failed");
+    void refreshUserUntilChanged(success ? 5 : 0);
+  }, []);
+
+  if (status === "unknown") return <LoadingState message="Checking your payment…" />;
+  if (status === "success") {
+    return (
+      <div className="flex flex-col items-center gap-4 text-center" data-payment-result="success">
+        <h2 className="flex items-center gap-2 text-xl font-bold">
+          <span className="status status-success status-lg" aria-hidden="true" />
+          {UI_TEXT.payment.success}
+        </h2>
+        <p className="text-base-content/80">Thank you! Your credits are on their way to your account.</p>
+        <a href="/" className="btn btn-primary">
+          {UI_TEXT.payment.goToDashboard}
+        </a>
+      </div>
+    );
+  }
+  return (
+    <div className="flex flex-col items-center gap-4 text-center" data-payment-result="failed">
+      <h2 className="flex items-center gap-2 text-xl font-bold">
+        <span className="status status-error status-lg" aria-hidden="true" />
+        {UI_TEXT.payment.failed}
+      </h2>
+      <p className="text-base-content/80">
+        Your card was not charged. You can try again or pick another plan.
+      </p>
+      <a href="/plans" className="btn btn-primary">
+        {UI_TEXT.payment.tryAgain}
+      </a>
+    </div>
+  );
+}

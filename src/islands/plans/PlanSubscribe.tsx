@@ -1,0 +1,62 @@
+// A plan card's subscribe button. Visitors: the login page, which brings them back to /plans
+// (originalPath). Users: starts the hosted checkout for the card's live product and price and
+// goes there; a failure shows the spec's checkout message.
+import { useState } from "react";
+import { saveOriginalPath } from "../../lib/auth-storage.ts";
+import { type CardIdentity, productForCard } from "../../lib/live-plans.ts";
+import { ERROR_TEXT } from "../../lib/ui-text.ts";
+import { loadSubscriptionProducts, startSubscriptionCheckout } from "../../stores/billing.ts";
+import { notify } from "../../stores/toast.ts";
+import { useHydrated } from "../auth/use-hydrated.ts";
+import { useSession } from "../auth/use-session.ts";
+
+interface Props extends CardIdentity {
+  ctaText: string;
+  featured: boolean;
+}
+
+export default function PlanSubscribe({ name, productIds, ctaText, featured }: Props) {
+  const { user } = useSession();
+  const hydrated = useHydrated();
+  const [busy, setBusy] = useState(false);
+  const className = featured ? "btn btn-block btn-primary" : "btn btn-block btn-outline btn-primary";
+  const label = (
+    <>
+      {ctaText}
+      <span className="sr-only"> to {name}</span>
+    </>
+  );
+
+  if (!user) {
+    // Without JavaScript (and in the prebuilt HTML) the link registers; once the island runs, a
+    // visitor logs in (or registers from there) and comes back to /plans.
+    return (
+      <a
+        href={hydrated ? "/login" : "/register"}
+        className={className}
+        onClick={hydrated ? () => saveOriginalPath("/plans") : undefined}
+      >
+        {label}
+      </a>
+    );
+  }
+
+  const subscribe = async () => {
+    setBusy(true);
+    try {
+      const product = productForCard(await loadSubscriptionProducts(), { name, productIds });
+      if (!product) throw new Error(`No live product for ${name}`);
+      window.location.assign(await startSubscriptionCheckout(product.id, product.default_price.id));
+    } catch {
+      notify("error", ERROR_TEXT.checkoutFailed);
+      setBusy(false);
+    }
+  };
+
+  return (
+    <button type="button" className={className} disabled={busy} onClick={subscribe}>
+      {busy && <span className="loading loading-spinner loading-sm" aria-hidden="true" />}
+      {label}
+    </button>
+  );
+}

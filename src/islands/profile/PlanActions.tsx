@@ -1,0 +1,191 @@
+// A paid user's plan management: the 'Change Subscription Plan' dialog (titled 'Upgrade/Downgrade
+// plan': every other plan as a radio choice with price and name, 'Update plan' and 'Close') and
+// 'Cancel Subscription' with a confirmation dialog. Each success refetches the user and toasts.
+import { useState } from "react";
+import type { User } from "../../../contract/account.ts";
+import type { Product } from "../../../contract/billing.ts";
+import { subscriptionOf } from "../../lib/account-view.ts";
+import { ApiError } from "../../lib/api-client.ts";
+import { accountActionErrorMessage } from "../../lib/error-messages.ts";
+import { dialogPlanDetails, otherPlans } from "../../lib/plan-details.ts";
+import { formatCredits } from "../../lib/plans.ts";
+import { formatPrice, PRICE_TAX_NOTE } from "../../lib/price.ts";
+import { ERROR_TEXT, TOAST, UI_TEXT } from "../../lib/ui-text.ts";
+import { cancelSubscription, loadSubscriptionProducts, updateSubscription } from "../../stores/billing.ts";
+import { notify } from "../../stores/toast.ts";
+import { Dialog } from "./Dialog.tsx";
+
+const T = UI_TEXT.profile;
+
+function PlanOption({
+  product,
+  checked,
+  onSelect,
+}: {
+  product: Product;
+  checked: boolean;
+  onSelect: () => void;
+}) {
+  const details = dialogPlanDetails(product.name);
+  return (
+    <label className="flex cursor-pointer items-start gap-3 rounded-box border border-base-300 p-3 has-checked:border-primary">
+      <input
+        type="radio"
+        name="plan"
+        className="radio radio-primary mt-1"
+        checked={checked}
+        onChange={onSelect}
+      />
+      <span className="flex flex-1 flex-col">
+        <span className="flex items-baseline justify-between gap-2">
+          <span className="font-semibold">{product.name}</span>
+          <span className="tabular-nums">
+            {formatPrice(product.default_price.unit_amount, product.default_price.currency)}{" "}
+            <span className="text-xs text-base-content/80">{PRICE_TAX_NOTE}</span>
+          </span>
+        </span>
+        <span className="text-sm text-base-content/80">
+          {details.creditsPerMonth !== null && `${formatCredits(details.creditsPerMonth)} credits per month`}
+          {details.concurrentRequests !== null && `, up to ${details.concurrentRequests} concurrent requests`}
+        </span>
+      </span>
+    </label>
+  );
+}
+
+function ChangePlan({ user }: { user: User }) {
+  const [open, setOpen] = useState(false);
+  const [products, setProducts] = useState<Product[] | null>(null);
+  const [loadFailed, setLoadFailed] = useState(false);
+  const [choice, setChoice] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const choices = products ? otherPlans(products, subscriptionOf(user)) : [];
+
+  const openDialog = () => {
+    setOpen(true);
+    setLoadFailed(false);
+    loadSubscriptionProducts().then(setProducts, () => setLoadFailed(true));
+  };
+
+  const update = async () => {
+    if (!choice) return;
+    setBusy(true);
+    try {
+      await updateSubscription(choice);
+      notify("success", TOAST.planUpdated);
+      setOpen(false);
+    } catch {
+      notify("error", ERROR_TEXT.updatePlanFailed);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <>
+      <button type="button" className="btn btn-primary" onClick={openDialog}>
+        {T.changePlan}
+      </button>
+      <Dialog
+        open={open}
+        title={T.changePlanTitle}
+        onClose={() => setOpen(false)}
+        actions={
+          <>
+            <button type="button" className="btn" onClick={() => setOpen(false)}>
+              {T.close}
+            </button>
+            <button type="button" className="btn btn-primary" disabled={!choice || busy} onClick={update}>
+              {busy && <span className="loading loading-spinner loading-sm" aria-hidden="true" />}
+              {T.updatePlan}
+            </button>
+          </>
+        }
+      >
+        <p className="mb-3 text-sm text-base-content/80">
+          You are on {subscriptionOf(user).plan}. The new plan starts when your current period ends.
+        </p>
+        {loadFailed && (
+          <p role="alert" className="alert alert-error text-sm">
+            {ERROR_TEXT.loadFailed}
+          </p>
+        )}
+        {!products && !loadFailed && (
+          <p role="status" className="flex items-center gap-2 text-sm">
+            <span className="loading loading-spinner" aria-hidden="true" />
+            Loading plans…
+          </p>
+        )}
+        {products && (
+          <fieldset className="flex flex-col gap-2">
+            <legend className="sr-only">Choose a plan</legend>
+            {choices.map((p) => (
+              <PlanOption key={p.id} product={p} checked={choice === p.id} onSelect={() => setChoice(p.id)} />
+            ))}
+          </fieldset>
+        )}
+      </Dialog>
+    </>
+  );
+}
+
+function CancelPlan({ user }: { user: User }) {
+  const [open, setOpen] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const subscription = subscriptionOf(user);
+
+  const confirm = async () => {
+    setBusy(true);
+    try {
+      await cancelSubscription();
+      notify("success", TOAST.subscriptionCanceled);
+      setOpen(false);
+    } catch (error) {
+      notify(
+        "error",
+        accountActionErrorMessage(error instanceof ApiError ? error : new ApiError(undefined, undefined, "")),
+      );
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  if (subscription.cancel_at_period_end) return null;
+  return (
+    <>
+      <button type="button" className="btn btn-outline" onClick={() => setOpen(true)}>
+        {T.cancelSubscription}
+      </button>
+      <Dialog
+        open={open}
+        title={T.cancelTitle}
+        onClose={() => setOpen(false)}
+        actions={
+          <>
+            <button type="button" className="btn" onClick={() => setOpen(false)}>
+              {T.keepSubscription}
+            </button>
+            <button type="button" className="btn btn-error" disabled={busy} onClick={confirm}>
+              {busy && <span className="loading loading-spinner loading-sm" aria-hidden="true" />}
+              {T.confirmCancel}
+            </button>
+          </>
+        }
+      >
+        <p className="text-sm">
+          Your {subscription.plan} plan and its credits stay until the end of the current period. After that
+          you are on the Free plan and keep your unexpired credits.
+        </p>
+      </Dialog>
+    </>
+  );
+}
+
+export function PlanActions({ user }: { user: User }) {
+  return (
+    <div className="flex flex-wrap gap-3">
+      <ChangePlan user={user} />
+      <CancelPlan user={user} />
+    </div>
+  );
+}

@@ -1,0 +1,93 @@
+// /profile (guarded: roles user and admin): 'My Account' with the read-only account fields, and
+// what the plan allows: 'Buy Plan' on FREE; change and cancel on a paid plan; top-up packs.
+import { lazy, Suspense } from "react";
+import type { User } from "../../../contract/account.ts";
+import { formatBalance, hasPaidPlan, scheduledChange, subscriptionOf } from "../../lib/account-view.ts";
+import { isoDay } from "../../lib/format-date.ts";
+import { UI_TEXT } from "../../lib/ui-text.ts";
+import { RouteGuard } from "../auth/RouteGuard.tsx";
+
+// Only users on a paid plan manage it: their dialogs and the top-up packs load on demand.
+const PlanActions = lazy(() => import("./PlanActions.tsx").then((m) => ({ default: m.PlanActions })));
+const TopUps = lazy(() => import("./TopUps.tsx").then((m) => ({ default: m.TopUps })));
+const Loading = () => <span className="loading loading-spinner" aria-hidden="true" />;
+
+const T = UI_TEXT.profile;
+
+function ReadOnlyField({ id, label, value }: { id: string; label: string; value: string }) {
+  return (
+    <div className="flex flex-col gap-1.5">
+      <label htmlFor={`profile-${id}`} className="text-sm font-medium">
+        {label}
+      </label>
+      <input id={`profile-${id}`} className="input w-full" readOnly value={value} data-profile-field={id} />
+    </div>
+  );
+}
+
+function AccountView({ user }: { user: User }) {
+  const subscription = subscriptionOf(user);
+  const paid = hasPaidPlan(user);
+  const scheduled = paid ? scheduledChange(subscription) : null;
+  return (
+    <div className="card-body gap-8" data-profile>
+      <section aria-labelledby="account-details" className="flex flex-col gap-4">
+        <h2 id="account-details" className="text-lg font-semibold">
+          Account details
+        </h2>
+        <div className="grid gap-4 sm:grid-cols-2">
+          <ReadOnlyField id="username" label={T.username} value={user.username} />
+          <ReadOnlyField id="email" label={T.email} value={user.email} />
+          <ReadOnlyField id="plan" label={T.plan} value={subscription.plan} />
+          <ReadOnlyField
+            id="plan-end"
+            label={T.planEnds}
+            value={isoDay(subscription.expires_at) ?? T.notAvailable}
+          />
+          <ReadOnlyField id="tokens" label={T.tokens} value={formatBalance(user.credit_balance)} />
+        </div>
+      </section>
+      <section aria-labelledby="plan-heading" className="flex flex-col gap-4">
+        <h2 id="plan-heading" className="text-lg font-semibold">
+          Your plan
+        </h2>
+        {scheduled && (
+          <p role="status" className="alert alert-info text-sm" data-scheduled>
+            {scheduled}
+          </p>
+        )}
+        {paid ? (
+          <Suspense fallback={<Loading />}>
+            <PlanActions user={user} />
+          </Suspense>
+        ) : (
+          <div className="flex flex-col items-start gap-3">
+            <p className="text-sm text-base-content/80">
+              You are on the Free plan. Subscribe to a tier for monthly credits and top-up packs.
+            </p>
+            <a href="/plans" className="btn btn-primary">
+              {T.buyPlan}
+            </a>
+          </div>
+        )}
+      </section>
+      {paid && (
+        <Suspense fallback={<Loading />}>
+          <TopUps balance={user.credit_balance} />
+        </Suspense>
+      )}
+    </div>
+  );
+}
+
+export default function Profile() {
+  return (
+    <RouteGuard loadingMessage="Loading your account…">
+      {(user) => (
+        <div className="card border border-base-300 bg-base-100 shadow-sm">
+          <AccountView user={user} />
+        </div>
+      )}
+    </RouteGuard>
+  );
+}

@@ -1,0 +1,24 @@
+// The page's one toast area (top-right, closing after 5000 ms). react-toastify and its CSS are only
+// downloaded when the first toast appears, so pages that never toast do not pay for them.
+import { type ComponentType, useEffect, useState } from "react";
+import { $toasts, takeFlashToasts } from "../../stores/toast.ts";
+
+type ToastView = ComponentType<Record<string, never>>;
+
+export default function ToastHost() {
+  const [View, setView] = useState<ToastView | null>(null);
+
+  useEffect(() => {
+    let loading = false;
+    const load = () => {
+      if (loading || $toasts.get().length === 0) return;
+      loading = true;
+      void import("./toast-view.tsx").then((module) => setView(() => module.default));
+    };
+    const unsubscribe = $toasts.subscribe(load);
+    takeFlashToasts();
+    return unsubscribe;
+  }, []);
+
+  return View ? <View /> : null;
+}

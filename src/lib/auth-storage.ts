@@ -1,0 +1,45 @@
+// The spec's localStorage keys (section 3) and the only code that touches them. Reads tolerate a
+// browser that refuses storage (private mode, disabled cookies): the visitor is then logged out.
+
+export const STORAGE_KEYS = {
+  token: "x-access-token",
+  isAuthenticated: "isAuthenticated",
+  originalPath: "originalPath",
+} as const;
+
+function storage(): Storage | null {
+  try {
+    return typeof localStorage === "undefined" ? null : localStorage;
+  } catch {
+    return null;
+  }
+}
+
+export function readStoredToken(): string | null {
+  return storage()?.getItem(STORAGE_KEYS.token) ?? null;
+}
+
+/** Stores the token and the spec's flag (the string 'true'). */
+export function storeSession(token: string): void {
+  const s = storage();
+  s?.setItem(STORAGE_KEYS.token, token);
+  s?.setItem(STORAGE_KEYS.isAuthenticated, "true");
+}
+
+export function clearSession(): void {
+  const s = storage();
+  s?.removeItem(STORAGE_KEYS.token);
+  s?.removeItem(STORAGE_KEYS.isAuthenticated);
+}
+
+export function saveOriginalPath(path: string): void {
+  storage()?.setItem(STORAGE_KEYS.originalPath, path);
+}
+
+/** Reads and forgets the saved path: it is meant for one login only. */
+export function takeOriginalPath(): string | null {
+  const s = storage();
+  const value = s?.getItem(STORAGE_KEYS.originalPath) ?? null;
+  s?.removeItem(STORAGE_KEYS.originalPath);
+  return value;
+}

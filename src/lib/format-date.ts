@@ -1,0 +1,9 @@
+// Dates as the profile shows them (spec section 2: "YYYY-MM-DD from expires_at").
+
+/** The calendar date of an ISO date-time in UTC, e.g. "2026-12-22"; null when absent or unreadable. */
+export function isoDay(value: string | null | undefined): string | null {
+  if (!value) return null;
+  const date = new Date(value);
+  if (Number.isNaN(date.getTime())) return null;
+  return date.toISOString().slice(0, 10);
+}

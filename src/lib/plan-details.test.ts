@@ -1,0 +1,42 @@
+import { describe, expect, it } from "vitest";
+import type { Product } from "../../contract/billing.ts";
+import { priceRank, productForCard } from "./live-plans.ts";
+import { byPriceAscending, dialogPlanDetails, otherPlans } from "./plan-details.ts";
+
+const product = (id: string, name: string, unit_amount: number): Product => ({
+  id,
+  name,
+  description: null,
+  default_price: { id: `price_${id}`, currency: "eur", unit_amount },
+});
+const products = [product("c", "Tier C", 64900), product("a", "Tier A", 7900), product("b", "Tier B", 34900)];
+
+describe("plan details", () => {
+  it("sorts by default price ascending without touching the input", () => {
+    expect(byPriceAscending(products).map((p) => p.name)).toEqual(["Tier A", "Tier B", "Tier C"]);
+    expect(products[0]?.name).toBe("Tier C");
+  });
+
+  it.each([
+    ["Tier A", 1000, null],
+    ["Tier B", 5000, 4],
+    ["Tier C", 10000, 4],
+    ["Tier D", 25000, 5],
+    ["Tier E", 50000, 10],
+    ["Tier Z", null, null],
+  ])("the dialog describes %s with %s credits and concurrency %s", (name, credits, concurrency) => {
+    expect(dialogPlanDetails(name)).toEqual({ creditsPerMonth: credits, concurrentRequests: concurrency });
+  });
+
+  it("offers every plan but the current one", () => {
+    expect(otherPlans(products, { product_id: "b", plan: "Tier B" }).map((p) => p.id)).toEqual(["c", "a"]);
+  });
+
+  it("matches a card to its live product by id, else by name, and ranks it by price", () => {
+    const card = { name: "Tier B", productIds: { test: "b", live: "prod_live_b" } };
+    expect(productForCard(products, card)?.id).toBe("b");
+    expect(productForCard(products, { name: "Tier C", productIds: { test: "x", live: "y" } })?.id).toBe("c");
+    expect(priceRank(products, card)).toBe(1);
+    expect(priceRank(products, { name: "Tier Q", productIds: { test: "x", live: "y" } })).toBe(-1);
+  });
+});

@@ -1,0 +1,35 @@
+// What the profile's plan dialogs say about each tier: credits (spec section 9) and the dialog's own
+// concurrency figures ("up to 4 (B, C), 5 (D), 10 (E) per the dialog information"; the /plans
+// marketing table keeps its own figures). Products are sorted by price, cheapest first.
+import { TIERS } from "../../contract/catalogue.ts";
+
+const DIALOG_CONCURRENCY: Readonly<Record<string, number>> = { B: 4, C: 4, D: 5, E: 10 };
+
+export interface PlanDetails {
+  creditsPerMonth: number | null;
+  concurrentRequests: number | null;
+}
+
+/** Credits and the dialog's concurrency for a tier name such as "Tier C"; nulls when unknown. */
+export function dialogPlanDetails(planName: string): PlanDetails {
+  const tier = TIERS.find((t) => t.name === planName);
+  return {
+    creditsPerMonth: tier?.creditsPerMonth ?? null,
+    concurrentRequests: tier ? (DIALOG_CONCURRENCY[tier.key] ?? null) : null,
+  };
+}
+
+/** Products by default price ascending (spec section 2), without changing the input. */
+export function byPriceAscending<T extends { default_price: { unit_amount: number } }>(
+  products: readonly T[],
+): T[] {
+  return [...products].sort((a, b) => a.default_price.unit_amount - b.default_price.unit_amount);
+}
+
+/** Every plan the user could change to: all but the current one. */
+export function otherPlans<T extends { id: string; name: string }>(
+  products: readonly T[],
+  current: { product_id: string | null; plan: string },
+): T[] {
+  return products.filter((p) => p.id !== current.product_id && p.name !== current.plan);
+}

@@ -1,0 +1,20 @@
+// The contract schemas the portal checks answers and forms with, in one module that the API
+// client and the forms load on demand: zod/mini is the largest piece of the portal's own code, and
+// a visitor's page never needs it until a call is answered or a form is submitted.
+import * as z from "zod/mini";
+
+export {
+  detailSchema,
+  emailRequestSchema,
+  loginSchema,
+  registeredUserSchema,
+  registerSchema,
+  resetCheckResponseSchema,
+  resetPasswordFormSchema,
+  tokenResponseSchema,
+  userSchema,
+} from "../../contract/account.ts";
+export { checkoutUrlSchema, productListSchema, topUpProductListSchema } from "../../contract/billing.ts";
+
+/** For calls whose answer the portal does not read (it only needs to know they succeeded). */
+export const anyAnswerSchema = z.unknown();

@@ -1,0 +1,24 @@
+import { describe, expect, it } from "vitest";
+import { isTokenExpired } from "./token-expiry.ts";
+
+const b64url = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64url");
+const jwt = (payload: unknown) => `${b64url({ alg: "HS256", typ: "JWT" })}.${b64url(payload)}.signature`;
+const NOW = Date.UTC(2026, 10, 22, 12, 0, 0);
+const nowSeconds = NOW / 1000;
+
+describe("isTokenExpired", () => {
+  it.each([
+    ["exp an hour ahead", jwt({ exp: nowSeconds + 3600 }), false],
+    ["exp exactly now", jwt({ exp: nowSeconds }), false],
+    ["exp one second ago", jwt({ exp: nowSeconds - 1 }), true],
+    ["exp a day ago", jwt({ exp: nowSeconds - 86_400 }), true],
+    ["no exp claim", jwt({ sub: "u1" }), true],
+    ["exp not a number", jwt({ exp: "tomorrow" }), true],
+    ["not a JWT at all", "not-a-token", true],
+    ["a payload that is not JSON", "aaa.%%%.ccc", true],
+    ["an empty string", "", true],
+    ["no token", null, true],
+  ])("%s -> expired: %s", (_name, token, expired) => {
+    expect(isTokenExpired(token, NOW)).toBe(expired);
+  });
+});

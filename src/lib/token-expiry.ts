@@ -1,0 +1,15 @@
+// The spec's expiry rule (section 4): a token is expired when its `exp` is earlier than now, and
+// also when it cannot be decoded. Kept framework-free so the rule has its own table test.
+import { jwtDecode } from "jwt-decode";
+
+/** True when `token` has no readable numeric `exp` claim or that moment (seconds) has passed. */
+export function isTokenExpired(token: string | null | undefined, nowMs: number = Date.now()): boolean {
+  if (!token) return true;
+  try {
+    const { exp } = jwtDecode<{ exp?: unknown }>(token);
+    if (typeof exp !== "number" || !Number.isFinite(exp)) return true;
+    return exp * 1000 < nowMs;
+  } catch {
+    return true;
+  }
+}

@@ -1,0 +1,156 @@
+// The session store against a stubbed fetch and an in-memory localStorage: the spec's keys, the
+// expiry rule on load, one user fetch per page, login's redirect target and sign-out.
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { $auth, $user, initSession, logIn, refreshUser, resetAuthForTests, signOut } from "./auth.ts";
+
+const b64url = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64url");
+const jwt = (exp: number) => `${b64url({ alg: "HS256" })}.${b64url({ sub: "u1", exp })}.sig`;
+const inAnHour = () => jwt(Math.floor(Date.now() / 1000) + 3600);
+
+const USER = {
+  id: "u1",
+  username: "ada",
+  email: "ada@example.com",
+  role: "user",
+  email_verified: true,
+  credit_balance: 100,
+  subscription: null,
+};
+
+function memoryStorage(): Storage {
+  const data = new Map<string, string>();
+  return {
+    get length() {
+      return data.size;
+    },
+    clear: () => data.clear(),
+    getItem: (k) => data.get(k) ?? null,
+    key: (i) => [...data.keys()][i] ?? null,
+    removeItem: (k) => void data.delete(k),
+    setItem: (k, v) => void data.set(k, String(v)),
+  };
+}
+
+const json = (status: number, body: unknown) =>
+  new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
+
+let fetchMock: ReturnType<typeof vi.fn>;
+
+beforeEach(() => {
+  resetAuthForTests();
+  vi.stubGlobal("localStorage", memoryStorage());
+  fetchMock = vi.fn(async (input: RequestInfo | URL) => {
+    const url = String(input instanceof Request ? input.url : input);
+    if (url.endsWith("/v1/users/me")) return json(200, USER);
+    if (url.endsWith("/v1/token"))
+      return json(200, { access_token: inAnHour(), token_type: "bearer", expires_in: 3600 });
+    return json(404, { detail: "Not Found" });
+  });
+  vi.stubGlobal("fetch", fetchMock);
+});
+
+afterEach(() => {
+  vi.unstubAllGlobals();
+});
+
+const userCalls = () =>
+  fetchMock.mock.calls.filter(([input]) => String(input).endsWith("/v1/users/me")).length;
+
+describe("initSession", () => {
+  it("with no token: logged out, the user known to be nobody, no request", async () => {
+    await initSession();
+    expect($auth.get()).toEqual({ token: null, isAuthenticated: false });
+    expect($user.get()).toEqual({ status: "ready", user: null });
+    expect(fetchMock).not.toHaveBeenCalled();
+  });
+
+  it("with an expired token: clears the token and the flag without asking the server", async () => {
+    localStorage.setItem("x-access-token", jwt(Math.floor(Date.now() / 1000) - 10));
+    localStorage.setItem("isAuthenticated", "true");
+    await initSession();
+    expect(localStorage.getItem("x-access-token")).toBeNull();
+    expect(localStorage.getItem("isAuthenticated")).toBeNull();
+    expect($user.get().user).toBeNull();
+    expect(fetchMock).not.toHaveBeenCalled();
+  });
+
+  it("with a valid token: loads the user once, however many islands ask, with the Bearer header", async () => {
+    const token = inAnHour();
+    localStorage.setItem("x-access-token", token);
+    await Promise.all([initSession(), initSession(), initSession()]);
+    expect(userCalls()).toBe(1);
+    expect($auth.get()).toEqual({ token, isAuthenticated: true });
+    expect($user.get()).toEqual({ status: "ready", user: USER });
+    const [, init] = fetchMock.mock.calls[0] as [unknown, RequestInit];
+    expect(new Headers(init.headers).get("authorization")).toBe(`Bearer ${token}`);
+  });
+
+  it("never retries the user fetch, and a 401 logs out", async () => {
+    localStorage.setItem("x-access-token", inAnHour());
+    fetchMock.mockImplementation(async () => json(401, { detail: "Could not validate credentials" }));
+    await initSession();
+    expect(fetchMock).toHaveBeenCalledTimes(1);
+    expect($auth.get().isAuthenticated).toBe(false);
+    expect(localStorage.getItem("x-access-token")).toBeNull();
+  });
+
+  it("keeps the token when the server cannot be reached, without a user", async () => {
+    const token = inAnHour();
+    localStorage.setItem("x-access-token", token);
+    fetchMock.mockImplementation(async () => {
+      throw new TypeError("fetch failed");
+    });
+    await initSession();
+    expect(fetchMock).toHaveBeenCalledTimes(1);
+    expect($user.get()).toEqual({ status: "ready", user: null });
+    expect(localStorage.getItem("x-access-token")).toBe(token);
+  });
+});
+
+describe("logIn", () => {
+  it("posts the form, stores the token and the 'true' flag, loads the user and returns /", async () => {
+    const next = await logIn("ada", "Secret1!");
+    const [url, init] = fetchMock.mock.calls[0] as [string, RequestInit];
+    expect(url).toMatch(/\/v1\/token$/);
+    expect(String(init.body)).toBe("username=ada&password=Secret1%21");
+    expect(localStorage.getItem("x-access-token")).toBe($auth.get().token);
+    expect(localStorage.getItem("isAuthenticated")).toBe("true");
+    expect($user.get().user?.username).toBe("ada");
+    expect(next).toBe("/");
+  });
+
+  it("returns a saved same-site originalPath once, and ignores another origin", async () => {
+    localStorage.setItem("originalPath", "/plans");
+    expect(await logIn("ada", "Secret1!")).toBe("/plans");
+    expect(localStorage.getItem("originalPath")).toBeNull();
+    localStorage.setItem("originalPath", "https://evil.example/");
+    expect(await logIn("ada", "Secret1!")).toBe("/");
+  });
+
+  it("throws the answer's status and detail on failure", async () => {
+    fetchMock.mockImplementation(async () => json(400, { detail: "Incorrect username or password" }));
+    await expect(logIn("ada", "nope")).rejects.toMatchObject({
+      status: 400,
+      detail: "Incorrect username or password",
+    });
+    expect(localStorage.getItem("x-access-token")).toBeNull();
+  });
+});
+
+describe("signOut and refreshUser", () => {
+  it("sign-out clears the token, the flag and the user", async () => {
+    await logIn("ada", "Secret1!");
+    signOut();
+    expect(localStorage.getItem("x-access-token")).toBeNull();
+    expect(localStorage.getItem("isAuthenticated")).toBeNull();
+    expect($user.get().user).toBeNull();
+    expect($auth.get().isAuthenticated).toBe(false);
+  });
+
+  it("refreshUser asks the server again", async () => {
+    localStorage.setItem("x-access-token", inAnHour());
+    await initSession();
+    await refreshUser();
+    expect(userCalls()).toBe(2);
+  });
+});

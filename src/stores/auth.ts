@@ -1,0 +1,118 @@
+// $auth (token and flag) and $user (the current user), shared by every island of a page, and the
+// actions that change them. Islands read these with useStore and call the actions; they never call
+// fetch. Every page is its own document, so each page load runs `initSession` once.
+import { atom } from "nanostores";
+import type { User } from "../../contract/account.ts";
+import { ApiError, apiRequest } from "../lib/api-client.ts";
+import { clearSession, readStoredToken, storeSession, takeOriginalPath } from "../lib/auth-storage.ts";
+import { postLoginPath } from "../lib/safe-redirect.ts";
+import { isTokenExpired } from "../lib/token-expiry.ts";
+
+export interface AuthState {
+  token: string | null;
+  isAuthenticated: boolean;
+}
+
+/** `unknown` until the page knows (server render and first client render), then `ready`. */
+export interface UserState {
+  status: "unknown" | "ready";
+  user: User | null;
+}
+
+const LOGGED_OUT: AuthState = { token: null, isAuthenticated: false };
+const USER_UNKNOWN: UserState = { status: "unknown", user: null };
+
+export const $auth = atom<AuthState>(LOGGED_OUT);
+export const $user = atom<UserState>(USER_UNKNOWN);
+
+let session: Promise<void> | null = null;
+
+function setLoggedOut(): void {
+  clearSession();
+  $auth.set(LOGGED_OUT);
+  $user.set({ status: "ready", user: null });
+}
+
+/** `GET /v1/users/me`, never retried (spec section 7). */
+function fetchUser(token: string): Promise<User> {
+  return apiRequest("/v1/users/me", "userSchema", { auth: token });
+}
+
+async function loadUser(token: string): Promise<void> {
+  try {
+    const user = await fetchUser(token);
+    $user.set({ status: "ready", user });
+  } catch (error) {
+    // A token the server no longer accepts (expired early, password reset) means logged out.
+    if (error instanceof ApiError && error.status === 401) setLoggedOut();
+    else $user.set({ status: "ready", user: null });
+  }
+}
+
+/**
+ * Reads the stored token once per page load: a missing, undecodable or expired token clears the
+ * session (the visitor stays on the page they opened); a valid one loads the user, one request
+ * however many islands ask.
+ */
+export function initSession(): Promise<void> {
+  if (session) return session;
+  const token = readStoredToken();
+  if (isTokenExpired(token) || !token) {
+    setLoggedOut();
+    session = Promise.resolve();
+  } else {
+    $auth.set({ token, isAuthenticated: true });
+    session = loadUser(token);
+  }
+  return session;
+}
+
+/** Fetches the user again (after a payment, a plan change or a cancellation). */
+export async function refreshUser(): Promise<void> {
+  await initSession();
+  const { token } = $auth.get();
+  if (token) await loadUser(token);
+}
+
+const sameAccountState = (a: User | null, b: User | null) =>
+  JSON.stringify([a?.credit_balance, a?.subscription]) ===
+  JSON.stringify([b?.credit_balance, b?.subscription]);
+
+/**
+ * Refreshes the user, then, up to `polls` more times 1.5 s apart, again until the plan or balance
+ * changes: after a payment the provider's webhook may reach the server a moment after the browser.
+ */
+export async function refreshUserUntilChanged(polls: number, waitMs = 1500): Promise<void> {
+  await initSession();
+  const before = $user.get().user;
+  await refreshUser();
+  for (let i = 0; i < polls && $auth.get().token && sameAccountState(before, $user.get().user); i++) {
+    await new Promise((resolve) => setTimeout(resolve, waitMs));
+    await refreshUser();
+  }
+}
+
+/**
+ * `POST /v1/token` (form-urlencoded), then stores the token and flag and refetches the user.
+ * Returns where to go next: the saved `originalPath` when it is a path of this site, else "/".
+ */
+export async function logIn(username: string, password: string): Promise<string> {
+  const body = new URLSearchParams({ username, password });
+  const { access_token } = await apiRequest("/v1/token", "tokenResponseSchema", { method: "POST", body });
+  storeSession(access_token);
+  $auth.set({ token: access_token, isAuthenticated: true });
+  await loadUser(access_token);
+  return postLoginPath(takeOriginalPath());
+}
+
+/** Clears the stored token and flag and the user. The caller navigates to /. */
+export function signOut(): void {
+  setLoggedOut();
+}
+
+/** Forgets the page's session state; tests only. */
+export function resetAuthForTests(): void {
+  session = null;
+  $auth.set(LOGGED_OUT);
+  $user.set(USER_UNKNOWN);
+}

@@ -1,0 +1,55 @@
+// Billing actions for the islands: the catalogue (cached 5 minutes, retried), checkout redirects,
+// plan changes and cancellation (each refetches the user).
+import { apiRequest } from "../lib/api-client.ts";
+import { byPriceAscending } from "../lib/plan-details.ts";
+import { queryCache } from "../lib/query-cache.ts";
+import { refreshUser } from "./auth.ts";
+
+export async function loadSubscriptionProducts() {
+  const { data } = await queryCache.read("subscription-products", () =>
+    apiRequest("/v1/subscription/products", "productListSchema", { auth: true }),
+  );
+  return byPriceAscending(data);
+}
+
+export async function loadTopUpProducts() {
+  const { data } = await queryCache.read("top-up-products", () =>
+    apiRequest("/v1/top-up/products", "topUpProductListSchema", { auth: true }),
+  );
+  return byPriceAscending(data);
+}
+
+/** Starts a subscription checkout and returns the hosted checkout's URL. */
+export async function startSubscriptionCheckout(product: string, price: string): Promise<string> {
+  const { url } = await apiRequest("/v1/create-checkout-session", "checkoutUrlSchema", {
+    method: "POST",
+    body: { product, price },
+    auth: true,
+  });
+  return url;
+}
+
+export async function startTopUpCheckout(productId: string): Promise<string> {
+  const { url } = await apiRequest("/v1/create-top-up-checkout", "checkoutUrlSchema", {
+    method: "POST",
+    body: { product_id: productId },
+    auth: true,
+  });
+  return url;
+}
+
+/** Schedules a change of tier, then refetches the user (spec section 7). */
+export async function updateSubscription(productId: string): Promise<void> {
+  await apiRequest("/v1/update-subscription", "userSchema", {
+    method: "POST",
+    body: { product_id: productId },
+    auth: true,
+  });
+  await refreshUser();
+}
+
+/** Cancels at the period end, then refetches the user (spec section 7). */
+export async function cancelSubscription(): Promise<void> {
+  await apiRequest("/v1/cancel-subscription", "userSchema", { method: "POST", auth: true });
+  await refreshUser();
+}

@@ -1,0 +1,56 @@
+// Toasts as data: any island calls `notify`; the one ToastHost island shows them (loading
+// react-toastify only when the first toast appears). A toast that must survive a page change
+// ("You're logged in successfully!", then /) goes through sessionStorage with `notifyAfterNavigation`.
+import { atom } from "nanostores";
+
+export type ToastKind = "success" | "error" | "info";
+
+export interface Toast {
+  id: number;
+  kind: ToastKind;
+  message: string;
+}
+
+const FLASH_KEY = "portal-flash-toasts";
+let nextId = 1;
+
+/** Toasts waiting to be shown; ToastHost takes them out. */
+export const $toasts = atom<readonly Toast[]>([]);
+
+export function notify(kind: ToastKind, message: string): void {
+  $toasts.set([...$toasts.get(), { id: nextId++, kind, message }]);
+}
+
+/** Keeps a toast for the next page this tab opens (the spec's "toast, then navigate"). */
+export function notifyAfterNavigation(kind: ToastKind, message: string): void {
+  try {
+    const pending = JSON.parse(sessionStorage.getItem(FLASH_KEY) ?? "[]") as unknown;
+    const list = Array.isArray(pending) ? pending : [];
+    sessionStorage.setItem(FLASH_KEY, JSON.stringify([...list, { kind, message }]));
+  } catch {
+    notify(kind, message);
+  }
+}
+
+/** Moves toasts kept by the previous page into the queue. */
+export function takeFlashToasts(): void {
+  let pending: unknown;
+  try {
+    pending = JSON.parse(sessionStorage.getItem(FLASH_KEY) ?? "[]");
+    sessionStorage.removeItem(FLASH_KEY);
+  } catch {
+    return;
+  }
+  if (!Array.isArray(pending)) return;
+  for (const item of pending as { kind?: unknown; message?: unknown }[]) {
+    const kind = item.kind === "error" || item.kind === "info" ? item.kind : "success";
+    if (typeof item.message === "string") notify(kind, item.message);
+  }
+}
+
+/** Takes every queued toast out of the queue. */
+export function drainToasts(): Toast[] {
+  const all = [...$toasts.get()];
+  if (all.length) $toasts.set([]);
+  return all;
+}

@@ -1,0 +1,151 @@
+// Billing journeys in the browser against the real API and its local hosted checkout: subscribe,
+// pay, top up, change and cancel the plan, a declined card, and who may see /plans.
+import type { Page } from "@playwright/test";
+import { ERROR_TEXT, TOAST, UI_TEXT } from "../../src/lib/ui-text.ts";
+import { createVerifiedUser, openSignedIn, tokenViaApi } from "../fixtures/account.ts";
+import { axeViolations } from "../fixtures/axe.ts";
+import { expect, test } from "../fixtures/test.ts";
+
+test.describe.configure({ timeout: 150_000 });
+
+async function pay(page: Page, card: string) {
+  await expect(page).toHaveURL(/\/_checkout\//);
+  await page.getByLabel("Card number").fill(card);
+  await page.getByRole("button", { name: "Pay" }).click();
+}
+
+const tokensOf = async (page: Page) =>
+  Number((await page.getByLabel(UI_TEXT.profile.tokens).inputValue()).replaceAll(",", ""));
+
+/** Reloads /profile until `check` passes: the provider's webhook may land just after the redirect. */
+async function profileUntil(page: Page, check: () => Promise<void>) {
+  await expect(async () => {
+    await page.goto("/profile");
+    await check();
+  }).toPass({ timeout: 20_000, intervals: [500, 1000, 2000] });
+}
+
+test("a user subscribes to Tier B, tops up 500 credits, schedules Tier C, cancels and signs out", async ({
+  page,
+  request,
+}) => {
+  const user = await createVerifiedUser(request, "tierb");
+  await openSignedIn(page, await tokenViaApi(request, user), "/plans");
+
+  const tierB = page.locator('[data-plan-card][data-tier="B"]');
+  await tierB.getByRole("button", { name: /to Tier B/ }).click();
+  await pay(page, "4242 4242 4242 4242");
+  await expect(page).toHaveURL(/\/payment\/success$/);
+  await expect(page.getByRole("heading", { name: UI_TEXT.payment.success })).toBeVisible();
+  expect(await axeViolations(page)).toEqual([]);
+  await expect(page.getByRole("link", { name: UI_TEXT.payment.goToDashboard })).toHaveAttribute("href", "/");
+
+  await profileUntil(page, async () => {
+    await expect(page.getByLabel(UI_TEXT.profile.plan)).toHaveValue("Tier B", { timeout: 2000 });
+  });
+  await expect(page.getByLabel(UI_TEXT.profile.planEnds)).toHaveValue(/^\d{4}-\d{2}-\d{2}$/);
+  const afterSubscribe = await tokensOf(page);
+  expect(afterSubscribe).toBeGreaterThanOrEqual(5000);
+  await expect(page.locator("[data-plan-badge]").first()).toHaveText("Tier B");
+  await expect(page.getByText(UI_TEXT.profile.topUpTitle)).toBeVisible();
+  await expect(page.locator("[data-top-up-balance]")).toHaveText(afterSubscribe.toLocaleString("en-US"));
+  expect(await axeViolations(page)).toEqual([]);
+
+  // A user on a paid plan has no business on /plans.
+  await page.goto("/plans");
+  await expect(page).toHaveURL(/\/$/);
+
+  // Top-up 500.
+  await page.goto("/profile");
+  await page.getByRole("radio", { name: /500 credit pack/ }).check();
+  await page.getByRole("button", { name: UI_TEXT.profile.buy, exact: true }).click();
+  await pay(page, "4242 4242 4242 4242");
+  await expect(page.getByRole("heading", { name: UI_TEXT.payment.success })).toBeVisible();
+  await profileUntil(page, async () => {
+    expect(await tokensOf(page)).toBe(afterSubscribe + 500);
+  });
+
+  // Change to Tier C: scheduled for the period end.
+  await page.getByRole("button", { name: UI_TEXT.profile.changePlan }).click();
+  const change = page.getByRole("dialog", { name: UI_TEXT.profile.changePlanTitle });
+  await expect(change).toBeVisible();
+  await expect(change.getByRole("radio")).toHaveCount(4);
+  await expect(change.getByRole("radio", { name: /Tier B/ })).toHaveCount(0);
+  await change.getByRole("radio", { name: /Tier C/ }).check();
+  await expect(change).toContainText("up to 4 concurrent requests");
+  expect(await axeViolations(page)).toEqual([]);
+  await change.getByRole("button", { name: UI_TEXT.profile.updatePlan }).click();
+  await expect(page.getByText(TOAST.planUpdated)).toBeVisible();
+  await expect(change).toBeHidden();
+  await expect(page.locator("[data-scheduled]")).toContainText("Tier C");
+  await expect(page.getByLabel(UI_TEXT.profile.plan)).toHaveValue("Tier B");
+
+  // Cancel: confirmed in a dialog, then scheduled for the period end.
+  await page.getByRole("button", { name: UI_TEXT.profile.cancelSubscription }).click();
+  const confirm = page.getByRole("dialog", { name: UI_TEXT.profile.cancelTitle });
+  await expect(confirm).toBeVisible();
+  expect(await axeViolations(page)).toEqual([]);
+  await confirm.getByRole("button", { name: UI_TEXT.profile.confirmCancel }).click();
+  await expect(page.getByText(TOAST.subscriptionCanceled)).toBeVisible();
+  await expect(page.locator("[data-scheduled]")).toContainText("ends on");
+  await expect(page.getByRole("button", { name: UI_TEXT.profile.cancelSubscription })).toHaveCount(0);
+  expect(await axeViolations(page)).toEqual([]);
+
+  await page.getByText(UI_TEXT.greeting(user.username)).first().click();
+  await page.getByRole("button", { name: UI_TEXT.signOut }).first().click();
+  await expect(page).toHaveURL(/\/$/);
+  await expect(page.getByRole("link", { name: UI_TEXT.logIn }).first()).toBeVisible();
+});
+
+test("a declined card stays on the checkout, and cancelling it shows 'Payment Failed'", async ({
+  page,
+  request,
+}) => {
+  const user = await createVerifiedUser(request, "declined");
+  await openSignedIn(page, await tokenViaApi(request, user), "/plans");
+  await page
+    .locator('[data-plan-card][data-tier="A"]')
+    .getByRole("button", { name: /to Tier A/ })
+    .click();
+  await pay(page, "4000 0000 0000 0002");
+  await expect(page.getByText("Your card was declined.")).toBeVisible();
+  await page.getByRole("link", { name: "Cancel" }).click();
+  await expect(page).toHaveURL(/\/payment\/failed$/);
+  await expect(page.getByRole("heading", { name: UI_TEXT.payment.failed })).toBeVisible();
+  expect(await axeViolations(page)).toEqual([]);
+  await page.getByRole("link", { name: UI_TEXT.payment.tryAgain }).click();
+  await expect(page).toHaveURL(/\/plans$/);
+});
+
+test("a visitor's subscribe button leads to the login page and back to /plans", async ({ page, request }) => {
+  const user = await createVerifiedUser(request, "visitor");
+  await page.goto("/plans");
+  const subscribe = page.locator('[data-plan-card][data-tier="C"]').getByRole("link", { name: /to Tier C/ });
+  // Before the island runs the link registers (no JavaScript); once it runs it goes to the login.
+  await expect(subscribe).toHaveAttribute("href", "/login");
+  await subscribe.click();
+  await expect(page).toHaveURL(/\/login$/);
+  await page.getByLabel("Username").fill(user.username);
+  await page.getByLabel("Password", { exact: true }).fill(user.password);
+  await page.getByRole("button", { name: UI_TEXT.logIn }).click();
+  await expect(page).toHaveURL(/\/plans$/);
+  await expect(
+    page.locator('[data-plan-card][data-tier="C"]').getByRole("button", { name: /to Tier C/ }),
+  ).toBeVisible();
+});
+
+test("the live prices show rounded up with their symbol and '(excl. VAT)'", async ({ page, request }) => {
+  const { data } = (await (await request.get("/v1/subscription/products")).json()) as {
+    data: { name: string; default_price: { unit_amount: number; currency: string } }[];
+  };
+  await page.goto("/plans");
+  for (const product of data) {
+    const symbol = product.default_price.currency === "usd" ? "$" : "€";
+    const whole = Math.ceil(product.default_price.unit_amount / 100).toLocaleString("en-US");
+    const card = page
+      .locator("[data-plan-card]")
+      .filter({ has: page.getByRole("heading", { name: product.name }) });
+    await expect(card.locator('[data-island-slot="plan-price"]')).toHaveText(`${symbol}${whole}(excl. VAT)`);
+  }
+  expect(ERROR_TEXT.checkoutFailed).toBe("Oops something went wrong! Try again or contact support.");
+});
