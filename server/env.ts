@@ -2,6 +2,7 @@
 // for development; a bad value stops the process at start-up with a list of what is wrong.
 import { resolve } from "node:path";
 import { z } from "zod";
+import { PRODUCT_NAME } from "../contract/brand.ts";
 
 const bool = z.enum(["true", "false", "1", "0", ""]).transform((v) => v === "true" || v === "1");
 /** An optional setting: an empty string counts as unset, so `FOO=` in a .env file is harmless. */
@@ -48,7 +49,7 @@ export const envSchema = z.object({
   /** smtp:// or smtps:// URL of a mail server. Unset: the outbox in DATA_DIR/outbox (development). */
   SMTP_URL: optional(urlWithScheme(["smtp:", "smtps:"], "smtps://user:pass@smtp.example.com:465")),
   /** Sender of account mails. */
-  MAIL_FROM: z.string().min(3).default('"AI Studio" <no-reply@localhost>'),
+  MAIL_FROM: z.string().min(3).default(`"${PRODUCT_NAME}" <no-reply@localhost>`),
 
   /** Shares rate-limit counters between API instances. Unset: counters in this process's memory. */
   REDIS_URL: optional(urlWithScheme(["redis:", "rediss:"], "redis://host:6379")),

@@ -2,6 +2,7 @@ import { mkdtempSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { PRODUCT_NAME } from "../../contract/brand.ts";
 import { ManualClock } from "../clock.ts";
 import { createLogger } from "../logger.ts";
 import { createOutboxMailer } from "./mailer.ts";
@@ -69,7 +70,7 @@ describe("the outbox", () => {
     expect(entries.map((e) => e.to)).toEqual(["bob@example.com", "ann@example.com"]);
     expect(entries[0]).toMatchObject({
       from: "AI Studio <no-reply@portal.test>",
-      subject: "Reset your AI Studio password",
+      subject: `Reset your ${PRODUCT_NAME} password`,
       links: [`https://portal.test/reset-password/${TOKEN}`],
     });
     expect(entries[1]?.links).toEqual([`https://portal.test/verify-email/${TOKEN}`]);

@@ -1,8 +1,10 @@
 // The account mails. Links are built from PORTAL_URL (configuration), never from the request's
 // Host header, so a forged Host cannot make us mail a link to someone else's site.
+
+import { PRODUCT_NAME } from "../../contract/brand.ts";
 import type { MailMessage } from "./message.ts";
 
-export const PRODUCT_NAME = "AI Studio";
+export { PRODUCT_NAME };
 
 const HTML_ESCAPES: Record<string, string> = {
   "&": "&amp;",

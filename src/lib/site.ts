@@ -1,10 +1,12 @@
 // The product's identity as titles, the logo and Open Graph tags show it.
 //
-// OPERATOR: the spec does not name the product; set your brand name and tagline here.
+// OPERATOR: the brand name lives in contract/brand.ts (mails and API docs use it too); set the
+// tagline here.
+import { PRODUCT_NAME } from "../../contract/brand.ts";
 
 export const SITE = {
   /** Brand name, e.g. in "Plans · GenAI Studio". */
-  name: "GenAI Studio",
+  name: PRODUCT_NAME,
   /** One line under the name on the home page and in social previews. */
   tagline: "AI image and video generation through one simple API",
   /** The spec's support promise (section 1). */

@@ -6,6 +6,7 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { compress } from "hono/compress";
+import { PRODUCT_NAME } from "../../../contract/brand.ts";
 import type { AppEnv } from "../../http/app-env.ts";
 
 const require = createRequire(import.meta.url);
@@ -40,7 +41,7 @@ export function docsPage(prefix: string): string {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>AI Studio API</title>
+<title>${PRODUCT_NAME} API</title>
 <link rel="stylesheet" href="${asset("swagger-ui.css")}">
 <link rel="icon" type="image/png" href="${asset("favicon-32x32.png")}">
 </head>
@@ -69,7 +70,7 @@ export function docsRoutes(app: OpenAPIHono<AppEnv>, prefix: string): void {
   app.doc31("/openapi.json", {
     openapi: "3.1.0",
     info: {
-      title: "AI Studio account and billing API",
+      title: `${PRODUCT_NAME} account and billing API`,
       version: "1",
       description:
         "Errors are JSON `{detail}`; request validation errors are 422 `{detail: [{loc, msg, type}]}`. " +
