@@ -22,6 +22,11 @@ export class ApiError extends Error implements FailedAnswer {
   }
 }
 
+/** Any thrown value as an ApiError, so error-message mapping sees one shape (no status = no answer). */
+export function asApiError(error: unknown): ApiError {
+  return error instanceof ApiError ? error : new ApiError(undefined, undefined, String(error));
+}
+
 export interface ApiRequest {
   method?: "GET" | "POST";
   /** JSON body, or URLSearchParams for a form-urlencoded body (the login call). */

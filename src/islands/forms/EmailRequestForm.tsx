@@ -1,12 +1,12 @@
 // The one-field e-mail forms: /forgot-password (reset link) and /resend-email-verification. Both
 // go to / with a toast on success and show the spec's "Oops" message on failure.
-import { ApiError } from "../../lib/api-client.ts";
+import { asApiError } from "../../lib/api-client.ts";
 import { accountActionErrorMessage, fieldErrorsFrom422 } from "../../lib/error-messages.ts";
 import { navigate } from "../../lib/navigation.ts";
 import { TOAST, UI_TEXT } from "../../lib/ui-text.ts";
 import { requestPasswordReset, resendVerification } from "../../stores/account.ts";
 import { notify, notifyAfterNavigation } from "../../stores/toast.ts";
-import { Field, SubmitButton } from "./Field.tsx";
+import { Field, IslandForm, SubmitButton } from "./Field.tsx";
 import { useForm } from "./use-form.ts";
 
 const FIELDS = ["email"] as const;
@@ -34,21 +34,14 @@ export default function EmailRequestForm({ purpose }: Props) {
       notifyAfterNavigation("success", done);
       navigate("/");
     } catch (error) {
-      const failed = error instanceof ApiError ? error : new ApiError(undefined, undefined, String(error));
+      const failed = asApiError(error);
       notify("error", accountActionErrorMessage(failed));
       form.setErrors(fieldErrorsFrom422(failed));
     }
   });
 
   return (
-    <form
-      ref={form.ref}
-      method="post"
-      className="flex flex-col gap-5"
-      aria-labelledby="page-title"
-      noValidate
-      onSubmit={submit}
-    >
+    <IslandForm formRef={form.ref} onSubmit={submit}>
       <Field
         name="email"
         label="Email"
@@ -60,6 +53,6 @@ export default function EmailRequestForm({ purpose }: Props) {
         onChange={form.onChange}
       />
       <SubmitButton label={UI_TEXT.submit} busy={form.busy} />
-    </form>
+    </IslandForm>
   );
 }

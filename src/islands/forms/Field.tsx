@@ -1,5 +1,6 @@
 // A labelled input as the static FormField renders it (same id, name and label), plus the field's
 // first validation message, tied to the input with aria-invalid and aria-describedby.
+import type { FormEventHandler, ReactNode, Ref } from "react";
 import { useHydrated } from "../auth/use-hydrated.ts";
 
 interface Props {
@@ -88,5 +89,33 @@ export function SubmitButton({ label, busy }: { label: string; busy: boolean }) 
       {busy && <span className="loading loading-spinner loading-sm" aria-hidden="true" />}
       {label}
     </button>
+  );
+}
+
+/**
+ * The form element every account form renders: posts nowhere by itself (the static shell's
+ * method="post" keeps credentials out of URLs before hydration), lets the island validate
+ * (noValidate), and takes its accessible name from the page's heading.
+ */
+export function IslandForm({
+  formRef,
+  onSubmit,
+  children,
+}: {
+  formRef: Ref<HTMLFormElement>;
+  onSubmit: FormEventHandler<HTMLFormElement>;
+  children: ReactNode;
+}) {
+  return (
+    <form
+      ref={formRef}
+      method="post"
+      className="flex flex-col gap-5"
+      aria-labelledby="page-title"
+      noValidate
+      onSubmit={onSubmit}
+    >
+      {children}
+    </form>
   );
 }

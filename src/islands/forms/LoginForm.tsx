@@ -1,14 +1,14 @@
 // /login: username and password. A user who is already logged in goes to /. On success the token
 // is stored, the user refetched, a toast shown and the browser sent to `originalPath` or /.
 import { useEffect, useState } from "react";
-import { ApiError } from "../../lib/api-client.ts";
+import { asApiError } from "../../lib/api-client.ts";
 import { isEmailNotVerified, loginErrorMessage } from "../../lib/error-messages.ts";
 import { navigate, redirect } from "../../lib/navigation.ts";
 import { TOAST, UI_TEXT } from "../../lib/ui-text.ts";
 import { logIn } from "../../stores/auth.ts";
 import { notify, notifyAfterNavigation } from "../../stores/toast.ts";
 import { useSession } from "../auth/use-session.ts";
-import { Field, SubmitButton } from "./Field.tsx";
+import { Field, IslandForm, SubmitButton } from "./Field.tsx";
 import { useForm } from "./use-form.ts";
 
 const FIELDS = ["username", "password"] as const;
@@ -32,21 +32,14 @@ export default function LoginForm() {
       navigate(next);
     } catch (error) {
       setLeaving(false);
-      const failed = error instanceof ApiError ? error : new ApiError(undefined, undefined, String(error));
+      const failed = asApiError(error);
       notify("error", loginErrorMessage(failed));
       setNotVerified(isEmailNotVerified(failed));
     }
   });
 
   return (
-    <form
-      ref={form.ref}
-      method="post"
-      className="flex flex-col gap-5"
-      aria-labelledby="page-title"
-      noValidate
-      onSubmit={submit}
-    >
+    <IslandForm formRef={form.ref} onSubmit={submit}>
       <Field
         name="username"
         label="Username"
@@ -74,6 +67,6 @@ export default function LoginForm() {
         </div>
       )}
       <SubmitButton label={UI_TEXT.logIn} busy={form.busy} />
-    </form>
+    </IslandForm>
   );
 }

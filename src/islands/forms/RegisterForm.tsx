@@ -1,12 +1,12 @@
 // /register: email, username, password, confirmPassword. On success a toast and /login; the API's
 // refusals (duplicates, rule failures) show as the spec's toast and at the field they concern.
-import { ApiError } from "../../lib/api-client.ts";
+import { asApiError } from "../../lib/api-client.ts";
 import { fieldErrorsFrom422, registerErrorField, registerErrorMessage } from "../../lib/error-messages.ts";
 import { navigate } from "../../lib/navigation.ts";
 import { TOAST, UI_TEXT } from "../../lib/ui-text.ts";
 import { registerAccount } from "../../stores/account.ts";
 import { notify, notifyAfterNavigation } from "../../stores/toast.ts";
-import { Field, SubmitButton } from "./Field.tsx";
+import { Field, IslandForm, SubmitButton } from "./Field.tsx";
 import { useForm } from "./use-form.ts";
 
 const FIELDS = ["email", "username", "password", "confirmPassword"] as const;
@@ -20,7 +20,7 @@ export default function RegisterForm() {
       notifyAfterNavigation("success", TOAST.registered);
       navigate("/login");
     } catch (error) {
-      const failed = error instanceof ApiError ? error : new ApiError(undefined, undefined, String(error));
+      const failed = asApiError(error);
       const message = registerErrorMessage(failed);
       notify("error", message);
       const field = registerErrorField(failed);
@@ -35,14 +35,7 @@ export default function RegisterForm() {
   });
 
   return (
-    <form
-      ref={form.ref}
-      method="post"
-      className="flex flex-col gap-5"
-      aria-labelledby="page-title"
-      noValidate
-      onSubmit={submit}
-    >
+    <IslandForm formRef={form.ref} onSubmit={submit}>
       <Field {...field("email")} label="Email" type="email" autoComplete="email" />
       <Field {...field("username")} label="Username" autoComplete="username" />
       <Field
@@ -59,6 +52,6 @@ export default function RegisterForm() {
         autoComplete="new-password"
       />
       <SubmitButton label={UI_TEXT.register} busy={form.busy} />
-    </form>
+    </IslandForm>
   );
 }

@@ -1,7 +1,7 @@
 // /reset-password/{token}: first checks the token (spinner), then either says it is invalid, with a
 // link to request a new one, or shows the new-password form. Success: toast, then /.
 import { useEffect, useState } from "react";
-import { ApiError } from "../../lib/api-client.ts";
+import { asApiError } from "../../lib/api-client.ts";
 import { accountActionErrorMessage, fieldErrorsFrom422, isInvalidToken } from "../../lib/error-messages.ts";
 import { navigate } from "../../lib/navigation.ts";
 import { routeParam } from "../../lib/route-param.ts";
@@ -9,7 +9,7 @@ import { TOAST, UI_TEXT } from "../../lib/ui-text.ts";
 import { checkResetToken, resetPassword } from "../../stores/account.ts";
 import { notify, notifyAfterNavigation } from "../../stores/toast.ts";
 import { LoadingState } from "../auth/LoadingState.tsx";
-import { Field, SubmitButton } from "./Field.tsx";
+import { Field, IslandForm, SubmitButton } from "./Field.tsx";
 import { InvalidToken } from "./InvalidToken.tsx";
 import { useForm } from "./use-form.ts";
 
@@ -41,7 +41,7 @@ export default function ResetPassword() {
       notifyAfterNavigation("success", TOAST.passwordReset);
       navigate("/");
     } catch (error) {
-      const failed = error instanceof ApiError ? error : new ApiError(undefined, undefined, String(error));
+      const failed = asApiError(error);
       if (isInvalidToken(failed)) {
         setCheck("invalid");
         return;
@@ -55,14 +55,7 @@ export default function ResetPassword() {
   if (check === "invalid")
     return <InvalidToken linkHref="/forgot-password" linkText={UI_TEXT.resetPassword.resendLink} />;
   return (
-    <form
-      ref={form.ref}
-      method="post"
-      className="flex flex-col gap-5"
-      aria-labelledby="page-title"
-      noValidate
-      onSubmit={submit}
-    >
+    <IslandForm formRef={form.ref} onSubmit={submit}>
       <Field
         name="password"
         label="New password"
@@ -81,6 +74,6 @@ export default function ResetPassword() {
         onChange={form.onChange}
       />
       <SubmitButton label={UI_TEXT.submit} busy={form.busy} />
-    </form>
+    </IslandForm>
   );
 }

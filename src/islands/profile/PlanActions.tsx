@@ -5,7 +5,7 @@ import { useState } from "react";
 import type { User } from "../../../contract/account.ts";
 import type { Product } from "../../../contract/billing.ts";
 import { subscriptionOf } from "../../lib/account-view.ts";
-import { ApiError } from "../../lib/api-client.ts";
+import { asApiError } from "../../lib/api-client.ts";
 import { accountActionErrorMessage } from "../../lib/error-messages.ts";
 import { dialogPlanDetails, otherPlans } from "../../lib/plan-details.ts";
 import { formatCredits } from "../../lib/plans.ts";
@@ -141,10 +141,7 @@ function CancelPlan({ user }: { user: User }) {
       notify("success", TOAST.subscriptionCanceled);
       setOpen(false);
     } catch (error) {
-      notify(
-        "error",
-        accountActionErrorMessage(error instanceof ApiError ? error : new ApiError(undefined, undefined, "")),
-      );
+      notify("error", accountActionErrorMessage(asApiError(error)));
     } finally {
       setBusy(false);
     }
