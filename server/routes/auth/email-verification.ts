@@ -1,56 +1,28 @@
 // E-mail verification: use the mailed link, or ask for a new one.
 import { OpenAPIHono } from "@hono/zod-openapi";
-import { detailSchema, emailRequestSchema, verifyEmailSchema } from "../../../contract/account.ts";
+import { detailSchema, verifyEmailSchema } from "../../../contract/account.ts";
 import { DETAIL } from "../../../contract/messages.ts";
 import type { AppEnv } from "../../http/app-env.ts";
-import { clientIp } from "../../http/client-ip.ts";
 import { ApiError } from "../../http/errors.ts";
 import { addRoute, errorResponses, jsonContent, schemaRef } from "../../http/openapi.ts";
-import { enforceLimits } from "../../http/rate-limit.ts";
 import { parseJsonBody } from "../../http/validation.ts";
 import type { ApiDeps } from "../api-deps.ts";
+import { addEmailRequestRoute } from "./email-request-route.ts";
 
 export function emailVerificationRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>();
   const registry = app.openAPIRegistry;
   const detail = jsonContent(schemaRef(registry, "Detail", detailSchema));
 
-  addRoute(
-    app,
-    {
-      method: "post",
-      path: "/user/resend-email-verification",
-      tags: ["e-mail verification"],
-      summary: "Mail a new verification link (valid 24 h) if the address has an unverified account",
-      description: "The answer is byte-identical whether the address is unknown, unverified or verified.",
-      request: {
-        body: {
-          required: true,
-          content: jsonContent(
-            schemaRef(registry, "EmailRequest", emailRequestSchema, "input", {
-              example: { email: "ann@example.com" },
-            }),
-          ),
-        },
-      },
-      responses: {
-        200: { description: `"${DETAIL.verificationResent}"`, content: detail },
-        ...errorResponses(registry, {
-          422: "Not a valid e-mail address",
-          429: `"${DETAIL.tooManyRequests}", with Retry-After`,
-        }),
-      },
-    },
-    async (c) => {
-      const { email } = await parseJsonBody(c, emailRequestSchema);
-      await enforceLimits(deps.limiter, [
-        ["emailIp", clientIp(c, deps.trustProxy)],
-        ["resendVerificationEmail", email],
-      ]);
-      deps.accounts.resendVerification(email);
-      return c.json({ detail: DETAIL.verificationResent }, 200);
-    },
-  );
+  addEmailRequestRoute(app, deps, {
+    path: "/user/resend-email-verification",
+    tags: ["e-mail verification"],
+    summary: "Mail a new verification link (valid 24 h) if the address has an unverified account",
+    description: "The answer is byte-identical whether the address is unknown, unverified or verified.",
+    addressLimit: "resendVerificationEmail",
+    answer: DETAIL.verificationResent,
+    start: (email) => deps.accounts.resendVerification(email),
+  });
 
   addRoute(
     app,

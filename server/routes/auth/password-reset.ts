@@ -1,14 +1,8 @@
 // The forgotten-password flow: request a link, check it, set a new password with it.
 import { OpenAPIHono } from "@hono/zod-openapi";
-import {
-  detailSchema,
-  emailRequestSchema,
-  passwordResetSchema,
-  resetCheckResponseSchema,
-} from "../../../contract/account.ts";
+import { detailSchema, passwordResetSchema, resetCheckResponseSchema } from "../../../contract/account.ts";
 import { DETAIL } from "../../../contract/messages.ts";
 import type { AppEnv } from "../../http/app-env.ts";
-import { clientIp } from "../../http/client-ip.ts";
 import { ApiError } from "../../http/errors.ts";
 import {
   addRoute,
@@ -18,47 +12,24 @@ import {
   pathParameter,
   schemaRef,
 } from "../../http/openapi.ts";
-import { enforceLimits } from "../../http/rate-limit.ts";
 import { parseJsonBody } from "../../http/validation.ts";
 import type { ApiDeps } from "../api-deps.ts";
+import { addEmailRequestRoute } from "./email-request-route.ts";
 
 export function passwordResetRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>();
   const registry = app.openAPIRegistry;
   const detail = jsonContent(schemaRef(registry, "Detail", detailSchema));
-  const emailBody = jsonContent(
-    schemaRef(registry, "EmailRequest", emailRequestSchema, "input", {
-      example: { email: "ann@example.com" },
-    }),
-  );
 
-  addRoute(
-    app,
-    {
-      method: "post",
-      path: "/user/password-reset-request",
-      tags: ["password reset"],
-      summary: "Mail a password reset link (valid 1 h) if the address has an account",
-      description: "The answer is byte-identical whether or not the address has an account.",
-      request: { body: { required: true, content: emailBody } },
-      responses: {
-        200: { description: `"${DETAIL.resetRequested}"`, content: detail },
-        ...errorResponses(registry, {
-          422: "Not a valid e-mail address",
-          429: `"${DETAIL.tooManyRequests}", with Retry-After`,
-        }),
-      },
-    },
-    async (c) => {
-      const { email } = await parseJsonBody(c, emailRequestSchema);
-      await enforceLimits(deps.limiter, [
-        ["emailIp", clientIp(c, deps.trustProxy)],
-        ["resetRequestEmail", email],
-      ]);
-      deps.accounts.requestPasswordReset(email);
-      return c.json({ detail: DETAIL.resetRequested }, 200);
-    },
-  );
+  addEmailRequestRoute(app, deps, {
+    path: "/user/password-reset-request",
+    tags: ["password reset"],
+    summary: "Mail a password reset link (valid 1 h) if the address has an account",
+    description: "The answer is byte-identical whether or not the address has an account.",
+    addressLimit: "resetRequestEmail",
+    answer: DETAIL.resetRequested,
+    start: (email) => deps.accounts.requestPasswordReset(email),
+  });
 
   addRoute(
     app,
