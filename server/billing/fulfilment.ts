@@ -63,32 +63,11 @@ export function fulfil(
       const effects: SubscriptionEffect[] = [{ type: "grant", grant }];
       return { ok: true, state, effects, note: null };
     }
+    // The parsed events carry every field these transitions read (and a few they ignore).
     case "subscription_started":
-      return subscriptionStarted(
-        state,
-        {
-          subscriptionId: event.subscriptionId,
-          productId: event.productId,
-          paidAt: event.paidAt,
-          period: event.period,
-          fulfilmentKey: event.fulfilmentKey,
-        },
-        now,
-        tiers,
-      );
+      return subscriptionStarted(state, event, now, tiers);
     case "renewal_paid":
-      return renewalPaid(
-        state,
-        {
-          subscriptionId: event.subscriptionId,
-          productId: event.productId,
-          paidAt: event.paidAt,
-          period: event.period,
-          fulfilmentKey: event.fulfilmentKey,
-        },
-        now,
-        tiers,
-      );
+      return renewalPaid(state, event, now, tiers);
     case "renewal_failed":
       return renewalFailed(state, { subscriptionId: event.subscriptionId, period: event.period });
     case "subscription_updated":
