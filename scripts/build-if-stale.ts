@@ -5,7 +5,16 @@ import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
-const INPUTS = ["src", "public", "contract", "astro.config.mjs", "package-lock.json", "server/site"];
+// server/site and the security headers feed the CDN files the build writes (src/integrations).
+const INPUTS = [
+  "src",
+  "public",
+  "contract",
+  "astro.config.mjs",
+  "package-lock.json",
+  "server/site",
+  "server/http/security-headers.ts",
+];
 const STAMP = "dist/.build-stamp.json";
 
 function newestMtime(path: string): number {
