@@ -58,8 +58,16 @@ export async function balanceOf(db: DbOrTx, userId: string, now: Date): Promise<
   return balance(await userGrants(db, userId), now);
 }
 
-/** Serialises everything that changes one user's credits or subscription: a row lock on the user. */
+/** Our user ids are UUIDs (any version). */
+const USER_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * Serialises everything that changes one user's credits or subscription: a row lock on the user.
+ * False when there is no such user, including for an id that cannot be one of ours (a webhook's
+ * metadata is whatever the sender put there; PostgreSQL would refuse it as a uuid, a 500).
+ */
 export async function lockUser(tx: Tx, userId: string): Promise<boolean> {
+  if (!USER_ID.test(userId)) return false;
   const rows = await tx.select({ id: users.id }).from(users).where(eq(users.id, userId)).for("update");
   return rows.length > 0;
 }

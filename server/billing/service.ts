@@ -54,6 +54,13 @@ function refuse(code: BillingErrorCode): ApiError {
 
 export type Billing = ReturnType<typeof createBilling>;
 
+/** Whether any string (key or value) in a parsed JSON value contains U+0000. */
+function holdsNul(value: unknown): boolean {
+  if (typeof value === "string") return value.includes("\u0000");
+  if (value === null || typeof value !== "object") return false;
+  return Object.entries(value).some(([key, v]) => key.includes("\u0000") || holdsNul(v));
+}
+
 /** Our record of a Stripe checkout session becomes complete when its payment arrives (local ones already are). */
 async function markSessionPaid(tx: Tx, event: BillingEvent, now: Date): Promise<void> {
   const sessionId =
@@ -231,6 +238,12 @@ export function createBilling(deps: BillingDeps) {
         json = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(rawBody));
       } catch {
         logger.error("Webhook with a valid signature is not JSON");
+        return { status: 400, error: "unparseable" };
+      }
+      // Stripe never sends a NUL character, and PostgreSQL text cannot hold one: an event with one
+      // anywhere is not an event we can record, whatever field it is in.
+      if (holdsNul(json)) {
+        logger.error("Webhook with a valid signature holds a NUL character");
         return { status: 400, error: "unparseable" };
       }
       const parsed = parseStripeEvent(json);

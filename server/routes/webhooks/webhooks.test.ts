@@ -4,99 +4,11 @@ import { count } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
 import { checkoutSessions, creditGrants, webhookEvents } from "../../db/schema/index.ts";
-import { addMonths } from "../../domain/ledger.ts";
-import {
-  checkoutSessionCompletedEvent,
-  invoicePaidEvent,
-  newStripeId,
-  subscriptionUpdatedEvent,
-} from "../../payments/stripe-events.ts";
 import { verifiedUser } from "../../testing/api-client.ts";
-import { ledger, me, sendWebhook, TIER, TOP_UP } from "../../testing/billing.ts";
+import { ledger, me, sendWebhook, TIER } from "../../testing/billing.ts";
+import { subscriptionPurchase, topUpPurchase } from "../../testing/purchase-events.ts";
 import { useTestApp } from "../../testing/suite.ts";
-import { TEST_FREE_CREDITS, TEST_PORTAL_URL, type TestApp } from "../../testing/test-app.ts";
-
-const seconds = (d: Date) => Math.floor(d.getTime() / 1000);
-
-/** The three events Stripe sends for one paid subscription checkout (new event ids each call). */
-function subscriptionPurchase(t: TestApp, userId: string) {
-  const now = t.clock.now();
-  const ids = {
-    session: newStripeId("cs_test"),
-    subscription: newStripeId("sub"),
-    invoice: newStripeId("in"),
-    customer: newStripeId("cus"),
-  };
-  const period = { start: seconds(now), end: seconds(addMonths(now, 1)) };
-  const tier = TIER("C");
-  const meta = () => ({ eventId: newStripeId("evt"), created: seconds(now) });
-  const session = {
-    id: ids.session,
-    mode: "subscription" as const,
-    userId,
-    customerId: ids.customer,
-    productId: tier.product,
-    priceId: tier.price,
-    amountTotal: 9900,
-    currency: "eur",
-    created: seconds(now),
-    expiresAt: seconds(now) + 86_400,
-    successUrl: `${TEST_PORTAL_URL}/payment/success`,
-    cancelUrl: `${TEST_PORTAL_URL}/payment/failed`,
-    subscriptionId: ids.subscription,
-    invoiceId: ids.invoice,
-    paymentIntentId: null,
-  };
-  return {
-    ids,
-    events: {
-      checkout: () => checkoutSessionCompletedEvent(meta(), session),
-      invoice: () =>
-        invoicePaidEvent(
-          meta(),
-          {
-            id: ids.invoice,
-            customerId: ids.customer,
-            subscriptionId: ids.subscription,
-            subscriptionItemId: "si_1",
-            userId,
-            productId: tier.product,
-            productName: "Tier C",
-            priceId: tier.price,
-            billingReason: "subscription_create",
-            amount: 9900,
-            currency: "eur",
-            period,
-            created: seconds(now),
-            attemptCount: 1,
-          },
-          seconds(now),
-        ),
-      updated: () =>
-        subscriptionUpdatedEvent(
-          meta(),
-          {
-            id: ids.subscription,
-            customerId: ids.customer,
-            userId,
-            productId: tier.product,
-            priceId: tier.price,
-            unitAmount: 9900,
-            currency: "eur",
-            subscriptionItemId: "si_1",
-            status: "active",
-            currentPeriod: period,
-            cancelAtPeriodEnd: false,
-            created: seconds(now),
-            canceledAt: null,
-            endedAt: null,
-            latestInvoiceId: ids.invoice,
-          },
-          { status: "incomplete" },
-        ),
-    },
-  };
-}
+import { TEST_FREE_CREDITS } from "../../testing/test-app.ts";
 
 function permutations<T>(items: T[]): T[][] {
   if (items.length <= 1) return [items];
@@ -127,7 +39,7 @@ describe.each(TEST_DATABASES)("POST /v1/webhooks/stripe (%s)", (kind) => {
   ])("refuses %s with 400 and changes nothing", async (_label, options) => {
     const user = await verifiedUser(ctx.t, "ann");
     const before = await counts();
-    const { events } = subscriptionPurchase(ctx.t, user.id);
+    const { events } = subscriptionPurchase(user.id, ctx.t.clock.now());
     const now = Math.floor(ctx.t.clock.now().getTime() / 1000);
     const o = options as { header?: string; secret?: string; timestampOffset?: number };
     const res = await sendWebhook(ctx.t, events.checkout(), {
@@ -150,7 +62,7 @@ describe.each(TEST_DATABASES)("POST /v1/webhooks/stripe (%s)", (kind) => {
 
   it("answers a duplicate with 200 and does nothing the second time", async () => {
     const user = await verifiedUser(ctx.t, "ann");
-    const event = subscriptionPurchase(ctx.t, user.id).events.checkout();
+    const event = subscriptionPurchase(user.id, ctx.t.clock.now()).events.checkout();
     for (let i = 0; i < 3; i++) {
       const res = await sendWebhook(ctx.t, event);
       expect(res.status).toBe(200);
@@ -163,7 +75,7 @@ describe.each(TEST_DATABASES)("POST /v1/webhooks/stripe (%s)", (kind) => {
     "grants a subscription purchase once when its events arrive as %s, each redelivered",
     async (_label, order) => {
       const user = await verifiedUser(ctx.t, "ann");
-      const purchase = subscriptionPurchase(ctx.t, user.id);
+      const purchase = subscriptionPurchase(user.id, ctx.t.clock.now());
       for (const name of order) {
         const event = purchase.events[name]();
         expect((await sendWebhook(ctx.t, event)).status).toBe(200);
@@ -181,7 +93,7 @@ describe.each(TEST_DATABASES)("POST /v1/webhooks/stripe (%s)", (kind) => {
 
   it("marks our record of a checkout session complete when its payment arrives", async () => {
     const user = await verifiedUser(ctx.t, "ann");
-    const purchase = subscriptionPurchase(ctx.t, user.id);
+    const purchase = subscriptionPurchase(user.id, ctx.t.clock.now());
     const now = ctx.t.clock.now();
     await ctx.t.deps.db.insert(checkoutSessions).values({
       id: purchase.ids.session,
@@ -211,7 +123,7 @@ describe.each(TEST_DATABASES)("POST /v1/webhooks/stripe (%s)", (kind) => {
 
   it("every grant names the payment that carried it", async () => {
     const user = await verifiedUser(ctx.t, "ann");
-    const purchase = subscriptionPurchase(ctx.t, user.id);
+    const purchase = subscriptionPurchase(user.id, ctx.t.clock.now());
     await sendWebhook(ctx.t, purchase.events.invoice());
     const rows = await ctx.t.deps.db.select().from(creditGrants);
     const paid = rows.find((r) => r.kind === "subscription");
@@ -222,37 +134,38 @@ describe.each(TEST_DATABASES)("POST /v1/webhooks/stripe (%s)", (kind) => {
 
   it("grants a top-up once per checkout session, whatever the number of events", async () => {
     const user = await verifiedUser(ctx.t, "ann");
-    const now = ctx.t.clock.now();
-    const session = {
-      id: newStripeId("cs_test"),
-      mode: "payment" as const,
-      userId: user.id,
-      customerId: newStripeId("cus"),
-      productId: TOP_UP("1000").product,
-      priceId: TOP_UP("1000").price,
-      amountTotal: 9000,
-      currency: "eur",
-      created: seconds(now),
-      expiresAt: seconds(now) + 86_400,
-      successUrl: "x",
-      cancelUrl: "y",
-      subscriptionId: null,
-      invoiceId: null,
-      paymentIntentId: "pi_1",
-    };
+    const purchase = topUpPurchase(user.id, ctx.t.clock.now(), "1000");
     for (let i = 0; i < 3; i++) {
-      const event = checkoutSessionCompletedEvent(
-        { eventId: newStripeId("evt"), created: seconds(now) },
-        session,
-      );
-      expect((await sendWebhook(ctx.t, event)).status).toBe(200);
+      expect((await sendWebhook(ctx.t, purchase.checkout())).status).toBe(200);
     }
     expect((await me(ctx.t, user.accessToken)).credit_balance).toBe(TEST_FREE_CREDITS + 1000);
   });
 
+  it("refuses a signed event holding a NUL character with 400 and records nothing (PostgreSQL text cannot hold one)", async () => {
+    const user = await verifiedUser(ctx.t, "ann");
+    const event = subscriptionPurchase(user.id, ctx.t.clock.now()).events.checkout();
+    const before = await counts();
+    const res = await sendWebhook(ctx.t, { ...event, id: `${event.id}\u0000` });
+    expect(res.status).toBe(400);
+    expect(await counts()).toEqual(before);
+  });
+
+  it.each([["not-a-uuid"], ["1; drop table users"], ["00000000-0000-4000-8000-00000000000g"]])(
+    "answers an event whose user id %j cannot be one of ours like an unknown user: 200, nothing recorded",
+    async (userId) => {
+      const before = await counts();
+      const res = await sendWebhook(ctx.t, topUpPurchase(userId, ctx.t.clock.now()).checkout());
+      expect(res.status).toBe(200);
+      expect(await counts()).toEqual(before);
+    },
+  );
+
   it("an event for a user nobody knows is answered 200, grants nothing and is not recorded (so it can be replayed)", async () => {
     const before = await counts();
-    const event = subscriptionPurchase(ctx.t, "00000000-0000-4000-8000-000000000000").events.checkout();
+    const event = subscriptionPurchase(
+      "00000000-0000-4000-8000-000000000000",
+      ctx.t.clock.now(),
+    ).events.checkout();
     const res = await sendWebhook(ctx.t, event);
     expect(res.status).toBe(200);
     expect(await counts()).toEqual(before);

@@ -1,0 +1,119 @@
+// The Stripe events of one purchase, as the provider would send them, for webhook tests. Each
+// builder call makes a new event id for the same fact (Stripe re-sending a fact under a new event);
+// sending the same built event twice is a redelivery.
+import type { TierKey, TopUpKey } from "../../contract/product-ids.ts";
+import { addMonths } from "../domain/ledger.ts";
+import {
+  checkoutSessionCompletedEvent,
+  invoicePaidEvent,
+  newStripeId,
+  subscriptionUpdatedEvent,
+} from "../payments/stripe-events.ts";
+import { TIER, TOP_UP } from "./billing.ts";
+import { TEST_PORTAL_URL } from "./test-app.ts";
+
+const seconds = (d: Date) => Math.floor(d.getTime() / 1000);
+
+const meta = (now: Date) => () => ({ eventId: newStripeId("evt"), created: seconds(now) });
+
+/** The three events Stripe sends for one paid subscription checkout of `tier`, paid at `now`. */
+export function subscriptionPurchase(userId: string, now: Date, tierKey: TierKey = "C") {
+  const ids = {
+    session: newStripeId("cs_test"),
+    subscription: newStripeId("sub"),
+    invoice: newStripeId("in"),
+    customer: newStripeId("cus"),
+  };
+  const period = { start: seconds(now), end: seconds(addMonths(now, 1)) };
+  const tier = TIER(tierKey);
+  const next = meta(now);
+  const session = {
+    id: ids.session,
+    mode: "subscription" as const,
+    userId,
+    customerId: ids.customer,
+    productId: tier.product,
+    priceId: tier.price,
+    amountTotal: 9900,
+    currency: "eur",
+    created: seconds(now),
+    expiresAt: seconds(now) + 86_400,
+    successUrl: `${TEST_PORTAL_URL}/payment/success`,
+    cancelUrl: `${TEST_PORTAL_URL}/payment/failed`,
+    subscriptionId: ids.subscription,
+    invoiceId: ids.invoice,
+    paymentIntentId: null,
+  };
+  return {
+    ids,
+    events: {
+      checkout: () => checkoutSessionCompletedEvent(next(), session),
+      invoice: () =>
+        invoicePaidEvent(
+          next(),
+          {
+            id: ids.invoice,
+            customerId: ids.customer,
+            subscriptionId: ids.subscription,
+            subscriptionItemId: "si_1",
+            userId,
+            productId: tier.product,
+            productName: `Tier ${tierKey}`,
+            priceId: tier.price,
+            billingReason: "subscription_create",
+            amount: 9900,
+            currency: "eur",
+            period,
+            created: seconds(now),
+            attemptCount: 1,
+          },
+          seconds(now),
+        ),
+      updated: () =>
+        subscriptionUpdatedEvent(
+          next(),
+          {
+            id: ids.subscription,
+            customerId: ids.customer,
+            userId,
+            productId: tier.product,
+            priceId: tier.price,
+            unitAmount: 9900,
+            currency: "eur",
+            subscriptionItemId: "si_1",
+            status: "active",
+            currentPeriod: period,
+            cancelAtPeriodEnd: false,
+            created: seconds(now),
+            canceledAt: null,
+            endedAt: null,
+            latestInvoiceId: ids.invoice,
+          },
+          { status: "incomplete" },
+        ),
+    },
+  };
+}
+
+/** The checkout.session.completed event of one paid top-up checkout (a new event id each call). */
+export function topUpPurchase(userId: string, now: Date, pack: TopUpKey = "1000") {
+  const next = meta(now);
+  const session = {
+    id: newStripeId("cs_test"),
+    mode: "payment" as const,
+    userId,
+    customerId: newStripeId("cus"),
+    productId: TOP_UP(pack).product,
+    priceId: TOP_UP(pack).price,
+    amountTotal: pack === "1000" ? 9000 : 5000,
+    currency: "eur",
+    created: seconds(now),
+    expiresAt: seconds(now) + 86_400,
+    successUrl: `${TEST_PORTAL_URL}/payment/success`,
+    cancelUrl: `${TEST_PORTAL_URL}/payment/failed`,
+    subscriptionId: null,
+    invoiceId: null,
+    paymentIntentId: newStripeId("pi"),
+  };
+  return { session, checkout: () => checkoutSessionCompletedEvent(next(), session) };
+}
