@@ -1,0 +1,184 @@
+// What an attacker tries first against the account calls: guessing one account's password from
+// many addresses, trying one password on many accounts from one address, and telling registered
+// addresses from unknown ones by the reset and resend answers (their body, status, headers, time)
+// or by their limits.
+import { describe, expect, it } from "vitest";
+import { DETAIL } from "../../../contract/messages.ts";
+import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
+import { createRateLimiter } from "../../http/rate-limit.ts";
+import {
+  fromIp,
+  GOOD_PASSWORD,
+  login,
+  postForm,
+  postJson,
+  register,
+  verifiedUser,
+} from "../../testing/api-client.ts";
+import { useTestApp } from "../../testing/suite.ts";
+import { CONTRACT_LIMITS, createTestApp } from "../../testing/test-app.ts";
+
+const guess = (i: number) => `Guess${i}a!x`;
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] as number;
+}
+
+async function timed(call: () => Promise<Response>): Promise<{ ms: number; res: Response; body: string }> {
+  const start = performance.now();
+  const res = await call();
+  const body = await res.text();
+  return { ms: performance.now() - start, res, body };
+}
+
+/** The headers an answer is compared on (Date and the request id naturally differ). */
+function comparableHeaders(res: Response): Record<string, string> {
+  return Object.fromEntries([...res.headers].filter(([name]) => !["date", "x-request-id"].includes(name)));
+}
+
+describe.each(TEST_DATABASES)("abuse of the account calls (%s)", (kind) => {
+  const ctx = useTestApp(kind);
+
+  it("stops a password-guessing run against one account from rotating addresses, while other accounts still log in", async () => {
+    await verifiedUser(ctx.t, "victim");
+    await verifiedUser(ctx.t, "bob");
+    await verifiedUser(ctx.t, "carol");
+    // A fresh limiter: the logins that set the accounts up do not count.
+    const t = createTestApp(ctx.database.db);
+    const statuses: number[] = [];
+    const others: number[] = [];
+    // 60 guesses, each from a new address (a botnet): the per-address limit never trips; the
+    // per-account one must. Other people log in from their own addresses in between.
+    for (let i = 0; i < 60; i++) {
+      const res = await postForm(t.app, "/v1/token", { username: "victim", password: guess(i) }, fromIp());
+      statuses.push(res.status);
+      if (res.status === 429) {
+        expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
+        expect(await res.json()).toEqual({ detail: DETAIL.tooManyRequests });
+      }
+      if (i % 10 === 0) others.push((await login(t, i % 20 === 0 ? "bob" : "carol")).status);
+    }
+    expect(statuses.slice(0, CONTRACT_LIMITS.tokenPerMinute)).toEqual(
+      Array(CONTRACT_LIMITS.tokenPerMinute).fill(400),
+    );
+    expect(statuses.slice(CONTRACT_LIMITS.tokenPerMinute)).toEqual(
+      Array(60 - CONTRACT_LIMITS.tokenPerMinute).fill(429),
+    );
+    expect(others).toEqual(Array(others.length).fill(200));
+    // The right password inside the window is refused the same way: the limit is no oracle.
+    const right = await postForm(
+      t.app,
+      "/v1/token",
+      { username: "victim", password: GOOD_PASSWORD },
+      fromIp(),
+    );
+    expect(right.status).toBe(429);
+    // The username's case does not open a second counter.
+    const upper = await postForm(t.app, "/v1/token", { username: "VICTIM", password: guess(99) }, fromIp());
+    expect(upper.status).toBe(429);
+    await t.tasks.idle();
+  });
+
+  it("stops one address trying a password on many accounts, while other addresses still log in", async () => {
+    await verifiedUser(ctx.t, "bob");
+    const attacker = fromIp();
+    const statuses: number[] = [];
+    for (let i = 0; i < 30; i++) {
+      const res = await postForm(
+        ctx.t.app,
+        "/v1/token",
+        { username: `user${i}`, password: GOOD_PASSWORD },
+        attacker,
+      );
+      statuses.push(res.status);
+    }
+    expect(statuses.filter((s) => s === 400)).toHaveLength(CONTRACT_LIMITS.tokenPerMinute);
+    expect(statuses.slice(CONTRACT_LIMITS.tokenPerMinute)).toEqual(
+      Array(30 - CONTRACT_LIMITS.tokenPerMinute).fill(429),
+    );
+    expect((await login(ctx.t, "bob")).status).toBe(200);
+  });
+
+  it("lets the account owner in again once the window has passed", async () => {
+    const limiter = createRateLimiter({ limits: CONTRACT_LIMITS, windowSeconds: 1 });
+    const t = createTestApp(ctx.database.db, { limiter });
+    await verifiedUser(t, "victim");
+    for (let i = 0; i < CONTRACT_LIMITS.tokenPerMinute + 2; i++) {
+      await postForm(t.app, "/v1/token", { username: "victim", password: guess(i) }, fromIp());
+    }
+    expect((await login(t, "victim")).status).toBe(429);
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    expect((await login(t, "victim")).status).toBe(200);
+    await t.tasks.idle();
+  });
+
+  it("spends about as long on an unknown user as on a wrong password (no timing oracle for usernames)", async () => {
+    await verifiedUser(ctx.t, "ann");
+    const wrong: number[] = [];
+    const unknown: number[] = [];
+    for (let i = 0; i < 8; i++) {
+      wrong.push((await timed(() => login(ctx.t, "ann", guess(i)))).ms);
+      unknown.push((await timed(() => login(ctx.t, `nobody${i}`, guess(i)))).ms);
+    }
+    // Both run a full argon2id verification (tens of milliseconds); without the dummy one an
+    // unknown user would answer in about a millisecond.
+    expect(median(unknown)).toBeGreaterThan(median(wrong) * 0.5);
+    expect(median(unknown)).toBeLessThan(median(wrong) * 2);
+  });
+
+  describe.each([["/v1/user/password-reset-request"], ["/v1/user/resend-email-verification"]])(
+    "%s",
+    (path) => {
+      it("answers a registered, an unverified and an unknown address alike: status, body, headers and time", async () => {
+        await verifiedUser(ctx.t, "known");
+        await register(ctx.t, "pending");
+        const addresses = {
+          known: "known@example.com",
+          pending: "pending@example.com",
+          unknown: "nobody@example.com",
+        };
+        const times: Record<string, number[]> = { known: [], pending: [], unknown: [] };
+        const answers: Record<string, { status: number; body: string; headers: Record<string, string> }[]> = {
+          known: [],
+          pending: [],
+          unknown: [],
+        };
+        // Interleaved, each from its own client address and with a fresh per-address limit (a fresh
+        // app), so each call does the full work and background mail from one call overlaps the
+        // next call of either kind alike.
+        for (let i = 0; i < 12; i++) {
+          for (const who of ["known", "unknown", "pending"] as const) {
+            const t = createTestApp(ctx.database.db, { limits: { emailPerMinute: 1000 } });
+            const { ms, res, body } = await timed(() =>
+              postJson(t.app, path, { email: addresses[who] }, fromIp()),
+            );
+            times[who]?.push(ms);
+            answers[who]?.push({ status: res.status, body, headers: comparableHeaders(res) });
+            await t.tasks.idle();
+          }
+        }
+        const first = answers.known?.[0];
+        expect(first?.status).toBe(200);
+        for (const who of ["known", "pending", "unknown"]) {
+          for (const answer of answers[who] ?? []) expect(answer).toEqual(first);
+        }
+        // Close in time: the mail is sent after the answer, so both paths do the same work before it.
+        const known = median(times.known ?? []);
+        const unknown = median(times.unknown ?? []);
+        expect(Math.abs(known - unknown)).toBeLessThan(Math.max(10, 0.5 * Math.max(known, unknown)));
+      });
+
+      it("limits a registered and an unknown address at the same count, with the same answer", async () => {
+        await verifiedUser(ctx.t, "known");
+        for (const email of ["known@example.com", "nobody@example.com"]) {
+          const statuses: number[] = [];
+          for (let i = 0; i < CONTRACT_LIMITS.emailPerMinute + 2; i++) {
+            statuses.push((await postJson(ctx.t.app, path, { email }, fromIp())).status);
+          }
+          expect(statuses, email).toEqual([...Array(CONTRACT_LIMITS.emailPerMinute).fill(200), 429, 429]);
+        }
+      });
+    },
+  );
+});
