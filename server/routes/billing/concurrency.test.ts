@@ -230,4 +230,53 @@ describe.each(TEST_DATABASES)("200 concurrent requests for one user (%s)", (kind
         spent.reduce((s, a) => s + a, 0),
     );
   }, 180_000);
+
+  it("a checkout paid ten times at once (a double-clicked Pay) is paid and granted once", async () => {
+    const t = ctx.t;
+    const user = await verifiedUser(t, "clicky");
+    const path = checkoutPath(
+      (
+        (await (
+          await postJson(
+            t.app,
+            "/v1/create-checkout-session",
+            { product: TIER("B").product, price: TIER("B").price },
+            { Authorization: `Bearer ${user.accessToken}` },
+          )
+        ).json()) as { url: string }
+      ).url,
+    );
+    const answers = await Promise.all(Array.from({ length: 10 }, () => payAt(t, path)));
+    await t.tasks.idle();
+    expect(answers.map((r) => r.status).sort()).toEqual([303, ...Array(9).fill(409)]);
+    const grants = await t.deps.db.select().from(creditGrants).where(eq(creditGrants.userId, user.id));
+    expect(grants.map((g) => g.kind).sort()).toEqual(["free", "subscription"]);
+    expect(
+      await t.deps.db.select().from(localSubscriptions).where(eq(localSubscriptions.userId, user.id)),
+    ).toHaveLength(1);
+  });
+
+  it("twenty spends with one idempotency key at once spend once and all answer the same balance", async () => {
+    const t = ctx.t;
+    const user = await verifiedUser(t, "spender");
+    const admin = await verifiedUser(t, "admin");
+    await makeAdmin(t, admin.id);
+    const adminToken = await tokenFor(t, "admin");
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        postJson(
+          t.app,
+          "/v1/credits/consume",
+          { user_id: user.id, amount: 7, reason: "retry storm", idempotency_key: "same-job" },
+          { Authorization: `Bearer ${adminToken}` },
+        ),
+      ),
+    );
+    const bodies = await Promise.all(answers.map((r) => r.json()));
+    expect(answers.map((r) => r.status)).toEqual(Array(20).fill(200));
+    expect(bodies).toEqual(Array(20).fill({ credit_balance: TEST_FREE_CREDITS - 7 }));
+    expect(await t.deps.db.select().from(creditSpends).where(eq(creditSpends.userId, user.id))).toHaveLength(
+      1,
+    );
+  });
 });
