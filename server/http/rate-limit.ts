@@ -42,7 +42,7 @@ export interface RateLimiterOptions {
 }
 
 // Keys hold e-mail addresses and usernames: store a digest, not the address, in Redis.
-function keyDigest(key: string): string {
+export function keyDigest(key: string): string {
   return createHash("sha256").update(key.toLowerCase()).digest("base64url").slice(0, 32);
 }
 

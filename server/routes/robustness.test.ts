@@ -207,7 +207,7 @@ describe.each(TEST_DATABASES)("every /v1 endpoint under bad input (%s)", (kind) 
         const headers: Record<string, string> = type ? { "Content-Type": type } : {};
         if (auth === "valid") headers.Authorization = `Bearer ${bearer}`;
         if (auth === "garbage") headers.Authorization = "Bearer eyJhbGciOiJub25lIn0.e30.";
-        const res = await ctx.t.app.request(op.path, { method: "POST", headers, body });
+        const res = await ctx.t.app.request(op.path, { method: "POST", headers, body: body as BodyInit });
         await expectJsonError(res, `${op.path} ${type} ${auth}`);
       }),
       { numRuns: 400 },

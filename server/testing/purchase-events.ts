@@ -1,7 +1,9 @@
 // The Stripe events of one purchase, as the provider would send them, for webhook tests. Each
 // builder call makes a new event id for the same fact (Stripe re-sending a fact under a new event);
 // sending the same built event twice is a redelivery.
+import { TIERS, TOP_UPS } from "../../contract/catalogue.ts";
 import type { TierKey, TopUpKey } from "../../contract/product-ids.ts";
+import { firstPaymentKey, topUpKey } from "../billing/fulfilment-keys.ts";
 import { addMonths } from "../domain/ledger.ts";
 import {
   checkoutSessionCompletedEvent,
@@ -26,6 +28,8 @@ export function subscriptionPurchase(userId: string, now: Date, tierKey: TierKey
   };
   const period = { start: seconds(now), end: seconds(addMonths(now, 1)) };
   const tier = TIER(tierKey);
+  const info = TIERS.find((t) => t.key === tierKey);
+  if (!info) throw new Error(`no tier ${tierKey}`);
   const next = meta(now);
   const session = {
     id: ids.session,
@@ -34,7 +38,7 @@ export function subscriptionPurchase(userId: string, now: Date, tierKey: TierKey
     customerId: ids.customer,
     productId: tier.product,
     priceId: tier.price,
-    amountTotal: 9900,
+    amountTotal: info.unitAmount,
     currency: "eur",
     created: seconds(now),
     expiresAt: seconds(now) + 86_400,
@@ -46,6 +50,12 @@ export function subscriptionPurchase(userId: string, now: Date, tierKey: TierKey
   };
   return {
     ids,
+    /** The one grant the purchase must produce. */
+    grant: {
+      fulfilmentKey: firstPaymentKey(ids.subscription),
+      credits: info.creditsPerMonth,
+      kind: "subscription" as const,
+    },
     events: {
       checkout: () => checkoutSessionCompletedEvent(next(), session),
       invoice: () =>
@@ -58,10 +68,10 @@ export function subscriptionPurchase(userId: string, now: Date, tierKey: TierKey
             subscriptionItemId: "si_1",
             userId,
             productId: tier.product,
-            productName: `Tier ${tierKey}`,
+            productName: info.name,
             priceId: tier.price,
             billingReason: "subscription_create",
-            amount: 9900,
+            amount: info.unitAmount,
             currency: "eur",
             period,
             created: seconds(now),
@@ -78,7 +88,7 @@ export function subscriptionPurchase(userId: string, now: Date, tierKey: TierKey
             userId,
             productId: tier.product,
             priceId: tier.price,
-            unitAmount: 9900,
+            unitAmount: info.unitAmount,
             currency: "eur",
             subscriptionItemId: "si_1",
             status: "active",
@@ -97,6 +107,8 @@ export function subscriptionPurchase(userId: string, now: Date, tierKey: TierKey
 
 /** The checkout.session.completed event of one paid top-up checkout (a new event id each call). */
 export function topUpPurchase(userId: string, now: Date, pack: TopUpKey = "1000") {
+  const info = TOP_UPS.find((t) => t.key === pack);
+  if (!info) throw new Error(`no top-up ${pack}`);
   const next = meta(now);
   const session = {
     id: newStripeId("cs_test"),
@@ -105,7 +117,7 @@ export function topUpPurchase(userId: string, now: Date, pack: TopUpKey = "1000"
     customerId: newStripeId("cus"),
     productId: TOP_UP(pack).product,
     priceId: TOP_UP(pack).price,
-    amountTotal: pack === "1000" ? 9000 : 5000,
+    amountTotal: info.unitAmount,
     currency: "eur",
     created: seconds(now),
     expiresAt: seconds(now) + 86_400,
@@ -115,5 +127,9 @@ export function topUpPurchase(userId: string, now: Date, pack: TopUpKey = "1000"
     invoiceId: null,
     paymentIntentId: newStripeId("pi"),
   };
-  return { session, checkout: () => checkoutSessionCompletedEvent(next(), session) };
+  return {
+    session,
+    grant: { fulfilmentKey: topUpKey(session.id), credits: info.tokenAmount, kind: "topup" as const },
+    checkout: () => checkoutSessionCompletedEvent(next(), session),
+  };
 }

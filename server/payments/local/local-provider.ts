@@ -3,7 +3,7 @@
 // (/_checkout/{id}), bills renewals on its billing clock, and tells the billing API what happened
 // only through Stripe-format, Stripe-signed webhook events (queued in deliveries.ts), exactly as
 // Stripe would: the webhook handler cannot tell the two apart.
-import { and, eq, inArray, lte } from "drizzle-orm";
+import { and, eq, lte, or } from "drizzle-orm";
 import type { Catalogue } from "../../billing/catalogue.ts";
 import { findCustomerId, saveCustomerId } from "../../billing/subscription-store.ts";
 import type { Clock } from "../../clock.ts";
@@ -399,6 +399,15 @@ export function createLocalProvider(deps: {
 
     async runBillingCycle() {
       const now = clock.now();
+      // Due: an active subscription whose period has ended, or a past-due one whose next payment
+      // attempt has come. Checked again under the row lock: another instance's billing job may
+      // have listed the same subscription and billed it in between (READ COMMITTED re-evaluates
+      // this condition on the row it waited for), and billing it again would charge the next
+      // period early (or retry a declined charge twice).
+      const dueNow = or(
+        and(eq(localSubscriptions.status, "active"), lte(localSubscriptions.currentPeriodEnd, now)),
+        and(eq(localSubscriptions.status, "past_due"), lte(localSubscriptions.nextPaymentAttempt, now)),
+      );
       let billed = 0;
       // One subscription may need several steps after a long jump of the clock (months of
       // renewals): repeat until nothing is due.
@@ -406,30 +415,21 @@ export function createLocalProvider(deps: {
         const due = await db
           .select({ id: localSubscriptions.id })
           .from(localSubscriptions)
-          .where(and(eq(localSubscriptions.status, "active"), lte(localSubscriptions.currentPeriodEnd, now)));
-        const retries = await db
-          .select({ id: localSubscriptions.id })
-          .from(localSubscriptions)
-          .where(
-            and(eq(localSubscriptions.status, "past_due"), lte(localSubscriptions.nextPaymentAttempt, now)),
-          );
-        const ids = [...due, ...retries].map((r) => r.id);
-        if (ids.length === 0) return billed;
-        for (const id of ids) {
-          await db.transaction(async (tx) => {
+          .where(dueNow)
+          .orderBy(localSubscriptions.id);
+        if (due.length === 0) return billed;
+        for (const { id } of due) {
+          const done = await db.transaction(async (tx) => {
             const [sub] = await tx
               .select()
               .from(localSubscriptions)
-              .where(
-                and(
-                  eq(localSubscriptions.id, id),
-                  inArray(localSubscriptions.status, ["active", "past_due"]),
-                ),
-              )
+              .where(and(eq(localSubscriptions.id, id), dueNow))
               .for("update");
-            if (sub) await bill(tx, sub, now);
+            if (!sub) return false;
+            await bill(tx, sub, now);
+            return true;
           });
-          billed++;
+          if (done) billed++;
         }
       }
       return billed;

@@ -25,7 +25,9 @@ function median(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)] as number;
 }
 
-async function timed(call: () => Promise<Response>): Promise<{ ms: number; res: Response; body: string }> {
+async function timed(
+  call: () => Response | Promise<Response>,
+): Promise<{ ms: number; res: Response; body: string }> {
   const start = performance.now();
   const res = await call();
   const body = await res.text();

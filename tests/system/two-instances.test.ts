@@ -1,0 +1,261 @@
+// Two server processes on one PostgreSQL database and one Redis, as behind a load balancer: rate
+// limits are shared, a purchase whose events reach both is granted once, a checkout paid through
+// both is charged once, and the billing job both run renews a subscription once per period.
+import { Redis } from "ioredis";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { PRODUCT_IDS } from "../../contract/product-ids.ts";
+import { firstPaymentKey, freeCreditsKey, renewalKey } from "../../server/billing/fulfilment-keys.ts";
+import { keyDigest, LIMITS } from "../../server/http/rate-limit.ts";
+import { apiLedger, grantKeysOf, grantsOf, recordedEventIds } from "../fixtures/ledger-queries.ts";
+import { subscriptionPurchase, topUpPurchase } from "../fixtures/purchase-events.ts";
+import {
+  advanceClock,
+  clockOffsetMs,
+  createScratchDatabase,
+  login,
+  openLockHolder,
+  PASSWORD,
+  postJson,
+  registerAccount,
+  type ScratchDatabase,
+  type ServerProcess,
+  SYSTEM_REDIS_URL,
+  sendEvent,
+  sessionsBlockedBy,
+  skipReason,
+  sleep,
+  startServer,
+  stopServers,
+  tempDataDir,
+  uniqueName,
+  usedIps,
+  verifiedAccount,
+  waitFor,
+} from "../fixtures/server-process.ts";
+
+const FREE_CREDITS = 50;
+const MILLI = 1000;
+const DAY_MS = 86_400_000;
+const SYSTEM_TIMEOUT = 240_000;
+/** The rate limiter's default key namespace (env.ts has no setting for it). */
+const RATE_LIMIT_PREFIX = "portal:rl";
+
+const reason = skipReason({ redis: true });
+
+describe.skipIf(reason !== "")(`two instances on one PostgreSQL and one Redis${reason}`, () => {
+  let db: ScratchDatabase;
+  let redis: Redis;
+  const dataDirs: ReturnType<typeof tempDataDir>[] = [];
+  let a: ServerProcess;
+  let b: ServerProcess;
+  /** Every username this suite used, so that afterAll removes exactly its own rate-limit keys. */
+  const usernames: string[] = [];
+  let failed = false;
+
+  beforeAll(async () => {
+    dataDirs.push(tempDataDir("a"), tempDataDir("b"));
+    db = await createScratchDatabase("pair");
+    redis = new Redis(SYSTEM_REDIS_URL as string, { maxRetriesPerRequest: 1 });
+    // Both start at once on the empty database: migrations take turns (an advisory lock).
+    const options = (label: string, dataDir: string) => ({
+      label,
+      databaseUrl: db.url,
+      dataDir,
+      redisUrl: SYSTEM_REDIS_URL,
+      env: { BILLING_JOB_INTERVAL_SECONDS: "1" },
+    });
+    [a, b] = await Promise.all([
+      startServer(options("instance A", dataDirs[0]?.dir as string)),
+      startServer(options("instance B", dataDirs[1]?.dir as string)),
+    ]);
+    // An instance whose Redis is not connected yet counts in memory (insurance limiter): wait
+    // until a login attempt through each one shows up in Redis.
+    for (const server of [a, b]) {
+      await waitFor(`${server.label}'s rate limits to reach Redis`, async () => {
+        const probe = uniqueName("probe");
+        usernames.push(probe);
+        await login(server, probe, "Wrong-password1!");
+        return (await redis.exists(`${RATE_LIMIT_PREFIX}:tokenAccount:${keyDigest(probe)}`)) === 1;
+      });
+    }
+  }, SYSTEM_TIMEOUT);
+
+  afterEach((context) => {
+    if (context.task.result?.state === "fail") failed = true;
+  });
+
+  afterAll(async () => {
+    await stopServers(failed);
+    if (redis) {
+      const keys = Object.keys(LIMITS).flatMap((limit) =>
+        [...usernames, ...usedIps].map((k) => `${RATE_LIMIT_PREFIX}:${limit}:${keyDigest(k)}`),
+      );
+      for (let i = 0; i < keys.length; i += 500) await redis.del(...keys.slice(i, i + 500));
+      await redis.quit();
+    }
+    await db?.drop();
+    for (const dir of dataDirs) dir.remove();
+  }, SYSTEM_TIMEOUT);
+
+  /** The billing clock the servers sign and verify with (real time plus the stored offset). */
+  const billingNow = async () => Date.now() + (await clockOffsetMs(db));
+
+  it("shares the per-account login limit: six attempts through each, the 11th and later are refused wherever they land", {
+    timeout: SYSTEM_TIMEOUT,
+  }, async () => {
+    const username = uniqueName("limit");
+    usernames.push(username);
+    await registerAccount(a, username);
+    const answers: [string, number][] = [];
+    for (let i = 0; i < 12; i++) {
+      const server = i % 2 === 0 ? a : b; // each attempt from its own address: only the account limit applies
+      answers.push([server.label, (await login(server, username, "Wrong-password1!")).status]);
+    }
+    expect(answers.slice(0, 10).map(([, status]) => status)).toEqual(Array(10).fill(400));
+    expect(answers.slice(10)).toEqual([
+      ["instance A", 429],
+      ["instance B", 429],
+    ]);
+    // The right password does not help while the account's minute lasts, on either instance.
+    for (const server of [a, b]) {
+      const res = await login(server, username, PASSWORD);
+      expect(res.status).toBe(429);
+      expect(Number(res.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+    }
+    expect(await redis.get(`${RATE_LIMIT_PREFIX}:tokenAccount:${keyDigest(username)}`)).toBe("14");
+  });
+
+  it("grants the free credits once when one verification link is followed through both at once", {
+    timeout: SYSTEM_TIMEOUT,
+  }, async () => {
+    const username = uniqueName("verify");
+    usernames.push(username);
+    const account = await registerAccount(a, username);
+    const statuses = await Promise.all(
+      [a, b, a, b, a, b].map((server) =>
+        postJson(server, "/v1/user/verify-email", { token: account.verificationToken }).then((r) => r.status),
+      ),
+    );
+    expect(statuses.sort()).toEqual([200, 400, 400, 400, 400, 400]);
+    expect(await grantKeysOf(db, account.id)).toEqual([freeCreditsKey(account.id)]);
+  });
+
+  it("grants a purchase once when its events reach both instances at the same time, several times over", {
+    timeout: SYSTEM_TIMEOUT,
+  }, async () => {
+    const buyer = uniqueName("buyer");
+    usernames.push(buyer);
+    const account = await verifiedAccount(a, buyer);
+    const now = new Date(await billingNow());
+    const subscription = subscriptionPurchase(account.id, "B", now);
+    const topUp = topUpPurchase(account.id, "1000", now);
+    const events = [...subscription.events, ...topUp.events];
+    for (let round = 0; round < 3; round++) {
+      const signedAt = await billingNow();
+      const statuses = await Promise.all(
+        events.flatMap((e) =>
+          [a, b, a, b].map((server) => sendEvent(server, e, signedAt).then((r) => r.status)),
+        ),
+      );
+      expect(statuses).toEqual(statuses.map(() => 200));
+    }
+    const grants = await grantsOf(db, account.id);
+    expect(grants.map((g) => [g.fulfilmentKey, g.kind, g.amount]).sort()).toEqual(
+      [
+        [freeCreditsKey(account.id), "free", FREE_CREDITS * MILLI],
+        [subscription.grant.fulfilmentKey, "subscription", 5000 * MILLI],
+        [topUp.grant.fulfilmentKey, "topup", 1000 * MILLI],
+      ].sort(),
+    );
+    const recorded = await recordedEventIds(db);
+    expect(events.filter((e) => !recorded.has(e.id))).toEqual([]);
+    // Both instances tell the user the same, and the ledger adds up.
+    for (const server of [a, b]) {
+      const { me, entries, liveSum } = await apiLedger(server, account.accessToken, await billingNow());
+      expect(me.credit_balance).toBe(FREE_CREDITS + 5000 + 1000);
+      expect(me.subscription).toMatchObject({ plan: "Tier B", status: "active" });
+      expect(entries).toHaveLength(3);
+      expect(liveSum).toBe(me.credit_balance);
+    }
+  });
+
+  // Moves the shared billing clock a month on: keep it the last test of the suite.
+  it("charges a checkout paid through both once, and renews it once when both billing jobs find it due", {
+    timeout: SYSTEM_TIMEOUT,
+  }, async () => {
+    const username = uniqueName("renew");
+    usernames.push(username);
+    const account = await verifiedAccount(a, username);
+    const tier = PRODUCT_IDS.test.tiers.D;
+    const created = await postJson(
+      a,
+      "/v1/create-checkout-session",
+      { product: tier.product, price: tier.price },
+      { Authorization: `Bearer ${account.accessToken}` },
+    );
+    expect(created.status).toBe(200);
+    const checkoutPath = new URL(((await created.json()) as { url: string }).url).pathname;
+    const payments = await Promise.all(
+      [a, b, a, b].map((server) =>
+        fetch(`${server.baseUrl}${checkoutPath}`, {
+          method: "POST",
+          headers: { "Content-Type": "application/x-www-form-urlencoded" },
+          body: new URLSearchParams({ card_number: "4242 4242 4242 4242" }).toString(),
+          redirect: "manual",
+        }).then((r) => r.status),
+      ),
+    );
+    expect(payments.sort()).toEqual([303, 409, 409, 409]);
+    const subs = await db.sql<
+      { id: string }[]
+    >`select id from local_subscriptions where user_id = ${account.id}`;
+    expect(subs).toHaveLength(1);
+    const subscriptionId = subs[0]?.id as string;
+    await waitFor("the first payment to be granted", async () =>
+      (await grantKeysOf(db, account.id)).includes(firstPaymentKey(subscriptionId)),
+    );
+
+    // Hold the subscription's row, move the clock past its period end, and let go only when
+    // both instances' billing jobs listed it as due and wait for it: the race, every time.
+    const holder = await openLockHolder(db);
+    try {
+      await holder.sql`select 1 from local_subscriptions where id = ${subscriptionId} for update`;
+      await advanceClock(db, 31 * DAY_MS);
+      const blocked = await waitFor("both billing jobs to wait for the subscription", async () => {
+        const rows = await sessionsBlockedBy(db, holder.pid);
+        return rows.length >= 2 ? rows : undefined;
+      });
+      for (const row of blocked) expect(row.query).toMatch(/from "local_subscriptions".*for update/is);
+    } finally {
+      await holder.release();
+    }
+    const renewalGranted = async () => (await grantKeysOf(db, account.id)).length >= 3;
+    await waitFor("the renewal to be granted", renewalGranted, 30_000);
+    await sleep(3_000); // three more runs of each instance's job: nothing more may be billed
+
+    const [sub] = await db.sql<{ period_index: number; current_period_start: Date }[]>`
+        select period_index, current_period_start from local_subscriptions where id = ${subscriptionId}`;
+    expect(sub?.period_index).toBe(1);
+    const invoices = await db.sql<{ payload: string }[]>`
+        select payload from webhook_deliveries where type in ('invoice.paid', 'invoice.payment_failed')
+        and payload like ${`%${subscriptionId}%`}`;
+    expect(
+      invoices
+        .map((i) => (JSON.parse(i.payload) as { data: { object: { billing_reason: string } } }).data.object)
+        .map((o) => o.billing_reason)
+        .sort(),
+    ).toEqual(["subscription_create", "subscription_cycle"]);
+    const renewal = renewalKey(subscriptionId, sub?.current_period_start as Date);
+    const grants = await grantsOf(db, account.id);
+    expect(grants.map((g) => [g.fulfilmentKey, g.amount]).sort()).toEqual(
+      [
+        [freeCreditsKey(account.id), FREE_CREDITS * MILLI],
+        [firstPaymentKey(subscriptionId), 25_000 * MILLI],
+        [renewal, 25_000 * MILLI],
+      ].sort(),
+    );
+    // Every event the provider queued reached the webhook.
+    const undelivered = await db.sql`select 1 from webhook_deliveries where delivered_at is null`;
+    expect(undelivered).toHaveLength(0);
+  });
+});
