@@ -33,6 +33,8 @@ export interface ApiRequest {
   body?: Record<string, unknown> | URLSearchParams;
   /** Send `Authorization: Bearer …`: `true` uses the stored token, a string uses that token. */
   auth?: boolean | string;
+  /** Give up after this many milliseconds (an ApiError without status, like no answer); default: never. */
+  timeoutMs?: number;
 }
 
 function toApiError(error: unknown): ApiError {
@@ -59,7 +61,7 @@ export const loadSchemas = (): Promise<Schemas> => import("./schemas.ts");
 export async function apiRequest<K extends SchemaName>(
   path: string,
   schemaName: K,
-  { method = "GET", body, auth = false }: ApiRequest = {},
+  { method = "GET", body, auth = false, timeoutMs }: ApiRequest = {},
 ): Promise<Answer<K>> {
   const schemas = loadSchemas();
   const headers: Record<string, string> = {};
@@ -74,6 +76,7 @@ export async function apiRequest<K extends SchemaName>(
       method,
       headers,
       retry: 0,
+      ...(timeoutMs ? { timeout: timeoutMs } : {}),
     });
   } catch (error) {
     throw toApiError(error);

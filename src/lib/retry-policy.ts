@@ -4,6 +4,12 @@
 export const MAX_RETRIES = 3;
 export const BASE_DELAY_MS = 1000;
 export const MAX_DELAY_MS = 30_000;
+/**
+ * How long a page waits for the user fetch before it says the account could not be loaded: a
+ * request that never answers (a dead connection, a proxy holding it) would otherwise leave guarded
+ * pages on their loading state for good.
+ */
+export const USER_FETCH_TIMEOUT_MS = 10_000;
 /** How long a read's answer is reused before it is fetched again (5 minutes). */
 export const CACHE_LIFETIME_MS = 5 * 60_000;
 

@@ -20,3 +20,23 @@ export function safeRedirectPath(value: string | null | undefined): string | nul
 export function postLoginPath(saved: string | null | undefined): string {
   return safeRedirectPath(saved) ?? "/";
 }
+
+/**
+ * Where a checkout call may send the browser: the hosted checkout's http(s) address, as the URL
+ * parser reads it (which also strips the tabs and newlines that could hide a `javascript:`), or
+ * null. The answer comes from the API, or from whatever sits between the API and the browser, so a
+ * `javascript:` or `data:` URL must not reach `location.assign`; a page served over https never
+ * sends its visitor to a plain-http checkout (a card form without TLS).
+ */
+export function safeCheckoutUrl(value: unknown, pageUrl: string): string | null {
+  if (typeof value !== "string" || value === "") return null;
+  let url: URL;
+  try {
+    url = new URL(value, pageUrl);
+  } catch {
+    return null;
+  }
+  if (url.protocol === "https:") return url.href;
+  if (url.protocol === "http:" && new URL(pageUrl).protocol === "http:") return url.href;
+  return null;
+}

@@ -101,4 +101,6 @@ export const ERROR_TEXT = {
   /** Not in the spec ("no handler shown"): a clear message for a failed top-up checkout. */
   topUpFailed: "The top-up checkout could not be started. Please try again or contact support.",
   loadFailed: "This could not be loaded. Please reload the page or try again later.",
+  /** Not in the spec: the account (users/me) did not load although a session is stored. */
+  accountLoadFailed: "Your account could not be loaded. Please reload the page or try again later.",
 } as const;

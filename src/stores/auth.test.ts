@@ -1,7 +1,10 @@
 // The session store against a stubbed fetch and an in-memory localStorage: the spec's keys, the
 // expiry rule on load, one user fetch per page, login's redirect target and sign-out.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { USER_FETCH_TIMEOUT_MS } from "../lib/retry-policy.ts";
+import { ERROR_TEXT } from "../lib/ui-text.ts";
 import { $auth, $user, initSession, logIn, refreshUser, resetAuthForTests, signOut } from "./auth.ts";
+import { drainToasts } from "./toast.ts";
 
 const b64url = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64url");
 const jwt = (exp: number) => `${b64url({ alg: "HS256" })}.${b64url({ sub: "u1", exp })}.sig`;
@@ -38,6 +41,7 @@ let fetchMock: ReturnType<typeof vi.fn>;
 
 beforeEach(() => {
   resetAuthForTests();
+  drainToasts();
   vi.stubGlobal("localStorage", memoryStorage());
   fetchMock = vi.fn(async (input: RequestInfo | URL) => {
     const url = String(input instanceof Request ? input.url : input);
@@ -102,8 +106,57 @@ describe("initSession", () => {
     });
     await initSession();
     expect(fetchMock).toHaveBeenCalledTimes(1);
-    expect($user.get()).toEqual({ status: "ready", user: null });
+    expect($user.get()).toEqual({ status: "ready", user: null, loadFailed: true });
     expect(localStorage.getItem("x-access-token")).toBe(token);
+  });
+
+  it.each([
+    ["a 500", async () => json(500, { detail: "Internal Server Error" })],
+    [
+      "a captive portal's HTML page",
+      async () => new Response("<html><body>Sign in to the Wi-Fi</body></html>", { status: 200 }),
+    ],
+    ["a JSON answer that is not a user", async () => json(200, { username: "<b>x</b>" })],
+  ])("after %s keeps the token, marks the load failed and shows one error toast", async (_, answer) => {
+    const token = inAnHour();
+    localStorage.setItem("x-access-token", token);
+    fetchMock.mockImplementation(answer);
+    await Promise.all([initSession(), initSession()]);
+    expect($user.get()).toEqual({ status: "ready", user: null, loadFailed: true });
+    expect($auth.get()).toEqual({ token, isAuthenticated: true });
+    expect(drainToasts().map(({ kind, message }) => ({ kind, message }))).toEqual([
+      { kind: "error", message: ERROR_TEXT.accountLoadFailed },
+    ]);
+  });
+
+  it("gives up on a user fetch that never answers after USER_FETCH_TIMEOUT_MS", async () => {
+    vi.useFakeTimers();
+    try {
+      localStorage.setItem("x-access-token", inAnHour());
+      fetchMock.mockImplementation(
+        (_input: unknown, init?: RequestInit) =>
+          new Promise((_resolve, reject) => {
+            init?.signal?.addEventListener("abort", () => reject(init.signal?.reason));
+          }),
+      );
+      const done = initSession();
+      await vi.advanceTimersByTimeAsync(USER_FETCH_TIMEOUT_MS - 100);
+      expect($user.get().status).toBe("unknown");
+      await vi.advanceTimersByTimeAsync(200);
+      await done;
+      expect($user.get()).toEqual({ status: "ready", user: null, loadFailed: true });
+      expect(drainToasts()).toHaveLength(1);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("a 401 shows no error toast: the visitor is simply logged out", async () => {
+    localStorage.setItem("x-access-token", inAnHour());
+    fetchMock.mockImplementation(async () => json(401, { detail: "Could not validate credentials" }));
+    await initSession();
+    expect($user.get()).toEqual({ status: "ready", user: null });
+    expect(drainToasts()).toEqual([]);
   });
 });
 

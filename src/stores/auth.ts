@@ -5,8 +5,11 @@ import { atom } from "nanostores";
 import type { User } from "../../contract/account.ts";
 import { ApiError, apiRequest } from "../lib/api-client.ts";
 import { clearSession, readStoredToken, storeSession, takeOriginalPath } from "../lib/auth-storage.ts";
+import { USER_FETCH_TIMEOUT_MS } from "../lib/retry-policy.ts";
 import { postLoginPath } from "../lib/safe-redirect.ts";
 import { isTokenExpired } from "../lib/token-expiry.ts";
+import { ERROR_TEXT } from "../lib/ui-text.ts";
+import { notify } from "./toast.ts";
 
 export interface AuthState {
   token: string | null;
@@ -17,6 +20,12 @@ export interface AuthState {
 export interface UserState {
   status: "unknown" | "ready";
   user: User | null;
+  /**
+   * Set when a token is held but the user could not be loaded (no answer in time, a server error,
+   * an answer that is not a user): the visitor is not known to be logged out, so a guarded page
+   * says so instead of sending them away.
+   */
+  loadFailed?: true;
 }
 
 const LOGGED_OUT: AuthState = { token: null, isAuthenticated: false };
@@ -33,9 +42,9 @@ function setLoggedOut(): void {
   $user.set({ status: "ready", user: null });
 }
 
-/** `GET /v1/users/me`, never retried (spec section 7). */
+/** `GET /v1/users/me`, never retried (spec section 7), given up after USER_FETCH_TIMEOUT_MS. */
 function fetchUser(token: string): Promise<User> {
-  return apiRequest("/v1/users/me", "userSchema", { auth: token });
+  return apiRequest("/v1/users/me", "userSchema", { auth: token, timeoutMs: USER_FETCH_TIMEOUT_MS });
 }
 
 async function loadUser(token: string): Promise<void> {
@@ -45,14 +54,15 @@ async function loadUser(token: string): Promise<void> {
   } catch (error) {
     // A token the server no longer accepts (expired early, password reset) means logged out.
     if (error instanceof ApiError && error.status === 401) setLoggedOut();
-    else $user.set({ status: "ready", user: null });
+    else $user.set({ status: "ready", user: null, loadFailed: true });
   }
 }
 
 /**
  * Reads the stored token once per page load: a missing, undecodable or expired token clears the
  * session (the visitor stays on the page they opened); a valid one loads the user, one request
- * however many islands ask.
+ * however many islands ask. When that request fails for another reason than a 401, the page shows
+ * an error toast (otherwise the top bar would just look logged out, with no reason given).
  */
 export function initSession(): Promise<void> {
   if (session) return session;
@@ -62,7 +72,9 @@ export function initSession(): Promise<void> {
     session = Promise.resolve();
   } else {
     $auth.set({ token, isAuthenticated: true });
-    session = loadUser(token);
+    session = loadUser(token).then(() => {
+      if ($user.get().loadFailed) notify("error", ERROR_TEXT.accountLoadFailed);
+    });
   }
   return session;
 }

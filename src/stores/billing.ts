@@ -3,6 +3,7 @@
 import { apiRequest } from "../lib/api-client.ts";
 import { byPriceAscending } from "../lib/plan-details.ts";
 import { queryCache } from "../lib/query-cache.ts";
+import { safeCheckoutUrl } from "../lib/safe-redirect.ts";
 import { refreshUser } from "./auth.ts";
 
 export async function loadSubscriptionProducts() {
@@ -19,6 +20,13 @@ export async function loadTopUpProducts() {
   return byPriceAscending(data);
 }
 
+/** The hosted checkout's address from a checkout answer; throws (the caller shows its error) unless http(s). */
+function checkoutDestination(url: string): string {
+  const safe = safeCheckoutUrl(url, window.location.href);
+  if (!safe) throw new Error("The checkout answer holds no web address");
+  return safe;
+}
+
 /** Starts a subscription checkout and returns the hosted checkout's URL. */
 export async function startSubscriptionCheckout(product: string, price: string): Promise<string> {
   const { url } = await apiRequest("/v1/create-checkout-session", "checkoutUrlSchema", {
@@ -26,16 +34,17 @@ export async function startSubscriptionCheckout(product: string, price: string):
     body: { product, price },
     auth: true,
   });
-  return url;
+  return checkoutDestination(url);
 }
 
+/** Starts a top-up checkout and returns the hosted checkout's URL. */
 export async function startTopUpCheckout(productId: string): Promise<string> {
   const { url } = await apiRequest("/v1/create-top-up-checkout", "checkoutUrlSchema", {
     method: "POST",
     body: { product_id: productId },
     auth: true,
   });
-  return url;
+  return checkoutDestination(url);
 }
 
 /** Schedules a change of tier, then refetches the user (spec section 7). */

@@ -1,10 +1,12 @@
 // Renders its content only for a user whose role is allowed; anyone else goes to / and sees
-// nothing. Until the session is known it shows the page's loading state.
+// nothing. Until the session is known it shows the page's loading state; when a session is stored
+// but the account could not be loaded (API down, no answer in time) it says so and stays.
 import type { ReactNode } from "react";
 import { useEffect } from "react";
 import type { User } from "../../../contract/account.ts";
 import { redirect } from "../../lib/navigation.ts";
 import { DEFAULT_ALLOWED_ROLES, isRoleAllowed } from "../../lib/route-guard.ts";
+import { ERROR_TEXT } from "../../lib/ui-text.ts";
 import { LoadingState } from "./LoadingState.tsx";
 import { useSession } from "./use-session.ts";
 
@@ -15,12 +17,12 @@ interface Props {
 }
 
 export function RouteGuard({ allowedRoles = DEFAULT_ALLOWED_ROLES, loadingMessage, children }: Props) {
-  const { status, user } = useSession();
+  const { status, user, loadFailed } = useSession();
   const allowed = isRoleAllowed(user?.role, allowedRoles);
 
   useEffect(() => {
-    if (status === "ready" && !allowed) redirect("/");
-  }, [status, allowed]);
+    if (status === "ready" && !allowed && !loadFailed) redirect("/");
+  }, [status, allowed, loadFailed]);
 
   if (status !== "ready") {
     return (
@@ -29,6 +31,13 @@ export function RouteGuard({ allowedRoles = DEFAULT_ALLOWED_ROLES, loadingMessag
           <LoadingState message={loadingMessage} />
         </div>
       </div>
+    );
+  }
+  if (loadFailed) {
+    return (
+      <p role="alert" className="alert alert-error" data-account-load-failed>
+        {ERROR_TEXT.accountLoadFailed}
+      </p>
     );
   }
   if (!allowed || !user) return null;
