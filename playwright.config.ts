@@ -28,7 +28,8 @@ export default defineConfig({
     trace: "retain-on-failure",
   },
   webServer: {
-    command: `node server/main.ts`,
+    // The Node running Playwright (24, from the node devDependency), whatever `node` is on PATH.
+    command: `"${process.execPath}" server/main.ts`,
     url: `http://127.0.0.1:${port}/healthz`,
     reuseExistingServer: false,
     timeout: 120_000,
