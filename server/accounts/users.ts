@@ -1,14 +1,30 @@
 // Queries on the users table. Usernames and addresses compare case-insensitively, matching the
 // unique indexes on lower(username) and lower(email).
 import { eq, sql } from "drizzle-orm";
+import { preparedPerHandle } from "../db/prepared.ts";
 import { type Role, type UserRow, users } from "../db/schema/index.ts";
 import type { DbOrTx } from "../db/types.ts";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/** True for a string that can be a user id (a UUID): anything else PostgreSQL refuses with an error. */
+export function isUserId(id: string): boolean {
+  return UUID.test(id);
+}
+
+// Every authenticated request runs this one (server/http/auth-guard.ts): prepared.
+const userById = preparedPerHandle((db) =>
+  db
+    .select()
+    .from(users)
+    .where(eq(users.id, sql.placeholder("id")))
+    .limit(1)
+    .prepare("user_by_id"),
+);
+
 export async function findUserById(db: DbOrTx, id: string): Promise<UserRow | undefined> {
-  if (!UUID.test(id)) return undefined;
-  const [row] = await db.select().from(users).where(eq(users.id, id)).limit(1);
+  if (!isUserId(id)) return undefined;
+  const [row] = await userById(db).execute({ id });
   return row;
 }
 

@@ -1,6 +1,8 @@
 // Password hashing: argon2id through @node-rs/argon2 (prebuilt N-API binaries), which hashes on a
 // thread pool so the event loop keeps serving other requests while a hash is computed.
+import { availableParallelism } from "node:os";
 import { type Algorithm, hash, parseOptions, verify } from "@node-rs/argon2";
+import { concurrencyLimit, hashingConcurrency, threadPoolSize } from "./concurrency.ts";
 
 export interface Argon2Params {
   /** KiB of memory per hash. */
@@ -34,16 +36,21 @@ export interface PasswordHasher {
   verifyDummy(password: string): Promise<false>;
 }
 
-export function createPasswordHasher(params: Argon2Params = OWASP_ARGON2ID): PasswordHasher {
+export function createPasswordHasher(
+  params: Argon2Params = OWASP_ARGON2ID,
+  /** Hashes at once; more wait their turn (see concurrency.ts). */
+  concurrency = hashingConcurrency(availableParallelism(), threadPoolSize()),
+): PasswordHasher {
   const options = { ...params, algorithm: ARGON2ID };
+  const inTurn = concurrencyLimit(concurrency);
   let dummyHash: Promise<string> | undefined;
-  const hashPassword = (password: string) => hash(password, options);
+  const hashPassword = (password: string) => inTurn(() => hash(password, options));
 
   return {
     hash: hashPassword,
     async verify(passwordHash, password) {
       try {
-        return await verify(passwordHash, password);
+        return await inTurn(() => verify(passwordHash, password));
       } catch {
         // A malformed stored hash must not turn into a 500 or a way in.
         return false;
@@ -64,7 +71,8 @@ export function createPasswordHasher(params: Argon2Params = OWASP_ARGON2ID): Pas
     },
     async verifyDummy(password) {
       dummyHash ??= hashPassword(crypto.randomUUID());
-      await verify(await dummyHash, password).catch(() => false);
+      const stored = await dummyHash;
+      await inTurn(() => verify(stored, password)).catch(() => false);
       return false;
     },
   };

@@ -3,6 +3,7 @@
 // never overspend (the CHECK on credit_grants.remaining is the last line of defence).
 import { randomUUID } from "node:crypto";
 import { and, desc, eq, sql } from "drizzle-orm";
+import { preparedPerHandle } from "../db/prepared.ts";
 import { creditGrants, creditSpends, users } from "../db/schema/index.ts";
 import type { DbOrTx, Tx } from "../db/types.ts";
 import { balance, type CreditGrant, type NewGrant, planSpend, type SpendTake } from "../domain/ledger.ts";
@@ -35,14 +36,22 @@ export async function insertGrant(tx: DbOrTx, userId: string, grant: NewGrant, o
   return inserted.length > 0;
 }
 
-/** Every grant of the user, newest first (future-dated renewal grants included). */
-export async function userGrants(db: DbOrTx, userId: string): Promise<CreditGrant[]> {
-  const rows = await db
-    .select()
-    .from(creditGrants)
-    .where(eq(creditGrants.userId, userId))
-    .orderBy(desc(creditGrants.grantedAt), desc(creditGrants.createdAt));
-  return rows.map((r) => ({
+/** The credit_grants columns a ledger grant is made of. */
+export const GRANT_COLUMNS = {
+  id: creditGrants.id,
+  kind: creditGrants.kind,
+  amount: creditGrants.amount,
+  remaining: creditGrants.remaining,
+  grantedAt: creditGrants.grantedAt,
+  expiresAt: creditGrants.expiresAt,
+  source: creditGrants.source,
+};
+
+/** A credit_grants row (or its GRANT_COLUMNS) as the ledger's grant. */
+export function toCreditGrant(
+  r: Pick<typeof creditGrants.$inferSelect, keyof typeof GRANT_COLUMNS>,
+): CreditGrant {
+  return {
     id: r.id,
     kind: r.kind,
     amount: r.amount,
@@ -50,7 +59,26 @@ export async function userGrants(db: DbOrTx, userId: string): Promise<CreditGran
     grantedAt: r.grantedAt,
     expiresAt: r.expiresAt,
     source: r.source,
-  }));
+  };
+}
+
+/** The order grants are read in: newest first. */
+export const NEWEST_GRANT_FIRST = [desc(creditGrants.grantedAt), desc(creditGrants.createdAt)] as const;
+
+// Read by the billing calls and the spends: prepared (see db/prepared.ts).
+const grantsOfUser = preparedPerHandle((db) =>
+  db
+    .select()
+    .from(creditGrants)
+    .where(eq(creditGrants.userId, sql.placeholder("userId")))
+    .orderBy(...NEWEST_GRANT_FIRST)
+    .prepare("credit_grants_of_user"),
+);
+
+/** Every grant of the user, newest first (future-dated renewal grants included). */
+export async function userGrants(db: DbOrTx, userId: string): Promise<CreditGrant[]> {
+  const rows = await grantsOfUser(db).execute({ userId });
+  return rows.map(toCreditGrant);
 }
 
 /** `credit_balance` in milli-credits. */

@@ -1,18 +1,45 @@
 // The subscription state machine's state in the database: the user's one live row of
 // `subscriptions` (active or past_due), or none for FREE. Saving a FREE state ends the live row.
 import { randomUUID } from "node:crypto";
-import { and, eq, inArray } from "drizzle-orm";
+import { and, eq, inArray, sql } from "drizzle-orm";
+import { preparedPerHandle } from "../db/prepared.ts";
 import { billingCustomers, subscriptions } from "../db/schema/index.ts";
 import type { DbOrTx } from "../db/types.ts";
 import { FREE, type SubscriptionState } from "../domain/subscription.ts";
 
-const LIVE = ["active", "past_due"] as const;
+/** The statuses of a live subscription row: a user has at most one. */
+export const LIVE_STATUSES = ["active", "past_due"] as const;
 
-export async function loadState(db: DbOrTx, userId: string): Promise<SubscriptionState> {
-  const [row] = await db
+// Read by the billing calls: prepared (see db/prepared.ts).
+const liveSubscription = preparedPerHandle((db) =>
+  db
     .select()
     .from(subscriptions)
-    .where(and(eq(subscriptions.userId, userId), inArray(subscriptions.status, [...LIVE])));
+    .where(
+      and(
+        eq(subscriptions.userId, sql.placeholder("userId")),
+        inArray(subscriptions.status, [...LIVE_STATUSES]),
+      ),
+    )
+    .prepare("live_subscription_of_user"),
+);
+
+/** The subscriptions columns the state is made of. */
+export const STATE_COLUMNS = {
+  status: subscriptions.status,
+  providerSubscriptionId: subscriptions.providerSubscriptionId,
+  productId: subscriptions.productId,
+  currentPeriodStart: subscriptions.currentPeriodStart,
+  currentPeriodEnd: subscriptions.currentPeriodEnd,
+  periodIsEstimate: subscriptions.periodIsEstimate,
+  cancelAtPeriodEnd: subscriptions.cancelAtPeriodEnd,
+  scheduledProductId: subscriptions.scheduledProductId,
+};
+
+/** The state a user's live subscription row (or its STATE_COLUMNS) stands for (none: FREE). */
+export function stateFromRow(
+  row: Pick<typeof subscriptions.$inferSelect, keyof typeof STATE_COLUMNS> | null | undefined,
+): SubscriptionState {
   if (!row || row.status === "ended") return FREE;
   return {
     status: row.status,
@@ -24,6 +51,11 @@ export async function loadState(db: DbOrTx, userId: string): Promise<Subscriptio
     cancelAtPeriodEnd: row.cancelAtPeriodEnd,
     scheduledProductId: row.scheduledProductId,
   };
+}
+
+export async function loadState(db: DbOrTx, userId: string): Promise<SubscriptionState> {
+  const [row] = await liveSubscription(db).execute({ userId });
+  return stateFromRow(row);
 }
 
 /** Persists `after` (the caller holds the user's lock). */

@@ -1,24 +1,92 @@
 // The billing half of the User answer: credit_balance (live grants at `now`) and the subscription
 // as it stands at `now` (what is due at the period end already applied, so a read never waits for
 // the billing job).
+import { and, eq, inArray, sql } from "drizzle-orm";
 import type { User } from "../../contract/account.ts";
 import { tierForProductId } from "../../contract/catalogue.ts";
+import { isUserId } from "../accounts/users.ts";
+import { preparedPerHandle } from "../db/prepared.ts";
+import { creditGrants, subscriptions, type UserRow, users } from "../db/schema/index.ts";
 import type { DbOrTx } from "../db/types.ts";
-import { balance, fromMillicredits } from "../domain/ledger.ts";
-import { periodEnded, type TierLookup, toUserSubscription } from "../domain/subscription.ts";
-import { userGrants } from "./ledger-store.ts";
-import { loadState } from "./subscription-store.ts";
+import { balance, type CreditGrant, fromMillicredits } from "../domain/ledger.ts";
+import {
+  periodEnded,
+  type SubscriptionState,
+  type TierLookup,
+  toUserSubscription,
+} from "../domain/subscription.ts";
+import { GRANT_COLUMNS, NEWEST_GRANT_FIRST, toCreditGrant, userGrants } from "./ledger-store.ts";
+import { LIVE_STATUSES, loadState, STATE_COLUMNS, stateFromRow } from "./subscription-store.ts";
+
+export type UserBilling = Pick<User, "credit_balance" | "subscription">;
+
+/** The billing half of the answer from what is stored: the grants and the live subscription. */
+export function billingAt(
+  grants: readonly CreditGrant[],
+  stored: SubscriptionState,
+  now: Date,
+  tiers: TierLookup | undefined = tierForProductId,
+): UserBilling {
+  return {
+    credit_balance: fromMillicredits(balance([...grants], now)),
+    subscription: toUserSubscription(periodEnded(stored, now).state, tiers),
+  };
+}
 
 export async function userBilling(
   db: DbOrTx,
   userId: string,
   now: Date,
   tiers: TierLookup | undefined = tierForProductId,
-): Promise<Pick<User, "credit_balance" | "subscription">> {
-  const grants = await userGrants(db, userId);
-  const state = periodEnded(await loadState(db, userId), now).state;
-  return {
-    credit_balance: fromMillicredits(balance(grants, now)),
-    subscription: toUserSubscription(state, tiers),
-  };
+): Promise<UserBilling> {
+  // Two independent reads: sent together, they cost one round trip to the database instead of two.
+  const [grants, stored] = await Promise.all([userGrants(db, userId), loadState(db, userId)]);
+  return billingAt(grants, stored, now, tiers);
+}
+
+/** What the User answer and the token check need of the users row (not the password hash). */
+const ACCOUNT_COLUMNS = {
+  id: users.id,
+  username: users.username,
+  email: users.email,
+  role: users.role,
+  emailVerified: users.emailVerified,
+  tokenVersion: users.tokenVersion,
+};
+export type AccountFields = Pick<UserRow, keyof typeof ACCOUNT_COLUMNS>;
+
+/** A user with what their billing is made of, read together. */
+export interface UserWithBilling {
+  user: AccountFields;
+  grants: CreditGrant[];
+  subscription: SubscriptionState;
+}
+
+// The user, each of their grants (newest first) and their live subscription, one row per grant, only
+// the columns the answer needs: GET /v1/users/me in one statement instead of three (it is the API's
+// most frequent call).
+const userWithBillingQuery = preparedPerHandle((db) =>
+  db
+    .select({ user: ACCOUNT_COLUMNS, grant: GRANT_COLUMNS, subscription: STATE_COLUMNS })
+    .from(users)
+    .leftJoin(creditGrants, eq(creditGrants.userId, users.id))
+    .leftJoin(
+      subscriptions,
+      and(eq(subscriptions.userId, users.id), inArray(subscriptions.status, [...LIVE_STATUSES])),
+    )
+    .where(eq(users.id, sql.placeholder("id")))
+    .orderBy(...NEWEST_GRANT_FIRST)
+    .prepare("user_with_billing"),
+);
+
+/** The same as findUserById, userGrants and loadState together, in one round trip. */
+export async function findUserWithBilling(db: DbOrTx, userId: string): Promise<UserWithBilling | undefined> {
+  if (!isUserId(userId)) return undefined;
+  const rows = await userWithBillingQuery(db).execute({ id: userId });
+  const first = rows[0];
+  if (!first) return undefined;
+  const grants = new Map<string, CreditGrant>();
+  for (const { grant } of rows)
+    if (grant && !grants.has(grant.id)) grants.set(grant.id, toCreditGrant(grant));
+  return { user: first.user, grants: [...grants.values()], subscription: stateFromRow(first.subscription) };
 }

@@ -5,7 +5,7 @@ import type { MiddlewareHandler } from "hono";
 import { DETAIL } from "../../contract/messages.ts";
 import { findUserById } from "../accounts/users.ts";
 import type { AccessTokens } from "../auth/access-tokens.ts";
-import type { Role } from "../db/schema/index.ts";
+import type { Role, UserRow } from "../db/schema/index.ts";
 import type { Db } from "../db/types.ts";
 import type { AppEnv } from "./app-env.ts";
 import { ApiError } from "./errors.ts";
@@ -19,14 +19,37 @@ export function bearerToken(header: string | undefined): string | undefined {
   return match?.[1];
 }
 
-export function requireUser(deps: { db: Db; accessTokens: AccessTokens }): MiddlewareHandler<AppEnv> {
+interface GuardDeps {
+  db: Db;
+  accessTokens: AccessTokens;
+}
+
+/**
+ * What `load` reads for the user an `Authorization` header's token stands for; a 401 for no token,
+ * a token that fails verification, an unknown user, or a token older than the user's token version.
+ */
+export async function authenticate<T extends { user: Pick<UserRow, "tokenVersion"> }>(
+  deps: GuardDeps,
+  authorization: string | undefined,
+  load: (db: Db, userId: string) => Promise<T | undefined>,
+): Promise<T> {
+  const token = bearerToken(authorization);
+  if (!token) throw UNAUTHORIZED();
+  const claims = await deps.accessTokens.verify(token);
+  if (!claims) throw UNAUTHORIZED();
+  const found = await load(deps.db, claims.sub);
+  if (!found || found.user.tokenVersion !== claims.ver) throw UNAUTHORIZED();
+  return found;
+}
+
+const userOnly = async (db: Db, id: string) => {
+  const user = await findUserById(db, id);
+  return user ? { user } : undefined;
+};
+
+export function requireUser(deps: GuardDeps): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const token = bearerToken(c.req.header("authorization"));
-    if (!token) throw UNAUTHORIZED();
-    const claims = await deps.accessTokens.verify(token);
-    if (!claims) throw UNAUTHORIZED();
-    const user = await findUserById(deps.db, claims.sub);
-    if (!user || user.tokenVersion !== claims.ver) throw UNAUTHORIZED();
+    const { user } = await authenticate(deps, c.req.header("authorization"), userOnly);
     c.set("user", user);
     await next();
   };
