@@ -7,7 +7,10 @@ import react from "@astrojs/react";
 import sitemap from "@astrojs/sitemap";
 import tailwindcss from "@tailwindcss/vite";
 import { defineConfig } from "astro/config";
+import { afterPaintDirective } from "./src/integrations/after-paint.ts";
 import { cdnFiles } from "./src/integrations/cdn-files.ts";
+import { islandCodeSplitting, plainDynamicImports } from "./src/integrations/island-chunks.ts";
+import { precompress } from "./src/integrations/precompress.ts";
 
 const site = process.env.PUBLIC_SITE_URL || "http://localhost:4321";
 // Where the portal's fetch calls go; empty means the same origin as the pages.
@@ -21,12 +24,16 @@ export default defineConfig({
   build: { format: "directory" },
   integrations: [
     react(),
+    // client:afterpaint, the islands' directive: hydrate after the first paint, when idle.
+    afterPaintDirective(),
     sitemap({
       // Pages that only make sense with a token or a session are not for search engines.
       filter: (page) => !/\/(profile|payment|verify-email|reset-password)\b/.test(page),
     }),
     // Writes dist/_redirects and dist/_headers so a CDN serves what server/site serves.
     cdnFiles(),
+    // Last: brotli and gzip copies of every text file the build wrote (served by server/site).
+    precompress(),
   ],
   security: {
     csp: {
@@ -45,6 +52,10 @@ export default defineConfig({
   // The portal renders no Markdown; Shiki's inline styles would break the CSP if it ever did.
   markdown: { syntaxHighlight: false },
   vite: {
-    plugins: [tailwindcss()],
+    // How the islands' JavaScript is cut into files: src/integrations/island-chunks.ts.
+    plugins: [tailwindcss(), plainDynamicImports()],
+    environments: {
+      client: { build: { rolldownOptions: { output: { codeSplitting: islandCodeSplitting() } } } },
+    },
   },
 });

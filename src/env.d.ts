@@ -6,3 +6,10 @@ interface ImportMetaEnv {
 interface ImportMeta {
   readonly env: ImportMetaEnv;
 }
+
+declare namespace Astro {
+  interface ClientDirectives {
+    /** Hydrate after the first contentful paint, when the browser is idle (src/integrations/after-paint.ts). */
+    "client:afterpaint"?: boolean;
+  }
+}

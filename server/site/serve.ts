@@ -1,19 +1,31 @@
 // Hono routes that answer the portal's pages and static assets from a loaded build.
 import { serveStatic } from "@hono/node-server/serve-static";
 import { Hono } from "hono";
+import { chooseEncoding, type Encoding } from "./encoding.ts";
 import { routeKeyForPath } from "./routes.ts";
 import type { Site, SitePage } from "./site.ts";
 
-function pageResponse(page: SitePage, status: 200 | 404, ifNoneMatch: string | undefined): Response {
+function pageResponse(
+  page: SitePage,
+  status: 200 | 404,
+  ifNoneMatch: string | undefined,
+  acceptEncoding: string | undefined,
+): Response {
+  const encoding = chooseEncoding(acceptEncoding, Object.keys(page.encoded) as Encoding[]);
+  const body = encoding ? page.encoded[encoding] : undefined;
+  // Each encoding is its own representation, so it gets its own validator.
+  const etag = encoding ? `${page.etag.slice(0, -1)}-${encoding}"` : page.etag;
   const headers = new Headers({
     "Content-Type": "text/html; charset=utf-8",
     "Content-Security-Policy": page.csp,
     // Pages are small and change with every deploy: always revalidate, the ETag makes it cheap.
     "Cache-Control": "no-cache",
-    ETag: page.etag,
+    ETag: etag,
+    Vary: "Accept-Encoding",
   });
-  if (status === 200 && ifNoneMatch === page.etag) return new Response(null, { status: 304, headers });
-  return new Response(page.html, { status, headers });
+  if (encoding) headers.set("Content-Encoding", encoding);
+  if (status === 200 && ifNoneMatch === etag) return new Response(null, { status: 304, headers });
+  return new Response(body ? new Uint8Array(body) : page.html, { status, headers });
 }
 
 export function siteRoutes(site: Site): Hono {
@@ -29,14 +41,15 @@ export function siteRoutes(site: Site): Hono {
   app.on(["GET", "HEAD"], "*", async (c, next) => {
     const key = routeKeyForPath(c.req.path);
     const page = key === undefined || key === "/404" ? undefined : site.pages.get(key);
-    if (page) return pageResponse(page, 200, c.req.header("if-none-match"));
+    if (page) return pageResponse(page, 200, c.req.header("if-none-match"), c.req.header("accept-encoding"));
     return next();
   });
 
-  app.use("*", serveStatic({ root: site.distDir }));
+  // Assets: the build's .br/.gz copy when the browser takes it (src/integrations/precompress).
+  app.use("*", serveStatic({ root: site.distDir, precompressed: true }));
 
   app.on(["GET", "HEAD"], "*", (c) => {
-    if (notFound) return pageResponse(notFound, 404, undefined);
+    if (notFound) return pageResponse(notFound, 404, undefined, c.req.header("accept-encoding"));
     return c.text("Not Found", 404);
   });
   return app;

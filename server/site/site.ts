@@ -4,13 +4,17 @@
 import { createHash } from "node:crypto";
 import { readdir, readFile, stat } from "node:fs/promises";
 import { join, relative } from "node:path";
+import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { cspHeaderForHtml } from "./csp.ts";
+import { ENCODING_SUFFIX, type Encoding } from "./encoding.ts";
 import { routeKeyForFile } from "./routes.ts";
 
 export interface SitePage {
   html: string;
   csp: string;
   etag: string;
+  /** The build's precompressed copies of `html` (src/integrations/precompress), when present. */
+  encoded: Partial<Record<Encoding, Buffer>>;
 }
 
 export interface Site {
@@ -29,7 +33,27 @@ async function* htmlFiles(dir: string): AsyncGenerator<string> {
 
 export function sitePage(html: string): SitePage {
   const etag = `"${createHash("sha256").update(html).digest("base64url").slice(0, 27)}"`;
-  return { html, csp: cspHeaderForHtml(html), etag };
+  return { html, csp: cspHeaderForHtml(html), etag, encoded: {} };
+}
+
+const DECODE: Readonly<Record<Encoding, (data: Buffer) => Buffer>> = {
+  br: brotliDecompressSync,
+  gzip: gunzipSync,
+};
+
+/** The precompressed copies next to `file` that decode to exactly `html` (a stale copy is ignored). */
+async function encodedCopies(file: string, html: string): Promise<SitePage["encoded"]> {
+  const encoded: SitePage["encoded"] = {};
+  for (const encoding of Object.keys(ENCODING_SUFFIX) as Encoding[]) {
+    const data = await readFile(`${file}${ENCODING_SUFFIX[encoding]}`).catch(() => undefined);
+    if (!data) continue;
+    try {
+      if (DECODE[encoding](data).toString("utf8") === html) encoded[encoding] = data;
+    } catch {
+      // a corrupt copy: serve the page uncompressed
+    }
+  }
+  return encoded;
 }
 
 /** Loads the build in `distDir`; fails with a clear message when there is no build. */
@@ -39,7 +63,11 @@ export async function loadSite(distDir: string): Promise<Site> {
     throw new Error(`No portal build in ${distDir}: run \`npm run build\` (npm start does it for you).`);
   const pages = new Map<string, SitePage>();
   for await (const file of htmlFiles(distDir)) {
-    pages.set(routeKeyForFile(relative(distDir, file)), sitePage(await readFile(file, "utf8")));
+    const html = await readFile(file, "utf8");
+    pages.set(routeKeyForFile(relative(distDir, file)), {
+      ...sitePage(html),
+      encoded: await encodedCopies(file, html),
+    });
   }
   return { distDir, pages };
 }

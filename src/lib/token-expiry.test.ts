@@ -13,6 +13,11 @@ describe("isTokenExpired", () => {
     ["exp one second ago", jwt({ exp: nowSeconds - 1 }), true],
     ["exp a day ago", jwt({ exp: nowSeconds - 86_400 }), true],
     ["no exp claim", jwt({ sub: "u1" }), true],
+    [
+      "base64url's - and _, no padding, UTF-8 text",
+      jwt({ exp: nowSeconds + 60, name: "Zoë ~~~???>>>" }),
+      false,
+    ],
     ["exp not a number", jwt({ exp: "tomorrow" }), true],
     ["not a JWT at all", "not-a-token", true],
     ["a payload that is not JSON", "aaa.%%%.ccc", true],

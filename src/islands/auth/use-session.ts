@@ -1,12 +1,13 @@
 // The hook every account island uses: starts the page's session check once and reads $user in a
 // hydration-safe way (the first client render matches the prebuilt HTML, then the real state).
-import { useStore } from "@nanostores/react";
+
 import { useEffect } from "react";
 import { $user, initSession, type UserState } from "../../stores/auth.ts";
+import { useAtom } from "./use-atom.ts";
 
 export function useSession(): UserState {
   useEffect(() => {
     void initSession();
   }, []);
-  return useStore($user, { ssr: "initial" });
+  return useAtom($user);
 }

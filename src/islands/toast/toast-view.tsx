@@ -1,5 +1,5 @@
-// Loaded on demand by ToastHost: react-toastify's container, fed from the $toasts queue.
-import "react-toastify/ReactToastify.css";
+// Loaded on demand by ToastHost: react-toastify's container, fed from the $toasts queue. Its CSS
+// is part of every page's stylesheet (BaseLayout), so a toast never shows unstyled.
 import { useEffect } from "react";
 import { ToastContainer, toast } from "react-toastify/unstyled";
 import { $toasts, drainToasts } from "../../stores/toast.ts";

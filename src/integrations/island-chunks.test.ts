@@ -1,0 +1,55 @@
+import { describe, expect, it } from "vitest";
+import { type GetModuleInfo, SHELL_ENTRIES, shellMembership } from "./island-chunks.ts";
+
+/** A module graph as the bundler reports it: each module with its static importers. */
+function graph(importers: Record<string, string[]>): GetModuleInfo {
+  return (id) => (id in importers ? { importers: importers[id] ?? [] } : null);
+}
+
+const ROOT = "/app/src/islands";
+const TOAST_HOST = `${ROOT}/toast/ToastHost.tsx`;
+const ACCOUNT_MENU = `${ROOT}/account/AccountMenu.tsx`;
+const RENDERER = "/app/node_modules/@astrojs/react/dist/client.js";
+const LOGIN_FORM = `${ROOT}/forms/LoginForm.tsx`;
+
+describe("shellMembership", () => {
+  const modules = graph({
+    [TOAST_HOST]: [],
+    [ACCOUNT_MENU]: [],
+    [RENDERER]: [],
+    [LOGIN_FORM]: [],
+    "/app/node_modules/react/index.js": [RENDERER, TOAST_HOST, LOGIN_FORM],
+    "/app/src/stores/auth.ts": ["/app/src/islands/auth/use-session.ts"],
+    "/app/src/islands/auth/use-session.ts": [ACCOUNT_MENU, LOGIN_FORM],
+    "/app/src/islands/forms/use-form.ts": [LOGIN_FORM],
+    // Imported only dynamically by the shell: not a static importer, so it stays lazy.
+    "/app/src/islands/toast/toast-view.tsx": [],
+    "/app/src/a.ts": ["/app/src/b.ts"],
+    "/app/src/b.ts": ["/app/src/a.ts", LOGIN_FORM],
+  });
+
+  it.each([
+    [TOAST_HOST, true],
+    [ACCOUNT_MENU, true],
+    [RENDERER, true],
+    ["/app/node_modules/react/index.js", true],
+    ["/app/src/stores/auth.ts", true],
+    [LOGIN_FORM, false],
+    ["/app/src/islands/forms/use-form.ts", false],
+    ["/app/src/islands/toast/toast-view.tsx", false],
+    ["/app/src/a.ts", false],
+    ["/unknown.ts", false],
+  ])("%s -> in the shell: %s", (id, expected) => {
+    expect(shellMembership()(id, modules)).toBe(expected);
+  });
+
+  it("names the three layout islands and the React renderer, on any platform's paths", () => {
+    const matches = (id: string) => SHELL_ENTRIES.some((entry) => entry.test(id));
+    expect(matches(TOAST_HOST)).toBe(true);
+    expect(matches("C:\\app\\src\\islands\\account\\PlanBadge.tsx")).toBe(true);
+    expect(matches(ACCOUNT_MENU)).toBe(true);
+    expect(matches(RENDERER)).toBe(true);
+    expect(matches(LOGIN_FORM)).toBe(false);
+    expect(matches(`${ROOT}/account/AccountMenu.test.tsx`)).toBe(false);
+  });
+});
