@@ -1,0 +1,261 @@
+// API throughput and latency with autocannon against the running server, and the event loop's
+// responsiveness (GET /v1/users/me) while logins hash passwords.
+import autocannon, { type Result } from "autocannon";
+import type { SeededUser } from "./server.ts";
+import { max, median } from "./stats.ts";
+
+export interface LoadFigures {
+  /** Mean completed requests per second over the run. */
+  requestsPerSecond: number;
+  /** Latency percentiles, milliseconds. */
+  p50: number;
+  p99: number;
+  max: number;
+  requests: number;
+  non2xx: number;
+  errors: number;
+  /** Answers per HTTP status. */
+  statuses: Record<string, number>;
+}
+
+export interface LoadOptions {
+  url: string;
+  method?: "GET" | "POST";
+  headers?: Record<string, string>;
+  body?: string;
+  connections: number;
+  durationSeconds: number;
+  /** Requests per second over all connections (open model); unset: as fast as answers come. */
+  overallRate?: number;
+}
+
+export function figures(result: Result): LoadFigures {
+  return {
+    requestsPerSecond: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    max: result.latency.max,
+    requests: result.requests.total,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+    statuses: Object.fromEntries(
+      Object.entries(result.statusCodeStats).map(([code, { count }]) => [code, Number(count)]),
+    ),
+  };
+}
+
+/** "3 answers 429, 2 connection errors": what went wrong in a run, for the log and the report. */
+export function failures(f: LoadFigures): string {
+  const statuses = Object.entries(f.statuses)
+    .filter(([code]) => !code.startsWith("2"))
+    .map(([code, count]) => `${count} answers ${code}`);
+  return (
+    [...statuses, ...(f.errors > 0 ? [`${f.errors} connection errors or timeouts`] : [])].join(", ") || "none"
+  );
+}
+
+export async function load(options: LoadOptions): Promise<LoadFigures> {
+  const result = await autocannon({
+    url: options.url,
+    method: options.method ?? "GET",
+    connections: options.connections,
+    duration: options.durationSeconds,
+    ...(options.headers ? { headers: options.headers } : {}),
+    ...(options.body !== undefined ? { body: options.body } : {}),
+    ...(options.overallRate ? { overallRate: options.overallRate } : {}),
+  });
+  return figures(result);
+}
+
+export interface RouteSpec {
+  id: "baseline" | "products" | "me" | "token";
+  label: string;
+  method: "GET" | "POST";
+  path: string;
+  headers?: Record<string, string>;
+  body?: string;
+}
+
+/** The routes measured, the trivial JSON route first: the others are reported as a ratio of it. */
+export function apiRoutes(user: SeededUser): RouteSpec[] {
+  return [
+    { id: "baseline", label: "GET /healthz (baseline: trivial JSON)", method: "GET", path: "/healthz" },
+    {
+      id: "products",
+      label: "GET /v1/subscription/products",
+      method: "GET",
+      path: "/v1/subscription/products",
+    },
+    {
+      id: "me",
+      label: "GET /v1/users/me",
+      method: "GET",
+      path: "/v1/users/me",
+      headers: { Authorization: `Bearer ${user.accessToken}` },
+    },
+    {
+      id: "token",
+      label: "POST /v1/token (argon2id login)",
+      method: "POST",
+      path: "/v1/token",
+      headers: { "Content-Type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({
+        grant_type: "password",
+        username: user.username,
+        password: user.password,
+      }).toString(),
+    },
+  ];
+}
+
+export interface RouteFigures {
+  route: RouteSpec;
+  figures: LoadFigures;
+  /** requestsPerSecond / the baseline's, from the same run. */
+  ratio: number;
+}
+
+export interface LoginLoadFigures {
+  /** Concurrent login connections. */
+  logins: number;
+  /** The probe's rate, requests per second. */
+  probeRate: number;
+  /** GET /v1/users/me at the probe rate with nothing else running. */
+  idle: LoadFigures;
+  /** The same probe while the logins run. */
+  underLoad: LoadFigures;
+  /** The logins themselves. */
+  login: LoadFigures;
+}
+
+export interface ApiSettings {
+  connections: number;
+  /** Seconds of each measurement of a route. */
+  durationSeconds: number;
+  /** Rounds over the routes (baseline, products, users/me, token in turn): drift hits all alike. */
+  rounds: number;
+  warmupSeconds: number;
+  logins: number;
+  /** Seconds of the login load. */
+  loginLoadSeconds: number;
+  probeRate: number;
+}
+
+export const DEFAULT_API_SETTINGS: ApiSettings = {
+  connections: 10,
+  durationSeconds: 5,
+  rounds: 3,
+  warmupSeconds: 2,
+  logins: 20,
+  loginLoadSeconds: 10,
+  probeRate: 50,
+};
+
+const request = (origin: string, route: RouteSpec) => ({
+  url: `${origin}${route.path}`,
+  method: route.method,
+  ...(route.headers ? { headers: route.headers } : {}),
+  ...(route.body !== undefined ? { body: route.body } : {}),
+});
+
+/** One route's rounds as one figure: medians of the rates and percentiles, totals of the counts. */
+export function combineRounds(rounds: readonly LoadFigures[]): LoadFigures {
+  const statuses: Record<string, number> = {};
+  for (const r of rounds)
+    for (const [code, n] of Object.entries(r.statuses)) statuses[code] = (statuses[code] ?? 0) + n;
+  return {
+    requestsPerSecond: median(rounds.map((r) => r.requestsPerSecond)),
+    p50: median(rounds.map((r) => r.p50)),
+    p99: median(rounds.map((r) => r.p99)),
+    max: max(rounds.map((r) => r.max)),
+    requests: rounds.reduce((n, r) => n + r.requests, 0),
+    non2xx: rounds.reduce((n, r) => n + r.non2xx, 0),
+    errors: rounds.reduce((n, r) => n + r.errors, 0),
+    statuses,
+  };
+}
+
+/** The median over rounds of the route's requests/s divided by the baseline's in the same round. */
+export function ratioOverRounds(route: readonly LoadFigures[], baseline: readonly LoadFigures[]): number {
+  return median(route.map((r, i) => r.requestsPerSecond / (baseline[i]?.requestsPerSecond ?? Number.NaN)));
+}
+
+export async function measureRoutes(
+  origin: string,
+  user: SeededUser,
+  settings: ApiSettings,
+  log: (line: string) => void = () => {},
+): Promise<RouteFigures[]> {
+  const routes = apiRoutes(user);
+  const options = (route: RouteSpec, durationSeconds: number) => ({
+    ...request(origin, route),
+    connections: settings.connections,
+    durationSeconds,
+  });
+  for (const route of routes) await load(options(route, settings.warmupSeconds));
+  const rounds = new Map<RouteSpec["id"], LoadFigures[]>();
+  for (let round = 1; round <= settings.rounds; round++) {
+    for (const route of routes) {
+      const result = await load(options(route, settings.durationSeconds));
+      rounds.set(route.id, [...(rounds.get(route.id) ?? []), result]);
+      log(
+        `  round ${round} ${route.label}: ${result.requestsPerSecond.toFixed(0)} req/s, ` +
+          `p50 ${result.p50} ms, p99 ${result.p99} ms`,
+      );
+      if (result.non2xx > 0 || result.errors > 0) log(`    failed: ${failures(result)}`);
+    }
+  }
+  const baseline = rounds.get("baseline") ?? [];
+  return routes.map((route) => {
+    const measured = rounds.get(route.id) ?? [];
+    return { route, figures: combineRounds(measured), ratio: ratioOverRounds(measured, baseline) };
+  });
+}
+
+/** p99 of GET /v1/users/me at a steady rate, alone and then while `logins` connections log in. */
+export async function measureLoginLoad(
+  origin: string,
+  user: SeededUser,
+  settings: ApiSettings,
+  log: (line: string) => void = () => {},
+): Promise<LoginLoadFigures> {
+  const routes = apiRoutes(user);
+  const me = routes.find((r) => r.id === "me");
+  const token = routes.find((r) => r.id === "token");
+  if (!me || !token) throw new Error("apiRoutes() lost users/me or token");
+  const probe = {
+    ...request(origin, me),
+    connections: 2,
+    overallRate: settings.probeRate,
+    durationSeconds: settings.loginLoadSeconds,
+  };
+  const idle = await load(probe);
+  log(`  users/me at ${settings.probeRate}/s alone: p50 ${idle.p50} ms, p99 ${idle.p99} ms`);
+  const logins = load({
+    ...request(origin, token),
+    connections: settings.logins,
+    durationSeconds: settings.loginLoadSeconds + 2,
+  });
+  // Start the probe once the logins are under way, and stop it before they stop.
+  await new Promise((r) => setTimeout(r, 1000));
+  const underLoad = await load(probe);
+  const login = await logins;
+  log(
+    `  users/me during ${settings.logins} concurrent logins: p50 ${underLoad.p50} ms, p99 ${underLoad.p99} ms` +
+      ` (logins: ${login.requestsPerSecond.toFixed(1)}/s, p99 ${login.p99} ms)`,
+  );
+  for (const [name, f] of [
+    ["users/me", underLoad],
+    ["logins", login],
+  ] as const) {
+    if (f.non2xx > 0 || f.errors > 0) log(`    ${name} failed: ${failures(f)}`);
+  }
+  return { logins: settings.logins, probeRate: settings.probeRate, idle, underLoad, login };
+}
+
+export type DatabaseKind = "PGlite" | "PostgreSQL";
+
+/** One database's API figures, or why it was not measured. */
+export type DatabaseApi =
+  | { database: DatabaseKind; routes: RouteFigures[]; loginLoad: LoginLoadFigures }
+  | { database: DatabaseKind; skipped: string };

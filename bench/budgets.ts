@@ -1,0 +1,259 @@
+// The issue's budgets, each checked against the measured figures: pass, fail, or not measured.
+import type { DatabaseApi, RouteSpec } from "./api.ts";
+import type { PageLighthouse } from "./lighthouse.ts";
+import type { PageWeight } from "./page-weight.ts";
+import { kb } from "./sizes.ts";
+
+export const LIMITS = {
+  /** JavaScript per page, gzip, bytes (80 KB read as 80,000 bytes, the stricter reading). */
+  jsGzip: 80_000,
+  /** CSS per page, gzip, bytes. */
+  cssGzip: 25_000,
+  performance: 100,
+  performanceEveryRun: 98,
+  category: 100,
+  lcpMs: 1000,
+  /** CLS 0 as Lighthouse shows it (three decimals). */
+  cls: 0.0005,
+  /** TBT must stay under this. */
+  tbtMs: 50,
+  productsRatio: 0.5,
+  meRatioPostgres: 0.25,
+  /** users/me p99 during the login load must stay under this. */
+  meP99UnderLoginsMs: 50,
+} as const;
+
+/** Pages the public budgets apply to; /profile is measured logged in and is not indexed by design. */
+export const PUBLIC_PAGES = ["/", "/plans", "/login", "/register"] as const;
+
+export type Verdict = "pass" | "fail" | "not measured";
+
+export interface BudgetCheck {
+  /** Stable identifier of the budget, e.g. "js-gzip": one check per page, route or database. */
+  id: string;
+  area: "Page weight" | "Lighthouse" | "API";
+  subject: string;
+  budget: string;
+  measured: string;
+  verdict: Verdict;
+  /** The measured number, and which way is worse, to name the worst subject of a budget. */
+  value?: number;
+  worse?: "higher" | "lower";
+}
+
+type Area = BudgetCheck["area"];
+
+function check(
+  area: Area,
+  id: string,
+  subject: string,
+  budget: string,
+  value: number,
+  show: (v: number) => string,
+  ok: (v: number) => boolean,
+  worse: "higher" | "lower" = "higher",
+): BudgetCheck {
+  return {
+    id,
+    area,
+    subject,
+    budget,
+    measured: show(value),
+    verdict: ok(value) ? "pass" : "fail",
+    value,
+    worse,
+  };
+}
+
+const kbText = (bytes: number) => `${kb(bytes)} KB`;
+const ms = (value: number) => `${Math.round(value)} ms`;
+const seconds = (value: number) => `${(value / 1000).toFixed(2)} s`;
+/** One decimal, so a ratio just under a limit never reads as the limit ("24.8%", not "25%"). */
+const percent = (ratio: number) => `${(ratio * 100).toFixed(1)}%`;
+
+export function pageWeightChecks(pages: readonly PageWeight[]): BudgetCheck[] {
+  return pages.flatMap((page) => [
+    check(
+      "Page weight",
+      "js-gzip",
+      page.route,
+      `JavaScript ≤ ${kb(LIMITS.jsGzip)} KB gzip`,
+      page.js.gzip,
+      kbText,
+      (v) => v <= LIMITS.jsGzip,
+    ),
+    check(
+      "Page weight",
+      "css-gzip",
+      page.route,
+      `CSS ≤ ${kb(LIMITS.cssGzip)} KB gzip`,
+      page.css.gzip,
+      kbText,
+      (v) => v <= LIMITS.cssGzip,
+    ),
+    ...page.staticParts.map((part) =>
+      check(
+        "Page weight",
+        "static-parts",
+        `${page.route} ${part.part}`,
+        "tables, FAQ and footer ship no JavaScript of their own",
+        part.shipsJavaScript ? 1 : 0,
+        (v) => (v ? "has a script, island or handler" : "none"),
+        (v) => v === 0,
+      ),
+    ),
+  ]);
+}
+
+export function lighthouseChecks(pages: readonly PageLighthouse[]): BudgetCheck[] {
+  const checks: BudgetCheck[] = [];
+  for (const page of pages) {
+    const isPublic = (PUBLIC_PAGES as readonly string[]).includes(page.route);
+    const subject = page.loggedIn ? `${page.route} (logged in)` : page.route;
+    const add = (
+      id: string,
+      budget: string,
+      value: number,
+      show: (v: number) => string,
+      ok: (v: number) => boolean,
+      worse: "higher" | "lower" = "higher",
+    ) => checks.push(check("Lighthouse", id, subject, budget, value, show, ok, worse));
+    const score = (v: number) => String(v);
+    if (isPublic) {
+      checks.push({
+        ...check(
+          "Lighthouse",
+          "lh-performance",
+          subject,
+          `performance ${LIMITS.performance} (median), never below ${LIMITS.performanceEveryRun}`,
+          page.minPerformance,
+          () => `${page.median.performance} (lowest run ${page.minPerformance})`,
+          (v) => page.median.performance >= LIMITS.performance && v >= LIMITS.performanceEveryRun,
+          "lower",
+        ),
+      });
+    }
+    add(
+      "lh-accessibility",
+      `accessibility ${LIMITS.category}`,
+      page.minAccessibility,
+      score,
+      (v) => v >= LIMITS.category,
+      "lower",
+    );
+    add(
+      "lh-best-practices",
+      `best practices ${LIMITS.category}`,
+      page.minBestPractices,
+      score,
+      (v) => v >= LIMITS.category,
+      "lower",
+    );
+    if (isPublic)
+      add("lh-seo", `SEO ${LIMITS.category}`, page.minSeo, score, (v) => v >= LIMITS.category, "lower");
+    add(
+      "lh-lcp",
+      `LCP ≤ ${seconds(LIMITS.lcpMs)} (median)`,
+      page.median.lcp,
+      seconds,
+      (v) => v <= LIMITS.lcpMs,
+    );
+    add(
+      "lh-cls",
+      "CLS 0 (every run)",
+      page.maxCls,
+      (v) => v.toFixed(3),
+      (v) => v <= LIMITS.cls,
+    );
+    add("lh-tbt", `TBT < ${ms(LIMITS.tbtMs)} (median)`, page.median.tbt, ms, (v) => v < LIMITS.tbtMs);
+  }
+  return checks;
+}
+
+function routeRatio(db: DatabaseApi, id: RouteSpec["id"]): number | undefined {
+  return "routes" in db ? db.routes.find((r) => r.route.id === id)?.ratio : undefined;
+}
+
+export function apiChecks(databases: readonly DatabaseApi[]): BudgetCheck[] {
+  const checks: BudgetCheck[] = [];
+  for (const db of databases) {
+    const reason = "skipped" in db ? db.skipped : "not measured";
+    const add = (
+      id: string,
+      budget: string,
+      value: number | undefined,
+      show: (v: number) => string,
+      ok: (v: number) => boolean,
+      worse: "higher" | "lower",
+    ) =>
+      checks.push(
+        value === undefined
+          ? { id, area: "API", subject: db.database, budget, measured: reason, verdict: "not measured" }
+          : check("API", id, db.database, budget, value, show, ok, worse),
+      );
+    add(
+      "api-products",
+      `GET /v1/subscription/products ≥ ${LIMITS.productsRatio * 100}% of the baseline's requests/s`,
+      routeRatio(db, "products"),
+      percent,
+      (v) => v >= LIMITS.productsRatio,
+      "lower",
+    );
+    if (db.database === "PostgreSQL") {
+      add(
+        "api-me",
+        `GET /v1/users/me ≥ ${LIMITS.meRatioPostgres * 100}% of the baseline's requests/s on PostgreSQL`,
+        routeRatio(db, "me"),
+        percent,
+        (v) => v >= LIMITS.meRatioPostgres,
+        "lower",
+      );
+    }
+    add(
+      "api-me-under-logins",
+      `GET /v1/users/me p99 < ${ms(LIMITS.meP99UnderLoginsMs)} during 20 concurrent logins`,
+      "loginLoad" in db ? db.loginLoad.underLoad.p99 : undefined,
+      ms,
+      (v) => v < LIMITS.meP99UnderLoginsMs,
+      "higher",
+    );
+  }
+  return checks;
+}
+
+export interface BudgetSummary {
+  id: string;
+  area: Area;
+  budget: string;
+  subjects: number;
+  failed: BudgetCheck[];
+  measured: number;
+  /** The subject furthest from (or past) the limit. */
+  worst: BudgetCheck | undefined;
+  verdict: Verdict;
+}
+
+/** One line per budget: its verdict over every page, route or database it applies to. */
+export function summariseBudgets(checks: readonly BudgetCheck[]): BudgetSummary[] {
+  const byId = new Map<string, BudgetCheck[]>();
+  for (const c of checks) byId.set(c.id, [...(byId.get(c.id) ?? []), c]);
+  return [...byId.values()].map((group) => {
+    const first = group[0] as BudgetCheck;
+    const measured = group.filter((c) => c.verdict !== "not measured");
+    const failed = measured.filter((c) => c.verdict === "fail");
+    const worst = measured.reduce<BudgetCheck | undefined>((w, c) => {
+      if (w === undefined || c.value === undefined || w.value === undefined) return w ?? c;
+      return (c.worse === "lower" ? c.value < w.value : c.value > w.value) ? c : w;
+    }, undefined);
+    return {
+      id: first.id,
+      area: first.area,
+      budget: first.budget,
+      subjects: group.length,
+      failed,
+      measured: measured.length,
+      worst,
+      verdict: measured.length === 0 ? "not measured" : failed.length > 0 ? "fail" : "pass",
+    };
+  });
+}

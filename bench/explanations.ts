@@ -1,0 +1,74 @@
+// Words for the report that figures cannot say: what holds back a budget when it fails and what
+// meeting it would take (by budget id; printed only for budgets that failed in that run), and what
+// was done to meet the budgets (printed always). Measured on the benchmark machine, 2026-11-23.
+
+export const EXPLANATIONS: Readonly<Record<string, string>> = {
+  "js-gzip":
+    "React 19's client and Astro's island runtime are about 71 KB of every page (the floor); the portal's " +
+    "own code has the rest. The measures below took the heaviest page from 83.7 to 79.7 KB. Further room: " +
+    "split src/lib/ui-text.ts (every page ships every page's strings) and load the invalid-token and " +
+    "loading states of the token pages on demand.",
+  "css-gzip": "The stylesheet is Tailwind's and daisyUI's classes in use plus react-toastify's 2.7 KB.",
+  "lh-performance":
+    "The score follows TBT and LCP (below). TBT is the main thread's observed work times Lighthouse's 4× CPU " +
+    "slowdown, so it rises with whatever else the machine runs: on a quiet machine (load average under 2) " +
+    "the public pages measured 0 to 40 ms and scored 100. Rerun on a quiet machine before reading a failure " +
+    "here as the portal's.",
+  "lh-tbt":
+    "React hydrating the page's islands (five on every page: the toast host, and the top bar's plan badge " +
+    "and account menu twice, for the desktop and mobile menus) is the main-thread work; see the performance " +
+    "note on machine load. What would take TBT lower: fewer hydrated islands on every page (one island for " +
+    "the top bar instead of four).",
+  "lh-lcp":
+    "/profile logged in: its LCP element is the account card, which waits for the shell's JavaScript, the " +
+    "fetch library and schemas (loaded on first use) and GET /v1/users/me: about 2 s under simulated slow " +
+    "4G. What it would take: show the account from a copy kept in localStorage while users/me is on its " +
+    "way, or start users/me from an inline script before hydration; both change the spec's session flow " +
+    "(one users/me per page load, nothing about the user stored but the token). Public pages: their LCP " +
+    "element is text in the first HTML, painted once the one render-blocking stylesheet (16 KB brotli) has " +
+    "loaded: 0.90 to 0.92 s, the one-island floor's 0.9 s; inlining the stylesheet was measured (FCP 80 ms " +
+    "earlier, LCP no better, TBT higher). Above 1 s there, an island's JavaScript was fetched before the " +
+    "first paint: see the hydration measure below.",
+  "lh-cls":
+    "A part of the page moved after the first paint; `npm run bench -- --only=lighthouse --lhr-dir=/tmp/lhr` " +
+    "keeps each run's full result, whose layout-shifts audit names the element.",
+  "api-products": "GET /v1/subscription/products answers a JSON string built once at start-up.",
+  "api-me":
+    "GET /v1/users/me reads the user, the grants and the subscription in one prepared statement, checks " +
+    "a token's signature once per process, and no longer builds a request body for a GET (decision 009): " +
+    "it was 6 to 7% of the baseline before, about 30% after, on a quiet machine. What is left beyond the " +
+    "baseline's work: the database round trip and the mapping of its rows, and the /v1 middleware (CORS, " +
+    "no-store). On this machine PostgreSQL and autocannon share the server's two cores; a failure on a " +
+    "busy machine is that contention.",
+  "api-me-under-logins":
+    "Password hashing and WebCrypto share libuv's thread pool, and hashing shares the cores with the event " +
+    "loop; hashing is now limited to min(cores − 1, pool size − 1) at once (server/auth/concurrency.ts, " +
+    "decision 009), which took users/me's p99 under 20 concurrent logins from 139–173 ms to 9–18 ms on a " +
+    "quiet machine. A failure here on a busy machine is CPU contention: two cores run the hashes, the " +
+    "server's main thread, PostgreSQL and autocannon.",
+};
+
+/** What was changed to meet the budgets, for the report's readers (the files say why, in detail). */
+export const MEASURES: readonly string[] = [
+  "JavaScript: React, its renderer and the three islands on every page are one `shell` chunk instead of " +
+    "16 small files (src/integrations/island-chunks.ts), about 2.7 KB gzip less on every page.",
+  "JavaScript: dynamic imports are plain `import()`: Vite's 3.4 KB preload helper is replaced (the chunks " +
+    "loaded on demand need no preloading), about 0.7 KB gzip less on every page; react-toastify's CSS moved " +
+    "into the page's stylesheet, where Astro had already put it, so no lazy chunk needs CSS.",
+  "JavaScript: the islands read their nanostores atoms with React's useSyncExternalStore " +
+    "(src/islands/auth/use-atom.ts) instead of @nanostores/react, and the token's expiry is read without " +
+    "jwt-decode (src/lib/token-expiry.ts): about 0.55 KB gzip less on every page.",
+  "Transfer: the build writes brotli and gzip copies of every text file (src/integrations/precompress.ts); " +
+    "the server sends them to browsers that take them, pages included (server/site). Before, everything went " +
+    "uncompressed: 256 KB of JavaScript and 121 KB of CSS on /login, LCP 1.8 s.",
+  "Hydration: the islands hydrate after the first contentful paint, when the browser is idle " +
+    "(`client:afterpaint`, src/integrations/after-paint.ts), so no island's JavaScript is fetched before " +
+    "the page is seen; with client:idle and client:load it often was, and Lighthouse's LCP on /login and " +
+    "/register ranged from 0.9 to 1.7 s instead of 0.9 s.",
+  "Layout: /profile keeps a screen's height for the account while it loads, so the footer no longer jumps " +
+    "(CLS 0.31 before).",
+  "API (decision 009): the hot queries are prepared once per database handle (server/db/prepared.ts); " +
+    "users/me reads user, grants and subscription in one statement; a token's signature is checked once " +
+    "per process, not on every call; a GET's absent body is no longer built to be measured; password " +
+    "hashing leaves a core to the event loop and a thread-pool thread free.",
+];

@@ -1,0 +1,101 @@
+import { describe, expect, it } from "vitest";
+import { DEFAULT_API_SETTINGS } from "./api.ts";
+import { apiChecks, lighthouseChecks, pageWeightChecks } from "./budgets.ts";
+import { type BenchReport, renderReport } from "./report.ts";
+import { database, MACHINE, page, run, weight } from "./test-fixtures.ts";
+
+function report(overrides: Partial<BenchReport> = {}): BenchReport {
+  const pageWeight = [weight("/", 76_600), weight("/login", 78_500), weight("/plans", 81_000)];
+  const lighthouse = [
+    page("/login", [run(), run({ tbt: 60 }), run({ tbt: 70 })]),
+    page("/plans", [run(), run(), run()]),
+  ];
+  const databases = [
+    database("PGlite", 0.7, 0.05, 30),
+    { database: "PostgreSQL" as const, skipped: "--no-postgres" },
+  ];
+  return {
+    machine: MACHINE,
+    runs: 3,
+    api: DEFAULT_API_SETTINGS,
+    serverSettings: { NODE_ENV: "development", LOG_LEVEL: "info" },
+    pageWeight,
+    lighthouse,
+    databases,
+    checks: [...pageWeightChecks(pageWeight), ...lighthouseChecks(lighthouse), ...apiChecks(databases)],
+    explanations: { "js-gzip": "React's client is 65 KB of it." },
+    measures: ["One shell chunk."],
+    ...overrides,
+  };
+}
+
+describe("renderReport", () => {
+  // Tables are padded to aligned columns; the assertions read them with single spaces.
+  const markdown = renderReport(report()).replace(/ {2,}/g, " ");
+
+  it("says when, on what, and how to reproduce each section", () => {
+    expect(markdown).toContain("| Date | 2026-11-23T12:00:00.000Z |");
+    expect(markdown).toContain("| CPU | AMD EPYC, 2 cores (os.cpus()) |");
+    expect(markdown).toContain("| Memory | 23.5 GiB |");
+    expect(markdown).toContain("| Node | v24.21.0 |");
+    expect(markdown).toContain("| Chromium | Chromium 156 |");
+    for (const command of [
+      "npm run build && npm run bench -- --only=weight",
+      "npm run bench -- --only=lighthouse --runs=3",
+      "npm run bench -- --only=api",
+    ]) {
+      expect(markdown).toContain(`Reproduce: \`${command}\``);
+    }
+  });
+
+  it("marks each budget pass or fail, and explains the failing ones", () => {
+    expect(markdown).toMatch(
+      /\| Page weight \| JavaScript ≤ 80\.0 KB gzip \| ❌ fail \(1 of 3\) \| \/plans: 81\.0 KB \|/,
+    );
+    expect(markdown).toMatch(
+      /\| Lighthouse \| TBT < 50 ms \(median\) \| ❌ fail \(1 of 2\) \| \/login: 60 ms \|/,
+    );
+    expect(markdown).toContain(
+      "| API | GET /v1/users/me ≥ 25% of the baseline's requests/s on PostgreSQL | – not measured |",
+    );
+    expect(markdown).toContain("- **JavaScript ≤ 80.0 KB gzip**: React's client is 65 KB of it.");
+    expect(markdown).toContain("### How the budgets are met\n\n- One shell chunk.");
+  });
+
+  it("tables page weight with raw, gzip and brotli, and the islands each page hydrates", () => {
+    expect(markdown).toContain(
+      "| /login | 16.8 / 5.6 / 4.8 | 55.5 / 18.5 / 15.9 ✅ | 235.5 / 78.5 / 67.5 ✅ | 1.9 | 1 | AccountMenu (idle) ×2 |",
+    );
+  });
+
+  it("tables the API figures per database and says why one was not measured", () => {
+    expect(markdown).toContain("| products | 7000 | 70.0% ✅ | 1 ms | 5 ms | 0 |");
+    expect(markdown).toContain("| me | 500 | 5.0% | 1 ms | 5 ms | 0 |");
+    expect(markdown).toContain("Not measured: --no-postgres");
+    expect(markdown).toContain("| PGlite | 1 ms / 3 ms / 4 ms | 1 ms / 30 ms / 31 ms ✅ |");
+  });
+
+  it("compares the login and plans pages with the starter and the floor", () => {
+    expect(markdown).toContain("| JavaScript (gzip) | 144.5 KB | 78.5 KB | 227.6 KB | 81.0 KB | 67.6 KB |");
+  });
+
+  it("pads every table's columns to one width, emoji counted as two cells (Biome's Markdown format)", () => {
+    const width = (line: string) =>
+      [...line].reduce((w, ch) => w + (/\p{Emoji_Presentation}/u.test(ch) ? 2 : 1), 0);
+    const tables = renderReport(report())
+      .split("\n\n")
+      .filter((block) => block.startsWith("|"));
+    expect(tables.length).toBeGreaterThan(5);
+    for (const block of tables) {
+      const lines = block.trimEnd().split("\n");
+      expect(new Set(lines.map(width)).size).toBe(1);
+      expect(lines[1]).toMatch(/^\| -+( \| -+)* \|$/);
+    }
+  });
+
+  it("says a section was not measured rather than leaving it out", () => {
+    const partial = renderReport(report({ lighthouse: undefined, databases: undefined }));
+    expect(partial).toContain("## Lighthouse\n\nNot measured in this run.");
+    expect(partial).toContain("## API throughput and latency\n\nNot measured in this run.");
+  });
+});

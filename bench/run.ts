@@ -1,0 +1,239 @@
+// `npm run bench`: measures the built portal and the running server on this machine and writes
+// docs/benchmarks.md (page weight, Lighthouse, API throughput and latency, the event loop under
+// login load, each budget's verdict). Not part of `npm test`: it takes minutes and its figures
+// depend on the machine.
+//
+//   npm run bench                          everything, written to docs/benchmarks.md
+//   npm run bench -- --only=weight         one or more sections (weight, lighthouse, api), printed
+//   npm run bench -- --runs=5 --duration=20 --out=/tmp/bench.md
+//
+// Options: --only=<sections> --runs=<Lighthouse runs per page, 3> --duration=<seconds per API run, 5>
+// --rounds=<API rounds over the routes, 3>
+// --out=<file> --postgres=<admin URL, postgres://postgres@127.0.0.1:5432/postgres> --no-postgres
+// --lhr-dir=<folder for every Lighthouse run's full JSON result, to see which element or task>
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { buildIfStale } from "../scripts/build-if-stale.ts";
+import {
+  type ApiSettings,
+  type DatabaseApi,
+  type DatabaseKind,
+  DEFAULT_API_SETTINGS,
+  measureLoginLoad,
+  measureRoutes,
+} from "./api.ts";
+import {
+  apiChecks,
+  type BudgetCheck,
+  lighthouseChecks,
+  pageWeightChecks,
+  summariseBudgets,
+} from "./budgets.ts";
+import { EXPLANATIONS, MEASURES } from "./explanations.ts";
+import { aggregateRuns, audit, type LighthouseRun, type PageLighthouse } from "./lighthouse.ts";
+import { describeMachine, loadAverageNow } from "./machine.ts";
+import { measureDist, type PageWeight } from "./page-weight.ts";
+import { createTempDatabase, DEFAULT_ADMIN_URL } from "./postgres.ts";
+import { renderReport } from "./report.ts";
+import { SERVER_SETTINGS, seedUser, startServer } from "./server.ts";
+import { kb } from "./sizes.ts";
+
+const SECTIONS = ["weight", "lighthouse", "api"] as const;
+type Section = (typeof SECTIONS)[number];
+
+/** The pages Lighthouse audits; /profile logged in as the seeded user. */
+export const LIGHTHOUSE_PAGES: readonly { route: string; loggedIn: boolean }[] = [
+  { route: "/", loggedIn: false },
+  { route: "/plans", loggedIn: false },
+  { route: "/login", loggedIn: false },
+  { route: "/register", loggedIn: false },
+  { route: "/profile", loggedIn: true },
+];
+
+const log = (line: string) => console.log(line);
+
+function options() {
+  const { values } = parseArgs({
+    options: {
+      only: { type: "string" },
+      runs: { type: "string", default: "3" },
+      duration: { type: "string", default: String(DEFAULT_API_SETTINGS.durationSeconds) },
+      rounds: { type: "string", default: String(DEFAULT_API_SETTINGS.rounds) },
+      out: { type: "string" },
+      postgres: { type: "string", default: process.env.BENCH_POSTGRES_URL || DEFAULT_ADMIN_URL },
+      "no-postgres": { type: "boolean", default: false },
+      "lhr-dir": { type: "string" },
+    },
+  });
+  const only = values.only?.split(",").map((s) => s.trim()) ?? [...SECTIONS];
+  const unknown = only.filter((s) => !(SECTIONS as readonly string[]).includes(s));
+  if (unknown.length > 0)
+    throw new Error(`--only: unknown section ${unknown.join(", ")} (${SECTIONS.join(", ")})`);
+  const runs = Number(values.runs);
+  const duration = Number(values.duration);
+  const rounds = Number(values.rounds);
+  if (!Number.isInteger(rounds) || rounds < 1) throw new Error("--rounds must be a whole number ≥ 1");
+  if (!Number.isInteger(runs) || runs < 1) throw new Error("--runs must be a whole number ≥ 1");
+  if (!Number.isFinite(duration) || duration < 1) throw new Error("--duration must be ≥ 1 (seconds)");
+  const partial = values.only !== undefined;
+  return {
+    sections: new Set(only as Section[]),
+    runs,
+    api: { ...DEFAULT_API_SETTINGS, durationSeconds: duration, rounds } satisfies ApiSettings,
+    // A partial run must not overwrite the full report unless asked to.
+    out: values.out ?? (partial ? undefined : "docs/benchmarks.md"),
+    postgres: values["no-postgres"] ? undefined : values.postgres,
+    lhrDir: values["lhr-dir"],
+  };
+}
+
+async function lighthouseSection(distDir: string, runs: number, lhrDir?: string): Promise<PageLighthouse[]> {
+  if (lhrDir) mkdirSync(lhrDir, { recursive: true });
+  const server = await startServer({ distDir });
+  try {
+    const user = await seedUser(server.origin);
+    const storage = { "x-access-token": user.accessToken, isAuthenticated: "true" };
+    // Warm the server (its first answers compile code paths), not the browser: each run starts cold.
+    for (const { route } of LIGHTHOUSE_PAGES) {
+      for (let i = 0; i < 3; i++) await (await fetch(`${server.origin}${route}`)).arrayBuffer();
+    }
+    const results = new Map<string, LighthouseRun[]>();
+    // Run by run across the pages, so a noisy minute spreads over pages instead of sinking one.
+    for (let run = 1; run <= runs; run++) {
+      for (const page of LIGHTHOUSE_PAGES) {
+        const saveTo = lhrDir ? join(lhrDir, `${page.route.slice(1) || "home"}-${run}.json`) : undefined;
+        const options = { ...(page.loggedIn ? { localStorage: storage } : {}), saveTo };
+        const result = await audit(`${server.origin}${page.route}`, options, log);
+        log(
+          `  run ${run} ${page.route}: performance ${result.performance}, LCP ${(result.lcp / 1000).toFixed(2)} s, ` +
+            `TBT ${Math.round(result.tbt)} ms, CLS ${result.cls.toFixed(3)}`,
+        );
+        results.set(page.route, [...(results.get(page.route) ?? []), result]);
+      }
+    }
+    return LIGHTHOUSE_PAGES.map((p) => aggregateRuns(p.route, p.loggedIn, results.get(p.route) ?? []));
+  } finally {
+    await server.stop();
+  }
+}
+
+async function apiForDatabase(
+  database: DatabaseKind,
+  distDir: string,
+  settings: ApiSettings,
+  databaseUrl?: string,
+): Promise<DatabaseApi> {
+  log(`API on ${database}:`);
+  const server = await startServer({ distDir, databaseUrl });
+  try {
+    const user = await seedUser(server.origin);
+    const routes = await measureRoutes(server.origin, user, settings, log);
+    const loginLoad = await measureLoginLoad(server.origin, user, settings, log);
+    return { database, routes, loginLoad };
+  } finally {
+    await server.stop();
+  }
+}
+
+async function apiSection(
+  distDir: string,
+  settings: ApiSettings,
+  postgresAdmin?: string,
+): Promise<DatabaseApi[]> {
+  const databases: DatabaseApi[] = [await apiForDatabase("PGlite", distDir, settings)];
+  if (!postgresAdmin) {
+    databases.push({ database: "PostgreSQL", skipped: "--no-postgres" });
+    return databases;
+  }
+  let temp: Awaited<ReturnType<typeof createTempDatabase>> | undefined;
+  try {
+    temp = await createTempDatabase(postgresAdmin);
+  } catch (error) {
+    const where = new URL(postgresAdmin).host;
+    databases.push({
+      database: "PostgreSQL",
+      skipped: `no PostgreSQL at ${where} (${error instanceof Error ? error.message : String(error)})`,
+    });
+    return databases;
+  }
+  try {
+    databases.push(await apiForDatabase("PostgreSQL", distDir, settings, temp.url));
+  } finally {
+    await temp.drop();
+  }
+  return databases;
+}
+
+function summary(checks: readonly BudgetCheck[]): string[] {
+  const lines = ["Budgets:"];
+  for (const b of summariseBudgets(checks)) {
+    const verdict = b.verdict === "pass" ? "pass" : b.verdict === "fail" ? "FAIL" : "not measured";
+    const worst = b.worst ? ` (worst ${b.worst.subject}: ${b.worst.measured})` : "";
+    lines.push(`  ${verdict.padEnd(12)} ${b.budget}${worst}`);
+  }
+  return lines;
+}
+
+async function main(): Promise<void> {
+  const opts = options();
+  buildIfStale();
+  // Measure a copy: another build (npm test rebuilds a stale dist/) must not change the files
+  // under a running benchmark.
+  const snapshot = mkdtempSync(join(tmpdir(), "portal-bench-dist-"));
+  cpSync(resolve("dist"), snapshot, { recursive: true });
+  try {
+    const machine = describeMachine(process.env.CHROME_PATH || "/usr/bin/chromium");
+    log(`Benchmarks on ${machine.cpu} (${machine.cores} cores), load average ${machine.loadAverage}`);
+
+    let pageWeight: PageWeight[] | undefined;
+    if (opts.sections.has("weight")) {
+      log("Page weight:");
+      pageWeight = measureDist(snapshot);
+      for (const p of pageWeight) {
+        log(
+          `  ${p.route}: JS ${kb(p.js.gzip)} KB gzip, CSS ${kb(p.css.gzip)} KB gzip, HTML ${kb(p.html.gzip)} KB gzip`,
+        );
+      }
+    }
+    let lighthouse: PageLighthouse[] | undefined;
+    if (opts.sections.has("lighthouse")) {
+      log(`Lighthouse (${opts.runs} runs per page):`);
+      lighthouse = await lighthouseSection(snapshot, opts.runs, opts.lhrDir);
+    }
+    let databases: DatabaseApi[] | undefined;
+    if (opts.sections.has("api")) databases = await apiSection(snapshot, opts.api, opts.postgres);
+
+    machine.loadAverageAtEnd = loadAverageNow();
+    const checks = [
+      ...(pageWeight ? pageWeightChecks(pageWeight) : []),
+      ...(lighthouse ? lighthouseChecks(lighthouse) : []),
+      ...(databases ? apiChecks(databases) : []),
+    ];
+    const markdown = renderReport({
+      machine,
+      runs: opts.runs,
+      api: opts.api,
+      serverSettings: SERVER_SETTINGS,
+      pageWeight,
+      lighthouse,
+      databases,
+      checks,
+      explanations: EXPLANATIONS,
+      measures: MEASURES,
+    });
+    for (const line of summary(checks)) log(line);
+    if (opts.out) {
+      writeFileSync(opts.out, markdown);
+      log(`Report: ${opts.out}`);
+    } else {
+      log("");
+      log(markdown);
+    }
+  } finally {
+    rmSync(snapshot, { recursive: true, force: true });
+  }
+}
+
+await main();

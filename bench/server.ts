@@ -1,0 +1,196 @@
+// The server as it runs for real: `node server/main.ts` in its own process, on a free port, with a
+// temporary DATA_DIR, serving the build in dist/. Also seeds the user the benchmarks log in as.
+import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+
+/** Per-IP and per-account limits raised so the login benchmarks measure the server, not the limiter. */
+export const RAISED_RATE_LIMITS: Readonly<Record<string, string>> = {
+  RATE_LIMIT_TOKEN_PER_MINUTE: "100000",
+  RATE_LIMIT_REGISTER_PER_MINUTE: "100000",
+  RATE_LIMIT_EMAIL_PER_MINUTE: "100000",
+  RATE_LIMIT_EMAIL_IP_PER_MINUTE: "100000",
+};
+
+/** The settings the benchmarked server runs with (besides PORT, DATA_DIR and secrets). */
+export const SERVER_SETTINGS: Readonly<Record<string, string>> = {
+  NODE_ENV: "development",
+  LOG_LEVEL: "info",
+  HOST: "127.0.0.1",
+  ...RAISED_RATE_LIMITS,
+};
+
+/** Every variable server/env.ts reads: none leaks in from the shell running the benchmark. */
+const SERVER_VARIABLES = [
+  "NODE_ENV",
+  "PORT",
+  "HOST",
+  "DATA_DIR",
+  "DIST_DIR",
+  "TRUST_PROXY",
+  "LOG_LEVEL",
+  "DATABASE_URL",
+  "JWT_SECRET",
+  "JWT_ISSUER",
+  "JWT_AUDIENCE",
+  "JWT_TTL_SECONDS",
+  "PORTAL_URL",
+  "CORS_ORIGINS",
+  "SMTP_URL",
+  "MAIL_FROM",
+  "REDIS_URL",
+  "RATE_LIMIT_TOKEN_PER_MINUTE",
+  "RATE_LIMIT_REGISTER_PER_MINUTE",
+  "RATE_LIMIT_EMAIL_PER_MINUTE",
+  "RATE_LIMIT_EMAIL_IP_PER_MINUTE",
+  "STRIPE_SECRET_KEY",
+  "STRIPE_WEBHOOK_SECRET",
+  "LOCAL_WEBHOOK_URL",
+  "LOCAL_CHECKOUT_URL",
+  "BILLING_JOB_INTERVAL_SECONDS",
+  "FREE_INITIAL_CREDITS",
+];
+
+function portIsFree(port: number): Promise<boolean> {
+  return new Promise((done) => {
+    const probe = createServer();
+    probe.once("error", () => done(false));
+    probe.listen(port, "127.0.0.1", () => probe.close(() => done(true)));
+  });
+}
+
+/** A free port in [from, to], starting at a random place so parallel runs rarely collide. */
+export async function freePort(from = 4500, to = 4599): Promise<number> {
+  const span = to - from + 1;
+  const start = Math.floor(Math.random() * span);
+  for (let i = 0; i < span; i++) {
+    const port = from + ((start + i) % span);
+    if (await portIsFree(port)) return port;
+  }
+  throw new Error(`No free port in ${from}-${to}`);
+}
+
+export interface RunningServer {
+  /** http://localhost:PORT: the origin the pages are built for (their canonical host). */
+  origin: string;
+  port: number;
+  dataDir: string;
+  logFile: string;
+  stop(): Promise<void>;
+}
+
+export interface ServerOptions {
+  databaseUrl?: string | undefined;
+  distDir?: string;
+  /** Wait this long for /healthz (PGlite's first start runs initdb: seconds). */
+  startTimeoutMs?: number;
+}
+
+async function waitForHealth(origin: string, child: ChildProcess, logFile: string, timeoutMs: number) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) {
+      throw new Error(
+        `The server exited with ${child.exitCode}:\n${readFileSync(logFile, "utf8").slice(-3000)}`,
+      );
+    }
+    try {
+      const res = await fetch(`${origin}/healthz`);
+      if (res.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`The server did not answer /healthz within ${timeoutMs} ms (log: ${logFile})`);
+}
+
+export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
+  const port = await freePort();
+  const dataDir = mkdtempSync(join(tmpdir(), "portal-bench-"));
+  const logFile = join(dataDir, "server.log");
+  const origin = `http://localhost:${port}`;
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of SERVER_VARIABLES) delete env[name];
+  Object.assign(env, SERVER_SETTINGS, {
+    PORT: String(port),
+    DATA_DIR: dataDir,
+    DIST_DIR: resolve(options.distDir ?? "dist"),
+    PORTAL_URL: origin,
+    JWT_SECRET: randomBytes(36).toString("base64url"),
+    ...(options.databaseUrl ? { DATABASE_URL: options.databaseUrl } : {}),
+  });
+  const log = openSync(logFile, "a");
+  const child = spawn(process.execPath, [resolve("server/main.ts")], { env, stdio: ["ignore", log, log] });
+  closeSync(log);
+  const exited = new Promise<void>((done) => child.once("exit", () => done()));
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill("SIGTERM");
+      const timer = setTimeout(() => child.kill("SIGKILL"), 15_000);
+      await exited;
+      clearTimeout(timer);
+    }
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  try {
+    await waitForHealth(origin, child, logFile, options.startTimeoutMs ?? 60_000);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { origin, port, dataDir, logFile, stop };
+}
+
+export interface SeededUser {
+  username: string;
+  password: string;
+  accessToken: string;
+}
+
+async function call(url: string, init: RequestInit): Promise<unknown> {
+  const res = await fetch(url, init);
+  const body: unknown = await res.json().catch(() => undefined);
+  if (!res.ok) throw new Error(`${init.method ?? "GET"} ${url}: ${res.status} ${JSON.stringify(body)}`);
+  return body;
+}
+
+/** Registers a user, verifies the address with the token from the outbox, and logs in. */
+export async function seedUser(origin: string): Promise<SeededUser> {
+  const username = `bench_${randomBytes(4).toString("hex")}`;
+  const email = `${username}@example.com`;
+  const password = `Bench#${randomBytes(6).toString("hex")}A1`;
+  const json = { "Content-Type": "application/json" };
+  await call(`${origin}/v1/register`, {
+    method: "POST",
+    headers: json,
+    body: JSON.stringify({ email, username, password, confirmPassword: password }),
+  });
+  let token: string | undefined;
+  for (let attempt = 0; attempt < 50 && !token; attempt++) {
+    const outbox = (await call(`${origin}/_dev/mail.json`, {})) as {
+      data: { to: string; links: string[] }[];
+    };
+    const link = outbox.data
+      .filter((m) => m.to.includes(email))
+      .flatMap((m) => m.links)
+      .find((l) => l.includes("/verify-email/"));
+    token = link ? decodeURIComponent(link.slice(link.lastIndexOf("/") + 1)) : undefined;
+    if (!token) await new Promise((r) => setTimeout(r, 100));
+  }
+  if (!token) throw new Error(`No verification mail for ${email} in the outbox`);
+  await call(`${origin}/v1/user/verify-email`, {
+    method: "POST",
+    headers: json,
+    body: JSON.stringify({ token }),
+  });
+  const login = (await call(`${origin}/v1/token`, {
+    method: "POST",
+    headers: { "Content-Type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ grant_type: "password", username, password }).toString(),
+  })) as { access_token: string };
+  return { username, password, accessToken: login.access_token };
+}

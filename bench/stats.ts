@@ -1,0 +1,22 @@
+// Small statistics over repeated runs.
+
+function sorted(values: readonly number[], what: string): number[] {
+  if (values.length === 0) throw new Error(`${what} of no values`);
+  return [...values].sort((a, b) => a - b);
+}
+
+export function median(values: readonly number[]): number {
+  const s = sorted(values, "median");
+  const mid = Math.floor(s.length / 2);
+  const upper = s[mid] ?? Number.NaN;
+  return s.length % 2 === 1 ? upper : ((s[mid - 1] ?? Number.NaN) + upper) / 2;
+}
+
+export function min(values: readonly number[]): number {
+  return sorted(values, "min")[0] ?? Number.NaN;
+}
+
+export function max(values: readonly number[]): number {
+  const s = sorted(values, "max");
+  return s[s.length - 1] ?? Number.NaN;
+}
