@@ -5,8 +5,11 @@ import type { PageWeight } from "./page-weight.ts";
 import { kb } from "./sizes.ts";
 
 export const LIMITS = {
-  /** JavaScript per page, gzip, bytes (80 KB read as 80,000 bytes, the stricter reading). */
-  jsGzip: 80_000,
+  /**
+   * JavaScript per page, gzip, bytes (82 KB read as 82,000 bytes, the stricter reading). Issue 11
+   * raised it from 80 KB so the islands use the design card's @nanostores/react and jwt-decode.
+   */
+  jsGzip: 82_000,
   /** CSS per page, gzip, bytes. */
   cssGzip: 25_000,
   performance: 100,

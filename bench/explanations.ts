@@ -55,9 +55,6 @@ export const MEASURES: readonly string[] = [
   "JavaScript: dynamic imports are plain `import()`: Vite's 3.4 KB preload helper is replaced (the chunks " +
     "loaded on demand need no preloading), about 0.7 KB gzip less on every page; react-toastify's CSS moved " +
     "into the page's stylesheet, where Astro had already put it, so no lazy chunk needs CSS.",
-  "JavaScript: the islands read their nanostores atoms with React's useSyncExternalStore " +
-    "(src/islands/auth/use-atom.ts) instead of @nanostores/react, and the token's expiry is read without " +
-    "jwt-decode (src/lib/token-expiry.ts): about 0.55 KB gzip less on every page.",
   "Transfer: the build writes brotli and gzip copies of every text file (src/integrations/precompress.ts); " +
     "the server sends them to browsers that take them, pages included (server/site). Before, everything went " +
     "uncompressed: 256 KB of JavaScript and 121 KB of CSS on /login, LCP 1.8 s.",

@@ -144,6 +144,44 @@ describe("register form", () => {
     expect(fieldMessages(result, "confirmPassword")).toEqual([VALIDATION.passwordsMustMatch]);
   });
 
+  // Issue 11: a refinement on an object used to run only when no field had aborted, so an empty
+  // username hid the mismatch until every other field was valid.
+  it.each([
+    ["an empty username", { email: "not-an-email", username: "", password: "abc", confirmPassword: "abd" }],
+    [
+      "an invalid username",
+      { email: "not-an-email", username: "a", password: "abc", confirmPassword: "abd" },
+    ],
+    ["an empty e-mail", { email: "", username: "", password: "abc", confirmPassword: "abd" }],
+    [
+      "an e-mail that is too long",
+      { email: `${"a".repeat(250)}@x.de`, username: "", password: "abc", confirmPassword: "abd" },
+    ],
+    [
+      "a valid password and empty other fields",
+      { email: "", username: "", password: "Abcdef1!", confirmPassword: "Abcdef1?" },
+    ],
+  ])("reports the mismatch at once next to %s", (_name, values) => {
+    const result = registerSchema.safeParse(values);
+    expect(fieldMessages(result, "confirmPassword")).toEqual([VALIDATION.passwordsMustMatch]);
+    expect(fieldMessages(result, "username")).toHaveLength(1);
+    expect(fieldMessages(result, "email")).toHaveLength(1);
+  });
+
+  it("an empty field reports only that it is required", () => {
+    const result = registerSchema.safeParse({
+      email: " ",
+      username: "",
+      password: "",
+      confirmPassword: "abd",
+    });
+    expect(messages(result)).toEqual([
+      VALIDATION.emailRequired,
+      VALIDATION.usernameRequired,
+      VALIDATION.passwordRequired,
+    ]);
+  });
+
   it("reports every missing field with its own message", () => {
     expect(messages(registerSchema.safeParse({}))).toEqual([
       VALIDATION.emailRequired,
@@ -158,6 +196,17 @@ describe("reset-password form and call", () => {
   it("the form applies the password rules and the match rule", () => {
     const result = resetPasswordFormSchema.safeParse({ password: "short", confirmPassword: "other" });
     expect(fieldMessages(result, "password")).toContain(VALIDATION.passwordTooShort);
+    expect(fieldMessages(result, "confirmPassword")).toEqual([VALIDATION.passwordsMustMatch]);
+  });
+
+  it("reports the mismatch at once, next to every broken password rule", () => {
+    const result = resetPasswordFormSchema.safeParse({ password: "abc", confirmPassword: "abd" });
+    expect(fieldMessages(result, "password")).toEqual([
+      VALIDATION.passwordTooShort,
+      VALIDATION.passwordUppercase,
+      VALIDATION.passwordNumber,
+      VALIDATION.passwordSpecial,
+    ]);
     expect(fieldMessages(result, "confirmPassword")).toEqual([VALIDATION.passwordsMustMatch]);
   });
 

@@ -14,19 +14,30 @@ export const PASSWORD_MIN = 8;
 export const PASSWORD_MAX = 30;
 
 /**
+ * Whether a field's further rules apply: only to a string that is filled in, so an empty field
+ * reports its "required" message alone. Written as `when`, not as `abort: true` on the "required"
+ * check: in zod 4 an explicit abort in any field also stops the object's own checks, so with it
+ * "Passwords must match" vanished whenever another field (say, the username) was empty.
+ */
+const filledIn = (payload: { value: unknown }) => typeof payload.value === "string" && payload.value !== "";
+
+/** `error` as a rule that applies only once the field is filled in (see `filledIn`). */
+const onceFilledIn = (error: string) => ({ error, when: filledIn });
+
+/**
  * Password rules in the spec's order. An empty password reports only "Password is required";
  * otherwise every broken rule is reported, in that order, so a form can show the first one.
  */
 export const passwordSchema = z
   .string({ error: VALIDATION.passwordRequired })
   .check(
-    z.minLength(1, { error: VALIDATION.passwordRequired, abort: true }),
-    z.minLength(PASSWORD_MIN, VALIDATION.passwordTooShort),
-    z.maxLength(PASSWORD_MAX, VALIDATION.passwordTooLong),
-    z.regex(/[A-Z]/, VALIDATION.passwordUppercase),
-    z.regex(/[a-z]/, VALIDATION.passwordLowercase),
-    z.regex(/[0-9]/, VALIDATION.passwordNumber),
-    z.regex(/[@$!%*?&#]/, VALIDATION.passwordSpecial),
+    z.minLength(1, VALIDATION.passwordRequired),
+    z.minLength(PASSWORD_MIN, onceFilledIn(VALIDATION.passwordTooShort)),
+    z.maxLength(PASSWORD_MAX, onceFilledIn(VALIDATION.passwordTooLong)),
+    z.regex(/[A-Z]/, onceFilledIn(VALIDATION.passwordUppercase)),
+    z.regex(/[a-z]/, onceFilledIn(VALIDATION.passwordLowercase)),
+    z.regex(/[0-9]/, onceFilledIn(VALIDATION.passwordNumber)),
+    z.regex(/[@$!%*?&#]/, onceFilledIn(VALIDATION.passwordSpecial)),
   );
 
 /** Longest address SMTP can carry (RFC 5321 path limit minus the angle brackets). */
@@ -37,9 +48,13 @@ export const emailSchema = z
   .string({ error: (issue) => (isMissing(issue.input) ? VALIDATION.emailRequired : VALIDATION.emailInvalid) })
   .check(
     z.trim(),
-    z.minLength(1, { error: VALIDATION.emailRequired, abort: true }),
-    z.maxLength(EMAIL_MAX, { error: VALIDATION.emailInvalid, abort: true }),
-    z.regex(z.regexes.email, VALIDATION.emailInvalid),
+    z.minLength(1, VALIDATION.emailRequired),
+    // One message for an address that is too long or malformed, and no regex over a huge input.
+    z.maxLength(EMAIL_MAX, onceFilledIn(VALIDATION.emailInvalid)),
+    z.regex(z.regexes.email, {
+      error: VALIDATION.emailInvalid,
+      when: (payload) => filledIn(payload) && (payload.value as string).length <= EMAIL_MAX,
+    }),
   );
 
 /**
@@ -55,22 +70,22 @@ export const usernameSchema = z
   })
   .check(
     z.trim(),
-    z.minLength(1, { error: VALIDATION.usernameRequired, abort: true }),
-    z.regex(USERNAME_PATTERN, VALIDATION.usernameInvalid),
+    z.minLength(1, VALIDATION.usernameRequired),
+    z.regex(USERNAME_PATTERN, onceFilledIn(VALIDATION.usernameInvalid)),
   );
 
 const confirmPasswordSchema = z
   .string({ error: VALIDATION.confirmPasswordRequired })
-  .check(z.minLength(1, { error: VALIDATION.confirmPasswordRequired, abort: true }));
+  .check(z.minLength(1, VALIDATION.confirmPasswordRequired));
 
 /** A verification or reset token as it arrives from a link. */
 export const tokenSchema = z
   .string({ error: VALIDATION.tokenRequired })
-  .check(z.minLength(1, { error: VALIDATION.tokenRequired, abort: true }));
+  .check(z.minLength(1, VALIDATION.tokenRequired));
 
 /**
  * "Passwords must match", checked whenever both fields are filled in, even when other fields are
- * invalid, so a form can show it next to the other messages.
+ * invalid or empty, so a form shows it next to the other messages (see `filledIn`).
  */
 function passwordsMatch<T extends { password: string; confirmPassword: string }>() {
   return z.refine<T>((v) => v.password === v.confirmPassword, {
@@ -95,7 +110,7 @@ export const loginSchema = z.object({
   username: usernameSchema,
   password: z
     .string({ error: VALIDATION.passwordRequired })
-    .check(z.minLength(1, { error: VALIDATION.passwordRequired, abort: true })),
+    .check(z.minLength(1, VALIDATION.passwordRequired)),
   grant_type: z.optional(z.literal("password", { error: BODY_ERRORS.grantType })),
 });
 export type LoginInput = z.infer<typeof loginSchema>;

@@ -21,6 +21,8 @@ describe("isTokenExpired", () => {
     ["exp not a number", jwt({ exp: "tomorrow" }), true],
     ["not a JWT at all", "not-a-token", true],
     ["a payload that is not JSON", "aaa.%%%.ccc", true],
+    ["a payload of JSON null", `aaa.${b64url(null)}.ccc`, true],
+    ["a header part only", b64url({ alg: "HS256" }), true],
     ["an empty string", "", true],
     ["no token", null, true],
   ])("%s -> expired: %s", (_name, token, expired) => {

@@ -182,6 +182,19 @@ test.describe("account journeys", () => {
     await expect(errorOf("confirmPassword")).toHaveCount(0);
   });
 
+  test("register shows every field's error at once, the password mismatch included", async ({ page }) => {
+    await page.goto("/register");
+    await page.getByLabel("Email", { exact: true }).fill("not-an-email");
+    await page.getByLabel("Password", { exact: true }).fill("abc");
+    await page.getByLabel("Confirm password").fill("abd");
+    await page.getByRole("button", { name: UI_TEXT.register }).click();
+    const errorOf = (field: string) => page.locator(`[data-field-error="${field}"]`);
+    await expect(errorOf("email")).toHaveText(VALIDATION.emailInvalid);
+    await expect(errorOf("username")).toHaveText(VALIDATION.usernameRequired);
+    await expect(errorOf("password")).toHaveText(VALIDATION.passwordTooShort);
+    await expect(errorOf("confirmPassword")).toHaveText(VALIDATION.passwordsMustMatch);
+  });
+
   test("the login form shows its field messages and the credentials error", async ({ page }) => {
     await page.goto("/login");
     await page.getByRole("button", { name: UI_TEXT.logIn }).click();
@@ -238,6 +251,14 @@ test.describe("account journeys", () => {
     const resetPath = portalPath(mail, "/reset-password/");
     await page.goto(resetPath);
     const newPassword = "N3w!password";
+    // Both fields' errors at once: the broken rule and the mismatch.
+    await page.getByLabel("New password").fill("abc");
+    await page.getByLabel("Confirm password").fill("abd");
+    await page.getByRole("button", { name: UI_TEXT.submit }).click();
+    await expect(page.locator('[data-field-error="password"]')).toHaveText(VALIDATION.passwordTooShort);
+    await expect(page.locator('[data-field-error="confirmPassword"]')).toHaveText(
+      VALIDATION.passwordsMustMatch,
+    );
     await page.getByLabel("New password").fill(newPassword);
     await page.getByLabel("Confirm password").fill("N3w!passwore");
     await page.getByRole("button", { name: UI_TEXT.submit }).click();

@@ -93,6 +93,21 @@ describe.each(TEST_DATABASES)("POST /v1/register (%s)", (kind) => {
     expect(await res.json()).toEqual({ detail: [{ loc: ["body", field], msg, type: "value_error" }] });
   });
 
+  it("422 lists every field's error at once, the password mismatch included", async () => {
+    const res = await post({ email: "not-an-email", username: "", password: "abc", confirmPassword: "abd" });
+    expect(res.status).toBe(422);
+    const { detail } = (await res.json()) as { detail: { loc: string[]; msg: string }[] };
+    expect(detail.map(({ loc, msg }) => [loc[1], msg])).toEqual([
+      ["email", VALIDATION.emailInvalid],
+      ["username", VALIDATION.usernameRequired],
+      ["password", VALIDATION.passwordTooShort],
+      ["password", VALIDATION.passwordUppercase],
+      ["password", VALIDATION.passwordNumber],
+      ["password", VALIDATION.passwordSpecial],
+      ["confirmPassword", VALIDATION.passwordsMustMatch],
+    ]);
+  });
+
   it("422 lists every missing field", async () => {
     const res = await post({});
     expect(res.status).toBe(422);

@@ -1,13 +1,14 @@
-// The hook every account island uses: starts the page's session check once and reads $user in a
-// hydration-safe way (the first client render matches the prebuilt HTML, then the real state).
+// The hook every account island uses: starts the page's session check once and reads $user with
+// @nanostores/react's useStore. `ssr: "initial"` makes the hydrating render use the store's initial
+// value ("unknown"), so it matches the prebuilt HTML; the next render shows the real state.
 
+import { useStore } from "@nanostores/react";
 import { useEffect } from "react";
 import { $user, initSession, type UserState } from "../../stores/auth.ts";
-import { useAtom } from "./use-atom.ts";
 
 export function useSession(): UserState {
   useEffect(() => {
     void initSession();
   }, []);
-  return useAtom($user);
+  return useStore($user, { ssr: "initial" });
 }

@@ -1,11 +1,11 @@
 // Home's first button: 'Log In' for visitors; for a user 'Get Bearer Token', which opens the
 // 'Copy Bearer Token' dialog with the token in a read-only field and a copy button.
 
+import { useStore } from "@nanostores/react";
 import { useEffect, useId, useRef, useState } from "react";
 import { TOAST, UI_TEXT } from "../../lib/ui-text.ts";
 import { $auth } from "../../stores/auth.ts";
 import { notify } from "../../stores/toast.ts";
-import { useAtom } from "../auth/use-atom.ts";
 import { useSession } from "../auth/use-session.ts";
 
 /** Spec section 9: the copied indicator lasts 2000 ms. */
@@ -83,7 +83,7 @@ function TokenDialog({
 
 export default function HomeAuthAction() {
   const { user } = useSession();
-  const { token } = useAtom($auth);
+  const { token } = useStore($auth, { ssr: "initial" });
   const dialogRef = useRef<HTMLDialogElement>(null);
 
   if (!user || !token) {
