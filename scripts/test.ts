@@ -10,6 +10,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { createConnection } from "node:net";
 import { buildIfStale } from "./build-if-stale.ts";
+import { ensureChromium } from "./chromium.ts";
 
 const DEFAULT_PG = "postgres://postgres@127.0.0.1:5432/test";
 const DEFAULT_REDIS = "redis://127.0.0.1:6379";
@@ -75,11 +76,15 @@ function playwrightCounts(file: string): Counts {
   return { passed: r.stats.expected + r.stats.flaky, failed: r.stats.unexpected, skipped: r.stats.skipped };
 }
 
+// Before anything else: a missing browser should cost a minute's install or one clear line, not a
+// failed run after the unit tests.
+const chromePath = ensureChromium();
 const required = process.env.REQUIRE_POSTGRES === "1";
 const pg = await chooseService("PostgreSQL", process.env.TEST_DATABASE_URL, DEFAULT_PG, required);
 const redis = await chooseService("Redis", process.env.TEST_REDIS_URL, DEFAULT_REDIS, required);
 const env: NodeJS.ProcessEnv = {
   ...process.env,
+  CHROME_PATH: chromePath,
   ...(pg ? { TEST_DATABASE_URL: pg } : {}),
   ...(redis ? { TEST_REDIS_URL: redis } : {}),
 };
