@@ -54,14 +54,9 @@ export function ensureChromium(): string {
   }
   console.log(`No Chromium found: installing Debian's package (${INSTALL_COMMAND}), about a minute.`);
   const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
-  const update = spawnSync("apt-get", ["update", "-qq"], { stdio: ["ignore", "ignore", "inherit"], env });
-  const install =
-    update.status === 0 &&
-    spawnSync("apt-get", ["install", "-y", "-qq", "chromium"], {
-      stdio: ["ignore", "ignore", "inherit"],
-      env,
-    });
-  if (!install || install.status !== 0 || !existsSync(DEBIAN_CHROMIUM)) {
+  const apt = (...args: string[]) =>
+    spawnSync("apt-get", args, { stdio: ["ignore", "ignore", "inherit"], env }).status === 0;
+  if (!(apt("update", "-qq") && apt("install", "-y", "-qq", "chromium") && existsSync(DEBIAN_CHROMIUM))) {
     console.error(`Installing Chromium failed; run it yourself: ${INSTALL_COMMAND}`);
     process.exit(1);
   }
