@@ -5,16 +5,8 @@ import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
-// server/site and the security headers feed the CDN files the build writes (src/integrations).
-const INPUTS = [
-  "src",
-  "public",
-  "contract",
-  "astro.config.mjs",
-  "package-lock.json",
-  "server/site",
-  "server/http/security-headers.ts",
-];
+// contract/ holds what the pages and the server share, the CDN files' route table and headers too.
+const INPUTS = ["src", "public", "contract", "astro.config.mjs", "package-lock.json"];
 const STAMP = "dist/.build-stamp.json";
 
 function newestMtime(path: string): number {

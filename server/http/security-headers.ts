@@ -2,17 +2,7 @@
 // else (JSON, assets) gets a policy that allows nothing, so a response rendered by mistake as a
 // document cannot run or frame anything.
 import type { MiddlewareHandler } from "hono";
-
-export const API_CSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
-
-/** Headers every answer carries, from this server and from a CDN (src/integrations/cdn-files.ts). */
-export const BASE_SECURITY_HEADERS: Readonly<Record<string, string>> = {
-  "X-Content-Type-Options": "nosniff",
-  "Referrer-Policy": "strict-origin-when-cross-origin",
-  "X-Frame-Options": "DENY",
-  "Cross-Origin-Opener-Policy": "same-origin",
-  "Permissions-Policy": "camera=(), microphone=(), geolocation=(), payment=()",
-};
+import { API_CSP, BASE_SECURITY_HEADERS } from "../../contract/site/security-headers.ts";
 
 export interface SecurityHeaderOptions {
   /** Trust `X-Forwarded-Proto` from a proxy in front of us when deciding whether we are on https. */

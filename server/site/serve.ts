@@ -1,8 +1,8 @@
 // Hono routes that answer the portal's pages and static assets from a loaded build.
 import { serveStatic } from "@hono/node-server/serve-static";
 import { Hono } from "hono";
+import { routeKeyForPath } from "../../contract/site/routes.ts";
 import { chooseEncoding, type Encoding } from "./encoding.ts";
-import { routeKeyForPath } from "./routes.ts";
 import type { Site, SitePage } from "./site.ts";
 
 function pageResponse(

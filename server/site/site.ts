@@ -5,9 +5,9 @@ import { createHash } from "node:crypto";
 import { readdir, readFile, stat } from "node:fs/promises";
 import { join, relative } from "node:path";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
-import { cspHeaderForHtml } from "./csp.ts";
+import { cspHeaderForHtml } from "../../contract/site/page-csp.ts";
+import { routeKeyForFile } from "../../contract/site/routes.ts";
 import { ENCODING_SUFFIX, type Encoding } from "./encoding.ts";
-import { routeKeyForFile } from "./routes.ts";
 
 export interface SitePage {
   html: string;

@@ -1,13 +1,13 @@
 // Build integration: writes the CDN's `_redirects` and `_headers` (Netlify / Cloudflare Pages
-// format) into the build, from the same functions the Node server uses, so a CDN serves the same
+// format) into the build, from the same functions the Node server uses (contract/site), so a CDN serves the same
 // page with the same policy for every URL. Build-time only: nothing here reaches the browser.
 import { readdir, readFile, writeFile } from "node:fs/promises";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { AstroIntegration } from "astro";
-import { BASE_SECURITY_HEADERS } from "../../server/http/security-headers.ts";
-import { cspHeaderForHtml } from "../../server/site/csp.ts";
-import { cdnRewriteLines, PARAM_ROUTES, routeKeyForFile } from "../../server/site/routes.ts";
+import { cspHeaderForHtml } from "../../contract/site/page-csp.ts";
+import { cdnRewriteLines, PARAM_ROUTES, routeKeyForFile } from "../../contract/site/routes.ts";
+import { BASE_SECURITY_HEADERS } from "../../contract/site/security-headers.ts";
 
 /** The Node server's own security headers, so a CDN sends exactly the same. */
 export const CDN_SECURITY_HEADERS = BASE_SECURITY_HEADERS;

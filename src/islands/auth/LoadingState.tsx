@@ -1,4 +1,4 @@
-// The same "checking" state as components/LoadingState.astro, for islands that show it first.
+// The "checking" state (a spinner and a status line) of the islands that show one first.
 export function LoadingState({ message }: { message: string }) {
   return (
     <div className="flex flex-col items-center gap-4 py-6 text-center" data-loading-state>

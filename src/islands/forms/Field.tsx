@@ -1,4 +1,4 @@
-// A labelled input as the static FormField renders it (same id, name and label), plus the field's
+// A labelled input (id "field-{name}", its name and label), plus the field's
 // first validation message, tied to the input with aria-invalid and aria-describedby.
 import type { FormEventHandler, ReactNode, Ref } from "react";
 import { useHydrated } from "../auth/use-hydrated.ts";

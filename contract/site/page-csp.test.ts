@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { cspHeaderForHtml, FALLBACK_POLICY } from "./csp.ts";
+import { cspHeaderForHtml, FALLBACK_POLICY } from "./page-csp.ts";
 
 describe("cspHeaderForHtml", () => {
   it("lifts the page's meta policy and adds frame-ancestors", () => {
