@@ -3,7 +3,7 @@
 import { randomBytes } from "node:crypto";
 import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { decodeHeaderValue, extractLinks, parseMail } from "./mime.ts";
+import { extractLinks, parseMail } from "./mime.ts";
 
 export interface OutboxEntry {
   id: string;
@@ -43,17 +43,15 @@ export async function readOutboxRaw(dir: string, id: string): Promise<string | u
   return readFile(join(dir, `${id}.eml`), "utf8").catch(() => undefined);
 }
 
-function entryFrom(id: string, raw: string): OutboxEntry {
-  const mail = parseMail(raw);
-  const header = (name: string) => decodeHeaderValue(mail.headers.get(name) ?? "");
-  const date = new Date(header("date"));
+async function entryFrom(id: string, raw: string): Promise<OutboxEntry> {
+  const mail = await parseMail(raw);
   const text = mail.text ?? "";
   return {
     id,
-    to: header("to"),
-    from: header("from"),
-    subject: header("subject"),
-    date: Number.isNaN(date.getTime()) ? "" : date.toISOString(),
+    to: mail.to,
+    from: mail.from,
+    subject: mail.subject,
+    date: mail.date?.toISOString() ?? "",
     text,
     links: extractLinks(text),
   };
@@ -72,7 +70,7 @@ export async function listOutbox(dir: string, limit = 200): Promise<OutboxEntry[
   const entries: OutboxEntry[] = [];
   for (const id of ids) {
     const raw = await readOutboxRaw(dir, id);
-    if (raw !== undefined) entries.push(entryFrom(id, raw));
+    if (raw !== undefined) entries.push(await entryFrom(id, raw));
   }
   return entries;
 }

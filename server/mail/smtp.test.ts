@@ -63,7 +63,7 @@ describe("SMTP transport", () => {
 
     const mail = received.at(-1);
     expect(mail).toMatchObject({ from: "no-reply@portal.test", to: ["ann@example.com"], user: "mailer" });
-    const parsed = parseMail(mail?.raw ?? "");
+    const parsed = await parseMail(mail?.raw ?? "");
     expect(extractLinks(parsed.text ?? "")).toEqual([`https://portal.test/verify-email/${token}`]);
     expect(parsed.html).toContain(`href="https://portal.test/verify-email/${token}"`);
   });
