@@ -80,6 +80,7 @@ describe("e-mail rules", () => {
     ["a@b", VALIDATION.emailInvalid],
     ["a b@example.com", VALIDATION.emailInvalid],
     [`${"a".repeat(250)}@example.com`, VALIDATION.emailInvalid],
+    [`${"a b".repeat(90)}@example.com`, VALIDATION.emailInvalid],
     [42, VALIDATION.emailInvalid],
   ])("%j -> %s", (value, expected) => {
     expect(messages(emailSchema.safeParse(value))).toEqual([expected]);

@@ -21,8 +21,14 @@ export const PASSWORD_MAX = 30;
  */
 const filledIn = (payload: { value: unknown }) => typeof payload.value === "string" && payload.value !== "";
 
-/** `error` as a rule that applies only once the field is filled in (see `filledIn`). */
-const onceFilledIn = (error: string) => ({ error, when: filledIn });
+/**
+ * `error` as a rule that applies only once the field is filled in (see `filledIn`) and `also` holds.
+ * zod runs `when` on every check, though the string-format checks' parameter types do not list it.
+ */
+const onceFilledIn = (error: string, also: (value: string) => boolean = () => true) => ({
+  error,
+  when: (payload: { value: unknown }) => filledIn(payload) && also(payload.value as string),
+});
 
 /**
  * Password rules in the spec's order. An empty password reports only "Password is required";
@@ -51,10 +57,10 @@ export const emailSchema = z
     z.minLength(1, VALIDATION.emailRequired),
     // One message for an address that is too long or malformed, and no regex over a huge input.
     z.maxLength(EMAIL_MAX, onceFilledIn(VALIDATION.emailInvalid)),
-    z.regex(z.regexes.email, {
-      error: VALIDATION.emailInvalid,
-      when: (payload) => filledIn(payload) && (payload.value as string).length <= EMAIL_MAX,
-    }),
+    z.regex(
+      z.regexes.email,
+      onceFilledIn(VALIDATION.emailInvalid, (value) => value.length <= EMAIL_MAX),
+    ),
   );
 
 /**

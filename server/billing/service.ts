@@ -1,3 +1,4 @@
+import { isUtf8 } from "node:buffer";
 // The billing service: runs the domain's decisions (server/domain/subscription.ts,
 // server/billing/fulfilment.ts) against the database and the payment provider. Every change to a
 // user's credits or subscription runs in one transaction holding the user's row lock, so webhook
@@ -23,7 +24,7 @@ import {
 import { ApiError } from "../http/errors.ts";
 import type { PaymentProvider } from "../payments/provider.ts";
 import { type BillingEvent, parseStripeEvent } from "../payments/stripe-events.ts";
-import { DEFAULT_TOLERANCE_SECONDS, verifySignature } from "../payments/stripe-signature.ts";
+import { verifyWebhook } from "../payments/stripe-signature.ts";
 import type { Catalogue } from "./catalogue.ts";
 import { fulfil, initialFreeGrant } from "./fulfilment.ts";
 import { insertGrant, lockUser, spendCredits, userGrants } from "./ledger-store.ts";
@@ -222,24 +223,23 @@ export function createBilling(deps: BillingDeps) {
      */
     async handleWebhook(rawBody: Uint8Array, signature: string | undefined): Promise<WebhookOutcome> {
       const now = clock.now();
-      const check = verifySignature(
+      const check = await verifyWebhook(
         rawBody,
         signature,
         deps.webhookSecret,
         Math.floor(now.getTime() / 1000),
-        DEFAULT_TOLERANCE_SECONDS,
       );
-      if (!check.ok) {
-        logger.warn({ error: check.error }, "Webhook refused: signature");
+      if (!check.ok && check.error !== "not_json") {
+        logger.warn({ error: check.error, reason: check.reason }, "Webhook refused: signature");
         return { status: 400, error: "signature" };
       }
-      let json: unknown;
-      try {
-        json = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(rawBody));
-      } catch {
+      // The SDK reads invalid UTF-8 leniently; an event we would store with replacement characters
+      // is not one Stripe sent.
+      if (!check.ok || !isUtf8(rawBody)) {
         logger.error("Webhook with a valid signature is not JSON");
         return { status: 400, error: "unparseable" };
       }
+      const json = check.event;
       // Stripe never sends a NUL character, and PostgreSQL text cannot hold one: an event with one
       // anywhere is not an event we can record, whatever field it is in.
       if (holdsNul(json)) {

@@ -1,105 +1,81 @@
-// Stripe's webhook signature scheme, both ways: the local checkout signs the events it sends, and
-// the webhook endpoint verifies whatever arrives (from the local checkout or from real Stripe).
+// Stripe's webhook signatures, both ways, through the stripe SDK: the local checkout signs the
+// events it sends with the SDK's own helper, and the webhook endpoint verifies whatever arrives
+// (from the local checkout or from real Stripe) with `Stripe.webhooks.constructEventAsync`.
 //
-// The scheme (https://docs.stripe.com/webhooks#verify-manually):
-//   Stripe-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>[,v1=...][,v0=...]
-// The key is the endpoint secret string as is ("whsec_..." included, no base64 decoding). Several
-// v1 entries appear while a secret is being rolled; any one matching is enough. v0 entries are
-// test-mode signatures with another scheme and are ignored. The signature covers the raw bytes:
-// verify before parsing JSON, never on a re-serialised body.
-//
-// Differences from the official SDK's verifyHeader, on purpose: a timestamp too far in the FUTURE
-// is refused as well as one too old (the SDK only checks age), so a header signed with a wrong
-// clock cannot be replayed later; and a header with more than one `t` is refused as malformed.
-
-import { createHmac, timingSafeEqual } from "node:crypto";
+// One check sits on top of the SDK's: it refuses a timestamp too old, and we also refuse one too
+// far in the FUTURE, so a header signed with a wrong clock cannot be replayed later.
+import Stripe from "stripe";
 
 export const DEFAULT_TOLERANCE_SECONDS = 300;
 
 /**
- * - no_signature: no header, or no usable `t` and `v1` in it (malformed).
- * - bad_signature: well formed, but no v1 matches this body and secret.
- * - stale: matches, but `t` is outside the tolerance window around now (replay protection).
+ * - invalid: no header, a malformed one, or no v1 signature matching this body and secret.
+ * - stale: the signature matches, but `t` is outside the tolerance window around now.
+ * - not_json: signed, but the body is not JSON (a bug at the sender; logged as an error).
  */
-export type SignatureError = "no_signature" | "bad_signature" | "stale";
+export type SignatureError = "invalid" | "stale" | "not_json";
 
-export type SignatureCheck = { ok: true; timestamp: number } | { ok: false; error: SignatureError };
-
-type RawBody = string | Uint8Array;
-
-function hmacHex(rawBody: RawBody, secret: string, timestampSeconds: number): string {
-  const hmac = createHmac("sha256", secret);
-  hmac.update(`${timestampSeconds}.`, "utf8");
-  if (typeof rawBody === "string") hmac.update(rawBody, "utf8");
-  else hmac.update(rawBody);
-  return hmac.digest("hex");
-}
+export type VerifiedWebhook =
+  | { ok: true; timestamp: number; event: unknown }
+  | { ok: false; error: SignatureError; reason: string };
 
 function assertSecret(secret: string): void {
   // A blank secret would make every signature forgeable: that is a configuration bug, not a 400.
   if (secret.trim() === "") throw new Error("Webhook signing secret is empty");
 }
 
-/** The v1 signature (hex) of `rawBody` at `timestampSeconds`. */
-export function computeSignature(rawBody: RawBody, secret: string, timestampSeconds: number): string {
+/** The `Stripe-Signature` header value for `rawBody` at `timestampSeconds`, as Stripe sends it. */
+export function signPayload(rawBody: string, secret: string, timestampSeconds: number): string {
   assertSecret(secret);
-  if (!Number.isSafeInteger(timestampSeconds) || timestampSeconds < 0) {
+  // The SDK reads a timestamp of 0 as "now": only a positive whole second is a timestamp.
+  if (!Number.isSafeInteger(timestampSeconds) || timestampSeconds <= 0) {
     throw new RangeError(`Timestamp must be whole unix seconds: ${timestampSeconds}`);
   }
-  return hmacHex(rawBody, secret, timestampSeconds);
+  return Stripe.webhooks.generateTestHeaderString({ payload: rawBody, secret, timestamp: timestampSeconds });
 }
 
-/** The `Stripe-Signature` header value for `rawBody`, as Stripe sends it. */
-export function signPayload(rawBody: RawBody, secret: string, timestampSeconds: number): string {
-  return `t=${timestampSeconds},v1=${computeSignature(rawBody, secret, timestampSeconds)}`;
-}
-
-/** The header's timestamp and v1 signatures, or null when it has no single valid `t` or no v1. */
-export function parseSignatureHeader(header: string): { timestamp: number; signatures: string[] } | null {
-  let timestamp: number | null = null;
-  let timestamps = 0;
-  const signatures: string[] = [];
-  for (const item of header.split(",")) {
-    const eq = item.indexOf("=");
-    if (eq <= 0) continue;
-    const key = item.slice(0, eq).trim();
-    const value = item.slice(eq + 1).trim();
-    if (key === "t") {
-      timestamps++;
-      timestamp = /^\d{1,15}$/.test(value) ? Number(value) : null;
-    } else if (key === "v1" && value !== "") {
-      signatures.push(value);
-    }
-  }
-  if (timestamps !== 1 || timestamp === null || signatures.length === 0) return null;
-  return { timestamp, signatures };
+/** The signed timestamp: the header's last `t`, the one the SDK verified the signature with. */
+function signedTimestamp(header: string): number {
+  const stamps = header.split(",").filter((item) => item.startsWith("t="));
+  return Number.parseInt(stamps.at(-1)?.slice(2) ?? "", 10);
 }
 
 /**
- * Verifies a webhook request. `nowSeconds` comes from the injected clock. Compares in constant
- * time (timingSafeEqual on equal-length buffers), and checks every v1 entry so the time taken
- * does not reveal which one matched.
+ * Verifies a webhook request and returns its event (parsed JSON, not yet checked for shape).
+ * `nowSeconds` comes from the injected clock.
  */
-export function verifySignature(
-  rawBody: RawBody,
+export async function verifyWebhook(
+  rawBody: string | Uint8Array,
   header: string | null | undefined,
   secret: string,
   nowSeconds: number,
   toleranceSeconds: number = DEFAULT_TOLERANCE_SECONDS,
-): SignatureCheck {
+): Promise<VerifiedWebhook> {
   assertSecret(secret);
   if (!(toleranceSeconds > 0)) throw new RangeError(`Tolerance must be positive: ${toleranceSeconds}`);
-  if (!header) return { ok: false, error: "no_signature" };
-  const parsed = parseSignatureHeader(header);
-  if (!parsed) return { ok: false, error: "no_signature" };
-
-  const expected = Buffer.from(hmacHex(rawBody, secret, parsed.timestamp), "hex");
-  let matched = false;
-  for (const candidate of parsed.signatures) {
-    const given = /^[0-9a-f]+$/i.test(candidate) ? Buffer.from(candidate, "hex") : Buffer.alloc(0);
-    if (given.length === expected.length && timingSafeEqual(given, expected)) matched = true;
+  let event: unknown;
+  try {
+    event = await Stripe.webhooks.constructEventAsync(
+      rawBody,
+      header ?? "",
+      secret,
+      toleranceSeconds,
+      undefined,
+      nowSeconds * 1000,
+    );
+  } catch (error) {
+    const reason = error instanceof Error ? (error.message.split("\n")[0] ?? "") : String(error);
+    // JSON is parsed only once the signature has matched.
+    if (error instanceof SyntaxError) return { ok: false, error: "not_json", reason };
+    // Anything else comes from the request's header or body (the secret was checked above): most are
+    // StripeSignatureVerificationError, but an empty `v1=` makes the SDK throw a plain Error.
+    const stale =
+      error instanceof Stripe.errors.StripeSignatureVerificationError && /tolerance/i.test(reason);
+    return { ok: false, error: stale ? "stale" : "invalid", reason };
   }
-  if (!matched) return { ok: false, error: "bad_signature" };
-  if (Math.abs(nowSeconds - parsed.timestamp) > toleranceSeconds) return { ok: false, error: "stale" };
-  return { ok: true, timestamp: parsed.timestamp };
+  const timestamp = signedTimestamp(header ?? "");
+  if (timestamp - nowSeconds > toleranceSeconds) {
+    return { ok: false, error: "stale", reason: "Timestamp too far in the future" };
+  }
+  return { ok: true, timestamp, event };
 }
