@@ -1,25 +1,12 @@
 import { describe, expect, it } from "vitest";
-import {
-  berlinOffsetMs,
-  daysInMonth,
-  fromBerlinWallTime,
-  nextMidnightBerlin,
-  toBerlinWallTime,
-  type WallTime,
-} from "./berlin-time.ts";
+import { addBerlinMonths, inBerlin, nextMidnightBerlin } from "./berlin-time.ts";
 
 const HOUR = 3_600_000;
 
-function wall(
-  year: number,
-  month: number,
-  day: number,
-  hour = 0,
-  minute = 0,
-  second = 0,
-  millisecond = 0,
-): WallTime {
-  return { year, month, day, hour, minute, second, millisecond };
+/** Berlin's wall clock at `instant`, as [year, month, day, hour, minute, second, millisecond]. */
+function wall(instant: Date): number[] {
+  const z = inBerlin(instant);
+  return [z.year, z.month, z.day, z.hour, z.minute, z.second, z.millisecond];
 }
 
 // DST in Berlin: 2024-03-31 / 2024-10-27, 2025-03-30 / 2025-10-26, 2026-03-29 / 2026-10-25,
@@ -78,10 +65,9 @@ describe("nextMidnightBerlin", () => {
     const start = Date.parse("2024-01-01T00:00:00.000Z");
     for (let t = start; t < start + 2 * 366 * 24 * HOUR; t += 3 * HOUR + 17 * 60_000) {
       const next = nextMidnightBerlin(new Date(t));
-      const w = toBerlinWallTime(next);
       expect(next.getTime()).toBeGreaterThan(t);
       expect(next.getTime() - t).toBeLessThanOrEqual(25 * HOUR);
-      expect([w.hour, w.minute, w.second, w.millisecond]).toEqual([0, 0, 0, 0]);
+      expect(wall(next).slice(3)).toEqual([0, 0, 0, 0]);
     }
   });
 
@@ -90,74 +76,75 @@ describe("nextMidnightBerlin", () => {
   });
 });
 
-describe("toBerlinWallTime and berlinOffsetMs", () => {
+describe("inBerlin: the wall clock and offset", () => {
   it.each([
-    ["winter", "2025-01-15T12:34:56.789Z", wall(2025, 1, 15, 13, 34, 56, 789), 1],
-    ["summer", "2025-07-15T12:00:00.000Z", wall(2025, 7, 15, 14), 2],
-    ["midnight reads 00, never 24", "2025-07-14T22:00:00.000Z", wall(2025, 7, 15, 0), 2],
-    [
-      "last CET instant before spring-forward",
-      "2025-03-30T00:59:59.999Z",
-      wall(2025, 3, 30, 1, 59, 59, 999),
-      1,
-    ],
-    ["first CEST instant", "2025-03-30T01:00:00.000Z", wall(2025, 3, 30, 3), 2],
-    ["last CEST instant before fall-back", "2025-10-26T00:59:59.999Z", wall(2025, 10, 26, 2, 59, 59, 999), 2],
-    ["first CET instant after fall-back", "2025-10-26T01:00:00.000Z", wall(2025, 10, 26, 2), 1],
+    ["winter", "2025-01-15T12:34:56.789Z", [2025, 1, 15, 13, 34, 56, 789], 1],
+    ["summer", "2025-07-15T12:00:00.000Z", [2025, 7, 15, 14, 0, 0, 0], 2],
+    ["midnight reads 00, never 24", "2025-07-14T22:00:00.000Z", [2025, 7, 15, 0, 0, 0, 0], 2],
+    ["last CET instant before spring-forward", "2025-03-30T00:59:59.999Z", [2025, 3, 30, 1, 59, 59, 999], 1],
+    ["first CEST instant", "2025-03-30T01:00:00.000Z", [2025, 3, 30, 3, 0, 0, 0], 2],
+    ["last CEST instant before fall-back", "2025-10-26T00:59:59.999Z", [2025, 10, 26, 2, 59, 59, 999], 2],
+    ["first CET instant after fall-back", "2025-10-26T01:00:00.000Z", [2025, 10, 26, 2, 0, 0, 0], 1],
   ])("%s", (_case, instant, expected, offsetHours) => {
-    expect(toBerlinWallTime(new Date(instant))).toEqual(expected);
-    expect(berlinOffsetMs(new Date(instant))).toBe(offsetHours * HOUR);
+    expect(wall(new Date(instant))).toEqual(expected);
+    expect(inBerlin(new Date(instant)).offsetNanoseconds / 1e6).toBe(offsetHours * HOUR);
   });
 });
 
-describe("fromBerlinWallTime", () => {
+// Where a month's addition lands on a wall time that occurs twice or never (ledger.ts has the
+// calendar cases: clamping, leap years, negative months).
+describe("addBerlinMonths across DST changes", () => {
   it.each([
-    ["winter", wall(2025, 1, 15, 13, 34, 56, 789), "2025-01-15T12:34:56.789Z"],
-    ["summer", wall(2025, 7, 15, 14), "2025-07-15T12:00:00.000Z"],
+    ["winter to winter", "2025-01-15T12:34:56.789Z", 1, "2025-02-15T12:34:56.789Z"],
     [
-      "a time in the spring-forward gap moves forward by the gap",
-      wall(2025, 3, 30, 2, 30),
+      "02:30 landing in the spring-forward gap moves forward by the gap",
+      "2025-01-30T01:30:00.000Z",
+      2,
       "2025-03-30T01:30:00.000Z",
     ],
-    ["the start of the gap", wall(2025, 3, 30, 2), "2025-03-30T01:00:00.000Z"],
+    ["02:00, the start of the gap, becomes 03:00", "2025-01-30T01:00:00.000Z", 2, "2025-03-30T01:00:00.000Z"],
     [
-      "a repeated fall-back time gives the earlier (CEST) instant",
-      wall(2025, 10, 26, 2, 30),
+      "02:30 landing in the repeated fall-back hour gives the earlier (CEST) instant",
+      "2025-09-26T00:30:00.000Z",
+      1,
       "2025-10-26T00:30:00.000Z",
     ],
-    ["just after the repeated hour", wall(2025, 10, 26, 3), "2025-10-26T02:00:00.000Z"],
-    ["day 32 rolls into the next month", wall(2025, 1, 32), "2025-01-31T23:00:00.000Z"],
-    ["Dec 32 rolls into the next year", wall(2025, 12, 32), "2025-12-31T23:00:00.000Z"],
-  ])("%s", (_case, input, expected) => {
-    expect(fromBerlinWallTime(input).toISOString()).toBe(expected);
+    [
+      "the repeated hour's second 02:30 (CET) also gives the earlier instant",
+      "2025-10-26T01:30:00.000Z",
+      1,
+      "2025-11-26T01:30:00.000Z",
+    ],
+    ["03:00 just after the repeated hour", "2025-09-26T01:00:00.000Z", 1, "2025-10-26T02:00:00.000Z"],
+    [
+      "a year from the repeated hour's first 02:30",
+      "2025-10-26T00:30:00.000Z",
+      12,
+      "2026-10-26T01:30:00.000Z",
+    ],
+  ])("%s", (_case, from, months, expected) => {
+    expect(addBerlinMonths(new Date(from), months).toISOString()).toBe(expected);
   });
 
   it.each([
-    ["the spring-forward weekend", "2025-03-29T00:00:00.000Z"],
-    ["the fall-back weekend", "2025-10-25T00:00:00.000Z"],
-    ["an ordinary weekend", "2025-06-07T00:00:00.000Z"],
-  ])("round-trips every quarter hour of %s", (_case, from) => {
+    ["onto the spring-forward weekend", "2025-01-28T23:00:00.000Z", 2],
+    ["onto the fall-back weekend", "2025-09-24T22:00:00.000Z", 1],
+    ["onto an ordinary weekend", "2025-05-06T22:00:00.000Z", 1],
+  ])("keeps the wall time of every quarter hour of three days %s, but in the gap", (_case, from, months) => {
     const start = Date.parse(from);
     for (let t = start; t < start + 3 * 24 * HOUR; t += 15 * 60_000) {
-      const back = fromBerlinWallTime(toBerlinWallTime(new Date(t))).getTime();
-      // The repeated October hour maps back to its first occurrence; everything else exactly.
-      const inRepeatedHour =
-        t >= Date.parse("2025-10-26T01:00:00.000Z") && t < Date.parse("2025-10-26T02:00:00.000Z");
-      expect(back).toBe(inRepeatedHour ? t - HOUR : t);
+      const before = wall(new Date(t));
+      const after = wall(addBerlinMonths(new Date(t), months));
+      const [year, month, day, hour] = after;
+      const inGap = year === 2025 && month === 3 && day === 30 && before[3] === 2;
+      expect(after.slice(3), new Date(t).toISOString()).toEqual(
+        inGap ? [3, ...before.slice(4)] : before.slice(3),
+      );
+      expect(hour).toBe(inGap ? 3 : before[3]);
     }
   });
-});
 
-describe("daysInMonth", () => {
-  it.each([
-    [2025, 1, 31],
-    [2025, 2, 28],
-    [2024, 2, 29],
-    [2000, 2, 29],
-    [1900, 2, 28],
-    [2025, 4, 30],
-    [2025, 12, 31],
-  ])("%i-%i has %i days", (year, month, days) => {
-    expect(daysInMonth(year, month)).toBe(days);
+  it("refuses an invalid date", () => {
+    expect(() => addBerlinMonths(new Date(Number.NaN), 1)).toThrow(RangeError);
   });
 });

@@ -15,7 +15,7 @@
 // credits wait for the next Berlin midnight) is not yet live. So the DB can insert a renewal grant
 // the moment the payment arrives, and the balance picks it up at midnight without a scheduler.
 
-import { daysInMonth, fromBerlinWallTime, toBerlinWallTime } from "./berlin-time.ts";
+import { addBerlinMonths } from "./berlin-time.ts";
 
 /** An integer number of thousandths of a credit. */
 export type Millicredits = number;
@@ -118,11 +118,7 @@ export function isCreditAmount(credits: number): boolean {
  */
 export function addMonths(instant: Date, n: number): Date {
   if (!Number.isInteger(n)) throw new RangeError(`Whole months only: ${n}`);
-  const wall = toBerlinWallTime(instant);
-  const monthIndex = wall.year * 12 + (wall.month - 1) + n;
-  const year = Math.floor(monthIndex / 12);
-  const month = monthIndex - year * 12 + 1;
-  return fromBerlinWallTime({ ...wall, year, month, day: Math.min(wall.day, daysInMonth(year, month)) });
+  return addBerlinMonths(instant, n);
 }
 
 /** When a grant of `kind` made at `grantedAt` expires: subscription +1 month, top-up +6, free never. */
