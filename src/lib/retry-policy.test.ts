@@ -1,6 +1,5 @@
-import { describe, expect, it, vi } from "vitest";
-import { createQueryCache, withRetry } from "./query-cache.ts";
-import { CACHE_LIFETIME_MS, isRetryableStatus, retriesFor, retryDelayMs } from "./retry-policy.ts";
+import { describe, expect, it } from "vitest";
+import { isRetryableStatus, retriesFor, retryDelayMs } from "./retry-policy.ts";
 
 describe("retry policy (spec section 7)", () => {
   it.each([
@@ -31,66 +30,5 @@ describe("retry policy (spec section 7)", () => {
     [404, false],
   ])("status %s is retryable: %s", (status, retryable) => {
     expect(isRetryableStatus(status)).toBe(retryable);
-  });
-});
-
-describe("withRetry", () => {
-  it("tries 1 + 3 times with 1 s, 2 s, 4 s between, then gives up", async () => {
-    const sleep = vi.fn(async (_ms: number) => {});
-    const load = vi.fn(async () => {
-      throw Object.assign(new Error("down"), { status: 503 });
-    });
-    await expect(withRetry(load, { sleep })).rejects.toThrow("down");
-    expect(load).toHaveBeenCalledTimes(4);
-    expect(sleep.mock.calls.map(([ms]) => ms)).toEqual([1000, 2000, 4000]);
-  });
-
-  it("stops at the first success", async () => {
-    let calls = 0;
-    const load = async () => {
-      calls++;
-      if (calls < 2) throw new Error("network");
-      return "ok";
-    };
-    await expect(withRetry(load, { sleep: async () => {} })).resolves.toBe("ok");
-    expect(calls).toBe(2);
-  });
-
-  it("does not retry a 4xx answer", async () => {
-    const load = vi.fn(async () => {
-      throw Object.assign(new Error("nope"), { status: 404 });
-    });
-    await expect(withRetry(load, { sleep: async () => {} })).rejects.toThrow("nope");
-    expect(load).toHaveBeenCalledTimes(1);
-  });
-});
-
-describe("query cache", () => {
-  it("reuses an answer for 5 minutes, then loads again", async () => {
-    const cache = createQueryCache();
-    let now = 0;
-    const load = vi.fn(async () => now);
-    const read = () => cache.read("products", load, { now: () => now });
-    await read();
-    now = CACHE_LIFETIME_MS - 1;
-    await read();
-    expect(load).toHaveBeenCalledTimes(1);
-    now = CACHE_LIFETIME_MS;
-    await expect(read()).resolves.toBe(CACHE_LIFETIME_MS);
-    expect(load).toHaveBeenCalledTimes(2);
-  });
-
-  it("shares one request between readers and does not keep failures", async () => {
-    const cache = createQueryCache();
-    const load = vi.fn(async () => {
-      throw Object.assign(new Error("bad"), { status: 400 });
-    });
-    const a = cache.read("k", load);
-    const b = cache.read("k", load);
-    await expect(a).rejects.toThrow();
-    await expect(b).rejects.toThrow();
-    expect(load).toHaveBeenCalledTimes(1);
-    await expect(cache.read("k", load)).rejects.toThrow();
-    expect(load).toHaveBeenCalledTimes(2);
   });
 });

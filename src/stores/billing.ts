@@ -1,24 +1,8 @@
-// Billing actions for the islands: the catalogue (cached 5 minutes, retried), checkout redirects,
-// plan changes and cancellation (each refetches the user).
+// Billing actions for the islands: checkout redirects, plan changes and cancellation (each
+// refetches the user). The catalogue reads are fetcher stores in catalogue.ts.
 import { apiRequest } from "../lib/api-client.ts";
-import { byPriceAscending } from "../lib/plan-details.ts";
-import { queryCache } from "../lib/query-cache.ts";
 import { safeCheckoutUrl } from "../lib/safe-redirect.ts";
 import { refreshUser } from "./auth.ts";
-
-export async function loadSubscriptionProducts() {
-  const { data } = await queryCache.read("subscription-products", () =>
-    apiRequest("/v1/subscription/products", "productListSchema", { auth: true }),
-  );
-  return byPriceAscending(data);
-}
-
-export async function loadTopUpProducts() {
-  const { data } = await queryCache.read("top-up-products", () =>
-    apiRequest("/v1/top-up/products", "topUpProductListSchema", { auth: true }),
-  );
-  return byPriceAscending(data);
-}
 
 /** The hosted checkout's address from a checkout answer; throws (the caller shows its error) unless http(s). */
 function checkoutDestination(url: string): string {

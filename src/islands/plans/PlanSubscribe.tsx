@@ -5,7 +5,8 @@ import { useState } from "react";
 import { saveOriginalPath } from "../../lib/auth-storage.ts";
 import { type CardIdentity, productForCard } from "../../lib/live-plans.ts";
 import { ERROR_TEXT } from "../../lib/ui-text.ts";
-import { loadSubscriptionProducts, startSubscriptionCheckout } from "../../stores/billing.ts";
+import { startSubscriptionCheckout } from "../../stores/billing.ts";
+import { $subscriptionProducts, readNow } from "../../stores/catalogue.ts";
 import { notify } from "../../stores/toast.ts";
 import { useHydrated } from "../auth/use-hydrated.ts";
 import { useSession } from "../auth/use-session.ts";
@@ -44,7 +45,7 @@ export default function PlanSubscribe({ name, productIds, ctaText, featured }: P
   const subscribe = async () => {
     setBusy(true);
     try {
-      const product = productForCard(await loadSubscriptionProducts(), { name, productIds });
+      const product = productForCard(await readNow($subscriptionProducts), { name, productIds });
       if (!product) throw new Error(`No live product for ${name}`);
       window.location.assign(await startSubscriptionCheckout(product.id, product.default_price.id));
     } catch {

@@ -11,8 +11,10 @@ import { dialogPlanDetails, otherPlans } from "../../lib/plan-details.ts";
 import { formatCredits } from "../../lib/plans.ts";
 import { formatPrice, PRICE_TAX_NOTE } from "../../lib/price.ts";
 import { ERROR_TEXT, TOAST, UI_TEXT } from "../../lib/ui-text.ts";
-import { cancelSubscription, loadSubscriptionProducts, updateSubscription } from "../../stores/billing.ts";
+import { cancelSubscription, updateSubscription } from "../../stores/billing.ts";
+import { $subscriptionProducts, retryIfGivenUp } from "../../stores/catalogue.ts";
 import { notify } from "../../stores/toast.ts";
+import { useCatalogue } from "../billing/use-catalogue.ts";
 import { Dialog } from "./Dialog.tsx";
 
 const T = UI_TEXT.profile;
@@ -53,18 +55,51 @@ function PlanOption({
   );
 }
 
+/** The other plans to choose from; reading the catalogue starts when the dialog opens. */
+function PlanChoices({
+  user,
+  choice,
+  onChoose,
+}: {
+  user: User;
+  choice: string | null;
+  onChoose: (productId: string) => void;
+}) {
+  const { data: products, failed: loadFailed } = useCatalogue($subscriptionProducts);
+  const choices = products ? otherPlans(products, subscriptionOf(user)) : [];
+  return (
+    <>
+      {loadFailed && (
+        <p role="alert" className="alert alert-error text-sm">
+          {ERROR_TEXT.loadFailed}
+        </p>
+      )}
+      {!products && !loadFailed && (
+        <p role="status" className="flex items-center gap-2 text-sm">
+          <span className="loading loading-spinner" aria-hidden="true" />
+          Loading plans…
+        </p>
+      )}
+      {products && (
+        <fieldset className="flex flex-col gap-2">
+          <legend className="sr-only">Choose a plan</legend>
+          {choices.map((p) => (
+            <PlanOption key={p.id} product={p} checked={choice === p.id} onSelect={() => onChoose(p.id)} />
+          ))}
+        </fieldset>
+      )}
+    </>
+  );
+}
+
 function ChangePlan({ user }: { user: User }) {
   const [open, setOpen] = useState(false);
-  const [products, setProducts] = useState<Product[] | null>(null);
-  const [loadFailed, setLoadFailed] = useState(false);
   const [choice, setChoice] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-  const choices = products ? otherPlans(products, subscriptionOf(user)) : [];
 
   const openDialog = () => {
+    retryIfGivenUp($subscriptionProducts);
     setOpen(true);
-    setLoadFailed(false);
-    loadSubscriptionProducts().then(setProducts, () => setLoadFailed(true));
   };
 
   const update = async () => {
@@ -105,25 +140,7 @@ function ChangePlan({ user }: { user: User }) {
         <p className="mb-3 text-sm text-base-content/80">
           You are on {subscriptionOf(user).plan}. The new plan starts when your current period ends.
         </p>
-        {loadFailed && (
-          <p role="alert" className="alert alert-error text-sm">
-            {ERROR_TEXT.loadFailed}
-          </p>
-        )}
-        {!products && !loadFailed && (
-          <p role="status" className="flex items-center gap-2 text-sm">
-            <span className="loading loading-spinner" aria-hidden="true" />
-            Loading plans…
-          </p>
-        )}
-        {products && (
-          <fieldset className="flex flex-col gap-2">
-            <legend className="sr-only">Choose a plan</legend>
-            {choices.map((p) => (
-              <PlanOption key={p.id} product={p} checked={choice === p.id} onSelect={() => setChoice(p.id)} />
-            ))}
-          </fieldset>
-        )}
+        {open && <PlanChoices user={user} choice={choice} onChoose={setChoice} />}
       </Dialog>
     </>
   );

@@ -1,26 +1,22 @@
 // 'One time top-up packages' for users on a paid plan: the current token count, a radio choice of
 // the packs (price, name, description) and Buy, which goes to the hosted checkout.
-import { useEffect, useId, useState } from "react";
-import type { TopUpProduct } from "../../../contract/billing.ts";
+import { useId, useState } from "react";
 import { topUpDescription } from "../../../contract/catalogue.ts";
 import { formatBalance } from "../../lib/account-view.ts";
 import { formatPrice } from "../../lib/price.ts";
 import { ERROR_TEXT, UI_TEXT } from "../../lib/ui-text.ts";
-import { loadTopUpProducts, startTopUpCheckout } from "../../stores/billing.ts";
+import { startTopUpCheckout } from "../../stores/billing.ts";
+import { $topUpProducts } from "../../stores/catalogue.ts";
 import { notify } from "../../stores/toast.ts";
+import { useCatalogue } from "../billing/use-catalogue.ts";
 
 const T = UI_TEXT.profile;
 
 export function TopUps({ balance }: { balance: number }) {
   const headingId = useId();
-  const [packs, setPacks] = useState<TopUpProduct[] | null>(null);
-  const [loadFailed, setLoadFailed] = useState(false);
+  const { data: packs, failed: loadFailed } = useCatalogue($topUpProducts);
   const [choice, setChoice] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-
-  useEffect(() => {
-    loadTopUpProducts().then(setPacks, () => setLoadFailed(true));
-  }, []);
 
   const buy = async () => {
     if (!choice) return;
