@@ -2,7 +2,7 @@
 // configuration (mobile form factor, simulated throttling), one fresh browser profile per run so no
 // run starts with a warm cache. For a logged-in page the token is put in localStorage first, from a
 // tab on the same origin, and Lighthouse is told not to clear storage.
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { launch } from "chrome-launcher";
 import lighthouse from "lighthouse";
 import { max, median, min } from "./stats.ts";
@@ -19,11 +19,6 @@ export function chromePath(): string {
   if (!existsSync(path))
     throw new Error(`No Chromium at ${path}: set CHROME_PATH or apt-get install chromium`);
   return path;
-}
-
-export function lighthouseVersion(): string {
-  const pkg = JSON.parse(readFileSync("node_modules/lighthouse/package.json", "utf8")) as { version: string };
-  return pkg.version;
 }
 
 export interface LighthouseRun {

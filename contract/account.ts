@@ -8,8 +8,6 @@ import { BODY_ERRORS, VALIDATION } from "./messages.ts";
 
 const isMissing = (input: unknown) => input === undefined || input === null;
 
-/** The special characters a password must draw from (spec section 5). */
-export const PASSWORD_SPECIALS = "@$!%*?&#";
 export const PASSWORD_MIN = 8;
 export const PASSWORD_MAX = 30;
 
@@ -119,7 +117,6 @@ export const loginSchema = z.object({
     .check(z.minLength(1, VALIDATION.passwordRequired)),
   grant_type: z.optional(z.literal("password", { error: BODY_ERRORS.grantType })),
 });
-export type LoginInput = z.infer<typeof loginSchema>;
 
 /** `POST /v1/register` and the register form. */
 export const registerSchema = z
@@ -159,7 +156,6 @@ export const tokenResponseSchema = z.object({
   /** Seconds until the token expires. */
   expires_in: z.number(),
 });
-export type TokenResponse = z.infer<typeof tokenResponseSchema>;
 
 export const registeredUserSchema = z.object({ id: z.string(), username: z.string(), email: z.string() });
 
@@ -210,6 +206,5 @@ export const validationErrorSchema = z.object({
     }),
   ),
 });
-export type ValidationErrorBody = z.infer<typeof validationErrorSchema>;
 
 export const resetCheckResponseSchema = z.object({ valid: z.literal(true) });

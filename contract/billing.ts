@@ -11,7 +11,6 @@ export const priceSchema = z.object({
   /** Minor units (cents). */
   unit_amount: z.number(),
 });
-export type Price = z.infer<typeof priceSchema>;
 
 /** A subscription tier, Stripe-shaped. */
 export const productSchema = z.object({
@@ -30,7 +29,6 @@ export const topUpProductSchema = z.object({
   default_price: priceSchema,
   metadata: z.object({ token_amount: z.enum(["500", "1000"]) }),
 });
-export type TopUpProduct = z.infer<typeof topUpProductSchema>;
 
 export const productListSchema = z.object({ data: z.array(productSchema) });
 export const topUpProductListSchema = z.object({ data: z.array(topUpProductSchema) });
@@ -40,19 +38,15 @@ const idSchema = z.string().check(z.trim(), z.minLength(1, "Field required"), z.
 
 /** `POST /v1/create-checkout-session`: a tier and its price id. */
 export const checkoutSessionRequestSchema = z.object({ product: idSchema, price: idSchema });
-export type CheckoutSessionRequest = z.infer<typeof checkoutSessionRequestSchema>;
 
 /** `POST /v1/create-top-up-checkout`. */
 export const topUpCheckoutRequestSchema = z.object({ product_id: idSchema });
-export type TopUpCheckoutRequest = z.infer<typeof topUpCheckoutRequestSchema>;
 
 /** `POST /v1/update-subscription`: the tier to move to at the end of the current period. */
 export const updateSubscriptionRequestSchema = z.object({ product_id: idSchema });
-export type UpdateSubscriptionRequest = z.infer<typeof updateSubscriptionRequestSchema>;
 
 /** Answer of both checkout calls: where the browser goes next (the hosted checkout). */
 export const checkoutUrlSchema = z.object({ url: z.string() });
-export type CheckoutUrl = z.infer<typeof checkoutUrlSchema>;
 
 export const grantKindSchema = z.enum(["subscription", "topup", "free"]);
 
@@ -87,5 +81,4 @@ export const consumeRequestSchema = z.object({
   reason: z.string().check(z.minLength(1, "Field required"), z.maxLength(200)),
   idempotency_key: z.string().check(z.minLength(1, "Field required"), z.maxLength(200)),
 });
-export type ConsumeRequest = z.infer<typeof consumeRequestSchema>;
 export const consumeResponseSchema = z.object({ credit_balance: z.number() });

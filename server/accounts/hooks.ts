@@ -12,7 +12,3 @@ export interface EmailVerifiedEvent {
 export interface AccountHooks {
   onEmailVerified(tx: Tx, event: EmailVerifiedEvent): Promise<void>;
 }
-
-export const noAccountHooks: AccountHooks = {
-  onEmailVerified: async () => {},
-};

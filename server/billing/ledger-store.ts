@@ -81,11 +81,6 @@ export async function userGrants(db: DbOrTx, userId: string): Promise<CreditGran
   return rows.map(toCreditGrant);
 }
 
-/** `credit_balance` in milli-credits. */
-export async function balanceOf(db: DbOrTx, userId: string, now: Date): Promise<number> {
-  return balance(await userGrants(db, userId), now);
-}
-
 /** Our user ids are UUIDs (any version). */
 const USER_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

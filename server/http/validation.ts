@@ -70,7 +70,3 @@ export async function parseFormBody<T extends z.ZodMiniType>(c: Context, schema:
   }
   return parseWith(schema, body, "body");
 }
-
-export function parsePathParams<T extends z.ZodMiniType>(c: Context, schema: T): z.infer<T> {
-  return parseWith(schema, c.req.param(), "path");
-}

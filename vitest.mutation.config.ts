@@ -1,0 +1,16 @@
+// The unit tests Stryker runs against its mutants (npm run test:mutation): the pure billing modules'
+// own tests, no database and no server, so each mutant costs a second, not a minute.
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: {
+    include: [
+      "server/domain/*.test.ts",
+      "server/billing/fulfilment.test.ts",
+      "server/payments/retry-schedule.test.ts",
+      "server/payments/stripe-signature.test.ts",
+    ],
+    environment: "node",
+    maxWorkers: 1,
+  },
+});
