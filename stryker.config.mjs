@@ -3,7 +3,7 @@
 // tests; a fault no test notices is a gap. Each file must stay at 95 % or more. Survivors that are
 // truly equivalent (no input can tell them apart) are disabled in the source with a
 // `// Stryker disable next-line <mutator>: <why>` comment at the line.
-/** @type {import("@stryker-mutator/api/core").PartialStrykerOptions} */
+// Options: https://stryker-mutator.io/docs/stryker-js/configuration
 export default {
   testRunner: "vitest",
   vitest: { configFile: "vitest.mutation.config.ts" },
