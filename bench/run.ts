@@ -6,8 +6,10 @@
 //   npm run bench                          everything, written to docs/benchmarks.md
 //   npm run bench -- --only=weight         one or more sections (weight, lighthouse, api), printed
 //   npm run bench -- --runs=5 --duration=20 --out=/tmp/bench.md
+//   npm run bench -- --only=lighthouse --pages=/plans,/profile
 //
-// Options: --only=<sections> --runs=<Lighthouse runs per page, 3> --duration=<seconds per API run, 5>
+// Options: --only=<sections> --runs=<Lighthouse runs per page, 10> --pages=<routes Lighthouse audits>
+// --duration=<seconds per API run, 5>
 // --rounds=<API rounds over the routes, 3>
 // --out=<file> --postgres=<admin URL, postgres://postgres@127.0.0.1:5432/postgres> --no-postgres
 // --lhr-dir=<folder for every Lighthouse run's full JSON result, to see which element or task>
@@ -58,7 +60,9 @@ function options() {
   const { values } = parseArgs({
     options: {
       only: { type: "string" },
-      runs: { type: "string", default: "3" },
+      // Lighthouse on two cores is noisy: a page is judged by the spread of ten runs, not one median.
+      runs: { type: "string", default: "10" },
+      pages: { type: "string" },
       duration: { type: "string", default: String(DEFAULT_API_SETTINGS.durationSeconds) },
       rounds: { type: "string", default: String(DEFAULT_API_SETTINGS.rounds) },
       out: { type: "string" },
@@ -77,10 +81,15 @@ function options() {
   if (!Number.isInteger(rounds) || rounds < 1) throw new Error("--rounds must be a whole number ≥ 1");
   if (!Number.isInteger(runs) || runs < 1) throw new Error("--runs must be a whole number ≥ 1");
   if (!Number.isFinite(duration) || duration < 1) throw new Error("--duration must be ≥ 1 (seconds)");
-  const partial = values.only !== undefined;
+  const routes = values.pages?.split(",").map((s) => s.trim());
+  const pages = routes ? LIGHTHOUSE_PAGES.filter((p) => routes.includes(p.route)) : LIGHTHOUSE_PAGES;
+  if (routes && pages.length !== routes.length)
+    throw new Error(`--pages: choose from ${LIGHTHOUSE_PAGES.map((p) => p.route).join(", ")}`);
+  const partial = values.only !== undefined || routes !== undefined;
   return {
     sections: new Set(only as Section[]),
     runs,
+    pages,
     api: { ...DEFAULT_API_SETTINGS, durationSeconds: duration, rounds } satisfies ApiSettings,
     // A partial run must not overwrite the full report unless asked to.
     out: values.out ?? (partial ? undefined : "docs/benchmarks.md"),
@@ -89,20 +98,25 @@ function options() {
   };
 }
 
-async function lighthouseSection(distDir: string, runs: number, lhrDir?: string): Promise<PageLighthouse[]> {
+async function lighthouseSection(
+  distDir: string,
+  pages: typeof LIGHTHOUSE_PAGES,
+  runs: number,
+  lhrDir?: string,
+): Promise<PageLighthouse[]> {
   if (lhrDir) mkdirSync(lhrDir, { recursive: true });
   const server = await startServer({ distDir });
   try {
     const user = await seedUser(server.origin);
     const storage = { "x-access-token": user.accessToken, isAuthenticated: "true" };
     // Warm the server (its first answers compile code paths), not the browser: each run starts cold.
-    for (const { route } of LIGHTHOUSE_PAGES) {
+    for (const { route } of pages) {
       for (let i = 0; i < 3; i++) await (await fetch(`${server.origin}${route}`)).arrayBuffer();
     }
     const results = new Map<string, LighthouseRun[]>();
     // Run by run across the pages, so a noisy minute spreads over pages instead of sinking one.
     for (let run = 1; run <= runs; run++) {
-      for (const page of LIGHTHOUSE_PAGES) {
+      for (const page of pages) {
         const saveTo = lhrDir ? join(lhrDir, `${page.route.slice(1) || "home"}-${run}.json`) : undefined;
         const options = { ...(page.loggedIn ? { localStorage: storage } : {}), saveTo };
         const result = await audit(`${server.origin}${page.route}`, options, log);
@@ -113,7 +127,7 @@ async function lighthouseSection(distDir: string, runs: number, lhrDir?: string)
         results.set(page.route, [...(results.get(page.route) ?? []), result]);
       }
     }
-    return LIGHTHOUSE_PAGES.map((p) => aggregateRuns(p.route, p.loggedIn, results.get(p.route) ?? []));
+    return pages.map((p) => aggregateRuns(p.route, p.loggedIn, results.get(p.route) ?? []));
   } finally {
     await server.stop();
   }
@@ -200,7 +214,7 @@ async function main(): Promise<void> {
     let lighthouse: PageLighthouse[] | undefined;
     if (opts.sections.has("lighthouse")) {
       log(`Lighthouse (${opts.runs} runs per page):`);
-      lighthouse = await lighthouseSection(snapshot, opts.runs, opts.lhrDir);
+      lighthouse = await lighthouseSection(snapshot, opts.pages, opts.runs, opts.lhrDir);
     }
     let databases: DatabaseApi[] | undefined;
     if (opts.sections.has("api")) databases = await apiSection(snapshot, opts.api, opts.postgres);

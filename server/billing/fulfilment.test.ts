@@ -11,6 +11,7 @@ import {
   invoicePaymentFailedEvent,
   parseStripeEvent,
   type SubscriptionInvoiceInput,
+  subscriptionDeletedEvent,
   subscriptionUpdatedEvent,
 } from "../payments/stripe-events.ts";
 import { createCatalogue } from "./catalogue.ts";
@@ -154,6 +155,24 @@ describe("fulfil", () => {
     expect(result.effects.map((e) => e.type)).toEqual(["needs_attention"]);
   });
 
+  const SUBSCRIPTION = {
+    id: "sub_1",
+    customerId: "cus_42",
+    userId: "user_42",
+    productId: ids.tiers.A.product,
+    priceId: ids.tiers.A.price,
+    unitAmount: 7900,
+    currency: "eur",
+    subscriptionItemId: "si_1",
+    status: "canceled",
+    currentPeriod: P1,
+    cancelAtPeriodEnd: false,
+    created: T_PAY,
+    canceledAt: P1.end,
+    endedAt: P1.end,
+    latestInvoiceId: "in_1",
+  } as const;
+
   it.each([
     [
       "subscription_started",
@@ -170,32 +189,46 @@ describe("fulfil", () => {
     [
       "subscription_updated to canceled",
       ACTIVE_A,
+      subscriptionUpdatedEvent({ eventId: "e", created: P1.end }, SUBSCRIPTION, { status: "active" }),
+      { status: "free" },
+    ],
+    [
+      "subscription_updated to another live status",
+      ACTIVE_A,
       subscriptionUpdatedEvent(
         { eventId: "e", created: P1.end },
-        {
-          id: "sub_1",
-          customerId: "cus_42",
-          userId: "user_42",
-          productId: ids.tiers.A.product,
-          priceId: ids.tiers.A.price,
-          unitAmount: 7900,
-          currency: "eur",
-          subscriptionItemId: "si_1",
-          status: "canceled",
-          currentPeriod: P1,
-          cancelAtPeriodEnd: false,
-          created: T_PAY,
-          canceledAt: P1.end,
-          endedAt: P1.end,
-          latestInvoiceId: "in_1",
-        },
+        { ...SUBSCRIPTION, status: "past_due", canceledAt: null, endedAt: null },
         { status: "active" },
       ),
+      ACTIVE_A,
+    ],
+    [
+      "subscription_ended",
+      ACTIVE_A,
+      subscriptionDeletedEvent({ eventId: "e", created: P1.end }, SUBSCRIPTION),
       { status: "free" },
     ],
   ] as const)("dispatches %s to the state machine", (_case, state, raw, expected) => {
     const result = fulfil(state, parse(raw), new Date(T_PAY * 1000), catalogue);
+    expect(result.ok).toBe(true);
     expect(result.state).toMatchObject(expected);
+  });
+
+  it("says which session paid for which unknown top-up", () => {
+    const event = parse(
+      checkoutSessionCompletedEvent(
+        { eventId: "evt_x", created: T_PAY },
+        { ...TOPUP, productId: "prod_gone" },
+      ),
+    );
+    expect(fulfil(ACTIVE_A, event, new Date(T_PAY * 1000), catalogue)).toEqual({
+      ok: true,
+      state: ACTIVE_A,
+      effects: [
+        { type: "needs_attention", reason: "top-up session cs_test_top paid for unknown product prod_gone" },
+      ],
+      note: "top-up for an unknown product",
+    });
   });
 
   it("an ignored event changes nothing and says why", () => {
@@ -284,9 +317,12 @@ describe("one customer's story, delivered in any order, with redeliveries", () =
     return { state, grants };
   }
 
-  const inOrder = deliver(story);
+  // Computed inside each test, not while the file is collected: a fault in fulfil must fail a test,
+  // not the collection (which Stryker's runner does not count as a failure).
+  const deliverInOrder = () => deliver(story);
 
   it("in order: active on the renewed period, three grants", () => {
+    const inOrder = deliverInOrder();
     expect(inOrder.state).toEqual({
       ...ACTIVE_A,
       currentPeriodStart: new Date(P2.start * 1000),
@@ -306,6 +342,7 @@ describe("one customer's story, delivered in any order, with redeliveries", () =
   });
 
   it("any order, any redeliveries: the same grants and the same final state", () => {
+    const inOrder = deliverInOrder();
     const deliveries = fc
       .tuple(
         fc.shuffledSubarray(story, { minLength: story.length, maxLength: story.length }),

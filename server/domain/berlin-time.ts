@@ -5,11 +5,9 @@ import { Temporal } from "temporal-polyfill";
 
 export const BERLIN = "Europe/Berlin";
 
-/** `instant` on Berlin's calendar and wall clock. Throws RangeError for an invalid Date. */
+/** `instant` on Berlin's calendar and wall clock. Temporal throws a RangeError for an invalid Date. */
 export function inBerlin(instant: Date): Temporal.ZonedDateTime {
-  const ms = instant.getTime();
-  if (Number.isNaN(ms)) throw new RangeError("Invalid Date");
-  return Temporal.Instant.fromEpochMilliseconds(ms).toZonedDateTimeISO(BERLIN);
+  return Temporal.Instant.fromEpochMilliseconds(instant.getTime()).toZonedDateTimeISO(BERLIN);
 }
 
 const toDate = (zoned: Temporal.ZonedDateTime) => new Date(zoned.epochMilliseconds);
@@ -31,5 +29,6 @@ export function nextMidnightBerlin(instant: Date): Date {
  * March gap) moves forward by the gap: Temporal's "compatible" disambiguation.
  */
 export function addBerlinMonths(instant: Date, n: number): Date {
-  return toDate(inBerlin(instant).add({ months: n }, { overflow: "constrain" }));
+  // Temporal's default overflow, "constrain", is the clamp to the month's last day.
+  return toDate(inBerlin(instant).add({ months: n }));
 }

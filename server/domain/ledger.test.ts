@@ -28,13 +28,16 @@ function grant(
   remainingCredits: number,
   opts: { grantedDaysAgo?: number; expiresInDays?: number | null; amountCredits?: number } = {},
 ): CreditGrant {
-  const remaining = toMillicredits(remainingCredits);
+  // Not toMillicredits: the tables below are built while the file is collected, and a fault in the
+  // module under test must fail a test, not the collection (Stryker counts only failed tests).
+  const milli = (credits: number) => Math.round(credits * 1000);
+  const remaining = milli(remainingCredits);
   const defaultExpiry = kind === "free" ? null : kind === "topup" ? 150 : 20;
   const expiresInDays = opts.expiresInDays === undefined ? defaultExpiry : opts.expiresInDays;
   return {
     id,
     kind,
-    amount: opts.amountCredits === undefined ? remaining : toMillicredits(opts.amountCredits),
+    amount: opts.amountCredits === undefined ? remaining : milli(opts.amountCredits),
     remaining,
     grantedAt: at(-(opts.grantedDaysAgo ?? 10)),
     expiresAt: expiresInDays === null ? null : at(expiresInDays),
@@ -55,6 +58,10 @@ describe("credit units", () => {
     [0, 0],
     [-0, 0],
     [-1.5, -1500],
+    // 16384.368 × 1000 is 16384367.999999998 in floating point: off by more than 1e-9, but within
+    // the tolerance relative to the amount, so still exactly 16,384,368.
+    [16384.368, 16_384_368],
+    [16396.38, 16_396_380],
   ])("%d credits are %i milli-credits", (credits, milli) => {
     expect(Object.is(toMillicredits(credits), milli)).toBe(true);
   });
@@ -77,8 +84,17 @@ describe("credit units", () => {
     expect(JSON.stringify(fromMillicredits(milli))).toBe(String(credits));
   });
 
+  it.each([
+    [Number.NaN, "Not a credit amount: NaN"],
+    [Number.NEGATIVE_INFINITY, "Not a credit amount: -Infinity"],
+    [1.2345, "Credit amounts have at most three decimals: 1.2345"],
+    [1e16, "Credit amounts have at most three decimals: 10000000000000000"],
+  ])("says why %d credits is refused", (credits, message) => {
+    expect(() => toMillicredits(credits)).toThrow(new RangeError(message));
+  });
+
   it("refuses fractional milli-credits on the way out", () => {
-    expect(() => fromMillicredits(0.5)).toThrow(RangeError);
+    expect(() => fromMillicredits(0.5)).toThrow(new RangeError("Not a whole number of milli-credits: 0.5"));
   });
 
   it("sums 0.1 ten times to exactly 1 (where floating point gives 0.9999999999999999)", () => {
@@ -95,6 +111,9 @@ describe("credit units", () => {
     [0.0001, false],
     [Number.NaN, false],
     [Number.POSITIVE_INFINITY, false],
+    // Rounds to 0 milli-credits without a fourth decimal the tolerance would see: not an amount.
+    [1e-13, false],
+    [16384.368, true],
   ])("isCreditAmount(%d) is %s", (credits, valid) => {
     expect(isCreditAmount(credits)).toBe(valid);
   });
@@ -154,7 +173,7 @@ describe("addMonths (Berlin calendar, end-of-month clamp)", () => {
   });
 
   it("refuses fractional months", () => {
-    expect(() => addMonths(NOW, 0.5)).toThrow(RangeError);
+    expect(() => addMonths(NOW, 0.5)).toThrow(new RangeError("Whole months only: 0.5"));
   });
 });
 
@@ -181,7 +200,9 @@ describe("grantExpiry and newGrant", () => {
   });
 
   it.each([[0], [-1], [0.5]])("refuses a grant of %d milli-credits", (amount) => {
-    expect(() => newGrant("free", amount, NOW, "Free plan", "free:u1")).toThrow(RangeError);
+    expect(() => newGrant("free", amount, NOW, "Free plan", "free:u1")).toThrow(
+      new RangeError(`Grant amount must be > 0: ${amount}`),
+    );
   });
 });
 
@@ -228,6 +249,38 @@ describe("balance", () => {
     ["emptied grants count zero", [grant("a", "topup", 0, { amountCredits: 500 }), grant("f", "free", 3)], 3],
   ])("%s", (_case, grants, expectedCredits) => {
     expect(fromMillicredits(balance(grants, NOW))).toBe(expectedCredits);
+  });
+});
+
+describe("compareSpendOrder: ties never depend on the order rows arrive in", () => {
+  const sameExpiry = { expiresInDays: 20 };
+  it.each([
+    [
+      "the same kind and expiry: the earlier grant first",
+      grant("b", "topup", 1, { ...sameExpiry, grantedDaysAgo: 30 }),
+      grant("a", "topup", 1, { ...sameExpiry, grantedDaysAgo: 5 }),
+    ],
+    [
+      "the same kind, expiry and grant time: by id",
+      grant("a", "subscription", 1, sameExpiry),
+      grant("b", "subscription", 1, sameExpiry),
+    ],
+    ["never-expiring free grants granted together: by id", grant("a1", "free", 1), grant("a2", "free", 1)],
+    [
+      "a sooner expiry beats a never-expiring grant of the same kind",
+      grant("z", "topup", 1, { expiresInDays: 1 }),
+      grant("a", "topup", 1, { expiresInDays: null }),
+    ],
+  ])("%s", (_case, first, second) => {
+    expect(compareSpendOrder(first, second)).toBeLessThan(0);
+    expect(compareSpendOrder(second, first)).toBeGreaterThan(0);
+    expect(spendableGrants([second, first], NOW).map((g) => g.id)).toEqual([first.id, second.id]);
+  });
+
+  it("compares a grant with itself as equal", () => {
+    const g = grant("a", "topup", 1);
+    expect(compareSpendOrder(g, g)).toBe(0);
+    expect(compareSpendOrder(g, { ...g })).toBe(0);
   });
 });
 
@@ -353,7 +406,9 @@ describe("planSpend: insufficient is never partial", () => {
   it.each([[0], [-100], [0.5], [Number.NaN]])(
     "refuses a spend of %d milli-credits as a programming error",
     (amount) => {
-      expect(() => planSpend([grant("f", "free", 10)], amount, NOW)).toThrow(RangeError);
+      expect(() => planSpend([grant("f", "free", 10)], amount, NOW)).toThrow(
+        new RangeError(`Spend amount must be a positive whole number of milli-credits: ${amount}`),
+      );
     },
   );
 });
@@ -375,18 +430,32 @@ describe("applySpend", () => {
   });
 
   it.each([
-    ["an unknown grant", [{ grantId: "x", amount: 1 }]],
-    ["more than is left", [{ grantId: "f", amount: 5_001 }]],
+    ["an unknown grant", [{ grantId: "x", amount: 1 }], "Spend names unknown grant x"],
+    [
+      "more than is left",
+      [{ grantId: "f", amount: 5_001 }],
+      "Spend of 5001 exceeds the 5000 left in grant f",
+    ],
     [
       "the same grant twice beyond what is left",
       [
         { grantId: "f", amount: 3_000 },
         { grantId: "f", amount: 3_000 },
       ],
+      "Spend of 3000 exceeds the 2000 left in grant f",
     ],
-    ["a zero take", [{ grantId: "f", amount: 0 }]],
-  ])("refuses %s", (_case, takes) => {
-    expect(() => applySpend(grants, takes)).toThrow();
+    ["a zero take", [{ grantId: "f", amount: 0 }], "Spend of 0 from grant f is not positive"],
+    ["a negative take", [{ grantId: "f", amount: -1 }], "Spend of -1 from grant f is not positive"],
+    [
+      "exactly what is left, then one more",
+      [
+        { grantId: "f", amount: 5_000 },
+        { grantId: "f", amount: 1 },
+      ],
+      "Spend of 1 exceeds the 0 left in grant f",
+    ],
+  ])("refuses %s", (_case, takes, message) => {
+    expect(() => applySpend(grants, takes)).toThrow(new Error(message));
   });
 });
 

@@ -98,7 +98,6 @@ export function fromMillicredits(milli: Millicredits): number {
 
 /** True for a positive number of credits with at most three decimals (request validation). */
 export function isCreditAmount(credits: number): boolean {
-  if (!(credits > 0)) return false;
   try {
     return toMillicredits(credits) > 0;
   } catch {
@@ -167,7 +166,8 @@ export function compareSpendOrder(a: CreditGrant, b: CreditGrant): number {
   if (byKind !== 0) return byKind;
   const ea = a.expiresAt?.getTime() ?? Number.POSITIVE_INFINITY;
   const eb = b.expiresAt?.getTime() ?? Number.POSITIVE_INFINITY;
-  if (ea !== eb) return ea < eb ? -1 : 1;
+  // At most one of them is Infinity here, so the difference is never NaN.
+  if (ea !== eb) return ea - eb;
   const ga = a.grantedAt.getTime();
   const gb = b.grantedAt.getTime();
   if (ga !== gb) return ga - gb;
@@ -211,7 +211,8 @@ export function applySpend(grants: readonly CreditGrant[], takes: readonly Spend
   for (const take of takes) {
     const g = byId.get(take.grantId);
     if (!g) throw new Error(`Spend names unknown grant ${take.grantId}`);
-    if (take.amount <= 0 || take.amount > g.remaining) {
+    if (!(take.amount > 0)) throw new Error(`Spend of ${take.amount} from grant ${g.id} is not positive`);
+    if (take.amount > g.remaining) {
       throw new Error(`Spend of ${take.amount} exceeds the ${g.remaining} left in grant ${g.id}`);
     }
     g.remaining -= take.amount;

@@ -11,7 +11,6 @@ import {
   FREE,
   type PaidState,
   periodEnded,
-  planOf,
   providerStatusChanged,
   renewalFailed,
   renewalPaid,
@@ -163,6 +162,18 @@ describe("scheduleChange", () => {
     if (result.ok) expect(result.state).toEqual({ ...state, ...patch });
   });
 
+  it.each([
+    [
+      "withdrawing a scheduled change says so",
+      with_({ scheduledProductId: B }),
+      A,
+      "pending change withdrawn; staying on the current plan",
+    ],
+    ["scheduling a change has no note", ACTIVE_A, B, null],
+  ])("%s", (_case, state, productId, note) => {
+    expect(scheduleChange(state, productId)).toMatchObject({ ok: true, note });
+  });
+
   it("choosing the already scheduled plan again changes nothing and calls nobody", () => {
     const state = with_({ scheduledProductId: B });
     expect(scheduleChange(state, B)).toEqual({
@@ -193,6 +204,7 @@ describe("cancel", () => {
       ACTIVE_A,
       with_({ cancelAtPeriodEnd: true }),
       [{ type: "provider_set_cancel_at_period_end", subscriptionId: "sub_1", cancelAtPeriodEnd: true }],
+      null,
     ],
     [
       "with a scheduled change: the change is dropped too",
@@ -202,22 +214,25 @@ describe("cancel", () => {
         { type: "provider_schedule_change", subscriptionId: "sub_1", productId: null, effectiveAt: P1.end },
         { type: "provider_set_cancel_at_period_end", subscriptionId: "sub_1", cancelAtPeriodEnd: true },
       ],
+      null,
     ],
     [
       "already cancelled: nothing more to do",
       with_({ cancelAtPeriodEnd: true }),
       with_({ cancelAtPeriodEnd: true }),
       [],
+      "already cancelled at the period end",
     ],
     [
       "past_due: the paid period is over, so it ends now",
       PAST_DUE_A,
       FREE,
       [{ type: "provider_cancel_now", subscriptionId: "sub_1", refundLatestInvoice: false }],
+      null,
     ],
-  ] as const)("%s", (_case, state, expected, effects) => {
+  ] as const)("%s", (_case, state, expected, effects, note) => {
     const result = cancel(state);
-    expect(result).toMatchObject({ ok: true, state: expected, effects });
+    expect(result).toEqual({ ok: true, state: expected, effects, note });
   });
 });
 
@@ -293,6 +308,18 @@ describe("subscriptionStarted (first payment: credits at once)", () => {
     expect(result.effects).toEqual([
       grantOf(50_000, "2025-01-10T09:00:00.000Z", "2025-02-10T09:00:00.000Z", "k1", "Tier E"),
     ]);
+  });
+
+  it("a first period ending exactly now is over (periods are half-open); a millisecond later it is not", () => {
+    const over = subscriptionStarted(FREE, invoice, P1.end);
+    expect(over).toEqual({
+      ok: true,
+      state: FREE,
+      effects: [firstGrant],
+      note: "start of a subscription whose first period is already over (a late replay)",
+    });
+    const live = subscriptionStarted(FREE, invoice, new Date(P1.end.getTime() - 1));
+    expect(live.state).toEqual(ACTIVE_A);
   });
 
   it("a late replay whose first period is over grants (deduplicated by key) but does not revive the plan", () => {
@@ -383,6 +410,19 @@ describe("renewalPaid (credits at the next Berlin midnight)", () => {
     expect(renewalPaid(state, input, now)).toEqual({ ok: true, state: expected, effects, note });
   });
 
+  it("on FREE, a period ending exactly now is over; a millisecond before its end it is reactivated", () => {
+    expect(renewalPaid(FREE, renewal, P2.end)).toEqual({
+      ok: true,
+      state: FREE,
+      effects: [renewalGrant()],
+      note: "renewal payment for a period that is already over (a late replay)",
+    });
+    expect(renewalPaid(FREE, renewal, new Date(P2.end.getTime() - 1)).state).toMatchObject({
+      status: "active",
+      currentPeriodEnd: P2.end,
+    });
+  });
+
   it("a late replay on FREE whose period is over grants but does not revive the plan", () => {
     const result = renewalPaid(FREE, renewal, d("2025-04-01T00:00:00.000Z"));
     expect(result.state).toBe(FREE);
@@ -432,21 +472,22 @@ describe("renewalFailed", () => {
 });
 
 describe("subscriptionEnded and providerStatusChanged", () => {
+  const notOurs = "end of a subscription that is not the user's current one";
   it.each([
-    ["active", ACTIVE_A, "sub_1", FREE],
-    ["past_due: the provider gave up", PAST_DUE_A, "sub_1", FREE],
-    ["cancelled at period end", with_({ cancelAtPeriodEnd: true }), "sub_1", FREE],
+    ["active", ACTIVE_A, "sub_1", FREE, null],
+    ["past_due: the provider gave up", PAST_DUE_A, "sub_1", FREE, null],
+    ["cancelled at period end", with_({ cancelAtPeriodEnd: true }), "sub_1", FREE, null],
     [
       "a late end of an older subscription leaves the new one alone",
       with_({ subscriptionId: "sub_2" }),
       "sub_1",
       with_({ subscriptionId: "sub_2" }),
+      notOurs,
     ],
-    ["already FREE", FREE, "sub_1", FREE],
-  ])("ended: %s", (_case, state, subscriptionId, expected) => {
+    ["already FREE", FREE, "sub_1", FREE, notOurs],
+  ])("ended: %s", (_case, state, subscriptionId, expected, note) => {
     const result = subscriptionEnded(state, { subscriptionId });
-    expect(result.state).toEqual(expected);
-    expect(result.effects).toEqual([]);
+    expect(result).toEqual({ ok: true, state: expected, effects: [], note });
   });
 
   it.each([
@@ -460,6 +501,7 @@ describe("subscriptionEnded and providerStatusChanged", () => {
     const result = providerStatusChanged(ACTIVE_A, { subscriptionId: "sub_1", status });
     expect(result.state).toEqual(expected);
     expect(result.effects).toEqual([]);
+    expect(result.note).toBe(expected === FREE ? null : `provider status ${status}: nothing to do`);
   });
 });
 
@@ -557,7 +599,6 @@ describe("periodEnded", () => {
 describe("views", () => {
   it("FREE is the contract's FREE subscription", () => {
     expect(toUserSubscription(FREE)).toEqual(FREE_SUBSCRIPTION);
-    expect(planOf(FREE)).toBe("FREE");
   });
 
   it.each([
@@ -603,8 +644,13 @@ describe("views", () => {
     expect(subscriptionSchema.safeParse(view).success).toBe(true);
   });
 
-  it("planOf gives the tier key", () => {
-    expect(planOf(with_({ productId: C }))).toBe("C");
+  it("names a product the catalogue does not know by its id", () => {
+    expect(
+      toUserSubscription(with_({ productId: "prod_retired", scheduledProductId: "prod_other" })),
+    ).toMatchObject({
+      plan: "prod_retired",
+      scheduled_plan: "prod_other",
+    });
   });
 });
 

@@ -43,7 +43,6 @@
 
 import type { Subscription as UserSubscription } from "../../contract/account.ts";
 import { type TierInfo, tierForProductId } from "../../contract/catalogue.ts";
-import type { TierKey } from "../../contract/product-ids.ts";
 import { type BillingError, billingError } from "../billing/messages.ts";
 import { nextMidnightBerlin } from "./berlin-time.ts";
 import { addMonths, type NewGrant, newGrant, toMillicredits } from "./ledger.ts";
@@ -384,6 +383,8 @@ export interface RenewalFailedInput {
 
 /** A renewal payment failed (invoice.payment_failed, billing_reason subscription_cycle). */
 export function renewalFailed(state: SubscriptionState, input: RenewalFailedInput): Transition {
+  // Stryker disable next-line ConditionalExpression: FREE has no subscriptionId, so the second test
+  // alone gives the same answer; the first is there for the type of `state` below.
   if (state.status === "free" || state.subscriptionId !== input.subscriptionId) {
     return unchanged(state, "payment failure for a subscription that is not the user's current one");
   }
@@ -396,6 +397,7 @@ export function renewalFailed(state: SubscriptionState, input: RenewalFailedInpu
 
 /** The subscription ended at the provider (customer.subscription.deleted: cancelled, or dunning gave up). */
 export function subscriptionEnded(state: SubscriptionState, input: { subscriptionId: string }): Transition {
+  // Stryker disable next-line ConditionalExpression: as in renewalFailed.
   if (state.status === "free" || state.subscriptionId !== input.subscriptionId) {
     return unchanged(state, "end of a subscription that is not the user's current one");
   }
@@ -445,12 +447,6 @@ export function periodEnded(state: SubscriptionState, now: Date): Transition {
 
 // ---- views ----
 
-/** The plan's tier key, or "FREE". */
-export function planOf(state: SubscriptionState, tiers: TierLookup = tierForProductId): TierKey | "FREE" {
-  if (state.status === "free") return "FREE";
-  return tiers(state.productId)?.key ?? "FREE";
-}
-
 /** The `subscription` object of the contract's User. */
 export function toUserSubscription(
   state: SubscriptionState,
@@ -473,6 +469,7 @@ export function toUserSubscription(
     status: state.status,
     expires_at: state.currentPeriodEnd.toISOString(),
     cancel_at_period_end: state.cancelAtPeriodEnd,
+    // Stryker disable next-line ConditionalExpression: name(null) is null too; the test is for the type.
     scheduled_plan: state.scheduledProductId === null ? null : name(state.scheduledProductId),
   };
 }

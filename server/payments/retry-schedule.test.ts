@@ -28,7 +28,9 @@ describe("nextAttemptDelay", () => {
   });
 
   it.each([[0], [-1], [1.5]])("refuses %d failed attempts", (failed) => {
-    expect(() => nextAttemptDelay(failed)).toThrow(RangeError);
+    expect(() => nextAttemptDelay(failed)).toThrow(
+      new RangeError(`failedAttempts counts failed attempts from 1: ${failed}`),
+    );
   });
 
   it("takes a shorter schedule (a sandbox-like one, or tests)", () => {
@@ -59,6 +61,12 @@ describe("the schedule as a whole", () => {
   ])("attempt %i goes out at %s", (attempt, at) => {
     expect(attemptTime(new Date("2025-06-01T12:00:00.000Z"), attempt)?.toISOString()).toBe(at);
   });
+
+  it.each([[0], [-1], [1.5], [Number.NaN]])("refuses attempt number %d", (attempt) => {
+    expect(() => attemptTime(new Date("2025-06-01T12:00:00.000Z"), attempt)).toThrow(
+      new RangeError(`Attempts count from 1: ${attempt}`),
+    );
+  });
 });
 
 describe("isDelivered", () => {
@@ -66,7 +74,9 @@ describe("isDelivered", () => {
     [200, true],
     [204, true],
     [299, true],
+    [300, false],
     [301, false],
+    [199, false],
     [400, false],
     [500, false],
     [0, false],

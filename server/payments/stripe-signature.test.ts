@@ -19,11 +19,13 @@ describe("signPayload (the SDK's generateTestHeaderString)", () => {
   });
 
   it.each([[""], ["   "]])("refuses a blank secret %j", (secret) => {
-    expect(() => signPayload(BODY, secret, T)).toThrow();
+    expect(() => signPayload(BODY, secret, T)).toThrow(new Error("Webhook signing secret is empty"));
   });
 
   it.each([[-1], [0], [1.5], [Number.NaN]])("refuses the timestamp %d", (t) => {
-    expect(() => signPayload(BODY, SECRET, t)).toThrow(RangeError);
+    expect(() => signPayload(BODY, SECRET, t)).toThrow(
+      new RangeError(`Timestamp must be whole unix seconds: ${t}`),
+    );
   });
 });
 
@@ -97,8 +99,44 @@ describe("verifyWebhook", () => {
   });
 
   it("refuses a blank secret and a non-positive tolerance as configuration bugs", async () => {
-    await expect(verifyWebhook(BODY, valid, "", T)).rejects.toThrow();
-    await expect(verifyWebhook(BODY, valid, SECRET, T, 0)).rejects.toThrow(RangeError);
+    await expect(verifyWebhook(BODY, valid, "", T)).rejects.toThrow(
+      new Error("Webhook signing secret is empty"),
+    );
+    await expect(verifyWebhook(BODY, valid, SECRET, T, 0)).rejects.toThrow(
+      new RangeError("Tolerance must be positive: 0"),
+    );
+  });
+
+  it.each([
+    ["no header", BODY, undefined, "No stripe-signature header value was provided."],
+    ["an empty header", BODY, "", "No stripe-signature header value was provided."],
+    [
+      "a header without a timestamp",
+      BODY,
+      `v1=${REFERENCE}`,
+      "Unable to extract timestamp and signatures from header",
+    ],
+    [
+      "a tampered body",
+      `${BODY} `,
+      valid,
+      "No signatures found matching the expected signature for payload. Are you passing the raw request body you received from Stripe? ",
+    ],
+  ])("gives the SDK's reason, first line only, for %s", async (_case, body, header, reason) => {
+    expect(await verifyWebhook(body, header, SECRET, T)).toEqual({ ok: false, error: "invalid", reason });
+  });
+
+  it("says why a header from the future is refused", async () => {
+    expect(await verifyWebhook(BODY, valid, SECRET, T - 301)).toEqual({
+      ok: false,
+      error: "stale",
+      reason: "Timestamp too far in the future",
+    });
+    expect(await verifyWebhook(BODY, valid, SECRET, T + 301)).toEqual({
+      ok: false,
+      error: "stale",
+      reason: "Timestamp outside the tolerance zone",
+    });
   });
 
   it("verifies non-ASCII bodies byte for byte", async () => {

@@ -34,10 +34,17 @@ export function signPayload(rawBody: string, secret: string, timestampSeconds: n
   return Stripe.webhooks.generateTestHeaderString({ payload: rawBody, secret, timestamp: timestampSeconds });
 }
 
-/** The signed timestamp: the header's last `t`, the one the SDK verified the signature with. */
+/**
+ * The signed timestamp of a header the SDK has verified: its last `t`, the one the SDK checked the
+ * signature with (so there is one).
+ */
 function signedTimestamp(header: string): number {
-  const stamps = header.split(",").filter((item) => item.startsWith("t="));
-  return Number.parseInt(stamps.at(-1)?.slice(2) ?? "", 10);
+  let timestamp = Number.NaN;
+  for (const item of header.split(",")) {
+    const [key, value] = item.split("=");
+    if (key === "t") timestamp = Number.parseInt(String(value), 10);
+  }
+  return timestamp;
 }
 
 /**
@@ -53,18 +60,20 @@ export async function verifyWebhook(
 ): Promise<VerifiedWebhook> {
   assertSecret(secret);
   if (!(toleranceSeconds > 0)) throw new RangeError(`Tolerance must be positive: ${toleranceSeconds}`);
+  const signature = header ?? "";
   let event: unknown;
   try {
     event = await Stripe.webhooks.constructEventAsync(
       rawBody,
-      header ?? "",
+      signature,
       secret,
       toleranceSeconds,
       undefined,
       nowSeconds * 1000,
     );
   } catch (error) {
-    const reason = error instanceof Error ? (error.message.split("\n")[0] ?? "") : String(error);
+    // The SDK's message, without the advice it adds on further lines.
+    const reason = String(error instanceof Error ? error.message : error).replace(/\n[\s\S]*/, "");
     // JSON is parsed only once the signature has matched.
     if (error instanceof SyntaxError) return { ok: false, error: "not_json", reason };
     // Anything else comes from the request's header or body (the secret was checked above): most are
@@ -73,7 +82,7 @@ export async function verifyWebhook(
       error instanceof Stripe.errors.StripeSignatureVerificationError && /tolerance/i.test(reason);
     return { ok: false, error: stale ? "stale" : "invalid", reason };
   }
-  const timestamp = signedTimestamp(header ?? "");
+  const timestamp = signedTimestamp(signature);
   if (timestamp - nowSeconds > toleranceSeconds) {
     return { ok: false, error: "stale", reason: "Timestamp too far in the future" };
   }

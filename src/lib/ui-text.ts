@@ -43,6 +43,10 @@ export const UI_TEXT = {
     tryAgain: "Try again",
   },
   profile: {
+    /** The static line under 'My Account', painted before the account has loaded. */
+    intro:
+      "Your account details, your plan and your credit balance. On a paid plan you can change or " +
+      "cancel it here, and buy one-time top-up packs of credits.",
     username: "Username",
     email: "Email",
     plan: "Subscription plan",

@@ -5,7 +5,12 @@ import type { User } from "../../../contract/account.ts";
 import { formatBalance, hasPaidPlan, scheduledChange, subscriptionOf } from "../../lib/account-view.ts";
 import { isoDay } from "../../lib/format-date.ts";
 import { UI_TEXT } from "../../lib/ui-text.ts";
+import { initSession } from "../../stores/auth.ts";
 import { RouteGuard } from "../auth/RouteGuard.tsx";
+
+// The account is this page's content: ask for it as soon as this module runs in the browser, before
+// React hydrates the page (the session check runs once per page, so the island's own call reuses it).
+if (typeof document !== "undefined") void initSession();
 
 // Only users on a paid plan manage it: their dialogs and the top-up packs load on demand.
 const PlanActions = lazy(() => import("./PlanActions.tsx").then((m) => ({ default: m.PlanActions })));
