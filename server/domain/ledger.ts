@@ -84,6 +84,8 @@ export function toMillicredits(credits: number): Millicredits {
   const milli = Math.round(scaled);
   // 0.1 * 1000 is 100.00000000000001 in binary floating point: accept representation error,
   // refuse a real fourth decimal.
+  // Stryker disable next-line EqualityOperator: `>=` differs only when the error equals the tolerance
+  // exactly, which no three-decimal amount's representation error does.
   if (Math.abs(scaled - milli) > 1e-9 * Math.max(1, Math.abs(milli)) || !Number.isSafeInteger(milli)) {
     throw new RangeError(`Credit amounts have at most three decimals: ${credits}`);
   }

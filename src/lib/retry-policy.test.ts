@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isRetryableStatus, retriesFor, retryDelayMs } from "./retry-policy.ts";
+import { isRetryableStatus, retryDelayMs } from "./retry-policy.ts";
 
 describe("retry policy (spec section 7)", () => {
   it.each([
@@ -12,11 +12,6 @@ describe("retry policy (spec section 7)", () => {
     [10, 30_000],
   ])("waits %i -> %i ms", (attempt, ms) => {
     expect(retryDelayMs(attempt)).toBe(ms);
-  });
-
-  it("never retries the user fetch and retries other reads 3 times", () => {
-    expect(retriesFor("user")).toBe(0);
-    expect(retriesFor("read")).toBe(3);
   });
 
   it.each([

@@ -18,11 +18,6 @@ export function retryDelayMs(attempt: number): number {
   return Math.min(BASE_DELAY_MS * 2 ** attempt, MAX_DELAY_MS);
 }
 
-/** How many times a read is retried after a failure; `"user"` is the current-user fetch. */
-export function retriesFor(query: "user" | "read"): number {
-  return query === "user" ? 0 : MAX_RETRIES;
-}
-
 /**
  * Whether a failed read is worth another attempt: network failures and server errors are, but a
  * 4xx answer will not change by asking again (except 408 and 429, which say "later").

@@ -15,7 +15,7 @@ const givenUp = new Set<string>();
 const statusOf = (error: unknown) => (error as { status?: number } | null)?.status;
 
 /** nanoquery's retry hook with the spec's policy: `retryCount` is 1 after the first failure. */
-export const retryCatalogueRead: OnErrorRetry = ({ error, key, retryCount }) => {
+const retryCatalogueRead: OnErrorRetry = ({ error, key, retryCount }) => {
   const retry = retryCount <= MAX_RETRIES && isRetryableStatus(statusOf(error));
   if (retry) givenUp.delete(key);
   else givenUp.add(key);
@@ -33,7 +33,7 @@ const [createFetcherStore, , { invalidateKeys }] = nanoquery({
 
 /**
  * A key part that holds the reads back while islands render at build time (null: no request then)
- * and adds nothing to the key in the browser (the empty string). Tests set it.
+ * and adds nothing to the key in the browser (the empty string). Tests stub `document` for it.
  */
 export const $browser = atom<"" | null>(typeof document === "undefined" ? null : "");
 
