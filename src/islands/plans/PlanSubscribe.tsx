@@ -6,7 +6,6 @@ import { saveOriginalPath } from "../../lib/auth-storage.ts";
 import { type CardIdentity, productForCard } from "../../lib/live-plans.ts";
 import { ERROR_TEXT } from "../../lib/ui-text.ts";
 import { startSubscriptionCheckout } from "../../stores/billing.ts";
-import { $subscriptionProducts, readNow } from "../../stores/catalogue.ts";
 import { notify } from "../../stores/toast.ts";
 import { useHydrated } from "../auth/use-hydrated.ts";
 import { useSession } from "../auth/use-session.ts";
@@ -45,6 +44,8 @@ export default function PlanSubscribe({ name, productIds, ctaText, featured }: P
   const subscribe = async () => {
     setBusy(true);
     try {
+      // The catalogue store loads with the first click (the card's price has usually loaded it).
+      const { $subscriptionProducts, readNow } = await import("../../stores/catalogue.ts");
       const product = productForCard(await readNow($subscriptionProducts), { name, productIds });
       if (!product) throw new Error(`No live product for ${name}`);
       window.location.assign(await startSubscriptionCheckout(product.id, product.default_price.id));
