@@ -15,20 +15,22 @@ export const EXPLANATIONS: Readonly<Record<string, string>> = {
     "the public pages measured 0 to 40 ms and scored 100. Rerun on a quiet machine before reading a failure " +
     "here as the portal's.",
   "lh-tbt":
-    "React hydrating the page's islands (five on every page: the toast host, and the top bar's plan badge " +
-    "and account menu twice, for the desktop and mobile menus) is the main-thread work; see the performance " +
-    "note on machine load. What would take TBT lower: fewer hydrated islands on every page (one island for " +
-    "the top bar instead of four).",
+    "React hydrating the page's islands is the portal's main-thread work: sixteen on /plans (five prices, five " +
+    "subscribe buttons, the redirect check, the toast host, and the top bar's plan badge and account menu " +
+    "twice, for the desktop and mobile menus). They now hydrate one per idle period " +
+    "(src/integrations/after-paint-directive.ts), so no task holds several hydrations. The rest of the " +
+    "observed time is style and layout of the page (Tailwind and daisyUI's stylesheet over the /plans " +
+    "tables) and tasks Chromium does not attribute to a script; Lighthouse multiplies all of it by its 4× " +
+    "CPU slowdown, so TBT follows the machine's load: on 2026-11-23 the page this project has not changed " +
+    "since (/) measured 172 to 1382 ms in the same runs, against 0 to 40 ms on the 2026-11-22 machine. " +
+    "Compare a change side by side with `npm run bench -- --only=lighthouse --pages=/plans --dist=<older build>`.",
   "lh-lcp":
-    "/profile logged in: its LCP element is the account card, which waits for the shell's JavaScript, the " +
-    "fetch library and schemas (loaded on first use) and GET /v1/users/me: about 2 s under simulated slow " +
-    "4G. What it would take: show the account from a copy kept in localStorage while users/me is on its " +
-    "way, or start users/me from an inline script before hydration; both change the spec's session flow " +
-    "(one users/me per page load, nothing about the user stored but the token). Public pages: their LCP " +
+    "/profile logged in: its LCP element is the static line under 'My Account', painted with the page; the " +
+    "account values follow from GET /v1/users/me, which now starts when the island's code runs, before React " +
+    "hydrates (it was 2.0 to 2.4 s when the account card was the largest element). A run above 1 s on a " +
+    "public page had an island's JavaScript fetched before the first paint, or a busy machine: their LCP " +
     "element is text in the first HTML, painted once the one render-blocking stylesheet (16 KB brotli) has " +
-    "loaded: 0.90 to 0.92 s, the one-island floor's 0.9 s; inlining the stylesheet was measured (FCP 80 ms " +
-    "earlier, LCP no better, TBT higher). Above 1 s there, an island's JavaScript was fetched before the " +
-    "first paint: see the hydration measure below.",
+    "loaded: 0.90 to 0.92 s on a quiet machine, the one-island floor's 0.9 s.",
   "lh-cls":
     "A part of the page moved after the first paint; `npm run bench -- --only=lighthouse --lhr-dir=/tmp/lhr` " +
     "keeps each run's full result, whose layout-shifts audit names the element.",
@@ -64,6 +66,14 @@ export const MEASURES: readonly string[] = [
     "/register ranged from 0.9 to 1.7 s instead of 0.9 s.",
   "Layout: /profile keeps a screen's height for the account while it loads, so the footer no longer jumps " +
     "(CLS 0.31 before).",
+  "Hydration: islands hydrate one per idle period, in page order, while all their code downloads at once " +
+    "(src/integrations/after-paint-directive.ts): when one chunk served several islands, they all hydrated " +
+    "in the task that delivered it, one long task on /plans.",
+  "/plans: the live price and the subscribe button load the catalogue store (@nanostores/query, 3 KB gzip) " +
+    "after hydration (React.lazy and a dynamic import), as the API client does: the page's first load went " +
+    "from 82.7 to 79.8 KB.",
+  "/profile: a static line under the heading is painted with the page, and GET /v1/users/me starts when " +
+    "the island's module runs rather than after hydration.",
   "API (decision 009): the hot queries are prepared once per database handle (server/db/prepared.ts); " +
     "users/me reads user, grants and subscription in one statement; a token's signature is checked once " +
     "per process, not on every call; a GET's absent body is no longer built to be measured; password " +

@@ -10,6 +10,7 @@
 //
 // Options: --only=<sections> --runs=<Lighthouse runs per page, 10> --pages=<routes Lighthouse audits>
 // --duration=<seconds per API run, 5>
+// --dist=<another build to measure, e.g. an older commit's, for a side-by-side comparison>
 // --rounds=<API rounds over the routes, 3>
 // --out=<file> --postgres=<admin URL, postgres://postgres@127.0.0.1:5432/postgres> --no-postgres
 // --lhr-dir=<folder for every Lighthouse run's full JSON result, to see which element or task>
@@ -69,6 +70,7 @@ function options() {
       postgres: { type: "string", default: process.env.BENCH_POSTGRES_URL || DEFAULT_ADMIN_URL },
       "no-postgres": { type: "boolean", default: false },
       "lhr-dir": { type: "string" },
+      dist: { type: "string" },
     },
   });
   const only = values.only?.split(",").map((s) => s.trim()) ?? [...SECTIONS];
@@ -85,7 +87,7 @@ function options() {
   const pages = routes ? LIGHTHOUSE_PAGES.filter((p) => routes.includes(p.route)) : LIGHTHOUSE_PAGES;
   if (routes && pages.length !== routes.length)
     throw new Error(`--pages: choose from ${LIGHTHOUSE_PAGES.map((p) => p.route).join(", ")}`);
-  const partial = values.only !== undefined || routes !== undefined;
+  const partial = values.only !== undefined || routes !== undefined || values.dist !== undefined;
   return {
     sections: new Set(only as Section[]),
     runs,
@@ -95,6 +97,7 @@ function options() {
     out: values.out ?? (partial ? undefined : "docs/benchmarks.md"),
     postgres: values["no-postgres"] ? undefined : values.postgres,
     lhrDir: values["lhr-dir"],
+    dist: values.dist,
   };
 }
 
@@ -192,11 +195,11 @@ function summary(checks: readonly BudgetCheck[]): string[] {
 
 async function main(): Promise<void> {
   const opts = options();
-  buildIfStale();
+  if (!opts.dist) buildIfStale();
   // Measure a copy: another build (npm test rebuilds a stale dist/) must not change the files
   // under a running benchmark.
   const snapshot = mkdtempSync(join(tmpdir(), "portal-bench-dist-"));
-  cpSync(resolve("dist"), snapshot, { recursive: true });
+  cpSync(resolve(opts.dist ?? "dist"), snapshot, { recursive: true });
   try {
     const machine = describeMachine(process.env.CHROME_PATH || "/usr/bin/chromium");
     log(`Benchmarks on ${machine.cpu} (${machine.cores} cores), load average ${machine.loadAverage}`);
