@@ -15,15 +15,15 @@ export const EXPLANATIONS: Readonly<Record<string, string>> = {
     "the public pages measured 0 to 40 ms and scored 100. Rerun on a quiet machine before reading a failure " +
     "here as the portal's.",
   "lh-tbt":
-    "React hydrating the page's islands is the portal's main-thread work: sixteen on /plans (five prices, five " +
-    "subscribe buttons, the redirect check, the toast host, and the top bar's plan badge and account menu " +
-    "twice, for the desktop and mobile menus). They now hydrate one per idle period " +
-    "(src/integrations/after-paint-directive.ts), so no task holds several hydrations. The rest of the " +
-    "observed time is style and layout of the page (Tailwind and daisyUI's stylesheet over the /plans " +
-    "tables) and tasks Chromium does not attribute to a script; Lighthouse multiplies all of it by its 4× " +
-    "CPU slowdown, so TBT follows the machine's load: on 2026-11-23 the page this project has not changed " +
-    "since (/) measured 172 to 1382 ms in the same runs, against 0 to 40 ms on the 2026-11-22 machine. " +
-    "Compare a change side by side with `npm run bench -- --only=lighthouse --pages=/plans --dist=<older build>`.",
+    "The long tasks Lighthouse lists on /plans are the document's own (parsing, style and layout of the " +
+    "page's 120 KB Tailwind and daisyUI stylesheet over its tables: 100 to 200 ms after the 4× CPU " +
+    "slowdown) and tasks Chromium attributes to no script; each island's chunk runs as a task of its own " +
+    "(65 to 99 ms). Hydrating the islands one per task made no measurable difference (decision 008). TBT " +
+    "follows the machine's load: on 2026-11-23 the home page, unchanged since, measured 172 to 1382 ms " +
+    "in the same runs. Compare a change side by side: " +
+    "`npm run bench -- --only=lighthouse --pages=/plans --dist=<older build>`. What would lower it: less " +
+    "CSS for the browser to match (the stylesheet is 120 KB raw), and fewer islands on /plans (one per " +
+    "card instead of a price and a button).",
   "lh-lcp":
     "/profile logged in: its LCP element is the static line under 'My Account', painted with the page; the " +
     "account values follow from GET /v1/users/me, which now starts when the island's code runs, before React " +
@@ -66,9 +66,6 @@ export const MEASURES: readonly string[] = [
     "/register ranged from 0.9 to 1.7 s instead of 0.9 s.",
   "Layout: /profile keeps a screen's height for the account while it loads, so the footer no longer jumps " +
     "(CLS 0.31 before).",
-  "Hydration: islands hydrate one per idle period, in page order, while all their code downloads at once " +
-    "(src/integrations/after-paint-directive.ts): when one chunk served several islands, they all hydrated " +
-    "in the task that delivered it, one long task on /plans.",
   "/plans: the live price and the subscribe button load the catalogue store (@nanostores/query, 3 KB gzip) " +
     "after hydration (React.lazy and a dynamic import), as the API client does: the page's first load went " +
     "from 82.7 to 79.8 KB.",
