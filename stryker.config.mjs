@@ -1,4 +1,4 @@
-// Mutation testing of the money rules (npm run test:mutation; about 25 minutes on 2 cores, not part
+// Mutation testing of the money rules (npm run test:mutation; about 5 minutes on 2 cores, not part
 // of npm test): Stryker changes the pure billing modules one fault at a time and runs their unit
 // tests; a fault no test notices is a gap. Each file must stay at 95 % or more. Survivors that are
 // truly equivalent (no input can tell them apart) are disabled in the source with a

@@ -14,6 +14,7 @@ import { ERROR_TEXT, TOAST, UI_TEXT } from "../../lib/ui-text.ts";
 import { cancelSubscription, updateSubscription } from "../../stores/billing.ts";
 import { $subscriptionProducts, retryIfGivenUp } from "../../stores/catalogue.ts";
 import { notify } from "../../stores/toast.ts";
+import { CatalogueStatus } from "../billing/CatalogueStatus.tsx";
 import { useCatalogue } from "../billing/use-catalogue.ts";
 import { Dialog } from "./Dialog.tsx";
 
@@ -69,17 +70,7 @@ function PlanChoices({
   const choices = products ? otherPlans(products, subscriptionOf(user)) : [];
   return (
     <>
-      {loadFailed && (
-        <p role="alert" className="alert alert-error text-sm">
-          {ERROR_TEXT.loadFailed}
-        </p>
-      )}
-      {!products && !loadFailed && (
-        <p role="status" className="flex items-center gap-2 text-sm">
-          <span className="loading loading-spinner" aria-hidden="true" />
-          Loading plans…
-        </p>
-      )}
+      {!products && <CatalogueStatus failed={loadFailed} loading="Loading plans…" />}
       {products && (
         <fieldset className="flex flex-col gap-2">
           <legend className="sr-only">Choose a plan</legend>

@@ -8,6 +8,7 @@ import { ERROR_TEXT, UI_TEXT } from "../../lib/ui-text.ts";
 import { startTopUpCheckout } from "../../stores/billing.ts";
 import { $topUpProducts } from "../../stores/catalogue.ts";
 import { notify } from "../../stores/toast.ts";
+import { CatalogueStatus } from "../billing/CatalogueStatus.tsx";
 import { useCatalogue } from "../billing/use-catalogue.ts";
 
 const T = UI_TEXT.profile;
@@ -41,17 +42,7 @@ export function TopUps({ balance }: { balance: number }) {
         </strong>{" "}
         tokens.
       </p>
-      {loadFailed && (
-        <p role="alert" className="alert alert-error text-sm">
-          {ERROR_TEXT.loadFailed}
-        </p>
-      )}
-      {!packs && !loadFailed && (
-        <p role="status" className="flex items-center gap-2 text-sm">
-          <span className="loading loading-spinner" aria-hidden="true" />
-          Loading top-up packages…
-        </p>
-      )}
+      {!packs && <CatalogueStatus failed={loadFailed} loading="Loading top-up packages…" />}
       {packs && (
         <fieldset className="grid gap-2 sm:grid-cols-2">
           <legend className="sr-only">Choose a top-up package</legend>
