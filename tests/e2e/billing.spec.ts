@@ -129,9 +129,11 @@ test("a visitor's subscribe button leads to the login page and back to /plans", 
   await page.getByLabel("Password", { exact: true }).fill(user.password);
   await page.getByRole("button", { name: UI_TEXT.logIn }).click();
   await expect(page).toHaveURL(/\/plans$/);
+  // The button needs the page's sixteen islands hydrated and users/me answered: on a 2-core machine
+  // running two browser workers that took just over the default 5 s (the button was there at 5.x s).
   await expect(
     page.locator('[data-plan-card][data-tier="C"]').getByRole("button", { name: /to Tier C/ }),
-  ).toBeVisible();
+  ).toBeVisible({ timeout: 15_000 });
 });
 
 test("the live prices show rounded up with their symbol and '(excl. VAT)'", async ({ page, request }) => {
