@@ -16,18 +16,16 @@ export interface PriceProps extends CardIdentity {
 export default function LivePrice({ name, productIds, unitAmount, currency }: PriceProps) {
   const { data: products } = useCatalogue($subscriptionProducts);
   const live = products && productForCard(products, { name, productIds });
+  // Until live prices arrive, or when the card has no live product, the prebuilt price stays.
+  const price = live?.default_price ?? { unit_amount: unitAmount, currency };
   const ref = useRef<HTMLSpanElement>(null);
 
   useEffect(() => {
-    if (!products || !productForCard(products, { name, productIds })) return;
+    if (!products || !live) return;
     // CSS order through the CSSOM (allowed by the CSP, unlike a style attribute in the HTML).
     const card = ref.current?.closest<HTMLElement>("[data-plan-card]");
     if (card) card.style.order = String(priceRank(products, { name, productIds }));
-  }, [products, name, productIds]);
+  }, [products, live, name, productIds]);
 
-  return live ? (
-    <PriceText ref={ref} unitAmount={live.default_price.unit_amount} currency={live.default_price.currency} />
-  ) : (
-    <PriceText ref={ref} unitAmount={unitAmount} currency={currency} />
-  );
+  return <PriceText ref={ref} unitAmount={price.unit_amount} currency={price.currency} />;
 }
