@@ -22,6 +22,8 @@ export default {
     "server/billing/fulfilment-keys.ts",
     "server/payments/retry-schedule.ts",
     "server/payments/stripe-signature.ts",
+    "server/api-access/key-format.ts",
+    "contract/credit-costs.ts",
   ],
   coverageAnalysis: "perTest",
   concurrency: 2,

@@ -1,4 +1,4 @@
-// The unit tests Stryker runs against its mutants (npm run test:mutation): the pure billing modules'
+// The unit tests Stryker runs against its mutants (npm run test:mutation): the pure billing and key modules'
 // own tests, no database and no server, so each mutant costs a second, not a minute.
 import { defineConfig } from "vitest/config";
 
@@ -9,6 +9,8 @@ export default defineConfig({
       "server/billing/fulfilment.test.ts",
       "server/payments/retry-schedule.test.ts",
       "server/payments/stripe-signature.test.ts",
+      "server/api-access/key-format.test.ts",
+      "contract/credit-costs.test.ts",
     ],
     environment: "node",
     maxWorkers: 1,

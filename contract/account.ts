@@ -78,14 +78,20 @@ export const usernameSchema = z
     z.regex(USERNAME_PATTERN, onceFilledIn(VALIDATION.usernameInvalid)),
   );
 
+/** Longer than any password the rules allow, and far below what would cost the server work to read. */
+const SUBMITTED_PASSWORD_MAX = 256;
+
 const confirmPasswordSchema = z
   .string({ error: VALIDATION.confirmPasswordRequired })
-  .check(z.minLength(1, VALIDATION.confirmPasswordRequired));
+  .check(
+    z.minLength(1, VALIDATION.confirmPasswordRequired),
+    z.maxLength(SUBMITTED_PASSWORD_MAX, onceFilledIn(VALIDATION.passwordsMustMatch)),
+  );
 
 /** A verification or reset token as it arrives from a link. */
 export const tokenSchema = z
   .string({ error: VALIDATION.tokenRequired })
-  .check(z.minLength(1, VALIDATION.tokenRequired));
+  .check(z.minLength(1, VALIDATION.tokenRequired), z.maxLength(256, VALIDATION.tokenTooLong));
 
 /**
  * "Passwords must match", checked whenever both fields are filled in, even when other fields are
@@ -114,7 +120,10 @@ export const loginSchema = z.object({
   username: usernameSchema,
   password: z
     .string({ error: VALIDATION.passwordRequired })
-    .check(z.minLength(1, VALIDATION.passwordRequired)),
+    .check(
+      z.minLength(1, VALIDATION.passwordRequired),
+      z.maxLength(SUBMITTED_PASSWORD_MAX, VALIDATION.passwordTooLong),
+    ),
   grant_type: z.optional(z.literal("password", { error: BODY_ERRORS.grantType })),
 });
 
@@ -157,7 +166,16 @@ export const tokenResponseSchema = z.object({
   expires_in: z.number(),
 });
 
-export const registeredUserSchema = z.object({ id: z.string(), username: z.string(), email: z.string() });
+/**
+ * An e-mail address the server answers with. Documented as `format: email` (RFC 5321, which
+ * allows quoted local parts) but read as any string: the portal shows whatever address the account
+ * holds rather than refusing the whole answer over a stricter pattern than the mail system's.
+ */
+const emailAnswer = z.string().check(z.meta({ format: "email" }));
+/** An instant the server answers with: ISO-8601 from Date.toISOString(). */
+const instant = z.iso.datetime({ offset: true });
+
+export const registeredUserSchema = z.object({ id: z.string(), username: z.string(), email: emailAnswer });
 
 export const subscriptionSchema = z.object({
   /** "FREE" or a tier name such as "Tier A". */
@@ -166,7 +184,7 @@ export const subscriptionSchema = z.object({
   /** "free" for the FREE plan; the billing states otherwise. */
   status: z.string(),
   /** ISO-8601 date-time: end of the current period of a paid plan. */
-  expires_at: z.nullable(z.string()),
+  expires_at: z.nullable(instant),
   cancel_at_period_end: z.boolean(),
   /** Name of the plan that takes over at the period end, if a change is scheduled. */
   scheduled_plan: z.nullable(z.string()),
@@ -187,7 +205,7 @@ export const FREE_SUBSCRIPTION: Subscription = Object.freeze({
 export const userSchema = z.object({
   id: z.string(),
   username: z.string(),
-  email: z.string(),
+  email: emailAnswer,
   role: roleSchema,
   email_verified: z.boolean(),
   credit_balance: z.number(),

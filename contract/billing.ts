@@ -58,9 +58,9 @@ export const ledgerEntrySchema = z.object({
   /** Credits not yet spent (a grant past its expiry still shows what it had left). */
   remaining: z.number(),
   /** ISO-8601; a renewal's credits are granted at the next midnight Europe/Berlin after payment. */
-  granted_at: z.string(),
+  granted_at: z.iso.datetime({ offset: true }),
   /** ISO-8601, or null for credits that never expire. */
-  expires_at: z.nullable(z.string()),
+  expires_at: z.nullable(z.iso.datetime({ offset: true })),
   /** Where the credits came from, e.g. "Tier B subscription" or "500 credit pack". */
   source: z.string(),
 });
@@ -81,4 +81,3 @@ export const consumeRequestSchema = z.object({
   reason: z.string().check(z.minLength(1, "Field required"), z.maxLength(200)),
   idempotency_key: z.string().check(z.minLength(1, "Field required"), z.maxLength(200)),
 });
-export const consumeResponseSchema = z.object({ credit_balance: z.number() });

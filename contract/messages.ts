@@ -19,6 +19,7 @@ export const VALIDATION = {
   passwordsMustMatch: "Passwords must match",
   /** Not in the spec's forms: the verification and reset calls need a token, and say so. */
   tokenRequired: "Token is required",
+  tokenTooLong: "Token is invalid or expired.",
 } as const;
 
 /** `detail` strings of the API's error and success answers (API-CONTRACT.md). */
@@ -39,6 +40,12 @@ export const DETAIL = {
   bodyTooLarge: "Request body too large",
   notFound: "Not Found",
   internalError: "Internal Server Error",
+  apiKeyLimit: "You have 20 API keys: revoke one before creating another.",
+  apiKeyNotFound: "API key not found",
+  apiKeyCreditLimit: "API key credit limit reached",
+  featureNotAllowed: "This API key may not be used for this feature",
+  userNotFound: "User not found",
+  invalidServiceKey: "Invalid service key",
 } as const;
 
 /** `msg` of the 422 items that are about the body as a whole rather than one field. */

@@ -60,6 +60,6 @@ describe("npm run user:role", () => {
   it("reports a bad configuration instead of crashing", async () => {
     const result = await run(["ann", "admin"], { NODE_ENV: "production" });
     expect(result.code).toBe(1);
-    expect(result.err).toMatch(/JWT_SECRET: required/);
+    expect(result.err).toMatch(/JWT_SIGNING_KEY: required/);
   });
 });

@@ -4,6 +4,8 @@ import { Hono } from "hono";
 import type { Logger } from "pino";
 import { createAccounts } from "./accounts/accounts.ts";
 import type { AccountHooks } from "./accounts/hooks.ts";
+import { createLastUsed } from "./api-access/last-used.ts";
+import { cachedServiceKeyCheck } from "./api-access/service-keys.ts";
 import type { AccessTokens } from "./auth/access-tokens.ts";
 import type { PasswordHasher } from "./auth/passwords.ts";
 import type { BackgroundTasks } from "./background.ts";
@@ -19,6 +21,7 @@ import { securityHeaders } from "./http/security-headers.ts";
 import { type Mailer, outboxDir } from "./mail/mailer.ts";
 import type { LocalPayments } from "./payments/local/local-payments.ts";
 import type { PaymentProvider } from "./payments/provider.ts";
+import { JWKS_PATH, jwksHandler } from "./routes/api-access/jwks.ts";
 import { checkoutRoutes } from "./routes/checkout/page.ts";
 import { devBillingRoutes } from "./routes/dev/billing.ts";
 import { devMailRoutes } from "./routes/dev/mail.ts";
@@ -66,6 +69,7 @@ export function createApp(deps: AppDeps): Hono {
   app.use("*", securityHeaders({ trustProxy }));
 
   app.get("/healthz", (c) => c.json({ status: "ok" }));
+  app.get(JWKS_PATH, jwksHandler(deps.accessTokens));
 
   const billing = createBilling({
     db: deps.db,
@@ -97,6 +101,8 @@ export function createApp(deps: AppDeps): Hono {
       accessTokens: deps.accessTokens,
       limiter: deps.limiter,
       tiers: (productId) => deps.payments.catalogue.findTier(productId)?.tier,
+      lastUsed: createLastUsed(deps.db, deps.tasks),
+      serviceKeys: cachedServiceKeyCheck(deps.db),
       trustProxy,
     },
     deps.config.corsOrigins,

@@ -1,9 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "./env.ts";
+import { newSigningKeyPem } from "./testing/signing-keys.ts";
+
+const SIGNING_KEY = newSigningKeyPem();
 
 const PRODUCTION = {
   NODE_ENV: "production",
-  JWT_SECRET: "x".repeat(32),
+  JWT_SIGNING_KEY: SIGNING_KEY,
   PORTAL_URL: "https://portal.example.com/",
   DATABASE_URL: "postgres://app:secret@db.internal:5432/portal",
   SMTP_URL: "smtps://mailer:secret@smtp.example.com:465",
@@ -28,7 +31,7 @@ describe("loadConfig", () => {
     expect(config.NODE_ENV).toBe("development");
     expect(config.DATABASE_URL).toBeUndefined();
     expect(config.SMTP_URL).toBeUndefined();
-    expect(config.JWT_SECRET).toBeUndefined();
+    expect(config.JWT_SIGNING_KEY).toBeUndefined();
     expect(config.portalUrl).toBe("http://localhost:4321");
     expect(config.corsOrigins).toEqual(["http://localhost:4321"]);
     expect(config.JWT_TTL_SECONDS).toBe(86_400);
@@ -37,6 +40,8 @@ describe("loadConfig", () => {
       registerPerMinute: 5,
       emailPerMinute: 3,
       emailIpPerMinute: 10,
+      accountWritePerMinute: 20,
+      serviceAuthFailuresPerMinute: 10,
     });
     expect(config.FREE_INITIAL_CREDITS).toBe(50);
   });
@@ -50,7 +55,7 @@ describe("loadConfig", () => {
 
   it("lists every missing production setting at once", () => {
     expect(problemsOf({ NODE_ENV: "production" })).toEqual([
-      expect.stringMatching(/^JWT_SECRET: required/),
+      expect.stringMatching(/^JWT_SIGNING_KEY: required/),
       expect.stringMatching(/^PORTAL_URL: required/),
       expect.stringMatching(/^DATABASE_URL: required/),
       expect.stringMatching(/^SMTP_URL: required/),
@@ -61,16 +66,33 @@ describe("loadConfig", () => {
   });
 
   it("lists format problems together with missing production settings", () => {
-    const problems = problemsOf({ ...PRODUCTION, JWT_SECRET: "short", SMTP_URL: "" });
+    const problems = problemsOf({ ...PRODUCTION, JWT_SIGNING_KEY: "short", SMTP_URL: "" });
     expect(problems).toEqual([
-      "JWT_SECRET: must be at least 32 characters",
+      expect.stringMatching(/^JWT_SIGNING_KEY: must be a PEM private key/),
       expect.stringMatching(/^SMTP_URL: required/),
     ]);
   });
 
   it("never echoes a secret in its messages", () => {
-    const problems = problemsOf({ ...PRODUCTION, JWT_SECRET: "tooShortSecretValue" });
+    const problems = problemsOf({ ...PRODUCTION, JWT_SIGNING_KEY: "tooShortSecretValue" });
     expect(problems.join("\n")).not.toContain("tooShortSecretValue");
+  });
+
+  it("takes a signing key with \\n escapes (one line in a .env file), and refuses an RSA or HMAC key", async () => {
+    const escaped = SIGNING_KEY.replaceAll("\n", "\\n");
+    expect(escaped).not.toContain("\n-");
+    expect(problemsOf({ ...PRODUCTION, JWT_SIGNING_KEY: escaped })).toEqual([]);
+    const { generateKeyPairSync } = await import("node:crypto");
+    const rsa = generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({
+      format: "pem",
+      type: "pkcs8",
+    });
+    expect(problemsOf({ ...PRODUCTION, JWT_SIGNING_KEY: String(rsa) })).toEqual([
+      "JWT_SIGNING_KEY: must be an Ed25519 or P-256 (ES256) key",
+    ]);
+    expect(problemsOf({ ...PRODUCTION, JWT_PREVIOUS_SIGNING_KEY: "x".repeat(40) })).toEqual([
+      expect.stringMatching(/^JWT_PREVIOUS_SIGNING_KEY: must be a PEM key/),
+    ]);
   });
 
   it("refuses a plain-http portal in production, except on localhost", () => {

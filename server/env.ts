@@ -3,6 +3,7 @@
 import { resolve } from "node:path";
 import { z } from "zod";
 import { PRODUCT_NAME } from "../contract/brand.ts";
+import { signingKeyProblem } from "./auth/signing-keys.ts";
 
 const bool = z.enum(["true", "false", "1", "0", ""]).transform((v) => v === "true" || v === "1");
 /** An optional setting: an empty string counts as unset, so `FOO=` in a .env file is harmless. */
@@ -15,6 +16,12 @@ const urlWithScheme = (schemes: string[], label: string) =>
     .refine((v) => !URL.canParse(v) || schemes.includes(new URL(v).protocol), {
       error: `must start with ${schemes.map((s) => `${s}//`).join(" or ")}`,
     });
+
+const signingKey = (kind: "private" | "private or public") =>
+  z.string().superRefine((pem, ctx) => {
+    const problem = signingKeyProblem(pem, kind);
+    if (problem) ctx.addIssue({ code: "custom", message: problem });
+  });
 
 export const envSchema = z.object({
   NODE_ENV: z.enum(["development", "test", "production"]).default("development"),
@@ -32,8 +39,10 @@ export const envSchema = z.object({
 
   /** PostgreSQL server (postgres://user:pass@host:5432/db). Unset: embedded PGlite in DATA_DIR/db. */
   DATABASE_URL: optional(urlWithScheme(["postgres:", "postgresql:"], "postgres://...")),
-  /** HS256 key for access tokens, at least 32 characters. Development: generated into DATA_DIR/jwt-secret. */
-  JWT_SECRET: optional(z.string().min(32, { error: "must be at least 32 characters" })),
+  /** PEM private key (Ed25519, or P-256 for ES256) that signs access tokens; `\n` escapes allowed. Development: generated into DATA_DIR/jwt-signing-key.pem. */
+  JWT_SIGNING_KEY: optional(signingKey("private")),
+  /** After a rotation: the previous key's PEM (private or public). Its tokens verify until they expire. */
+  JWT_PREVIOUS_SIGNING_KEY: optional(signingKey("private or public")),
   JWT_ISSUER: z.string().min(1).default("genai-portal"),
   JWT_AUDIENCE: z.string().min(1).default("genai-portal-api"),
   /** Lifetime of an access token, in seconds (default 24 h). */
@@ -62,6 +71,10 @@ export const envSchema = z.object({
   RATE_LIMIT_EMAIL_PER_MINUTE: perMinute(3),
   /** Reset-request and resend-verification calls per minute per client IP. */
   RATE_LIMIT_EMAIL_IP_PER_MINUTE: perMinute(10),
+  /** Signed-in writes (checkout, top-up checkout, plan change, cancel, API key creation) per minute per user. */
+  RATE_LIMIT_ACCOUNT_WRITE_PER_MINUTE: perMinute(20),
+  /** Failed service-key authentications (introspect, consume) per minute per client IP. */
+  RATE_LIMIT_SERVICE_AUTH_FAILURES_PER_MINUTE: perMinute(10),
 
   /** Stripe secret key (sk_live_… / sk_test_…). Unset: the embedded local checkout (refused in production). */
   STRIPE_SECRET_KEY: optional(
@@ -87,6 +100,8 @@ export interface RateLimitConfig {
   registerPerMinute: number;
   emailPerMinute: number;
   emailIpPerMinute: number;
+  accountWritePerMinute: number;
+  serviceAuthFailuresPerMinute: number;
 }
 
 export interface Config extends Env {
@@ -121,8 +136,8 @@ function isLocalHost(url: string): boolean {
 function productionProblems(source: Record<string, string | undefined>): string[] {
   const problems: string[] = [];
   const missing = (name: string) => !source[name];
-  if (missing("JWT_SECRET"))
-    problems.push("JWT_SECRET: required in production (at least 32 random characters)");
+  if (missing("JWT_SIGNING_KEY"))
+    problems.push("JWT_SIGNING_KEY: required in production (openssl genpkey -algorithm ed25519)");
   const portal = source.PORTAL_URL;
   if (!portal) problems.push("PORTAL_URL: required in production (the portal's public https URL)");
   else if (URL.canParse(portal) && new URL(portal).protocol !== "https:" && !isLocalHost(portal)) {
@@ -187,6 +202,8 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       registerPerMinute: env.RATE_LIMIT_REGISTER_PER_MINUTE,
       emailPerMinute: env.RATE_LIMIT_EMAIL_PER_MINUTE,
       emailIpPerMinute: env.RATE_LIMIT_EMAIL_IP_PER_MINUTE,
+      accountWritePerMinute: env.RATE_LIMIT_ACCOUNT_WRITE_PER_MINUTE,
+      serviceAuthFailuresPerMinute: env.RATE_LIMIT_SERVICE_AUTH_FAILURES_PER_MINUTE,
     },
   };
 }

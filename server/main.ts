@@ -4,8 +4,9 @@ import { serve } from "@hono/node-server";
 import type { Redis } from "ioredis";
 import { createApp } from "./app.ts";
 import { createAccessTokens } from "./auth/access-tokens.ts";
-import { resolveJwtSecret } from "./auth/dev-jwt-secret.ts";
+import { resolveSigningKey } from "./auth/dev-signing-key.ts";
 import { createPasswordHasher } from "./auth/passwords.ts";
+import { loadSigningKeys } from "./auth/signing-keys.ts";
 import { createBackgroundTasks } from "./background.ts";
 import { systemClock } from "./clock.ts";
 import { openDatabase } from "./db/client.ts";
@@ -13,6 +14,7 @@ import { ConfigError, loadConfig } from "./env.ts";
 import { createRateLimiter } from "./http/rate-limit.ts";
 import { createLogger } from "./logger.ts";
 import { createMailer } from "./mail/mailer.ts";
+import { listenOperatorSocket, operatorSocketPath } from "./operator/socket.ts";
 import { offsetClock } from "./payments/local/billing-clock.ts";
 import { selectPayments } from "./payments/select-payments.ts";
 import { connectRedis } from "./redis.ts";
@@ -36,11 +38,26 @@ async function main(): Promise<void> {
   const database = await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.dataDir });
   await database.migrate();
 
+  // `npm run user:role` and `npm run service-key` reach this process here while it runs.
+  const operatorSocket = await listenOperatorSocket(
+    operatorSocketPath(config.dataDir),
+    database.db,
+    clock,
+    logger,
+  ).catch((error: unknown) => {
+    logger.warn({ err: error }, "No operator socket: operator commands need the server stopped (PGlite)");
+    return undefined;
+  });
+
   const redis: Redis | undefined = config.REDIS_URL ? connectRedis(config.REDIS_URL, logger) : undefined;
   const mailer = createMailer(config, clock, logger);
   const tasks = createBackgroundTasks(logger);
-  const jwtSecret = resolveJwtSecret(config.JWT_SECRET, config.dataDir);
-  const payments = await selectPayments(config, { db: database.db, clock, logger, tasks, jwtSecret });
+  const signingKeyPem = resolveSigningKey(config.JWT_SIGNING_KEY, config.dataDir);
+  const signingKeys = await loadSigningKeys(
+    signingKeyPem,
+    config.JWT_PREVIOUS_SIGNING_KEY ? [config.JWT_PREVIOUS_SIGNING_KEY] : [],
+  );
+  const payments = await selectPayments(config, { db: database.db, clock, logger, tasks, signingKeyPem });
   const app = createApp({
     config,
     site,
@@ -54,7 +71,7 @@ async function main(): Promise<void> {
     payments,
     accessTokens: createAccessTokens(
       {
-        secret: jwtSecret,
+        keys: signingKeys,
         issuer: config.JWT_ISSUER,
         audience: config.JWT_AUDIENCE,
         ttlSeconds: config.JWT_TTL_SECONDS,
@@ -99,6 +116,7 @@ async function main(): Promise<void> {
     logger.info({ signal }, "Shutting down");
     setTimeout(() => process.exit(1), 10_000).unref();
     clearInterval(billingJob);
+    operatorSocket?.close();
     server.close(async () => {
       // Let queued mails go out before the database they read from closes.
       await tasks.idle();

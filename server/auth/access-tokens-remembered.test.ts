@@ -1,9 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { ManualClock } from "../clock.ts";
+import { newSigningKeys } from "../testing/signing-keys.ts";
 import { createAccessTokens } from "./access-tokens.ts";
 
 const settings = {
-  secret: "s".repeat(40),
+  keys: await newSigningKeys(),
   issuer: "genai-portal",
   audience: "genai-portal-api",
   ttlSeconds: 3600,
@@ -44,7 +45,7 @@ describe("verify() remembers the tokens it verified", () => {
   it("is per key: another process's key does not share what this one verified", async () => {
     const clock = new ManualClock();
     const mine = createAccessTokens(settings, clock);
-    const theirs = createAccessTokens({ ...settings, secret: "t".repeat(40) }, clock);
+    const theirs = createAccessTokens({ ...settings, keys: await newSigningKeys() }, clock);
     const { token } = await mine.issue(subject);
     expect(await mine.verify(token)).toBeDefined();
     expect(await theirs.verify(token)).toBeUndefined();

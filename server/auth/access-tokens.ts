@@ -1,8 +1,11 @@
-// Access tokens: HS256 JWTs with the contract's claims. Verification allows only HS256 (never
-// `none`, never an asymmetric algorithm with our secret as its "public key"), checks issuer,
-// audience and expiry against the injected clock, and requires every claim the server relies on.
-import { errors, jwtVerify, SignJWT } from "jose";
+// Access tokens: JWTs with the contract's claims, signed with the current signing key (EdDSA or
+// ES256) and its `kid`. Verification takes the key from the token's `kid` among the published keys
+// (the current one and the retired ones still in the JWKS), allows only their algorithms (never
+// `none`, never HS256 with a public key as its "secret"), checks issuer, audience and expiry
+// against the injected clock, and requires every claim the server relies on.
+import { createLocalJWKSet, errors, jwtVerify, SignJWT } from "jose";
 import type { Clock } from "../clock.ts";
+import type { SigningKeys } from "./signing-keys.ts";
 
 export interface AccessTokenSubject {
   id: string;
@@ -22,19 +25,19 @@ export interface AccessTokenClaims {
 }
 
 export interface AccessTokenSettings {
-  secret: string;
+  keys: SigningKeys;
   issuer: string;
   audience: string;
   ttlSeconds: number;
 }
 
 export interface AccessTokens {
+  /** The public keys tokens verify with (RFC 7517), as `GET /.well-known/jwks.json` publishes them. */
+  readonly jwks: SigningKeys["jwks"];
   issue(subject: AccessTokenSubject): Promise<{ token: string; expiresIn: number }>;
   /** The claims of a valid token, or undefined for anything else (bad signature, expired, malformed...). */
   verify(token: string): Promise<AccessTokenClaims | undefined>;
 }
-
-const ALGORITHM = "HS256";
 
 /** How many verified tokens verify() remembers (about 0.5 KB each). */
 export const REMEMBERED_TOKENS = 10_000;
@@ -44,7 +47,10 @@ export function createAccessTokens(
   clock: Clock,
   rememberedTokens = REMEMBERED_TOKENS,
 ): AccessTokens {
-  const secret = new TextEncoder().encode(settings.secret);
+  const { keys } = settings;
+  const algorithms = [...new Set(keys.verifying.map((k) => k.alg))];
+  // jose's local key set: picks the key by `kid` (and by algorithm), imports each key once.
+  const keySet = createLocalJWKSet(keys.jwks);
   // Tokens that passed every check below, by their exact text, until they expire (the most recently
   // verified last). A client sends the same token with every call, and checking its signature
   // through WebCrypto is a job on libuv's thread pool: the largest cost of GET /v1/users/me of its
@@ -59,15 +65,8 @@ export function createAccessTokens(
       if (!oldest.done) verified.delete(oldest.value);
     }
   };
-  // Imported once: given the raw bytes, jose imports the key again for every token it signs or
-  // checks, a WebCrypto job each time (half the cost of a verification; GET /v1/users/me pays it).
-  let imported: Promise<CryptoKey> | undefined;
-  const hmacKey = () =>
-    (imported ??= crypto.subtle.importKey("raw", secret, { name: "HMAC", hash: "SHA-256" }, false, [
-      "sign",
-      "verify",
-    ]));
   return {
+    jwks: keys.jwks,
     async issue(subject) {
       const iat = Math.floor(clock.now().getTime() / 1000);
       const token = await new SignJWT({
@@ -75,14 +74,14 @@ export function createAccessTokens(
         role: subject.role,
         ver: subject.tokenVersion,
       })
-        .setProtectedHeader({ alg: ALGORITHM, typ: "JWT" })
+        .setProtectedHeader({ alg: keys.current.alg, kid: keys.current.kid, typ: "JWT" })
         .setSubject(subject.id)
         .setIssuer(settings.issuer)
         .setAudience(settings.audience)
         .setIssuedAt(iat)
         .setExpirationTime(iat + settings.ttlSeconds)
         .setJti(crypto.randomUUID())
-        .sign(await hmacKey());
+        .sign(keys.current.privateKey);
       return { token, expiresIn: settings.ttlSeconds };
     },
     async verify(token) {
@@ -94,8 +93,8 @@ export function createAccessTokens(
         return undefined;
       }
       try {
-        const { payload } = await jwtVerify(token, await hmacKey(), {
-          algorithms: [ALGORITHM],
+        const { payload } = await jwtVerify(token, keySet, {
+          algorithms,
           issuer: settings.issuer,
           audience: settings.audience,
           currentDate: clock.now(),

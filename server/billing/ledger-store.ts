@@ -1,12 +1,11 @@
-// The credit ledger in the database: grants inserted once per fulfilment key, the balance from the
-// grants live at `now`, and spends that lock the user's row so concurrent spends take turns and
-// never overspend (the CHECK on credit_grants.remaining is the last line of defence).
+// The credit ledger in the database: grants inserted once per fulfilment key, read newest first,
+// and the user's row lock everything that changes a user's credits takes (spends: spends.ts).
 import { randomUUID } from "node:crypto";
-import { and, desc, eq, sql } from "drizzle-orm";
+import { desc, eq, sql } from "drizzle-orm";
 import { preparedPerHandle } from "../db/prepared.ts";
-import { creditGrants, creditSpends, users } from "../db/schema/index.ts";
+import { creditGrants, users } from "../db/schema/index.ts";
 import type { DbOrTx, Tx } from "../db/types.ts";
-import { balance, type CreditGrant, type NewGrant, planSpend, type SpendTake } from "../domain/ledger.ts";
+import type { CreditGrant, NewGrant } from "../domain/ledger.ts";
 
 export interface GrantOrigin {
   /** The provider object that carried the payment (cs_…, in_…, sub_…), null for free credits. */
@@ -93,58 +92,4 @@ export async function lockUser(tx: Tx, userId: string): Promise<boolean> {
   if (!USER_ID.test(userId)) return false;
   const rows = await tx.select({ id: users.id }).from(users).where(eq(users.id, userId)).for("update");
   return rows.length > 0;
-}
-
-export type SpendResult =
-  | { ok: true; balanceAfter: number; repeated: boolean }
-  | { ok: false; reason: "insufficient" | "no_user" };
-
-export interface SpendRequest {
-  userId: string;
-  amount: number;
-  reason: string;
-  idempotencyKey: string;
-  requestedBy: string | null;
-  now: Date;
-}
-
-/** Spends `amount` milli-credits once per (user, idempotency key); never partially, never below zero. */
-export async function spendCredits(db: DbOrTx, request: SpendRequest): Promise<SpendResult> {
-  return db.transaction(async (tx) => {
-    if (!(await lockUser(tx, request.userId))) return { ok: false, reason: "no_user" } as const;
-    const [earlier] = await tx
-      .select({ balanceAfter: creditSpends.balanceAfter })
-      .from(creditSpends)
-      .where(
-        and(eq(creditSpends.userId, request.userId), eq(creditSpends.idempotencyKey, request.idempotencyKey)),
-      );
-    if (earlier) return { ok: true, balanceAfter: earlier.balanceAfter, repeated: true } as const;
-
-    const grants = await userGrants(tx, request.userId);
-    const plan = planSpend(grants, request.amount, request.now);
-    if (!plan.ok) return { ok: false, reason: "insufficient" } as const;
-    await applyTakes(tx, plan.takes);
-    const balanceAfter = balance(grants, request.now) - request.amount;
-    await tx.insert(creditSpends).values({
-      id: randomUUID(),
-      userId: request.userId,
-      amount: request.amount,
-      reason: request.reason,
-      idempotencyKey: request.idempotencyKey,
-      balanceAfter,
-      takes: plan.takes,
-      requestedBy: request.requestedBy,
-      createdAt: request.now,
-    });
-    return { ok: true, balanceAfter, repeated: false } as const;
-  });
-}
-
-async function applyTakes(tx: Tx, takes: readonly SpendTake[]): Promise<void> {
-  for (const take of takes) {
-    await tx
-      .update(creditGrants)
-      .set({ remaining: sql`${creditGrants.remaining} - ${take.amount}` })
-      .where(eq(creditGrants.id, take.grantId));
-  }
 }

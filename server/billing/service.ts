@@ -27,8 +27,9 @@ import { type BillingEvent, parseStripeEvent } from "../payments/stripe-events.t
 import { verifyWebhook } from "../payments/stripe-signature.ts";
 import type { Catalogue } from "./catalogue.ts";
 import { fulfil, initialFreeGrant } from "./fulfilment.ts";
-import { insertGrant, lockUser, spendCredits, userGrants } from "./ledger-store.ts";
+import { insertGrant, lockUser, userGrants } from "./ledger-store.ts";
 import { type BillingErrorCode, billingError } from "./messages.ts";
+import { spendCredits } from "./spends.ts";
 import { findCustomerId, findUserByProviderIds, loadState, saveState } from "./subscription-store.ts";
 
 export interface BillingDeps {

@@ -67,26 +67,44 @@ export interface UserWithBilling {
 // most frequent call).
 const userWithBillingQuery = preparedPerHandle((db) =>
   db
-    .select({ user: ACCOUNT_COLUMNS, grant: GRANT_COLUMNS, subscription: STATE_COLUMNS })
+    .select(USER_WITH_BILLING_COLUMNS)
     .from(users)
     .leftJoin(creditGrants, eq(creditGrants.userId, users.id))
-    .leftJoin(
-      subscriptions,
-      and(eq(subscriptions.userId, users.id), inArray(subscriptions.status, [...LIVE_STATUSES])),
-    )
+    .leftJoin(subscriptions, liveSubscriptionOf(users.id))
     .where(eq(users.id, sql.placeholder("id")))
     .orderBy(...NEWEST_GRANT_FIRST)
     .prepare("user_with_billing"),
 );
 
-/** The same as findUserById, userGrants and loadState together, in one round trip. */
-export async function findUserWithBilling(db: DbOrTx, userId: string): Promise<UserWithBilling | undefined> {
-  if (!isUserId(userId)) return undefined;
-  const rows = await userWithBillingQuery(db).execute({ id: userId });
+/** The columns a query selects to read a user with their billing in one statement (see below). */
+export const USER_WITH_BILLING_COLUMNS = {
+  user: ACCOUNT_COLUMNS,
+  grant: GRANT_COLUMNS,
+  subscription: STATE_COLUMNS,
+};
+
+/** The live subscription's join condition, for queries that read a user with their billing. */
+export const liveSubscriptionOf = (userId: typeof users.id) =>
+  and(eq(subscriptions.userId, userId), inArray(subscriptions.status, [...LIVE_STATUSES]));
+
+type UserWithBillingRow = {
+  user: AccountFields;
+  grant: Parameters<typeof toCreditGrant>[0] | null;
+  subscription: Parameters<typeof stateFromRow>[0];
+};
+
+/** The rows of such a query (one per grant) as the user with their billing; undefined for none. */
+export function collectUserWithBilling(rows: readonly UserWithBillingRow[]): UserWithBilling | undefined {
   const first = rows[0];
   if (!first) return undefined;
   const grants = new Map<string, CreditGrant>();
   for (const { grant } of rows)
     if (grant && !grants.has(grant.id)) grants.set(grant.id, toCreditGrant(grant));
   return { user: first.user, grants: [...grants.values()], subscription: stateFromRow(first.subscription) };
+}
+
+/** The same as findUserById, userGrants and loadState together, in one round trip. */
+export async function findUserWithBilling(db: DbOrTx, userId: string): Promise<UserWithBilling | undefined> {
+  if (!isUserId(userId)) return undefined;
+  return collectUserWithBilling(await userWithBillingQuery(db).execute({ id: userId }));
 }

@@ -1,5 +1,12 @@
-import { describe, expect, it } from "vitest";
-import { addBerlinMonths, inBerlin, nextMidnightBerlin } from "./berlin-time.ts";
+import { Temporal } from "temporal-polyfill";
+import { describe, expect, it, vi } from "vitest";
+import {
+  addBerlinMonths,
+  berlinMonth,
+  inBerlin,
+  nextMidnightBerlin,
+  startOfBerlinMonth,
+} from "./berlin-time.ts";
 
 const HOUR = 3_600_000;
 
@@ -146,5 +153,60 @@ describe("addBerlinMonths across DST changes", () => {
 
   it("refuses an invalid date", () => {
     expect(() => addBerlinMonths(new Date(Number.NaN), 1)).toThrow(RangeError);
+  });
+});
+
+describe("startOfBerlinMonth", () => {
+  it.each([
+    // Winter (CET, +01:00): the month starts at 23:00 UTC the day before.
+    ["2026-01-15T12:00:00Z", "2025-12-31T23:00:00.000Z"],
+    // Summer (CEST, +02:00).
+    ["2026-07-31T21:59:59Z", "2026-06-30T22:00:00.000Z"],
+    // 22:30 UTC on 31 July is already 1 August in Berlin.
+    ["2026-07-31T22:30:00Z", "2026-07-31T22:00:00.000Z"],
+    // The month of the clock change: April starts in summer time, March in winter time.
+    ["2026-04-01T00:00:00Z", "2026-03-31T22:00:00.000Z"],
+    ["2026-03-31T21:59:59Z", "2026-02-28T23:00:00.000Z"],
+    // Exactly the first instant of a month belongs to that month.
+    ["2026-10-31T23:00:00Z", "2026-10-31T23:00:00.000Z"],
+  ])("%s is in the month that began at %s", (instant, start) => {
+    expect(startOfBerlinMonth(new Date(instant)).toISOString()).toBe(start);
+    // The same month by its first day's date, as API key usage is kept.
+    expect(berlinMonth(new Date(instant))).toBe(inBerlin(new Date(start)).toPlainDate().toString());
+  });
+});
+
+describe("berlinMonth", () => {
+  it("changes at Berlin's midnight on the first, however the calls before it went", () => {
+    // Asked in order across the boundary and back: a remembered month must never outlive its month.
+    expect(berlinMonth(new Date("2026-10-31T22:59:59.999Z"))).toBe("2026-10-01");
+    expect(berlinMonth(new Date("2026-10-31T23:00:00.000Z"))).toBe("2026-11-01");
+    expect(berlinMonth(new Date("2026-10-31T22:59:59.999Z"))).toBe("2026-10-01");
+    expect(berlinMonth(new Date("2026-11-30T22:59:59.999Z"))).toBe("2026-11-01");
+    expect(berlinMonth(new Date("2026-11-30T23:00:00.000Z"))).toBe("2026-12-01");
+    expect(berlinMonth(new Date("2026-03-01T00:00:00Z"))).toBe("2026-03-01");
+    expect(berlinMonth(new Date("2026-02-28T22:59:59Z"))).toBe("2026-02-01");
+  });
+
+  it("remembers the month it worked out: later instants of that month need no zone arithmetic", () => {
+    const zoneLookups = vi.spyOn(Temporal.Instant, "fromEpochMilliseconds");
+    try {
+      expect(berlinMonth(new Date("2026-11-15T12:00:00Z"))).toBe("2026-11-01");
+      expect(zoneLookups).toHaveBeenCalledTimes(1);
+      // November's first and last instants in Berlin.
+      expect(berlinMonth(new Date("2026-10-31T23:00:00.000Z"))).toBe("2026-11-01");
+      expect(berlinMonth(new Date("2026-11-30T22:59:59.999Z"))).toBe("2026-11-01");
+      expect(zoneLookups).toHaveBeenCalledTimes(1);
+      // Outside it, on either side, the month is worked out again.
+      expect(berlinMonth(new Date("2026-11-30T23:00:00.000Z"))).toBe("2026-12-01");
+      expect(berlinMonth(new Date("2026-10-31T22:59:59.999Z"))).toBe("2026-10-01");
+      expect(zoneLookups).toHaveBeenCalledTimes(3);
+    } finally {
+      zoneLookups.mockRestore();
+    }
+  });
+
+  it("refuses an invalid date", () => {
+    expect(() => berlinMonth(new Date(Number.NaN))).toThrow(RangeError);
   });
 });

@@ -32,3 +32,24 @@ export function addBerlinMonths(instant: Date, n: number): Date {
   // Temporal's default overflow, "constrain", is the clamp to the month's last day.
   return toDate(inBerlin(instant).add({ months: n }));
 }
+
+/** 00:00 in Berlin on the first day of `instant`'s Berlin calendar month (monthly key limits count from it). */
+export function startOfBerlinMonth(instant: Date): Date {
+  return toDate(inBerlin(instant).toPlainDate().with({ day: 1 }).toZonedDateTime(BERLIN));
+}
+
+/** The last month berlinMonth worked out, as the instants it spans: every charge and introspection asks. */
+let lastMonth: { from: number; until: number; month: string } | undefined;
+
+/** The Berlin calendar month of `instant` as its first day, "2026-11-01" (API key usage is kept per month). */
+export function berlinMonth(instant: Date): string {
+  const at = instant.getTime();
+  if (lastMonth !== undefined && at >= lastMonth.from && at < lastMonth.until) return lastMonth.month;
+  const first = inBerlin(instant).toPlainDate().with({ day: 1 });
+  lastMonth = {
+    from: first.toZonedDateTime(BERLIN).epochMilliseconds,
+    until: first.add({ months: 1 }).toZonedDateTime(BERLIN).epochMilliseconds,
+    month: first.toString(),
+  };
+  return lastMonth.month;
+}

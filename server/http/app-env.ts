@@ -1,9 +1,11 @@
 // Hono's typed context for the API: what middleware puts on `c.var`.
-import type { UserRow } from "../db/schema/index.ts";
+import type { ServiceKeyRow, UserRow } from "../db/schema/index.ts";
 
 export interface AppEnv {
   Variables: {
     /** The authenticated user, loaded fresh from the database (set by requireUser). */
     user: UserRow;
+    /** The authenticated service key (set by requireService). */
+    service: ServiceKeyRow;
   };
 }

@@ -9,6 +9,7 @@ import type { Role, UserRow } from "../db/schema/index.ts";
 import type { Db } from "../db/types.ts";
 import type { AppEnv } from "./app-env.ts";
 import { ApiError } from "./errors.ts";
+import { enforceLimits, type RateLimiter } from "./rate-limit.ts";
 
 const UNAUTHORIZED = () =>
   new ApiError(401, DETAIL.couldNotValidateCredentials, { "WWW-Authenticate": "Bearer" });
@@ -59,6 +60,17 @@ export function requireUser(deps: GuardDeps): MiddlewareHandler<AppEnv> {
 export function requireRole(...roles: Role[]): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     if (!roles.includes(c.var.user.role)) throw new ApiError(403, DETAIL.notEnoughPermissions);
+    await next();
+  };
+}
+
+/**
+ * After requireUser: counts a signed-in write (checkout, plan change, cancellation, key creation)
+ * against the user's per-minute budget; 429 with Retry-After once it is spent.
+ */
+export function limitWrites(limiter: RateLimiter): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    await enforceLimits(limiter, [["accountWrite", c.var.user.id]]);
     await next();
   };
 }

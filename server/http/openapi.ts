@@ -54,19 +54,36 @@ export function jsonContent(ref: { $ref: string }) {
   return { "application/json": { schema: ref } };
 }
 
-/** Standard error answers, by status, with their descriptions. */
+/** What a 429 answer carries besides its body: when to try again. */
+const RETRY_AFTER = {
+  "Retry-After": {
+    description: "Seconds until the limit lets the next call through",
+    schema: { type: "integer" as const, minimum: 1 },
+  },
+};
+
+/** Standard error answers, by status, with their descriptions (a 429 declares its Retry-After). */
 export function errorResponses(registry: Registry, statuses: Record<number, string>) {
   const detail = schemaRef(registry, "Detail", detailSchema);
   const validation = schemaRef(registry, "ValidationError", validationErrorSchema);
   return Object.fromEntries(
     Object.entries(statuses).map(([status, description]) => [
       status,
-      { description, content: jsonContent(status === "422" ? validation : detail) },
+      {
+        description,
+        content: jsonContent(status === "422" ? validation : detail),
+        ...(status === "429" ? { headers: RETRY_AFTER } : {}),
+      },
     ]),
   );
 }
 
+/** Documented paths served at the origin's root rather than under the API's prefix (/v1). */
+export const ROOT_PATHS = ["/.well-known/jwks.json"] as const;
+
 export const BEARER_SCHEME = "bearerAuth";
+export const SERVICE_KEY_SCHEME = "serviceKey";
+export const STRIPE_SIGNATURE_SCHEME = "stripeSignature";
 
 export function registerSecuritySchemes(registry: Registry): void {
   registry.registerComponent("securitySchemes", BEARER_SCHEME, {
@@ -74,6 +91,19 @@ export function registerSecuritySchemes(registry: Registry): void {
     scheme: "bearer",
     bearerFormat: "JWT",
     description: "The access_token from POST /v1/token.",
+  });
+  registry.registerComponent("securitySchemes", SERVICE_KEY_SCHEME, {
+    type: "http",
+    scheme: "bearer",
+    bearerFormat: "gsk_…",
+    description:
+      "A service key of the generation service (`npm run service-key -- create`), with the scope the call names.",
+  });
+  registry.registerComponent("securitySchemes", STRIPE_SIGNATURE_SCHEME, {
+    type: "apiKey",
+    in: "header",
+    name: "Stripe-Signature",
+    description: "Stripe's signature of the event body with the endpoint's signing secret (whsec_…).",
   });
 }
 

@@ -3,7 +3,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiError } from "./errors.ts";
 import { createRateLimiter, enforceLimits } from "./rate-limit.ts";
 
-const LIMITS = { tokenPerMinute: 3, registerPerMinute: 2, emailPerMinute: 2, emailIpPerMinute: 5 };
+const LIMITS = {
+  tokenPerMinute: 3,
+  registerPerMinute: 2,
+  emailPerMinute: 2,
+  emailIpPerMinute: 5,
+  accountWritePerMinute: 4,
+  serviceAuthFailuresPerMinute: 2,
+};
 
 describe("rate limits in memory (the default)", () => {
   it("allows the configured number a minute, then refuses with the time to wait", async () => {
@@ -25,6 +32,18 @@ describe("rate limits in memory (the default)", () => {
     expect((await limiter.consume("resetRequestEmail", "ANN@EXAMPLE.COM")).allowed).toBe(false);
     expect((await limiter.consume("resetRequestEmail", "bob@example.com")).allowed).toBe(true);
     expect((await limiter.consume("resendVerificationEmail", "ann@example.com")).allowed).toBe(true);
+  });
+
+  it("check() tells whether a counter is exhausted without counting", async () => {
+    const limiter = createRateLimiter({ limits: LIMITS });
+    expect(await limiter.check("serviceAuthFailureIp", "10.0.0.9")).toEqual({ allowed: true });
+    await limiter.consume("serviceAuthFailureIp", "10.0.0.9");
+    expect(await limiter.check("serviceAuthFailureIp", "10.0.0.9")).toEqual({ allowed: true });
+    expect(await limiter.check("serviceAuthFailureIp", "10.0.0.9")).toEqual({ allowed: true });
+    await limiter.consume("serviceAuthFailureIp", "10.0.0.9");
+    const blocked = await limiter.check("serviceAuthFailureIp", "10.0.0.9");
+    expect(blocked.allowed).toBe(false);
+    expect(await limiter.check("serviceAuthFailureIp", "10.0.0.10")).toEqual({ allowed: true });
   });
 
   it("opens again when the window has passed", async () => {

@@ -21,6 +21,10 @@ export const LIMITS = {
   resetRequestEmail: "emailPerMinute",
   resendVerificationEmail: "emailPerMinute",
   emailIp: "emailIpPerMinute",
+  /** Signed-in writes (checkouts, plan changes, cancellation, key creation), per user. */
+  accountWrite: "accountWritePerMinute",
+  /** Failed service-key authentications, per client IP: guessing stops being possible. */
+  serviceAuthFailureIp: "serviceAuthFailuresPerMinute",
 } as const satisfies Record<string, keyof RateLimitConfig>;
 
 export type LimitName = keyof typeof LIMITS;
@@ -29,6 +33,8 @@ export type LimitResult = { allowed: true } | { allowed: false; retryAfterSecond
 
 export interface RateLimiter {
   consume(name: LimitName, key: string): Promise<LimitResult>;
+  /** Whether the counter is already exhausted, without counting this call. */
+  check(name: LimitName, key: string): Promise<LimitResult>;
 }
 
 export interface RateLimiterOptions {
@@ -69,6 +75,15 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
     );
   }
   return {
+    async check(name, key) {
+      const limiter = limiters.get(name) as RateLimiterAbstract;
+      // Redis down: the counting (consume) falls back to memory; a failed look here lets the call on.
+      const state = await limiter.get(keyDigest(key)).catch(() => null);
+      if (state && state.consumedPoints >= limiter.points) {
+        return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(state.msBeforeNext / 1000)) };
+      }
+      return { allowed: true };
+    },
     async consume(name, key) {
       const limiter = limiters.get(name) as RateLimiterAbstract;
       try {
@@ -84,12 +99,14 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
   };
 }
 
+export function tooManyRequests(result: { retryAfterSeconds: number }): ApiError {
+  return new ApiError(429, DETAIL.tooManyRequests, { "Retry-After": String(result.retryAfterSeconds) });
+}
+
 /** Consumes one point from each named counter; the first one that is exhausted answers 429. */
 export async function enforceLimits(limiter: RateLimiter, checks: [LimitName, string][]): Promise<void> {
   for (const [name, key] of checks) {
     const result = await limiter.consume(name, key);
-    if (!result.allowed) {
-      throw new ApiError(429, DETAIL.tooManyRequests, { "Retry-After": String(result.retryAfterSeconds) });
-    }
+    if (!result.allowed) throw tooManyRequests(result);
   }
 }

@@ -29,7 +29,8 @@ export function validationItems(issues: readonly Issue[], input: unknown, where 
   });
 }
 
-function parseWith<T extends z.ZodMiniType>(schema: T, input: unknown, where: string): z.infer<T> {
+/** `input` (already read) checked against `schema`: its data, or a 422 with the issues. */
+export function parseWith<T extends z.ZodMiniType>(schema: T, input: unknown, where = "body"): z.infer<T> {
   const result = schema.safeParse(input);
   if (!result.success) throw new RequestValidationError(validationItems(result.error.issues, input, where));
   return result.data as z.infer<T>;

@@ -23,7 +23,7 @@ export interface SelectedPayments extends AppPayments {
 
 export async function selectPayments(
   config: Config,
-  deps: { db: Db; clock: OffsetClock; logger: Logger; tasks: BackgroundTasks; jwtSecret: string },
+  deps: { db: Db; clock: OffsetClock; logger: Logger; tasks: BackgroundTasks; signingKeyPem: string },
 ): Promise<SelectedPayments> {
   if (config.STRIPE_SECRET_KEY) {
     if (!config.STRIPE_WEBHOOK_SECRET) {
@@ -48,7 +48,7 @@ export async function selectPayments(
   // The billing clock's offset survives restarts (npm run billing:advance).
   deps.clock.setOffset(await readClockOffset(deps.db));
   const catalogue = createCatalogue(PRODUCT_IDS.test);
-  const webhookSecret = resolveWebhookSecret(config.STRIPE_WEBHOOK_SECRET, deps.jwtSecret);
+  const webhookSecret = resolveWebhookSecret(config.STRIPE_WEBHOOK_SECRET, deps.signingKeyPem);
   const local = createLocalPayments({
     db: deps.db,
     clock: deps.clock,

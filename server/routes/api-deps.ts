@@ -1,6 +1,8 @@
 // What the /v1 routes are built from (assembled by createApp).
 import type { Logger } from "pino";
 import type { Accounts } from "../accounts/accounts.ts";
+import type { LastUsed } from "../api-access/last-used.ts";
+import type { ServiceKeyCheck } from "../api-access/service-keys.ts";
 import type { AccessTokens } from "../auth/access-tokens.ts";
 import type { Clock } from "../clock.ts";
 import type { Db } from "../db/types.ts";
@@ -16,6 +18,10 @@ export interface ApiDeps {
   limiter: RateLimiter;
   /** Names the tier of a product id in the User answer (the catalogue being sold). */
   tiers: TierLookup;
+  /** Records when API keys and service keys were last used (at most one write a minute per key). */
+  lastUsed: LastUsed;
+  /** Checks the generation service's keys. */
+  serviceKeys: ServiceKeyCheck;
   /** Believe X-Forwarded-For for the client address (one trusted proxy in front). */
   trustProxy: boolean;
 }

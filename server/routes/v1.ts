@@ -4,6 +4,9 @@ import { DETAIL } from "../../contract/messages.ts";
 import { apiBodyLimit, apiCors, noStore } from "../http/api-middleware.ts";
 import type { AppEnv } from "../http/app-env.ts";
 import { registerSecuritySchemes } from "../http/openapi.ts";
+import { apiKeyRoutes } from "./api-access/api-keys.ts";
+import { introspectRoutes } from "./api-access/introspect.ts";
+import { documentJwks } from "./api-access/jwks.ts";
 import type { ApiDeps } from "./api-deps.ts";
 import { emailVerificationRoutes } from "./auth/email-verification.ts";
 import { passwordResetRoutes } from "./auth/password-reset.ts";
@@ -33,6 +36,9 @@ export function v1Routes(
   api.route("/", emailVerificationRoutes(deps));
   api.route("/", billingRoutes({ ...deps, ...billing }));
   api.route("/", webhookRoutes(billing.billing));
+  api.route("/", apiKeyRoutes(deps));
+  api.route("/", introspectRoutes(deps));
+  documentJwks(api);
   docsRoutes(api, API_PREFIX);
 
   // Unknown /v1 paths answer JSON here rather than falling through to the portal's 404 page.

@@ -10,6 +10,7 @@ import type { AccountHooks } from "../accounts/hooks.ts";
 import { type AppDeps, createApp } from "../app.ts";
 import { createAccessTokens } from "../auth/access-tokens.ts";
 import { createPasswordHasher, type PasswordHasher } from "../auth/passwords.ts";
+import { loadSigningKeys } from "../auth/signing-keys.ts";
 import { type BackgroundTasks, createBackgroundTasks } from "../background.ts";
 import { type Catalogue, createCatalogue } from "../billing/catalogue.ts";
 import { ManualClock } from "../clock.ts";
@@ -21,10 +22,12 @@ import { createOutboxMailer, type Mailer, outboxDir } from "../mail/mailer.ts";
 import { listOutbox, type OutboxEntry } from "../mail/outbox.ts";
 import type { SendWebhook } from "../payments/local/deliveries.ts";
 import { createLocalPayments, type LocalPayments } from "../payments/local/local-payments.ts";
+import { newSigningKeyPem } from "./signing-keys.ts";
 
 export const TEST_PORTAL_URL = "https://portal.test";
+export const TEST_SIGNING_KEY_PEM = newSigningKeyPem();
 export const TEST_JWT = {
-  secret: "test-secret-".padEnd(48, "x"),
+  keys: await loadSigningKeys(TEST_SIGNING_KEY_PEM),
   issuer: "genai-portal",
   audience: "genai-portal-api",
   ttlSeconds: 86_400,
@@ -34,7 +37,14 @@ export const CONTRACT_LIMITS: RateLimitConfig = {
   registerPerMinute: 5,
   emailPerMinute: 3,
   emailIpPerMinute: 10,
+  accountWritePerMinute: 20,
+  serviceAuthFailuresPerMinute: 10,
 };
+
+/** Every limit so high that a test of something else never meets one. */
+export const NO_LIMITS: RateLimitConfig = Object.fromEntries(
+  Object.keys(CONTRACT_LIMITS).map((name) => [name, 1_000_000]),
+) as unknown as RateLimitConfig;
 
 export interface TestAppOptions {
   limits?: Partial<RateLimitConfig>;

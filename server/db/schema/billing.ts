@@ -113,12 +113,21 @@ export const creditSpends = pgTable(
     balanceAfter: millicredits("balance_after").notNull(),
     /** [{grantId, amount}] in milli-credits. */
     takes: jsonb("takes").$type<{ grantId: string; amount: number }[]>().notNull(),
-    /** The admin who asked for it. */
+    /** The admin who asked for it (the manual form). */
     requestedBy: uuid("requested_by"),
+    /** A metered charge (consume by feature): the key it was made with, if any ... */
+    apiKeyId: text("api_key_id"),
+    /** ... the feature id (contract/credit-costs.ts), "one" or "multiple" people, and how many uses. */
+    feature: text("feature"),
+    people: text("people", { enum: ["one", "multiple"] }),
+    quantity: integer("quantity"),
     createdAt: at("created_at").notNull(),
   },
   (t) => [
     uniqueIndex("credit_spends_user_idempotency_key").on(t.userId, t.idempotencyKey),
+    // A key's spend this month (its monthly limit), and a user's usage history by time.
+    index("credit_spends_api_key_idx").on(t.apiKeyId, t.createdAt),
+    index("credit_spends_user_created_idx").on(t.userId, t.createdAt),
     check("credit_spends_amount_positive", sql`${t.amount} > 0`),
   ],
 );

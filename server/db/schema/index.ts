@@ -1,4 +1,5 @@
 // Every table of the database. One file per area; a new area (billing) adds its file and a line here,
 // and drizzle-kit generates its migration from this index.
 export * from "./accounts.ts";
+export * from "./api-access.ts";
 export * from "./billing.ts";

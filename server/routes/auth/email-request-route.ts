@@ -15,6 +15,7 @@ import type { ApiDeps } from "../api-deps.ts";
 
 export interface EmailRequestRoute {
   path: string;
+  operationId: string;
   tags: string[];
   summary: string;
   description: string;
@@ -37,6 +38,8 @@ export function addEmailRequestRoute(
     {
       method: "post",
       path: route.path,
+      operationId: route.operationId,
+      security: [],
       tags: route.tags,
       summary: route.summary,
       description: route.description,

@@ -16,6 +16,7 @@ export function emailVerificationRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
 
   addEmailRequestRoute(app, deps, {
     path: "/user/resend-email-verification",
+    operationId: "resendEmailVerification",
     tags: ["e-mail verification"],
     summary: "Mail a new verification link (valid 24 h) if the address has an unverified account",
     description: "The answer is byte-identical whether the address is unknown, unverified or verified.",
@@ -29,6 +30,8 @@ export function emailVerificationRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
     {
       method: "post",
       path: "/user/verify-email",
+      operationId: "verifyEmail",
+      security: [],
       tags: ["e-mail verification"],
       summary: "Verify the address with the mailed token; the first verification grants the free credits",
       request: {

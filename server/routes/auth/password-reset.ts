@@ -23,6 +23,7 @@ export function passwordResetRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
 
   addEmailRequestRoute(app, deps, {
     path: "/user/password-reset-request",
+    operationId: "requestPasswordReset",
     tags: ["password reset"],
     summary: "Mail a password reset link (valid 1 h) if the address has an account",
     description: "The answer is byte-identical whether or not the address has an account.",
@@ -36,6 +37,8 @@ export function passwordResetRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
     {
       method: "get",
       path: "/user/password-reset-check/{token}",
+      operationId: "checkPasswordResetToken",
+      security: [],
       tags: ["password reset"],
       summary: "Is this reset token still usable? (Does not use it up.)",
       parameters: [pathParameter("token", "The token from the reset link")],
@@ -60,6 +63,8 @@ export function passwordResetRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
     {
       method: "post",
       path: "/user/password-reset",
+      operationId: "resetPassword",
+      security: [],
       tags: ["password reset"],
       summary: "Set a new password with a reset token; ends every session of the account",
       request: {

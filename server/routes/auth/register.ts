@@ -17,6 +17,8 @@ export function registerRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
   const route = {
     method: "post",
     path: "/register",
+    operationId: "register",
+    security: [],
     tags: ["auth"],
     summary: "Create an account and mail its verification link",
     description: "Any Authorization header is ignored.",

@@ -20,6 +20,8 @@ export function tokenRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
   const route = {
     method: "post",
     path: "/token",
+    operationId: "login",
+    security: [],
     tags: ["auth"],
     summary: "Log in: exchange username and password for an access token",
     request: {
@@ -27,7 +29,8 @@ export function tokenRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
     },
     responses: {
       200: {
-        description: "An access token (JWT, HS256) for `Authorization: Bearer`",
+        description:
+          "An access token (JWT signed with EdDSA or ES256, keys at /.well-known/jwks.json) for `Authorization: Bearer`",
         content: {
           "application/json": { schema: schemaRef(registry, "TokenResponse", tokenResponseSchema) },
         },

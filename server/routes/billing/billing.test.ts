@@ -336,4 +336,30 @@ describe.each(TEST_DATABASES)("billing API (%s)", (kind) => {
       expect((await ledger(ctx.t, token)).filter((e) => e.kind === "subscription")).toHaveLength(1);
     });
   });
+
+  it("limits the signed-in billing writes per user, together: 429 with Retry-After once the minute's budget is spent", async () => {
+    const ann = await verifiedUser(ctx.t, "ann");
+    const bob = await verifiedUser(ctx.t, "bob");
+    const calls: Array<[string, Record<string, unknown>]> = [
+      ["/v1/create-checkout-session", { product: TIER("A").product, price: TIER("A").price }],
+      ["/v1/create-top-up-checkout", { product_id: "prod_unknown" }],
+      ["/v1/update-subscription", { product_id: TIER("B").product }],
+      ["/v1/cancel-subscription", {}],
+    ];
+    const statuses: number[] = [];
+    for (let i = 0; i < 20; i++) {
+      const [path, body] = calls[i % calls.length] as [string, Record<string, unknown>];
+      statuses.push((await postJson(ctx.t.app, path, body, auth(ann.accessToken))).status);
+    }
+    expect(statuses).not.toContain(429);
+    for (const [path, body] of calls) {
+      const res = await postJson(ctx.t.app, path, body, auth(ann.accessToken));
+      expect(res.status, path).toBe(429);
+      expect(res.headers.get("retry-after")).toMatch(/^\d+$/);
+    }
+    // Another user's budget is their own.
+    expect((await postJson(ctx.t.app, "/v1/cancel-subscription", {}, auth(bob.accessToken))).status).toBe(
+      400,
+    );
+  });
 });

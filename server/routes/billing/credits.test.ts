@@ -61,7 +61,11 @@ describe.each(TEST_DATABASES)("credits (%s)", (kind) => {
       idempotency_key: "k1",
     });
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ credit_balance: TEST_FREE_CREDITS + 500 - 0.1 });
+    expect(await res.json()).toEqual({
+      credit_balance: TEST_FREE_CREDITS + 500 - 0.1,
+      charged: 1000.1,
+      ledger_entry_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+    });
     const remaining = Object.fromEntries(
       (await ledger(ctx.t, user.accessToken)).map((g) => [g.kind, g.remaining]),
     );

@@ -1,29 +1,75 @@
 // The billing calls of /v1: the catalogue (cached, token optional), both checkouts, plan change and
 // cancellation, the credit ledger and the admin's consume call.
 import { OpenAPIHono } from "@hono/zod-openapi";
+import * as z from "zod/mini";
 import { userSchema } from "../../../contract/account.ts";
+import { consumeAnswerSchema, consumeFeatureRequestSchema } from "../../../contract/api-keys.ts";
 import {
   checkoutSessionRequestSchema,
   checkoutUrlSchema,
   consumeRequestSchema,
-  consumeResponseSchema,
   ledgerSchema,
   productListSchema,
   topUpCheckoutRequestSchema,
   topUpProductListSchema,
   updateSubscriptionRequestSchema,
 } from "../../../contract/billing.ts";
+import { DETAIL } from "../../../contract/messages.ts";
+import { findUserById } from "../../accounts/users.ts";
+import { parseKey } from "../../api-access/key-format.ts";
+import { chargeFeature } from "../../api-access/metering.ts";
 import type { Catalogue } from "../../billing/catalogue.ts";
 import { billingError } from "../../billing/messages.ts";
 import type { Billing } from "../../billing/service.ts";
+import type { Db } from "../../db/types.ts";
 import { fromMillicredits, toMillicredits } from "../../domain/ledger.ts";
 import type { AppEnv } from "../../http/app-env.ts";
-import { requireRole, requireUser } from "../../http/auth-guard.ts";
+import { authenticate, bearerToken, limitWrites, requireUser } from "../../http/auth-guard.ts";
 import { ApiError } from "../../http/errors.ts";
-import { addRoute, BEARER_SCHEME, errorResponses, jsonContent, schemaRef } from "../../http/openapi.ts";
-import { parseJsonBody } from "../../http/validation.ts";
+import {
+  addRoute,
+  BEARER_SCHEME,
+  errorResponses,
+  jsonContent,
+  SERVICE_KEY_SCHEME,
+  schemaRef,
+} from "../../http/openapi.ts";
+import { authenticateService } from "../../http/service-auth.ts";
+import { parseJsonBody, parseWith } from "../../http/validation.ts";
 import type { ApiDeps } from "../api-deps.ts";
 import { presentUser } from "../users/present-user.ts";
+
+type ChargeOutcome =
+  | { ok: true; balanceAfter: number; amount: number; spendId: string }
+  | { ok: false; reason: "no_user" | "no_key" | "feature_not_allowed" | "insufficient" | "key_limit" };
+
+/** The consume answer of a charge, or the contract's error for why there was none. */
+function consumeAnswer(result: ChargeOutcome) {
+  if (result.ok) {
+    return {
+      credit_balance: fromMillicredits(result.balanceAfter),
+      charged: fromMillicredits(result.amount),
+      ledger_entry_id: result.spendId,
+    };
+  }
+  switch (result.reason) {
+    case "no_user":
+      throw new ApiError(404, DETAIL.userNotFound);
+    case "no_key":
+      throw new ApiError(404, DETAIL.apiKeyNotFound);
+    case "feature_not_allowed":
+      throw new ApiError(403, DETAIL.featureNotAllowed);
+    case "key_limit":
+      throw new ApiError(402, DETAIL.apiKeyCreditLimit);
+    case "insufficient":
+      throw new ApiError(402, billingError("insufficient_credits").message);
+  }
+}
+
+const userOnly = async (db: Db, id: string) => {
+  const user = await findUserById(db, id);
+  return user ? { user } : undefined;
+};
 
 export interface BillingRouteDeps extends ApiDeps {
   billing: Billing;
@@ -34,6 +80,7 @@ export function billingRoutes(deps: BillingRouteDeps): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>();
   const registry = app.openAPIRegistry;
   const auth = requireUser(deps);
+  const writes = limitWrites(deps.limiter);
   const bearer = [{ [BEARER_SCHEME]: [] }];
   const user = () => ({
     description: "The user",
@@ -58,6 +105,8 @@ export function billingRoutes(deps: BillingRouteDeps): OpenAPIHono<AppEnv> {
     {
       method: "get",
       path: "/subscription/products",
+      operationId: "listSubscriptionProducts",
+      security: [],
       tags: ["billing"],
       summary: "Subscription tiers A-E with their monthly price (token optional)",
       responses: {
@@ -74,6 +123,8 @@ export function billingRoutes(deps: BillingRouteDeps): OpenAPIHono<AppEnv> {
     {
       method: "get",
       path: "/top-up/products",
+      operationId: "listTopUpProducts",
+      security: [],
       tags: ["billing"],
       summary: "Top-up credit packs (token optional)",
       responses: {
@@ -91,6 +142,7 @@ export function billingRoutes(deps: BillingRouteDeps): OpenAPIHono<AppEnv> {
     {
       method: "post",
       path: "/create-checkout-session",
+      operationId: "createCheckoutSession",
       tags: ["billing"],
       summary: "Start a hosted checkout for a subscription tier",
       security: bearer,
@@ -112,6 +164,7 @@ export function billingRoutes(deps: BillingRouteDeps): OpenAPIHono<AppEnv> {
       },
     },
     auth,
+    writes,
     async (c) => {
       const body = await parseJsonBody(c, checkoutSessionRequestSchema);
       return c.json(await deps.billing.createSubscriptionCheckout(c.var.user, body.product, body.price), 200);
@@ -123,6 +176,7 @@ export function billingRoutes(deps: BillingRouteDeps): OpenAPIHono<AppEnv> {
     {
       method: "post",
       path: "/create-top-up-checkout",
+      operationId: "createTopUpCheckout",
       tags: ["billing"],
       summary: "Start a hosted checkout for a top-up pack (paid plans only)",
       security: bearer,
@@ -144,6 +198,7 @@ export function billingRoutes(deps: BillingRouteDeps): OpenAPIHono<AppEnv> {
       },
     },
     auth,
+    writes,
     async (c) => {
       const body = await parseJsonBody(c, topUpCheckoutRequestSchema);
       return c.json(await deps.billing.createTopUpCheckout(c.var.user, body.product_id), 200);
@@ -155,6 +210,7 @@ export function billingRoutes(deps: BillingRouteDeps): OpenAPIHono<AppEnv> {
     {
       method: "post",
       path: "/update-subscription",
+      operationId: "updateSubscription",
       tags: ["billing"],
       summary: "Schedule a change of tier for the end of the current period",
       security: bearer,
@@ -177,6 +233,7 @@ export function billingRoutes(deps: BillingRouteDeps): OpenAPIHono<AppEnv> {
       },
     },
     auth,
+    writes,
     async (c) => {
       const body = await parseJsonBody(c, updateSubscriptionRequestSchema);
       await deps.billing.updateSubscription(c.var.user.id, body.product_id);
@@ -189,6 +246,7 @@ export function billingRoutes(deps: BillingRouteDeps): OpenAPIHono<AppEnv> {
     {
       method: "post",
       path: "/cancel-subscription",
+      operationId: "cancelSubscription",
       tags: ["billing"],
       summary: "Cancel the subscription at the end of the current period",
       security: bearer,
@@ -198,6 +256,7 @@ export function billingRoutes(deps: BillingRouteDeps): OpenAPIHono<AppEnv> {
       },
     },
     auth,
+    writes,
     async (c) => {
       await deps.billing.cancelSubscription(c.var.user.id);
       return c.json(await presentUser(deps.db, c.var.user, deps.clock.now(), deps.tiers), 200);
@@ -209,6 +268,7 @@ export function billingRoutes(deps: BillingRouteDeps): OpenAPIHono<AppEnv> {
     {
       method: "get",
       path: "/credits/ledger",
+      operationId: "listCreditLedger",
       tags: ["credits"],
       summary: "Every grant of credits, newest first",
       description:
@@ -228,44 +288,73 @@ export function billingRoutes(deps: BillingRouteDeps): OpenAPIHono<AppEnv> {
     {
       method: "post",
       path: "/credits/consume",
-      tags: ["credits"],
-      summary: "Spend a user's credits (admin), once per idempotency key",
-      security: bearer,
+      operationId: "consumeCredits",
+      tags: ["credits", "generation service"],
+      summary:
+        "Charge a user's credits once per idempotency key: by feature (metering) or a manual amount (admin)",
+      description:
+        "By feature: a service key with scope credits:consume, or an admin access token; priced from the credit-cost table /plans shows, within the API key's feature restriction and monthly limit. The manual form `{user_id, amount, reason, idempotency_key}` takes an admin access token. A repeated idempotency key answers the first result and charges nothing.",
+      security: [{ [SERVICE_KEY_SCHEME]: [] }, bearer[0] as Record<string, never[]>],
       request: {
-        body: { content: jsonContent(schemaRef(registry, "ConsumeRequest", consumeRequestSchema, "input")) },
+        body: {
+          content: jsonContent({
+            oneOf: [
+              schemaRef(registry, "ConsumeFeatureRequest", consumeFeatureRequestSchema, "input"),
+              schemaRef(registry, "ConsumeRequest", consumeRequestSchema, "input"),
+            ],
+          } as unknown as { $ref: string }),
+        },
       },
       responses: {
         200: {
-          description: "The balance after the spend (for a repeated key: after the first spend)",
-          content: jsonContent(schemaRef(registry, "ConsumeResponse", consumeResponseSchema)),
+          description: "The balance after the charge (for a repeated key: the first charge's answer)",
+          content: jsonContent(schemaRef(registry, "ConsumeResponse", consumeAnswerSchema)),
         },
         ...errorResponses(registry, {
-          401: "No valid access token",
-          402: "Insufficient credits",
-          403: "Not an admin",
-          404: "Unknown user",
-          422: "Invalid body",
+          401: "No valid service key or access token",
+          402: "Insufficient credits, or the API key's monthly credit limit reached",
+          403: "Not an admin or no scope credits:consume, or a feature this API key may not be used for",
+          404: "Unknown user or API key",
+          422: "Invalid body (an unknown feature included)",
+          429: "Too many failed service authentications from this address",
         }),
       },
     },
-    auth,
-    requireRole("admin"),
     async (c) => {
-      const body = await parseJsonBody(c, consumeRequestSchema);
-      const result = await deps.billing.spend({
+      const token = bearerToken(c.req.header("authorization"));
+      const byService = token !== undefined && parseKey(token)?.kind === "service";
+      if (byService) await authenticateService(deps, c, "credits:consume");
+      else {
+        const { user } = await authenticate(deps, c.req.header("authorization"), userOnly);
+        if (user.role !== "admin") throw new ApiError(403, DETAIL.notEnoughPermissions);
+        c.set("user", user);
+      }
+      const raw = await parseJsonBody(c, z.unknown());
+      const manual = typeof raw === "object" && raw !== null && "amount" in raw;
+      if (manual) {
+        if (byService) throw new ApiError(403, DETAIL.notEnoughPermissions);
+        const body = parseWith(consumeRequestSchema, raw);
+        const result = await deps.billing.spend({
+          userId: body.user_id,
+          amount: toMillicredits(body.amount),
+          reason: body.reason,
+          idempotencyKey: body.idempotency_key,
+          requestedBy: c.var.user.id,
+          now: deps.clock.now(),
+        });
+        return c.json(consumeAnswer(result), 200);
+      }
+      const body = parseWith(consumeFeatureRequestSchema, raw);
+      const result = await chargeFeature(deps.db, deps.lastUsed, {
         userId: body.user_id,
-        amount: toMillicredits(body.amount),
-        reason: body.reason,
+        apiKeyId: body.api_key_id,
+        feature: body.feature,
+        people: body.people,
+        quantity: body.quantity,
         idempotencyKey: body.idempotency_key,
-        requestedBy: c.var.user.id,
         now: deps.clock.now(),
       });
-      if (!result.ok) {
-        if (result.reason === "no_user") throw new ApiError(404, "User not found");
-        const error = billingError("insufficient_credits");
-        throw new ApiError(402, error.message);
-      }
-      return c.json({ credit_balance: fromMillicredits(result.balanceAfter) }, 200);
+      return c.json(consumeAnswer(result.ok ? { ...result, amount: result.charged } : result), 200);
     },
   );
 

@@ -8,6 +8,7 @@ import type { OpenAPIHono } from "@hono/zod-openapi";
 import { compress } from "hono/compress";
 import { PRODUCT_NAME } from "../../../contract/brand.ts";
 import type { AppEnv } from "../../http/app-env.ts";
+import { ROOT_PATHS } from "../../http/openapi.ts";
 
 const require = createRequire(import.meta.url);
 const SWAGGER_DIR = dirname(require.resolve("swagger-ui-dist/package.json"));
@@ -32,6 +33,24 @@ export const DOCS_CSP = [
   "form-action 'none'",
   "frame-ancestors 'none'",
 ].join("; ");
+
+/**
+ * The document with the paths in `rootPaths` moved out from under `prefix`: the generator puts the
+ * API's base path in front of every path it knows, and the JWKS lives at the origin's root.
+ */
+export function outsidePrefix<D extends { paths?: Record<string, unknown> }>(
+  document: D,
+  prefix: string,
+  rootPaths: readonly string[],
+): D {
+  const paths = Object.fromEntries(
+    Object.entries(document.paths ?? {}).map(([path, item]) => {
+      const unprefixed = path.startsWith(prefix) ? path.slice(prefix.length) : path;
+      return [rootPaths.includes(unprefixed) ? unprefixed : path, item];
+    }),
+  );
+  return { ...document, paths };
+}
 
 /** `prefix` is where the API is mounted ("/v1"). */
 export function docsPage(prefix: string): string {
@@ -67,15 +86,26 @@ export function docsInitScript(prefix: string): string {
 }
 
 export function docsRoutes(app: OpenAPIHono<AppEnv>, prefix: string): void {
-  app.doc31("/openapi.json", {
-    openapi: "3.1.0",
+  const config = {
+    openapi: "3.1.0" as const,
+    // Relative: the document is served by the API it describes, wherever that is deployed.
+    servers: [{ url: "/", description: "The server this document was fetched from" }],
     info: {
       title: `${PRODUCT_NAME} account and billing API`,
       version: "1",
+      license: { name: "Proprietary", url: "https://www.example.com/terms" },
       description:
         "Errors are JSON `{detail}`; request validation errors are 422 `{detail: [{loc, msg, type}]}`. " +
-        "Authenticate with `Authorization: Bearer <access_token>` from `POST /v1/token`.",
+        "Authenticate with `Authorization: Bearer <access_token>` from `POST /v1/token`; the generation " +
+        "service authenticates with a service key. Access tokens are JWTs signed with EdDSA or ES256: " +
+        "verify them with the public keys at `/.well-known/jwks.json` (by `kid`).",
     },
+  };
+  // Built once: the routes do not change while the process runs.
+  let document: string | undefined;
+  app.get("/openapi.json", (c) => {
+    document ??= JSON.stringify(outsidePrefix(app.getOpenAPI31Document(config), prefix, ROOT_PATHS));
+    return c.body(document, 200, { "Content-Type": "application/json" });
   });
 
   const page = docsPage(prefix);

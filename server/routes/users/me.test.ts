@@ -12,6 +12,7 @@ import type { AppEnv } from "../../http/app-env.ts";
 import { requireRole, requireUser } from "../../http/auth-guard.ts";
 import { errorHandler } from "../../http/errors.ts";
 import { getJson, verifiedUser } from "../../testing/api-client.ts";
+import { newSigningKeys } from "../../testing/signing-keys.ts";
 import { useTestApp } from "../../testing/suite.ts";
 import { TEST_FREE_CREDITS, TEST_JWT } from "../../testing/test-app.ts";
 
@@ -64,17 +65,16 @@ describe.each(TEST_DATABASES)("GET /v1/users/me (%s)", (kind) => {
     await expectUnauthorized(await getJson(ctx.t.app, "/v1/users/me", user.accessToken));
   });
 
-  it("401 for a token signed with another secret", async () => {
+  it("401 for a token signed with another key", async () => {
     const user = await verifiedUser(ctx.t, "ann");
-    const forged = await createAccessTokens(
-      { ...TEST_JWT, secret: "another-secret-".padEnd(48, "y") },
-      ctx.t.clock,
-    ).issue({
-      id: user.id,
-      username: "ann",
-      role: "admin",
-      tokenVersion: 0,
-    });
+    const forged = await createAccessTokens({ ...TEST_JWT, keys: await newSigningKeys() }, ctx.t.clock).issue(
+      {
+        id: user.id,
+        username: "ann",
+        role: "admin",
+        tokenVersion: 0,
+      },
+    );
     await expectUnauthorized(await getJson(ctx.t.app, "/v1/users/me", forged.token));
   });
 
@@ -94,13 +94,13 @@ describe.each(TEST_DATABASES)("GET /v1/users/me (%s)", (kind) => {
   it("401 for a well-signed token whose sub is not a user id", async () => {
     const now = Math.floor(ctx.t.clock.now().getTime() / 1000);
     const token = await new SignJWT({ username: "x", role: "admin", ver: 0 })
-      .setProtectedHeader({ alg: "HS256" })
+      .setProtectedHeader({ alg: TEST_JWT.keys.current.alg, kid: TEST_JWT.keys.current.kid })
       .setSubject("1 or 1=1")
       .setIssuer(TEST_JWT.issuer)
       .setAudience(TEST_JWT.audience)
       .setIssuedAt(now)
       .setExpirationTime(now + 60)
-      .sign(new TextEncoder().encode(TEST_JWT.secret));
+      .sign(TEST_JWT.keys.current.privateKey);
     await expectUnauthorized(await getJson(ctx.t.app, "/v1/users/me", token));
   });
 

@@ -17,6 +17,7 @@ export function userRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
     {
       method: "get",
       path: "/users/me",
+      operationId: "getCurrentUser",
       tags: ["users"],
       summary: "The logged-in user, with credit balance and subscription",
       security: [{ [BEARER_SCHEME]: [] }],

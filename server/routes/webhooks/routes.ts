@@ -3,7 +3,7 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import { billingError } from "../../billing/messages.ts";
 import type { Billing } from "../../billing/service.ts";
 import type { AppEnv } from "../../http/app-env.ts";
-import { addRoute, errorResponses } from "../../http/openapi.ts";
+import { addRoute, errorResponses, STRIPE_SIGNATURE_SCHEME } from "../../http/openapi.ts";
 
 export function webhookRoutes(billing: Billing): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>();
@@ -12,6 +12,8 @@ export function webhookRoutes(billing: Billing): OpenAPIHono<AppEnv> {
     {
       method: "post",
       path: "/webhooks/stripe",
+      operationId: "receiveStripeWebhook",
+      security: [{ [STRIPE_SIGNATURE_SCHEME]: [] }],
       tags: ["webhooks"],
       summary: "Stripe webhook events (Stripe-Signature over the raw body)",
       responses: {

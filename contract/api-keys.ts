@@ -1,0 +1,161 @@
+// Zod schemas of API access (../shared/design/API-ACCESS.md): the customer's API keys, the
+// generation service's introspection and metered consume. `zod/mini`, browser-safe: the
+// /profile/api-keys page validates its form and reads the answers with the same objects.
+import * as z from "zod/mini";
+import { FEATURE_IDS, MAX_QUANTITY } from "./credit-costs.ts";
+
+export const API_KEY_LIMIT_PER_USER = 20;
+export const API_KEY_NAME_MAX = 60;
+/** The expiry choices the portal offers (the API takes any whole number of days from 1 to 365). */
+export const API_KEY_EXPIRY_CHOICES = [null, 30, 90, 365] as const;
+
+export const API_KEY_RULES = {
+  nameRequired: "Give the key a name",
+  nameTooLong: `Use at most ${API_KEY_NAME_MAX} characters`,
+  expiryRange: "Expiry must be a whole number of days from 1 to 365",
+  limitPositive: "The monthly limit must be a whole number of credits greater than 0",
+  limitTooLarge: "The monthly limit can be at most 100,000,000 credits",
+  featuresEmpty: "Choose at least one feature, or allow every feature",
+  featureUnknown: "Unknown feature",
+} as const;
+
+export const featureIdSchema = z.enum(FEATURE_IDS, { error: API_KEY_RULES.featureUnknown });
+
+/** `POST /v1/api-keys`. */
+export const createApiKeyRequestSchema = z.object({
+  name: z
+    .string()
+    .check(
+      z.trim(),
+      z.minLength(1, API_KEY_RULES.nameRequired),
+      z.maxLength(API_KEY_NAME_MAX, API_KEY_RULES.nameTooLong),
+    ),
+  expires_in_days: z.optional(
+    z.nullable(
+      z
+        .int({ error: API_KEY_RULES.expiryRange })
+        .check(z.gte(1, API_KEY_RULES.expiryRange), z.lte(365, API_KEY_RULES.expiryRange)),
+    ),
+  ),
+  /** Whole credits per Berlin calendar month. */
+  monthly_credit_limit: z.optional(
+    z.nullable(
+      z
+        .int({ error: API_KEY_RULES.limitPositive })
+        .check(z.gt(0, API_KEY_RULES.limitPositive), z.lte(100_000_000, API_KEY_RULES.limitTooLarge)),
+    ),
+  ),
+  features: z.optional(
+    z.nullable(
+      z
+        .array(featureIdSchema)
+        .check(
+          z.minLength(1, API_KEY_RULES.featuresEmpty),
+          z.maxLength(FEATURE_IDS.length, API_KEY_RULES.featureUnknown),
+        ),
+    ),
+  ),
+});
+export type CreateApiKeyRequest = z.input<typeof createApiKeyRequestSchema>;
+
+const isoDateTime = z.iso.datetime({ offset: true });
+
+/** A key as `GET /v1/api-keys` lists it (never the key itself). */
+export const apiKeySchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  /** The start of the key, enough to tell keys apart: "gpk_" and the key id. */
+  prefix: z.string(),
+  created_at: isoDateTime,
+  expires_at: z.nullable(isoDateTime),
+  last_used_at: z.nullable(isoDateTime),
+  /** Credits per Berlin calendar month, or null for no limit but the balance. */
+  monthly_credit_limit: z.nullable(z.number()),
+  /** Feature ids the key may be charged for, or null for every feature. */
+  features: z.nullable(z.array(z.string())),
+  /** Credits charged with this key since the start of this Berlin calendar month. */
+  credits_used_this_month: z.number(),
+});
+export type ApiKey = z.infer<typeof apiKeySchema>;
+
+export const apiKeyListSchema = z.object({ data: z.array(apiKeySchema) });
+
+/** `POST /v1/api-keys` 201: the key's fields and, this once, the key. */
+export const createdApiKeySchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  key: z.string(),
+  prefix: z.string(),
+  created_at: isoDateTime,
+  expires_at: z.nullable(isoDateTime),
+  last_used_at: z.null(),
+  monthly_credit_limit: z.nullable(z.number()),
+  features: z.nullable(z.array(z.string())),
+});
+export type CreatedApiKey = z.infer<typeof createdApiKeySchema>;
+
+/** RFC 7662 `POST /v1/introspect` (form-encoded). */
+export const introspectRequestSchema = z.object({
+  token: z.string().check(z.minLength(1, "Field required"), z.maxLength(4096)),
+  token_type_hint: z.optional(z.string().check(z.maxLength(64))),
+});
+
+export const introspectionSchema = z.union([
+  z.object({ active: z.literal(false) }),
+  z.object({
+    active: z.literal(true),
+    token_type: z.enum(["access_token", "api_key"]),
+    /** The user id. */
+    sub: z.string(),
+    username: z.string(),
+    role: z.enum(["user", "admin"]),
+    /** API keys only. */
+    key_id: z.optional(z.string()),
+    /** Seconds since the epoch; absent for a key that never expires. */
+    exp: z.optional(z.number()),
+    /** "FREE" or the tier's key, "A" to "E". */
+    plan: z.string(),
+    limits: z.object({ concurrent_requests: z.number() }),
+    credit_balance: z.number(),
+    /** API keys only: the key's limit in credits, or null for none. */
+    monthly_credit_limit: z.optional(z.nullable(z.number())),
+    credits_used_this_month: z.optional(z.number()),
+    /** Feature ids this credential may be charged for. */
+    features: z.array(z.string()),
+  }),
+]);
+export type Introspection = z.infer<typeof introspectionSchema>;
+
+const idempotencyKey = z.string().check(z.minLength(1, "Field required"), z.maxLength(200));
+
+/** `POST /v1/credits/consume` by feature: the generation service's charge for one generation (or a batch). */
+export const consumeFeatureRequestSchema = z
+  .object({
+    user_id: z.optional(z.string().check(z.minLength(1, "Field required"), z.maxLength(64))),
+    api_key_id: z.optional(z.string().check(z.minLength(1, "Field required"), z.maxLength(64))),
+    feature: featureIdSchema,
+    people: z.enum(["one", "multiple"]),
+    quantity: z._default(
+      z
+        .int()
+        .check(
+          z.gte(1, "Quantity must be at least 1"),
+          z.lte(MAX_QUANTITY, `Quantity can be at most ${MAX_QUANTITY}`),
+        ),
+      1,
+    ),
+    idempotency_key: idempotencyKey,
+  })
+  .check(
+    z.refine((body) => (body.user_id === undefined) !== (body.api_key_id === undefined), {
+      error: "Give either user_id or api_key_id",
+      path: ["user_id"],
+    }),
+  );
+
+export const consumeAnswerSchema = z.object({
+  credit_balance: z.number(),
+  /** Credits this request charged (for a repeated idempotency key: what the first one charged). */
+  charged: z.number(),
+  ledger_entry_id: z.string(),
+});

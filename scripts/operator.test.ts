@@ -1,0 +1,107 @@
+// The operator commands reach a running server through its socket, so they need no downtime even
+// on the embedded PGlite (which one process at a time can open); without a server they open the
+// database themselves (scripts/user-role.test.ts).
+import { mkdtempSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { findUserByUsername, insertUser } from "../server/accounts/users.ts";
+import { authenticateServiceKey } from "../server/api-access/service-keys.ts";
+import { ManualClock } from "../server/clock.ts";
+import { openPglite } from "../server/db/client.ts";
+import { createLogger } from "../server/logger.ts";
+import { listenOperatorSocket, operatorSocketPath } from "../server/operator/socket.ts";
+import { operatorCommand } from "./operator.ts";
+
+describe("operator commands while the server runs", () => {
+  const dataDir = mkdtempSync(join(tmpdir(), "operator-"));
+  let database: Awaited<ReturnType<typeof openPglite>>;
+  let socket: Awaited<ReturnType<typeof listenOperatorSocket>>;
+  const logs: string[] = [];
+
+  beforeAll(async () => {
+    // The "server": holds the database (an in-memory PGlite here) and listens on DATA_DIR's socket.
+    database = await openPglite(undefined);
+    await database.migrate();
+    await insertUser(database.db, {
+      username: "Ann",
+      email: "ann@example.com",
+      passwordHash: "h",
+      now: new Date(),
+    });
+    const logger = createLogger({ level: "info" }, { write: (line: string) => void logs.push(line) });
+    socket = await listenOperatorSocket(operatorSocketPath(dataDir), database.db, new ManualClock(), logger);
+  });
+
+  afterAll(async () => {
+    socket.close();
+    await database.close();
+  });
+
+  async function run(command: "user-role" | "service-key", args: string[]) {
+    const out: string[] = [];
+    const err: string[] = [];
+    const code = await operatorCommand(
+      { command, args },
+      { DATA_DIR: dataDir, LOG_LEVEL: "silent" },
+      (l) => out.push(l),
+      (l) => err.push(l),
+    );
+    return { code, out: out.join("\n"), err: err.join("\n") };
+  }
+
+  it("listens on a socket only the server's account may use", () => {
+    expect(statSync(operatorSocketPath(dataDir)).mode & 0o777).toBe(0o600);
+  });
+
+  it("user:role changes the role in the server's database", async () => {
+    expect(await run("user-role", ["ann", "admin"])).toEqual({
+      code: 0,
+      out: "Ann now has the role admin.",
+      err: "",
+    });
+    expect((await findUserByUsername(database.db, "ann"))?.role).toBe("admin");
+    expect(await run("user-role", ["nobody", "admin"])).toMatchObject({
+      code: 1,
+      err: 'No user named "nobody".',
+    });
+  });
+
+  it("service-key creates a key printed once, lists and revokes it; the log names the command, never the key", async () => {
+    const created = await run("service-key", [
+      "create",
+      "generation-api",
+      "--scopes",
+      "introspect,credits:consume",
+    ]);
+    expect(created.code).toBe(0);
+    const key = created.out.match(/gsk_[0-9A-Za-z]{61}/)?.[0] as string;
+    expect(key).toBeDefined();
+    const row = await authenticateServiceKey(database.db, key);
+    expect(row?.scopes).toEqual(["introspect", "credits:consume"]);
+    const listed = await run("service-key", ["list"]);
+    expect(listed.out).toContain(`${row?.id}  gsk_${row?.id}…  generation-api  [introspect,credits:consume]`);
+    expect(listed.out).not.toContain(key);
+    expect((await run("service-key", ["revoke", row?.id as string])).out).toMatch(/is revoked since/);
+    expect(await authenticateServiceKey(database.db, key)).toBeUndefined();
+    expect((await run("service-key", ["list"])).out).toContain("REVOKED");
+    expect(await run("service-key", ["revoke", "nosuchkey"])).toMatchObject({ code: 1 });
+    expect(logs.join("\n")).toContain('"command":"service-key"');
+    expect(logs.join("\n")).not.toContain(key.slice(16, 59));
+  });
+
+  it.each([
+    [[], /Usage: npm run service-key/],
+    [["create"], /Give the key a name/],
+    [["create", "x"], /Give --scopes/],
+    [["create", "x", "--scopes", "introspect,admin"], /Unknown scope admin/],
+    [["create", "x", "--color"], /Unknown option --color/],
+    [["revoke"], /Usage/],
+    [["list", "extra"], /Usage/],
+    [["delete", "x"], /Usage/],
+  ])("refuses service-key %j with a clear message (exit 2)", async (args, message) => {
+    const result = await run("service-key", args);
+    expect(result.code).toBe(2);
+    expect(result.err).toMatch(message);
+  });
+});

@@ -1,0 +1,84 @@
+// RFC 7662 introspection for the generation service: what a credential a customer's program sent
+// stands for right now. Anything that is not valid at this moment (unknown, malformed, revoked,
+// expired, a token older than a password reset, a deleted account) is the same `{active: false}`,
+// so the answer never helps anyone guess.
+import type { Introspection } from "../../contract/api-keys.ts";
+import { FEATURE_IDS } from "../../contract/credit-costs.ts";
+import { concurrentRequestsOf } from "../../contract/plan-limits.ts";
+import { isUserId } from "../accounts/users.ts";
+import type { AccessTokens } from "../auth/access-tokens.ts";
+import { billingAt, findUserWithBilling, type UserWithBilling } from "../billing/user-billing.ts";
+import type { Db } from "../db/types.ts";
+import { fromMillicredits } from "../domain/ledger.ts";
+import type { TierLookup } from "../domain/subscription.ts";
+import { authenticateApiKeyWithHolder } from "./api-keys.ts";
+import { parseKey } from "./key-format.ts";
+import type { LastUsed } from "./last-used.ts";
+
+export const INACTIVE: Introspection = Object.freeze({ active: false as const });
+
+export interface IntrospectionDeps {
+  db: Db;
+  accessTokens: AccessTokens;
+  tiers: TierLookup;
+  lastUsed: LastUsed;
+}
+
+const toSeconds = (date: Date) => Math.floor(date.getTime() / 1000);
+
+/** The part of the answer every active credential has: who, their plan, its limits and the balance. */
+function holderFields(found: UserWithBilling, now: Date, tiers: TierLookup) {
+  const billing = billingAt(found.grants, found.subscription, now, tiers);
+  const productId = billing.subscription?.product_id;
+  const tier = productId ? tiers(productId) : undefined;
+  return {
+    sub: found.user.id,
+    username: found.user.username,
+    role: found.user.role,
+    plan: tier?.key ?? "FREE",
+    limits: { concurrent_requests: concurrentRequestsOf(tier?.key) },
+    credit_balance: billing.credit_balance,
+  };
+}
+
+async function introspectApiKey(deps: IntrospectionDeps, token: string, now: Date): Promise<Introspection> {
+  const found = await authenticateApiKeyWithHolder(deps.db, token, now);
+  if (!found) return INACTIVE;
+  const { key, holder, usedThisMonth: used } = found;
+  deps.lastUsed.touch("api", key.id, now);
+  return {
+    active: true,
+    token_type: "api_key",
+    ...holderFields(holder, now, deps.tiers),
+    key_id: key.id,
+    ...(key.expiresAt ? { exp: toSeconds(key.expiresAt) } : {}),
+    monthly_credit_limit: key.monthlyCreditLimit === null ? null : fromMillicredits(key.monthlyCreditLimit),
+    credits_used_this_month: fromMillicredits(used),
+    features: key.features ?? [...FEATURE_IDS],
+  };
+}
+
+async function introspectAccessToken(
+  deps: IntrospectionDeps,
+  token: string,
+  now: Date,
+): Promise<Introspection> {
+  const claims = await deps.accessTokens.verify(token);
+  if (!claims || !isUserId(claims.sub)) return INACTIVE;
+  const found = await findUserWithBilling(deps.db, claims.sub);
+  // A password reset raises the token version: older tokens stop being valid at once.
+  if (!found || found.user.tokenVersion !== claims.ver) return INACTIVE;
+  return {
+    active: true,
+    token_type: "access_token",
+    ...holderFields(found, now, deps.tiers),
+    exp: claims.exp,
+    features: [...FEATURE_IDS],
+  };
+}
+
+export async function introspect(deps: IntrospectionDeps, token: string, now: Date): Promise<Introspection> {
+  const parsed = parseKey(token);
+  if (parsed) return parsed.kind === "api" ? introspectApiKey(deps, token, now) : INACTIVE;
+  return introspectAccessToken(deps, token, now);
+}

@@ -1,0 +1,53 @@
+import { crc32 } from "node:zlib";
+import { describe, expect, it } from "vitest";
+import { generateKey, hashKey, keyMatches, parseKey } from "./key-format.ts";
+
+describe("key format", () => {
+  it("is the kind's prefix, the key id, 43 base62 characters of secret and a 6-character checksum", () => {
+    const api = generateKey("api");
+    expect(api.key).toMatch(/^gpk_[0-9A-Za-z]{12}[0-9A-Za-z]{43}[0-9A-Za-z]{6}$/);
+    expect(api.key.startsWith(api.prefix)).toBe(true);
+    expect(api.prefix).toBe(`gpk_${api.id}`);
+    expect(generateKey("service").key).toMatch(/^gsk_[0-9A-Za-z]{61}$/);
+  });
+
+  it("carries at least 256 bits of randomness in its secret part", () => {
+    expect(43 * Math.log2(62)).toBeGreaterThanOrEqual(256);
+    const secrets = new Set(Array.from({ length: 200 }, () => generateKey("api").key.slice(16, 59)));
+    expect(secrets.size).toBe(200);
+  });
+
+  it("stores only the SHA-256 of the key, which matches the key and nothing else", () => {
+    const { key, hash } = generateKey("api");
+    expect(hash).toBe(hashKey(key));
+    expect(hash).toMatch(/^[0-9a-f]{64}$/);
+    expect(hash).not.toContain(key.slice(16, 59));
+    expect(keyMatches(key, hash)).toBe(true);
+    expect(keyMatches(generateKey("api").key, hash)).toBe(false);
+    expect(keyMatches(key, "abcd")).toBe(false);
+  });
+
+  it("reads back the kind and id of a key, and its checksum is the CRC32 of the rest in base62", () => {
+    const { key, id } = generateKey("service");
+    expect(parseKey(key)).toEqual({ kind: "service", id });
+    const body = key.slice(0, -6);
+    let value = 0;
+    for (const digit of key.slice(-6)) {
+      value = value * 62 + "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz".indexOf(digit);
+    }
+    expect(value).toBe(crc32(body));
+  });
+
+  it("refuses a mistyped key, a wrong checksum, an unknown prefix and other shapes", () => {
+    const { key } = generateKey("api");
+    const swapped = key.at(30) === "a" ? "b" : "a";
+    const typo = `${key.slice(0, 30)}${swapped}${key.slice(31)}`;
+    expect(parseKey(typo)).toBeUndefined();
+    expect(parseKey(`${key.slice(0, -1)}${key.at(-1) === "0" ? "1" : "0"}`)).toBeUndefined();
+    expect(parseKey(`xyz_${key.slice(4)}`)).toBeUndefined();
+    expect(parseKey(`${key}0`)).toBeUndefined();
+    expect(parseKey(key.slice(0, -1))).toBeUndefined();
+    expect(parseKey("")).toBeUndefined();
+    expect(parseKey(`${key}\n`)).toBeUndefined();
+  });
+});

@@ -1,0 +1,57 @@
+// Metering: the generation service's charge for a generation, priced from the credit-cost table
+// (contract/credit-costs.ts, the table /plans shows), within the key's feature restriction and
+// monthly limit and the user's balance, exactly once per idempotency key (billing/spends.ts decides).
+import { type FeatureId, featureName, type People, priceOf } from "../../contract/credit-costs.ts";
+import { spendCredits } from "../billing/spends.ts";
+import type { Db } from "../db/types.ts";
+import { berlinMonth } from "../domain/berlin-time.ts";
+import type { LastUsed } from "./last-used.ts";
+
+export interface FeatureCharge {
+  /** Exactly one of the two says whose credits pay. */
+  userId?: string | undefined;
+  apiKeyId?: string | undefined;
+  feature: FeatureId;
+  people: People;
+  quantity: number;
+  idempotencyKey: string;
+  now: Date;
+}
+
+export type ChargeResult =
+  | { ok: true; balanceAfter: number; charged: number; spendId: string; repeated: boolean }
+  | { ok: false; reason: "no_user" | "no_key" | "feature_not_allowed" | "insufficient" | "key_limit" };
+
+export async function chargeFeature(
+  db: Db,
+  lastUsed: LastUsed,
+  charge: FeatureCharge,
+): Promise<ChargeResult> {
+  const result = await spendCredits(db, {
+    userId: charge.userId,
+    amount: priceOf(charge.feature, charge.people, charge.quantity),
+    reason: `${featureName(charge.feature)} × ${charge.quantity} (${charge.people === "one" ? "one person" : "multiple people"})`,
+    idempotencyKey: charge.idempotencyKey,
+    requestedBy: null,
+    now: charge.now,
+    meter: {
+      apiKeyId: charge.apiKeyId ?? null,
+      feature: charge.feature,
+      people: charge.people,
+      quantity: charge.quantity,
+      month: berlinMonth(charge.now),
+    },
+  });
+  // A key that answered anything but "no such usable key" was used, whatever the charge's outcome.
+  if (charge.apiKeyId !== undefined && !(!result.ok && result.reason === "no_key")) {
+    lastUsed.touch("api", charge.apiKeyId, charge.now);
+  }
+  if (!result.ok) return result;
+  return {
+    ok: true,
+    balanceAfter: result.balanceAfter,
+    charged: result.amount,
+    spendId: result.spendId,
+    repeated: result.repeated,
+  };
+}

@@ -1,0 +1,111 @@
+// One batch of spends decided together: each request gets the answer it would have had on its own,
+// in arrival order, and only the spends that succeeded are written.
+import { eq } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { TEST_DATABASES } from "../../tests/fixtures/test-db.ts";
+import { revokeApiKey } from "../api-access/api-keys.ts";
+import { apiKeyUsage, creditSpends } from "../db/schema/index.ts";
+import { toMillicredits } from "../domain/ledger.ts";
+import { createKey } from "../testing/api-access.ts";
+import { verifiedUser } from "../testing/api-client.ts";
+import { useTestApp } from "../testing/suite.ts";
+import { NO_LIMITS, TEST_FREE_CREDITS } from "../testing/test-app.ts";
+import { type SpendRequest, spendBatch, spendCredits } from "./spends.ts";
+
+describe.each(TEST_DATABASES)("spendBatch (%s)", (kind) => {
+  const ctx = useTestApp(kind, { limits: NO_LIMITS });
+  const FREE = toMillicredits(TEST_FREE_CREDITS);
+
+  function request(over: Partial<SpendRequest>): SpendRequest {
+    return {
+      userId: undefined,
+      amount: 1000,
+      reason: "test",
+      idempotencyKey: "k",
+      requestedBy: null,
+      now: ctx.t.clock.now(),
+      ...over,
+    };
+  }
+  const meter = (apiKeyId: string, feature = "comic") => ({
+    apiKeyId,
+    feature,
+    people: "one" as const,
+    quantity: 1,
+    month: "2026-11-01",
+  });
+
+  it("answers every request of a batch as if it had come alone, in arrival order", async () => {
+    const ann = await verifiedUser(ctx.t, "ann");
+    const bob = await verifiedUser(ctx.t, "bob");
+    const limited = await createKey(ctx.t, ann.accessToken, { monthly_credit_limit: 2, features: ["comic"] });
+    const revoked = await createKey(ctx.t, bob.accessToken);
+    await revokeApiKey(ctx.t.deps.db, bob.id, revoked.id, ctx.t.clock.now());
+    const db = ctx.t.deps.db;
+
+    const answers = await spendBatch(db, [
+      request({ userId: ann.id, idempotencyKey: "a1" }),
+      request({ userId: ann.id, idempotencyKey: "a1", amount: 5000 }),
+      request({ userId: "00000000-0000-4000-8000-000000000000", idempotencyKey: "nobody" }),
+      request({ userId: "not-a-uuid", idempotencyKey: "nobody" }),
+      request({ idempotencyKey: "k1", meter: meter(limited.id) }),
+      request({ idempotencyKey: "k2", meter: meter(limited.id) }),
+      request({ idempotencyKey: "k3", meter: meter(limited.id) }),
+      request({ idempotencyKey: "k4", meter: meter(limited.id, "filters") }),
+      request({ idempotencyKey: "r1", meter: meter(revoked.id) }),
+      request({ idempotencyKey: "u1", meter: meter("nosuchkey123") }),
+      request({ userId: bob.id, idempotencyKey: "b1", amount: FREE + 1 }),
+      request({ userId: bob.id, idempotencyKey: "b2", amount: FREE }),
+    ]);
+
+    const first = answers[0];
+    expect(first).toEqual({
+      ok: true,
+      balanceAfter: FREE - 1000,
+      repeated: false,
+      spendId: expect.any(String),
+      amount: 1000,
+    });
+    // The same idempotency key later in the batch: the first answer, and nothing spent.
+    expect(answers[1]).toEqual({ ...first, repeated: true });
+    expect(answers.slice(2, 4)).toEqual([
+      { ok: false, reason: "no_user" },
+      { ok: false, reason: "no_user" },
+    ]);
+    // The key's limit of 2 credits: two charges of 1 fit, the third does not; a feature it may not use.
+    expect(answers.slice(4, 8).map((a) => (a.ok ? a.balanceAfter : a.reason))).toEqual([
+      FREE - 2000,
+      FREE - 3000,
+      "key_limit",
+      "feature_not_allowed",
+    ]);
+    expect(answers.slice(8, 10)).toEqual([
+      { ok: false, reason: "no_key" },
+      { ok: false, reason: "no_key" },
+    ]);
+    // More than the balance is refused whole; the whole balance is then still there to spend.
+    expect(answers[10]).toEqual({ ok: false, reason: "insufficient" });
+    expect(answers[11]).toMatchObject({ ok: true, balanceAfter: 0 });
+
+    const spends = await db.select().from(creditSpends);
+    expect(spends.map((s) => s.idempotencyKey).sort()).toEqual(["a1", "b2", "k1", "k2"]);
+    expect(await db.select().from(apiKeyUsage).where(eq(apiKeyUsage.apiKeyId, limited.id))).toEqual([
+      { apiKeyId: limited.id, month: "2026-11-01", amount: 2000 },
+    ]);
+  });
+
+  it("runs concurrent calls together and still answers a repeat from an earlier batch", async () => {
+    const ann = await verifiedUser(ctx.t, "ann");
+    const db = ctx.t.deps.db;
+    const answers = await Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        spendCredits(db, request({ userId: ann.id, idempotencyKey: `c${i}` })),
+      ),
+    );
+    expect(
+      answers.map((a) => (a.ok ? a.balanceAfter : a.reason)).sort((x, y) => Number(y) - Number(x)),
+    ).toEqual(Array.from({ length: 30 }, (_, i) => FREE - 1000 * (i + 1)));
+    const again = await spendCredits(db, request({ userId: ann.id, idempotencyKey: "c7" }));
+    expect(again).toEqual({ ...answers[7], repeated: true });
+  });
+});

@@ -1,0 +1,286 @@
+// Spending credits: once per (user, idempotency key), never partially, never below zero, and for a
+// charge made with an API key only while the key is usable, for its features, and never past its
+// monthly limit. Concurrent spends are gathered into batches (batched.ts): one transaction locks the
+// batch's users (in id order, so batches on other instances cannot deadlock with it), reads their
+// keys, grants, earlier spends and key usage, decides every spend in arrival order in memory, and
+// writes the outcome in three statements, in two round trips on PostgreSQL (two-trip-transaction.ts)
+// instead of a charge's own eight statements (decision 012). Lists travel as array parameters and
+// rows as one JSON parameter, so each statement's text, and the server's prepared statement, is the
+// same whatever the batch.
+import { randomUUID } from "node:crypto";
+import { asc, sql } from "drizzle-orm";
+import type { AnyPgColumn } from "drizzle-orm/pg-core";
+import { isUserId } from "../accounts/users.ts";
+import { isUsableApiKey } from "../api-access/api-keys.ts";
+import { insertJsonRows } from "../db/json-rows.ts";
+import {
+  type ApiKeyRow,
+  apiKeys,
+  apiKeyUsage,
+  creditGrants,
+  creditSpends,
+  users,
+} from "../db/schema/index.ts";
+import { type Answers, type Queries, twoTripTransaction } from "../db/two-trip-transaction.ts";
+import type { Db } from "../db/types.ts";
+import { applySpend, balance, type CreditGrant, planSpend, type SpendTake } from "../domain/ledger.ts";
+import { batched } from "./batched.ts";
+import { GRANT_COLUMNS, NEWEST_GRANT_FIRST, toCreditGrant } from "./ledger-store.ts";
+
+export type SpendResult =
+  | { ok: true; balanceAfter: number; repeated: boolean; spendId: string; amount: number }
+  | { ok: false; reason: "insufficient" | "no_user" | "no_key" | "feature_not_allowed" | "key_limit" };
+
+/** What a metered charge (consume by feature) records besides the amount. */
+export interface Metering {
+  /** The API key that pays: its user is charged, within its features and monthly limit. */
+  apiKeyId: string | null;
+  feature: string;
+  people: "one" | "multiple";
+  quantity: number;
+  /** The Berlin month the charge counts in, by its first day ("2026-11-01"). */
+  month: string;
+}
+
+export interface SpendRequest {
+  /** Whose credits; ignored when `meter.apiKeyId` names the key whose user pays. */
+  userId: string | undefined;
+  amount: number;
+  reason: string;
+  idempotencyKey: string;
+  requestedBy: string | null;
+  now: Date;
+  meter?: Metering | undefined;
+}
+
+/** Most spends one transaction decides: enough to share a commit widely, short enough to hold locks briefly. */
+const MAX_BATCH = 64;
+
+const spenders = new WeakMap<Db, (request: SpendRequest) => Promise<SpendResult>>();
+
+/**
+ * Spends `request.amount` milli-credits (see the top of this file). Calls made at the same time on
+ * the same database handle share a transaction; each gets its own answer.
+ */
+export function spendCredits(db: Db, request: SpendRequest): Promise<SpendResult> {
+  let spend = spenders.get(db);
+  if (!spend) {
+    spend = batched((requests: readonly SpendRequest[]) => spendBatch(db, requests), { maxBatch: MAX_BATCH });
+    spenders.set(db, spend);
+  }
+  return spend(request);
+}
+
+const pairKey = (a: string, b: string) => `${a}\u0000${b}`;
+
+/** What the batch's transaction read, under the users' locks. */
+interface BatchState {
+  users: Set<string>;
+  /** The batch's API keys, read after the locks (a key revoked a moment ago is seen revoked). */
+  keys: Map<string, ApiKeyRow>;
+  /** Each user's grants, updated in memory as the batch's spends take from them. */
+  grants: Map<string, CreditGrant[]>;
+  /** Spends already made, by user and idempotency key (this batch's own added as they are decided). */
+  earlier: Map<string, Extract<SpendResult, { ok: true }>>;
+  /** Milli-credits used per API key and month, this batch's spends included. */
+  usage: Map<string, number>;
+}
+
+/**
+ * A list as one array parameter: `= any($1::uuid[])` has the same text for any length. Sent as
+ * text[] and cast by the server: the postgres.js driver cannot send a date[] as Drizzle sets it up.
+ */
+const list = (values: readonly string[], type: "uuid" | "text" | "date" | "bigint") =>
+  sql`${sql.param([...values])}::text[]::${sql.raw(type)}[]`;
+
+const keyIdOf = (request: SpendRequest) => request.meter?.apiKeyId ?? undefined;
+
+/**
+ * The batch's users locked, in id order (every batch takes them in the same order, so two never
+ * deadlock), then their keys, earlier spends, grants and key usage: sent together, the reads run
+ * after the lock on the same connection, so each sees what was committed before the lock.
+ */
+function batchReads(q: Queries, requests: readonly SpendRequest[]) {
+  const userIds = [...new Set(requests.flatMap((r) => (r.userId && isUserId(r.userId) ? [r.userId] : [])))];
+  const keyIds = [...new Set(requests.flatMap((r) => keyIdOf(r) ?? []))];
+  const idempotencyKeys = [...new Set(requests.map((r) => r.idempotencyKey))];
+  const months = [...new Set(requests.flatMap((r) => r.meter?.month ?? []))];
+  // The batch's users: those named, and those whose keys are charged. As one array (computed once
+  // per statement), so the indexes on user_id serve: an OR with a subquery made credit_spends a
+  // sequential scan.
+  const batchUsers = sql`array(select unnest(${list(userIds, "uuid")}) union select ${apiKeys.userId} from ${apiKeys} where ${apiKeys.id} = any(${list(keyIds, "text")}))`;
+  const ofBatch = (userId: AnyPgColumn) => sql`${userId} = any(${batchUsers})`;
+  return [
+    q.select({ id: users.id }).from(users).where(ofBatch(users.id)).orderBy(asc(users.id)).for("update"),
+    q
+      .select()
+      .from(apiKeys)
+      .where(sql`${apiKeys.id} = any(${list(keyIds, "text")})`),
+    q
+      .select({
+        id: creditSpends.id,
+        userId: creditSpends.userId,
+        idempotencyKey: creditSpends.idempotencyKey,
+        amount: creditSpends.amount,
+        balanceAfter: creditSpends.balanceAfter,
+      })
+      .from(creditSpends)
+      .where(
+        sql`${ofBatch(creditSpends.userId)} and ${creditSpends.idempotencyKey} = any(${list(idempotencyKeys, "text")})`,
+      ),
+    q
+      .select({ ...GRANT_COLUMNS, userId: creditGrants.userId })
+      .from(creditGrants)
+      .where(ofBatch(creditGrants.userId))
+      .orderBy(...NEWEST_GRANT_FIRST),
+    q
+      .select({ apiKeyId: apiKeyUsage.apiKeyId, month: apiKeyUsage.month, amount: apiKeyUsage.amount })
+      .from(apiKeyUsage)
+      .where(
+        sql`${apiKeyUsage.apiKeyId} = any(${list(keyIds, "text")}) and ${apiKeyUsage.month} = any(${list(months, "date")})`,
+      ),
+  ] as const;
+}
+
+function batchState([locked, keyRows, earlierRows, grantRows, usageRows]: Answers<
+  ReturnType<typeof batchReads>
+>): BatchState {
+  const lockedIds = locked.map((u) => u.id);
+  const grants = new Map<string, CreditGrant[]>(lockedIds.map((id) => [id, []]));
+  for (const row of grantRows) grants.get(row.userId)?.push(toCreditGrant(row));
+  return {
+    users: new Set(lockedIds),
+    keys: new Map(keyRows.map((k) => [k.id, k])),
+    grants,
+    earlier: new Map(
+      earlierRows.map((e) => [
+        pairKey(e.userId, e.idempotencyKey),
+        { ok: true, balanceAfter: e.balanceAfter, repeated: true, spendId: e.id, amount: e.amount } as const,
+      ]),
+    ),
+    usage: new Map(usageRows.map((u) => [pairKey(u.apiKeyId, u.month), u.amount])),
+  };
+}
+
+/** The spends of a batch, decided in arrival order and written together; one answer per request. */
+export function spendBatch(db: Db, requests: readonly SpendRequest[]): Promise<SpendResult[]> {
+  return twoTripTransaction(db, {
+    reads: (q) => batchReads(q, requests),
+    decide: (q, answers) => {
+      const state = batchState(answers);
+      const results: SpendResult[] = [];
+      const spendRows: (typeof creditSpends.$inferInsert)[] = [];
+      const taken = new Map<string, number>();
+      const addedUsage = new Map<string, { apiKeyId: string; month: string; amount: number }>();
+      for (const request of requests) {
+        const answer = decide(state, request);
+        results.push(answer.result);
+        if (!answer.spend) continue;
+        const { takes, row } = answer.spend;
+        spendRows.push(row);
+        for (const take of takes) taken.set(take.grantId, (taken.get(take.grantId) ?? 0) + take.amount);
+        const meter = request.meter;
+        if (meter?.apiKeyId) {
+          const usageKey = pairKey(meter.apiKeyId, meter.month);
+          const added = addedUsage.get(usageKey) ?? {
+            apiKeyId: meter.apiKeyId,
+            month: meter.month,
+            amount: 0,
+          };
+          added.amount += request.amount;
+          addedUsage.set(usageKey, added);
+        }
+      }
+      return { result: results, writes: batchWrites(q, spendRows, taken, [...addedUsage.values()]) };
+    },
+  });
+}
+
+interface Decision {
+  result: SpendResult;
+  spend?: { takes: SpendTake[]; row: typeof creditSpends.$inferInsert };
+}
+
+/** One spend against the batch's state as the spends before it in the batch left it. */
+function decide(state: BatchState, request: SpendRequest): Decision {
+  const meter = request.meter;
+  const keyId = keyIdOf(request);
+  const key = keyId === undefined ? undefined : state.keys.get(keyId);
+  if (keyId !== undefined) {
+    if (!key || !isUsableApiKey(key, request.now)) return { result: { ok: false, reason: "no_key" } };
+    if (meter && key.features && !key.features.includes(meter.feature)) {
+      return { result: { ok: false, reason: "feature_not_allowed" } };
+    }
+  }
+  const userId = key?.userId ?? request.userId;
+  if (userId === undefined || !state.users.has(userId)) return { result: { ok: false, reason: "no_user" } };
+  const idempotency = pairKey(userId, request.idempotencyKey);
+  const earlier = state.earlier.get(idempotency);
+  if (earlier) return { result: { ...earlier, repeated: true } };
+
+  const usageKey = key && meter ? pairKey(key.id, meter.month) : undefined;
+  const used = usageKey ? (state.usage.get(usageKey) ?? 0) : 0;
+  if (key?.monthlyCreditLimit != null && used + request.amount > key.monthlyCreditLimit) {
+    return { result: { ok: false, reason: "key_limit" } };
+  }
+  const grants = state.grants.get(userId) ?? [];
+  const plan = planSpend(grants, request.amount, request.now);
+  if (!plan.ok) return { result: { ok: false, reason: "insufficient" } };
+
+  const balanceAfter = balance(grants, request.now) - request.amount;
+  state.grants.set(userId, applySpend(grants, plan.takes));
+  if (usageKey) state.usage.set(usageKey, used + request.amount);
+  const spendId = randomUUID();
+  const result = { ok: true, balanceAfter, repeated: false, spendId, amount: request.amount } as const;
+  state.earlier.set(idempotency, result);
+  return {
+    result,
+    spend: {
+      takes: plan.takes,
+      row: {
+        id: spendId,
+        userId,
+        amount: request.amount,
+        reason: request.reason,
+        idempotencyKey: request.idempotencyKey,
+        balanceAfter,
+        takes: plan.takes,
+        requestedBy: request.requestedBy,
+        apiKeyId: meter?.apiKeyId ?? null,
+        feature: meter?.feature ?? null,
+        people: meter?.people ?? null,
+        quantity: meter?.quantity ?? null,
+        createdAt: request.now,
+      },
+    },
+  };
+}
+
+/** The batch's outcome in three statements of fixed text, created together: grants taken from, spends, key usage. */
+function batchWrites(
+  q: Queries,
+  spendRows: readonly (typeof creditSpends.$inferInsert)[],
+  taken: ReadonlyMap<string, number>,
+  usage: readonly { apiKeyId: string; month: string; amount: number }[],
+): PromiseLike<unknown>[] {
+  if (spendRows.length === 0) return [];
+  const grantIds = [...taken.keys()];
+  const amounts = [...taken.values()].map(String);
+  return [
+    q.execute(
+      sql`update ${creditGrants} set remaining = ${creditGrants.remaining} - taken.amount
+          from unnest(${list(grantIds, "uuid")}, ${list(amounts, "bigint")}) as taken(id, amount)
+          where ${creditGrants.id} = taken.id`,
+    ),
+    q.execute(insertJsonRows(creditSpends, spendRows)),
+    ...(usage.length === 0
+      ? []
+      : [
+          q.execute(
+            sql`${insertJsonRows(apiKeyUsage, usage)}
+                on conflict (${sql.identifier(apiKeyUsage.apiKeyId.name)}, ${sql.identifier(apiKeyUsage.month.name)})
+                do update set amount = ${apiKeyUsage.amount} + excluded.amount`,
+          ),
+        ]),
+  ];
+}

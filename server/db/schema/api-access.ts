@@ -1,0 +1,82 @@
+// Tables of API access: the API keys customers give their programs, and the service keys the
+// generation service authenticates with. A key is stored only as the SHA-256 of its full text
+// (server/api-access/key-format.ts); the id is the part of the key that finds the row.
+import { sql } from "drizzle-orm";
+import {
+  bigint,
+  check,
+  date,
+  index,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uuid,
+} from "drizzle-orm/pg-core";
+import { users } from "./accounts.ts";
+
+const at = (name: string) => timestamp(name, { withTimezone: true });
+
+/** A customer's key. Revoking sets revoked_at (the row stays, so usage history can still name it). */
+export const apiKeys = pgTable(
+  "api_keys",
+  {
+    /** The key id, also written inside the key itself. */
+    id: text("id").primaryKey(),
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    /** What the list shows of the key: its prefix and id (the secret part never). */
+    prefix: text("prefix").notNull(),
+    /** Hex SHA-256 of the whole key. */
+    secretHash: text("secret_hash").notNull(),
+    /** Milli-credits this key may spend per Berlin calendar month; null: no limit but the balance. */
+    monthlyCreditLimit: bigint("monthly_credit_limit", { mode: "number" }),
+    /** Feature ids this key may be charged for; null: every feature. */
+    features: jsonb("features").$type<string[]>(),
+    createdAt: at("created_at").notNull(),
+    expiresAt: at("expires_at"),
+    /** Written at most once a minute per key (server/api-access/last-used.ts). */
+    lastUsedAt: at("last_used_at"),
+    revokedAt: at("revoked_at"),
+  },
+  (t) => [
+    index("api_keys_user_idx").on(t.userId, t.createdAt),
+    check("api_keys_limit_positive", sql`${t.monthlyCreditLimit} is null or ${t.monthlyCreditLimit} > 0`),
+  ],
+);
+export type ApiKeyRow = typeof apiKeys.$inferSelect;
+
+/**
+ * Milli-credits charged with each key per Berlin calendar month, kept by the spend that charges them
+ * (in its transaction, under the user's row lock): the monthly limit and introspection read one row
+ * instead of summing the month's spends, which grow with every generation.
+ */
+export const apiKeyUsage = pgTable(
+  "api_key_usage",
+  {
+    apiKeyId: text("api_key_id")
+      .notNull()
+      .references(() => apiKeys.id, { onDelete: "cascade" }),
+    /** The first day of the Berlin month, e.g. 2026-11-01. */
+    month: date("month").notNull(),
+    amount: bigint("amount", { mode: "number" }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.apiKeyId, t.month] })],
+);
+
+/** A key of a service (the generation API), made by an operator on the command line; no user. */
+export const serviceKeys = pgTable("service_keys", {
+  id: text("id").primaryKey(),
+  name: text("name").notNull(),
+  prefix: text("prefix").notNull(),
+  secretHash: text("secret_hash").notNull(),
+  /** "introspect", "credits:consume". */
+  scopes: jsonb("scopes").$type<string[]>().notNull(),
+  createdAt: at("created_at").notNull(),
+  lastUsedAt: at("last_used_at"),
+  revokedAt: at("revoked_at"),
+});
+export type ServiceKeyRow = typeof serviceKeys.$inferSelect;

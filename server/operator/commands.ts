@@ -1,0 +1,127 @@
+// What the operator commands do, as plain functions over the database: `npm run user:role` and
+// `npm run service-key`. The same functions run in the CLI's own process (no server running, or a
+// PostgreSQL the CLI can reach) and inside the running server, reached through its operator socket
+// (operator/socket.ts) when the embedded PGlite, which one process at a time can open, is in use.
+import { setUserRole } from "../accounts/users.ts";
+import {
+  createServiceKey,
+  isServiceScope,
+  listServiceKeys,
+  revokeServiceKey,
+  SERVICE_SCOPES,
+} from "../api-access/service-keys.ts";
+import { userRole } from "../db/schema/index.ts";
+import type { Db } from "../db/types.ts";
+
+/** A command's answer: lines for stdout, or an error message and exit code. */
+export type CommandResult = { ok: true; lines: string[] } | { ok: false; message: string; code: number };
+
+export interface OperatorRequest {
+  command: "user-role" | "service-key";
+  args: string[];
+}
+
+const ROLES = userRole.enumValues;
+export const USER_ROLE_USAGE = `Usage: npm run user:role -- <username> <${ROLES.join("|")}>`;
+export const SERVICE_KEY_USAGE = [
+  "Usage: npm run service-key -- create <name> --scopes introspect,credits:consume",
+  "       npm run service-key -- list",
+  "       npm run service-key -- revoke <id>",
+].join("\n");
+
+const usage = (text: string, why?: string): CommandResult => ({
+  ok: false,
+  message: why ? `${why}\n${text}` : text,
+  code: 2,
+});
+
+/** Checks the arguments before anything opens the database or the socket. */
+export function checkArguments(request: OperatorRequest): CommandResult | undefined {
+  const { args } = request;
+  if (request.command === "user-role") {
+    const [username, role, ...extra] = args;
+    if (!username || !role || extra.length > 0) return usage(USER_ROLE_USAGE);
+    if (!(ROLES as readonly string[]).includes(role)) {
+      return usage(USER_ROLE_USAGE, `Unknown role "${role}". Roles: ${ROLES.join(", ")}.`);
+    }
+    return undefined;
+  }
+  const [verb, ...rest] = args;
+  if (verb === "list") return rest.length === 0 ? undefined : usage(SERVICE_KEY_USAGE);
+  if (verb === "revoke") return rest.length === 1 && rest[0] ? undefined : usage(SERVICE_KEY_USAGE);
+  if (verb === "create") {
+    const parsed = parseCreate(rest);
+    return typeof parsed === "string" ? usage(SERVICE_KEY_USAGE, parsed) : undefined;
+  }
+  return usage(SERVICE_KEY_USAGE);
+}
+
+/** `<name> --scopes a,b` (or `--scopes=a,b`): the name and scopes, or why not. */
+function parseCreate(args: string[]): { name: string; scopes: string[] } | string {
+  let name: string | undefined;
+  let scopes: string | undefined;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string;
+    if (arg === "--scopes") scopes = args[++i];
+    else if (arg.startsWith("--scopes=")) scopes = arg.slice("--scopes=".length);
+    else if (arg.startsWith("--")) return `Unknown option ${arg}.`;
+    else if (name === undefined) name = arg;
+    else return `One name only (quote a name with spaces).`;
+  }
+  if (!name?.trim()) return "Give the key a name.";
+  if (name.length > 100) return "Use a name of at most 100 characters.";
+  const list = (scopes ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
+  if (list.length === 0) return `Give --scopes: ${SERVICE_SCOPES.join(", ")}.`;
+  const unknown = list.filter((s) => !isServiceScope(s));
+  if (unknown.length > 0) return `Unknown scope ${unknown.join(", ")}. Scopes: ${SERVICE_SCOPES.join(", ")}.`;
+  return { name: name.trim(), scopes: list };
+}
+
+/** Runs a command whose arguments checkArguments accepted. */
+export async function runCommand(db: Db, request: OperatorRequest, now: Date): Promise<CommandResult> {
+  const invalid = checkArguments(request);
+  if (invalid) return invalid;
+  const { args } = request;
+  if (request.command === "user-role") {
+    const [username, role] = args as [string, (typeof ROLES)[number]];
+    const user = await setUserRole(db, username, role, now);
+    if (!user) return { ok: false, message: `No user named "${username}".`, code: 1 };
+    return { ok: true, lines: [`${user.username} now has the role ${user.role}.`] };
+  }
+  const [verb, ...rest] = args;
+  if (verb === "list") {
+    const keys = await listServiceKeys(db);
+    if (keys.length === 0) return { ok: true, lines: ["No service keys."] };
+    return {
+      ok: true,
+      lines: keys.map(
+        (k) =>
+          `${k.id}  ${k.prefix}…  ${k.name}  [${k.scopes.join(",")}]  created ${k.created_at}  last used ${k.last_used_at ?? "never"}${k.revoked_at ? `  REVOKED ${k.revoked_at}` : ""}`,
+      ),
+    };
+  }
+  if (verb === "revoke") {
+    const id = rest[0] as string;
+    const revoked = await revokeServiceKey(db, id, now);
+    if (!revoked) return { ok: false, message: `No service key with the id "${id}".`, code: 1 };
+    return {
+      ok: true,
+      lines: [`Service key ${revoked.id} (${revoked.name}) is revoked since ${revoked.revoked_at}.`],
+    };
+  }
+  const { name, scopes } = parseCreate(rest) as { name: string; scopes: string[] };
+  const created = await createServiceKey(db, name, scopes.filter(isServiceScope), now);
+  return {
+    ok: true,
+    lines: [
+      `Service key ${created.id} (${created.name}) with scopes ${created.scopes.join(", ")}:`,
+      "",
+      `  ${created.key}`,
+      "",
+      "It is shown this once and stored only as a hash: put it in the generation service's configuration now.",
+    ],
+  };
+}

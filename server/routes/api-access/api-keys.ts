@@ -1,0 +1,166 @@
+// The customer's API keys: create (the key is in this answer only), list, revoke. Only an access
+// token from login manages keys: a program holding a key cannot make itself more keys.
+import { OpenAPIHono } from "@hono/zod-openapi";
+import {
+  type ApiKey,
+  apiKeyListSchema,
+  type CreatedApiKey,
+  createApiKeyRequestSchema,
+  createdApiKeySchema,
+} from "../../../contract/api-keys.ts";
+import { DETAIL } from "../../../contract/messages.ts";
+import { createApiKey, listApiKeys, revokeApiKey } from "../../api-access/api-keys.ts";
+import type { ApiKeyRow } from "../../db/schema/index.ts";
+import { fromMillicredits, toMillicredits } from "../../domain/ledger.ts";
+import type { AppEnv } from "../../http/app-env.ts";
+import { limitWrites, requireUser } from "../../http/auth-guard.ts";
+import { ApiError } from "../../http/errors.ts";
+import {
+  addRoute,
+  BEARER_SCHEME,
+  errorResponses,
+  jsonContent,
+  pathParameter,
+  schemaRef,
+} from "../../http/openapi.ts";
+import { parseJsonBody } from "../../http/validation.ts";
+import type { ApiDeps } from "../api-deps.ts";
+
+const iso = (date: Date | null) => date?.toISOString() ?? null;
+
+function keyFields(row: ApiKeyRow) {
+  return {
+    id: row.id,
+    name: row.name,
+    prefix: row.prefix,
+    created_at: row.createdAt.toISOString(),
+    expires_at: iso(row.expiresAt),
+    last_used_at: iso(row.lastUsedAt),
+    monthly_credit_limit: row.monthlyCreditLimit === null ? null : fromMillicredits(row.monthlyCreditLimit),
+    features: row.features,
+  };
+}
+
+export function apiKeyRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
+  const app = new OpenAPIHono<AppEnv>();
+  const registry = app.openAPIRegistry;
+  const auth = requireUser(deps);
+  const security = [{ [BEARER_SCHEME]: [] }];
+
+  addRoute(
+    app,
+    {
+      method: "post",
+      path: "/api-keys",
+      operationId: "createApiKey",
+      tags: ["api keys"],
+      summary: "Create an API key for a program (the key is shown in this answer only)",
+      security,
+      request: {
+        body: {
+          content: jsonContent(
+            schemaRef(registry, "CreateApiKeyRequest", createApiKeyRequestSchema, "input"),
+          ),
+        },
+      },
+      responses: {
+        201: {
+          description: "The new key, with the key itself: store it now, it is never shown again",
+          content: jsonContent(schemaRef(registry, "CreatedApiKey", createdApiKeySchema)),
+        },
+        ...errorResponses(registry, {
+          401: "No valid access token",
+          403: "Email not verified",
+          409: "20 keys already: revoke one first",
+          422: "Invalid body",
+          429: "Too many signed-in writes",
+        }),
+      },
+    },
+    auth,
+    limitWrites(deps.limiter),
+    async (c) => {
+      const user = c.var.user;
+      if (!user.emailVerified) throw new ApiError(403, DETAIL.emailNotVerified);
+      const body = await parseJsonBody(c, createApiKeyRequestSchema);
+      const result = await createApiKey(
+        deps.db,
+        user.id,
+        {
+          name: body.name,
+          expiresInDays: body.expires_in_days ?? null,
+          monthlyCreditLimit:
+            body.monthly_credit_limit === undefined || body.monthly_credit_limit === null
+              ? null
+              : toMillicredits(body.monthly_credit_limit),
+          features: body.features ?? null,
+        },
+        deps.clock.now(),
+      );
+      if (!result.ok) {
+        if (result.reason === "limit") throw new ApiError(409, DETAIL.apiKeyLimit);
+        throw new ApiError(401, DETAIL.couldNotValidateCredentials);
+      }
+      const answer: CreatedApiKey = { ...keyFields(result.row), key: result.key, last_used_at: null };
+      return c.json(answer, 201);
+    },
+  );
+
+  addRoute(
+    app,
+    {
+      method: "get",
+      path: "/api-keys",
+      operationId: "listApiKeys",
+      tags: ["api keys"],
+      summary: "The user's API keys, newest first (never the keys themselves)",
+      security,
+      responses: {
+        200: {
+          description: "Keys",
+          content: jsonContent(schemaRef(registry, "ApiKeyList", apiKeyListSchema)),
+        },
+        ...errorResponses(registry, { 401: "No valid access token" }),
+      },
+    },
+    auth,
+    async (c) => {
+      const keys = await listApiKeys(deps.db, c.var.user.id, deps.clock.now());
+      const data: ApiKey[] = keys.map(({ row, usedThisMonth }) => ({
+        ...keyFields(row),
+        credits_used_this_month: fromMillicredits(usedThisMonth),
+      }));
+      return c.json({ data }, 200);
+    },
+  );
+
+  addRoute(
+    app,
+    {
+      method: "delete",
+      path: "/api-keys/{id}",
+      operationId: "revokeApiKey",
+      tags: ["api keys"],
+      summary: "Revoke an API key: it stops working on every instance at once",
+      security,
+      parameters: [pathParameter("id", "The key id (the `id` of the list)")],
+      responses: {
+        204: { description: "Revoked" },
+        ...errorResponses(registry, {
+          401: "No valid access token",
+          404: "No such key (also another user's key)",
+        }),
+      },
+    },
+    auth,
+    async (c) => {
+      const id = c.req.param("id") ?? "";
+      if (!(await revokeApiKey(deps.db, c.var.user.id, id, deps.clock.now()))) {
+        throw new ApiError(404, DETAIL.apiKeyNotFound);
+      }
+      return c.body(null, 204);
+    },
+  );
+
+  return app;
+}

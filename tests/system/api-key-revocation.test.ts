@@ -1,0 +1,101 @@
+// Two server processes on one PostgreSQL: a key revoked through one stops working on the other
+// within a second, and the operator makes the service key with `npm run service-key` while the
+// servers run (through instance A's operator socket).
+import { spawnSync } from "node:child_process";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  createScratchDatabase,
+  NODE,
+  ROOT,
+  type ScratchDatabase,
+  type ServerProcess,
+  skipReason,
+  startServer,
+  stopServers,
+  tempDataDir,
+  uniqueName,
+  verifiedAccount,
+} from "../fixtures/server-process.ts";
+
+const reason = skipReason();
+
+describe.skipIf(reason !== "")(`API key revocation across two instances${reason}`, () => {
+  let db: ScratchDatabase;
+  const dataDirs = [tempDataDir("keys-a"), tempDataDir("keys-b")];
+  let a: ServerProcess;
+  let b: ServerProcess;
+
+  beforeAll(async () => {
+    db = await createScratchDatabase("keys");
+    const start = (label: string, dir: string) => startServer({ label, databaseUrl: db.url, dataDir: dir });
+    [a, b] = await Promise.all([
+      start("instance A", dataDirs[0]?.dir as string),
+      start("instance B", dataDirs[1]?.dir as string),
+    ]);
+  }, 180_000);
+
+  afterAll(async () => {
+    await stopServers();
+    await db?.drop();
+    for (const d of dataDirs) d.remove();
+  });
+
+  const introspect = async (server: ServerProcess, service: string, token: string) => {
+    const res = await fetch(`${server.baseUrl}/v1/introspect`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${service}`, "Content-Type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ token }).toString(),
+    });
+    expect(res.status).toBe(200);
+    return (await res.json()) as { active: boolean };
+  };
+
+  it("revoked through A, refused by B within 1 s", async () => {
+    // The operator's command, run while both servers are up: it reaches A through its socket.
+    const cli = spawnSync(
+      NODE,
+      ["scripts/service-key.ts", "create", "generation-api", "--scopes", "introspect,credits:consume"],
+      {
+        cwd: ROOT,
+        env: {
+          PATH: process.env.PATH,
+          DATA_DIR: dataDirs[0]?.dir,
+          DATABASE_URL: db.url,
+          LOG_LEVEL: "silent",
+        },
+        encoding: "utf8",
+      },
+    );
+    expect(cli.status, cli.stderr).toBe(0);
+    const service = cli.stdout.match(/gsk_[0-9A-Za-z]{61}/)?.[0] as string;
+    expect(service).toBeDefined();
+
+    const ann = await verifiedAccount(a, uniqueName("keys"));
+    const created = await fetch(`${a.baseUrl}/v1/api-keys`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${ann.accessToken}`, "Content-Type": "application/json" },
+      body: JSON.stringify({ name: "two instances" }),
+    });
+    expect(created.status).toBe(201);
+    const key = (await created.json()) as { id: string; key: string };
+    expect((await introspect(b, service, key.key)).active).toBe(true);
+
+    const revoked = await fetch(`${a.baseUrl}/v1/api-keys/${key.id}`, {
+      method: "DELETE",
+      headers: { Authorization: `Bearer ${ann.accessToken}` },
+    });
+    expect(revoked.status).toBe(204);
+    const revokedAt = Date.now();
+    let answer = await introspect(b, service, key.key);
+    while (answer.active && Date.now() - revokedAt < 5000) answer = await introspect(b, service, key.key);
+    const elapsed = Date.now() - revokedAt;
+    expect(answer).toEqual({ active: false });
+    expect(elapsed).toBeLessThan(1000);
+    const charge = await fetch(`${b.baseUrl}/v1/credits/consume`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${service}`, "Content-Type": "application/json" },
+      body: JSON.stringify({ api_key_id: key.id, feature: "comic", people: "one", idempotency_key: "after" }),
+    });
+    expect(charge.status).toBe(404);
+  }, 120_000);
+});
