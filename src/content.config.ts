@@ -5,15 +5,7 @@ import { file } from "astro/loaders";
 import { planEntries, topUpEntries } from "./content/entries.ts";
 import { readContentYaml } from "./content/files.ts";
 import { parseOrderedYamlList } from "./content/order.ts";
-import {
-  creditCostSchema,
-  faqSchema,
-  planCopyFileSchema,
-  planSchema,
-  siteLinkSchema,
-  tierFeatureSchema,
-  topUpSchema,
-} from "./content/schemas.ts";
+import { faqSchema, planCopyFileSchema, planSchema, siteLinkSchema, topUpSchema } from "./content/schemas.ts";
 
 /** Local plan information keyed by product id, both id sets; written once per tier in plans.yaml. */
 const plans = defineCollection({
@@ -27,20 +19,12 @@ const topUps = defineCollection({
   schema: topUpSchema,
 });
 
-/** Feature table values the catalogue does not hold, keyed by tier ("A" to "E"). */
-const tierFeatures = defineCollection({
-  loader: file("src/content/tier-features.yaml"),
-  schema: tierFeatureSchema,
-});
-
 /** Lists shown in the order they are written; read them back with inFileOrder(). */
 const ordered = (fileName: string) => file(`src/content/${fileName}`, { parser: parseOrderedYamlList });
-
-const creditCosts = defineCollection({ loader: ordered("credit-costs.yaml"), schema: creditCostSchema });
 
 const faq = defineCollection({ loader: ordered("faq.yaml"), schema: faqSchema });
 
 /** OPERATOR-set external addresses (help centre, docs, forms, legal, social). */
 const siteLinks = defineCollection({ loader: ordered("site-links.yaml"), schema: siteLinkSchema });
 
-export const collections = { plans, topUps, tierFeatures, creditCosts, faq, siteLinks };
+export const collections = { plans, topUps, faq, siteLinks };

@@ -6,13 +6,11 @@ import { planEntries, topUpEntries } from "./entries.ts";
 import { CONTENT_DIR, readContentYaml } from "./files.ts";
 import { parseOrderedYamlList } from "./order.ts";
 import {
-  creditCostSchema,
   faqSchema,
   planCopyFileSchema,
   planCopySchema,
   planSchema,
   siteLinkSchema,
-  tierFeatureFileSchema,
   topUpSchema,
 } from "./schemas.ts";
 
@@ -100,36 +98,6 @@ describe("topUps collection", () => {
         .flatMap((s) => Object.values(PRODUCT_IDS[s].topUps).map((p) => p.product))
         .sort(),
     );
-  });
-});
-
-describe("tierFeatures collection", () => {
-  it("holds both concurrency readings of the spec for every tier", async () => {
-    const features = tierFeatureFileSchema.parse(await readContentYaml("tier-features.yaml"));
-    const marketing = TIER_KEYS.slice(1).map((k) => features[k].concurrent_requests);
-    const dialog = TIER_KEYS.slice(1).map((k) => features[k].concurrent_requests_dialog);
-    expect(marketing).toEqual([4, 5, 7, 10]);
-    expect(dialog).toEqual([4, 4, 5, 10]);
-    expect(features.A.concurrent_requests).toBeGreaterThan(0);
-  });
-});
-
-describe("creditCosts collection", () => {
-  it("lists the cost of every feature of section 9, for one person and for several", async () => {
-    const rows = (await fileEntries("credit-costs.yaml")).map((e) => ({
-      id: e.id,
-      ...creditCostSchema.parse(e),
-    }));
-    expect(rows.map((r) => [r.feature, r.one_person, r.multiple])).toEqual([
-      ["Standard or self-made filter", 1, 1],
-      ["Custom creations", 2, 2],
-      ["Multiswap", 2, 2],
-      ["Background remover", 0.1, 0.1],
-      ["Image-to-video", 10, 10],
-      ["Comic", 5, 5],
-      ["Skin refiner", 1, 1],
-      ["Cloth swap", 1, 1],
-    ]);
   });
 });
 

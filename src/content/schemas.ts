@@ -56,32 +56,8 @@ export const topUpSchema = z.object({
   id_set: idSetSchema,
 });
 
-/**
- * A `tierFeatures` entry (keyed by tier, e.g. "D"). Credits and prices are not here: they come from
- * contract/catalogue.ts so the page and the billing server cannot disagree.
- */
-export const tierFeatureSchema = z.object({
-  /** Concurrent requests as the marketing feature table on /plans states them, e.g. 7. */
-  concurrent_requests: z.number().int().positive(),
-  /** Concurrent requests as the plan-change dialog on /profile states them, e.g. 5; null when the spec gives none. */
-  concurrent_requests_dialog: z.number().int().positive().nullable(),
-});
-
-export const tierFeatureFileSchema = z.record(tierKeySchema, tierFeatureSchema);
-
 /** Position in the content file, numbered by the loader (parseOrderedYamlList), e.g. 0. */
 const fileOrder = z.number().int().nonnegative();
-
-/** A `creditCosts` entry (its `id`, e.g. "image-to-video"): what one use of a feature costs. */
-export const creditCostSchema = z.object({
-  /** The feature as visitors know it, e.g. "Image-to-video". */
-  feature: z.string().min(1),
-  /** Credits per use with one person in the image, e.g. 10. */
-  one_person: z.number().positive(),
-  /** Credits per use with several people in the image, e.g. 10. */
-  multiple: z.number().positive(),
-  order: fileOrder,
-});
 
 /** A `faq` entry (its `id`, e.g. "credit-expiry"). */
 export const faqSchema = z.object({

@@ -28,7 +28,7 @@ export function asApiError(error: unknown): ApiError {
 }
 
 export interface ApiRequest {
-  method?: "GET" | "POST";
+  method?: "GET" | "POST" | "DELETE";
   /** JSON body, or URLSearchParams for a form-urlencoded body (the login call). */
   body?: Record<string, unknown> | URLSearchParams;
   /** Send `Authorization: Bearer …`: `true` uses the stored token, a string uses that token. */

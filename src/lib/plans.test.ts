@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { TIERS, TOP_UPS } from "../../contract/catalogue.ts";
 import { PRODUCT_IDS, TIER_KEYS, type TierKey } from "../../contract/product-ids.ts";
-import { byTier, formatCredits, type PlanCopy, planCards, topUpRows } from "./plans.ts";
+import { formatCredits, type PlanCopy, planCards, topUpRows } from "./plans.ts";
 
 const copy = (tier: TierKey, id_set: "test" | "live"): PlanCopy & { id: string } => ({
   id: PRODUCT_IDS[id_set].tiers[tier].product,
@@ -16,8 +16,8 @@ const copy = (tier: TierKey, id_set: "test" | "live"): PlanCopy & { id: string }
 const plans = TIER_KEYS.flatMap((k) => [copy(k, "test"), copy(k, "live")]);
 const features = { A: 2, B: 4, C: 5, D: 7, E: 10 } as const;
 const featureRecord = Object.fromEntries(
-  TIER_KEYS.map((k) => [k, { concurrent_requests: features[k] }]),
-) as Record<TierKey, { concurrent_requests: number }>;
+  TIER_KEYS.map((k) => [k, { concurrentRequests: features[k] }]),
+) as Record<TierKey, { concurrentRequests: number }>;
 
 describe("planCards", () => {
   it("orders the cards by price, cheapest first, whatever order the catalogue lists them in", () => {
@@ -59,16 +59,5 @@ describe("formatCredits", () => {
 describe("topUpRows", () => {
   it("lists the smaller pack first", () => {
     expect(topUpRows([...TOP_UPS].reverse()).map((p) => p.tokenAmount)).toEqual([500, 1000]);
-  });
-});
-
-describe("byTier", () => {
-  it("turns entries keyed by tier into a record of every tier", () => {
-    const entries = TIER_KEYS.map((id, n) => ({ id, data: n }));
-    expect(byTier(entries)).toEqual({ A: 0, B: 1, C: 2, D: 3, E: 4 });
-  });
-
-  it("fails the build when a tier is missing", () => {
-    expect(() => byTier([{ id: "A", data: 1 }])).toThrow(/tier B/);
   });
 });

@@ -1,7 +1,7 @@
 // What /plans shows, computed from the content collections and the shared catalogue: one card per
 // tier sorted by price ascending (spec section 2), the feature table rows, the top-up rows.
 import type { Currency, TierInfo, TopUpInfo } from "../../contract/catalogue.ts";
-import { TIER_KEYS, type TierKey } from "../../contract/product-ids.ts";
+import type { TierKey } from "../../contract/product-ids.ts";
 
 export interface PlanCopy {
   tier: TierKey;
@@ -25,7 +25,7 @@ export interface PlanCardModel extends Omit<PlanCopy, "id_set"> {
 }
 
 export interface TierFeatures {
-  concurrent_requests: number;
+  concurrentRequests: number;
 }
 
 /** Plan cards for every tier of the catalogue, cheapest first. */
@@ -47,7 +47,7 @@ export function planCards(
         unitAmount: tier.unitAmount,
         currency: tier.currency,
         creditsPerMonth: tier.creditsPerMonth,
-        concurrentRequests: features[tier.key].concurrent_requests,
+        concurrentRequests: features[tier.key].concurrentRequests,
       };
     });
 }
@@ -62,15 +62,4 @@ export function formatCredits(amount: number): string {
 /** Top-up packs in the order the table lists them: smallest pack first. */
 export function topUpRows(packs: readonly TopUpInfo[]): TopUpInfo[] {
   return [...packs].sort((a, b) => a.tokenAmount - b.tokenAmount);
-}
-
-/** Entries keyed by tier ("A" to "E") as a record; a missing tier fails the build. */
-export function byTier<T>(entries: ReadonlyArray<{ id: string; data: T }>): Record<TierKey, T> {
-  const record: Partial<Record<TierKey, T>> = {};
-  for (const key of TIER_KEYS) {
-    const entry = entries.find((e) => e.id === key);
-    if (!entry) throw new Error(`No entry for tier ${key}`);
-    record[key] = entry.data;
-  }
-  return record as Record<TierKey, T>;
 }

@@ -14,6 +14,11 @@ export {
   tokenResponseSchema,
   userSchema,
 } from "../../contract/account.ts";
+export {
+  apiKeyListSchema,
+  createApiKeyRequestSchema,
+  createdApiKeySchema,
+} from "../../contract/api-keys.ts";
 export { checkoutUrlSchema, productListSchema, topUpProductListSchema } from "../../contract/billing.ts";
 
 /** For calls whose answer the portal does not read (it only needs to know they succeeded). */

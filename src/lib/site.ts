@@ -1,7 +1,7 @@
 // The product's identity as titles, the logo and Open Graph tags show it.
 //
 // OPERATOR: the brand name lives in contract/brand.ts (mails and API docs use it too); set the
-// tagline here.
+// tagline and the generation API's address here.
 import { PRODUCT_NAME } from "../../contract/brand.ts";
 
 export const SITE = {
@@ -11,6 +11,11 @@ export const SITE = {
   tagline: "AI image and video generation through one simple API",
   /** The spec's support promise (section 1). */
   supportPromise: "E-mail reply within 1 hour, 8:00–20:00 CEST",
+  /**
+   * OPERATOR: the base URL of the generation API (the separate service customers' programs call
+   * with their API keys), shown in the 'Using your key' example on /profile/api-keys.
+   */
+  generationApiUrl: "https://api.example.com/v1",
 } as const;
 
 /** A page's <title>: "Plans · GenAI Studio"; the home page uses the bare name with the tagline. */

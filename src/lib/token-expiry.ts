@@ -14,3 +14,13 @@ export function isTokenExpired(token: string | null | undefined, nowMs: number =
     return true;
   }
 }
+
+/** When `token` expires (its `exp` claim), or null when it has no readable one. */
+export function tokenExpiresAt(token: string): Date | null {
+  try {
+    const { exp } = jwtDecode(token);
+    return typeof exp === "number" && Number.isFinite(exp) ? new Date(exp * 1000) : null;
+  } catch {
+    return null;
+  }
+}

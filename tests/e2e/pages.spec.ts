@@ -14,14 +14,14 @@ import {
 import { expect, test } from "../fixtures/test.ts";
 
 /**
- * Opens the page as a visitor, or, for a page that sends visitors away (/profile), as a freshly
- * registered user, so the sweep sees what the page is for; the redirect has its own journey.
+ * Opens the page as a visitor, or, for a page that sends visitors away (/profile and below), as a
+ * freshly registered user, so the sweep sees what the page is for; the redirect has its own journey.
  */
 async function open(page: Page, request: APIRequestContext, portalPage: PortalPage) {
   if (!portalPage.visitorRedirect) return page.goto(portalPage.path);
   const user = await createVerifiedUser(request, "sweep");
   await openSignedIn(page, await tokenViaApi(request, user), portalPage.path);
-  await expect(page.locator("[data-profile]")).toBeVisible();
+  await expect(page.locator(portalPage.signedInReady ?? "main")).toBeVisible();
   return page.goto(portalPage.path);
 }
 

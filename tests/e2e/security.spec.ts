@@ -472,8 +472,13 @@ test.describe("pages under their policy", () => {
 
       for (const portalPage of PORTAL_PAGES) {
         await page.goto(portalPage.path);
-        // Some pages send a user on (/login, /plans for a paying user): check wherever it lands.
         await waitForIslands(page);
+        // Some pages send a paying user on: wait until it lands and check there too, or the
+        // redirect would cut the next page's navigation short.
+        if (portalPage.paidUserRedirect) {
+          await expect(page).toHaveURL(new RegExp(`${portalPage.paidUserRedirect}$`));
+          await waitForIslands(page);
+        }
       }
       expect(violations).toEqual([]);
     });

@@ -84,6 +84,9 @@ export default function AccountMenu({ variant }: Props) {
         <a href="/profile" className="btn btn-sm btn-outline">
           {UI_TEXT.myAccount}
         </a>
+        <a href="/profile/api-keys" className="btn btn-sm btn-outline">
+          {UI_TEXT.apiKeys.menu}
+        </a>
         <button type="button" className="btn btn-sm" onClick={handleSignOut}>
           {UI_TEXT.signOut}
         </button>
@@ -104,6 +107,9 @@ export default function AccountMenu({ variant }: Props) {
         <ul className="menu dropdown-content z-40 mt-2 w-48 rounded-box border border-base-300 bg-base-100 p-2 shadow-xl">
           <li>
             <a href="/profile">{UI_TEXT.myAccount}</a>
+          </li>
+          <li>
+            <a href="/profile/api-keys">{UI_TEXT.apiKeys.menu}</a>
           </li>
           <li>
             <button type="button" onClick={handleSignOut}>

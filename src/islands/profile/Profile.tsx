@@ -81,6 +81,15 @@ function AccountView({ user }: { user: User }) {
           <TopUps balance={user.credit_balance} />
         </Suspense>
       )}
+      <section aria-labelledby="api-access-heading" className="flex flex-col items-start gap-3">
+        <h2 id="api-access-heading" className="text-lg font-semibold">
+          {UI_TEXT.apiKeys.title}
+        </h2>
+        <p className="text-sm text-base-content/80">{UI_TEXT.apiKeys.intro}</p>
+        <a href="/profile/api-keys" className="btn btn-outline" data-api-keys-link>
+          Manage API keys
+        </a>
+      </section>
     </div>
   );
 }

@@ -1,15 +1,15 @@
 // Home's first button: 'Log In' for visitors; for a user 'Get Bearer Token', which opens the
-// 'Copy Bearer Token' dialog with the token in a read-only field and a copy button.
+// 'Copy Bearer Token' dialog with the token in a read-only field and a copy button, when it
+// expires, and a link to API keys (what a program should use instead of a 24-hour token).
 
 import { useStore } from "@nanostores/react";
-import { useEffect, useId, useRef, useState } from "react";
-import { TOAST, UI_TEXT } from "../../lib/ui-text.ts";
+import { useId, useRef } from "react";
+import { dayAndTime } from "../../lib/format-date.ts";
+import { tokenExpiresAt } from "../../lib/token-expiry.ts";
+import { UI_TEXT } from "../../lib/ui-text.ts";
 import { $auth } from "../../stores/auth.ts";
-import { notify } from "../../stores/toast.ts";
 import { useSession } from "../auth/use-session.ts";
-
-/** Spec section 9: the copied indicator lasts 2000 ms. */
-export const COPIED_INDICATOR_MS = 2000;
+import { CopyField } from "./CopyField.tsx";
 
 function TokenDialog({
   token,
@@ -19,26 +19,7 @@ function TokenDialog({
   dialogRef: React.RefObject<HTMLDialogElement | null>;
 }) {
   const titleId = useId();
-  const fieldId = useId();
-  const [copied, setCopied] = useState(false);
-
-  useEffect(() => {
-    if (!copied) return;
-    const timer = setTimeout(() => setCopied(false), COPIED_INDICATOR_MS);
-    return () => clearTimeout(timer);
-  }, [copied]);
-
-  const copy = async () => {
-    try {
-      await navigator.clipboard.writeText(token);
-      setCopied(true);
-      notify("success", TOAST.copied);
-    } catch {
-      // Without clipboard permission, select the token so Ctrl+C / long-press still works.
-      const field = document.getElementById(fieldId);
-      if (field instanceof HTMLInputElement) field.select();
-    }
-  };
+  const expires = dayAndTime(tokenExpiresAt(token));
 
   return (
     <dialog ref={dialogRef} className="modal" aria-labelledby={titleId}>
@@ -46,23 +27,20 @@ function TokenDialog({
         <h2 id={titleId} className="text-lg font-bold">
           {UI_TEXT.token.title}
         </h2>
-        <label htmlFor={fieldId} className="mt-4 block text-sm font-medium">
-          Bearer token
-        </label>
-        <div className="join mt-1.5 w-full">
-          <input
-            id={fieldId}
-            className="input join-item w-full font-mono text-xs"
-            readOnly
-            value={token}
-            onFocus={(e) => e.currentTarget.select()}
-          />
-          <button type="button" className="btn btn-primary join-item min-w-24" onClick={copy}>
-            {copied ? UI_TEXT.token.copied : UI_TEXT.token.copy}
-          </button>
-        </div>
+        <CopyField label="Bearer token" value={token} />
         <p className="mt-3 text-sm text-base-content/80">
           Send it as <code>Authorization: Bearer &lt;token&gt;</code>. Keep it secret: it acts as you.
+        </p>
+        {expires && (
+          <p className="mt-2 text-sm text-base-content/80" data-token-expires>
+            {UI_TEXT.token.expires(expires)}
+          </p>
+        )}
+        <p className="mt-2 text-sm text-base-content/80">
+          {UI_TEXT.token.forPrograms}{" "}
+          <a href="/profile/api-keys" className="link link-primary">
+            {UI_TEXT.token.apiKeysLink}
+          </a>
         </p>
         <div className="modal-action">
           <form method="dialog">

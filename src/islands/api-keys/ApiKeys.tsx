@@ -1,0 +1,156 @@
+// /profile/api-keys (guarded like /profile): the user's API keys, a dialog that creates one and
+// shows it once, and a confirmation before revoking. The list lives in the $apiKeys store.
+import { useStore } from "@nanostores/react";
+import { useEffect, useState } from "react";
+import type { ApiKey, CreatedApiKey } from "../../../contract/api-keys.ts";
+import { featureName } from "../../../contract/credit-costs.ts";
+import { formatBalance } from "../../lib/account-view.ts";
+import { dayAndTime, isoDay } from "../../lib/format-date.ts";
+import { UI_TEXT } from "../../lib/ui-text.ts";
+import { $apiKeys, loadApiKeys } from "../../stores/api-keys.ts";
+import { initSession } from "../../stores/auth.ts";
+import { RouteGuard } from "../auth/RouteGuard.tsx";
+import { CreateKeyDialog } from "./CreateKeyDialog.tsx";
+import { NewKeyDialog } from "./NewKeyDialog.tsx";
+import { RevokeKeyDialog } from "./RevokeKeyDialog.tsx";
+
+// The keys are this page's content: ask for the session as soon as the module runs (see Profile).
+if (typeof document !== "undefined") void initSession();
+
+const T = UI_TEXT.apiKeys;
+
+function usage(key: ApiKey): string {
+  const used = formatBalance(key.credits_used_this_month);
+  return key.monthly_credit_limit === null
+    ? `${used} credits (${T.noLimit})`
+    : `${used} of ${formatBalance(key.monthly_credit_limit)} credits`;
+}
+
+function expiry(key: ApiKey, now: number): string {
+  if (!key.expires_at) return T.never;
+  const day = isoDay(key.expires_at) ?? T.never;
+  return Date.parse(key.expires_at) <= now ? `${day} (${T.expired})` : day;
+}
+
+function KeyCard({ apiKey, onRevoke }: { apiKey: ApiKey; onRevoke: (key: ApiKey) => void }) {
+  const C = T.columns;
+  const facts: Array<[string, string]> = [
+    [C.created, isoDay(apiKey.created_at) ?? ""],
+    [C.lastUsed, dayAndTime(apiKey.last_used_at) ?? T.never],
+    [C.expires, expiry(apiKey, Date.now())],
+    [C.usage, usage(apiKey)],
+  ];
+  return (
+    <li className="card border border-base-300 bg-base-100" data-api-key={apiKey.id}>
+      <div className="card-body gap-3 p-4 sm:p-5">
+        <div className="flex flex-wrap items-start justify-between gap-2">
+          <div className="min-w-0">
+            <h3 className="truncate font-semibold" data-key-name>
+              {apiKey.name}
+            </h3>
+            <p className="font-mono text-xs text-base-content/80" data-key-prefix>
+              {apiKey.prefix}…
+            </p>
+          </div>
+          <button
+            type="button"
+            className="btn btn-outline btn-error btn-sm"
+            onClick={() => onRevoke(apiKey)}
+            aria-label={`${T.revoke} ${apiKey.name}`}
+          >
+            {T.revoke}
+          </button>
+        </div>
+        <dl className="grid grid-cols-2 gap-x-4 gap-y-2 text-sm sm:grid-cols-4">
+          {facts.map(([label, value]) => (
+            <div key={label} className="flex flex-col">
+              <dt className="text-xs text-base-content/70">{label}</dt>
+              <dd className="tabular-nums">{value}</dd>
+            </div>
+          ))}
+        </dl>
+        <p className="text-xs text-base-content/80">
+          {apiKey.features
+            ? `${T.restrictedTo}: ${apiKey.features.map(featureName).join(", ")}`
+            : T.allFeatures}
+        </p>
+      </div>
+    </li>
+  );
+}
+
+function EmptyState({ onCreate }: { onCreate: () => void }) {
+  return (
+    <div
+      className="flex flex-col items-start gap-3 rounded-box border border-dashed border-base-300 p-6"
+      data-empty
+    >
+      <h2 className="text-lg font-semibold">{T.emptyTitle}</h2>
+      <p className="text-sm text-base-content/80">{T.emptyBody}</p>
+      <button type="button" className="btn btn-primary" onClick={onCreate}>
+        {T.create}
+      </button>
+    </div>
+  );
+}
+
+function KeyManager() {
+  const state = useStore($apiKeys);
+  const [creating, setCreating] = useState(false);
+  const [created, setCreated] = useState<CreatedApiKey | null>(null);
+  const [revoking, setRevoking] = useState<ApiKey | null>(null);
+
+  useEffect(() => {
+    void loadApiKeys();
+  }, []);
+
+  const { keys, status } = state;
+  return (
+    <div className="flex flex-col gap-4" data-api-keys>
+      {keys.length > 0 && (
+        <div className="flex items-center justify-between gap-2">
+          <h2 className="text-lg font-semibold">Your keys</h2>
+          <button type="button" className="btn btn-primary btn-sm" onClick={() => setCreating(true)}>
+            {T.create}
+          </button>
+        </div>
+      )}
+      {status === "failed" && (
+        <div role="alert" className="alert alert-error">
+          <span>{T.loadFailed}</span>
+          <button type="button" className="btn btn-sm" onClick={() => void loadApiKeys()}>
+            {T.retry}
+          </button>
+        </div>
+      )}
+      {status === "loading" && keys.length === 0 && (
+        <p className="flex items-center gap-2 text-sm" role="status">
+          <span className="loading loading-spinner loading-sm" aria-hidden="true" />
+          {T.loading}
+        </p>
+      )}
+      {status === "ready" && keys.length === 0 && <EmptyState onCreate={() => setCreating(true)} />}
+      {keys.length > 0 && (
+        <ul className="flex flex-col gap-3" aria-label={T.title}>
+          {keys.map((key) => (
+            <KeyCard key={key.id} apiKey={key} onRevoke={setRevoking} />
+          ))}
+        </ul>
+      )}
+      <CreateKeyDialog
+        open={creating}
+        onClose={() => setCreating(false)}
+        onCreated={(key) => {
+          setCreating(false);
+          setCreated(key);
+        }}
+      />
+      <NewKeyDialog created={created} onClose={() => setCreated(null)} />
+      <RevokeKeyDialog apiKey={revoking} onClose={() => setRevoking(null)} />
+    </div>
+  );
+}
+
+export default function ApiKeys() {
+  return <RouteGuard loadingMessage={T.loading}>{() => <KeyManager />}</RouteGuard>;
+}

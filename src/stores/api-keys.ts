@@ -1,0 +1,50 @@
+// The signed-in user's API keys for /profile/api-keys: the list (with its loading and failure
+// states) and the actions that change it. Each action refreshes the list from the server, so what
+// the page shows is always what the API says (including what each key spent this month).
+import { atom } from "nanostores";
+import type { ApiKey, CreateApiKeyRequest, CreatedApiKey } from "../../contract/api-keys.ts";
+import { apiRequest, asApiError } from "../lib/api-client.ts";
+
+export type ApiKeysState =
+  | { status: "loading"; keys: readonly ApiKey[] }
+  | { status: "ready"; keys: readonly ApiKey[] }
+  | { status: "failed"; keys: readonly ApiKey[] };
+
+export const $apiKeys = atom<ApiKeysState>({ status: "loading", keys: [] });
+
+/** Loads (or reloads) the list; a failure keeps the keys already shown and says so. */
+export async function loadApiKeys(): Promise<void> {
+  const { keys } = $apiKeys.get();
+  $apiKeys.set({ status: "loading", keys });
+  try {
+    const answer = await apiRequest("/v1/api-keys", "apiKeyListSchema", { auth: true });
+    $apiKeys.set({ status: "ready", keys: answer.data });
+  } catch {
+    $apiKeys.set({ status: "failed", keys });
+  }
+}
+
+/** Creates a key and returns it with the key itself (shown once); throws ApiError on failure. */
+export async function createApiKey(request: CreateApiKeyRequest): Promise<CreatedApiKey> {
+  const created = await apiRequest("/v1/api-keys", "createdApiKeySchema", {
+    method: "POST",
+    body: { ...request },
+    auth: true,
+  });
+  void loadApiKeys();
+  return created;
+}
+
+/** Revokes a key; throws ApiError on failure (a key already gone counts as revoked). */
+export async function revokeApiKey(id: string): Promise<void> {
+  try {
+    await apiRequest(`/v1/api-keys/${encodeURIComponent(id)}`, "anyAnswerSchema", {
+      method: "DELETE",
+      auth: true,
+    });
+  } catch (error) {
+    if (asApiError(error).status !== 404) throw error;
+  }
+  $apiKeys.set({ ...$apiKeys.get(), keys: $apiKeys.get().keys.filter((k) => k.id !== id) });
+  void loadApiKeys();
+}

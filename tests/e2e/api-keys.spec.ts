@@ -1,0 +1,145 @@
+// API keys in the browser: create one, copy it, use it as the generation service would (introspect
+// and a metered charge with a service key the operator made while the server runs), see the use in
+// the list, revoke it with confirmation, and the key stops working.
+import { spawnSync } from "node:child_process";
+import type { APIRequestContext } from "@playwright/test";
+import { UI_TEXT } from "../../src/lib/ui-text.ts";
+import { createVerifiedUser, openSignedIn, tokenViaApi } from "../fixtures/account.ts";
+import { axeViolations } from "../fixtures/axe.ts";
+import { expect, test } from "../fixtures/test.ts";
+
+const T = UI_TEXT.apiKeys;
+
+/** `npm run service-key -- create …` against the running e2e server (through its operator socket). */
+function makeServiceKey(): string {
+  const cli = spawnSync(
+    process.execPath,
+    ["scripts/service-key.ts", "create", "e2e-generation-api", "--scopes", "introspect,credits:consume"],
+    {
+      env: { PATH: process.env.PATH, DATA_DIR: process.env.E2E_DATA_DIR, LOG_LEVEL: "silent" },
+      encoding: "utf8",
+    },
+  );
+  expect(cli.status, cli.stderr).toBe(0);
+  const key = cli.stdout.match(/gsk_[0-9A-Za-z]{61}/)?.[0];
+  expect(key).toBeDefined();
+  return key as string;
+}
+
+async function introspect(request: APIRequestContext, service: string, token: string) {
+  const res = await request.post("/v1/introspect", {
+    headers: { Authorization: `Bearer ${service}` },
+    form: { token },
+  });
+  expect(res.status()).toBe(200);
+  return (await res.json()) as { active: boolean; key_id?: string; credits_used_this_month?: number };
+}
+
+test("a user creates a key, copies it, a program uses it, the list shows the use, and revoking stops it", async ({
+  page,
+  request,
+  context,
+}) => {
+  await context.grantPermissions(["clipboard-read", "clipboard-write"]);
+  const user = await createVerifiedUser(request, "keys");
+  await openSignedIn(page, await tokenViaApi(request, user), "/profile");
+  await page.getByRole("link", { name: "Manage API keys" }).click();
+  await expect(page).toHaveURL(/\/profile\/api-keys$/);
+  await expect(page.getByRole("heading", { name: T.emptyTitle })).toBeVisible();
+  expect(await axeViolations(page)).toEqual([]);
+
+  // The dialog checks the form before sending, next to each field.
+  await page.getByRole("button", { name: T.create }).click();
+  const dialog = page.getByRole("dialog", { name: T.createTitle });
+  await expect(dialog).toBeVisible();
+  await dialog.getByRole("button", { name: T.create }).click();
+  await expect(dialog.getByText("Give the key a name")).toBeVisible();
+  await expect(dialog.getByLabel(T.name)).toHaveAttribute("aria-invalid", "true");
+  await dialog.getByLabel(T.name).fill("Render server");
+  await dialog.getByLabel(T.expiry).selectOption({ label: T.expiryDays(30) });
+  await dialog.getByLabel(T.limit).fill("100");
+  await dialog.getByRole("radio", { name: T.someFeatures }).check();
+  await dialog.getByRole("checkbox", { name: "Comic" }).check();
+  await dialog.getByRole("checkbox", { name: "Background remover" }).check();
+  expect(await axeViolations(page)).toEqual([]);
+  await dialog.getByRole("button", { name: T.create }).click();
+
+  // Shown once, with a copy button and the warning.
+  const shown = page.getByRole("dialog", { name: T.createdTitle });
+  await expect(shown.getByText(T.createdWarning)).toBeVisible();
+  const key = await shown.getByLabel("Render server").inputValue();
+  expect(key).toMatch(/^gpk_[0-9A-Za-z]{61}$/);
+  await shown.getByRole("button", { name: UI_TEXT.token.copy, exact: true }).click();
+  await expect(shown.getByRole("button", { name: UI_TEXT.token.copied, exact: true })).toBeVisible();
+  expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(key);
+  await shown.getByRole("button", { name: T.done }).click();
+  await expect(shown).toBeHidden();
+
+  const card = page.locator("[data-api-key]");
+  await expect(card).toHaveCount(1);
+  await expect(card.locator("[data-key-name]")).toHaveText("Render server");
+  await expect(card.locator("[data-key-prefix]")).toHaveText(`${key.slice(0, 16)}…`);
+  await expect(card).toContainText("0 of 100 credits");
+  await expect(card).toContainText("Only: Background remover, Comic");
+  await expect(page.getByText(key)).toHaveCount(0);
+
+  // The program uses it: the generation service introspects it and charges a comic.
+  const service = makeServiceKey();
+  const active = await introspect(request, service, key);
+  expect(active).toMatchObject({ active: true, credits_used_this_month: 0 });
+  const charge = await request.post("/v1/credits/consume", {
+    headers: { Authorization: `Bearer ${service}` },
+    data: { api_key_id: active.key_id, feature: "comic", people: "one", idempotency_key: "e2e-1" },
+  });
+  expect(charge.status()).toBe(200);
+  await page.reload();
+  await expect(card).toContainText("5 of 100 credits");
+  await expect(card).not.toContainText(`${T.columns.lastUsed}${T.never}`);
+
+  // Revoking asks first; keeping the key changes nothing.
+  await card.getByRole("button", { name: `${T.revoke} Render server` }).click();
+  const confirm = page.getByRole("dialog", { name: T.revokeTitle });
+  await expect(confirm).toContainText("Render server");
+  await confirm.getByRole("button", { name: T.keepKey }).click();
+  await expect(card).toHaveCount(1);
+  await card.getByRole("button", { name: `${T.revoke} Render server` }).click();
+  await page.keyboard.press("Escape");
+  await expect(confirm).toBeHidden();
+  await card.getByRole("button", { name: `${T.revoke} Render server` }).click();
+  await confirm.getByRole("button", { name: T.confirmRevoke }).click();
+  await expect(page.getByText(T.revoked)).toBeVisible();
+  await expect(page.getByRole("heading", { name: T.emptyTitle })).toBeVisible();
+  expect(await introspect(request, service, key)).toEqual({ active: false });
+});
+
+test("the dialogs work from the keyboard alone", async ({ page, request }) => {
+  const user = await createVerifiedUser(request, "kbd");
+  await openSignedIn(page, await tokenViaApi(request, user), "/profile/api-keys");
+  const create = page.getByRole("button", { name: T.create });
+  await create.focus();
+  await page.keyboard.press("Enter");
+  const dialog = page.getByRole("dialog", { name: T.createTitle });
+  await expect(dialog.getByLabel(T.name)).toBeFocused();
+  await page.keyboard.type("Keyboard key");
+  await page.keyboard.press("Enter");
+  const shown = page.getByRole("dialog", { name: T.createdTitle });
+  await expect(shown.getByText(T.createdWarning)).toBeVisible();
+  await page.keyboard.press("Escape");
+  await expect(shown).toBeHidden();
+  await expect(page.locator("[data-key-name]")).toHaveText("Keyboard key");
+});
+
+test("the home page's token dialog says when the token expires and links to API keys", async ({
+  page,
+  request,
+}) => {
+  const user = await createVerifiedUser(request, "tokexp");
+  await openSignedIn(page, await tokenViaApi(request, user), "/");
+  await page.getByRole("button", { name: UI_TEXT.token.open }).click();
+  const dialog = page.getByRole("dialog", { name: UI_TEXT.token.title });
+  await expect(dialog.locator("[data-token-expires]")).toHaveText(
+    /^This token expires \d{4}-\d{2}-\d{2} \d{2}:\d{2}: log in again for a new one\.$/,
+  );
+  await dialog.getByRole("link", { name: UI_TEXT.token.apiKeysLink }).click();
+  await expect(page).toHaveURL(/\/profile\/api-keys$/);
+});
