@@ -1,7 +1,7 @@
 // API throughput and latency with autocannon against the running server, and the event loop's
 // responsiveness (GET /v1/users/me) while logins hash passwords.
 import autocannon, { type Result } from "autocannon";
-import type { SeededUser } from "./server.ts";
+import type { SeededApiAccess, SeededUser } from "./server.ts";
 import { max, median } from "./stats.ts";
 
 export interface LoadFigures {
@@ -27,6 +27,8 @@ export interface LoadOptions {
   durationSeconds: number;
   /** Requests per second over all connections (open model); unset: as fast as answers come. */
   overallRate?: number;
+  /** A new body for every request (e.g. a fresh idempotency key); overrides `body`. */
+  nextBody?: () => string;
 }
 
 export function figures(result: Result): LoadFigures {
@@ -63,21 +65,76 @@ export async function load(options: LoadOptions): Promise<LoadFigures> {
     ...(options.headers ? { headers: options.headers } : {}),
     ...(options.body !== undefined ? { body: options.body } : {}),
     ...(options.overallRate ? { overallRate: options.overallRate } : {}),
+    ...(options.nextBody
+      ? {
+          requests: [
+            {
+              setupRequest: (req: Record<string, unknown>) => ({ ...req, body: options.nextBody?.() }),
+            },
+          ],
+        }
+      : {}),
   });
   return figures(result);
 }
 
 export interface RouteSpec {
-  id: "baseline" | "products" | "me" | "token";
+  id: "baseline" | "products" | "me" | "token" | "introspect" | "consume";
   label: string;
   method: "GET" | "POST";
   path: string;
   headers?: Record<string, string>;
   body?: string;
+  nextBody?: () => string;
+  /** Concurrent connections for this route; default: the settings' connections. */
+  connections?: number;
 }
 
+/**
+ * The generation service's calls are budgeted at 20 concurrent requests (issue 12). Its charges come
+ * from many customers at once; one user's charges take turns on their row lock (the balance must
+ * never go below zero), so the consume benchmark charges the keys of this many users in turn.
+ */
+export const SERVICE_CONNECTIONS = 20;
+export const CHARGED_CUSTOMERS = 20;
+
+let chargeCounter = 0;
+
 /** The routes measured, the trivial JSON route first: the others are reported as a ratio of it. */
-export function apiRoutes(user: SeededUser): RouteSpec[] {
+export function apiRoutes(user: SeededUser, access?: SeededApiAccess): RouteSpec[] {
+  const service = access
+    ? ([
+        {
+          id: "introspect",
+          label: "POST /v1/introspect (an API key)",
+          method: "POST",
+          path: "/v1/introspect",
+          connections: SERVICE_CONNECTIONS,
+          headers: {
+            "Content-Type": "application/x-www-form-urlencoded",
+            Authorization: `Bearer ${access.serviceKey}`,
+          },
+          body: new URLSearchParams({ token: access.keys[0]?.key ?? "" }).toString(),
+        },
+        {
+          id: "consume",
+          label: `POST /v1/credits/consume (by feature, a new idempotency key each, ${access.keys.length} customers' keys in turn)`,
+          method: "POST",
+          path: "/v1/credits/consume",
+          connections: SERVICE_CONNECTIONS,
+          headers: { "Content-Type": "application/json", Authorization: `Bearer ${access.serviceKey}` },
+          nextBody: () => {
+            chargeCounter += 1;
+            return JSON.stringify({
+              api_key_id: access.keys[chargeCounter % access.keys.length]?.id,
+              feature: "background-remover",
+              people: "one",
+              idempotency_key: `bench-${process.pid}-${chargeCounter}`,
+            });
+          },
+        },
+      ] satisfies RouteSpec[])
+    : [];
   return [
     { id: "baseline", label: "GET /healthz (baseline: trivial JSON)", method: "GET", path: "/healthz" },
     {
@@ -105,6 +162,7 @@ export function apiRoutes(user: SeededUser): RouteSpec[] {
         password: user.password,
       }).toString(),
     },
+    ...service,
   ];
 }
 
@@ -156,6 +214,7 @@ const request = (origin: string, route: RouteSpec) => ({
   method: route.method,
   ...(route.headers ? { headers: route.headers } : {}),
   ...(route.body !== undefined ? { body: route.body } : {}),
+  ...(route.nextBody ? { nextBody: route.nextBody } : {}),
 });
 
 /** One route's rounds as one figure: medians of the rates and percentiles, totals of the counts. */
@@ -185,11 +244,12 @@ export async function measureRoutes(
   user: SeededUser,
   settings: ApiSettings,
   log: (line: string) => void = () => {},
+  access?: SeededApiAccess,
 ): Promise<RouteFigures[]> {
-  const routes = apiRoutes(user);
+  const routes = apiRoutes(user, access);
   const options = (route: RouteSpec, durationSeconds: number) => ({
     ...request(origin, route),
-    connections: settings.connections,
+    connections: route.connections ?? settings.connections,
     durationSeconds,
   });
   for (const route of routes) await load(options(route, settings.warmupSeconds));

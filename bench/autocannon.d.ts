@@ -27,6 +27,8 @@ declare module "autocannon" {
     timeout?: number;
     pipelining?: number;
     title?: string;
+    /** Requests in turn on each connection; setupRequest may change each one before it is sent. */
+    requests?: Array<{ setupRequest?: (request: Record<string, unknown>) => Record<string, unknown> }>;
   }
 
   interface Result {

@@ -75,12 +75,19 @@ describe("lighthouseChecks", () => {
 });
 
 describe("apiChecks", () => {
-  it("checks products on both databases, users/me's ratio on PostgreSQL only, and the login-load p99", () => {
-    const checks = apiChecks([database("PGlite", 0.6, 0.03, 20), database("PostgreSQL", 0.49, 0.25, 50)]);
+  it("checks products on both databases, users/me's ratio and the service calls on PostgreSQL only, and the login-load p99", () => {
+    const checks = apiChecks([
+      database("PGlite", 0.6, 0.03, 20, { ratio: 0.1, p99: 90 }),
+      database("PostgreSQL", 0.49, 0.25, 50, { ratio: 0.25, p99: 20 }),
+    ]);
     expect(verdicts(checks)).toEqual({
       "api-products PGlite": "pass",
       "api-me-under-logins PGlite": "pass",
       "api-products PostgreSQL": "fail",
+      "api-introspect PostgreSQL": "pass",
+      "api-introspect-p99 PostgreSQL": "fail",
+      "api-consume PostgreSQL": "pass",
+      "api-consume-p99 PostgreSQL": "fail",
       "api-me PostgreSQL": "pass",
       "api-me-under-logins PostgreSQL": "fail",
     });
@@ -90,6 +97,10 @@ describe("apiChecks", () => {
     const checks = apiChecks([{ database: "PostgreSQL", skipped: "no PostgreSQL at 127.0.0.1:5432" }]);
     expect(checks.map((c) => [c.id, c.verdict, c.measured])).toEqual([
       ["api-products", "not measured", "no PostgreSQL at 127.0.0.1:5432"],
+      ["api-introspect", "not measured", "no PostgreSQL at 127.0.0.1:5432"],
+      ["api-introspect-p99", "not measured", "no PostgreSQL at 127.0.0.1:5432"],
+      ["api-consume", "not measured", "no PostgreSQL at 127.0.0.1:5432"],
+      ["api-consume-p99", "not measured", "no PostgreSQL at 127.0.0.1:5432"],
       ["api-me", "not measured", "no PostgreSQL at 127.0.0.1:5432"],
       ["api-me-under-logins", "not measured", "no PostgreSQL at 127.0.0.1:5432"],
     ]);

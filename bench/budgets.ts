@@ -24,6 +24,9 @@ export const LIMITS = {
   meRatioPostgres: 0.25,
   /** users/me p99 during the login load must stay under this. */
   meP99UnderLoginsMs: 50,
+  /** Introspecting an API key and a metered consume, on PostgreSQL, at 20 concurrent (issue 12). */
+  serviceRatioPostgres: 0.25,
+  serviceP99Ms: 20,
 } as const;
 
 /** Pages the public budgets apply to; /profile is measured logged in and is not indexed by design. */
@@ -203,6 +206,25 @@ export function apiChecks(databases: readonly DatabaseApi[]): BudgetCheck[] {
       "lower",
     );
     if (db.database === "PostgreSQL") {
+      for (const id of ["introspect", "consume"] as const) {
+        const route = "routes" in db ? db.routes.find((r) => r.route.id === id) : undefined;
+        add(
+          `api-${id}`,
+          `${id === "introspect" ? "POST /v1/introspect (API key)" : "POST /v1/credits/consume"} ≥ ${LIMITS.serviceRatioPostgres * 100}% of the baseline's requests/s on PostgreSQL`,
+          route?.ratio,
+          percent,
+          (v) => v >= LIMITS.serviceRatioPostgres,
+          "lower",
+        );
+        add(
+          `api-${id}-p99`,
+          `${id === "introspect" ? "POST /v1/introspect" : "POST /v1/credits/consume"} p99 < ${ms(LIMITS.serviceP99Ms)} at 20 concurrent on PostgreSQL`,
+          route?.figures.p99,
+          ms,
+          (v) => v < LIMITS.serviceP99Ms,
+          "higher",
+        );
+      }
       add(
         "api-me",
         `GET /v1/users/me ≥ ${LIMITS.meRatioPostgres * 100}% of the baseline's requests/s on PostgreSQL`,

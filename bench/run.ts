@@ -21,6 +21,7 @@ import { parseArgs } from "node:util";
 import { buildIfStale } from "../scripts/build-if-stale.ts";
 import {
   type ApiSettings,
+  CHARGED_CUSTOMERS,
   type DatabaseApi,
   type DatabaseKind,
   DEFAULT_API_SETTINGS,
@@ -40,7 +41,7 @@ import { describeMachine, loadAverageNow } from "./machine.ts";
 import { measureDist, type PageWeight } from "./page-weight.ts";
 import { createTempDatabase, DEFAULT_ADMIN_URL } from "./postgres.ts";
 import { renderReport } from "./report.ts";
-import { SERVER_SETTINGS, seedUser, startServer } from "./server.ts";
+import { SERVER_SETTINGS, seedApiAccess, seedUser, startServer } from "./server.ts";
 import { kb } from "./sizes.ts";
 
 const SECTIONS = ["weight", "lighthouse", "api"] as const;
@@ -146,7 +147,10 @@ async function apiForDatabase(
   const server = await startServer({ distDir, databaseUrl });
   try {
     const user = await seedUser(server.origin);
-    const routes = await measureRoutes(server.origin, user, settings, log);
+    const customers = [user];
+    while (customers.length < CHARGED_CUSTOMERS) customers.push(await seedUser(server.origin));
+    const access = await seedApiAccess(server, customers);
+    const routes = await measureRoutes(server.origin, user, settings, log, access);
     const loginLoad = await measureLoginLoad(server.origin, user, settings, log);
     return { database, routes, loginLoad };
   } finally {

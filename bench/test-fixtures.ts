@@ -75,6 +75,7 @@ export function database(
   productsRatio: number,
   meRatio: number,
   meP99: number,
+  service: { ratio: number; p99: number } = { ratio: 0.4, p99: 8 },
 ): DatabaseApi {
   return {
     database: kind,
@@ -83,6 +84,12 @@ export function database(
       { route: route("products"), figures: load(10_000 * productsRatio), ratio: productsRatio },
       { route: route("me"), figures: load(10_000 * meRatio), ratio: meRatio },
       { route: route("token"), figures: load(60), ratio: 0.006 },
+      {
+        route: route("introspect"),
+        figures: load(10_000 * service.ratio, service.p99),
+        ratio: service.ratio,
+      },
+      { route: route("consume"), figures: load(10_000 * service.ratio, service.p99), ratio: service.ratio },
     ],
     loginLoad: {
       logins: 20,
