@@ -190,7 +190,7 @@ export interface ApiSettings {
   connections: number;
   /** Seconds of each measurement of a route. */
   durationSeconds: number;
-  /** Rounds over the routes (baseline, products, users/me, token in turn): drift hits all alike. */
+  /** Rounds over the routes (baseline, products, users/me, token, introspect, consume in turn): drift hits all alike. */
   rounds: number;
   warmupSeconds: number;
   logins: number;

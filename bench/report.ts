@@ -1,5 +1,5 @@
 // The markdown report (docs/benchmarks.md): plain rendering of the measured figures, no I/O.
-import type { ApiSettings, DatabaseApi, LoadFigures } from "./api.ts";
+import { type ApiSettings, type DatabaseApi, type LoadFigures, SERVICE_CONNECTIONS } from "./api.ts";
 import { type BudgetCheck, LIMITS, PUBLIC_PAGES, summariseBudgets } from "./budgets.ts";
 import type { PageLighthouse } from "./lighthouse.ts";
 import type { Machine } from "./machine.ts";
@@ -377,10 +377,11 @@ function apiSection(
   return [
     "## API throughput and latency",
     "",
-    `Reproduce: \`${COMMANDS.api}\` (this section and the next). autocannon, ${settings.connections} connections, ` +
+    `Reproduce: \`${COMMANDS.api}\` (this section and the next). autocannon, ${settings.connections} connections ` +
+      `(${SERVICE_CONNECTIONS} for the generation service's introspect and consume, as their budgets say), ` +
       `against one route at a time: ${settings.warmupSeconds} s of warm-up for each, then ${settings.rounds} rounds ` +
-      `of ${settings.durationSeconds} s per route (baseline, products, users/me, token in turn, so drift hits them ` +
-      "alike). Requests/s and latency (milliseconds) are the medians over the rounds; the ratio is the median of " +
+      `of ${settings.durationSeconds} s per route (baseline, products, users/me, token, introspect, consume in turn, ` +
+      "so drift hits them alike). Requests/s and latency (milliseconds) are the medians over the rounds; the ratio is the median of " +
       "each round's requests/s over the baseline's in that round, which cancels out most of the machine's speed. " +
       "autocannon runs on the same machine as the server, so the two share its cores.",
     "",

@@ -52,7 +52,9 @@ describe("priceOf", () => {
   });
 
   it.each([0, -1, 1.5, MAX_QUANTITY + 1, Number.NaN])("refuses the quantity %s", (quantity) => {
-    expect(() => priceOf("comic", "one", quantity)).toThrow(RangeError);
+    expect(() => priceOf("comic", "one", quantity)).toThrow(
+      new RangeError(`Quantity must be a whole number from 1 to ${MAX_QUANTITY}`),
+    );
   });
 
   it("refuses an unknown feature", () => {
