@@ -19,7 +19,16 @@ export interface FeatureCharge {
 }
 
 export type ChargeResult =
-  | { ok: true; balanceAfter: number; charged: number; spendId: string; repeated: boolean }
+  | {
+      ok: true;
+      userId: string;
+      balanceAfter: number;
+      charged: number;
+      spendId: string;
+      repeated: boolean;
+      /** The low-balance threshold this charge crossed, if it did (spends.ts). */
+      lowBalanceCrossed: number | null;
+    }
   | { ok: false; reason: "no_user" | "no_key" | "feature_not_allowed" | "insufficient" | "key_limit" };
 
 export async function chargeFeature(
@@ -49,9 +58,11 @@ export async function chargeFeature(
   if (!result.ok) return result;
   return {
     ok: true,
+    userId: result.userId,
     balanceAfter: result.balanceAfter,
     charged: result.amount,
     spendId: result.spendId,
     repeated: result.repeated,
+    lowBalanceCrossed: result.lowBalanceCrossed,
   };
 }

@@ -61,6 +61,8 @@ describe.each(TEST_DATABASES)("spendBatch (%s)", (kind) => {
     const first = answers[0];
     expect(first).toEqual({
       ok: true,
+      userId: ann.id,
+      lowBalanceCrossed: null,
       balanceAfter: FREE - 1000,
       repeated: false,
       spendId: expect.any(String),

@@ -28,7 +28,21 @@ import { batched } from "./batched.ts";
 import { GRANT_COLUMNS, NEWEST_GRANT_FIRST, toCreditGrant } from "./ledger-store.ts";
 
 export type SpendResult =
-  | { ok: true; balanceAfter: number; repeated: boolean; spendId: string; amount: number }
+  | {
+      ok: true;
+      /** Whose credits were spent (for a charge by API key: the key's user). */
+      userId: string;
+      balanceAfter: number;
+      repeated: boolean;
+      spendId: string;
+      amount: number;
+      /**
+       * The user's low-balance threshold (milli-credits) when this spend took the balance from at
+       * least it to below it, else null. Decided under the user's lock, so of concurrent spends
+       * exactly one sees the crossing; a repeated spend never does.
+       */
+      lowBalanceCrossed: number | null;
+    }
   | { ok: false; reason: "insufficient" | "no_user" | "no_key" | "feature_not_allowed" | "key_limit" };
 
 /** What a metered charge (consume by feature) records besides the amount. */
@@ -76,6 +90,8 @@ const pairKey = (a: string, b: string) => `${a}\u0000${b}`;
 /** What the batch's transaction read, under the users' locks. */
 interface BatchState {
   users: Set<string>;
+  /** Each locked user's low-balance threshold in milli-credits, or null for no alert. */
+  thresholds: Map<string, number | null>;
   /** The batch's API keys, read after the locks (a key revoked a moment ago is seen revoked). */
   keys: Map<string, ApiKeyRow>;
   /** Each user's grants, updated in memory as the batch's spends take from them. */
@@ -111,7 +127,12 @@ function batchReads(q: Queries, requests: readonly SpendRequest[]) {
   const batchUsers = sql`array(select unnest(${list(userIds, "uuid")}) union select ${apiKeys.userId} from ${apiKeys} where ${apiKeys.id} = any(${list(keyIds, "text")}))`;
   const ofBatch = (userId: AnyPgColumn) => sql`${userId} = any(${batchUsers})`;
   return [
-    q.select({ id: users.id }).from(users).where(ofBatch(users.id)).orderBy(asc(users.id)).for("update"),
+    q
+      .select({ id: users.id, lowBalanceThreshold: users.lowBalanceThreshold })
+      .from(users)
+      .where(ofBatch(users.id))
+      .orderBy(asc(users.id))
+      .for("update"),
     q
       .select()
       .from(apiKeys)
@@ -150,12 +171,21 @@ function batchState([locked, keyRows, earlierRows, grantRows, usageRows]: Answer
   for (const row of grantRows) grants.get(row.userId)?.push(toCreditGrant(row));
   return {
     users: new Set(lockedIds),
+    thresholds: new Map(locked.map((u) => [u.id, u.lowBalanceThreshold])),
     keys: new Map(keyRows.map((k) => [k.id, k])),
     grants,
     earlier: new Map(
       earlierRows.map((e) => [
         pairKey(e.userId, e.idempotencyKey),
-        { ok: true, balanceAfter: e.balanceAfter, repeated: true, spendId: e.id, amount: e.amount } as const,
+        {
+          ok: true,
+          userId: e.userId,
+          balanceAfter: e.balanceAfter,
+          repeated: true,
+          spendId: e.id,
+          amount: e.amount,
+          lowBalanceCrossed: null,
+        } as const,
       ]),
     ),
     usage: new Map(usageRows.map((u) => [pairKey(u.apiKeyId, u.month), u.amount])),
@@ -216,7 +246,7 @@ function decide(state: BatchState, request: SpendRequest): Decision {
   if (userId === undefined || !state.users.has(userId)) return { result: { ok: false, reason: "no_user" } };
   const idempotency = pairKey(userId, request.idempotencyKey);
   const earlier = state.earlier.get(idempotency);
-  if (earlier) return { result: { ...earlier, repeated: true } };
+  if (earlier) return { result: { ...earlier, repeated: true, lowBalanceCrossed: null } };
 
   const usageKey = key && meter ? pairKey(key.id, meter.month) : undefined;
   const used = usageKey ? (state.usage.get(usageKey) ?? 0) : 0;
@@ -227,11 +257,22 @@ function decide(state: BatchState, request: SpendRequest): Decision {
   const plan = planSpend(grants, request.amount, request.now);
   if (!plan.ok) return { result: { ok: false, reason: "insufficient" } };
 
-  const balanceAfter = balance(grants, request.now) - request.amount;
+  const balanceBefore = balance(grants, request.now);
+  const balanceAfter = balanceBefore - request.amount;
   state.grants.set(userId, applySpend(grants, plan.takes));
   if (usageKey) state.usage.set(usageKey, used + request.amount);
   const spendId = randomUUID();
-  const result = { ok: true, balanceAfter, repeated: false, spendId, amount: request.amount } as const;
+  const threshold = state.thresholds.get(userId) ?? null;
+  const result = {
+    ok: true,
+    userId,
+    balanceAfter,
+    repeated: false,
+    spendId,
+    amount: request.amount,
+    lowBalanceCrossed:
+      threshold !== null && balanceBefore >= threshold && balanceAfter < threshold ? threshold : null,
+  } as const;
   state.earlier.set(idempotency, result);
   return {
     result,

@@ -96,3 +96,27 @@ export function passwordResetMail(args: {
     closing: "If you did not ask for this, ignore this message: your password stays as it is.",
   });
 }
+
+/** Credits as the portal shows them: "1,234.5". */
+const credits = (amount: number) =>
+  new Intl.NumberFormat("en-US", { maximumFractionDigits: 3 }).format(amount);
+
+export function lowBalanceMail(args: {
+  to: string;
+  username: string;
+  portalUrl: string;
+  /** Credits. */
+  threshold: number;
+  balance: number;
+}): MailMessage {
+  return render(args.to, {
+    subject: `Your ${PRODUCT_NAME} balance is below ${credits(args.threshold)} credits`,
+    greeting: `Hi ${args.username},`,
+    paragraphs: [
+      `Your credit balance has fallen below ${credits(args.threshold)} credits: ${credits(args.balance)} credits are left.`,
+      "When it reaches zero, generations are refused until you add credits with a top-up pack or a higher plan. Your usage page shows what spent them.",
+    ],
+    action: { label: "Add credits", url: `${args.portalUrl}/profile` },
+    closing: `You get this e-mail once each time your balance falls below the amount you chose. Change or turn off the alert on ${args.portalUrl}/profile.`,
+  });
+}

@@ -14,6 +14,8 @@ import { registerRoutes } from "./auth/register.ts";
 import { tokenRoutes } from "./auth/token.ts";
 import { type BillingRouteDeps, billingRoutes } from "./billing/routes.ts";
 import { docsRoutes } from "./docs/routes.ts";
+import { usageRoutes } from "./usage/routes.ts";
+import { lowBalanceAlertRoutes } from "./users/low-balance-alert.ts";
 import { userRoutes } from "./users/routes.ts";
 import { webhookRoutes } from "./webhooks/routes.ts";
 
@@ -32,12 +34,14 @@ export function v1Routes(
   api.route("/", tokenRoutes(deps));
   api.route("/", registerRoutes(deps));
   api.route("/", userRoutes(deps));
+  api.route("/", lowBalanceAlertRoutes(deps));
   api.route("/", passwordResetRoutes(deps));
   api.route("/", emailVerificationRoutes(deps));
   api.route("/", billingRoutes({ ...deps, ...billing }));
   api.route("/", webhookRoutes(billing.billing));
   api.route("/", apiKeyRoutes(deps));
   api.route("/", introspectRoutes(deps));
+  api.route("/", usageRoutes(deps));
   documentJwks(api);
   docsRoutes(api, API_PREFIX);
 

@@ -28,7 +28,7 @@ export function asApiError(error: unknown): ApiError {
 }
 
 export interface ApiRequest {
-  method?: "GET" | "POST" | "DELETE";
+  method?: "GET" | "POST" | "PUT" | "DELETE";
   /** JSON body, or URLSearchParams for a form-urlencoded body (the login call). */
   body?: Record<string, unknown> | URLSearchParams;
   /** Send `Authorization: Bearer …`: `true` uses the stored token, a string uses that token. */
@@ -85,4 +85,20 @@ export async function apiRequest<K extends SchemaName>(
   const parsed = schema.safeParse(answer);
   if (!parsed.success) throw new ApiError(200, undefined, `Unexpected answer from ${path}`);
   return parsed.data as Answer<K>;
+}
+
+/** Downloads `path` with the stored token as a file (a CSV export); throws ApiError on failure. */
+export async function apiDownload(path: string): Promise<Blob> {
+  const token = readStoredToken();
+  try {
+    const { ofetch } = await import("ofetch");
+    return await ofetch(path, {
+      ...(BASE_URL ? { baseURL: BASE_URL } : {}),
+      headers: token ? { Authorization: `Bearer ${token}` } : {},
+      responseType: "blob",
+      retry: 0,
+    });
+  } catch (error) {
+    throw toApiError(error);
+  }
 }

@@ -14,12 +14,19 @@ export {
   tokenResponseSchema,
   userSchema,
 } from "../../contract/account.ts";
+export { lowBalanceAlertSchema } from "../../contract/alerts.ts";
 export {
   apiKeyListSchema,
   createApiKeyRequestSchema,
   createdApiKeySchema,
 } from "../../contract/api-keys.ts";
-export { checkoutUrlSchema, productListSchema, topUpProductListSchema } from "../../contract/billing.ts";
+export {
+  checkoutUrlSchema,
+  ledgerSchema,
+  productListSchema,
+  topUpProductListSchema,
+} from "../../contract/billing.ts";
+export { usageSchema } from "../../contract/usage.ts";
 
 /** For calls whose answer the portal does not read (it only needs to know they succeeded). */
 export const anyAnswerSchema = z.unknown();

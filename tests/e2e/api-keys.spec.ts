@@ -1,30 +1,14 @@
 // API keys in the browser: create one, copy it, use it as the generation service would (introspect
 // and a metered charge with a service key the operator made while the server runs), see the use in
 // the list, revoke it with confirmation, and the key stops working.
-import { spawnSync } from "node:child_process";
 import type { APIRequestContext } from "@playwright/test";
 import { UI_TEXT } from "../../src/lib/ui-text.ts";
 import { createVerifiedUser, openSignedIn, tokenViaApi } from "../fixtures/account.ts";
 import { axeViolations } from "../fixtures/axe.ts";
+import { makeServiceKey } from "../fixtures/service-key.ts";
 import { expect, test } from "../fixtures/test.ts";
 
 const T = UI_TEXT.apiKeys;
-
-/** `npm run service-key -- create …` against the running e2e server (through its operator socket). */
-function makeServiceKey(): string {
-  const cli = spawnSync(
-    process.execPath,
-    ["scripts/service-key.ts", "create", "e2e-generation-api", "--scopes", "introspect,credits:consume"],
-    {
-      env: { PATH: process.env.PATH, DATA_DIR: process.env.E2E_DATA_DIR, LOG_LEVEL: "silent" },
-      encoding: "utf8",
-    },
-  );
-  expect(cli.status, cli.stderr).toBe(0);
-  const key = cli.stdout.match(/gsk_[0-9A-Za-z]{61}/)?.[0];
-  expect(key).toBeDefined();
-  return key as string;
-}
 
 async function introspect(request: APIRequestContext, service: string, token: string) {
   const res = await request.post("/v1/introspect", {

@@ -1,6 +1,7 @@
 // Tables of the account service: users and the single-use tokens mailed to them.
 import { sql } from "drizzle-orm";
 import {
+  bigint,
   boolean,
   index,
   integer,
@@ -39,6 +40,11 @@ export const users = pgTable(
     emailVerifiedAt: timestamp("email_verified_at", { withTimezone: true }),
     /** Copied into every access token as `ver`; raising it ends every token issued before. */
     tokenVersion: integer("token_version").notNull().default(0),
+    /**
+     * "E-mail me when my balance falls below N credits": N in milli-credits, or null (the default)
+     * for no alert. A spend that takes the balance from at least N to below it sends one mail.
+     */
+    lowBalanceThreshold: bigint("low_balance_threshold", { mode: "number" }),
     ...timestamps,
   },
   (t) => [

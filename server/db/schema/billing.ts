@@ -125,7 +125,8 @@ export const creditSpends = pgTable(
   },
   (t) => [
     uniqueIndex("credit_spends_user_idempotency_key").on(t.userId, t.idempotencyKey),
-    // A key's spend this month (its monthly limit), and a user's usage history by time.
+    // A key's spend this month (its monthly limit), and a user's usage history by time (migration
+    // 0003 adds INCLUDE (amount, quantity, feature, api_key_id) to the second: Drizzle cannot say it).
     index("credit_spends_api_key_idx").on(t.apiKeyId, t.createdAt),
     index("credit_spends_user_created_idx").on(t.userId, t.createdAt),
     check("credit_spends_amount_positive", sql`${t.amount} > 0`),

@@ -16,6 +16,7 @@ import {
 } from "../../../contract/billing.ts";
 import { DETAIL } from "../../../contract/messages.ts";
 import { findUserById } from "../../accounts/users.ts";
+import type { LowBalanceAlerts } from "../../alerts/low-balance.ts";
 import { parseKey } from "../../api-access/key-format.ts";
 import { chargeFeature } from "../../api-access/metering.ts";
 import type { Catalogue } from "../../billing/catalogue.ts";
@@ -40,12 +41,25 @@ import type { ApiDeps } from "../api-deps.ts";
 import { presentUser } from "../users/present-user.ts";
 
 type ChargeOutcome =
-  | { ok: true; balanceAfter: number; amount: number; spendId: string }
+  | {
+      ok: true;
+      userId: string;
+      balanceAfter: number;
+      amount: number;
+      spendId: string;
+      lowBalanceCrossed: number | null;
+    }
   | { ok: false; reason: "no_user" | "no_key" | "feature_not_allowed" | "insufficient" | "key_limit" };
 
-/** The consume answer of a charge, or the contract's error for why there was none. */
-function consumeAnswer(result: ChargeOutcome) {
+/**
+ * The consume answer of a charge, or the contract's error for why there was none. A charge that took
+ * the balance below the user's alert threshold mails them (after the commit, in the background).
+ */
+function consumeAnswer(result: ChargeOutcome, alerts: LowBalanceAlerts) {
   if (result.ok) {
+    if (result.lowBalanceCrossed !== null) {
+      alerts.crossed(result.userId, result.lowBalanceCrossed, result.balanceAfter);
+    }
     return {
       credit_balance: fromMillicredits(result.balanceAfter),
       charged: fromMillicredits(result.amount),
@@ -342,7 +356,7 @@ export function billingRoutes(deps: BillingRouteDeps): OpenAPIHono<AppEnv> {
           requestedBy: c.var.user.id,
           now: deps.clock.now(),
         });
-        return c.json(consumeAnswer(result), 200);
+        return c.json(consumeAnswer(result, deps.lowBalance), 200);
       }
       const body = parseWith(consumeFeatureRequestSchema, raw);
       const result = await chargeFeature(deps.db, deps.lastUsed, {
@@ -354,7 +368,10 @@ export function billingRoutes(deps: BillingRouteDeps): OpenAPIHono<AppEnv> {
         idempotencyKey: body.idempotency_key,
         now: deps.clock.now(),
       });
-      return c.json(consumeAnswer(result.ok ? { ...result, amount: result.charged } : result), 200);
+      return c.json(
+        consumeAnswer(result.ok ? { ...result, amount: result.charged } : result, deps.lowBalance),
+        200,
+      );
     },
   );
 

@@ -87,6 +87,9 @@ export default function AccountMenu({ variant }: Props) {
         <a href="/profile/api-keys" className="btn btn-sm btn-outline">
           {UI_TEXT.apiKeys.menu}
         </a>
+        <a href="/profile/usage" className="btn btn-sm btn-outline">
+          {UI_TEXT.usage.menu}
+        </a>
         <button type="button" className="btn btn-sm" onClick={handleSignOut}>
           {UI_TEXT.signOut}
         </button>
@@ -110,6 +113,9 @@ export default function AccountMenu({ variant }: Props) {
           </li>
           <li>
             <a href="/profile/api-keys">{UI_TEXT.apiKeys.menu}</a>
+          </li>
+          <li>
+            <a href="/profile/usage">{UI_TEXT.usage.menu}</a>
           </li>
           <li>
             <button type="button" onClick={handleSignOut}>

@@ -54,26 +54,31 @@ export function Field({
         required
         onChange={onChange}
       />
-      {error && (
-        <p id={errorId} className="flex items-start gap-1.5 text-sm" data-field-error={name}>
-          <svg
-            className="mt-0.5 size-4 shrink-0 text-error"
-            viewBox="0 0 16 16"
-            aria-hidden="true"
-            focusable="false"
-          >
-            <circle cx="8" cy="8" r="7" fill="currentColor" />
-            <path d="M8 4.5v4M8 11v.5" stroke="white" strokeWidth="1.75" strokeLinecap="round" />
-          </svg>
-          {error}
-        </p>
-      )}
+      {error && <FieldError id={errorId} name={name} message={error} />}
       {helper && (
         <p id={helperId} className="text-sm text-base-content/80">
           {helper}
         </p>
       )}
     </div>
+  );
+}
+
+/** A field's message, tied to its input by `id` (aria-describedby); the icon carries the colour. */
+export function FieldError({ id, name, message }: { id: string | undefined; name: string; message: string }) {
+  return (
+    <p id={id} className="flex items-start gap-1.5 text-sm" data-field-error={name}>
+      <svg
+        className="mt-0.5 size-4 shrink-0 text-error"
+        viewBox="0 0 16 16"
+        aria-hidden="true"
+        focusable="false"
+      >
+        <circle cx="8" cy="8" r="7" fill="currentColor" />
+        <path d="M8 4.5v4M8 11v.5" stroke="white" strokeWidth="1.75" strokeLinecap="round" />
+      </svg>
+      {message}
+    </p>
   );
 }
 

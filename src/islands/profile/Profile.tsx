@@ -7,6 +7,8 @@ import { isoDay } from "../../lib/format-date.ts";
 import { UI_TEXT } from "../../lib/ui-text.ts";
 import { initSession } from "../../stores/auth.ts";
 import { RouteGuard } from "../auth/RouteGuard.tsx";
+import { CreditBreakdown } from "./CreditBreakdown.tsx";
+import { LowBalanceAlert } from "./LowBalanceAlert.tsx";
 
 // The account is this page's content: ask for it as soon as this module runs in the browser, before
 // React hydrates the page (the session check runs once per page, so the island's own call reuses it).
@@ -50,6 +52,7 @@ function AccountView({ user }: { user: User }) {
             value={isoDay(subscription.expires_at) ?? T.notAvailable}
           />
           <ReadOnlyField id="tokens" label={T.tokens} value={formatBalance(user.credit_balance)} />
+          <CreditBreakdown balance={user.credit_balance} />
         </div>
       </section>
       <section aria-labelledby="plan-heading" className="flex flex-col gap-4">
@@ -81,14 +84,20 @@ function AccountView({ user }: { user: User }) {
           <TopUps balance={user.credit_balance} />
         </Suspense>
       )}
+      <LowBalanceAlert />
       <section aria-labelledby="api-access-heading" className="flex flex-col items-start gap-3">
         <h2 id="api-access-heading" className="text-lg font-semibold">
           {UI_TEXT.apiKeys.title}
         </h2>
         <p className="text-sm text-base-content/80">{UI_TEXT.apiKeys.intro}</p>
-        <a href="/profile/api-keys" className="btn btn-outline" data-api-keys-link>
-          Manage API keys
-        </a>
+        <div className="flex flex-wrap gap-2">
+          <a href="/profile/api-keys" className="btn btn-outline" data-api-keys-link>
+            Manage API keys
+          </a>
+          <a href="/profile/usage" className="btn btn-outline" data-usage-link>
+            {T.usageLink}
+          </a>
+        </div>
       </section>
     </div>
   );

@@ -1,0 +1,1 @@
+ALTER TABLE "users" ADD COLUMN "low_balance_threshold" bigint;

@@ -1,0 +1,156 @@
+// Usage history for the account owner: sums of the metered charges per Berlin day, feature or API
+// key (GET /v1/usage), and every charge as a streamed CSV (GET /v1/usage.csv), over the same range.
+import { OpenAPIHono } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import {
+  USAGE_DEFAULT_DAYS,
+  USAGE_MAX_DAYS,
+  type UsageDimension,
+  usageQuerySchema,
+  usageSchema,
+} from "../../../contract/usage.ts";
+import { fromMillicredits } from "../../domain/ledger.ts";
+import type { AppEnv } from "../../http/app-env.ts";
+import { requireUser } from "../../http/auth-guard.ts";
+import { RequestValidationError } from "../../http/errors.ts";
+import { addRoute, BEARER_SCHEME, errorResponses, jsonContent, schemaRef } from "../../http/openapi.ts";
+import { parseWith } from "../../http/validation.ts";
+import { usageCsvStream } from "../../usage/usage-csv.ts";
+import { isRefusal, type UsageRange, usageDimensions, usageRange } from "../../usage/usage-range.ts";
+import { usageCharges, usageGroups } from "../../usage/usage-store.ts";
+import type { ApiDeps } from "../api-deps.ts";
+
+const refuse = (field: string, message: string) =>
+  new RequestValidationError([{ loc: ["query", field], msg: message, type: "value_error" }]);
+
+/** The query's range and dimensions, or a 422 naming the query field that is wrong. */
+function readQuery(c: Context<AppEnv>, now: Date): { range: UsageRange; dimensions: UsageDimension[] } {
+  const query = parseWith(usageQuerySchema, c.req.query(), "query");
+  const range = usageRange(query, now);
+  if (isRefusal(range)) throw refuse(range.field, range.message);
+  const dimensions = usageDimensions(query.group_by);
+  if (isRefusal(dimensions)) throw refuse(dimensions.field, dimensions.message);
+  return { range, dimensions };
+}
+
+const dateParameter = (name: "from" | "to", description: string) => ({
+  name,
+  in: "query" as const,
+  required: false,
+  description,
+  schema: { type: "string" as const, format: "date", maxLength: 10 },
+});
+
+const RANGE_PARAMETERS = [
+  dateParameter(
+    "from",
+    `First Berlin calendar day, included. Default: ${USAGE_DEFAULT_DAYS - 1} days before 'to'.`,
+  ),
+  dateParameter(
+    "to",
+    `Last Berlin calendar day, included (at most ${USAGE_MAX_DAYS} days after 'from'). Default: today in Berlin, or ${USAGE_DEFAULT_DAYS - 1} days after 'from'.`,
+  ),
+];
+
+export function usageRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
+  const app = new OpenAPIHono<AppEnv>();
+  const registry = app.openAPIRegistry;
+  const auth = requireUser(deps);
+  const security = [{ [BEARER_SCHEME]: [] }];
+  const errors = errorResponses(registry, {
+    401: "No valid access token",
+    422: "A date that is not YYYY-MM-DD, 'from' after 'to', a range over 366 days, or an unknown group_by",
+  });
+
+  addRoute(
+    app,
+    {
+      method: "get",
+      path: "/usage",
+      operationId: "getUsage",
+      tags: ["usage"],
+      summary: "What the metered charges spent, per Berlin day, feature or API key",
+      security,
+      parameters: [
+        ...RANGE_PARAMETERS,
+        {
+          name: "group_by",
+          in: "query",
+          required: false,
+          description:
+            "day, feature or api_key, or several of them comma-separated (day,feature for a chart stacked by feature). Default: day.",
+          schema: { type: "string", maxLength: 40 },
+        },
+      ],
+      responses: {
+        200: {
+          description: "The groups in day, feature, key order, and the range's total",
+          content: jsonContent(schemaRef(registry, "Usage", usageSchema)),
+        },
+        ...errors,
+      },
+    },
+    auth,
+    async (c) => {
+      const { range, dimensions } = readQuery(c, deps.clock.now());
+      const groups = await usageGroups(deps.db, c.var.user.id, range, dimensions);
+      let uses = 0;
+      let credits = 0;
+      const data = groups.map((group) => {
+        uses += group.uses;
+        credits += group.credits;
+        return {
+          ...(group.date !== undefined ? { date: group.date } : {}),
+          ...(group.feature !== undefined ? { feature: group.feature } : {}),
+          ...(group.apiKeyId !== undefined
+            ? {
+                api_key_id: group.apiKeyId,
+                api_key_name: group.apiKeyName,
+                api_key_prefix: group.apiKeyPrefix,
+              }
+            : {}),
+          uses: group.uses,
+          credits: fromMillicredits(group.credits),
+        };
+      });
+      return c.json(
+        { from: range.from, to: range.to, data, total: { uses, credits: fromMillicredits(credits) } },
+        200,
+      );
+    },
+  );
+
+  addRoute(
+    app,
+    {
+      method: "get",
+      path: "/usage.csv",
+      operationId: "downloadUsageCsv",
+      tags: ["usage"],
+      summary: "Every metered charge in the range as CSV, oldest first (streamed)",
+      description:
+        "Columns: time (Berlin, with its offset), feature, people, quantity, credits, key_name, key_prefix, idempotency_key. A cell a spreadsheet would read as a formula starts with a quote.",
+      security,
+      parameters: RANGE_PARAMETERS,
+      responses: {
+        200: {
+          description: "The charges",
+          content: { "text/csv": { schema: { type: "string" } } },
+        },
+        ...errors,
+      },
+    },
+    auth,
+    (c) => {
+      const { range } = readQuery(c, deps.clock.now());
+      const userId = c.var.user.id;
+      const body = usageCsvStream((after, limit) => usageCharges(deps.db, userId, range, after, limit));
+      return c.body(body, 200, {
+        "Content-Type": "text/csv; charset=utf-8",
+        "Content-Disposition": `attachment; filename="usage-${range.from}-to-${range.to}.csv"`,
+      });
+    },
+  );
+
+  return app;
+}

@@ -1,0 +1,42 @@
+// /profile, next to the balance: which credits the balance is made of and when each part expires,
+// in the order they are spent, with the time zone named (expiries are Berlin instants).
+import { useStore } from "@nanostores/react";
+import { useEffect } from "react";
+import { describePart } from "../../lib/credit-breakdown.ts";
+import { UI_TEXT } from "../../lib/ui-text.ts";
+import { $creditBreakdown, loadCreditBreakdown } from "../../stores/credits.ts";
+
+const T = UI_TEXT.profile.breakdown;
+
+export function CreditBreakdown({ balance }: { balance: number }) {
+  const state = useStore($creditBreakdown);
+  // A charge, a purchase or an expiry changes the balance: the parts are read again then.
+  useEffect(() => {
+    void loadCreditBreakdown(balance);
+  }, [balance]);
+  return (
+    <div
+      className="flex flex-col gap-1.5 sm:col-span-2"
+      data-credit-breakdown
+      aria-busy={state.status === "loading"}
+    >
+      <h3 className="text-sm font-medium">{T.title}</h3>
+      {state.status === "failed" && (
+        <p role="alert" className="alert alert-error text-sm">
+          {T.failed}
+        </p>
+      )}
+      {state.status === "ready" && state.parts.length === 0 && (
+        <p className="text-sm text-base-content/80">{T.none}</p>
+      )}
+      {state.parts.length > 0 && (
+        <ul className="list-inside list-disc text-sm">
+          {state.parts.map((part) => (
+            <li key={`${part.kind}-${part.expiresAt ?? "never"}`}>{describePart(part)}</li>
+          ))}
+        </ul>
+      )}
+      <p className="text-xs text-base-content/70">{T.zoneNote}</p>
+    </div>
+  );
+}

@@ -1,0 +1,265 @@
+// /profile/usage (guarded like /profile): credits used per day, stacked by feature, over a chosen
+// period; the same numbers as a table; totals by feature and by API key; the period's charges as
+// CSV. The answers live in the $usage store; the chart loads on demand (UsageChart.tsx).
+import { useStore } from "@nanostores/react";
+import { lazy, Suspense, useEffect, useMemo, useState } from "react";
+import type { UsageRow } from "../../../contract/usage.ts";
+import { formatBalance } from "../../lib/account-view.ts";
+import { UI_TEXT } from "../../lib/ui-text.ts";
+import {
+  type DailyUsage,
+  dailyUsage,
+  featureLabel,
+  USAGE_PRESETS,
+  type UsagePreset,
+} from "../../lib/usage-view.ts";
+import { initSession } from "../../stores/auth.ts";
+import { notify } from "../../stores/toast.ts";
+import { $usage, downloadUsageCsv, loadUsage } from "../../stores/usage.ts";
+import { RouteGuard } from "../auth/RouteGuard.tsx";
+
+// The usage is this page's content: ask for the session as soon as the module runs (see Profile).
+if (typeof document !== "undefined") void initSession();
+
+const UsageChart = lazy(() => import("./UsageChart.tsx"));
+
+const T = UI_TEXT.usage;
+
+function PeriodPicker({ preset, busy }: { preset: UsagePreset; busy: boolean }) {
+  return (
+    <fieldset className="join" aria-busy={busy}>
+      <legend className="sr-only">{T.rangeLabel}</legend>
+      {USAGE_PRESETS.map((choice) => (
+        <input
+          key={choice}
+          type="radio"
+          name="usage-period"
+          className="btn btn-sm join-item"
+          aria-label={T.presets[choice]}
+          checked={preset === choice}
+          onChange={() => void loadUsage(choice)}
+        />
+      ))}
+    </fieldset>
+  );
+}
+
+function DailyTable({ usage }: { usage: DailyUsage }) {
+  const days = usage.days.filter((_, i) => usage.series.some((s) => (s.credits[i] ?? 0) > 0));
+  return (
+    <details className="mt-3" data-usage-table>
+      <summary className="cursor-pointer text-sm font-medium">{T.tableToggle}</summary>
+      <div className="mt-2 overflow-x-auto">
+        <table className="table table-sm">
+          <caption className="sr-only">{T.tableCaption}</caption>
+          <thead>
+            <tr>
+              <th scope="col">{T.day}</th>
+              {usage.series.map((s) => (
+                <th key={s.feature ?? "manual"} scope="col" className="text-right">
+                  {featureLabel(s.feature, T.manual)}
+                </th>
+              ))}
+            </tr>
+          </thead>
+          <tbody>
+            {days.map((day) => {
+              const i = usage.days.indexOf(day);
+              return (
+                <tr key={day}>
+                  <th scope="row" className="font-normal tabular-nums">
+                    {day}
+                  </th>
+                  {usage.series.map((s) => (
+                    <td key={s.feature ?? "manual"} className="text-right tabular-nums">
+                      {formatBalance(s.credits[i] ?? 0)}
+                    </td>
+                  ))}
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </div>
+    </details>
+  );
+}
+
+interface TotalRow {
+  key: string;
+  name: React.ReactNode;
+  uses: number;
+  credits: number;
+}
+
+function TotalsTable({
+  title,
+  head,
+  rows,
+  id,
+}: {
+  title: string;
+  head: string;
+  rows: TotalRow[];
+  id: string;
+}) {
+  return (
+    <section aria-labelledby={id} className="min-w-0" data-usage-totals={id}>
+      <h2 id={id} className="text-lg font-semibold">
+        {title}
+      </h2>
+      <div className="mt-2 overflow-x-auto">
+        <table className="table table-sm">
+          <thead>
+            <tr>
+              <th scope="col">{head}</th>
+              <th scope="col" className="text-right">
+                {T.uses}
+              </th>
+              <th scope="col" className="text-right">
+                {T.credits}
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((row) => (
+              <tr key={row.key}>
+                <th scope="row" className="font-normal">
+                  {row.name}
+                </th>
+                <td className="text-right tabular-nums">{formatBalance(row.uses)}</td>
+                <td className="text-right tabular-nums">{formatBalance(row.credits)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
+}
+
+function keyName(row: UsageRow): React.ReactNode {
+  if (!row.api_key_id) return T.noKey;
+  return (
+    <>
+      {row.api_key_name ?? row.api_key_id}{" "}
+      <span className="font-mono text-xs text-base-content/70">{row.api_key_prefix}…</span>
+    </>
+  );
+}
+
+function DownloadButton() {
+  const [busy, setBusy] = useState(false);
+  const download = async () => {
+    setBusy(true);
+    try {
+      await downloadUsageCsv();
+    } catch {
+      notify("error", T.downloadFailed);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <button type="button" className="btn btn-outline btn-sm" onClick={() => void download()} disabled={busy}>
+      {busy ? T.downloading : T.download}
+    </button>
+  );
+}
+
+function UsageView() {
+  const state = useStore($usage);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the first period is loaded once, on arrival.
+  useEffect(() => {
+    void loadUsage(state.preset);
+  }, []);
+  const usage = useMemo(
+    () => dailyUsage(state.daily, state.from, state.to),
+    [state.daily, state.from, state.to],
+  );
+  const empty = state.status === "ready" && state.total.uses === 0;
+  return (
+    <div className="flex flex-col gap-8" data-usage data-status={state.status}>
+      <div className="flex flex-wrap items-center justify-between gap-3">
+        <PeriodPicker preset={state.preset} busy={state.status === "loading"} />
+        <p className="text-sm text-base-content/80 tabular-nums" data-usage-period>
+          {state.from} – {state.to}
+        </p>
+      </div>
+      {state.status === "failed" && (
+        <div role="alert" className="alert alert-error">
+          <span>{T.loadFailed}</span>
+          <button type="button" className="btn btn-sm" onClick={() => void loadUsage(state.preset)}>
+            {T.retry}
+          </button>
+        </div>
+      )}
+      {state.status === "loading" && state.daily.length === 0 && (
+        <p role="status" className="flex items-center gap-2 text-sm">
+          <span className="loading loading-spinner" aria-hidden="true" />
+          {T.loading}
+        </p>
+      )}
+      {empty && (
+        <div className="rounded-box border border-dashed border-base-300 p-6 text-center" data-usage-empty>
+          <h2 className="text-lg font-semibold">{T.emptyTitle}</h2>
+          <p className="mt-2 text-sm text-base-content/80">{T.emptyBody}</p>
+          <a href="/profile/api-keys" className="btn btn-primary btn-sm mt-4">
+            {UI_TEXT.apiKeys.create}
+          </a>
+        </div>
+      )}
+      {!empty && state.daily.length > 0 && (
+        <>
+          <section aria-labelledby="usage-chart">
+            <div className="flex flex-wrap items-baseline justify-between gap-2">
+              <h2 id="usage-chart" className="text-lg font-semibold">
+                {T.chartTitle}
+              </h2>
+              <p className="text-sm tabular-nums" data-usage-total>
+                {T.total}: {formatBalance(state.total.credits)} {T.credits.toLowerCase()},{" "}
+                {formatBalance(state.total.uses)} {T.uses.toLowerCase()}
+              </p>
+            </div>
+            <Suspense fallback={<div className="h-64 sm:h-80" />}>
+              <UsageChart usage={usage} label={T.chartLabel(state.from, state.to)} manual={T.manual} />
+            </Suspense>
+            <DailyTable usage={usage} />
+          </section>
+          <div className="grid gap-8 md:grid-cols-2">
+            <TotalsTable
+              id="usage-by-feature"
+              title={T.byFeature}
+              head={T.feature}
+              rows={usage.series.map((s) => ({
+                key: s.feature ?? "manual",
+                name: featureLabel(s.feature, T.manual),
+                uses: s.uses,
+                credits: s.total,
+              }))}
+            />
+            <TotalsTable
+              id="usage-by-key"
+              title={T.byKey}
+              head={T.key}
+              rows={state.byKey.map((row) => ({
+                key: row.api_key_id ?? "none",
+                name: keyName(row),
+                uses: row.uses,
+                credits: row.credits,
+              }))}
+            />
+          </div>
+        </>
+      )}
+      <div className="flex flex-wrap items-center justify-between gap-3">
+        <p className="text-xs text-base-content/70">{T.zoneNote}</p>
+        {!empty && state.status === "ready" && <DownloadButton />}
+      </div>
+    </div>
+  );
+}
+
+export default function Usage() {
+  return <RouteGuard loadingMessage="Loading your usage…">{() => <UsageView />}</RouteGuard>;
+}

@@ -1,0 +1,99 @@
+// The stacked bar chart of credits per day and feature. Chart.js draws it on a canvas, so this
+// module (and Chart.js with it) loads only on /profile/usage, once there are numbers to draw; the
+// table under it says the same for screen readers. Colours follow the light or dark theme.
+import { BarController, BarElement, CategoryScale, Chart, Legend, LinearScale, Tooltip } from "chart.js";
+import { useEffect, useRef } from "react";
+import { type DailyUsage, featureLabel } from "../../lib/usage-view.ts";
+
+Chart.register(BarController, BarElement, CategoryScale, LinearScale, Legend, Tooltip);
+
+// Eight features and the manual charges: hues far apart, readable on white and on dark grey.
+const PALETTE = [
+  "#2563eb",
+  "#f59e0b",
+  "#10b981",
+  "#ef4444",
+  "#8b5cf6",
+  "#06b6d4",
+  "#ec4899",
+  "#84cc16",
+  "#64748b",
+];
+
+const DARK = "(prefers-color-scheme: dark)";
+
+/** The theme's text and grid colours (daisyUI's base-content variable). */
+function themeColours() {
+  const text = getComputedStyle(document.documentElement).getPropertyValue("--color-base-content").trim();
+  const dark = window.matchMedia(DARK).matches;
+  return {
+    text: text || (dark ? "#e5e7eb" : "#1f2937"),
+    grid: dark ? "rgba(255,255,255,0.12)" : "rgba(0,0,0,0.08)",
+  };
+}
+
+interface Props {
+  usage: DailyUsage;
+  /** What the chart shows, for the canvas's accessible name. */
+  label: string;
+  /** The name of charges without a feature. */
+  manual: string;
+}
+
+export default function UsageChart({ usage, label, manual }: Props) {
+  const canvas = useRef<HTMLCanvasElement>(null);
+  useEffect(() => {
+    const target = canvas.current;
+    if (!target) return;
+    const colours = themeColours();
+    const chart = new Chart(target, {
+      type: "bar",
+      data: {
+        labels: usage.days.map((day) => day.slice(5)),
+        datasets: usage.series.map((series, i) => ({
+          label: featureLabel(series.feature, manual),
+          data: series.credits,
+          backgroundColor: PALETTE[i % PALETTE.length] ?? "#64748b",
+          borderWidth: 0,
+        })),
+      },
+      options: {
+        responsive: true,
+        maintainAspectRatio: false,
+        animation: false,
+        scales: {
+          x: { stacked: true, ticks: { maxRotation: 0, autoSkip: true }, grid: { display: false } },
+          y: { stacked: true, beginAtZero: true },
+        },
+        plugins: {
+          legend: { position: "bottom", labels: { boxWidth: 12 } },
+          tooltip: { mode: "index", intersect: false },
+        },
+      },
+    });
+    /** Paints text and grid in the current theme's colours. */
+    const paint = ({ text, grid }: { text: string; grid: string }) => {
+      const { scales, plugins } = chart.options;
+      chart.options.color = text;
+      if (scales?.x?.ticks) scales.x.ticks.color = text;
+      if (scales?.y?.ticks) scales.y.ticks.color = text;
+      if (scales?.y?.grid) scales.y.grid.color = grid;
+      if (plugins?.legend?.labels) plugins.legend.labels.color = text;
+      chart.update();
+    };
+    paint(colours);
+    // The theme follows the system: repaint when it changes.
+    const media = window.matchMedia(DARK);
+    const repaint = () => paint(themeColours());
+    media.addEventListener("change", repaint);
+    return () => {
+      media.removeEventListener("change", repaint);
+      chart.destroy();
+    };
+  }, [usage, manual]);
+  return (
+    <div className="relative h-64 w-full sm:h-80">
+      <canvas ref={canvas} role="img" aria-label={label} data-usage-chart />
+    </div>
+  );
+}

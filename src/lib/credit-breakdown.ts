@@ -1,0 +1,75 @@
+// What a balance is made of: the live grants with credits left, merged by kind and expiry, in the
+// order a spend takes from them (spec section 9: subscription, then top-up, then free; inside a
+// kind the soonest expiry first, credits that never expire last). The server's ledger applies the
+// same order (server/domain/ledger.ts, compareSpendOrder); this one only orders what /profile shows.
+import type { LedgerEntry } from "../../contract/billing.ts";
+import { formatBalance } from "./account-view.ts";
+
+export type GrantKind = LedgerEntry["kind"];
+
+export interface CreditPart {
+  kind: GrantKind;
+  /** Credits left in the part's grants. */
+  credits: number;
+  /** ISO instant, or null for credits that never expire. */
+  expiresAt: string | null;
+}
+
+const KIND_ORDER: readonly GrantKind[] = ["subscription", "topup", "free"];
+
+const at = (iso: string | null) => (iso === null ? Number.POSITIVE_INFINITY : Date.parse(iso));
+
+/** Live at `now`: granted at or before it, expiring after it (expiry exactly at now = expired). */
+function isLive(entry: LedgerEntry, now: number): boolean {
+  return Date.parse(entry.granted_at) <= now && now < at(entry.expires_at);
+}
+
+export function creditBreakdown(entries: readonly LedgerEntry[], now: Date): CreditPart[] {
+  const t = now.getTime();
+  const parts = new Map<string, CreditPart>();
+  for (const entry of entries) {
+    if (entry.remaining <= 0 || !isLive(entry, t)) continue;
+    const key = `${entry.kind} ${at(entry.expires_at)}`;
+    const part = parts.get(key);
+    // Milli-credit sums, so that 0.1 + 0.2 shows as 0.3.
+    if (part) part.credits = Math.round((part.credits + entry.remaining) * 1000) / 1000;
+    else parts.set(key, { kind: entry.kind, credits: entry.remaining, expiresAt: entry.expires_at });
+  }
+  return [...parts.values()].sort(
+    (a, b) => KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind) || at(a.expiresAt) - at(b.expiresAt),
+  );
+}
+
+const KIND_NAMES: Readonly<Record<GrantKind, string>> = {
+  subscription: "subscription",
+  topup: "top-up",
+  free: "free",
+};
+
+/** The business's time zone: credit expiries are Berlin instants (midnight after a renewal). */
+export const BERLIN = "Europe/Berlin";
+
+const BERLIN_DAY_AND_TIME = new Intl.DateTimeFormat("sv-SE", {
+  timeZone: BERLIN,
+  year: "numeric",
+  month: "2-digit",
+  day: "2-digit",
+  hour: "2-digit",
+  minute: "2-digit",
+});
+const BERLIN_ZONE_NAME = new Intl.DateTimeFormat("en-GB", { timeZone: BERLIN, timeZoneName: "short" });
+
+/** An instant on Berlin's clock with the zone's name at that instant: "2026-12-23 00:00 CET". */
+export function berlinDayAndTime(iso: string): string {
+  const date = new Date(iso);
+  const zone = BERLIN_ZONE_NAME.formatToParts(date).find((p) => p.type === "timeZoneName")?.value ?? BERLIN;
+  return `${BERLIN_DAY_AND_TIME.format(date)} ${zone}`;
+}
+
+/** "5,000 subscription credits until 2026-12-23 00:00 CET", "50 free credits, no expiry". */
+export function describePart(part: CreditPart): string {
+  const amount = `${formatBalance(part.credits)} ${KIND_NAMES[part.kind]} credits`;
+  return part.expiresAt === null
+    ? `${amount}, no expiry`
+    : `${amount} until ${berlinDayAndTime(part.expiresAt)}`;
+}

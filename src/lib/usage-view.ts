@@ -1,0 +1,87 @@
+// /profile/usage's view of the usage answers: the range presets on Berlin's calendar, and the
+// charges per day and feature pivoted into the series a stacked chart and its table show.
+import { featureName } from "../../contract/credit-costs.ts";
+import type { UsageRow } from "../../contract/usage.ts";
+
+export const USAGE_PRESETS = ["days7", "days30", "days90", "thisMonth"] as const;
+export type UsagePreset = (typeof USAGE_PRESETS)[number];
+
+const PRESET_DAYS: Readonly<Record<Exclude<UsagePreset, "thisMonth">, number>> = {
+  days7: 7,
+  days30: 30,
+  days90: 90,
+};
+
+const BERLIN_DATE = new Intl.DateTimeFormat("sv-SE", {
+  timeZone: "Europe/Berlin",
+  year: "numeric",
+  month: "2-digit",
+  day: "2-digit",
+});
+
+/** Today on Berlin's calendar, YYYY-MM-DD (the API counts days in Berlin). */
+export function berlinToday(now: Date): string {
+  return BERLIN_DATE.format(now);
+}
+
+/** `day` (YYYY-MM-DD) moved by `n` calendar days. */
+export function addDays(day: string, n: number): string {
+  const [y, m, d] = day.split("-").map(Number) as [number, number, number];
+  return new Date(Date.UTC(y, m - 1, d + n)).toISOString().slice(0, 10);
+}
+
+/** The days a preset covers, both ends included, ending today in Berlin. */
+export function presetRange(preset: UsagePreset, now: Date): { from: string; to: string } {
+  const to = berlinToday(now);
+  if (preset === "thisMonth") return { from: `${to.slice(0, 8)}01`, to };
+  return { from: addDays(to, 1 - PRESET_DAYS[preset]), to };
+}
+
+/** Every day from `from` to `to`, both included. */
+export function daysOf(from: string, to: string): string[] {
+  const days: string[] = [];
+  for (let day = from; day <= to; day = addDays(day, 1)) days.push(day);
+  return days;
+}
+
+/** A feature id as people read it; the admin's manual charges have none. */
+export function featureLabel(feature: string | null | undefined, manual: string): string {
+  return feature ? featureName(feature) : manual;
+}
+
+export interface FeatureSeries {
+  feature: string | null;
+  /** Credits per day, in `days`' order (0 on a day without charges). */
+  credits: number[];
+  total: number;
+  uses: number;
+}
+
+export interface DailyUsage {
+  days: string[];
+  /** One series per feature, the most used first. */
+  series: FeatureSeries[];
+}
+
+const exact = (credits: number) => Math.round(credits * 1000) / 1000;
+
+/** The rows of `group_by=day,feature` as one series per feature over every day of the range. */
+export function dailyUsage(rows: readonly UsageRow[], from: string, to: string): DailyUsage {
+  const days = daysOf(from, to);
+  const index = new Map(days.map((day, i) => [day, i]));
+  const byFeature = new Map<string | null, FeatureSeries>();
+  for (const row of rows) {
+    const feature = row.feature ?? null;
+    let series = byFeature.get(feature);
+    if (!series) {
+      series = { feature, credits: days.map(() => 0), total: 0, uses: 0 };
+      byFeature.set(feature, series);
+    }
+    const i = row.date === undefined ? undefined : index.get(row.date);
+    if (i !== undefined) series.credits[i] = exact((series.credits[i] ?? 0) + row.credits);
+    series.total = exact(series.total + row.credits);
+    series.uses += row.uses;
+  }
+  const series = [...byFeature.values()].sort((a, b) => b.total - a.total);
+  return { days, series };
+}
