@@ -145,6 +145,13 @@ export const consumeFeatureRequestSchema = z
       1,
     ),
     idempotency_key: idempotencyKey,
+    /**
+     * Development only: when the charge happened, for simulated history (npm run usage:simulate).
+     * At most 366 days ago and not in the future; any other server refuses it.
+     */
+    at: z.optional(
+      z.iso.datetime({ offset: true, error: "Use an ISO 8601 date-time" }).check(z.maxLength(40)),
+    ),
   })
   .check(
     z.refine((body) => (body.user_id === undefined) !== (body.api_key_id === undefined), {

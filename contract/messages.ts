@@ -44,6 +44,9 @@ export const DETAIL = {
   apiKeyNotFound: "API key not found",
   apiKeyCreditLimit: "API key credit limit reached",
   featureNotAllowed: "This API key may not be used for this feature",
+  backdatingDevelopmentOnly: "A charge's time ('at') can be given only on a development server",
+  backdatingFuture: "A charge's time ('at') cannot be in the future",
+  backdatingTooOld: "A charge's time ('at') can be at most 366 days ago",
   userNotFound: "User not found",
   invalidServiceKey: "Invalid service key",
 } as const;

@@ -112,6 +112,7 @@ export function createApp(deps: AppDeps): Hono {
       }),
       serviceKeys: cachedServiceKeyCheck(deps.db),
       trustProxy,
+      allowBackdatedCharges: deps.config.NODE_ENV === "development",
     },
     deps.config.corsOrigins,
     { billing, catalogue: deps.payments.catalogue },

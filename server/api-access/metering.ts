@@ -16,6 +16,11 @@ export interface FeatureCharge {
   quantity: number;
   idempotencyKey: string;
   now: Date;
+  /**
+   * A simulated charge's time in the past (development only): recorded as the charge's time and
+   * counted in that Berlin month, while the balance is today's (the credits spend now).
+   */
+  recordedAt?: Date | undefined;
 }
 
 export type ChargeResult =
@@ -43,12 +48,13 @@ export async function chargeFeature(
     idempotencyKey: charge.idempotencyKey,
     requestedBy: null,
     now: charge.now,
+    recordedAt: charge.recordedAt,
     meter: {
       apiKeyId: charge.apiKeyId ?? null,
       feature: charge.feature,
       people: charge.people,
       quantity: charge.quantity,
-      month: berlinMonth(charge.now),
+      month: berlinMonth(charge.recordedAt ?? charge.now),
     },
   });
   // A key that answered anything but "no such usable key" was used, whatever the charge's outcome.

@@ -64,6 +64,8 @@ export interface SpendRequest {
   idempotencyKey: string;
   requestedBy: string | null;
   now: Date;
+  /** When the spend is recorded as made (a simulated, back-dated charge); default: `now`. */
+  recordedAt?: Date | undefined;
   meter?: Metering | undefined;
 }
 
@@ -291,7 +293,7 @@ function decide(state: BatchState, request: SpendRequest): Decision {
         feature: meter?.feature ?? null,
         people: meter?.people ?? null,
         quantity: meter?.quantity ?? null,
-        createdAt: request.now,
+        createdAt: request.recordedAt ?? request.now,
       },
     },
   };

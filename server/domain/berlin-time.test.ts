@@ -2,6 +2,7 @@ import { Temporal } from "temporal-polyfill";
 import { describe, expect, it, vi } from "vitest";
 import {
   addBerlinMonths,
+  berlinMidnightDaysAgo,
   berlinMonth,
   inBerlin,
   nextMidnightBerlin,
@@ -208,5 +209,16 @@ describe("berlinMonth", () => {
 
   it("refuses an invalid date", () => {
     expect(() => berlinMonth(new Date(Number.NaN))).toThrow(RangeError);
+  });
+});
+
+describe("berlinMidnightDaysAgo", () => {
+  it.each([
+    ["2026-11-24T10:00:00Z", 0, "2026-11-23T23:00:00.000Z"],
+    ["2026-11-24T10:00:00Z", 30, "2026-10-24T22:00:00.000Z"], // back across the autumn change: CEST
+    ["2026-03-30T10:00:00Z", 1, "2026-03-28T23:00:00.000Z"], // the spring change's short day
+    ["2026-03-31T22:30:00Z", 0, "2026-03-31T22:00:00.000Z"], // already 1 April in Berlin
+  ])("%s, %i days back: %s", (instant, days, midnight) => {
+    expect(berlinMidnightDaysAgo(new Date(instant), days).toISOString()).toBe(midnight);
   });
 });

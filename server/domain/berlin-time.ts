@@ -33,6 +33,11 @@ export function addBerlinMonths(instant: Date, n: number): Date {
   return toDate(inBerlin(instant).add({ months: n }));
 }
 
+/** 00:00 in Berlin `days` calendar days before `instant`'s Berlin day (0: that day's own midnight). */
+export function berlinMidnightDaysAgo(instant: Date, days: number): Date {
+  return toDate(inBerlin(instant).toPlainDate().subtract({ days }).toZonedDateTime(BERLIN));
+}
+
 /** 00:00 in Berlin on the first day of `instant`'s Berlin calendar month (monthly key limits count from it). */
 export function startOfBerlinMonth(instant: Date): Date {
   return toDate(inBerlin(instant).toPlainDate().with({ day: 1 }).toZonedDateTime(BERLIN));

@@ -2,7 +2,8 @@
 // `npm run service-key`. The same functions run in the CLI's own process (no server running, or a
 // PostgreSQL the CLI can reach) and inside the running server, reached through its operator socket
 // (operator/socket.ts) when the embedded PGlite, which one process at a time can open, is in use.
-import { setUserRole } from "../accounts/users.ts";
+import { findUserByUsername, setUserRole } from "../accounts/users.ts";
+import { isUsableApiKey, listApiKeys } from "../api-access/api-keys.ts";
 import {
   createServiceKey,
   isServiceScope,
@@ -10,14 +11,18 @@ import {
   revokeServiceKey,
   SERVICE_SCOPES,
 } from "../api-access/service-keys.ts";
+import { userGrants } from "../billing/ledger-store.ts";
 import { userRole } from "../db/schema/index.ts";
 import type { Db } from "../db/types.ts";
+import { balance } from "../domain/ledger.ts";
 
 /** A command's answer: lines for stdout, or an error message and exit code. */
 export type CommandResult = { ok: true; lines: string[] } | { ok: false; message: string; code: number };
 
+export const OPERATOR_COMMANDS = ["user-role", "service-key", "user-info"] as const;
+
 export interface OperatorRequest {
-  command: "user-role" | "service-key";
+  command: (typeof OPERATOR_COMMANDS)[number];
   args: string[];
 }
 
@@ -35,9 +40,24 @@ const usage = (text: string, why?: string): CommandResult => ({
   code: 2,
 });
 
+/** `user-info <username>`: the account a development tool acts for (npm run usage:simulate). */
+export const USER_INFO_USAGE = "Usage: user-info <username>";
+
+/** What `user-info` prints, as one JSON line. */
+export interface UserInfo {
+  id: string;
+  username: string;
+  /** Milli-credits spendable now. */
+  balance: number;
+  /** The user's usable API keys. */
+  apiKeyIds: string[];
+}
+
 /** Checks the arguments before anything opens the database or the socket. */
 export function checkArguments(request: OperatorRequest): CommandResult | undefined {
   const { args } = request;
+  if (request.command === "user-info")
+    return args.length === 1 && args[0] ? undefined : usage(USER_INFO_USAGE);
   if (request.command === "user-role") {
     const [username, role, ...extra] = args;
     if (!username || !role || extra.length > 0) return usage(USER_ROLE_USAGE);
@@ -80,11 +100,25 @@ function parseCreate(args: string[]): { name: string; scopes: string[] } | strin
   return { name: name.trim(), scopes: list };
 }
 
+async function userInfo(db: Db, username: string, now: Date): Promise<CommandResult> {
+  const user = await findUserByUsername(db, username);
+  if (!user) return { ok: false, message: `No user named "${username}".`, code: 1 };
+  const keys = await listApiKeys(db, user.id, now);
+  const info: UserInfo = {
+    id: user.id,
+    username: user.username,
+    balance: balance(await userGrants(db, user.id), now),
+    apiKeyIds: keys.filter(({ row }) => isUsableApiKey(row, now)).map(({ row }) => row.id),
+  };
+  return { ok: true, lines: [JSON.stringify(info)] };
+}
+
 /** Runs a command whose arguments checkArguments accepted. */
 export async function runCommand(db: Db, request: OperatorRequest, now: Date): Promise<CommandResult> {
   const invalid = checkArguments(request);
   if (invalid) return invalid;
   const { args } = request;
+  if (request.command === "user-info") return userInfo(db, args[0] as string, now);
   if (request.command === "user-role") {
     const [username, role] = args as [string, (typeof ROLES)[number]];
     const user = await setUserRole(db, username, role, now);

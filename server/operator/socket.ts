@@ -8,7 +8,7 @@ import { join } from "node:path";
 import type { Logger } from "pino";
 import type { Clock } from "../clock.ts";
 import type { Db } from "../db/types.ts";
-import { type CommandResult, type OperatorRequest, runCommand } from "./commands.ts";
+import { type CommandResult, OPERATOR_COMMANDS, type OperatorRequest, runCommand } from "./commands.ts";
 
 export function operatorSocketPath(dataDir: string): string {
   return join(dataDir, "operator.sock");
@@ -34,7 +34,7 @@ export function listenOperatorSocket(path: string, db: Db, clock: Clock, logger:
       let parsed: OperatorRequest;
       try {
         parsed = JSON.parse(text) as OperatorRequest;
-        if (!["user-role", "service-key"].includes(parsed.command) || !Array.isArray(parsed.args))
+        if (!(OPERATOR_COMMANDS as readonly string[]).includes(parsed.command) || !Array.isArray(parsed.args))
           throw new Error();
         if (!parsed.args.every((a) => typeof a === "string")) throw new Error();
       } catch {

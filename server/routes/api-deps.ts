@@ -25,6 +25,8 @@ export interface ApiDeps {
   lowBalance: LowBalanceAlerts;
   /** Checks the generation service's keys. */
   serviceKeys: ServiceKeyCheck;
+  /** Accept consume's `at` (simulated history, npm run usage:simulate): development only. */
+  allowBackdatedCharges: boolean;
   /** Believe X-Forwarded-For for the client address (one trusted proxy in front). */
   trustProxy: boolean;
 }

@@ -15,6 +15,7 @@ import {
   updateSubscriptionRequestSchema,
 } from "../../../contract/billing.ts";
 import { DETAIL } from "../../../contract/messages.ts";
+import { USAGE_MAX_DAYS } from "../../../contract/usage.ts";
 import { findUserById } from "../../accounts/users.ts";
 import type { LowBalanceAlerts } from "../../alerts/low-balance.ts";
 import { parseKey } from "../../api-access/key-format.ts";
@@ -26,7 +27,7 @@ import type { Db } from "../../db/types.ts";
 import { fromMillicredits, toMillicredits } from "../../domain/ledger.ts";
 import type { AppEnv } from "../../http/app-env.ts";
 import { authenticate, bearerToken, limitWrites, requireUser } from "../../http/auth-guard.ts";
-import { ApiError } from "../../http/errors.ts";
+import { ApiError, RequestValidationError } from "../../http/errors.ts";
 import {
   addRoute,
   BEARER_SCHEME,
@@ -78,6 +79,20 @@ function consumeAnswer(result: ChargeOutcome, alerts: LowBalanceAlerts) {
     case "insufficient":
       throw new ApiError(402, billingError("insufficient_credits").message);
   }
+}
+
+/** The longest a simulated charge may lie in the past: the usage history's longest range. */
+const BACKDATE_LIMIT_MS = USAGE_MAX_DAYS * 86_400_000;
+
+/** Consume's `at` as the instant to record, or a 422 where it is not allowed or out of range. */
+function backdated(at: string, now: Date, allowed: boolean): Date {
+  const refuse = (msg: string) =>
+    new RequestValidationError([{ loc: ["body", "at"], msg, type: "value_error" }]);
+  if (!allowed) throw refuse(DETAIL.backdatingDevelopmentOnly);
+  const instant = new Date(at);
+  if (instant.getTime() > now.getTime()) throw refuse(DETAIL.backdatingFuture);
+  if (now.getTime() - instant.getTime() > BACKDATE_LIMIT_MS) throw refuse(DETAIL.backdatingTooOld);
+  return instant;
 }
 
 const userOnly = async (db: Db, id: string) => {
@@ -359,6 +374,7 @@ export function billingRoutes(deps: BillingRouteDeps): OpenAPIHono<AppEnv> {
         return c.json(consumeAnswer(result, deps.lowBalance), 200);
       }
       const body = parseWith(consumeFeatureRequestSchema, raw);
+      const now = deps.clock.now();
       const result = await chargeFeature(deps.db, deps.lastUsed, {
         userId: body.user_id,
         apiKeyId: body.api_key_id,
@@ -366,7 +382,8 @@ export function billingRoutes(deps: BillingRouteDeps): OpenAPIHono<AppEnv> {
         people: body.people,
         quantity: body.quantity,
         idempotencyKey: body.idempotency_key,
-        now: deps.clock.now(),
+        now,
+        recordedAt: body.at === undefined ? undefined : backdated(body.at, now, deps.allowBackdatedCharges),
       });
       return c.json(
         consumeAnswer(result.ok ? { ...result, amount: result.charged } : result, deps.lowBalance),

@@ -245,3 +245,70 @@ describe.each(TEST_DATABASES)("usage history (%s)", (kind) => {
     ]);
   });
 });
+
+describe.each(TEST_DATABASES)("back-dated charges for simulated history (%s)", (kind) => {
+  const test = useTestApp(kind, { limits: NO_LIMITS });
+  const dev = useTestApp(kind, { limits: NO_LIMITS, nodeEnv: "development" });
+
+  const body = (userId: string, at: string, idempotencyKey = "sim-1") => ({
+    user_id: userId,
+    feature: "comic",
+    people: "one",
+    idempotency_key: idempotencyKey,
+    at,
+  });
+
+  it("a server outside development refuses them", async () => {
+    test.t.clock.set("2026-11-24T10:00:00Z");
+    const ann = await verifiedUser(test.t, "ann");
+    const res = await consumeRequest(test.t, await serviceKey(test.t), body(ann.id, "2026-11-01T10:00:00Z"));
+    expect(res.status).toBe(422);
+    expect(await res.json()).toEqual({
+      detail: [
+        {
+          loc: ["body", "at"],
+          msg: "A charge's time ('at') can be given only on a development server",
+          type: "value_error",
+        },
+      ],
+    });
+  });
+
+  it("a development server records the charge at its time, counted in that month, spent from today's balance", async () => {
+    dev.t.clock.set("2026-11-24T10:00:00Z");
+    const ann = await verifiedUser(dev.t, "ann");
+    const service = await serviceKey(dev.t);
+    const key = await createKey(dev.t, ann.accessToken);
+    const res = await consumeRequest(dev.t, service, {
+      api_key_id: key.id,
+      feature: "comic",
+      people: "one",
+      idempotency_key: "sim-key",
+      at: "2026-10-31T22:30:00Z",
+    });
+    expect(res.status, await res.clone().text()).toBe(200);
+    expect(await res.json()).toMatchObject({ credit_balance: 45, charged: 5 });
+    const october = await getJson(dev.t.app, "/v1/usage?from=2026-10-01&to=2026-10-31", ann.accessToken);
+    expect(((await october.json()) as Usage).data).toEqual([{ date: "2026-10-31", uses: 1, credits: 5 }]);
+    // Counted in October: November's use of the key is still nothing.
+    const keys = await getJson(dev.t.app, "/v1/api-keys", ann.accessToken);
+    expect(((await keys.json()) as { data: { credits_used_this_month: number }[] }).data[0]).toMatchObject({
+      credits_used_this_month: 0,
+    });
+
+    for (const [at, msg] of [
+      ["2026-11-24T10:00:01Z", "A charge's time ('at') cannot be in the future"],
+      ["2025-11-22T10:00:00Z", "A charge's time ('at') can be at most 366 days ago"],
+      ["yesterday", "Use an ISO 8601 date-time"],
+    ]) {
+      const refused = await consumeRequest(dev.t, service, body(ann.id, at as string, `bad-${at}`));
+      expect(refused.status).toBe(422);
+      expect(
+        ((await refused.json()) as { detail: { loc: string[]; msg: string }[] }).detail[0],
+      ).toMatchObject({
+        loc: ["body", "at"],
+        msg,
+      });
+    }
+  });
+});
