@@ -1,7 +1,7 @@
 // API throughput and latency with autocannon against the running server, and the event loop's
 // responsiveness (GET /v1/users/me) while logins hash passwords.
 import autocannon, { type Result } from "autocannon";
-import type { SeededApiAccess, SeededUser } from "./server.ts";
+import type { SeededApiAccess, SeededUsage, SeededUser } from "./server.ts";
 import { max, median } from "./stats.ts";
 
 export interface LoadFigures {
@@ -79,7 +79,7 @@ export async function load(options: LoadOptions): Promise<LoadFigures> {
 }
 
 export interface RouteSpec {
-  id: "baseline" | "products" | "me" | "token" | "introspect" | "consume";
+  id: "baseline" | "products" | "me" | "token" | "introspect" | "consume" | "usage";
   label: string;
   method: "GET" | "POST";
   path: string;
@@ -101,7 +101,18 @@ export const CHARGED_CUSTOMERS = 20;
 let chargeCounter = 0;
 
 /** The routes measured, the trivial JSON route first: the others are reported as a ratio of it. */
-export function apiRoutes(user: SeededUser, access?: SeededApiAccess): RouteSpec[] {
+export function apiRoutes(user: SeededUser, access?: SeededApiAccess, usage?: SeededUsage): RouteSpec[] {
+  const history = usage
+    ? ([
+        {
+          id: "usage",
+          label: `GET /v1/usage (${usage.days} days by day, ${usage.charges.toLocaleString("en-US")} charges of the user)`,
+          method: "GET",
+          path: `/v1/usage?from=${usage.from}&to=${usage.to}&group_by=day`,
+          headers: { Authorization: `Bearer ${usage.accessToken}` },
+        },
+      ] satisfies RouteSpec[])
+    : [];
   const service = access
     ? ([
         {
@@ -163,6 +174,7 @@ export function apiRoutes(user: SeededUser, access?: SeededApiAccess): RouteSpec
       }).toString(),
     },
     ...service,
+    ...history,
   ];
 }
 
@@ -190,7 +202,7 @@ export interface ApiSettings {
   connections: number;
   /** Seconds of each measurement of a route. */
   durationSeconds: number;
-  /** Rounds over the routes (baseline, products, users/me, token, introspect, consume in turn): drift hits all alike. */
+  /** Rounds over the routes (baseline, products, users/me, token, introspect, consume, usage in turn): drift hits all alike. */
   rounds: number;
   warmupSeconds: number;
   logins: number;
@@ -245,8 +257,9 @@ export async function measureRoutes(
   settings: ApiSettings,
   log: (line: string) => void = () => {},
   access?: SeededApiAccess,
+  usage?: SeededUsage,
 ): Promise<RouteFigures[]> {
-  const routes = apiRoutes(user, access);
+  const routes = apiRoutes(user, access, usage);
   const options = (route: RouteSpec, durationSeconds: number) => ({
     ...request(origin, route),
     connections: route.connections ?? settings.connections,

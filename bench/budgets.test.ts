@@ -18,6 +18,14 @@ describe("pageWeightChecks", () => {
     });
     expect(checks.find((c) => c.id === "js-gzip" && c.subject === "/b")?.measured).toBe("82.0 KB");
   });
+
+  it("holds /profile/usage to its own 150,000 bytes, its chart included", () => {
+    const checks = pageWeightChecks([weight("/profile/usage", 149_000), weight("/profile/usage", 150_001)]);
+    expect(checks.filter((c) => c.id === "js-gzip").map((c) => [c.budget, c.verdict])).toEqual([
+      ["JavaScript ≤ 150.0 KB gzip", "pass"],
+      ["JavaScript ≤ 150.0 KB gzip", "fail"],
+    ]);
+  });
 });
 
 describe("lighthouseChecks", () => {
@@ -75,10 +83,10 @@ describe("lighthouseChecks", () => {
 });
 
 describe("apiChecks", () => {
-  it("checks products on both databases, users/me's ratio and the service calls on PostgreSQL only, and the login-load p99", () => {
+  it("checks products on both databases, users/me's ratio, the service calls and usage on PostgreSQL only, and the login-load p99", () => {
     const checks = apiChecks([
       database("PGlite", 0.6, 0.03, 20, { ratio: 0.1, p99: 90 }),
-      database("PostgreSQL", 0.49, 0.25, 50, { ratio: 0.25, p99: 20 }),
+      database("PostgreSQL", 0.49, 0.25, 50, { ratio: 0.25, p99: 20 }, 50),
     ]);
     expect(verdicts(checks)).toEqual({
       "api-products PGlite": "pass",
@@ -88,6 +96,7 @@ describe("apiChecks", () => {
       "api-introspect-p99 PostgreSQL": "fail",
       "api-consume PostgreSQL": "pass",
       "api-consume-p99 PostgreSQL": "fail",
+      "api-usage-p99 PostgreSQL": "fail",
       "api-me PostgreSQL": "pass",
       "api-me-under-logins PostgreSQL": "fail",
     });
@@ -101,6 +110,7 @@ describe("apiChecks", () => {
       ["api-introspect-p99", "not measured", "no PostgreSQL at 127.0.0.1:5432"],
       ["api-consume", "not measured", "no PostgreSQL at 127.0.0.1:5432"],
       ["api-consume-p99", "not measured", "no PostgreSQL at 127.0.0.1:5432"],
+      ["api-usage-p99", "not measured", "no PostgreSQL at 127.0.0.1:5432"],
       ["api-me", "not measured", "no PostgreSQL at 127.0.0.1:5432"],
       ["api-me-under-logins", "not measured", "no PostgreSQL at 127.0.0.1:5432"],
     ]);

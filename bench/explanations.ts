@@ -34,6 +34,16 @@ export const EXPLANATIONS: Readonly<Record<string, string>> = {
   "lh-cls":
     "A part of the page moved after the first paint; `npm run bench -- --only=lighthouse --lhr-dir=/tmp/lhr` " +
     "keeps each run's full result, whose layout-shifts audit names the element.",
+  "lh-usage-js":
+    "/profile/usage loads the page's islands (about 83 KB gzip), the contract schemas, zod and ofetch for its " +
+    "API calls, and Chart.js's bar chart (about 49 KB gzip with only the bar controller, two scales and the " +
+    "tooltip registered; the legend is HTML). What would lower it: a smaller charting library with stacked " +
+    "bars, or drawing the bars as SVG from the table's numbers.",
+  "api-usage-p99":
+    "GET /v1/usage sums one user's charges per Berlin day in one statement over the index on (user_id, " +
+    "created_at), which carries the summed columns (migration 0003), so PostgreSQL reads the index only; " +
+    "90 days of a user with 100,000 charges is 100,000 index entries to sum per call. An index-only scan needs " +
+    "the table's visibility map to be current (autovacuum); right after a bulk load it may visit the table.",
   "api-products": "GET /v1/subscription/products answers a JSON string built once at start-up.",
   "api-me":
     "GET /v1/users/me reads the user, the grants and the subscription in one prepared statement, checks " +

@@ -30,8 +30,8 @@ const lhr = {
       details: {
         items: [
           { resourceType: "Document", transferSize: 6000 },
-          { resourceType: "Script", transferSize: 60000 },
-          { resourceType: "Script", transferSize: 700 },
+          { resourceType: "Script", transferSize: 60000, url: "http://127.0.0.1:4321/_astro/shell.js" },
+          { resourceType: "Script", transferSize: 700, url: "http://127.0.0.1:4321/_astro/island.js?v=1" },
           { resourceType: "Stylesheet", transferSize: 16000 },
         ],
       },
@@ -54,6 +54,7 @@ describe("summarise", () => {
       cls: 0,
       scriptTransfer: 60700,
       stylesheetTransfer: 16000,
+      scriptPaths: ["/_astro/shell.js", "/_astro/island.js"],
       failedAudits: ["seo: is-crawlable"],
       runWarnings: [],
     });

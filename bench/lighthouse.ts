@@ -35,6 +35,8 @@ export interface LighthouseRun {
   /** Bytes of JavaScript and CSS Lighthouse saw transferred (what the server sent, compressed or not). */
   scriptTransfer: number;
   stylesheetTransfer: number;
+  /** Site paths of the scripts the page loaded ("/_astro/x.js"), so their gzip size can be read from the build. */
+  scriptPaths: string[];
   /** Audits that cost points in a scored category: "seo: is-crawlable". */
   failedAudits: string[];
   runWarnings: string[];
@@ -58,12 +60,12 @@ interface Lhr {
 const score = (lhr: Lhr, id: string) => Math.round((lhr.categories[id]?.score ?? 0) * 100);
 const numeric = (lhr: Lhr, id: string) => lhr.audits[id]?.numericValue ?? Number.NaN;
 
+type NetworkRequest = { url?: string; resourceType?: string; transferSize?: number };
+
+const requests = (lhr: Lhr) => (lhr.audits["network-requests"]?.details?.items ?? []) as NetworkRequest[];
+
 function transferOf(lhr: Lhr, resourceType: string): number {
-  const items = (lhr.audits["network-requests"]?.details?.items ?? []) as {
-    resourceType?: string;
-    transferSize?: number;
-  }[];
-  return items
+  return requests(lhr)
     .filter((i) => i.resourceType === resourceType)
     .reduce((sum, i) => sum + (i.transferSize ?? 0), 0);
 }
@@ -97,6 +99,9 @@ export function summarise(lhr: Lhr): LighthouseRun {
     cls: numeric(lhr, "cumulative-layout-shift"),
     scriptTransfer: transferOf(lhr, "Script"),
     stylesheetTransfer: transferOf(lhr, "Stylesheet"),
+    scriptPaths: requests(lhr).flatMap((r) =>
+      r.resourceType === "Script" && r.url?.startsWith("http") ? [new URL(r.url).pathname] : [],
+    ),
     failedAudits: failedAudits(lhr),
     runWarnings: lhr.runWarnings,
   };
@@ -225,7 +230,7 @@ export interface PageLighthouse {
   route: string;
   loggedIn: boolean;
   runs: LighthouseRun[];
-  median: Omit<LighthouseRun, "failedAudits" | "runWarnings">;
+  median: Omit<LighthouseRun, "failedAudits" | "runWarnings" | "scriptPaths">;
   minPerformance: number;
   maxCls: number;
   /** Category scores' worst run: a lost point in any run is a finding. */
@@ -234,6 +239,10 @@ export interface PageLighthouse {
   minSeo: number;
   failedAudits: string[];
   runWarnings: string[];
+  /** Every script any run loaded, by site path. */
+  scriptPaths: string[];
+  /** Those scripts' gzip bytes, read from the build (set by the benchmark, which has the build). */
+  scriptGzip?: number | undefined;
 }
 
 export function aggregateRuns(route: string, loggedIn: boolean, runs: LighthouseRun[]): PageLighthouse {
@@ -262,5 +271,6 @@ export function aggregateRuns(route: string, loggedIn: boolean, runs: Lighthouse
     minSeo: min(of((r) => r.seo)),
     failedAudits: [...new Set(runs.flatMap((r) => r.failedAudits))].sort(),
     runWarnings: [...new Set(runs.flatMap((r) => r.runWarnings))],
+    scriptPaths: [...new Set(runs.flatMap((r) => r.scriptPaths))].sort(),
   };
 }

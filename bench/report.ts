@@ -380,7 +380,7 @@ function apiSection(
     `Reproduce: \`${COMMANDS.api}\` (this section and the next). autocannon, ${settings.connections} connections ` +
       `(${SERVICE_CONNECTIONS} for the generation service's introspect and consume, as their budgets say), ` +
       `against one route at a time: ${settings.warmupSeconds} s of warm-up for each, then ${settings.rounds} rounds ` +
-      `of ${settings.durationSeconds} s per route (baseline, products, users/me, token, introspect, consume in turn, ` +
+      `of ${settings.durationSeconds} s per route (baseline, products, users/me, token, introspect, consume, usage in turn, ` +
       "so drift hits them alike). Requests/s and latency (milliseconds) are the medians over the rounds; the ratio is the median of " +
       "each round's requests/s over the baseline's in that round, which cancels out most of the machine's speed. " +
       "autocannon runs on the same machine as the server, so the two share its cores.",

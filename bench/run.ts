@@ -14,10 +14,11 @@
 // --rounds=<API rounds over the routes, 3>
 // --out=<file> --postgres=<admin URL, postgres://postgres@127.0.0.1:5432/postgres> --no-postgres
 // --lhr-dir=<folder for every Lighthouse run's full JSON result, to see which element or task>
-import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { gzipSync } from "node:zlib";
 import { buildIfStale } from "../scripts/build-if-stale.ts";
 import {
   type ApiSettings,
@@ -34,6 +35,7 @@ import {
   lighthouseChecks,
   pageWeightChecks,
   summariseBudgets,
+  USAGE_PAGE,
 } from "./budgets.ts";
 import { EXPLANATIONS, MEASURES } from "./explanations.ts";
 import { aggregateRuns, audit, type LighthouseRun, type PageLighthouse } from "./lighthouse.ts";
@@ -41,7 +43,14 @@ import { describeMachine, loadAverageNow } from "./machine.ts";
 import { measureDist, type PageWeight } from "./page-weight.ts";
 import { createTempDatabase, DEFAULT_ADMIN_URL } from "./postgres.ts";
 import { renderReport } from "./report.ts";
-import { SERVER_SETTINGS, seedApiAccess, seedUser, startServer } from "./server.ts";
+import {
+  createServiceKey,
+  SERVER_SETTINGS,
+  seedApiAccess,
+  seedUsageHistory,
+  seedUser,
+  startServer,
+} from "./server.ts";
 import { kb } from "./sizes.ts";
 
 const SECTIONS = ["weight", "lighthouse", "api"] as const;
@@ -54,9 +63,17 @@ export const LIGHTHOUSE_PAGES: readonly { route: string; loggedIn: boolean }[] =
   { route: "/login", loggedIn: false },
   { route: "/register", loggedIn: false },
   { route: "/profile", loggedIn: true },
+  { route: USAGE_PAGE, loggedIn: true },
 ];
 
+/** The logged-in user's history for the Lighthouse runs: 30 days of a busy account's generations. */
+const LIGHTHOUSE_USAGE = { charges: 1200, days: 30 };
+
 const log = (line: string) => console.log(line);
+
+/** The usage benchmark's history (issue 13): 100,000 charges of one user over 90 days. */
+const USAGE_CHARGES = 100_000;
+const USAGE_DAYS = 90;
 
 function options() {
   const { values } = parseArgs({
@@ -111,7 +128,13 @@ async function lighthouseSection(
   if (lhrDir) mkdirSync(lhrDir, { recursive: true });
   const server = await startServer({ distDir });
   try {
-    const user = await seedUser(server.origin);
+    // The logged-in pages are seen by an account with a month of usage (/profile/usage's budget).
+    const user = await seedUsageHistory(
+      server,
+      await createServiceKey(server),
+      LIGHTHOUSE_USAGE.charges,
+      LIGHTHOUSE_USAGE.days,
+    );
     const storage = { "x-access-token": user.accessToken, isAuthenticated: "true" };
     // Warm the server (its first answers compile code paths), not the browser: each run starts cold.
     for (const { route } of pages) {
@@ -121,7 +144,9 @@ async function lighthouseSection(
     // Run by run across the pages, so a noisy minute spreads over pages instead of sinking one.
     for (let run = 1; run <= runs; run++) {
       for (const page of pages) {
-        const saveTo = lhrDir ? join(lhrDir, `${page.route.slice(1) || "home"}-${run}.json`) : undefined;
+        const saveTo = lhrDir
+          ? join(lhrDir, `${page.route.slice(1).replaceAll("/", "-") || "home"}-${run}.json`)
+          : undefined;
         const options = { ...(page.loggedIn ? { localStorage: storage } : {}), saveTo };
         const result = await audit(`${server.origin}${page.route}`, options, log);
         log(
@@ -131,7 +156,18 @@ async function lighthouseSection(
         results.set(page.route, [...(results.get(page.route) ?? []), result]);
       }
     }
-    return pages.map((p) => aggregateRuns(p.route, p.loggedIn, results.get(p.route) ?? []));
+    // The JavaScript each page loaded, by its gzip size in the build (Lighthouse sees brotli).
+    const gzipOf = (path: string) => {
+      try {
+        return gzipSync(readFileSync(join(distDir, path)), { level: 9 }).length;
+      } catch {
+        return 0; // not a file of the build (a data: or blob: script)
+      }
+    };
+    return pages.map((p) => {
+      const page = aggregateRuns(p.route, p.loggedIn, results.get(p.route) ?? []);
+      return { ...page, scriptGzip: page.scriptPaths.reduce((sum, path) => sum + gzipOf(path), 0) };
+    });
   } finally {
     await server.stop();
   }
@@ -150,7 +186,12 @@ async function apiForDatabase(
     const customers = [user];
     while (customers.length < CHARGED_CUSTOMERS) customers.push(await seedUser(server.origin));
     const access = await seedApiAccess(server, customers);
-    const routes = await measureRoutes(server.origin, user, settings, log, access);
+    const seeding = performance.now();
+    const usage = await seedUsageHistory(server, access.serviceKey, USAGE_CHARGES, USAGE_DAYS);
+    log(
+      `  seeded ${USAGE_CHARGES} charges over ${USAGE_DAYS} days in ${((performance.now() - seeding) / 1000).toFixed(0)} s`,
+    );
+    const routes = await measureRoutes(server.origin, user, settings, log, access, usage);
     const loginLoad = await measureLoginLoad(server.origin, user, settings, log);
     return { database, routes, loginLoad };
   } finally {

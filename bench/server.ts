@@ -128,6 +128,74 @@ export interface SeededUser {
   accessToken: string;
 }
 
+/** A user with a long usage history, and the range the usage benchmark asks for. */
+export interface SeededUsage {
+  accessToken: string;
+  charges: number;
+  days: number;
+  /** Berlin days, YYYY-MM-DD. */
+  from: string;
+  to: string;
+}
+
+/** Charges at once while seeding: enough to keep the server busy. */
+const SEED_CONCURRENCY = 32;
+
+/**
+ * A new user with `charges` charges spread evenly over the last `days` days, made through
+ * POST /v1/credits/consume with back-dated times (`at`, which the development server accepts), so the
+ * rows are what the generation service's charges write. The user pays with their free credits.
+ */
+export async function seedUsageHistory(
+  server: RunningServer,
+  serviceKey: string,
+  charges: number,
+  days: number,
+): Promise<SeededUsage> {
+  const user = await seedUser(server.origin);
+  const me = (await call(`${server.origin}/v1/users/me`, {
+    headers: { Authorization: `Bearer ${user.accessToken}` },
+  })) as { id: string };
+  const now = Date.now();
+  const step = Math.floor((days * 86_400_000 - 60_000) / charges);
+  const features = [
+    "background-remover",
+    "standard-filter",
+    "comic",
+    "skin-refiner",
+    "cloth-swap",
+    "multiswap",
+  ];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: SEED_CONCURRENCY }, async () => {
+      while (next < charges) {
+        const i = next++;
+        await call(`${server.origin}/v1/credits/consume`, {
+          method: "POST",
+          headers: { "Content-Type": "application/json", Authorization: `Bearer ${serviceKey}` },
+          body: JSON.stringify({
+            user_id: me.id,
+            feature: features[i % features.length],
+            people: "one",
+            idempotency_key: `history-${i}`,
+            at: new Date(now - 60_000 - i * step).toISOString(),
+          }),
+        });
+      }
+    }),
+  );
+  const berlinDay = (t: number) =>
+    new Intl.DateTimeFormat("sv-SE", { timeZone: "Europe/Berlin", dateStyle: "short" }).format(new Date(t));
+  return {
+    accessToken: user.accessToken,
+    charges,
+    days,
+    from: berlinDay(now - (days - 1) * 86_400_000),
+    to: berlinDay(now),
+  };
+}
+
 /** What the generation service's benchmarks call with: API keys of several users and a service key. */
 export interface SeededApiAccess {
   /** One API key per user: introspection uses the first, consume goes round all of them. */
@@ -192,6 +260,11 @@ export async function seedApiAccess(
     })) as { id: string; key: string };
     keys.push({ key: created.key, id: created.id });
   }
+  return { keys, serviceKey: await createServiceKey(server) };
+}
+
+/** A service key for the generation service's calls: the operator's command, through the server's socket. */
+export async function createServiceKey(server: RunningServer): Promise<string> {
   const answer = await sendOperatorCommand(operatorSocketPath(server.dataDir), {
     command: "service-key",
     args: ["create", "benchmark", "--scopes", "introspect,credits:consume"],
@@ -199,5 +272,5 @@ export async function seedApiAccess(
   const serviceKey = answer?.ok ? answer.lines.join("\n").match(/gsk_[0-9A-Za-z]{61}/)?.[0] : undefined;
   if (!serviceKey)
     throw new Error(`No service key from the server's operator socket: ${JSON.stringify(answer)}`);
-  return { keys, serviceKey };
+  return serviceKey;
 }

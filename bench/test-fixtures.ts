@@ -46,6 +46,7 @@ export function run(overrides: Partial<LighthouseRun> = {}): LighthouseRun {
     cls: 0,
     scriptTransfer: 70_000,
     stylesheetTransfer: 16_000,
+    scriptPaths: ["/_astro/shell.js"],
     failedAudits: [],
     runWarnings: [],
     ...overrides,
@@ -76,6 +77,7 @@ export function database(
   meRatio: number,
   meP99: number,
   service: { ratio: number; p99: number } = { ratio: 0.4, p99: 8 },
+  usageP99 = 30,
 ): DatabaseApi {
   return {
     database: kind,
@@ -90,6 +92,7 @@ export function database(
         ratio: service.ratio,
       },
       { route: route("consume"), figures: load(10_000 * service.ratio, service.p99), ratio: service.ratio },
+      { route: route("usage"), figures: load(500, usageP99), ratio: 0.05 },
     ],
     loginLoad: {
       logins: 20,

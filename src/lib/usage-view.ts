@@ -44,6 +44,22 @@ export function daysOf(from: string, to: string): string[] {
   return days;
 }
 
+// Eight features and the manual charges: hues far apart, readable on white and on dark grey.
+const PALETTE = [
+  "#2563eb",
+  "#f59e0b",
+  "#10b981",
+  "#ef4444",
+  "#8b5cf6",
+  "#06b6d4",
+  "#ec4899",
+  "#84cc16",
+  "#64748b",
+] as const;
+
+/** The colour of the chart's `i`-th series, and of its legend entry. */
+export const colourOf = (i: number): string => PALETTE[i % PALETTE.length] ?? "#64748b";
+
 /** A feature id as people read it; the admin's manual charges have none. */
 export function featureLabel(feature: string | null | undefined, manual: string): string {
   return feature ? featureName(feature) : manual;

@@ -59,6 +59,7 @@ test("charges made through consume appear in the chart's table, the totals and t
   await expect(usage.locator("[data-usage-total]")).toHaveText("Total: 10.3 credits, 5 uses");
   await expect(usage.locator("canvas[data-usage-chart]")).toBeVisible();
   await expect(usage.locator("canvas[data-usage-chart]")).toHaveAttribute("aria-label", /stacked by feature/);
+  await expect(usage.locator("[data-usage-legend] li")).toHaveText(["Comic", "Background remover"]);
 
   // The chart's numbers as a table: today's row, one column per feature.
   await page.getByText(T.tableToggle).click();

@@ -21,21 +21,25 @@ export function CreditBreakdown({ balance }: { balance: number }) {
       aria-busy={state.status === "loading"}
     >
       <h3 className="text-sm font-medium">{T.title}</h3>
-      {state.status === "failed" && (
-        <p role="alert" className="alert alert-error text-sm">
-          {T.failed}
-        </p>
-      )}
-      {state.status === "ready" && state.parts.length === 0 && (
-        <p className="text-sm text-base-content/80">{T.none}</p>
-      )}
-      {state.parts.length > 0 && (
-        <ul className="list-inside list-disc text-sm">
-          {state.parts.map((part) => (
-            <li key={`${part.kind}-${part.expiresAt ?? "never"}`}>{describePart(part)}</li>
-          ))}
-        </ul>
-      )}
+      {/* Two lines are kept while the parts load (most balances have one or two), so what follows
+          does not move when they come. */}
+      <div className="min-h-10 text-sm">
+        {state.status === "failed" && (
+          <p role="alert" className="alert alert-error">
+            {T.failed}
+          </p>
+        )}
+        {state.status === "ready" && state.parts.length === 0 && (
+          <p className="text-base-content/80">{T.none}</p>
+        )}
+        {state.parts.length > 0 && (
+          <ul className="list-inside list-disc">
+            {state.parts.map((part) => (
+              <li key={`${part.kind}-${part.expiresAt ?? "never"}`}>{describePart(part)}</li>
+            ))}
+          </ul>
+        )}
+      </div>
       <p className="text-xs text-base-content/70">{T.zoneNote}</p>
     </div>
   );

@@ -17,7 +17,7 @@ const T = UI_TEXT.profile.lowBalance;
 /** The number typed, as the API takes it: an empty field is no number at all. */
 const typed = (text: string) => (text.trim() === "" ? Number.NaN : Number(text));
 
-function AlertForm({ threshold }: { threshold: number | null }) {
+function AlertForm({ threshold, loading }: { threshold: number | null; loading: boolean }) {
   const id = useId();
   const [enabled, setEnabled] = useState(threshold !== null);
   const [amount, setAmount] = useState(threshold === null ? "" : String(threshold));
@@ -51,6 +51,7 @@ function AlertForm({ threshold }: { threshold: number | null }) {
           <input
             type="checkbox"
             className="checkbox checkbox-sm"
+            disabled={loading}
             checked={enabled}
             onChange={(e) => {
               setEnabled(e.target.checked);
@@ -87,7 +88,7 @@ function AlertForm({ threshold }: { threshold: number | null }) {
         </p>
       )}
       <div>
-        <button type="submit" className="btn btn-sm btn-outline" disabled={saving}>
+        <button type="submit" className="btn btn-sm btn-outline" disabled={saving || loading}>
           {saving ? T.saving : T.save}
         </button>
       </div>
@@ -101,7 +102,7 @@ export function LowBalanceAlert() {
     void loadLowBalanceAlert();
   }, []);
   return (
-    <section aria-labelledby="low-balance-heading" className="flex flex-col gap-3">
+    <section aria-labelledby="low-balance-heading" className="flex min-h-40 flex-col gap-3">
       <h2 id="low-balance-heading" className="text-lg font-semibold">
         {T.title}
       </h2>
@@ -110,10 +111,11 @@ export function LowBalanceAlert() {
           {T.loadFailed}
         </p>
       )}
-      {state.status === "loading" && (
-        <span className="loading loading-spinner loading-sm" aria-hidden="true" />
+      {/* While the setting loads, the same form stands disabled in its place (nothing moves when it
+          comes); it starts again from the loaded setting. */}
+      {state.status !== "failed" && (
+        <AlertForm key={state.status} threshold={state.threshold} loading={state.status === "loading"} />
       )}
-      {state.status === "ready" && <AlertForm threshold={state.threshold} />}
     </section>
   );
 }

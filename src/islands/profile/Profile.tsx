@@ -8,7 +8,6 @@ import { UI_TEXT } from "../../lib/ui-text.ts";
 import { initSession } from "../../stores/auth.ts";
 import { RouteGuard } from "../auth/RouteGuard.tsx";
 import { CreditBreakdown } from "./CreditBreakdown.tsx";
-import { LowBalanceAlert } from "./LowBalanceAlert.tsx";
 
 // The account is this page's content: ask for it as soon as this module runs in the browser, before
 // React hydrates the page (the session check runs once per page, so the island's own call reuses it).
@@ -17,6 +16,10 @@ if (typeof document !== "undefined") void initSession();
 // Only users on a paid plan manage it: their dialogs and the top-up packs load on demand.
 const PlanActions = lazy(() => import("./PlanActions.tsx").then((m) => ({ default: m.PlanActions })));
 const TopUps = lazy(() => import("./TopUps.tsx").then((m) => ({ default: m.TopUps })));
+// The alert setting is below the fold: its form loads after the page's own code (the page budget).
+const LowBalanceAlert = lazy(() =>
+  import("./LowBalanceAlert.tsx").then((m) => ({ default: m.LowBalanceAlert })),
+);
 const Loading = () => <span className="loading loading-spinner" aria-hidden="true" />;
 
 const T = UI_TEXT.profile;
@@ -84,7 +87,10 @@ function AccountView({ user }: { user: User }) {
           <TopUps balance={user.credit_balance} />
         </Suspense>
       )}
-      <LowBalanceAlert />
+      {/* The fallback keeps the section's height (min-h-40 there too), so nothing moves when it comes. */}
+      <Suspense fallback={<div className="min-h-40" />}>
+        <LowBalanceAlert />
+      </Suspense>
       <section aria-labelledby="api-access-heading" className="flex flex-col items-start gap-3">
         <h2 id="api-access-heading" className="text-lg font-semibold">
           {UI_TEXT.apiKeys.title}

@@ -5,8 +5,10 @@ import { useStore } from "@nanostores/react";
 import { lazy, Suspense, useEffect, useMemo, useState } from "react";
 import type { UsageRow } from "../../../contract/usage.ts";
 import { formatBalance } from "../../lib/account-view.ts";
+import { readStoredToken } from "../../lib/auth-storage.ts";
 import { UI_TEXT } from "../../lib/ui-text.ts";
 import {
+  colourOf,
   type DailyUsage,
   dailyUsage,
   featureLabel,
@@ -18,10 +20,18 @@ import { notify } from "../../stores/toast.ts";
 import { $usage, downloadUsageCsv, loadUsage } from "../../stores/usage.ts";
 import { RouteGuard } from "../auth/RouteGuard.tsx";
 
-// The usage is this page's content: ask for the session as soon as the module runs (see Profile).
-if (typeof document !== "undefined") void initSession();
-
-const UsageChart = lazy(() => import("./UsageChart.tsx"));
+// The numbers and the chart are this page's content: as soon as the module runs in the browser, before
+// React hydrates and the guard has the session, ask for the session, the usage and the chart's code
+// at once rather than one after the other (the chart is the page's largest paint).
+const inBrowser = typeof document !== "undefined";
+const chartModule = inBrowser ? import("./UsageChart.tsx") : undefined;
+const UsageChart = lazy(() => chartModule ?? import("./UsageChart.tsx"));
+let firstLoad: Promise<void> | undefined;
+if (inBrowser) {
+  void initSession();
+  // Without a stored token the guard sends the visitor away: nothing to ask for.
+  if (readStoredToken()) firstLoad = loadUsage($usage.get().preset);
+}
 
 const T = UI_TEXT.usage;
 
@@ -41,6 +51,23 @@ function PeriodPicker({ preset, busy }: { preset: UsagePreset; busy: boolean }) 
         />
       ))}
     </fieldset>
+  );
+}
+
+function UsageLegend({ usage }: { usage: DailyUsage }) {
+  return (
+    <ul className="mt-2 flex flex-wrap justify-center gap-x-4 gap-y-1 text-xs" data-usage-legend>
+      {usage.series.map((series, i) => (
+        <li key={series.feature ?? "manual"} className="flex items-center gap-1.5">
+          <span
+            className="inline-block size-3 rounded-sm"
+            style={{ backgroundColor: colourOf(i) }}
+            aria-hidden="true"
+          />
+          {featureLabel(series.feature, T.manual)}
+        </li>
+      ))}
+    </ul>
   );
 }
 
@@ -171,7 +198,7 @@ function UsageView() {
   const state = useStore($usage);
   // biome-ignore lint/correctness/useExhaustiveDependencies: the first period is loaded once, on arrival.
   useEffect(() => {
-    void loadUsage(state.preset);
+    if (!firstLoad) void loadUsage(state.preset);
   }, []);
   const usage = useMemo(
     () => dailyUsage(state.daily, state.from, state.to),
@@ -180,11 +207,18 @@ function UsageView() {
   const empty = state.status === "ready" && state.total.uses === 0;
   return (
     <div className="flex flex-col gap-8" data-usage data-status={state.status}>
-      <div className="flex flex-wrap items-center justify-between gap-3">
-        <PeriodPicker preset={state.preset} busy={state.status === "loading"} />
-        <p className="text-sm text-base-content/80 tabular-nums" data-usage-period>
-          {state.from} – {state.to}
-        </p>
+      {/* Everything that is there before the numbers stays where it is when they come (no layout shift). */}
+      <div className="flex flex-col gap-2">
+        <div className="flex flex-wrap items-center justify-between gap-3">
+          <PeriodPicker preset={state.preset} busy={state.status === "loading"} />
+          <div className="flex items-center gap-3">
+            <p className="text-sm text-base-content/80 tabular-nums" data-usage-period>
+              {state.from} – {state.to}
+            </p>
+            {!empty && state.status === "ready" && <DownloadButton />}
+          </div>
+        </div>
+        <p className="text-xs text-base-content/70">{T.zoneNote}</p>
       </div>
       {state.status === "failed" && (
         <div role="alert" className="alert alert-error">
@@ -224,6 +258,7 @@ function UsageView() {
             <Suspense fallback={<div className="h-64 sm:h-80" />}>
               <UsageChart usage={usage} label={T.chartLabel(state.from, state.to)} manual={T.manual} />
             </Suspense>
+            <UsageLegend usage={usage} />
             <DailyTable usage={usage} />
           </section>
           <div className="grid gap-8 md:grid-cols-2">
@@ -252,10 +287,6 @@ function UsageView() {
           </div>
         </>
       )}
-      <div className="flex flex-wrap items-center justify-between gap-3">
-        <p className="text-xs text-base-content/70">{T.zoneNote}</p>
-        {!empty && state.status === "ready" && <DownloadButton />}
-      </div>
     </div>
   );
 }

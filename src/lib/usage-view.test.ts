@@ -1,0 +1,69 @@
+import { describe, expect, it } from "vitest";
+import { addDays, berlinToday, dailyUsage, daysOf, featureLabel, presetRange } from "./usage-view.ts";
+
+describe("presetRange", () => {
+  it.each([
+    ["days7", "2026-11-24T10:00:00Z", "2026-11-18", "2026-11-24"],
+    ["days30", "2026-11-24T10:00:00Z", "2026-10-26", "2026-11-24"],
+    ["days90", "2026-11-24T10:00:00Z", "2026-08-27", "2026-11-24"],
+    ["thisMonth", "2026-11-24T10:00:00Z", "2026-11-01", "2026-11-24"],
+    // 23:30 UTC on 31 March is 1 April in Berlin: the presets count Berlin's days.
+    ["thisMonth", "2026-03-31T22:30:00Z", "2026-04-01", "2026-04-01"],
+    ["days7", "2026-03-31T22:30:00Z", "2026-03-26", "2026-04-01"],
+  ] as const)("%s at %s is %s to %s", (preset, now, from, to) => {
+    expect(presetRange(preset, new Date(now))).toEqual({ from, to });
+  });
+});
+
+describe("days", () => {
+  it("moves across month and year ends and leap days", () => {
+    expect(addDays("2026-12-31", 1)).toBe("2027-01-01");
+    expect(addDays("2028-03-01", -1)).toBe("2028-02-29");
+    expect(addDays("2026-03-29", 1)).toBe("2026-03-30");
+    expect(daysOf("2026-02-27", "2026-03-02")).toEqual([
+      "2026-02-27",
+      "2026-02-28",
+      "2026-03-01",
+      "2026-03-02",
+    ]);
+    expect(daysOf("2026-03-02", "2026-03-01")).toEqual([]);
+    expect(berlinToday(new Date("2026-10-25T22:59:59Z"))).toBe("2026-10-25");
+    expect(berlinToday(new Date("2026-10-25T23:00:00Z"))).toBe("2026-10-26");
+  });
+});
+
+describe("dailyUsage", () => {
+  it("gives each feature a series over every day of the range, zeros between, the most used first", () => {
+    const usage = dailyUsage(
+      [
+        { date: "2026-11-02", feature: "background-remover", uses: 3, credits: 0.3 },
+        { date: "2026-11-02", feature: "comic", uses: 1, credits: 5 },
+        { date: "2026-11-04", feature: "background-remover", uses: 1, credits: 0.1 },
+        { date: "2026-11-04", feature: null, uses: 1, credits: 1.5 },
+      ],
+      "2026-11-01",
+      "2026-11-04",
+    );
+    expect(usage.days).toEqual(["2026-11-01", "2026-11-02", "2026-11-03", "2026-11-04"]);
+    expect(usage.series).toEqual([
+      { feature: "comic", credits: [0, 5, 0, 0], total: 5, uses: 1 },
+      { feature: null, credits: [0, 0, 0, 1.5], total: 1.5, uses: 1 },
+      { feature: "background-remover", credits: [0, 0.3, 0, 0.1], total: 0.4, uses: 4 },
+    ]);
+  });
+
+  it("is empty without charges", () => {
+    expect(dailyUsage([], "2026-11-01", "2026-11-02")).toEqual({
+      days: ["2026-11-01", "2026-11-02"],
+      series: [],
+    });
+  });
+});
+
+describe("featureLabel", () => {
+  it("names a feature by the credit-cost table, and a charge without one as manual", () => {
+    expect(featureLabel("image-to-video", "Manual")).toBe("Image-to-video");
+    expect(featureLabel(null, "Manual")).toBe("Manual");
+    expect(featureLabel("retired-feature", "Manual")).toBe("retired-feature");
+  });
+});
