@@ -19,10 +19,12 @@ import {
   apiKeyUsage,
   creditGrants,
   creditSpends,
+  usageDaily,
   users,
 } from "../db/schema/index.ts";
 import { type Answers, type Queries, twoTripTransaction } from "../db/two-trip-transaction.ts";
 import type { Db } from "../db/types.ts";
+import { berlinDay } from "../domain/berlin-time.ts";
 import { applySpend, balance, type CreditGrant, planSpend, type SpendTake } from "../domain/ledger.ts";
 import { batched } from "./batched.ts";
 import { GRANT_COLUMNS, NEWEST_GRANT_FIRST, toCreditGrant } from "./ledger-store.ts";
@@ -204,6 +206,7 @@ export function spendBatch(db: Db, requests: readonly SpendRequest[]): Promise<S
       const spendRows: (typeof creditSpends.$inferInsert)[] = [];
       const taken = new Map<string, number>();
       const addedUsage = new Map<string, { apiKeyId: string; month: string; amount: number }>();
+      const daily = new Map<string, typeof usageDaily.$inferInsert>();
       for (const request of requests) {
         const answer = decide(state, request);
         results.push(answer.result);
@@ -212,6 +215,7 @@ export function spendBatch(db: Db, requests: readonly SpendRequest[]): Promise<S
         spendRows.push(row);
         for (const take of takes) taken.set(take.grantId, (taken.get(take.grantId) ?? 0) + take.amount);
         const meter = request.meter;
+        addToDay(daily, row, meter);
         if (meter?.apiKeyId) {
           const usageKey = pairKey(meter.apiKeyId, meter.month);
           const added = addedUsage.get(usageKey) ?? {
@@ -223,9 +227,28 @@ export function spendBatch(db: Db, requests: readonly SpendRequest[]): Promise<S
           addedUsage.set(usageKey, added);
         }
       }
-      return { result: results, writes: batchWrites(q, spendRows, taken, [...addedUsage.values()]) };
+      return {
+        result: results,
+        writes: batchWrites(q, spendRows, taken, [...addedUsage.values()], [...daily.values()]),
+      };
     },
   });
+}
+
+/** Adds a spend to its user's Berlin day, feature and key in the batch's daily sums (usage_daily). */
+function addToDay(
+  daily: Map<string, typeof usageDaily.$inferInsert>,
+  spend: typeof creditSpends.$inferInsert,
+  meter: Metering | undefined,
+): void {
+  const day = berlinDay(spend.createdAt);
+  const feature = meter?.feature ?? "";
+  const apiKeyId = meter?.apiKeyId ?? "";
+  const key = [spend.userId, day, feature, apiKeyId].join("\u0000");
+  const sums = daily.get(key) ?? { userId: spend.userId, day, feature, apiKeyId, uses: 0, credits: 0 };
+  sums.uses += meter?.quantity ?? 1;
+  sums.credits += spend.amount;
+  daily.set(key, sums);
 }
 
 interface Decision {
@@ -299,12 +322,16 @@ function decide(state: BatchState, request: SpendRequest): Decision {
   };
 }
 
-/** The batch's outcome in three statements of fixed text, created together: grants taken from, spends, key usage. */
+/**
+ * The batch's outcome in statements of fixed text, created together: grants taken from, spends,
+ * daily usage sums, key usage.
+ */
 function batchWrites(
   q: Queries,
   spendRows: readonly (typeof creditSpends.$inferInsert)[],
   taken: ReadonlyMap<string, number>,
   usage: readonly { apiKeyId: string; month: string; amount: number }[],
+  daily: readonly (typeof usageDaily.$inferInsert)[],
 ): PromiseLike<unknown>[] {
   if (spendRows.length === 0) return [];
   const grantIds = [...taken.keys()];
@@ -316,6 +343,16 @@ function batchWrites(
           where ${creditGrants.id} = taken.id`,
     ),
     q.execute(insertJsonRows(creditSpends, spendRows)),
+    q.execute(
+      sql`${insertJsonRows(usageDaily, daily)}
+          on conflict (${sql.join(
+            [usageDaily.userId, usageDaily.day, usageDaily.feature, usageDaily.apiKeyId].map((c) =>
+              sql.identifier(c.name),
+            ),
+            sql`, `,
+          )})
+          do update set uses = ${usageDaily.uses} + excluded.uses, credits = ${usageDaily.credits} + excluded.credits`,
+    ),
     ...(usage.length === 0
       ? []
       : [

@@ -2,6 +2,7 @@ import { Temporal } from "temporal-polyfill";
 import { describe, expect, it, vi } from "vitest";
 import {
   addBerlinMonths,
+  berlinDay,
   berlinMidnightDaysAgo,
   berlinMonth,
   inBerlin,
@@ -220,5 +221,41 @@ describe("berlinMidnightDaysAgo", () => {
     ["2026-03-31T22:30:00Z", 0, "2026-03-31T22:00:00.000Z"], // already 1 April in Berlin
   ])("%s, %i days back: %s", (instant, days, midnight) => {
     expect(berlinMidnightDaysAgo(new Date(instant), days).toISOString()).toBe(midnight);
+  });
+});
+
+describe("berlinDay", () => {
+  it("changes at Berlin's midnight, on the short and the long day of the clock changes too", () => {
+    // [instant, its Berlin day], in an order where a remembered day would answer wrongly if it outlived its day.
+    const cases = [
+      ["2026-03-28T22:59:59.999Z", "2026-03-28"],
+      ["2026-03-28T23:00:00.000Z", "2026-03-29"], // the 23-hour day begins at 00:00 CET
+      ["2026-03-29T21:59:59.999Z", "2026-03-29"], // and ends at 00:00 CEST
+      ["2026-03-29T22:00:00.000Z", "2026-03-30"],
+      ["2026-03-28T23:00:00.000Z", "2026-03-29"],
+      ["2026-10-24T22:00:00.000Z", "2026-10-25"], // the 25-hour day
+      ["2026-10-25T22:59:59.999Z", "2026-10-25"],
+      ["2026-10-25T23:00:00.000Z", "2026-10-26"],
+      ["2026-10-24T21:59:59.999Z", "2026-10-24"],
+    ];
+    for (const [instant, day] of cases) expect(berlinDay(new Date(instant as string)), instant).toBe(day);
+  });
+
+  it("remembers the day it worked out", () => {
+    const zoneLookups = vi.spyOn(Temporal.Instant, "fromEpochMilliseconds");
+    try {
+      expect(berlinDay(new Date("2026-11-24T10:00:00Z"))).toBe("2026-11-24");
+      expect(berlinDay(new Date("2026-11-23T23:00:00.000Z"))).toBe("2026-11-24");
+      expect(berlinDay(new Date("2026-11-24T22:59:59.999Z"))).toBe("2026-11-24");
+      expect(zoneLookups).toHaveBeenCalledTimes(1);
+      expect(berlinDay(new Date("2026-11-24T23:00:00.000Z"))).toBe("2026-11-25");
+      expect(zoneLookups).toHaveBeenCalledTimes(2);
+    } finally {
+      zoneLookups.mockRestore();
+    }
+  });
+
+  it("refuses an invalid date", () => {
+    expect(() => berlinDay(new Date(Number.NaN))).toThrow(RangeError);
   });
 });

@@ -43,18 +43,40 @@ export function startOfBerlinMonth(instant: Date): Date {
   return toDate(inBerlin(instant).toPlainDate().with({ day: 1 }).toZonedDateTime(BERLIN));
 }
 
-/** The last month berlinMonth worked out, as the instants it spans: every charge and introspection asks. */
-let lastMonth: { from: number; until: number; month: string } | undefined;
+/** A calendar span on Berlin's clock: its first instant, the next span's first instant, and its name. */
+interface Span {
+  from: number;
+  until: number;
+  name: string;
+}
+
+/**
+ * The name of the span an instant falls in, remembering the last span worked out: every charge and
+ * introspection asks, and consecutive ones fall in the same day and month, so the zone arithmetic
+ * runs once per span instead of once per call.
+ */
+function rememberingLastSpan(
+  spanOf: (day: Temporal.PlainDate) => { first: Temporal.PlainDate; next: Temporal.PlainDate },
+) {
+  let last: Span | undefined;
+  return (instant: Date): string => {
+    const at = instant.getTime();
+    if (last !== undefined && at >= last.from && at < last.until) return last.name;
+    const { first, next } = spanOf(inBerlin(instant).toPlainDate());
+    last = {
+      from: first.toZonedDateTime(BERLIN).epochMilliseconds,
+      until: next.toZonedDateTime(BERLIN).epochMilliseconds,
+      name: first.toString(),
+    };
+    return last.name;
+  };
+}
 
 /** The Berlin calendar month of `instant` as its first day, "2026-11-01" (API key usage is kept per month). */
-export function berlinMonth(instant: Date): string {
-  const at = instant.getTime();
-  if (lastMonth !== undefined && at >= lastMonth.from && at < lastMonth.until) return lastMonth.month;
-  const first = inBerlin(instant).toPlainDate().with({ day: 1 });
-  lastMonth = {
-    from: first.toZonedDateTime(BERLIN).epochMilliseconds,
-    until: first.add({ months: 1 }).toZonedDateTime(BERLIN).epochMilliseconds,
-    month: first.toString(),
-  };
-  return lastMonth.month;
-}
+export const berlinMonth = rememberingLastSpan((day) => {
+  const first = day.with({ day: 1 });
+  return { first, next: first.add({ months: 1 }) };
+});
+
+/** The Berlin calendar day of `instant`, "2026-11-24" (usage history is kept per day). */
+export const berlinDay = rememberingLastSpan((day) => ({ first: day, next: day.add({ days: 1 }) }));

@@ -1,9 +1,10 @@
-// Usage history read from the spends (credit_spends): sums per Berlin day, feature and API key, and
-// the charges themselves page by page for the CSV. Both read the index on (user_id, created_at)
-// that carries the summed columns, so neither visits the table (migration 0003).
-import { and, asc, eq, gt, gte, lt, or, type SQL, sql } from "drizzle-orm";
+// Usage history: sums per Berlin day, feature and API key from the daily sums the spends keep
+// (usage_daily), and the charges themselves (credit_spends) page by page for the CSV, along the
+// index on (user_id, created_at).
+import { and, asc, eq, gt, gte, lt, lte, or, type SQL, sql } from "drizzle-orm";
+import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import type { UsageDimension } from "../../contract/usage.ts";
-import { apiKeys, creditSpends } from "../db/schema/index.ts";
+import { apiKeys, creditSpends, usageDaily } from "../db/schema/index.ts";
 import type { Db } from "../db/types.ts";
 import type { UsageRange } from "./usage-range.ts";
 
@@ -18,20 +19,15 @@ export interface UsageGroup {
   credits: number;
 }
 
-// The zone is our constant, written into the SQL text rather than bound: GROUP BY must repeat the
-// selected expression exactly, and two bound parameters are two different expressions to PostgreSQL.
-const berlinDay = sql<string>`to_char(${creditSpends.createdAt} at time zone 'Europe/Berlin', 'YYYY-MM-DD')`;
-const uses = sql<number>`sum(coalesce(${creditSpends.quantity}, 1))`.mapWith(Number);
-const credits = sql<number>`sum(${creditSpends.amount})`.mapWith(Number);
+const uses = sql<number>`sum(${usageDaily.uses})`.mapWith(Number);
+const credits = sql<number>`sum(${usageDaily.credits})`.mapWith(Number);
+/** "" in usage_daily is "none" in the answer. */
+const orNull = (column: AnyPgColumn) => sql<string | null>`nullif(${column}, '')`;
 
-const inRange = (userId: string, range: UsageRange) =>
-  and(
-    eq(creditSpends.userId, userId),
-    gte(creditSpends.createdAt, range.start),
-    lt(creditSpends.createdAt, range.end),
-  );
-
-/** The user's charges in `range`, summed per combination of `dimensions`, in day/feature/key order. */
+/**
+ * The user's charges in `range`, summed per combination of `dimensions`, in day/feature/key order.
+ * Read from the daily sums the spends keep (usage_daily): at most one row per day, feature and key.
+ */
 export async function usageGroups(
   db: Db,
   userId: string,
@@ -42,25 +38,25 @@ export async function usageGroups(
   const byFeature = dimensions.includes("feature");
   const byKey = dimensions.includes("api_key");
   const keys: SQL[] = [];
-  if (byDay) keys.push(sql`1`);
-  if (byFeature) keys.push(sql`${creditSpends.feature}`);
-  if (byKey) keys.push(sql`${creditSpends.apiKeyId}`, sql`${apiKeys.name}`, sql`${apiKeys.prefix}`);
+  if (byDay) keys.push(sql`${usageDaily.day}`);
+  if (byFeature) keys.push(sql`${usageDaily.feature}`);
+  if (byKey) keys.push(sql`${usageDaily.apiKeyId}`, sql`${apiKeys.name}`, sql`${apiKeys.prefix}`);
   const rows = await db
     .select({
-      date: byDay ? berlinDay : sql<null>`null`,
-      feature: byFeature ? creditSpends.feature : sql<null>`null`,
-      apiKeyId: byKey ? creditSpends.apiKeyId : sql<null>`null`,
+      date: byDay ? sql<string>`${usageDaily.day}::text` : sql<null>`null`,
+      feature: byFeature ? orNull(usageDaily.feature) : sql<null>`null`,
+      apiKeyId: byKey ? orNull(usageDaily.apiKeyId) : sql<null>`null`,
       apiKeyName: byKey ? apiKeys.name : sql<null>`null`,
       apiKeyPrefix: byKey ? apiKeys.prefix : sql<null>`null`,
       uses,
       credits,
     })
-    .from(creditSpends)
-    .leftJoin(apiKeys, eq(apiKeys.id, creditSpends.apiKeyId))
-    .where(inRange(userId, range))
-    // GROUP BY 1 is the first selected column, the Berlin day, whose text has a bound nothing.
+    .from(usageDaily)
+    .leftJoin(apiKeys, eq(apiKeys.id, usageDaily.apiKeyId))
+    .where(and(eq(usageDaily.userId, userId), gte(usageDaily.day, range.from), lte(usageDaily.day, range.to)))
     .groupBy(...keys)
-    .orderBy(...keys.map((key) => sql`${key} nulls first`));
+    // "" (no feature, no key) sorts first, as the nulls it stands for did.
+    .orderBy(...keys);
   return rows.map((row) => ({
     ...(byDay ? { date: row.date as string } : {}),
     ...(byFeature ? { feature: row.feature } : {}),
@@ -114,7 +110,14 @@ export async function usageCharges(
     })
     .from(creditSpends)
     .leftJoin(apiKeys, eq(apiKeys.id, creditSpends.apiKeyId))
-    .where(and(inRange(userId, range), after))
+    .where(
+      and(
+        eq(creditSpends.userId, userId),
+        gte(creditSpends.createdAt, range.start),
+        lt(creditSpends.createdAt, range.end),
+        after,
+      ),
+    )
     .orderBy(asc(creditSpends.createdAt), asc(creditSpends.id))
     .limit(limit);
 }

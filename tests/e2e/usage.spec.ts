@@ -75,6 +75,13 @@ test("charges made through consume appear in the chart's table, the totals and t
   await expect(byKey.filter({ hasText: "Render server" })).toContainText(`${key.prefix}…210`);
   await expect(byKey.filter({ hasText: T.noKey })).toContainText("30.3");
   expect(await axeViolations(page)).toEqual([]);
+  // With its numbers, at a phone's width in the dark theme too.
+  await page.emulateMedia({ colorScheme: "dark" });
+  await page.setViewportSize({ width: 390, height: 844 });
+  await expect(usage.locator("canvas[data-usage-chart]")).toBeVisible();
+  expect(await axeViolations(page)).toEqual([]);
+  await page.emulateMedia({ colorScheme: "light" });
+  await page.setViewportSize({ width: 1280, height: 800 });
 
   // The CSV: one row per charge, oldest first, with the key's name.
   const [download] = await Promise.all([

@@ -1,1 +1,0 @@
-ALTER TABLE "users" ADD COLUMN "low_balance_threshold" bigint;
