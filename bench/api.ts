@@ -209,6 +209,8 @@ export interface ApiSettings {
   /** Seconds of the login load. */
   loginLoadSeconds: number;
   probeRate: number;
+  /** Charges of the usage benchmark's user (issue 13's budget: 100,000 over 90 days). */
+  usageCharges: number;
 }
 
 export const DEFAULT_API_SETTINGS: ApiSettings = {
@@ -219,6 +221,7 @@ export const DEFAULT_API_SETTINGS: ApiSettings = {
   logins: 20,
   loginLoadSeconds: 10,
   probeRate: 50,
+  usageCharges: 100_000,
 };
 
 const request = (origin: string, route: RouteSpec) => ({

@@ -11,7 +11,7 @@
 // Options: --only=<sections> --runs=<Lighthouse runs per page, 10> --pages=<routes Lighthouse audits>
 // --duration=<seconds per API run, 5>
 // --dist=<another build to measure, e.g. an older commit's, for a side-by-side comparison>
-// --rounds=<API rounds over the routes, 3>
+// --rounds=<API rounds over the routes, 3> --usage-charges=<the usage benchmark user's charges, 100000>
 // --out=<file> --postgres=<admin URL, postgres://postgres@127.0.0.1:5432/postgres> --no-postgres
 // --lhr-dir=<folder for every Lighthouse run's full JSON result, to see which element or task>
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -71,8 +71,7 @@ const LIGHTHOUSE_USAGE = { charges: 1200, days: 30 };
 
 const log = (line: string) => console.log(line);
 
-/** The usage benchmark's history (issue 13): 100,000 charges of one user over 90 days. */
-const USAGE_CHARGES = 100_000;
+/** The usage benchmark's history (issue 13): its charges (ApiSettings.usageCharges) span 90 days. */
 const USAGE_DAYS = 90;
 
 function options() {
@@ -84,6 +83,7 @@ function options() {
       pages: { type: "string" },
       duration: { type: "string", default: String(DEFAULT_API_SETTINGS.durationSeconds) },
       rounds: { type: "string", default: String(DEFAULT_API_SETTINGS.rounds) },
+      "usage-charges": { type: "string", default: String(DEFAULT_API_SETTINGS.usageCharges) },
       out: { type: "string" },
       postgres: { type: "string", default: process.env.BENCH_POSTGRES_URL || DEFAULT_ADMIN_URL },
       "no-postgres": { type: "boolean", default: false },
@@ -98,6 +98,9 @@ function options() {
   const runs = Number(values.runs);
   const duration = Number(values.duration);
   const rounds = Number(values.rounds);
+  const usageCharges = Number(values["usage-charges"]);
+  if (!Number.isInteger(usageCharges) || usageCharges < 1)
+    throw new Error("--usage-charges must be a whole number ≥ 1");
   if (!Number.isInteger(rounds) || rounds < 1) throw new Error("--rounds must be a whole number ≥ 1");
   if (!Number.isInteger(runs) || runs < 1) throw new Error("--runs must be a whole number ≥ 1");
   if (!Number.isFinite(duration) || duration < 1) throw new Error("--duration must be ≥ 1 (seconds)");
@@ -110,7 +113,7 @@ function options() {
     sections: new Set(only as Section[]),
     runs,
     pages,
-    api: { ...DEFAULT_API_SETTINGS, durationSeconds: duration, rounds } satisfies ApiSettings,
+    api: { ...DEFAULT_API_SETTINGS, durationSeconds: duration, rounds, usageCharges } satisfies ApiSettings,
     // A partial run must not overwrite the full report unless asked to.
     out: values.out ?? (partial ? undefined : "docs/benchmarks.md"),
     postgres: values["no-postgres"] ? undefined : values.postgres,
@@ -187,9 +190,9 @@ async function apiForDatabase(
     while (customers.length < CHARGED_CUSTOMERS) customers.push(await seedUser(server.origin));
     const access = await seedApiAccess(server, customers);
     const seeding = performance.now();
-    const usage = await seedUsageHistory(server, access.serviceKey, USAGE_CHARGES, USAGE_DAYS);
+    const usage = await seedUsageHistory(server, access.serviceKey, settings.usageCharges, USAGE_DAYS);
     log(
-      `  seeded ${USAGE_CHARGES} charges over ${USAGE_DAYS} days in ${((performance.now() - seeding) / 1000).toFixed(0)} s`,
+      `  seeded ${settings.usageCharges} charges over ${USAGE_DAYS} days in ${((performance.now() - seeding) / 1000).toFixed(0)} s`,
     );
     const routes = await measureRoutes(server.origin, user, settings, log, access, usage);
     const loginLoad = await measureLoginLoad(server.origin, user, settings, log);

@@ -2,6 +2,7 @@
 // the clock changes and month ends), feature and key, over a range of days; every charge as CSV.
 import { describe, expect, it } from "vitest";
 import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
+import { creditSpends } from "../../db/schema/index.ts";
 import { consumeRequest, createKey, serviceKey } from "../../testing/api-access.ts";
 import { getJson, verifiedUser } from "../../testing/api-client.ts";
 import { makeAdmin, tokenFor } from "../../testing/billing.ts";
@@ -152,6 +153,39 @@ describe.each(TEST_DATABASES)("usage history (%s)", (kind) => {
       { date: "2026-03-03", feature: "comic", uses: 2, credits: 10 },
       { date: "2026-03-03", feature: "skin-refiner", uses: 1, credits: 1 },
     ]);
+  });
+
+  it("sums concurrent charges exactly: the daily sums agree with the charges and the balance", async () => {
+    const { ann, service } = await setUp();
+    const key = await createKey(ctx.t, ann.accessToken);
+    ctx.t.clock.set("2026-03-02T09:00:00Z");
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        consumeRequest(ctx.t, service, {
+          ...(i % 2 === 0 ? { api_key_id: key.id } : { user_id: ann.id }),
+          feature: i % 4 < 2 ? "background-remover" : "standard-filter",
+          people: "one",
+          quantity: 1 + (i % 3),
+          // Every fifth request repeats an earlier one: charged once.
+          idempotency_key: `burst-${i % 5 === 4 ? i - 1 : i}`,
+        }),
+      ),
+    );
+    for (const res of answers) expect(res.status).toBe(200);
+    const token = await tokenFor(ctx.t, "ann");
+    const usageNow = await usage(token, "from=2026-03-02&to=2026-03-02&group_by=feature,api_key");
+    const spends = await ctx.database.db.select().from(creditSpends);
+    expect(spends).toHaveLength(32);
+    expect(usageNow.total).toEqual({
+      uses: spends.reduce((n, s) => n + (s.quantity ?? 1), 0),
+      credits: spends.reduce((n, s) => n + s.amount, 0) / 1000,
+    });
+    const me = await getJson(ctx.t.app, "/v1/users/me", token);
+    expect(((await me.json()) as { credit_balance: number }).credit_balance).toBeCloseTo(
+      50 - usageNow.total.credits,
+      3,
+    );
+    expect(usageNow.data).toHaveLength(4);
   });
 
   it("defaults to the last 30 Berlin days, and counts a range from either end", async () => {
