@@ -27,6 +27,9 @@ const CONTRACT_PATHS = [
   "/v1/api-keys",
   "/v1/api-keys/{id}",
   "/v1/introspect",
+  "/v1/usage",
+  "/v1/usage.csv",
+  "/v1/users/me/low-balance-alert",
   "/.well-known/jwks.json",
 ];
 

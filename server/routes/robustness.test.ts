@@ -142,6 +142,12 @@ const pathParam = fc.oneof(
 
 async function expectJsonError(res: Response, context: string): Promise<void> {
   expect(res.status, context).toBeLessThan(500);
+  // The usage CSV's one success is its file; every refusal is JSON like the rest.
+  if (res.status === 200 && context.startsWith("/v1/usage.csv")) {
+    expect(res.headers.get("content-type"), context).toBe("text/csv; charset=utf-8");
+    expect(await res.text(), context).toMatch(/^time,feature,/);
+    return;
+  }
   // JSON or a JSON-based type (the JWKS is application/jwk-set+json).
   expect(res.headers.get("content-type") ?? "", context).toMatch(/^application\/([\w.-]+\+)?json/);
   const body = (await res.json()) as { detail?: unknown };
