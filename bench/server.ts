@@ -1,5 +1,6 @@
 // The server as it runs for real: `node server/main.ts` in its own process, on a free port, with a
 // temporary DATA_DIR, serving the build in dist/. Also seeds the user the benchmarks log in as.
+
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
@@ -8,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { envSchema } from "../server/env.ts";
 import { operatorSocketPath, sendOperatorCommand } from "../server/operator/socket.ts";
+import { berlinToday } from "../src/lib/usage-view.ts";
 
 /** Per-IP and per-account limits raised so the login benchmarks measure the server, not the limiter. */
 export const RAISED_RATE_LIMITS: Readonly<Record<string, string>> = {
@@ -185,14 +187,12 @@ export async function seedUsageHistory(
       }
     }),
   );
-  const berlinDay = (t: number) =>
-    new Intl.DateTimeFormat("sv-SE", { timeZone: "Europe/Berlin", dateStyle: "short" }).format(new Date(t));
   return {
     accessToken: user.accessToken,
     charges,
     days,
-    from: berlinDay(now - (days - 1) * 86_400_000),
-    to: berlinDay(now),
+    from: berlinToday(new Date(now - (days - 1) * 86_400_000)),
+    to: berlinToday(new Date(now)),
   };
 }
 

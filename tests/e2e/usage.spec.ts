@@ -3,16 +3,13 @@
 // says what the balance that is left is made of.
 import { readFile } from "node:fs/promises";
 import { UI_TEXT } from "../../src/lib/ui-text.ts";
+import { berlinToday } from "../../src/lib/usage-view.ts";
 import { createVerifiedUser, openSignedIn, readMail, tokenViaApi } from "../fixtures/account.ts";
 import { axeViolations } from "../fixtures/axe.ts";
 import { makeServiceKey } from "../fixtures/service-key.ts";
 import { expect, test } from "../fixtures/test.ts";
 
 const T = UI_TEXT.usage;
-
-/** Today on Berlin's calendar, as the API counts days. */
-const berlinToday = () =>
-  new Intl.DateTimeFormat("sv-SE", { timeZone: "Europe/Berlin", dateStyle: "short" }).format(new Date());
 
 test("charges made through consume appear in the chart's table, the totals and the CSV", async ({
   page,
@@ -66,7 +63,7 @@ test("charges made through consume appear in the chart's table, the totals and t
   const table = page.getByRole("table", { name: T.tableCaption });
   await expect(table.locator("thead th")).toHaveText([T.day, "Comic", "Background remover"]);
   await expect(table.locator("tbody tr")).toHaveCount(1);
-  await expect(table.locator("tbody tr").first()).toHaveText(`${berlinToday()}100.3`);
+  await expect(table.locator("tbody tr").first()).toHaveText(`${berlinToday(new Date())}100.3`);
 
   const byFeature = page.locator('[data-usage-totals="usage-by-feature"] tbody tr');
   await expect(byFeature).toHaveText(["Comic210", "Background remover30.3"]);
@@ -88,7 +85,7 @@ test("charges made through consume appear in the chart's table, the totals and t
     page.waitForEvent("download"),
     page.getByRole("button", { name: T.download }).click(),
   ]);
-  const today = berlinToday();
+  const today = berlinToday(new Date());
   expect(download.suggestedFilename()).toMatch(/^usage-\d{4}-\d{2}-\d{2}-to-\d{4}-\d{2}-\d{2}\.csv$/);
   const csv = (await readFile(await download.path(), "utf8")).trim().split("\n");
   expect(csv[0]).toBe("time,feature,people,quantity,credits,key_name,key_prefix,idempotency_key");
