@@ -32,7 +32,7 @@ import type { Site } from "./site/site.ts";
 
 export type AppConfig = Pick<
   Config,
-  "TRUST_PROXY" | "NODE_ENV" | "portalUrl" | "corsOrigins" | "dataDir" | "FREE_INITIAL_CREDITS"
+  "TRUST_PROXY" | "NODE_ENV" | "portalUrl" | "corsOrigins" | "dataDir" | "FREE_INITIAL_CREDITS" | "seller"
 >;
 
 /** The payment side: what is sold, who takes the money, and the key webhook events are signed with. */
@@ -81,6 +81,7 @@ export function createApp(deps: AppDeps): Hono {
     webhookSecret: deps.payments.webhookSecret,
     freeInitialCredits: deps.config.FREE_INITIAL_CREDITS,
     portalUrl: deps.config.portalUrl,
+    seller: deps.config.seller,
     afterProviderChange: deps.payments.local ? deps.payments.local.deliverSoon : () => {},
   });
   const accounts = createAccounts({
@@ -127,6 +128,7 @@ export function createApp(deps: AppDeps): Hono {
       checkoutRoutes({
         provider: local.provider,
         portalUrl: deps.config.portalUrl,
+        sellerCountry: deps.config.seller.country,
         productName: (id) => catalogue.findTier(id)?.tier.name ?? catalogue.findTopUp(id)?.topUp.name ?? id,
         afterPayment: local.deliverSoon,
       }),

@@ -4,6 +4,7 @@ import { resolve } from "node:path";
 import { z } from "zod";
 import { PRODUCT_NAME } from "../contract/brand.ts";
 import { signingKeyProblem } from "./auth/signing-keys.ts";
+import { isEuCountry, type Seller } from "./domain/vat.ts";
 
 const bool = z.enum(["true", "false", "1", "0", ""]).transform((v) => v === "true" || v === "1");
 /** An optional setting: an empty string counts as unset, so `FOO=` in a .env file is harmless. */
@@ -91,6 +92,17 @@ export const envSchema = z.object({
 
   /** Credits a user receives once, when their e-mail address is verified (granted by billing). */
   FREE_INITIAL_CREDITS: z.coerce.number().int().min(0).max(1_000_000).default(50),
+
+  // OPERATOR: the business that sells, as every invoice names it. Its country decides VAT
+  // (server/domain/vat.ts): an EU country. With Stripe, set the same details in the Stripe account.
+  SELLER_NAME: z.string().min(1).max(200).default("Example Operator GmbH"),
+  /** Postal address, lines separated by `\n`. */
+  SELLER_ADDRESS: z.string().min(1).max(500).default("Musterstraße 1\\n10115 Berlin\\nGermany"),
+  SELLER_COUNTRY: z
+    .string()
+    .refine((c) => isEuCountry(c), { error: "must be the ISO code of an EU country, such as DE" })
+    .default("DE"),
+  SELLER_VAT_ID: z.string().min(4).max(20).default("DE000000000"),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -112,6 +124,7 @@ export interface Config extends Env {
   portalUrl: string;
   corsOrigins: string[];
   rateLimits: RateLimitConfig;
+  seller: Seller;
 }
 
 export class ConfigError extends Error {
@@ -197,6 +210,12 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     isProduction: env.NODE_ENV === "production",
     portalUrl: env.PORTAL_URL.replace(/\/+$/, ""),
     corsOrigins: cors.origins,
+    seller: {
+      name: env.SELLER_NAME,
+      address: env.SELLER_ADDRESS.replaceAll("\\n", "\n"),
+      country: env.SELLER_COUNTRY,
+      vatId: env.SELLER_VAT_ID,
+    },
     rateLimits: {
       tokenPerMinute: env.RATE_LIMIT_TOKEN_PER_MINUTE,
       registerPerMinute: env.RATE_LIMIT_REGISTER_PER_MINUTE,

@@ -76,6 +76,9 @@ export function fulfil(
       return subscriptionEnded(state, { subscriptionId: event.subscriptionId });
     case "ignored":
       return { ok: true, state, effects: [], note: event.reason };
+    case "invoice_document":
+      // Handled before fulfilment (the webhook handler records the document): no state change.
+      return { ok: true, state, effects: [], note: null };
   }
 }
 

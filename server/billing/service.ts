@@ -10,6 +10,7 @@ import type { AccountHooks } from "../accounts/hooks.ts";
 import type { Clock } from "../clock.ts";
 import { checkoutSessions, webhookEvents } from "../db/schema/index.ts";
 import type { Db, Tx } from "../db/types.ts";
+import { berlinDateOf } from "../domain/berlin-time.ts";
 import { fromMillicredits } from "../domain/ledger.ts";
 import {
   type CommandResult,
@@ -21,16 +22,24 @@ import {
   scheduleChange,
   topUpAllowed,
 } from "../domain/subscription.ts";
+import type { Seller } from "../domain/vat.ts";
 import { ApiError } from "../http/errors.ts";
 import type { PaymentProvider } from "../payments/provider.ts";
 import { type BillingEvent, parseStripeEvent } from "../payments/stripe-events.ts";
 import { verifyWebhook } from "../payments/stripe-signature.ts";
 import type { Catalogue } from "./catalogue.ts";
 import { fulfil, initialFreeGrant } from "./fulfilment.ts";
+import { recordFailedRenewal, recordInvoiceDocument, recordPaidInvoice } from "./invoices.ts";
 import { insertGrant, lockUser, userGrants } from "./ledger-store.ts";
 import { type BillingErrorCode, billingError } from "./messages.ts";
 import { spendCredits } from "./spends.ts";
-import { findCustomerId, findUserByProviderIds, loadState, saveState } from "./subscription-store.ts";
+import {
+  findCustomerId,
+  findUserByProviderIds,
+  loadState,
+  saveBillingDetails,
+  saveState,
+} from "./subscription-store.ts";
 
 export interface BillingDeps {
   db: Db;
@@ -41,6 +50,8 @@ export interface BillingDeps {
   webhookSecret: string;
   freeInitialCredits: number;
   portalUrl: string;
+  /** The business on every invoice; its country decides VAT. */
+  seller: Seller;
   /** After a command changed the subscription at the provider (the local one then delivers its events). */
   afterProviderChange: () => void;
 }
@@ -121,6 +132,101 @@ export function createBilling(deps: BillingDeps) {
           logger.error({ userId, reason: effect.reason, ...origin }, "Billing needs attention");
           break;
       }
+    }
+  }
+
+  const tierName = (productId: string) => catalogue.findTier(productId)?.tier.name ?? productId;
+  const periodText = (p: { start: Date; end: Date }) => `${berlinDateOf(p.start)} to ${berlinDateOf(p.end)}`;
+
+  /** The billing history's row of a payment (or a declined renewal), in the fulfilment's transaction. */
+  async function recordHistory(tx: Tx, userId: string, event: BillingEvent, now: Date): Promise<void> {
+    const common = { userId, provider: provider.kind };
+    // The buyer's details of a payment become the details on file (the next checkout starts from them).
+    if ("payment" in event && event.payment?.buyer.country) {
+      const { buyer } = event.payment;
+      const at = "paidAt" in event ? event.paidAt : event.created;
+      await saveBillingDetails(
+        tx,
+        userId,
+        { name: buyer.name, country: buyer.country as string, vatId: buyer.vatId },
+        at,
+      );
+    }
+    switch (event.kind) {
+      case "topup_paid":
+        if (!event.payment) return;
+        await recordPaidInvoice(
+          tx,
+          {
+            ...common,
+            kind: "topup",
+            fulfilmentKey: event.fulfilmentKey,
+            description: catalogue.findTopUp(event.productId)?.topUp.name ?? event.productId,
+            paidAt: event.paidAt,
+            payment: event.payment,
+            providerInvoiceId: event.invoiceId,
+            paymentReference: event.paymentIntentId ?? event.checkoutSessionId,
+          },
+          deps.seller,
+          now,
+        );
+        return;
+      case "subscription_started":
+        if (event.document) await recordInvoiceDocument(tx, event.document, now);
+        if (!event.payment) return;
+        await recordPaidInvoice(
+          tx,
+          {
+            ...common,
+            kind: "subscription",
+            fulfilmentKey: event.fulfilmentKey,
+            description: `${tierName(event.productId)} monthly subscription`,
+            paidAt: event.paidAt,
+            payment: event.payment,
+            providerInvoiceId: event.invoiceId,
+            paymentReference: event.invoiceId ?? event.checkoutSessionId,
+          },
+          deps.seller,
+          now,
+        );
+        return;
+      case "renewal_paid":
+        if (event.document) await recordInvoiceDocument(tx, event.document, now);
+        await recordPaidInvoice(
+          tx,
+          {
+            ...common,
+            kind: "renewal",
+            fulfilmentKey: event.fulfilmentKey,
+            description: `${tierName(event.productId)} monthly subscription, ${periodText(event.period)}`,
+            paidAt: event.paidAt,
+            payment: event.payment,
+            providerInvoiceId: event.invoiceId,
+            paymentReference: event.invoiceId,
+          },
+          deps.seller,
+          now,
+        );
+        return;
+      case "renewal_failed":
+        if (event.document) await recordInvoiceDocument(tx, event.document, now);
+        await recordFailedRenewal(
+          tx,
+          {
+            ...common,
+            fulfilmentKey: event.fulfilmentKey,
+            description: `${tierName(event.productId)} monthly subscription, ${periodText(event.period)}`,
+            attemptedAt: event.created,
+            payment: event.payment,
+            providerInvoiceId: event.invoiceId,
+            paymentReference: event.invoiceId,
+          },
+          deps.seller,
+          now,
+        );
+        return;
+      default:
+        return;
     }
   }
 
@@ -268,6 +374,10 @@ export function createBilling(deps: BillingDeps) {
             );
             return { status: 200, duplicate: false };
           }
+          if (event.kind === "invoice_document") {
+            await recordInvoiceDocument(tx, event.document, now);
+            return { status: 200, duplicate: false };
+          }
           const subscriptionId = "subscriptionId" in event ? event.subscriptionId : null;
           const candidate =
             event.userId ??
@@ -295,6 +405,7 @@ export function createBilling(deps: BillingDeps) {
                   ? (event.invoiceId ?? event.checkoutSessionId ?? event.subscriptionId)
                   : null;
           await runEffects(tx, userId, result.effects, { eventId: event.eventId, paymentReference });
+          await recordHistory(tx, userId, event, now);
           await markSessionPaid(tx, event, now);
           await saveState(tx, userId, stored, result.state, now, event.customerId);
           return { status: 200, duplicate: false };

@@ -1,7 +1,7 @@
 // The subscription state machine's state in the database: the user's one live row of
 // `subscriptions` (active or past_due), or none for FREE. Saving a FREE state ends the live row.
 import { randomUUID } from "node:crypto";
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, eq, inArray, isNull, lte, or, sql } from "drizzle-orm";
 import { preparedPerHandle } from "../db/prepared.ts";
 import { billingCustomers, subscriptions } from "../db/schema/index.ts";
 import type { DbOrTx } from "../db/types.ts";
@@ -134,4 +134,46 @@ export async function findCustomerId(db: DbOrTx, userId: string): Promise<string
 export async function saveCustomerId(db: DbOrTx, userId: string, customerId: string): Promise<string> {
   await db.insert(billingCustomers).values({ userId, customerId }).onConflictDoNothing();
   return (await findCustomerId(db, userId)) ?? customerId;
+}
+
+/** The billing details on file: what the last checkout collected (Stripe keeps them on its customer). */
+export interface BillingDetails {
+  name: string | null;
+  country: string | null;
+  vatId: string | null;
+  updatedAt: Date | null;
+}
+
+export async function findBillingDetails(db: DbOrTx, userId: string): Promise<BillingDetails | undefined> {
+  const [row] = await db
+    .select({
+      name: billingCustomers.name,
+      country: billingCustomers.country,
+      vatId: billingCustomers.vatId,
+      updatedAt: billingCustomers.detailsUpdatedAt,
+    })
+    .from(billingCustomers)
+    .where(eq(billingCustomers.userId, userId));
+  return row?.country ? row : undefined;
+}
+
+/**
+ * Saves the details a payment was made with, unless a later payment's are already there (events
+ * arrive in any order).
+ */
+export async function saveBillingDetails(
+  db: DbOrTx,
+  userId: string,
+  details: { name: string | null; country: string; vatId: string | null },
+  at: Date,
+): Promise<void> {
+  await db
+    .update(billingCustomers)
+    .set({ name: details.name, country: details.country, vatId: details.vatId, detailsUpdatedAt: at })
+    .where(
+      and(
+        eq(billingCustomers.userId, userId),
+        or(isNull(billingCustomers.detailsUpdatedAt), lte(billingCustomers.detailsUpdatedAt, at)),
+      ),
+    );
 }

@@ -12,6 +12,9 @@ export function inBerlin(instant: Date): Temporal.ZonedDateTime {
 
 const toDate = (zoned: Temporal.ZonedDateTime) => new Date(zoned.epochMilliseconds);
 
+/** `instant`'s Berlin calendar day, "YYYY-MM-DD". */
+export const berlinDateOf = (instant: Date): string => inBerlin(instant).toPlainDate().toString();
+
 /**
  * The next 00:00 in Berlin strictly after `instant` (an instant at exactly midnight gives the
  * following midnight). Renewal credits are granted then (spec section 9: "credits are added at

@@ -57,6 +57,7 @@ export async function selectPayments(
     tasks: deps.tasks,
     catalogue,
     checkoutBaseUrl: localCheckoutBaseUrl(config),
+    sellerCountry: config.seller.country,
     webhookSecret,
     send: httpSender(config.LOCAL_WEBHOOK_URL ?? `http://127.0.0.1:${config.PORT}/v1/webhooks/stripe`),
   });

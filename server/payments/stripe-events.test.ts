@@ -26,6 +26,35 @@ const T_PAY = s("2025-01-10T09:00:00.000Z");
 const P1 = { start: T_PAY, end: s("2025-02-10T09:00:00.000Z") };
 const P2 = { start: P1.end, end: s("2025-03-10T09:00:00.000Z") };
 
+const GERMAN_BUYER = { name: "Erika Mustermann", email: "erika@example.com", country: "DE", vatId: null };
+const FRENCH_BUSINESS = {
+  name: "Exemple SARL",
+  email: "compta@example.fr",
+  country: "FR",
+  vatId: "FR40303265045",
+};
+/** Tier A's 79 € net for a consumer in Germany: 19 % is 15.01 €. */
+const GERMAN_VAT = {
+  amount: 1501,
+  rateBasisPoints: 1900,
+  treatment: "domestic" as const,
+  buyer: GERMAN_BUYER,
+};
+const REVERSE_CHARGE = {
+  amount: 0,
+  rateBasisPoints: 0,
+  treatment: "reverse_charge" as const,
+  buyer: FRENCH_BUSINESS,
+};
+const GERMAN_PAYMENT = {
+  net: 7900,
+  tax: 1501,
+  total: 9401,
+  currency: "eur",
+  reverseCharge: false,
+  buyer: GERMAN_BUYER,
+};
+
 const SUBSCRIPTION_SESSION: CheckoutSessionInput = {
   id: "cs_test_sub1",
   mode: "subscription",
@@ -33,7 +62,8 @@ const SUBSCRIPTION_SESSION: CheckoutSessionInput = {
   customerId: "cus_42",
   productId: ids.tiers.A.product,
   priceId: ids.tiers.A.price,
-  amountTotal: 7900,
+  amountSubtotal: 7900,
+  tax: GERMAN_VAT,
   currency: "eur",
   created: T_PAY - 60,
   expiresAt: T_PAY + 86_400,
@@ -49,7 +79,8 @@ const TOPUP_SESSION: CheckoutSessionInput = {
   mode: "payment",
   productId: ids.topUps["500"].product,
   priceId: ids.topUps["500"].price,
-  amountTotal: 5000,
+  amountSubtotal: 5000,
+  tax: REVERSE_CHARGE,
   subscriptionId: null,
   invoiceId: null,
   paymentIntentId: "pi_1",
@@ -65,6 +96,7 @@ const FIRST_INVOICE: SubscriptionInvoiceInput = {
   priceId: ids.tiers.A.price,
   billingReason: "subscription_create",
   amount: 7900,
+  tax: GERMAN_VAT,
   currency: "eur",
   period: P1,
   created: T_PAY,
@@ -143,7 +175,18 @@ describe("builders", () => {
       payment_status: "paid",
       client_reference_id: "user_42",
       customer: "cus_42",
-      amount_total: session.amountTotal,
+      amount_subtotal: session.amountSubtotal,
+      amount_total: session.amountSubtotal + (session.tax?.amount ?? 0),
+      total_details: { amount_tax: session.tax?.amount ?? 0 },
+      customer_details: {
+        name: session.tax?.buyer.name,
+        email: session.tax?.buyer.email,
+        address: { country: session.tax?.buyer.country },
+        tax_exempt: session.tax?.treatment === "reverse_charge" ? "reverse" : "none",
+        tax_ids: session.tax?.buyer.vatId ? [{ type: "eu_vat", value: session.tax.buyer.vatId }] : [],
+      },
+      automatic_tax: { enabled: true, status: "complete" },
+      payment_method_types: ["card"],
       currency: "eur",
       metadata: {
         user_id: "user_42",
@@ -160,7 +203,21 @@ describe("builders", () => {
     expect(object).toMatchObject({
       billing_reason: "subscription_cycle",
       status: "paid",
-      amount_paid: 7900,
+      subtotal: 7900,
+      total_excluding_tax: 7900,
+      total: 9401,
+      amount_paid: 9401,
+      total_taxes: [
+        {
+          amount: 1501,
+          tax_behavior: "exclusive",
+          taxability_reason: "standard_rated",
+          taxable_amount: 7900,
+        },
+      ],
+      customer_name: "Erika Mustermann",
+      customer_address: { country: "DE" },
+      customer_tax_exempt: "none",
       parent: {
         type: "subscription_details",
         subscription_details: { subscription: "sub_1", metadata: { user_id: "user_42" } },
@@ -178,7 +235,7 @@ describe("builders", () => {
     expect(object).toMatchObject({
       status: "open",
       amount_paid: 0,
-      amount_remaining: 7900,
+      amount_remaining: 9401,
       next_payment_attempt: P2.start + 86_400,
     });
   });
@@ -223,8 +280,16 @@ describe("parseStripeEvent: every event type", () => {
       customerId: "cus_42",
       checkoutSessionId: "cs_test_top1",
       productId: ids.topUps["500"].product,
-      amountTotal: 5000,
-      currency: "eur",
+      payment: {
+        net: 5000,
+        tax: 0,
+        total: 5000,
+        currency: "eur",
+        reverseCharge: true,
+        buyer: FRENCH_BUSINESS,
+      },
+      invoiceId: null,
+      paymentIntentId: "pi_1",
       paidAt: new Date((T_PAY + 1) * 1000),
       fulfilmentKey: "topup:cs_test_top1",
     });
@@ -242,6 +307,8 @@ describe("parseStripeEvent: every event type", () => {
       paidAt: new Date((T_PAY + 1) * 1000),
       checkoutSessionId: "cs_test_sub1",
       invoiceId: "in_first",
+      payment: GERMAN_PAYMENT,
+      document: null,
       fulfilmentKey: "subscription:sub_1:first",
     });
   });
@@ -258,6 +325,8 @@ describe("parseStripeEvent: every event type", () => {
       paidAt: new Date((T_PAY + 2) * 1000),
       checkoutSessionId: null,
       invoiceId: "in_first",
+      payment: GERMAN_PAYMENT,
+      document: null,
       fulfilmentKey: "subscription:sub_1:first",
     });
   });
@@ -273,8 +342,8 @@ describe("parseStripeEvent: every event type", () => {
       productId: ids.tiers.A.product,
       period: { start: d("2025-02-10T09:00:00.000Z"), end: d("2025-03-10T09:00:00.000Z") },
       paidAt: new Date((P2.start + 5) * 1000),
-      amountPaid: 7900,
-      currency: "eur",
+      payment: GERMAN_PAYMENT,
+      document: null,
       fulfilmentKey: `subscription:sub_1:period:${P2.start}`,
     });
   });
@@ -295,6 +364,10 @@ describe("parseStripeEvent: every event type", () => {
       period: { start: d("2025-02-10T09:00:00.000Z"), end: d("2025-03-10T09:00:00.000Z") },
       attemptCount: 2,
       nextPaymentAttempt: expected,
+      productId: ids.tiers.A.product,
+      payment: GERMAN_PAYMENT,
+      document: null,
+      fulfilmentKey: `subscription:sub_1:period:${P2.start}`,
     });
   });
 

@@ -21,6 +21,8 @@ import type { Stripe } from "stripe";
 import * as z from "zod";
 import { firstPaymentKey, renewalKey, topUpKey } from "../billing/fulfilment-keys.ts";
 import type { Period } from "../domain/subscription.ts";
+import type { TaxTreatment } from "../domain/vat.ts";
+import { stripeFixture } from "./stripe-fixtures.ts";
 
 /** The API version of the installed SDK (checked by a test). Events we build say they are this version. */
 export const STRIPE_API_VERSION = "2026-10-28.endive";
@@ -103,6 +105,46 @@ function envelope<TType extends string, TObject>(
   };
 }
 
+// ---- what a sale was taxed ----
+
+/** The buyer as Checkout collected them (name, e-mail, country, VAT ID). */
+export interface BuyerDetails {
+  name: string | null;
+  email: string | null;
+  country: string | null;
+  vatId: string | null;
+}
+
+/** The tax of one sale, as Stripe Tax computed it (the local checkout computes it the same way). */
+export interface SaleTax {
+  /** Minor units, on top of the net amount. */
+  amount: number;
+  rateBasisPoints: number;
+  treatment: TaxTreatment;
+  buyer: BuyerDetails;
+}
+
+const NO_ADDRESS = { city: null, country: null, line1: null, line2: null, postal_code: null, state: null };
+
+const taxIdsOf = (buyer: BuyerDetails | undefined) =>
+  buyer?.vatId ? [{ type: "eu_vat" as const, value: buyer.vatId }] : [];
+
+/** Stripe's `taxability_reason` for each treatment. */
+function taxabilityReason(treatment: TaxTreatment) {
+  switch (treatment) {
+    case "reverse_charge":
+      return "reverse_charge" as const;
+    case "outside_eu":
+      return "not_subject_to_tax" as const;
+    default:
+      return "standard_rated" as const;
+  }
+}
+
+/** Stripe's `tax_exempt` of a customer whose VAT is reverse charged. */
+const taxExempt = (tax: SaleTax | undefined) =>
+  tax?.treatment === "reverse_charge" ? ("reverse" as const) : ("none" as const);
+
 // ---- checkout.session ----
 
 export interface CheckoutSessionInput {
@@ -114,8 +156,10 @@ export interface CheckoutSessionInput {
   customerId: string;
   productId: string;
   priceId: string;
-  /** Minor units. */
-  amountTotal: number;
+  /** Minor units: the net price. */
+  amountSubtotal: number;
+  /** Absent: no tax and no buyer details (a session created before VAT was collected). */
+  tax?: SaleTax;
   currency: string;
   created: Seconds;
   expiresAt: Seconds;
@@ -130,18 +174,45 @@ export interface CheckoutSessionInput {
 
 export function checkoutSessionObject(s: CheckoutSessionInput, status: "open" | "complete" | "expired") {
   const paid = status === "complete";
-  return {
+  const taxAmount = s.tax?.amount ?? 0;
+  const buyer = s.tax?.buyer;
+  const ours = {
     id: s.id,
     object: "checkout.session" as const,
-    amount_subtotal: s.amountTotal,
-    amount_total: s.amountTotal,
+    amount_subtotal: s.amountSubtotal,
+    amount_total: s.amountSubtotal + taxAmount,
+    automatic_tax: {
+      enabled: true,
+      liability: { type: "self" as const },
+      provider: "stripe",
+      status: "complete",
+    },
+    billing_address_collection: "required" as const,
     cancel_url: s.cancelUrl,
     client_reference_id: s.userId,
+    collected_information: null,
     created: s.created,
     currency: s.currency,
+    currency_conversion: null,
     customer: s.customerId,
+    customer_creation: null,
+    customer_details: buyer
+      ? {
+          address: { ...NO_ADDRESS, country: buyer.country },
+          business_name: null,
+          email: buyer.email,
+          individual_name: null,
+          name: buyer.name,
+          phone: null,
+          tax_exempt: taxExempt(s.tax),
+          tax_ids: taxIdsOf(buyer),
+        }
+      : null,
+    discounts: [],
     expires_at: s.expiresAt,
     invoice: paid && s.mode === "subscription" ? s.invoiceId : null,
+    // Our own invoice stands for Stripe's one-time invoice (server/billing/invoices.ts).
+    invoice_creation: null,
     livemode: false,
     metadata: checkoutSessionMetadata({
       userId: s.userId,
@@ -151,14 +222,20 @@ export function checkoutSessionObject(s: CheckoutSessionInput, status: "open" | 
     }),
     mode: s.mode,
     payment_intent: paid && s.mode === "payment" ? s.paymentIntentId : null,
+    payment_method_collection: "always" as const,
     payment_method_types: ["card"],
     payment_status: paid ? ("paid" as const) : ("unpaid" as const),
+    shipping_address_collection: null,
+    shipping_cost: null,
     status,
     subscription: paid && s.mode === "subscription" ? s.subscriptionId : null,
     success_url: s.successUrl,
+    tax_id_collection: { enabled: true, required: "never" as const },
+    total_details: { amount_discount: 0, amount_shipping: 0, amount_tax: taxAmount },
     // A hosted session's URL is only given while it is open.
     url: null,
   } satisfies DeepPartial<Stripe.Checkout.Session>;
+  return { ...stripeFixture("checkout.session"), ...ours };
 }
 
 export function checkoutSessionCompletedEvent(meta: EventMeta, session: CheckoutSessionInput) {
@@ -184,8 +261,10 @@ export interface SubscriptionInvoiceInput {
   productName: string;
   priceId: string;
   billingReason: "subscription_create" | "subscription_cycle";
-  /** Minor units. */
+  /** Minor units: the net price. */
   amount: number;
+  /** Absent: no tax and no buyer details. */
+  tax?: SaleTax;
   currency: string;
   /** The service period the invoice bills: what credits are granted for. */
   period: { start: Seconds; end: Seconds };
@@ -198,23 +277,56 @@ function invoiceObject(
   outcome: { paidAt: Seconds } | { nextPaymentAttempt: Seconds | null },
 ) {
   const paid = "paidAt" in outcome;
+  const taxAmount = inv.tax?.amount ?? 0;
+  const total = inv.amount + taxAmount;
+  const buyer = inv.tax?.buyer;
+  const taxes = inv.tax
+    ? [
+        {
+          amount: taxAmount,
+          tax_behavior: "exclusive" as const,
+          tax_rate_details: { tax_rate: `txr_${inv.tax.treatment}_${inv.tax.rateBasisPoints}` },
+          taxability_reason: taxabilityReason(inv.tax.treatment),
+          taxable_amount: inv.amount,
+          type: "tax_rate_details" as const,
+        },
+      ]
+    : [];
   // Stripe's invoice-level period_start/period_end are the USAGE period, which for a subscription
   // invoice looks back one period (and is a single instant on the first invoice). The period that
   // is being paid for is the line's. The parser therefore reads the line, never these.
   const usageInstant = inv.period.start;
-  return {
+  const ours = {
     id: inv.id,
     object: "invoice" as const,
-    amount_due: inv.amount,
-    amount_paid: paid ? inv.amount : 0,
-    amount_remaining: paid ? 0 : inv.amount,
+    account_country: null,
+    amount_due: total,
+    amount_overpaid: 0,
+    amount_paid: paid ? total : 0,
+    amount_remaining: paid ? 0 : total,
     attempt_count: inv.attemptCount,
     attempted: true,
+    automatic_tax: {
+      enabled: true,
+      liability: { type: "self" as const },
+      provider: "stripe",
+      status: "complete",
+    },
     billing_reason: inv.billingReason,
     collection_method: "charge_automatically" as const,
     created: inv.created,
     currency: inv.currency,
     customer: inv.customerId,
+    customer_address: buyer ? { ...NO_ADDRESS, country: buyer.country } : null,
+    customer_email: buyer?.email ?? null,
+    customer_name: buyer?.name ?? null,
+    customer_tax_exempt: taxExempt(inv.tax),
+    customer_tax_ids: taxIdsOf(buyer),
+    due_date: null,
+    effective_at: inv.created,
+    // The local provider's invoice document is ours (numbered when paid), not a Stripe page.
+    hosted_invoice_url: null,
+    invoice_pdf: null,
     lines: {
       object: "list" as const,
       data: [
@@ -224,6 +336,9 @@ function invoiceObject(
           amount: inv.amount,
           currency: inv.currency,
           description: `1 × ${inv.productName}`,
+          discount_amounts: [],
+          discountable: true,
+          discounts: [],
           invoice: inv.id,
           livemode: false,
           metadata: {},
@@ -239,12 +354,15 @@ function invoiceObject(
             },
           },
           period: { start: inv.period.start, end: inv.period.end },
+          pretax_credit_amounts: [],
           pricing: {
             type: "price_details" as const,
             price_details: { price: inv.priceId, product: inv.productId },
+            unit_amount_decimal: String(inv.amount),
           },
           quantity: 1,
           subtotal: inv.amount,
+          taxes,
         },
       ],
       has_more: false,
@@ -253,6 +371,7 @@ function invoiceObject(
     livemode: false,
     metadata: {},
     next_payment_attempt: paid ? null : outcome.nextPaymentAttempt,
+    number: null,
     parent: {
       type: "subscription_details" as const,
       quote_details: null,
@@ -263,6 +382,8 @@ function invoiceObject(
     },
     period_end: usageInstant,
     period_start: usageInstant,
+    shipping_cost: null,
+    shipping_details: null,
     status: paid ? ("paid" as const) : ("open" as const),
     status_transitions: {
       finalized_at: inv.created,
@@ -271,8 +392,15 @@ function invoiceObject(
       voided_at: null,
     },
     subtotal: inv.amount,
-    total: inv.amount,
+    subtotal_excluding_tax: inv.amount,
+    total,
+    total_discount_amounts: [],
+    total_excluding_tax: inv.amount,
+    total_pretax_credit_amounts: [],
+    total_taxes: taxes,
+    webhooks_delivered_at: inv.created,
   } satisfies DeepPartial<Stripe.Invoice>;
+  return { ...stripeFixture("invoice"), ...ours };
 }
 
 export function invoicePaidEvent(meta: EventMeta, invoice: SubscriptionInvoiceInput, paidAt: Seconds) {
@@ -319,7 +447,7 @@ export interface SubscriptionObjectInput {
 }
 
 export function subscriptionObject(s: SubscriptionObjectInput) {
-  return {
+  const ours = {
     id: s.id,
     object: "subscription" as const,
     billing_cycle_anchor: s.created,
@@ -367,9 +495,23 @@ export function subscriptionObject(s: SubscriptionObjectInput) {
     latest_invoice: s.latestInvoiceId,
     livemode: false,
     metadata: subscriptionMetadata({ userId: s.userId, productId: s.productId }),
+    next_pending_invoice_item_invoice: null,
+    pause_collection: null,
+    pending_invoice_item_interval: null,
+    pending_update: null,
+    schedule: null,
     start_date: s.created,
     status: s.status,
+    transfer_data: null,
+    trial_end: null,
+    trial_start: null,
+    billing_schedules: [],
+    billing_cycle_anchor_config: null,
+    automatic_tax: { enabled: true, liability: { type: "self" as const }, disabled_reason: null },
+    discounts: [],
+    default_tax_rates: [],
   } satisfies DeepPartial<Stripe.Subscription>;
+  return { ...stripeFixture("subscription"), ...ours };
 }
 
 export function subscriptionUpdatedEvent(
@@ -403,6 +545,25 @@ export interface EventRef {
   livemode: boolean;
 }
 
+/** What a payment was: amounts (minor units), tax and buyer, as the provider recorded them. */
+export interface PaymentFacts {
+  net: number;
+  tax: number;
+  total: number;
+  currency: string;
+  /** The provider's own word that the buyer accounts for the VAT. */
+  reverseCharge: boolean;
+  buyer: BuyerDetails;
+}
+
+/** Stripe's invoice document of a payment: its number and pages (null until Stripe finalises it). */
+export interface InvoiceDocument {
+  invoiceId: string;
+  number: string | null;
+  hostedInvoiceUrl: string | null;
+  invoicePdfUrl: string | null;
+}
+
 /**
  * What fulfilment needs from an event. `userId` is null when an invoice or subscription carries
  * no user metadata: then find the user by `subscriptionId` (or `customerId`).
@@ -415,8 +576,10 @@ export type BillingEvent = EventRef &
         customerId: string | null;
         checkoutSessionId: string;
         productId: string;
-        amountTotal: number | null;
-        currency: string | null;
+        payment: PaymentFacts | null;
+        /** With invoice_creation, Stripe's invoice of the payment (in_…). */
+        invoiceId: string | null;
+        paymentIntentId: string | null;
         paidAt: Date;
         fulfilmentKey: string;
       }
@@ -431,6 +594,8 @@ export type BillingEvent = EventRef &
         paidAt: Date;
         checkoutSessionId: string | null;
         invoiceId: string | null;
+        payment: PaymentFacts | null;
+        document: InvoiceDocument | null;
         fulfilmentKey: string;
       }
     | {
@@ -442,8 +607,8 @@ export type BillingEvent = EventRef &
         productId: string;
         period: Period;
         paidAt: Date;
-        amountPaid: number;
-        currency: string;
+        payment: PaymentFacts;
+        document: InvoiceDocument | null;
         fulfilmentKey: string;
       }
     | {
@@ -456,6 +621,15 @@ export type BillingEvent = EventRef &
         attemptCount: number | null;
         /** Null when the provider will not try again. */
         nextPaymentAttempt: Date | null;
+        productId: string;
+        payment: PaymentFacts;
+        document: InvoiceDocument | null;
+        fulfilmentKey: string;
+      }
+    | {
+        /** An invoice that is not a subscription's (a one-time payment's, with invoice_creation). */
+        kind: "invoice_document";
+        document: InvoiceDocument;
       }
     | {
         kind: "subscription_updated";
@@ -493,6 +667,10 @@ const envelopeSchema = z.object({
   data: z.object({ object: z.record(z.string(), z.unknown()) }),
 });
 
+const addressSchema = z.object({ country: z.string().nullish() }).nullish();
+const taxIdsSchema = z.array(z.object({ type: z.string(), value: z.string() })).nullish();
+const euVatIdOf = (ids: z.infer<typeof taxIdsSchema>) => ids?.find((t) => t.type === "eu_vat")?.value ?? null;
+
 const sessionSchema = z.object({
   id: z.string().min(1),
   mode: z.string(),
@@ -502,8 +680,20 @@ const sessionSchema = z.object({
   metadata: metadataSchema,
   subscription: idRef.nullish(),
   invoice: idRef.nullish(),
-  amount_total: z.number().nullish(),
+  payment_intent: idRef.nullish(),
+  amount_subtotal: z.number().int().nullish(),
+  amount_total: z.number().int().nullish(),
+  total_details: z.object({ amount_tax: z.number().int().nullish() }).nullish(),
   currency: z.string().nullish(),
+  customer_details: z
+    .object({
+      address: addressSchema,
+      email: z.string().nullish(),
+      name: z.string().nullish(),
+      tax_exempt: z.string().nullish(),
+      tax_ids: taxIdsSchema,
+    })
+    .nullish(),
 });
 
 const lineSchema = z.object({
@@ -520,10 +710,27 @@ const lineSchema = z.object({
 
 const invoiceSchema = z.object({
   id: z.string().min(1),
+  number: z.string().nullish(),
+  hosted_invoice_url: z.string().nullish(),
+  invoice_pdf: z.string().nullish(),
   billing_reason: z.string().nullish(),
   customer: idRef.nullish(),
   currency: z.string(),
   amount_paid: z.number(),
+  amount_due: z.number().int().nullish(),
+  subtotal: z.number().int().nullish(),
+  total_excluding_tax: z.number().int().nullish(),
+  total: z.number().int().nullish(),
+  total_taxes: z
+    .array(z.object({ amount: z.number().int(), taxability_reason: z.string().nullish() }))
+    .nullish(),
+  /** Before API version 2025-03-31. */
+  tax: z.number().int().nullish(),
+  customer_name: z.string().nullish(),
+  customer_email: z.string().nullish(),
+  customer_address: addressSchema,
+  customer_tax_exempt: z.string().nullish(),
+  customer_tax_ids: taxIdsSchema,
   attempt_count: z.number().int().nullish(),
   next_payment_attempt: seconds.nullish(),
   status_transitions: z.object({ paid_at: seconds.nullish() }).nullish(),
@@ -558,6 +765,56 @@ const subscriptionSchema = z.object({
 });
 
 const fromSeconds = (s: number) => new Date(s * 1000);
+
+function sessionPayment(s: z.infer<typeof sessionSchema>): PaymentFacts | null {
+  if (s.amount_total == null || !s.currency) return null;
+  const tax = s.total_details?.amount_tax ?? 0;
+  const d = s.customer_details;
+  return {
+    net: s.amount_subtotal ?? s.amount_total - tax,
+    tax,
+    total: s.amount_total,
+    currency: s.currency,
+    reverseCharge: d?.tax_exempt === "reverse",
+    buyer: {
+      name: d?.name ?? null,
+      email: d?.email ?? null,
+      country: d?.address?.country ?? null,
+      vatId: euVatIdOf(d?.tax_ids),
+    },
+  };
+}
+
+function invoicePayment(inv: z.infer<typeof invoiceSchema>): PaymentFacts {
+  const tax = inv.total_taxes ? inv.total_taxes.reduce((sum, t) => sum + t.amount, 0) : (inv.tax ?? 0);
+  const total = inv.total ?? inv.amount_due ?? inv.amount_paid;
+  return {
+    net: inv.total_excluding_tax ?? inv.subtotal ?? total - tax,
+    tax,
+    total,
+    currency: inv.currency,
+    reverseCharge:
+      inv.customer_tax_exempt === "reverse" ||
+      (inv.total_taxes ?? []).some((t) => t.taxability_reason === "reverse_charge"),
+    buyer: {
+      name: inv.customer_name ?? null,
+      email: inv.customer_email ?? null,
+      country: inv.customer_address?.country ?? null,
+      vatId: euVatIdOf(inv.customer_tax_ids),
+    },
+  };
+}
+
+/** Stripe's document of the invoice, once it has a number or a page (the local provider's have neither). */
+function invoiceDocument(inv: z.infer<typeof invoiceSchema>): InvoiceDocument | null {
+  if (!inv.number && !inv.hosted_invoice_url && !inv.invoice_pdf) return null;
+  return {
+    invoiceId: inv.id,
+    number: inv.number ?? null,
+    hostedInvoiceUrl: inv.hosted_invoice_url ?? null,
+    invoicePdfUrl: inv.invoice_pdf ?? null,
+  };
+}
 
 function describeIssues(error: z.ZodError): string {
   return error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ");
@@ -605,8 +862,9 @@ export function parseStripeEvent(input: unknown): ParseResult {
             ...common,
             kind: "topup_paid",
             checkoutSessionId: s.id,
-            amountTotal: s.amount_total ?? null,
-            currency: s.currency ?? null,
+            payment: sessionPayment(s),
+            invoiceId: s.invoice ?? null,
+            paymentIntentId: s.payment_intent ?? null,
             fulfilmentKey: topUpKey(s.id),
           },
         };
@@ -623,6 +881,8 @@ export function parseStripeEvent(input: unknown): ParseResult {
             period: null,
             checkoutSessionId: s.id,
             invoiceId: s.invoice ?? null,
+            payment: sessionPayment(s),
+            document: null,
             fulfilmentKey: firstPaymentKey(s.subscription),
           },
         };
@@ -636,7 +896,13 @@ export function parseStripeEvent(input: unknown): ParseResult {
       if (!parsed.success) return fail(describeIssues(parsed.error));
       const inv = parsed.data;
       const subscriptionId = inv.parent?.subscription_details?.subscription ?? inv.subscription ?? null;
-      if (subscriptionId === null) return ignored("invoice not generated by a subscription");
+      const document = invoiceDocument(inv);
+      if (subscriptionId === null) {
+        // A one-time payment's invoice (invoice_creation): its number and pages belong to the payment.
+        if (ref.eventType === "invoice.paid" && document)
+          return { ok: true, event: { ...ref, kind: "invoice_document", document } };
+        return ignored("invoice not generated by a subscription");
+      }
       const reason = inv.billing_reason ?? null;
       if (reason !== "subscription_create" && reason !== "subscription_cycle") {
         return ignored(`invoice billing_reason ${reason}`);
@@ -669,6 +935,10 @@ export function parseStripeEvent(input: unknown): ParseResult {
             attemptCount: inv.attempt_count ?? null,
             nextPaymentAttempt:
               inv.next_payment_attempt == null ? null : fromSeconds(inv.next_payment_attempt),
+            productId,
+            payment: invoicePayment(inv),
+            document,
+            fulfilmentKey: renewalKey(subscriptionId, period.start),
           },
         };
       }
@@ -686,6 +956,8 @@ export function parseStripeEvent(input: unknown): ParseResult {
             paidAt,
             checkoutSessionId: null,
             invoiceId: inv.id,
+            payment: invoicePayment(inv),
+            document,
             fulfilmentKey: firstPaymentKey(subscriptionId),
           },
         };
@@ -700,8 +972,8 @@ export function parseStripeEvent(input: unknown): ParseResult {
           productId,
           period,
           paidAt,
-          amountPaid: inv.amount_paid,
-          currency: inv.currency,
+          payment: invoicePayment(inv),
+          document,
           fulfilmentKey: renewalKey(subscriptionId, period.start),
         },
       };

@@ -38,18 +38,40 @@ export async function openTopUpCheckout(t: TestApp, token: string, pack: TopUpKe
   return checkoutPath(((await res.json()) as { url: string }).url);
 }
 
-/** Submits the hosted page's form. */
-export function payAt(t: TestApp, path: string, card = "4242 4242 4242 4242") {
-  return t.app.request(path, {
+export interface TestBuyer {
+  name: string;
+  country: string;
+  vat_id: string;
+}
+
+/** A consumer in Germany, the seller's country: 19 % VAT. */
+export const GERMAN_CONSUMER: TestBuyer = { name: "Erika Mustermann", country: "DE", vat_id: "" };
+
+const postForm = (t: TestApp, path: string, fields: Record<string, string>) =>
+  t.app.request(path, {
     method: "POST",
     headers: { "Content-Type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({ card_number: card }).toString(),
+    body: new URLSearchParams(fields).toString(),
   });
+
+/** Submits the hosted page's details step (its answer: 303 to the card step, or the form again). */
+export const giveDetails = (t: TestApp, path: string, buyer: TestBuyer = GERMAN_CONSUMER) =>
+  postForm(t, `${path}/details`, { ...buyer });
+
+/** Submits the hosted page's two steps: the billing details, then the card. */
+export async function payAt(
+  t: TestApp,
+  path: string,
+  card = "4242 4242 4242 4242",
+  buyer: TestBuyer = GERMAN_CONSUMER,
+) {
+  await (await giveDetails(t, path, buyer)).arrayBuffer();
+  return postForm(t, path, { card_number: card });
 }
 
 /** Pays and waits until the provider's webhook events were delivered. */
-export async function payAndSettle(t: TestApp, path: string, card?: string) {
-  const res = await payAt(t, path, card);
+export async function payAndSettle(t: TestApp, path: string, card?: string, buyer?: TestBuyer) {
+  const res = await payAt(t, path, card, buyer);
   expect(res.status).toBe(303);
   await t.tasks.idle();
   return res;

@@ -1,6 +1,7 @@
 // Builds the real app over a test database with test-friendly dependencies: a manual clock, the
 // outbox in a temporary folder, a fresh in-memory rate limiter, and logs captured in memory (so a
 // test can also prove that no secret reaches them).
+
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -15,6 +16,7 @@ import { type BackgroundTasks, createBackgroundTasks } from "../background.ts";
 import { type Catalogue, createCatalogue } from "../billing/catalogue.ts";
 import { ManualClock } from "../clock.ts";
 import type { Db } from "../db/types.ts";
+import type { Seller } from "../domain/vat.ts";
 import type { RateLimitConfig } from "../env.ts";
 import { createRateLimiter, type RateLimiter } from "../http/rate-limit.ts";
 import { createLogger } from "../logger.ts";
@@ -60,6 +62,12 @@ export interface TestAppOptions {
 
 export const TEST_WEBHOOK_SECRET = "whsec_test_".padEnd(40, "x");
 export const TEST_FREE_CREDITS = 50;
+export const TEST_SELLER: Seller = {
+  name: "Test Operator GmbH",
+  address: "Teststraße 1\n10115 Berlin\nGermany",
+  country: "DE",
+  vatId: "DE136695976",
+};
 
 export interface TestApp {
   app: Hono;
@@ -107,6 +115,7 @@ export function createTestApp(db: Db, options: TestAppOptions = {}): TestApp {
     tasks,
     catalogue,
     checkoutBaseUrl: TEST_PORTAL_URL,
+    sellerCountry: TEST_SELLER.country,
     webhookSecret: TEST_WEBHOOK_SECRET,
     send,
   });
@@ -118,6 +127,7 @@ export function createTestApp(db: Db, options: TestAppOptions = {}): TestApp {
       portalUrl: TEST_PORTAL_URL,
       corsOrigins: options.corsOrigins ?? [TEST_PORTAL_URL],
       dataDir,
+      seller: TEST_SELLER,
     },
     db,
     clock,

@@ -18,6 +18,7 @@ import {
   uniqueIndex,
   uuid,
 } from "drizzle-orm/pg-core";
+import { TAX_TREATMENTS } from "../../domain/vat.ts";
 import { users } from "./accounts.ts";
 
 const at = (name: string) => timestamp(name, { withTimezone: true });
@@ -61,7 +62,11 @@ export const subscriptions = pgTable(
 );
 export type SubscriptionRow = typeof subscriptions.$inferSelect;
 
-/** The provider's customer of each user, reused for every checkout. */
+/**
+ * The provider's customer of each user, reused for every checkout, with the billing details the
+ * last checkout collected (Stripe Checkout's `customer_update` saves them on the customer, and the
+ * next checkout and every renewal are taxed from them).
+ */
 export const billingCustomers = pgTable(
   "billing_customers",
   {
@@ -70,6 +75,12 @@ export const billingCustomers = pgTable(
       .references(() => users.id, { onDelete: "cascade" }),
     customerId: text("customer_id").notNull(),
     createdAt: at("created_at").notNull().defaultNow(),
+    name: text("name"),
+    /** ISO 3166-1 alpha-2. */
+    country: text("country"),
+    /** A format-checked EU VAT ID of `country`, or null (a consumer). */
+    vatId: text("vat_id"),
+    detailsUpdatedAt: at("details_updated_at"),
   },
   (t) => [uniqueIndex("billing_customers_customer_id_key").on(t.customerId)],
 );
@@ -188,6 +199,14 @@ export const checkoutSessions = pgTable(
     createdAt: at("created_at").notNull(),
     expiresAt: at("expires_at").notNull(),
     completedAt: at("completed_at"),
+    /** What the local checkout collected before showing the total (Stripe's session keeps these itself). */
+    buyerName: text("buyer_name"),
+    buyerCountry: text("buyer_country"),
+    buyerVatId: text("buyer_vat_id"),
+    taxTreatment: text("tax_treatment", { enum: TAX_TREATMENTS }),
+    taxRateBasisPoints: integer("tax_rate_basis_points"),
+    /** Minor units, on top of `amount` (the net price). */
+    amountTax: integer("amount_tax"),
   },
   (t) => [index("checkout_sessions_user_idx").on(t.userId)],
 );
@@ -247,3 +266,81 @@ export const localBillingSettings = pgTable(
   },
   (t) => [primaryKey({ columns: [t.key] })],
 );
+
+/**
+ * Every payment (first payment, renewal, top-up) and every failed renewal attempt: the billing
+ * history and the invoices. One row per thing paid for (`fulfilment_key`, the same key as its
+ * credit grant), so redelivered and duplicate events never make a second one. A paid row of the
+ * local provider gets our own invoice number (`sequence` from invoice_sequences, in the same
+ * transaction, so numbers have no gaps); a Stripe row carries Stripe's invoice number and links.
+ */
+export const invoices = pgTable(
+  "invoices",
+  {
+    id: uuid("id").primaryKey(),
+    userId: userRef(),
+    fulfilmentKey: text("fulfilment_key").notNull(),
+    provider: text("provider", { enum: ["local", "stripe"] }).notNull(),
+    kind: text("kind", { enum: ["subscription", "renewal", "topup"] }).notNull(),
+    status: text("status", { enum: ["paid", "failed", "refunded"] }).notNull(),
+    /** Ours, "INV-2026-000001", given when paid (a Stripe invoice's number is in provider_invoice_documents). */
+    number: text("number"),
+    /** Ours only: the position in its year's series. */
+    series: text("series"),
+    sequence: integer("sequence"),
+    issuedAt: at("issued_at").notNull(),
+    description: text("description").notNull(),
+    currency: text("currency").notNull(),
+    /** Minor units. */
+    net: integer("net").notNull(),
+    tax: integer("tax").notNull(),
+    total: integer("total").notNull(),
+    refunded: integer("refunded").notNull().default(0),
+    taxTreatment: text("tax_treatment", { enum: TAX_TREATMENTS }),
+    taxRateBasisPoints: integer("tax_rate_basis_points"),
+    /** Snapshots as they were on the day: {name, address, country, vatId} and {name, email, country, vatId}. */
+    seller: jsonb("seller").$type<InvoiceParty>().notNull(),
+    buyer: jsonb("buyer").$type<InvoiceParty>().notNull(),
+    /** The provider objects: in_… (subscriptions; Stripe top-ups with invoice_creation), cs_…, pi_…. */
+    providerInvoiceId: text("provider_invoice_id"),
+    paymentReference: text("payment_reference"),
+    createdAt: at("created_at").notNull(),
+    updatedAt: at("updated_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("invoices_fulfilment_key_key").on(t.fulfilmentKey),
+    uniqueIndex("invoices_series_sequence_key").on(t.series, t.sequence),
+    index("invoices_user_issued_idx").on(t.userId, t.issuedAt),
+    check("invoices_amounts", sql`${t.net} >= 0 and ${t.tax} >= 0 and ${t.total} = ${t.net} + ${t.tax}`),
+    check("invoices_refunded_range", sql`${t.refunded} >= 0 and ${t.refunded} <= ${t.total}`),
+  ],
+);
+export type InvoiceRow = typeof invoices.$inferSelect;
+
+export interface InvoiceParty {
+  name: string | null;
+  email?: string | null;
+  address?: string | null;
+  country: string | null;
+  vatId: string | null;
+}
+
+/** The last number given in each invoice series (one per year): incremented under its row lock. */
+export const invoiceSequences = pgTable("invoice_sequences", {
+  series: text("series").primaryKey(),
+  last: integer("last").notNull(),
+});
+
+/**
+ * Stripe's invoice documents (number, hosted page, PDF), as invoice events bring them. Kept apart
+ * from `invoices` because Stripe sends a one-time payment's invoice and its checkout event in no
+ * set order: the history joins the two on the invoice id whichever came first.
+ */
+export const providerInvoiceDocuments = pgTable("provider_invoice_documents", {
+  /** in_… */
+  invoiceId: text("invoice_id").primaryKey(),
+  number: text("number"),
+  hostedInvoiceUrl: text("hosted_invoice_url"),
+  invoicePdfUrl: text("invoice_pdf_url"),
+  updatedAt: at("updated_at").notNull(),
+});

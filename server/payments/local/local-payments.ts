@@ -28,6 +28,8 @@ export function createLocalPayments(deps: {
   tasks: BackgroundTasks;
   catalogue: Catalogue;
   checkoutBaseUrl: string;
+  /** The seller's country: decides the VAT the hosted page adds. */
+  sellerCountry: string;
   webhookSecret: string;
   send: SendWebhook;
 }): LocalPayments {
@@ -36,6 +38,7 @@ export function createLocalPayments(deps: {
     clock: deps.clock,
     catalogue: deps.catalogue,
     checkoutBaseUrl: deps.checkoutBaseUrl,
+    sellerCountry: deps.sellerCountry,
   });
   const deliverer = createDeliverer({
     db: deps.db,

@@ -5,16 +5,18 @@
 // Stripe would: the webhook handler cannot tell the two apart.
 import { and, eq, lte, or } from "drizzle-orm";
 import type { Catalogue } from "../../billing/catalogue.ts";
-import { findCustomerId, saveCustomerId } from "../../billing/subscription-store.ts";
+import { findBillingDetails, findCustomerId, saveCustomerId } from "../../billing/subscription-store.ts";
 import type { Clock } from "../../clock.ts";
 import {
   type CheckoutSessionRow,
   checkoutSessions,
   type LocalSubscriptionRow,
   localSubscriptions,
+  users,
 } from "../../db/schema/index.ts";
 import type { Db, DbOrTx, Tx } from "../../db/types.ts";
 import { addMonths } from "../../domain/ledger.ts";
+import { decideVat, vatOf } from "../../domain/vat.ts";
 import type { CreatedCheckout, NewCheckout, PaymentProvider } from "../provider.ts";
 import {
   type CheckoutSessionInput,
@@ -22,11 +24,13 @@ import {
   invoicePaidEvent,
   invoicePaymentFailedEvent,
   newStripeId,
+  type SaleTax,
   type SubscriptionInvoiceInput,
   type SubscriptionObjectInput,
   subscriptionDeletedEvent,
   subscriptionUpdatedEvent,
 } from "../stripe-events.ts";
+import { type BuyerDetailsErrors, type BuyerDetailsForm, readBuyerDetails } from "./buyer-details.ts";
 import { type CardOutcome, cardOutcome } from "./cards.ts";
 import { enqueueEvent } from "./deliveries.ts";
 
@@ -37,15 +41,31 @@ export const RENEWAL_RETRY_DELAYS_MS: readonly number[] = [3, 5, 7].map((d) => d
 
 const seconds = (d: Date) => Math.floor(d.getTime() / 1000);
 
+type Unpayable = { ok: false; reason: "not_found" | "expired" | "already_paid" };
+
 export type PayResult =
   | { ok: true; redirectTo: string }
-  | { ok: false; reason: "not_found" | "expired" | "already_paid" }
+  | Unpayable
+  | { ok: false; reason: "details_missing"; session: CheckoutSessionRow }
   | { ok: false; reason: "card"; card: Extract<CardOutcome, { ok: false }>; session: CheckoutSessionRow };
+
+export type DetailsResult =
+  | { ok: true }
+  | Unpayable
+  | { ok: false; reason: "invalid"; errors: BuyerDetailsErrors; session: CheckoutSessionRow };
+
+/** A session's tax, once its buyer's details are in (the hosted page shows the total from it). */
+export const sessionHasDetails = (s: CheckoutSessionRow) =>
+  s.buyerCountry !== null && s.taxTreatment !== null && s.amountTax !== null && s.taxRateBasisPoints !== null;
 
 export interface LocalProvider extends PaymentProvider {
   readonly kind: "local";
   /** The session as its hosted page shows it; expired sessions are marked so. */
   findSession(id: string): Promise<CheckoutSessionRow | undefined>;
+  /** The details the buyer's last payment was made with, to start the form from. */
+  detailsOnFile(userId: string): Promise<BuyerDetailsForm | undefined>;
+  /** Checks the buyer's details and puts the VAT they decide on the session (any number of times before paying). */
+  setBuyerDetails(sessionId: string, form: BuyerDetailsForm): Promise<DetailsResult>;
   pay(sessionId: string, cardNumber: string): Promise<PayResult>;
   /** Bills every subscription whose period has ended by the billing clock (renewals, cancellations, changes, retries). */
   runBillingCycle(): Promise<number>;
@@ -57,6 +77,8 @@ export function createLocalProvider(deps: {
   catalogue: Catalogue;
   /** Origin the browser reaches this server on (the hosted page's URLs are built from it). */
   checkoutBaseUrl: string;
+  /** The seller's country: decides the VAT (server/domain/vat.ts). */
+  sellerCountry: string;
 }): LocalProvider {
   const { db, clock, catalogue } = deps;
 
@@ -90,6 +112,43 @@ export function createLocalProvider(deps: {
     };
   }
 
+  /**
+   * The tax of a subscription invoice: from the session's details for the first one, and from the
+   * details on file at the time of each renewal (Stripe Tax taxes every invoice from the customer's
+   * address then). Absent when no details were collected (a subscription older than VAT collection).
+   */
+  async function renewalTax(
+    tx: DbOrTx,
+    userId: string,
+    net: number,
+    now: Date,
+  ): Promise<SaleTax | undefined> {
+    const details = await findBillingDetails(tx, userId);
+    if (!details?.country) return undefined;
+    const decision = decideVat({
+      sellerCountry: deps.sellerCountry,
+      buyerCountry: details.country,
+      vatId: details.vatId,
+      at: now,
+    });
+    return {
+      amount: vatOf(net, decision.rateBasisPoints),
+      rateBasisPoints: decision.rateBasisPoints,
+      treatment: decision.treatment,
+      buyer: {
+        name: details.name,
+        email: await emailOf(tx, userId),
+        country: details.country,
+        vatId: decision.vatId,
+      },
+    };
+  }
+
+  async function emailOf(tx: DbOrTx, userId: string): Promise<string | null> {
+    const [row] = await tx.select({ email: users.email }).from(users).where(eq(users.id, userId));
+    return row?.email ?? null;
+  }
+
   function invoiceInput(
     sub: LocalSubscriptionRow,
     invoiceId: string,
@@ -97,9 +156,11 @@ export function createLocalProvider(deps: {
     period: { start: Date; end: Date },
     attemptCount: number,
     now: Date,
+    tax: SaleTax | undefined,
   ): SubscriptionInvoiceInput {
     const offer = productOf(sub.productId);
     return {
+      ...(tax ? { tax } : {}),
       id: invoiceId,
       customerId: sub.customerId,
       subscriptionId: sub.id,
@@ -118,6 +179,26 @@ export function createLocalProvider(deps: {
   }
 
   const meta = (now: Date) => ({ eventId: newStripeId("evt"), created: seconds(now) });
+
+  /** The session, locked, if it can still be paid; an expired one is marked so. */
+  async function openSession(
+    tx: Tx,
+    sessionId: string,
+    now: Date,
+  ): Promise<{ ok: true; session: CheckoutSessionRow } | Unpayable> {
+    const [session] = await tx
+      .select()
+      .from(checkoutSessions)
+      .where(and(eq(checkoutSessions.id, sessionId), eq(checkoutSessions.provider, "local")))
+      .for("update");
+    if (!session) return { ok: false, reason: "not_found" };
+    if (session.status === "complete") return { ok: false, reason: "already_paid" };
+    if (session.status === "expired" || session.expiresAt.getTime() <= now.getTime()) {
+      await tx.update(checkoutSessions).set({ status: "expired" }).where(eq(checkoutSessions.id, sessionId));
+      return { ok: false, reason: "expired" };
+    }
+    return { ok: true, session };
+  }
 
   async function ensureCustomer(tx: DbOrTx, userId: string): Promise<string> {
     return (await findCustomerId(tx, userId)) ?? saveCustomerId(tx, userId, newStripeId("cus"));
@@ -148,12 +229,28 @@ export function createLocalProvider(deps: {
     }
   }
 
+  async function sessionTax(tx: DbOrTx, session: CheckoutSessionRow): Promise<SaleTax | undefined> {
+    if (!sessionHasDetails(session)) return undefined;
+    return {
+      amount: session.amountTax ?? 0,
+      rateBasisPoints: session.taxRateBasisPoints ?? 0,
+      treatment: session.taxTreatment ?? "outside_eu",
+      buyer: {
+        name: session.buyerName,
+        email: await emailOf(tx, session.userId),
+        country: session.buyerCountry,
+        vatId: session.buyerVatId,
+      },
+    };
+  }
+
   async function completeSession(
     tx: Tx,
     session: CheckoutSessionRow,
     renewalsDecline: boolean,
     now: Date,
   ): Promise<void> {
+    const tax = await sessionTax(tx, session);
     const input: CheckoutSessionInput = {
       id: session.id,
       mode: session.mode,
@@ -161,7 +258,8 @@ export function createLocalProvider(deps: {
       customerId: session.customerId,
       productId: session.productId,
       priceId: session.priceId,
-      amountTotal: session.amount,
+      amountSubtotal: session.amount,
+      ...(tax ? { tax } : {}),
       currency: session.currency,
       created: seconds(session.createdAt),
       expiresAt: seconds(session.expiresAt),
@@ -212,7 +310,7 @@ export function createLocalProvider(deps: {
       tx,
       invoicePaidEvent(
         meta(now),
-        invoiceInput(sub, sub.openInvoiceId, "subscription_create", period, 1, now),
+        invoiceInput(sub, sub.openInvoiceId, "subscription_create", period, 1, now, tax),
         seconds(now),
       ),
       now,
@@ -259,6 +357,7 @@ export function createLocalProvider(deps: {
     const invoiceId = current.openInvoiceId ?? newStripeId("in");
     const period = { start: current.currentPeriodStart, end: current.currentPeriodEnd };
     const attempt = current.failedAttempts + 1;
+    const tax = await renewalTax(tx, current.userId, productOf(current.productId).tier.unitAmount, now);
     if (!current.renewalsDecline) {
       await tx
         .update(localSubscriptions)
@@ -268,7 +367,7 @@ export function createLocalProvider(deps: {
         tx,
         invoicePaidEvent(
           meta(now),
-          invoiceInput(current, invoiceId, "subscription_cycle", period, attempt, now),
+          invoiceInput(current, invoiceId, "subscription_cycle", period, attempt, now, tax),
           seconds(now),
         ),
         now,
@@ -291,7 +390,7 @@ export function createLocalProvider(deps: {
       tx,
       invoicePaymentFailedEvent(
         meta(now),
-        invoiceInput(current, invoiceId, "subscription_cycle", period, attempt, now),
+        invoiceInput(current, invoiceId, "subscription_cycle", period, attempt, now, tax),
         nextAttempt ? seconds(nextAttempt) : null,
       ),
       now,
@@ -373,23 +472,43 @@ export function createLocalProvider(deps: {
       return session;
     },
 
+    async detailsOnFile(userId) {
+      const details = await findBillingDetails(db, userId);
+      if (!details?.country) return undefined;
+      return { name: details.name ?? "", country: details.country, vatId: details.vatId ?? "" };
+    },
+
+    async setBuyerDetails(sessionId, form) {
+      return db.transaction(async (tx): Promise<DetailsResult> => {
+        const now = clock.now();
+        const open = await openSession(tx, sessionId, now);
+        if (!open.ok) return open;
+        const { session } = open;
+        const read = readBuyerDetails(form, deps.sellerCountry, now);
+        if (!read.ok) return { ok: false, reason: "invalid", errors: read.errors, session };
+        const { decision } = read;
+        await tx
+          .update(checkoutSessions)
+          .set({
+            buyerName: read.name,
+            buyerCountry: decision.country,
+            buyerVatId: decision.vatId,
+            taxTreatment: decision.treatment,
+            taxRateBasisPoints: decision.rateBasisPoints,
+            amountTax: vatOf(session.amount, decision.rateBasisPoints),
+          })
+          .where(eq(checkoutSessions.id, sessionId));
+        return { ok: true };
+      });
+    },
+
     async pay(sessionId, cardNumber) {
       return db.transaction(async (tx): Promise<PayResult> => {
         const now = clock.now();
-        const [session] = await tx
-          .select()
-          .from(checkoutSessions)
-          .where(and(eq(checkoutSessions.id, sessionId), eq(checkoutSessions.provider, "local")))
-          .for("update");
-        if (!session) return { ok: false, reason: "not_found" };
-        if (session.status === "complete") return { ok: false, reason: "already_paid" };
-        if (session.status === "expired" || session.expiresAt.getTime() <= now.getTime()) {
-          await tx
-            .update(checkoutSessions)
-            .set({ status: "expired" })
-            .where(eq(checkoutSessions.id, sessionId));
-          return { ok: false, reason: "expired" };
-        }
+        const open = await openSession(tx, sessionId, now);
+        if (!open.ok) return open;
+        const { session } = open;
+        if (!sessionHasDetails(session)) return { ok: false, reason: "details_missing", session };
         const card = cardOutcome(cardNumber);
         if (!card.ok) return { ok: false, reason: "card", card, session };
         await completeSession(tx, session, card.renewalsDecline, now);

@@ -6,6 +6,7 @@ import { localSubscriptions } from "../../db/schema/index.ts";
 import { getJson, postJson, verifiedUser } from "../../testing/api-client.ts";
 import {
   advanceDays,
+  giveDetails,
   ledger,
   me,
   openSubscriptionCheckout,
@@ -141,8 +142,19 @@ describe.each(TEST_DATABASES)("billing API (%s)", (kind) => {
       expect(csp).toContain("default-src 'none'");
       expect(csp).toContain(`form-action 'self' ${TEST_PORTAL_URL}`);
       expect(csp).not.toContain("script-src");
-      const html = await res.text();
-      expect(html).toContain("Tier B");
+      // First the billing details: the VAT depends on them.
+      const details = await res.text();
+      expect(details).toContain("Tier B");
+      expect(details).toMatch(/<label for="buyer-name">Name on the invoice<\/label>/);
+      expect(details).toMatch(/<label for="buyer-country">Country<\/label>/);
+      expect(details).toMatch(/<label for="buyer-vat-id">VAT ID \(optional, for businesses\)<\/label>/);
+      expect(details).toContain('<button type="submit">Continue</button>');
+      expect(details).not.toContain("Card number");
+      expect(details).toContain(`<a class="cancel" href="${TEST_PORTAL_URL}/payment/failed">Cancel</a>`);
+      // Then the total with its VAT, the card and Pay.
+      expect((await giveDetails(ctx.t, path)).status).toBe(303);
+      const html = await (await ctx.t.app.request(path)).text();
+      expect(html).toContain("VAT (19 %)");
       expect(html).toMatch(/<label for="card-number">Card number<\/label>/);
       expect(html).toContain('<button type="submit">Pay</button>');
       expect(html).toContain(`<a class="cancel" href="${TEST_PORTAL_URL}/payment/failed">Cancel</a>`);

@@ -1,25 +1,41 @@
 // The local provider's hosted checkout page, /_checkout/{session_id}: the embedded stand-in for
-// Stripe Checkout. Server-rendered, no JavaScript; its own policy allows one hashed stylesheet and
+// Stripe Checkout with Stripe Tax. Two steps: the billing details (name, country, optional VAT ID),
+// which decide the VAT, then the total (net, VAT with its rate, total) and the card. Server-rendered,
+// no JavaScript; its own policy allows one hashed stylesheet and
 // form posts to this origin and the portal (the 303 after paying goes there, and browsers apply
 // form-action to a form's redirects). CSRF: the form carries nothing but a card number, and the
 // session id in the URL is the capability (143 random bits, known only to the user who created it);
 // paying needs no cookie, so a cross-site post can do nothing the attacker could not do directly.
 import { createHash } from "node:crypto";
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import type { CheckoutSessionRow } from "../../db/schema/index.ts";
+import { formatRate, invoiceNote } from "../../domain/vat.ts";
 import { escapeHtml } from "../../mail/templates.ts";
-import type { LocalProvider } from "../../payments/local/local-provider.ts";
+import {
+  type BuyerDetailsErrors,
+  type BuyerDetailsForm,
+  COUNTRY_OPTIONS,
+  countryName,
+} from "../../payments/local/buyer-details.ts";
+import { type LocalProvider, sessionHasDetails } from "../../payments/local/local-provider.ts";
 
 const STYLE = `
 body{font-family:system-ui,sans-serif;background:#f3f4f6;color:#111827;margin:0;padding:2rem 1rem}
-main{max-width:26rem;margin:0 auto;background:#fff;border-radius:.75rem;padding:1.5rem;box-shadow:0 1px 3px rgba(0,0,0,.1)}
+main{max-width:28rem;margin:0 auto;background:#fff;border-radius:.75rem;padding:1.5rem;box-shadow:0 1px 3px rgba(0,0,0,.1)}
 h1{font-size:1.25rem;margin:0 0 .25rem}
+h2{font-size:1rem;margin:1.25rem 0 .5rem}
 .amount{font-size:1.75rem;font-weight:700;margin:.5rem 0 1rem}
-label{display:block;font-weight:600;margin-bottom:.25rem}
-input{width:100%;box-sizing:border-box;font-size:1rem;padding:.6rem;border:1px solid #6b7280;border-radius:.375rem}
+label{display:block;font-weight:600;margin:.75rem 0 .25rem}
+input,select{width:100%;box-sizing:border-box;font-size:1rem;padding:.6rem;border:1px solid #6b7280;border-radius:.375rem;background:#fff;color:#111827}
 button{margin-top:1rem;width:100%;font-size:1rem;padding:.7rem;border:0;border-radius:.375rem;background:#4338ca;color:#fff;font-weight:600;cursor:pointer}
-.error{color:#b91c1c;font-weight:600}
+table{width:100%;border-collapse:collapse;margin:.5rem 0}
+th{text-align:left;font-weight:400;padding:.35rem 0}
+td{text-align:right;padding:.35rem 0;font-variant-numeric:tabular-nums}
+tr.total th,tr.total td{font-weight:700;border-top:1px solid #d1d5db}
+.error{color:#b91c1c;font-weight:600;margin:.25rem 0 0}
 .hint{color:#4b5563;font-size:.875rem}
+.note{color:#374151;font-size:.875rem;margin:.25rem 0}
+.details{display:flex;justify-content:space-between;gap:1rem;align-items:baseline}
 .cancel{display:inline-block;margin-top:1rem;color:#1d4ed8}
 `;
 const STYLE_HASH = createHash("sha256").update(STYLE).digest("base64");
@@ -40,14 +56,85 @@ function page(title: string, body: string): string {
 `;
 }
 
-export function checkoutPage(session: CheckoutSessionRow, productName: string, error?: string): string {
+const sessionPath = (session: CheckoutSessionRow) => `/_checkout/${encodeURIComponent(session.id)}`;
+
+function heading(session: CheckoutSessionRow, productName: string): string {
   const what = session.mode === "subscription" ? `${productName}, billed monthly` : productName;
+  return `<h1>${escapeHtml(what)}</h1>
+<p class="amount">${escapeHtml(amountFormat(session.amount, session.currency))}${session.mode === "subscription" ? " per month" : ""} <span class="hint">excl. VAT</span></p>`;
+}
+
+/** A labelled field with its error under it, tied together for screen readers. */
+function field(id: string, label: string, control: (aria: string) => string, error: string | undefined) {
+  const aria = error ? ` aria-describedby="${id}-error" aria-invalid="true"` : "";
+  const errorHtml = error ? `<p class="error" id="${id}-error">${escapeHtml(error)}</p>` : "";
+  return `<label for="${id}">${escapeHtml(label)}</label>\n${control(aria)}\n${errorHtml}`;
+}
+
+/** Step 1: who is buying, so the VAT can be decided before the total is shown. */
+export function detailsPage(
+  session: CheckoutSessionRow,
+  productName: string,
+  sellerCountry: string,
+  form: BuyerDetailsForm,
+  errors: BuyerDetailsErrors = {},
+): string {
+  const options = COUNTRY_OPTIONS.map(
+    (c) =>
+      `<option value="${c.code}"${c.code === form.country ? " selected" : ""}>${escapeHtml(c.name)}</option>`,
+  ).join("");
+  const summary =
+    Object.keys(errors).length > 0 ? `<p class="error" role="alert">${escapeHtml(DETAILS_SUMMARY)}</p>` : "";
+  return page(
+    `Pay ${productName}`,
+    `${heading(session, productName)}
+<h2>Billing details</h2>
+${summary}
+<form method="post" action="${sessionPath(session)}/details" novalidate>
+${field("buyer-name", "Name on the invoice", (aria) => `<input id="buyer-name" name="name" autocomplete="name" maxlength="200" required value="${escapeHtml(form.name)}"${aria}>`, errors.name)}
+${field("buyer-country", "Country", (aria) => `<select id="buyer-country" name="country" autocomplete="country" required${aria}><option value="">Choose your country</option>${options}</select>`, errors.country)}
+${field("buyer-vat-id", "VAT ID (optional, for businesses)", (aria) => `<input id="buyer-vat-id" name="vat_id" maxlength="20" autocapitalize="characters" value="${escapeHtml(form.vatId)}"${aria}>`, errors.vatId)}
+<p class="hint">The seller is in ${escapeHtml(countryName(sellerCountry))}. VAT is added for buyers in the EU; a business elsewhere in the EU with a VAT ID pays none (reverse charge).</p>
+<button type="submit">Continue</button>
+</form>
+<a class="cancel" href="${escapeHtml(session.cancelUrl)}">Cancel</a>`,
+  );
+}
+
+export const DETAILS_SUMMARY = "Check the billing details marked below.";
+export const DETAILS_FIRST = "Enter your billing details before paying: the total depends on them.";
+
+function vatLabel(session: CheckoutSessionRow): string {
+  switch (session.taxTreatment) {
+    case "reverse_charge":
+      return "VAT (0 %, reverse charge)";
+    case "outside_eu":
+      return "VAT (0 %, outside the EU)";
+    default:
+      return `VAT (${formatRate(session.taxRateBasisPoints ?? 0)})`;
+  }
+}
+
+/** Step 2: the total with its VAT, then the card. */
+export function checkoutPage(session: CheckoutSessionRow, productName: string, error?: string): string {
+  const money = (amount: number) => escapeHtml(amountFormat(amount, session.currency));
+  const tax = session.amountTax ?? 0;
+  const note = session.taxTreatment ? invoiceNote(session.taxTreatment) : null;
+  const country = session.buyerCountry ? countryName(session.buyerCountry) : "";
   const errorHtml = error ? `<p class="error" id="card-error" role="alert">${escapeHtml(error)}</p>` : "";
   return page(
     `Pay ${productName}`,
-    `<h1>${escapeHtml(what)}</h1>
-<p class="amount">${escapeHtml(amountFormat(session.amount, session.currency))}${session.mode === "subscription" ? " per month" : ""}</p>
-<form method="post" action="/_checkout/${encodeURIComponent(session.id)}">
+    `${heading(session, productName)}
+<h2>Billing details</h2>
+<div class="details"><p class="note" id="buyer-summary">${escapeHtml(session.buyerName ?? "")}, ${escapeHtml(country)}${session.buyerVatId ? `, VAT ID ${escapeHtml(session.buyerVatId)}` : ""}</p>
+<a href="${sessionPath(session)}?edit=details">Change</a></div>
+<table aria-label="Order summary">
+<tr><th scope="row">Net</th><td>${money(session.amount)}</td></tr>
+<tr><th scope="row">${escapeHtml(vatLabel(session))}</th><td>${money(tax)}</td></tr>
+<tr class="total"><th scope="row">Total${session.mode === "subscription" ? " per month" : ""}</th><td>${money(session.amount + tax)}</td></tr>
+</table>
+${note ? `<p class="note">${escapeHtml(note)}</p>` : ""}
+<form method="post" action="${sessionPath(session)}">
 <label for="card-number">Card number</label>
 <input id="card-number" name="card_number" inputmode="numeric" autocomplete="cc-number" required${error ? ' aria-describedby="card-error" aria-invalid="true"' : ""}>
 ${errorHtml}
@@ -62,10 +149,24 @@ function messagePage(title: string, text: string): string {
   return page(title, `<h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p>`);
 }
 
+const EMPTY_FORM: BuyerDetailsForm = { name: "", country: "", vatId: "" };
+
+const formOfSession = (s: CheckoutSessionRow): BuyerDetailsForm | undefined =>
+  s.buyerCountry
+    ? { name: s.buyerName ?? "", country: s.buyerCountry, vatId: s.buyerVatId ?? "" }
+    : undefined;
+
+const text = (form: Record<string, unknown>, key: string, max: number) => {
+  const value = form[key];
+  return typeof value === "string" ? value.slice(0, max) : "";
+};
+
 export function checkoutRoutes(deps: {
   provider: LocalProvider;
   productName: (productId: string) => string;
   portalUrl: string;
+  /** The seller's country, named on the details step. */
+  sellerCountry: string;
   /** Called after a payment: deliver its webhook events. */
   afterPayment: () => void;
 }): Hono {
@@ -82,33 +183,61 @@ export function checkoutRoutes(deps: {
   const expired = () =>
     messagePage("Checkout expired", "This checkout session has expired. Start again from the plans page.");
   const paid = () => messagePage("Already paid", "This checkout session has already been paid.");
+  const unpayable = (c: Context, reason: "not_found" | "expired" | "already_paid") => {
+    if (reason === "not_found") return c.html(notFound(), 404, headers);
+    if (reason === "expired") return c.html(expired(), 410, headers);
+    return c.html(paid(), 409, headers);
+  };
+  const details = (session: CheckoutSessionRow, form: BuyerDetailsForm, errors?: BuyerDetailsErrors) =>
+    detailsPage(session, deps.productName(session.productId), deps.sellerCountry, form, errors);
+
+  const readForm = async (c: Context): Promise<Record<string, unknown>> => {
+    try {
+      return await c.req.parseBody();
+    } catch {
+      return {};
+    }
+  };
 
   app.get("/:id", async (c) => {
     const session = await deps.provider.findSession(c.req.param("id"));
     if (!session) return c.html(notFound(), 404, headers);
     if (session.status === "expired") return c.html(expired(), 410, headers);
     if (session.status === "complete") return c.html(paid(), 409, headers);
+    if (!sessionHasDetails(session) || c.req.query("edit") === "details") {
+      const form =
+        formOfSession(session) ?? (await deps.provider.detailsOnFile(session.userId)) ?? EMPTY_FORM;
+      return c.html(details(session, form), 200, headers);
+    }
     return c.html(checkoutPage(session, deps.productName(session.productId)), 200, headers);
   });
 
+  app.post("/:id/details", async (c) => {
+    const body = await readForm(c);
+    const form = {
+      name: text(body, "name", 300),
+      country: text(body, "country", 8),
+      vatId: text(body, "vat_id", 40),
+    };
+    const result = await deps.provider.setBuyerDetails(c.req.param("id"), form);
+    if (result.ok) return c.redirect(`/_checkout/${encodeURIComponent(c.req.param("id"))}`, 303);
+    if (result.reason !== "invalid") return unpayable(c, result.reason);
+    // 200 with the errors next to the fields, like the card step (see below).
+    return c.html(details(result.session, form, result.errors), 200, headers);
+  });
+
   app.post("/:id", async (c) => {
-    let card = "";
-    try {
-      const form = await c.req.parseBody();
-      card = typeof form.card_number === "string" ? form.card_number : "";
-    } catch {
-      card = "";
-    }
-    const result = await deps.provider.pay(c.req.param("id"), card.slice(0, 64));
+    const card = text(await readForm(c), "card_number", 64);
+    const result = await deps.provider.pay(c.req.param("id"), card);
     if (result.ok) {
       deps.afterPayment();
       return c.redirect(result.redirectTo, 303);
     }
-    if (result.reason !== "card") {
-      if (result.reason === "not_found") return c.html(notFound(), 404, headers);
-      if (result.reason === "expired") return c.html(expired(), 410, headers);
-      return c.html(paid(), 409, headers);
+    if (result.reason === "details_missing") {
+      const form = (await deps.provider.detailsOnFile(result.session.userId)) ?? EMPTY_FORM;
+      return c.html(details(result.session, form, { name: DETAILS_FIRST }), 200, headers);
     }
+    if (result.reason !== "card") return unpayable(c, result.reason);
     // 200 like Stripe's own page: the form is shown again with the message (a 4xx would count as
     // a failed resource load in the browser console, which browser tests treat as an error).
     return c.html(

@@ -1,0 +1,56 @@
+CREATE TABLE "invoice_sequences" (
+	"series" text PRIMARY KEY NOT NULL,
+	"last" integer NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE "invoices" (
+	"id" uuid PRIMARY KEY NOT NULL,
+	"user_id" uuid NOT NULL,
+	"fulfilment_key" text NOT NULL,
+	"provider" text NOT NULL,
+	"kind" text NOT NULL,
+	"status" text NOT NULL,
+	"number" text,
+	"series" text,
+	"sequence" integer,
+	"issued_at" timestamp with time zone NOT NULL,
+	"description" text NOT NULL,
+	"currency" text NOT NULL,
+	"net" integer NOT NULL,
+	"tax" integer NOT NULL,
+	"total" integer NOT NULL,
+	"refunded" integer DEFAULT 0 NOT NULL,
+	"tax_treatment" text,
+	"tax_rate_basis_points" integer,
+	"seller" jsonb NOT NULL,
+	"buyer" jsonb NOT NULL,
+	"provider_invoice_id" text,
+	"payment_reference" text,
+	"created_at" timestamp with time zone NOT NULL,
+	"updated_at" timestamp with time zone NOT NULL,
+	CONSTRAINT "invoices_amounts" CHECK ("invoices"."net" >= 0 and "invoices"."tax" >= 0 and "invoices"."total" = "invoices"."net" + "invoices"."tax"),
+	CONSTRAINT "invoices_refunded_range" CHECK ("invoices"."refunded" >= 0 and "invoices"."refunded" <= "invoices"."total")
+);
+--> statement-breakpoint
+CREATE TABLE "provider_invoice_documents" (
+	"invoice_id" text PRIMARY KEY NOT NULL,
+	"number" text,
+	"hosted_invoice_url" text,
+	"invoice_pdf_url" text,
+	"updated_at" timestamp with time zone NOT NULL
+);
+--> statement-breakpoint
+ALTER TABLE "billing_customers" ADD COLUMN "name" text;--> statement-breakpoint
+ALTER TABLE "billing_customers" ADD COLUMN "country" text;--> statement-breakpoint
+ALTER TABLE "billing_customers" ADD COLUMN "vat_id" text;--> statement-breakpoint
+ALTER TABLE "billing_customers" ADD COLUMN "details_updated_at" timestamp with time zone;--> statement-breakpoint
+ALTER TABLE "checkout_sessions" ADD COLUMN "buyer_name" text;--> statement-breakpoint
+ALTER TABLE "checkout_sessions" ADD COLUMN "buyer_country" text;--> statement-breakpoint
+ALTER TABLE "checkout_sessions" ADD COLUMN "buyer_vat_id" text;--> statement-breakpoint
+ALTER TABLE "checkout_sessions" ADD COLUMN "tax_treatment" text;--> statement-breakpoint
+ALTER TABLE "checkout_sessions" ADD COLUMN "tax_rate_basis_points" integer;--> statement-breakpoint
+ALTER TABLE "checkout_sessions" ADD COLUMN "amount_tax" integer;--> statement-breakpoint
+ALTER TABLE "invoices" ADD CONSTRAINT "invoices_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+CREATE UNIQUE INDEX "invoices_fulfilment_key_key" ON "invoices" USING btree ("fulfilment_key");--> statement-breakpoint
+CREATE UNIQUE INDEX "invoices_series_sequence_key" ON "invoices" USING btree ("series","sequence");--> statement-breakpoint
+CREATE INDEX "invoices_user_issued_idx" ON "invoices" USING btree ("user_id","issued_at");
