@@ -23,6 +23,13 @@ export const BILLING_ERRORS = {
   price_not_found: { status: 404, message: "Price not found for this product" },
   /** `POST /v1/credits/consume` beyond the balance (contract wording). */
   insufficient_credits: { status: 402, message: "Insufficient credits" },
+  /** `GET /v1/billing/invoices/{id}` for an id that is not one of the user's invoices. */
+  invoice_not_found: { status: 404, message: "Invoice not found" },
+  /** `POST /v1/billing-portal-session` without a subscription: there is no card on file to change. */
+  no_payment_method: {
+    status: 400,
+    message: "You have no subscription, so there is no payment method to update",
+  },
   /** `POST /v1/webhooks/stripe` with a missing, malformed, wrong or stale `Stripe-Signature`. */
   invalid_signature: { status: 400, message: "Invalid or expired webhook signature" },
 } as const satisfies Record<string, { status: number; message: string }>;

@@ -6,6 +6,7 @@ import { isUtf8 } from "node:buffer";
 import { and, eq, TransactionRollbackError } from "drizzle-orm";
 import type { Logger } from "pino";
 import type { LedgerEntry } from "../../contract/billing.ts";
+import type { BillingDetails, Invoice, InvoiceSummary } from "../../contract/invoices.ts";
 import type { AccountHooks } from "../accounts/hooks.ts";
 import type { Clock } from "../clock.ts";
 import { checkoutSessions, webhookEvents } from "../db/schema/index.ts";
@@ -29,11 +30,19 @@ import { type BillingEvent, parseStripeEvent } from "../payments/stripe-events.t
 import { verifyWebhook } from "../payments/stripe-signature.ts";
 import type { Catalogue } from "./catalogue.ts";
 import { fulfil, initialFreeGrant } from "./fulfilment.ts";
-import { recordFailedRenewal, recordInvoiceDocument, recordPaidInvoice } from "./invoices.ts";
+import { invoiceSummary, invoiceView } from "./invoice-view.ts";
+import {
+  recordFailedRenewal,
+  recordInvoiceDocument,
+  recordPaidInvoice,
+  userInvoice,
+  userInvoices,
+} from "./invoices.ts";
 import { insertGrant, lockUser, userGrants } from "./ledger-store.ts";
 import { type BillingErrorCode, billingError } from "./messages.ts";
 import { spendCredits } from "./spends.ts";
 import {
+  findBillingDetails,
   findCustomerId,
   findUserByProviderIds,
   loadState,
@@ -55,6 +64,8 @@ export interface BillingDeps {
   /** After a command changed the subscription at the provider (the local one then delivers its events). */
   afterProviderChange: () => void;
 }
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export type WebhookOutcome =
   | { status: 200; duplicate: boolean }
@@ -322,6 +333,43 @@ export function createBilling(deps: BillingDeps) {
     },
 
     spend: spendCredits.bind(null, db),
+
+    /** The billing history, newest first. */
+    async invoices(userId: string): Promise<InvoiceSummary[]> {
+      return (await userInvoices(db, userId)).map(invoiceSummary);
+    },
+
+    /** One invoice of the user, or a 404 (another user's id answers the same as an unknown one). */
+    async invoice(userId: string, invoiceId: string): Promise<Invoice> {
+      const row = UUID.test(invoiceId) ? await userInvoice(db, userId, invoiceId) : undefined;
+      if (!row) throw new ApiError(404, billingError("invoice_not_found").message);
+      return invoiceView(row);
+    },
+
+    async details(userId: string): Promise<BillingDetails> {
+      const [details, state] = await Promise.all([findBillingDetails(db, userId), loadState(db, userId)]);
+      return {
+        details: details?.country
+          ? { name: details.name, country: details.country, vat_id: details.vatId }
+          : null,
+        can_update_payment_method: state.status !== "free",
+      };
+    },
+
+    /** The provider's page to change the card of the user's subscription (403 without one). */
+    async portalSession(userId: string): Promise<{ url: string }> {
+      return db.transaction(async (tx) => {
+        await lockUser(tx, userId);
+        const state = await loadState(tx, userId);
+        const customerId = await findCustomerId(tx, userId);
+        if (state.status === "free" || !customerId) throw refuse("no_payment_method");
+        return provider.createPortalSession(tx, {
+          userId,
+          customerId,
+          returnUrl: `${deps.portalUrl}/profile/billing`,
+        });
+      });
+    },
 
     /**
      * POST /v1/webhooks/stripe. The signature is checked on the raw bytes before anything is

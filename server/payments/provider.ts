@@ -34,4 +34,12 @@ export interface PaymentProvider {
   scheduleChange(db: DbOrTx, subscriptionId: string, productId: string | null): Promise<void>;
   /** Ends the subscription now (a second subscription paid by mistake is refunded). */
   cancelNow(db: DbOrTx, subscriptionId: string, refundLatestInvoice: boolean): Promise<void>;
+  /**
+   * A page where the customer changes their card (Stripe's Billing Portal; the local stand-in's
+   * card page), coming back to `returnUrl`. A past-due invoice is paid with the new card.
+   */
+  createPortalSession(
+    db: DbOrTx,
+    p: { userId: string; customerId: string; returnUrl: string },
+  ): Promise<{ url: string }>;
 }

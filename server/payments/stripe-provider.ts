@@ -131,6 +131,14 @@ export function createStripeProvider(deps: { stripe: Stripe; clock: Clock }): Pa
       });
     },
 
+    async createPortalSession(_db, p) {
+      const session = await stripe.billingPortal.sessions.create({
+        customer: p.customerId,
+        return_url: p.returnUrl,
+      });
+      return { url: session.url };
+    },
+
     async cancelNow(_db, subscriptionId, refundLatestInvoice) {
       try {
         await stripe.subscriptions.cancel(subscriptionId, { prorate: false });

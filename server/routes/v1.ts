@@ -12,6 +12,7 @@ import { emailVerificationRoutes } from "./auth/email-verification.ts";
 import { passwordResetRoutes } from "./auth/password-reset.ts";
 import { registerRoutes } from "./auth/register.ts";
 import { tokenRoutes } from "./auth/token.ts";
+import { billingHistoryRoutes } from "./billing/history.ts";
 import { type BillingRouteDeps, billingRoutes } from "./billing/routes.ts";
 import { docsRoutes } from "./docs/routes.ts";
 import { usageRoutes } from "./usage/routes.ts";
@@ -38,6 +39,7 @@ export function v1Routes(
   api.route("/", passwordResetRoutes(deps));
   api.route("/", emailVerificationRoutes(deps));
   api.route("/", billingRoutes({ ...deps, ...billing }));
+  api.route("/", billingHistoryRoutes({ ...deps, billing: billing.billing }));
   api.route("/", webhookRoutes(billing.billing));
   api.route("/", apiKeyRoutes(deps));
   api.route("/", introspectRoutes(deps));

@@ -32,6 +32,15 @@ CREATE TABLE "invoices" (
 	CONSTRAINT "invoices_refunded_range" CHECK ("invoices"."refunded" >= 0 and "invoices"."refunded" <= "invoices"."total")
 );
 --> statement-breakpoint
+CREATE TABLE "local_card_sessions" (
+	"id" text PRIMARY KEY NOT NULL,
+	"user_id" uuid NOT NULL,
+	"return_url" text NOT NULL,
+	"created_at" timestamp with time zone NOT NULL,
+	"expires_at" timestamp with time zone NOT NULL,
+	"used_at" timestamp with time zone
+);
+--> statement-breakpoint
 CREATE TABLE "provider_invoice_documents" (
 	"invoice_id" text PRIMARY KEY NOT NULL,
 	"number" text,
@@ -51,6 +60,7 @@ ALTER TABLE "checkout_sessions" ADD COLUMN "tax_treatment" text;--> statement-br
 ALTER TABLE "checkout_sessions" ADD COLUMN "tax_rate_basis_points" integer;--> statement-breakpoint
 ALTER TABLE "checkout_sessions" ADD COLUMN "amount_tax" integer;--> statement-breakpoint
 ALTER TABLE "invoices" ADD CONSTRAINT "invoices_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "local_card_sessions" ADD CONSTRAINT "local_card_sessions_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 CREATE UNIQUE INDEX "invoices_fulfilment_key_key" ON "invoices" USING btree ("fulfilment_key");--> statement-breakpoint
 CREATE UNIQUE INDEX "invoices_series_sequence_key" ON "invoices" USING btree ("series","sequence");--> statement-breakpoint
 CREATE INDEX "invoices_user_issued_idx" ON "invoices" USING btree ("user_id","issued_at");

@@ -344,3 +344,19 @@ export const providerInvoiceDocuments = pgTable("provider_invoice_documents", {
   invoicePdfUrl: text("invoice_pdf_url"),
   updatedAt: at("updated_at").notNull(),
 });
+
+/**
+ * The local provider's stand-in for a Stripe Billing Portal session: a page where the user gives a
+ * new card for their subscription (/_checkout/billing/{id}); its id is the capability, it lives an
+ * hour (Stripe's portal sessions are short-lived too) and serves once.
+ */
+export const localCardSessions = pgTable("local_card_sessions", {
+  /** bps_… */
+  id: text("id").primaryKey(),
+  userId: userRef(),
+  returnUrl: text("return_url").notNull(),
+  createdAt: at("created_at").notNull(),
+  expiresAt: at("expires_at").notNull(),
+  usedAt: at("used_at"),
+});
+export type LocalCardSessionRow = typeof localCardSessions.$inferSelect;

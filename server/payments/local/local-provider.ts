@@ -3,14 +3,16 @@
 // (/_checkout/{id}), bills renewals on its billing clock, and tells the billing API what happened
 // only through Stripe-format, Stripe-signed webhook events (queued in deliveries.ts), exactly as
 // Stripe would: the webhook handler cannot tell the two apart.
-import { and, eq, lte, or } from "drizzle-orm";
+import { and, desc, eq, lte, ne, or } from "drizzle-orm";
 import type { Catalogue } from "../../billing/catalogue.ts";
 import { findBillingDetails, findCustomerId, saveCustomerId } from "../../billing/subscription-store.ts";
 import type { Clock } from "../../clock.ts";
 import {
   type CheckoutSessionRow,
   checkoutSessions,
+  type LocalCardSessionRow,
   type LocalSubscriptionRow,
+  localCardSessions,
   localSubscriptions,
   users,
 } from "../../db/schema/index.ts";
@@ -54,6 +56,23 @@ export type DetailsResult =
   | Unpayable
   | { ok: false; reason: "invalid"; errors: BuyerDetailsErrors; session: CheckoutSessionRow };
 
+/** A card-update page lives an hour, like a Stripe Billing Portal session. */
+export const CARD_SESSION_LIFETIME_MS = 3_600_000;
+
+export type CardPage =
+  | { ok: true; session: LocalCardSessionRow; subscription: LocalSubscriptionRow | undefined }
+  | { ok: false; reason: "not_found" | "expired" };
+
+export type CardUpdateResult =
+  | { ok: true; redirectTo: string; settled: boolean }
+  | { ok: false; reason: "not_found" | "expired" }
+  | {
+      ok: false;
+      reason: "card";
+      card: Extract<CardOutcome, { ok: false }>;
+      page: Extract<CardPage, { ok: true }>;
+    };
+
 /** A session's tax, once its buyer's details are in (the hosted page shows the total from it). */
 export const sessionHasDetails = (s: CheckoutSessionRow) =>
   s.buyerCountry !== null && s.taxTreatment !== null && s.amountTax !== null && s.taxRateBasisPoints !== null;
@@ -67,6 +86,10 @@ export interface LocalProvider extends PaymentProvider {
   /** Checks the buyer's details and puts the VAT they decide on the session (any number of times before paying). */
   setBuyerDetails(sessionId: string, form: BuyerDetailsForm): Promise<DetailsResult>;
   pay(sessionId: string, cardNumber: string): Promise<PayResult>;
+  /** The card-update page's session and the subscription it is for. */
+  findCardPage(id: string): Promise<CardPage>;
+  /** Puts a new card on the user's subscription; a past-due invoice is charged to it at once. */
+  updateCard(id: string, cardNumber: string): Promise<CardUpdateResult>;
   /** Bills every subscription whose period has ended by the billing clock (renewals, cancellations, changes, retries). */
   runBillingCycle(): Promise<number>;
 }
@@ -179,6 +202,22 @@ export function createLocalProvider(deps: {
   }
 
   const meta = (now: Date) => ({ eventId: newStripeId("evt"), created: seconds(now) });
+
+  /** The user's subscription that is still live at the provider (active or past due). */
+  async function liveSubscriptionOf(
+    tx: DbOrTx,
+    userId: string,
+    lock = false,
+  ): Promise<LocalSubscriptionRow | undefined> {
+    const query = tx
+      .select()
+      .from(localSubscriptions)
+      .where(and(eq(localSubscriptions.userId, userId), ne(localSubscriptions.status, "canceled")))
+      .orderBy(desc(localSubscriptions.createdAt))
+      .limit(1);
+    const [row] = lock ? await query.for("update") : await query;
+    return row;
+  }
 
   /** The session, locked, if it can still be paid; an expired one is marked so. */
   async function openSession(
@@ -441,6 +480,58 @@ export function createLocalProvider(deps: {
       updateSubscription(tx, subscriptionId, (sub) =>
         sub.scheduledProductId === productId ? null : { scheduledProductId: productId },
       ),
+
+    async createPortalSession(tx, p) {
+      const now = clock.now();
+      const id = newStripeId("bps");
+      await tx.insert(localCardSessions).values({
+        id,
+        userId: p.userId,
+        returnUrl: p.returnUrl,
+        createdAt: now,
+        expiresAt: new Date(now.getTime() + CARD_SESSION_LIFETIME_MS),
+      });
+      return { url: `${deps.checkoutBaseUrl}/_checkout/billing/${id}` };
+    },
+
+    async findCardPage(id) {
+      const [session] = await db.select().from(localCardSessions).where(eq(localCardSessions.id, id));
+      if (!session) return { ok: false, reason: "not_found" };
+      if (session.usedAt || session.expiresAt.getTime() <= clock.now().getTime())
+        return { ok: false, reason: "expired" };
+      return { ok: true, session, subscription: await liveSubscriptionOf(db, session.userId) };
+    },
+
+    async updateCard(id, cardNumber) {
+      return db.transaction(async (tx): Promise<CardUpdateResult> => {
+        const now = clock.now();
+        const [session] = await tx
+          .select()
+          .from(localCardSessions)
+          .where(eq(localCardSessions.id, id))
+          .for("update");
+        if (!session) return { ok: false, reason: "not_found" };
+        if (session.usedAt || session.expiresAt.getTime() <= now.getTime())
+          return { ok: false, reason: "expired" };
+        const live = await liveSubscriptionOf(tx, session.userId, true);
+        const card = cardOutcome(cardNumber);
+        if (!card.ok)
+          return { ok: false, reason: "card", card, page: { ok: true, session, subscription: live } };
+        await tx.update(localCardSessions).set({ usedAt: now }).where(eq(localCardSessions.id, id));
+        if (!live) return { ok: true, redirectTo: session.returnUrl, settled: false };
+        const [withCard] = await tx
+          .update(localSubscriptions)
+          .set({ renewalsDecline: card.renewalsDecline })
+          .where(eq(localSubscriptions.id, live.id))
+          .returning();
+        // Stripe retries the open invoice when a new default card is attached: it is paid now
+        // (or declined again, with the card that declines renewals), not at the next retry.
+        if (withCard?.status !== "past_due")
+          return { ok: true, redirectTo: session.returnUrl, settled: false };
+        await bill(tx, withCard, now);
+        return { ok: true, redirectTo: session.returnUrl, settled: !card.renewalsDecline };
+      });
+    },
 
     async cancelNow(tx, subscriptionId) {
       const now = clock.now();

@@ -17,7 +17,7 @@ import {
   COUNTRY_OPTIONS,
   countryName,
 } from "../../payments/local/buyer-details.ts";
-import { type LocalProvider, sessionHasDetails } from "../../payments/local/local-provider.ts";
+import { type CardPage, type LocalProvider, sessionHasDetails } from "../../payments/local/local-provider.ts";
 
 const STYLE = `
 body{font-family:system-ui,sans-serif;background:#f3f4f6;color:#111827;margin:0;padding:2rem 1rem}
@@ -145,6 +145,37 @@ ${errorHtml}
   );
 }
 
+/** The stand-in for Stripe's Billing Portal: give a new card for the subscription. */
+export function cardPage(
+  card: Extract<CardPage, { ok: true }>,
+  productName: string | null,
+  error?: string,
+): string {
+  const sub = card.subscription;
+  const intro = !sub
+    ? "You have no subscription at the moment, so there is no card to change."
+    : sub.status === "past_due"
+      ? `The last payment for ${productName ?? "your plan"} failed. Saving a new card pays it now and keeps your plan.`
+      : `The card for ${productName ?? "your plan"} is charged at each renewal.`;
+  const errorHtml = error ? `<p class="error" id="card-error" role="alert">${escapeHtml(error)}</p>` : "";
+  const form = sub
+    ? `<form method="post" action="/_checkout/billing/${encodeURIComponent(card.session.id)}">
+<label for="card-number">Card number</label>
+<input id="card-number" name="card_number" inputmode="numeric" autocomplete="cc-number" required${error ? ' aria-describedby="card-error" aria-invalid="true"' : ""}>
+${errorHtml}
+<p class="hint">Test checkout: 4242 4242 4242 4242 pays, 4000 0000 0000 0002 is declined, 4000 0000 0000 0341 is accepted and declines renewals.</p>
+<button type="submit">Save card</button>
+</form>`
+    : "";
+  return page(
+    "Update payment method",
+    `<h1>Update payment method</h1>
+<p id="card-intro">${escapeHtml(intro)}</p>
+${form}
+<a class="cancel" href="${escapeHtml(card.session.returnUrl)}">Back</a>`,
+  );
+}
+
 function messagePage(title: string, text: string): string {
   return page(title, `<h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p>`);
 }
@@ -198,6 +229,42 @@ export function checkoutRoutes(deps: {
       return {};
     }
   };
+
+  // The card page (the local stand-in for Stripe's Billing Portal), before the session routes.
+  const cardPageGone = (c: Context, reason: "not_found" | "expired") =>
+    reason === "not_found"
+      ? c.html(
+          messagePage("Page not found", "This link does not exist. Start again from your billing page."),
+          404,
+          headers,
+        )
+      : c.html(
+          messagePage(
+            "Link expired",
+            "This link has expired or was used. Start again from your billing page.",
+          ),
+          410,
+          headers,
+        );
+  const planName = (p: Extract<CardPage, { ok: true }>) =>
+    p.subscription ? deps.productName(p.subscription.productId) : null;
+
+  app.get("/billing/:id", async (c) => {
+    const found = await deps.provider.findCardPage(c.req.param("id"));
+    if (!found.ok) return cardPageGone(c, found.reason);
+    return c.html(cardPage(found, planName(found)), 200, headers);
+  });
+
+  app.post("/billing/:id", async (c) => {
+    const card = text(await readForm(c), "card_number", 64);
+    const result = await deps.provider.updateCard(c.req.param("id"), card);
+    if (result.ok) {
+      deps.afterPayment();
+      return c.redirect(result.redirectTo, 303);
+    }
+    if (result.reason !== "card") return cardPageGone(c, result.reason);
+    return c.html(cardPage(result.page, planName(result.page), result.card.message), 200, headers);
+  });
 
   app.get("/:id", async (c) => {
     const session = await deps.provider.findSession(c.req.param("id"));

@@ -1,0 +1,87 @@
+// Zod schemas of the billing history: invoices (GET /v1/billing/invoices, /v1/billing/invoices/{id}),
+// the billing details on file (GET /v1/billing/details) and the card update
+// (POST /v1/billing-portal-session). Amounts are integer minor units (cents). `zod/mini`, browser-safe.
+import * as z from "zod/mini";
+import { currencySchema } from "./billing.ts";
+
+export const invoiceStatusSchema = z.enum(["paid", "failed", "refunded"]);
+export type InvoiceStatus = z.infer<typeof invoiceStatusSchema>;
+
+/** How the VAT was decided: seller's country, an EU consumer's country, reverse charge, outside the EU. */
+export const taxTreatmentSchema = z.enum(["domestic", "eu_consumer", "reverse_charge", "outside_eu"]);
+export type TaxTreatmentName = z.infer<typeof taxTreatmentSchema>;
+
+export const invoiceKindSchema = z.enum(["subscription", "renewal", "topup"]);
+
+const datetime = z.iso.datetime({ offset: true });
+const cents = z.number().check(z.int(), z.nonnegative());
+
+/** One row of the billing history. */
+export const invoiceSummarySchema = z.object({
+  id: z.string(),
+  /** The invoice number (ours, "INV-2026-000001", or Stripe's); null for a failed payment. */
+  number: z.nullable(z.string()),
+  /** ISO-8601: when it was paid (or, for a failed one, attempted). */
+  date: datetime,
+  kind: invoiceKindSchema,
+  description: z.string(),
+  currency: currencySchema,
+  net: cents,
+  tax: cents,
+  total: cents,
+  /** What was paid back (refunds). */
+  refunded: cents,
+  /** Percent, e.g. 19 or 25.5; null when the provider's amounts stand without a rate. */
+  tax_rate: z.nullable(z.number()),
+  tax_treatment: z.nullable(taxTreatmentSchema),
+  status: invoiceStatusSchema,
+  /** Stripe's hosted invoice page; null for the local provider's invoices (the portal shows its own). */
+  invoice_url: z.nullable(z.string()),
+  /** Stripe's invoice PDF. */
+  pdf_url: z.nullable(z.string()),
+});
+export type InvoiceSummary = z.infer<typeof invoiceSummarySchema>;
+
+export const invoiceListSchema = z.object({ data: z.array(invoiceSummarySchema) });
+
+export const invoicePartySchema = z.object({
+  name: z.nullable(z.string()),
+  /** Lines separated by "\n". */
+  address: z.nullable(z.string()),
+  /** ISO 3166-1 alpha-2. */
+  country: z.nullable(z.string()),
+  vat_id: z.nullable(z.string()),
+  email: z.nullable(z.string()),
+});
+export type InvoiceParty = z.infer<typeof invoicePartySchema>;
+
+export const invoiceLineSchema = z.object({
+  description: z.string(),
+  quantity: z.number(),
+  /** Net, minor units. */
+  unit_amount: cents,
+  amount: cents,
+});
+
+/** One invoice with everything its printed form shows. */
+export const invoiceSchema = z.extend(invoiceSummarySchema, {
+  seller: invoicePartySchema,
+  buyer: invoicePartySchema,
+  lines: z.array(invoiceLineSchema),
+  /** The reverse-charge (or outside the EU) note the invoice must carry, or null. */
+  note: z.nullable(z.string()),
+});
+export type Invoice = z.infer<typeof invoiceSchema>;
+
+/** The billing details on file (from the last checkout), and whether a card can be updated. */
+export const billingDetailsSchema = z.object({
+  details: z.nullable(
+    z.object({ name: z.nullable(z.string()), country: z.string(), vat_id: z.nullable(z.string()) }),
+  ),
+  /** True when the user has a subscription whose card can be changed. */
+  can_update_payment_method: z.boolean(),
+});
+export type BillingDetails = z.infer<typeof billingDetailsSchema>;
+
+/** `POST /v1/billing-portal-session`: where to send the browser to change the card. */
+export const billingPortalSessionSchema = z.object({ url: z.string() });

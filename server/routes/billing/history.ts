@@ -1,0 +1,122 @@
+// The billing history for the account owner: every payment and failed renewal with its invoice,
+// the billing details on file, and the page to change the card (POST /v1/billing-portal-session).
+import { OpenAPIHono } from "@hono/zod-openapi";
+import {
+  billingDetailsSchema,
+  billingPortalSessionSchema,
+  invoiceListSchema,
+  invoiceSchema,
+} from "../../../contract/invoices.ts";
+import type { Billing } from "../../billing/service.ts";
+import type { AppEnv } from "../../http/app-env.ts";
+import { limitWrites, requireUser } from "../../http/auth-guard.ts";
+import {
+  addRoute,
+  BEARER_SCHEME,
+  errorResponses,
+  jsonContent,
+  pathParameter,
+  schemaRef,
+} from "../../http/openapi.ts";
+import type { ApiDeps } from "../api-deps.ts";
+
+export function billingHistoryRoutes(deps: ApiDeps & { billing: Billing }): OpenAPIHono<AppEnv> {
+  const app = new OpenAPIHono<AppEnv>();
+  const registry = app.openAPIRegistry;
+  const auth = requireUser(deps);
+  const security = [{ [BEARER_SCHEME]: [] }];
+
+  addRoute(
+    app,
+    {
+      method: "get",
+      path: "/billing/invoices",
+      operationId: "listInvoices",
+      tags: ["billing"],
+      summary: "The billing history: every payment (paid, refunded) and failed renewal, newest first",
+      security,
+      responses: {
+        200: {
+          description: "Invoices",
+          content: jsonContent(schemaRef(registry, "InvoiceList", invoiceListSchema)),
+        },
+        ...errorResponses(registry, { 401: "No valid access token" }),
+      },
+    },
+    auth,
+    async (c) => c.json({ data: await deps.billing.invoices(c.var.user.id) }, 200),
+  );
+
+  addRoute(
+    app,
+    {
+      method: "get",
+      path: "/billing/invoices/{id}",
+      operationId: "getInvoice",
+      tags: ["billing"],
+      summary: "One invoice with seller, buyer, line, VAT and the reverse-charge note where it applies",
+      security,
+      parameters: [pathParameter("id", "The invoice's id from the billing history")],
+      responses: {
+        200: {
+          description: "The invoice",
+          content: jsonContent(schemaRef(registry, "Invoice", invoiceSchema)),
+        },
+        ...errorResponses(registry, { 401: "No valid access token", 404: "Not one of the user's invoices" }),
+      },
+    },
+    auth,
+    async (c) => c.json(await deps.billing.invoice(c.var.user.id, c.req.param("id") ?? ""), 200),
+  );
+
+  addRoute(
+    app,
+    {
+      method: "get",
+      path: "/billing/details",
+      operationId: "getBillingDetails",
+      tags: ["billing"],
+      summary: "The billing details on file (from the last checkout) and whether a card can be updated",
+      security,
+      responses: {
+        200: {
+          description: "Billing details",
+          content: jsonContent(schemaRef(registry, "BillingDetails", billingDetailsSchema)),
+        },
+        ...errorResponses(registry, { 401: "No valid access token" }),
+      },
+    },
+    auth,
+    async (c) => c.json(await deps.billing.details(c.var.user.id), 200),
+  );
+
+  addRoute(
+    app,
+    {
+      method: "post",
+      path: "/billing-portal-session",
+      operationId: "createBillingPortalSession",
+      tags: ["billing"],
+      summary: "A page to change the subscription's card (Stripe's Billing Portal, or the local stand-in's)",
+      description:
+        "The browser goes to `url` and comes back to /profile/billing. An invoice whose payment failed is paid with the new card.",
+      security,
+      responses: {
+        200: {
+          description: "Where to send the browser",
+          content: jsonContent(schemaRef(registry, "BillingPortalSession", billingPortalSessionSchema)),
+        },
+        ...errorResponses(registry, {
+          400: "No subscription, so no card to change",
+          401: "No valid access token",
+          429: "Too many writes",
+        }),
+      },
+    },
+    auth,
+    limitWrites(deps.limiter),
+    async (c) => c.json(await deps.billing.portalSession(c.var.user.id), 200),
+  );
+
+  return app;
+}
