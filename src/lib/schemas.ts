@@ -26,6 +26,12 @@ export {
   productListSchema,
   topUpProductListSchema,
 } from "../../contract/billing.ts";
+export {
+  billingDetailsSchema,
+  billingPortalSessionSchema,
+  invoiceListSchema,
+  invoiceSchema,
+} from "../../contract/invoices.ts";
 export { usageSchema } from "../../contract/usage.ts";
 
 /** For calls whose answer the portal does not read (it only needs to know they succeeded). */

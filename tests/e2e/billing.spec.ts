@@ -4,15 +4,12 @@ import type { Page } from "@playwright/test";
 import { ERROR_TEXT, TOAST, UI_TEXT } from "../../src/lib/ui-text.ts";
 import { createVerifiedUser, openSignedIn, tokenViaApi } from "../fixtures/account.ts";
 import { axeViolations } from "../fixtures/axe.ts";
+import { payOnCheckout } from "../fixtures/checkout.ts";
 import { expect, test } from "../fixtures/test.ts";
 
 test.describe.configure({ timeout: 150_000 });
 
-async function pay(page: Page, card: string) {
-  await expect(page).toHaveURL(/\/_checkout\//);
-  await page.getByLabel("Card number").fill(card);
-  await page.getByRole("button", { name: "Pay" }).click();
-}
+const pay = (page: Page, card: string) => payOnCheckout(page, card);
 
 const tokensOf = async (page: Page) =>
   Number((await page.getByLabel(UI_TEXT.profile.tokens).inputValue()).replaceAll(",", ""));

@@ -21,6 +21,7 @@ import {
   tokenViaApi,
   uniqueUser,
 } from "../fixtures/account.ts";
+import { giveBillingDetails, payOnCheckout } from "../fixtures/checkout.ts";
 import { BAD_REQUEST_CONSOLE_ERROR, NOT_FOUND_CONSOLE_ERROR, PORTAL_PAGES } from "../fixtures/pages.ts";
 import { expect, test } from "../fixtures/test.ts";
 
@@ -456,9 +457,7 @@ test.describe("pages under their policy", () => {
         .locator('[data-plan-card][data-tier="A"]')
         .getByRole("button", { name: /to Tier A/ })
         .click();
-      await expect(page).toHaveURL(/\/_checkout\//);
-      await page.getByLabel("Card number").fill("4242 4242 4242 4242");
-      await page.getByRole("button", { name: "Pay" }).click();
+      await payOnCheckout(page, "4242 4242 4242 4242");
       await expect(page.getByRole("heading", { name: UI_TEXT.payment.success })).toBeVisible();
       await expect(async () => {
         await page.goto("/profile");
@@ -786,7 +785,7 @@ test.describe("URL parameters", () => {
       .locator('[data-plan-card][data-tier="A"]')
       .getByRole("button", { name: /to Tier A/ })
       .click();
-    await expect(page).toHaveURL(/\/_checkout\//);
+    await giveBillingDetails(page);
     await page.getByLabel("Card number").fill("<img src=x onerror=alert(1)>");
     await page.getByRole("button", { name: "Pay" }).click();
     await expect(page.getByRole("alert")).toBeVisible();

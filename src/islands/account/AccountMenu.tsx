@@ -90,6 +90,9 @@ export default function AccountMenu({ variant }: Props) {
         <a href="/profile/usage" className="btn btn-sm btn-outline">
           {UI_TEXT.usage.menu}
         </a>
+        <a href="/profile/billing" className="btn btn-sm btn-outline">
+          {UI_TEXT.billing.menu}
+        </a>
         <button type="button" className="btn btn-sm" onClick={handleSignOut}>
           {UI_TEXT.signOut}
         </button>
@@ -116,6 +119,9 @@ export default function AccountMenu({ variant }: Props) {
           </li>
           <li>
             <a href="/profile/usage">{UI_TEXT.usage.menu}</a>
+          </li>
+          <li>
+            <a href="/profile/billing">{UI_TEXT.billing.menu}</a>
           </li>
           <li>
             <button type="button" onClick={handleSignOut}>

@@ -67,6 +67,16 @@ function AccountView({ user }: { user: User }) {
             {scheduled}
           </p>
         )}
+        {subscription.status === "past_due" && (
+          <p role="alert" className="alert alert-warning text-sm" data-past-due>
+            <span>
+              {UI_TEXT.billing.failedNotice}{" "}
+              <a href="/profile/billing" className="link font-semibold">
+                {UI_TEXT.billing.updatePaymentMethod}
+              </a>
+            </span>
+          </p>
+        )}
         {paid ? (
           <Suspense fallback={<Loading />}>
             <PlanActions user={user} />
@@ -102,6 +112,9 @@ function AccountView({ user }: { user: User }) {
           </a>
           <a href="/profile/usage" className="btn btn-outline" data-usage-link>
             {T.usageLink}
+          </a>
+          <a href="/profile/billing" className="btn btn-outline" data-billing-link>
+            {UI_TEXT.billing.menu}
           </a>
         </div>
       </section>

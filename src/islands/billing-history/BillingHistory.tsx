@@ -1,0 +1,279 @@
+// /profile/billing (guarded like /profile): every payment with its net, VAT, total, status and
+// invoice; the billing details on file; and the button to the provider's page for changing the card
+// (Stripe's Billing Portal, or the local stand-in's card page), which pays a failed renewal at once.
+import { useStore } from "@nanostores/react";
+import { useEffect, useState } from "react";
+import type { BillingDetails, InvoiceSummary } from "../../../contract/invoices.ts";
+import { readStoredToken } from "../../lib/auth-storage.ts";
+import { isoDay } from "../../lib/format-date.ts";
+import { countryName, formatMoney, invoiceLink, vatRateLabel } from "../../lib/invoice-view.ts";
+import { UI_TEXT } from "../../lib/ui-text.ts";
+import { initSession } from "../../stores/auth.ts";
+import { $billingHistory, loadBillingHistory, openPaymentMethodPage } from "../../stores/billing-history.ts";
+import { notify } from "../../stores/toast.ts";
+import { RouteGuard } from "../auth/RouteGuard.tsx";
+
+const T = UI_TEXT.billing;
+
+// Ask for the session and the history at once, before React hydrates (as /profile/usage does).
+let firstLoad: Promise<void> | undefined;
+if (typeof document !== "undefined") {
+  void initSession();
+  if (readStoredToken()) firstLoad = loadBillingHistory();
+}
+
+const STATUS_BADGE: Record<InvoiceSummary["status"], string> = {
+  paid: "badge-success",
+  failed: "badge-error",
+  refunded: "badge-warning",
+};
+
+function InvoiceCell({ row }: { row: InvoiceSummary }) {
+  const link = invoiceLink(row);
+  if (!link) return <span className="text-base-content/60">{T.noInvoice}</span>;
+  const label = `${T.viewInvoice}${row.number ? ` ${row.number}` : ""}`;
+  return link.external ? (
+    <a href={link.href} className="link" target="_blank" rel="noopener noreferrer">
+      {label}
+    </a>
+  ) : (
+    <a href={link.href} className="link">
+      {label}
+    </a>
+  );
+}
+
+function StatusBadge({ row }: { row: InvoiceSummary }) {
+  return (
+    <>
+      <span className={`badge badge-sm ${STATUS_BADGE[row.status]}`}>{T.statusLabels[row.status]}</span>
+      {row.refunded > 0 && row.refunded < row.total && (
+        <span className="block text-xs">{T.refundedPart(formatMoney(row.refunded, row.currency))}</span>
+      )}
+    </>
+  );
+}
+
+/** A phone's history: one card per payment (seven columns do not fit 390 px). */
+function HistoryList({ rows }: { rows: readonly InvoiceSummary[] }) {
+  return (
+    <ul className="flex flex-col gap-3 sm:hidden" data-billing-history-list>
+      {rows.map((row) => (
+        <li key={row.id} className="rounded-box border border-base-300 p-4" data-invoice-card={row.id}>
+          <div className="flex items-start justify-between gap-3">
+            <p className="font-medium">{row.description}</p>
+            <StatusBadge row={row} />
+          </div>
+          <p className="text-sm text-base-content/70 tabular-nums">{isoDay(row.date)}</p>
+          <dl className="mt-2 grid grid-cols-[1fr_auto] gap-x-4 text-sm tabular-nums">
+            <dt>{T.net}</dt>
+            <dd className="text-right">{formatMoney(row.net, row.currency)}</dd>
+            <dt>
+              {T.vat} {vatRateLabel(row.tax_rate, row.tax_treatment)}
+            </dt>
+            <dd className="text-right">{formatMoney(row.tax, row.currency)}</dd>
+            <dt className="font-semibold">{T.total}</dt>
+            <dd className="text-right font-semibold">{formatMoney(row.total, row.currency)}</dd>
+          </dl>
+          <p className="mt-2 text-sm">
+            <InvoiceCell row={row} />
+          </p>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+function HistoryTable({ rows }: { rows: readonly InvoiceSummary[] }) {
+  return (
+    <div className="hidden overflow-x-auto sm:block">
+      <table className="table table-sm" data-billing-history>
+        <caption className="sr-only">{T.historyCaption}</caption>
+        <thead>
+          <tr>
+            <th scope="col">{T.date}</th>
+            <th scope="col">{T.description}</th>
+            <th scope="col" className="text-right">
+              {T.net}
+            </th>
+            <th scope="col" className="text-right">
+              {T.vat}
+            </th>
+            <th scope="col" className="text-right">
+              {T.total}
+            </th>
+            <th scope="col">{T.status}</th>
+            <th scope="col">{T.invoice}</th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((row) => (
+            <tr key={row.id} data-invoice-row={row.id} data-status={row.status}>
+              <td className="whitespace-nowrap tabular-nums">{isoDay(row.date)}</td>
+              <th scope="row" className="font-normal">
+                {row.description}
+              </th>
+              <td className="text-right tabular-nums">{formatMoney(row.net, row.currency)}</td>
+              <td className="text-right tabular-nums">
+                {formatMoney(row.tax, row.currency)}
+                <span className="block text-xs text-base-content/70">
+                  {vatRateLabel(row.tax_rate, row.tax_treatment)}
+                </span>
+              </td>
+              <td className="text-right font-semibold tabular-nums">
+                {formatMoney(row.total, row.currency)}
+              </td>
+              <td>
+                <span className={`badge badge-sm ${STATUS_BADGE[row.status]}`}>
+                  {T.statusLabels[row.status]}
+                </span>
+                {row.refunded > 0 && row.refunded < row.total && (
+                  <span className="block text-xs">
+                    {T.refundedPart(formatMoney(row.refunded, row.currency))}
+                  </span>
+                )}
+              </td>
+              <td className="whitespace-nowrap">
+                <InvoiceCell row={row} />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function DetailsCard({ details }: { details: BillingDetails | null }) {
+  const onFile = details?.details;
+  return (
+    <section
+      aria-labelledby="billing-details"
+      className="card border border-base-300 bg-base-100"
+      data-billing-details
+    >
+      <div className="card-body gap-3">
+        <h2 id="billing-details" className="card-title text-lg">
+          {T.detailsTitle}
+        </h2>
+        {onFile ? (
+          <>
+            <dl className="grid grid-cols-[auto_1fr] gap-x-4 gap-y-1 text-sm">
+              <dt className="font-medium">{T.name}</dt>
+              <dd>{onFile.name ?? "—"}</dd>
+              <dt className="font-medium">{T.country}</dt>
+              <dd>{countryName(onFile.country)}</dd>
+              <dt className="font-medium">{T.vatId}</dt>
+              <dd className={onFile.vat_id ? "font-mono" : undefined}>{onFile.vat_id ?? T.noVatId}</dd>
+            </dl>
+            <p className="text-xs text-base-content/70">{T.detailsNote}</p>
+          </>
+        ) : (
+          <p className="text-sm">{T.detailsNone}</p>
+        )}
+      </div>
+    </section>
+  );
+}
+
+function PaymentMethodCard({ canUpdate }: { canUpdate: boolean }) {
+  const [busy, setBusy] = useState(false);
+  const open = async () => {
+    setBusy(true);
+    try {
+      await openPaymentMethodPage();
+    } catch {
+      notify("error", T.portalFailed);
+      setBusy(false);
+    }
+  };
+  return (
+    <section aria-labelledby="payment-method" className="card border border-base-300 bg-base-100">
+      <div className="card-body gap-3">
+        <h2 id="payment-method" className="card-title text-lg">
+          {T.paymentMethodTitle}
+        </h2>
+        <p className="text-sm">{canUpdate ? T.paymentMethodBody : T.paymentMethodNone}</p>
+        {canUpdate && (
+          <div>
+            <button
+              type="button"
+              className="btn btn-primary btn-sm"
+              onClick={() => void open()}
+              disabled={busy}
+              data-update-payment-method
+            >
+              {busy ? T.opening : T.updatePaymentMethod}
+            </button>
+          </div>
+        )}
+      </div>
+    </section>
+  );
+}
+
+function BillingView() {
+  const state = useStore($billingHistory);
+  useEffect(() => {
+    if (!firstLoad) void loadBillingHistory();
+  }, []);
+  const { invoices } = state;
+  const failedRenewal = invoices.find((row) => row.kind === "renewal")?.status === "failed";
+  return (
+    <div className="flex flex-col gap-8" data-billing data-status={state.status}>
+      {state.status === "failed" && (
+        <div role="alert" className="alert alert-error">
+          <span>{T.loadFailed}</span>
+          <button type="button" className="btn btn-sm" onClick={() => void loadBillingHistory()}>
+            {T.retry}
+          </button>
+        </div>
+      )}
+      {state.status === "loading" && invoices.length === 0 && (
+        <p role="status" className="flex items-center gap-2 text-sm">
+          <span className="loading loading-spinner" aria-hidden="true" />
+          {T.loading}
+        </p>
+      )}
+      {failedRenewal && (
+        <div role="alert" className="alert alert-warning" data-failed-renewal>
+          <span>{T.failedNotice}</span>
+        </div>
+      )}
+      {state.details && (
+        <div className="grid gap-4 md:grid-cols-2">
+          <DetailsCard details={state.details} />
+          <PaymentMethodCard canUpdate={state.details.can_update_payment_method} />
+        </div>
+      )}
+      <section aria-labelledby="billing-history" className="flex flex-col gap-3">
+        <h2 id="billing-history" className="text-lg font-semibold">
+          {T.historyTitle}
+        </h2>
+        {state.status === "ready" && invoices.length === 0 ? (
+          <div
+            className="rounded-box border border-dashed border-base-300 p-6 text-center"
+            data-billing-empty
+          >
+            <h3 className="text-base font-semibold">{T.emptyTitle}</h3>
+            <p className="mt-2 text-sm text-base-content/80">{T.emptyBody}</p>
+            <a href="/plans" className="btn btn-primary btn-sm mt-4">
+              {UI_TEXT.buySubscription}
+            </a>
+          </div>
+        ) : (
+          invoices.length > 0 && (
+            <>
+              <HistoryList rows={invoices} />
+              <HistoryTable rows={invoices} />
+            </>
+          )
+        )}
+      </section>
+    </div>
+  );
+}
+
+export default function BillingHistory() {
+  return <RouteGuard loadingMessage={T.loading}>{() => <BillingView />}</RouteGuard>;
+}

@@ -1,0 +1,188 @@
+// /profile/billing/invoice?id=… (guarded like /profile): one invoice as a printable document, with
+// its number and date, seller and buyer, the line, net, VAT (rate and amount), total and currency,
+// and the reverse-charge note where it applies. The browser's print dialog saves it as a PDF; the
+// site's top bar and footer are hidden in print. A Stripe invoice links to Stripe's own page and PDF.
+import { useStore } from "@nanostores/react";
+import { useEffect } from "react";
+import type { Invoice, InvoiceParty } from "../../../contract/invoices.ts";
+import { readStoredToken } from "../../lib/auth-storage.ts";
+import { isoDay } from "../../lib/format-date.ts";
+import { countryName, formatMoney, vatRateLabel } from "../../lib/invoice-view.ts";
+import { UI_TEXT } from "../../lib/ui-text.ts";
+import { initSession } from "../../stores/auth.ts";
+import { $invoice, loadInvoice } from "../../stores/billing-history.ts";
+import { RouteGuard } from "../auth/RouteGuard.tsx";
+
+const T = UI_TEXT.billing;
+
+const invoiceId = () =>
+  typeof location === "undefined" ? "" : (new URLSearchParams(location.search).get("id") ?? "");
+
+let firstLoad: Promise<void> | undefined;
+if (typeof document !== "undefined") {
+  void initSession();
+  if (readStoredToken() && invoiceId()) firstLoad = loadInvoice(invoiceId());
+}
+
+function Party({ title, party }: { title: string; party: InvoiceParty }) {
+  return (
+    <div>
+      <h2 className="text-xs font-semibold uppercase tracking-wide text-base-content/70">{title}</h2>
+      <address className="mt-1 whitespace-pre-line text-sm not-italic">
+        {[party.name, party.address, party.address ? null : countryName(party.country), party.email]
+          .filter(Boolean)
+          .join("\n")}
+        {party.vat_id && <span className="block">{T.vatIdLabel(party.vat_id)}</span>}
+      </address>
+    </div>
+  );
+}
+
+function Document({ invoice }: { invoice: Invoice }) {
+  const money = (cents: number) => formatMoney(cents, invoice.currency);
+  return (
+    <article className="card border border-base-300 bg-base-100 print:border-0" data-invoice={invoice.id}>
+      <div className="card-body gap-6">
+        <header className="flex flex-wrap items-start justify-end gap-4">
+          <dl className="grid grid-cols-[auto_auto] gap-x-4 text-sm">
+            <dt className="font-medium">{T.invoiceNumber}</dt>
+            <dd className="font-mono" data-invoice-number>
+              {invoice.number ?? "—"}
+            </dd>
+            <dt className="font-medium">{T.invoiceDate}</dt>
+            <dd className="tabular-nums">{isoDay(invoice.date)}</dd>
+          </dl>
+        </header>
+        {invoice.status === "failed" && (
+          <p role="alert" className="alert alert-warning">
+            {T.failedInvoice}
+          </p>
+        )}
+        <div className="grid gap-6 sm:grid-cols-2">
+          <Party title={T.seller} party={invoice.seller} />
+          <Party title={T.buyer} party={invoice.buyer} />
+        </div>
+        {/* Two columns, so the document fits a phone as well as a printed page. */}
+        <table className="table table-sm" data-invoice-lines>
+          <thead>
+            <tr>
+              <th scope="col">{T.description}</th>
+              <th scope="col" className="text-right">
+                {T.amount}
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {invoice.lines.map((line) => (
+              <tr key={line.description}>
+                <th scope="row" className="font-normal">
+                  {line.description}
+                  <span className="block text-xs text-base-content/70 tabular-nums">
+                    {T.lineQuantity(line.quantity, money(line.unit_amount))}
+                  </span>
+                </th>
+                <td className="text-right align-top tabular-nums">{money(line.amount)}</td>
+              </tr>
+            ))}
+          </tbody>
+          <tfoot className="text-base-content">
+            <tr>
+              <th scope="row" className="text-right font-normal">
+                {T.subtotal}
+              </th>
+              <td className="text-right tabular-nums">{money(invoice.net)}</td>
+            </tr>
+            <tr data-invoice-vat>
+              <th scope="row" className="text-right font-normal">
+                {T.vatLine(vatRateLabel(invoice.tax_rate, invoice.tax_treatment))}
+              </th>
+              <td className="text-right tabular-nums">{money(invoice.tax)}</td>
+            </tr>
+            <tr data-invoice-total>
+              <th scope="row" className="text-right text-base">
+                {T.grandTotal} ({invoice.currency.toUpperCase()})
+              </th>
+              <td className="text-right text-base font-bold tabular-nums">{money(invoice.total)}</td>
+            </tr>
+          </tfoot>
+        </table>
+        {invoice.note && (
+          <p className="text-sm" data-invoice-note>
+            {invoice.note}
+          </p>
+        )}
+        {invoice.refunded > 0 && <p className="text-sm">{T.refundedPart(money(invoice.refunded))}</p>}
+        <div className="flex flex-wrap gap-2 print:hidden">
+          {invoice.invoice_url ? (
+            <a
+              href={invoice.invoice_url}
+              className="btn btn-primary btn-sm"
+              target="_blank"
+              rel="noopener noreferrer"
+            >
+              {T.stripeInvoice}
+            </a>
+          ) : (
+            invoice.status !== "failed" && (
+              <button type="button" className="btn btn-primary btn-sm" onClick={() => window.print()}>
+                {T.print}
+              </button>
+            )
+          )}
+          {invoice.pdf_url && (
+            <a
+              href={invoice.pdf_url}
+              className="btn btn-outline btn-sm"
+              target="_blank"
+              rel="noopener noreferrer"
+            >
+              {T.stripePdf}
+            </a>
+          )}
+          <a href="/profile/billing" className="btn btn-ghost btn-sm">
+            {T.backToBilling}
+          </a>
+        </div>
+      </div>
+    </article>
+  );
+}
+
+function InvoiceView() {
+  const state = useStore($invoice);
+  useEffect(() => {
+    if (firstLoad) return;
+    const id = invoiceId();
+    if (id) void loadInvoice(id);
+    else $invoice.set({ status: "not_found" });
+  }, []);
+  switch (state.status) {
+    case "loading":
+      return (
+        <p role="status" className="flex items-center gap-2 text-sm">
+          <span className="loading loading-spinner" aria-hidden="true" />
+          {T.invoiceLoading}
+        </p>
+      );
+    case "not_found":
+    case "failed":
+      return (
+        <div
+          role="alert"
+          className="alert alert-error"
+          data-invoice-missing={state.status === "not_found" ? "" : undefined}
+        >
+          <span>{state.status === "not_found" ? T.invoiceNotFound : T.loadFailed}</span>
+          <a href="/profile/billing" className="btn btn-sm">
+            {T.backToBilling}
+          </a>
+        </div>
+      );
+    case "ready":
+      return <Document invoice={state.invoice} />;
+  }
+}
+
+export default function InvoiceDocument() {
+  return <RouteGuard loadingMessage={T.invoiceLoading}>{() => <InvoiceView />}</RouteGuard>;
+}

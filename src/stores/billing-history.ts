@@ -1,0 +1,56 @@
+// /profile/billing and its invoice page: the billing history, the details on file, one invoice, and
+// the way to the provider's page for changing the card. Failures keep what is shown and say so.
+import { atom } from "nanostores";
+import type { BillingDetails, Invoice, InvoiceSummary } from "../../contract/invoices.ts";
+import { apiRequest, asApiError } from "../lib/api-client.ts";
+
+export interface BillingHistoryState {
+  status: "loading" | "ready" | "failed";
+  invoices: readonly InvoiceSummary[];
+  details: BillingDetails | null;
+}
+
+export const $billingHistory = atom<BillingHistoryState>({ status: "loading", invoices: [], details: null });
+
+/** Loads the history and the details on file together (the page shows both at once). */
+export async function loadBillingHistory(): Promise<void> {
+  $billingHistory.set({ ...$billingHistory.get(), status: "loading" });
+  try {
+    const [list, details] = await Promise.all([
+      apiRequest("/v1/billing/invoices", "invoiceListSchema", { auth: true }),
+      apiRequest("/v1/billing/details", "billingDetailsSchema", { auth: true }),
+    ]);
+    $billingHistory.set({ status: "ready", invoices: list.data, details });
+  } catch {
+    $billingHistory.set({ ...$billingHistory.get(), status: "failed" });
+  }
+}
+
+/** Sends the browser to the provider's page for changing the card; throws ApiError on failure. */
+export async function openPaymentMethodPage(): Promise<void> {
+  const { url } = await apiRequest("/v1/billing-portal-session", "billingPortalSessionSchema", {
+    method: "POST",
+    auth: true,
+  });
+  window.location.assign(url);
+}
+
+export type InvoiceState =
+  | { status: "loading" }
+  | { status: "ready"; invoice: Invoice }
+  | { status: "not_found" }
+  | { status: "failed" };
+
+export const $invoice = atom<InvoiceState>({ status: "loading" });
+
+export async function loadInvoice(id: string): Promise<void> {
+  $invoice.set({ status: "loading" });
+  try {
+    const invoice = await apiRequest(`/v1/billing/invoices/${encodeURIComponent(id)}`, "invoiceSchema", {
+      auth: true,
+    });
+    $invoice.set({ status: "ready", invoice });
+  } catch (error) {
+    $invoice.set({ status: asApiError(error).status === 404 ? "not_found" : "failed" });
+  }
+}
