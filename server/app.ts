@@ -10,6 +10,7 @@ import { cachedServiceKeyCheck } from "./api-access/service-keys.ts";
 import type { AccessTokens } from "./auth/access-tokens.ts";
 import type { PasswordHasher } from "./auth/passwords.ts";
 import type { BackgroundTasks } from "./background.ts";
+import { createBillingMailSender } from "./billing/billing-mails.ts";
 import type { Catalogue } from "./billing/catalogue.ts";
 import { createBilling } from "./billing/service.ts";
 import type { Clock } from "./clock.ts";
@@ -82,6 +83,13 @@ export function createApp(deps: AppDeps): Hono {
     freeInitialCredits: deps.config.FREE_INITIAL_CREDITS,
     portalUrl: deps.config.portalUrl,
     seller: deps.config.seller,
+    mails: createBillingMailSender({
+      db: deps.db,
+      clock: deps.clock,
+      mailer: deps.mailer,
+      tasks: deps.tasks,
+      logger: deps.logger,
+    }),
     afterProviderChange: deps.payments.local ? deps.payments.local.deliverSoon : () => {},
   });
   const accounts = createAccounts({

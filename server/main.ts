@@ -1,5 +1,6 @@
 // Starts the one process: reads config, opens and migrates the database, builds the app's
 // dependencies, serves pages and API on one port, and shuts down cleanly.
+
 import { serve } from "@hono/node-server";
 import type { Redis } from "ioredis";
 import { createApp } from "./app.ts";
@@ -8,6 +9,7 @@ import { resolveSigningKey } from "./auth/dev-signing-key.ts";
 import { createPasswordHasher } from "./auth/passwords.ts";
 import { loadSigningKeys } from "./auth/signing-keys.ts";
 import { createBackgroundTasks } from "./background.ts";
+import { createBillingMailSender, queueExpiringTopUpMails } from "./billing/billing-mails.ts";
 import { systemClock } from "./clock.ts";
 import { openDatabase } from "./db/client.ts";
 import { ConfigError, loadConfig } from "./env.ts";
@@ -109,6 +111,21 @@ async function main(): Promise<void> {
   }, config.BILLING_JOB_INTERVAL_SECONDS * 1000);
   billingJob.unref();
 
+  // Billing mails for both providers: top-up packs about to expire, and mails a send failed for.
+  const billingMails = createBillingMailSender({ db: database.db, clock, mailer, tasks, logger });
+  let mailsRunning = false;
+  const billingMailsJob = setInterval(() => {
+    if (mailsRunning) return;
+    mailsRunning = true;
+    queueExpiringTopUpMails(database.db, clock.now(), config.portalUrl)
+      .then(() => billingMails.sendPending())
+      .catch((error: unknown) => logger.error({ err: error }, "Billing mails job failed"))
+      .finally(() => {
+        mailsRunning = false;
+      });
+  }, config.BILLING_JOB_INTERVAL_SECONDS * 1000);
+  billingMailsJob.unref();
+
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
@@ -116,6 +133,7 @@ async function main(): Promise<void> {
     logger.info({ signal }, "Shutting down");
     setTimeout(() => process.exit(1), 10_000).unref();
     clearInterval(billingJob);
+    clearInterval(billingMailsJob);
     operatorSocket?.close();
     server.close(async () => {
       // Let queued mails go out before the database they read from closes.

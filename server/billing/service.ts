@@ -9,7 +9,7 @@ import type { LedgerEntry } from "../../contract/billing.ts";
 import type { BillingDetails, Invoice, InvoiceSummary } from "../../contract/invoices.ts";
 import type { AccountHooks } from "../accounts/hooks.ts";
 import type { Clock } from "../clock.ts";
-import { checkoutSessions, webhookEvents } from "../db/schema/index.ts";
+import { checkoutSessions, type InvoiceRow, webhookEvents } from "../db/schema/index.ts";
 import type { Db, Tx } from "../db/types.ts";
 import { berlinDateOf } from "../domain/berlin-time.ts";
 import { fromMillicredits } from "../domain/ledger.ts";
@@ -25,9 +25,18 @@ import {
 } from "../domain/subscription.ts";
 import type { Seller } from "../domain/vat.ts";
 import { ApiError } from "../http/errors.ts";
+import {
+  cancellationConfirmedMail,
+  paymentFailedMail,
+  planChangeAppliedMail,
+  planChangeScheduledMail,
+  receiptMail,
+  subscriptionEndedMail,
+} from "../mail/billing-templates.ts";
 import type { PaymentProvider } from "../payments/provider.ts";
 import { type BillingEvent, parseStripeEvent } from "../payments/stripe-events.ts";
 import { verifyWebhook } from "../payments/stripe-signature.ts";
+import { type BillingMailSender, queueBillingMail } from "./billing-mails.ts";
 import type { Catalogue } from "./catalogue.ts";
 import { fulfil, initialFreeGrant } from "./fulfilment.ts";
 import { invoiceSummary, invoiceView } from "./invoice-view.ts";
@@ -61,6 +70,8 @@ export interface BillingDeps {
   portalUrl: string;
   /** The business on every invoice; its country decides VAT. */
   seller: Seller;
+  /** Sends the billing mails queued by a transaction once it has committed. */
+  mails: BillingMailSender;
   /** After a command changed the subscription at the provider (the local one then delivers its events). */
   afterProviderChange: () => void;
 }
@@ -149,6 +160,96 @@ export function createBilling(deps: BillingDeps) {
   const tierName = (productId: string) => catalogue.findTier(productId)?.tier.name ?? productId;
   const periodText = (p: { start: Date; end: Date }) => `${berlinDateOf(p.start)} to ${berlinDateOf(p.end)}`;
 
+  /** The receipt of a payment that has just become paid (once per payment: keyed by its fulfilment key). */
+  async function queueReceipt(tx: Tx, recorded: { row: InvoiceRow; becamePaid: boolean }, now: Date) {
+    if (!recorded.becamePaid) return;
+    const { row } = recorded;
+    await queueBillingMail(
+      tx,
+      {
+        userId: row.userId,
+        kind: "receipt",
+        dedupeKey: `receipt:${row.fulfilmentKey}`,
+        build: (user) =>
+          receiptMail(user, {
+            description: row.description,
+            date: berlinDateOf(row.issuedAt),
+            number: row.number,
+            currency: row.currency,
+            net: row.net,
+            tax: row.tax,
+            total: row.total,
+            taxRateBasisPoints: row.taxRateBasisPoints,
+            taxTreatment: row.taxTreatment,
+            invoiceUrl: `${deps.portalUrl}/profile/billing/invoice?id=${row.id}`,
+          }),
+      },
+      now,
+    );
+  }
+
+  /**
+   * The mails a change of the subscription calls for, from the state before to the state after:
+   * ended, a plan change applied or scheduled, a cancellation confirmed. Keyed by what changed, so
+   * the same change reached twice (our command, then the provider's event about it) mails once.
+   */
+  async function queueSubscriptionMails(
+    tx: Tx,
+    userId: string,
+    before: SubscriptionState,
+    after: SubscriptionState,
+    now: Date,
+  ) {
+    if (before.status === "free") return;
+    const sub = before.subscriptionId;
+    const queue = (kind: string, dedupeKey: string, build: Parameters<typeof queueBillingMail>[1]["build"]) =>
+      queueBillingMail(tx, { userId, kind, dedupeKey, build }, now);
+    const profileUrl = `${deps.portalUrl}/profile`;
+    if (after.status === "free") {
+      await queue("subscription_ended", `subscription_ended:${sub}`, (user) =>
+        subscriptionEndedMail(user, {
+          plan: tierName(before.productId),
+          plansUrl: `${deps.portalUrl}/plans`,
+        }),
+      );
+      return;
+    }
+    if (after.subscriptionId !== sub) return;
+    if (after.productId !== before.productId) {
+      await queue(
+        "plan_change_applied",
+        `plan_change_applied:${sub}:${after.productId}:${after.currentPeriodStart.getTime()}`,
+        (user) => planChangeAppliedMail(user, { plan: tierName(after.productId), profileUrl }),
+      );
+    }
+    if (after.scheduledProductId !== null && after.scheduledProductId !== before.scheduledProductId) {
+      const to = after.scheduledProductId;
+      await queue(
+        "plan_change_scheduled",
+        `plan_change_scheduled:${sub}:${to}:${after.currentPeriodEnd.getTime()}`,
+        (user) =>
+          planChangeScheduledMail(user, {
+            from: tierName(after.productId),
+            to: tierName(to),
+            date: berlinDateOf(after.currentPeriodEnd),
+            profileUrl,
+          }),
+      );
+    }
+    if (after.cancelAtPeriodEnd && !before.cancelAtPeriodEnd) {
+      await queue(
+        "cancellation_confirmed",
+        `cancellation:${sub}:${after.currentPeriodEnd.getTime()}`,
+        (user) =>
+          cancellationConfirmedMail(user, {
+            plan: tierName(after.productId),
+            date: berlinDateOf(after.currentPeriodEnd),
+            profileUrl,
+          }),
+      );
+    }
+  }
+
   /** The billing history's row of a payment (or a declined renewal), in the fulfilment's transaction. */
   async function recordHistory(tx: Tx, userId: string, event: BillingEvent, now: Date): Promise<void> {
     const common = { userId, provider: provider.kind };
@@ -166,61 +267,90 @@ export function createBilling(deps: BillingDeps) {
     switch (event.kind) {
       case "topup_paid":
         if (!event.payment) return;
-        await recordPaidInvoice(
+        await queueReceipt(
           tx,
-          {
-            ...common,
-            kind: "topup",
-            fulfilmentKey: event.fulfilmentKey,
-            description: catalogue.findTopUp(event.productId)?.topUp.name ?? event.productId,
-            paidAt: event.paidAt,
-            payment: event.payment,
-            providerInvoiceId: event.invoiceId,
-            paymentReference: event.paymentIntentId ?? event.checkoutSessionId,
-          },
-          deps.seller,
+          await recordPaidInvoice(
+            tx,
+            {
+              ...common,
+              kind: "topup",
+              fulfilmentKey: event.fulfilmentKey,
+              description: catalogue.findTopUp(event.productId)?.topUp.name ?? event.productId,
+              paidAt: event.paidAt,
+              payment: event.payment,
+              providerInvoiceId: event.invoiceId,
+              paymentReference: event.paymentIntentId ?? event.checkoutSessionId,
+            },
+            deps.seller,
+            now,
+          ),
           now,
         );
         return;
       case "subscription_started":
         if (event.document) await recordInvoiceDocument(tx, event.document, now);
         if (!event.payment) return;
-        await recordPaidInvoice(
+        await queueReceipt(
           tx,
-          {
-            ...common,
-            kind: "subscription",
-            fulfilmentKey: event.fulfilmentKey,
-            description: `${tierName(event.productId)} monthly subscription`,
-            paidAt: event.paidAt,
-            payment: event.payment,
-            providerInvoiceId: event.invoiceId,
-            paymentReference: event.invoiceId ?? event.checkoutSessionId,
-          },
-          deps.seller,
+          await recordPaidInvoice(
+            tx,
+            {
+              ...common,
+              kind: "subscription",
+              fulfilmentKey: event.fulfilmentKey,
+              description: `${tierName(event.productId)} monthly subscription`,
+              paidAt: event.paidAt,
+              payment: event.payment,
+              providerInvoiceId: event.invoiceId,
+              paymentReference: event.invoiceId ?? event.checkoutSessionId,
+            },
+            deps.seller,
+            now,
+          ),
           now,
         );
         return;
       case "renewal_paid":
         if (event.document) await recordInvoiceDocument(tx, event.document, now);
-        await recordPaidInvoice(
+        await queueReceipt(
           tx,
-          {
-            ...common,
-            kind: "renewal",
-            fulfilmentKey: event.fulfilmentKey,
-            description: `${tierName(event.productId)} monthly subscription, ${periodText(event.period)}`,
-            paidAt: event.paidAt,
-            payment: event.payment,
-            providerInvoiceId: event.invoiceId,
-            paymentReference: event.invoiceId,
-          },
-          deps.seller,
+          await recordPaidInvoice(
+            tx,
+            {
+              ...common,
+              kind: "renewal",
+              fulfilmentKey: event.fulfilmentKey,
+              description: `${tierName(event.productId)} monthly subscription, ${periodText(event.period)}`,
+              paidAt: event.paidAt,
+              payment: event.payment,
+              providerInvoiceId: event.invoiceId,
+              paymentReference: event.invoiceId,
+            },
+            deps.seller,
+            now,
+          ),
           now,
         );
         return;
       case "renewal_failed":
         if (event.document) await recordInvoiceDocument(tx, event.document, now);
+        await queueBillingMail(
+          tx,
+          {
+            userId,
+            kind: "payment_failed",
+            dedupeKey: `payment_failed:${event.invoiceId}:${event.attemptCount ?? event.eventId}`,
+            build: (user) =>
+              paymentFailedMail(user, {
+                plan: tierName(event.productId),
+                currency: event.payment.currency,
+                total: event.payment.total,
+                nextAttempt: event.nextPaymentAttempt ? berlinDateOf(event.nextPaymentAttempt) : null,
+                updateUrl: `${deps.portalUrl}/profile/billing`,
+              }),
+          },
+          now,
+        );
         await recordFailedRenewal(
           tx,
           {
@@ -252,8 +382,10 @@ export function createBilling(deps: BillingDeps) {
       // Provider calls go first: if one fails, the transaction rolls back and nothing changed here.
       await runEffects(tx, userId, result.effects, { eventId: null, paymentReference: null });
       await saveState(tx, userId, stored, result.state, now, (await findCustomerId(tx, userId)) ?? null);
+      await queueSubscriptionMails(tx, userId, state, result.state, now);
     });
     deps.afterProviderChange();
+    deps.mails.sendSoon();
   }
 
   async function checkout(
@@ -456,7 +588,13 @@ export function createBilling(deps: BillingDeps) {
           await recordHistory(tx, userId, event, now);
           await markSessionPaid(tx, event, now);
           await saveState(tx, userId, stored, result.state, now, event.customerId);
+          await queueSubscriptionMails(tx, userId, stored, result.state, now);
           return { status: 200, duplicate: false };
+        })
+        .then((outcome) => {
+          // What the transaction queued goes out now that it has committed.
+          if (outcome.status === 200 && !outcome.duplicate) deps.mails.sendSoon();
+          return outcome;
         })
         .catch((error: unknown) => {
           if (error instanceof TransactionRollbackError) return { status: 200 as const, duplicate: false };

@@ -26,7 +26,7 @@ export function passwordResetLink(portalUrl: string, token: string): string {
   return `${portalUrl}/reset-password/${encodeURIComponent(token)}`;
 }
 
-interface MailContent {
+export interface MailContent {
   subject: string;
   greeting: string;
   paragraphs: string[];
@@ -34,7 +34,7 @@ interface MailContent {
   closing: string;
 }
 
-function render(to: string, content: MailContent): MailMessage {
+export function render(to: string, content: MailContent): MailMessage {
   const text = [
     content.greeting,
     "",

@@ -1,3 +1,18 @@
+CREATE TABLE "billing_mails" (
+	"id" uuid PRIMARY KEY NOT NULL,
+	"user_id" uuid NOT NULL,
+	"kind" text NOT NULL,
+	"dedupe_key" text NOT NULL,
+	"to" text NOT NULL,
+	"subject" text NOT NULL,
+	"text" text NOT NULL,
+	"html" text NOT NULL,
+	"created_at" timestamp with time zone NOT NULL,
+	"sent_at" timestamp with time zone,
+	"attempts" integer DEFAULT 0 NOT NULL,
+	"last_error" text
+);
+--> statement-breakpoint
 CREATE TABLE "invoice_sequences" (
 	"series" text PRIMARY KEY NOT NULL,
 	"last" integer NOT NULL
@@ -59,8 +74,11 @@ ALTER TABLE "checkout_sessions" ADD COLUMN "buyer_vat_id" text;--> statement-bre
 ALTER TABLE "checkout_sessions" ADD COLUMN "tax_treatment" text;--> statement-breakpoint
 ALTER TABLE "checkout_sessions" ADD COLUMN "tax_rate_basis_points" integer;--> statement-breakpoint
 ALTER TABLE "checkout_sessions" ADD COLUMN "amount_tax" integer;--> statement-breakpoint
+ALTER TABLE "billing_mails" ADD CONSTRAINT "billing_mails_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "invoices" ADD CONSTRAINT "invoices_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "local_card_sessions" ADD CONSTRAINT "local_card_sessions_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+CREATE UNIQUE INDEX "billing_mails_dedupe_key_key" ON "billing_mails" USING btree ("dedupe_key");--> statement-breakpoint
+CREATE INDEX "billing_mails_unsent_idx" ON "billing_mails" USING btree ("created_at") WHERE "billing_mails"."sent_at" is null;--> statement-breakpoint
 CREATE UNIQUE INDEX "invoices_fulfilment_key_key" ON "invoices" USING btree ("fulfilment_key");--> statement-breakpoint
 CREATE UNIQUE INDEX "invoices_series_sequence_key" ON "invoices" USING btree ("series","sequence");--> statement-breakpoint
 CREATE INDEX "invoices_user_issued_idx" ON "invoices" USING btree ("user_id","issued_at");

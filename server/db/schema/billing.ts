@@ -360,3 +360,31 @@ export const localCardSessions = pgTable("local_card_sessions", {
   usedAt: at("used_at"),
 });
 export type LocalCardSessionRow = typeof localCardSessions.$inferSelect;
+
+/**
+ * Billing e-mails, written in the same transaction as the event that calls for them (a payment, a
+ * failed renewal, a plan change...), under a key that names that event: a redelivered webhook or a
+ * second event for the same thing finds the key taken and queues nothing, so each mail goes out
+ * once. A sender picks up what is unsent after the commit (and retries what failed).
+ */
+export const billingMails = pgTable(
+  "billing_mails",
+  {
+    id: uuid("id").primaryKey(),
+    userId: userRef(),
+    kind: text("kind").notNull(),
+    dedupeKey: text("dedupe_key").notNull(),
+    to: text("to").notNull(),
+    subject: text("subject").notNull(),
+    text: text("text").notNull(),
+    html: text("html").notNull(),
+    createdAt: at("created_at").notNull(),
+    sentAt: at("sent_at"),
+    attempts: integer("attempts").notNull().default(0),
+    lastError: text("last_error"),
+  },
+  (t) => [
+    uniqueIndex("billing_mails_dedupe_key_key").on(t.dedupeKey),
+    index("billing_mails_unsent_idx").on(t.createdAt).where(sql`${t.sentAt} is null`),
+  ],
+);

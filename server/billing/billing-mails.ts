@@ -1,0 +1,175 @@
+// The billing e-mails' outbox (billing_mails). queueBillingMail() writes a rendered message in the
+// caller's transaction under a key naming the event it is about: a second queueing of the same key
+// (a redelivered webhook, the same payment arriving as two events) does nothing, so each mail goes
+// out once. The sender sends what is unsent once the transaction has committed, and retries what
+// failed on its next run (after each webhook, and from the billing job).
+import { randomUUID } from "node:crypto";
+import { and, asc, eq, gt, isNull, lt, lte, sql } from "drizzle-orm";
+import type { Logger } from "pino";
+import { findUserById } from "../accounts/users.ts";
+import type { BackgroundTasks } from "../background.ts";
+import type { Clock } from "../clock.ts";
+import { billingMails, creditGrants } from "../db/schema/index.ts";
+import type { Db, DbOrTx } from "../db/types.ts";
+import { berlinDateOf } from "../domain/berlin-time.ts";
+import { fromMillicredits } from "../domain/ledger.ts";
+import { type MailUser, topUpExpiringMail } from "../mail/billing-templates.ts";
+import type { Mailer } from "../mail/mailer.ts";
+import type { MailMessage } from "../mail/message.ts";
+
+/** After this many failed sends a mail stays in the table for an operator (logged at error level). */
+export const MAX_SEND_ATTEMPTS = 8;
+
+/**
+ * Queues `build(user)` for `userId` once per `dedupeKey`; true when it was queued now. The caller's
+ * transaction decides: rolled back, nothing is sent.
+ */
+export async function queueBillingMail(
+  tx: DbOrTx,
+  p: { userId: string; kind: string; dedupeKey: string; build: (user: MailUser) => MailMessage },
+  now: Date,
+): Promise<boolean> {
+  const user = await findUserById(tx, p.userId);
+  if (!user) return false;
+  const message = p.build({ email: user.email, username: user.username });
+  const inserted = await tx
+    .insert(billingMails)
+    .values({
+      id: randomUUID(),
+      userId: p.userId,
+      kind: p.kind,
+      dedupeKey: p.dedupeKey,
+      to: message.to,
+      subject: message.subject,
+      text: message.text,
+      html: message.html,
+      createdAt: now,
+    })
+    .onConflictDoNothing({ target: billingMails.dedupeKey })
+    .returning({ id: billingMails.id });
+  return inserted.length > 0;
+}
+
+export interface BillingMailSender {
+  /** Sends every unsent mail now (one batch after another); resolves with how many went out. */
+  sendPending(): Promise<number>;
+  /** sendPending() after the current answer, in the background. */
+  sendSoon(): void;
+}
+
+export function createBillingMailSender(deps: {
+  db: Db;
+  clock: Clock;
+  mailer: Mailer;
+  tasks: BackgroundTasks;
+  logger: Logger;
+}): BillingMailSender {
+  const { db, mailer, logger } = deps;
+
+  /** One mail, claimed under its row lock so two instances never send it both. */
+  async function sendOne(id: string): Promise<boolean> {
+    return db.transaction(async (tx) => {
+      const [mail] = await tx
+        .select()
+        .from(billingMails)
+        .where(and(eq(billingMails.id, id), isNull(billingMails.sentAt)))
+        .for("update", { skipLocked: true });
+      if (!mail) return false;
+      try {
+        await mailer.send({ to: mail.to, subject: mail.subject, text: mail.text, html: mail.html });
+      } catch (error) {
+        const attempts = mail.attempts + 1;
+        await tx
+          .update(billingMails)
+          .set({ attempts, lastError: String(error).slice(0, 500) })
+          .where(eq(billingMails.id, id));
+        const level = attempts >= MAX_SEND_ATTEMPTS ? "error" : "warn";
+        logger[level]({ err: error, mailId: id, kind: mail.kind, attempts }, "Billing mail not sent");
+        return false;
+      }
+      await tx.update(billingMails).set({ sentAt: deps.clock.now() }).where(eq(billingMails.id, id));
+      logger.info({ mailId: id, kind: mail.kind, userId: mail.userId }, "Billing mail sent");
+      return true;
+    });
+  }
+
+  async function sendPending(): Promise<number> {
+    let sent = 0;
+    const tried = new Set<string>();
+    for (;;) {
+      const due = await db
+        .select({ id: billingMails.id })
+        .from(billingMails)
+        .where(and(isNull(billingMails.sentAt), lt(billingMails.attempts, MAX_SEND_ATTEMPTS)))
+        .orderBy(asc(billingMails.createdAt))
+        .limit(50);
+      const fresh = due.filter((m) => !tried.has(m.id));
+      if (fresh.length === 0) return sent;
+      for (const { id } of fresh) {
+        tried.add(id);
+        if (await sendOne(id)) sent++;
+      }
+    }
+  }
+
+  return {
+    sendPending,
+    sendSoon() {
+      deps.tasks.run("billing mails", async () => {
+        await sendPending();
+      });
+    },
+  };
+}
+
+/** How far ahead a top-up pack's expiry is announced. */
+export const TOP_UP_EXPIRY_NOTICE_MS = 7 * 86_400_000;
+
+/**
+ * Queues the "top-up credits expiring" mail for every pack with credits left that expires within
+ * 7 days and has not had it (once per grant, by its key). Returns how many were queued.
+ */
+export async function queueExpiringTopUpMails(db: Db, now: Date, portalUrl: string): Promise<number> {
+  const soon = new Date(now.getTime() + TOP_UP_EXPIRY_NOTICE_MS);
+  const due = await db
+    .select({
+      id: creditGrants.id,
+      userId: creditGrants.userId,
+      remaining: creditGrants.remaining,
+      source: creditGrants.source,
+      expiresAt: creditGrants.expiresAt,
+    })
+    .from(creditGrants)
+    .where(
+      and(
+        eq(creditGrants.kind, "topup"),
+        gt(creditGrants.remaining, 0),
+        gt(creditGrants.expiresAt, now),
+        lte(creditGrants.expiresAt, soon),
+        sql`not exists (select 1 from ${billingMails} where ${billingMails.dedupeKey} = 'topup_expiring:' || ${creditGrants.id}::text)`,
+      ),
+    );
+  let queued = 0;
+  for (const grant of due) {
+    if (!grant.expiresAt) continue;
+    const expiresAt = grant.expiresAt;
+    const made = await queueBillingMail(
+      db,
+      {
+        userId: grant.userId,
+        kind: "topup_expiring",
+        dedupeKey: `topup_expiring:${grant.id}`,
+        build: (user) =>
+          topUpExpiringMail(user, {
+            credits: fromMillicredits(grant.remaining),
+            pack: grant.source,
+            date: berlinDateOf(expiresAt),
+            usageUrl: `${portalUrl}/profile`,
+          }),
+      },
+      now,
+    );
+    if (made) queued++;
+  }
+  return queued;
+}
