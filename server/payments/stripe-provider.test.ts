@@ -3,79 +3,38 @@
 // local node:http server that records every request and answers canned Stripe-shaped JSON. The
 // tests check what the adapter asks Stripe to do, in Stripe's own wire format.
 import { randomUUID } from "node:crypto";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import Stripe from "stripe";
+import type Stripe from "stripe";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { TIERS, TOP_UPS } from "../../contract/catalogue.ts";
 import { openTestDatabase, type TestDatabase } from "../../tests/fixtures/test-db.ts";
 import { ManualClock } from "../clock.ts";
 import { checkoutSessions, users } from "../db/schema/index.ts";
+import { on, type Route, type StripeStandIn, startStripeStandIn } from "../testing/stripe-stand-in.ts";
 import { createStripeProvider, loadIdSetFromStripe } from "./stripe-provider.ts";
 
-interface Recorded {
-  method: string;
-  path: string;
-  query: URLSearchParams;
-  body: URLSearchParams;
-}
-
-type Answer = { status?: number; body: unknown };
-type Route = (req: Recorded) => Answer | undefined;
-
 describe("Stripe adapter (SDK pointed at a local stand-in; real Stripe is not reachable here)", () => {
-  let server: Server;
+  let standIn: StripeStandIn;
   let stripe: Stripe;
   let database: TestDatabase;
-  const requests: Recorded[] = [];
-  let routes: Route[] = [];
+  let requests: StripeStandIn["requests"];
   const clock = new ManualClock("2030-01-15T10:00:00.000Z");
+  let routes: Route[] = [];
 
   beforeAll(async () => {
-    server = createServer((req, res) => {
-      let raw = "";
-      req.on("data", (chunk: Buffer) => {
-        raw += chunk.toString("utf8");
-      });
-      req.on("end", () => {
-        const url = new URL(req.url ?? "/", "http://stand-in");
-        const recorded = {
-          method: req.method ?? "GET",
-          path: url.pathname,
-          query: url.searchParams,
-          body: new URLSearchParams(raw),
-        };
-        requests.push(recorded);
-        const answer = routes.map((r) => r(recorded)).find(Boolean) ?? {
-          status: 404,
-          body: {
-            error: { type: "invalid_request_error", code: "resource_missing", message: "No such thing" },
-          },
-        };
-        res.writeHead(answer.status ?? 200, { "Content-Type": "application/json", "Request-Id": "req_test" });
-        res.end(JSON.stringify(answer.body));
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    const { port } = server.address() as AddressInfo;
-    stripe = new Stripe("sk_test_standin", {
-      host: "127.0.0.1",
-      port,
-      protocol: "http",
-      maxNetworkRetries: 0,
-      telemetry: false,
-    });
+    standIn = await startStripeStandIn(() => routes);
+    stripe = standIn.stripe;
+    requests = standIn.requests;
     database = await openTestDatabase("pglite");
   });
 
   afterAll(async () => {
-    await new Promise((resolve) => server.close(resolve));
+    await standIn.close();
     await database?.close();
   });
 
   let userId: string;
   beforeEach(async () => {
-    requests.length = 0;
+    standIn.reset();
     routes = [];
     await database.reset();
     userId = randomUUID();
@@ -87,13 +46,6 @@ describe("Stripe adapter (SDK pointed at a local stand-in; real Stripe is not re
       emailVerified: true,
     });
   });
-
-  const on =
-    (method: string, path: string | RegExp, body: unknown): Route =>
-    (req) =>
-      req.method === method && (typeof path === "string" ? req.path === path : path.test(req.path))
-        ? { body }
-        : undefined;
 
   const checkoutRoutes = (): Route[] => {
     let n = 0;
@@ -146,7 +98,16 @@ describe("Stripe adapter (SDK pointed at a local stand-in; real Stripe is not re
       "metadata[kind]": "subscription",
       "subscription_data[metadata][user_id]": userId,
       "subscription_data[metadata][product_id]": "prod_b",
+      // VAT by Stripe Tax, from a required address, with the VAT ID, saved on the customer; cards only.
+      "automatic_tax[enabled]": "true",
+      billing_address_collection: "required",
+      "tax_id_collection[enabled]": "true",
+      "customer_update[address]": "auto",
+      "customer_update[name]": "auto",
+      "allowed_payment_method_types[0]": "card",
     });
+    // invoice_creation is for one-time payments only (a subscription has its invoices anyway).
+    expect(session?.body.has("invoice_creation[enabled]")).toBe(false);
     // The second checkout reuses the customer: no second POST /v1/customers.
     await provider().createCheckoutSession(database.db, {
       ...checkout,
@@ -160,6 +121,9 @@ describe("Stripe adapter (SDK pointed at a local stand-in; real Stripe is not re
     expect(payment?.body.get("customer")).toBe("cus_1");
     expect(payment?.body.get("payment_intent_data[metadata][user_id]")).toBe(userId);
     expect(payment?.body.has("subscription_data[metadata][user_id]")).toBe(false);
+    expect(payment?.body.get("invoice_creation[enabled]")).toBe("true");
+    expect(payment?.body.get("invoice_creation[invoice_data][metadata][user_id]")).toBe(userId);
+    expect(payment?.body.get("automatic_tax[enabled]")).toBe("true");
     // Both sessions are on record, for tracing a later grant back to its checkout.
     expect(await database.db.select().from(checkoutSessions)).toHaveLength(2);
   });
@@ -193,7 +157,8 @@ describe("Stripe adapter (SDK pointed at a local stand-in; real Stripe is not re
         object: "subscription",
         status: "active",
         schedule: null,
-        items: { data: [{ price: { id: "price_a" } }] },
+        metadata: { user_id: "user_1", product_id: "prod_a" },
+        items: { data: [{ price: { id: "price_a", product: "prod_a" } }] },
       }),
       on("GET", "/v1/products/prod_c", { id: "prod_c", object: "product", default_price: "price_c" }),
       on("POST", "/v1/subscription_schedules", {
@@ -216,8 +181,13 @@ describe("Stripe adapter (SDK pointed at a local stand-in; real Stripe is not re
       "phases[0][items][0][price]": "price_a",
       "phases[0][start_date]": "1000",
       "phases[0][end_date]": "2000",
+      "phases[0][metadata][product_id]": "prod_a",
+      "phases[0][metadata][user_id]": "user_1",
       "phases[1][items][0][price]": "price_c",
       "phases[1][duration][interval]": "month",
+      // When the new phase starts, the subscription's metadata names the new product.
+      "phases[1][metadata][product_id]": "prod_c",
+      "phases[1][metadata][user_id]": "user_1",
     });
   });
 
@@ -226,18 +196,33 @@ describe("Stripe adapter (SDK pointed at a local stand-in; real Stripe is not re
     expect(requests[0]).toMatchObject({ method: "DELETE", path: "/v1/subscriptions/sub_gone" });
   });
 
+  const product = (id: string, metadata: Record<string, string>, unitAmount: number, currency: string) => ({
+    id,
+    object: "product",
+    metadata,
+    default_price: {
+      id: `price_${id}`,
+      object: "price",
+      unit_amount: unitAmount,
+      currency,
+      tax_behavior: "exclusive",
+      ...(metadata.tier
+        ? {
+            type: "recurring",
+            recurring: { interval: "month", interval_count: 1 } as Record<string, unknown> | null,
+          }
+        : { type: "one_time", recurring: null as Record<string, unknown> | null }),
+    } as Record<string, unknown>,
+  });
+  type CatalogueProduct = ReturnType<typeof product>;
+  /** Every tier and pack, as the operator sets them up (see the README). */
+  const catalogue = (): CatalogueProduct[] => [
+    ...TIERS.map((t) => product(`prod_tier_${t.key}`, { tier: t.key }, t.unitAmount, t.currency)),
+    ...TOP_UPS.map((t) => product(`prod_pack_${t.key}`, { top_up: t.key }, t.unitAmount, t.currency)),
+  ];
+
   it("reads the catalogue's ids from the Stripe account and refuses a price that differs from the portal's", async () => {
-    const product = (id: string, metadata: Record<string, string>, unitAmount: number, currency: string) => ({
-      id,
-      object: "product",
-      metadata,
-      default_price: { id: `price_${id}`, object: "price", unit_amount: unitAmount, currency },
-    });
-    const products = [
-      ...TIERS.map((t) => product(`prod_tier_${t.key}`, { tier: t.key }, t.unitAmount, t.currency)),
-      ...TOP_UPS.map((t) => product(`prod_pack_${t.key}`, { top_up: t.key }, t.unitAmount, t.currency)),
-      product("prod_other", {}, 1, "eur"),
-    ];
+    const products = [...catalogue(), product("prod_other", {}, 1, "eur")];
     routes = [
       on("GET", "/v1/products", { object: "list", data: products, has_more: false, url: "/v1/products" }),
     ];
@@ -253,5 +238,68 @@ describe("Stripe adapter (SDK pointed at a local stand-in; real Stripe is not re
       on("GET", "/v1/products", { object: "list", data: wrong, has_more: false, url: "/v1/products" }),
     ];
     await expect(loadIdSetFromStripe(stripe)).rejects.toThrow(/prod_tier_A: Stripe price 1 /);
+  });
+
+  it.each([
+    [
+      "a tier billed yearly",
+      (p: CatalogueProduct) =>
+        p.id === "prod_tier_B"
+          ? {
+              ...p,
+              default_price: { ...p.default_price, recurring: { interval: "year", interval_count: 1 } },
+            }
+          : p,
+      /prod_tier_B: a tier's price must recur every month \(it is recurring every 1 year\)/,
+    ],
+    [
+      "a pack billed monthly",
+      (p: CatalogueProduct) =>
+        p.id === "prod_pack_500"
+          ? {
+              ...p,
+              default_price: {
+                ...p.default_price,
+                type: "recurring",
+                recurring: { interval: "month", interval_count: 1 },
+              },
+            }
+          : p,
+      /prod_pack_500: a top-up pack's price must be one-time/,
+    ],
+    [
+      "a price that includes VAT",
+      (p: CatalogueProduct) =>
+        p.id === "prod_tier_C"
+          ? { ...p, default_price: { ...p.default_price, tax_behavior: "inclusive" } }
+          : p,
+      /prod_tier_C: the price's tax_behavior must be "exclusive" \(prices are net; it is inclusive\)/,
+    ],
+  ])("refuses to start with %s, saying why", async (_case, change, message) => {
+    routes = [
+      on("GET", "/v1/products", {
+        object: "list",
+        data: catalogue().map(change),
+        has_more: false,
+        url: "/v1/products",
+      }),
+    ];
+    await expect(loadIdSetFromStripe(stripe)).rejects.toThrow(message);
+  });
+
+  it("refuses two products that claim the same tier", async () => {
+    const products = catalogue();
+    const twin = { ...products[0], id: "prod_tier_A_twin" } as CatalogueProduct;
+    routes = [
+      on("GET", "/v1/products", {
+        object: "list",
+        data: [...products, twin],
+        has_more: false,
+        url: "/v1/products",
+      }),
+    ];
+    await expect(loadIdSetFromStripe(stripe)).rejects.toThrow(
+      /prod_tier_A_twin and prod_tier_A both claim tier=A/,
+    );
   });
 });

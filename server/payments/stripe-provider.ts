@@ -58,6 +58,17 @@ export function createStripeProvider(deps: { stripe: Stripe; clock: Clock }): Pa
         success_url: checkout.successUrl,
         cancel_url: checkout.cancelUrl,
         metadata,
+        // Payments are by card only (spec section 1): no delayed method (SEPA Direct Debit) whose
+        // money arrives days after the session completes. This API version has no
+        // `payment_method_types` on create; `allowed_payment_method_types` filters the methods the
+        // account offers down to cards.
+        allowed_payment_method_types: ["card"],
+        // VAT by Stripe Tax from the buyer's address (prices are tax_behavior "exclusive": net),
+        // a business's VAT ID for reverse charge, and both saved on the customer for renewals.
+        automatic_tax: { enabled: true },
+        billing_address_collection: "required",
+        tax_id_collection: { enabled: true },
+        customer_update: { address: "auto", name: "auto" },
         // Invoices and subscription events carry the subscription's metadata, not the session's.
         ...(checkout.mode === "subscription"
           ? {
@@ -65,7 +76,11 @@ export function createStripeProvider(deps: { stripe: Stripe; clock: Clock }): Pa
                 metadata: subscriptionMetadata({ userId: checkout.userId, productId: checkout.productId }),
               },
             }
-          : { payment_intent_data: { metadata } }),
+          : {
+              payment_intent_data: { metadata },
+              // A one-time payment gets a Stripe invoice too (subscriptions always have one).
+              invoice_creation: { enabled: true, invoice_data: { metadata } },
+            }),
       });
       if (!session.url) throw new Error(`Stripe returned checkout session ${session.id} without a URL`);
       const now = deps.clock.now();
@@ -117,6 +132,12 @@ export function createStripeProvider(deps: { stripe: Stripe; clock: Clock }): Pa
       const currentPrice = sub.items.data[0]?.price.id;
       if (!current || !currentPrice)
         throw new Error(`Subscription ${subscriptionId} has no current phase or price`);
+      const currentProduct = sub.items.data[0]?.price.product;
+      const userId = sub.metadata[METADATA.userId] ?? "";
+      // A phase's metadata becomes the subscription's when the phase starts: without it the
+      // subscription would keep naming the old product after the switch.
+      const phaseMetadata = (phaseProductId: string) =>
+        subscriptionMetadata({ userId, productId: phaseProductId });
       await stripe.subscriptionSchedules.update(schedule.id, {
         end_behavior: "release",
         proration_behavior: "none",
@@ -125,8 +146,15 @@ export function createStripeProvider(deps: { stripe: Stripe; clock: Clock }): Pa
             items: [{ price: currentPrice, quantity: 1 }],
             start_date: current.start_date,
             end_date: current.end_date,
+            metadata: phaseMetadata(
+              typeof currentProduct === "string" ? currentProduct : (currentProduct?.id ?? ""),
+            ),
           },
-          { items: [{ price, quantity: 1 }], duration: { interval: "month", interval_count: 1 } },
+          {
+            items: [{ price, quantity: 1 }],
+            duration: { interval: "month", interval_count: 1 },
+            metadata: phaseMetadata(productId),
+          },
         ],
       });
     },
@@ -159,6 +187,46 @@ async function priceOfProduct(stripe: Stripe, productId: string): Promise<string
 }
 
 /**
+ * What is wrong with a product's default price for what it claims to be: a tier must be billed
+ * monthly, a pack once; both net of VAT (`tax_behavior: exclusive`, so Stripe Tax adds the VAT on
+ * top, as the portal's "(excl. VAT)" says), and at the catalogue's amount and currency.
+ */
+export function priceProblems(
+  productId: string,
+  price: Pick<Stripe.Price, "unit_amount" | "currency" | "type" | "recurring" | "tax_behavior">,
+  kind: "tier" | "top_up",
+  expected: { unitAmount: number; currency: string },
+): string[] {
+  const problems: string[] = [];
+  if (price.unit_amount !== expected.unitAmount || price.currency !== expected.currency) {
+    problems.push(
+      `${productId}: Stripe price ${price.unit_amount} ${price.currency}, catalogue ${expected.unitAmount} ${expected.currency}`,
+    );
+  }
+  if (kind === "tier") {
+    const monthly =
+      price.type === "recurring" &&
+      price.recurring?.interval === "month" &&
+      price.recurring.interval_count === 1;
+    if (!monthly)
+      problems.push(`${productId}: a tier's price must recur every month (it is ${describe(price)})`);
+  } else if (price.type !== "one_time") {
+    problems.push(`${productId}: a top-up pack's price must be one-time (it is ${describe(price)})`);
+  }
+  if (price.tax_behavior !== "exclusive") {
+    problems.push(
+      `${productId}: the price's tax_behavior must be "exclusive" (prices are net; it is ${price.tax_behavior ?? "unset"})`,
+    );
+  }
+  return problems;
+}
+
+function describe(price: Pick<Stripe.Price, "type" | "recurring">): string {
+  if (price.type !== "recurring" || !price.recurring) return price.type;
+  return `recurring every ${price.recurring.interval_count} ${price.recurring.interval}`;
+}
+
+/**
  * The catalogue's ids from the Stripe account: every active product tagged with
  * `metadata.tier` (A-E) or `metadata.top_up` (500, 1000), with its default price. Prices must
  * match the shared catalogue the portal shows; a mismatch stops the server rather than charge a
@@ -183,12 +251,14 @@ export async function loadIdSetFromStripe(stripe: Stripe): Promise<IdSet> {
         ? TOP_UPS.find((t) => t.key === topUpKey)
         : undefined;
     if (!expected) continue;
-    if (price.unit_amount !== expected.unitAmount || price.currency !== expected.currency) {
+    problems.push(...priceProblems(product.id, price, tierKey ? "tier" : "top_up", expected));
+    const ids = { product: product.id, price: price.id };
+    const claimed = tierKey ? tiers[tierKey] : topUpKey ? topUps[topUpKey] : undefined;
+    if (claimed) {
       problems.push(
-        `${product.id}: Stripe price ${price.unit_amount} ${price.currency}, catalogue ${expected.unitAmount} ${expected.currency}`,
+        `${product.id} and ${claimed.product} both claim ${tierKey ? `tier=${tierKey}` : `top_up=${topUpKey}`}`,
       );
     }
-    const ids = { product: product.id, price: price.id };
     if (tierKey) tiers[tierKey] = ids;
     else if (topUpKey) topUps[topUpKey] = ids;
   }
