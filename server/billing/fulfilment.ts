@@ -71,7 +71,17 @@ export function fulfil(
     case "renewal_failed":
       return renewalFailed(state, { subscriptionId: event.subscriptionId, period: event.period });
     case "subscription_updated":
-      return providerStatusChanged(state, { subscriptionId: event.subscriptionId, status: event.status });
+      return providerStatusChanged(
+        state,
+        {
+          subscriptionId: event.subscriptionId,
+          status: event.status,
+          cancelAtPeriodEnd: event.cancelAtPeriodEnd,
+          productId: event.productId,
+          current: event.current ?? true,
+        },
+        tiers,
+      );
     case "subscription_ended":
       return subscriptionEnded(state, { subscriptionId: event.subscriptionId });
     case "ignored":

@@ -54,7 +54,9 @@ import {
   findBillingDetails,
   findCustomerId,
   findUserByProviderIds,
+  lastChangedAt,
   loadState,
+  markChanged,
   saveBillingDetails,
   saveState,
 } from "./subscription-store.ts";
@@ -382,6 +384,7 @@ export function createBilling(deps: BillingDeps) {
       // Provider calls go first: if one fails, the transaction rolls back and nothing changed here.
       await runEffects(tx, userId, result.effects, { eventId: null, paymentReference: null });
       await saveState(tx, userId, stored, result.state, now, (await findCustomerId(tx, userId)) ?? null);
+      if (result.state.status !== "free") await markChanged(tx, result.state.subscriptionId, now);
       await queueSubscriptionMails(tx, userId, state, result.state, now);
     });
     deps.afterProviderChange();
@@ -573,7 +576,19 @@ export function createBilling(deps: BillingDeps) {
           }
           const userId = candidate as string;
           const { stored, state } = await currentState(tx, userId, now);
+          if (event.kind === "subscription_updated") {
+            // Whether this snapshot is newer than the last change we know of (events arrive in any order).
+            const changedAt = await lastChangedAt(tx, event.subscriptionId);
+            event.current = changedAt === null || event.created.getTime() >= changedAt.getTime();
+          }
           const result = fulfil(state, event, now, catalogue);
+          if (
+            event.kind === "subscription_updated" &&
+            result.state !== state &&
+            result.state.status !== "free"
+          ) {
+            await markChanged(tx, event.subscriptionId, event.created);
+          }
           if (result.note)
             logger.info({ eventId: event.eventId, userId, note: result.note }, "Webhook fulfilment note");
           const paymentReference =

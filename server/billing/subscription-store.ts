@@ -177,3 +177,19 @@ export async function saveBillingDetails(
       ),
     );
 }
+
+/** When the user's command or an applied provider snapshot last changed this subscription. */
+export async function lastChangedAt(db: DbOrTx, subscriptionId: string): Promise<Date | null> {
+  const [row] = await db
+    .select({ changedAt: subscriptions.changedAt })
+    .from(subscriptions)
+    .where(eq(subscriptions.providerSubscriptionId, subscriptionId));
+  return row?.changedAt ?? null;
+}
+
+export async function markChanged(db: DbOrTx, subscriptionId: string, at: Date): Promise<void> {
+  await db
+    .update(subscriptions)
+    .set({ changedAt: at })
+    .where(eq(subscriptions.providerSubscriptionId, subscriptionId));
+}

@@ -505,6 +505,41 @@ describe("subscriptionEnded and providerStatusChanged", () => {
   });
 });
 
+describe("providerStatusChanged: changes made at the provider", () => {
+  const tiers = (id: string) =>
+    id === "prod_b" || id === "prod_c" ? { name: id, creditsPerMonth: 1 } : undefined;
+  const snapshot = (change: object) => ({ subscriptionId: "sub_1", status: "active", ...change });
+  it.each([
+    ["a cancellation", snapshot({ cancelAtPeriodEnd: true }), with_({ cancelAtPeriodEnd: true })],
+    ["a resumption", snapshot({ cancelAtPeriodEnd: false }), ACTIVE_A],
+    ["a switch to a known tier", snapshot({ productId: "prod_b" }), with_({ productId: "prod_b" })],
+    ["a switch to an unknown product", snapshot({ productId: "prod_unknown" }), ACTIVE_A],
+    ["an older snapshot", snapshot({ cancelAtPeriodEnd: true, current: false }), ACTIVE_A],
+    ["another subscription", { ...snapshot({ cancelAtPeriodEnd: true }), subscriptionId: "sub_9" }, ACTIVE_A],
+  ])("%s", (_case, input, expected) => {
+    const result = providerStatusChanged(ACTIVE_A, input, tiers as never);
+    expect(result.state).toEqual(expected);
+    expect(result.effects).toEqual([]);
+  });
+
+  it("a switch to the scheduled tier clears the schedule", () => {
+    const result = providerStatusChanged(
+      with_({ scheduledProductId: "prod_c" }),
+      snapshot({ productId: "prod_c" }),
+      tiers as never,
+    );
+    expect(result.state).toEqual(with_({ productId: "prod_c", scheduledProductId: null }));
+  });
+
+  it("resuming after a cancellation keeps the period", () => {
+    const result = providerStatusChanged(
+      with_({ cancelAtPeriodEnd: true }),
+      snapshot({ cancelAtPeriodEnd: false }),
+    );
+    expect(result.state).toEqual(ACTIVE_A);
+  });
+});
+
 describe("periodEnded", () => {
   it.each([
     ["FREE", FREE, P1.end, FREE, "no paid plan"],

@@ -407,18 +407,51 @@ export function subscriptionEnded(state: SubscriptionState, input: { subscriptio
 /** Provider statuses after which the subscription will never bill again. */
 export const TERMINAL_PROVIDER_STATUSES: readonly string[] = ["canceled", "unpaid", "incomplete_expired"];
 
+/** A customer.subscription.updated snapshot, and whether it is newer than our last change. */
+export interface ProviderSnapshot {
+  subscriptionId: string;
+  status: string;
+  cancelAtPeriodEnd?: boolean;
+  /** The product the subscription bills now (null: not in the event). */
+  productId?: string | null;
+  /**
+   * False when the snapshot is older than the last change we know of (our own command, or a newer
+   * snapshot already applied): events are not delivered in order, and copying a late one would
+   * undo a newer change.
+   */
+  current?: boolean;
+}
+
 /**
- * customer.subscription.updated. Only a terminal status is acted on (the same as ended). The rest
- * of the snapshot is not copied: payment outcomes arrive as invoice events, plan changes and
- * cancellations are made by our own commands, and copying a snapshot that arrives late would undo
- * a newer command (events are not delivered in order).
+ * customer.subscription.updated. A terminal status ends the plan (as customer.subscription.deleted
+ * does). Otherwise a current snapshot of the user's subscription brings what was changed outside
+ * the portal (the Stripe Dashboard, the Billing Portal): a cancellation at the period end or its
+ * undoing, and a switch to another tier. Payment outcomes are not read from it: they arrive as
+ * invoice events.
  */
 export function providerStatusChanged(
   state: SubscriptionState,
-  input: { subscriptionId: string; status: string },
+  input: ProviderSnapshot,
+  tiers: TierLookup = tierForProductId,
 ): Transition {
   if (TERMINAL_PROVIDER_STATUSES.includes(input.status)) return subscriptionEnded(state, input);
-  return unchanged(state, `provider status ${input.status}: nothing to do`);
+  if (input.current === false) return unchanged(state, "a snapshot older than our last change");
+  if (state.status === "free" || state.subscriptionId !== input.subscriptionId)
+    return unchanged(state, `provider status ${input.status}: nothing to do`);
+  let after: PaidState = state;
+  if (input.cancelAtPeriodEnd !== undefined && input.cancelAtPeriodEnd !== state.cancelAtPeriodEnd) {
+    after = { ...after, cancelAtPeriodEnd: input.cancelAtPeriodEnd };
+  }
+  const product = input.productId ?? null;
+  if (product !== null && product !== state.productId && tiers(product)) {
+    after = {
+      ...after,
+      productId: product,
+      scheduledProductId: after.scheduledProductId === product ? null : after.scheduledProductId,
+    };
+  }
+  if (after === state) return unchanged(state, `provider status ${input.status}: nothing to do`);
+  return next(after, [], "changed at the provider");
 }
 
 /**

@@ -559,7 +559,7 @@ describe("parseStripeEvent: ignored and refused", () => {
     [
       "an unpaid checkout session",
       withSession({ payment_status: "unpaid" }),
-      "checkout session not paid (payment_status unpaid)",
+      "checkout session not paid yet (payment_status unpaid)",
     ],
     ["a setup-mode session", withSession({ mode: "setup" }), "checkout session in setup mode"],
     [

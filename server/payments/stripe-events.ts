@@ -172,7 +172,12 @@ export interface CheckoutSessionInput {
   paymentIntentId: string | null;
 }
 
-export function checkoutSessionObject(s: CheckoutSessionInput, status: "open" | "complete" | "expired") {
+export function checkoutSessionObject(
+  s: CheckoutSessionInput,
+  status: "open" | "complete" | "expired",
+  /** A delayed payment method completes the session "unpaid"; its money arrives later. */
+  paymentStatus: "paid" | "unpaid" = status === "complete" ? "paid" : "unpaid",
+) {
   const paid = status === "complete";
   const taxAmount = s.tax?.amount ?? 0;
   const buyer = s.tax?.buyer;
@@ -224,7 +229,7 @@ export function checkoutSessionObject(s: CheckoutSessionInput, status: "open" | 
     payment_intent: paid && s.mode === "payment" ? s.paymentIntentId : null,
     payment_method_collection: "always" as const,
     payment_method_types: ["card"],
-    payment_status: paid ? ("paid" as const) : ("unpaid" as const),
+    payment_status: paymentStatus,
     shipping_address_collection: null,
     shipping_cost: null,
     status,
@@ -238,12 +243,35 @@ export function checkoutSessionObject(s: CheckoutSessionInput, status: "open" | 
   return { ...stripeFixture("checkout.session"), ...ours };
 }
 
-export function checkoutSessionCompletedEvent(meta: EventMeta, session: CheckoutSessionInput) {
+export function checkoutSessionCompletedEvent(
+  meta: EventMeta,
+  session: CheckoutSessionInput,
+  paymentStatus: "paid" | "unpaid" = "paid",
+) {
   return envelope(
     meta,
     "checkout.session.completed",
-    checkoutSessionObject(session, "complete"),
+    checkoutSessionObject(session, "complete", paymentStatus),
   ) satisfies DeepPartial<Stripe.CheckoutSessionCompletedEvent>;
+}
+
+/** The later outcome of a delayed payment method: the session paid, or its payment failed. */
+export function checkoutSessionAsyncPaymentEvent(
+  meta: EventMeta,
+  session: CheckoutSessionInput,
+  outcome: "succeeded" | "failed",
+) {
+  return outcome === "succeeded"
+    ? (envelope(
+        meta,
+        "checkout.session.async_payment_succeeded",
+        checkoutSessionObject(session, "complete", "paid"),
+      ) satisfies DeepPartial<Stripe.CheckoutSessionAsyncPaymentSucceededEvent>)
+    : (envelope(
+        meta,
+        "checkout.session.async_payment_failed",
+        checkoutSessionObject(session, "complete", "unpaid"),
+      ) satisfies DeepPartial<Stripe.CheckoutSessionAsyncPaymentFailedEvent>);
 }
 
 // ---- invoice ----
@@ -640,6 +668,8 @@ export type BillingEvent = EventRef &
         cancelAtPeriodEnd: boolean;
         productId: string | null;
         period: Period | null;
+        /** Set by the webhook handler: whether this snapshot is newer than our last change. */
+        current?: boolean;
       }
     | {
         kind: "subscription_ended";
@@ -843,12 +873,19 @@ export function parseStripeEvent(input: unknown): ParseResult {
   });
 
   switch (ref.eventType) {
-    case "checkout.session.completed": {
+    // A delayed payment method (SEPA Direct Debit, where the account allows it despite our
+    // card-only sessions) completes the session unpaid, then pays it days later: the second event
+    // carries the same session, now paid, and is fulfilled exactly like a paid completion (the
+    // same fulfilment key, so a session is granted once whichever events arrive).
+    case "checkout.session.async_payment_failed":
+      return ignored("delayed payment of a checkout session failed: nothing was granted");
+    case "checkout.session.completed":
+    case "checkout.session.async_payment_succeeded": {
       const parsed = sessionSchema.safeParse(object);
       if (!parsed.success) return fail(describeIssues(parsed.error));
       const s = parsed.data;
       if (s.payment_status !== "paid")
-        return ignored(`checkout session not paid (payment_status ${s.payment_status})`);
+        return ignored(`checkout session not paid yet (payment_status ${s.payment_status})`);
       const userId = s.client_reference_id ?? s.metadata?.[METADATA.userId] ?? null;
       const productId = s.metadata?.[METADATA.productId] ?? null;
       if (userId === null) return fail("no client_reference_id or user_id metadata");

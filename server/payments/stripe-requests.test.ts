@@ -7,7 +7,6 @@
 import { randomUUID } from "node:crypto";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type Stripe from "stripe";
 import ts from "typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TIERS, TOP_UPS } from "../../contract/catalogue.ts";

@@ -6,9 +6,11 @@ import type { TierKey, TopUpKey } from "../../contract/product-ids.ts";
 import { firstPaymentKey, topUpKey } from "../billing/fulfilment-keys.ts";
 import { addMonths } from "../domain/ledger.ts";
 import {
+  checkoutSessionAsyncPaymentEvent,
   checkoutSessionCompletedEvent,
   invoicePaidEvent,
   newStripeId,
+  type SubscriptionObjectInput,
   subscriptionUpdatedEvent,
 } from "../payments/stripe-events.ts";
 import { TIER, TOP_UP } from "./billing.ts";
@@ -79,9 +81,10 @@ export function subscriptionPurchase(userId: string, now: Date, tierKey: TierKey
           },
           seconds(now),
         ),
-      updated: () =>
+      /** A snapshot of the subscription (changed as told), made at `at` (default: the purchase). */
+      updated: (change: Partial<SubscriptionObjectInput> = {}, at: Date = now) =>
         subscriptionUpdatedEvent(
-          next(),
+          { eventId: newStripeId("evt"), created: seconds(at) },
           {
             id: ids.subscription,
             customerId: ids.customer,
@@ -98,6 +101,7 @@ export function subscriptionPurchase(userId: string, now: Date, tierKey: TierKey
             canceledAt: null,
             endedAt: null,
             latestInvoiceId: ids.invoice,
+            ...change,
           },
           { status: "incomplete" },
         ),
@@ -131,5 +135,9 @@ export function topUpPurchase(userId: string, now: Date, pack: TopUpKey = "1000"
     session,
     grant: { fulfilmentKey: topUpKey(session.id), credits: info.tokenAmount, kind: "topup" as const },
     checkout: () => checkoutSessionCompletedEvent(next(), session),
+    /** A delayed payment method: the session completes unpaid, then its payment succeeds or fails. */
+    completedUnpaid: () => checkoutSessionCompletedEvent(next(), session, "unpaid"),
+    asyncSucceeded: () => checkoutSessionAsyncPaymentEvent(next(), session, "succeeded"),
+    asyncFailed: () => checkoutSessionAsyncPaymentEvent(next(), session, "failed"),
   };
 }

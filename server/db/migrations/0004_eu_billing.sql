@@ -74,6 +74,7 @@ ALTER TABLE "checkout_sessions" ADD COLUMN "buyer_vat_id" text;--> statement-bre
 ALTER TABLE "checkout_sessions" ADD COLUMN "tax_treatment" text;--> statement-breakpoint
 ALTER TABLE "checkout_sessions" ADD COLUMN "tax_rate_basis_points" integer;--> statement-breakpoint
 ALTER TABLE "checkout_sessions" ADD COLUMN "amount_tax" integer;--> statement-breakpoint
+ALTER TABLE "subscriptions" ADD COLUMN "changed_at" timestamp with time zone;--> statement-breakpoint
 ALTER TABLE "billing_mails" ADD CONSTRAINT "billing_mails_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "invoices" ADD CONSTRAINT "invoices_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "local_card_sessions" ADD CONSTRAINT "local_card_sessions_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint

@@ -52,6 +52,11 @@ export const subscriptions = pgTable(
     endedAt: at("ended_at"),
     createdAt: at("created_at").notNull().defaultNow(),
     updatedAt: at("updated_at").notNull().defaultNow(),
+    /**
+     * When the plan was last changed by the user's command or by an applied provider snapshot (its
+     * event time): a customer.subscription.updated older than this is not copied.
+     */
+    changedAt: at("changed_at"),
   },
   (t) => [
     uniqueIndex("subscriptions_provider_subscription_id_key").on(t.providerSubscriptionId),
