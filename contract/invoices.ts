@@ -4,7 +4,8 @@
 import * as z from "zod/mini";
 import { currencySchema } from "./billing.ts";
 
-export const invoiceStatusSchema = z.enum(["paid", "failed", "refunded"]);
+/** disputed: the buyer's bank is disputing the payment; its credits are frozen until it is decided. */
+export const invoiceStatusSchema = z.enum(["paid", "failed", "refunded", "disputed"]);
 export type InvoiceStatus = z.infer<typeof invoiceStatusSchema>;
 
 /** How the VAT was decided: seller's country, an EU consumer's country, reverse charge, outside the EU. */

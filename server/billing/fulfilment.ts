@@ -87,7 +87,9 @@ export function fulfil(
     case "ignored":
       return { ok: true, state, effects: [], note: event.reason };
     case "invoice_document":
-      // Handled before fulfilment (the webhook handler records the document): no state change.
+    case "charge_refunded":
+    case "dispute":
+      // Handled before fulfilment (billing/invoices.ts, billing/reversals.ts): no subscription change.
       return { ok: true, state, effects: [], note: null };
   }
 }

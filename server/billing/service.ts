@@ -49,6 +49,7 @@ import {
 } from "./invoices.ts";
 import { insertGrant, lockUser, userGrants } from "./ledger-store.ts";
 import { type BillingErrorCode, billingError } from "./messages.ts";
+import { applyDispute, applyRefund, findPurchase } from "./reversals.ts";
 import { spendCredits } from "./spends.ts";
 import {
   findBillingDetails,
@@ -373,6 +374,49 @@ export function createBilling(deps: BillingDeps) {
     }
   }
 
+  /**
+   * A refund or a dispute of a payment: found by its payment intent (or, before API version
+   * 2025-03-31, the charge's invoice; else the provider says which invoice it paid), then applied
+   * under the user's lock. A payment we cannot find is logged for an operator and not recorded, so
+   * a redelivery after the fix is processed.
+   */
+  async function reverse(
+    tx: Tx,
+    event: Extract<BillingEvent, { kind: "charge_refunded" | "dispute" }>,
+    now: Date,
+  ): Promise<void> {
+    const invoiceId = event.kind === "charge_refunded" ? event.invoiceId : null;
+    let ids = { paymentIntentId: event.paymentIntentId, invoiceId };
+    let found = await findPurchase(tx, ids);
+    if (!found && event.paymentIntentId) {
+      ids = { paymentIntentId: null, invoiceId: await provider.invoiceOfPayment(event.paymentIntentId) };
+      found = await findPurchase(tx, ids);
+    }
+    if (!found || !(await lockUser(tx, found.userId))) {
+      logger.error(
+        { eventId: event.eventId, type: event.eventType, paymentIntentId: event.paymentIntentId },
+        "Billing needs attention: refund or dispute of a payment we do not know",
+      );
+      tx.rollback();
+    }
+    const row = (await findPurchase(tx, ids, true)) as InvoiceRow;
+    if (event.kind === "charge_refunded") {
+      const applied = await applyRefund(tx, row, event, now);
+      logger.info({ userId: row.userId, invoiceId: row.id, applied }, "Refund");
+      return;
+    }
+    const applied = await applyDispute(
+      tx,
+      row,
+      { disputeId: event.disputeId, phase: event.phase, won: event.status === "won" },
+      now,
+    );
+    logger.info(
+      { userId: row.userId, invoiceId: row.id, phase: event.phase, status: event.status, applied },
+      "Dispute",
+    );
+  }
+
   /** A user command on the subscription: refused, or applied (provider first, then our state). */
   async function command(userId: string, decide: (state: SubscriptionState) => CommandResult): Promise<void> {
     await db.transaction(async (tx) => {
@@ -559,6 +603,10 @@ export function createBilling(deps: BillingDeps) {
           }
           if (event.kind === "invoice_document") {
             await recordInvoiceDocument(tx, event.document, now);
+            return { status: 200, duplicate: false };
+          }
+          if (event.kind === "charge_refunded" || event.kind === "dispute") {
+            await reverse(tx, event, now);
             return { status: 200, duplicate: false };
           }
           const subscriptionId = "subscriptionId" in event ? event.subscriptionId : null;

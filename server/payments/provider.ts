@@ -42,4 +42,6 @@ export interface PaymentProvider {
     db: DbOrTx,
     p: { userId: string; customerId: string; returnUrl: string },
   ): Promise<{ url: string }>;
+  /** The invoice (in_…) a payment intent paid, when the provider's events do not say (refunds, disputes). */
+  invoiceOfPayment(paymentIntentId: string): Promise<string | null>;
 }

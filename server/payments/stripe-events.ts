@@ -563,6 +563,86 @@ export function subscriptionDeletedEvent(meta: EventMeta, subscription: Subscrip
   ) satisfies DeepPartial<Stripe.CustomerSubscriptionDeletedEvent>;
 }
 
+// ---- charge refunds and disputes ----
+
+export interface ChargeInput {
+  /** ch_… */
+  id: string;
+  paymentIntentId: string;
+  customerId: string;
+  /** Minor units charged. */
+  amount: number;
+  /** Minor units refunded so far (Stripe's cumulative amount_refunded). */
+  amountRefunded: number;
+  currency: string;
+  created: Seconds;
+}
+
+export function chargeRefundedEvent(meta: EventMeta, charge: ChargeInput) {
+  const ours = {
+    id: charge.id,
+    object: "charge" as const,
+    amount: charge.amount,
+    amount_captured: charge.amount,
+    amount_refunded: charge.amountRefunded,
+    captured: true,
+    created: charge.created,
+    currency: charge.currency,
+    customer: charge.customerId,
+    disputed: false,
+    livemode: false,
+    metadata: {},
+    paid: true,
+    payment_intent: charge.paymentIntentId,
+    refunded: charge.amountRefunded >= charge.amount,
+    status: "succeeded" as const,
+  } satisfies DeepPartial<Stripe.Charge>;
+  return envelope(meta, "charge.refunded", {
+    ...stripeFixture("charge"),
+    ...ours,
+  }) satisfies DeepPartial<Stripe.ChargeRefundedEvent>;
+}
+
+export interface DisputeInput {
+  /** dp_… */
+  id: string;
+  chargeId: string;
+  paymentIntentId: string;
+  amount: number;
+  currency: string;
+  status: "needs_response" | "under_review" | "won" | "lost";
+  created: Seconds;
+}
+
+export function disputeEvent(meta: EventMeta, type: "created" | "closed", dispute: DisputeInput) {
+  const ours = {
+    id: dispute.id,
+    object: "dispute" as const,
+    amount: dispute.amount,
+    charge: dispute.chargeId,
+    created: dispute.created,
+    currency: dispute.currency,
+    is_charge_refundable: false,
+    livemode: false,
+    metadata: {},
+    payment_intent: dispute.paymentIntentId,
+    reason: "fraudulent" as const,
+    status: dispute.status,
+  } satisfies DeepPartial<Stripe.Dispute>;
+  const object = { ...stripeFixture("dispute"), ...ours };
+  return type === "created"
+    ? (envelope(
+        meta,
+        "charge.dispute.created",
+        object,
+      ) satisfies DeepPartial<Stripe.ChargeDisputeCreatedEvent>)
+    : (envelope(
+        meta,
+        "charge.dispute.closed",
+        object,
+      ) satisfies DeepPartial<Stripe.ChargeDisputeClosedEvent>);
+}
+
 // ---- the parser ----
 
 /** Where the event came from, for logs and the processed-events table. */
@@ -658,6 +738,27 @@ export type BillingEvent = EventRef &
         /** An invoice that is not a subscription's (a one-time payment's, with invoice_creation). */
         kind: "invoice_document";
         document: InvoiceDocument;
+      }
+    | {
+        kind: "charge_refunded";
+        chargeId: string;
+        paymentIntentId: string | null;
+        /** Before API version 2025-03-31 a charge named its invoice. */
+        invoiceId: string | null;
+        customerId: string | null;
+        /** Minor units: what was charged, and what is refunded so far (cumulative). */
+        amount: number;
+        amountRefunded: number;
+        currency: string;
+      }
+    | {
+        kind: "dispute";
+        disputeId: string;
+        chargeId: string | null;
+        paymentIntentId: string | null;
+        /** created: the credits are frozen; closed: released (won) or taken back (lost). */
+        phase: "created" | "closed";
+        status: string;
       }
     | {
         kind: "subscription_updated";
@@ -792,6 +893,24 @@ const subscriptionSchema = z.object({
   /** Before API version 2025-03-31. */
   current_period_start: seconds.nullish(),
   current_period_end: seconds.nullish(),
+});
+
+const chargeSchema = z.object({
+  id: z.string().min(1),
+  amount: z.number().int().nonnegative(),
+  amount_refunded: z.number().int().nonnegative(),
+  currency: z.string(),
+  customer: idRef.nullish(),
+  payment_intent: idRef.nullish(),
+  /** Before API version 2025-03-31. */
+  invoice: idRef.nullish(),
+});
+
+const disputeSchema = z.object({
+  id: z.string().min(1),
+  charge: idRef.nullish(),
+  payment_intent: idRef.nullish(),
+  status: z.string(),
 });
 
 const fromSeconds = (s: number) => new Date(s * 1000);
@@ -1052,6 +1171,45 @@ export function parseStripeEvent(input: unknown): ParseResult {
           productId: item?.price.product ?? null,
           period:
             start === null || end === null ? null : { start: fromSeconds(start), end: fromSeconds(end) },
+        },
+      };
+    }
+
+    case "charge.refunded": {
+      const parsed = chargeSchema.safeParse(object);
+      if (!parsed.success) return fail(describeIssues(parsed.error));
+      const c = parsed.data;
+      return {
+        ok: true,
+        event: {
+          ...ref,
+          kind: "charge_refunded",
+          chargeId: c.id,
+          paymentIntentId: c.payment_intent ?? null,
+          invoiceId: c.invoice ?? null,
+          customerId: c.customer ?? null,
+          amount: c.amount,
+          amountRefunded: c.amount_refunded,
+          currency: c.currency,
+        },
+      };
+    }
+
+    case "charge.dispute.created":
+    case "charge.dispute.closed": {
+      const parsed = disputeSchema.safeParse(object);
+      if (!parsed.success) return fail(describeIssues(parsed.error));
+      const d = parsed.data;
+      return {
+        ok: true,
+        event: {
+          ...ref,
+          kind: "dispute",
+          disputeId: d.id,
+          chargeId: d.charge ?? null,
+          paymentIntentId: d.payment_intent ?? null,
+          phase: ref.eventType === "charge.dispute.created" ? "created" : "closed",
+          status: d.status,
         },
       };
     }

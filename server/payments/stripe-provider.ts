@@ -167,6 +167,18 @@ export function createStripeProvider(deps: { stripe: Stripe; clock: Clock }): Pa
       return { url: session.url };
     },
 
+    async invoiceOfPayment(paymentIntentId) {
+      // Since API version 2025-03-31 a charge no longer names its invoice: ask which invoice the
+      // payment intent paid.
+      const payments = await stripe.invoicePayments.list({
+        payment: { type: "payment_intent", payment_intent: paymentIntentId },
+        limit: 1,
+      });
+      const invoice = payments.data[0]?.invoice;
+      if (!invoice) return null;
+      return typeof invoice === "string" ? invoice : (invoice.id ?? null);
+    },
+
     async cancelNow(_db, subscriptionId, refundLatestInvoice) {
       try {
         await stripe.subscriptions.cancel(subscriptionId, { prorate: false });

@@ -53,6 +53,7 @@ const PARAMETER_TYPES: Record<string, string[]> = {
   "products.retrieve": ["string"],
   "products.list": ["Stripe.ProductListParams"],
   "billingPortal.sessions.create": ["Stripe.BillingPortal.SessionCreateParams"],
+  "invoicePayments.list": ["Stripe.InvoicePaymentListParams"],
 };
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -169,6 +170,12 @@ describe("every request of the Stripe adapter against the SDK's published parame
         id: "sub_sched_1",
         object: "subscription_schedule",
       }),
+      on("GET", "/v1/invoice_payments", {
+        object: "list",
+        has_more: false,
+        url: "/v1/invoice_payments",
+        data: [{ id: "inpay_1", object: "invoice_payment", invoice: "in_1" }],
+      }),
       on("POST", "/v1/billing_portal/sessions", {
         id: "bps_1",
         object: "billing_portal.session",
@@ -228,6 +235,7 @@ describe("every request of the Stripe adapter against the SDK's published parame
       customerId: "cus_1",
       returnUrl: "https://portal.test/profile/billing",
     });
+    expect(await provider.invoiceOfPayment("pi_1")).toBe("in_1");
     await loadIdSetFromStripe(stripe);
 
     const made = new Set(calls.map((c) => c.method));

@@ -76,7 +76,7 @@ export const UI_TEXT = {
     total: "Total",
     status: "Status",
     invoice: "Invoice",
-    statusLabels: { paid: "Paid", failed: "Failed", refunded: "Refunded" },
+    statusLabels: { paid: "Paid", failed: "Failed", refunded: "Refunded", disputed: "Disputed" },
     viewInvoice: "View",
     noInvoice: "None",
     refundedPart: (amount: string) => `${amount} refunded`,

@@ -108,12 +108,21 @@ export const creditGrants = pgTable(
     paymentReference: text("payment_reference"),
     eventId: text("event_id"),
     createdAt: at("created_at").notNull().defaultNow(),
+    /**
+     * Credits held back while the payment is disputed: moved out of `remaining` (so no balance or
+     * spend counts them) and back when the dispute is won, or dropped when it is lost.
+     */
+    frozen: millicredits("frozen").notNull().default(0),
   },
   (t) => [
     uniqueIndex("credit_grants_fulfilment_key_key").on(t.fulfilmentKey),
     index("credit_grants_user_idx").on(t.userId),
     check("credit_grants_amount_positive", sql`${t.amount} > 0`),
     check("credit_grants_remaining_range", sql`${t.remaining} >= 0 and ${t.remaining} <= ${t.amount}`),
+    check(
+      "credit_grants_frozen_range",
+      sql`${t.frozen} >= 0 and ${t.remaining} + ${t.frozen} <= ${t.amount}`,
+    ),
   ],
 );
 export type CreditGrantRow = typeof creditGrants.$inferSelect;
@@ -287,7 +296,7 @@ export const invoices = pgTable(
     fulfilmentKey: text("fulfilment_key").notNull(),
     provider: text("provider", { enum: ["local", "stripe"] }).notNull(),
     kind: text("kind", { enum: ["subscription", "renewal", "topup"] }).notNull(),
-    status: text("status", { enum: ["paid", "failed", "refunded"] }).notNull(),
+    status: text("status", { enum: ["paid", "failed", "refunded", "disputed"] }).notNull(),
     /** Ours, "INV-2026-000001", given when paid (a Stripe invoice's number is in provider_invoice_documents). */
     number: text("number"),
     /** Ours only: the position in its year's series. */
@@ -391,5 +400,30 @@ export const billingMails = pgTable(
   (t) => [
     uniqueIndex("billing_mails_dedupe_key_key").on(t.dedupeKey),
     index("billing_mails_unsent_idx").on(t.createdAt).where(sql`${t.sentAt} is null`),
+  ],
+);
+
+/**
+ * Credits taken back from (or held in) a grant after its payment was refunded or disputed: the
+ * ledger's record of each such change, once per provider fact (`reference`).
+ */
+export const creditAdjustments = pgTable(
+  "credit_adjustments",
+  {
+    id: uuid("id").primaryKey(),
+    userId: userRef(),
+    grantId: uuid("grant_id")
+      .notNull()
+      .references(() => creditGrants.id, { onDelete: "cascade" }),
+    kind: text("kind", { enum: ["refund", "dispute_freeze", "dispute_won", "dispute_lost"] }).notNull(),
+    /** Milli-credits taken back, frozen or released (never more than the grant had). */
+    amount: millicredits("amount").notNull(),
+    /** The provider fact: "refund:ch_…:2500" (cumulative amount refunded), "dispute:dp_…:created". */
+    reference: text("reference").notNull(),
+    createdAt: at("created_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("credit_adjustments_reference_key").on(t.reference),
+    check("credit_adjustments_amount", sql`${t.amount} >= 0`),
   ],
 );

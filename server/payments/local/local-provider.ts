@@ -494,6 +494,9 @@ export function createLocalProvider(deps: {
       return { url: `${deps.checkoutBaseUrl}/_checkout/billing/${id}` };
     },
 
+    // The local stand-in takes no refunds (no Dashboard): its payments are all found by their own ids.
+    invoiceOfPayment: async () => null,
+
     async findCardPage(id) {
       const [session] = await db.select().from(localCardSessions).where(eq(localCardSessions.id, id));
       if (!session) return { ok: false, reason: "not_found" };

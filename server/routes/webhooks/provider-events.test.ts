@@ -1,13 +1,30 @@
 // What real Stripe sends besides a plain card payment: a delayed payment method (the session
 // completes unpaid, the money arrives in a later event), and changes made outside the portal (the
-// Stripe Dashboard or the Billing Portal cancels, resumes or switches the plan).
+// Stripe Dashboard or the Billing Portal cancels, resumes or switches the plan), refunds and disputes.
+import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
+import { TOP_UPS } from "../../../contract/catalogue.ts";
 import type { InvoiceSummary } from "../../../contract/invoices.ts";
 import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
+import { checkoutSessions, creditAdjustments, webhookEvents } from "../../db/schema/index.ts";
+import { chargeRefundedEvent, disputeEvent, newStripeId } from "../../payments/stripe-events.ts";
 import { getJson, postJson, verifiedUser } from "../../testing/api-client.ts";
-import { ledger, me, sendWebhook, TIER } from "../../testing/billing.ts";
+import {
+  ledger,
+  makeAdmin,
+  me,
+  openSubscriptionCheckout,
+  openTopUpCheckout,
+  payAndSettle,
+  sendWebhook,
+  TIER,
+  tokenFor,
+} from "../../testing/billing.ts";
 import { subscriptionPurchase, topUpPurchase } from "../../testing/purchase-events.ts";
 import { useTestApp } from "../../testing/suite.ts";
+import { TEST_FREE_CREDITS } from "../../testing/test-app.ts";
+
+const packPrice = TOP_UPS.find((t) => t.key === "500")?.unitAmount ?? 0;
 
 describe.each(TEST_DATABASES)("provider events beyond a card payment (%s)", (kind) => {
   const ctx = useTestApp(kind);
@@ -100,6 +117,124 @@ describe.each(TEST_DATABASES)("provider events beyond a card payment (%s)", (kin
       expect(cancel.status).toBe(200);
       await send(old);
       expect((await me(ctx.t, user.accessToken)).subscription.cancel_at_period_end).toBe(true);
+    });
+  });
+
+  describe("refunds and disputes", () => {
+    /** A Tier A subscriber who bought a 500-credit pack through the local checkout. */
+    const withTopUp = async () => {
+      const user = await verifiedUser(ctx.t, "ann");
+      await payAndSettle(ctx.t, await openSubscriptionCheckout(ctx.t, user.accessToken, "A"));
+      const path = await openTopUpCheckout(ctx.t, user.accessToken, "500");
+      await payAndSettle(ctx.t, path);
+      const id = path.split("/").pop() ?? "";
+      const [session] = await ctx.t.deps.db
+        .select()
+        .from(checkoutSessions)
+        .where(eq(checkoutSessions.id, id));
+      const paymentIntentId = session?.paymentIntentId ?? "";
+      expect(paymentIntentId).toMatch(/^pi_/);
+      const total = packPrice + Math.floor((packPrice * 1900 + 5000) / 10_000);
+      return { user, paymentIntentId, total };
+    };
+    const meta = () => ({
+      eventId: newStripeId("evt"),
+      created: Math.floor(ctx.t.clock.now().getTime() / 1000),
+    });
+    const refund = (p: { paymentIntentId: string; total: number }, amountRefunded: number) =>
+      chargeRefundedEvent(meta(), {
+        id: "ch_topup",
+        paymentIntentId: p.paymentIntentId,
+        customerId: "cus_x",
+        amount: p.total,
+        amountRefunded,
+        currency: "eur",
+        created: meta().created,
+      });
+    const dispute = (
+      p: { paymentIntentId: string; total: number },
+      type: "created" | "closed",
+      status: "needs_response" | "won" | "lost",
+      id = "dp_1",
+    ) =>
+      disputeEvent(meta(), type, {
+        id,
+        chargeId: "ch_topup",
+        paymentIntentId: p.paymentIntentId,
+        amount: p.total,
+        currency: "eur",
+        status,
+        created: meta().created,
+      });
+    const topUpRow = async (token: string) => {
+      const res = await getJson(ctx.t.app, "/v1/billing/invoices", token);
+      const { data } = (await res.json()) as { data: InvoiceSummary[] };
+      return data.find((r) => r.kind === "topup");
+    };
+    const topUpRemaining = async (token: string) =>
+      (await ledger(ctx.t, token)).filter((g) => g.kind === "topup").reduce((sum, g) => sum + g.remaining, 0);
+
+    it("a partial refund takes back that share of the pack's credits, a full one the rest; redeliveries do nothing", async () => {
+      const purchase = await withTopUp();
+      const token = purchase.user.accessToken;
+      const half = Math.floor(purchase.total / 2);
+      const partial = refund(purchase, half);
+      await send(partial);
+      await send(partial);
+      expect(await topUpRemaining(token)).toBe(500 - Math.floor((500 * half) / purchase.total));
+      expect(await topUpRow(token)).toMatchObject({ status: "paid", refunded: half });
+      await send(refund(purchase, purchase.total));
+      await send(refund(purchase, half)); // a late event of the earlier partial refund
+      expect(await topUpRemaining(token)).toBe(0);
+      expect(await topUpRow(token)).toMatchObject({ status: "refunded", refunded: purchase.total });
+      const adjustments = await ctx.t.deps.db.select().from(creditAdjustments);
+      expect(adjustments.map((a) => a.kind)).toEqual(["refund", "refund"]);
+    });
+
+    it("never drives the balance below zero: credits already spent stay spent", async () => {
+      const purchase = await withTopUp();
+      const token = purchase.user.accessToken;
+      const admin = await verifiedUser(ctx.t, "boss");
+      await makeAdmin(ctx.t, admin.id);
+      const adminToken = await tokenFor(ctx.t, "boss");
+      // 1,000 subscription credits, then 300 of the pack's 500.
+      const spend = await postJson(
+        ctx.t.app,
+        "/v1/credits/consume",
+        { user_id: purchase.user.id, amount: 1300, reason: "test", idempotency_key: "spend-1" },
+        { Authorization: `Bearer ${adminToken}` },
+      );
+      expect(spend.status).toBe(200);
+      await send(refund(purchase, purchase.total));
+      expect(await topUpRemaining(token)).toBe(0);
+      expect((await me(ctx.t, token)).credit_balance).toBe(TEST_FREE_CREDITS);
+    });
+
+    it("a dispute freezes the pack's credits; won, they come back; lost, they are taken", async () => {
+      const purchase = await withTopUp();
+      const token = purchase.user.accessToken;
+      const before = (await me(ctx.t, token)).credit_balance;
+      await send(dispute(purchase, "created", "needs_response"));
+      expect((await me(ctx.t, token)).credit_balance).toBe(before - 500);
+      expect((await topUpRow(token))?.status).toBe("disputed");
+      await send(dispute(purchase, "closed", "won"));
+      expect((await me(ctx.t, token)).credit_balance).toBe(before);
+      expect((await topUpRow(token))?.status).toBe("paid");
+
+      await send(dispute(purchase, "created", "needs_response", "dp_2"));
+      await send(dispute(purchase, "closed", "lost", "dp_2"));
+      expect((await me(ctx.t, token)).credit_balance).toBe(before - 500);
+      expect(await topUpRow(token)).toMatchObject({ status: "refunded", refunded: purchase.total });
+    });
+
+    it("a refund of a payment nobody knows is not recorded (an operator looks), and changes nothing", async () => {
+      const user = await verifiedUser(ctx.t, "ann");
+      const event = refund({ paymentIntentId: "pi_unknown", total: 100 }, 100);
+      await send(event);
+      expect((await ctx.t.deps.db.select().from(webhookEvents)).map((e) => e.eventId)).not.toContain(
+        event.id,
+      );
+      expect((await me(ctx.t, user.accessToken)).credit_balance).toBe(TEST_FREE_CREDITS);
     });
   });
 });

@@ -26,6 +26,7 @@ const STATUS_BADGE: Record<InvoiceSummary["status"], string> = {
   paid: "badge-success",
   failed: "badge-error",
   refunded: "badge-warning",
+  disputed: "badge-warning",
 };
 
 function InvoiceCell({ row }: { row: InvoiceSummary }) {

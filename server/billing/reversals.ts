@@ -1,0 +1,159 @@
+// Money that goes back: refunds and disputes of a payment (charge.refunded, charge.dispute.*).
+// The credits the payment granted that are still unspent are taken back (a refund, in proportion to
+// the share refunded; all of them for a full refund or a lost dispute) or held frozen while a
+// dispute is open. Each change is one credit_adjustments row, once per provider fact; a grant's
+// remaining never goes below zero (credits already spent stay spent), so the balance never does.
+import { randomUUID } from "node:crypto";
+import { and, eq, inArray, or, type SQL } from "drizzle-orm";
+import { creditAdjustments, creditGrants, type InvoiceRow, invoices } from "../db/schema/index.ts";
+import type { Tx } from "../db/types.ts";
+
+type AdjustmentKind = (typeof creditAdjustments.$inferInsert)["kind"];
+
+/** The paid purchase a charge (or a dispute of it) belongs to, by payment intent or invoice id. */
+export async function findPurchase(
+  tx: Tx,
+  ids: { paymentIntentId: string | null; invoiceId: string | null },
+  lock = false,
+): Promise<InvoiceRow | undefined> {
+  const matches: SQL[] = [];
+  if (ids.paymentIntentId) matches.push(eq(invoices.paymentReference, ids.paymentIntentId));
+  if (ids.invoiceId) matches.push(eq(invoices.providerInvoiceId, ids.invoiceId));
+  if (matches.length === 0) return undefined;
+  const query = tx
+    .select()
+    .from(invoices)
+    .where(and(or(...matches), inArray(invoices.status, ["paid", "refunded", "disputed"])))
+    .limit(1);
+  const [row] = lock ? await query.for("update") : await query;
+  return row;
+}
+
+/** Records one adjustment; false when its provider fact was already applied. */
+async function adjust(
+  tx: Tx,
+  p: { userId: string; grantId: string; kind: AdjustmentKind; amount: number; reference: string },
+  now: Date,
+): Promise<boolean> {
+  const inserted = await tx
+    .insert(creditAdjustments)
+    .values({ id: randomUUID(), ...p, createdAt: now })
+    .onConflictDoNothing({ target: creditAdjustments.reference })
+    .returning({ id: creditAdjustments.id });
+  return inserted.length > 0;
+}
+
+async function grantOf(tx: Tx, row: InvoiceRow) {
+  const [grant] = await tx
+    .select()
+    .from(creditGrants)
+    .where(eq(creditGrants.fulfilmentKey, row.fulfilmentKey))
+    .for("update");
+  return grant;
+}
+
+/**
+ * The credits a refund of `delta` (of the payment's `total`) takes back from a grant: the same share
+ * of what it granted, at most what is left; everything left once the whole payment is refunded.
+ */
+export function creditsToTakeBack(
+  grant: { amount: number; remaining: number },
+  p: { delta: number; refundedSoFar: number; total: number },
+): number {
+  if (p.total <= 0 || p.delta <= 0) return 0;
+  if (p.refundedSoFar >= p.total) return grant.remaining;
+  return Math.min(grant.remaining, Math.floor((grant.amount * p.delta) / p.total));
+}
+
+/**
+ * charge.refunded: `amountRefunded` is Stripe's cumulative amount. An event no newer than what is
+ * recorded (a redelivery, or a late event of an earlier partial refund) changes nothing.
+ */
+export async function applyRefund(
+  tx: Tx,
+  row: InvoiceRow,
+  p: { chargeId: string; amountRefunded: number },
+  now: Date,
+): Promise<{ takenBack: number } | null> {
+  const refundedSoFar = Math.min(p.amountRefunded, row.total);
+  const delta = refundedSoFar - row.refunded;
+  if (delta <= 0) return null;
+  const grant = await grantOf(tx, row);
+  const takenBack = grant ? creditsToTakeBack(grant, { delta, refundedSoFar, total: row.total }) : 0;
+  if (grant) {
+    const applied = await adjust(
+      tx,
+      {
+        userId: row.userId,
+        grantId: grant.id,
+        kind: "refund",
+        amount: takenBack,
+        reference: `refund:${p.chargeId}:${p.amountRefunded}`,
+      },
+      now,
+    );
+    if (!applied) return null;
+    await tx
+      .update(creditGrants)
+      .set({ remaining: grant.remaining - takenBack })
+      .where(eq(creditGrants.id, grant.id));
+  }
+  await tx
+    .update(invoices)
+    .set({
+      refunded: refundedSoFar,
+      status: refundedSoFar >= row.total ? "refunded" : row.status,
+      updatedAt: now,
+    })
+    .where(eq(invoices.id, row.id));
+  return { takenBack };
+}
+
+/**
+ * charge.dispute.created freezes what is left of the purchase's credits; charge.dispute.closed gives
+ * them back when the dispute is won, and takes them (and the money, in the history) when it is lost.
+ * A close that arrives before its creation is applied as it says; the late creation then does nothing.
+ */
+export async function applyDispute(
+  tx: Tx,
+  row: InvoiceRow,
+  p: { disputeId: string; phase: "created" | "closed"; won: boolean },
+  now: Date,
+): Promise<boolean> {
+  const grant = await grantOf(tx, row);
+  if (!grant) return false;
+  const reference = (phase: string) => `dispute:${p.disputeId}:${phase}`;
+  const record = (kind: AdjustmentKind, amount: number, phase: string) =>
+    adjust(tx, { userId: row.userId, grantId: grant.id, kind, amount, reference: reference(phase) }, now);
+  if (p.phase === "created") {
+    const [closed] = await tx
+      .select({ id: creditAdjustments.id })
+      .from(creditAdjustments)
+      .where(eq(creditAdjustments.reference, reference("closed")));
+    if (closed) return false;
+    if (!(await record("dispute_freeze", grant.remaining, "created"))) return false;
+    await tx
+      .update(creditGrants)
+      .set({ remaining: 0, frozen: grant.frozen + grant.remaining })
+      .where(eq(creditGrants.id, grant.id));
+    await tx.update(invoices).set({ status: "disputed", updatedAt: now }).where(eq(invoices.id, row.id));
+    return true;
+  }
+  if (p.won) {
+    if (!(await record("dispute_won", grant.frozen, "closed"))) return false;
+    await tx
+      .update(creditGrants)
+      .set({ remaining: grant.remaining + grant.frozen, frozen: 0 })
+      .where(eq(creditGrants.id, grant.id));
+    const status = row.refunded >= row.total ? "refunded" : "paid";
+    await tx.update(invoices).set({ status, updatedAt: now }).where(eq(invoices.id, row.id));
+    return true;
+  }
+  if (!(await record("dispute_lost", grant.frozen + grant.remaining, "closed"))) return false;
+  await tx.update(creditGrants).set({ remaining: 0, frozen: 0 }).where(eq(creditGrants.id, grant.id));
+  await tx
+    .update(invoices)
+    .set({ status: "refunded", refunded: row.total, updatedAt: now })
+    .where(eq(invoices.id, row.id));
+  return true;
+}
