@@ -6,7 +6,6 @@ import { currencySchema } from "./billing.ts";
 
 /** disputed: the buyer's bank is disputing the payment; its credits are frozen until it is decided. */
 export const invoiceStatusSchema = z.enum(["paid", "failed", "refunded", "disputed"]);
-export type InvoiceStatus = z.infer<typeof invoiceStatusSchema>;
 
 /** How the VAT was decided: seller's country, an EU consumer's country, reverse charge, outside the EU. */
 export const taxTreatmentSchema = z.enum(["domestic", "eu_consumer", "reverse_charge", "outside_eu"]);

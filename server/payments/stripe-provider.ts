@@ -221,9 +221,9 @@ export function priceProblems(
       price.recurring?.interval === "month" &&
       price.recurring.interval_count === 1;
     if (!monthly)
-      problems.push(`${productId}: a tier's price must recur every month (it is ${describe(price)})`);
+      problems.push(`${productId}: a tier's price must recur every month (it is ${describePrice(price)})`);
   } else if (price.type !== "one_time") {
-    problems.push(`${productId}: a top-up pack's price must be one-time (it is ${describe(price)})`);
+    problems.push(`${productId}: a top-up pack's price must be one-time (it is ${describePrice(price)})`);
   }
   if (price.tax_behavior !== "exclusive") {
     problems.push(
@@ -233,7 +233,7 @@ export function priceProblems(
   return problems;
 }
 
-function describe(price: Pick<Stripe.Price, "type" | "recurring">): string {
+function describePrice(price: Pick<Stripe.Price, "type" | "recurring">): string {
   if (price.type !== "recurring" || !price.recurring) return price.type;
   return `recurring every ${price.recurring.interval_count} ${price.recurring.interval}`;
 }
