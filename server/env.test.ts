@@ -44,6 +44,20 @@ describe("loadConfig", () => {
       serviceAuthFailuresPerMinute: 10,
     });
     expect(config.FREE_INITIAL_CREDITS).toBe(50);
+    expect(config.seller).toEqual({
+      name: "Example Operator GmbH",
+      address: "Musterstraße 1\n10115 Berlin\nGermany",
+      country: "DE",
+      vatId: "DE000000000",
+    });
+  });
+
+  it("reads the seller, with \\n as line breaks, and refuses a seller country outside the EU", () => {
+    const config = loadConfig({ SELLER_ADDRESS: "Rue 1\\n75001 Paris", SELLER_COUNTRY: "FR" });
+    expect(config.seller).toMatchObject({ address: "Rue 1\n75001 Paris", country: "FR" });
+    expect(problemsOf({ SELLER_COUNTRY: "US" })).toEqual([
+      "SELLER_COUNTRY: must be the ISO code of an EU country, such as DE",
+    ]);
   });
 
   it("accepts a complete production configuration", () => {

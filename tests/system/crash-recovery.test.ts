@@ -18,6 +18,7 @@ import {
   type Account,
   advanceClock,
   createScratchDatabase,
+  giveCheckoutDetails,
   openLockHolder,
   postJson,
   type ScratchDatabase,
@@ -198,6 +199,7 @@ describe.skipIf(reason !== "")(`a server killed mid-fulfilment, restarted on Pos
     );
     expect(created.status).toBe(200);
     const checkoutPath = new URL(((await created.json()) as { url: string }).url).pathname;
+    await giveCheckoutDetails(server1, checkoutPath);
 
     const holder = await openLockHolder(db);
     try {

@@ -12,6 +12,7 @@ import {
   advanceClock,
   clockOffsetMs,
   createScratchDatabase,
+  giveCheckoutDetails,
   login,
   openLockHolder,
   PASSWORD,
@@ -195,6 +196,7 @@ describe.skipIf(reason !== "")(`two instances on one PostgreSQL and one Redis${r
     );
     expect(created.status).toBe(200);
     const checkoutPath = new URL(((await created.json()) as { url: string }).url).pathname;
+    await giveCheckoutDetails(a, checkoutPath);
     const payments = await Promise.all(
       [a, b, a, b].map((server) =>
         fetch(`${server.baseUrl}${checkoutPath}`, {
