@@ -57,48 +57,49 @@ export type Answer<K extends SchemaName> = z.infer<Schemas[K]>;
 /** Loads schemas.ts (once; the browser caches the module). */
 export const loadSchemas = (): Promise<Schemas> => import("./schemas.ts");
 
-/** Calls `path` and returns the answer parsed by the named schema; throws ApiError on any failure. */
-export async function apiRequest<K extends SchemaName>(
+/** The one place a call is made: base URL, Bearer header, no retry; any failure as an ApiError. */
+async function send<T>(
   path: string,
-  schemaName: K,
-  { method = "GET", body, auth = false, timeoutMs }: ApiRequest = {},
-): Promise<Answer<K>> {
-  const schemas = loadSchemas();
+  { method = "GET", body, auth = false, timeoutMs }: ApiRequest,
+  responseType?: "blob",
+): Promise<T> {
   const headers: Record<string, string> = {};
   const token = typeof auth === "string" ? auth : auth ? readStoredToken() : null;
   if (token) headers.Authorization = `Bearer ${token}`;
-  let answer: unknown;
   try {
     const { ofetch } = await import("ofetch");
-    answer = await ofetch(path, {
+    return (await ofetch(path, {
       ...(BASE_URL ? { baseURL: BASE_URL } : {}),
       ...(body ? { body } : {}),
       method,
       headers,
       retry: 0,
       ...(timeoutMs ? { timeout: timeoutMs } : {}),
-    });
+      ...(responseType ? { responseType } : {}),
+    })) as T;
   } catch (error) {
     throw toApiError(error);
   }
-  const schema: z.ZodMiniType = (await schemas)[schemaName];
+}
+
+function checked<S extends z.ZodMiniType>(schema: S, answer: unknown, path: string): z.infer<S> {
   const parsed = schema.safeParse(answer);
   if (!parsed.success) throw new ApiError(200, undefined, `Unexpected answer from ${path}`);
-  return parsed.data as Answer<K>;
+  return parsed.data as z.infer<S>;
+}
+
+/** Calls `path` and returns the answer parsed by the named schema; throws ApiError on any failure. */
+export async function apiRequest<K extends SchemaName>(
+  path: string,
+  schemaName: K,
+  request: ApiRequest = {},
+): Promise<Answer<K>> {
+  const schemas = loadSchemas();
+  const answer = await send<unknown>(path, request);
+  return checked((await schemas)[schemaName] as z.ZodMiniType, answer, path) as Answer<K>;
 }
 
 /** Downloads `path` with the stored token as a file (a CSV export); throws ApiError on failure. */
-export async function apiDownload(path: string): Promise<Blob> {
-  const token = readStoredToken();
-  try {
-    const { ofetch } = await import("ofetch");
-    return await ofetch(path, {
-      ...(BASE_URL ? { baseURL: BASE_URL } : {}),
-      headers: token ? { Authorization: `Bearer ${token}` } : {},
-      responseType: "blob",
-      retry: 0,
-    });
-  } catch (error) {
-    throw toApiError(error);
-  }
+export function apiDownload(path: string): Promise<Blob> {
+  return send<Blob>(path, { auth: true }, "blob");
 }

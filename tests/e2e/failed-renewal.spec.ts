@@ -3,6 +3,7 @@
 // pays the first month and declines the renewal; the customer gets the mail with the update link,
 // gives a new card on the provider's page, the open invoice is paid and the plan goes on.
 import { join } from "node:path";
+import { BILLING_TEXT } from "../../src/lib/billing-text.ts";
 import { UI_TEXT } from "../../src/lib/ui-text.ts";
 import { createVerifiedUser, openSignedIn, readMail, tokenViaApi } from "../fixtures/account.ts";
 import { axeViolations } from "../fixtures/axe.ts";
@@ -18,7 +19,7 @@ import { expect, test } from "../fixtures/test.ts";
 
 test.describe.configure({ timeout: 180_000 });
 
-const T = UI_TEXT.billing;
+const T = BILLING_TEXT;
 let server: ServerProcess;
 const data = tempDataDir("failed-renewal");
 

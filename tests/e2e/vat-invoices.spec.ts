@@ -2,6 +2,7 @@
 // before Pay, charges that total, and the payment appears on /profile/billing with a numbered,
 // printable invoice; a French business with a VAT ID pays no VAT under reverse charge.
 import { TIERS } from "../../contract/catalogue.ts";
+import { BILLING_TEXT } from "../../src/lib/billing-text.ts";
 import { UI_TEXT } from "../../src/lib/ui-text.ts";
 import { createVerifiedUser, openSignedIn, tokenViaApi } from "../fixtures/account.ts";
 import { axeViolations } from "../fixtures/axe.ts";
@@ -10,7 +11,7 @@ import { expect, test } from "../fixtures/test.ts";
 
 test.describe.configure({ timeout: 120_000 });
 
-const T = UI_TEXT.billing;
+const T = BILLING_TEXT;
 const euros = (cents: number) => `€${(cents / 100).toFixed(2)}`;
 const net = TIERS.find((t) => t.key === "A")?.unitAmount ?? 0;
 /** 19 %, rounded to the nearest cent (half up). */

@@ -5,6 +5,7 @@ import { useStore } from "@nanostores/react";
 import { useEffect, useState } from "react";
 import type { BillingDetails, InvoiceSummary } from "../../../contract/invoices.ts";
 import { readStoredToken } from "../../lib/auth-storage.ts";
+import { BILLING_TEXT } from "../../lib/billing-text.ts";
 import { isoDay } from "../../lib/format-date.ts";
 import { countryName, formatMoney, invoiceLink, vatRateLabel } from "../../lib/invoice-view.ts";
 import { UI_TEXT } from "../../lib/ui-text.ts";
@@ -13,7 +14,7 @@ import { $billingHistory, loadBillingHistory, openPaymentMethodPage } from "../.
 import { notify } from "../../stores/toast.ts";
 import { RouteGuard } from "../auth/RouteGuard.tsx";
 
-const T = UI_TEXT.billing;
+const T = BILLING_TEXT;
 
 // Ask for the session and the history at once, before React hydrates (as /profile/usage does).
 let firstLoad: Promise<void> | undefined;

@@ -6,14 +6,14 @@ import { useStore } from "@nanostores/react";
 import { useEffect } from "react";
 import type { Invoice, InvoiceParty } from "../../../contract/invoices.ts";
 import { readStoredToken } from "../../lib/auth-storage.ts";
+import { BILLING_TEXT } from "../../lib/billing-text.ts";
 import { isoDay } from "../../lib/format-date.ts";
 import { countryName, formatMoney, vatRateLabel } from "../../lib/invoice-view.ts";
-import { UI_TEXT } from "../../lib/ui-text.ts";
 import { initSession } from "../../stores/auth.ts";
 import { $invoice, loadInvoice } from "../../stores/billing-history.ts";
 import { RouteGuard } from "../auth/RouteGuard.tsx";
 
-const T = UI_TEXT.billing;
+const T = BILLING_TEXT;
 
 const invoiceId = () =>
   typeof location === "undefined" ? "" : (new URLSearchParams(location.search).get("id") ?? "");
