@@ -13,6 +13,9 @@ const PRODUCTION = {
   MAIL_FROM: '"AI Studio" <no-reply@example.com>',
   STRIPE_SECRET_KEY: "sk_live_abc123",
   STRIPE_WEBHOOK_SECRET: "whsec_0123456789abcdef",
+  SELLER_NAME: "AI Studio GmbH",
+  SELLER_ADDRESS: "Hauptstraße 5\\n10115 Berlin\\nGermany",
+  SELLER_VAT_ID: "DE136695976",
 };
 
 function problemsOf(source: Record<string, string>): string[] {
@@ -76,6 +79,9 @@ describe("loadConfig", () => {
       expect.stringMatching(/^MAIL_FROM: required/),
       expect.stringMatching(/^STRIPE_SECRET_KEY: required/),
       expect.stringMatching(/^STRIPE_WEBHOOK_SECRET: required/),
+      expect.stringMatching(/^SELLER_NAME: required/),
+      expect.stringMatching(/^SELLER_ADDRESS: required/),
+      expect.stringMatching(/^SELLER_VAT_ID: required/),
     ]);
   });
 

@@ -167,6 +167,10 @@ function productionProblems(source: Record<string, string | undefined>): string[
   if (missing("STRIPE_WEBHOOK_SECRET")) {
     problems.push("STRIPE_WEBHOOK_SECRET: required in production (signing secret of the webhook endpoint)");
   }
+  // The defaults name an example business: no real invoice or billing history may show it.
+  for (const name of ["SELLER_NAME", "SELLER_ADDRESS", "SELLER_VAT_ID"]) {
+    if (missing(name)) problems.push(`${name}: required in production (the seller on every invoice)`);
+  }
   return problems;
 }
 
