@@ -9,9 +9,8 @@ import type { LedgerEntry } from "../../contract/billing.ts";
 import type { BillingDetails, Invoice, InvoiceSummary } from "../../contract/invoices.ts";
 import type { AccountHooks } from "../accounts/hooks.ts";
 import type { Clock } from "../clock.ts";
-import { checkoutSessions, type InvoiceRow, webhookEvents } from "../db/schema/index.ts";
+import { checkoutSessions, webhookEvents } from "../db/schema/index.ts";
 import type { Db, Tx } from "../db/types.ts";
-import { berlinDateOf } from "../domain/berlin-time.ts";
 import { fromMillicredits } from "../domain/ledger.ts";
 import {
   type CommandResult,
@@ -25,31 +24,17 @@ import {
 } from "../domain/subscription.ts";
 import type { Seller } from "../domain/vat.ts";
 import { ApiError } from "../http/errors.ts";
-import {
-  cancellationConfirmedMail,
-  paymentFailedMail,
-  planChangeAppliedMail,
-  planChangeScheduledMail,
-  receiptMail,
-  subscriptionEndedMail,
-} from "../mail/billing-templates.ts";
 import type { PaymentProvider } from "../payments/provider.ts";
 import { type BillingEvent, parseStripeEvent } from "../payments/stripe-events.ts";
 import { verifyWebhook } from "../payments/stripe-signature.ts";
-import { type BillingMailSender, queueBillingMail } from "./billing-mails.ts";
+import type { BillingMailSender } from "./billing-mails.ts";
 import type { Catalogue } from "./catalogue.ts";
 import { fulfil, initialFreeGrant } from "./fulfilment.ts";
 import { invoiceSummary, invoiceView } from "./invoice-view.ts";
-import {
-  recordFailedRenewal,
-  recordInvoiceDocument,
-  recordPaidInvoice,
-  userInvoice,
-  userInvoices,
-} from "./invoices.ts";
+import { recordInvoiceDocument, userInvoice, userInvoices } from "./invoices.ts";
 import { insertGrant, lockUser, userGrants } from "./ledger-store.ts";
 import { type BillingErrorCode, billingError } from "./messages.ts";
-import { applyDispute, applyRefund, findPurchase } from "./reversals.ts";
+import { createPaymentRecords } from "./payment-records.ts";
 import { spendCredits } from "./spends.ts";
 import {
   findBillingDetails,
@@ -58,7 +43,6 @@ import {
   lastChangedAt,
   loadState,
   markChanged,
-  saveBillingDetails,
   saveState,
 } from "./subscription-store.ts";
 
@@ -160,262 +144,13 @@ export function createBilling(deps: BillingDeps) {
     }
   }
 
-  const tierName = (productId: string) => catalogue.findTier(productId)?.tier.name ?? productId;
-  const periodText = (p: { start: Date; end: Date }) => `${berlinDateOf(p.start)} to ${berlinDateOf(p.end)}`;
-
-  /** The receipt of a payment that has just become paid (once per payment: keyed by its fulfilment key). */
-  async function queueReceipt(tx: Tx, recorded: { row: InvoiceRow; becamePaid: boolean }, now: Date) {
-    if (!recorded.becamePaid) return;
-    const { row } = recorded;
-    await queueBillingMail(
-      tx,
-      {
-        userId: row.userId,
-        kind: "receipt",
-        dedupeKey: `receipt:${row.fulfilmentKey}`,
-        build: (user) =>
-          receiptMail(user, {
-            description: row.description,
-            date: berlinDateOf(row.issuedAt),
-            number: row.number,
-            currency: row.currency,
-            net: row.net,
-            tax: row.tax,
-            total: row.total,
-            taxRateBasisPoints: row.taxRateBasisPoints,
-            taxTreatment: row.taxTreatment,
-            invoiceUrl: `${deps.portalUrl}/profile/billing/invoice?id=${row.id}`,
-          }),
-      },
-      now,
-    );
-  }
-
-  /**
-   * The mails a change of the subscription calls for, from the state before to the state after:
-   * ended, a plan change applied or scheduled, a cancellation confirmed. Keyed by what changed, so
-   * the same change reached twice (our command, then the provider's event about it) mails once.
-   */
-  async function queueSubscriptionMails(
-    tx: Tx,
-    userId: string,
-    before: SubscriptionState,
-    after: SubscriptionState,
-    now: Date,
-  ) {
-    if (before.status === "free") return;
-    const sub = before.subscriptionId;
-    const queue = (kind: string, dedupeKey: string, build: Parameters<typeof queueBillingMail>[1]["build"]) =>
-      queueBillingMail(tx, { userId, kind, dedupeKey, build }, now);
-    const profileUrl = `${deps.portalUrl}/profile`;
-    if (after.status === "free") {
-      await queue("subscription_ended", `subscription_ended:${sub}`, (user) =>
-        subscriptionEndedMail(user, {
-          plan: tierName(before.productId),
-          plansUrl: `${deps.portalUrl}/plans`,
-        }),
-      );
-      return;
-    }
-    if (after.subscriptionId !== sub) return;
-    if (after.productId !== before.productId) {
-      await queue(
-        "plan_change_applied",
-        `plan_change_applied:${sub}:${after.productId}:${after.currentPeriodStart.getTime()}`,
-        (user) => planChangeAppliedMail(user, { plan: tierName(after.productId), profileUrl }),
-      );
-    }
-    if (after.scheduledProductId !== null && after.scheduledProductId !== before.scheduledProductId) {
-      const to = after.scheduledProductId;
-      await queue(
-        "plan_change_scheduled",
-        `plan_change_scheduled:${sub}:${to}:${after.currentPeriodEnd.getTime()}`,
-        (user) =>
-          planChangeScheduledMail(user, {
-            from: tierName(after.productId),
-            to: tierName(to),
-            date: berlinDateOf(after.currentPeriodEnd),
-            profileUrl,
-          }),
-      );
-    }
-    if (after.cancelAtPeriodEnd && !before.cancelAtPeriodEnd) {
-      await queue(
-        "cancellation_confirmed",
-        `cancellation:${sub}:${after.currentPeriodEnd.getTime()}`,
-        (user) =>
-          cancellationConfirmedMail(user, {
-            plan: tierName(after.productId),
-            date: berlinDateOf(after.currentPeriodEnd),
-            profileUrl,
-          }),
-      );
-    }
-  }
-
-  /** The billing history's row of a payment (or a declined renewal), in the fulfilment's transaction. */
-  async function recordHistory(tx: Tx, userId: string, event: BillingEvent, now: Date): Promise<void> {
-    const common = { userId, provider: provider.kind };
-    // The buyer's details of a payment become the details on file (the next checkout starts from them).
-    if ("payment" in event && event.payment?.buyer.country) {
-      const { buyer } = event.payment;
-      const at = "paidAt" in event ? event.paidAt : event.created;
-      await saveBillingDetails(
-        tx,
-        userId,
-        { name: buyer.name, country: buyer.country as string, vatId: buyer.vatId },
-        at,
-      );
-    }
-    switch (event.kind) {
-      case "topup_paid":
-        if (!event.payment) return;
-        await queueReceipt(
-          tx,
-          await recordPaidInvoice(
-            tx,
-            {
-              ...common,
-              kind: "topup",
-              fulfilmentKey: event.fulfilmentKey,
-              description: catalogue.findTopUp(event.productId)?.topUp.name ?? event.productId,
-              paidAt: event.paidAt,
-              payment: event.payment,
-              providerInvoiceId: event.invoiceId,
-              paymentReference: event.paymentIntentId ?? event.checkoutSessionId,
-            },
-            deps.seller,
-            now,
-          ),
-          now,
-        );
-        return;
-      case "subscription_started":
-        if (event.document) await recordInvoiceDocument(tx, event.document, now);
-        if (!event.payment) return;
-        await queueReceipt(
-          tx,
-          await recordPaidInvoice(
-            tx,
-            {
-              ...common,
-              kind: "subscription",
-              fulfilmentKey: event.fulfilmentKey,
-              description: `${tierName(event.productId)} monthly subscription`,
-              paidAt: event.paidAt,
-              payment: event.payment,
-              providerInvoiceId: event.invoiceId,
-              paymentReference: event.invoiceId ?? event.checkoutSessionId,
-            },
-            deps.seller,
-            now,
-          ),
-          now,
-        );
-        return;
-      case "renewal_paid":
-        if (event.document) await recordInvoiceDocument(tx, event.document, now);
-        await queueReceipt(
-          tx,
-          await recordPaidInvoice(
-            tx,
-            {
-              ...common,
-              kind: "renewal",
-              fulfilmentKey: event.fulfilmentKey,
-              description: `${tierName(event.productId)} monthly subscription, ${periodText(event.period)}`,
-              paidAt: event.paidAt,
-              payment: event.payment,
-              providerInvoiceId: event.invoiceId,
-              paymentReference: event.invoiceId,
-            },
-            deps.seller,
-            now,
-          ),
-          now,
-        );
-        return;
-      case "renewal_failed":
-        if (event.document) await recordInvoiceDocument(tx, event.document, now);
-        await queueBillingMail(
-          tx,
-          {
-            userId,
-            kind: "payment_failed",
-            dedupeKey: `payment_failed:${event.invoiceId}:${event.attemptCount ?? event.eventId}`,
-            build: (user) =>
-              paymentFailedMail(user, {
-                plan: tierName(event.productId),
-                currency: event.payment.currency,
-                total: event.payment.total,
-                nextAttempt: event.nextPaymentAttempt ? berlinDateOf(event.nextPaymentAttempt) : null,
-                updateUrl: `${deps.portalUrl}/profile/billing`,
-              }),
-          },
-          now,
-        );
-        await recordFailedRenewal(
-          tx,
-          {
-            ...common,
-            fulfilmentKey: event.fulfilmentKey,
-            description: `${tierName(event.productId)} monthly subscription, ${periodText(event.period)}`,
-            attemptedAt: event.created,
-            payment: event.payment,
-            providerInvoiceId: event.invoiceId,
-            paymentReference: event.invoiceId,
-          },
-          deps.seller,
-          now,
-        );
-        return;
-      default:
-        return;
-    }
-  }
-
-  /**
-   * A refund or a dispute of a payment: found by its payment intent (or, before API version
-   * 2025-03-31, the charge's invoice; else the provider says which invoice it paid), then applied
-   * under the user's lock. A payment we cannot find is logged for an operator and not recorded, so
-   * a redelivery after the fix is processed.
-   */
-  async function reverse(
-    tx: Tx,
-    event: Extract<BillingEvent, { kind: "charge_refunded" | "dispute" }>,
-    now: Date,
-  ): Promise<void> {
-    const invoiceId = event.kind === "charge_refunded" ? event.invoiceId : null;
-    let ids = { paymentIntentId: event.paymentIntentId, invoiceId };
-    let found = await findPurchase(tx, ids);
-    if (!found && event.paymentIntentId) {
-      ids = { paymentIntentId: null, invoiceId: await provider.invoiceOfPayment(event.paymentIntentId) };
-      found = await findPurchase(tx, ids);
-    }
-    if (!found || !(await lockUser(tx, found.userId))) {
-      logger.error(
-        { eventId: event.eventId, type: event.eventType, paymentIntentId: event.paymentIntentId },
-        "Billing needs attention: refund or dispute of a payment we do not know",
-      );
-      tx.rollback();
-    }
-    const row = (await findPurchase(tx, ids, true)) as InvoiceRow;
-    if (event.kind === "charge_refunded") {
-      const applied = await applyRefund(tx, row, event, now);
-      logger.info({ userId: row.userId, invoiceId: row.id, applied }, "Refund");
-      return;
-    }
-    const applied = await applyDispute(
-      tx,
-      row,
-      { disputeId: event.disputeId, phase: event.phase, won: event.status === "won" },
-      now,
-    );
-    logger.info(
-      { userId: row.userId, invoiceId: row.id, phase: event.phase, status: event.status, applied },
-      "Dispute",
-    );
-  }
+  const records = createPaymentRecords({
+    catalogue,
+    provider,
+    seller: deps.seller,
+    portalUrl: deps.portalUrl,
+    logger,
+  });
 
   /** A user command on the subscription: refused, or applied (provider first, then our state). */
   async function command(userId: string, decide: (state: SubscriptionState) => CommandResult): Promise<void> {
@@ -429,7 +164,7 @@ export function createBilling(deps: BillingDeps) {
       await runEffects(tx, userId, result.effects, { eventId: null, paymentReference: null });
       await saveState(tx, userId, stored, result.state, now, (await findCustomerId(tx, userId)) ?? null);
       if (result.state.status !== "free") await markChanged(tx, result.state.subscriptionId, now);
-      await queueSubscriptionMails(tx, userId, state, result.state, now);
+      await records.queueSubscriptionMails(tx, userId, state, result.state, now);
     });
     deps.afterProviderChange();
     deps.mails.sendSoon();
@@ -535,7 +270,7 @@ export function createBilling(deps: BillingDeps) {
       };
     },
 
-    /** The provider's page to change the card of the user's subscription (403 without one). */
+    /** The provider's page to change the card of the user's subscription (400 without one). */
     async portalSession(userId: string): Promise<{ url: string }> {
       return db.transaction(async (tx) => {
         await lockUser(tx, userId);
@@ -606,7 +341,7 @@ export function createBilling(deps: BillingDeps) {
             return { status: 200, duplicate: false };
           }
           if (event.kind === "charge_refunded" || event.kind === "dispute") {
-            await reverse(tx, event, now);
+            await records.reverse(tx, event, now);
             return { status: 200, duplicate: false };
           }
           const subscriptionId = "subscriptionId" in event ? event.subscriptionId : null;
@@ -648,10 +383,10 @@ export function createBilling(deps: BillingDeps) {
                   ? (event.invoiceId ?? event.checkoutSessionId ?? event.subscriptionId)
                   : null;
           await runEffects(tx, userId, result.effects, { eventId: event.eventId, paymentReference });
-          await recordHistory(tx, userId, event, now);
+          await records.recordHistory(tx, userId, event, now);
           await markSessionPaid(tx, event, now);
           await saveState(tx, userId, stored, result.state, now, event.customerId);
-          await queueSubscriptionMails(tx, userId, stored, result.state, now);
+          await records.queueSubscriptionMails(tx, userId, stored, result.state, now);
           return { status: 200, duplicate: false };
         })
         .then((outcome) => {
