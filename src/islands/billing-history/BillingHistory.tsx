@@ -259,9 +259,12 @@ function BillingView() {
           >
             <h3 className="text-base font-semibold">{T.emptyTitle}</h3>
             <p className="mt-2 text-sm text-base-content/80">{T.emptyBody}</p>
-            <a href="/plans" className="btn btn-primary btn-sm mt-4">
-              {UI_TEXT.buySubscription}
-            </a>
+            {/* A subscriber (say, one whose payments came before the history existed) has nothing to buy here. */}
+            {!state.details?.can_update_payment_method && (
+              <a href="/plans" className="btn btn-primary btn-sm mt-4">
+                {UI_TEXT.buySubscription}
+              </a>
+            )}
           </div>
         ) : (
           invoices.length > 0 && (
