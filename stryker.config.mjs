@@ -18,6 +18,7 @@ export default {
     "server/domain/ledger.ts",
     "server/domain/subscription.ts",
     "server/domain/berlin-time.ts",
+    "server/domain/vat.ts",
     "server/billing/fulfilment.ts",
     "server/billing/fulfilment-keys.ts",
     "server/payments/retry-schedule.ts",

@@ -5,6 +5,7 @@ import {
   decideVat,
   EU_COUNTRIES,
   formatRate,
+  invoiceNote,
   standardRateBasisPoints,
   taxed,
   VAT_ID_MESSAGES,
@@ -43,6 +44,43 @@ describe("decideVat: who pays which rate (seller in Germany)", () => {
     // Finland: 24 % until 2024-08-31, then 25.5 %.
     expect(standardRateBasisPoints("FI", new Date("2024-08-01T00:00:00Z"))).toBe(2400);
     expect(standardRateBasisPoints("FI", new Date("2024-10-01T00:00:00Z"))).toBe(2550);
+  });
+
+  it("reads a dated table: the earliest end after the sale names the rate, from that instant on", () => {
+    const table = {
+      XY: {
+        rate: 0.21,
+        // Keys in an order where taking a later end would give a wrong answer.
+        before: { "2020-06-30T22:00:00.000Z": { rate: 0.19 }, "2020-12-31T23:00:00.000Z": { rate: 0.16 } },
+      },
+    };
+    const at = (iso: string) => standardRateBasisPoints("XY", new Date(iso), table);
+    expect(at("2020-03-01T00:00:00.000Z")).toBe(1900);
+    expect(at("2020-06-30T21:59:59.999Z")).toBe(1900);
+    expect(at("2020-06-30T22:00:00.000Z")).toBe(1600);
+    expect(at("2020-12-31T23:00:00.000Z")).toBe(2100);
+    // Two spellings of one instant: the first listed wins.
+    const same = {
+      XY: {
+        rate: 0.2,
+        before: { "2030-01-01T00:00:00.000Z": { rate: 0.1 }, "2030-01-01T00:00:00Z": { rate: 0.3 } },
+      },
+    };
+    expect(standardRateBasisPoints("XY", new Date("2029-01-01T00:00:00.000Z"), same)).toBe(1000);
+  });
+
+  it("refuses a country without a rate and a table with a bad date", () => {
+    expect(() => standardRateBasisPoints("XX", at)).toThrow("No VAT rate for country XX");
+    const broken = { XY: { rate: 0.2, before: { "not a date": { rate: 0.1 } } } };
+    expect(() => standardRateBasisPoints("XY", at, broken)).toThrow(
+      "Bad date in the VAT table for XY: not a date",
+    );
+  });
+
+  it("lists every ISO country as a buyer's country, the EU's included", () => {
+    expect(BUYER_COUNTRIES.length).toBeGreaterThanOrEqual(249);
+    for (const code of ["DE", "FR", "US", "XK", "GR", "CH"]) expect(BUYER_COUNTRIES).toContain(code);
+    for (const code of BUYER_COUNTRIES) expect(code).toMatch(/^[A-Z]{2}$/);
   });
 
   it("knows every EU country's rate and lists the EU among the buyers' countries", () => {
@@ -100,6 +138,18 @@ describe("rounding: VAT to the nearest cent, half a cent up", () => {
     expect(() => vatOf(10.5, 1900)).toThrow(/whole cents/);
     expect(() => vatOf(-1, 1900)).toThrow(/whole cents/);
     expect(() => vatOf(100, 19.5)).toThrow(/basis points/);
+    expect(() => vatOf(100, -1)).toThrow(/basis points/);
+  });
+
+  it("puts the reverse-charge and outside-the-EU notes on invoices, none otherwise", () => {
+    expect(invoiceNote("reverse_charge")).toBe(
+      "Reverse charge: VAT is to be accounted for by the recipient (Art. 196 Directive 2006/112/EC).",
+    );
+    expect(invoiceNote("outside_eu")).toBe(
+      "Not subject to VAT in the EU: service supplied to a recipient outside the EU.",
+    );
+    expect(invoiceNote("domestic")).toBeNull();
+    expect(invoiceNote("eu_consumer")).toBeNull();
   });
 
   it("formats rates without trailing zeros", () => {

@@ -17,6 +17,7 @@
 // Amounts are integer cents. The rounding rule: VAT = net × rate, rounded to the nearest cent, a
 // half cent rounded up (away from zero); total = net + VAT. One line per sale, so rounding per line
 // and per invoice agree.
+import isoCountries from "i18n-iso-countries";
 import { checkVAT, countries as vatIdCountries } from "jsvat";
 import regions from "sales-tax/res/region_countries.json" with { type: "json" };
 import rates from "sales-tax/res/sales_tax_rates.json" with { type: "json" };
@@ -52,13 +53,12 @@ export interface TaxedAmount {
 
 export const EU_COUNTRIES: readonly string[] = regions.EU;
 
-type RateEntry = { type: string; rate: number; before?: Record<string, { type: string; rate: number }> };
-const RATES = rates as unknown as Record<string, RateEntry | undefined>;
+type RateEntry = { rate: number; before?: Record<string, { rate: number }> };
+export type RateTable = Record<string, RateEntry | undefined>;
+const RATES = rates as unknown as RateTable;
 
-/** Every country a buyer can give (ISO 3166-1 alpha-2), as the rate table knows them. */
-export const BUYER_COUNTRIES: readonly string[] = Object.keys(RATES)
-  .filter((code) => /^[A-Z]{2}$/.test(code))
-  .sort();
+/** Every country a buyer can give: ISO 3166-1 alpha-2, as `i18n-iso-countries` lists them. */
+export const BUYER_COUNTRIES: readonly string[] = Object.keys(isoCountries.getAlpha2Codes());
 
 export const isEuCountry = (country: string) => EU_COUNTRIES.includes(country);
 
@@ -67,8 +67,8 @@ export const isEuCountry = (country: string) => EU_COUNTRIES.includes(country);
  * are keyed by the instant a rate stopped applying: the earliest such instant still after `at`
  * names the rate then.
  */
-export function standardRateBasisPoints(country: string, at: Date): number {
-  const entry = RATES[country];
+export function standardRateBasisPoints(country: string, at: Date, table: RateTable = RATES): number {
+  const entry = table[country];
   if (!entry) throw new Error(`No VAT rate for country ${country}`);
   let rate = entry.rate;
   let earliestEnd: number | null = null;
