@@ -64,6 +64,7 @@ export const LIGHTHOUSE_PAGES: readonly { route: string; loggedIn: boolean }[] =
   { route: "/register", loggedIn: false },
   { route: "/profile", loggedIn: true },
   { route: USAGE_PAGE, loggedIn: true },
+  { route: "/profile/billing", loggedIn: true },
 ];
 
 /** The logged-in user's history for the Lighthouse runs: 30 days of a busy account's generations. */

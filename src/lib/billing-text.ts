@@ -19,9 +19,11 @@ export const BILLING_TEXT = {
   noInvoice: "None",
   refundedPart: (amount: string) => `${amount} refunded`,
   emptyTitle: "No payments yet",
-  emptyBody:
-    "When you buy a plan or a top-up pack, each payment and its invoice appear here. Prices on the " +
-    "plans page are net: VAT is added at checkout from your country and VAT ID.",
+  emptyBody: "When you buy a plan or a top-up pack, each payment and its invoice appear here.",
+  /** Static under the heading: it paints with the page (and stays the largest text, for LCP). */
+  vatNote:
+    "Prices on the plans page are net: VAT is added at checkout from your country and VAT ID, and " +
+    "every payment has its invoice here.",
   detailsTitle: "Billing details",
   detailsNone: "None yet: the checkout asks for them with your first payment.",
   detailsNote: "Your next checkout starts from these details; you can change them there.",
