@@ -68,7 +68,7 @@ test("a user creates a key, copies it, a program uses it, the list shows the use
   await expect(page.getByText(key)).toHaveCount(0);
 
   // The program uses it: the generation service introspects it and charges a comic.
-  const service = makeServiceKey();
+  const service = await makeServiceKey();
   const active = await introspect(request, service, key);
   expect(active).toMatchObject({ active: true, credits_used_this_month: 0 });
   const charge = await request.post("/v1/credits/consume", {

@@ -31,7 +31,7 @@ test("charges made through consume appear in the chart's table, the totals and t
     await request.post("/v1/api-keys", { headers: auth, data: { name: "Render server" } })
   ).json();
   const me = await (await request.get("/v1/users/me", { headers: auth })).json();
-  const service = makeServiceKey();
+  const service = await makeServiceKey();
   const charges = [
     { api_key_id: key.id, feature: "comic", people: "one", idempotency_key: "job-1" },
     { api_key_id: key.id, feature: "comic", people: "multiple", idempotency_key: "job-2" },
@@ -140,7 +140,7 @@ test("a user sets a low-balance alert on /profile and gets one mail when charges
   const me = await (
     await request.get("/v1/users/me", { headers: { Authorization: `Bearer ${token}` } })
   ).json();
-  const service = makeServiceKey();
+  const service = await makeServiceKey();
   const answers = await Promise.all(
     Array.from({ length: 10 }, (_, i) =>
       request.post("/v1/credits/consume", {

@@ -1,12 +1,10 @@
 // Two server processes on one PostgreSQL: a key revoked through one stops working on the other
 // within a second, and the operator makes the service key with `npm run service-key` while the
 // servers run (through instance A's operator socket).
-import { spawnSync } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { printedServiceKey, runCli } from "../fixtures/cli.ts";
 import {
   createScratchDatabase,
-  NODE,
-  ROOT,
   type ScratchDatabase,
   type ServerProcess,
   skipReason,
@@ -52,22 +50,13 @@ describe.skipIf(reason !== "")(`API key revocation across two instances${reason}
 
   it("revoked through A, refused by B within 1 s", async () => {
     // The operator's command, run while both servers are up: it reaches A through its socket.
-    const cli = spawnSync(
-      NODE,
-      ["scripts/service-key.ts", "create", "generation-api", "--scopes", "introspect,credits:consume"],
-      {
-        cwd: ROOT,
-        env: {
-          PATH: process.env.PATH,
-          DATA_DIR: dataDirs[0]?.dir,
-          DATABASE_URL: db.url,
-          LOG_LEVEL: "silent",
-        },
-        encoding: "utf8",
-      },
+    const cli = await runCli(
+      "scripts/service-key.ts",
+      ["create", "generation-api", "--scopes", "introspect,credits:consume"],
+      { DATA_DIR: dataDirs[0]?.dir, DATABASE_URL: db.url, LOG_LEVEL: "silent" },
     );
     expect(cli.status, cli.stderr).toBe(0);
-    const service = cli.stdout.match(/gsk_[0-9A-Za-z]{61}/)?.[0] as string;
+    const service = printedServiceKey(cli) as string;
     expect(service).toBeDefined();
 
     const ann = await verifiedAccount(a, uniqueName("keys"));

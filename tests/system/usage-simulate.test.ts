@@ -2,11 +2,9 @@
 // machine): it reaches the server's operator socket for the account and a service key, charges
 // through POST /v1/credits/consume with back-dated times, and leaves a month of history that
 // GET /v1/usage shows; the run's service key is revoked after it.
-import { spawnSync } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCli } from "../fixtures/cli.ts";
 import {
-  NODE,
-  ROOT,
   type ServerProcess,
   startServer,
   stopServers,
@@ -34,21 +32,11 @@ describe("usage:simulate on a development server with the embedded database", ()
   });
 
   const cli = (script: string, args: string[]) =>
-    spawnSync(NODE, [script, ...args], {
-      cwd: ROOT,
-      env: {
-        PATH: process.env.PATH,
-        DATA_DIR: dataDir.dir,
-        PORT: new URL(server.baseUrl).port,
-        LOG_LEVEL: "silent",
-      },
-      encoding: "utf8",
-      timeout: 120_000,
-    });
+    runCli(script, args, { DATA_DIR: dataDir.dir, PORT: new URL(server.baseUrl).port, LOG_LEVEL: "silent" });
 
   it("charges a month of generations through consume, within the balance, and revokes its service key", async () => {
     const ann = await verifiedAccount(server, uniqueName("sim"));
-    const run = cli("scripts/usage-simulate.ts", ["--username", ann.username, "--days", "30"]);
+    const run = await cli("scripts/usage-simulate.ts", ["--username", ann.username, "--days", "30"]);
     expect(run.status, run.stderr).toBe(0);
     expect(run.stdout).toMatch(
       new RegExp(`^Charged \\d+ generations \\([\\d.]+ credits\\) to ${ann.username} over the last 30 days`),
@@ -70,15 +58,15 @@ describe("usage:simulate on a development server with the embedded database", ()
     const { credit_balance } = (await me.json()) as { credit_balance: number };
     expect(credit_balance).toBeCloseTo(2000 - body.total.credits, 3);
 
-    const keys = cli("scripts/service-key.ts", ["list"]);
+    const keys = await cli("scripts/service-key.ts", ["list"]);
     expect(keys.stdout).toMatch(/usage-simulator .*REVOKED/);
   }, 180_000);
 
-  it("refuses an unknown user and a bad --days", () => {
-    const nobody = cli("scripts/usage-simulate.ts", ["--username", "nobody-here"]);
+  it("refuses an unknown user and a bad --days", async () => {
+    const nobody = await cli("scripts/usage-simulate.ts", ["--username", "nobody-here"]);
     expect(nobody.status).toBe(1);
     expect(nobody.stderr).toContain('No user named "nobody-here".');
-    const bad = cli("scripts/usage-simulate.ts", ["--username", "x", "--days", "0"]);
+    const bad = await cli("scripts/usage-simulate.ts", ["--username", "x", "--days", "0"]);
     expect(bad.status).toBe(2);
     expect(bad.stderr).toContain("--days is a whole number from 1 to 366.");
   });
