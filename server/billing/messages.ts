@@ -25,6 +25,13 @@ export const BILLING_ERRORS = {
   insufficient_credits: { status: 402, message: "Insufficient credits" },
   /** `GET /v1/billing/invoices/{id}` for an id that is not one of the user's invoices. */
   invoice_not_found: { status: 404, message: "Invoice not found" },
+  /** `GET /v1/billing/invoices/{id}/pdf` for a failed payment: no invoice was issued for it. */
+  no_invoice_issued: { status: 404, message: "No invoice was issued for a failed payment" },
+  /** `GET /v1/billing/invoices/{id}/pdf` for an invoice Stripe issued: its PDF is Stripe's (`pdf_url`). */
+  provider_invoice_pdf: {
+    status: 404,
+    message: "This invoice was issued by the payment provider: download its PDF from pdf_url",
+  },
   /** `POST /v1/billing-portal-session` without a subscription: there is no card on file to change. */
   no_payment_method: {
     status: 400,

@@ -6,6 +6,7 @@ import { isUtf8 } from "node:buffer";
 import { and, eq, TransactionRollbackError } from "drizzle-orm";
 import type { Logger } from "pino";
 import type { LedgerEntry } from "../../contract/billing.ts";
+import { PRODUCT_NAME } from "../../contract/brand.ts";
 import type { BillingDetails, Invoice, InvoiceSummary } from "../../contract/invoices.ts";
 import type { AccountHooks } from "../accounts/hooks.ts";
 import type { Clock } from "../clock.ts";
@@ -30,6 +31,7 @@ import { verifyWebhook } from "../payments/stripe-signature.ts";
 import type { BillingMailSender } from "./billing-mails.ts";
 import type { Catalogue } from "./catalogue.ts";
 import { fulfil, initialFreeGrant } from "./fulfilment.ts";
+import { invoicePdfName, invoicePdfRefusal, renderInvoicePdf } from "./invoice-pdf.ts";
 import { invoiceSummary, invoiceView } from "./invoice-view.ts";
 import { recordInvoiceDocument, userInvoice, userInvoices } from "./invoices.ts";
 import { insertGrant, lockUser, userGrants } from "./ledger-store.ts";
@@ -196,6 +198,13 @@ export function createBilling(deps: BillingDeps) {
     });
   }
 
+  /** One stored invoice of the user, or a 404 (another user's id answers the same as an unknown one). */
+  async function invoiceRow(userId: string, invoiceId: string) {
+    const row = UUID.test(invoiceId) ? await userInvoice(db, userId, invoiceId) : undefined;
+    if (!row) throw new ApiError(404, billingError("invoice_not_found").message);
+    return row;
+  }
+
   return {
     hooks: {
       async onEmailVerified(tx, { userId, at }) {
@@ -255,9 +264,22 @@ export function createBilling(deps: BillingDeps) {
 
     /** One invoice of the user, or a 404 (another user's id answers the same as an unknown one). */
     async invoice(userId: string, invoiceId: string): Promise<Invoice> {
-      const row = UUID.test(invoiceId) ? await userInvoice(db, userId, invoiceId) : undefined;
-      if (!row) throw new ApiError(404, billingError("invoice_not_found").message);
-      return invoiceView(row);
+      return invoiceView(await invoiceRow(userId, invoiceId));
+    },
+
+    /**
+     * One of our own invoices as a PDF (invoice-pdf.ts). A failed payment has no invoice, and
+     * Stripe's invoices are Stripe's documents: both answer 404 with the reason.
+     */
+    async invoicePdf(userId: string, invoiceId: string): Promise<{ pdf: Buffer; filename: string }> {
+      const row = await invoiceRow(userId, invoiceId);
+      const refusal = invoicePdfRefusal(row);
+      if (refusal) throw new ApiError(404, billingError(refusal).message);
+      const invoice = invoiceView(row);
+      return {
+        pdf: await renderInvoicePdf(invoice, { producer: PRODUCT_NAME }),
+        filename: invoicePdfName(invoice),
+      };
     },
 
     async details(userId: string): Promise<BillingDetails> {

@@ -2,6 +2,7 @@
 // a failed payment with the link to update the card, a plan change scheduled and applied, a
 // cancellation confirmed, a subscription ended, and top-up credits about to expire. Dates are
 // Berlin calendar days; amounts are exact (cents), as on the invoice.
+import { formatMoney as money } from "../../contract/invoice-document.ts";
 import { formatRate, invoiceNote, type TaxTreatment } from "../domain/vat.ts";
 import type { MailMessage } from "./message.ts";
 import { PRODUCT_NAME, render } from "./templates.ts";
@@ -10,9 +11,6 @@ export interface MailUser {
   email: string;
   username: string;
 }
-
-const money = (cents: number, currency: string) =>
-  new Intl.NumberFormat("en-US", { style: "currency", currency: currency.toUpperCase() }).format(cents / 100);
 
 const credits = (amount: number) =>
   new Intl.NumberFormat("en-US", { maximumFractionDigits: 3 }).format(amount);

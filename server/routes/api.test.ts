@@ -32,6 +32,7 @@ const CONTRACT_PATHS = [
   "/v1/users/me/low-balance-alert",
   "/v1/billing/invoices",
   "/v1/billing/invoices/{id}",
+  "/v1/billing/invoices/{id}/pdf",
   "/v1/billing/details",
   "/v1/billing-portal-session",
   "/.well-known/jwks.json",

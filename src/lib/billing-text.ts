@@ -1,14 +1,15 @@
 // The words of /profile/billing and its invoice page, kept out of UI_TEXT (which every page's
 // islands load) so that only these two pages carry them.
+import { INVOICE_TEXT } from "../../contract/invoice-document.ts";
 import { UI_TEXT } from "./ui-text.ts";
 
 export const BILLING_TEXT = {
   ...UI_TEXT.billing,
+  ...INVOICE_TEXT,
   intro: "Your payments and invoices, the billing details on file, and the card your plan is paid with.",
   historyTitle: "Billing history",
   historyCaption: "Payments and invoices, newest first",
   date: "Date",
-  description: "Description",
   net: "Net",
   vat: "VAT",
   total: "Total",
@@ -17,7 +18,6 @@ export const BILLING_TEXT = {
   statusLabels: { paid: "Paid", failed: "Failed", refunded: "Refunded", disputed: "Disputed" },
   viewInvoice: "View",
   noInvoice: "None",
-  refundedPart: (amount: string) => `${amount} refunded`,
   emptyTitle: "No payments yet",
   emptyBody: "When you buy a plan or a top-up pack, each payment and its invoice appear here.",
   /** Static under the heading: it paints with the page (and stays the largest text, for LCP). */
@@ -40,22 +40,14 @@ export const BILLING_TEXT = {
   loading: "Loading your billing history…",
   loadFailed: "Your billing history could not be loaded.",
   retry: "Try again",
-  invoiceTitle: "Invoice",
   invoiceLoading: "Loading the invoice…",
   invoiceNotFound: "This invoice was not found. It may belong to another account.",
-  invoiceNumber: "Invoice number",
-  invoiceDate: "Date",
-  seller: "From",
-  buyer: "To",
-  lineQuantity: (quantity: number, unitPrice: string) => `${quantity} × ${unitPrice} (net)`,
-  amount: "Amount (net)",
-  subtotal: "Net total",
-  vatLine: (rate: string) => `VAT ${rate}`,
-  grandTotal: "Total",
-  print: "Print or save as PDF",
+  print: "Print",
+  downloadPdf: "Download PDF",
+  downloading: "Preparing the PDF…",
+  downloadFailed: "The PDF could not be downloaded. Please try again or contact support.",
   backToBilling: "Back to billing",
   failedInvoice: "This payment failed: no invoice was issued for it.",
   stripeInvoice: "Open the invoice",
   stripePdf: "Download the PDF",
-  vatIdLabel: (id: string) => `VAT ID ${id}`,
 } as const;

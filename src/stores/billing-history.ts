@@ -2,7 +2,8 @@
 // the way to the provider's page for changing the card. Failures keep what is shown and say so.
 import { atom } from "nanostores";
 import type { BillingDetails, Invoice, InvoiceSummary } from "../../contract/invoices.ts";
-import { apiRequest, asApiError } from "../lib/api-client.ts";
+import { apiDownload, apiRequest, asApiError } from "../lib/api-client.ts";
+import { saveFile } from "../lib/save-file.ts";
 
 export interface BillingHistoryState {
   status: "loading" | "ready" | "failed";
@@ -53,4 +54,10 @@ export async function loadInvoice(id: string): Promise<void> {
   } catch (error) {
     $invoice.set({ status: asApiError(error).status === 404 ? "not_found" : "failed" });
   }
+}
+
+/** Saves the invoice's PDF (our own invoices: Stripe's have Stripe's PDF). Throws ApiError on failure. */
+export async function downloadInvoicePdf(invoice: Pick<Invoice, "id" | "number">): Promise<void> {
+  const blob = await apiDownload(`/v1/billing/invoices/${encodeURIComponent(invoice.id)}/pdf`);
+  saveFile(blob, `${invoice.number ?? "invoice"}.pdf`);
 }

@@ -1,6 +1,8 @@
 // Selling in the EU, in the browser: the local checkout asks who is buying, shows net, VAT and total
 // before Pay, charges that total, and the payment appears on /profile/billing with a numbered,
 // printable invoice; a French business with a VAT ID pays no VAT under reverse charge.
+import { readFile } from "node:fs/promises";
+import { extractText, getDocumentProxy } from "unpdf";
 import { TIERS } from "../../contract/catalogue.ts";
 import { BILLING_TEXT } from "../../src/lib/billing-text.ts";
 import { UI_TEXT } from "../../src/lib/ui-text.ts";
@@ -93,6 +95,19 @@ test("a German address: 19 % is shown before Pay, charged, and on the invoice", 
   await expect(page.getByRole("button", { name: T.print })).toBeVisible();
   expect(await axeViolations(page)).toEqual([]);
   if (shots) await page.screenshot({ path: `${shots}/invoice-de.png`, fullPage: true });
+
+  // The same invoice as a PDF, named after its number, with the same words and amounts.
+  const number = (await invoice.locator("[data-invoice-number]").textContent()) ?? "";
+  const [download] = await Promise.all([
+    page.waitForEvent("download"),
+    page.getByRole("button", { name: T.downloadPdf }).click(),
+  ]);
+  expect(download.suggestedFilename()).toBe(`${number}.pdf`);
+  const pdf = await getDocumentProxy(new Uint8Array(await readFile(await download.path())));
+  const text = (await extractText(pdf, { mergePages: true })).text.replace(/\s+/g, " ");
+  for (const shown of [`Invoice number: ${number}`, "Erika Mustermann", "VAT 19 %", euros(net + germanVat)]) {
+    expect(text).toContain(shown);
+  }
 });
 
 test("a French VAT ID: reverse charge, 0 % charged, and the note on the invoice", async ({

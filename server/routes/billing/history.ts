@@ -73,6 +73,37 @@ export function billingHistoryRoutes(deps: ApiDeps & { billing: Billing }): Open
     app,
     {
       method: "get",
+      path: "/billing/invoices/{id}/pdf",
+      operationId: "downloadInvoicePdf",
+      tags: ["billing"],
+      summary: "One of the local checkout's invoices as a PDF (Stripe's invoices: their own pdf_url)",
+      security,
+      parameters: [pathParameter("id", "The invoice's id from the billing history")],
+      responses: {
+        200: {
+          description: "The invoice as an A4 PDF, as a download named after its number",
+          content: { "application/pdf": { schema: { type: "string", format: "binary" } } },
+        },
+        ...errorResponses(registry, {
+          401: "No valid access token",
+          404: "Not one of the user's invoices, a failed payment (no invoice issued), or Stripe's invoice",
+        }),
+      },
+    },
+    auth,
+    async (c) => {
+      const { pdf, filename } = await deps.billing.invoicePdf(c.var.user.id, c.req.param("id") ?? "");
+      return c.body(new Uint8Array(pdf), 200, {
+        "Content-Type": "application/pdf",
+        "Content-Disposition": `attachment; filename="${filename}"`,
+      });
+    },
+  );
+
+  addRoute(
+    app,
+    {
+      method: "get",
       path: "/billing/details",
       operationId: "getBillingDetails",
       tags: ["billing"],

@@ -3,6 +3,7 @@
 // a gap-free number, seller, buyer, VAT and the reverse-charge note; a declined renewal is a failed
 // row until a new card pays it.
 import { eq } from "drizzle-orm";
+import { extractText, getDocumentProxy } from "unpdf";
 import { describe, expect, it } from "vitest";
 import { TIERS, TOP_UPS } from "../../../contract/catalogue.ts";
 import type { BillingDetails, Invoice, InvoiceSummary } from "../../../contract/invoices.ts";
@@ -275,6 +276,59 @@ describe.each(TEST_DATABASES)("VAT, invoices and billing history (%s)", (kind) =
       }
       expect(await history(bob.accessToken)).toEqual([]);
       expect((await getJson(ctx.t.app, "/v1/billing/invoices")).status).toBe(401);
+    });
+  });
+
+  describe("the invoice as a PDF", () => {
+    const pdfOf = (id: string, token?: string) => getJson(ctx.t.app, `/v1/billing/invoices/${id}/pdf`, token);
+
+    it("downloads a paid invoice as a PDF named after its number, with what the invoice says", async () => {
+      const user = await verifiedUser(ctx.t, "ann");
+      await payAndSettle(
+        ctx.t,
+        await openSubscriptionCheckout(ctx.t, user.accessToken, "A"),
+        undefined,
+        FRENCH_BUSINESS,
+      );
+      const [row] = await history(user.accessToken);
+      const res = await pdfOf(row?.id ?? "", user.accessToken);
+      expect(res.status).toBe(200);
+      expect(res.headers.get("content-type")).toBe("application/pdf");
+      expect(res.headers.get("content-disposition")).toBe(`attachment; filename="${row?.number}.pdf"`);
+      const pdf = await getDocumentProxy(new Uint8Array(await res.arrayBuffer()));
+      const text = (await extractText(pdf, { mergePages: true })).text.replace(/\s+/g, " ");
+      for (const shown of [
+        `Invoice number: ${row?.number}`,
+        TEST_SELLER.name,
+        "Exemple SARL",
+        "VAT ID FR40303265045",
+        "VAT 0 %, reverse charge",
+        `Total (EUR) €${(priceOf("A") / 100).toFixed(2)}`,
+        "Reverse charge: VAT is to be accounted for by the recipient",
+      ]) {
+        expect(text).toContain(shown);
+      }
+    });
+
+    it("refuses a failed payment's row, another user's invoice and a caller without a token", async () => {
+      const ann = await verifiedUser(ctx.t, "ann");
+      await verifiedUser(ctx.t, "bob");
+      await payAndSettle(
+        ctx.t,
+        await openSubscriptionCheckout(ctx.t, ann.accessToken, "A"),
+        "4000 0000 0000 0341",
+      );
+      await advanceDays(ctx.t, 32);
+      const token = await tokenFor(ctx.t, "ann");
+      const [failed, paid] = await history(token);
+      expect(failed?.status).toBe("failed");
+      const refused = await pdfOf(failed?.id ?? "", token);
+      expect(refused.status).toBe(404);
+      expect(await refused.json()).toEqual({ detail: "No invoice was issued for a failed payment" });
+      const foreign = await pdfOf(paid?.id ?? "", await tokenFor(ctx.t, "bob"));
+      expect(foreign.status).toBe(404);
+      expect(await foreign.json()).toEqual({ detail: "Invoice not found" });
+      expect((await pdfOf(paid?.id ?? "")).status).toBe(401);
     });
   });
 

@@ -8,6 +8,7 @@
 // paying needs no cookie, so a cross-site post can do nothing the attacker could not do directly.
 import { createHash } from "node:crypto";
 import { type Context, Hono } from "hono";
+import { formatMoney } from "../../../contract/invoice-document.ts";
 import type { CheckoutSessionRow } from "../../db/schema/index.ts";
 import { formatRate, invoiceNote } from "../../domain/vat.ts";
 import { escapeHtml } from "../../mail/templates.ts";
@@ -44,11 +45,6 @@ export function checkoutCsp(portalOrigin: string): string {
   return `default-src 'none'; style-src 'sha256-${STYLE_HASH}'; form-action 'self' ${portalOrigin}; base-uri 'none'; frame-ancestors 'none'`;
 }
 
-const amountFormat = (amount: number, currency: string) =>
-  new Intl.NumberFormat("en-US", { style: "currency", currency: currency.toUpperCase() }).format(
-    amount / 100,
-  );
-
 function page(title: string, body: string): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex"><title>${escapeHtml(title)}</title><style>${STYLE}</style></head>
@@ -61,7 +57,7 @@ const sessionPath = (session: CheckoutSessionRow) => `/_checkout/${encodeURIComp
 function heading(session: CheckoutSessionRow, productName: string): string {
   const what = session.mode === "subscription" ? `${productName}, billed monthly` : productName;
   return `<h1>${escapeHtml(what)}</h1>
-<p class="amount">${escapeHtml(amountFormat(session.amount, session.currency))}${session.mode === "subscription" ? " per month" : ""} <span class="hint">excl. VAT</span></p>`;
+<p class="amount">${escapeHtml(formatMoney(session.amount, session.currency))}${session.mode === "subscription" ? " per month" : ""} <span class="hint">excl. VAT</span></p>`;
 }
 
 /** A labelled field with its error under it, tied together for screen readers. */
@@ -117,7 +113,7 @@ function vatLabel(session: CheckoutSessionRow): string {
 
 /** Step 2: the total with its VAT, then the card. */
 export function checkoutPage(session: CheckoutSessionRow, productName: string, error?: string): string {
-  const money = (amount: number) => escapeHtml(amountFormat(amount, session.currency));
+  const money = (amount: number) => escapeHtml(formatMoney(amount, session.currency));
   const tax = session.amountTax ?? 0;
   const note = session.taxTreatment ? invoiceNote(session.taxTreatment) : null;
   const country = session.buyerCountry ? countryName(session.buyerCountry) : "";

@@ -3,11 +3,12 @@
 // (Stripe's Billing Portal, or the local stand-in's card page), which pays a failed renewal at once.
 import { useStore } from "@nanostores/react";
 import { useEffect, useState } from "react";
+import { countryName, formatMoney, vatRateLabel } from "../../../contract/invoice-document.ts";
 import type { BillingDetails, InvoiceSummary } from "../../../contract/invoices.ts";
 import { readStoredToken } from "../../lib/auth-storage.ts";
 import { BILLING_TEXT } from "../../lib/billing-text.ts";
 import { isoDay } from "../../lib/format-date.ts";
-import { countryName, formatMoney, invoiceLink, vatRateLabel } from "../../lib/invoice-view.ts";
+import { invoiceLink } from "../../lib/invoice-view.ts";
 import { UI_TEXT } from "../../lib/ui-text.ts";
 import { initSession } from "../../stores/auth.ts";
 import { $billingHistory, loadBillingHistory, openPaymentMethodPage } from "../../stores/billing-history.ts";

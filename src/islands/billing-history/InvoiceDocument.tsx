@@ -1,17 +1,19 @@
 // /profile/billing/invoice?id=… (guarded like /profile): one invoice as a printable document, with
 // its number and date, seller and buyer, the line, net, VAT (rate and amount), total and currency,
-// and the reverse-charge note where it applies. The browser's print dialog saves it as a PDF; the
-// site's top bar and footer are hidden in print. A Stripe invoice links to Stripe's own page and PDF.
+// and the reverse-charge note where it applies. Our own invoices download as a PDF the API renders
+// from the same data and words, and print (the site's top bar and footer are hidden in print). A
+// Stripe invoice links to Stripe's own page and PDF.
 import { useStore } from "@nanostores/react";
 import { useEffect } from "react";
+import { formatMoney, partyLines, vatRateLabel } from "../../../contract/invoice-document.ts";
 import type { Invoice, InvoiceParty } from "../../../contract/invoices.ts";
 import { readStoredToken } from "../../lib/auth-storage.ts";
 import { BILLING_TEXT } from "../../lib/billing-text.ts";
 import { isoDay } from "../../lib/format-date.ts";
-import { countryName, formatMoney, vatRateLabel } from "../../lib/invoice-view.ts";
 import { initSession } from "../../stores/auth.ts";
-import { $invoice, loadInvoice } from "../../stores/billing-history.ts";
+import { $invoice, downloadInvoicePdf, loadInvoice } from "../../stores/billing-history.ts";
 import { RouteGuard } from "../auth/RouteGuard.tsx";
+import { DownloadButton } from "../download/DownloadButton.tsx";
 
 const T = BILLING_TEXT;
 
@@ -29,9 +31,7 @@ function Party({ title, party }: { title: string; party: InvoiceParty }) {
     <div>
       <h2 className="text-xs font-semibold uppercase tracking-wide text-base-content/70">{title}</h2>
       <address className="mt-1 whitespace-pre-line text-sm not-italic">
-        {[party.name, party.address, party.address ? null : countryName(party.country), party.email]
-          .filter(Boolean)
-          .join("\n")}
+        {partyLines(party).join("\n")}
         {party.vat_id && <span className="block">{T.vatIdLabel(party.vat_id)}</span>}
       </address>
     </div>
@@ -124,9 +124,18 @@ function Document({ invoice }: { invoice: Invoice }) {
             </a>
           ) : (
             invoice.status !== "failed" && (
-              <button type="button" className="btn btn-primary btn-sm" onClick={() => window.print()}>
-                {T.print}
-              </button>
+              <>
+                <DownloadButton
+                  download={() => downloadInvoicePdf(invoice)}
+                  label={T.downloadPdf}
+                  busyLabel={T.downloading}
+                  failedMessage={T.downloadFailed}
+                  className="btn btn-primary btn-sm"
+                />
+                <button type="button" className="btn btn-outline btn-sm" onClick={() => window.print()}>
+                  {T.print}
+                </button>
+              </>
             )
           )}
           {invoice.pdf_url && (

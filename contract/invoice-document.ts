@@ -1,0 +1,65 @@
+// What an invoice says and how its numbers read, wherever it is shown: the portal's printable page,
+// the PDF the API renders (server/billing/invoice-pdf.ts) and the billing mails. One module, so the
+// printed page and the PDF of the same invoice never disagree on a word or a cent. Browser-safe.
+import type { TaxTreatmentName } from "./invoices.ts";
+
+const MONEY = new Map<string, Intl.NumberFormat>();
+
+/** `formatMoney(9401, "eur")` -> "€94.01": exact cents with the currency's symbol (fixed locale). */
+export function formatMoney(cents: number, currency: string): string {
+  const code = currency.toUpperCase();
+  let format = MONEY.get(code);
+  if (!format) {
+    format = new Intl.NumberFormat("en-US", { style: "currency", currency: code });
+    MONEY.set(code, format);
+  }
+  return format.format(cents / 100);
+}
+
+/** "19 %", "25.5 %"; the reason instead of a rate where no VAT is charged. */
+export function vatRateLabel(rate: number | null, treatment: TaxTreatmentName | null): string {
+  if (treatment === "reverse_charge") return "0 %, reverse charge";
+  if (treatment === "outside_eu") return "0 %, outside the EU";
+  return rate === null ? "" : `${rate} %`;
+}
+
+const COUNTRIES = new Intl.DisplayNames(["en"], { type: "region" });
+
+/** "Germany" for DE; the code itself when the runtime does not know it. */
+export function countryName(code: string | null): string {
+  if (!code) return "";
+  try {
+    return COUNTRIES.of(code) ?? code;
+  } catch {
+    return code;
+  }
+}
+
+/** The invoice document's words. */
+export const INVOICE_TEXT = {
+  invoiceTitle: "Invoice",
+  invoiceNumber: "Invoice number",
+  invoiceDate: "Date",
+  seller: "From",
+  buyer: "To",
+  description: "Description",
+  lineQuantity: (quantity: number, unitPrice: string) => `${quantity} × ${unitPrice} (net)`,
+  amount: "Amount (net)",
+  subtotal: "Net total",
+  vatLine: (rate: string) => `VAT ${rate}`.trimEnd(),
+  grandTotal: "Total",
+  vatIdLabel: (id: string) => `VAT ID ${id}`,
+  refundedPart: (amount: string) => `${amount} refunded`,
+} as const;
+
+/** The lines of a party's address block: name, address (or the country alone), e-mail. */
+export function partyLines(party: {
+  name: string | null;
+  address: string | null;
+  country: string | null;
+  email: string | null;
+}): string[] {
+  return [party.name, party.address, party.address ? null : countryName(party.country), party.email].filter(
+    (line): line is string => Boolean(line),
+  );
+}
