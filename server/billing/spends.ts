@@ -123,7 +123,6 @@ const keyIdOf = (request: SpendRequest) => request.meter?.apiKeyId ?? undefined;
 function batchReads(q: Queries, requests: readonly SpendRequest[]) {
   const userIds = [...new Set(requests.flatMap((r) => (r.userId && isUserId(r.userId) ? [r.userId] : [])))];
   const keyIds = [...new Set(requests.flatMap((r) => keyIdOf(r) ?? []))];
-  const idempotencyKeys = [...new Set(requests.map((r) => r.idempotencyKey))];
   const months = [...new Set(requests.flatMap((r) => r.meter?.month ?? []))];
   // The batch's users: those named, and those whose keys are charged. As one array (computed once
   // per statement), so the indexes on user_id serve: an OR with a subquery made credit_spends a
@@ -141,18 +140,7 @@ function batchReads(q: Queries, requests: readonly SpendRequest[]) {
       .select()
       .from(apiKeys)
       .where(sql`${apiKeys.id} = any(${list(keyIds, "text")})`),
-    q
-      .select({
-        id: creditSpends.id,
-        userId: creditSpends.userId,
-        idempotencyKey: creditSpends.idempotencyKey,
-        amount: creditSpends.amount,
-        balanceAfter: creditSpends.balanceAfter,
-      })
-      .from(creditSpends)
-      .where(
-        sql`${ofBatch(creditSpends.userId)} and ${creditSpends.idempotencyKey} = any(${list(idempotencyKeys, "text")})`,
-      ),
+    earlierSpends(q, requests),
     q
       .select({ ...GRANT_COLUMNS, userId: creditGrants.userId })
       .from(creditGrants)
@@ -165,6 +153,36 @@ function batchReads(q: Queries, requests: readonly SpendRequest[]) {
         sql`${apiKeyUsage.apiKeyId} = any(${list(keyIds, "text")}) and ${apiKeyUsage.month} = any(${list(months, "date")})`,
       ),
   ] as const;
+}
+
+/**
+ * The spends already made under the batch's (user, idempotency key) pairs, the user being the one
+ * named or the key's. Looked up pair by pair in the unique index on (user_id, idempotency_key):
+ * matching the batch's users and keys as two lists let PostgreSQL's generic plan read every earlier
+ * spend of those users and filter them, a cost that grew with each customer's history (2.9 ms a
+ * batch at 2,700 earlier spends, against 0.4 ms pair by pair).
+ */
+function earlierSpends(q: Queries, requests: readonly SpendRequest[]) {
+  const userIds = requests.map((r) => (r.userId && isUserId(r.userId) ? r.userId : ""));
+  const keyIds = requests.map((r) => keyIdOf(r) ?? "");
+  const idempotencyKeys = requests.map((r) => r.idempotencyKey);
+  const texts = (values: readonly string[]) => sql`${sql.param([...values])}::text[]`;
+  return q
+    .select({
+      id: creditSpends.id,
+      userId: creditSpends.userId,
+      idempotencyKey: creditSpends.idempotencyKey,
+      amount: creditSpends.amount,
+      balanceAfter: creditSpends.balanceAfter,
+    })
+    .from(
+      sql`unnest(${texts(userIds)}, ${texts(keyIds)}, ${texts(idempotencyKeys)}) as requested(user_id, api_key_id, idempotency_key)`,
+    )
+    .leftJoin(apiKeys, sql`${apiKeys.id} = requested.api_key_id`)
+    .innerJoin(
+      creditSpends,
+      sql`${creditSpends.userId} = coalesce(nullif(requested.user_id, '')::uuid, ${apiKeys.userId}) and ${creditSpends.idempotencyKey} = requested.idempotency_key`,
+    );
 }
 
 function batchState([locked, keyRows, earlierRows, grantRows, usageRows]: Answers<
