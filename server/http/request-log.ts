@@ -19,6 +19,11 @@ function isApiPath(path: string): boolean {
 }
 
 export function requestLog(logger: Logger, trustProxy: boolean): MiddlewareHandler {
+  // The line below has a fixed shape that holds no secret (a mailed token in the path is cut by
+  // redactPath), so it skips the logger's redaction: with its wildcard paths ("*.*.token") the
+  // redaction walked every line's object, 50 µs a line against 4 µs without, a quarter of what
+  // GET /healthz costs. Everything else logged keeps the redaction (server/logger.ts).
+  const lines = logger.child({}, { redact: [] });
   return async (c, next) => {
     const started = performance.now();
     await next();
@@ -30,9 +35,9 @@ export function requestLog(logger: Logger, trustProxy: boolean): MiddlewareHandl
       ms: Math.round((performance.now() - started) * 10) / 10,
       ip: clientIp(c, trustProxy),
     };
-    if (status >= 500) logger.error(entry, "request");
-    else if (isApiPath(c.req.path)) logger.info(entry, "request");
+    if (status >= 500) lines.error(entry, "request");
+    else if (isApiPath(c.req.path)) lines.info(entry, "request");
     // Portal pages and assets are many and uninteresting: visible at LOG_LEVEL=debug.
-    else logger.debug(entry, "request");
+    else lines.debug(entry, "request");
   };
 }
