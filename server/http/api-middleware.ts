@@ -1,6 +1,6 @@
 // Middleware every /v1 answer goes through: CORS for the portal's origins, a body size limit and
 // no caching of account data.
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
 import { DETAIL } from "../../contract/messages.ts";
@@ -22,18 +22,25 @@ export function apiCors(origins: string[]): MiddlewareHandler {
   });
 }
 
-const limitBody: MiddlewareHandler = bodyLimit({
-  maxSize: MAX_BODY_BYTES,
-  onError: (c) => c.json({ detail: DETAIL.bodyTooLarge }, 413),
-});
+const tooLarge = (c: Context) => c.json({ detail: DETAIL.bodyTooLarge }, 413);
+
+const limitBody: MiddlewareHandler = bodyLimit({ maxSize: MAX_BODY_BYTES, onError: tooLarge });
 
 /**
- * The body size limit, for the methods that carry a body. A GET or HEAD is passed straight on:
- * merely asking for its (absent) body makes the Node adapter build a full Request, a tenth of what
- * GET /v1/users/me costs (docs/decisions/009).
+ * The body size limit, for the methods that carry a body. Merely asking for the body makes the Node
+ * adapter build a full web Request around the socket's stream (a tenth of what GET /v1/users/me
+ * costs, docs/decisions/009), and a Request once built takes the body away from the adapter's
+ * direct read, which `c.req.json()` and `parseBody` otherwise use. So: a GET or HEAD is passed
+ * straight on; a body with a Content-Length (and no Transfer-Encoding) is judged by that header
+ * alone, as Hono's bodyLimit does too, since Node's HTTP parser delivers exactly that many bytes;
+ * only a chunked body is counted as it streams.
  */
-export const apiBodyLimit: MiddlewareHandler = (c, next) =>
-  c.req.method === "GET" || c.req.method === "HEAD" ? next() : limitBody(c, next);
+export const apiBodyLimit: MiddlewareHandler = async (c, next) => {
+  if (c.req.method === "GET" || c.req.method === "HEAD") return next();
+  const length = c.req.header("content-length");
+  if (length === undefined || c.req.header("transfer-encoding") !== undefined) return limitBody(c, next);
+  return Number(length) > MAX_BODY_BYTES ? tooLarge(c) : next();
+};
 
 export const noStore: MiddlewareHandler = async (c, next) => {
   await next();
