@@ -53,14 +53,19 @@ type ChargeOutcome =
   | { ok: false; reason: "no_user" | "no_key" | "feature_not_allowed" | "insufficient" | "key_limit" };
 
 /**
- * The consume answer of a charge, or the contract's error for why there was none. A charge that took
- * the balance below the user's alert threshold mails them (after the commit, in the background).
+ * What a charge sets off besides its answer: one that took the balance below the user's alert
+ * threshold mails them (after the commit, in the background). Both consume forms end here.
  */
-function consumeAnswer(result: ChargeOutcome, alerts: LowBalanceAlerts) {
+function afterCharge(result: ChargeOutcome, alerts: LowBalanceAlerts): ChargeOutcome {
+  if (result.ok && result.lowBalanceCrossed !== null) {
+    alerts.crossed(result.userId, result.lowBalanceCrossed, result.balanceAfter);
+  }
+  return result;
+}
+
+/** The consume answer of a charge, or the contract's error for why there was none. */
+function consumeAnswer(result: ChargeOutcome) {
   if (result.ok) {
-    if (result.lowBalanceCrossed !== null) {
-      alerts.crossed(result.userId, result.lowBalanceCrossed, result.balanceAfter);
-    }
     return {
       credit_balance: fromMillicredits(result.balanceAfter),
       charged: fromMillicredits(result.amount),
@@ -371,7 +376,7 @@ export function billingRoutes(deps: BillingRouteDeps): OpenAPIHono<AppEnv> {
           requestedBy: c.var.user.id,
           now: deps.clock.now(),
         });
-        return c.json(consumeAnswer(result, deps.lowBalance), 200);
+        return c.json(consumeAnswer(afterCharge(result, deps.lowBalance)), 200);
       }
       const body = parseWith(consumeFeatureRequestSchema, raw);
       const now = deps.clock.now();
@@ -385,10 +390,8 @@ export function billingRoutes(deps: BillingRouteDeps): OpenAPIHono<AppEnv> {
         now,
         recordedAt: body.at === undefined ? undefined : backdated(body.at, now, deps.allowBackdatedCharges),
       });
-      return c.json(
-        consumeAnswer(result.ok ? { ...result, amount: result.charged } : result, deps.lowBalance),
-        200,
-      );
+      const outcome = result.ok ? { ...result, amount: result.charged } : result;
+      return c.json(consumeAnswer(afterCharge(outcome, deps.lowBalance)), 200);
     },
   );
 
