@@ -6,6 +6,7 @@
 //
 // The text is set in DejaVu Sans (embedded, subset by pdfkit): PDF's built-in Helvetica covers only
 // Western European letters, and buyers anywhere in the EU have names such as "Łukasz" or "Σοφία".
+import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import PDFDocument from "pdfkit";
 import { formatMoney, partyLines, INVOICE_TEXT as T, vatRateLabel } from "../../contract/invoice-document.ts";
@@ -13,10 +14,14 @@ import type { Invoice, InvoiceParty } from "../../contract/invoices.ts";
 import type { InvoiceWithDocument } from "./invoices.ts";
 
 const require = createRequire(import.meta.url);
-const FONT = {
+const FONT_FILES = {
   regular: require.resolve("dejavu-fonts-ttf/ttf/DejaVuSans.ttf"),
   bold: require.resolve("dejavu-fonts-ttf/ttf/DejaVuSans-Bold.ttf"),
 };
+let fonts: { regular: Buffer; bold: Buffer } | undefined;
+/** The two faces (1 MB together), read on the first download rather than at every one, or at start. */
+const loadFonts = () =>
+  (fonts ??= { regular: readFileSync(FONT_FILES.regular), bold: readFileSync(FONT_FILES.bold) });
 
 const A4_MARGIN = 56;
 const GREY = "#555555";
@@ -65,8 +70,9 @@ export function renderInvoicePdf(invoice: Invoice, options: InvoicePdfOptions): 
     doc.on("end", () => resolve(Buffer.concat(chunks)));
     doc.on("error", reject);
   });
-  doc.registerFont("regular", FONT.regular);
-  doc.registerFont("bold", FONT.bold);
+  const { regular, bold } = loadFonts();
+  doc.registerFont("regular", regular);
+  doc.registerFont("bold", bold);
   write(doc, invoice);
   doc.end();
   return done;

@@ -3,7 +3,6 @@
 import { atom } from "nanostores";
 import type { BillingDetails, Invoice, InvoiceSummary } from "../../contract/invoices.ts";
 import { apiDownload, apiRequest, asApiError } from "../lib/api-client.ts";
-import { saveFile } from "../lib/save-file.ts";
 
 export interface BillingHistoryState {
   status: "loading" | "ready" | "failed";
@@ -56,8 +55,14 @@ export async function loadInvoice(id: string): Promise<void> {
   }
 }
 
-/** Saves the invoice's PDF (our own invoices: Stripe's have Stripe's PDF). Throws ApiError on failure. */
+/** Saves the invoice's PDF, named after its number (our own invoices: Stripe's have Stripe's PDF). Throws ApiError on failure. */
 export async function downloadInvoicePdf(invoice: Pick<Invoice, "id" | "number">): Promise<void> {
   const blob = await apiDownload(`/v1/billing/invoices/${encodeURIComponent(invoice.id)}/pdf`);
-  saveFile(blob, `${invoice.number ?? "invoice"}.pdf`);
+  const url = URL.createObjectURL(blob);
+  const link = document.createElement("a");
+  link.href = url;
+  link.download = `${invoice.number ?? "invoice"}.pdf`;
+  link.click();
+  // The click has handed the file to the browser; the URL is not needed after this task.
+  setTimeout(() => URL.revokeObjectURL(url), 0);
 }

@@ -3,7 +3,6 @@
 import { atom } from "nanostores";
 import type { UsageRow } from "../../contract/usage.ts";
 import { apiDownload, apiRequest } from "../lib/api-client.ts";
-import { saveFile } from "../lib/save-file.ts";
 import { presetRange, type UsagePreset } from "../lib/usage-view.ts";
 
 export interface UsageState {
@@ -58,5 +57,12 @@ export async function loadUsage(preset: UsagePreset): Promise<void> {
 /** The period's charges as a CSV file the browser saves. Throws ApiError on failure. */
 export async function downloadUsageCsv(): Promise<void> {
   const { from, to } = $usage.get();
-  saveFile(await apiDownload(`/v1/usage.csv?${query(from, to)}`), `usage-${from}-to-${to}.csv`);
+  const blob = await apiDownload(`/v1/usage.csv?${query(from, to)}`);
+  const url = URL.createObjectURL(blob);
+  const link = document.createElement("a");
+  link.href = url;
+  link.download = `usage-${from}-to-${to}.csv`;
+  link.click();
+  // The click has handed the file to the browser; the URL is not needed after this task.
+  setTimeout(() => URL.revokeObjectURL(url), 0);
 }

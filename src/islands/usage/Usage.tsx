@@ -2,7 +2,7 @@
 // period; the same numbers as a table; totals by feature and by API key; the period's charges as
 // CSV. The answers live in the $usage store; the chart loads on demand (UsageChart.tsx).
 import { useStore } from "@nanostores/react";
-import { lazy, Suspense, useEffect, useMemo } from "react";
+import { lazy, Suspense, useEffect, useMemo, useState } from "react";
 import type { UsageRow } from "../../../contract/usage.ts";
 import { formatBalance } from "../../lib/account-view.ts";
 import { readStoredToken } from "../../lib/auth-storage.ts";
@@ -16,9 +16,9 @@ import {
   type UsagePreset,
 } from "../../lib/usage-view.ts";
 import { initSession } from "../../stores/auth.ts";
+import { notify } from "../../stores/toast.ts";
 import { $usage, downloadUsageCsv, loadUsage } from "../../stores/usage.ts";
 import { RouteGuard } from "../auth/RouteGuard.tsx";
-import { DownloadButton } from "../download/DownloadButton.tsx";
 
 // The numbers and the chart are this page's content: as soon as the module runs in the browser, before
 // React hydrates and the guard has the session, ask for the session, the usage and the chart's code
@@ -175,6 +175,25 @@ function keyName(row: UsageRow): React.ReactNode {
   );
 }
 
+function DownloadButton() {
+  const [busy, setBusy] = useState(false);
+  const download = async () => {
+    setBusy(true);
+    try {
+      await downloadUsageCsv();
+    } catch {
+      notify("error", T.downloadFailed);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <button type="button" className="btn btn-outline btn-sm" onClick={() => void download()} disabled={busy}>
+      {busy ? T.downloading : T.download}
+    </button>
+  );
+}
+
 function UsageView() {
   const state = useStore($usage);
   // biome-ignore lint/correctness/useExhaustiveDependencies: the first period is loaded once, on arrival.
@@ -196,14 +215,7 @@ function UsageView() {
             <p className="text-sm text-base-content/80 tabular-nums" data-usage-period>
               {state.from} – {state.to}
             </p>
-            {!empty && state.status === "ready" && (
-              <DownloadButton
-                download={downloadUsageCsv}
-                label={T.download}
-                busyLabel={T.downloading}
-                failedMessage={T.downloadFailed}
-              />
-            )}
+            {!empty && state.status === "ready" && <DownloadButton />}
           </div>
         </div>
         <p className="text-xs text-base-content/70">{T.zoneNote}</p>
