@@ -2,13 +2,14 @@
 // and a metered charge with a service key the operator made while the server runs), see the use in
 // the list, revoke it with confirmation, and the key stops working.
 import type { APIRequestContext } from "@playwright/test";
+import { API_KEYS_TEXT } from "../../src/lib/api-keys-text.ts";
 import { UI_TEXT } from "../../src/lib/ui-text.ts";
 import { createVerifiedUser, openSignedIn, tokenViaApi } from "../fixtures/account.ts";
 import { axeViolations } from "../fixtures/axe.ts";
 import { makeServiceKey } from "../fixtures/service-key.ts";
 import { expect, test } from "../fixtures/test.ts";
 
-const T = UI_TEXT.apiKeys;
+const T = API_KEYS_TEXT;
 
 async function introspect(request: APIRequestContext, service: string, token: string) {
   const res = await request.post("/v1/introspect", {

@@ -2,6 +2,7 @@
 // the bearer token, password reset, the route guard and the session rules. Every page state a
 // journey visits is swept with axe; any console error fails the test.
 import { VALIDATION } from "../../contract/messages.ts";
+import { PROFILE_TEXT } from "../../src/lib/profile-text.ts";
 import { ERROR_TEXT, TOAST, UI_TEXT } from "../../src/lib/ui-text.ts";
 import {
   createVerifiedUser,
@@ -383,15 +384,15 @@ test.describe("account journeys", () => {
   }) => {
     const user = await createVerifiedUser(request, "free");
     await openSignedIn(page, await tokenViaApi(request, user), "/profile");
-    await expect(page.getByLabel(UI_TEXT.profile.username)).toHaveValue(user.username);
-    await expect(page.getByLabel(UI_TEXT.profile.email)).toHaveValue(user.email);
-    await expect(page.getByLabel(UI_TEXT.profile.plan)).toHaveValue("FREE");
-    await expect(page.getByLabel(UI_TEXT.profile.planEnds)).toHaveValue(UI_TEXT.profile.notAvailable);
-    await expect(page.getByLabel(UI_TEXT.profile.tokens)).toHaveValue(/^\d/);
-    await expect(page.getByRole("link", { name: UI_TEXT.profile.buyPlan })).toHaveAttribute("href", "/plans");
-    await expect(page.getByText(UI_TEXT.profile.topUpTitle)).toHaveCount(0);
-    await expect(page.getByRole("button", { name: UI_TEXT.profile.changePlan })).toHaveCount(0);
-    await expect(page.getByRole("button", { name: UI_TEXT.profile.cancelSubscription })).toHaveCount(0);
+    await expect(page.getByLabel(PROFILE_TEXT.username)).toHaveValue(user.username);
+    await expect(page.getByLabel(PROFILE_TEXT.email)).toHaveValue(user.email);
+    await expect(page.getByLabel(PROFILE_TEXT.plan)).toHaveValue("FREE");
+    await expect(page.getByLabel(PROFILE_TEXT.planEnds)).toHaveValue(PROFILE_TEXT.notAvailable);
+    await expect(page.getByLabel(PROFILE_TEXT.tokens)).toHaveValue(/^\d/);
+    await expect(page.getByRole("link", { name: PROFILE_TEXT.buyPlan })).toHaveAttribute("href", "/plans");
+    await expect(page.getByText(PROFILE_TEXT.topUpTitle)).toHaveCount(0);
+    await expect(page.getByRole("button", { name: PROFILE_TEXT.changePlan })).toHaveCount(0);
+    await expect(page.getByRole("button", { name: PROFILE_TEXT.cancelSubscription })).toHaveCount(0);
     expect(await axeViolations(page)).toEqual([]);
   });
 });

@@ -1,6 +1,7 @@
 // Billing journeys in the browser against the real API and its local hosted checkout: subscribe,
 // pay, top up, change and cancel the plan, a declined card, and who may see /plans.
 import type { Page } from "@playwright/test";
+import { PROFILE_TEXT } from "../../src/lib/profile-text.ts";
 import { ERROR_TEXT, TOAST, UI_TEXT } from "../../src/lib/ui-text.ts";
 import { createVerifiedUser, openSignedIn, tokenViaApi } from "../fixtures/account.ts";
 import { axeViolations } from "../fixtures/axe.ts";
@@ -12,7 +13,7 @@ test.describe.configure({ timeout: 150_000 });
 const pay = (page: Page, card: string) => payOnCheckout(page, card);
 
 const tokensOf = async (page: Page) =>
-  Number((await page.getByLabel(UI_TEXT.profile.tokens).inputValue()).replaceAll(",", ""));
+  Number((await page.getByLabel(PROFILE_TEXT.tokens).inputValue()).replaceAll(",", ""));
 
 /** Reloads /profile until `check` passes: the provider's webhook may land just after the redirect. */
 async function profileUntil(page: Page, check: () => Promise<void>) {
@@ -38,13 +39,13 @@ test("a user subscribes to Tier B, tops up 500 credits, schedules Tier C, cancel
   await expect(page.getByRole("link", { name: UI_TEXT.payment.goToDashboard })).toHaveAttribute("href", "/");
 
   await profileUntil(page, async () => {
-    await expect(page.getByLabel(UI_TEXT.profile.plan)).toHaveValue("Tier B", { timeout: 2000 });
+    await expect(page.getByLabel(PROFILE_TEXT.plan)).toHaveValue("Tier B", { timeout: 2000 });
   });
-  await expect(page.getByLabel(UI_TEXT.profile.planEnds)).toHaveValue(/^\d{4}-\d{2}-\d{2}$/);
+  await expect(page.getByLabel(PROFILE_TEXT.planEnds)).toHaveValue(/^\d{4}-\d{2}-\d{2}$/);
   const afterSubscribe = await tokensOf(page);
   expect(afterSubscribe).toBeGreaterThanOrEqual(5000);
   await expect(page.locator("[data-plan-badge]").first()).toHaveText("Tier B");
-  await expect(page.getByText(UI_TEXT.profile.topUpTitle)).toBeVisible();
+  await expect(page.getByText(PROFILE_TEXT.topUpTitle)).toBeVisible();
   await expect(page.locator("[data-top-up-balance]")).toHaveText(afterSubscribe.toLocaleString("en-US"));
   expect(await axeViolations(page)).toEqual([]);
 
@@ -55,7 +56,7 @@ test("a user subscribes to Tier B, tops up 500 credits, schedules Tier C, cancel
   // Top-up 500.
   await page.goto("/profile");
   await page.getByRole("radio", { name: /500 credit pack/ }).check();
-  await page.getByRole("button", { name: UI_TEXT.profile.buy, exact: true }).click();
+  await page.getByRole("button", { name: PROFILE_TEXT.buy, exact: true }).click();
   await pay(page, "4242 4242 4242 4242");
   await expect(page.getByRole("heading", { name: UI_TEXT.payment.success })).toBeVisible();
   await profileUntil(page, async () => {
@@ -63,29 +64,29 @@ test("a user subscribes to Tier B, tops up 500 credits, schedules Tier C, cancel
   });
 
   // Change to Tier C: scheduled for the period end.
-  await page.getByRole("button", { name: UI_TEXT.profile.changePlan }).click();
-  const change = page.getByRole("dialog", { name: UI_TEXT.profile.changePlanTitle });
+  await page.getByRole("button", { name: PROFILE_TEXT.changePlan }).click();
+  const change = page.getByRole("dialog", { name: PROFILE_TEXT.changePlanTitle });
   await expect(change).toBeVisible();
   await expect(change.getByRole("radio")).toHaveCount(4);
   await expect(change.getByRole("radio", { name: /Tier B/ })).toHaveCount(0);
   await change.getByRole("radio", { name: /Tier C/ }).check();
   await expect(change).toContainText("up to 4 concurrent requests");
   expect(await axeViolations(page)).toEqual([]);
-  await change.getByRole("button", { name: UI_TEXT.profile.updatePlan }).click();
+  await change.getByRole("button", { name: PROFILE_TEXT.updatePlan }).click();
   await expect(page.getByText(TOAST.planUpdated)).toBeVisible();
   await expect(change).toBeHidden();
   await expect(page.locator("[data-scheduled]")).toContainText("Tier C");
-  await expect(page.getByLabel(UI_TEXT.profile.plan)).toHaveValue("Tier B");
+  await expect(page.getByLabel(PROFILE_TEXT.plan)).toHaveValue("Tier B");
 
   // Cancel: confirmed in a dialog, then scheduled for the period end.
-  await page.getByRole("button", { name: UI_TEXT.profile.cancelSubscription }).click();
-  const confirm = page.getByRole("dialog", { name: UI_TEXT.profile.cancelTitle });
+  await page.getByRole("button", { name: PROFILE_TEXT.cancelSubscription }).click();
+  const confirm = page.getByRole("dialog", { name: PROFILE_TEXT.cancelTitle });
   await expect(confirm).toBeVisible();
   expect(await axeViolations(page)).toEqual([]);
-  await confirm.getByRole("button", { name: UI_TEXT.profile.confirmCancel }).click();
+  await confirm.getByRole("button", { name: PROFILE_TEXT.confirmCancel }).click();
   await expect(page.getByText(TOAST.subscriptionCanceled)).toBeVisible();
   await expect(page.locator("[data-scheduled]")).toContainText("ends on");
-  await expect(page.getByRole("button", { name: UI_TEXT.profile.cancelSubscription })).toHaveCount(0);
+  await expect(page.getByRole("button", { name: PROFILE_TEXT.cancelSubscription })).toHaveCount(0);
   expect(await axeViolations(page)).toEqual([]);
 
   await page.getByText(UI_TEXT.greeting(user.username)).first().click();

@@ -4,6 +4,7 @@
 // gives a new card on the provider's page, the open invoice is paid and the plan goes on.
 import { join } from "node:path";
 import { BILLING_TEXT } from "../../src/lib/billing-text.ts";
+import { PROFILE_TEXT } from "../../src/lib/profile-text.ts";
 import { UI_TEXT } from "../../src/lib/ui-text.ts";
 import { createVerifiedUser, openSignedIn, readMail, tokenViaApi } from "../fixtures/account.ts";
 import { axeViolations } from "../fixtures/axe.ts";
@@ -95,7 +96,7 @@ test("a declined renewal: the mail, a new card, and the plan goes on", async ({ 
   await readMail(api, user.email, /receipt: €94\.01 for Tier A monthly subscription, /);
 
   await page.goto("/profile");
-  await expect(page.getByLabel(UI_TEXT.profile.plan)).toHaveValue("Tier A");
+  await expect(page.getByLabel(PROFILE_TEXT.plan)).toHaveValue("Tier A");
   await expect(page.locator("[data-past-due]")).toHaveCount(0);
   expect(errors).toEqual([]);
   await context.close();

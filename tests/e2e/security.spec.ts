@@ -12,6 +12,7 @@ import { Severity, Type } from "csp_evaluator/dist/finding.js";
 import { CspParser } from "csp_evaluator/dist/parser.js";
 import { VALIDATION } from "../../contract/messages.ts";
 import { checkoutCsp } from "../../server/routes/checkout/page.ts";
+import { PROFILE_TEXT } from "../../src/lib/profile-text.ts";
 import { USER_FETCH_TIMEOUT_MS } from "../../src/lib/retry-policy.ts";
 import { ERROR_TEXT, TOAST, UI_TEXT } from "../../src/lib/ui-text.ts";
 import {
@@ -461,11 +462,11 @@ test.describe("pages under their policy", () => {
       await expect(page.getByRole("heading", { name: UI_TEXT.payment.success })).toBeVisible();
       await expect(async () => {
         await page.goto("/profile");
-        await expect(page.getByLabel(UI_TEXT.profile.plan)).toHaveValue("Tier A", { timeout: 2000 });
+        await expect(page.getByLabel(PROFILE_TEXT.plan)).toHaveValue("Tier A", { timeout: 2000 });
       }).toPass({ timeout: 20_000 });
       await waitForIslands(page);
-      await page.getByRole("button", { name: UI_TEXT.profile.changePlan }).click();
-      await expect(page.getByRole("dialog", { name: UI_TEXT.profile.changePlanTitle })).toBeVisible();
+      await page.getByRole("button", { name: PROFILE_TEXT.changePlan }).click();
+      await expect(page.getByRole("dialog", { name: PROFILE_TEXT.changePlanTitle })).toBeVisible();
       await page.keyboard.press("Escape");
       await expect(page.locator("[data-top-ups] fieldset")).toBeVisible();
 
@@ -853,8 +854,8 @@ test.describe("HTML in account data renders as text", () => {
       expect(await injectedMarkup(page)).toEqual(NOTHING_INJECTED);
 
       await page.goto("/profile");
-      await expect(page.getByLabel(UI_TEXT.profile.username)).toHaveValue(name);
-      await expect(page.getByLabel(UI_TEXT.profile.email)).toHaveValue(email);
+      await expect(page.getByLabel(PROFILE_TEXT.username)).toHaveValue(name);
+      await expect(page.getByLabel(PROFILE_TEXT.email)).toHaveValue(email);
       expect(await injectedMarkup(page)).toEqual(NOTHING_INJECTED);
 
       await page.setViewportSize({ width: 390, height: 844 });
@@ -895,7 +896,7 @@ test.describe("HTML in account data renders as text", () => {
     const user = await createVerifiedUser(request, "htmlplan");
     await page.setViewportSize({ width: 1280, height: 900 });
     await openSignedIn(page, await tokenViaApi(request, user), "/profile");
-    await expect(page.getByLabel(UI_TEXT.profile.plan)).toHaveValue(plan);
+    await expect(page.getByLabel(PROFILE_TEXT.plan)).toHaveValue(plan);
     await expect(page.locator("[data-plan-badge]").first()).toHaveText(plan);
     await expect(page.locator("[data-scheduled]")).toHaveText(`Changes to ${scheduled} on 2031-01-31.`);
     await expect(page.locator("[data-top-ups] fieldset")).toBeVisible();

@@ -2,14 +2,15 @@
 // /profile/usage in the chart's table, in the totals by feature and by key, and in the CSV; /profile
 // says what the balance that is left is made of.
 import { readFile } from "node:fs/promises";
-import { UI_TEXT } from "../../src/lib/ui-text.ts";
+import { PROFILE_TEXT } from "../../src/lib/profile-text.ts";
+import { USAGE_TEXT } from "../../src/lib/usage-text.ts";
 import { berlinToday } from "../../src/lib/usage-view.ts";
 import { createVerifiedUser, openSignedIn, readMail, tokenViaApi } from "../fixtures/account.ts";
 import { axeViolations } from "../fixtures/axe.ts";
 import { makeServiceKey } from "../fixtures/service-key.ts";
 import { expect, test } from "../fixtures/test.ts";
 
-const T = UI_TEXT.usage;
+const T = USAGE_TEXT;
 
 test("charges made through consume appear in the chart's table, the totals and the CSV", async ({
   page,
@@ -106,7 +107,7 @@ test("charges made through consume appear in the chart's table, the totals and t
   const breakdown = page.locator("[data-credit-breakdown]");
   await expect(breakdown.locator("li")).toHaveText([/^39\.7 free credits, no expiry$/]);
   await expect(breakdown).toContainText("Berlin time (Europe/Berlin)");
-  await page.getByRole("link", { name: UI_TEXT.profile.usageLink }).click();
+  await page.getByRole("link", { name: PROFILE_TEXT.usageLink }).click();
   await expect(page).toHaveURL(/\/profile\/usage$/);
 });
 
@@ -114,7 +115,7 @@ test("a user sets a low-balance alert on /profile and gets one mail when charges
   page,
   request,
 }) => {
-  const L = UI_TEXT.profile.lowBalance;
+  const L = PROFILE_TEXT.lowBalance;
   const user = await createVerifiedUser(request, "alert");
   const token = await tokenViaApi(request, user);
   await openSignedIn(page, token, "/profile");

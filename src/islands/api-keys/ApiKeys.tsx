@@ -5,8 +5,8 @@ import { useEffect, useState } from "react";
 import type { ApiKey, CreatedApiKey } from "../../../contract/api-keys.ts";
 import { featureName } from "../../../contract/credit-costs.ts";
 import { formatBalance } from "../../lib/account-view.ts";
+import { API_KEYS_TEXT } from "../../lib/api-keys-text.ts";
 import { dayAndTime, isoDay } from "../../lib/format-date.ts";
-import { UI_TEXT } from "../../lib/ui-text.ts";
 import { $apiKeys, loadApiKeys } from "../../stores/api-keys.ts";
 import { initSession } from "../../stores/auth.ts";
 import { RouteGuard } from "../auth/RouteGuard.tsx";
@@ -17,7 +17,7 @@ import { RevokeKeyDialog } from "./RevokeKeyDialog.tsx";
 // The keys are this page's content: ask for the session as soon as the module runs (see Profile).
 if (typeof document !== "undefined") void initSession();
 
-const T = UI_TEXT.apiKeys;
+const T = API_KEYS_TEXT;
 
 function usage(key: ApiKey): string {
   const used = formatBalance(key.credits_used_this_month);

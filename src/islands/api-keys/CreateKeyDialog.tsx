@@ -10,14 +10,14 @@ import {
 } from "../../../contract/api-keys.ts";
 import { CREDIT_COSTS } from "../../../contract/credit-costs.ts";
 import { asApiError, loadSchemas } from "../../lib/api-client.ts";
+import { API_KEYS_TEXT } from "../../lib/api-keys-text.ts";
 import { accountActionErrorMessage, fieldErrorsFrom422 } from "../../lib/error-messages.ts";
 import { type FieldErrors, firstFieldErrors } from "../../lib/form-errors.ts";
-import { UI_TEXT } from "../../lib/ui-text.ts";
 import { createApiKey } from "../../stores/api-keys.ts";
 import { notify } from "../../stores/toast.ts";
 import { Dialog } from "../profile/Dialog.tsx";
 
-const T = UI_TEXT.apiKeys;
+const T = API_KEYS_TEXT;
 
 /** The request the form's current values make, not yet validated (see validate). */
 function requestFrom(form: HTMLFormElement): Record<string, unknown> {

@@ -1,11 +1,11 @@
 // The new key, shown this once with a copy button and the warning that it will not be shown again.
 
 import type { CreatedApiKey } from "../../../contract/api-keys.ts";
-import { UI_TEXT } from "../../lib/ui-text.ts";
+import { API_KEYS_TEXT } from "../../lib/api-keys-text.ts";
 import { Dialog } from "../profile/Dialog.tsx";
 import { CopyField } from "../token/CopyField.tsx";
 
-const T = UI_TEXT.apiKeys;
+const T = API_KEYS_TEXT;
 
 export function NewKeyDialog({ created, onClose }: { created: CreatedApiKey | null; onClose: () => void }) {
   return (

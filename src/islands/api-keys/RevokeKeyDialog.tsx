@@ -2,13 +2,13 @@
 import { useState } from "react";
 import type { ApiKey } from "../../../contract/api-keys.ts";
 import { asApiError } from "../../lib/api-client.ts";
+import { API_KEYS_TEXT } from "../../lib/api-keys-text.ts";
 import { accountActionErrorMessage } from "../../lib/error-messages.ts";
-import { UI_TEXT } from "../../lib/ui-text.ts";
 import { revokeApiKey } from "../../stores/api-keys.ts";
 import { notify } from "../../stores/toast.ts";
 import { Dialog } from "../profile/Dialog.tsx";
 
-const T = UI_TEXT.apiKeys;
+const T = API_KEYS_TEXT;
 
 export function RevokeKeyDialog({ apiKey, onClose }: { apiKey: ApiKey | null; onClose: () => void }) {
   const [busy, setBusy] = useState(false);

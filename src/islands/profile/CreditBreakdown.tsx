@@ -3,10 +3,10 @@
 import { useStore } from "@nanostores/react";
 import { useEffect } from "react";
 import { describePart } from "../../lib/credit-breakdown.ts";
-import { UI_TEXT } from "../../lib/ui-text.ts";
+import { PROFILE_TEXT } from "../../lib/profile-text.ts";
 import { $creditBreakdown, loadCreditBreakdown } from "../../stores/credits.ts";
 
-const T = UI_TEXT.profile.breakdown;
+const T = PROFILE_TEXT.breakdown;
 
 export function CreditBreakdown({ balance }: { balance: number }) {
   const state = useStore($creditBreakdown);

@@ -3,7 +3,7 @@
 import { useStore } from "@nanostores/react";
 import { type FormEvent, useEffect, useId, useState } from "react";
 import { loadSchemas } from "../../lib/api-client.ts";
-import { UI_TEXT } from "../../lib/ui-text.ts";
+import { PROFILE_TEXT } from "../../lib/profile-text.ts";
 import {
   $lowBalanceAlert,
   loadLowBalanceAlert,
@@ -12,7 +12,7 @@ import {
 import { notify } from "../../stores/toast.ts";
 import { FieldError } from "../forms/Field.tsx";
 
-const T = UI_TEXT.profile.lowBalance;
+const T = PROFILE_TEXT.lowBalance;
 
 /** The number typed, as the API takes it: an empty field is no number at all. */
 const typed = (text: string) => (text.trim() === "" ? Number.NaN : Number(text));

@@ -10,7 +10,8 @@ import { accountActionErrorMessage } from "../../lib/error-messages.ts";
 import { dialogPlanDetails, otherPlans } from "../../lib/plan-details.ts";
 import { formatCredits } from "../../lib/plans.ts";
 import { formatPrice, PRICE_TAX_NOTE } from "../../lib/price.ts";
-import { ERROR_TEXT, TOAST, UI_TEXT } from "../../lib/ui-text.ts";
+import { PROFILE_TEXT } from "../../lib/profile-text.ts";
+import { ERROR_TEXT, TOAST } from "../../lib/ui-text.ts";
 import { cancelSubscription, updateSubscription } from "../../stores/billing.ts";
 import { $subscriptionProducts, retryIfGivenUp } from "../../stores/catalogue.ts";
 import { notify } from "../../stores/toast.ts";
@@ -18,7 +19,7 @@ import { CatalogueStatus } from "../billing/CatalogueStatus.tsx";
 import { useCatalogue } from "../billing/use-catalogue.ts";
 import { Dialog } from "./Dialog.tsx";
 
-const T = UI_TEXT.profile;
+const T = PROFILE_TEXT;
 
 function PlanOption({
   product,

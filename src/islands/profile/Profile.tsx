@@ -4,6 +4,7 @@ import { lazy, Suspense } from "react";
 import type { User } from "../../../contract/account.ts";
 import { formatBalance, hasPaidPlan, scheduledChange, subscriptionOf } from "../../lib/account-view.ts";
 import { isoDay } from "../../lib/format-date.ts";
+import { PROFILE_TEXT } from "../../lib/profile-text.ts";
 import { UI_TEXT } from "../../lib/ui-text.ts";
 import { initSession } from "../../stores/auth.ts";
 import { RouteGuard } from "../auth/RouteGuard.tsx";
@@ -22,7 +23,7 @@ const LowBalanceAlert = lazy(() =>
 );
 const Loading = () => <span className="loading loading-spinner" aria-hidden="true" />;
 
-const T = UI_TEXT.profile;
+const T = PROFILE_TEXT;
 
 function ReadOnlyField({ id, label, value }: { id: string; label: string; value: string }) {
   return (

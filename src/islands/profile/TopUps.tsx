@@ -4,14 +4,15 @@ import { useId, useState } from "react";
 import { topUpDescription } from "../../../contract/catalogue.ts";
 import { formatBalance } from "../../lib/account-view.ts";
 import { formatPrice } from "../../lib/price.ts";
-import { ERROR_TEXT, UI_TEXT } from "../../lib/ui-text.ts";
+import { PROFILE_TEXT } from "../../lib/profile-text.ts";
+import { ERROR_TEXT } from "../../lib/ui-text.ts";
 import { startTopUpCheckout } from "../../stores/billing.ts";
 import { $topUpProducts } from "../../stores/catalogue.ts";
 import { notify } from "../../stores/toast.ts";
 import { CatalogueStatus } from "../billing/CatalogueStatus.tsx";
 import { useCatalogue } from "../billing/use-catalogue.ts";
 
-const T = UI_TEXT.profile;
+const T = PROFILE_TEXT;
 
 export function TopUps({ balance }: { balance: number }) {
   const headingId = useId();

@@ -7,6 +7,7 @@ import type { UsageRow } from "../../../contract/usage.ts";
 import { formatBalance } from "../../lib/account-view.ts";
 import { readStoredToken } from "../../lib/auth-storage.ts";
 import { UI_TEXT } from "../../lib/ui-text.ts";
+import { USAGE_TEXT } from "../../lib/usage-text.ts";
 import {
   colourOf,
   type DailyUsage,
@@ -33,7 +34,7 @@ if (inBrowser) {
   if (readStoredToken()) firstLoad = loadUsage($usage.get().preset);
 }
 
-const T = UI_TEXT.usage;
+const T = USAGE_TEXT;
 
 function PeriodPicker({ preset, busy }: { preset: UsagePreset; busy: boolean }) {
   return (

@@ -1,0 +1,49 @@
+// The words of /profile/api-keys, kept out of UI_TEXT (which every page's islands load) so that
+// only this page carries them.
+import { UI_TEXT } from "./ui-text.ts";
+
+export const API_KEYS_TEXT = {
+  ...UI_TEXT.apiKeys,
+  createTitle: "Create API key",
+  name: "Name",
+  namePlaceholder: "e.g. Production server",
+  expiry: "Expires",
+  expiryNever: "Never",
+  expiryDays: (days: number) => `In ${days} days`,
+  limit: "Monthly credit limit (optional)",
+  limitHelper: "Counted per calendar month (Berlin time). Leave empty for no limit but your balance.",
+  features: "Features",
+  allFeatures: "All features",
+  someFeatures: "Only these features:",
+  cancel: "Cancel",
+  creating: "Creating…",
+  createdTitle: "Your new API key",
+  createdWarning: "Copy it now: it will not be shown again. Store it like a password.",
+  done: "I have copied it",
+  revoke: "Revoke",
+  revokeTitle: "Revoke this key?",
+  revokeBody: (name: string) => `Programs using "${name}" stop working at once. This cannot be undone.`,
+  confirmRevoke: "Yes, revoke",
+  keepKey: "Keep key",
+  revoked: "API key revoked",
+  emptyTitle: "No API keys yet",
+  emptyBody:
+    "Create a key for each program or server that calls the generation API. If one leaks, revoke it " +
+    "without touching the others.",
+  loading: "Loading your API keys…",
+  loadFailed: "Your API keys could not be loaded.",
+  retry: "Try again",
+  columns: {
+    name: "Name",
+    key: "Key",
+    created: "Created",
+    lastUsed: "Last used",
+    expires: "Expires",
+    usage: "Used this month",
+  },
+  never: "Never",
+  noLimit: "no limit",
+  expired: "expired",
+  restrictedTo: "Only",
+  usingTitle: "Using your key",
+} as const;

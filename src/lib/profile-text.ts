@@ -1,0 +1,46 @@
+// The words of /profile (the account, plan actions, top-ups, the credits breakdown and the
+// low-balance alert), kept out of UI_TEXT (which every page's islands load) so that only /profile
+// carries them.
+
+export const PROFILE_TEXT = {
+  /** The static line under 'My Account', painted before the account has loaded. */
+  intro:
+    "Your account details, your plan and your credit balance. On a paid plan you can change or " +
+    "cancel it here, and buy one-time top-up packs of credits.",
+  username: "Username",
+  email: "Email",
+  plan: "Subscription plan",
+  planEnds: "Plan end date",
+  tokens: "Tokens",
+  notAvailable: "N/A",
+  buyPlan: "Buy Plan",
+  changePlan: "Change Subscription Plan",
+  changePlanTitle: "Upgrade/Downgrade plan",
+  updatePlan: "Update plan",
+  close: "Close",
+  cancelSubscription: "Cancel Subscription",
+  cancelTitle: "Cancel your subscription?",
+  keepSubscription: "Keep subscription",
+  confirmCancel: "Yes, cancel",
+  topUpTitle: "One time top-up packages",
+  buy: "Buy",
+  breakdown: {
+    title: "What your balance is made of",
+    none: "No credits left.",
+    failed: "The breakdown of your credits could not be loaded. Reload the page to try again.",
+    zoneNote: "Credits are spent in this order. Times are Berlin time (Europe/Berlin).",
+  },
+  usageLink: "See usage",
+  lowBalance: {
+    title: "Low-balance alert",
+    enable: "E-mail me when my balance falls below",
+    amount: "Credits",
+    save: "Save alert",
+    saving: "Saving…",
+    helper: "One e-mail each time your balance falls below this amount, not one per charge.",
+    loadFailed: "Your alert setting could not be loaded.",
+    saved: (threshold: number) => `We will e-mail you when your balance falls below ${threshold} credits`,
+    off: "Low-balance alert turned off",
+    saveFailed: "The alert could not be saved. Please try again.",
+  },
+} as const;

@@ -1,0 +1,36 @@
+// The words of /profile/usage, kept out of UI_TEXT (which every page's islands load) so that only
+// this page carries them.
+import { UI_TEXT } from "./ui-text.ts";
+
+export const USAGE_TEXT = {
+  ...UI_TEXT.usage,
+  intro: "What your programs' generations spent, by day, feature and API key.",
+  presets: { days7: "7 days", days30: "30 days", days90: "90 days", thisMonth: "This month" },
+  rangeLabel: "Period",
+  chartTitle: "Credits used per day",
+  chartLabel: (from: string, to: string) => `Credits used per day from ${from} to ${to}, stacked by feature`,
+  tableCaption: "Credits used per day and feature",
+  tableToggle: "Show the numbers as a table",
+  byFeature: "By feature",
+  byKey: "By API key",
+  day: "Day",
+  feature: "Feature",
+  key: "API key",
+  uses: "Uses",
+  credits: "Credits",
+  total: "Total",
+  noKey: "Without a key",
+  manual: "Manual charges",
+  revokedKey: "revoked",
+  download: "Download CSV",
+  downloading: "Preparing…",
+  loading: "Loading your usage…",
+  downloadFailed: "The CSV could not be downloaded. Please try again.",
+  loadFailed: "Your usage could not be loaded.",
+  retry: "Try again",
+  emptyTitle: "No usage in this period",
+  emptyBody:
+    "When your programs call the generation API with one of your API keys, each generation and the " +
+    "credits it cost show up here, by day, feature and key.",
+  zoneNote: "Days are Berlin days (Europe/Berlin).",
+} as const;
