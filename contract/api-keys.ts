@@ -2,22 +2,8 @@
 // generation service's introspection and metered consume. `zod/mini`, browser-safe: the
 // /profile/api-keys page validates its form and reads the answers with the same objects.
 import * as z from "zod/mini";
+import { API_KEY_NAME_MAX, API_KEY_RULES } from "./api-key-rules.ts";
 import { FEATURE_IDS, MAX_QUANTITY } from "./credit-costs.ts";
-
-export const API_KEY_LIMIT_PER_USER = 20;
-export const API_KEY_NAME_MAX = 60;
-/** The expiry choices the portal offers (the API takes any whole number of days from 1 to 365). */
-export const API_KEY_EXPIRY_CHOICES = [null, 30, 90, 365] as const;
-
-export const API_KEY_RULES = {
-  nameRequired: "Give the key a name",
-  nameTooLong: `Use at most ${API_KEY_NAME_MAX} characters`,
-  expiryRange: "Expiry must be a whole number of days from 1 to 365",
-  limitPositive: "The monthly limit must be a whole number of credits greater than 0",
-  limitTooLarge: "The monthly limit can be at most 100,000,000 credits",
-  featuresEmpty: "Choose at least one feature, or allow every feature",
-  featureUnknown: "Unknown feature",
-} as const;
 
 export const featureIdSchema = z.enum(FEATURE_IDS, { error: API_KEY_RULES.featureUnknown });
 

@@ -2,7 +2,7 @@
 // the user's row lock so two parallel creations cannot both take the 20th place), the list with
 // each key's spend this month, revocation, and the lookup that authenticates a key.
 import { and, desc, eq, inArray, isNull, sql } from "drizzle-orm";
-import { API_KEY_LIMIT_PER_USER } from "../../contract/api-keys.ts";
+import { API_KEY_LIMIT_PER_USER } from "../../contract/api-key-rules.ts";
 import { lockUser, NEWEST_GRANT_FIRST } from "../billing/ledger-store.ts";
 import {
   collectUserWithBilling,

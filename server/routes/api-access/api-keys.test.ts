@@ -1,7 +1,7 @@
 // POST/GET/DELETE /v1/api-keys: the contract's answers and errors, on PGlite and PostgreSQL.
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { API_KEY_RULES } from "../../../contract/api-keys.ts";
+import { API_KEY_RULES } from "../../../contract/api-key-rules.ts";
 import { DETAIL } from "../../../contract/messages.ts";
 import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
 import { apiKeys, users } from "../../db/schema/index.ts";

@@ -2,12 +2,8 @@
 // limit and an optional feature restriction. Checked with the contract's schema before sending (the
 // message next to the field), and the server's own 422 messages land in the same places.
 import { type FormEvent, useId, useRef, useState } from "react";
-import {
-  API_KEY_EXPIRY_CHOICES,
-  API_KEY_NAME_MAX,
-  type CreateApiKeyRequest,
-  type CreatedApiKey,
-} from "../../../contract/api-keys.ts";
+import { API_KEY_EXPIRY_CHOICES, API_KEY_NAME_MAX } from "../../../contract/api-key-rules.ts";
+import type { CreateApiKeyRequest, CreatedApiKey } from "../../../contract/api-keys.ts";
 import { CREDIT_COSTS } from "../../../contract/credit-costs.ts";
 import { asApiError, loadSchemas } from "../../lib/api-client.ts";
 import { API_KEYS_TEXT } from "../../lib/api-keys-text.ts";
