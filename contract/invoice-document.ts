@@ -1,7 +1,7 @@
 // What an invoice says and how its numbers read, wherever it is shown: the portal's printable page,
 // the PDF the API renders (server/billing/invoice-pdf.ts) and the billing mails. One module, so the
 // printed page and the PDF of the same invoice never disagree on a word or a cent. Browser-safe.
-import type { TaxTreatmentName } from "./invoices.ts";
+import type { Invoice, TaxTreatmentName } from "./invoices.ts";
 
 const MONEY = new Map<string, Intl.NumberFormat>();
 
@@ -63,3 +63,7 @@ export function partyLines(party: {
     (line): line is string => Boolean(line),
   );
 }
+
+/** The file name an invoice's PDF downloads as (the API's and the portal's): its number, which is unique. */
+export const invoicePdfName = (invoice: Pick<Invoice, "number">): string =>
+  `${invoice.number ?? "invoice"}.pdf`;

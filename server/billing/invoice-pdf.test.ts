@@ -2,8 +2,9 @@
 // domestic sale, a reverse charge and a refund, with names outside Western European letters.
 import { extractText, getDocumentProxy, getMeta } from "unpdf";
 import { describe, expect, it } from "vitest";
+import { invoicePdfName } from "../../contract/invoice-document.ts";
 import type { Invoice } from "../../contract/invoices.ts";
-import { invoicePdfName, invoicePdfRefusal, renderInvoicePdf } from "./invoice-pdf.ts";
+import { invoicePdfRefusal, renderInvoicePdf } from "./invoice-pdf.ts";
 
 const SELLER = {
   name: "Example GmbH",

@@ -31,10 +31,6 @@ export interface InvoicePdfOptions {
   producer: string;
 }
 
-/** The file name a download of the invoice gets: its number, which is unique. */
-export const invoicePdfName = (invoice: Pick<Invoice, "number">): string =>
-  `${invoice.number ?? "invoice"}.pdf`;
-
 /**
  * Why a stored invoice has no PDF of ours, or null when it has: a failed payment issued no invoice,
  * and an invoice without our own number is Stripe's document (its `pdf_url`), not ours to render.

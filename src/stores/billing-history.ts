@@ -1,6 +1,7 @@
 // /profile/billing and its invoice page: the billing history, the details on file, one invoice, and
 // the way to the provider's page for changing the card. Failures keep what is shown and say so.
 import { atom } from "nanostores";
+import { invoicePdfName } from "../../contract/invoice-document.ts";
 import type { BillingDetails, Invoice, InvoiceSummary } from "../../contract/invoices.ts";
 import { apiDownload, apiRequest, asApiError } from "../lib/api-client.ts";
 
@@ -61,7 +62,7 @@ export async function downloadInvoicePdf(invoice: Pick<Invoice, "id" | "number">
   const url = URL.createObjectURL(blob);
   const link = document.createElement("a");
   link.href = url;
-  link.download = `${invoice.number ?? "invoice"}.pdf`;
+  link.download = invoicePdfName(invoice);
   link.click();
   // The click has handed the file to the browser; the URL is not needed after this task.
   setTimeout(() => URL.revokeObjectURL(url), 0);
