@@ -8,7 +8,7 @@
 //
 // Only the SHA-256 of the whole key is stored: the key has 256 bits of entropy, so a fast hash is
 // as good as a slow one here (nothing to brute-force), and it costs microseconds per request.
-import { createHash, timingSafeEqual } from "node:crypto";
+import { hash, timingSafeEqual } from "node:crypto";
 import { crc32 } from "node:zlib";
 import { customAlphabet } from "nanoid";
 
@@ -49,7 +49,7 @@ export interface NewKey {
 }
 
 export function hashKey(key: string): string {
-  return createHash("sha256").update(key).digest("hex");
+  return hash("sha256", key, "hex");
 }
 
 export function generateKey(kind: KeyKind): NewKey {

@@ -1,7 +1,7 @@
 // The tokens mailed in verification and reset links: 256 bits from the OS's secure generator,
 // sent once in the link and stored only as a SHA-256 hash, so a database leak yields no usable link.
 // (A fast hash is right here: unlike a password, the token is too random to brute-force.)
-import { createHash, randomBytes } from "node:crypto";
+import { hash, randomBytes } from "node:crypto";
 
 export const SECRET_TOKEN_BYTES = 32;
 
@@ -10,5 +10,5 @@ export function generateSecretToken(): string {
 }
 
 export function hashSecretToken(token: string): string {
-  return createHash("sha256").update(token, "utf8").digest("hex");
+  return hash("sha256", token, "hex");
 }

@@ -8,11 +8,11 @@
 // rows as one JSON parameter, so each statement's text, and the server's prepared statement, is the
 // same whatever the batch.
 import { randomUUID } from "node:crypto";
-import { asc, sql } from "drizzle-orm";
+import { asc, type SQLWrapper, sql } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import { isUserId } from "../accounts/users.ts";
 import { isUsableApiKey } from "../api-access/api-keys.ts";
-import { insertJsonRows } from "../db/json-rows.ts";
+import { insertJsonRows, jsonRows } from "../db/json-rows.ts";
 import {
   type ApiKeyRow,
   apiKeys,
@@ -22,7 +22,13 @@ import {
   usageDaily,
   users,
 } from "../db/schema/index.ts";
-import { type Answers, type Queries, twoTripTransaction } from "../db/two-trip-transaction.ts";
+import {
+  type Answers,
+  type Bound,
+  type Param,
+  statement,
+  twoTripTransaction,
+} from "../db/two-trip-transaction.ts";
 import type { Db } from "../db/types.ts";
 import { berlinDay } from "../domain/berlin-time.ts";
 import { applySpend, balance, type CreditGrant, planSpend, type SpendTake } from "../domain/ledger.ts";
@@ -110,56 +116,38 @@ interface BatchState {
  * A list as one array parameter: `= any($1::uuid[])` has the same text for any length. Sent as
  * text[] and cast by the server: the postgres.js driver cannot send a date[] as Drizzle sets it up.
  */
-const list = (values: readonly string[], type: "uuid" | "text" | "date" | "bigint") =>
-  sql`${sql.param([...values])}::text[]::${sql.raw(type)}[]`;
+const list = (values: SQLWrapper, type: "uuid" | "text" | "date" | "bigint") =>
+  sql`${values}::text[]::${sql.raw(type)}[]`;
 
 const keyIdOf = (request: SpendRequest) => request.meter?.apiKeyId ?? undefined;
 
 /**
- * The batch's users locked, in id order (every batch takes them in the same order, so two never
- * deadlock), then their keys, earlier spends, grants and key usage: sent together, the reads run
- * after the lock on the same connection, so each sees what was committed before the lock.
+ * The batch's users: those named, and those whose keys are charged. As one array (computed once
+ * per statement), so the indexes on user_id serve: an OR with a subquery made credit_spends a
+ * sequential scan.
  */
-function batchReads(q: Queries, requests: readonly SpendRequest[]) {
-  const userIds = [...new Set(requests.flatMap((r) => (r.userId && isUserId(r.userId) ? [r.userId] : [])))];
-  const keyIds = [...new Set(requests.flatMap((r) => keyIdOf(r) ?? []))];
-  const months = [...new Set(requests.flatMap((r) => r.meter?.month ?? []))];
-  // The batch's users: those named, and those whose keys are charged. As one array (computed once
-  // per statement), so the indexes on user_id serve: an OR with a subquery made credit_spends a
-  // sequential scan.
-  const batchUsers = sql`array(select unnest(${list(userIds, "uuid")}) union select ${apiKeys.userId} from ${apiKeys} where ${apiKeys.id} = any(${list(keyIds, "text")}))`;
-  const ofBatch = (userId: AnyPgColumn) => sql`${userId} = any(${batchUsers})`;
-  return [
-    // Every statement of a batch finds its rows by key. The statements are prepared once per
-    // connection, and PostgreSQL may then keep a generic plan made while a table was small: a
-    // sequential scan of credit_spends chosen at a few hundred rows went on scanning it at 50,000
-    // (33 ms a batch, consume falling from 1,000 to 560 a second within a minute of the
-    // benchmark). Without sequential scans every plan, made at any size, is an index lookup.
-    q.execute(sql`set local enable_seqscan = off`),
-    q
-      .select({ id: users.id, lowBalanceThreshold: users.lowBalanceThreshold })
-      .from(users)
-      .where(ofBatch(users.id))
-      .orderBy(asc(users.id))
-      .for("update"),
-    q
-      .select()
-      .from(apiKeys)
-      .where(sql`${apiKeys.id} = any(${list(keyIds, "text")})`),
-    earlierSpends(q, requests),
-    q
-      .select({ ...GRANT_COLUMNS, userId: creditGrants.userId })
-      .from(creditGrants)
-      .where(ofBatch(creditGrants.userId))
-      .orderBy(...NEWEST_GRANT_FIRST),
-    q
-      .select({ apiKeyId: apiKeyUsage.apiKeyId, month: apiKeyUsage.month, amount: apiKeyUsage.amount })
-      .from(apiKeyUsage)
-      .where(
-        sql`${apiKeyUsage.apiKeyId} = any(${list(keyIds, "text")}) and ${apiKeyUsage.month} = any(${list(months, "date")})`,
-      ),
-  ] as const;
-}
+const ofBatch = (userId: AnyPgColumn, p: Param) =>
+  sql`${userId} = any(array(select unnest(${list(p("userIds"), "uuid")}) union select ${apiKeys.userId} from ${apiKeys} where ${apiKeys.id} = any(${list(p("keyIds"), "text")})))`;
+
+// The batch's reads, in the order they are sent: the users locked in id order (every batch takes
+// them in the same order, so two never deadlock), then their keys, earlier spends, grants and key
+// usage. Sent together, the reads run after the lock on the same connection, so each sees what was
+// committed before the lock.
+const lockUsers = statement("lock_users", (q, p) =>
+  q
+    .select({ id: users.id, lowBalanceThreshold: users.lowBalanceThreshold })
+    .from(users)
+    .where(ofBatch(users.id, p))
+    .orderBy(asc(users.id))
+    .for("update"),
+);
+
+const keysOfBatch = statement("api_keys_of_batch", (q, p) =>
+  q
+    .select()
+    .from(apiKeys)
+    .where(sql`${apiKeys.id} = any(${list(p("keyIds"), "text")})`),
+);
 
 /**
  * The spends already made under the batch's (user, idempotency key) pairs, the user being the one
@@ -168,12 +156,8 @@ function batchReads(q: Queries, requests: readonly SpendRequest[]) {
  * spend of those users and filter them, a cost that grew with each customer's history (2.9 ms a
  * batch at 2,700 earlier spends, against 0.4 ms pair by pair).
  */
-function earlierSpends(q: Queries, requests: readonly SpendRequest[]) {
-  const userIds = requests.map((r) => (r.userId && isUserId(r.userId) ? r.userId : ""));
-  const keyIds = requests.map((r) => keyIdOf(r) ?? "");
-  const idempotencyKeys = requests.map((r) => r.idempotencyKey);
-  const texts = (values: readonly string[]) => sql`${sql.param([...values])}::text[]`;
-  return q
+const earlierSpends = statement("earlier_spends", (q, p) =>
+  q
     .select({
       id: creditSpends.id,
       userId: creditSpends.userId,
@@ -182,16 +166,52 @@ function earlierSpends(q: Queries, requests: readonly SpendRequest[]) {
       balanceAfter: creditSpends.balanceAfter,
     })
     .from(
-      sql`unnest(${texts(userIds)}, ${texts(keyIds)}, ${texts(idempotencyKeys)}) as requested(user_id, api_key_id, idempotency_key)`,
+      sql`unnest(${p("pairUserIds")}::text[], ${p("pairKeyIds")}::text[], ${p("idempotencyKeys")}::text[]) as requested(user_id, api_key_id, idempotency_key)`,
     )
     .leftJoin(apiKeys, sql`${apiKeys.id} = requested.api_key_id`)
     .innerJoin(
       creditSpends,
       sql`${creditSpends.userId} = coalesce(nullif(requested.user_id, '')::uuid, ${apiKeys.userId}) and ${creditSpends.idempotencyKey} = requested.idempotency_key`,
-    );
+    ),
+);
+
+const grantsOfBatch = statement("grants_of_batch", (q, p) =>
+  q
+    .select({ ...GRANT_COLUMNS, userId: creditGrants.userId })
+    .from(creditGrants)
+    .where(ofBatch(creditGrants.userId, p))
+    .orderBy(...NEWEST_GRANT_FIRST),
+);
+
+const keyUsageOfBatch = statement("key_usage_of_batch", (q, p) =>
+  q
+    .select({ apiKeyId: apiKeyUsage.apiKeyId, month: apiKeyUsage.month, amount: apiKeyUsage.amount })
+    .from(apiKeyUsage)
+    .where(
+      sql`${apiKeyUsage.apiKeyId} = any(${list(p("keyIds"), "text")}) and ${apiKeyUsage.month} = any(${list(p("months"), "date")})`,
+    ),
+);
+
+/** The batch's reads with its values: lists of its users, keys, months and (user or key, idempotency key) pairs. */
+function batchReads(requests: readonly SpendRequest[]) {
+  const values = {
+    userIds: [...new Set(requests.flatMap((r) => (r.userId && isUserId(r.userId) ? [r.userId] : [])))],
+    keyIds: [...new Set(requests.flatMap((r) => keyIdOf(r) ?? []))],
+    months: [...new Set(requests.flatMap((r) => r.meter?.month ?? []))],
+    pairUserIds: requests.map((r) => (r.userId && isUserId(r.userId) ? r.userId : "")),
+    pairKeyIds: requests.map((r) => keyIdOf(r) ?? ""),
+    idempotencyKeys: requests.map((r) => r.idempotencyKey),
+  };
+  return [
+    lockUsers(values),
+    keysOfBatch(values),
+    earlierSpends(values),
+    grantsOfBatch(values),
+    keyUsageOfBatch(values),
+  ] as const;
 }
 
-function batchState([, locked, keyRows, earlierRows, grantRows, usageRows]: Answers<
+function batchState([locked, keyRows, earlierRows, grantRows, usageRows]: Answers<
   ReturnType<typeof batchReads>
 >): BatchState {
   const lockedIds = locked.map((u) => u.id);
@@ -223,8 +243,8 @@ function batchState([, locked, keyRows, earlierRows, grantRows, usageRows]: Answ
 /** The spends of a batch, decided in arrival order and written together; one answer per request. */
 export function spendBatch(db: Db, requests: readonly SpendRequest[]): Promise<SpendResult[]> {
   return twoTripTransaction(db, {
-    reads: (q) => batchReads(q, requests),
-    decide: (q, answers) => {
+    reads: batchReads(requests),
+    decide: (answers) => {
       const state = batchState(answers);
       const results: SpendResult[] = [];
       const spendRows: (typeof creditSpends.$inferInsert)[] = [];
@@ -253,7 +273,7 @@ export function spendBatch(db: Db, requests: readonly SpendRequest[]): Promise<S
       }
       return {
         result: results,
-        writes: batchWrites(q, spendRows, taken, [...addedUsage.values()], [...daily.values()]),
+        writes: batchWrites(spendRows, taken, [...addedUsage.values()], [...daily.values()]),
       };
     },
   });
@@ -346,45 +366,49 @@ function decide(state: BatchState, request: SpendRequest): Decision {
   };
 }
 
-/**
- * The batch's outcome in statements of fixed text, created together: grants taken from, spends,
- * daily usage sums, key usage.
- */
+const takeFromGrants = statement("take_from_grants", (q, p) =>
+  q.execute(
+    sql`update ${creditGrants} set remaining = ${creditGrants.remaining} - taken.amount
+        from unnest(${list(p("grantIds"), "uuid")}, ${list(p("amounts"), "bigint")}) as taken(id, amount)
+        where ${creditGrants.id} = taken.id`,
+  ),
+);
+
+const insertSpends = statement("insert_spends", (q, p) => q.execute(insertJsonRows(creditSpends, p("rows"))));
+
+const addToDailyUsage = statement("add_to_daily_usage", (q, p) =>
+  q.execute(
+    sql`${insertJsonRows(usageDaily, p("rows"))}
+        on conflict (${sql.join(
+          [usageDaily.userId, usageDaily.day, usageDaily.feature, usageDaily.apiKeyId].map((c) =>
+            sql.identifier(c.name),
+          ),
+          sql`, `,
+        )})
+        do update set uses = ${usageDaily.uses} + excluded.uses, credits = ${usageDaily.credits} + excluded.credits`,
+  ),
+);
+
+const addToKeyUsage = statement("add_to_key_usage", (q, p) =>
+  q.execute(
+    sql`${insertJsonRows(apiKeyUsage, p("rows"))}
+        on conflict (${sql.identifier(apiKeyUsage.apiKeyId.name)}, ${sql.identifier(apiKeyUsage.month.name)})
+        do update set amount = ${apiKeyUsage.amount} + excluded.amount`,
+  ),
+);
+
+/** The batch's outcome in statements of fixed text: grants taken from, spends, daily usage sums, key usage. */
 function batchWrites(
-  q: Queries,
   spendRows: readonly (typeof creditSpends.$inferInsert)[],
   taken: ReadonlyMap<string, number>,
   usage: readonly { apiKeyId: string; month: string; amount: number }[],
   daily: readonly (typeof usageDaily.$inferInsert)[],
-): PromiseLike<unknown>[] {
+): Bound<unknown>[] {
   if (spendRows.length === 0) return [];
-  const grantIds = [...taken.keys()];
-  const amounts = [...taken.values()].map(String);
   return [
-    q.execute(
-      sql`update ${creditGrants} set remaining = ${creditGrants.remaining} - taken.amount
-          from unnest(${list(grantIds, "uuid")}, ${list(amounts, "bigint")}) as taken(id, amount)
-          where ${creditGrants.id} = taken.id`,
-    ),
-    q.execute(insertJsonRows(creditSpends, spendRows)),
-    q.execute(
-      sql`${insertJsonRows(usageDaily, daily)}
-          on conflict (${sql.join(
-            [usageDaily.userId, usageDaily.day, usageDaily.feature, usageDaily.apiKeyId].map((c) =>
-              sql.identifier(c.name),
-            ),
-            sql`, `,
-          )})
-          do update set uses = ${usageDaily.uses} + excluded.uses, credits = ${usageDaily.credits} + excluded.credits`,
-    ),
-    ...(usage.length === 0
-      ? []
-      : [
-          q.execute(
-            sql`${insertJsonRows(apiKeyUsage, usage)}
-                on conflict (${sql.identifier(apiKeyUsage.apiKeyId.name)}, ${sql.identifier(apiKeyUsage.month.name)})
-                do update set amount = ${apiKeyUsage.amount} + excluded.amount`,
-          ),
-        ]),
+    takeFromGrants({ grantIds: [...taken.keys()], amounts: [...taken.values()].map(String) }),
+    insertSpends({ rows: jsonRows(creditSpends, spendRows) }),
+    addToDailyUsage({ rows: jsonRows(usageDaily, daily) }),
+    ...(usage.length === 0 ? [] : [addToKeyUsage({ rows: jsonRows(apiKeyUsage, usage) })]),
   ];
 }

@@ -2,19 +2,33 @@
 // parameter and PostgreSQL unpacks them into the table's own row type. A multi-row VALUES list has
 // a new text for every row count, and each new text is one more statement for the server to
 // prepare on every connection (decision 012).
-import { getTableColumns, type SQL, sql } from "drizzle-orm";
+import { getTableColumns, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import type { PgTable } from "drizzle-orm/pg-core";
 
 /**
- * `insert into <table> select * from jsonb_populate_recordset(null::<table>, $1)` for rows given as
- * Drizzle insert objects. Every column must be present (a missing one is NULL, not its default).
+ * `insert into <table> select * from jsonb_populate_recordset(null::<table>, <rows>)`, `rows` being
+ * a parameter that holds `jsonRows(table, ...)`.
  */
-export function insertJsonRows<T extends PgTable>(table: T, rows: readonly T["$inferInsert"][]): SQL {
-  const columns = Object.entries(getTableColumns(table));
-  const json = rows.map((row) =>
-    Object.fromEntries(
-      columns.map(([key, column]) => [column.name, (row as Record<string, unknown>)[key] ?? null]),
-    ),
-  );
-  return sql`insert into ${table} select * from jsonb_populate_recordset(null::${table}, ${JSON.stringify(json)}::jsonb)`;
+export function insertJsonRows(table: PgTable, rows: SQLWrapper): SQL {
+  return sql`insert into ${table} select * from jsonb_populate_recordset(null::${table}, ${rows}::jsonb)`;
+}
+
+const columnsOf = new WeakMap<PgTable, readonly (readonly [string, string])[]>();
+
+/**
+ * Drizzle insert objects as the JSON `insertJsonRows` unpacks: keyed by column name, with every
+ * column present (a missing one is NULL, not its default).
+ */
+export function jsonRows<T extends PgTable>(table: T, rows: readonly T["$inferInsert"][]): string {
+  let columns = columnsOf.get(table);
+  if (!columns) {
+    columns = Object.entries(getTableColumns(table)).map(([key, column]) => [key, column.name] as const);
+    columnsOf.set(table, columns);
+  }
+  const json = rows.map((row) => {
+    const record: Record<string, unknown> = {};
+    for (const [key, name] of columns) record[name] = (row as Record<string, unknown>)[key] ?? null;
+    return record;
+  });
+  return JSON.stringify(json);
 }

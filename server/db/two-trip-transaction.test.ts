@@ -1,7 +1,23 @@
-import { sql } from "drizzle-orm";
+import { randomUUID } from "node:crypto";
+import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { openTestDatabase, rowsOf, TEST_DATABASES, type TestDatabase } from "../../tests/fixtures/test-db.ts";
-import { twoTripTransaction } from "./two-trip-transaction.ts";
+import { users } from "./schema/index.ts";
+import { statement, twoTripTransaction } from "./two-trip-transaction.ts";
+
+const raw = (text: string) => statement(text, (q) => q.execute(sql.raw(text)));
+const now = raw("select now()::text as at, txid_current()::text as tx");
+const sleep = raw("select pg_sleep(0.02)");
+const failingRead = raw("select 1 / 0");
+const probeInsert = statement("probe_insert", (q, p) =>
+  q.execute(sql`insert into two_trip_probe values (${p("n")}::int)`),
+);
+const userById = statement("user_by_id", (q, p) =>
+  q
+    .select({ id: users.id, createdAt: users.createdAt, credits: users.lowBalanceThreshold })
+    .from(users)
+    .where(eq(users.id, p("id"))),
+);
 
 describe.each(TEST_DATABASES)("twoTripTransaction (%s)", (kind) => {
   let database: TestDatabase;
@@ -22,51 +38,70 @@ describe.each(TEST_DATABASES)("twoTripTransaction (%s)", (kind) => {
   it("runs the reads inside the transaction, after BEGIN and in their order, and commits the writes", async () => {
     const result = await twoTripTransaction(database.db, {
       // now() is the transaction's start: equal in every statement only if all ran after BEGIN.
-      reads: (q) =>
-        [
-          q.execute(sql`select now()::text as at, txid_current() as tx`),
-          q.execute(sql`select pg_sleep(0.02)`),
-          q.execute(sql`select now()::text as at, txid_current() as tx`),
-        ] as const,
-      decide: (q, [first, , last]) => ({
+      reads: [now(), sleep(), now()] as const,
+      decide: ([first, , last]) => ({
         result: [rowsOf<{ at: string; tx: string }>(first)[0], rowsOf<{ at: string; tx: string }>(last)[0]],
-        writes: [
-          q.execute(sql`insert into two_trip_probe values (1)`),
-          q.execute(sql`insert into two_trip_probe values (2)`),
-        ],
+        writes: [probeInsert({ n: 1 }), probeInsert({ n: 2 })],
       }),
     });
+    expect(result[0]?.tx).toMatch(/^\d+$/);
     expect(result[0]).toEqual(result[1]);
     expect(await count()).toBe(2);
+  });
+
+  it("answers a select's rows as Drizzle maps them, each statement with its own values", async () => {
+    const [user] = await database.db
+      .insert(users)
+      .values({
+        id: randomUUID(),
+        email: `two-trip-${kind}@example.com`,
+        username: `two_trip_${kind}`,
+        passwordHash: "x",
+        lowBalanceThreshold: 12_345,
+      })
+      .returning({ id: users.id, createdAt: users.createdAt });
+    if (!user) throw new Error("no user");
+    const answers = await twoTripTransaction(database.db, {
+      reads: [userById({ id: user.id }), userById({ id: "00000000-0000-4000-8000-000000000000" })] as const,
+      decide: (found) => ({ result: found, writes: [] }),
+    });
+    expect(answers).toEqual([[{ id: user.id, createdAt: user.createdAt, credits: 12_345 }], []]);
+    expect(answers[0][0]?.createdAt).toBeInstanceOf(Date);
   });
 
   it("keeps none of the writes when one of them fails", async () => {
     await database.db.execute(sql`insert into two_trip_probe values (2)`);
     const attempt = twoTripTransaction(database.db, {
-      reads: (q) => [q.execute(sql`select 1`)] as const,
-      decide: (q) => ({
+      reads: [now()] as const,
+      decide: () => ({
         result: "written",
-        writes: [
-          q.execute(sql`insert into two_trip_probe values (1)`),
-          q.execute(sql`insert into two_trip_probe values (2)`),
-          q.execute(sql`insert into two_trip_probe values (3)`),
-        ],
+        writes: [probeInsert({ n: 1 }), probeInsert({ n: 2 }), probeInsert({ n: 3 })],
       }),
     });
     await expect(attempt).rejects.toThrow();
     expect(await count()).toBe(1);
   });
 
+  it("refuses a statement whose value is missing, and writes nothing", async () => {
+    await expect(
+      twoTripTransaction(database.db, {
+        reads: [now()] as const,
+        decide: () => ({ result: 0, writes: [probeInsert({ n: 7 }), probeInsert({})] }),
+      }),
+    ).rejects.toThrow(/placeholder|no value/i);
+    expect(await count()).toBe(0);
+  });
+
   it("writes nothing and leaves the connection usable when a read or the decision fails", async () => {
     await expect(
       twoTripTransaction(database.db, {
-        reads: (q) => [q.execute(sql`select 1 / 0`)] as const,
-        decide: (q) => ({ result: 0, writes: [q.execute(sql`insert into two_trip_probe values (1)`)] }),
+        reads: [failingRead()] as const,
+        decide: () => ({ result: 0, writes: [probeInsert({ n: 1 })] }),
       }),
     ).rejects.toThrow();
     await expect(
       twoTripTransaction(database.db, {
-        reads: (q) => [q.execute(sql`insert into two_trip_probe values (5)`)] as const,
+        reads: [probeInsert({ n: 5 })] as const,
         decide: () => {
           throw new Error("refused");
         },
@@ -77,11 +112,8 @@ describe.each(TEST_DATABASES)("twoTripTransaction (%s)", (kind) => {
     const answers = await Promise.all(
       Array.from({ length: 12 }, (_, i) =>
         twoTripTransaction(database.db, {
-          reads: (q) => [q.execute(sql`select 1`)] as const,
-          decide: (q) => ({
-            result: i,
-            writes: [q.execute(sql`insert into two_trip_probe values (${100 + i})`)],
-          }),
+          reads: [now()] as const,
+          decide: () => ({ result: i, writes: [probeInsert({ n: 100 + i })] }),
         }),
       ),
     );

@@ -1,7 +1,7 @@
 // The contract's abuse limits. Counters live in this process's memory by default, or in Redis
 // (REDIS_URL) so that every API instance behind a load balancer shares them. If Redis is
 // unreachable the limits fall back to per-instance memory counters rather than switching off.
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import type { Redis } from "ioredis";
 import {
   type RateLimiterAbstract,
@@ -49,7 +49,7 @@ export interface RateLimiterOptions {
 
 // Keys hold e-mail addresses and usernames: store a digest, not the address, in Redis.
 export function keyDigest(key: string): string {
-  return createHash("sha256").update(key.toLowerCase()).digest("base64url").slice(0, 32);
+  return hash("sha256", key.toLowerCase(), "base64url").slice(0, 32);
 }
 
 export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
