@@ -77,6 +77,14 @@ describe.each(TEST_DATABASES)("the /v1 API as a whole (%s)", (kind) => {
       expect(res.headers.get("access-control-allow-credentials")).toBeNull();
     });
 
+    it("answers a request without Origin (a program, the generation service) with no CORS headers, varying by Origin", async () => {
+      const res = await ctx.t.app.request("/v1/subscription/products");
+      expect(res.status).toBe(200);
+      expect([...res.headers.keys()].filter((name) => name.startsWith("access-control-"))).toEqual([]);
+      expect(res.headers.get("vary")).toContain("Origin");
+      expect(await res.json()).toHaveProperty("data");
+    });
+
     it("does not let another origin read answers", async () => {
       const res = await ctx.t.app.request("/v1/users/me", { headers: { Origin: "https://evil.example" } });
       expect(res.headers.get("access-control-allow-origin")).toBeNull();
