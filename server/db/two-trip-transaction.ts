@@ -142,8 +142,9 @@ function send(connection: Sql, statements: readonly Ready[]): Promise<unknown>[]
 // connection, so PostgreSQL may keep a generic plan made while a table was small: a sequential scan
 // of credit_spends chosen at a few hundred rows went on scanning it at 50,000 (33 ms a batch,
 // metering falling from 1,000 to 560 charges a second within a minute). Without sequential scans,
-// every plan made at any size is an index lookup (decision 012).
-const BEGIN = ["begin", "set local enable_seqscan = off"];
+// every plan made at any size is an index lookup (decision 012). Without parameters, postgres.js
+// sends the two as one simple-protocol message.
+const BEGIN = ["begin; set local enable_seqscan = off"];
 
 const firstFailure = (outcomes: PromiseSettledResult<unknown>[]) =>
   outcomes.find((o): o is PromiseRejectedResult => o.status === "rejected");
