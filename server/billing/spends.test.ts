@@ -110,4 +110,28 @@ describe.each(TEST_DATABASES)("spendBatch (%s)", (kind) => {
     const again = await spendCredits(db, request({ userId: ann.id, idempotencyKey: "c7" }));
     expect(again).toEqual({ ...answers[7], repeated: true });
   });
+
+  it("keeps idempotency keys apart per user: the same key charges each user once", async () => {
+    const ann = await verifiedUser(ctx.t, "ann");
+    const bob = await verifiedUser(ctx.t, "bob");
+    const bobsKey = await createKey(ctx.t, bob.accessToken);
+    const db = ctx.t.deps.db;
+    // Earlier spends are looked up by key alone: bob's "shared" must not answer for ann, nor ann's for bob.
+    const first = await spendBatch(db, [request({ userId: ann.id, idempotencyKey: "shared" })]);
+    const [forBob, forAnnAgain, forBobAgain] = await spendBatch(db, [
+      request({ idempotencyKey: "shared", amount: 2000, meter: meter(bobsKey.id) }),
+      request({ userId: ann.id, idempotencyKey: "shared", amount: 5000 }),
+      request({ userId: bob.id, idempotencyKey: "shared", amount: 7000 }),
+    ]);
+    expect(forBob).toMatchObject({ ok: true, userId: bob.id, repeated: false, balanceAfter: FREE - 2000 });
+    expect(forAnnAgain).toEqual({ ...first[0], repeated: true });
+    expect(forBobAgain).toEqual({ ...forBob, repeated: true });
+    const spends = await db.select().from(creditSpends).where(eq(creditSpends.idempotencyKey, "shared"));
+    expect(spends.map((s) => [s.userId, s.amount]).sort()).toEqual(
+      [
+        [ann.id, 1000],
+        [bob.id, 2000],
+      ].sort(),
+    );
+  });
 });

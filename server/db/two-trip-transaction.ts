@@ -96,6 +96,12 @@ function compile(definition: Definition<unknown>): Compiled {
   return result;
 }
 
+/** A bound statement's SQL text and values as PostgreSQL gets them (for EXPLAIN in tests). */
+export function statementSql(bound: Bound<unknown>): { text: string; values: unknown[] } {
+  const { text, params } = compile(bound.definition);
+  return { text, values: fillPlaceholders(params, bound.values) };
+}
+
 function decode(columns: Compiled["columns"], rows: unknown[][]): unknown {
   if (!columns) return rows;
   return rows.map((row) => {

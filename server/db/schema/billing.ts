@@ -150,7 +150,8 @@ export const creditSpends = pgTable(
     createdAt: at("created_at").notNull(),
   },
   (t) => [
-    uniqueIndex("credit_spends_user_idempotency_key").on(t.userId, t.idempotencyKey),
+    // Key first: the batch looks earlier spends up by idempotency key alone (billing/spends.ts).
+    uniqueIndex("credit_spends_idempotency_key_user").on(t.idempotencyKey, t.userId),
     // A key's charges by time, and a user's (the usage CSV pages through them).
     index("credit_spends_api_key_idx").on(t.apiKeyId, t.createdAt),
     index("credit_spends_user_created_idx").on(t.userId, t.createdAt),
