@@ -5,7 +5,7 @@
 // the order they arrive, so sending them together changes nothing of what each one sees.
 //
 // The statements are written once, with Drizzle's query builder and named parameters
-// (`statement((q, p) => q.select()...where(eq(t.id, p("id"))))`), and their SQL text is built once
+// (`statement("name", (q, p) => q.select()...where(eq(t.id, p("id"))))`), and their SQL text is built once
 // per process: Drizzle builds a query's SQL on every call, and for a batch's ten statements that
 // was a sixth of the metering route's CPU time. On PostgreSQL each text is then a prepared
 // statement of the connection, sent straight to postgres.js in the order given. On PGlite (in
@@ -35,7 +35,7 @@ export interface Bound<R> {
 
 interface Definition<R> {
   readonly build: (q: Queries, p: Param) => Built<R>;
-  /** Why the definition exists: its name in errors. */
+  /** What errors and tests call the statement. */
   readonly name: string;
 }
 
