@@ -7,8 +7,8 @@ export default defineConfig({
     include: [
       "server/domain/*.test.ts",
       "server/billing/fulfilment.test.ts",
-      "server/payments/retry-schedule.test.ts",
-      "server/payments/stripe-signature.test.ts",
+      "server/payments/local/retry-schedule.test.ts",
+      "server/payments/stripe/signature.test.ts",
       "server/api-access/key-format.test.ts",
       "contract/credit-costs.test.ts",
     ],

@@ -11,7 +11,6 @@ import type { AccessTokens } from "./auth/access-tokens.ts";
 import type { PasswordHasher } from "./auth/passwords.ts";
 import type { BackgroundTasks } from "./background.ts";
 import { createBillingMailSender } from "./billing/billing-mails.ts";
-import type { Catalogue } from "./billing/catalogue.ts";
 import { createBilling } from "./billing/service.ts";
 import type { Clock } from "./clock.ts";
 import type { Db } from "./db/types.ts";
@@ -21,13 +20,12 @@ import type { RateLimiter } from "./http/rate-limit.ts";
 import { requestLog } from "./http/request-log.ts";
 import { securityHeaders } from "./http/security-headers.ts";
 import { type Mailer, outboxDir } from "./mail/mailer.ts";
-import type { LocalPayments } from "./payments/local/local-payments.ts";
-import type { PaymentProvider } from "./payments/provider.ts";
 import { JWKS_PATH, jwksHandler } from "./routes/api-access/jwks.ts";
 import { checkoutRoutes } from "./routes/checkout/page.ts";
 import { devBillingRoutes } from "./routes/dev/billing.ts";
 import { devMailRoutes } from "./routes/dev/mail.ts";
 import { v1Routes } from "./routes/v1.ts";
+import type { AppPayments } from "./select-payments.ts";
 import { siteRoutes } from "./site/serve.ts";
 import type { Site } from "./site/site.ts";
 
@@ -35,15 +33,6 @@ export type AppConfig = Pick<
   Config,
   "TRUST_PROXY" | "NODE_ENV" | "portalUrl" | "corsOrigins" | "dataDir" | "FREE_INITIAL_CREDITS" | "seller"
 >;
-
-/** The payment side: what is sold, who takes the money, and the key webhook events are signed with. */
-export interface AppPayments {
-  catalogue: Catalogue;
-  provider: PaymentProvider;
-  webhookSecret: string;
-  /** Present when the provider is the embedded local one (its hosted page, deliveries and billing job). */
-  local?: LocalPayments | undefined;
-}
 
 export interface AppDeps {
   config: AppConfig;
@@ -79,7 +68,6 @@ export function createApp(deps: AppDeps): Hono {
     logger: deps.logger,
     catalogue: deps.payments.catalogue,
     provider: deps.payments.provider,
-    webhookSecret: deps.payments.webhookSecret,
     freeInitialCredits: deps.config.FREE_INITIAL_CREDITS,
     portalUrl: deps.config.portalUrl,
     seller: deps.config.seller,

@@ -18,8 +18,8 @@ import { createLogger } from "./logger.ts";
 import { createMailer } from "./mail/mailer.ts";
 import { listenOperatorSocket, operatorSocketPath } from "./operator/socket.ts";
 import { offsetClock } from "./payments/local/billing-clock.ts";
-import { selectPayments } from "./payments/select-payments.ts";
 import { connectRedis } from "./redis.ts";
+import { selectPayments } from "./select-payments.ts";
 import { loadSite } from "./site/site.ts";
 
 function describeDatabase(url: string | undefined, dataDir: string): string {

@@ -4,18 +4,18 @@ import { PRODUCT_IDS } from "../../contract/product-ids.ts";
 import { fromMillicredits, type NewGrant, toMillicredits } from "../domain/ledger.ts";
 import { FREE, type PaidState, type SubscriptionState } from "../domain/subscription.ts";
 import {
-  type BillingEvent,
   type CheckoutSessionInput,
   checkoutSessionCompletedEvent,
   invoicePaidEvent,
   invoicePaymentFailedEvent,
-  parseStripeEvent,
   type SubscriptionInvoiceInput,
   subscriptionDeletedEvent,
   subscriptionUpdatedEvent,
-} from "../payments/stripe-events.ts";
+} from "../payments/local/event-builders.ts";
+import { parseStripeEvent } from "../payments/stripe/event-parser.ts";
 import { createCatalogue } from "./catalogue.ts";
 import { fulfil, initialFreeGrant } from "./fulfilment.ts";
+import type { BillingEvent } from "./ports/events.ts";
 
 const catalogue = createCatalogue();
 const ids = PRODUCT_IDS.test;

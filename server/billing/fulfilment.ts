@@ -24,9 +24,9 @@ import {
   subscriptionStarted,
   type Transition,
 } from "../domain/subscription.ts";
-import type { BillingEvent } from "../payments/stripe-events.ts";
 import type { Catalogue } from "./catalogue.ts";
-import { freeCreditsKey } from "./fulfilment-keys.ts";
+import type { BillingEvent } from "./ports/events.ts";
+import { freeCreditsKey } from "./ports/fulfilment-keys.ts";
 
 /**
  * The next subscription state and the effects of one billing event. `now` is the injected

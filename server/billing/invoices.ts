@@ -21,7 +21,7 @@ import {
 import type { DbOrTx, Tx } from "../db/types.ts";
 import { inBerlin } from "../domain/berlin-time.ts";
 import { decideVat, type Seller, type TaxTreatment, vatOf } from "../domain/vat.ts";
-import type { InvoiceDocument, PaymentFacts } from "../payments/stripe-events.ts";
+import type { InvoiceDocument, PaymentFacts } from "./ports/events.ts";
 
 export interface PaidInvoice {
   userId: string;

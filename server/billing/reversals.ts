@@ -5,8 +5,12 @@
 // remaining never goes below zero (credits already spent stay spent), so the balance never does.
 import { randomUUID } from "node:crypto";
 import { and, eq, inArray, or, type SQL } from "drizzle-orm";
+import type { Logger } from "pino";
 import { creditAdjustments, creditGrants, type InvoiceRow, invoices } from "../db/schema/index.ts";
 import type { Tx } from "../db/types.ts";
+import { lockUser } from "./ledger-store.ts";
+import type { BillingEvent } from "./ports/events.ts";
+import type { PaymentProvider } from "./ports/payment-provider.ts";
 
 type AdjustmentKind = (typeof creditAdjustments.$inferInsert)["kind"];
 
@@ -156,4 +160,49 @@ export async function applyDispute(
     .set({ status: "refunded", refunded: row.total, updatedAt: now })
     .where(eq(invoices.id, row.id));
   return true;
+}
+
+/**
+ * A refund or a dispute of a payment: found by its payment intent (or, before API version
+ * 2025-03-31, the charge's invoice; else the provider says which invoice it paid), then applied
+ * under the user's lock. A payment we cannot find is logged for an operator and not recorded, so
+ * a redelivery after the fix is processed.
+ */
+export async function reversePayment(
+  tx: Tx,
+  event: Extract<BillingEvent, { kind: "charge_refunded" | "dispute" }>,
+  now: Date,
+  deps: { provider: Pick<PaymentProvider, "invoiceOfPayment">; logger: Logger },
+): Promise<void> {
+  const { provider, logger } = deps;
+  const invoiceId = event.kind === "charge_refunded" ? event.invoiceId : null;
+  let ids = { paymentIntentId: event.paymentIntentId, invoiceId };
+  let found = await findPurchase(tx, ids);
+  if (!found && event.paymentIntentId) {
+    ids = { paymentIntentId: null, invoiceId: await provider.invoiceOfPayment(event.paymentIntentId) };
+    found = await findPurchase(tx, ids);
+  }
+  if (!found || !(await lockUser(tx, found.userId))) {
+    logger.error(
+      { eventId: event.eventId, type: event.eventType, paymentIntentId: event.paymentIntentId },
+      "Billing needs attention: refund or dispute of a payment we do not know",
+    );
+    tx.rollback();
+  }
+  const row = (await findPurchase(tx, ids, true)) as InvoiceRow;
+  if (event.kind === "charge_refunded") {
+    const applied = await applyRefund(tx, row, event, now);
+    logger.info({ userId: row.userId, invoiceId: row.id, applied }, "Refund");
+    return;
+  }
+  const applied = await applyDispute(
+    tx,
+    row,
+    { disputeId: event.disputeId, phase: event.phase, won: event.status === "won" },
+    now,
+  );
+  logger.info(
+    { userId: row.userId, invoiceId: row.id, phase: event.phase, status: event.status, applied },
+    "Dispute",
+  );
 }

@@ -6,6 +6,7 @@ import { preparedPerHandle } from "../db/prepared.ts";
 import { billingCustomers, subscriptions } from "../db/schema/index.ts";
 import type { DbOrTx } from "../db/types.ts";
 import { FREE, type SubscriptionState } from "../domain/subscription.ts";
+import type { BillingDetailsOnFile, CustomerStore } from "./ports/payment-provider.ts";
 
 /** The statuses of a live subscription row: a user has at most one. */
 export const LIVE_STATUSES = ["active", "past_due"] as const;
@@ -136,13 +137,8 @@ export async function saveCustomerId(db: DbOrTx, userId: string, customerId: str
   return (await findCustomerId(db, userId)) ?? customerId;
 }
 
-/** The billing details on file: what the last checkout collected (Stripe keeps them on its customer). */
-export interface BillingDetails {
-  name: string | null;
-  country: string | null;
-  vatId: string | null;
-  updatedAt: Date | null;
-}
+/** The billing details on file (the port says what they are). */
+export type BillingDetails = BillingDetailsOnFile;
 
 export async function findBillingDetails(db: DbOrTx, userId: string): Promise<BillingDetails | undefined> {
   const [row] = await db
@@ -193,3 +189,6 @@ export async function markChanged(db: DbOrTx, subscriptionId: string, at: Date):
     .set({ changedAt: at })
     .where(eq(subscriptions.providerSubscriptionId, subscriptionId));
 }
+
+/** The store a payment provider is given for customer ids and billing details (billing's port). */
+export const customerStore: CustomerStore = { findCustomerId, saveCustomerId, findBillingDetails };

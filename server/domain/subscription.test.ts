@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { FREE_SUBSCRIPTION, subscriptionSchema } from "../../contract/account.ts";
 import { PRODUCT_IDS } from "../../contract/product-ids.ts";
 import { createCatalogue } from "../billing/catalogue.ts";
-import { BILLING_ERRORS } from "../billing/messages.ts";
+import { BILLING_ERRORS } from "./billing-errors.ts";
 import { toMillicredits } from "./ledger.ts";
 import {
   type CommandResult,

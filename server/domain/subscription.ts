@@ -43,8 +43,8 @@
 
 import type { Subscription as UserSubscription } from "../../contract/account.ts";
 import { type TierInfo, tierForProductId } from "../../contract/catalogue.ts";
-import { type BillingError, billingError } from "../billing/messages.ts";
 import { nextMidnightBerlin } from "./berlin-time.ts";
+import { type BillingError, billingError } from "./billing-errors.ts";
 import { addMonths, type NewGrant, newGrant, toMillicredits } from "./ledger.ts";
 
 export interface FreeState {

@@ -1,11 +1,13 @@
 // Error answers. Every error is JSON with `detail` (FastAPI style): an ApiError carries the
-// contract's status and message; a RequestValidationError becomes the 422 list; anything else is
-// a bug, logged and answered with a bare 500.
+// contract's status and message, and so does billing's own BillingRefusal (billing knows nothing
+// of HTTP); a RequestValidationError becomes the 422 list; anything else is a bug, logged and
+// answered with a bare 500.
 import type { Context, ErrorHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { Logger } from "pino";
 import { DETAIL } from "../../contract/messages.ts";
+import { BillingRefusal } from "../billing/refusal.ts";
 
 export class ApiError extends Error {
   readonly status: ContentfulStatusCode;
@@ -45,6 +47,8 @@ export function jsonError(
 export function errorHandler(logger: Logger): ErrorHandler {
   return (error, c) => {
     if (error instanceof ApiError) return jsonError(c, error.status, error.detail, error.headers);
+    if (error instanceof BillingRefusal)
+      return jsonError(c, error.status as ContentfulStatusCode, error.message);
     if (error instanceof RequestValidationError) return c.json({ detail: error.items }, 422);
     if (error instanceof HTTPException && error.status < 500) {
       return jsonError(c, error.status as ContentfulStatusCode, error.message || "Bad Request");

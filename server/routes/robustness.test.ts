@@ -7,7 +7,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { DETAIL } from "../../contract/messages.ts";
 import { TEST_DATABASES } from "../../tests/fixtures/test-db.ts";
 import { MAX_BODY_BYTES } from "../http/api-middleware.ts";
-import { signPayload } from "../payments/stripe-signature.ts";
+import { signPayload } from "../payments/stripe/signature.ts";
 import { verifiedUser } from "../testing/api-client.ts";
 import { makeAdmin, tokenFor } from "../testing/billing.ts";
 import { subscriptionPurchase, topUpPurchase } from "../testing/purchase-events.ts";

@@ -4,7 +4,7 @@ import { eq } from "drizzle-orm";
 import { expect } from "vitest";
 import { PRODUCT_IDS, type TierKey, type TopUpKey } from "../../contract/product-ids.ts";
 import { users } from "../db/schema/index.ts";
-import { signPayload } from "../payments/stripe-signature.ts";
+import { signPayload } from "../payments/stripe/signature.ts";
 import { getJson, login, postJson } from "./api-client.ts";
 import { TEST_WEBHOOK_SECRET, type TestApp } from "./test-app.ts";
 

@@ -3,16 +3,16 @@
 // sending the same built event twice is a redelivery.
 import { TIERS, TOP_UPS } from "../../contract/catalogue.ts";
 import type { TierKey, TopUpKey } from "../../contract/product-ids.ts";
-import { firstPaymentKey, topUpKey } from "../billing/fulfilment-keys.ts";
+import { firstPaymentKey, topUpKey } from "../billing/ports/fulfilment-keys.ts";
 import { addMonths } from "../domain/ledger.ts";
 import {
   checkoutSessionAsyncPaymentEvent,
   checkoutSessionCompletedEvent,
   invoicePaidEvent,
-  newStripeId,
   type SubscriptionObjectInput,
   subscriptionUpdatedEvent,
-} from "../payments/stripe-events.ts";
+} from "../payments/local/event-builders.ts";
+import { newStripeId } from "../payments/stripe/format.ts";
 import { TIER, TOP_UP } from "./billing.ts";
 import { TEST_PORTAL_URL } from "./test-app.ts";
 

@@ -14,6 +14,7 @@ import { createPasswordHasher, type PasswordHasher } from "../auth/passwords.ts"
 import { loadSigningKeys } from "../auth/signing-keys.ts";
 import { type BackgroundTasks, createBackgroundTasks } from "../background.ts";
 import { type Catalogue, createCatalogue } from "../billing/catalogue.ts";
+import { customerStore } from "../billing/subscription-store.ts";
 import { ManualClock } from "../clock.ts";
 import type { Db } from "../db/types.ts";
 import type { Seller } from "../domain/vat.ts";
@@ -117,6 +118,7 @@ export function createTestApp(db: Db, options: TestAppOptions = {}): TestApp {
     checkoutBaseUrl: TEST_PORTAL_URL,
     sellerCountry: TEST_SELLER.country,
     webhookSecret: TEST_WEBHOOK_SECRET,
+    customers: customerStore,
     send,
   });
   const deps: AppDeps = {

@@ -5,7 +5,7 @@
 // server's transaction waiting for it, and only then kills the server.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { PRODUCT_IDS, type TierKey, type TopUpKey } from "../../contract/product-ids.ts";
-import { firstPaymentKey, freeCreditsKey } from "../../server/billing/fulfilment-keys.ts";
+import { firstPaymentKey, freeCreditsKey } from "../../server/billing/ports/fulfilment-keys.ts";
 import {
   apiLedger,
   grantKeysOf,

@@ -4,7 +4,7 @@
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { PRODUCT_IDS } from "../../contract/product-ids.ts";
-import { firstPaymentKey, freeCreditsKey, renewalKey } from "../../server/billing/fulfilment-keys.ts";
+import { firstPaymentKey, freeCreditsKey, renewalKey } from "../../server/billing/ports/fulfilment-keys.ts";
 import { keyDigest, LIMITS } from "../../server/http/rate-limit.ts";
 import { apiLedger, grantKeysOf, grantsOf, recordedEventIds } from "../fixtures/ledger-queries.ts";
 import { subscriptionPurchase, topUpPurchase } from "../fixtures/purchase-events.ts";

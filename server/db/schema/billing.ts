@@ -102,7 +102,7 @@ export const creditGrants = pgTable(
     grantedAt: at("granted_at").notNull(),
     expiresAt: at("expires_at"),
     source: text("source").notNull(),
-    /** One per thing paid for (server/billing/fulfilment-keys.ts): a second insert does nothing. */
+    /** One per thing paid for (server/billing/ports/fulfilment-keys.ts): a second insert does nothing. */
     fulfilmentKey: text("fulfilment_key").notNull(),
     /** The provider object that carried the payment (cs_…, in_…, sub_…) and its event; null for free credits. */
     paymentReference: text("payment_reference"),

@@ -5,9 +5,9 @@ import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
 import { webhookDeliveries } from "../../db/schema/index.ts";
 import { useTestApp } from "../../testing/suite.ts";
 import { TEST_WEBHOOK_SECRET } from "../../testing/test-app.ts";
-import { MAX_DELIVERY_ATTEMPTS, RETRY_DELAYS_MS } from "../retry-schedule.ts";
-import { verifyWebhook } from "../stripe-signature.ts";
+import { verifyWebhook } from "../stripe/signature.ts";
 import { createDeliverer, enqueueEvent } from "./deliveries.ts";
+import { MAX_DELIVERY_ATTEMPTS, RETRY_DELAYS_MS } from "./retry-schedule.ts";
 
 describe.each(TEST_DATABASES)("local webhook deliveries (%s)", (kind) => {
   const ctx = useTestApp(kind);

@@ -7,8 +7,8 @@ import type { Logger } from "pino";
 import type { Clock } from "../../clock.ts";
 import { webhookDeliveries } from "../../db/schema/index.ts";
 import type { Db, DbOrTx } from "../../db/types.ts";
-import { isDelivered, nextAttemptDelay } from "../retry-schedule.ts";
-import { signPayload } from "../stripe-signature.ts";
+import { signPayload } from "../stripe/signature.ts";
+import { isDelivered, nextAttemptDelay } from "./retry-schedule.ts";
 
 /** POSTs a signed event; answers the HTTP status (throws on a network error). */
 export type SendWebhook = (body: string, headers: Record<string, string>) => Promise<number>;

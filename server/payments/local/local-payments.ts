@@ -2,7 +2,7 @@
 // its billing job (renewals due by the billing clock, then deliveries).
 import type { Logger } from "pino";
 import type { BackgroundTasks } from "../../background.ts";
-import type { Catalogue } from "../../billing/catalogue.ts";
+import type { Catalogue, CustomerStore } from "../../billing/ports/payment-provider.ts";
 import type { Clock } from "../../clock.ts";
 import type { Db } from "../../db/types.ts";
 import { type OffsetClock, readClockOffset } from "./billing-clock.ts";
@@ -31,6 +31,7 @@ export function createLocalPayments(deps: {
   /** The seller's country: decides the VAT the hosted page adds. */
   sellerCountry: string;
   webhookSecret: string;
+  customers: CustomerStore;
   send: SendWebhook;
 }): LocalPayments {
   const provider = createLocalProvider({
@@ -39,6 +40,8 @@ export function createLocalPayments(deps: {
     catalogue: deps.catalogue,
     checkoutBaseUrl: deps.checkoutBaseUrl,
     sellerCountry: deps.sellerCountry,
+    webhookSecret: deps.webhookSecret,
+    customers: deps.customers,
   });
   const deliverer = createDeliverer({
     db: deps.db,

@@ -4,8 +4,13 @@
 // only through Stripe-format, Stripe-signed webhook events (queued in deliveries.ts), exactly as
 // Stripe would: the webhook handler cannot tell the two apart.
 import { and, desc, eq, lte, ne, or } from "drizzle-orm";
-import type { Catalogue } from "../../billing/catalogue.ts";
-import { findBillingDetails, findCustomerId, saveCustomerId } from "../../billing/subscription-store.ts";
+import type {
+  Catalogue,
+  CreatedCheckout,
+  CustomerStore,
+  NewCheckout,
+  PaymentProvider,
+} from "../../billing/ports/payment-provider.ts";
 import type { Clock } from "../../clock.ts";
 import {
   type CheckoutSessionRow,
@@ -19,22 +24,22 @@ import {
 import type { Db, DbOrTx, Tx } from "../../db/types.ts";
 import { addMonths } from "../../domain/ledger.ts";
 import { decideVat, vatOf } from "../../domain/vat.ts";
-import type { CreatedCheckout, NewCheckout, PaymentProvider } from "../provider.ts";
+import { newStripeId } from "../stripe/format.ts";
+import { stripeWebhookReader } from "../stripe/webhook-reader.ts";
+import { type BuyerDetailsErrors, type BuyerDetailsForm, readBuyerDetails } from "./buyer-details.ts";
+import { type CardOutcome, cardOutcome } from "./cards.ts";
+import { enqueueEvent } from "./deliveries.ts";
 import {
   type CheckoutSessionInput,
   checkoutSessionCompletedEvent,
   invoicePaidEvent,
   invoicePaymentFailedEvent,
-  newStripeId,
   type SaleTax,
   type SubscriptionInvoiceInput,
   type SubscriptionObjectInput,
   subscriptionDeletedEvent,
   subscriptionUpdatedEvent,
-} from "../stripe-events.ts";
-import { type BuyerDetailsErrors, type BuyerDetailsForm, readBuyerDetails } from "./buyer-details.ts";
-import { type CardOutcome, cardOutcome } from "./cards.ts";
-import { enqueueEvent } from "./deliveries.ts";
+} from "./event-builders.ts";
 
 /** Stripe's default: a hosted checkout session expires 24 hours after it is created. */
 export const SESSION_LIFETIME_MS = 24 * 3_600_000;
@@ -102,8 +107,11 @@ export function createLocalProvider(deps: {
   checkoutBaseUrl: string;
   /** The seller's country: decides the VAT (server/domain/vat.ts). */
   sellerCountry: string;
+  /** The secret its webhook events are signed with, and checked with. */
+  webhookSecret: string;
+  customers: CustomerStore;
 }): LocalProvider {
-  const { db, clock, catalogue } = deps;
+  const { db, clock, catalogue, customers } = deps;
 
   const productOf = (productId: string) => {
     const offer = catalogue.findTier(productId);
@@ -146,7 +154,7 @@ export function createLocalProvider(deps: {
     net: number,
     now: Date,
   ): Promise<SaleTax | undefined> {
-    const details = await findBillingDetails(tx, userId);
+    const details = await customers.findBillingDetails(tx, userId);
     if (!details?.country) return undefined;
     const decision = decideVat({
       sellerCountry: deps.sellerCountry,
@@ -240,7 +248,9 @@ export function createLocalProvider(deps: {
   }
 
   async function ensureCustomer(tx: DbOrTx, userId: string): Promise<string> {
-    return (await findCustomerId(tx, userId)) ?? saveCustomerId(tx, userId, newStripeId("cus"));
+    return (
+      (await customers.findCustomerId(tx, userId)) ?? customers.saveCustomerId(tx, userId, newStripeId("cus"))
+    );
   }
 
   async function updateSubscription(
@@ -446,6 +456,7 @@ export function createLocalProvider(deps: {
 
   return {
     kind: "local",
+    readWebhook: stripeWebhookReader(deps.webhookSecret),
 
     async createCheckoutSession(tx: DbOrTx, checkout: NewCheckout): Promise<CreatedCheckout> {
       const now = clock.now();
@@ -567,7 +578,7 @@ export function createLocalProvider(deps: {
     },
 
     async detailsOnFile(userId) {
-      const details = await findBillingDetails(db, userId);
+      const details = await customers.findBillingDetails(db, userId);
       if (!details?.country) return undefined;
       return { name: details.name ?? "", country: details.country, vatId: details.vatId ?? "" };
     },

@@ -7,7 +7,8 @@ import { TOP_UPS } from "../../../contract/catalogue.ts";
 import type { InvoiceSummary } from "../../../contract/invoices.ts";
 import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
 import { checkoutSessions, creditAdjustments, webhookEvents } from "../../db/schema/index.ts";
-import { chargeRefundedEvent, disputeEvent, newStripeId } from "../../payments/stripe-events.ts";
+import { chargeRefundedEvent, disputeEvent } from "../../payments/local/event-builders.ts";
+import { newStripeId } from "../../payments/stripe/format.ts";
 import { getJson, postJson, verifiedUser } from "../../testing/api-client.ts";
 import {
   ledger,

@@ -1,7 +1,7 @@
 // POST /v1/webhooks/stripe: the provider's signed events (from Stripe or the local checkout).
 import { OpenAPIHono } from "@hono/zod-openapi";
-import { billingError } from "../../billing/messages.ts";
 import type { Billing } from "../../billing/service.ts";
+import { billingError } from "../../domain/billing-errors.ts";
 import type { AppEnv } from "../../http/app-env.ts";
 import { addRoute, errorResponses, STRIPE_SIGNATURE_SCHEME } from "../../http/openapi.ts";
 

@@ -8,7 +8,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
 import { creditGrants, webhookEvents } from "../../db/schema/index.ts";
-import { signPayload } from "../../payments/stripe-signature.ts";
+import { signPayload } from "../../payments/stripe/signature.ts";
 import { verifiedUser } from "../../testing/api-client.ts";
 import { ledger, me, sendWebhook } from "../../testing/billing.ts";
 import { subscriptionPurchase, topUpPurchase } from "../../testing/purchase-events.ts";

@@ -3,20 +3,25 @@
 // schedules that switch the price at the period end, cancel at period end, and the catalogue's ids
 // read from the Stripe account. Fulfilment never happens here: it comes back as webhook events.
 import type Stripe from "stripe";
-import { TIERS, TOP_UPS } from "../../contract/catalogue.ts";
+import { TIERS, TOP_UPS } from "../../../contract/catalogue.ts";
 import {
   type IdSet,
   TIER_KEYS,
   type TierKey,
   TOP_UP_KEYS,
   type TopUpKey,
-} from "../../contract/product-ids.ts";
-import { findCustomerId, saveCustomerId } from "../billing/subscription-store.ts";
-import type { Clock } from "../clock.ts";
-import { checkoutSessions } from "../db/schema/index.ts";
-import type { DbOrTx } from "../db/types.ts";
-import type { CreatedCheckout, NewCheckout, PaymentProvider } from "./provider.ts";
-import { checkoutSessionMetadata, METADATA, subscriptionMetadata } from "./stripe-events.ts";
+} from "../../../contract/product-ids.ts";
+import type {
+  CreatedCheckout,
+  CustomerStore,
+  NewCheckout,
+  PaymentProvider,
+} from "../../billing/ports/payment-provider.ts";
+import type { Clock } from "../../clock.ts";
+import { checkoutSessions } from "../../db/schema/index.ts";
+import type { DbOrTx } from "../../db/types.ts";
+import { checkoutSessionMetadata, METADATA, subscriptionMetadata } from "./format.ts";
+import { stripeWebhookReader } from "./webhook-reader.ts";
 
 /** Product metadata that says which tier or pack a Stripe product is: `tier: "A"` or `top_up: "500"`. */
 export const PRODUCT_METADATA = { tier: "tier", topUp: "top_up" } as const;
@@ -24,22 +29,29 @@ export const PRODUCT_METADATA = { tier: "tier", topUp: "top_up" } as const;
 const isMissing = (error: unknown) =>
   typeof error === "object" && error !== null && (error as { code?: string }).code === "resource_missing";
 
-export function createStripeProvider(deps: { stripe: Stripe; clock: Clock }): PaymentProvider {
-  const { stripe } = deps;
+export function createStripeProvider(deps: {
+  stripe: Stripe;
+  clock: Clock;
+  /** The webhook endpoint's signing secret (STRIPE_WEBHOOK_SECRET). */
+  webhookSecret: string;
+  customers: CustomerStore;
+}): PaymentProvider {
+  const { stripe, customers } = deps;
 
   async function customerFor(db: DbOrTx, userId: string, email: string): Promise<string> {
-    const known = await findCustomerId(db, userId);
+    const known = await customers.findCustomerId(db, userId);
     if (known) return known;
     const customer = await stripe.customers.create(
       { email, metadata: { [METADATA.userId]: userId } },
       // Two checkouts racing for a new user make one customer.
       { idempotencyKey: `customer-for-user-${userId}` },
     );
-    return saveCustomerId(db, userId, customer.id);
+    return customers.saveCustomerId(db, userId, customer.id);
   }
 
   return {
     kind: "stripe",
+    readWebhook: stripeWebhookReader(deps.webhookSecret),
 
     async createCheckoutSession(db, checkout: NewCheckout): Promise<CreatedCheckout> {
       const customer = await customerFor(db, checkout.userId, checkout.email);

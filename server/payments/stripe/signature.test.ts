@@ -1,7 +1,7 @@
 import { createHmac } from "node:crypto";
 import Stripe from "stripe";
 import { describe, expect, it } from "vitest";
-import { signPayload, verifyWebhook } from "./stripe-signature.ts";
+import { signPayload, verifyWebhook } from "./signature.ts";
 
 const SECRET = "whsec_test_0123456789abcdef";
 const T = 1_750_000_000;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { BILLING_ERRORS, type BillingErrorCode, billingError } from "./messages.ts";
+import { BILLING_ERRORS, type BillingErrorCode, billingError } from "./billing-errors.ts";
 
 describe("billing error messages", () => {
   it.each(Object.entries(BILLING_ERRORS))(

@@ -1,20 +1,33 @@
+// The composition of the payment side (beside main.ts, which starts it, and app.ts, which is given
+// it): billing's ports meet the adapters of server/payments/ here and nowhere else.
+//
 // Chooses the payment provider from the configuration: Stripe when STRIPE_SECRET_KEY is set (its
 // catalogue ids read from the Stripe account, STRIPE_WEBHOOK_SECRET required), otherwise the
 // embedded local checkout, which is refused in production (env.ts also requires the Stripe
 // settings there).
 import type { Logger } from "pino";
 import Stripe from "stripe";
-import { PRODUCT_IDS } from "../../contract/product-ids.ts";
-import type { AppPayments } from "../app.ts";
-import type { BackgroundTasks } from "../background.ts";
-import { createCatalogue } from "../billing/catalogue.ts";
-import type { Db } from "../db/types.ts";
-import type { Config } from "../env.ts";
-import { type OffsetClock, readClockOffset } from "./local/billing-clock.ts";
-import { httpSender } from "./local/deliveries.ts";
-import { createLocalPayments } from "./local/local-payments.ts";
-import { createStripeProvider, loadIdSetFromStripe } from "./stripe-provider.ts";
-import { resolveWebhookSecret } from "./webhook-secret.ts";
+import { PRODUCT_IDS } from "../contract/product-ids.ts";
+import type { BackgroundTasks } from "./background.ts";
+import { type Catalogue, createCatalogue } from "./billing/catalogue.ts";
+import type { PaymentProvider } from "./billing/ports/payment-provider.ts";
+import { customerStore } from "./billing/subscription-store.ts";
+import type { Db } from "./db/types.ts";
+import type { Config } from "./env.ts";
+import { type OffsetClock, readClockOffset } from "./payments/local/billing-clock.ts";
+import { httpSender } from "./payments/local/deliveries.ts";
+import { createLocalPayments, type LocalPayments } from "./payments/local/local-payments.ts";
+import { resolveWebhookSecret } from "./payments/local/webhook-secret.ts";
+import { createStripeProvider, loadIdSetFromStripe } from "./payments/stripe/provider.ts";
+
+/** The payment side: what is sold, who takes the money, and the key webhook events are signed with. */
+export interface AppPayments {
+  catalogue: Catalogue;
+  provider: PaymentProvider;
+  webhookSecret: string;
+  /** Present when the provider is the embedded local one (its hosted page, deliveries and billing job). */
+  local?: LocalPayments | undefined;
+}
 
 export interface SelectedPayments extends AppPayments {
   /** For the start-up log line. */
@@ -38,7 +51,12 @@ export async function selectPayments(
     const catalogue = createCatalogue(await loadIdSetFromStripe(stripe));
     return {
       catalogue,
-      provider: createStripeProvider({ stripe, clock: deps.clock }),
+      provider: createStripeProvider({
+        stripe,
+        clock: deps.clock,
+        webhookSecret: config.STRIPE_WEBHOOK_SECRET,
+        customers: customerStore,
+      }),
       webhookSecret: config.STRIPE_WEBHOOK_SECRET,
       description: "Stripe",
     };
@@ -59,6 +77,7 @@ export async function selectPayments(
     checkoutBaseUrl: localCheckoutBaseUrl(config),
     sellerCountry: config.seller.country,
     webhookSecret,
+    customers: customerStore,
     send: httpSender(config.LOCAL_WEBHOOK_URL ?? `http://127.0.0.1:${config.PORT}/v1/webhooks/stripe`),
   });
   return {

@@ -9,12 +9,14 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import ts from "typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TIERS, TOP_UPS } from "../../contract/catalogue.ts";
-import { openTestDatabase, type TestDatabase } from "../../tests/fixtures/test-db.ts";
-import { ManualClock } from "../clock.ts";
-import { users } from "../db/schema/index.ts";
-import { on, type Route, type StripeStandIn, startStripeStandIn } from "../testing/stripe-stand-in.ts";
-import { createStripeProvider, loadIdSetFromStripe } from "./stripe-provider.ts";
+import { TIERS, TOP_UPS } from "../../../contract/catalogue.ts";
+import { openTestDatabase, type TestDatabase } from "../../../tests/fixtures/test-db.ts";
+import { customerStore } from "../../billing/subscription-store.ts";
+import { ManualClock } from "../../clock.ts";
+import { users } from "../../db/schema/index.ts";
+import { on, type Route, type StripeStandIn, startStripeStandIn } from "../../testing/stripe-stand-in.ts";
+import { TEST_WEBHOOK_SECRET } from "../../testing/test-app.ts";
+import { createStripeProvider, loadIdSetFromStripe } from "./provider.ts";
 
 interface Call {
   method: string;
@@ -108,7 +110,12 @@ describe("every request of the Stripe adapter against the SDK's published parame
 
   it("asks only what Stripe's API (version of the installed SDK) accepts", { timeout: 120_000 }, async () => {
     const stripe = recording(standIn.stripe, calls);
-    const provider = createStripeProvider({ stripe, clock: new ManualClock("2030-01-15T10:00:00.000Z") });
+    const provider = createStripeProvider({
+      stripe,
+      clock: new ManualClock("2030-01-15T10:00:00.000Z"),
+      webhookSecret: TEST_WEBHOOK_SECRET,
+      customers: customerStore,
+    });
     const userId = randomUUID();
     await database.db.insert(users).values({
       id: userId,

@@ -5,12 +5,14 @@
 import { randomUUID } from "node:crypto";
 import type Stripe from "stripe";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { TIERS, TOP_UPS } from "../../contract/catalogue.ts";
-import { openTestDatabase, type TestDatabase } from "../../tests/fixtures/test-db.ts";
-import { ManualClock } from "../clock.ts";
-import { checkoutSessions, users } from "../db/schema/index.ts";
-import { on, type Route, type StripeStandIn, startStripeStandIn } from "../testing/stripe-stand-in.ts";
-import { createStripeProvider, loadIdSetFromStripe } from "./stripe-provider.ts";
+import { TIERS, TOP_UPS } from "../../../contract/catalogue.ts";
+import { openTestDatabase, type TestDatabase } from "../../../tests/fixtures/test-db.ts";
+import { customerStore } from "../../billing/subscription-store.ts";
+import { ManualClock } from "../../clock.ts";
+import { checkoutSessions, users } from "../../db/schema/index.ts";
+import { on, type Route, type StripeStandIn, startStripeStandIn } from "../../testing/stripe-stand-in.ts";
+import { TEST_WEBHOOK_SECRET } from "../../testing/test-app.ts";
+import { createStripeProvider, loadIdSetFromStripe } from "./provider.ts";
 
 describe("Stripe adapter (SDK pointed at a local stand-in; real Stripe is not reachable here)", () => {
   let standIn: StripeStandIn;
@@ -66,7 +68,8 @@ describe("Stripe adapter (SDK pointed at a local stand-in; real Stripe is not re
     ];
   };
 
-  const provider = () => createStripeProvider({ stripe, clock });
+  const provider = () =>
+    createStripeProvider({ stripe, clock, webhookSecret: TEST_WEBHOOK_SECRET, customers: customerStore });
 
   it("creates a subscription-mode session with client_reference_id, session and subscription metadata, for a reused customer", async () => {
     routes = checkoutRoutes();

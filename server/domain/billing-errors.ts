@@ -1,6 +1,8 @@
-// The billing API's refusals: one table of code -> HTTP status and `detail` message, so the
-// domain functions return a code, the routes answer with the status and message, and a test can
-// check every message. Wording from API-CONTRACT.md where it gives one; the rest is ours.
+// The billing API's refusals: one table of code -> the status and `detail` message the contract
+// answers with, so the domain functions return a code, billing throws a BillingRefusal
+// (billing/refusal.ts), the HTTP edge answers with the status and message, and a test can check
+// every message. The statuses are data the contract gives, not an HTTP dependency: nothing here
+// imports the web framework. Wording from API-CONTRACT.md where it gives one; the rest is ours.
 // (The account engineer owns contract/messages.ts; these are server-side billing answers only.)
 
 export const BILLING_ERRORS = {

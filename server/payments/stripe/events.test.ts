@@ -1,22 +1,20 @@
 import Stripe from "stripe";
 import { describe, expect, it } from "vitest";
-import { PRODUCT_IDS } from "../../contract/product-ids.ts";
+import { PRODUCT_IDS } from "../../../contract/product-ids.ts";
+import type { BillingEvent } from "../../billing/ports/events.ts";
 import {
-  type BillingEvent,
   type CheckoutSessionInput,
   checkoutSessionCompletedEvent,
   invoicePaidEvent,
   invoicePaymentFailedEvent,
-  newStripeId,
-  parseStripeEvent,
-  parseStripeEventJson,
-  STRIPE_API_VERSION,
   type SubscriptionInvoiceInput,
   type SubscriptionObjectInput,
   subscriptionDeletedEvent,
   subscriptionUpdatedEvent,
-} from "./stripe-events.ts";
-import { signPayload } from "./stripe-signature.ts";
+} from "../local/event-builders.ts";
+import { parseStripeEvent, parseStripeEventJson } from "./event-parser.ts";
+import { newStripeId, STRIPE_API_VERSION } from "./format.ts";
+import { signPayload } from "./signature.ts";
 
 const ids = PRODUCT_IDS.test;
 const s = (iso: string) => Date.parse(iso) / 1000;

@@ -1,0 +1,93 @@
+// Starting a payment: a hosted checkout for a plan or a top-up pack (refused when the user's plan
+// does not allow it), and the provider's page where a subscriber changes their card.
+import type { Clock } from "../clock.ts";
+import type { Db } from "../db/types.ts";
+import { checkoutAllowed, topUpAllowed } from "../domain/subscription.ts";
+import type { Catalogue } from "./catalogue.ts";
+import { lockUser } from "./ledger-store.ts";
+import type { PaymentProvider } from "./ports/payment-provider.ts";
+import { BillingRefusal } from "./refusal.ts";
+import { currentState } from "./subscription-changes.ts";
+import { findCustomerId, loadState } from "./subscription-store.ts";
+
+export interface CheckoutDeps {
+  db: Db;
+  clock: Clock;
+  catalogue: Catalogue;
+  provider: PaymentProvider;
+  portalUrl: string;
+}
+
+type Buyer = { id: string; email: string };
+
+export function checkouts(deps: CheckoutDeps) {
+  const { db, clock, catalogue, provider } = deps;
+
+  async function checkout(
+    user: Buyer,
+    mode: "subscription" | "payment",
+    offer: { productId: string; priceId: string; name: string; amount: number; currency: string },
+  ) {
+    return db.transaction(async (tx) => {
+      await lockUser(tx, user.id);
+      const { state } = await currentState(tx, user.id, clock.now());
+      const allowed = mode === "subscription" ? checkoutAllowed(state) : topUpAllowed(state);
+      if (!allowed.ok) throw new BillingRefusal(allowed.error.code);
+      const created = await provider.createCheckoutSession(tx, {
+        userId: user.id,
+        email: user.email,
+        mode,
+        productId: offer.productId,
+        priceId: offer.priceId,
+        productName: offer.name,
+        amount: offer.amount,
+        currency: offer.currency,
+        successUrl: `${deps.portalUrl}/payment/success`,
+        cancelUrl: `${deps.portalUrl}/payment/failed`,
+      });
+      return { url: created.url };
+    });
+  }
+
+  return {
+    createSubscriptionCheckout(user: Buyer, productId: string, priceId: string) {
+      const found = catalogue.findSubscriptionPrice(productId, priceId);
+      if (!found.ok) throw new BillingRefusal(found.error);
+      const { tier } = found.offer;
+      return checkout(user, "subscription", {
+        productId,
+        priceId,
+        name: tier.name,
+        amount: tier.unitAmount,
+        currency: tier.currency,
+      });
+    },
+
+    createTopUpCheckout(user: Buyer, productId: string) {
+      const offer = catalogue.findTopUp(productId);
+      if (!offer) throw new BillingRefusal("product_not_found");
+      return checkout(user, "payment", {
+        productId,
+        priceId: offer.priceId,
+        name: offer.topUp.name,
+        amount: offer.topUp.unitAmount,
+        currency: offer.topUp.currency,
+      });
+    },
+
+    /** The provider's page to change the card of the user's subscription (refused without one). */
+    async portalSession(userId: string): Promise<{ url: string }> {
+      return db.transaction(async (tx) => {
+        await lockUser(tx, userId);
+        const state = await loadState(tx, userId);
+        const customerId = await findCustomerId(tx, userId);
+        if (state.status === "free" || !customerId) throw new BillingRefusal("no_payment_method");
+        return provider.createPortalSession(tx, {
+          userId,
+          customerId,
+          returnUrl: `${deps.portalUrl}/profile/billing`,
+        });
+      });
+    },
+  };
+}

@@ -1,0 +1,89 @@
+// What billing needs from a payment provider, and what it gives one. Two implementations: the
+// local stand-in (server/payments/local/, the default in development) and Stripe
+// (server/payments/stripe/). Both sit outside billing and import only these ports; billing never
+// imports them. Calls that change a subscription are idempotent: repeating one leaves the provider
+// as the first left it.
+import type { DbOrTx } from "../../db/types.ts";
+import type { BillingEvent } from "./events.ts";
+
+// The catalogue billing sells from: the provider is given it (the local checkout shows its names
+// and prices; Stripe's ids are read into it at start).
+export type { Catalogue } from "../catalogue.ts";
+
+export interface NewCheckout {
+  userId: string;
+  email: string;
+  mode: "subscription" | "payment";
+  productId: string;
+  priceId: string;
+  productName: string;
+  /** Minor units. */
+  amount: number;
+  currency: string;
+  successUrl: string;
+  cancelUrl: string;
+}
+
+export interface CreatedCheckout {
+  id: string;
+  url: string;
+}
+
+export interface PaymentProvider {
+  readonly kind: "local" | "stripe";
+  /**
+   * Creates a hosted checkout session with `client_reference_id`, session metadata and (in
+   * subscription mode) subscription metadata naming the user, for the user's reused customer.
+   */
+  createCheckoutSession(db: DbOrTx, checkout: NewCheckout): Promise<CreatedCheckout>;
+  setCancelAtPeriodEnd(db: DbOrTx, subscriptionId: string, cancelAtPeriodEnd: boolean): Promise<void>;
+  /** From the end of the current period, bill `productId` (null: drop a scheduled change). */
+  scheduleChange(db: DbOrTx, subscriptionId: string, productId: string | null): Promise<void>;
+  /** Ends the subscription now (a second subscription paid by mistake is refunded). */
+  cancelNow(db: DbOrTx, subscriptionId: string, refundLatestInvoice: boolean): Promise<void>;
+  /**
+   * A page where the customer changes their card (Stripe's Billing Portal; the local stand-in's
+   * card page), coming back to `returnUrl`. A past-due invoice is paid with the new card.
+   */
+  createPortalSession(
+    db: DbOrTx,
+    p: { userId: string; customerId: string; returnUrl: string },
+  ): Promise<{ url: string }>;
+  /** The invoice (in_…) a payment intent paid, when the provider's events do not say (refunds, disputes). */
+  invoiceOfPayment(paymentIntentId: string): Promise<string | null>;
+  /**
+   * Reads a webhook request: checks its signature on the raw bytes before anything is parsed, then
+   * reduces the event to what billing understands. `now` is the injected clock's time.
+   */
+  readWebhook(rawBody: Uint8Array, signature: string | undefined, now: Date): Promise<WebhookRead>;
+}
+
+/**
+ * A webhook request read by the provider:
+ * - signature: a missing, malformed, wrong or stale signature (answered 400; not worth an alarm);
+ * - unparseable: signed, but not an event we can read (answered 400, so the provider redelivers
+ *   it while the cause is fixed; logged at error level).
+ */
+export type WebhookRead =
+  | { ok: true; event: BillingEvent }
+  | { ok: false; error: "signature" | "unparseable"; reason: string };
+
+/**
+ * Billing's record of each user's customer at the provider, and the billing details on file: a
+ * provider reads and writes them through this store, which billing gives it.
+ */
+export interface CustomerStore {
+  findCustomerId(db: DbOrTx, userId: string): Promise<string | undefined>;
+  /** Saves the user's customer id unless one is already saved; answers the saved one. */
+  saveCustomerId(db: DbOrTx, userId: string, customerId: string): Promise<string>;
+  /** What the last checkout collected, when it collected a country. */
+  findBillingDetails(db: DbOrTx, userId: string): Promise<BillingDetailsOnFile | undefined>;
+}
+
+/** The billing details on file: what the last checkout collected (Stripe keeps them on its customer). */
+export interface BillingDetailsOnFile {
+  name: string | null;
+  country: string | null;
+  vatId: string | null;
+  updatedAt: Date | null;
+}

@@ -1,0 +1,74 @@
+// What billing shows a customer: the ledger of their credit grants, the billing history and its
+// invoices (as data and as a PDF), and the billing details on file.
+import type { LedgerEntry } from "../../contract/billing.ts";
+import { PRODUCT_NAME } from "../../contract/brand.ts";
+import { invoicePdfName } from "../../contract/invoice-document.ts";
+import type { BillingDetails, Invoice, InvoiceSummary } from "../../contract/invoices.ts";
+import type { Db } from "../db/types.ts";
+import { fromMillicredits } from "../domain/ledger.ts";
+import { invoicePdfRefusal, renderInvoicePdf } from "./invoice-pdf.ts";
+import { invoiceSummary, invoiceView } from "./invoice-view.ts";
+import { userInvoice, userInvoices } from "./invoices.ts";
+import { userGrants } from "./ledger-store.ts";
+import { BillingRefusal } from "./refusal.ts";
+import { findBillingDetails, loadState } from "./subscription-store.ts";
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function billingReads(db: Db) {
+  /** One stored invoice of the user, or refused (another user's id answers the same as an unknown one). */
+  async function invoiceRow(userId: string, invoiceId: string) {
+    const row = UUID.test(invoiceId) ? await userInvoice(db, userId, invoiceId) : undefined;
+    if (!row) throw new BillingRefusal("invoice_not_found");
+    return row;
+  }
+
+  return {
+    /** Every grant, newest first. Future-dated renewal grants are listed: they are paid for, live from granted_at. */
+    async ledger(userId: string): Promise<LedgerEntry[]> {
+      return (await userGrants(db, userId)).map((g) => ({
+        kind: g.kind,
+        amount: fromMillicredits(g.amount),
+        remaining: fromMillicredits(g.remaining),
+        granted_at: g.grantedAt.toISOString(),
+        expires_at: g.expiresAt?.toISOString() ?? null,
+        source: g.source,
+      }));
+    },
+
+    /** The billing history, newest first. */
+    async invoices(userId: string): Promise<InvoiceSummary[]> {
+      return (await userInvoices(db, userId)).map(invoiceSummary);
+    },
+
+    /** One invoice of the user (another user's id answers the same as an unknown one). */
+    async invoice(userId: string, invoiceId: string): Promise<Invoice> {
+      return invoiceView(await invoiceRow(userId, invoiceId));
+    },
+
+    /**
+     * One of our own invoices as a PDF (invoice-pdf.ts). A failed payment has no invoice, and
+     * Stripe's invoices are Stripe's documents: both are refused with the reason.
+     */
+    async invoicePdf(userId: string, invoiceId: string): Promise<{ pdf: Buffer; filename: string }> {
+      const row = await invoiceRow(userId, invoiceId);
+      const refusal = invoicePdfRefusal(row);
+      if (refusal) throw new BillingRefusal(refusal);
+      const invoice = invoiceView(row);
+      return {
+        pdf: await renderInvoicePdf(invoice, { producer: PRODUCT_NAME }),
+        filename: invoicePdfName(invoice),
+      };
+    },
+
+    async details(userId: string): Promise<BillingDetails> {
+      const [details, state] = await Promise.all([findBillingDetails(db, userId), loadState(db, userId)]);
+      return {
+        details: details?.country
+          ? { name: details.name, country: details.country, vat_id: details.vatId }
+          : null,
+        can_update_payment_method: state.status !== "free",
+      };
+    },
+  };
+}

@@ -1,0 +1,163 @@
+// POST /v1/webhooks/stripe: a provider's event, read by the provider (signature first), then
+// recorded and fulfilled in one transaction. The event id is recorded first, so a redelivery
+// changes nothing; the fulfilment keys (ports/fulfilment-keys.ts) make each purchase grant once
+// however many events describe it. What the transaction queues (mails) goes out once it commits.
+import { and, eq, TransactionRollbackError } from "drizzle-orm";
+import type { Logger } from "pino";
+import type { Clock } from "../clock.ts";
+import { checkoutSessions, webhookEvents } from "../db/schema/index.ts";
+import type { Db, Tx } from "../db/types.ts";
+import type { BillingMailSender } from "./billing-mails.ts";
+import type { Catalogue } from "./catalogue.ts";
+import { fulfil } from "./fulfilment.ts";
+import { recordInvoiceDocument } from "./invoices.ts";
+import { lockUser } from "./ledger-store.ts";
+import type { paymentHistory } from "./payment-history.ts";
+import type { BillingEvent } from "./ports/events.ts";
+import type { PaymentProvider } from "./ports/payment-provider.ts";
+import { reversePayment } from "./reversals.ts";
+import { currentState, type RunEffects } from "./subscription-changes.ts";
+import type { subscriptionMails } from "./subscription-mails.ts";
+import { findUserByProviderIds, lastChangedAt, markChanged, saveState } from "./subscription-store.ts";
+
+export type WebhookOutcome =
+  | { status: 200; duplicate: boolean }
+  | { status: 400; error: "signature" | "unparseable" };
+
+export interface WebhookDeps {
+  db: Db;
+  clock: Clock;
+  logger: Logger;
+  catalogue: Catalogue;
+  provider: PaymentProvider;
+  runEffects: RunEffects;
+  recordHistory: ReturnType<typeof paymentHistory>;
+  queueSubscriptionMails: ReturnType<typeof subscriptionMails>;
+  mails: BillingMailSender;
+}
+
+/** Our record of a Stripe checkout session becomes complete when its payment arrives (local ones already are). */
+async function markSessionPaid(tx: Tx, event: BillingEvent, now: Date): Promise<void> {
+  const sessionId =
+    event.kind === "topup_paid" || event.kind === "subscription_started" ? event.checkoutSessionId : null;
+  if (!sessionId) return;
+  await tx
+    .update(checkoutSessions)
+    .set({
+      status: "complete",
+      completedAt: now,
+      subscriptionId: event.kind === "subscription_started" ? event.subscriptionId : null,
+      invoiceId: event.kind === "subscription_started" ? event.invoiceId : null,
+    })
+    .where(and(eq(checkoutSessions.id, sessionId), eq(checkoutSessions.status, "open")));
+}
+
+/** The events about one user's subscription or purchase (the others are about a payment or nobody). */
+type UserEvent = Exclude<
+  BillingEvent,
+  { kind: "ignored" | "invoice_document" | "charge_refunded" | "dispute" }
+>;
+
+/** The payment a grant is for, as the ledger records it. */
+function paymentReferenceOf(event: BillingEvent): string | null {
+  switch (event.kind) {
+    case "topup_paid":
+      return event.checkoutSessionId;
+    case "renewal_paid":
+      return event.invoiceId;
+    case "subscription_started":
+      return event.invoiceId ?? event.checkoutSessionId ?? event.subscriptionId;
+    default:
+      return null;
+  }
+}
+
+export function webhookHandler(deps: WebhookDeps) {
+  const { db, clock, logger, catalogue, provider } = deps;
+
+  /** An event about a user's subscription or a purchase: found, locked, fulfilled and recorded. */
+  async function fulfilForUser(tx: Tx, event: UserEvent, now: Date): Promise<void> {
+    const subscriptionId = "subscriptionId" in event ? event.subscriptionId : null;
+    const candidate =
+      event.userId ?? (await findUserByProviderIds(tx, { subscriptionId, customerId: event.customerId }));
+    if (!candidate || !(await lockUser(tx, candidate))) {
+      // Money may have moved for somebody we cannot find: an operator has to look. The event id
+      // is not kept, so a redelivery after the fix is processed.
+      logger.error(
+        { eventId: event.eventId, type: event.eventType, subscriptionId },
+        "Billing needs attention: webhook for an unknown user",
+      );
+      tx.rollback();
+    }
+    const userId = candidate as string;
+    const { stored, state } = await currentState(tx, userId, now);
+    if (event.kind === "subscription_updated") {
+      // Whether this snapshot is newer than the last change we know of (events arrive in any order).
+      const changedAt = await lastChangedAt(tx, event.subscriptionId);
+      event.current = changedAt === null || event.created.getTime() >= changedAt.getTime();
+    }
+    const result = fulfil(state, event, now, catalogue);
+    if (event.kind === "subscription_updated" && result.state !== state && result.state.status !== "free") {
+      await markChanged(tx, event.subscriptionId, event.created);
+    }
+    if (result.note)
+      logger.info({ eventId: event.eventId, userId, note: result.note }, "Webhook fulfilment note");
+    await deps.runEffects(tx, userId, result.effects, {
+      eventId: event.eventId,
+      paymentReference: paymentReferenceOf(event),
+    });
+    await deps.recordHistory(tx, userId, event, now);
+    await markSessionPaid(tx, event, now);
+    await saveState(tx, userId, stored, result.state, now, event.customerId);
+    await deps.queueSubscriptionMails(tx, userId, stored, result.state, now);
+  }
+
+  /**
+   * A signed event we cannot read answers 400, so the provider keeps redelivering it (for days)
+   * while the cause is fixed; it is logged at error level.
+   */
+  return async function handleWebhook(
+    rawBody: Uint8Array,
+    signature: string | undefined,
+  ): Promise<WebhookOutcome> {
+    const now = clock.now();
+    const read = await provider.readWebhook(rawBody, signature, now);
+    if (!read.ok) {
+      if (read.error === "signature") logger.warn({ reason: read.reason }, "Webhook refused: signature");
+      else logger.error({ reason: read.reason }, "Webhook event could not be read");
+      return { status: 400, error: read.error };
+    }
+    const event = read.event;
+    return db
+      .transaction(async (tx): Promise<WebhookOutcome> => {
+        const recorded = await tx
+          .insert(webhookEvents)
+          .values({ eventId: event.eventId, type: event.eventType, receivedAt: now })
+          .onConflictDoNothing()
+          .returning({ eventId: webhookEvents.eventId });
+        if (recorded.length === 0) return { status: 200, duplicate: true };
+        if (event.kind === "ignored") {
+          logger.info(
+            { eventId: event.eventId, type: event.eventType, reason: event.reason },
+            "Webhook ignored",
+          );
+        } else if (event.kind === "invoice_document") {
+          await recordInvoiceDocument(tx, event.document, now);
+        } else if (event.kind === "charge_refunded" || event.kind === "dispute") {
+          await reversePayment(tx, event, now, { provider, logger });
+        } else {
+          await fulfilForUser(tx, event, now);
+        }
+        return { status: 200, duplicate: false };
+      })
+      .then((outcome) => {
+        // What the transaction queued goes out now that it has committed.
+        if (outcome.status === 200 && !outcome.duplicate) deps.mails.sendSoon();
+        return outcome;
+      })
+      .catch((error: unknown) => {
+        if (error instanceof TransactionRollbackError) return { status: 200 as const, duplicate: false };
+        throw error;
+      });
+  };
+}

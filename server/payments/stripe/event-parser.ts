@@ -1,0 +1,462 @@
+// Stripe's webhook events, from real Stripe or from the local checkout (which sends the same
+// format), read into the BillingEvent that billing understands (billing/ports/events.ts). Only
+// the events we act on are read field by field; any other type is "ignored" with its reason.
+//
+// Shapes follow the API version the installed `stripe` SDK pins (STRIPE_API_VERSION). Since API
+// version 2025-03-31 ("basil") an invoice names its subscription under
+// `parent.subscription_details.subscription`, an invoice line its price under
+// `pricing.price_details`, and a subscription's current period lives on its items; the parser also
+// reads the older places (`invoice.subscription`, `line.price`, `subscription.current_period_*`)
+// so a Stripe webhook endpoint left on an older version still works.
+import * as z from "zod";
+import type { BillingEvent, EventRef, InvoiceDocument, PaymentFacts } from "../../billing/ports/events.ts";
+import { firstPaymentKey, renewalKey, topUpKey } from "../../billing/ports/fulfilment-keys.ts";
+import { METADATA } from "./format.ts";
+
+export type ParseResult = { ok: true; event: BillingEvent } | { ok: false; error: string };
+
+/** An id, or the object it names when the event was expanded. */
+const idRef = z.union([z.string().min(1), z.object({ id: z.string().min(1) }).transform((o) => o.id)]);
+const metadataSchema = z.record(z.string(), z.string()).nullish();
+const seconds = z.number().int().nonnegative();
+
+const envelopeSchema = z.object({
+  id: z.string().min(1),
+  object: z.literal("event"),
+  type: z.string().min(1),
+  created: seconds,
+  livemode: z.boolean().optional(),
+  data: z.object({ object: z.record(z.string(), z.unknown()) }),
+});
+
+const addressSchema = z.object({ country: z.string().nullish() }).nullish();
+const taxIdsSchema = z.array(z.object({ type: z.string(), value: z.string() })).nullish();
+const euVatIdOf = (ids: z.infer<typeof taxIdsSchema>) => ids?.find((t) => t.type === "eu_vat")?.value ?? null;
+
+const sessionSchema = z.object({
+  id: z.string().min(1),
+  mode: z.string(),
+  payment_status: z.string(),
+  client_reference_id: z.string().nullish(),
+  customer: idRef.nullish(),
+  metadata: metadataSchema,
+  subscription: idRef.nullish(),
+  invoice: idRef.nullish(),
+  payment_intent: idRef.nullish(),
+  amount_subtotal: z.number().int().nullish(),
+  amount_total: z.number().int().nullish(),
+  total_details: z.object({ amount_tax: z.number().int().nullish() }).nullish(),
+  currency: z.string().nullish(),
+  customer_details: z
+    .object({
+      address: addressSchema,
+      email: z.string().nullish(),
+      name: z.string().nullish(),
+      tax_exempt: z.string().nullish(),
+      tax_ids: taxIdsSchema,
+    })
+    .nullish(),
+});
+
+const lineSchema = z.object({
+  period: z.object({ start: seconds, end: seconds }),
+  pricing: z.object({ price_details: z.object({ product: idRef, price: idRef }).nullish() }).nullish(),
+  /** Before API version 2025-03-31. */
+  price: z.object({ product: idRef }).nullish(),
+  parent: z
+    .object({ subscription_item_details: z.object({ proration: z.boolean().nullish() }).nullish() })
+    .nullish(),
+  /** Before API version 2025-03-31. */
+  proration: z.boolean().nullish(),
+});
+
+const invoiceSchema = z.object({
+  id: z.string().min(1),
+  number: z.string().nullish(),
+  hosted_invoice_url: z.string().nullish(),
+  invoice_pdf: z.string().nullish(),
+  billing_reason: z.string().nullish(),
+  customer: idRef.nullish(),
+  currency: z.string(),
+  amount_paid: z.number(),
+  amount_due: z.number().int().nullish(),
+  subtotal: z.number().int().nullish(),
+  total_excluding_tax: z.number().int().nullish(),
+  total: z.number().int().nullish(),
+  total_taxes: z
+    .array(z.object({ amount: z.number().int(), taxability_reason: z.string().nullish() }))
+    .nullish(),
+  /** Before API version 2025-03-31. */
+  tax: z.number().int().nullish(),
+  customer_name: z.string().nullish(),
+  customer_email: z.string().nullish(),
+  customer_address: addressSchema,
+  customer_tax_exempt: z.string().nullish(),
+  customer_tax_ids: taxIdsSchema,
+  attempt_count: z.number().int().nullish(),
+  next_payment_attempt: seconds.nullish(),
+  status_transitions: z.object({ paid_at: seconds.nullish() }).nullish(),
+  parent: z
+    .object({ subscription_details: z.object({ subscription: idRef, metadata: metadataSchema }).nullish() })
+    .nullish(),
+  /** Before API version 2025-03-31. */
+  subscription: idRef.nullish(),
+  lines: z.object({ data: z.array(lineSchema) }),
+});
+
+const subscriptionSchema = z.object({
+  id: z.string().min(1),
+  status: z.string(),
+  cancel_at_period_end: z.boolean(),
+  customer: idRef.nullish(),
+  metadata: metadataSchema,
+  ended_at: seconds.nullish(),
+  canceled_at: seconds.nullish(),
+  items: z.object({
+    data: z.array(
+      z.object({
+        current_period_start: seconds.nullish(),
+        current_period_end: seconds.nullish(),
+        price: z.object({ product: idRef }),
+      }),
+    ),
+  }),
+  /** Before API version 2025-03-31. */
+  current_period_start: seconds.nullish(),
+  current_period_end: seconds.nullish(),
+});
+
+const chargeSchema = z.object({
+  id: z.string().min(1),
+  amount: z.number().int().nonnegative(),
+  amount_refunded: z.number().int().nonnegative(),
+  currency: z.string(),
+  customer: idRef.nullish(),
+  payment_intent: idRef.nullish(),
+  /** Before API version 2025-03-31. */
+  invoice: idRef.nullish(),
+});
+
+const disputeSchema = z.object({
+  id: z.string().min(1),
+  charge: idRef.nullish(),
+  payment_intent: idRef.nullish(),
+  status: z.string(),
+});
+
+const fromSeconds = (s: number) => new Date(s * 1000);
+
+function sessionPayment(s: z.infer<typeof sessionSchema>): PaymentFacts | null {
+  if (s.amount_total == null || !s.currency) return null;
+  const tax = s.total_details?.amount_tax ?? 0;
+  const d = s.customer_details;
+  return {
+    net: s.amount_subtotal ?? s.amount_total - tax,
+    tax,
+    total: s.amount_total,
+    currency: s.currency,
+    reverseCharge: d?.tax_exempt === "reverse",
+    buyer: {
+      name: d?.name ?? null,
+      email: d?.email ?? null,
+      country: d?.address?.country ?? null,
+      vatId: euVatIdOf(d?.tax_ids),
+    },
+  };
+}
+
+function invoicePayment(inv: z.infer<typeof invoiceSchema>): PaymentFacts {
+  const tax = inv.total_taxes ? inv.total_taxes.reduce((sum, t) => sum + t.amount, 0) : (inv.tax ?? 0);
+  const total = inv.total ?? inv.amount_due ?? inv.amount_paid;
+  return {
+    net: inv.total_excluding_tax ?? inv.subtotal ?? total - tax,
+    tax,
+    total,
+    currency: inv.currency,
+    reverseCharge:
+      inv.customer_tax_exempt === "reverse" ||
+      (inv.total_taxes ?? []).some((t) => t.taxability_reason === "reverse_charge"),
+    buyer: {
+      name: inv.customer_name ?? null,
+      email: inv.customer_email ?? null,
+      country: inv.customer_address?.country ?? null,
+      vatId: euVatIdOf(inv.customer_tax_ids),
+    },
+  };
+}
+
+/** Stripe's document of the invoice, once it has a number or a page (the local provider's have neither). */
+function invoiceDocument(inv: z.infer<typeof invoiceSchema>): InvoiceDocument | null {
+  if (!inv.number && !inv.hosted_invoice_url && !inv.invoice_pdf) return null;
+  return {
+    invoiceId: inv.id,
+    number: inv.number ?? null,
+    hostedInvoiceUrl: inv.hosted_invoice_url ?? null,
+    invoicePdfUrl: inv.invoice_pdf ?? null,
+  };
+}
+
+function describeIssues(error: z.ZodError): string {
+  return error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ");
+}
+
+/**
+ * Reduces a verified webhook event (its JSON already parsed) to a BillingEvent. Event types and
+ * variants we do not act on come back as kind "ignored" (answer 200, nothing to do). `ok: false`
+ * means an event we act on is missing what we need: log it as an error; whether to answer 4xx (so
+ * the provider retries) or 200 is the route's call.
+ */
+export function parseStripeEvent(input: unknown): ParseResult {
+  const env = envelopeSchema.safeParse(input);
+  if (!env.success) return { ok: false, error: `not a Stripe event: ${describeIssues(env.error)}` };
+  const ref: EventRef = {
+    eventId: env.data.id,
+    eventType: env.data.type,
+    created: fromSeconds(env.data.created),
+    livemode: env.data.livemode ?? false,
+  };
+  const object = env.data.data.object;
+  const ignored = (reason: string): ParseResult => ({ ok: true, event: { ...ref, kind: "ignored", reason } });
+  const fail = (error: string): ParseResult => ({
+    ok: false,
+    error: `${ref.eventType} ${ref.eventId}: ${error}`,
+  });
+
+  switch (ref.eventType) {
+    // A delayed payment method (SEPA Direct Debit, where the account allows it despite our
+    // card-only sessions) completes the session unpaid, then pays it days later: the second event
+    // carries the same session, now paid, and is fulfilled exactly like a paid completion (the
+    // same fulfilment key, so a session is granted once whichever events arrive).
+    case "checkout.session.async_payment_failed":
+      return ignored("delayed payment of a checkout session failed: nothing was granted");
+    case "checkout.session.completed":
+    case "checkout.session.async_payment_succeeded": {
+      const parsed = sessionSchema.safeParse(object);
+      if (!parsed.success) return fail(describeIssues(parsed.error));
+      const s = parsed.data;
+      if (s.payment_status !== "paid")
+        return ignored(`checkout session not paid yet (payment_status ${s.payment_status})`);
+      const userId = s.client_reference_id ?? s.metadata?.[METADATA.userId] ?? null;
+      const productId = s.metadata?.[METADATA.productId] ?? null;
+      if (userId === null) return fail("no client_reference_id or user_id metadata");
+      if (productId === null) return fail("no product_id metadata");
+      const common = { userId, customerId: s.customer ?? null, productId, paidAt: ref.created };
+      if (s.mode === "payment") {
+        return {
+          ok: true,
+          event: {
+            ...ref,
+            ...common,
+            kind: "topup_paid",
+            checkoutSessionId: s.id,
+            payment: sessionPayment(s),
+            invoiceId: s.invoice ?? null,
+            paymentIntentId: s.payment_intent ?? null,
+            fulfilmentKey: topUpKey(s.id),
+          },
+        };
+      }
+      if (s.mode === "subscription") {
+        if (!s.subscription) return fail("subscription-mode session without a subscription");
+        return {
+          ok: true,
+          event: {
+            ...ref,
+            ...common,
+            kind: "subscription_started",
+            subscriptionId: s.subscription,
+            period: null,
+            checkoutSessionId: s.id,
+            invoiceId: s.invoice ?? null,
+            payment: sessionPayment(s),
+            document: null,
+            fulfilmentKey: firstPaymentKey(s.subscription),
+          },
+        };
+      }
+      return ignored(`checkout session in ${s.mode} mode`);
+    }
+
+    case "invoice.paid":
+    case "invoice.payment_failed": {
+      const parsed = invoiceSchema.safeParse(object);
+      if (!parsed.success) return fail(describeIssues(parsed.error));
+      const inv = parsed.data;
+      const subscriptionId = inv.parent?.subscription_details?.subscription ?? inv.subscription ?? null;
+      const document = invoiceDocument(inv);
+      if (subscriptionId === null) {
+        // A one-time payment's invoice (invoice_creation): its number and pages belong to the payment.
+        if (ref.eventType === "invoice.paid" && document)
+          return { ok: true, event: { ...ref, kind: "invoice_document", document } };
+        return ignored("invoice not generated by a subscription");
+      }
+      const reason = inv.billing_reason ?? null;
+      if (reason !== "subscription_create" && reason !== "subscription_cycle") {
+        return ignored(`invoice billing_reason ${reason}`);
+      }
+      // The subscription's own line, not a proration adjustment.
+      const line =
+        inv.lines.data.find(
+          (l) => !(l.parent?.subscription_item_details?.proration ?? l.proration ?? false),
+        ) ?? inv.lines.data[0];
+      const productId = line?.pricing?.price_details?.product ?? line?.price?.product ?? null;
+      if (!line || productId === null) return fail("no subscription line with a product");
+      const period = { start: fromSeconds(line.period.start), end: fromSeconds(line.period.end) };
+      const who = {
+        userId: inv.parent?.subscription_details?.metadata?.[METADATA.userId] ?? null,
+        customerId: inv.customer ?? null,
+        subscriptionId,
+      };
+
+      if (ref.eventType === "invoice.payment_failed") {
+        // A first payment that fails in Checkout never creates the subscription; nothing to undo.
+        if (reason !== "subscription_cycle") return ignored("first payment failed");
+        return {
+          ok: true,
+          event: {
+            ...ref,
+            ...who,
+            kind: "renewal_failed",
+            invoiceId: inv.id,
+            period,
+            attemptCount: inv.attempt_count ?? null,
+            nextPaymentAttempt:
+              inv.next_payment_attempt == null ? null : fromSeconds(inv.next_payment_attempt),
+            productId,
+            payment: invoicePayment(inv),
+            document,
+            fulfilmentKey: renewalKey(subscriptionId, period.start),
+          },
+        };
+      }
+      const paidAt =
+        inv.status_transitions?.paid_at == null ? ref.created : fromSeconds(inv.status_transitions.paid_at);
+      if (reason === "subscription_create") {
+        return {
+          ok: true,
+          event: {
+            ...ref,
+            ...who,
+            kind: "subscription_started",
+            productId,
+            period,
+            paidAt,
+            checkoutSessionId: null,
+            invoiceId: inv.id,
+            payment: invoicePayment(inv),
+            document,
+            fulfilmentKey: firstPaymentKey(subscriptionId),
+          },
+        };
+      }
+      return {
+        ok: true,
+        event: {
+          ...ref,
+          ...who,
+          kind: "renewal_paid",
+          invoiceId: inv.id,
+          productId,
+          period,
+          paidAt,
+          payment: invoicePayment(inv),
+          document,
+          fulfilmentKey: renewalKey(subscriptionId, period.start),
+        },
+      };
+    }
+
+    case "customer.subscription.updated":
+    case "customer.subscription.deleted": {
+      const parsed = subscriptionSchema.safeParse(object);
+      if (!parsed.success) return fail(describeIssues(parsed.error));
+      const sub = parsed.data;
+      const who = {
+        userId: sub.metadata?.[METADATA.userId] ?? null,
+        customerId: sub.customer ?? null,
+        subscriptionId: sub.id,
+      };
+      if (ref.eventType === "customer.subscription.deleted") {
+        const endedAt = sub.ended_at ?? sub.canceled_at ?? null;
+        return {
+          ok: true,
+          event: {
+            ...ref,
+            ...who,
+            kind: "subscription_ended",
+            endedAt: endedAt === null ? ref.created : fromSeconds(endedAt),
+          },
+        };
+      }
+      const item = sub.items.data[0];
+      const start = item?.current_period_start ?? sub.current_period_start ?? null;
+      const end = item?.current_period_end ?? sub.current_period_end ?? null;
+      return {
+        ok: true,
+        event: {
+          ...ref,
+          ...who,
+          kind: "subscription_updated",
+          status: sub.status,
+          cancelAtPeriodEnd: sub.cancel_at_period_end,
+          productId: item?.price.product ?? null,
+          period:
+            start === null || end === null ? null : { start: fromSeconds(start), end: fromSeconds(end) },
+        },
+      };
+    }
+
+    case "charge.refunded": {
+      const parsed = chargeSchema.safeParse(object);
+      if (!parsed.success) return fail(describeIssues(parsed.error));
+      const c = parsed.data;
+      return {
+        ok: true,
+        event: {
+          ...ref,
+          kind: "charge_refunded",
+          chargeId: c.id,
+          paymentIntentId: c.payment_intent ?? null,
+          invoiceId: c.invoice ?? null,
+          customerId: c.customer ?? null,
+          amount: c.amount,
+          amountRefunded: c.amount_refunded,
+          currency: c.currency,
+        },
+      };
+    }
+
+    case "charge.dispute.created":
+    case "charge.dispute.closed": {
+      const parsed = disputeSchema.safeParse(object);
+      if (!parsed.success) return fail(describeIssues(parsed.error));
+      const d = parsed.data;
+      return {
+        ok: true,
+        event: {
+          ...ref,
+          kind: "dispute",
+          disputeId: d.id,
+          chargeId: d.charge ?? null,
+          paymentIntentId: d.payment_intent ?? null,
+          phase: ref.eventType === "charge.dispute.created" ? "created" : "closed",
+          status: d.status,
+        },
+      };
+    }
+
+    default:
+      return ignored(`event type ${ref.eventType} is not used`);
+  }
+}
+
+/** parseStripeEvent for the raw body (after the signature check). */
+export function parseStripeEventJson(rawBody: string): ParseResult {
+  let json: unknown;
+  try {
+    json = JSON.parse(rawBody);
+  } catch {
+    return { ok: false, error: "body is not JSON" };
+  }
+  return parseStripeEvent(json);
+}

@@ -1,0 +1,50 @@
+// What our Stripe objects and events have in common, whichever side builds or reads them: the API
+// version, the metadata keys the checkout-session creator sets and the event parser reads back,
+// and Stripe-looking ids.
+import { randomBytes } from "node:crypto";
+
+/** The API version of the installed SDK (checked by a test). Events we build say they are this version. */
+export const STRIPE_API_VERSION = "2026-10-28.endive";
+
+/** Metadata keys we set on checkout sessions and subscriptions and read back from events. */
+export const METADATA = {
+  userId: "user_id",
+  productId: "product_id",
+  priceId: "price_id",
+  kind: "kind",
+} as const;
+
+export type PurchaseKind = "subscription" | "topup";
+
+export function checkoutSessionMetadata(p: {
+  userId: string;
+  productId: string;
+  priceId: string;
+  kind: PurchaseKind;
+}): Record<string, string> {
+  return {
+    [METADATA.userId]: p.userId,
+    [METADATA.productId]: p.productId,
+    [METADATA.priceId]: p.priceId,
+    [METADATA.kind]: p.kind,
+  };
+}
+
+export function subscriptionMetadata(p: { userId: string; productId: string }): Record<string, string> {
+  return { [METADATA.userId]: p.userId, [METADATA.productId]: p.productId };
+}
+
+const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+
+/** A Stripe-looking id: `evt_…`, `cs_test_…`, `sub_…`, `in_…` (24 random base62 characters). */
+export function newStripeId(prefix: string, random: (size: number) => Uint8Array = randomBytes): string {
+  // 248 is the largest multiple of 62 below 256: rejecting bytes above it keeps every character
+  // equally likely.
+  let id = "";
+  while (id.length < 24) {
+    for (const byte of random(32)) {
+      if (byte < 248 && id.length < 24) id += BASE62[byte % 62];
+    }
+  }
+  return `${prefix}_${id}`;
+}
