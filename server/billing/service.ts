@@ -31,8 +31,6 @@ import { effectRunner } from "./subscription-changes.ts";
 import { subscriptionMails } from "./subscription-mails.ts";
 import { webhookHandler } from "./webhooks.ts";
 
-export type { WebhookOutcome } from "./webhooks.ts";
-
 export interface BillingDeps {
   db: Db;
   clock: Clock;

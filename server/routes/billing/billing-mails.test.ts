@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
 import { createBillingMailSender, queueExpiringTopUpMails } from "../../billing/billing-mails.ts";
 import { billingMails, webhookDeliveries } from "../../db/schema/index.ts";
-import { RENEWAL_RETRY_DELAYS_MS } from "../../payments/local/local-provider.ts";
+import { RENEWAL_RETRY_DELAYS_MS } from "../../payments/local/billing-cycle.ts";
 import { postJson, verifiedUser } from "../../testing/api-client.ts";
 import {
   advanceDays,

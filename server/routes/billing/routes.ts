@@ -1,113 +1,26 @@
 // The billing calls of /v1: the catalogue (cached, token optional), both checkouts, plan change and
-// cancellation, the credit ledger and the admin's consume call.
+// cancellation, the credit ledger, and (consume.ts) the consume call of the generation service and
+// the admin.
 import { OpenAPIHono } from "@hono/zod-openapi";
-import * as z from "zod/mini";
 import { userSchema } from "../../../contract/account.ts";
-import { consumeAnswerSchema, consumeFeatureRequestSchema } from "../../../contract/api-keys.ts";
 import {
   checkoutSessionRequestSchema,
   checkoutUrlSchema,
-  consumeRequestSchema,
   ledgerSchema,
   productListSchema,
   topUpCheckoutRequestSchema,
   topUpProductListSchema,
   updateSubscriptionRequestSchema,
 } from "../../../contract/billing.ts";
-import { DETAIL } from "../../../contract/messages.ts";
-import { USAGE_MAX_DAYS } from "../../../contract/usage.ts";
-import { findUserById } from "../../accounts/users.ts";
-import type { LowBalanceAlerts } from "../../alerts/low-balance.ts";
-import { parseKey } from "../../api-access/key-format.ts";
-import { chargeFeature } from "../../api-access/metering.ts";
 import type { Catalogue } from "../../billing/catalogue.ts";
 import type { Billing } from "../../billing/service.ts";
-import type { Db } from "../../db/types.ts";
-import { billingError } from "../../domain/billing-errors.ts";
-import { fromMillicredits, toMillicredits } from "../../domain/ledger.ts";
 import type { AppEnv } from "../../http/app-env.ts";
-import { authenticate, bearerToken, limitWrites, requireUser } from "../../http/auth-guard.ts";
-import { ApiError, RequestValidationError } from "../../http/errors.ts";
-import {
-  addRoute,
-  BEARER_SCHEME,
-  errorResponses,
-  jsonContent,
-  SERVICE_KEY_SCHEME,
-  schemaRef,
-} from "../../http/openapi.ts";
-import { authenticateService } from "../../http/service-auth.ts";
-import { parseJsonBody, parseWith } from "../../http/validation.ts";
+import { limitWrites, requireUser } from "../../http/auth-guard.ts";
+import { addRoute, BEARER_SCHEME, errorResponses, jsonContent, schemaRef } from "../../http/openapi.ts";
+import { parseJsonBody } from "../../http/validation.ts";
 import type { ApiDeps } from "../api-deps.ts";
 import { presentUser } from "../users/present-user.ts";
-
-type ChargeOutcome =
-  | {
-      ok: true;
-      userId: string;
-      balanceAfter: number;
-      amount: number;
-      spendId: string;
-      lowBalanceCrossed: number | null;
-    }
-  | { ok: false; reason: "no_user" | "no_key" | "feature_not_allowed" | "insufficient" | "key_limit" };
-
-/**
- * What a charge sets off besides its answer: one that took the balance below the user's alert
- * threshold mails them (after the commit, in the background). Both consume forms end here.
- */
-function afterCharge(result: ChargeOutcome, alerts: LowBalanceAlerts): ChargeOutcome {
-  if (result.ok && result.lowBalanceCrossed !== null) {
-    alerts.crossed(result.userId, result.lowBalanceCrossed, result.balanceAfter);
-  }
-  return result;
-}
-
-/** The consume answer of a charge, or the contract's error for why there was none. */
-function consumeAnswer(result: ChargeOutcome) {
-  if (result.ok) {
-    return {
-      credit_balance: fromMillicredits(result.balanceAfter),
-      charged: fromMillicredits(result.amount),
-      ledger_entry_id: result.spendId,
-    };
-  }
-  switch (result.reason) {
-    case "no_user":
-      throw new ApiError(404, DETAIL.userNotFound);
-    case "no_key":
-      throw new ApiError(404, DETAIL.apiKeyNotFound);
-    case "feature_not_allowed":
-      throw new ApiError(403, DETAIL.featureNotAllowed);
-    case "key_limit":
-      throw new ApiError(402, DETAIL.apiKeyCreditLimit);
-    case "insufficient":
-      throw new ApiError(402, billingError("insufficient_credits").message);
-  }
-}
-
-/** The longest a simulated charge may lie in the past: the usage history's longest range. */
-const BACKDATE_LIMIT_MS = USAGE_MAX_DAYS * 86_400_000;
-
-/** Consume's `at` as the instant to record, or a 422 where it is not allowed or out of range. */
-function backdated(at: string, now: Date, allowed: boolean): Date {
-  const refuse = (msg: string) =>
-    new RequestValidationError([{ loc: ["body", "at"], msg, type: "value_error" }]);
-  if (!allowed) throw refuse(DETAIL.backdatingDevelopmentOnly);
-  const instant = new Date(at);
-  if (instant.getTime() > now.getTime()) throw refuse(DETAIL.backdatingFuture);
-  if (now.getTime() - instant.getTime() > BACKDATE_LIMIT_MS) throw refuse(DETAIL.backdatingTooOld);
-  return instant;
-}
-
-// Either form of the consume body, read before its shape decides which schema checks it. Built once:
-// a zod schema made per request cost a charge 2% of its server time (decision 012).
-const ANY_JSON = z.unknown();
-
-const userOnly = async (db: Db, id: string) => {
-  const user = await findUserById(db, id);
-  return user ? { user } : undefined;
-};
+import { addConsumeRoute } from "./consume.ts";
 
 export interface BillingRouteDeps extends ApiDeps {
   billing: Billing;
@@ -321,83 +234,7 @@ export function billingRoutes(deps: BillingRouteDeps): OpenAPIHono<AppEnv> {
     async (c) => c.json({ data: await deps.billing.ledger(c.var.user.id) }, 200),
   );
 
-  addRoute(
-    app,
-    {
-      method: "post",
-      path: "/credits/consume",
-      operationId: "consumeCredits",
-      tags: ["credits", "generation service"],
-      summary:
-        "Charge a user's credits once per idempotency key: by feature (metering) or a manual amount (admin)",
-      description:
-        "By feature: a service key with scope credits:consume, or an admin access token; priced from the credit-cost table /plans shows, within the API key's feature restriction and monthly limit. The manual form `{user_id, amount, reason, idempotency_key}` takes an admin access token. A repeated idempotency key answers the first result and charges nothing.",
-      security: [{ [SERVICE_KEY_SCHEME]: [] }, bearer[0] as Record<string, never[]>],
-      request: {
-        body: {
-          content: jsonContent({
-            oneOf: [
-              schemaRef(registry, "ConsumeFeatureRequest", consumeFeatureRequestSchema, "input"),
-              schemaRef(registry, "ConsumeRequest", consumeRequestSchema, "input"),
-            ],
-          } as unknown as { $ref: string }),
-        },
-      },
-      responses: {
-        200: {
-          description: "The balance after the charge (for a repeated key: the first charge's answer)",
-          content: jsonContent(schemaRef(registry, "ConsumeResponse", consumeAnswerSchema)),
-        },
-        ...errorResponses(registry, {
-          401: "No valid service key or access token",
-          402: "Insufficient credits, or the API key's monthly credit limit reached",
-          403: "Not an admin or no scope credits:consume, or a feature this API key may not be used for",
-          404: "Unknown user or API key",
-          422: "Invalid body (an unknown feature included)",
-          429: "Too many failed service authentications from this address",
-        }),
-      },
-    },
-    async (c) => {
-      const token = bearerToken(c.req.header("authorization"));
-      const byService = token !== undefined && parseKey(token)?.kind === "service";
-      if (byService) await authenticateService(deps, c, "credits:consume");
-      else {
-        const { user } = await authenticate(deps, c.req.header("authorization"), userOnly);
-        if (user.role !== "admin") throw new ApiError(403, DETAIL.notEnoughPermissions);
-        c.set("user", user);
-      }
-      const raw = await parseJsonBody(c, ANY_JSON);
-      const manual = typeof raw === "object" && raw !== null && "amount" in raw;
-      if (manual) {
-        if (byService) throw new ApiError(403, DETAIL.notEnoughPermissions);
-        const body = parseWith(consumeRequestSchema, raw);
-        const result = await deps.billing.spend({
-          userId: body.user_id,
-          amount: toMillicredits(body.amount),
-          reason: body.reason,
-          idempotencyKey: body.idempotency_key,
-          requestedBy: c.var.user.id,
-          now: deps.clock.now(),
-        });
-        return c.json(consumeAnswer(afterCharge(result, deps.lowBalance)), 200);
-      }
-      const body = parseWith(consumeFeatureRequestSchema, raw);
-      const now = deps.clock.now();
-      const result = await chargeFeature(deps.db, deps.lastUsed, {
-        userId: body.user_id,
-        apiKeyId: body.api_key_id,
-        feature: body.feature,
-        people: body.people,
-        quantity: body.quantity,
-        idempotencyKey: body.idempotency_key,
-        now,
-        recordedAt: body.at === undefined ? undefined : backdated(body.at, now, deps.allowBackdatedCharges),
-      });
-      const outcome = result.ok ? { ...result, amount: result.charged } : result;
-      return c.json(consumeAnswer(afterCharge(outcome, deps.lowBalance)), 200);
-    },
-  );
+  addConsumeRoute(app, deps);
 
   return app;
 }

@@ -18,7 +18,9 @@ import {
   COUNTRY_OPTIONS,
   countryName,
 } from "../../payments/local/buyer-details.ts";
-import { type CardPage, type LocalProvider, sessionHasDetails } from "../../payments/local/local-provider.ts";
+import type { CardPage } from "../../payments/local/card-update.ts";
+import type { LocalProvider } from "../../payments/local/local-provider.ts";
+import { sessionHasDetails } from "../../payments/local/stripe-objects.ts";
 
 const STYLE = `
 body{font-family:system-ui,sans-serif;background:#f3f4f6;color:#111827;margin:0;padding:2rem 1rem}
