@@ -93,6 +93,9 @@ const ACTIVE_A: PaidState = {
   scheduledProductId: null,
 };
 
+/** Where a hand-made event came from. */
+const REF = { eventId: "evt_r", eventType: "test", created: new Date(T_PAY * 1000), livemode: false };
+
 describe("fulfil", () => {
   const topUpEvent = parse(checkoutSessionCompletedEvent({ eventId: "evt_t", created: T_PAY }, TOPUP));
 
@@ -212,6 +215,75 @@ describe("fulfil", () => {
     const result = fulfil(state, parse(raw), new Date(T_PAY * 1000), catalogue);
     expect(result.ok).toBe(true);
     expect(result.state).toMatchObject(expected);
+  });
+
+  it.each([
+    [
+      "an invoice document",
+      {
+        ...REF,
+        kind: "invoice_document",
+        document: { invoiceId: "in_9", number: "A-1", hostedInvoiceUrl: null, invoicePdfUrl: null },
+      },
+    ],
+    [
+      "a refund",
+      {
+        ...REF,
+        kind: "charge_refunded",
+        chargeId: "ch_1",
+        paymentIntentId: "pi_1",
+        invoiceId: null,
+        customerId: "cus_42",
+        amount: 5000,
+        amountRefunded: 5000,
+        currency: "eur",
+      },
+    ],
+    [
+      "a dispute",
+      {
+        ...REF,
+        kind: "dispute",
+        disputeId: "dp_1",
+        chargeId: "ch_1",
+        paymentIntentId: "pi_1",
+        phase: "created",
+        status: "needs_response",
+      },
+    ],
+  ] as const)("%s changes neither the plan nor the credits here (its own handler does)", (_case, event) => {
+    for (const state of [FREE, ACTIVE_A]) {
+      expect(fulfil(state, event, new Date(T_PAY * 1000), catalogue)).toEqual({
+        ok: true,
+        state,
+        effects: [],
+        note: null,
+      });
+    }
+  });
+
+  describe("a provider's snapshot, by whether it is newer than our last change", () => {
+    const cancelled = subscriptionUpdatedEvent(
+      { eventId: "e", created: P1.start + 60 },
+      { ...SUBSCRIPTION, status: "active", canceledAt: null, endedAt: null, cancelAtPeriodEnd: true },
+      { cancel_at_period_end: false },
+    );
+    const withCurrent = (current: boolean | undefined): BillingEvent => {
+      const event = parse(cancelled);
+      if (event.kind !== "subscription_updated") throw new Error(event.kind);
+      return current === undefined ? event : { ...event, current };
+    };
+
+    it.each([
+      ["newer: applied", true, true],
+      ["not compared (no earlier change known): applied", undefined, true],
+      ["older: ignored", false, false],
+    ] as const)("%s", (_case, current, applied) => {
+      const result = fulfil(ACTIVE_A, withCurrent(current), new Date(T_PAY * 1000), catalogue);
+      expect(result.state).toEqual(applied ? { ...ACTIVE_A, cancelAtPeriodEnd: true } : ACTIVE_A);
+      expect(result.note).toBe(applied ? "changed at the provider" : "a snapshot older than our last change");
+    });
   });
 
   it("says which session paid for which unknown top-up", () => {

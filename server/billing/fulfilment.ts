@@ -78,7 +78,8 @@ export function fulfil(
           status: event.status,
           cancelAtPeriodEnd: event.cancelAtPeriodEnd,
           productId: event.productId,
-          current: event.current ?? true,
+          // Unknown (the handler did not compare it with our last change) counts as current.
+          current: event.current !== false,
         },
         tiers,
       );

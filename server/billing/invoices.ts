@@ -19,8 +19,8 @@ import {
   providerInvoiceDocuments,
 } from "../db/schema/index.ts";
 import type { DbOrTx, Tx } from "../db/types.ts";
-import { inBerlin } from "../domain/berlin-time.ts";
-import { decideVat, type Seller, type TaxTreatment, vatOf } from "../domain/vat.ts";
+import type { Seller } from "../domain/vat.ts";
+import { formatInvoiceNumber, seriesOf, taxOfPayment } from "./invoice-rules.ts";
 import type { InvoiceDocument, PaymentFacts } from "./ports/events.ts";
 
 export interface PaidInvoice {
@@ -35,12 +35,6 @@ export interface PaidInvoice {
   paymentReference: string | null;
 }
 
-/** The series an invoice issued at `at` belongs to: one per Berlin calendar year. */
-export const seriesOf = (at: Date) => `INV-${inBerlin(at).year}`;
-
-export const formatInvoiceNumber = (series: string, sequence: number) =>
-  `${series}-${String(sequence).padStart(6, "0")}`;
-
 /** The next number of `series`, taken under the counter row's lock until the transaction ends. */
 async function nextSequence(tx: Tx, series: string): Promise<number> {
   const [row] = await tx
@@ -50,26 +44,6 @@ async function nextSequence(tx: Tx, series: string): Promise<number> {
     .returning({ last: invoiceSequences.last });
   if (!row) throw new Error(`invoice series ${series} returned no number`);
   return row.last;
-}
-
-/**
- * The VAT treatment and rate the amounts show, decided as the checkout decides it; null when the
- * payment carries no buyer country (a payment made before VAT was collected) or when the provider's
- * tax does not match the rate (then the amounts stand on their own).
- */
-export function taxOfPayment(
-  payment: PaymentFacts,
-  sellerCountry: string,
-  paidAt: Date,
-): { treatment: TaxTreatment | null; rateBasisPoints: number | null } {
-  const country = payment.buyer.country;
-  if (!country) return { treatment: null, rateBasisPoints: null };
-  const decision = payment.reverseCharge
-    ? { treatment: "reverse_charge" as const, rateBasisPoints: 0 }
-    : decideVat({ sellerCountry, buyerCountry: country, vatId: payment.buyer.vatId, at: paidAt });
-  if (vatOf(payment.net, decision.rateBasisPoints) !== payment.tax)
-    return { treatment: null, rateBasisPoints: null };
-  return { treatment: decision.treatment, rateBasisPoints: decision.rateBasisPoints };
 }
 
 function partyOfBuyer(payment: PaymentFacts): InvoiceParty {

@@ -1,13 +1,15 @@
 // Money that goes back: refunds and disputes of a payment (charge.refunded, charge.dispute.*).
 // The credits the payment granted that are still unspent are taken back (a refund, in proportion to
 // the share refunded; all of them for a full refund or a lost dispute) or held frozen while a
-// dispute is open. Each change is one credit_adjustments row, once per provider fact; a grant's
-// remaining never goes below zero (credits already spent stay spent), so the balance never does.
+// dispute is open: domain/reversal.ts decides how much. Each change is one credit_adjustments row,
+// once per provider fact; a grant's remaining never goes below zero (credits already spent stay
+// spent), so the balance never does.
 import { randomUUID } from "node:crypto";
 import { and, eq, inArray, or, type SQL } from "drizzle-orm";
 import type { Logger } from "pino";
 import { creditAdjustments, creditGrants, type InvoiceRow, invoices } from "../db/schema/index.ts";
 import type { Tx } from "../db/types.ts";
+import { disputeStep, refundStep } from "../domain/reversal.ts";
 import { lockUser } from "./ledger-store.ts";
 import type { BillingEvent } from "./ports/events.ts";
 import type { PaymentProvider } from "./ports/payment-provider.ts";
@@ -57,19 +59,6 @@ async function grantOf(tx: Tx, row: InvoiceRow) {
 }
 
 /**
- * The credits a refund of `delta` (of the payment's `total`) takes back from a grant: the same share
- * of what it granted, at most what is left; everything left once the whole payment is refunded.
- */
-export function creditsToTakeBack(
-  grant: { amount: number; remaining: number },
-  p: { delta: number; refundedSoFar: number; total: number },
-): number {
-  if (p.total <= 0 || p.delta <= 0) return 0;
-  if (p.refundedSoFar >= p.total) return grant.remaining;
-  return Math.min(grant.remaining, Math.floor((grant.amount * p.delta) / p.total));
-}
-
-/**
  * charge.refunded: `amountRefunded` is Stripe's cumulative amount. An event no newer than what is
  * recorded (a redelivery, or a late event of an earlier partial refund) changes nothing.
  */
@@ -79,11 +68,10 @@ export async function applyRefund(
   p: { chargeId: string; amountRefunded: number },
   now: Date,
 ): Promise<{ takenBack: number } | null> {
-  const refundedSoFar = Math.min(p.amountRefunded, row.total);
-  const delta = refundedSoFar - row.refunded;
-  if (delta <= 0) return null;
   const grant = await grantOf(tx, row);
-  const takenBack = grant ? creditsToTakeBack(grant, { delta, refundedSoFar, total: row.total }) : 0;
+  const step = refundStep(row, p.amountRefunded, grant);
+  if (!step) return null;
+  const { takenBack } = step;
   if (grant) {
     const applied = await adjust(
       tx,
@@ -104,11 +92,7 @@ export async function applyRefund(
   }
   await tx
     .update(invoices)
-    .set({
-      refunded: refundedSoFar,
-      status: refundedSoFar >= row.total ? "refunded" : row.status,
-      updatedAt: now,
-    })
+    .set({ refunded: step.refundedSoFar, status: step.status, updatedAt: now })
     .where(eq(invoices.id, row.id));
   return { takenBack };
 }
@@ -127,37 +111,31 @@ export async function applyDispute(
   const grant = await grantOf(tx, row);
   if (!grant) return false;
   const reference = (phase: string) => `dispute:${p.disputeId}:${phase}`;
-  const record = (kind: AdjustmentKind, amount: number, phase: string) =>
-    adjust(tx, { userId: row.userId, grantId: grant.id, kind, amount, reference: reference(phase) }, now);
+  // A close that came first is applied as it says; the late creation then does nothing.
   if (p.phase === "created") {
     const [closed] = await tx
       .select({ id: creditAdjustments.id })
       .from(creditAdjustments)
       .where(eq(creditAdjustments.reference, reference("closed")));
     if (closed) return false;
-    if (!(await record("dispute_freeze", grant.remaining, "created"))) return false;
-    await tx
-      .update(creditGrants)
-      .set({ remaining: 0, frozen: grant.frozen + grant.remaining })
-      .where(eq(creditGrants.id, grant.id));
-    await tx.update(invoices).set({ status: "disputed", updatedAt: now }).where(eq(invoices.id, row.id));
-    return true;
   }
-  if (p.won) {
-    if (!(await record("dispute_won", grant.frozen, "closed"))) return false;
-    await tx
-      .update(creditGrants)
-      .set({ remaining: grant.remaining + grant.frozen, frozen: 0 })
-      .where(eq(creditGrants.id, grant.id));
-    const status = row.refunded >= row.total ? "refunded" : "paid";
-    await tx.update(invoices).set({ status, updatedAt: now }).where(eq(invoices.id, row.id));
-    return true;
-  }
-  if (!(await record("dispute_lost", grant.frozen + grant.remaining, "closed"))) return false;
-  await tx.update(creditGrants).set({ remaining: 0, frozen: 0 }).where(eq(creditGrants.id, grant.id));
+  const step = disputeStep(grant, row, p);
+  const recorded = await adjust(
+    tx,
+    {
+      userId: row.userId,
+      grantId: grant.id,
+      kind: step.kind,
+      amount: step.amount,
+      reference: reference(p.phase),
+    },
+    now,
+  );
+  if (!recorded) return false;
+  await tx.update(creditGrants).set(step.grant).where(eq(creditGrants.id, grant.id));
   await tx
     .update(invoices)
-    .set({ status: "refunded", refunded: row.total, updatedAt: now })
+    .set({ ...step.payment, updatedAt: now })
     .where(eq(invoices.id, row.id));
   return true;
 }

@@ -2,6 +2,7 @@ import { Temporal } from "temporal-polyfill";
 import { describe, expect, it, vi } from "vitest";
 import {
   addBerlinMonths,
+  berlinDateOf,
   berlinDay,
   berlinMidnightDaysAgo,
   berlinMonth,
@@ -20,6 +21,17 @@ function wall(instant: Date): number[] {
 
 // DST in Berlin: 2024-03-31 / 2024-10-27, 2025-03-30 / 2025-10-26, 2026-03-29 / 2026-10-25,
 // always at 01:00 UTC.
+describe("berlinDateOf", () => {
+  it.each([
+    ["late evening in winter is the next Berlin day (UTC+1)", "2025-01-10T23:30:00.000Z", "2025-01-11"],
+    ["late evening in summer is the next Berlin day (UTC+2)", "2025-07-09T22:30:00.000Z", "2025-07-10"],
+    ["just before Berlin's midnight stays on the day", "2025-07-09T21:59:59.999Z", "2025-07-09"],
+    ["a leap day", "2024-02-29T12:00:00.000Z", "2024-02-29"],
+  ])("%s", (_case, instant, day) => {
+    expect(berlinDateOf(new Date(instant))).toBe(day);
+  });
+});
+
 describe("nextMidnightBerlin", () => {
   it.each([
     ["an ordinary winter afternoon", "2025-01-15T14:00:00.000Z", "2025-01-15T23:00:00.000Z"],

@@ -509,17 +509,69 @@ describe("providerStatusChanged: changes made at the provider", () => {
   const tiers = (id: string) =>
     id === "prod_b" || id === "prod_c" ? { name: id, creditsPerMonth: 1 } : undefined;
   const snapshot = (change: object) => ({ subscriptionId: "sub_1", status: "active", ...change });
+  const CHANGED = "changed at the provider";
+  const NOTHING = "provider status active: nothing to do";
   it.each([
-    ["a cancellation", snapshot({ cancelAtPeriodEnd: true }), with_({ cancelAtPeriodEnd: true })],
-    ["a resumption", snapshot({ cancelAtPeriodEnd: false }), ACTIVE_A],
-    ["a switch to a known tier", snapshot({ productId: "prod_b" }), with_({ productId: "prod_b" })],
-    ["a switch to an unknown product", snapshot({ productId: "prod_unknown" }), ACTIVE_A],
-    ["an older snapshot", snapshot({ cancelAtPeriodEnd: true, current: false }), ACTIVE_A],
-    ["another subscription", { ...snapshot({ cancelAtPeriodEnd: true }), subscriptionId: "sub_9" }, ACTIVE_A],
-  ])("%s", (_case, input, expected) => {
+    ["a cancellation", snapshot({ cancelAtPeriodEnd: true }), with_({ cancelAtPeriodEnd: true }), CHANGED],
+    ["a resumption of a plan not cancelled", snapshot({ cancelAtPeriodEnd: false }), ACTIVE_A, NOTHING],
+    ["a switch to a known tier", snapshot({ productId: "prod_b" }), with_({ productId: "prod_b" }), CHANGED],
+    ["a switch to an unknown product", snapshot({ productId: "prod_unknown" }), ACTIVE_A, NOTHING],
+    ["the product it bills already", snapshot({ productId: ACTIVE_A.productId }), ACTIVE_A, NOTHING],
+    ["no product in the snapshot", snapshot({ productId: null }), ACTIVE_A, NOTHING],
+    [
+      "an older snapshot",
+      snapshot({ cancelAtPeriodEnd: true, current: false }),
+      ACTIVE_A,
+      "a snapshot older than our last change",
+    ],
+    [
+      "another subscription",
+      { ...snapshot({ cancelAtPeriodEnd: true }), subscriptionId: "sub_9" },
+      ACTIVE_A,
+      NOTHING,
+    ],
+  ])("%s", (_case, input, expected, note) => {
     const result = providerStatusChanged(ACTIVE_A, input, tiers as never);
     expect(result.state).toEqual(expected);
     expect(result.effects).toEqual([]);
+    expect(result.note).toBe(note);
+    // Nothing to do leaves the very same state, so the caller saves nothing.
+    if (note !== CHANGED) expect(result.state).toBe(ACTIVE_A);
+  });
+
+  it("the product it bills already changes nothing, though it is a known tier", () => {
+    const onB = with_({ productId: "prod_b" });
+    const result = providerStatusChanged(onB, snapshot({ productId: "prod_b" }), tiers as never);
+    expect(result.state).toBe(onB);
+    expect(result.note).toBe(NOTHING);
+  });
+
+  it("a snapshot without a product changes nothing, whatever the catalogue knows", () => {
+    const anyTier = () => ({ name: "any", creditsPerMonth: 1 });
+    for (const productId of [null, undefined]) {
+      const result = providerStatusChanged(ACTIVE_A, snapshot({ productId }), anyTier as never);
+      expect(result.state).toBe(ACTIVE_A);
+      expect(result.note).toBe(NOTHING);
+    }
+  });
+
+  it("a FREE user's snapshot changes nothing", () => {
+    const result = providerStatusChanged(FREE, snapshot({ cancelAtPeriodEnd: true }), tiers as never);
+    expect(result).toEqual({
+      ok: true,
+      state: FREE,
+      effects: [],
+      note: "provider status active: nothing to do",
+    });
+  });
+
+  it("a switch to another tier than the scheduled one keeps the schedule", () => {
+    const result = providerStatusChanged(
+      with_({ scheduledProductId: "prod_c" }),
+      snapshot({ productId: "prod_b" }),
+      tiers as never,
+    );
+    expect(result.state).toEqual(with_({ productId: "prod_b", scheduledProductId: "prod_c" }));
   });
 
   it("a switch to the scheduled tier clears the schedule", () => {

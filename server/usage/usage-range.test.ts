@@ -121,3 +121,15 @@ describe("usageDimensions", () => {
     expect(usageDimensions(groupBy)).toEqual({ field: "group_by", message: USAGE_RULES.groupBy });
   });
 });
+
+describe("isRefusal", () => {
+  it("tells a refusal (a field and its message) from a range or a list of dimensions", () => {
+    expect(isRefusal({ field: "from", message: "Bad" })).toBe(true);
+    expect(isRefusal({ field: "from" })).toBe(false);
+    expect(isRefusal({ message: "Bad" })).toBe(false);
+    expect(isRefusal({ from: "2026-01-01", to: "2026-01-02", start: new Date(), end: new Date() })).toBe(
+      false,
+    );
+    expect(isRefusal(["date", "feature"])).toBe(false);
+  });
+});

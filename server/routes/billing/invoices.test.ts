@@ -8,7 +8,7 @@ import { TIERS, TOP_UPS } from "../../../contract/catalogue.ts";
 import type { BillingDetails, Invoice, InvoiceSummary } from "../../../contract/invoices.ts";
 import { pdfText } from "../../../tests/fixtures/pdf-text.ts";
 import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
-import { seriesOf } from "../../billing/invoices.ts";
+import { seriesOf } from "../../billing/invoice-rules.ts";
 import { checkoutSessions, webhookDeliveries } from "../../db/schema/index.ts";
 import { VAT_ID_MESSAGES } from "../../domain/vat.ts";
 import { BUYER_MESSAGES } from "../../payments/local/buyer-details.ts";

@@ -1,0 +1,34 @@
+// The rules an invoice is written by: its number (one gap-free series per Berlin calendar year,
+// "INV-2026-000001"; invoices.ts takes the next sequence under the counter row's lock) and the VAT
+// treatment and rate its amounts show.
+import { inBerlin } from "../domain/berlin-time.ts";
+import { decideVat, type TaxTreatment, vatOf } from "../domain/vat.ts";
+import type { PaymentFacts } from "./ports/events.ts";
+
+/** The series an invoice issued at `at` belongs to: one per Berlin calendar year. */
+export const seriesOf = (at: Date) => `INV-${inBerlin(at).year}`;
+
+export const formatInvoiceNumber = (series: string, sequence: number) =>
+  `${series}-${String(sequence).padStart(6, "0")}`;
+
+/**
+ * The VAT treatment and rate the amounts show, decided as the checkout decides it; null when the
+ * payment carries no buyer country (a payment made before VAT was collected) or when the provider's
+ * tax does not match the rate (then the amounts stand on their own).
+ */
+export function taxOfPayment(
+  payment: Pick<PaymentFacts, "net" | "tax" | "reverseCharge"> & {
+    buyer: Pick<PaymentFacts["buyer"], "country" | "vatId">;
+  },
+  sellerCountry: string,
+  paidAt: Date,
+): { treatment: TaxTreatment | null; rateBasisPoints: number | null } {
+  const country = payment.buyer.country;
+  if (!country) return { treatment: null, rateBasisPoints: null };
+  const decision = payment.reverseCharge
+    ? { treatment: "reverse_charge" as const, rateBasisPoints: 0 }
+    : decideVat({ sellerCountry, buyerCountry: country, vatId: payment.buyer.vatId, at: paidAt });
+  if (vatOf(payment.net, decision.rateBasisPoints) !== payment.tax)
+    return { treatment: null, rateBasisPoints: null };
+  return { treatment: decision.treatment, rateBasisPoints: decision.rateBasisPoints };
+}

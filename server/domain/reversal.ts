@@ -1,0 +1,108 @@
+// Money that goes back, as rules: what a refund or a dispute of a payment does to the credits the
+// payment granted and to its row in the billing history. billing/reversals.ts finds the payment and
+// its grant, records each step once per provider fact, and applies what these functions decide.
+//
+// A grant's `remaining` never goes below zero: credits already spent stay spent, so the balance
+// never does. `frozen` holds what an open dispute set aside.
+
+/** A billing-history row's status (the invoices table's). */
+export type PaymentStatus = "paid" | "failed" | "refunded" | "disputed";
+
+/** The payment as recorded: its total and what is refunded so far (minor units). */
+export interface PaymentRecord {
+  total: number;
+  refunded: number;
+  status: PaymentStatus;
+}
+
+/** The credits one payment granted: how many, how many are left, how many an open dispute froze. */
+export interface GrantBalance {
+  amount: number;
+  remaining: number;
+  frozen: number;
+}
+
+/**
+ * The credits a refund of `delta` (of the payment's `total`) takes back from a grant: the same share
+ * of what it granted, at most what is left; everything left once the whole payment is refunded.
+ */
+export function creditsToTakeBack(
+  grant: Pick<GrantBalance, "amount" | "remaining">,
+  p: { delta: number; refundedSoFar: number; total: number },
+): number {
+  if (p.total <= 0 || p.delta <= 0) return 0;
+  if (p.refundedSoFar >= p.total) return grant.remaining;
+  return Math.min(grant.remaining, Math.floor((grant.amount * p.delta) / p.total));
+}
+
+export interface RefundStep {
+  /** The cumulative refund, at most the total. */
+  refundedSoFar: number;
+  /** Credits taken back from the grant (0 without one). */
+  takenBack: number;
+  status: PaymentStatus;
+}
+
+/**
+ * charge.refunded with Stripe's cumulative `amountRefunded`. Null when it is no newer than what is
+ * recorded (a redelivery, or a late event of an earlier partial refund): nothing changes.
+ */
+export function refundStep(
+  payment: PaymentRecord,
+  amountRefunded: number,
+  grant: Pick<GrantBalance, "amount" | "remaining"> | undefined,
+): RefundStep | null {
+  const refundedSoFar = Math.min(amountRefunded, payment.total);
+  const delta = refundedSoFar - payment.refunded;
+  if (delta <= 0) return null;
+  const takenBack = grant ? creditsToTakeBack(grant, { delta, refundedSoFar, total: payment.total }) : 0;
+  return {
+    refundedSoFar,
+    takenBack,
+    status: refundedSoFar >= payment.total ? "refunded" : payment.status,
+  };
+}
+
+export interface DisputeStep {
+  /** The adjustment recorded, and the credits it moves. */
+  kind: "dispute_freeze" | "dispute_won" | "dispute_lost";
+  amount: number;
+  grant: Pick<GrantBalance, "remaining" | "frozen">;
+  payment: { status: PaymentStatus; refunded: number };
+}
+
+/**
+ * A dispute's creation freezes what is left of the purchase's credits; its close gives them back
+ * when the dispute is won, and takes them (and the money, in the history) when it is lost.
+ */
+export function disputeStep(
+  grant: Pick<GrantBalance, "remaining" | "frozen">,
+  payment: Pick<PaymentRecord, "total" | "refunded">,
+  p: { phase: "created" | "closed"; won: boolean },
+): DisputeStep {
+  if (p.phase === "created") {
+    return {
+      kind: "dispute_freeze",
+      amount: grant.remaining,
+      grant: { remaining: 0, frozen: grant.frozen + grant.remaining },
+      payment: { status: "disputed", refunded: payment.refunded },
+    };
+  }
+  if (p.won) {
+    return {
+      kind: "dispute_won",
+      amount: grant.frozen,
+      grant: { remaining: grant.remaining + grant.frozen, frozen: 0 },
+      payment: {
+        status: payment.refunded >= payment.total ? "refunded" : "paid",
+        refunded: payment.refunded,
+      },
+    };
+  }
+  return {
+    kind: "dispute_lost",
+    amount: grant.frozen + grant.remaining,
+    grant: { remaining: 0, frozen: 0 },
+    payment: { status: "refunded", refunded: payment.total },
+  };
+}
