@@ -57,6 +57,19 @@ interface Counts {
   skipped: number;
 }
 
+/**
+ * How long the runners took, and when .ci/run says when it started (CI_STARTED_AT, Unix seconds),
+ * the whole CI run so far: printed here, before the summary, so the summary stays the last line.
+ */
+function timeLine(unitSeconds: number, e2eSeconds: number): string {
+  const parts = [`unit and API ${unitSeconds} s`, `browser ${e2eSeconds} s`];
+  const ciStarted = Number(process.env.CI_STARTED_AT);
+  if (Number.isInteger(ciStarted) && ciStarted > 0) {
+    parts.push(`.ci/run in all ${Math.round(Date.now() / 1000 - ciStarted)} s`);
+  }
+  return parts.join(", ");
+}
+
 function vitestCounts(file: string): Counts {
   if (!existsSync(file)) return { passed: 0, failed: 1, skipped: 0 };
   const r = JSON.parse(readFileSync(file, "utf8")) as {
@@ -103,11 +116,14 @@ rmSync(REPORT_DIR, { recursive: true, force: true });
 mkdirSync(REPORT_DIR, { recursive: true });
 buildIfStale();
 
+const started = Date.now();
 const unitStatus = run(
   "node_modules/vitest/vitest.mjs",
   ["run", "--reporter=default", "--reporter=json", `--outputFile.json=${REPORT_DIR}/vitest.json`],
   env,
 );
+const unitSeconds = Math.round((Date.now() - started) / 1000);
+const e2eStarted = Date.now();
 const e2eStatus = run("node_modules/@playwright/test/cli.js", ["test"], {
   ...env,
   PLAYWRIGHT_JSON_OUTPUT_NAME: `${REPORT_DIR}/playwright.json`,
@@ -123,5 +139,6 @@ const total = {
 console.log(`\nunit and API: ${unit.passed} passed, ${unit.failed} failed (Vitest)`);
 console.log(`browser: ${e2e.passed} passed, ${e2e.failed} failed (Playwright, Chromium)`);
 console.log(`database: ${pg ? "PGlite and PostgreSQL" : "PGlite only"}; Redis: ${redis ? "yes" : "no"}`);
+console.log(`time: ${timeLine(unitSeconds, Math.round((Date.now() - e2eStarted) / 1000))}`);
 console.log(`tests: ${total.passed} passed, ${total.failed} failed, ${total.skipped} skipped`);
 process.exit(unitStatus !== 0 || e2eStatus !== 0 || total.failed > 0 || total.passed === 0 ? 1 : 0);
