@@ -118,6 +118,30 @@ describe("checkout sessions", () => {
     });
   });
 
+  it.each([
+    [
+      "a tax that makes the total wrong",
+      { amount_subtotal: 64_900, amount_total: 64_900, total_details: { amount_tax: 100 } },
+      "amounts do not add up: net 64900 + tax 100 is not the total 64900",
+    ],
+    [
+      "a negative tax (a signed event found by the robustness test)",
+      { amount_subtotal: 64_900, amount_total: 64_900, total_details: { amount_tax: -1_575_385_093 } },
+      "negative amounts: net 64900, tax -1575385093",
+    ],
+  ])("refuses a paid session with %s", (_case, extra, error) => {
+    const raw = event("checkout.session.completed", topUpSession({ currency: "eur", ...extra }));
+    expect(parseStripeEvent(raw)).toEqual({ ok: false, error: `checkout.session.completed evt_1: ${error}` });
+  });
+
+  it("a payment of nothing at all is still a payment", () => {
+    const raw = event(
+      "checkout.session.completed",
+      topUpSession({ amount_total: 0, amount_subtotal: 0, currency: "eur" }),
+    );
+    expect(parsed(raw)).toMatchObject({ payment: { net: 0, tax: 0, total: 0 } });
+  });
+
   it("no tax details: all of the total is net", () => {
     const raw = event("checkout.session.completed", topUpSession({ amount_total: 5000, currency: "eur" }));
     expect(parsed(raw)).toMatchObject({ payment: { net: 5000, tax: 0, total: 5000 } });
@@ -234,7 +258,7 @@ describe("invoices: the payment", () => {
 
   it("net: the total excluding tax, else the subtotal, else the total less tax", () => {
     expect(payment({ total: 9401, total_excluding_tax: 7900, subtotal: 1, tax: 1501 })?.net).toBe(7900);
-    expect(payment({ total: 9401, subtotal: 7901, tax: 1501 })?.net).toBe(7901);
+    expect(payment({ total: 9402, subtotal: 7901, tax: 1501 })?.net).toBe(7901);
     expect(payment({ total: 9401, tax: 1501 })?.net).toBe(7900);
   });
 
@@ -265,6 +289,29 @@ describe("invoices: the payment", () => {
     ["nothing said", {}, false],
   ])("reverse charge from %s: %s", (_case, extra, reverse) => {
     expect(payment(extra)?.reverseCharge).toBe(reverse);
+  });
+
+  it.each([
+    [
+      "net and tax that are not the total",
+      { total: 9401, total_excluding_tax: 7900, tax: 1500 },
+      "amounts do not add up: net 7900 + tax 1500 is not the total 9401",
+    ],
+    [
+      "a negative tax",
+      { total: 7000, total_excluding_tax: 7900, tax: -900 },
+      "negative amounts: net 7900, tax -900",
+    ],
+    [
+      "a negative net",
+      { total: 600, total_excluding_tax: -900, tax: 1500 },
+      "negative amounts: net -900, tax 1500",
+    ],
+  ])("refuses %s", (_case, extra, error) => {
+    expect(parseStripeEvent(event("invoice.paid", invoice(extra)))).toEqual({
+      ok: false,
+      error: `invoice.paid evt_1: ${error}`,
+    });
   });
 
   it("the buyer from the customer fields, with the EU VAT ID", () => {

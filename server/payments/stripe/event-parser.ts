@@ -197,6 +197,20 @@ function invoiceDocument(inv: z.infer<typeof invoiceSchema>): InvoiceDocument | 
   };
 }
 
+/**
+ * Why a payment's amounts cannot be recorded, or null when they can: none is negative and net plus
+ * tax is the total (prices are net, VAT is added, and no discount is offered). Stripe never sends
+ * otherwise; an event that does is refused, so it is redelivered once the cause is found, instead
+ * of failing the whole fulfilment against the billing history's own check.
+ */
+function amountsRefusal(payment: PaymentFacts | null): string | null {
+  if (!payment) return null;
+  const { net, tax, total } = payment;
+  if (net < 0 || tax < 0) return `negative amounts: net ${net}, tax ${tax}`;
+  if (net + tax !== total) return `amounts do not add up: net ${net} + tax ${tax} is not the total ${total}`;
+  return null;
+}
+
 function describeIssues(error: z.ZodError): string {
   return error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ");
 }
@@ -221,7 +235,10 @@ function readSessionEvent({ ref, ignored, fail }: Reading, object: unknown): Par
   const productId = s.metadata?.[METADATA.productId] ?? null;
   if (userId === null) return fail("no client_reference_id or user_id metadata");
   if (productId === null) return fail("no product_id metadata");
-  const common = { userId, customerId: s.customer ?? null, productId, paidAt: ref.created };
+  const payment = sessionPayment(s);
+  const refusal = amountsRefusal(payment);
+  if (refusal) return fail(refusal);
+  const common = { userId, customerId: s.customer ?? null, productId, paidAt: ref.created, payment };
   if (s.mode === "payment") {
     return {
       ok: true,
@@ -230,7 +247,6 @@ function readSessionEvent({ ref, ignored, fail }: Reading, object: unknown): Par
         ...common,
         kind: "topup_paid",
         checkoutSessionId: s.id,
-        payment: sessionPayment(s),
         invoiceId: s.invoice ?? null,
         paymentIntentId: s.payment_intent ?? null,
         fulfilmentKey: topUpKey(s.id),
@@ -249,7 +265,6 @@ function readSessionEvent({ ref, ignored, fail }: Reading, object: unknown): Par
         period: null,
         checkoutSessionId: s.id,
         invoiceId: s.invoice ?? null,
-        payment: sessionPayment(s),
         document: null,
         fulfilmentKey: firstPaymentKey(s.subscription),
       },
@@ -281,6 +296,9 @@ function readInvoiceEvent({ ref, ignored, fail }: Reading, object: unknown): Par
     inv.lines.data[0];
   const productId = line?.pricing?.price_details?.product ?? line?.price?.product ?? null;
   if (!line || productId === null) return fail("no subscription line with a product");
+  const payment = invoicePayment(inv);
+  const refusal = amountsRefusal(payment);
+  if (refusal) return fail(refusal);
   const period = { start: fromSeconds(line.period.start), end: fromSeconds(line.period.end) };
   const who = {
     userId: inv.parent?.subscription_details?.metadata?.[METADATA.userId] ?? null,
@@ -302,7 +320,7 @@ function readInvoiceEvent({ ref, ignored, fail }: Reading, object: unknown): Par
         attemptCount: inv.attempt_count ?? null,
         nextPaymentAttempt: inv.next_payment_attempt == null ? null : fromSeconds(inv.next_payment_attempt),
         productId,
-        payment: invoicePayment(inv),
+        payment,
         document,
         fulfilmentKey: renewalKey(subscriptionId, period.start),
       },
@@ -322,7 +340,7 @@ function readInvoiceEvent({ ref, ignored, fail }: Reading, object: unknown): Par
         paidAt,
         checkoutSessionId: null,
         invoiceId: inv.id,
-        payment: invoicePayment(inv),
+        payment,
         document,
         fulfilmentKey: firstPaymentKey(subscriptionId),
       },
@@ -338,7 +356,7 @@ function readInvoiceEvent({ ref, ignored, fail }: Reading, object: unknown): Par
       productId,
       period,
       paidAt,
-      payment: invoicePayment(inv),
+      payment,
       document,
       fulfilmentKey: renewalKey(subscriptionId, period.start),
     },
