@@ -11,6 +11,7 @@ import { newStripeId } from "../stripe/format.ts";
 import { enqueueEvent } from "./deliveries.ts";
 import { invoicePaidEvent, invoicePaymentFailedEvent, subscriptionDeletedEvent } from "./event-builders.ts";
 import { type LocalStripeObjects, seconds } from "./stripe-objects.ts";
+import { endSubscription } from "./subscriptions.ts";
 
 /** After a failed renewal charge, try again after these delays; then cancel (Stripe's dunning, shortened). */
 export const RENEWAL_RETRY_DELAYS_MS: readonly number[] = [3, 5, 7].map((d) => d * 86_400_000);
@@ -22,17 +23,7 @@ export function billingCycle(deps: { db: Db; clock: Clock; objects: LocalStripeO
   /** One subscription whose period ended at or before `now`: cancel, switch, charge or retry. */
   async function bill(tx: Tx, sub: LocalSubscriptionRow, now: Date): Promise<void> {
     if (sub.status === "active" && sub.cancelAtPeriodEnd) {
-      const [ended] = await tx
-        .update(localSubscriptions)
-        .set({ status: "canceled", canceledAt: sub.currentPeriodEnd })
-        .where(eq(localSubscriptions.id, sub.id))
-        .returning();
-      if (ended)
-        await enqueueEvent(
-          tx,
-          subscriptionDeletedEvent(meta(now), subscriptionObjectInput(ended, "canceled")),
-          now,
-        );
+      await endSubscription(tx, sub.id, sub.currentPeriodEnd, now, deps.objects);
       return;
     }
     let current = sub;

@@ -10,6 +10,28 @@ import { enqueueEvent } from "./deliveries.ts";
 import { subscriptionDeletedEvent, subscriptionUpdatedEvent } from "./event-builders.ts";
 import type { LocalStripeObjects } from "./stripe-objects.ts";
 
+/** Ends the subscription as of `canceledAt` and tells billing (customer.subscription.deleted). */
+export async function endSubscription(
+  tx: DbOrTx,
+  id: string,
+  canceledAt: Date,
+  now: Date,
+  objects: Pick<LocalStripeObjects, "meta" | "subscriptionObjectInput">,
+): Promise<void> {
+  const [ended] = await tx
+    .update(localSubscriptions)
+    .set({ status: "canceled", canceledAt })
+    .where(eq(localSubscriptions.id, id))
+    .returning();
+  if (ended) {
+    await enqueueEvent(
+      tx,
+      subscriptionDeletedEvent(objects.meta(now), objects.subscriptionObjectInput(ended, "canceled")),
+      now,
+    );
+  }
+}
+
 export function subscriptionCommands(deps: { clock: Clock; objects: LocalStripeObjects }) {
   const { clock } = deps;
   const { subscriptionObjectInput, meta } = deps.objects;
@@ -74,18 +96,8 @@ export function subscriptionCommands(deps: { clock: Clock; objects: LocalStripeO
         .from(localSubscriptions)
         .where(eq(localSubscriptions.id, subscriptionId));
       if (!sub || sub.status === "canceled") return;
-      const [ended] = await tx
-        .update(localSubscriptions)
-        .set({ status: "canceled", canceledAt: now })
-        .where(eq(localSubscriptions.id, subscriptionId))
-        .returning();
       // A refund of the local provider's money is only this record; nothing else to move.
-      if (ended)
-        await enqueueEvent(
-          tx,
-          subscriptionDeletedEvent(meta(now), subscriptionObjectInput(ended, "canceled")),
-          now,
-        );
+      await endSubscription(tx, subscriptionId, now, now, deps.objects);
     },
   };
 }
