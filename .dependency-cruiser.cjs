@@ -5,7 +5,7 @@
 // checks their frontmatter against this file's portal rule.
 //
 // Layers of server/:
-// - the core: domain/ (pure rules), billing/ (with its ports in billing/ports/), api-access/,
+// - the core: domain/ (pure rules), billing/ (with its ports in billing/ports/), api-access/, audit/,
 //   usage/, accounts/, alerts/;
 // - adapters: payments/ (implements billing's ports), mail/, db/;
 // - the HTTP edge: http/, routes/, site/;
@@ -14,7 +14,7 @@
 // Test files (*.test.ts) are composition too: they build what they test, so the layer rules apply
 // to the code they test, not to them.
 const TEST_FILE = "\\.test\\.tsx?$";
-const CORE = "^server/(domain|billing|api-access|usage|accounts|alerts)/";
+const CORE = "^server/(domain|billing|api-access|usage|accounts|alerts|audit)/";
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {

@@ -4,11 +4,13 @@
 import { mkdtempSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { asc, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findUserByUsername, insertUser } from "../server/accounts/users.ts";
 import { authenticateServiceKey } from "../server/api-access/service-keys.ts";
 import { ManualClock } from "../server/clock.ts";
 import { openPglite } from "../server/db/client.ts";
+import { auditLog } from "../server/db/schema/index.ts";
 import { createLogger } from "../server/logger.ts";
 import { listenOperatorSocket, operatorSocketPath } from "../server/operator/socket.ts";
 import { operatorCommand } from "./operator.ts";
@@ -38,7 +40,7 @@ describe("operator commands while the server runs", () => {
     await database.close();
   });
 
-  async function run(command: "user-role" | "service-key", args: string[]) {
+  async function run(command: "user-role" | "service-key" | "audit-verify", args: string[]) {
     const out: string[] = [];
     const err: string[] = [];
     const code = await operatorCommand(
@@ -88,6 +90,52 @@ describe("operator commands while the server runs", () => {
     expect(await run("service-key", ["revoke", "nosuchkey"])).toMatchObject({ code: 1 });
     expect(logs.join("\n")).toContain('"command":"service-key"');
     expect(logs.join("\n")).not.toContain(key.slice(16, 59));
+  });
+
+  it("writes each change to the audit log, without secrets, and audit:verify checks the chain", async () => {
+    const auditRows = () => database.db.select().from(auditLog).orderBy(asc(auditLog.seq));
+    const before = (await auditRows()).length;
+    await run("user-role", ["ann", "user"]);
+    await run("user-role", ["ann", "user"]); // no change, no entry
+    const created = await run("service-key", ["create", "audited", "--scopes", "introspect"]);
+    const key = created.out.match(/gsk_[0-9A-Za-z]{61}/)?.[0] as string;
+    const id = (await authenticateServiceKey(database.db, key))?.id as string;
+    await run("service-key", ["revoke", id]);
+    const ann = await findUserByUsername(database.db, "ann");
+    const added = (await auditRows()).slice(before);
+    expect(added.map((r) => [r.action, r.actorId, r.actorLabel, r.subjectUserId, r.details])).toEqual([
+      ["role.change", null, "command line", ann?.id, { from: "admin", to: "user" }],
+      [
+        "service_key.create",
+        null,
+        "command line",
+        null,
+        { id, name: "audited", prefix: `gsk_${id}`, scopes: ["introspect"] },
+      ],
+      ["service_key.revoke", null, "command line", null, { id, name: "audited" }],
+    ]);
+    expect(JSON.stringify(added)).not.toContain(key.slice(16, 59));
+
+    const verified = await run("audit-verify", []);
+    expect(verified.code).toBe(0);
+    expect(verified.out).toMatch(
+      /^The audit log holds: \d+ rows, each chained to the one before\.\nHead: [0-9a-f]{64}$/,
+    );
+
+    const changed = added[1]?.seq as number;
+    await database.db.transaction(async (tx) => {
+      await tx.execute(sql`set local session_replication_role = replica`);
+      await tx.execute(sql`update audit_log set details = '{"id":"someone-else"}' where seq = ${changed}`);
+    });
+    const broken = await run("audit-verify", []);
+    expect(broken.code).toBe(1);
+    expect(broken.err).toBe(
+      `The audit log is broken at row ${changed} (id ${added[1]?.id}): its content does not match its hash. The ${changed - 1} rows before it hold.`,
+    );
+    expect(await run("audit-verify", ["--fix"])).toMatchObject({
+      code: 2,
+      err: "Usage: npm run audit:verify",
+    });
   });
 
   it.each([

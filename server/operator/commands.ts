@@ -2,6 +2,8 @@
 // `npm run service-key`. The same functions run in the CLI's own process (no server running, or a
 // PostgreSQL the CLI can reach) and inside the running server, reached through its operator socket
 // (operator/socket.ts) when the embedded PGlite, which one process at a time can open, is in use.
+// What changes something is written to the audit log in the change's own transaction, with the
+// command line as its actor; `audit-verify` checks the log's chain.
 import { findUserByUsername, setUserRole } from "../accounts/users.ts";
 import { isUsableApiKey, listApiKeys } from "../api-access/api-keys.ts";
 import {
@@ -11,6 +13,7 @@ import {
   revokeServiceKey,
   SERVICE_SCOPES,
 } from "../api-access/service-keys.ts";
+import { type AuditEntry, appendAudit, verifyAuditChain } from "../audit/audit-log.ts";
 import { userGrants } from "../billing/ledger-store.ts";
 import { userRole } from "../db/schema/index.ts";
 import type { Db } from "../db/types.ts";
@@ -19,7 +22,7 @@ import { balance } from "../domain/ledger.ts";
 /** A command's answer: lines for stdout, or an error message and exit code. */
 export type CommandResult = { ok: true; lines: string[] } | { ok: false; message: string; code: number };
 
-export const OPERATOR_COMMANDS = ["user-role", "service-key", "user-info"] as const;
+export const OPERATOR_COMMANDS = ["user-role", "service-key", "user-info", "audit-verify"] as const;
 
 export interface OperatorRequest {
   command: (typeof OPERATOR_COMMANDS)[number];
@@ -40,6 +43,17 @@ const usage = (text: string, why?: string): CommandResult => ({
   code: 2,
 });
 
+export const AUDIT_VERIFY_USAGE = "Usage: npm run audit:verify";
+
+/** The audit entry of a change made from the command line. */
+const byCommandLine = (entry: Pick<AuditEntry, "action" | "subjectUserId" | "details">): AuditEntry => ({
+  actorId: null,
+  actorLabel: "command line",
+  reason: null,
+  ip: null,
+  ...entry,
+});
+
 /** `user-info <username>`: the account a development tool acts for (npm run usage:simulate). */
 export const USER_INFO_USAGE = "Usage: user-info <username>";
 
@@ -58,6 +72,7 @@ export function checkArguments(request: OperatorRequest): CommandResult | undefi
   const { args } = request;
   if (request.command === "user-info")
     return args.length === 1 && args[0] ? undefined : usage(USER_INFO_USAGE);
+  if (request.command === "audit-verify") return args.length === 0 ? undefined : usage(AUDIT_VERIFY_USAGE);
   if (request.command === "user-role") {
     const [username, role, ...extra] = args;
     if (!username || !role || extra.length > 0) return usage(USER_ROLE_USAGE);
@@ -119,9 +134,26 @@ export async function runCommand(db: Db, request: OperatorRequest, now: Date): P
   if (invalid) return invalid;
   const { args } = request;
   if (request.command === "user-info") return userInfo(db, args[0] as string, now);
+  if (request.command === "audit-verify") return auditVerify(db);
   if (request.command === "user-role") {
     const [username, role] = args as [string, (typeof ROLES)[number]];
-    const user = await setUserRole(db, username, role, now);
+    const user = await db.transaction(async (tx) => {
+      const before = await findUserByUsername(tx, username);
+      if (!before) return undefined;
+      const after = await setUserRole(tx, username, role, now);
+      if (after && after.role !== before.role) {
+        await appendAudit(
+          tx,
+          byCommandLine({
+            action: "role.change",
+            subjectUserId: after.id,
+            details: { from: before.role, to: after.role },
+          }),
+          now,
+        );
+      }
+      return after;
+    });
     if (!user) return { ok: false, message: `No user named "${username}".`, code: 1 };
     return { ok: true, lines: [`${user.username} now has the role ${user.role}.`] };
   }
@@ -139,7 +171,18 @@ export async function runCommand(db: Db, request: OperatorRequest, now: Date): P
   }
   if (verb === "revoke") {
     const id = rest[0] as string;
-    const revoked = await revokeServiceKey(db, id, now);
+    const revoked = await db.transaction(async (tx) => {
+      const key = await revokeServiceKey(tx, id, now);
+      if (key) {
+        const details = { id: key.id, name: key.name };
+        await appendAudit(
+          tx,
+          byCommandLine({ action: "service_key.revoke", subjectUserId: null, details }),
+          now,
+        );
+      }
+      return key;
+    });
     if (!revoked) return { ok: false, message: `No service key with the id "${id}".`, code: 1 };
     return {
       ok: true,
@@ -147,7 +190,12 @@ export async function runCommand(db: Db, request: OperatorRequest, now: Date): P
     };
   }
   const { name, scopes } = parseCreate(rest) as { name: string; scopes: string[] };
-  const created = await createServiceKey(db, name, scopes.filter(isServiceScope), now);
+  const created = await db.transaction(async (tx) => {
+    const key = await createServiceKey(tx, name, scopes.filter(isServiceScope), now);
+    const details = { id: key.id, name: key.name, prefix: key.prefix, scopes: key.scopes };
+    await appendAudit(tx, byCommandLine({ action: "service_key.create", subjectUserId: null, details }), now);
+    return key;
+  });
   return {
     ok: true,
     lines: [
@@ -156,6 +204,25 @@ export async function runCommand(db: Db, request: OperatorRequest, now: Date): P
       `  ${created.key}`,
       "",
       "It is shown this once and stored only as a hash: put it in the generation service's configuration now.",
+    ],
+  };
+}
+
+/** `audit-verify`: walks the audit log's chain; a broken one fails, naming the first row that does not hold. */
+async function auditVerify(db: Db): Promise<CommandResult> {
+  const check = await verifyAuditChain(db);
+  if (!check.ok) {
+    return {
+      ok: false,
+      message: `The audit log is broken at row ${check.seq} (id ${check.id}): ${check.problem}. The ${check.rows} rows before it hold.`,
+      code: 1,
+    };
+  }
+  return {
+    ok: true,
+    lines: [
+      `The audit log holds: ${check.rows} rows, each chained to the one before.`,
+      `Head: ${check.head}`,
     ],
   };
 }

@@ -1,11 +1,15 @@
 // Two server processes on one PostgreSQL database and one Redis, as behind a load balancer: rate
 // limits are shared, a purchase whose events reach both is granted once, a checkout paid through
-// both is charged once, and the billing job both run renews a subscription once per period.
+// both is charged once, the billing job both run renews a subscription once per period, and operator
+// commands reaching both at once leave one audit chain.
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { PRODUCT_IDS } from "../../contract/product-ids.ts";
+import { verifyAuditChain } from "../../server/audit/audit-log.ts";
 import { firstPaymentKey, freeCreditsKey, renewalKey } from "../../server/billing/ports/fulfilment-keys.ts";
+import { openPostgres } from "../../server/db/client.ts";
 import { keyDigest, LIMITS } from "../../server/http/rate-limit.ts";
+import { runCli } from "../fixtures/cli.ts";
 import { apiLedger, grantKeysOf, grantsOf, recordedEventIds } from "../fixtures/ledger-queries.ts";
 import { subscriptionPurchase, topUpPurchase } from "../fixtures/purchase-events.ts";
 import {
@@ -100,6 +104,34 @@ describe.skipIf(reason !== "")(`two instances on one PostgreSQL and one Redis${r
 
   /** The billing clock the servers sign and verify with (real time plus the stored offset). */
   const billingNow = async () => Date.now() + (await clockOffsetMs(db));
+
+  it("keeps one audit chain when operator commands reach both instances at once", {
+    timeout: SYSTEM_TIMEOUT,
+  }, async () => {
+    const names = Array.from({ length: 6 }, () => uniqueName("audit"));
+    usernames.push(...names);
+    const accounts = await Promise.all(names.map((name) => registerAccount(a, name)));
+    // Each command reaches one instance through that instance's socket, alternating, all at once.
+    const runs = await Promise.all(
+      names.map((name, i) =>
+        runCli("scripts/user-role.ts", [name, "admin"], {
+          DATA_DIR: dataDirs[i % 2]?.dir,
+          DATABASE_URL: db.url,
+          LOG_LEVEL: "silent",
+        }),
+      ),
+    );
+    for (const run of runs) expect(run.status, run.stderr).toBe(0);
+    const handle = openPostgres(db.url, 1);
+    try {
+      expect(await verifyAuditChain(handle.db)).toMatchObject({ ok: true });
+      const subjects = await db.sql<{ subject_user_id: string }[]>`
+        select subject_user_id from audit_log where action = 'role.change' order by seq`;
+      expect(subjects.map((r) => r.subject_user_id).sort()).toEqual(accounts.map((x) => x.id).sort());
+    } finally {
+      await handle.close();
+    }
+  });
 
   it("shares the per-account login limit: six attempts through each, the 11th and later are refused wherever they land", {
     timeout: SYSTEM_TIMEOUT,

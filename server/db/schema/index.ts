@@ -2,4 +2,5 @@
 // and drizzle-kit generates its migration from this index.
 export * from "./accounts.ts";
 export * from "./api-access.ts";
+export * from "./audit.ts";
 export * from "./billing.ts";

@@ -1,0 +1,112 @@
+// The audit log's two operations: append an entry in the transaction of the action it records, and
+// verify the chain. Each row's hash is SHA-256 of the previous row's hash and the row's canonical
+// JSON (RFC 8785, by `canonicalize`), so changing, removing or reordering any row breaks the chain
+// from there on; the database refuses UPDATE, DELETE and TRUNCATE (db/schema/audit.ts).
+//
+// One chain, whatever the number of writers: an append takes a transaction-scoped advisory lock
+// before it reads the last row, so two server processes (or the command line and a server) append
+// one after the other, each after the other's commit. The lock is held until the action's
+// transaction ends: append last in a transaction, after the work that might wait on other locks.
+import { createHash, randomUUID } from "node:crypto";
+import canonicalize from "canonicalize";
+import { asc, desc, gt, sql } from "drizzle-orm";
+import { type AuditRow, auditLog } from "../db/schema/index.ts";
+import type { DbOrTx, Tx } from "../db/types.ts";
+
+/** The previous hash of the first row. */
+export const GENESIS_HASH = "0".repeat(64);
+
+/** Any constant works; it only has to be the same in every instance of this service. */
+const AUDIT_CHAIN_LOCK = 7_314_925_002;
+
+/** What an action or a security event records; the log adds its place, id, time and hashes. */
+export interface AuditEntry {
+  /** The staff member or user who acted; null for the system or the command line. */
+  actorId: string | null;
+  /** Who acted, as a person reads it: a username, "command line", "system". */
+  actorLabel: string;
+  /** Dotted: credits.grant, role.change, service_key.create, login.failed, ... */
+  action: string;
+  subjectUserId: string | null;
+  reason: string | null;
+  /** What the action did; never a secret (no password, token, key secret or card number). */
+  details: Record<string, unknown>;
+  ip: string | null;
+}
+
+type HashedFields = Omit<AuditRow, "prevHash" | "hash">;
+
+/** The hash of a row: SHA-256 over the previous hash and the canonical JSON of every other column. */
+export function auditHash(prevHash: string, row: HashedFields): string {
+  const body = canonicalize({
+    seq: row.seq,
+    id: row.id,
+    at: row.at.toISOString(),
+    actor_id: row.actorId,
+    actor_label: row.actorLabel,
+    action: row.action,
+    subject_user_id: row.subjectUserId,
+    reason: row.reason,
+    details: row.details,
+    ip: row.ip,
+  });
+  if (body === undefined) throw new TypeError("An audit row has no JSON form");
+  return createHash("sha256").update(prevHash).update(body).digest("hex");
+}
+
+/** Appends `entry` as the chain's next row, in the caller's transaction (see the header on locking). */
+export async function appendAudit(tx: Tx, entry: AuditEntry, now: Date): Promise<AuditRow> {
+  await tx.execute(sql`select pg_advisory_xact_lock(${AUDIT_CHAIN_LOCK})`);
+  const [last] = await tx
+    .select({ seq: auditLog.seq, hash: auditLog.hash })
+    .from(auditLog)
+    .orderBy(desc(auditLog.seq))
+    .limit(1);
+  const prevHash = last?.hash ?? GENESIS_HASH;
+  const fields: HashedFields = { seq: (last?.seq ?? 0) + 1, id: randomUUID(), at: now, ...entry };
+  const [row] = await tx
+    .insert(auditLog)
+    .values({ ...fields, prevHash, hash: auditHash(prevHash, fields) })
+    .returning();
+  if (!row) throw new Error("The audit entry was not written");
+  return row;
+}
+
+export type ChainCheck =
+  | { ok: true; rows: number; head: string }
+  | { ok: false; rows: number; seq: number; id: string; problem: string };
+
+/**
+ * Walks the chain from the first row and names the first row that does not hold: a row missing
+ * before it, a previous hash that is not the row before's, or content that does not match its
+ * hash. `head` is the last row's hash: kept outside the database (the operator's records), it also
+ * shows a change to the last rows made together with their hashes.
+ */
+export async function verifyAuditChain(db: DbOrTx, pageSize = 1000): Promise<ChainCheck> {
+  let prevHash = GENESIS_HASH;
+  let rows = 0;
+  for (;;) {
+    const page = await db
+      .select()
+      .from(auditLog)
+      .where(gt(auditLog.seq, rows))
+      .orderBy(asc(auditLog.seq))
+      .limit(pageSize);
+    for (const row of page) {
+      const broken = (problem: string): ChainCheck => ({
+        ok: false,
+        rows,
+        seq: row.seq,
+        id: row.id,
+        problem,
+      });
+      if (row.seq !== rows + 1) return broken(`row ${rows + 1} is missing before it`);
+      if (row.prevHash !== prevHash)
+        return broken("its prev_hash is not the hash of the row before (this row or that one was changed)");
+      if (auditHash(prevHash, row) !== row.hash) return broken("its content does not match its hash");
+      prevHash = row.hash;
+      rows += 1;
+    }
+    if (page.length < pageSize) return { ok: true, rows, head: prevHash };
+  }
+}
