@@ -20,11 +20,10 @@ import { createLocalPayments, type LocalPayments } from "./payments/local/local-
 import { resolveWebhookSecret } from "./payments/local/webhook-secret.ts";
 import { createStripeProvider, loadIdSetFromStripe } from "./payments/stripe/provider.ts";
 
-/** The payment side: what is sold, who takes the money, and the key webhook events are signed with. */
+/** The payment side: what is sold and who takes the money (the provider checks its own webhooks). */
 export interface AppPayments {
   catalogue: Catalogue;
   provider: PaymentProvider;
-  webhookSecret: string;
   /** Present when the provider is the embedded local one (its hosted page, deliveries and billing job). */
   local?: LocalPayments | undefined;
 }
@@ -57,7 +56,6 @@ export async function selectPayments(
         webhookSecret: config.STRIPE_WEBHOOK_SECRET,
         customers: customerStore,
       }),
-      webhookSecret: config.STRIPE_WEBHOOK_SECRET,
       description: "Stripe",
     };
   }
@@ -83,7 +81,6 @@ export async function selectPayments(
   return {
     catalogue,
     provider: local.provider,
-    webhookSecret,
     local,
     description: "local checkout (test cards; npm run billing:advance -- --days N moves its clock)",
   };

@@ -140,7 +140,7 @@ export function createTestApp(db: Db, options: TestAppOptions = {}): TestApp {
     passwords: options.passwords ?? createPasswordHasher(),
     accessTokens: createAccessTokens(TEST_JWT, clock),
     hooks: options.hooks,
-    payments: { catalogue, provider: local.provider, webhookSecret: TEST_WEBHOOK_SECRET, local },
+    payments: { catalogue, provider: local.provider, local },
   };
   app = createApp(deps);
   return {
