@@ -137,10 +137,11 @@ export async function saveCustomerId(db: DbOrTx, userId: string, customerId: str
   return (await findCustomerId(db, userId)) ?? customerId;
 }
 
-/** The billing details on file (the port says what they are). */
-export type BillingDetails = BillingDetailsOnFile;
-
-export async function findBillingDetails(db: DbOrTx, userId: string): Promise<BillingDetails | undefined> {
+/** The billing details on file: what the last checkout collected (Stripe keeps them on its customer). */
+export async function findBillingDetails(
+  db: DbOrTx,
+  userId: string,
+): Promise<BillingDetailsOnFile | undefined> {
   const [row] = await db
     .select({
       name: billingCustomers.name,
