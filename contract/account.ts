@@ -156,7 +156,7 @@ export const verifyEmailSchema = z.object({ token: tokenSchema });
 
 // ---- Responses ----
 
-export const roleSchema = z.enum(["user", "admin"]);
+export const roleSchema = z.enum(["user", "support", "admin"]);
 export type Role = z.infer<typeof roleSchema>;
 
 export const tokenResponseSchema = z.object({

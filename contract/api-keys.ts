@@ -94,7 +94,7 @@ export const introspectionSchema = z.union([
     /** The user id. */
     sub: z.string(),
     username: z.string(),
-    role: z.enum(["user", "admin"]),
+    role: z.enum(["user", "support", "admin"]),
     /** API keys only. */
     key_id: z.optional(z.string()),
     /** Seconds since the epoch; absent for a key that never expires. */

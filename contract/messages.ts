@@ -49,6 +49,8 @@ export const DETAIL = {
   backdatingTooOld: "A charge's time ('at') can be at most 366 days ago",
   userNotFound: "User not found",
   invalidServiceKey: "Invalid service key",
+  /** OPERATIONS.md: login, every token and every charge of an account staff disabled. */
+  accountDisabled: "Account disabled. Contact support.",
 } as const;
 
 /** `msg` of the 422 items that are about the body as a whole rather than one field. */

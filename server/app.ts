@@ -31,7 +31,14 @@ import type { Site } from "./site/site.ts";
 
 export type AppConfig = Pick<
   Config,
-  "TRUST_PROXY" | "NODE_ENV" | "portalUrl" | "corsOrigins" | "dataDir" | "FREE_INITIAL_CREDITS" | "seller"
+  | "TRUST_PROXY"
+  | "NODE_ENV"
+  | "portalUrl"
+  | "corsOrigins"
+  | "dataDir"
+  | "FREE_INITIAL_CREDITS"
+  | "SUPPORT_GRANT_LIMIT"
+  | "seller"
 >;
 
 export interface AppDeps {
@@ -113,6 +120,7 @@ export function createApp(deps: AppDeps): Hono {
     },
     deps.config.corsOrigins,
     { billing, catalogue: deps.payments.catalogue },
+    { supportGrantLimit: deps.config.SUPPORT_GRANT_LIMIT },
   );
   app.route("/", api);
 

@@ -93,6 +93,9 @@ export const envSchema = z.object({
   /** Credits a user receives once, when their e-mail address is verified (granted by billing). */
   FREE_INITIAL_CREDITS: z.coerce.number().int().min(0).max(1_000_000).default(50),
 
+  /** The most credits one goodwill grant by a support user may give (admins have no cap). */
+  SUPPORT_GRANT_LIMIT: z.coerce.number().int().min(0).max(1_000_000).default(500),
+
   // OPERATOR: the business that sells, as every invoice names it. Its country decides VAT
   // (server/domain/vat.ts): an EU country. With Stripe, set the same details in the Stripe account.
   SELLER_NAME: z.string().min(1).max(200).default("Example Operator GmbH"),

@@ -28,7 +28,9 @@ export interface AccountDeps {
 
 export type RegisterResult = { ok: true; user: UserRow } | { ok: false; conflict: "email" | "username" };
 
-export type LoginResult = { ok: true; user: UserRow } | { ok: false; reason: "incorrect" | "unverified" };
+export type LoginResult =
+  | { ok: true; user: UserRow }
+  | { ok: false; reason: "incorrect" | "unverified" | "disabled" };
 
 async function conflictOf(
   db: Db,
@@ -103,6 +105,9 @@ export function createAccounts(deps: AccountDeps) {
       }
       if (!(await passwords.verify(user.passwordHash, password))) return { ok: false, reason: "incorrect" };
       if (!user.emailVerified) return { ok: false, reason: "unverified" };
+      // Told only to someone who knows the password, like "not verified".
+      if (user.disabledAt !== null) return { ok: false, reason: "disabled" };
+      await db.update(users).set({ lastLoginAt: clock.now() }).where(eq(users.id, user.id));
       if (passwords.needsRehash(user.passwordHash)) {
         const oldHash = user.passwordHash;
         deps.tasks.run("password rehash", async () => {
@@ -163,6 +168,22 @@ export function createAccounts(deps: AccountDeps) {
           passwordResetMail({ to: user.email, username: user.username, portalUrl: deps.portalUrl, token }),
         );
       });
+    },
+
+    /**
+     * A verification or reset link for `user`, issued in `tx` (the operator console's "send the
+     * mail", with its audit entry in the same transaction), and a function that mails it: call it
+     * once the transaction has committed, so no mail carries a link that was rolled back.
+     */
+    async issueLinkMail(
+      tx: Tx,
+      user: Pick<UserRow, "id" | "email" | "username">,
+      purpose: "email_verification" | "password_reset",
+    ): Promise<() => void> {
+      const token = await issueUserToken(tx, { userId: user.id, purpose, now: clock.now() });
+      const args = { to: user.email, username: user.username, portalUrl: deps.portalUrl, token };
+      const mail = purpose === "email_verification" ? verificationMail(args) : passwordResetMail(args);
+      return () => sendInBackground(deps, `${purpose} mail (staff)`, () => deps.mailer.send(mail));
     },
 
     async isResetTokenUsable(token: string): Promise<boolean> {

@@ -70,16 +70,24 @@ export async function createApiKey(
   });
 }
 
-/** The user's live (not revoked) keys, newest first, each with its milli-credits spent this Berlin month. */
+/**
+ * The user's live (not revoked) keys, newest first, each with its milli-credits spent this Berlin
+ * month; the revoked ones too for `includeRevoked` (the operator console).
+ */
 export async function listApiKeys(
   db: DbOrTx,
   userId: string,
   now: Date,
+  { includeRevoked = false } = {},
 ): Promise<Array<{ row: ApiKeyRow; usedThisMonth: number }>> {
   const rows = await db
     .select()
     .from(apiKeys)
-    .where(and(eq(apiKeys.userId, userId), isNull(apiKeys.revokedAt)))
+    .where(
+      includeRevoked
+        ? eq(apiKeys.userId, userId)
+        : and(eq(apiKeys.userId, userId), isNull(apiKeys.revokedAt)),
+    )
     .orderBy(desc(apiKeys.createdAt), desc(apiKeys.id));
   if (rows.length === 0) return [];
   const used = await db
@@ -151,6 +159,8 @@ export async function authenticateApiKeyWithHolder(
   const rows = await keyWithHolderQuery(db).execute({ id: parsed.id, month: berlinMonth(now) });
   const first = rows[0];
   if (!first || !isUsableApiKey(first.key, now) || !keyMatches(key, first.key.secretHash)) return undefined;
+  // A disabled account's keys are inactive until staff enable it again (they are not revoked).
+  if (first.user.disabledAt !== null) return undefined;
   const holder = collectUserWithBilling(rows);
   return holder && { key: first.key, holder, usedThisMonth: first.used ?? 0 };
 }

@@ -67,7 +67,7 @@ async function introspectAccessToken(
   if (!claims || !isUserId(claims.sub)) return INACTIVE;
   const found = await findUserWithBilling(deps.db, claims.sub);
   // A password reset raises the token version: older tokens stop being valid at once.
-  if (!found || found.user.tokenVersion !== claims.ver) return INACTIVE;
+  if (!found || found.user.tokenVersion !== claims.ver || found.user.disabledAt !== null) return INACTIVE;
   return {
     active: true,
     token_type: "access_token",

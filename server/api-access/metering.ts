@@ -34,7 +34,10 @@ export type ChargeResult =
       /** The low-balance threshold this charge crossed, if it did (spends.ts). */
       lowBalanceCrossed: number | null;
     }
-  | { ok: false; reason: "no_user" | "no_key" | "feature_not_allowed" | "insufficient" | "key_limit" };
+  | {
+      ok: false;
+      reason: "no_user" | "no_key" | "feature_not_allowed" | "insufficient" | "key_limit" | "disabled";
+    };
 
 export async function chargeFeature(
   db: Db,

@@ -10,7 +10,7 @@ import type { SigningKeys } from "./signing-keys.ts";
 export interface AccessTokenSubject {
   id: string;
   username: string;
-  role: "user" | "admin";
+  role: "user" | "support" | "admin";
   tokenVersion: number;
 }
 

@@ -2,10 +2,11 @@
 // the period's end). Each is refused by the domain or applied: the provider first, then our state,
 // in one transaction under the user's lock, so a provider call that fails changes nothing here.
 import type { Clock } from "../clock.ts";
-import type { Db } from "../db/types.ts";
+import type { Db, Tx } from "../db/types.ts";
 import {
   type CommandResult,
   cancel,
+  cancelNow,
   type SubscriptionState,
   scheduleChange,
 } from "../domain/subscription.ts";
@@ -32,7 +33,15 @@ export function subscriptionCommands(deps: CommandDeps) {
   const { db, clock, catalogue } = deps;
   const tiers = (productId: string) => catalogue.findTier(productId)?.tier;
 
-  async function command(userId: string, decide: (state: SubscriptionState) => CommandResult): Promise<void> {
+  /**
+   * `alsoInTransaction` runs last in the command's transaction: the operator console writes its
+   * audit entry there, so the change and its entry commit together or not at all.
+   */
+  async function command(
+    userId: string,
+    decide: (state: SubscriptionState) => CommandResult,
+    alsoInTransaction?: (tx: Tx) => Promise<void>,
+  ): Promise<void> {
     await db.transaction(async (tx) => {
       await lockUser(tx, userId);
       const now = clock.now();
@@ -44,6 +53,7 @@ export function subscriptionCommands(deps: CommandDeps) {
       await saveState(tx, userId, stored, result.state, now, (await findCustomerId(tx, userId)) ?? null);
       if (result.state.status !== "free") await markChanged(tx, result.state.subscriptionId, now);
       await deps.queueSubscriptionMails(tx, userId, state, result.state, now);
+      await alsoInTransaction?.(tx);
     });
     deps.afterProviderChange();
     deps.mails.sendSoon();
@@ -52,6 +62,10 @@ export function subscriptionCommands(deps: CommandDeps) {
   return {
     updateSubscription: (userId: string, productId: string) =>
       command(userId, (state) => scheduleChange(state, productId, tiers)),
-    cancelSubscription: (userId: string) => command(userId, (state) => cancel(state)),
+    cancelSubscription: (userId: string, alsoInTransaction?: (tx: Tx) => Promise<void>) =>
+      command(userId, (state) => cancel(state), alsoInTransaction),
+    /** Staff only: ends the subscription now, without a refund (domain/subscription.ts cancelNow). */
+    endSubscriptionNow: (userId: string, alsoInTransaction?: (tx: Tx) => Promise<void>) =>
+      command(userId, (state) => cancelNow(state), alsoInTransaction),
   };
 }

@@ -53,7 +53,7 @@ export function createBilling(deps: BillingDeps) {
   const runEffects = effectRunner(deps);
   const queueSubscriptionMails = subscriptionMails(deps);
   const { createSubscriptionCheckout, createTopUpCheckout, portalSession } = checkouts(deps);
-  const { updateSubscription, cancelSubscription } = subscriptionCommands({
+  const { updateSubscription, cancelSubscription, endSubscriptionNow } = subscriptionCommands({
     ...deps,
     runEffects,
     queueSubscriptionMails,
@@ -72,6 +72,7 @@ export function createBilling(deps: BillingDeps) {
     portalSession,
     updateSubscription,
     cancelSubscription,
+    endSubscriptionNow,
     ledger,
     invoices,
     invoice,

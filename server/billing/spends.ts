@@ -51,7 +51,10 @@ export type SpendResult =
        */
       lowBalanceCrossed: number | null;
     }
-  | { ok: false; reason: "insufficient" | "no_user" | "no_key" | "feature_not_allowed" | "key_limit" };
+  | {
+      ok: false;
+      reason: "insufficient" | "no_user" | "no_key" | "feature_not_allowed" | "key_limit" | "disabled";
+    };
 
 /** What a metered charge (consume by feature) records besides the amount. */
 export interface Metering {
@@ -100,6 +103,8 @@ const pairKey = (a: string, b: string) => `${a}\u0000${b}`;
 /** What the batch's transaction read, under the users' locks. */
 interface BatchState {
   users: Set<string>;
+  /** The locked users whose account staff disabled: nothing is charged to them. */
+  disabled: Set<string>;
   /** Each locked user's low-balance threshold in milli-credits, or null for no alert. */
   thresholds: Map<string, number | null>;
   /** The batch's API keys, read after the locks (a key revoked a moment ago is seen revoked). */
@@ -135,7 +140,7 @@ const ofBatch = (userId: AnyPgColumn, p: Param) =>
 // committed before the lock.
 const lockUsers = statement("lock_users", (q, p) =>
   q
-    .select({ id: users.id, lowBalanceThreshold: users.lowBalanceThreshold })
+    .select({ id: users.id, lowBalanceThreshold: users.lowBalanceThreshold, disabledAt: users.disabledAt })
     .from(users)
     .where(ofBatch(users.id, p))
     .orderBy(asc(users.id))
@@ -214,6 +219,7 @@ function batchState([locked, keyRows, earlierRows, grantRows, usageRows]: Answer
   for (const row of grantRows) grants.get(row.userId)?.push(toCreditGrant(row));
   return {
     users: new Set(lockedIds),
+    disabled: new Set(locked.filter((u) => u.disabledAt !== null).map((u) => u.id)),
     thresholds: new Map(locked.map((u) => [u.id, u.lowBalanceThreshold])),
     keys: new Map(keyRows.map((k) => [k.id, k])),
     grants,
@@ -308,6 +314,8 @@ function decide(state: BatchState, request: SpendRequest): Decision {
   }
   const userId = key?.userId ?? request.userId;
   if (userId === undefined || !state.users.has(userId)) return { result: { ok: false, reason: "no_user" } };
+  // A disabled account's keys are inactive, and nothing else may charge it either.
+  if (state.disabled.has(userId)) return { result: { ok: false, reason: key ? "no_key" : "disabled" } };
   const idempotency = pairKey(userId, request.idempotencyKey);
   const earlier = state.earlier.get(idempotency);
   if (earlier) return { result: { ...earlier, repeated: true, lowBalanceCrossed: null } };

@@ -52,6 +52,7 @@ const ACCOUNT_COLUMNS = {
   role: users.role,
   emailVerified: users.emailVerified,
   tokenVersion: users.tokenVersion,
+  disabledAt: users.disabledAt,
 };
 export type AccountFields = Pick<UserRow, keyof typeof ACCOUNT_COLUMNS>;
 

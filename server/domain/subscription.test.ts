@@ -7,6 +7,7 @@ import { toMillicredits } from "./ledger.ts";
 import {
   type CommandResult,
   cancel,
+  cancelNow,
   checkoutAllowed,
   FREE,
   type PaidState,
@@ -233,6 +234,26 @@ describe("cancel", () => {
   ] as const)("%s", (_case, state, expected, effects, note) => {
     const result = cancel(state);
     expect(result).toEqual({ ok: true, state: expected, effects, note });
+  });
+});
+
+describe("cancelNow (staff, the console)", () => {
+  it("refuses FREE", () => {
+    expectRefused(cancelNow(FREE), "no_paid_plan");
+  });
+
+  it.each([
+    ["active", ACTIVE_A],
+    ["cancelled at the period end", with_({ cancelAtPeriodEnd: true })],
+    ["with a scheduled change", with_({ scheduledProductId: B })],
+    ["past due", PAST_DUE_A],
+  ] as const)("%s: FREE now, cancelled at the provider without a refund", (_case, state) => {
+    expect(cancelNow(state)).toEqual({
+      ok: true,
+      state: FREE,
+      effects: [{ type: "provider_cancel_now", subscriptionId: "sub_1", refundLatestInvoice: false }],
+      note: null,
+    });
   });
 });
 

@@ -200,6 +200,17 @@ export function scheduleChange(
 }
 
 /** `POST /v1/cancel-subscription`: cancel at the period end (at once while past_due). */
+/**
+ * Staff end a subscription at once (the operator console): the plan becomes FREE now and the
+ * provider cancels without refunding; a refund is an action of its own.
+ */
+export function cancelNow(state: SubscriptionState): CommandResult {
+  if (state.status === "free") return refuse("no_paid_plan");
+  return next(FREE, [
+    { type: "provider_cancel_now", subscriptionId: state.subscriptionId, refundLatestInvoice: false },
+  ]);
+}
+
 export function cancel(state: SubscriptionState): CommandResult {
   if (state.status === "free") return refuse("no_paid_plan");
   if (state.status === "past_due") {

@@ -29,7 +29,7 @@ interface GuardDeps {
  * What `load` reads for the user an `Authorization` header's token stands for; a 401 for no token,
  * a token that fails verification, an unknown user, or a token older than the user's token version.
  */
-export async function authenticate<T extends { user: Pick<UserRow, "tokenVersion"> }>(
+export async function authenticate<T extends { user: Pick<UserRow, "tokenVersion" | "disabledAt"> }>(
   deps: GuardDeps,
   authorization: string | undefined,
   load: (db: Db, userId: string) => Promise<T | undefined>,
@@ -40,6 +40,8 @@ export async function authenticate<T extends { user: Pick<UserRow, "tokenVersion
   if (!claims) throw UNAUTHORIZED();
   const found = await load(deps.db, claims.sub);
   if (!found || found.user.tokenVersion !== claims.ver) throw UNAUTHORIZED();
+  // Read with the user on every request: a disabled account is refused on every instance at once.
+  if (found.user.disabledAt !== null) throw new ApiError(403, DETAIL.accountDisabled);
   return found;
 }
 

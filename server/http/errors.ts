@@ -8,6 +8,7 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { Logger } from "pino";
 import { DETAIL } from "../../contract/messages.ts";
 import { BillingRefusal } from "../billing/refusal.ts";
+import { OperatorRefusal } from "../operations/refusal.ts";
 
 export class ApiError extends Error {
   readonly status: ContentfulStatusCode;
@@ -49,6 +50,8 @@ export function errorHandler(logger: Logger): ErrorHandler {
     if (error instanceof ApiError) return jsonError(c, error.status, error.detail, error.headers);
     if (error instanceof BillingRefusal)
       return jsonError(c, error.status as ContentfulStatusCode, error.message);
+    if (error instanceof OperatorRefusal)
+      return c.json({ detail: error.message, ...error.extra }, error.status);
     if (error instanceof RequestValidationError) return c.json({ detail: error.items }, 422);
     if (error instanceof HTTPException && error.status < 500) {
       return jsonError(c, error.status as ContentfulStatusCode, error.message || "Bad Request");

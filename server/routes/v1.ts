@@ -4,6 +4,10 @@ import { DETAIL } from "../../contract/messages.ts";
 import { apiBodyLimit, apiCors, noStore } from "../http/api-middleware.ts";
 import type { AppEnv } from "../http/app-env.ts";
 import { registerSecuritySchemes } from "../http/openapi.ts";
+import { adminActionRoutes } from "./admin/action-routes.ts";
+import type { AdminDeps } from "./admin/admin-deps.ts";
+import { adminAuditRoutes } from "./admin/audit-routes.ts";
+import { adminCustomerRoutes } from "./admin/customer-routes.ts";
 import { apiKeyRoutes } from "./api-access/api-keys.ts";
 import { introspectRoutes } from "./api-access/introspect.ts";
 import { documentJwks } from "./api-access/jwks.ts";
@@ -26,6 +30,7 @@ export function v1Routes(
   deps: ApiDeps,
   corsOrigins: string[],
   billing: Pick<BillingRouteDeps, "billing" | "catalogue">,
+  operations: Pick<AdminDeps, "supportGrantLimit">,
 ): OpenAPIHono<AppEnv> {
   // basePath rather than mounting under /v1: the OpenAPI document then shows the full paths.
   const api = new OpenAPIHono<AppEnv>().basePath(API_PREFIX);
@@ -44,6 +49,10 @@ export function v1Routes(
   api.route("/", apiKeyRoutes(deps));
   api.route("/", introspectRoutes(deps));
   api.route("/", usageRoutes(deps));
+  const admin: AdminDeps = { ...deps, billing: billing.billing, ...operations };
+  api.route("/", adminCustomerRoutes(admin));
+  api.route("/", adminActionRoutes(admin));
+  api.route("/", adminAuditRoutes(admin));
   documentJwks(api);
   docsRoutes(api, API_PREFIX);
 

@@ -124,6 +124,7 @@ export function createTestApp(db: Db, options: TestAppOptions = {}): TestApp {
   const deps: AppDeps = {
     config: {
       FREE_INITIAL_CREDITS: options.freeInitialCredits ?? TEST_FREE_CREDITS,
+      SUPPORT_GRANT_LIMIT: 500,
       TRUST_PROXY: options.trustProxy ?? true,
       NODE_ENV: options.nodeEnv ?? "test",
       portalUrl: TEST_PORTAL_URL,

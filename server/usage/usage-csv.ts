@@ -1,8 +1,8 @@
 // The usage CSV: one row per charge, written page by page as the client reads, so an account with
-// a year of charges never sits in memory whole. csv-stringify does the quoting, and escapes a cell
-// that a spreadsheet would run as a formula (a key named "=HYPERLINK(...)" stays text).
-import { stringify } from "csv-stringify/sync";
+// a year of charges never sits in memory whole (csv/paged-csv.ts streams it).
+
 import { USAGE_CSV_COLUMNS } from "../../contract/usage.ts";
+import { pagedCsvStream } from "../csv/paged-csv.ts";
 import { inBerlin } from "../domain/berlin-time.ts";
 import { fromMillicredits } from "../domain/ledger.ts";
 import type { ChargeCursor, UsageCharge } from "./usage-store.ts";
@@ -24,36 +24,19 @@ export function csvCells(charge: UsageCharge): (string | number)[] {
   ];
 }
 
-const csv = (records: (readonly (string | number)[])[]) =>
-  stringify(records as (string | number)[][], { escape_formulas: true });
-
 /**
- * The CSV as a byte stream: the header, then each page `readPage` returns after the last one's
- * final charge, until a page comes back short. A page is read only when the client has taken the
- * previous one (the stream's pull), so a slow download holds one page at a time.
+ * The usage CSV as a byte stream (csv/paged-csv.ts): the header, then each page of charges after
+ * the last one's final charge, until a page comes back short.
  */
 export function usageCsvStream(
   readPage: (after: ChargeCursor | undefined, limit: number) => Promise<UsageCharge[]>,
   pageSize = CSV_PAGE_SIZE,
 ): ReadableStream<Uint8Array> {
-  const encoder = new TextEncoder();
-  let cursor: ChargeCursor | undefined;
-  // The stream calls pull again only after the previous one finished, and never after close().
-  return new ReadableStream<Uint8Array>({
-    start(controller) {
-      controller.enqueue(encoder.encode(csv([USAGE_CSV_COLUMNS])));
-    },
-    async pull(controller) {
-      const page = await readPage(cursor, pageSize);
-      const last = page.at(-1);
-      if (last) controller.enqueue(encoder.encode(csv(page.map(csvCells))));
-      // Stryker disable next-line ConditionalExpression: `!last` is there for the type of `last`;
-      // an empty page is always short, so the length test alone gives the same answer.
-      if (!last || page.length < pageSize) {
-        controller.close();
-        return;
-      }
-      cursor = { createdAt: last.createdAt, id: last.id };
-    },
+  return pagedCsvStream({
+    header: USAGE_CSV_COLUMNS,
+    cells: csvCells,
+    readPage,
+    cursorOf: (last) => ({ createdAt: last.createdAt, id: last.id }),
+    pageSize,
   });
 }

@@ -2,7 +2,7 @@
 // missing user counts as an empty role, which no list allows.
 import type { Role } from "../../contract/account.ts";
 
-export const DEFAULT_ALLOWED_ROLES: readonly Role[] = ["user", "admin"];
+export const DEFAULT_ALLOWED_ROLES: readonly Role[] = ["user", "support", "admin"];
 
 export function isRoleAllowed(
   role: string | undefined,

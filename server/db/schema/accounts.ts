@@ -13,7 +13,8 @@ import {
   uuid,
 } from "drizzle-orm/pg-core";
 
-export const userRole = pgEnum("user_role", ["user", "admin"]);
+/** `user` is every customer; `support` and `admin` are staff (OPERATIONS.md has what each may do). */
+export const userRole = pgEnum("user_role", ["user", "support", "admin"]);
 
 /** What a mailed token is good for; each purpose has its own lifetime (24 h and 1 h). */
 export const userTokenPurpose = pgEnum("user_token_purpose", ["email_verification", "password_reset"]);
@@ -45,6 +46,14 @@ export const users = pgTable(
      * for no alert. A spend that takes the balance from at least N to below it sends one mail.
      */
     lowBalanceThreshold: bigint("low_balance_threshold", { mode: "number" }),
+    /**
+     * Set by an admin (the console): while set, login answers 403 and no access token or API key
+     * of the account is accepted. Read on every request with the user, so it holds on every
+     * instance at once; clearing it restores the keys and tokens that were valid before.
+     */
+    disabledAt: timestamp("disabled_at", { withTimezone: true }),
+    /** The last successful login (shown to support staff). */
+    lastLoginAt: timestamp("last_login_at", { withTimezone: true }),
     ...timestamps,
   },
   (t) => [
@@ -52,6 +61,12 @@ export const users = pgTable(
     // Mail providers treat the local part case-insensitively in practice: two accounts that
     // differ only by case would receive each other's reset links.
     uniqueIndex("users_email_lower_key").on(sql`lower(${t.email})`),
+    // The console's prefix search (`lower(x) like 'ann%'`): the unique indexes above compare by
+    // the database's collation, which a LIKE prefix cannot use; text_pattern_ops can.
+    index("users_username_prefix_idx").on(sql`lower(${t.username}) text_pattern_ops`),
+    index("users_email_prefix_idx").on(sql`lower(${t.email}) text_pattern_ops`),
+    // The console lists customers newest first, twenty at a time.
+    index("users_created_idx").on(t.createdAt, t.id),
   ],
 );
 

@@ -44,6 +44,8 @@ export const apiKeys = pgTable(
   },
   (t) => [
     index("api_keys_user_idx").on(t.userId, t.createdAt),
+    // The console finds a customer by the start of a key ("gpk_3xT9…" quoted in an e-mail).
+    index("api_keys_id_prefix_idx").on(sql`${t.id} text_pattern_ops`),
     check("api_keys_limit_positive", sql`${t.monthlyCreditLimit} is null or ${t.monthlyCreditLimit} > 0`),
   ],
 );

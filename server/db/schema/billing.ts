@@ -326,6 +326,8 @@ export const invoices = pgTable(
     uniqueIndex("invoices_fulfilment_key_key").on(t.fulfilmentKey),
     uniqueIndex("invoices_series_sequence_key").on(t.series, t.sequence),
     index("invoices_user_issued_idx").on(t.userId, t.issuedAt),
+    // The console finds a customer by an invoice number quoted to support.
+    index("invoices_number_idx").on(t.number),
     check("invoices_amounts", sql`${t.net} >= 0 and ${t.tax} >= 0 and ${t.total} = ${t.net} + ${t.tax}`),
     check("invoices_refunded_range", sql`${t.refunded} >= 0 and ${t.refunded} <= ${t.total}`),
   ],
@@ -341,6 +343,45 @@ export interface InvoiceParty {
 }
 
 /** The last number given in each invoice series (one per year): incremented under its row lock. */
+/**
+ * A credit note: the document a refund issues against an invoice, numbered gap-free in its own
+ * yearly series ("CN-2026-000001", through invoice_sequences), reversing net and VAT in the
+ * invoice's proportions. One per refund fact (the cumulative refunded amount of a charge), so a
+ * redelivered charge.refunded issues none.
+ */
+export const creditNotes = pgTable(
+  "credit_notes",
+  {
+    id: uuid("id").primaryKey(),
+    userId: userRef(),
+    invoiceId: uuid("invoice_id")
+      .notNull()
+      .references(() => invoices.id, { onDelete: "cascade" }),
+    number: text("number").notNull(),
+    series: text("series").notNull(),
+    sequence: integer("sequence").notNull(),
+    issuedAt: at("issued_at").notNull(),
+    currency: text("currency").notNull(),
+    /** Minor units refunded, as positive numbers: net + tax = total. */
+    net: integer("net").notNull(),
+    tax: integer("tax").notNull(),
+    total: integer("total").notNull(),
+    /** The refund fact, as the credit adjustment names it: "refund:ch_…:2500". */
+    reference: text("reference").notNull(),
+    /** With Stripe: the provider's credit note or refund (cn_…, re_…); null for the local checkout. */
+    providerDocumentId: text("provider_document_id"),
+    createdAt: at("created_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("credit_notes_reference_key").on(t.reference),
+    uniqueIndex("credit_notes_series_sequence_key").on(t.series, t.sequence),
+    index("credit_notes_invoice_idx").on(t.invoiceId),
+    index("credit_notes_issued_idx").on(t.issuedAt),
+    check("credit_notes_amounts", sql`${t.net} >= 0 and ${t.tax} >= 0 and ${t.total} = ${t.net} + ${t.tax}`),
+  ],
+);
+export type CreditNoteRow = typeof creditNotes.$inferSelect;
+
 export const invoiceSequences = pgTable("invoice_sequences", {
   series: text("series").primaryKey(),
   last: integer("last").notNull(),
@@ -416,7 +457,9 @@ export const creditAdjustments = pgTable(
     grantId: uuid("grant_id")
       .notNull()
       .references(() => creditGrants.id, { onDelete: "cascade" }),
-    kind: text("kind", { enum: ["refund", "dispute_freeze", "dispute_won", "dispute_lost"] }).notNull(),
+    kind: text("kind", {
+      enum: ["refund", "dispute_freeze", "dispute_won", "dispute_lost", "operator_take_back"],
+    }).notNull(),
     /** Milli-credits taken back, frozen or released (never more than the grant had). */
     amount: millicredits("amount").notNull(),
     /** The provider fact: "refund:ch_…:2500" (cumulative amount refunded), "dispute:dp_…:created". */

@@ -37,7 +37,7 @@ export function tokenRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
       },
       ...errorResponses(registry, {
         400: `"${DETAIL.incorrectCredentials}": unknown user or wrong password (the same answer for both)`,
-        403: `"${DETAIL.emailNotVerified}" (only said to someone who gave the right password)`,
+        403: `"${DETAIL.emailNotVerified}" or "${DETAIL.accountDisabled}" (only said to someone who gave the right password)`,
         422: "The form is incomplete or malformed",
         429: `"${DETAIL.tooManyRequests}", with Retry-After`,
       }),
@@ -53,6 +53,7 @@ export function tokenRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
     const result = await deps.accounts.login(input.username, input.password);
     if (!result.ok) {
       if (result.reason === "unverified") throw new ApiError(403, DETAIL.emailNotVerified);
+      if (result.reason === "disabled") throw new ApiError(403, DETAIL.accountDisabled);
       throw new ApiError(400, DETAIL.incorrectCredentials);
     }
     const { user } = result;

@@ -39,7 +39,10 @@ type ChargeOutcome =
       spendId: string;
       lowBalanceCrossed: number | null;
     }
-  | { ok: false; reason: "no_user" | "no_key" | "feature_not_allowed" | "insufficient" | "key_limit" };
+  | {
+      ok: false;
+      reason: "no_user" | "no_key" | "feature_not_allowed" | "insufficient" | "key_limit" | "disabled";
+    };
 
 /**
  * What a charge sets off besides its answer: one that took the balance below the user's alert
@@ -66,6 +69,8 @@ function consumeAnswer(result: ChargeOutcome) {
       throw new ApiError(404, DETAIL.userNotFound);
     case "no_key":
       throw new ApiError(404, DETAIL.apiKeyNotFound);
+    case "disabled":
+      throw new ApiError(403, DETAIL.accountDisabled);
     case "feature_not_allowed":
       throw new ApiError(403, DETAIL.featureNotAllowed);
     case "key_limit":
@@ -131,7 +136,7 @@ export function addConsumeRoute(app: OpenAPIHono<AppEnv>, deps: ApiDeps & { bill
         ...errorResponses(registry, {
           401: "No valid service key or access token",
           402: "Insufficient credits, or the API key's monthly credit limit reached",
-          403: "Not an admin or no scope credits:consume, or a feature this API key may not be used for",
+          403: `Not an admin or no scope credits:consume, a feature this API key may not be used for, or "${DETAIL.accountDisabled}"`,
           404: "Unknown user or API key",
           422: "Invalid body (an unknown feature included)",
           429: "Too many failed service authentications from this address",

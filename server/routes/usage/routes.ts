@@ -52,6 +52,45 @@ const RANGE_PARAMETERS = [
   ),
 ];
 
+/** The query of GET /v1/usage (and the console's usage of a customer). */
+export const USAGE_PARAMETERS = [
+  ...RANGE_PARAMETERS,
+  {
+    name: "group_by",
+    in: "query" as const,
+    required: false,
+    description:
+      "day, feature or api_key, or several of them comma-separated (day,feature for a chart stacked by feature). Default: day.",
+    schema: { type: "string" as const, maxLength: 40 },
+  },
+];
+
+/** The usage answer of `userId` for the request's query (a 422 for a wrong one). */
+export async function usageAnswer(c: Context<AppEnv>, deps: Pick<ApiDeps, "db" | "clock">, userId: string) {
+  const { range, dimensions } = readQuery(c, deps.clock.now());
+  const groups = await usageGroups(deps.db, userId, range, dimensions);
+  let uses = 0;
+  let credits = 0;
+  const data = groups.map((group) => {
+    uses += group.uses;
+    credits += group.credits;
+    return {
+      ...(group.date !== undefined ? { date: group.date } : {}),
+      ...(group.feature !== undefined ? { feature: group.feature } : {}),
+      ...(group.apiKeyId !== undefined
+        ? {
+            api_key_id: group.apiKeyId,
+            api_key_name: group.apiKeyName,
+            api_key_prefix: group.apiKeyPrefix,
+          }
+        : {}),
+      uses: group.uses,
+      credits: fromMillicredits(group.credits),
+    };
+  });
+  return { from: range.from, to: range.to, data, total: { uses, credits: fromMillicredits(credits) } };
+}
+
 export function usageRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>();
   const registry = app.openAPIRegistry;
@@ -71,17 +110,7 @@ export function usageRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
       tags: ["usage"],
       summary: "What the metered charges spent, per Berlin day, feature or API key",
       security,
-      parameters: [
-        ...RANGE_PARAMETERS,
-        {
-          name: "group_by",
-          in: "query",
-          required: false,
-          description:
-            "day, feature or api_key, or several of them comma-separated (day,feature for a chart stacked by feature). Default: day.",
-          schema: { type: "string", maxLength: 40 },
-        },
-      ],
+      parameters: USAGE_PARAMETERS,
       responses: {
         200: {
           description: "The groups in day, feature, key order, and the range's total",
@@ -91,33 +120,7 @@ export function usageRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
       },
     },
     auth,
-    async (c) => {
-      const { range, dimensions } = readQuery(c, deps.clock.now());
-      const groups = await usageGroups(deps.db, c.var.user.id, range, dimensions);
-      let uses = 0;
-      let credits = 0;
-      const data = groups.map((group) => {
-        uses += group.uses;
-        credits += group.credits;
-        return {
-          ...(group.date !== undefined ? { date: group.date } : {}),
-          ...(group.feature !== undefined ? { feature: group.feature } : {}),
-          ...(group.apiKeyId !== undefined
-            ? {
-                api_key_id: group.apiKeyId,
-                api_key_name: group.apiKeyName,
-                api_key_prefix: group.apiKeyPrefix,
-              }
-            : {}),
-          uses: group.uses,
-          credits: fromMillicredits(group.credits),
-        };
-      });
-      return c.json(
-        { from: range.from, to: range.to, data, total: { uses, credits: fromMillicredits(credits) } },
-        200,
-      );
-    },
+    async (c) => c.json(await usageAnswer(c, deps, c.var.user.id), 200),
   );
 
   addRoute(

@@ -1,0 +1,216 @@
+// Zod schemas of the operator console's calls (/v1/admin, OPERATIONS.md): what support staff and
+// admins send and what they are answered. `zod/mini`, browser-safe: the /admin islands validate
+// their dialogs with the same objects the server validates the requests with.
+import * as z from "zod/mini";
+import { roleSchema, subscriptionSchema } from "./account.ts";
+import { ledgerEntrySchema } from "./billing.ts";
+
+/** What an operator action's reason must be (kept in the audit log). */
+export const REASON_MIN = 3;
+export const REASON_MAX = 500;
+/** The most credits one grant or take-back may move (a typo guard; larger amounts take several). */
+export const OPERATOR_CREDITS_MAX = 1_000_000;
+
+export const ADMIN_TEXT = {
+  reasonRequired: "Give a reason",
+  reasonTooShort: `The reason must be at least ${REASON_MIN} characters`,
+  reasonTooLong: `The reason can be at most ${REASON_MAX} characters`,
+  amountRequired: "Give an amount of credits",
+  amountInvalid: "Use a number of credits other than 0, with at most 3 decimals",
+  amountTooLarge: `At most ${OPERATOR_CREDITS_MAX.toLocaleString("en-US")} credits at a time`,
+  idempotencyKeyRequired: "idempotency_key is required",
+  customerNotFound: "Customer not found",
+  notOwnAccount: "Staff cannot do this to their own account",
+  lastAdmin: "The last admin cannot be demoted",
+  overGrantLimit: (limit: number) => `Support can grant at most ${limit} credits at a time`,
+  takeBackTooMuch: (available: number) =>
+    `Only ${available} credits are unspent: take back at most that much`,
+  adminOnly: "Only an admin may do this",
+  staffOnly: "Only support staff and admins may do this",
+  alreadyDisabled: "The account is already disabled",
+  notDisabled: "The account is not disabled",
+  sameRole: "The account already has this role",
+  noSubscription: "The customer has no live subscription",
+  keyNotFound: "API key not found",
+  alreadyVerified: "The address is already verified",
+  accountDisabled: "Account disabled. Contact support.",
+} as const;
+
+const reason = z
+  .string({ error: ADMIN_TEXT.reasonRequired })
+  .check(
+    z.trim(),
+    z.minLength(1, ADMIN_TEXT.reasonRequired),
+    z.minLength(REASON_MIN, ADMIN_TEXT.reasonTooShort),
+    z.maxLength(REASON_MAX, ADMIN_TEXT.reasonTooLong),
+  );
+
+/** An idempotency key, like consume's: any text the client keeps for retries. */
+const idempotencyKey = z
+  .string({ error: ADMIN_TEXT.idempotencyKeyRequired })
+  .check(z.minLength(1, ADMIN_TEXT.idempotencyKeyRequired), z.maxLength(200));
+
+export const reasonRequestSchema = z.object({ reason });
+
+const creditAmount = z.number({ error: ADMIN_TEXT.amountRequired }).check(
+  z.refine((n) => Number.isFinite(n) && n !== 0 && Math.abs(Math.round(n * 1000) - n * 1000) < 1e-6, {
+    error: ADMIN_TEXT.amountInvalid,
+  }),
+  z.refine((n) => Math.abs(n) <= OPERATOR_CREDITS_MAX, { error: ADMIN_TEXT.amountTooLarge }),
+);
+
+/** `POST /v1/admin/customers/{id}/credits`: a positive amount grants, a negative one takes back. */
+export const creditChangeRequestSchema = z.object({
+  amount: creditAmount,
+  reason,
+  /** When granted credits expire (ISO 8601); default: never. Ignored for a take-back. */
+  expires_at: z.optional(z.nullable(z.iso.datetime({ offset: true }))),
+  idempotency_key: idempotencyKey,
+});
+
+export const roleChangeRequestSchema = z.object({ role: roleSchema, reason });
+
+export const CUSTOMER_MAIL_KINDS = ["verification", "password_reset"] as const;
+export const customerMailRequestSchema = z.object({ kind: z.enum(CUSTOMER_MAIL_KINDS), reason });
+
+export const cancelSubscriptionRequestSchema = z.object({ at: z.enum(["period_end", "now"]), reason });
+
+const instant = z.iso.datetime({ offset: true });
+
+/** One row of the customer search. */
+export const customerRowSchema = z.object({
+  id: z.string(),
+  username: z.string(),
+  email: z.string(),
+  role: roleSchema,
+  /** "FREE" or a tier name. */
+  plan: z.string(),
+  credit_balance: z.number(),
+  created_at: instant,
+  disabled: z.boolean(),
+});
+export type CustomerRow = z.infer<typeof customerRowSchema>;
+
+export const customerSearchSchema = z.object({
+  data: z.array(customerRowSchema),
+  next_cursor: z.nullable(z.string()),
+});
+
+/** A customer's API key as staff see it: never the key, its prefix only. */
+export const adminApiKeySchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  prefix: z.string(),
+  created_at: instant,
+  last_used_at: z.nullable(instant),
+  expires_at: z.nullable(instant),
+  revoked_at: z.nullable(instant),
+  monthly_credit_limit: z.nullable(z.number()),
+  credits_used_this_month: z.number(),
+});
+
+/** `GET /v1/admin/customers/{id}`. */
+export const customerSchema = z.object({
+  id: z.string(),
+  username: z.string(),
+  email: z.string(),
+  role: roleSchema,
+  email_verified: z.boolean(),
+  created_at: instant,
+  last_login_at: z.nullable(instant),
+  disabled_at: z.nullable(instant),
+  subscription: subscriptionSchema,
+  credit_balance: z.number(),
+  /** The credits' parts, as /profile shows them (every grant, newest first). */
+  credits: z.array(ledgerEntrySchema),
+  api_keys: z.array(adminApiKeySchema),
+  billing_details: z.nullable(
+    z.object({
+      name: z.nullable(z.string()),
+      country: z.nullable(z.string()),
+      vat_id: z.nullable(z.string()),
+    }),
+  ),
+});
+export type Customer = z.infer<typeof customerSchema>;
+
+/** One change of a customer's credits in `GET /v1/admin/customers/{id}/ledger`, newest first. */
+export const adminLedgerEntrySchema = z.object({
+  at: instant,
+  /** grant (bought, free or goodwill), spend (per Berlin day and feature), or an adjustment. */
+  kind: z.enum([
+    "grant",
+    "spend",
+    "refund",
+    "dispute_freeze",
+    "dispute_won",
+    "dispute_lost",
+    "operator_take_back",
+  ]),
+  /** Credits: positive in, negative out. */
+  credits: z.number(),
+  /** What it was: the grant's source, the feature, or the adjustment's reference. */
+  description: z.string(),
+  /** Spends are summed per Berlin day and feature: how many charges the line holds. */
+  count: z.number(),
+});
+export type AdminLedgerEntry = z.infer<typeof adminLedgerEntrySchema>;
+export const adminLedgerSchema = z.object({
+  data: z.array(adminLedgerEntrySchema),
+  next_cursor: z.nullable(z.string()),
+});
+
+export const creditNoteSummarySchema = z.object({
+  id: z.string(),
+  number: z.string(),
+  issued_at: instant,
+  total: z.number(),
+  currency: z.string(),
+});
+
+export const adminPaymentSchema = z.object({
+  id: z.string(),
+  issued_at: instant,
+  description: z.string(),
+  invoice_number: z.nullable(z.string()),
+  status: z.string(),
+  currency: z.string(),
+  net: z.number(),
+  tax: z.number(),
+  total: z.number(),
+  refunded: z.number(),
+  /** "open", "won" or "lost" while or after a dispute; null when there was none. */
+  dispute: z.nullable(z.string()),
+  credit_notes: z.array(creditNoteSummarySchema),
+});
+export type AdminPayment = z.infer<typeof adminPaymentSchema>;
+export const adminPaymentListSchema = z.object({ data: z.array(adminPaymentSchema) });
+
+export const auditEntrySchema = z.object({
+  id: z.string(),
+  seq: z.number(),
+  at: instant,
+  actor_id: z.nullable(z.string()),
+  actor_label: z.string(),
+  action: z.string(),
+  subject_user_id: z.nullable(z.string()),
+  reason: z.nullable(z.string()),
+  details: z.record(z.string(), z.unknown()),
+  ip: z.nullable(z.string()),
+});
+export type AuditEntryView = z.infer<typeof auditEntrySchema>;
+export const auditPageSchema = z.object({
+  data: z.array(auditEntrySchema),
+  next_cursor: z.nullable(z.string()),
+});
+
+/** What a credit change answers: its ledger line, the balance after it and its audit entry. */
+export const creditChangeResultSchema = z.extend(adminLedgerEntrySchema, {
+  balance_after: z.number(),
+  audit_id: z.string(),
+  /** True when an earlier call with this idempotency key made the change: nothing more was done. */
+  replayed: z.boolean(),
+});
+
+/** What an action answers: the audit entry it wrote. */
+export const actionResultSchema = z.object({ audit_id: z.string(), detail: z.string() });

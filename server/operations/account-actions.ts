@@ -1,0 +1,178 @@
+// What staff do to an account besides its credits: disable and enable it, change its role, revoke
+// one of its API keys, send it a verification or reset mail, and cancel its subscription. Each
+// checks the actor's permission, changes the account under its row lock and appends its audit
+// entry in the same transaction (OPERATIONS.md).
+import { eq } from "drizzle-orm";
+import { ADMIN_TEXT } from "../../contract/admin.ts";
+import type { Accounts } from "../accounts/accounts.ts";
+import { isUserId } from "../accounts/users.ts";
+import type { Billing } from "../billing/service.ts";
+import { apiKeys, type Role, type UserRow, users } from "../db/schema/index.ts";
+import type { Db, Tx } from "../db/types.ts";
+import { type Actor, audit, refuseOwnAccount } from "./actor.ts";
+import { holds, type Permission } from "./permissions.ts";
+import { OperatorRefusal } from "./refusal.ts";
+
+export interface AccountActionDeps {
+  db: Db;
+  accounts: Pick<Accounts, "issueLinkMail">;
+  billing: Pick<Billing, "cancelSubscription" | "endSubscriptionNow">;
+}
+
+/** What an action answers: the audit entry it wrote. */
+export interface ActionDone {
+  auditId: string;
+}
+
+function require(actor: Actor, permission: Permission): void {
+  if (!holds(actor.role, permission)) throw new OperatorRefusal(403, ADMIN_TEXT.adminOnly);
+}
+
+/** The customer's row, locked until the transaction ends; 404 when there is none. */
+async function lockCustomer(tx: Tx, customerId: string): Promise<UserRow> {
+  if (!isUserId(customerId)) throw new OperatorRefusal(404, ADMIN_TEXT.customerNotFound);
+  const [row] = await tx.select().from(users).where(eq(users.id, customerId)).for("update");
+  if (!row) throw new OperatorRefusal(404, ADMIN_TEXT.customerNotFound);
+  return row;
+}
+
+export function accountActions(deps: AccountActionDeps) {
+  const { db } = deps;
+
+  async function setDisabled(actor: Actor, customerId: string, disable: boolean, reason: string, now: Date) {
+    require(actor, "disableAccount");
+    refuseOwnAccount(actor, customerId, ADMIN_TEXT.notOwnAccount);
+    return db.transaction(async (tx): Promise<ActionDone> => {
+      const customer = await lockCustomer(tx, customerId);
+      if (disable === (customer.disabledAt !== null)) {
+        throw new OperatorRefusal(409, disable ? ADMIN_TEXT.alreadyDisabled : ADMIN_TEXT.notDisabled);
+      }
+      await tx
+        .update(users)
+        .set({ disabledAt: disable ? now : null, updatedAt: now })
+        .where(eq(users.id, customerId));
+      const details = disable ? {} : { disabled_since: customer.disabledAt?.toISOString() };
+      const row = await audit(
+        tx,
+        actor,
+        {
+          action: disable ? "account.disable" : "account.enable",
+          subjectUserId: customerId,
+          reason,
+          details,
+        },
+        now,
+      );
+      return { auditId: row.id };
+    });
+  }
+
+  return {
+    /** Login answers 403, and no token or API key of the account is accepted until it is enabled. */
+    disable: (actor: Actor, customerId: string, reason: string, now: Date) =>
+      setDisabled(actor, customerId, true, reason, now),
+    /** Everything valid before the account was disabled works again. */
+    enable: (actor: Actor, customerId: string, reason: string, now: Date) =>
+      setDisabled(actor, customerId, false, reason, now),
+
+    /** Never on one's own account; the last admin keeps the role. */
+    async changeRole(actor: Actor, customerId: string, role: Role, reason: string, now: Date) {
+      require(actor, "changeRole");
+      refuseOwnAccount(actor, customerId, ADMIN_TEXT.notOwnAccount);
+      return db.transaction(async (tx): Promise<ActionDone> => {
+        // Every admin row locked first, in one order: two admins demoting each other at once
+        // cannot both succeed and leave no admin.
+        const admins = await tx
+          .select({ id: users.id })
+          .from(users)
+          .where(eq(users.role, "admin"))
+          .orderBy(users.id)
+          .for("update");
+        const customer = await lockCustomer(tx, customerId);
+        if (customer.role === role) throw new OperatorRefusal(409, ADMIN_TEXT.sameRole);
+        if (customer.role === "admin" && admins.length <= 1)
+          throw new OperatorRefusal(409, ADMIN_TEXT.lastAdmin);
+        await tx.update(users).set({ role, updatedAt: now }).where(eq(users.id, customerId));
+        const details = { from: customer.role, to: role };
+        const row = await audit(
+          tx,
+          actor,
+          { action: "role.change", subjectUserId: customerId, reason, details },
+          now,
+        );
+        return { auditId: row.id };
+      });
+    },
+
+    /** The key stops working on every instance at once (keys are read from the database on each use). */
+    async revokeKey(actor: Actor, keyId: string, reason: string, now: Date) {
+      require(actor, "revokeApiKey");
+      return db.transaction(async (tx): Promise<ActionDone & { customerId: string }> => {
+        const [key] = await tx.select().from(apiKeys).where(eq(apiKeys.id, keyId)).for("update");
+        if (!key) throw new OperatorRefusal(404, ADMIN_TEXT.keyNotFound);
+        if (key.revokedAt) throw new OperatorRefusal(409, "The key is already revoked");
+        await tx.update(apiKeys).set({ revokedAt: now }).where(eq(apiKeys.id, keyId));
+        const details = { key_id: key.id, prefix: key.prefix, name: key.name };
+        const row = await audit(
+          tx,
+          actor,
+          { action: "key.revoke", subjectUserId: key.userId, reason, details },
+          now,
+        );
+        return { auditId: row.id, customerId: key.userId };
+      });
+    },
+
+    /** Mails a fresh verification link (refused once verified) or a password-reset link. */
+    async sendMail(
+      actor: Actor,
+      customerId: string,
+      kind: "verification" | "password_reset",
+      reason: string,
+      now: Date,
+    ) {
+      require(actor, "sendCustomerMail");
+      let send: () => void = () => {};
+      const done = await db.transaction(async (tx): Promise<ActionDone> => {
+        const customer = await lockCustomer(tx, customerId);
+        if (kind === "verification" && customer.emailVerified) {
+          throw new OperatorRefusal(409, ADMIN_TEXT.alreadyVerified);
+        }
+        const purpose = kind === "verification" ? "email_verification" : "password_reset";
+        send = await deps.accounts.issueLinkMail(tx, customer, purpose);
+        const details = { kind, to: customer.email };
+        const row = await audit(
+          tx,
+          actor,
+          { action: "mail.send", subjectUserId: customerId, reason, details },
+          now,
+        );
+        return { auditId: row.id };
+      });
+      send();
+      return done;
+    },
+
+    /** At the period's end (as the customer's own cancel) or now, without a refund. */
+    async cancelSubscription(
+      actor: Actor,
+      customerId: string,
+      at: "period_end" | "now",
+      reason: string,
+      now: Date,
+    ): Promise<ActionDone> {
+      require(actor, "cancelSubscription");
+      if (!isUserId(customerId)) throw new OperatorRefusal(404, ADMIN_TEXT.customerNotFound);
+      const [exists] = await db.select({ id: users.id }).from(users).where(eq(users.id, customerId));
+      if (!exists) throw new OperatorRefusal(404, ADMIN_TEXT.customerNotFound);
+      let auditId = "";
+      const writeAudit = async (tx: Tx) => {
+        const entry = { action: "subscription.cancel", subjectUserId: customerId, reason, details: { at } };
+        auditId = (await audit(tx, actor, entry, now)).id;
+      };
+      if (at === "now") await deps.billing.endSubscriptionNow(customerId, writeAudit);
+      else await deps.billing.cancelSubscription(customerId, writeAudit);
+      return { auditId };
+    },
+  };
+}

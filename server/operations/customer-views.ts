@@ -1,0 +1,237 @@
+// What the console shows of one customer (OPERATIONS.md, the customer page): the account with its
+// plan, credits and keys; every change of its credits; its payments with refunds, disputes and
+// credit notes; and the audit entries about it. Staff never see secrets: no password or token
+// hash, no key secret (the prefix only).
+import { and, desc, eq, like, type SQL, sql } from "drizzle-orm";
+import { unionAll } from "drizzle-orm/pg-core";
+import { FREE_SUBSCRIPTION } from "../../contract/account.ts";
+import type { AdminLedgerEntry, AdminPayment, Customer } from "../../contract/admin.ts";
+import { isUserId } from "../accounts/users.ts";
+import { listApiKeys } from "../api-access/api-keys.ts";
+import { userInvoices } from "../billing/invoices.ts";
+import { userGrants } from "../billing/ledger-store.ts";
+import { findBillingDetails } from "../billing/subscription-store.ts";
+import { billingAt, findUserWithBilling } from "../billing/user-billing.ts";
+import { creditAdjustments, creditGrants, creditNotes, usageDaily, users } from "../db/schema/index.ts";
+import type { DbOrTx } from "../db/types.ts";
+import { fromMillicredits } from "../domain/ledger.ts";
+import type { TierLookup } from "../domain/subscription.ts";
+
+const iso = (d: Date | null) => d?.toISOString() ?? null;
+
+export async function customerOverview(
+  db: DbOrTx,
+  id: string,
+  now: Date,
+  tiers: TierLookup,
+): Promise<Customer | undefined> {
+  if (!isUserId(id)) return undefined;
+  const [[user], found, keys, details] = await Promise.all([
+    db.select().from(users).where(eq(users.id, id)),
+    findUserWithBilling(db, id),
+    listApiKeys(db, id, now, { includeRevoked: true }),
+    findBillingDetails(db, id),
+  ]);
+  if (!user || !found) return undefined;
+  const billing = billingAt(found.grants, found.subscription, now, tiers);
+  return {
+    id: user.id,
+    username: user.username,
+    email: user.email,
+    role: user.role,
+    email_verified: user.emailVerified,
+    created_at: user.createdAt.toISOString(),
+    last_login_at: iso(user.lastLoginAt),
+    disabled_at: iso(user.disabledAt),
+    subscription: billing.subscription ?? FREE_SUBSCRIPTION,
+    credit_balance: billing.credit_balance,
+    credits: (await userGrants(db, id)).map((g) => ({
+      kind: g.kind,
+      amount: fromMillicredits(g.amount),
+      remaining: fromMillicredits(g.remaining),
+      granted_at: g.grantedAt.toISOString(),
+      expires_at: iso(g.expiresAt),
+      source: g.source,
+    })),
+    api_keys: keys.map(({ row, usedThisMonth }) => ({
+      id: row.id,
+      name: row.name,
+      prefix: row.prefix,
+      created_at: row.createdAt.toISOString(),
+      last_used_at: iso(row.lastUsedAt),
+      expires_at: iso(row.expiresAt),
+      revoked_at: iso(row.revokedAt),
+      monthly_credit_limit: row.monthlyCreditLimit === null ? null : fromMillicredits(row.monthlyCreditLimit),
+      credits_used_this_month: fromMillicredits(usedThisMonth),
+    })),
+    billing_details: details ? { name: details.name, country: details.country, vat_id: details.vatId } : null,
+  };
+}
+
+export const LEDGER_PAGE_SIZE = 50;
+
+/** Adjustments that give credits back; every other kind takes them. */
+const GIVES_BACK = new Set(["dispute_won"]);
+
+/**
+ * Every grant, spend (summed per Berlin day and feature), adjustment, refund and operator change,
+ * newest first, 50 a page. The cursor is the last line's position (time and key).
+ */
+export async function customerLedger(
+  db: DbOrTx,
+  id: string,
+  cursor: string | undefined,
+): Promise<{ data: AdminLedgerEntry[]; next_cursor: string | null }> {
+  if (!isUserId(id)) return { data: [], next_cursor: null };
+  const after = cursor ? decodeLedgerCursor(cursor) : undefined;
+  const line = (at: SQL, kind: SQL, credits: SQL, description: SQL, count: SQL, key: SQL) => ({
+    at: sql<Date | string>`${at}`.as("at"),
+    kind: sql<string>`${kind}`.as("kind"),
+    credits: sql<string | number>`${credits}`.as("credits"),
+    description: sql<string>`${description}`.as("description"),
+    count: sql<string | number>`${count}`.as("count"),
+    key: sql<string>`${key}`.as("key"),
+  });
+  const grants = db
+    .select(
+      line(
+        sql`${creditGrants.grantedAt}`,
+        sql`'grant'`,
+        sql`${creditGrants.amount}`,
+        sql`${creditGrants.source}`,
+        sql`1::bigint`,
+        sql`${creditGrants.id}::text`,
+      ),
+    )
+    .from(creditGrants)
+    .where(eq(creditGrants.userId, id));
+  // A day's spends are dated at the end of that Berlin day, so they sort after its grants.
+  const spends = db
+    .select(
+      line(
+        sql`(${usageDaily.day}::timestamp + interval '1 day') at time zone 'Europe/Berlin' - interval '1 millisecond'`,
+        sql`'spend'`,
+        sql`sum(${usageDaily.credits})`,
+        sql`${usageDaily.feature}`,
+        sql`sum(${usageDaily.uses})::bigint`,
+        sql`${usageDaily.day}::text || '/' || ${usageDaily.feature}`,
+      ),
+    )
+    .from(usageDaily)
+    .where(eq(usageDaily.userId, id))
+    .groupBy(usageDaily.day, usageDaily.feature);
+  const adjustments = db
+    .select(
+      line(
+        sql`${creditAdjustments.createdAt}`,
+        sql`${creditAdjustments.kind}`,
+        sql`${creditAdjustments.amount}`,
+        sql`${creditAdjustments.reference}`,
+        sql`1::bigint`,
+        sql`${creditAdjustments.id}::text`,
+      ),
+    )
+    .from(creditAdjustments)
+    .where(eq(creditAdjustments.userId, id));
+  const lines = unionAll(grants, spends, adjustments).as("lines");
+  const rows = await db
+    .select()
+    .from(lines)
+    .where(after ? sql`(${lines.at}, ${lines.key}) < (${after.at}::timestamptz, ${after.key})` : undefined)
+    .orderBy(desc(lines.at), desc(lines.key))
+    .limit(LEDGER_PAGE_SIZE + 1);
+  const page = rows.slice(0, LEDGER_PAGE_SIZE);
+  const data = page.map((r): AdminLedgerEntry => {
+    const kind = r.kind as AdminLedgerEntry["kind"];
+    const milli = Number(r.credits);
+    const signed = kind === "grant" || GIVES_BACK.has(kind) ? milli : -milli;
+    return {
+      at: instantOf(r.at).toISOString(),
+      kind,
+      credits: fromMillicredits(signed),
+      description: lineDescription(kind, r.description),
+      count: Number(r.count),
+    };
+  });
+  const last = page.at(-1);
+  return {
+    data,
+    next_cursor:
+      rows.length > LEDGER_PAGE_SIZE && last
+        ? Buffer.from(`${instantOf(last.at).toISOString()}|${last.key}`).toString("base64url")
+        : null,
+  };
+}
+
+/** A timestamp read through a raw selection: a Date or the driver's text, depending on the driver. */
+const instantOf = (value: Date | string) => (value instanceof Date ? value : new Date(value));
+
+function decodeLedgerCursor(cursor: string): { at: string; key: string } | undefined {
+  const text = Buffer.from(cursor, "base64url").toString("utf8");
+  const split = text.indexOf("|");
+  const at = text.slice(0, split);
+  if (split < 0 || Number.isNaN(new Date(at).getTime())) return undefined;
+  return { at, key: text.slice(split + 1) };
+}
+
+/** A ledger line's words: spends name their feature, adjustments what caused them. */
+function lineDescription(kind: AdminLedgerEntry["kind"], description: string): string {
+  switch (kind) {
+    case "spend":
+      return description === "" ? "Manual charge" : description;
+    case "refund":
+      return `Payment refunded (${description})`;
+    case "dispute_freeze":
+      return `Held while the payment is disputed (${description})`;
+    case "dispute_won":
+      return `Dispute won: held credits released (${description})`;
+    case "dispute_lost":
+      return `Dispute lost: held and unspent credits dropped (${description})`;
+    case "operator_take_back":
+      return "Taken back by staff";
+    default:
+      return description;
+  }
+}
+
+/** The customer's payments, newest first, with their refunds, disputes and credit notes. */
+export async function customerPayments(db: DbOrTx, id: string): Promise<AdminPayment[]> {
+  if (!isUserId(id)) return [];
+  const [rows, notes, disputes] = await Promise.all([
+    userInvoices(db, id),
+    db.select().from(creditNotes).where(eq(creditNotes.userId, id)).orderBy(creditNotes.issuedAt),
+    db
+      .select({ kind: creditAdjustments.kind, fulfilmentKey: creditGrants.fulfilmentKey })
+      .from(creditAdjustments)
+      .innerJoin(creditGrants, eq(creditGrants.id, creditAdjustments.grantId))
+      .where(and(eq(creditAdjustments.userId, id), like(creditAdjustments.kind, "dispute%"))),
+  ]);
+  const disputeOf = (fulfilmentKey: string) => {
+    const kinds = new Set(disputes.filter((d) => d.fulfilmentKey === fulfilmentKey).map((d) => d.kind));
+    if (kinds.has("dispute_lost")) return "lost";
+    if (kinds.has("dispute_won")) return "won";
+    return kinds.has("dispute_freeze") ? "open" : null;
+  };
+  return rows.map((r) => ({
+    id: r.id,
+    issued_at: r.issuedAt.toISOString(),
+    description: r.description,
+    invoice_number: r.number ?? r.document?.number ?? null,
+    status: r.status,
+    currency: r.currency,
+    net: r.net,
+    tax: r.tax,
+    total: r.total,
+    refunded: r.refunded,
+    dispute: disputeOf(r.fulfilmentKey),
+    credit_notes: notes
+      .filter((n) => n.invoiceId === r.id)
+      .map((n) => ({
+        id: n.id,
+        number: n.number,
+        issued_at: n.issuedAt.toISOString(),
+        total: n.total,
+        currency: n.currency,
+      })),
+  }));
+}

@@ -1,0 +1,228 @@
+// The console's actions (OPERATIONS.md): credits, the subscription, disabling, the role, mails and
+// API keys. Each takes a reason, is checked against the permission table, counts against the
+// staff member's budget of signed-in writes, and writes its audit entry with its effect.
+import { OpenAPIHono, type RouteConfig } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import type * as z from "zod/mini";
+import {
+  ADMIN_TEXT,
+  actionResultSchema,
+  cancelSubscriptionRequestSchema,
+  creditChangeRequestSchema,
+  creditChangeResultSchema,
+  customerMailRequestSchema,
+  reasonRequestSchema,
+  roleChangeRequestSchema,
+} from "../../../contract/admin.ts";
+import type { AppEnv } from "../../http/app-env.ts";
+import { limitWrites, requireUser } from "../../http/auth-guard.ts";
+import {
+  addRoute,
+  BEARER_SCHEME,
+  errorResponses,
+  jsonContent,
+  pathParameter,
+  schemaRef,
+} from "../../http/openapi.ts";
+import { parseJsonBody } from "../../http/validation.ts";
+import { accountActions } from "../../operations/account-actions.ts";
+import type { Actor } from "../../operations/actor.ts";
+import { changeCredits } from "../../operations/credit-changes.ts";
+import type { Permission } from "../../operations/permissions.ts";
+import { type AdminDeps, actorOf, done, requirePermission } from "./admin-deps.ts";
+
+interface ActionSpec<S extends z.ZodMiniType> {
+  method?: "post" | "delete";
+  path: string;
+  /** The path's {id}: a customer's user id unless said otherwise. */
+  idDescription?: string;
+  operationId: string;
+  summary: string;
+  permission: Permission;
+  request: { name: string; schema: S };
+  /** Besides 401, 403, 422 and 429, which every action has. */
+  errors: Record<number, string>;
+  success?: { status: 200 | 201; description: string; name: string; schema: z.ZodMiniType };
+  handle: (c: Context<AppEnv>, body: z.infer<S>, actor: Actor, now: Date) => Promise<object>;
+}
+
+export function adminActionRoutes(deps: AdminDeps): OpenAPIHono<AppEnv> {
+  const app = new OpenAPIHono<AppEnv>();
+  const registry = app.openAPIRegistry;
+  const actions = accountActions({ db: deps.db, accounts: deps.accounts, billing: deps.billing });
+
+  function addAction<S extends z.ZodMiniType>(spec: ActionSpec<S>): void {
+    const success = spec.success ?? {
+      status: 200,
+      description: "Done: the audit entry it wrote",
+      name: "ActionResult",
+      schema: actionResultSchema,
+    };
+    const route = {
+      method: spec.method ?? "post",
+      path: spec.path,
+      operationId: spec.operationId,
+      tags: ["admin"],
+      summary: spec.summary,
+      security: [{ [BEARER_SCHEME]: [] }],
+      parameters: [pathParameter("id", spec.idDescription ?? "The customer's user id")],
+      request: {
+        body: {
+          required: true,
+          content: jsonContent(schemaRef(registry, spec.request.name, spec.request.schema, "input")),
+        },
+      },
+      responses: {
+        [success.status]: {
+          description: success.description,
+          content: jsonContent(schemaRef(registry, success.name, success.schema)),
+        },
+        ...errorResponses(registry, {
+          401: "No valid access token",
+          403: "A role the permission table does not allow (the reason in detail), or staff acting on their own account",
+          422: "Invalid body: the reason (3 to 500 characters) and the action's fields",
+          429: "Too many signed-in writes",
+          ...spec.errors,
+        }),
+      },
+    } satisfies RouteConfig;
+    addRoute(
+      app,
+      route,
+      requireUser(deps),
+      requirePermission(spec.permission),
+      limitWrites(deps.limiter),
+      async (c) => {
+        const body = await parseJsonBody(c, spec.request.schema);
+        const answer = await spec.handle(c, body, actorOf(c, deps.trustProxy), deps.clock.now());
+        return c.json(answer, success.status);
+      },
+    );
+  }
+
+  const id = (c: Context<AppEnv>) => c.req.param("id") ?? "";
+
+  addAction({
+    path: "/admin/customers/{id}/credits",
+    operationId: "adminChangeCredits",
+    summary:
+      "Grant goodwill credits (support within SUPPORT_GRANT_LIMIT) or take unspent credits back (admin)",
+    permission: "grantCredits",
+    request: { name: "CreditChangeRequest", schema: creditChangeRequestSchema },
+    errors: {
+      404: ADMIN_TEXT.customerNotFound,
+      409: "More than the unspent credits (`available` says how many), or the idempotency key used for another amount",
+    },
+    success: {
+      status: 201,
+      description:
+        "The ledger line, the balance after it, and the audit entry (a repeated key answers the first)",
+      name: "CreditChangeResult",
+      schema: creditChangeResultSchema,
+    },
+    handle: async (c, body, actor, now) => {
+      const result = await changeCredits(
+        deps.db,
+        actor,
+        id(c),
+        {
+          amount: body.amount,
+          reason: body.reason,
+          expiresAt: body.expires_at ? new Date(body.expires_at) : null,
+          idempotencyKey: body.idempotency_key,
+        },
+        now,
+        deps.supportGrantLimit,
+      );
+      return {
+        ...result.entry,
+        balance_after: result.balanceAfter,
+        audit_id: result.auditId,
+        replayed: result.replayed,
+      };
+    },
+  });
+
+  addAction({
+    path: "/admin/customers/{id}/subscription/cancel",
+    operationId: "adminCancelSubscription",
+    summary: "Cancel the customer's subscription at the period's end or now (no refund; refund separately)",
+    permission: "cancelSubscription",
+    request: { name: "AdminCancelRequest", schema: cancelSubscriptionRequestSchema },
+    errors: { 400: "The customer has no paid plan", 404: ADMIN_TEXT.customerNotFound },
+    handle: async (c, body, actor, now) => {
+      const { auditId } = await actions.cancelSubscription(actor, id(c), body.at, body.reason, now);
+      return done(
+        body.at === "now" ? "Subscription ended" : "Subscription cancelled at the period end",
+        auditId,
+      );
+    },
+  });
+
+  for (const disable of [true, false]) {
+    addAction({
+      path: `/admin/customers/{id}/${disable ? "disable" : "enable"}`,
+      operationId: disable ? "adminDisableAccount" : "adminEnableAccount",
+      summary: disable
+        ? "Disable an account: login, its tokens and its API keys are refused on every instance at once"
+        : "Enable a disabled account: its tokens and keys that were valid before work again",
+      permission: "disableAccount",
+      request: { name: "ReasonRequest", schema: reasonRequestSchema },
+      errors: {
+        404: ADMIN_TEXT.customerNotFound,
+        409: disable ? ADMIN_TEXT.alreadyDisabled : ADMIN_TEXT.notDisabled,
+      },
+      handle: async (c, body, actor, now) => {
+        const act = disable ? actions.disable : actions.enable;
+        const { auditId } = await act(actor, id(c), body.reason, now);
+        return done(disable ? "Account disabled" : "Account enabled", auditId);
+      },
+    });
+  }
+
+  addAction({
+    path: "/admin/customers/{id}/role",
+    operationId: "adminChangeRole",
+    summary: "Change a role (never one's own; the last admin stays admin)",
+    permission: "changeRole",
+    request: { name: "RoleChangeRequest", schema: roleChangeRequestSchema },
+    errors: { 404: ADMIN_TEXT.customerNotFound, 409: `${ADMIN_TEXT.sameRole}, or ${ADMIN_TEXT.lastAdmin}` },
+    handle: async (c, body, actor, now) => {
+      const { auditId } = await actions.changeRole(actor, id(c), body.role, body.reason, now);
+      return done(`Role changed to ${body.role}`, auditId);
+    },
+  });
+
+  addAction({
+    path: "/admin/customers/{id}/emails",
+    operationId: "adminSendCustomerMail",
+    summary: "Send the customer a new verification link or a password-reset link",
+    permission: "sendCustomerMail",
+    request: { name: "CustomerMailRequest", schema: customerMailRequestSchema },
+    errors: { 404: ADMIN_TEXT.customerNotFound, 409: ADMIN_TEXT.alreadyVerified },
+    handle: async (c, body, actor, now) => {
+      const { auditId } = await actions.sendMail(actor, id(c), body.kind, body.reason, now);
+      return done(
+        body.kind === "verification" ? "Verification mail sent" : "Password-reset mail sent",
+        auditId,
+      );
+    },
+  });
+
+  addAction({
+    method: "delete",
+    path: "/admin/api-keys/{id}",
+    idDescription: "The key's id (its prefix without gpk_)",
+    operationId: "adminRevokeApiKey",
+    summary: "Revoke a customer's API key: refused by every instance at once",
+    permission: "revokeApiKey",
+    request: { name: "ReasonRequest", schema: reasonRequestSchema },
+    errors: { 404: ADMIN_TEXT.keyNotFound, 409: "The key is already revoked" },
+    handle: async (c, body, actor, now) => {
+      const { auditId } = await actions.revokeKey(actor, id(c), body.reason, now);
+      return done("API key revoked", auditId);
+    },
+  });
+
+  return app;
+}

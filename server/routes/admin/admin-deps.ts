@@ -1,0 +1,37 @@
+// What the /v1/admin routes are built from, and what every one of them shares: the staff check
+// (401 without a token, 403 with the reason for a role the permission table does not allow) and
+// the acting staff member as the audit log names them.
+import type { Context, MiddlewareHandler } from "hono";
+import { ADMIN_TEXT } from "../../../contract/admin.ts";
+import type { Billing } from "../../billing/service.ts";
+import type { AppEnv } from "../../http/app-env.ts";
+import { clientIp } from "../../http/client-ip.ts";
+import { ApiError } from "../../http/errors.ts";
+import type { Actor } from "../../operations/actor.ts";
+import { holds, isStaff, type Permission } from "../../operations/permissions.ts";
+import type { ApiDeps } from "../api-deps.ts";
+
+export interface AdminDeps extends ApiDeps {
+  billing: Billing;
+  /** SUPPORT_GRANT_LIMIT: the most credits one grant by support staff may give. */
+  supportGrantLimit: number;
+}
+
+/** After requireUser: staff only, and only those the permission table lets do `permission`. */
+export function requirePermission(permission: Permission): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const role = c.var.user.role;
+    if (!holds(role, permission)) {
+      throw new ApiError(403, isStaff(role) ? ADMIN_TEXT.adminOnly : ADMIN_TEXT.staffOnly);
+    }
+    await next();
+  };
+}
+
+export function actorOf(c: Context<AppEnv>, trustProxy: boolean): Actor {
+  const user = c.var.user;
+  return { id: user.id, label: user.username, role: user.role, ip: clientIp(c, trustProxy) };
+}
+
+/** The answer every action gives: what was done, and the audit entry that says so. */
+export const done = (detail: string, auditId: string) => ({ detail, audit_id: auditId });
