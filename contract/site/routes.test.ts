@@ -25,6 +25,9 @@ describe("routeKeyForPath", () => {
     ["/payment/success", "/payment"],
     ["/payment/failed", "/payment"],
     ["/404.html", "/404"],
+    ["/admin/customers", "/admin/customers"],
+    ["/admin/customers/", "/admin/customers"],
+    ["/admin/customers/6f1c2d3e-0000-4000-8000-000000000001", "/admin/customer"],
   ])("%s -> %s", (path, key) => {
     expect(routeKeyForPath(path)).toBe(key);
   });
@@ -40,6 +43,7 @@ describe("cdnRewriteLines", () => {
       "/verify-email/*  /verify-email/index.html  200",
       "/reset-password/*  /reset-password/index.html  200",
       "/payment/*  /payment/index.html  200",
+      "/admin/customers/:id  /admin/customer/index.html  200",
     ]);
   });
 });

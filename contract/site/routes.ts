@@ -8,6 +8,12 @@
  */
 export const PARAM_ROUTES = ["verify-email", "reset-password", "payment"] as const;
 
+/**
+ * Routes with a parameter below a page of their own: `/admin/customers` is the search, and every
+ * `/admin/customers/{id}` is answered with the one prebuilt `/admin/customer` page.
+ */
+export const NESTED_PARAM_ROUTES = [{ prefix: "/admin/customers/", page: "/admin/customer" }] as const;
+
 /** The route key ("/", "/login", "/404") of a built HTML file path relative to dist. */
 export function routeKeyForFile(file: string): string {
   const posix = file.replaceAll("\\", "/");
@@ -29,6 +35,10 @@ export function routeKeyForPath(pathname: string): string | undefined {
   }
   if (!path.startsWith("/") || path.includes("\0") || path.split("/").includes("..")) return undefined;
   const trimmed = path.length > 1 ? path.replace(/\/+$/, "") : path;
+  const nested = NESTED_PARAM_ROUTES.find(
+    (r) => trimmed.startsWith(r.prefix) && trimmed.length > r.prefix.length,
+  );
+  if (nested) return nested.page;
   const first = trimmed.split("/")[1] ?? "";
   if ((PARAM_ROUTES as readonly string[]).includes(first)) return `/${first}`;
   if (trimmed.endsWith("/index.html")) return trimmed.slice(0, -"/index.html".length) || "/";
@@ -38,5 +48,9 @@ export function routeKeyForPath(pathname: string): string | undefined {
 
 /** Netlify/Cloudflare Pages `_redirects` lines (200 = rewrite) for the parameter routes. */
 export function cdnRewriteLines(): string[] {
-  return PARAM_ROUTES.map((p) => `/${p}/*  /${p}/index.html  200`);
+  return [
+    ...PARAM_ROUTES.map((p) => `/${p}/*  /${p}/index.html  200`),
+    // One segment (":id"), so the parent page itself is not rewritten.
+    ...NESTED_PARAM_ROUTES.map((r) => `${r.prefix}:id  ${r.page}/index.html  200`),
+  ];
 }

@@ -16,8 +16,8 @@ import { findUserWithBilling } from "./user-billing.ts";
 async function accountOf(db: Db, id: string) {
   const row = await findUserById(db, id);
   if (!row) return undefined;
-  const { username, email, role, emailVerified, tokenVersion } = row;
-  return { id: row.id, username, email, role, emailVerified, tokenVersion };
+  const { username, email, role, emailVerified, tokenVersion, disabledAt } = row;
+  return { id: row.id, username, email, role, emailVerified, tokenVersion, disabledAt };
 }
 
 describe.each(TEST_DATABASES)("findUserWithBilling (%s)", (kind) => {

@@ -36,6 +36,22 @@ const CONTRACT_PATHS = [
   "/v1/billing/details",
   "/v1/billing-portal-session",
   "/.well-known/jwks.json",
+  // OPERATIONS.md: the operator console.
+  "/v1/admin/customers",
+  "/v1/admin/customers/{id}",
+  "/v1/admin/customers/{id}/ledger",
+  "/v1/admin/customers/{id}/payments",
+  "/v1/admin/customers/{id}/usage",
+  "/v1/admin/customers/{id}/audit",
+  "/v1/admin/customers/{id}/credits",
+  "/v1/admin/customers/{id}/subscription/cancel",
+  "/v1/admin/customers/{id}/disable",
+  "/v1/admin/customers/{id}/enable",
+  "/v1/admin/customers/{id}/role",
+  "/v1/admin/customers/{id}/emails",
+  "/v1/admin/api-keys/{id}",
+  "/v1/admin/audit",
+  "/v1/admin/audit.csv",
 ];
 
 describe.each(TEST_DATABASES)("the /v1 API as a whole (%s)", (kind) => {

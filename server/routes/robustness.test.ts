@@ -142,10 +142,15 @@ const pathParam = fc.oneof(
 
 async function expectJsonError(res: Response, context: string): Promise<void> {
   expect(res.status, context).toBeLessThan(500);
-  // The usage CSV's one success is its file; every refusal is JSON like the rest.
-  if (res.status === 200 && context.startsWith("/v1/usage.csv")) {
+  // A CSV's one success is its file; every refusal is JSON like the rest.
+  const csvHeader = [
+    ["/v1/usage.csv", /^time,feature,/],
+    ["/v1/admin/audit.csv", /^seq,at,actor_id,/],
+  ] as const;
+  const csv = csvHeader.find(([path]) => context.startsWith(path));
+  if (res.status === 200 && csv) {
     expect(res.headers.get("content-type"), context).toBe("text/csv; charset=utf-8");
-    expect(await res.text(), context).toMatch(/^time,feature,/);
+    expect(await res.text(), context).toMatch(csv[1]);
     return;
   }
   // JSON or a JSON-based type (the JWKS is application/jwk-set+json).

@@ -6,7 +6,12 @@ import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { AstroIntegration } from "astro";
 import { cspHeaderForHtml } from "../../contract/site/page-csp.ts";
-import { cdnRewriteLines, PARAM_ROUTES, routeKeyForFile } from "../../contract/site/routes.ts";
+import {
+  cdnRewriteLines,
+  NESTED_PARAM_ROUTES,
+  PARAM_ROUTES,
+  routeKeyForFile,
+} from "../../contract/site/routes.ts";
 import { BASE_SECURITY_HEADERS } from "../../contract/site/security-headers.ts";
 
 /** The Node server's own security headers, so a CDN sends exactly the same. */
@@ -30,6 +35,9 @@ export function urlPatternsForPage(file: string): string[] {
   const key = routeKeyForFile(file);
   if (key === "/") return ["/"];
   if ((PARAM_ROUTES as readonly string[]).includes(key.slice(1))) return [key, `${key}/*`];
+  // One segment below its parent (":id"): the parent's own "/admin/customers/" keeps its policy.
+  const nested = NESTED_PARAM_ROUTES.find((r) => r.page === key);
+  if (nested) return [`${nested.prefix}:id`];
   return [key, `${key}/`];
 }
 

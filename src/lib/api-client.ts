@@ -103,3 +103,15 @@ export async function apiRequest<K extends SchemaName>(
 export function apiDownload(path: string): Promise<Blob> {
   return send<Blob>(path, { auth: true }, "blob");
 }
+
+/** Downloads `path` (apiDownload) and hands it to the browser to save as `filename`. */
+export async function saveDownload(path: string, filename: string): Promise<void> {
+  const blob = await apiDownload(path);
+  const url = URL.createObjectURL(blob);
+  const link = document.createElement("a");
+  link.href = url;
+  link.download = filename;
+  link.click();
+  // The click has handed the file to the browser; the URL is not needed after this task.
+  setTimeout(() => URL.revokeObjectURL(url), 0);
+}

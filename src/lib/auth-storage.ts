@@ -43,3 +43,28 @@ export function takeOriginalPath(): string | null {
   s?.removeItem(STORAGE_KEYS.originalPath);
   return value;
 }
+
+/**
+ * Why the session just ended, for the page the visitor is sent to ("Account disabled. Contact
+ * support."). Read by that page's session start, not by the toast area: the page that ended the
+ * session may still hydrate its own toast area before it unloads, and would take a flash toast away.
+ */
+const SIGNED_OUT_REASON = "portal-signed-out-reason";
+
+export function keepSignedOutReason(reason: string): void {
+  try {
+    sessionStorage.setItem(SIGNED_OUT_REASON, reason);
+  } catch {
+    // no storage: the next page cannot say why; the visitor is signed out all the same
+  }
+}
+
+export function takeSignedOutReason(): string | null {
+  try {
+    const reason = sessionStorage.getItem(SIGNED_OUT_REASON);
+    sessionStorage.removeItem(SIGNED_OUT_REASON);
+    return reason;
+  } catch {
+    return null;
+  }
+}

@@ -31,6 +31,8 @@ describe("loginErrorMessage (spec section 8, login)", () => {
     [500, DETAIL.internalError, "Login failed. Please check your credentials!"],
     // Not in the spec's table: the API's own words, so the user waits instead of retyping.
     [429, DETAIL.tooManyRequests, "Too many requests, please try again later."],
+    // OPERATIONS.md: an account staff disabled is told so (only after the right password).
+    [403, DETAIL.accountDisabled, "Account disabled. Contact support."],
     [NO_ANSWER, undefined, "Login failed"],
   ])("status %s, detail %j -> %s", (status, detail, message) => {
     expect(loginErrorMessage({ status, detail })).toBe(message);

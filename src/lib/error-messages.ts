@@ -12,6 +12,7 @@ export const API_DETAIL = {
   emailExists: "Email already exists.",
   usernameExists: "Username already exists.",
   tokenInvalidOrExpired: "Token is invalid or expired.",
+  accountDisabled: "Account disabled. Contact support.",
 } as const;
 
 export interface FailedAnswer {
@@ -28,11 +29,18 @@ const detailText = (detail: unknown): string => (typeof detail === "string" ? de
  * the API's own "too many requests" (a credentials message would send the user looking for a typo);
  * every other status (400 wrong password, 403 e-mail not verified, 422) -> check your credentials.
  */
-export function loginErrorMessage({ status }: FailedAnswer): string {
+export function loginErrorMessage(failed: FailedAnswer): string {
+  const { status } = failed;
   if (status === undefined) return ERROR_TEXT.loginFailed;
+  if (isAccountDisabled(failed)) return API_DETAIL.accountDisabled;
   if (status === 401) return ERROR_TEXT.loginUnauthorized;
   if (status === 429) return ERROR_TEXT.tooManyRequests;
   return ERROR_TEXT.loginFailedCredentials;
+}
+
+/** A login or any signed-in call refused because staff disabled the account (OPERATIONS.md). */
+export function isAccountDisabled({ status, detail }: FailedAnswer): boolean {
+  return status === 403 && detailText(detail) === API_DETAIL.accountDisabled;
 }
 
 /** True when a failed login failed only because the e-mail address is not verified yet. */

@@ -10,6 +10,7 @@ describe("robotsTxt", () => {
         "Disallow: /payment",
         "Disallow: /verify-email",
         "Disallow: /reset-password",
+        "Disallow: /admin",
         "",
         "Sitemap: https://portal.example.com/sitemap-index.xml",
         "",

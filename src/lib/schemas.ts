@@ -14,6 +14,15 @@ export {
   tokenResponseSchema,
   userSchema,
 } from "../../contract/account.ts";
+export {
+  actionResultSchema,
+  adminLedgerSchema,
+  adminPaymentListSchema,
+  auditPageSchema,
+  creditChangeResultSchema,
+  customerSchema,
+  customerSearchSchema,
+} from "../../contract/admin.ts";
 export { lowBalanceAlertSchema } from "../../contract/alerts.ts";
 export {
   apiKeyListSchema,

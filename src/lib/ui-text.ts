@@ -10,6 +10,8 @@ export const UI_TEXT = {
   register: "Register",
   myAccount: "My Account",
   signOut: "Sign Out",
+  /** The account menu's link for staff (support and admin) to /admin/customers. */
+  operatorConsole: "Operator console",
   back: "Back",
   submit: "Submit",
   greeting: (name: string) => `Hi, ${name}`,

@@ -4,7 +4,16 @@
 import { atom } from "nanostores";
 import type { User } from "../../contract/account.ts";
 import { ApiError, apiRequest } from "../lib/api-client.ts";
-import { clearSession, readStoredToken, storeSession, takeOriginalPath } from "../lib/auth-storage.ts";
+import {
+  clearSession,
+  keepSignedOutReason,
+  readStoredToken,
+  storeSession,
+  takeOriginalPath,
+  takeSignedOutReason,
+} from "../lib/auth-storage.ts";
+import { isAccountDisabled } from "../lib/error-messages.ts";
+import { redirect } from "../lib/navigation.ts";
 import { USER_FETCH_TIMEOUT_MS } from "../lib/retry-policy.ts";
 import { postLoginPath } from "../lib/safe-redirect.ts";
 import { isTokenExpired } from "../lib/token-expiry.ts";
@@ -54,7 +63,16 @@ async function loadUser(token: string): Promise<void> {
   } catch (error) {
     // A token the server no longer accepts (expired early, password reset) means logged out.
     if (error instanceof ApiError && error.status === 401) setLoggedOut();
-    else $user.set({ status: "ready", user: null, loadFailed: true });
+    else if (error instanceof ApiError && isAccountDisabled(error)) {
+      // Staff disabled the account: its token is refused everywhere. Sign out, and say why on the
+      // home page (a guarded page would send the visitor there anyway, losing a toast shown here).
+      setLoggedOut();
+      if (window.location.pathname === "/") notify("error", String(error.detail));
+      else {
+        keepSignedOutReason(String(error.detail));
+        redirect("/");
+      }
+    } else $user.set({ status: "ready", user: null, loadFailed: true });
   }
 }
 
@@ -66,6 +84,8 @@ async function loadUser(token: string): Promise<void> {
  */
 export function initSession(): Promise<void> {
   if (session) return session;
+  const signedOutBecause = takeSignedOutReason();
+  if (signedOutBecause) notify("error", signedOutBecause);
   const token = readStoredToken();
   if (isTokenExpired(token) || !token) {
     setLoggedOut();

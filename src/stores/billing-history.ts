@@ -3,7 +3,7 @@
 import { atom } from "nanostores";
 import { invoicePdfName } from "../../contract/invoice-document.ts";
 import type { BillingDetails, Invoice, InvoiceSummary } from "../../contract/invoices.ts";
-import { apiDownload, apiRequest, asApiError } from "../lib/api-client.ts";
+import { apiRequest, asApiError, saveDownload } from "../lib/api-client.ts";
 
 export interface BillingHistoryState {
   status: "loading" | "ready" | "failed";
@@ -58,12 +58,5 @@ export async function loadInvoice(id: string): Promise<void> {
 
 /** Saves the invoice's PDF, named after its number (our own invoices: Stripe's have Stripe's PDF). Throws ApiError on failure. */
 export async function downloadInvoicePdf(invoice: Pick<Invoice, "id" | "number">): Promise<void> {
-  const blob = await apiDownload(`/v1/billing/invoices/${encodeURIComponent(invoice.id)}/pdf`);
-  const url = URL.createObjectURL(blob);
-  const link = document.createElement("a");
-  link.href = url;
-  link.download = invoicePdfName(invoice);
-  link.click();
-  // The click has handed the file to the browser; the URL is not needed after this task.
-  setTimeout(() => URL.revokeObjectURL(url), 0);
+  await saveDownload(`/v1/billing/invoices/${encodeURIComponent(invoice.id)}/pdf`, invoicePdfName(invoice));
 }

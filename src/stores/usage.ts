@@ -2,7 +2,7 @@
 // feature for the chart and its table, and per API key for the key totals).
 import { atom } from "nanostores";
 import type { UsageRow } from "../../contract/usage.ts";
-import { apiDownload, apiRequest } from "../lib/api-client.ts";
+import { apiRequest, saveDownload } from "../lib/api-client.ts";
 import { presetRange, type UsagePreset } from "../lib/usage-view.ts";
 
 export interface UsageState {
@@ -57,12 +57,5 @@ export async function loadUsage(preset: UsagePreset): Promise<void> {
 /** The period's charges as a CSV file the browser saves. Throws ApiError on failure. */
 export async function downloadUsageCsv(): Promise<void> {
   const { from, to } = $usage.get();
-  const blob = await apiDownload(`/v1/usage.csv?${query(from, to)}`);
-  const url = URL.createObjectURL(blob);
-  const link = document.createElement("a");
-  link.href = url;
-  link.download = `usage-${from}-to-${to}.csv`;
-  link.click();
-  // The click has handed the file to the browser; the URL is not needed after this task.
-  setTimeout(() => URL.revokeObjectURL(url), 0);
+  await saveDownload(`/v1/usage.csv?${query(from, to)}`, `usage-${from}-to-${to}.csv`);
 }

@@ -11,6 +11,7 @@ import {
   type PortalPage,
   WIDTHS,
 } from "../fixtures/pages.ts";
+import { setRoleByCli } from "../fixtures/service-key.ts";
 import { expect, test } from "../fixtures/test.ts";
 
 /**
@@ -20,6 +21,7 @@ import { expect, test } from "../fixtures/test.ts";
 async function open(page: Page, request: APIRequestContext, portalPage: PortalPage) {
   if (!portalPage.visitorRedirect) return page.goto(portalPage.path);
   const user = await createVerifiedUser(request, "sweep");
+  if (portalPage.staffRole) await setRoleByCli(user.username, portalPage.staffRole);
   await openSignedIn(page, await tokenViaApi(request, user), portalPage.path);
   await expect(page.locator(portalPage.signedInReady ?? "main")).toBeVisible();
   return page.goto(portalPage.path);

@@ -17,6 +17,9 @@ function handleSignOut() {
   navigate("/");
 }
 
+/** Support staff and admins get the console in their menu; customers never see it. */
+const isStaff = (role: string) => role === "support" || role === "admin";
+
 function CreditBadge({ balance }: { balance: number }) {
   return (
     <span className="tooltip tooltip-bottom" data-tip={UI_TEXT.creditTooltip}>
@@ -93,6 +96,11 @@ export default function AccountMenu({ variant }: Props) {
         <a href="/profile/billing" className="btn btn-sm btn-outline">
           {UI_TEXT.billing.menu}
         </a>
+        {isStaff(user.role) && (
+          <a href="/admin/customers" className="btn btn-sm btn-outline" data-staff-link>
+            {UI_TEXT.operatorConsole}
+          </a>
+        )}
         <button type="button" className="btn btn-sm" onClick={handleSignOut}>
           {UI_TEXT.signOut}
         </button>
@@ -123,6 +131,13 @@ export default function AccountMenu({ variant }: Props) {
           <li>
             <a href="/profile/billing">{UI_TEXT.billing.menu}</a>
           </li>
+          {isStaff(user.role) && (
+            <li>
+              <a href="/admin/customers" data-staff-link>
+                {UI_TEXT.operatorConsole}
+              </a>
+            </li>
+          )}
           <li>
             <button type="button" onClick={handleSignOut}>
               {UI_TEXT.signOut}

@@ -8,18 +8,12 @@ import { formatBalance } from "../../lib/account-view.ts";
 import { readStoredToken } from "../../lib/auth-storage.ts";
 import { UI_TEXT } from "../../lib/ui-text.ts";
 import { USAGE_TEXT } from "../../lib/usage-text.ts";
-import {
-  colourOf,
-  type DailyUsage,
-  dailyUsage,
-  featureLabel,
-  USAGE_PRESETS,
-  type UsagePreset,
-} from "../../lib/usage-view.ts";
+import { dailyUsage, featureLabel, USAGE_PRESETS, type UsagePreset } from "../../lib/usage-view.ts";
 import { initSession } from "../../stores/auth.ts";
 import { notify } from "../../stores/toast.ts";
 import { $usage, downloadUsageCsv, loadUsage } from "../../stores/usage.ts";
 import { RouteGuard } from "../auth/RouteGuard.tsx";
+import { DailyTable, UsageLegend } from "./UsageParts.tsx";
 
 // The numbers and the chart are this page's content: as soon as the module runs in the browser, before
 // React hydrates and the guard has the session, ask for the session, the usage and the chart's code
@@ -52,64 +46,6 @@ function PeriodPicker({ preset, busy }: { preset: UsagePreset; busy: boolean }) 
         />
       ))}
     </fieldset>
-  );
-}
-
-function UsageLegend({ usage }: { usage: DailyUsage }) {
-  return (
-    <ul className="mt-2 flex flex-wrap justify-center gap-x-4 gap-y-1 text-xs" data-usage-legend>
-      {usage.series.map((series, i) => (
-        <li key={series.feature ?? "manual"} className="flex items-center gap-1.5">
-          <span
-            className="inline-block size-3 rounded-sm"
-            style={{ backgroundColor: colourOf(i) }}
-            aria-hidden="true"
-          />
-          {featureLabel(series.feature, T.manual)}
-        </li>
-      ))}
-    </ul>
-  );
-}
-
-function DailyTable({ usage }: { usage: DailyUsage }) {
-  const days = usage.days.filter((_, i) => usage.series.some((s) => (s.credits[i] ?? 0) > 0));
-  return (
-    <details className="mt-3" data-usage-table>
-      <summary className="cursor-pointer text-sm font-medium">{T.tableToggle}</summary>
-      <div className="mt-2 overflow-x-auto">
-        <table className="table table-sm">
-          <caption className="sr-only">{T.tableCaption}</caption>
-          <thead>
-            <tr>
-              <th scope="col">{T.day}</th>
-              {usage.series.map((s) => (
-                <th key={s.feature ?? "manual"} scope="col" className="text-right">
-                  {featureLabel(s.feature, T.manual)}
-                </th>
-              ))}
-            </tr>
-          </thead>
-          <tbody>
-            {days.map((day) => {
-              const i = usage.days.indexOf(day);
-              return (
-                <tr key={day}>
-                  <th scope="row" className="font-normal tabular-nums">
-                    {day}
-                  </th>
-                  {usage.series.map((s) => (
-                    <td key={s.feature ?? "manual"} className="text-right tabular-nums">
-                      {formatBalance(s.credits[i] ?? 0)}
-                    </td>
-                  ))}
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
-      </div>
-    </details>
   );
 }
 

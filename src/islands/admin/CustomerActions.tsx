@@ -1,0 +1,223 @@
+// The customer page's actions, each behind its dialog (ActionDialog): support staff see what the
+// permission table lets them do (grant credits, send mails, revoke keys); admins see everything.
+// A grant or take-back carries an idempotency key made when its dialog opens, so a retry after a
+// lost answer cannot move the credits twice.
+import { useId, useState } from "react";
+import type { Role } from "../../../contract/account.ts";
+import type { Customer } from "../../../contract/admin.ts";
+import { ADMIN_TEXT, OPERATOR_CREDITS_MAX } from "../../../contract/admin.ts";
+import { type ActionKind, parseCredits } from "../../lib/admin-actions.ts";
+import { ADMIN_PAGE_TEXT } from "../../lib/admin-text.ts";
+import { type ActionCall, actionPath, runCustomerAction } from "../../stores/admin.ts";
+import { ActionDialog } from "./ActionDialog.tsx";
+
+const T = ADMIN_PAGE_TEXT.actions;
+
+const DANGER = new Set<ActionKind>(["takeBack", "disable", "cancelNow"]);
+
+function CreditFields({
+  amount,
+  setAmount,
+  expires,
+  setExpires,
+  withExpiry,
+}: {
+  amount: string;
+  setAmount: (v: string) => void;
+  expires: string;
+  setExpires: (v: string) => void;
+  withExpiry: boolean;
+}) {
+  const amountId = useId();
+  const expiresId = useId();
+  return (
+    <div className="grid gap-3 sm:grid-cols-2">
+      <div className="flex flex-col gap-1">
+        <label htmlFor={amountId} className="text-sm font-medium">
+          {T.amount}
+        </label>
+        <input
+          id={amountId}
+          name="amount"
+          className="input w-full"
+          inputMode="decimal"
+          value={amount}
+          onChange={(e) => setAmount(e.target.value)}
+          required
+        />
+      </div>
+      {withExpiry && (
+        <div className="flex flex-col gap-1">
+          <label htmlFor={expiresId} className="text-sm font-medium">
+            {T.expires}
+          </label>
+          <input
+            id={expiresId}
+            name="expires"
+            type="date"
+            className="input w-full"
+            value={expires}
+            onChange={(e) => setExpires(e.target.value)}
+          />
+        </div>
+      )}
+    </div>
+  );
+}
+
+export function CustomerActionDialog({
+  kind,
+  customer,
+  onClose,
+}: {
+  kind: ActionKind | null;
+  customer: Customer;
+  onClose: () => void;
+}) {
+  const [amount, setAmount] = useState("");
+  const [expires, setExpires] = useState("");
+  const [role, setRole] = useState<Role>(customer.role);
+  const [key, setKey] = useState(() => crypto.randomUUID());
+  const roleId = useId();
+  const name = customer.username;
+  const close = () => {
+    setAmount("");
+    setExpires("");
+    setKey(crypto.randomUUID());
+    onClose();
+  };
+  if (kind === null)
+    return (
+      <ActionDialog
+        open={false}
+        title=""
+        effect=""
+        onConfirm={async () => {}}
+        doneMessage=""
+        onClose={close}
+      />
+    );
+
+  const id = customer.id;
+  const credits = kind === "grant" || kind === "takeBack";
+  const validate = (): string | null => {
+    if (!credits) return null;
+    const value = parseCredits(amount);
+    if (value === null) return ADMIN_TEXT.amountInvalid;
+    return value > OPERATOR_CREDITS_MAX ? ADMIN_TEXT.amountTooLarge : null;
+  };
+  const call = (reason: string): ActionCall => {
+    switch (kind) {
+      case "grant":
+      case "takeBack": {
+        const value = parseCredits(amount) ?? 0;
+        const expiresAt = kind === "grant" && expires ? new Date(`${expires}T23:59:59Z`).toISOString() : null;
+        return {
+          path: actionPath.credits(id),
+          body: {
+            amount: kind === "grant" ? value : -value,
+            reason,
+            expires_at: expiresAt,
+            idempotency_key: key,
+          },
+        };
+      }
+      case "sendVerification":
+      case "sendReset":
+        return {
+          path: actionPath.emails(id),
+          body: { kind: kind === "sendReset" ? "password_reset" : "verification", reason },
+        };
+      case "disable":
+        return { path: actionPath.disable(id), body: { reason } };
+      case "enable":
+        return { path: actionPath.enable(id), body: { reason } };
+      case "role":
+        return { path: actionPath.role(id), body: { role, reason } };
+      case "cancelAtEnd":
+      case "cancelNow":
+        return {
+          path: actionPath.cancel(id),
+          body: { at: kind === "cancelNow" ? "now" : "period_end", reason },
+        };
+    }
+  };
+  const effect = {
+    grant: T.effects.grant(name),
+    takeBack: T.effects.takeBack(name),
+    sendVerification: T.effects.sendVerification(customer.email),
+    sendReset: T.effects.sendReset(customer.email),
+    disable: T.effects.disable(name),
+    enable: T.effects.enable(name),
+    role: T.effects.role(name),
+    cancelAtEnd: T.effects.cancelAtEnd(name),
+    cancelNow: T.effects.cancelNow(name),
+  }[kind];
+  return (
+    <ActionDialog
+      open
+      title={`${T[kind]}: ${name}`}
+      effect={effect}
+      danger={DANGER.has(kind)}
+      validate={validate}
+      doneMessage={`${T[kind]}: done`}
+      onClose={close}
+      onConfirm={(reason) => runCustomerAction(id, call(reason))}
+    >
+      {credits && (
+        <CreditFields
+          amount={amount}
+          setAmount={setAmount}
+          expires={expires}
+          setExpires={setExpires}
+          withExpiry={kind === "grant"}
+        />
+      )}
+      {kind === "role" && (
+        <div className="flex flex-col gap-1">
+          <label htmlFor={roleId} className="text-sm font-medium">
+            {T.newRole}
+          </label>
+          <select
+            id={roleId}
+            className="select w-full"
+            value={role}
+            onChange={(e) => setRole(e.target.value as Role)}
+          >
+            <option value="user">user</option>
+            <option value="support">support</option>
+            <option value="admin">admin</option>
+          </select>
+        </div>
+      )}
+    </ActionDialog>
+  );
+}
+
+export function RevokeKeyDialog({
+  customerId,
+  apiKey,
+  onClose,
+}: {
+  customerId: string;
+  apiKey: Customer["api_keys"][number] | null;
+  onClose: () => void;
+}) {
+  return (
+    <ActionDialog
+      open={apiKey !== null}
+      title={`${T.revokeKey} ${apiKey?.prefix ?? ""}…`}
+      effect={T.effects.revokeKey(apiKey?.prefix ?? "")}
+      danger
+      doneMessage="API key revoked"
+      onClose={onClose}
+      onConfirm={(reason) =>
+        runCustomerAction(customerId, {
+          path: actionPath.revokeKey(apiKey?.id ?? ""),
+          method: "DELETE",
+          body: { reason },
+        })
+      }
+    />
+  );
+}

@@ -1,0 +1,192 @@
+// /admin/customers/{id} (staff only): one prebuilt page that reads the id from the URL and shows
+// the customer's account, credits, ledger, payments, usage, API keys and audit trail, with the
+// actions the viewer may take. A disabled account or an unverified address is said at the top.
+import { useStore } from "@nanostores/react";
+import { lazy, Suspense, useEffect, useMemo, useState } from "react";
+import type { User } from "../../../contract/account.ts";
+import type { Customer } from "../../../contract/admin.ts";
+import { type ActionKind, availableActions } from "../../lib/admin-actions.ts";
+import { ADMIN_PAGE_TEXT } from "../../lib/admin-text.ts";
+import { dayAndTime } from "../../lib/format-date.ts";
+import { routeParam } from "../../lib/route-param.ts";
+import { dailyUsage } from "../../lib/usage-view.ts";
+import { $customer, loadCustomer, loadMore } from "../../stores/admin.ts";
+import { initSession } from "../../stores/auth.ts";
+import { RouteGuard } from "../auth/RouteGuard.tsx";
+import { DailyTable, UsageLegend } from "../usage/UsageParts.tsx";
+import { CustomerActionDialog, RevokeKeyDialog } from "./CustomerActions.tsx";
+import {
+  ApiKeys,
+  AuditTrail,
+  CreditParts,
+  Ledger,
+  Overview,
+  Payments,
+  Section,
+} from "./CustomerSections.tsx";
+import { STAFF } from "./staff.ts";
+
+const inBrowser = typeof document !== "undefined";
+const UsageChart = lazy(() => import("../usage/UsageChart.tsx"));
+const T = ADMIN_PAGE_TEXT.customer;
+
+/** The id in /admin/customers/{id}. */
+const customerIdFromUrl = () => (inBrowser ? routeParam(location.pathname, "/admin/customers/") : "");
+
+if (inBrowser) {
+  void initSession();
+  const id = customerIdFromUrl();
+  if (id) void loadCustomer(id);
+}
+
+function Usage() {
+  const state = useStore($customer);
+  const usage = useMemo(
+    () => dailyUsage(state.usage, state.usageRange.from, state.usageRange.to),
+    [state.usage, state.usageRange],
+  );
+  if (state.usage.length === 0) return <p className="text-sm text-base-content/70">{T.emptyUsage}</p>;
+  return (
+    <div>
+      <Suspense fallback={<div className="h-64 sm:h-80" />}>
+        <UsageChart usage={usage} label={T.usageTable} manual={T.manual} />
+      </Suspense>
+      <UsageLegend usage={usage} />
+      <DailyTable usage={usage} />
+    </div>
+  );
+}
+
+function MoreButton({ part }: { part: "ledger" | "audit" }) {
+  const [busy, setBusy] = useState(false);
+  return (
+    <button
+      type="button"
+      className="btn btn-outline btn-sm self-start"
+      disabled={busy}
+      onClick={() => {
+        setBusy(true);
+        void loadMore(part).finally(() => setBusy(false));
+      }}
+    >
+      {T.more}
+    </button>
+  );
+}
+
+function CustomerView({ viewer, customer }: { viewer: User; customer: Customer }) {
+  const state = useStore($customer);
+  const [action, setAction] = useState<ActionKind | null>(null);
+  const [revoking, setRevoking] = useState<Customer["api_keys"][number] | null>(null);
+  const actions = availableActions(viewer.role, viewer.id, customer);
+  const S = T.sections;
+  return (
+    <div className="flex flex-col gap-10" data-customer={customer.id}>
+      <header className="flex flex-col gap-3">
+        <a href="/admin/customers" className="link text-sm">
+          ← {T.backToSearch}
+        </a>
+        <h2 className="text-2xl font-bold sm:text-3xl" data-customer-name>
+          {customer.username}
+          {customer.role !== "user" && (
+            <span className="badge badge-info badge-soft ml-2 align-middle">{customer.role}</span>
+          )}
+        </h2>
+        {customer.disabled_at && (
+          <p role="status" className="alert alert-error" data-disabled-banner>
+            {T.disabledBanner(dayAndTime(customer.disabled_at) ?? "")}
+          </p>
+        )}
+        {!customer.email_verified && (
+          <p role="status" className="alert alert-warning">
+            {T.unverifiedBanner}
+          </p>
+        )}
+      </header>
+      <Section id="customer-actions" title={S.actions}>
+        <div className="flex flex-wrap gap-2" data-customer-actions>
+          {actions.map((kind) => (
+            <button
+              key={kind}
+              type="button"
+              className={`btn btn-sm ${kind === "disable" || kind === "cancelNow" || kind === "takeBack" ? "btn-outline btn-error" : "btn-outline"}`}
+              onClick={() => setAction(kind)}
+              data-action={kind}
+            >
+              {ADMIN_PAGE_TEXT.actions[kind]}
+            </button>
+          ))}
+        </div>
+      </Section>
+      <Section id="customer-overview" title={S.overview}>
+        <Overview customer={customer} />
+      </Section>
+      <Section id="customer-credits" title={S.credits}>
+        <CreditParts customer={customer} />
+      </Section>
+      <Section id="customer-ledger" title={S.ledger}>
+        <Ledger lines={state.ledger} />
+        {state.ledgerCursor && <MoreButton part="ledger" />}
+      </Section>
+      <Section id="customer-payments" title={S.payments}>
+        <Payments payments={state.payments} />
+      </Section>
+      <Section id="customer-usage" title={S.usage}>
+        <Usage />
+      </Section>
+      <Section id="customer-keys" title={S.keys}>
+        <ApiKeys customer={customer} onRevoke={setRevoking} />
+      </Section>
+      <Section id="customer-audit" title={S.audit}>
+        <AuditTrail entries={state.audit} />
+        {state.auditCursor && <MoreButton part="audit" />}
+      </Section>
+      <CustomerActionDialog kind={action} customer={customer} onClose={() => setAction(null)} />
+      <RevokeKeyDialog customerId={customer.id} apiKey={revoking} onClose={() => setRevoking(null)} />
+    </div>
+  );
+}
+
+function Loaded({ viewer }: { viewer: User }) {
+  const state = useStore($customer);
+  useEffect(() => {
+    if (state.status === "idle") {
+      const id = customerIdFromUrl();
+      if (id) void loadCustomer(id);
+    }
+  }, [state.status]);
+  if (state.status === "missing" || (inBrowser && !customerIdFromUrl())) {
+    return (
+      <p role="alert" className="alert alert-warning" data-customer-missing>
+        {T.notFound}{" "}
+        <a href="/admin/customers" className="link">
+          {T.backToSearch}
+        </a>
+      </p>
+    );
+  }
+  if (state.status === "failed") {
+    return (
+      <p role="alert" className="alert alert-error">
+        {ADMIN_PAGE_TEXT.customers.failed}
+      </p>
+    );
+  }
+  if (!state.customer) {
+    return (
+      <p role="status" className="flex items-center gap-2">
+        <span className="loading loading-spinner" aria-hidden="true" />
+        {T.loading}
+      </p>
+    );
+  }
+  return <CustomerView viewer={viewer} customer={state.customer} />;
+}
+
+export default function CustomerPage() {
+  return (
+    <RouteGuard allowedRoles={STAFF} loadingMessage={T.loading}>
+      {(viewer) => <Loaded viewer={viewer} />}
+    </RouteGuard>
+  );
+}

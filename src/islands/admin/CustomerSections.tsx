@@ -1,0 +1,292 @@
+// The customer page's read-only parts: the overview, the credits' parts and ledger, payments, API
+// keys (with Revoke), usage and the audit trail. Each is a table with a caption, so a screen
+// reader can jump between them; tables scroll sideways on a phone instead of squeezing.
+import type { ReactNode } from "react";
+import type { AdminLedgerEntry, AdminPayment, AuditEntryView, Customer } from "../../../contract/admin.ts";
+import { formatBalance } from "../../lib/account-view.ts";
+import { ADMIN_PAGE_TEXT } from "../../lib/admin-text.ts";
+import { dayAndTime, isoDay } from "../../lib/format-date.ts";
+import { formatPrice } from "../../lib/price.ts";
+
+const T = ADMIN_PAGE_TEXT.customer;
+const ACTIONS = ADMIN_PAGE_TEXT.customer.sections.actions;
+
+export function Section({
+  id,
+  title,
+  children,
+  aside,
+}: {
+  id: string;
+  title: string;
+  children: ReactNode;
+  aside?: ReactNode;
+}) {
+  return (
+    <section aria-labelledby={id} className="flex min-w-0 flex-col gap-3" data-section={id}>
+      <div className="flex flex-wrap items-baseline justify-between gap-2">
+        <h2 id={id} className="text-lg font-semibold">
+          {title}
+        </h2>
+        {aside}
+      </div>
+      {children}
+    </section>
+  );
+}
+
+export function Table({
+  caption,
+  head,
+  children,
+}: {
+  caption: string;
+  head: ReactNode[];
+  children: ReactNode;
+}) {
+  return (
+    // Focusable and named: a phone scrolls it sideways, and so must a keyboard (WCAG 2.1.1).
+    <section
+      className="overflow-x-auto rounded-box border border-base-300"
+      // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region needs keyboard access
+      tabIndex={0}
+      aria-label={`${caption}, table`}
+    >
+      <table className="table table-sm">
+        <caption className="sr-only">{caption}</caption>
+        <thead>
+          <tr>
+            {head.map((cell, i) => (
+              // biome-ignore lint/suspicious/noArrayIndexKey: a fixed header row
+              <th key={i} scope="col">
+                {cell}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>{children}</tbody>
+      </table>
+    </section>
+  );
+}
+
+const Empty = ({ text }: { text: string }) => <p className="text-sm text-base-content/70">{text}</p>;
+
+export function Overview({ customer }: { customer: Customer }) {
+  const F = T.facts;
+  const sub = customer.subscription;
+  const details = customer.billing_details;
+  const facts: Array<[string, ReactNode]> = [
+    [F.email, customer.email],
+    [F.role, customer.role],
+    [
+      F.plan,
+      `${sub.plan}${sub.status !== "free" ? ` (${sub.status}${sub.cancel_at_period_end ? ", cancels at period end" : ""})` : ""}`,
+    ],
+    [F.renews, isoDay(sub.expires_at) ?? F.none],
+    [
+      F.balance,
+      <span key="balance" data-customer-balance>
+        {formatBalance(customer.credit_balance)}
+      </span>,
+    ],
+    [F.joined, isoDay(customer.created_at)],
+    [F.lastLogin, dayAndTime(customer.last_login_at) ?? F.never],
+    [
+      F.billing,
+      details ? [details.name, details.country, details.vat_id].filter(Boolean).join(", ") || F.none : F.none,
+    ],
+  ];
+  return (
+    <dl className="grid grid-cols-1 gap-x-6 gap-y-3 sm:grid-cols-2 lg:grid-cols-4" data-customer-overview>
+      {facts.map(([label, value]) => (
+        <div key={label} className="flex min-w-0 flex-col">
+          <dt className="text-xs text-base-content/70">{label}</dt>
+          <dd className="break-words">{value}</dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
+
+export function CreditParts({ customer }: { customer: Customer }) {
+  if (customer.credits.length === 0) return <Empty text={T.emptyLedger} />;
+  return (
+    <Table caption={T.sections.credits} head={["Source", "Granted", "Left", "Granted on", "Expires"]}>
+      {customer.credits.map((g) => (
+        <tr key={`${g.granted_at}-${g.source}-${g.amount}`}>
+          <td>{g.source}</td>
+          <td className="text-right tabular-nums">{formatBalance(g.amount)}</td>
+          <td className="text-right tabular-nums">{formatBalance(g.remaining)}</td>
+          <td className="whitespace-nowrap">{isoDay(g.granted_at)}</td>
+          <td className="whitespace-nowrap">{isoDay(g.expires_at) ?? "never"}</td>
+        </tr>
+      ))}
+    </Table>
+  );
+}
+
+export function Ledger({ lines }: { lines: readonly AdminLedgerEntry[] }) {
+  if (lines.length === 0) return <Empty text={T.emptyLedger} />;
+  const C = T.ledgerColumns;
+  return (
+    <Table caption={T.sections.ledger} head={[C.at, C.what, C.credits, C.count]}>
+      {lines.map((line) => (
+        <tr key={`${line.at}-${line.kind}-${line.description}`} data-ledger-line={line.kind}>
+          <td className="whitespace-nowrap tabular-nums">
+            {line.kind === "spend" ? `${berlinDay(line.at)} (${T.dayTotal})` : dayAndTime(line.at)}
+          </td>
+          <td>{line.description}</td>
+          <td className="text-right font-medium tabular-nums">
+            {line.credits > 0 ? "+" : ""}
+            {formatBalance(line.credits)}
+          </td>
+          <td className="text-right tabular-nums">{line.count}</td>
+        </tr>
+      ))}
+    </Table>
+  );
+}
+
+const BERLIN_DAY = new Intl.DateTimeFormat("sv-SE", { timeZone: "Europe/Berlin", dateStyle: "short" });
+/** The Berlin calendar day a day's spends belong to (the API dates them at that day's end). */
+const berlinDay = (at: string) => BERLIN_DAY.format(new Date(at));
+
+const money = (minor: number, currency: string) => formatPrice(minor, currency);
+
+export function Payments({
+  payments,
+  action,
+}: {
+  payments: readonly AdminPayment[];
+  action?: (p: AdminPayment) => ReactNode;
+}) {
+  if (payments.length === 0) return <Empty text={T.emptyPayments} />;
+  const C = T.paymentColumns;
+  return (
+    <Table
+      caption={T.sections.payments}
+      head={[
+        C.date,
+        C.description,
+        C.invoice,
+        C.total,
+        C.refunded,
+        C.status,
+        C.creditNotes,
+        <span key="a" className="sr-only">
+          {ACTIONS}
+        </span>,
+      ]}
+    >
+      {payments.map((p) => (
+        <tr key={p.id} data-payment={p.id}>
+          <td className="whitespace-nowrap">{isoDay(p.issued_at)}</td>
+          <td>{p.description}</td>
+          <td className="whitespace-nowrap font-mono text-xs">{p.invoice_number ?? "—"}</td>
+          <td className="text-right tabular-nums">
+            {money(p.total, p.currency)}
+            <span className="block text-xs text-base-content/70">VAT {money(p.tax, p.currency)}</span>
+          </td>
+          <td className="text-right tabular-nums">{p.refunded ? money(p.refunded, p.currency) : "—"}</td>
+          <td>
+            {p.status}
+            {p.dispute && <span className="badge badge-warning badge-soft ml-1">dispute {p.dispute}</span>}
+          </td>
+          <td className="font-mono text-xs">{p.credit_notes.map((n) => n.number).join(", ") || "—"}</td>
+          <td>{action?.(p)}</td>
+        </tr>
+      ))}
+    </Table>
+  );
+}
+
+export function ApiKeys({
+  customer,
+  onRevoke,
+}: {
+  customer: Customer;
+  onRevoke: (key: Customer["api_keys"][number]) => void;
+}) {
+  if (customer.api_keys.length === 0) return <Empty text={T.emptyKeys} />;
+  const C = T.keyColumns;
+  return (
+    <Table
+      caption={T.sections.keys}
+      head={[
+        C.key,
+        C.created,
+        C.lastUsed,
+        C.usage,
+        C.status,
+        <span key="a" className="sr-only">
+          {ACTIONS}
+        </span>,
+      ]}
+    >
+      {customer.api_keys.map((key) => (
+        <tr key={key.id} data-admin-key={key.id}>
+          <td>
+            {key.name}
+            <span className="block font-mono text-xs text-base-content/70">{key.prefix}…</span>
+          </td>
+          <td className="whitespace-nowrap">{isoDay(key.created_at)}</td>
+          <td className="whitespace-nowrap">{dayAndTime(key.last_used_at) ?? T.facts.never}</td>
+          <td className="text-right tabular-nums">
+            {formatBalance(key.credits_used_this_month)}
+            {key.monthly_credit_limit !== null && ` / ${formatBalance(key.monthly_credit_limit)}`}
+          </td>
+          <td>{key.revoked_at ? `${T.revoked} ${isoDay(key.revoked_at)}` : T.live}</td>
+          <td>
+            {!key.revoked_at && (
+              <button
+                type="button"
+                className="btn btn-error btn-xs"
+                onClick={() => onRevoke(key)}
+                aria-label={`${ADMIN_PAGE_TEXT.actions.revokeKey} ${key.prefix}`}
+              >
+                {ADMIN_PAGE_TEXT.actions.revokeKey}
+              </button>
+            )}
+          </td>
+        </tr>
+      ))}
+    </Table>
+  );
+}
+
+/** Details that are plumbing rather than news to a reader (they stay in the CSV). */
+const QUIET_DETAILS = new Set(["idempotency_key", "description", "grant_id", "takes"]);
+
+/** An audit entry's details as short "key: value" text (never secrets: the server keeps none there). */
+export function detailsText(details: Record<string, unknown>): string {
+  if (typeof details.from === "string" && typeof details.to === "string")
+    return `${details.from} → ${details.to}`;
+  return Object.entries(details)
+    .filter(([key, value]) => !QUIET_DETAILS.has(key) && value !== null)
+    .map(
+      ([key, value]) =>
+        `${key.replaceAll("_", " ")}: ${typeof value === "object" ? JSON.stringify(value) : String(value)}`,
+    )
+    .join("; ");
+}
+
+export function AuditTrail({ entries }: { entries: readonly AuditEntryView[] }) {
+  if (entries.length === 0) return <Empty text={T.emptyAudit} />;
+  const C = T.auditColumns;
+  return (
+    <Table caption={T.sections.audit} head={[C.at, C.who, C.action, C.reason]}>
+      {entries.map((e) => (
+        <tr key={e.id} data-audit-entry={e.action}>
+          <td className="whitespace-nowrap tabular-nums">{dayAndTime(e.at)}</td>
+          <td>{e.actor_label}</td>
+          <td>
+            <span className="font-mono text-xs">{e.action}</span>
+            <span className="block text-xs text-base-content/70">{detailsText(e.details)}</span>
+          </td>
+          <td className="min-w-48">{e.reason ?? "—"}</td>
+        </tr>
+      ))}
+    </Table>
+  );
+}

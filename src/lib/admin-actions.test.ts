@@ -1,0 +1,89 @@
+import { describe, expect, it } from "vitest";
+import type { Customer } from "../../contract/admin.ts";
+import { availableActions, parseCredits } from "./admin-actions.ts";
+
+const customer = (over: Partial<Customer> = {}): Customer => ({
+  id: "c1",
+  username: "cora",
+  email: "cora@example.com",
+  role: "user",
+  email_verified: true,
+  created_at: "2026-11-01T00:00:00.000Z",
+  last_login_at: null,
+  disabled_at: null,
+  subscription: {
+    plan: "FREE",
+    product_id: null,
+    status: "free",
+    expires_at: null,
+    cancel_at_period_end: false,
+    scheduled_plan: null,
+  },
+  credit_balance: 50,
+  credits: [],
+  api_keys: [],
+  billing_details: null,
+  ...over,
+});
+const paid = customer({
+  subscription: {
+    plan: "Tier B",
+    product_id: "prod_b",
+    status: "active",
+    expires_at: "2026-12-01T00:00:00.000Z",
+    cancel_at_period_end: false,
+    scheduled_plan: null,
+  },
+});
+
+describe("availableActions (OPERATIONS.md's permission table, as the page offers it)", () => {
+  it.each([
+    ["support, a verified customer", "support", customer(), ["grant", "sendReset"]],
+    [
+      "support, an unverified one",
+      "support",
+      customer({ email_verified: false }),
+      ["grant", "sendVerification", "sendReset"],
+    ],
+    ["admin, a FREE customer", "admin", customer(), ["grant", "takeBack", "sendReset", "role", "disable"]],
+    [
+      "admin, a paying customer",
+      "admin",
+      paid,
+      ["grant", "takeBack", "sendReset", "cancelAtEnd", "cancelNow", "role", "disable"],
+    ],
+    [
+      "admin, a plan cancelled at the period end",
+      "admin",
+      customer({ ...paid, subscription: { ...paid.subscription, cancel_at_period_end: true } }),
+      ["grant", "takeBack", "sendReset", "cancelNow", "role", "disable"],
+    ],
+    [
+      "admin, a disabled account",
+      "admin",
+      customer({ disabled_at: "2026-11-20T10:00:00.000Z" }),
+      ["grant", "takeBack", "sendReset", "role", "enable"],
+    ],
+  ] as const)("%s", (_case, role, shown, expected) => {
+    expect(availableActions(role, "staff-1", shown)).toEqual(expected);
+  });
+
+  it("offers nothing that touches credits, the role or access on one's own account", () => {
+    expect(availableActions("admin", "c1", customer())).toEqual(["sendReset"]);
+  });
+});
+
+describe("parseCredits", () => {
+  it.each([
+    ["100", 100],
+    [" 2.5 ", 2.5],
+    ["0,125", 0.125],
+    ["0.001", 0.001],
+  ])("%j -> %s", (text, credits) => {
+    expect(parseCredits(text)).toBe(credits);
+  });
+
+  it.each([[""], ["0"], ["-5"], ["1.0001"], ["abc"], ["Infinity"]])("refuses %j", (text) => {
+    expect(parseCredits(text)).toBeNull();
+  });
+});

@@ -1,0 +1,42 @@
+// Which console actions a staff member is offered on a customer, and reading the credits typed into
+// a grant or take-back: plain functions of the viewer, the customer and the text, so one table
+// test holds them. The server checks the same permissions again (server/operations/permissions.ts).
+import type { Role } from "../../contract/account.ts";
+import type { Customer } from "../../contract/admin.ts";
+
+export type ActionKind =
+  | "grant"
+  | "takeBack"
+  | "sendVerification"
+  | "sendReset"
+  | "disable"
+  | "enable"
+  | "role"
+  | "cancelAtEnd"
+  | "cancelNow";
+
+/** The actions `viewer` may take on `customer` now, in the order the page shows them. */
+export function availableActions(viewer: Role, viewerId: string, customer: Customer): ActionKind[] {
+  const own = viewerId === customer.id;
+  const admin = viewer === "admin";
+  const paid = customer.subscription.status !== "free";
+  const list: Array<[ActionKind, boolean]> = [
+    ["grant", !own],
+    ["takeBack", admin && !own],
+    ["sendVerification", !customer.email_verified],
+    ["sendReset", true],
+    ["cancelAtEnd", admin && paid && !customer.subscription.cancel_at_period_end],
+    ["cancelNow", admin && paid],
+    ["role", admin && !own],
+    ["disable", admin && !own && customer.disabled_at === null],
+    ["enable", admin && !own && customer.disabled_at !== null],
+  ];
+  return list.filter(([, shown]) => shown).map(([kind]) => kind);
+}
+
+/** A whole or decimal number of credits with at most three decimals, above 0; else null. */
+export function parseCredits(text: string): number | null {
+  const value = Number(text.trim().replace(",", "."));
+  if (!text.trim() || !Number.isFinite(value) || value <= 0) return null;
+  return Math.round(value * 1000) === value * 1000 ? value : null;
+}

@@ -1,0 +1,208 @@
+// The operator console's state: the customer search, the customer page (account, ledger,
+// payments, usage, audit trail) and the audit log page, with the actions that change a customer.
+// Each action reloads the customer page from the server, so what staff see is what the API says.
+import { atom } from "nanostores";
+import type {
+  AdminLedgerEntry,
+  AdminPayment,
+  AuditEntryView,
+  Customer,
+  CustomerRow,
+} from "../../contract/admin.ts";
+import type { UsageRow } from "../../contract/usage.ts";
+import { apiRequest, saveDownload } from "../lib/api-client.ts";
+import { presetRange } from "../lib/usage-view.ts";
+
+type Status = "idle" | "loading" | "ready" | "failed";
+
+// ---- search ----
+
+export interface SearchState {
+  status: Status;
+  q: string;
+  rows: readonly CustomerRow[];
+  nextCursor: string | null;
+}
+
+export const $customerSearch = atom<SearchState>({ status: "idle", q: "", rows: [], nextCursor: null });
+
+/** Searches (or, with `more`, reads the next page of the same search). */
+export async function searchCustomers(q: string, more = false): Promise<void> {
+  const before = $customerSearch.get();
+  const cursor = more ? before.nextCursor : null;
+  $customerSearch.set({ ...before, status: "loading", q, ...(more ? {} : { rows: [], nextCursor: null }) });
+  const params = new URLSearchParams({ q, ...(cursor ? { cursor } : {}) });
+  try {
+    const page = await apiRequest(`/v1/admin/customers?${params}`, "customerSearchSchema", { auth: true });
+    const rows = more ? [...before.rows, ...page.data] : page.data;
+    $customerSearch.set({ status: "ready", q, rows, nextCursor: page.next_cursor });
+  } catch {
+    $customerSearch.set({ ...$customerSearch.get(), status: "failed" });
+  }
+}
+
+// ---- one customer ----
+
+export interface CustomerState {
+  status: Status | "missing";
+  customer: Customer | null;
+  ledger: readonly AdminLedgerEntry[];
+  ledgerCursor: string | null;
+  payments: readonly AdminPayment[];
+  usage: readonly UsageRow[];
+  usageRange: { from: string; to: string };
+  audit: readonly AuditEntryView[];
+  auditCursor: string | null;
+}
+
+const NO_CUSTOMER: CustomerState = {
+  status: "idle",
+  customer: null,
+  ledger: [],
+  ledgerCursor: null,
+  payments: [],
+  usage: [],
+  usageRange: presetRange("days30", new Date()),
+  audit: [],
+  auditCursor: null,
+};
+
+export const $customer = atom<CustomerState>(NO_CUSTOMER);
+
+const customerPath = (id: string) => `/v1/admin/customers/${encodeURIComponent(id)}`;
+
+/** Loads every part of the customer page at once (one round trip's time). */
+export async function loadCustomer(id: string): Promise<void> {
+  $customer.set({ ...$customer.get(), status: "loading" });
+  const range = presetRange("days30", new Date());
+  const base = customerPath(id);
+  try {
+    const [customer, ledger, payments, usage, audit] = await Promise.all([
+      apiRequest(base, "customerSchema", { auth: true }),
+      apiRequest(`${base}/ledger`, "adminLedgerSchema", { auth: true }),
+      apiRequest(`${base}/payments`, "adminPaymentListSchema", { auth: true }),
+      apiRequest(`${base}/usage?from=${range.from}&to=${range.to}&group_by=day,feature`, "usageSchema", {
+        auth: true,
+      }),
+      apiRequest(`${base}/audit`, "auditPageSchema", { auth: true }),
+    ]);
+    $customer.set({
+      status: "ready",
+      customer,
+      ledger: ledger.data,
+      ledgerCursor: ledger.next_cursor,
+      payments: payments.data,
+      usage: usage.data,
+      usageRange: range,
+      audit: audit.data,
+      auditCursor: audit.next_cursor,
+    });
+  } catch (error) {
+    const missing = (error as { status?: number }).status === 404;
+    $customer.set({ ...$customer.get(), status: missing ? "missing" : "failed" });
+  }
+}
+
+/** The next page of the ledger or of the audit trail. */
+export async function loadMore(part: "ledger" | "audit"): Promise<void> {
+  const state = $customer.get();
+  const id = state.customer?.id;
+  const cursor = part === "ledger" ? state.ledgerCursor : state.auditCursor;
+  if (!id || !cursor) return;
+  const path = `${customerPath(id)}/${part}?cursor=${encodeURIComponent(cursor)}`;
+  if (part === "ledger") {
+    const page = await apiRequest(path, "adminLedgerSchema", { auth: true });
+    $customer.set({
+      ...$customer.get(),
+      ledger: [...state.ledger, ...page.data],
+      ledgerCursor: page.next_cursor,
+    });
+  } else {
+    const page = await apiRequest(path, "auditPageSchema", { auth: true });
+    $customer.set({
+      ...$customer.get(),
+      audit: [...state.audit, ...page.data],
+      auditCursor: page.next_cursor,
+    });
+  }
+}
+
+/** What an action dialog sends: the call, its body (with the reason), and what to say when done. */
+export interface ActionCall {
+  path: string;
+  method?: "POST" | "DELETE";
+  body: Record<string, unknown>;
+}
+
+/** Runs an action, then reloads the customer; throws ApiError when the server refuses it. */
+export async function runCustomerAction(customerId: string, call: ActionCall): Promise<void> {
+  await apiRequest(call.path, "anyAnswerSchema", {
+    method: call.method ?? "POST",
+    body: call.body,
+    auth: true,
+  });
+  await loadCustomer(customerId);
+}
+
+export const actionPath = {
+  credits: (id: string) => `${customerPath(id)}/credits`,
+  disable: (id: string) => `${customerPath(id)}/disable`,
+  enable: (id: string) => `${customerPath(id)}/enable`,
+  role: (id: string) => `${customerPath(id)}/role`,
+  emails: (id: string) => `${customerPath(id)}/emails`,
+  cancel: (id: string) => `${customerPath(id)}/subscription/cancel`,
+  revokeKey: (keyId: string) => `/v1/admin/api-keys/${encodeURIComponent(keyId)}`,
+};
+
+// ---- the audit log ----
+
+export interface AuditFilter {
+  actor: string;
+  subject: string;
+  action: string;
+  from: string;
+  to: string;
+}
+
+export interface AuditState {
+  status: Status;
+  filter: AuditFilter;
+  entries: readonly AuditEntryView[];
+  nextCursor: string | null;
+}
+
+export const EMPTY_AUDIT_FILTER: AuditFilter = { actor: "", subject: "", action: "", from: "", to: "" };
+
+export const $auditLog = atom<AuditState>({
+  status: "idle",
+  filter: EMPTY_AUDIT_FILTER,
+  entries: [],
+  nextCursor: null,
+});
+
+const filterQuery = (filter: AuditFilter) =>
+  new URLSearchParams(
+    Object.entries(filter).filter(([, value]) => value.trim() !== "") as [string, string][],
+  );
+
+export async function loadAuditLog(filter: AuditFilter, more = false): Promise<void> {
+  const before = $auditLog.get();
+  const params = filterQuery(filter);
+  if (more && before.nextCursor) params.set("cursor", before.nextCursor);
+  $auditLog.set({ ...before, status: "loading", filter });
+  try {
+    const page = await apiRequest(`/v1/admin/audit?${params}`, "auditPageSchema", { auth: true });
+    const entries = more ? [...before.entries, ...page.data] : page.data;
+    $auditLog.set({ status: "ready", filter, entries, nextCursor: page.next_cursor });
+  } catch {
+    $auditLog.set({ ...$auditLog.get(), status: "failed" });
+  }
+}
+
+/** The filtered log as a CSV file, saved by the browser. */
+export async function downloadAuditCsv(filter: AuditFilter): Promise<void> {
+  await saveDownload(
+    `/v1/admin/audit.csv?${filterQuery(filter)}`,
+    `audit-log-${new Date().toISOString().slice(0, 10)}.csv`,
+  );
+}

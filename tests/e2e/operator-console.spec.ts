@@ -1,0 +1,139 @@
+// The operator console as staff use it on a busy day: support finds a customer by the start of a
+// key quoted in their e-mail and grants goodwill credits with a reason; an admin disables an
+// account and the customer's next page load says so; the audit log shows both. Phone and desktop,
+// light and dark, checked with axe.
+import { ADMIN_PAGE_TEXT } from "../../src/lib/admin-text.ts";
+import { UI_TEXT } from "../../src/lib/ui-text.ts";
+import { createVerifiedUser, openSignedIn, tokenViaApi } from "../fixtures/account.ts";
+import { axeViolations } from "../fixtures/axe.ts";
+import { setRoleByCli } from "../fixtures/service-key.ts";
+import { expect, test } from "../fixtures/test.ts";
+
+const A = ADMIN_PAGE_TEXT;
+
+async function apiKeyOf(request: import("@playwright/test").APIRequestContext, token: string) {
+  const res = await request.post("/v1/api-keys", {
+    headers: { Authorization: `Bearer ${token}` },
+    data: { name: "Render farm" },
+  });
+  expect(res.status()).toBe(201);
+  return (await res.json()) as { prefix: string; key: string };
+}
+
+test("support finds a customer by key prefix and grants 100 credits; the customer's profile shows them", async ({
+  page,
+  request,
+  browser,
+}) => {
+  const customer = await createVerifiedUser(request, "cust");
+  const customerToken = await tokenViaApi(request, customer);
+  const key = await apiKeyOf(request, customerToken);
+  const support = await createVerifiedUser(request, "sup");
+  await setRoleByCli(support.username, "support");
+
+  await openSignedIn(page, await tokenViaApi(request, support), "/profile");
+  // The account menu offers the console to staff.
+  await page.getByText(UI_TEXT.greeting(support.username)).first().click();
+  await page.getByRole("link", { name: UI_TEXT.operatorConsole }).first().click();
+  await expect(page).toHaveURL(/\/admin\/customers$/);
+  await expect(page.getByRole("heading", { level: 1, name: A.customers.title })).toBeVisible();
+
+  // "My key gpk_3xT9… stopped working": the start of the key is enough.
+  await page.getByLabel(A.customers.searchLabel).fill(`${key.prefix.slice(0, 10)}…`);
+  await page.getByRole("button", { name: A.customers.search }).click();
+  const row = page.locator("[data-customer-row]");
+  await expect(row).toHaveCount(1);
+  await expect(row).toContainText(customer.username);
+  expect(await axeViolations(page)).toEqual([]);
+  await row.getByRole("link", { name: customer.username }).click();
+
+  await expect(page).toHaveURL(/\/admin\/customers\/[0-9a-f-]{36}$/);
+  await expect(page.locator("[data-customer-name]")).toContainText(customer.username);
+  await expect(page.locator("[data-customer-balance]")).toHaveText("50");
+  // Support sees only what support may do.
+  await expect(page.locator("[data-action]")).toHaveText([A.actions.grant, A.actions.sendReset]);
+  expect(await axeViolations(page)).toEqual([]);
+
+  await page.getByRole("button", { name: A.actions.grant }).click();
+  const dialog = page.getByRole("dialog", { name: `${A.actions.grant}: ${customer.username}` });
+  await dialog.getByLabel(A.actions.amount).fill("100");
+  await dialog.getByRole("button", { name: A.actions.confirm }).click();
+  // The reason is required, and said next to the field.
+  await expect(dialog.locator("[data-action-error]")).toHaveText("Give a reason");
+  await dialog.getByLabel(A.actions.reason).fill("Renders failed during the outage of 24 November");
+  expect(await axeViolations(page)).toEqual([]);
+  await dialog.getByRole("button", { name: A.actions.confirm }).click();
+  await expect(page.getByText(`${A.actions.grant}: done`)).toBeVisible();
+  await expect(dialog).toBeHidden();
+  await expect(page.locator("[data-customer-balance]")).toHaveText("150");
+  await expect(page.locator('[data-audit-entry="credits.grant"]')).toContainText(
+    "Renders failed during the outage",
+  );
+  await expect(page.locator('[data-ledger-line="grant"]').first()).toContainText("Goodwill credits");
+
+  // The customer sees the credits on /profile.
+  const customerPage = await browser.newPage();
+  await openSignedIn(customerPage, customerToken, "/profile");
+  await expect(customerPage.locator("[data-credit-balance]").first()).toContainText("150");
+  await customerPage.close();
+});
+
+test("an admin disables an account, the customer's next page load says so, and the audit log shows it", async ({
+  page,
+  request,
+  browser,
+}) => {
+  const customer = await createVerifiedUser(request, "dis");
+  const customerToken = await tokenViaApi(request, customer);
+  const admin = await createVerifiedUser(request, "adm");
+  await setRoleByCli(admin.username, "admin");
+
+  await openSignedIn(page, await tokenViaApi(request, admin), `/admin/customers?q=${customer.username}`);
+  await page.locator("[data-customer-row]").getByRole("link", { name: customer.username }).click();
+  await page.getByRole("button", { name: A.actions.disable }).click();
+  const dialog = page.getByRole("dialog", { name: `${A.actions.disable}: ${customer.username}` });
+  await dialog.getByLabel(A.actions.reason).fill("Card testing from this account");
+  await dialog.getByRole("button", { name: A.actions.confirm }).click();
+  await expect(page.locator("[data-disabled-banner]")).toBeVisible();
+  await expect(page.getByRole("button", { name: A.actions.enable })).toBeVisible();
+
+  // The customer's next page load: signed out, with the reason.
+  const customerPage = await browser.newPage();
+  await openSignedIn(customerPage, customerToken, "/profile");
+  await expect(customerPage.getByText("Account disabled. Contact support.")).toBeVisible();
+  await expect(customerPage).toHaveURL(/\/$/);
+  await customerPage.close();
+
+  await page.getByRole("link", { name: A.nav.audit }).click();
+  await expect(page.getByRole("heading", { level: 1, name: A.audit.title })).toBeVisible();
+  await page.getByLabel(A.audit.action).fill("account.");
+  await page.getByRole("button", { name: A.audit.apply }).click();
+  await expect(page.locator('[data-audit-row="account.disable"]').first()).toContainText(
+    "Card testing from this account",
+  );
+  expect(await axeViolations(page)).toEqual([]);
+});
+
+test("the console's pages are for staff only, and read well on a phone in the dark", async ({
+  page,
+  request,
+}) => {
+  const customer = await createVerifiedUser(request, "plain");
+  await openSignedIn(page, await tokenViaApi(request, customer), "/admin/customers");
+  await expect(page).toHaveURL(/\/$/);
+  const robots = await (await request.get("/robots.txt")).text();
+  expect(robots).toContain("Disallow: /admin");
+
+  const admin = await createVerifiedUser(request, "dark");
+  await setRoleByCli(admin.username, "admin");
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.emulateMedia({ colorScheme: "dark" });
+  await openSignedIn(page, await tokenViaApi(request, admin), `/admin/customers?q=${customer.username}`);
+  await expect(page.locator("[data-customer-row]")).toHaveCount(1);
+  expect(await page.locator('meta[name="robots"]').getAttribute("content")).toContain("noindex");
+  expect(await axeViolations(page)).toEqual([]);
+  await page.locator("[data-customer-row]").getByRole("link").click();
+  await expect(page.locator("[data-customer-name]")).toBeVisible();
+  expect(await axeViolations(page)).toEqual([]);
+  await page.screenshot({ path: "test-results/playwright/console-customer-phone-dark.png", fullPage: true });
+});
