@@ -38,6 +38,9 @@ export function countryName(code: string | null): string {
 /** The invoice document's words. */
 export const INVOICE_TEXT = {
   invoiceTitle: "Invoice",
+  creditNoteTitle: "Credit note",
+  creditNoteNumber: "Credit note number",
+  refersTo: "Corrects invoice",
   invoiceNumber: "Invoice number",
   invoiceDate: "Date",
   seller: "From",
@@ -51,6 +54,10 @@ export const INVOICE_TEXT = {
   vatIdLabel: (id: string) => `VAT ID ${id}`,
   refundedPart: (amount: string) => `${amount} refunded`,
 } as const;
+
+/** The document's title: an invoice, or the credit note a refund issued. */
+export const documentTitle = (invoice: Pick<Invoice, "document">): string =>
+  invoice.document === "credit_note" ? INVOICE_TEXT.creditNoteTitle : INVOICE_TEXT.invoiceTitle;
 
 /** The lines of a party's address block: name, address (or the country alone), e-mail. */
 export function partyLines(party: {

@@ -39,6 +39,10 @@ export const invoiceSummarySchema = z.object({
   invoice_url: z.nullable(z.string()),
   /** Stripe's invoice PDF. */
   pdf_url: z.nullable(z.string()),
+  /** A credit note (a refund's document) rather than an invoice; absent for an invoice. */
+  document: z.optional(z.enum(["invoice", "credit_note"])),
+  /** For a credit note: the number of the invoice it corrects. */
+  refers_to: z.optional(z.string()),
 });
 export type InvoiceSummary = z.infer<typeof invoiceSummarySchema>;
 

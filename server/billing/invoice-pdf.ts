@@ -9,7 +9,13 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import PDFDocument from "pdfkit";
-import { formatMoney, partyLines, INVOICE_TEXT as T, vatRateLabel } from "../../contract/invoice-document.ts";
+import {
+  documentTitle,
+  formatMoney,
+  partyLines,
+  INVOICE_TEXT as T,
+  vatRateLabel,
+} from "../../contract/invoice-document.ts";
 import type { Invoice, InvoiceParty } from "../../contract/invoices.ts";
 import type { InvoiceWithDocument } from "./invoices.ts";
 
@@ -50,7 +56,7 @@ export function renderInvoicePdf(invoice: Invoice, options: InvoicePdfOptions): 
     margin: A4_MARGIN,
     // The invoice's own date, so the same invoice always gives the same document.
     info: {
-      Title: `${T.invoiceTitle} ${invoice.number ?? ""}`.trim(),
+      Title: `${documentTitle(invoice)} ${invoice.number ?? ""}`.trim(),
       Author: invoice.seller.name ?? options.producer,
       Producer: options.producer,
       Creator: options.producer,
@@ -81,11 +87,13 @@ function write(doc: PDFKit.PDFDocument, invoice: Invoice): void {
   const width = doc.page.width - doc.page.margins.left - doc.page.margins.right;
   const half = (width - 24) / 2;
 
-  doc.font("bold").fontSize(20).text(T.invoiceTitle, left, A4_MARGIN);
+  doc.font("bold").fontSize(20).text(documentTitle(invoice), left, A4_MARGIN);
   const top = doc.y + 8;
   doc.font("regular").fontSize(10);
-  labelled(doc, T.invoiceNumber, invoice.number ?? "—", left, top, half);
+  const creditNote = invoice.document === "credit_note";
+  labelled(doc, creditNote ? T.creditNoteNumber : T.invoiceNumber, invoice.number ?? "—", left, top, half);
   labelled(doc, T.invoiceDate, invoice.date.slice(0, 10), left, doc.y + 4, half);
+  if (invoice.refers_to) labelled(doc, T.refersTo, invoice.refers_to, left, doc.y + 4, half);
 
   const partiesTop = doc.y + 20;
   party(doc, T.seller, invoice.seller, left, partiesTop, half);

@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { formatInvoiceNumber, seriesOf, taxOfPayment } from "./invoice-rules.ts";
+import {
+  creditNoteAmounts,
+  creditNoteSeriesOf,
+  formatInvoiceNumber,
+  seriesOf,
+  taxOfPayment,
+} from "./invoice-rules.ts";
 
 describe("invoice numbers", () => {
   it.each([
@@ -72,5 +78,50 @@ describe("taxOfPayment", () => {
     ["reverse charge with tax on it", { net: 5000, tax: 950, reverseCharge: true, buyer: buyer("DE") }],
   ])("%s: no treatment", (_case, payment) => {
     expect(taxOfPayment(payment, "DE", at)).toEqual({ treatment: null, rateBasisPoints: null });
+  });
+});
+
+describe("credit notes", () => {
+  it.each([
+    ["a day in the year", "2026-06-01T12:00:00.000Z", "CN-2026"],
+    ["New Year's Eve at 23:30 in Berlin is next year's already", "2026-12-31T23:30:00.000Z", "CN-2027"],
+  ])("%s: %s is in %s", (_case, at, series) => {
+    expect(creditNoteSeriesOf(new Date(at))).toBe(series);
+  });
+
+  // A €119.00 invoice: €100.00 net and €19.00 VAT (19 %).
+  const invoice = { total: 11_900, tax: 1_900 };
+
+  it.each([
+    ["a full refund reverses the whole invoice", 0, 11_900, { net: 10_000, tax: 1_900, total: 11_900 }],
+    ["half of it, half of each", 0, 5_950, { net: 5_000, tax: 950, total: 5_950 }],
+    ["the rest after that half", 5_950, 11_900, { net: 5_000, tax: 950, total: 5_950 }],
+    ["one cent: its VAT rounds to nothing", 0, 1, { net: 1, tax: 0, total: 1 }],
+    ["the cent that tips the rounding carries the VAT cent", 3, 4, { net: 0, tax: 1, total: 1 }],
+  ])("%s", (_case, before, after, amounts) => {
+    expect(creditNoteAmounts(invoice, before, after)).toEqual(amounts);
+  });
+
+  it("adds up to the invoice's net and VAT however the refund is split", () => {
+    let net = 0;
+    let tax = 0;
+    let refunded = 0;
+    for (const part of [1, 333, 2_000, 17, 4_549, 5_000]) {
+      const amounts = creditNoteAmounts(invoice, refunded, refunded + part);
+      expect(amounts.net + amounts.tax).toBe(part);
+      net += amounts.net;
+      tax += amounts.tax;
+      refunded += part;
+    }
+    expect({ refunded, net, tax }).toEqual({ refunded: 11_900, net: 10_000, tax: 1_900 });
+  });
+
+  it("reverses no VAT where none was charged, and nothing of a zero invoice", () => {
+    expect(creditNoteAmounts({ total: 5_000, tax: 0 }, 0, 2_500)).toEqual({
+      net: 2_500,
+      tax: 0,
+      total: 2_500,
+    });
+    expect(creditNoteAmounts({ total: 0, tax: 0 }, 0, 0)).toEqual({ net: 0, tax: 0, total: 0 });
   });
 });

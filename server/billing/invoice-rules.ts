@@ -11,6 +11,26 @@ export const seriesOf = (at: Date) => `INV-${inBerlin(at).year}`;
 export const formatInvoiceNumber = (series: string, sequence: number) =>
   `${series}-${String(sequence).padStart(6, "0")}`;
 
+/** The series a credit note issued at `at` belongs to: its own, gap-free, per Berlin calendar year. */
+export const creditNoteSeriesOf = (at: Date) => `CN-${inBerlin(at).year}`;
+
+/**
+ * The net and VAT a refund reverses, in the invoice's proportions. Computed on the cumulative
+ * refunded amount and differenced, so partial refunds that add up to the whole invoice reverse
+ * exactly its net and its VAT, cent for cent, whatever the rounding of each part.
+ */
+export function creditNoteAmounts(
+  invoice: { total: number; tax: number },
+  refundedBefore: number,
+  refundedAfter: number,
+): { net: number; tax: number; total: number } {
+  const taxUpTo = (refunded: number) =>
+    invoice.total === 0 ? 0 : Math.round((refunded * invoice.tax) / invoice.total);
+  const total = refundedAfter - refundedBefore;
+  const tax = taxUpTo(refundedAfter) - taxUpTo(refundedBefore);
+  return { net: total - tax, tax, total };
+}
+
 /**
  * The VAT treatment and rate the amounts show, decided as the checkout decides it; null when the
  * payment carries no buyer country (a payment made before VAT was collected) or when the provider's

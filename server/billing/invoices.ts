@@ -35,8 +35,8 @@ export interface PaidInvoice {
   paymentReference: string | null;
 }
 
-/** The next number of `series`, taken under the counter row's lock until the transaction ends. */
-async function nextSequence(tx: Tx, series: string): Promise<number> {
+/** The next number of `series` (invoices and credit notes), under the counter row's lock until the transaction ends. */
+export async function nextSequence(tx: Tx, series: string): Promise<number> {
   const [row] = await tx
     .insert(invoiceSequences)
     .values({ series, last: 1 })

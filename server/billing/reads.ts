@@ -6,6 +6,7 @@ import { invoicePdfName } from "../../contract/invoice-document.ts";
 import type { BillingDetails, Invoice, InvoiceSummary } from "../../contract/invoices.ts";
 import type { Db } from "../db/types.ts";
 import { fromMillicredits } from "../domain/ledger.ts";
+import { creditNoteSummary, creditNoteView, userCreditNote, userCreditNotes } from "./credit-notes.ts";
 import { invoicePdfRefusal, renderInvoicePdf } from "./invoice-pdf.ts";
 import { invoiceSummary, invoiceView } from "./invoice-view.ts";
 import { userInvoice, userInvoices } from "./invoices.ts";
@@ -36,13 +37,18 @@ export function billingReads(db: Db) {
       }));
     },
 
-    /** The billing history, newest first. */
+    /** The billing history with its credit notes, newest first. */
     async invoices(userId: string): Promise<InvoiceSummary[]> {
-      return (await userInvoices(db, userId)).map(invoiceSummary);
+      const [rows, notes] = await Promise.all([userInvoices(db, userId), userCreditNotes(db, userId)]);
+      return [...rows.map(invoiceSummary), ...notes.map(creditNoteSummary)].sort((a, b) =>
+        b.date.localeCompare(a.date),
+      );
     },
 
-    /** One invoice of the user (another user's id answers the same as an unknown one). */
+    /** One invoice or credit note of the user (another user's id answers the same as an unknown one). */
     async invoice(userId: string, invoiceId: string): Promise<Invoice> {
+      const note = UUID.test(invoiceId) ? await userCreditNote(db, userId, invoiceId) : undefined;
+      if (note) return creditNoteView(note);
       return invoiceView(await invoiceRow(userId, invoiceId));
     },
 
@@ -51,6 +57,14 @@ export function billingReads(db: Db) {
      * Stripe's invoices are Stripe's documents: both are refused with the reason.
      */
     async invoicePdf(userId: string, invoiceId: string): Promise<{ pdf: Buffer; filename: string }> {
+      const note = UUID.test(invoiceId) ? await userCreditNote(db, userId, invoiceId) : undefined;
+      if (note) {
+        const view = creditNoteView(note);
+        return {
+          pdf: await renderInvoicePdf(view, { producer: PRODUCT_NAME }),
+          filename: invoicePdfName(view),
+        };
+      }
       const row = await invoiceRow(userId, invoiceId);
       const refusal = invoicePdfRefusal(row);
       if (refusal) throw new BillingRefusal(refusal);

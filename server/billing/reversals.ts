@@ -10,6 +10,7 @@ import type { Logger } from "pino";
 import { creditAdjustments, creditGrants, type InvoiceRow, invoices } from "../db/schema/index.ts";
 import type { Tx } from "../db/types.ts";
 import { disputeStep, refundStep } from "../domain/reversal.ts";
+import { issueCreditNote } from "./credit-notes.ts";
 import { lockUser } from "./ledger-store.ts";
 import type { BillingEvent } from "./ports/events.ts";
 import type { PaymentProvider } from "./ports/payment-provider.ts";
@@ -72,16 +73,11 @@ export async function applyRefund(
   const step = refundStep(row, p.amountRefunded, grant);
   if (!step) return null;
   const { takenBack } = step;
+  const reference = `refund:${p.chargeId}:${p.amountRefunded}`;
   if (grant) {
     const applied = await adjust(
       tx,
-      {
-        userId: row.userId,
-        grantId: grant.id,
-        kind: "refund",
-        amount: takenBack,
-        reference: `refund:${p.chargeId}:${p.amountRefunded}`,
-      },
+      { userId: row.userId, grantId: grant.id, kind: "refund", amount: takenBack, reference },
       now,
     );
     if (!applied) return null;
@@ -94,6 +90,13 @@ export async function applyRefund(
     .update(invoices)
     .set({ refunded: step.refundedSoFar, status: step.status, updatedAt: now })
     .where(eq(invoices.id, row.id));
+  // Every refund, from the console or the provider's dashboard, issues its credit note.
+  await issueCreditNote(
+    tx,
+    row,
+    { before: row.refunded, after: step.refundedSoFar, reference, providerDocumentId: p.chargeId },
+    now,
+  );
   return { takenBack };
 }
 

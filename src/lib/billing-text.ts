@@ -16,6 +16,8 @@ export const BILLING_TEXT = {
   status: "Status",
   invoice: "Invoice",
   statusLabels: { paid: "Paid", failed: "Failed", refunded: "Refunded", disputed: "Disputed" },
+  /** A credit note's row: the document a refund issued. */
+  creditNoteLabel: "Credit note",
   viewInvoice: "View",
   noInvoice: "None",
   emptyTitle: "No payments yet",

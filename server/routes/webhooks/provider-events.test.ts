@@ -170,7 +170,12 @@ describe.each(TEST_DATABASES)("provider events beyond a card payment (%s)", (kin
     const topUpRow = async (token: string) => {
       const res = await getJson(ctx.t.app, "/v1/billing/invoices", token);
       const { data } = (await res.json()) as { data: InvoiceSummary[] };
-      return data.find((r) => r.kind === "topup");
+      return data.find((r) => r.kind === "topup" && r.document !== "credit_note");
+    };
+    const creditNotesOf = async (token: string) => {
+      const res = await getJson(ctx.t.app, "/v1/billing/invoices", token);
+      const { data } = (await res.json()) as { data: InvoiceSummary[] };
+      return data.filter((r) => r.document === "credit_note").reverse();
     };
     const topUpRemaining = async (token: string) =>
       (await ledger(ctx.t, token)).filter((g) => g.kind === "topup").reduce((sum, g) => sum + g.remaining, 0);
@@ -190,6 +195,27 @@ describe.each(TEST_DATABASES)("provider events beyond a card payment (%s)", (kin
       expect(await topUpRow(token)).toMatchObject({ status: "refunded", refunded: purchase.total });
       const adjustments = await ctx.t.deps.db.select().from(creditAdjustments);
       expect(adjustments.map((a) => a.kind)).toEqual(["refund", "refund"]);
+
+      // One credit note per refund, numbered in its own series, reversing net and VAT in the
+      // invoice's proportions: together exactly the invoice's.
+      const invoice = await topUpRow(token);
+      const notes = await creditNotesOf(token);
+      expect(notes.map((n) => n.number)).toEqual(["CN-2026-000001", "CN-2026-000002"]);
+      expect(notes.map((n) => n.refers_to)).toEqual([invoice?.number, invoice?.number]);
+      expect(notes.map((n) => n.total)).toEqual([half, purchase.total - half]);
+      expect(notes.reduce((sum, n) => sum + n.net, 0)).toBe(invoice?.net);
+      expect(notes.reduce((sum, n) => sum + n.tax, 0)).toBe(invoice?.tax);
+      const document = await getJson(ctx.t.app, `/v1/billing/invoices/${notes[0]?.id}`, token);
+      expect(await document.json()).toMatchObject({
+        document: "credit_note",
+        number: "CN-2026-000001",
+        refers_to: invoice?.number,
+        buyer: { country: "DE" },
+        tax_rate: 19,
+      });
+      const pdf = await getJson(ctx.t.app, `/v1/billing/invoices/${notes[0]?.id}/pdf`, token);
+      expect(pdf.headers.get("content-type")).toBe("application/pdf");
+      expect(pdf.headers.get("content-disposition")).toContain("CN-2026-000001.pdf");
     });
 
     it("never drives the balance below zero: credits already spent stay spent", async () => {

@@ -46,10 +46,19 @@ function InvoiceCell({ row }: { row: InvoiceSummary }) {
   );
 }
 
+/** A row's amount: a credit note's as money paid back ("−€5.95"). */
+function amountOf(row: InvoiceSummary, cents: number): string {
+  const money = formatMoney(cents, row.currency);
+  return row.document === "credit_note" && cents > 0 ? `−${money}` : money;
+}
+
 function StatusBadge({ row }: { row: InvoiceSummary }) {
+  const creditNote = row.document === "credit_note";
   return (
     <>
-      <span className={`badge badge-sm ${STATUS_BADGE[row.status]}`}>{T.statusLabels[row.status]}</span>
+      <span className={`badge badge-sm ${creditNote ? "badge-info" : STATUS_BADGE[row.status]}`}>
+        {creditNote ? T.creditNoteLabel : T.statusLabels[row.status]}
+      </span>
       {row.refunded > 0 && row.refunded < row.total && (
         <span className="block text-xs">{T.refundedPart(formatMoney(row.refunded, row.currency))}</span>
       )}
@@ -70,13 +79,13 @@ function HistoryList({ rows }: { rows: readonly InvoiceSummary[] }) {
           <p className="text-sm text-base-content/70 tabular-nums">{isoDay(row.date)}</p>
           <dl className="mt-2 grid grid-cols-[1fr_auto] gap-x-4 text-sm tabular-nums">
             <dt>{T.net}</dt>
-            <dd className="text-right">{formatMoney(row.net, row.currency)}</dd>
+            <dd className="text-right">{amountOf(row, row.net)}</dd>
             <dt>
               {T.vat} {vatRateLabel(row.tax_rate, row.tax_treatment)}
             </dt>
-            <dd className="text-right">{formatMoney(row.tax, row.currency)}</dd>
+            <dd className="text-right">{amountOf(row, row.tax)}</dd>
             <dt className="font-semibold">{T.total}</dt>
-            <dd className="text-right font-semibold">{formatMoney(row.total, row.currency)}</dd>
+            <dd className="text-right font-semibold">{amountOf(row, row.total)}</dd>
           </dl>
           <p className="mt-2 text-sm">
             <InvoiceCell row={row} />
@@ -116,25 +125,16 @@ function HistoryTable({ rows }: { rows: readonly InvoiceSummary[] }) {
               <th scope="row" className="font-normal">
                 {row.description}
               </th>
-              <td className="text-right tabular-nums">{formatMoney(row.net, row.currency)}</td>
+              <td className="text-right tabular-nums">{amountOf(row, row.net)}</td>
               <td className="text-right tabular-nums">
-                {formatMoney(row.tax, row.currency)}
+                {amountOf(row, row.tax)}
                 <span className="block text-xs text-base-content/70">
                   {vatRateLabel(row.tax_rate, row.tax_treatment)}
                 </span>
               </td>
-              <td className="text-right font-semibold tabular-nums">
-                {formatMoney(row.total, row.currency)}
-              </td>
+              <td className="text-right font-semibold tabular-nums">{amountOf(row, row.total)}</td>
               <td>
-                <span className={`badge badge-sm ${STATUS_BADGE[row.status]}`}>
-                  {T.statusLabels[row.status]}
-                </span>
-                {row.refunded > 0 && row.refunded < row.total && (
-                  <span className="block text-xs">
-                    {T.refundedPart(formatMoney(row.refunded, row.currency))}
-                  </span>
-                )}
+                <StatusBadge row={row} />
               </td>
               <td className="whitespace-nowrap">
                 <InvoiceCell row={row} />

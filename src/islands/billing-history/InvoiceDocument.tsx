@@ -5,7 +5,7 @@
 // Stripe invoice links to Stripe's own page and PDF.
 import { useStore } from "@nanostores/react";
 import { useEffect, useState } from "react";
-import { formatMoney, partyLines, vatRateLabel } from "../../../contract/invoice-document.ts";
+import { documentTitle, formatMoney, partyLines, vatRateLabel } from "../../../contract/invoice-document.ts";
 import type { Invoice, InvoiceParty } from "../../../contract/invoices.ts";
 import { readStoredToken } from "../../lib/auth-storage.ts";
 import { BILLING_TEXT } from "../../lib/billing-text.ts";
@@ -69,13 +69,28 @@ function Document({ invoice }: { invoice: Invoice }) {
     <article className="card border border-base-300 bg-base-100 print:border-0" data-invoice={invoice.id}>
       <div className="card-body gap-6">
         <header className="flex flex-wrap items-start justify-end gap-4">
+          {invoice.document === "credit_note" && (
+            <h2 className="mr-auto text-xl font-bold" data-credit-note>
+              {documentTitle(invoice)}
+            </h2>
+          )}
           <dl className="grid grid-cols-[auto_auto] gap-x-4 text-sm">
-            <dt className="font-medium">{T.invoiceNumber}</dt>
+            <dt className="font-medium">
+              {invoice.document === "credit_note" ? T.creditNoteNumber : T.invoiceNumber}
+            </dt>
             <dd className="font-mono" data-invoice-number>
               {invoice.number ?? "—"}
             </dd>
             <dt className="font-medium">{T.invoiceDate}</dt>
             <dd className="tabular-nums">{isoDay(invoice.date)}</dd>
+            {invoice.refers_to && (
+              <>
+                <dt className="font-medium">{T.refersTo}</dt>
+                <dd className="font-mono" data-refers-to>
+                  {invoice.refers_to}
+                </dd>
+              </>
+            )}
           </dl>
         </header>
         {invoice.status === "failed" && (
