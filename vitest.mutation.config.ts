@@ -15,6 +15,8 @@ export default defineConfig({
       "server/api-access/key-format.test.ts",
       "server/usage/usage-range.test.ts",
       "server/usage/usage-csv.test.ts",
+      "server/csv/paged-csv.test.ts",
+      "server/operations/permissions.test.ts",
       "contract/credit-costs.test.ts",
     ],
     environment: "node",

@@ -73,6 +73,20 @@ export const roleChangeRequestSchema = z.object({ role: roleSchema, reason });
 export const CUSTOMER_MAIL_KINDS = ["verification", "password_reset"] as const;
 export const customerMailRequestSchema = z.object({ kind: z.enum(CUSTOMER_MAIL_KINDS), reason });
 
+export const refundRequestSchema = z.object({
+  /** Minor units; default: all that is not refunded yet. */
+  amount: z.optional(z.int().check(z.positive({ error: "Refund a positive amount (minor units)" }))),
+  reason,
+  idempotency_key: idempotencyKey,
+});
+
+export const refundResultSchema = z.object({
+  refund_id: z.string(),
+  /** The provider's status: succeeded, pending, ... */
+  status: z.string(),
+  audit_id: z.string(),
+});
+
 export const cancelSubscriptionRequestSchema = z.object({ at: z.enum(["period_end", "now"]), reason });
 
 const instant = z.iso.datetime({ offset: true });

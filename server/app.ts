@@ -69,6 +69,8 @@ export function createApp(deps: AppDeps): Hono {
   app.get("/healthz", (c) => c.json({ status: "ok" }));
   app.get(JWKS_PATH, jwksHandler(deps.accessTokens));
 
+  // The local checkout delivers the events of a change soon after it; Stripe sends its own.
+  const afterProviderChange = deps.payments.local ? deps.payments.local.deliverSoon : () => {};
   const billing = createBilling({
     db: deps.db,
     clock: deps.clock,
@@ -85,7 +87,7 @@ export function createApp(deps: AppDeps): Hono {
       tasks: deps.tasks,
       logger: deps.logger,
     }),
-    afterProviderChange: deps.payments.local ? deps.payments.local.deliverSoon : () => {},
+    afterProviderChange,
   });
   const accounts = createAccounts({
     db: deps.db,
@@ -120,7 +122,11 @@ export function createApp(deps: AppDeps): Hono {
     },
     deps.config.corsOrigins,
     { billing, catalogue: deps.payments.catalogue },
-    { supportGrantLimit: deps.config.SUPPORT_GRANT_LIMIT },
+    {
+      supportGrantLimit: deps.config.SUPPORT_GRANT_LIMIT,
+      provider: deps.payments.provider,
+      afterProviderChange,
+    },
   );
   app.route("/", api);
 

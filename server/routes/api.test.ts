@@ -50,6 +50,7 @@ const CONTRACT_PATHS = [
   "/v1/admin/customers/{id}/role",
   "/v1/admin/customers/{id}/emails",
   "/v1/admin/api-keys/{id}",
+  "/v1/admin/payments/{id}/refund",
   "/v1/admin/audit",
   "/v1/admin/audit.csv",
 ];

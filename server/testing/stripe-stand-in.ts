@@ -11,6 +11,8 @@ export interface RecordedRequest {
   path: string;
   query: URLSearchParams;
   body: URLSearchParams;
+  /** Lower-case names, as Node gives them (Idempotency-Key is "idempotency-key"). */
+  headers: Record<string, string | string[] | undefined>;
 }
 
 export type Answer = { status?: number; body: unknown };
@@ -49,6 +51,7 @@ export async function startStripeStandIn(currentRoutes?: () => Route[]): Promise
         path: url.pathname,
         query: url.searchParams,
         body: new URLSearchParams(raw),
+        headers: req.headers,
       };
       requests.push(recorded);
       const answer = (currentRoutes ? currentRoutes() : routes).map((r) => r(recorded)).find(Boolean) ?? {

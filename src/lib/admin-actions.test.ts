@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Customer } from "../../contract/admin.ts";
-import { availableActions, parseCredits } from "./admin-actions.ts";
+import { availableActions, parseCredits, parseMoney, refundable } from "./admin-actions.ts";
 
 const customer = (over: Partial<Customer> = {}): Customer => ({
   id: "c1",
@@ -85,5 +85,32 @@ describe("parseCredits", () => {
 
   it.each([[""], ["0"], ["-5"], ["1.0001"], ["abc"], ["Infinity"]])("refuses %j", (text) => {
     expect(parseCredits(text)).toBeNull();
+  });
+});
+
+describe("parseMoney", () => {
+  it.each([
+    ["5", 500],
+    ["5.95", 595],
+    ["5,9", 590],
+    [" 0.01 ", 1],
+  ])("%j -> %s", (text, cents) => {
+    expect(parseMoney(text)).toBe(cents);
+  });
+
+  it.each([[""], ["0"], ["0.00"], ["-1"], ["1.234"], ["1e3"], ["€5"]])("refuses %j", (text) => {
+    expect(parseMoney(text)).toBeNull();
+  });
+});
+
+describe("refundable", () => {
+  it.each([
+    ["a paid payment: all of it", { status: "paid", total: 1190, refunded: 0 }, 1190],
+    ["a partly refunded one: the rest", { status: "paid", total: 1190, refunded: 190 }, 1000],
+    ["a fully refunded one: nothing", { status: "refunded", total: 1190, refunded: 1190 }, 0],
+    ["a failed one: nothing", { status: "failed", total: 1190, refunded: 0 }, 0],
+    ["a disputed one: nothing", { status: "disputed", total: 1190, refunded: 0 }, 0],
+  ])("%s", (_case, payment, left) => {
+    expect(refundable(payment)).toBe(left);
   });
 });

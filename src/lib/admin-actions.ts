@@ -40,3 +40,17 @@ export function parseCredits(text: string): number | null {
   if (!text.trim() || !Number.isFinite(value) || value <= 0) return null;
   return Math.round(value * 1000) === value * 1000 ? value : null;
 }
+
+/** An amount of money typed in major units ("5.95", "5,95") as minor units, above 0; else null. */
+export function parseMoney(text: string): number | null {
+  const trimmed = text.trim().replace(",", ".");
+  if (!/^\d+(\.\d{1,2})?$/.test(trimmed)) return null;
+  const cents = Math.round(Number(trimmed) * 100);
+  return cents > 0 ? cents : null;
+}
+
+/** What is left to refund of a payment, or 0 when it cannot be refunded (failed, disputed, refunded). */
+export function refundable(payment: { status: string; total: number; refunded: number }): number {
+  if (payment.status !== "paid" && payment.status !== "refunded") return 0;
+  return Math.max(0, payment.total - payment.refunded);
+}

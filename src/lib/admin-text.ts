@@ -93,6 +93,11 @@ export const ADMIN_PAGE_TEXT = {
     cancelAtEnd: "Cancel at period end",
     cancelNow: "End subscription now",
     revokeKey: "Revoke",
+    refund: "Refund",
+    refundAmount: (currency: string) => `Amount in ${currency} (empty: all that is left)`,
+    refundAmountInvalid: (left: string) =>
+      `Use an amount above 0 and at most ${left}, with at most 2 decimals`,
+    refundDone: "Refund asked of the payment provider: the credit note follows",
     reason: "Reason (kept in the audit log)",
     reasonHelp: "3 to 500 characters. Say why, so the next person on shift understands.",
     amount: "Credits",
@@ -116,6 +121,8 @@ export const ADMIN_PAGE_TEXT = {
       cancelAtEnd: (name: string) =>
         `${name}'s plan ends at the end of the paid period; nothing is refunded.`,
       cancelNow: (name: string) => `${name}'s plan ends now and falls back to FREE; nothing is refunded.`,
+      refund: (name: string, left: string) =>
+        `Pays ${left} or less back to ${name}'s card. Unspent credits of this payment are taken back in proportion, and a credit note is issued.`,
       revokeKey: (prefix: string) => `Programs using ${prefix}… stop working at once. This cannot be undone.`,
     },
   },

@@ -152,6 +152,7 @@ export const actionPath = {
   emails: (id: string) => `${customerPath(id)}/emails`,
   cancel: (id: string) => `${customerPath(id)}/subscription/cancel`,
   revokeKey: (keyId: string) => `/v1/admin/api-keys/${encodeURIComponent(keyId)}`,
+  refund: (paymentId: string) => `/v1/admin/payments/${encodeURIComponent(paymentId)}/refund`,
 };
 
 // ---- the audit log ----

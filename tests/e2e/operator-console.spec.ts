@@ -3,9 +3,12 @@
 // account and the customer's next page load says so; the audit log shows both. Phone and desktop,
 // light and dark, checked with axe.
 import { ADMIN_PAGE_TEXT } from "../../src/lib/admin-text.ts";
+import { BILLING_TEXT } from "../../src/lib/billing-text.ts";
+import { PROFILE_TEXT } from "../../src/lib/profile-text.ts";
 import { UI_TEXT } from "../../src/lib/ui-text.ts";
 import { createVerifiedUser, openSignedIn, tokenViaApi } from "../fixtures/account.ts";
 import { axeViolations } from "../fixtures/axe.ts";
+import { payOnCheckout } from "../fixtures/checkout.ts";
 import { setRoleByCli } from "../fixtures/service-key.ts";
 import { expect, test } from "../fixtures/test.ts";
 
@@ -112,6 +115,71 @@ test("an admin disables an account, the customer's next page load says so, and t
     "Card testing from this account",
   );
   expect(await axeViolations(page)).toEqual([]);
+});
+
+test("an admin refunds a top-up; the customer's billing history shows the refund and its credit note", async ({
+  page,
+  request,
+  browser,
+}) => {
+  test.setTimeout(90_000);
+  const customer = await createVerifiedUser(request, "refund");
+  // A context of its own (axe needs one): the customer's browser beside the admin's.
+  const customerContext = await browser.newContext();
+  const customerPage = await customerContext.newPage();
+  await openSignedIn(customerPage, await tokenViaApi(request, customer), "/plans");
+  await customerPage
+    .locator('[data-plan-card][data-tier="A"]')
+    .getByRole("button", { name: /to Tier A/ })
+    .click();
+  await payOnCheckout(customerPage, "4242 4242 4242 4242");
+  await expect(customerPage).toHaveURL(/\/payment\/success$/);
+  await expect(async () => {
+    await customerPage.goto("/profile");
+    await customerPage.getByRole("radio", { name: /500 credit pack/ }).check({ timeout: 2000 });
+  }).toPass({ timeout: 20_000 });
+  await customerPage.getByRole("button", { name: PROFILE_TEXT.buy, exact: true }).click();
+  await payOnCheckout(customerPage, "4242 4242 4242 4242");
+  await expect(customerPage).toHaveURL(/\/payment\/success$/);
+
+  const admin = await createVerifiedUser(request, "refadm");
+  await setRoleByCli(admin.username, "admin");
+  await openSignedIn(page, await tokenViaApi(request, admin), `/admin/customers?q=${customer.username}`);
+  await page.locator("[data-customer-row]").getByRole("link", { name: customer.username }).click();
+  const payments = page.locator("[data-payment]");
+  await expect(payments).toHaveCount(2, { timeout: 15_000 });
+  const topUp = payments.filter({ hasText: "500 credit pack" });
+  await topUp.getByRole("button", { name: /^Refund/ }).click();
+  const dialog = page.getByRole("dialog", { name: /^Refund:/ });
+  await expect(dialog).toBeVisible();
+  expect(await axeViolations(page)).toEqual([]);
+  await dialog.getByLabel(A.actions.reason).fill("Bought twice by mistake, asked on the phone");
+  await dialog.getByRole("button", { name: A.actions.confirm }).click();
+  await expect(page.getByText(A.actions.refundDone)).toBeVisible();
+  await expect(async () => {
+    await page.reload();
+    await expect(topUp).toContainText("CN-", { timeout: 2000 });
+  }).toPass({ timeout: 20_000 });
+  await expect(topUp).toContainText("refunded");
+  await expect(page.locator('[data-audit-entry="payment.refund"]')).toContainText("Bought twice by mistake");
+
+  await customerPage.goto("/profile/billing");
+  const creditNote = customerPage
+    .locator("[data-invoice-row]")
+    .filter({ hasText: BILLING_TEXT.creditNoteLabel });
+  await expect(creditNote.first()).toContainText("Refund of INV-");
+  await expect(
+    customerPage
+      .locator("[data-invoice-row]")
+      .filter({ hasText: BILLING_TEXT.statusLabels.refunded })
+      .first(),
+  ).toContainText("500 credit pack");
+  expect(await axeViolations(customerPage)).toEqual([]);
+  await creditNote.first().getByRole("link").first().click();
+  await expect(customerPage.locator("[data-credit-note]")).toHaveText("Credit note");
+  await expect(customerPage.locator("[data-refers-to]")).toContainText("INV-");
+  expect(await axeViolations(customerPage)).toEqual([]);
+  await customerContext.close();
 });
 
 test("the console's pages are for staff only, and read well on a phone in the dark", async ({

@@ -49,6 +49,13 @@ export interface PaymentProvider {
     db: DbOrTx,
     p: { userId: string; customerId: string; returnUrl: string },
   ): Promise<{ url: string }>;
+  /**
+   * Refunds `amount` of a paid purchase (the operator console). With Stripe a Refund on its payment
+   * intent, made once per idempotency key; the local checkout sends `charge.refunded` as Stripe
+   * would. Either way the credits, the history and the credit note follow from that event. Null
+   * when the provider has no payment to refund for it.
+   */
+  refundPayment(db: DbOrTx, refund: RefundRequest): Promise<{ refundId: string; status: string } | null>;
   /** The invoice (in_…) a payment intent paid, when the provider's events do not say (refunds, disputes). */
   invoiceOfPayment(paymentIntentId: string): Promise<string | null>;
   /**
@@ -56,6 +63,23 @@ export interface PaymentProvider {
    * reduces the event to what billing understands. `now` is the injected clock's time.
    */
   readWebhook(rawBody: Uint8Array, signature: string | undefined, now: Date): Promise<WebhookRead>;
+}
+
+/** A refund of one of our invoice rows, as the provider needs to make it. */
+export interface RefundRequest {
+  userId: string;
+  /** Our invoice row's id. */
+  invoiceId: string;
+  /** What carried the payment: a payment intent (pi_…) or the provider's invoice (in_…). */
+  paymentReference: string | null;
+  providerInvoiceId: string | null;
+  currency: string;
+  /** Minor units: what was paid, what was refunded before, and what to refund now. */
+  total: number;
+  refundedBefore: number;
+  amount: number;
+  reason: string;
+  idempotencyKey: string;
 }
 
 /**

@@ -506,7 +506,9 @@ export function subscriptionDeletedEvent(meta: EventMeta, subscription: Subscrip
 export interface ChargeInput {
   /** ch_… */
   id: string;
-  paymentIntentId: string;
+  paymentIntentId: string | null;
+  /** The invoice the charge paid (Stripe named it on the charge before API version 2025-03-31). */
+  invoiceId?: string | null;
   customerId: string;
   /** Minor units charged. */
   amount: number;
@@ -532,6 +534,7 @@ export function chargeRefundedEvent(meta: EventMeta, charge: ChargeInput) {
     metadata: {},
     paid: true,
     payment_intent: charge.paymentIntentId,
+    ...(charge.invoiceId ? { invoice: charge.invoiceId } : {}),
     refunded: charge.amountRefunded >= charge.amount,
     status: "succeeded" as const,
   } satisfies DeepPartial<Stripe.Charge>;

@@ -16,6 +16,7 @@ import { billingCycle } from "./billing-cycle.ts";
 import type { BuyerDetailsForm } from "./buyer-details.ts";
 import { type CardPage, type CardUpdateResult, cardUpdates } from "./card-update.ts";
 import { type DetailsResult, hostedCheckout, type PayResult } from "./hosted-checkout.ts";
+import { localRefunds } from "./refunds.ts";
 import { localStripeObjects } from "./stripe-objects.ts";
 import { subscriptionCommands } from "./subscriptions.ts";
 
@@ -52,6 +53,7 @@ export function createLocalProvider(deps: {
   const subscriptions = subscriptionCommands({ clock: deps.clock, objects });
   const cycle = billingCycle({ db: deps.db, clock: deps.clock, objects });
   const checkout = hostedCheckout({ ...deps, objects });
+  const refunds = localRefunds({ clock: deps.clock, customers: deps.customers, objects });
   const cards = cardUpdates({
     ...deps,
     liveSubscriptionOf: subscriptions.liveSubscriptionOf,
@@ -67,6 +69,7 @@ export function createLocalProvider(deps: {
     setCancelAtPeriodEnd: subscriptions.setCancelAtPeriodEnd,
     scheduleChange: subscriptions.scheduleChange,
     cancelNow: subscriptions.cancelNow,
+    refundPayment: refunds.refundPayment,
     runBillingCycle: cycle.runBillingCycle,
     // The local stand-in takes no refunds (no Dashboard): its payments are all found by their own ids.
     invoiceOfPayment: async () => null,

@@ -131,6 +131,58 @@ describe("Stripe adapter (SDK pointed at a local stand-in; real Stripe is not re
     expect(await database.db.select().from(checkoutSessions)).toHaveLength(2);
   });
 
+  const refundOf = (over: Partial<Parameters<ReturnType<typeof provider>["refundPayment"]>[1]>) => ({
+    userId,
+    invoiceId: "6f1c2d3e-0000-4000-8000-000000000001",
+    paymentReference: null,
+    providerInvoiceId: null,
+    currency: "eur",
+    total: 11_900,
+    refundedBefore: 0,
+    amount: 5_000,
+    reason: "Bought by mistake",
+    idempotencyKey: "k-1",
+    ...over,
+  });
+
+  it("refunds a top-up on its payment intent, once per idempotency key, with the reason in metadata", async () => {
+    routes = [on("POST", "/v1/refunds", { id: "re_1", object: "refund", status: "succeeded" })];
+    const answer = await provider().refundPayment(database.db, refundOf({ paymentReference: "pi_1" }));
+    expect(answer).toEqual({ refundId: "re_1", status: "succeeded" });
+    const [request] = requests;
+    expect(request?.path).toBe("/v1/refunds");
+    expect(request?.body.get("payment_intent")).toBe("pi_1");
+    expect(request?.body.get("amount")).toBe("5000");
+    expect(request?.body.get("metadata[reason]")).toBe("Bought by mistake");
+    expect(request?.headers["idempotency-key"]).toBe("refund:6f1c2d3e-0000-4000-8000-000000000001:k-1");
+  });
+
+  it("refunds a subscription invoice through the payment intent that paid it, and nothing it cannot find", async () => {
+    routes = [
+      on("GET", "/v1/invoice_payments", {
+        object: "list",
+        data: [
+          {
+            id: "inpay_1",
+            object: "invoice_payment",
+            payment: { type: "payment_intent", payment_intent: "pi_9" },
+          },
+        ],
+        has_more: false,
+      }),
+      on("POST", "/v1/refunds", { id: "re_2", object: "refund", status: "pending" }),
+    ];
+    const answer = await provider().refundPayment(database.db, refundOf({ providerInvoiceId: "in_1" }));
+    expect(answer).toEqual({ refundId: "re_2", status: "pending" });
+    expect(requests[0]?.query.get("invoice")).toBe("in_1");
+    expect(requests[1]?.body.get("payment_intent")).toBe("pi_9");
+
+    routes = [on("GET", "/v1/invoice_payments", { object: "list", data: [], has_more: false })];
+    standIn.reset();
+    expect(await provider().refundPayment(database.db, refundOf({ providerInvoiceId: "in_2" }))).toBeNull();
+    expect(requests.some((r) => r.path === "/v1/refunds")).toBe(false);
+  });
+
   it("cancels at period end", async () => {
     routes = [
       on("GET", "/v1/subscriptions/sub_1", {

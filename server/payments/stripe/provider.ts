@@ -191,6 +191,26 @@ export function createStripeProvider(deps: {
       return typeof invoice === "string" ? invoice : (invoice.id ?? null);
     },
 
+    async refundPayment(_db, refund) {
+      let paymentIntent = refund.paymentReference?.startsWith("pi_") ? refund.paymentReference : null;
+      if (!paymentIntent && refund.providerInvoiceId) {
+        // A subscription's invoice: the payment intent that paid it.
+        const payments = await stripe.invoicePayments.list({ invoice: refund.providerInvoiceId, limit: 1 });
+        const paid = payments.data[0]?.payment?.payment_intent;
+        paymentIntent = typeof paid === "string" ? paid : (paid?.id ?? null);
+      }
+      if (!paymentIntent) return null;
+      const created = await stripe.refunds.create(
+        {
+          payment_intent: paymentIntent,
+          amount: refund.amount,
+          metadata: { invoice_id: refund.invoiceId, reason: refund.reason.slice(0, 500) },
+        },
+        { idempotencyKey: `refund:${refund.invoiceId}:${refund.idempotencyKey}` },
+      );
+      return { refundId: created.id, status: created.status ?? "pending" };
+    },
+
     async cancelNow(_db, subscriptionId, refundLatestInvoice) {
       try {
         await stripe.subscriptions.cancel(subscriptionId, { prorate: false });

@@ -12,6 +12,8 @@ import {
   creditChangeResultSchema,
   customerMailRequestSchema,
   reasonRequestSchema,
+  refundRequestSchema,
+  refundResultSchema,
   roleChangeRequestSchema,
 } from "../../../contract/admin.ts";
 import type { AppEnv } from "../../http/app-env.ts";
@@ -29,6 +31,7 @@ import { accountActions } from "../../operations/account-actions.ts";
 import type { Actor } from "../../operations/actor.ts";
 import { changeCredits } from "../../operations/credit-changes.ts";
 import type { Permission } from "../../operations/permissions.ts";
+import { REFUND_TEXT, refundPayment } from "../../operations/refunds.ts";
 import { type AdminDeps, actorOf, done, requirePermission } from "./admin-deps.ts";
 
 interface ActionSpec<S extends z.ZodMiniType> {
@@ -42,7 +45,7 @@ interface ActionSpec<S extends z.ZodMiniType> {
   request: { name: string; schema: S };
   /** Besides 401, 403, 422 and 429, which every action has. */
   errors: Record<number, string>;
-  success?: { status: 200 | 201; description: string; name: string; schema: z.ZodMiniType };
+  success?: { status: 200 | 201 | 202; description: string; name: string; schema: z.ZodMiniType };
   handle: (c: Context<AppEnv>, body: z.infer<S>, actor: Actor, now: Date) => Promise<object>;
 }
 
@@ -140,6 +143,36 @@ export function adminActionRoutes(deps: AdminDeps): OpenAPIHono<AppEnv> {
         audit_id: result.auditId,
         replayed: result.replayed,
       };
+    },
+  });
+
+  addAction({
+    path: "/admin/payments/{id}/refund",
+    idDescription: "The payment's id (the `id` of the customer's payments list)",
+    operationId: "adminRefundPayment",
+    summary: "Refund a payment in full (the default) or in part, through the provider; a credit note follows",
+    permission: "refundPayment",
+    request: { name: "RefundRequest", schema: refundRequestSchema },
+    errors: {
+      404: REFUND_TEXT.notFound,
+      409: "Failed, disputed or fully refunded, more than is left (`refundable` says how much), or the key used for another refund",
+    },
+    success: {
+      status: 202,
+      description:
+        "Asked of the provider: the credits, the history and the credit note follow when its charge.refunded arrives",
+      name: "RefundResult",
+      schema: refundResultSchema,
+    },
+    handle: async (c, body, actor, now) => {
+      const done = await refundPayment(
+        { db: deps.db, provider: deps.provider, afterProviderChange: deps.afterProviderChange },
+        actor,
+        id(c),
+        { amount: body.amount, reason: body.reason, idempotencyKey: body.idempotency_key },
+        now,
+      );
+      return { refund_id: done.refundId, status: done.status, audit_id: done.auditId };
     },
   });
 

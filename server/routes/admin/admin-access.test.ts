@@ -26,6 +26,7 @@ const PERMISSION_OF: Record<string, keyof typeof PERMISSIONS> = {
   adminChangeRole: "changeRole",
   adminSendCustomerMail: "sendCustomerMail",
   adminRevokeApiKey: "revokeApiKey",
+  adminRefundPayment: "refundPayment",
   adminAuditLog: "viewAuditLog",
   adminAuditCsv: "viewAuditLog",
 };

@@ -2,7 +2,7 @@
 // entry together, a refusal leaving neither, and what a disabled account can no longer do.
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { ADMIN_TEXT } from "../../../contract/admin.ts";
+import { ADMIN_TEXT, type AdminPayment } from "../../../contract/admin.ts";
 import { DETAIL } from "../../../contract/messages.ts";
 import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
 import { verifyAuditChain } from "../../audit/audit-log.ts";
@@ -10,7 +10,7 @@ import { auditLog, billingCustomers, users } from "../../db/schema/index.ts";
 import { adminCall, adminGet, auditRowsAbout, staffMember } from "../../testing/admin.ts";
 import { consumeRequest, createKey, introspect, serviceKey } from "../../testing/api-access.ts";
 import { getJson, latestMailTo, login, register, verifiedUser } from "../../testing/api-client.ts";
-import { me, subscribe } from "../../testing/billing.ts";
+import { me, openTopUpCheckout, payAndSettle, subscribe } from "../../testing/billing.ts";
 import { useTestApp } from "../../testing/suite.ts";
 import { NO_LIMITS } from "../../testing/test-app.ts";
 
@@ -324,6 +324,66 @@ describe.each(TEST_DATABASES)("operator actions (%s)", (kind) => {
     expect((await auditRowsAbout(ctx.t, cora.id)).map((r) => r.details)).toEqual([
       { at: "period_end" },
       { at: "now" },
+    ]);
+  });
+
+  it("refunds a top-up through the local checkout: credits back, 'refunded' in the history, credit notes", async () => {
+    const cora = await verifiedUser(ctx.t, "cora");
+    const ada = await staffMember(ctx.t, "ada", "admin");
+    const sue = await staffMember(ctx.t, "sue", "support");
+    await subscribe(ctx.t, cora.accessToken, "A"); // top-ups are for paying customers
+    const balanceBefore = (await me(ctx.t, cora.accessToken)).credit_balance;
+    await payAndSettle(ctx.t, await openTopUpCheckout(ctx.t, cora.accessToken, "500"));
+    const payments = async () =>
+      (
+        await adminGet<{ data: AdminPayment[] }>(
+          ctx.t,
+          `/v1/admin/customers/${cora.id}/payments`,
+          ada.accessToken,
+        )
+      ).data;
+    const [payment] = await payments();
+    if (!payment) throw new Error("no payment");
+    const path = `/v1/admin/payments/${payment.id}/refund`;
+    const refund = (token: string, body: Record<string, unknown>) =>
+      adminCall(ctx.t, path, token, { reason: "Bought by mistake", ...body });
+
+    expect((await refund(sue.accessToken, { idempotency_key: "r0" })).status).toBe(403);
+    const tooMuch = await refund(ada.accessToken, { amount: payment.total + 1, idempotency_key: "r1" });
+    expect(tooMuch.status).toBe(409);
+    expect(await tooMuch.json()).toMatchObject({ refundable: payment.total });
+
+    const half = Math.floor(payment.total / 2);
+    const first = await refund(ada.accessToken, { amount: half, idempotency_key: "r2" });
+    expect(first.status).toBe(202);
+    const answer = (await first.json()) as { refund_id: string; status: string };
+    expect(answer).toMatchObject({ refund_id: expect.stringMatching(/^re_/), status: "succeeded" });
+    // Asked again before the provider's event is back: the same refund, nothing more.
+    const again = await refund(ada.accessToken, { amount: half, idempotency_key: "r2" });
+    expect(await again.json()).toMatchObject({ refund_id: answer.refund_id });
+    // The rest, asked for before the first refund's event arrived, counts the first as made.
+    const rest = await refund(ada.accessToken, { idempotency_key: "r3" });
+    expect(rest.status).toBe(202);
+    await ctx.t.local.runJob();
+    await ctx.t.tasks.idle();
+
+    const [after] = await payments();
+    expect(after).toMatchObject({ status: "refunded", refunded: payment.total });
+    expect(after?.credit_notes.map((n) => n.number)).toEqual(["CN-2026-000001", "CN-2026-000002"]);
+    expect(after?.credit_notes.map((n) => n.total)).toEqual([half, payment.total - half]);
+    expect((await me(ctx.t, cora.accessToken)).credit_balance).toBe(balanceBefore);
+    expect((await refund(ada.accessToken, { idempotency_key: "r4" })).status).toBe(409);
+    const history = await adminGet<{ data: Array<{ document?: string; number: string }> }>(
+      ctx.t,
+      "/v1/billing/invoices",
+      cora.accessToken,
+    );
+    expect(history.data.filter((r) => r.document === "credit_note")).toHaveLength(2);
+    expect(
+      (await auditRowsAbout(ctx.t, cora.id)).map((r) => [r.action, (r.details as { amount: number }).amount]),
+    ).toEqual([
+      ["payment.refund", half],
+      ["payment.refund", payment.total - half],
     ]);
   });
 

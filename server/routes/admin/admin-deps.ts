@@ -9,9 +9,10 @@ import { clientIp } from "../../http/client-ip.ts";
 import { ApiError } from "../../http/errors.ts";
 import type { Actor } from "../../operations/actor.ts";
 import { holds, isStaff, type Permission } from "../../operations/permissions.ts";
+import type { RefundDeps } from "../../operations/refunds.ts";
 import type { ApiDeps } from "../api-deps.ts";
 
-export interface AdminDeps extends ApiDeps {
+export interface AdminDeps extends ApiDeps, Omit<RefundDeps, "db"> {
   billing: Billing;
   /** SUPPORT_GRANT_LIMIT: the most credits one grant by support staff may give. */
   supportGrantLimit: number;

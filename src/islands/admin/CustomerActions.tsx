@@ -4,9 +4,10 @@
 // lost answer cannot move the credits twice.
 import { useId, useState } from "react";
 import type { Role } from "../../../contract/account.ts";
-import type { Customer } from "../../../contract/admin.ts";
+import type { AdminPayment, Customer } from "../../../contract/admin.ts";
 import { ADMIN_TEXT, OPERATOR_CREDITS_MAX } from "../../../contract/admin.ts";
-import { type ActionKind, parseCredits } from "../../lib/admin-actions.ts";
+import { formatMoney } from "../../../contract/invoice-document.ts";
+import { type ActionKind, parseCredits, parseMoney, refundable } from "../../lib/admin-actions.ts";
 import { ADMIN_PAGE_TEXT } from "../../lib/admin-text.ts";
 import { type ActionCall, actionPath, runCustomerAction } from "../../stores/admin.ts";
 import { ActionDialog } from "./ActionDialog.tsx";
@@ -190,6 +191,61 @@ export function CustomerActionDialog({
           </select>
         </div>
       )}
+    </ActionDialog>
+  );
+}
+
+/** Refund a payment: the whole remaining amount unless a smaller one is typed (admins). */
+export function RefundDialog({
+  customer,
+  payment,
+  onClose,
+}: {
+  customer: Customer;
+  payment: AdminPayment | null;
+  onClose: () => void;
+}) {
+  const [amount, setAmount] = useState("");
+  const [key, setKey] = useState(() => crypto.randomUUID());
+  const amountId = useId();
+  const left = payment ? refundable(payment) : 0;
+  const money = (cents: number) => (payment ? formatMoney(cents, payment.currency) : "");
+  const close = () => {
+    setAmount("");
+    setKey(crypto.randomUUID());
+    onClose();
+  };
+  const cents = amount.trim() === "" ? left : parseMoney(amount);
+  return (
+    <ActionDialog
+      open={payment !== null}
+      title={`${T.refund}: ${payment?.invoice_number ?? payment?.description ?? ""}`}
+      effect={T.effects.refund(customer.username, money(left))}
+      danger
+      validate={() => (cents === null || cents > left ? T.refundAmountInvalid(money(left)) : null)}
+      doneMessage={T.refundDone}
+      onClose={close}
+      onConfirm={(reason) =>
+        runCustomerAction(customer.id, {
+          path: actionPath.refund(payment?.id ?? ""),
+          body: { amount: cents ?? undefined, reason, idempotency_key: key },
+        })
+      }
+    >
+      <div className="flex flex-col gap-1">
+        <label htmlFor={amountId} className="text-sm font-medium">
+          {T.refundAmount(payment?.currency.toUpperCase() ?? "")}
+        </label>
+        <input
+          id={amountId}
+          name="amount"
+          className="input w-full"
+          inputMode="decimal"
+          placeholder={money(left)}
+          value={amount}
+          onChange={(e) => setAmount(e.target.value)}
+        />
+      </div>
     </ActionDialog>
   );
 }

@@ -4,8 +4,8 @@
 import { useStore } from "@nanostores/react";
 import { lazy, Suspense, useEffect, useMemo, useState } from "react";
 import type { User } from "../../../contract/account.ts";
-import type { Customer } from "../../../contract/admin.ts";
-import { type ActionKind, availableActions } from "../../lib/admin-actions.ts";
+import type { AdminPayment, Customer } from "../../../contract/admin.ts";
+import { type ActionKind, availableActions, refundable } from "../../lib/admin-actions.ts";
 import { ADMIN_PAGE_TEXT } from "../../lib/admin-text.ts";
 import { dayAndTime } from "../../lib/format-date.ts";
 import { routeParam } from "../../lib/route-param.ts";
@@ -14,7 +14,7 @@ import { $customer, loadCustomer, loadMore } from "../../stores/admin.ts";
 import { initSession } from "../../stores/auth.ts";
 import { RouteGuard } from "../auth/RouteGuard.tsx";
 import { DailyTable, UsageLegend } from "../usage/UsageParts.tsx";
-import { CustomerActionDialog, RevokeKeyDialog } from "./CustomerActions.tsx";
+import { CustomerActionDialog, RefundDialog, RevokeKeyDialog } from "./CustomerActions.tsx";
 import {
   ApiKeys,
   AuditTrail,
@@ -78,6 +78,8 @@ function CustomerView({ viewer, customer }: { viewer: User; customer: Customer }
   const state = useStore($customer);
   const [action, setAction] = useState<ActionKind | null>(null);
   const [revoking, setRevoking] = useState<Customer["api_keys"][number] | null>(null);
+  const [refunding, setRefunding] = useState<AdminPayment | null>(null);
+  const mayRefund = viewer.role === "admin" && viewer.id !== customer.id;
   const actions = availableActions(viewer.role, viewer.id, customer);
   const S = T.sections;
   return (
@@ -129,7 +131,21 @@ function CustomerView({ viewer, customer }: { viewer: User; customer: Customer }
         {state.ledgerCursor && <MoreButton part="ledger" />}
       </Section>
       <Section id="customer-payments" title={S.payments}>
-        <Payments payments={state.payments} />
+        <Payments
+          payments={state.payments}
+          action={(p) =>
+            mayRefund && refundable(p) > 0 ? (
+              <button
+                type="button"
+                className="btn btn-error btn-xs"
+                onClick={() => setRefunding(p)}
+                aria-label={`${ADMIN_PAGE_TEXT.actions.refund} ${p.invoice_number ?? p.description}`}
+              >
+                {ADMIN_PAGE_TEXT.actions.refund}
+              </button>
+            ) : null
+          }
+        />
       </Section>
       <Section id="customer-usage" title={S.usage}>
         <Usage />
@@ -143,6 +159,7 @@ function CustomerView({ viewer, customer }: { viewer: User; customer: Customer }
       </Section>
       <CustomerActionDialog kind={action} customer={customer} onClose={() => setAction(null)} />
       <RevokeKeyDialog customerId={customer.id} apiKey={revoking} onClose={() => setRevoking(null)} />
+      <RefundDialog customer={customer} payment={refunding} onClose={() => setRefunding(null)} />
     </div>
   );
 }

@@ -3,10 +3,10 @@
 // reader can jump between them; tables scroll sideways on a phone instead of squeezing.
 import type { ReactNode } from "react";
 import type { AdminLedgerEntry, AdminPayment, AuditEntryView, Customer } from "../../../contract/admin.ts";
+import { formatMoney } from "../../../contract/invoice-document.ts";
 import { formatBalance } from "../../lib/account-view.ts";
 import { ADMIN_PAGE_TEXT } from "../../lib/admin-text.ts";
 import { dayAndTime, isoDay } from "../../lib/format-date.ts";
-import { formatPrice } from "../../lib/price.ts";
 
 const T = ADMIN_PAGE_TEXT.customer;
 const ACTIONS = ADMIN_PAGE_TEXT.customer.sections.actions;
@@ -152,7 +152,7 @@ const BERLIN_DAY = new Intl.DateTimeFormat("sv-SE", { timeZone: "Europe/Berlin",
 /** The Berlin calendar day a day's spends belong to (the API dates them at that day's end). */
 const berlinDay = (at: string) => BERLIN_DAY.format(new Date(at));
 
-const money = (minor: number, currency: string) => formatPrice(minor, currency);
+const money = (minor: number, currency: string) => formatMoney(minor, currency);
 
 export function Payments({
   payments,

@@ -1,0 +1,35 @@
+import { describe, expect, it } from "vitest";
+import { grantLimitOf, holds, isStaff, PERMISSIONS } from "./permissions.ts";
+
+describe("the permission table (OPERATIONS.md, Roles)", () => {
+  it.each([
+    ["viewCustomers", true, true],
+    ["sendCustomerMail", true, true],
+    ["grantCredits", true, true],
+    ["revokeApiKey", true, true],
+    ["takeBackCredits", false, true],
+    ["refundPayment", false, true],
+    ["cancelSubscription", false, true],
+    ["disableAccount", false, true],
+    ["changeRole", false, true],
+    ["viewAuditLog", false, true],
+  ] as const)("%s: support %s, admin %s, a customer never", (permission, support, admin) => {
+    expect(holds("support", permission)).toBe(support);
+    expect(holds("admin", permission)).toBe(admin);
+    expect(holds("user", permission)).toBe(false);
+  });
+
+  it("names every permission in the table above", () => {
+    expect(Object.keys(PERMISSIONS)).toHaveLength(10);
+  });
+
+  it("knows staff from customers", () => {
+    expect([isStaff("user"), isStaff("support"), isStaff("admin")]).toEqual([false, true, true]);
+  });
+
+  it("caps support's grants at the limit, and admins' not at all", () => {
+    expect(grantLimitOf("support", 500)).toBe(500);
+    expect(grantLimitOf("user", 500)).toBe(500);
+    expect(grantLimitOf("admin", 500)).toBeNull();
+  });
+});

@@ -1,0 +1,43 @@
+// Refunds at the local checkout: there is no money to move, so a refund is what Stripe would tell
+// billing about it: a charge.refunded event with the charge's cumulative refunded amount, queued
+// like every other event of the stand-in. The charge id is derived from our invoice row, so every
+// refund of one payment names the same charge, as Stripe's do.
+import type { CustomerStore, RefundRequest } from "../../billing/ports/payment-provider.ts";
+import type { Clock } from "../../clock.ts";
+import type { DbOrTx } from "../../db/types.ts";
+import { newStripeId } from "../stripe/format.ts";
+import { enqueueEvent } from "./deliveries.ts";
+import { chargeRefundedEvent } from "./event-builders.ts";
+import { type LocalStripeObjects, seconds } from "./stripe-objects.ts";
+
+/** The one charge of a local payment: "ch_" and our invoice row's id without dashes. */
+export const localChargeId = (invoiceId: string) => `ch_${invoiceId.replaceAll("-", "")}`;
+
+export function localRefunds(deps: {
+  clock: Clock;
+  customers: CustomerStore;
+  objects: Pick<LocalStripeObjects, "meta">;
+}) {
+  return {
+    async refundPayment(
+      db: DbOrTx,
+      refund: RefundRequest,
+    ): Promise<{ refundId: string; status: string } | null> {
+      if (!refund.paymentReference && !refund.providerInvoiceId) return null;
+      const now = deps.clock.now();
+      const customerId = (await deps.customers.findCustomerId(db, refund.userId)) ?? "";
+      const event = chargeRefundedEvent(deps.objects.meta(now), {
+        id: localChargeId(refund.invoiceId),
+        paymentIntentId: refund.paymentReference?.startsWith("pi_") ? refund.paymentReference : null,
+        invoiceId: refund.providerInvoiceId,
+        customerId,
+        amount: refund.total,
+        amountRefunded: refund.refundedBefore + refund.amount,
+        currency: refund.currency,
+        created: seconds(now),
+      });
+      await enqueueEvent(db, event, now);
+      return { refundId: newStripeId("re"), status: "succeeded" };
+    },
+  };
+}
