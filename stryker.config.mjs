@@ -38,6 +38,7 @@ export default {
     "server/usage/usage-csv.ts",
     "server/csv/paged-csv.ts",
     "server/operations/permissions.ts",
+    "server/domain/vat-report.ts",
     "contract/credit-costs.ts",
   ],
   coverageAnalysis: "perTest",

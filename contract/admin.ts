@@ -218,6 +218,42 @@ export const auditPageSchema = z.object({
   next_cursor: z.nullable(z.string()),
 });
 
+export const VAT_SECTION_NAMES = ["domestic", "oss", "reverse_charge", "non_eu", "unclassified"] as const;
+
+/** One line of the quarterly VAT report: minor units with their currency; refund lines negative. */
+export const vatLineSchema = z.object({
+  section: z.enum(VAT_SECTION_NAMES),
+  country: z.nullable(z.string()),
+  /** Percent (19, 5.5); null where no rate applies (reverse charge, outside the EU). */
+  rate: z.nullable(z.number()),
+  vat_id: z.nullable(z.string()),
+  /** For a refund line: the quarter of the sale it corrects ("2026-Q3"); null for sales. */
+  original_quarter: z.nullable(z.string()),
+  currency: z.string(),
+  net: z.number(),
+  vat: z.number(),
+  /** Invoices or credit notes in the line. */
+  documents: z.number(),
+});
+export type VatLineView = z.infer<typeof vatLineSchema>;
+
+/** `GET /v1/admin/reports/vat?quarter=2026-Q4`. */
+export const vatReportSchema = z.object({
+  quarter: z.string(),
+  from: instant,
+  to: instant,
+  lines: z.array(vatLineSchema),
+  totals: z.array(
+    z.object({
+      section: z.enum([...VAT_SECTION_NAMES, "all"]),
+      currency: z.string(),
+      net: z.number(),
+      vat: z.number(),
+    }),
+  ),
+});
+export type VatReportView = z.infer<typeof vatReportSchema>;
+
 /** What a credit change answers: its ledger line, the balance after it and its audit entry. */
 export const creditChangeResultSchema = z.extend(adminLedgerEntrySchema, {
   balance_after: z.number(),

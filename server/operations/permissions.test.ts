@@ -13,6 +13,7 @@ describe("the permission table (OPERATIONS.md, Roles)", () => {
     ["disableAccount", false, true],
     ["changeRole", false, true],
     ["viewAuditLog", false, true],
+    ["viewReports", false, true],
   ] as const)("%s: support %s, admin %s, a customer never", (permission, support, admin) => {
     expect(holds("support", permission)).toBe(support);
     expect(holds("admin", permission)).toBe(admin);
@@ -20,7 +21,7 @@ describe("the permission table (OPERATIONS.md, Roles)", () => {
   });
 
   it("names every permission in the table above", () => {
-    expect(Object.keys(PERMISSIONS)).toHaveLength(10);
+    expect(Object.keys(PERMISSIONS)).toHaveLength(11);
   });
 
   it("knows staff from customers", () => {

@@ -16,6 +16,7 @@ export const PERMISSIONS = {
   disableAccount: ["admin"],
   changeRole: ["admin"],
   viewAuditLog: ["admin"],
+  viewReports: ["admin"],
 } as const satisfies Record<string, readonly Role[]>;
 
 export type Permission = keyof typeof PERMISSIONS;

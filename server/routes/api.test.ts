@@ -53,6 +53,8 @@ const CONTRACT_PATHS = [
   "/v1/admin/payments/{id}/refund",
   "/v1/admin/audit",
   "/v1/admin/audit.csv",
+  "/v1/admin/reports/vat",
+  "/v1/admin/reports/vat.csv",
 ];
 
 describe.each(TEST_DATABASES)("the /v1 API as a whole (%s)", (kind) => {

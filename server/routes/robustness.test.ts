@@ -146,6 +146,7 @@ async function expectJsonError(res: Response, context: string): Promise<void> {
   const csvHeader = [
     ["/v1/usage.csv", /^time,feature,/],
     ["/v1/admin/audit.csv", /^seq,at,actor_id,/],
+    ["/v1/admin/reports/vat.csv", /^section,country,/],
   ] as const;
   const csv = csvHeader.find(([path]) => context.startsWith(path));
   if (res.status === 200 && csv) {

@@ -22,6 +22,7 @@ export {
   creditChangeResultSchema,
   customerSchema,
   customerSearchSchema,
+  vatReportSchema,
 } from "../../contract/admin.ts";
 export { lowBalanceAlertSchema } from "../../contract/alerts.ts";
 export {

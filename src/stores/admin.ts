@@ -8,6 +8,7 @@ import type {
   AuditEntryView,
   Customer,
   CustomerRow,
+  VatReportView,
 } from "../../contract/admin.ts";
 import type { UsageRow } from "../../contract/usage.ts";
 import { apiRequest, saveDownload } from "../lib/api-client.ts";
@@ -154,6 +155,35 @@ export const actionPath = {
   revokeKey: (keyId: string) => `/v1/admin/api-keys/${encodeURIComponent(keyId)}`,
   refund: (paymentId: string) => `/v1/admin/payments/${encodeURIComponent(paymentId)}/refund`,
 };
+
+// ---- the VAT report ----
+
+export interface VatReportState {
+  status: Status;
+  quarter: string;
+  report: VatReportView | null;
+}
+
+export const $vatReport = atom<VatReportState>({ status: "idle", quarter: "", report: null });
+
+export async function loadVatReport(quarter: string): Promise<void> {
+  $vatReport.set({ ...$vatReport.get(), status: "loading", quarter });
+  try {
+    const report = await apiRequest(
+      `/v1/admin/reports/vat?quarter=${encodeURIComponent(quarter)}`,
+      "vatReportSchema",
+      {
+        auth: true,
+      },
+    );
+    $vatReport.set({ status: "ready", quarter, report });
+  } catch {
+    $vatReport.set({ ...$vatReport.get(), status: "failed" });
+  }
+}
+
+export const downloadVatCsv = (quarter: string) =>
+  saveDownload(`/v1/admin/reports/vat.csv?quarter=${encodeURIComponent(quarter)}`, `vat-${quarter}.csv`);
 
 // ---- the audit log ----
 

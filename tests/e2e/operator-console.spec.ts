@@ -2,13 +2,15 @@
 // key quoted in their e-mail and grants goodwill credits with a reason; an admin disables an
 // account and the customer's next page load says so; the audit log shows both. Phone and desktop,
 // light and dark, checked with axe.
+import type { VatReportView } from "../../contract/admin.ts";
+import { TIERS } from "../../contract/catalogue.ts";
 import { ADMIN_PAGE_TEXT } from "../../src/lib/admin-text.ts";
 import { BILLING_TEXT } from "../../src/lib/billing-text.ts";
 import { PROFILE_TEXT } from "../../src/lib/profile-text.ts";
 import { UI_TEXT } from "../../src/lib/ui-text.ts";
 import { createVerifiedUser, openSignedIn, tokenViaApi } from "../fixtures/account.ts";
 import { axeViolations } from "../fixtures/axe.ts";
-import { payOnCheckout } from "../fixtures/checkout.ts";
+import { buyTierAViaForms, payOnCheckout } from "../fixtures/checkout.ts";
 import { setRoleByCli } from "../fixtures/service-key.ts";
 import { expect, test } from "../fixtures/test.ts";
 
@@ -180,6 +182,120 @@ test("an admin refunds a top-up; the customer's billing history shows the refund
   await expect(customerPage.locator("[data-refers-to]")).toContainText("INV-");
   expect(await axeViolations(customerPage)).toEqual([]);
   await customerContext.close();
+});
+
+test("the quarter's VAT report: a German consumer, a French consumer and a French business, one refunded", async ({
+  page,
+  request,
+}) => {
+  test.setTimeout(90_000);
+  const admin = await createVerifiedUser(request, "vatadm");
+  await setRoleByCli(admin.username, "admin");
+  const adminToken = await tokenViaApi(request, admin);
+  const report = async () => {
+    const res = await request.get("/v1/admin/reports/vat", {
+      headers: { Authorization: `Bearer ${adminToken}` },
+    });
+    expect(res.status()).toBe(200);
+    return (await res.json()) as VatReportView;
+  };
+  // Other journeys sell in this quarter too (the e2e database is shared): the French buyers here
+  // have lines of their own (a VAT ID no other test uses); the domestic line is compared by change.
+  const vatId = "FR44732829320";
+  const domesticBefore = (await report()).lines.find((l) => l.section === "domestic" && !l.original_quarter);
+  const marie = await createVerifiedUser(request, "marie");
+  for (const [prefix, buyer] of [
+    ["erika", { name: "Erika Mustermann", country: "DE", vat_id: "" }],
+    ["sarl", { name: "Exemple SARL", country: "FR", vat_id: vatId }],
+  ] as const) {
+    const user = await createVerifiedUser(request, prefix);
+    await buyTierAViaForms(request, await tokenViaApi(request, user), buyer);
+  }
+  await buyTierAViaForms(request, await tokenViaApi(request, marie), {
+    name: "Marie Dupont",
+    country: "FR",
+    vat_id: "",
+  });
+
+  // The French consumer's payment is refunded from the console.
+  await openSignedIn(page, adminToken, `/admin/customers?q=${marie.username}`);
+  await page.locator("[data-customer-row]").getByRole("link", { name: marie.username }).click();
+  await expect(page.locator("[data-payment]")).toHaveCount(1, { timeout: 15_000 });
+  await page
+    .locator("[data-payment]")
+    .getByRole("button", { name: /^Refund/ })
+    .click();
+  const dialog = page.getByRole("dialog", { name: /^Refund:/ });
+  await dialog.getByLabel(A.actions.reason).fill("Withdrawal within 14 days");
+  await dialog.getByRole("button", { name: A.actions.confirm }).click();
+  await expect(page.getByText(A.actions.refundDone)).toBeVisible();
+
+  const net = TIERS.find((t) => t.key === "A")?.unitAmount ?? 0;
+  const fr = Math.floor((net * 2000 + 5000) / 10_000);
+  const de = Math.floor((net * 1900 + 5000) / 10_000);
+  let after: VatReportView | undefined;
+  await expect(async () => {
+    after = await report();
+    expect(
+      after.lines.filter((l) => l.section === "oss" && l.country === "FR" && l.original_quarter),
+    ).toHaveLength(1);
+  }).toPass({ timeout: 20_000 });
+  const lines = after?.lines ?? [];
+  const quarter = after?.quarter ?? "";
+  expect(lines.filter((l) => l.section === "oss" && l.country === "FR")).toEqual([
+    {
+      section: "oss",
+      country: "FR",
+      rate: 20,
+      vat_id: null,
+      original_quarter: null,
+      currency: "eur",
+      net,
+      vat: fr,
+      documents: 1,
+    },
+    {
+      section: "oss",
+      country: "FR",
+      rate: 20,
+      vat_id: null,
+      original_quarter: quarter,
+      currency: "eur",
+      net: -net,
+      vat: -fr,
+      documents: 1,
+    },
+  ]);
+  expect(lines.filter((l) => l.vat_id === vatId)).toEqual([
+    {
+      section: "reverse_charge",
+      country: "FR",
+      rate: null,
+      vat_id: vatId,
+      original_quarter: null,
+      currency: "eur",
+      net,
+      vat: 0,
+      documents: 1,
+    },
+  ]);
+  const domestic = lines.find((l) => l.section === "domestic" && !l.original_quarter);
+  expect(domestic?.rate).toBe(19);
+  expect((domestic?.documents ?? 0) - (domesticBefore?.documents ?? 0)).toBeGreaterThanOrEqual(1);
+  expect((domestic?.vat ?? 0) - (domesticBefore?.vat ?? 0)).toBeGreaterThanOrEqual(de);
+
+  // The page shows the same lines, section by section, and offers the CSV.
+  await page.getByRole("link", { name: A.nav.reports }).click();
+  await expect(page.getByRole("heading", { level: 1, name: A.reports.title })).toBeVisible();
+  await expect(page.locator('[data-vat-line="oss"][data-refund="true"]')).toContainText(quarter);
+  await expect(page.locator('[data-vat-line="reverse_charge"]', { hasText: vatId })).toContainText(
+    "France (FR)",
+  );
+  await expect(page.locator("[data-vat-total]")).toBeVisible();
+  expect(await axeViolations(page)).toEqual([]);
+  const download = page.waitForEvent("download");
+  await page.getByRole("button", { name: A.reports.download }).click();
+  expect((await download).suggestedFilename()).toBe(`vat-${quarter}.csv`);
 });
 
 test("the console's pages are for staff only, and read well on a phone in the dark", async ({

@@ -29,6 +29,8 @@ const PERMISSION_OF: Record<string, keyof typeof PERMISSIONS> = {
   adminRefundPayment: "refundPayment",
   adminAuditLog: "viewAuditLog",
   adminAuditCsv: "viewAuditLog",
+  adminVatReport: "viewReports",
+  adminVatReportCsv: "viewReports",
 };
 
 describe.each(TEST_DATABASES)("admin routes × roles (%s)", (kind) => {

@@ -2,15 +2,26 @@
 // entry together, a refusal leaving neither, and what a disabled account can no longer do.
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { ADMIN_TEXT, type AdminPayment } from "../../../contract/admin.ts";
+import { ADMIN_TEXT, type AdminPayment, type VatReportView } from "../../../contract/admin.ts";
+import { TIERS } from "../../../contract/catalogue.ts";
 import { DETAIL } from "../../../contract/messages.ts";
 import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
 import { verifyAuditChain } from "../../audit/audit-log.ts";
 import { auditLog, billingCustomers, users } from "../../db/schema/index.ts";
+import { vatOf } from "../../domain/vat.ts";
+import { quarterOf } from "../../domain/vat-report.ts";
 import { adminCall, adminGet, auditRowsAbout, staffMember } from "../../testing/admin.ts";
 import { consumeRequest, createKey, introspect, serviceKey } from "../../testing/api-access.ts";
 import { getJson, latestMailTo, login, register, verifiedUser } from "../../testing/api-client.ts";
-import { me, openTopUpCheckout, payAndSettle, subscribe } from "../../testing/billing.ts";
+import {
+  GERMAN_CONSUMER,
+  me,
+  openSubscriptionCheckout,
+  openTopUpCheckout,
+  payAndSettle,
+  subscribe,
+  type TestBuyer,
+} from "../../testing/billing.ts";
 import { useTestApp } from "../../testing/suite.ts";
 import { NO_LIMITS } from "../../testing/test-app.ts";
 
@@ -522,5 +533,111 @@ describe.each(TEST_DATABASES)("customer search and page (%s)", (kind) => {
       (await getJson(ctx.t.app, `/v1/admin/customers/${cora.id}/usage?from=x`, sue.accessToken)).status,
     ).toBe(422);
     expect((await getJson(ctx.t.app, "/v1/admin/customers/not-an-id", sue.accessToken)).status).toBe(404);
+  });
+});
+
+describe.each(TEST_DATABASES)("the quarterly VAT report (%s)", (kind) => {
+  const ctx = useTestApp(kind, { limits: NO_LIMITS });
+
+  it("separates domestic, OSS and reverse-charge sales, and counts a refund as a negative line", async () => {
+    const ada = await staffMember(ctx.t, "ada", "admin");
+    const buyers: Array<[string, TestBuyer]> = [
+      ["erika", GERMAN_CONSUMER],
+      ["marie", { name: "Marie Dupont", country: "FR", vat_id: "" }],
+      ["sarl", { name: "Exemple SARL", country: "FR", vat_id: "FR40303265045" }],
+    ];
+    const ids: Record<string, string> = {};
+    for (const [name, buyer] of buyers) {
+      const user = await verifiedUser(ctx.t, name);
+      ids[name] = user.id;
+      await payAndSettle(
+        ctx.t,
+        await openSubscriptionCheckout(ctx.t, user.accessToken, "A"),
+        undefined,
+        buyer,
+      );
+    }
+    const net = TIERS.find((t) => t.key === "A")?.unitAmount ?? 0;
+    // Marie's payment is refunded in full.
+    const [marieInvoice] = (
+      await adminGet<{ data: AdminPayment[] }>(
+        ctx.t,
+        `/v1/admin/customers/${ids.marie}/payments`,
+        ada.accessToken,
+      )
+    ).data;
+    const refund = await adminCall(ctx.t, `/v1/admin/payments/${marieInvoice?.id}/refund`, ada.accessToken, {
+      reason: "Asked within 14 days",
+      idempotency_key: "vat-1",
+    });
+    expect(refund.status).toBe(202);
+    await ctx.t.local.runJob();
+    await ctx.t.tasks.idle();
+
+    const quarter = quarterOf(ctx.t.clock.now());
+    const report = await adminGet<VatReportView>(
+      ctx.t,
+      `/v1/admin/reports/vat?quarter=${quarter}`,
+      ada.accessToken,
+    );
+    const de = vatOf(net, 1900);
+    const fr = vatOf(net, 2000);
+    expect(report.lines).toEqual([
+      {
+        section: "domestic",
+        country: null,
+        rate: 19,
+        vat_id: null,
+        original_quarter: null,
+        currency: "eur",
+        net,
+        vat: de,
+        documents: 1,
+      },
+      {
+        section: "oss",
+        country: "FR",
+        rate: 20,
+        vat_id: null,
+        original_quarter: null,
+        currency: "eur",
+        net,
+        vat: fr,
+        documents: 1,
+      },
+      {
+        section: "oss",
+        country: "FR",
+        rate: 20,
+        vat_id: null,
+        original_quarter: quarter,
+        currency: "eur",
+        net: -net,
+        vat: -fr,
+        documents: 1,
+      },
+      {
+        section: "reverse_charge",
+        country: "FR",
+        rate: null,
+        vat_id: "FR40303265045",
+        original_quarter: null,
+        currency: "eur",
+        net,
+        vat: 0,
+        documents: 1,
+      },
+    ]);
+    expect(report.totals).toContainEqual({ section: "all", currency: "eur", net: 2 * net, vat: de });
+
+    const csv = await getJson(ctx.t.app, `/v1/admin/reports/vat.csv?quarter=${quarter}`, ada.accessToken);
+    const lines = (await csv.text()).trim().split("\n");
+    expect(lines[0]).toBe(
+      "section,country,rate_percent,buyer_vat_id,original_quarter,currency,net,vat,documents",
+    );
+    expect(lines[3]).toBe(`oss,FR,20,,${quarter},EUR,-${(net / 100).toFixed(2)},-${(fr / 100).toFixed(2)},1`);
+    expect((await getJson(ctx.t.app, "/v1/admin/reports/vat?quarter=2026-Q5", ada.accessToken)).status).toBe(
+      422,
+    );
   });
 });
