@@ -254,6 +254,41 @@ export const vatReportSchema = z.object({
 });
 export type VatReportView = z.infer<typeof vatReportSchema>;
 
+/** `GET /v1/admin/metrics?from=&to=`: money in minor units with its currency, days on Berlin's calendar. */
+export const metricsSchema = z.object({
+  from: z.iso.date(),
+  to: z.iso.date(),
+  days: z.array(
+    z.object({
+      date: z.iso.date(),
+      signups: z.number(),
+      verified_signups: z.number(),
+      new_paying_customers: z.number(),
+      churned: z.number(),
+    }),
+  ),
+  now: z.object({
+    paying_customers: z.array(z.object({ tier: z.string(), customers: z.number() })),
+    mrr: z.array(z.object({ currency: z.string(), net: z.number() })),
+    open_failed_renewals: z.number(),
+    open_disputes: z.number(),
+  }),
+  months: z.array(
+    z.object({
+      month: z.string(),
+      currency: z.string(),
+      net: z.number(),
+      vat: z.number(),
+      gross: z.number(),
+      refunds: z.number(),
+    }),
+  ),
+  credits_per_feature: z.array(
+    z.object({ date: z.iso.date(), feature: z.nullable(z.string()), credits: z.number() }),
+  ),
+});
+export type MetricsView = z.infer<typeof metricsSchema>;
+
 /** What a credit change answers: its ledger line, the balance after it and its audit entry. */
 export const creditChangeResultSchema = z.extend(adminLedgerEntrySchema, {
   balance_after: z.number(),

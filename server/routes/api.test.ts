@@ -55,6 +55,7 @@ const CONTRACT_PATHS = [
   "/v1/admin/audit.csv",
   "/v1/admin/reports/vat",
   "/v1/admin/reports/vat.csv",
+  "/v1/admin/metrics",
 ];
 
 describe.each(TEST_DATABASES)("the /v1 API as a whole (%s)", (kind) => {

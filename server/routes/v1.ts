@@ -50,7 +50,7 @@ export function v1Routes(
   api.route("/", apiKeyRoutes(deps));
   api.route("/", introspectRoutes(deps));
   api.route("/", usageRoutes(deps));
-  const admin: AdminDeps = { ...deps, billing: billing.billing, ...operations };
+  const admin: AdminDeps = { ...deps, billing: billing.billing, catalogue: billing.catalogue, ...operations };
   api.route("/", adminCustomerRoutes(admin));
   api.route("/", adminActionRoutes(admin));
   api.route("/", adminAuditRoutes(admin));

@@ -22,6 +22,7 @@ export {
   creditChangeResultSchema,
   customerSchema,
   customerSearchSchema,
+  metricsSchema,
   vatReportSchema,
 } from "../../contract/admin.ts";
 export { lowBalanceAlertSchema } from "../../contract/alerts.ts";

@@ -8,6 +8,7 @@ import type {
   AuditEntryView,
   Customer,
   CustomerRow,
+  MetricsView,
   VatReportView,
 } from "../../contract/admin.ts";
 import type { UsageRow } from "../../contract/usage.ts";
@@ -155,6 +156,28 @@ export const actionPath = {
   revokeKey: (keyId: string) => `/v1/admin/api-keys/${encodeURIComponent(keyId)}`,
   refund: (paymentId: string) => `/v1/admin/payments/${encodeURIComponent(paymentId)}/refund`,
 };
+
+// ---- the dashboard ----
+
+export interface MetricsState {
+  status: Status;
+  metrics: MetricsView | null;
+}
+
+export const $metrics = atom<MetricsState>({ status: "idle", metrics: null });
+
+/** The last 30 Berlin days (the API's default range). */
+export async function loadMetrics(): Promise<void> {
+  $metrics.set({ ...$metrics.get(), status: "loading" });
+  try {
+    $metrics.set({
+      status: "ready",
+      metrics: await apiRequest("/v1/admin/metrics", "metricsSchema", { auth: true }),
+    });
+  } catch {
+    $metrics.set({ ...$metrics.get(), status: "failed" });
+  }
+}
 
 // ---- the VAT report ----
 

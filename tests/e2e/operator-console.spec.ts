@@ -296,6 +296,15 @@ test("the quarter's VAT report: a German consumer, a French consumer and a Frenc
   const download = page.waitForEvent("download");
   await page.getByRole("button", { name: A.reports.download }).click();
   expect((await download).suggestedFilename()).toBe(`vat-${quarter}.csv`);
+
+  // The dashboard counts them among the paying customers and this month's revenue and refunds.
+  await page.getByRole("link", { name: A.nav.dashboard }).click();
+  await expect(page.getByRole("heading", { level: 1, name: A.dashboard.title })).toBeVisible();
+  expect(Number(await page.locator('[data-figure="paying"]').textContent())).toBeGreaterThanOrEqual(2);
+  await expect(page.locator("[data-revenue-month]").last()).toContainText("−€");
+  await page.locator("[data-daily-table] summary").click();
+  await expect(page.getByRole("region", { name: `${A.dashboard.daily}, table` })).toBeVisible();
+  expect(await axeViolations(page)).toEqual([]);
 });
 
 test("the console's pages are for staff only, and read well on a phone in the dark", async ({

@@ -334,15 +334,21 @@ test.describe("security headers", () => {
           }),
         ) as Record<string, string>,
       }));
-    // Netlify / Cloudflare Pages rules: a trailing * matches any rest; every matching block applies.
+    // Netlify / Cloudflare Pages rules: a trailing * matches any rest, a :placeholder one segment;
+    // every matching block applies.
+    const matches = (pattern: string, path: string) => {
+      if (pattern.endsWith("*")) return path.startsWith(pattern.slice(0, -1));
+      const want = pattern.split("/");
+      const got = path.split("/");
+      return (
+        want.length === got.length &&
+        want.every((part, i) => (part.startsWith(":") ? got[i] !== "" : part === got[i]))
+      );
+    };
     const cdnHeaders = (path: string) =>
       Object.assign(
         {},
-        ...blocks
-          .filter(({ pattern }) =>
-            pattern.endsWith("*") ? path.startsWith(pattern.slice(0, -1)) : path === pattern,
-          )
-          .map(({ headers }) => headers),
+        ...blocks.filter(({ pattern }) => matches(pattern, path)).map(({ headers }) => headers),
       ) as Record<string, string>;
     const compared = [
       "content-security-policy",

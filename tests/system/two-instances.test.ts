@@ -1,7 +1,8 @@
 // Two server processes on one PostgreSQL database and one Redis, as behind a load balancer: rate
 // limits are shared, a purchase whose events reach both is granted once, a checkout paid through
-// both is charged once, the billing job both run renews a subscription once per period, and operator
-// commands reaching both at once leave one audit chain.
+// both is charged once, the billing job both run renews a subscription once per period, operator
+// commands reaching both at once leave one audit chain, and an account disabled or a key revoked
+// through one is refused by the other at once.
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { PRODUCT_IDS } from "../../contract/product-ids.ts";
@@ -131,6 +132,78 @@ describe.skipIf(reason !== "")(`two instances on one PostgreSQL and one Redis${r
     } finally {
       await handle.close();
     }
+  });
+
+  it("refuses a disabled account and a revoked key on both instances at once, and takes them back on enable", {
+    timeout: SYSTEM_TIMEOUT,
+  }, async () => {
+    const [customerName, adminName] = [uniqueName("cust"), uniqueName("boss")];
+    usernames.push(customerName, adminName);
+    const customer = await verifiedAccount(a, customerName);
+    await verifiedAccount(b, adminName);
+    const role = await runCli("scripts/user-role.ts", [adminName, "admin"], {
+      DATA_DIR: dataDirs[0]?.dir,
+      DATABASE_URL: db.url,
+      LOG_LEVEL: "silent",
+    });
+    expect(role.status, role.stderr).toBe(0);
+    const adminToken = ((await (await login(b, adminName)).json()) as { access_token: string }).access_token;
+    const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
+    const makeKey = async () => {
+      const res = await postJson(a, "/v1/api-keys", { name: "farm" }, bearer(customer.accessToken));
+      expect(res.status).toBe(201);
+      return (await res.json()) as { id: string; key: string };
+    };
+    const [kept, revoked] = [await makeKey(), await makeKey()];
+    const service = await runCli("scripts/service-key.ts", ["create", "gen", "--scopes", "introspect"], {
+      DATA_DIR: dataDirs[1]?.dir,
+      DATABASE_URL: db.url,
+      LOG_LEVEL: "silent",
+    });
+    const serviceKey = /gsk_[0-9A-Za-z]+/.exec(service.stdout)?.[0] ?? "";
+    const introspect = async (server: ServerProcess, token: string) => {
+      const res = await fetch(`${server.baseUrl}/v1/introspect`, {
+        method: "POST",
+        headers: { ...bearer(serviceKey), "Content-Type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ token }).toString(),
+      });
+      return ((await res.json()) as { active: boolean }).active;
+    };
+    const me = async (server: ServerProcess) =>
+      (await fetch(`${server.baseUrl}/v1/users/me`, { headers: bearer(customer.accessToken) })).status;
+
+    // Revoked through A: B refuses the key the next moment.
+    const revoke = await fetch(`${a.baseUrl}/v1/admin/api-keys/${revoked.id}`, {
+      method: "DELETE",
+      headers: { ...bearer(adminToken), "Content-Type": "application/json" },
+      body: JSON.stringify({ reason: "Leaked in a public repository" }),
+    });
+    expect(revoke.status).toBe(200);
+    expect([await introspect(a, revoked.key), await introspect(b, revoked.key)]).toEqual([false, false]);
+    expect([await introspect(a, kept.key), await introspect(b, kept.key)]).toEqual([true, true]);
+
+    // Disabled through B: A refuses its token and its key, and its login, at once.
+    const disable = await postJson(
+      b,
+      `/v1/admin/customers/${customer.id}/disable`,
+      { reason: "Card testing" },
+      bearer(adminToken),
+    );
+    expect(disable.status).toBe(200);
+    expect([await me(a), await me(b)]).toEqual([403, 403]);
+    expect([await introspect(a, kept.key), await introspect(b, kept.key)]).toEqual([false, false]);
+    expect((await login(a, customerName)).status).toBe(403);
+
+    const enable = await postJson(
+      a,
+      `/v1/admin/customers/${customer.id}/enable`,
+      { reason: "Owner confirmed" },
+      bearer(adminToken),
+    );
+    expect(enable.status).toBe(200);
+    expect([await me(a), await me(b)]).toEqual([200, 200]);
+    expect([await introspect(a, kept.key), await introspect(b, kept.key)]).toEqual([true, true]);
+    expect(await introspect(b, revoked.key)).toBe(false);
   });
 
   it("shares the per-account login limit: six attempts through each, the 11th and later are refused wherever they land", {

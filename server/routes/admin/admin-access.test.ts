@@ -31,6 +31,7 @@ const PERMISSION_OF: Record<string, keyof typeof PERMISSIONS> = {
   adminAuditCsv: "viewAuditLog",
   adminVatReport: "viewReports",
   adminVatReportCsv: "viewReports",
+  adminMetrics: "viewReports",
 };
 
 describe.each(TEST_DATABASES)("admin routes × roles (%s)", (kind) => {

@@ -3,6 +3,7 @@
 // the acting staff member as the audit log names them.
 import type { Context, MiddlewareHandler } from "hono";
 import { ADMIN_TEXT } from "../../../contract/admin.ts";
+import type { Catalogue } from "../../billing/ports/payment-provider.ts";
 import type { Billing } from "../../billing/service.ts";
 import type { AppEnv } from "../../http/app-env.ts";
 import { clientIp } from "../../http/client-ip.ts";
@@ -14,6 +15,8 @@ import type { ApiDeps } from "../api-deps.ts";
 
 export interface AdminDeps extends ApiDeps, Omit<RefundDeps, "db"> {
   billing: Billing;
+  /** The catalogue being sold (the metrics name tiers and price the MRR from it). */
+  catalogue: Pick<Catalogue, "findTier">;
   /** SUPPORT_GRANT_LIMIT: the most credits one grant by support staff may give. */
   supportGrantLimit: number;
 }

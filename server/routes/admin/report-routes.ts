@@ -3,13 +3,17 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { stringify } from "csv-stringify/sync";
 import type { Context } from "hono";
-import { type VatReportView, vatReportSchema } from "../../../contract/admin.ts";
+import { metricsSchema, type VatReportView, vatReportSchema } from "../../../contract/admin.ts";
+import { usageQuerySchema } from "../../../contract/usage.ts";
 import { quarterOf } from "../../domain/vat-report.ts";
 import type { AppEnv } from "../../http/app-env.ts";
 import { requireUser } from "../../http/auth-guard.ts";
 import { RequestValidationError } from "../../http/errors.ts";
 import { addRoute, BEARER_SCHEME, errorResponses, jsonContent, schemaRef } from "../../http/openapi.ts";
+import { parseWith } from "../../http/validation.ts";
+import { businessMetrics } from "../../operations/metrics.ts";
 import { decimalAmount, VAT_CSV_COLUMNS, type VatReport, vatReport } from "../../operations/vat-report.ts";
+import { isRefusal, usageRange } from "../../usage/usage-range.ts";
 import { type AdminDeps, requirePermission } from "./admin-deps.ts";
 
 const QUARTER_PARAMETER = {
@@ -123,6 +127,56 @@ export function adminReportRoutes(deps: AdminDeps): OpenAPIHono<AppEnv> {
         "Content-Type": "text/csv; charset=utf-8",
         "Content-Disposition": `attachment; filename="vat-${report.quarter}.csv"`,
       });
+    },
+  );
+  addRoute(
+    app,
+    {
+      method: "get",
+      path: "/admin/metrics",
+      operationId: "adminMetrics",
+      tags: ["admin"],
+      summary:
+        "The business per Berlin day and month, and now: sign-ups, payers, churn, MRR, revenue, credits",
+      security,
+      parameters: [
+        {
+          name: "from",
+          in: "query",
+          required: false,
+          description: "First Berlin day (YYYY-MM-DD). Default: 29 days before 'to'.",
+          schema: { type: "string", format: "date", maxLength: 10 },
+        },
+        {
+          name: "to",
+          in: "query",
+          required: false,
+          description: "Last Berlin day, included (at most 366 days after 'from'). Default: today.",
+          schema: { type: "string", format: "date", maxLength: 10 },
+        },
+      ],
+      responses: {
+        200: {
+          description: "The figures",
+          content: jsonContent(schemaRef(registry, "Metrics", metricsSchema)),
+        },
+        ...errorResponses(registry, {
+          401: "No valid access token",
+          403: "Not an admin",
+          422: "A date that is not YYYY-MM-DD, 'from' after 'to', or a range over 366 days",
+        }),
+      },
+    },
+    ...guard,
+    async (c) => {
+      const query = parseWith(usageQuerySchema, c.req.query(), "query");
+      const range = usageRange(query, deps.clock.now());
+      if (isRefusal(range)) {
+        throw new RequestValidationError([
+          { loc: ["query", range.field], msg: range.message, type: "value_error" },
+        ]);
+      }
+      return c.json(await businessMetrics(deps.db, range, deps.catalogue), 200);
     },
   );
   return app;

@@ -7,6 +7,7 @@ import type { User } from "../../../contract/account.ts";
 import type { AdminPayment, Customer } from "../../../contract/admin.ts";
 import { type ActionKind, availableActions, refundable } from "../../lib/admin-actions.ts";
 import { ADMIN_PAGE_TEXT } from "../../lib/admin-text.ts";
+import { readStoredToken } from "../../lib/auth-storage.ts";
 import { dayAndTime } from "../../lib/format-date.ts";
 import { routeParam } from "../../lib/route-param.ts";
 import { dailyUsage } from "../../lib/usage-view.ts";
@@ -35,8 +36,9 @@ const customerIdFromUrl = () => (inBrowser ? routeParam(location.pathname, "/adm
 
 if (inBrowser) {
   void initSession();
+  // Without a stored token the guard sends the visitor away: nothing to ask for.
   const id = customerIdFromUrl();
-  if (id) void loadCustomer(id);
+  if (id && readStoredToken()) void loadCustomer(id);
 }
 
 function Usage() {

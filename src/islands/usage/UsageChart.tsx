@@ -1,6 +1,7 @@
-// The stacked bar chart of credits per day and feature. Chart.js draws it on a canvas, so this
-// module (and Chart.js with it) loads only on /profile/usage, once there are numbers to draw; the
-// table under it says the same for screen readers. Colours follow the light or dark theme.
+// The bar chart of a range of Berlin days: credits per day and feature, stacked (/profile/usage, the
+// console), or the console's daily counts side by side. Chart.js draws it on a canvas, so this module
+// (and Chart.js with it) loads only where a chart is shown, once there are numbers to draw; a table
+// beside it says the same for screen readers. Colours follow the light or dark theme.
 import { BarController, BarElement, CategoryScale, Chart, LinearScale, Tooltip } from "chart.js";
 import { useEffect, useRef } from "react";
 import { colourOf, type DailyUsage, featureLabel } from "../../lib/usage-view.ts";
@@ -28,9 +29,13 @@ interface Props {
   label: string;
   /** The name of charges without a feature. */
   manual: string;
+  /** A series' name when its ids are not feature ids (the console's daily counts). */
+  seriesName?: ((id: string | null) => string) | undefined;
+  /** Bars stacked per day (parts of one total), or side by side (counts that overlap). Default: stacked. */
+  stacked?: boolean | undefined;
 }
 
-export default function UsageChart({ usage, label, manual }: Props) {
+export default function UsageChart({ usage, label, manual, seriesName, stacked = true }: Props) {
   const canvas = useRef<HTMLCanvasElement>(null);
   useEffect(() => {
     const target = canvas.current;
@@ -41,7 +46,7 @@ export default function UsageChart({ usage, label, manual }: Props) {
       data: {
         labels: usage.days.map((day) => day.slice(5)),
         datasets: usage.series.map((series, i) => ({
-          label: featureLabel(series.feature, manual),
+          label: seriesName ? seriesName(series.feature) : featureLabel(series.feature, manual),
           data: series.credits,
           backgroundColor: colourOf(i),
           borderWidth: 0,
@@ -52,8 +57,8 @@ export default function UsageChart({ usage, label, manual }: Props) {
         maintainAspectRatio: false,
         animation: false,
         scales: {
-          x: { stacked: true, ticks: { maxRotation: 0, autoSkip: true }, grid: { display: false } },
-          y: { stacked: true, beginAtZero: true },
+          x: { stacked, ticks: { maxRotation: 0, autoSkip: true }, grid: { display: false } },
+          y: { stacked, beginAtZero: true },
         },
         plugins: {
           tooltip: { mode: "index", intersect: false },
@@ -78,7 +83,7 @@ export default function UsageChart({ usage, label, manual }: Props) {
       media.removeEventListener("change", repaint);
       chart.destroy();
     };
-  }, [usage, manual]);
+  }, [usage, manual, seriesName, stacked]);
   return (
     <div className="relative h-64 w-full sm:h-80">
       <canvas ref={canvas} role="img" aria-label={label} data-usage-chart />
