@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { apiChecks, lighthouseChecks, pageWeightChecks, summariseBudgets } from "./budgets.ts";
+import { apiChecks, consoleChecks, lighthouseChecks, pageWeightChecks, summariseBudgets } from "./budgets.ts";
 import { database, page, run, weight } from "./test-fixtures.ts";
 
 const verdicts = (checks: { id: string; subject: string; verdict: string }[]) =>
@@ -24,6 +24,39 @@ describe("pageWeightChecks", () => {
     expect(checks.filter((c) => c.id === "js-gzip").map((c) => [c.budget, c.verdict])).toEqual([
       ["JavaScript ≤ 150.0 KB gzip", "pass"],
       ["JavaScript ≤ 150.0 KB gzip", "fail"],
+    ]);
+  });
+});
+
+describe("the operator console's budgets", () => {
+  it("holds /admin pages to 150,000 bytes with the chart the chart pages load", () => {
+    const checks = pageWeightChecks(
+      [weight("/admin", 100_000), weight("/admin/customer", 100_001), weight("/admin/audit", 100_001)],
+      50_000,
+    );
+    expect(checks.map((c) => [c.id, c.subject, c.measured, c.verdict])).toEqual([
+      ["admin-js-gzip", "/admin", "150.0 KB", "pass"],
+      ["admin-js-gzip", "/admin/customer", "150.0 KB", "fail"],
+      ["admin-js-gzip", "/admin/audit", "100.0 KB", "pass"],
+    ]);
+  });
+
+  it("checks search, the customer page, the metrics and the audit append against OPERATIONS.md", () => {
+    const latency = (label: string, p99: number) => ({ label, samples: 100, p50: p99 / 2, p99 });
+    const checks = consoleChecks({
+      users: 100_000,
+      spends: 1_000_000,
+      search: [latency("search: e-mail prefix", 49.9), latency("search: all", 50)],
+      customerPage: latency("customer page", 99),
+      metrics90: latency("metrics", 300),
+      auditAppendMs: 0.99,
+    });
+    expect(checks.map((c) => [c.id, c.subject, c.verdict])).toEqual([
+      ["console-search", "search: e-mail prefix", "pass"],
+      ["console-search", "search: all", "fail"],
+      ["console-customer", "customer page", "pass"],
+      ["console-metrics", "metrics", "fail"],
+      ["console-audit", "an audit entry in the action's transaction", "pass"],
     ]);
   });
 });

@@ -1,5 +1,6 @@
 // The issue's budgets, each checked against the measured figures: pass, fail, or not measured.
 import type { DatabaseApi, RouteSpec } from "./api.ts";
+import type { ConsoleFigures } from "./console.ts";
 import type { PageLighthouse } from "./lighthouse.ts";
 import type { PageWeight } from "./page-weight.ts";
 import { kb } from "./sizes.ts";
@@ -32,6 +33,13 @@ export const LIMITS = {
   serviceP99Ms: 20,
   /** GET /v1/usage over 90 days by day, 100,000 charges in the table, on PostgreSQL (issue 13). */
   usageP99Ms: 50,
+  /** The operator console on PostgreSQL (OPERATIONS.md): 100,000 users, 1,000,000 spends. */
+  consoleSearchP99Ms: 50,
+  consoleCustomerPageP99Ms: 100,
+  consoleMetricsP99Ms: 300,
+  consoleAuditAppendMs: 1,
+  /** /admin pages' JavaScript with the chart they load, gzip. */
+  adminJsGzip: 150_000,
 } as const;
 
 /** The usage page: its own LCP and JavaScript budgets, measured with 30 days of data. */
@@ -45,7 +53,7 @@ export type Verdict = "pass" | "fail" | "not measured";
 export interface BudgetCheck {
   /** Stable identifier of the budget, e.g. "js-gzip": one check per page, route or database. */
   id: string;
-  area: "Page weight" | "Lighthouse" | "API";
+  area: "Page weight" | "Lighthouse" | "API" | "Console";
   subject: string;
   budget: string;
   measured: string;
@@ -85,8 +93,27 @@ const seconds = (value: number) => `${(value / 1000).toFixed(2)} s`;
 /** One decimal, so a ratio just under a limit never reads as the limit ("24.8%", not "25%"). */
 const percent = (ratio: number) => `${(ratio * 100).toFixed(1)}%`;
 
-export function pageWeightChecks(pages: readonly PageWeight[]): BudgetCheck[] {
+/** The console's pages that draw a chart: their JavaScript is counted with the chart's chunk. */
+export const ADMIN_CHART_PAGES = ["/admin", "/admin/customer"] as const;
+
+export function pageWeightChecks(pages: readonly PageWeight[], chartGzip = 0): BudgetCheck[] {
   return pages.flatMap((page) => {
+    const admin = page.route === "/admin" || page.route.startsWith("/admin/");
+    if (admin) {
+      const js =
+        page.js.gzip + ((ADMIN_CHART_PAGES as readonly string[]).includes(page.route) ? chartGzip : 0);
+      return [
+        check(
+          "Page weight",
+          "admin-js-gzip",
+          page.route,
+          `JavaScript with its chart ≤ ${kb(LIMITS.adminJsGzip)} KB gzip`,
+          js,
+          kbText,
+          (v) => v <= LIMITS.adminJsGzip,
+        ),
+      ];
+    }
     // /profile/usage has the issue's own budget, chart included (checked again on a real visit by Lighthouse).
     const jsLimit = page.route === USAGE_PAGE ? LIMITS.usageJsGzip : LIMITS.jsGzip;
     return [
@@ -268,6 +295,30 @@ export function apiChecks(databases: readonly DatabaseApi[]): BudgetCheck[] {
     );
   }
   return checks;
+}
+
+export function consoleChecks(figures: ConsoleFigures): BudgetCheck[] {
+  const latency = (id: string, subject: string, limit: number, value: number) =>
+    check("Console", id, subject, `p99 < ${limit} ms`, value, ms, (v) => v < limit);
+  return [
+    ...figures.search.map((s) => latency("console-search", s.label, LIMITS.consoleSearchP99Ms, s.p99)),
+    latency(
+      "console-customer",
+      figures.customerPage.label,
+      LIMITS.consoleCustomerPageP99Ms,
+      figures.customerPage.p99,
+    ),
+    latency("console-metrics", figures.metrics90.label, LIMITS.consoleMetricsP99Ms, figures.metrics90.p99),
+    check(
+      "Console",
+      "console-audit",
+      "an audit entry in the action's transaction",
+      `adds < ${LIMITS.consoleAuditAppendMs} ms (median)`,
+      figures.auditAppendMs,
+      (v) => `${v.toFixed(2)} ms`,
+      (v) => v < LIMITS.consoleAuditAppendMs,
+    ),
+  ];
 }
 
 export interface BudgetSummary {

@@ -14,7 +14,7 @@
 // --rounds=<API rounds over the routes, 3> --usage-charges=<the usage benchmark user's charges, 100000>
 // --out=<file> --postgres=<admin URL, postgres://postgres@127.0.0.1:5432/postgres> --no-postgres
 // --lhr-dir=<folder for every Lighthouse run's full JSON result, to see which element or task>
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
@@ -32,11 +32,13 @@ import {
 import {
   apiChecks,
   type BudgetCheck,
+  consoleChecks,
   lighthouseChecks,
   pageWeightChecks,
   summariseBudgets,
   USAGE_PAGE,
 } from "./budgets.ts";
+import { type ConsoleFigures, consoleMarkdown, measureConsole } from "./console.ts";
 import { EXPLANATIONS, MEASURES } from "./explanations.ts";
 import { aggregateRuns, audit, type LighthouseRun, type PageLighthouse } from "./lighthouse.ts";
 import { describeMachine, loadAverageNow } from "./machine.ts";
@@ -53,7 +55,7 @@ import {
 } from "./server.ts";
 import { kb } from "./sizes.ts";
 
-const SECTIONS = ["weight", "lighthouse", "api"] as const;
+const SECTIONS = ["weight", "lighthouse", "api", "console"] as const;
 type Section = (typeof SECTIONS)[number];
 
 /** The pages Lighthouse audits; /profile logged in as the seeded user. */
@@ -242,6 +244,13 @@ function summary(checks: readonly BudgetCheck[]): string[] {
   return lines;
 }
 
+/** The usage chart's chunk, gzip (the console's chart pages load it on demand). */
+function chartChunkGzip(distDir: string): number {
+  const dir = join(distDir, "_astro");
+  const file = readdirSync(dir).find((f) => f.startsWith("UsageChart.") && f.endsWith(".js"));
+  return file ? gzipSync(readFileSync(join(dir, file))).length : 0;
+}
+
 async function main(): Promise<void> {
   const opts = options();
   if (!opts.dist) buildIfStale();
@@ -270,14 +279,22 @@ async function main(): Promise<void> {
     }
     let databases: DatabaseApi[] | undefined;
     if (opts.sections.has("api")) databases = await apiSection(snapshot, opts.api, opts.postgres);
+    let console_: ConsoleFigures | undefined;
+    if (opts.sections.has("console")) {
+      if (!opts.postgres)
+        throw new Error("The console's budgets are measured on PostgreSQL: leave out --no-postgres");
+      log("Operator console (PostgreSQL):");
+      console_ = await measureConsole({ adminUrl: opts.postgres, distDir: snapshot, log });
+    }
 
     machine.loadAverageAtEnd = loadAverageNow();
     const checks = [
-      ...(pageWeight ? pageWeightChecks(pageWeight) : []),
+      ...(pageWeight ? pageWeightChecks(pageWeight, chartChunkGzip(snapshot)) : []),
       ...(lighthouse ? lighthouseChecks(lighthouse) : []),
       ...(databases ? apiChecks(databases) : []),
+      ...(console_ ? consoleChecks(console_) : []),
     ];
-    const markdown = renderReport({
+    const markdown = `${renderReport({
       machine,
       runs: opts.runs,
       api: opts.api,
@@ -288,7 +305,7 @@ async function main(): Promise<void> {
       checks,
       explanations: EXPLANATIONS,
       measures: MEASURES,
-    });
+    })}${console_ ? consoleMarkdown(console_) : ""}`;
     for (const line of summary(checks)) log(line);
     if (opts.out) {
       writeFileSync(opts.out, markdown);

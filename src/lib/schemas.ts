@@ -23,6 +23,7 @@ export {
   customerSchema,
   customerSearchSchema,
   metricsSchema,
+  reasonRequestSchema,
   vatReportSchema,
 } from "../../contract/admin.ts";
 export { lowBalanceAlertSchema } from "../../contract/alerts.ts";

@@ -2,9 +2,9 @@
 // log keeps (3 to 500 characters, checked before sending), and runs the action on Confirm. The
 // server's refusal is shown in the dialog and as a toast; success closes it with a toast.
 import { type FormEvent, type ReactNode, useEffect, useId, useState } from "react";
-import { ADMIN_TEXT, reasonRequestSchema } from "../../../contract/admin.ts";
+import { ADMIN_TEXT } from "../../../contract/admin-rules.ts";
 import { ADMIN_PAGE_TEXT } from "../../lib/admin-text.ts";
-import { asApiError } from "../../lib/api-client.ts";
+import { asApiError, loadSchemas } from "../../lib/api-client.ts";
 import { notify } from "../../stores/toast.ts";
 import { Dialog } from "../profile/Dialog.tsx";
 
@@ -59,7 +59,8 @@ export function ActionDialog(props: Props) {
     event.preventDefault();
     if (busy) return;
     const own = props.validate?.() ?? null;
-    const checked = reasonRequestSchema.safeParse({ reason });
+    // The schemas load on the first action, as a form's do on its first submit.
+    const checked = (await loadSchemas()).reasonRequestSchema.safeParse({ reason });
     const problem =
       own ?? (checked.success ? null : (checked.error.issues[0]?.message ?? ADMIN_TEXT.reasonRequired));
     if (problem) {

@@ -5,7 +5,7 @@
 import { useId, useState } from "react";
 import type { Role } from "../../../contract/account.ts";
 import type { AdminPayment, Customer } from "../../../contract/admin.ts";
-import { ADMIN_TEXT, OPERATOR_CREDITS_MAX } from "../../../contract/admin.ts";
+import { ADMIN_TEXT, OPERATOR_CREDITS_MAX } from "../../../contract/admin-rules.ts";
 import { formatMoney } from "../../../contract/invoice-document.ts";
 import { type ActionKind, parseCredits, parseMoney, refundable } from "../../lib/admin-actions.ts";
 import { ADMIN_PAGE_TEXT } from "../../lib/admin-text.ts";

@@ -1,0 +1,33 @@
+// The operator console's limits and messages, without zod: the console's islands import them with
+// the page, while the schemas (contract/admin.ts) load on the first call, as every page's do.
+
+/** What an operator action's reason must be (kept in the audit log). */
+export const REASON_MIN = 3;
+export const REASON_MAX = 500;
+/** The most credits one grant or take-back may move (a typo guard; larger amounts take several). */
+export const OPERATOR_CREDITS_MAX = 1_000_000;
+
+export const ADMIN_TEXT = {
+  reasonRequired: "Give a reason",
+  reasonTooShort: `The reason must be at least ${REASON_MIN} characters`,
+  reasonTooLong: `The reason can be at most ${REASON_MAX} characters`,
+  amountRequired: "Give an amount of credits",
+  amountInvalid: "Use a number of credits other than 0, with at most 3 decimals",
+  amountTooLarge: `At most ${OPERATOR_CREDITS_MAX.toLocaleString("en-US")} credits at a time`,
+  idempotencyKeyRequired: "idempotency_key is required",
+  customerNotFound: "Customer not found",
+  notOwnAccount: "Staff cannot do this to their own account",
+  lastAdmin: "The last admin cannot be demoted",
+  overGrantLimit: (limit: number) => `Support can grant at most ${limit} credits at a time`,
+  takeBackTooMuch: (available: number) =>
+    `Only ${available} credits are unspent: take back at most that much`,
+  adminOnly: "Only an admin may do this",
+  staffOnly: "Only support staff and admins may do this",
+  alreadyDisabled: "The account is already disabled",
+  notDisabled: "The account is not disabled",
+  sameRole: "The account already has this role",
+  noSubscription: "The customer has no live subscription",
+  keyNotFound: "API key not found",
+  alreadyVerified: "The address is already verified",
+  accountDisabled: "Account disabled. Contact support.",
+} as const;
