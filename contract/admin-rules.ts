@@ -29,5 +29,6 @@ export const ADMIN_TEXT = {
   noSubscription: "The customer has no live subscription",
   keyNotFound: "API key not found",
   alreadyVerified: "The address is already verified",
+  noDisputeHold: "The account has no dispute hold",
   accountDisabled: "Account disabled. Contact support.",
 } as const;

@@ -106,6 +106,8 @@ export const customerSchema = z.object({
   created_at: instant,
   last_login_at: z.nullable(instant),
   disabled_at: z.nullable(instant),
+  /** Set while a lost dispute keeps the account from being charged (an admin clears it). */
+  dispute_hold_at: z.nullable(instant),
   subscription: subscriptionSchema,
   credit_balance: z.number(),
   /** The credits' parts, as /profile shows them (every grant, newest first). */

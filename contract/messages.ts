@@ -51,6 +51,8 @@ export const DETAIL = {
   invalidServiceKey: "Invalid service key",
   /** OPERATIONS.md: login, every token and every charge of an account staff disabled. */
   accountDisabled: "Account disabled. Contact support.",
+  /** ACCOUNT-SECURITY.md: consume on an account with a dispute hold. */
+  paymentDisputed: "Payment disputed. Contact support.",
 } as const;
 
 /** `msg` of the 422 items that are about the body as a whole rather than one field. */

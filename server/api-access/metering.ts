@@ -36,7 +36,14 @@ export type ChargeResult =
     }
   | {
       ok: false;
-      reason: "no_user" | "no_key" | "feature_not_allowed" | "insufficient" | "key_limit" | "disabled";
+      reason:
+        | "no_user"
+        | "no_key"
+        | "feature_not_allowed"
+        | "insufficient"
+        | "key_limit"
+        | "disabled"
+        | "dispute_hold";
     };
 
 export async function chargeFeature(

@@ -11,6 +11,7 @@ import { creditAdjustments, creditGrants, type InvoiceRow, invoices } from "../d
 import type { Tx } from "../db/types.ts";
 import { disputeStep, refundStep } from "../domain/reversal.ts";
 import { issueCreditNote } from "./credit-notes.ts";
+import { holdAfterLostDispute } from "./dispute-hold.ts";
 import { lockUser } from "./ledger-store.ts";
 import type { BillingEvent } from "./ports/events.ts";
 import type { PaymentProvider } from "./ports/payment-provider.ts";
@@ -140,6 +141,8 @@ export async function applyDispute(
     .update(invoices)
     .set({ ...step.payment, updatedAt: now })
     .where(eq(invoices.id, row.id));
+  // Last in the transaction: the hold's audit entry takes the chain's lock until the commit.
+  if (step.kind === "dispute_lost") await holdAfterLostDispute(tx, row, grant, p.disputeId, now);
   return true;
 }
 

@@ -53,7 +53,14 @@ export type SpendResult =
     }
   | {
       ok: false;
-      reason: "insufficient" | "no_user" | "no_key" | "feature_not_allowed" | "key_limit" | "disabled";
+      reason:
+        | "insufficient"
+        | "no_user"
+        | "no_key"
+        | "feature_not_allowed"
+        | "key_limit"
+        | "disabled"
+        | "dispute_hold";
     };
 
 /** What a metered charge (consume by feature) records besides the amount. */
@@ -105,6 +112,8 @@ interface BatchState {
   users: Set<string>;
   /** The locked users whose account staff disabled: nothing is charged to them. */
   disabled: Set<string>;
+  /** The locked users on a dispute hold (billing/dispute-hold.ts): nothing is charged to them either. */
+  held: Set<string>;
   /** Each locked user's low-balance threshold in milli-credits, or null for no alert. */
   thresholds: Map<string, number | null>;
   /** The batch's API keys, read after the locks (a key revoked a moment ago is seen revoked). */
@@ -140,7 +149,12 @@ const ofBatch = (userId: AnyPgColumn, p: Param) =>
 // committed before the lock.
 const lockUsers = statement("lock_users", (q, p) =>
   q
-    .select({ id: users.id, lowBalanceThreshold: users.lowBalanceThreshold, disabledAt: users.disabledAt })
+    .select({
+      id: users.id,
+      lowBalanceThreshold: users.lowBalanceThreshold,
+      disabledAt: users.disabledAt,
+      disputeHoldAt: users.disputeHoldAt,
+    })
     .from(users)
     .where(ofBatch(users.id, p))
     .orderBy(asc(users.id))
@@ -220,6 +234,7 @@ function batchState([locked, keyRows, earlierRows, grantRows, usageRows]: Answer
   return {
     users: new Set(lockedIds),
     disabled: new Set(locked.filter((u) => u.disabledAt !== null).map((u) => u.id)),
+    held: new Set(locked.filter((u) => u.disputeHoldAt !== null).map((u) => u.id)),
     thresholds: new Map(locked.map((u) => [u.id, u.lowBalanceThreshold])),
     keys: new Map(keyRows.map((k) => [k.id, k])),
     grants,
@@ -314,11 +329,12 @@ function decide(state: BatchState, request: SpendRequest): Decision {
   }
   const userId = key?.userId ?? request.userId;
   if (userId === undefined || !state.users.has(userId)) return { result: { ok: false, reason: "no_user" } };
-  // A disabled account's keys are inactive, and nothing else may charge it either.
-  if (state.disabled.has(userId)) return { result: { ok: false, reason: key ? "no_key" : "disabled" } };
   const idempotency = pairKey(userId, request.idempotencyKey);
   const earlier = state.earlier.get(idempotency);
   if (earlier) return { result: { ...earlier, repeated: true, lowBalanceCrossed: null } };
+  // A disabled account's keys are inactive, and nothing else may charge it either; nor one on hold.
+  if (state.disabled.has(userId)) return { result: { ok: false, reason: key ? "no_key" : "disabled" } };
+  if (state.held.has(userId)) return { result: { ok: false, reason: "dispute_hold" } };
 
   const usageKey = key && meter ? pairKey(key.id, meter.month) : undefined;
   const used = usageKey ? (state.usage.get(usageKey) ?? 0) : 0;

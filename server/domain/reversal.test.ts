@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { creditsToTakeBack, disputeStep, type PaymentRecord, refundStep } from "./reversal.ts";
+import {
+  creditsToTakeBack,
+  disputeStep,
+  lostDisputeNeedsHold,
+  type PaymentRecord,
+  refundStep,
+} from "./reversal.ts";
 
 // A 50 EUR top-up (5,000 cents) that granted 500 credits (500,000 milli-credits).
 const PAID: PaymentRecord = { total: 5000, refunded: 0, status: "paid" };
@@ -156,5 +162,18 @@ describe("disputeStep", () => {
       grant: { remaining: 0, frozen: 0 },
       payment: { status: "refunded", refunded: 5000 },
     });
+  });
+});
+
+describe("lostDisputeNeedsHold", () => {
+  it.each([
+    ["nothing spent: all frozen", { amount: 500, remaining: 0, frozen: 500 }, 0, false],
+    ["nothing spent: some refunded back before", { amount: 500, remaining: 0, frozen: 300 }, 200, false],
+    ["nothing spent: staff took some back", { amount: 500, remaining: 100, frozen: 300 }, 100, false],
+    ["one credit spent", { amount: 500, remaining: 0, frozen: 499 }, 0, true],
+    ["most spent", { amount: 500, remaining: 0, frozen: 20 }, 100, true],
+    ["all spent", { amount: 500, remaining: 0, frozen: 0 }, 0, true],
+  ])("%s", (_case, grant, takenBack, hold) => {
+    expect(lostDisputeNeedsHold(grant, takenBack)).toBe(hold);
   });
 });

@@ -63,6 +63,16 @@ export function refundStep(
   };
 }
 
+/**
+ * Whether a lost dispute puts the account on a dispute hold (ACCOUNT-SECURITY.md): when part of
+ * what the payment granted was spent before the dispute froze the rest, the card network has taken
+ * the money back and the credits are gone. `grant` as it was before the loss; credits that refunds
+ * or staff took back (`takenBack`) were not spent.
+ */
+export function lostDisputeNeedsHold(grant: GrantBalance, takenBack: number): boolean {
+  return grant.remaining + grant.frozen + takenBack < grant.amount;
+}
+
 export interface DisputeStep {
   /** The adjustment recorded, and the credits it moves. */
   kind: "dispute_freeze" | "dispute_won" | "dispute_lost";

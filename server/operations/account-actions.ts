@@ -75,6 +75,25 @@ export function accountActions(deps: AccountActionDeps) {
     enable: (actor: Actor, customerId: string, reason: string, now: Date) =>
       setDisabled(actor, customerId, false, reason, now),
 
+    /** Lets the account be charged again after a lost dispute (the customer has paid, or staff decided). */
+    async clearDisputeHold(actor: Actor, customerId: string, reason: string, now: Date) {
+      require(actor, "clearDisputeHold");
+      refuseOwnAccount(actor, customerId, ADMIN_TEXT.notOwnAccount);
+      return db.transaction(async (tx): Promise<ActionDone> => {
+        const customer = await lockCustomer(tx, customerId);
+        if (customer.disputeHoldAt === null) throw new OperatorRefusal(409, ADMIN_TEXT.noDisputeHold);
+        await tx.update(users).set({ disputeHoldAt: null, updatedAt: now }).where(eq(users.id, customerId));
+        const details = { held_since: customer.disputeHoldAt.toISOString() };
+        const row = await audit(
+          tx,
+          actor,
+          { action: "dispute_hold.clear", subjectUserId: customerId, reason, details },
+          now,
+        );
+        return { auditId: row.id };
+      });
+    },
+
     /** Never on one's own account; the last admin keeps the role. */
     async changeRole(actor: Actor, customerId: string, role: Role, reason: string, now: Date) {
       require(actor, "changeRole");

@@ -43,6 +43,7 @@ export async function customerOverview(
     created_at: user.createdAt.toISOString(),
     last_login_at: iso(user.lastLoginAt),
     disabled_at: iso(user.disabledAt),
+    dispute_hold_at: iso(user.disputeHoldAt),
     subscription: billing.subscription ?? FREE_SUBSCRIPTION,
     credit_balance: billing.credit_balance,
     credits: (await userGrants(db, id)).map((g) => ({

@@ -11,6 +11,7 @@ describe("the permission table (OPERATIONS.md, Roles)", () => {
     ["refundPayment", false, true],
     ["cancelSubscription", false, true],
     ["disableAccount", false, true],
+    ["clearDisputeHold", false, true],
     ["changeRole", false, true],
     ["viewAuditLog", false, true],
     ["viewReports", false, true],
@@ -21,7 +22,7 @@ describe("the permission table (OPERATIONS.md, Roles)", () => {
   });
 
   it("names every permission in the table above", () => {
-    expect(Object.keys(PERMISSIONS)).toHaveLength(11);
+    expect(Object.keys(PERMISSIONS)).toHaveLength(12);
   });
 
   it("knows staff from customers", () => {

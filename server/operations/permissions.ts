@@ -14,6 +14,7 @@ export const PERMISSIONS = {
   refundPayment: ["admin"],
   cancelSubscription: ["admin"],
   disableAccount: ["admin"],
+  clearDisputeHold: ["admin"],
   changeRole: ["admin"],
   viewAuditLog: ["admin"],
   viewReports: ["admin"],

@@ -47,6 +47,7 @@ const CONTRACT_PATHS = [
   "/v1/admin/customers/{id}/subscription/cancel",
   "/v1/admin/customers/{id}/disable",
   "/v1/admin/customers/{id}/enable",
+  "/v1/admin/customers/{id}/dispute-hold/clear",
   "/v1/admin/customers/{id}/role",
   "/v1/admin/customers/{id}/emails",
   "/v1/admin/api-keys/{id}",

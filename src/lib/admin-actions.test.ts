@@ -11,6 +11,7 @@ const customer = (over: Partial<Customer> = {}): Customer => ({
   created_at: "2026-11-01T00:00:00.000Z",
   last_login_at: null,
   disabled_at: null,
+  dispute_hold_at: null,
   subscription: {
     plan: "FREE",
     product_id: null,
@@ -66,6 +67,12 @@ describe("availableActions (OPERATIONS.md's permission table, as the page offers
     ],
   ] as const)("%s", (_case, role, shown, expected) => {
     expect(availableActions(role, "staff-1", shown)).toEqual(expected);
+  });
+
+  it("offers to clear a dispute hold to admins only", () => {
+    const held = customer({ dispute_hold_at: "2026-11-20T10:00:00.000Z" });
+    expect(availableActions("admin", "staff-1", held)).toContain("clearDisputeHold");
+    expect(availableActions("support", "staff-1", held)).not.toContain("clearDisputeHold");
   });
 
   it("offers nothing that touches credits, the role or access on one's own account", () => {

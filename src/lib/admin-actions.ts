@@ -13,7 +13,8 @@ export type ActionKind =
   | "enable"
   | "role"
   | "cancelAtEnd"
-  | "cancelNow";
+  | "cancelNow"
+  | "clearDisputeHold";
 
 /** The actions `viewer` may take on `customer` now, in the order the page shows them. */
 export function availableActions(viewer: Role, viewerId: string, customer: Customer): ActionKind[] {
@@ -28,6 +29,7 @@ export function availableActions(viewer: Role, viewerId: string, customer: Custo
     ["cancelAtEnd", admin && paid && !customer.subscription.cancel_at_period_end],
     ["cancelNow", admin && paid],
     ["role", admin && !own],
+    ["clearDisputeHold", admin && !own && customer.dispute_hold_at !== null],
     ["disable", admin && !own && customer.disabled_at === null],
     ["enable", admin && !own && customer.disabled_at !== null],
   ];

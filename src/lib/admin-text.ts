@@ -30,6 +30,8 @@ export const ADMIN_PAGE_TEXT = {
     disabledBanner: (since: string) =>
       `This account is disabled since ${since}: login, its tokens and its API keys are refused.`,
     unverifiedBanner: "The e-mail address is not verified yet.",
+    disputeHoldBanner: (since: string) =>
+      `On a dispute hold since ${since}: a dispute was lost after the payment's credits were spent, and nothing is charged to this account until the hold is cleared.`,
     sections: {
       overview: "Overview",
       credits: "Credits",
@@ -92,6 +94,7 @@ export const ADMIN_PAGE_TEXT = {
     role: "Change role",
     cancelAtEnd: "Cancel at period end",
     cancelNow: "End subscription now",
+    clearDisputeHold: "Clear dispute hold",
     revokeKey: "Revoke",
     refund: "Refund",
     refundAmount: (currency: string) => `Amount in ${currency} (empty: all that is left)`,
@@ -120,6 +123,8 @@ export const ADMIN_PAGE_TEXT = {
       role: (name: string) => `Changes what ${name} may do. Staff roles see and change customers' accounts.`,
       cancelAtEnd: (name: string) =>
         `${name}'s plan ends at the end of the paid period; nothing is refunded.`,
+      clearDisputeHold: (name: string) =>
+        `${name}'s account can be charged again. Clear the hold once the disputed money is settled.`,
       cancelNow: (name: string) => `${name}'s plan ends now and falls back to FREE; nothing is refunded.`,
       refund: (name: string, left: string) =>
         `Pays ${left} or less back to ${name}'s card. Unspent credits of this payment are taken back in proportion, and a credit note is issued.`,

@@ -150,6 +150,7 @@ export const actionPath = {
   credits: (id: string) => `${customerPath(id)}/credits`,
   disable: (id: string) => `${customerPath(id)}/disable`,
   enable: (id: string) => `${customerPath(id)}/enable`,
+  clearDisputeHold: (id: string) => `${customerPath(id)}/dispute-hold/clear`,
   role: (id: string) => `${customerPath(id)}/role`,
   emails: (id: string) => `${customerPath(id)}/emails`,
   cancel: (id: string) => `${customerPath(id)}/subscription/cancel`,

@@ -1,6 +1,6 @@
--- The operator console (OPERATIONS.md): the support role, disabled accounts, credit notes, and the
--- indexes its search uses. ADD VALUE may run in the migration's transaction because nothing here
--- uses the new value (PostgreSQL allows it only after the transaction commits).
+-- The operator console (OPERATIONS.md): the support role, disabled accounts, the dispute hold,
+-- credit notes, and the indexes its search uses. ADD VALUE may run in the migration's transaction
+-- because nothing here uses the new value (PostgreSQL allows it only after the transaction commits).
 ALTER TYPE "public"."user_role" ADD VALUE 'support' BEFORE 'admin';--> statement-breakpoint
 CREATE TABLE "credit_notes" (
 	"id" uuid PRIMARY KEY NOT NULL,
@@ -21,6 +21,7 @@ CREATE TABLE "credit_notes" (
 );
 --> statement-breakpoint
 ALTER TABLE "users" ADD COLUMN "disabled_at" timestamp with time zone;--> statement-breakpoint
+ALTER TABLE "users" ADD COLUMN "dispute_hold_at" timestamp with time zone;--> statement-breakpoint
 ALTER TABLE "users" ADD COLUMN "last_login_at" timestamp with time zone;--> statement-breakpoint
 ALTER TABLE "credit_notes" ADD CONSTRAINT "credit_notes_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "credit_notes" ADD CONSTRAINT "credit_notes_invoice_id_invoices_id_fk" FOREIGN KEY ("invoice_id") REFERENCES "public"."invoices"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint

@@ -52,6 +52,11 @@ export const users = pgTable(
      * instance at once; clearing it restores the keys and tokens that were valid before.
      */
     disabledAt: timestamp("disabled_at", { withTimezone: true }),
+    /**
+     * Set when a dispute was lost after the payment's credits were spent: nothing is charged to the
+     * account until an admin clears it (ACCOUNT-SECURITY.md, OPERATIONS.md).
+     */
+    disputeHoldAt: timestamp("dispute_hold_at", { withTimezone: true }),
     /** The last successful login (shown to support staff). */
     lastLoginAt: timestamp("last_login_at", { withTimezone: true }),
     ...timestamps,

@@ -214,6 +214,19 @@ export function adminActionRoutes(deps: AdminDeps): OpenAPIHono<AppEnv> {
   }
 
   addAction({
+    path: "/admin/customers/{id}/dispute-hold/clear",
+    operationId: "adminClearDisputeHold",
+    summary: "Clear a dispute hold: the account can be charged again",
+    permission: "clearDisputeHold",
+    request: { name: "ReasonRequest", schema: reasonRequestSchema },
+    errors: { 404: ADMIN_TEXT.customerNotFound, 409: ADMIN_TEXT.noDisputeHold },
+    handle: async (c, body, actor, now) => {
+      const { auditId } = await actions.clearDisputeHold(actor, id(c), body.reason, now);
+      return done("Dispute hold cleared", auditId);
+    },
+  });
+
+  addAction({
     path: "/admin/customers/{id}/role",
     operationId: "adminChangeRole",
     summary: "Change a role (never one's own; the last admin stays admin)",

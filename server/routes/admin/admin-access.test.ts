@@ -23,6 +23,7 @@ const PERMISSION_OF: Record<string, keyof typeof PERMISSIONS> = {
   adminCancelSubscription: "cancelSubscription",
   adminDisableAccount: "disableAccount",
   adminEnableAccount: "disableAccount",
+  adminClearDisputeHold: "clearDisputeHold",
   adminChangeRole: "changeRole",
   adminSendCustomerMail: "sendCustomerMail",
   adminRevokeApiKey: "revokeApiKey",

@@ -41,7 +41,14 @@ type ChargeOutcome =
     }
   | {
       ok: false;
-      reason: "no_user" | "no_key" | "feature_not_allowed" | "insufficient" | "key_limit" | "disabled";
+      reason:
+        | "no_user"
+        | "no_key"
+        | "feature_not_allowed"
+        | "insufficient"
+        | "key_limit"
+        | "disabled"
+        | "dispute_hold";
     };
 
 /**
@@ -71,6 +78,8 @@ function consumeAnswer(result: ChargeOutcome) {
       throw new ApiError(404, DETAIL.apiKeyNotFound);
     case "disabled":
       throw new ApiError(403, DETAIL.accountDisabled);
+    case "dispute_hold":
+      throw new ApiError(402, DETAIL.paymentDisputed);
     case "feature_not_allowed":
       throw new ApiError(403, DETAIL.featureNotAllowed);
     case "key_limit":
@@ -135,7 +144,7 @@ export function addConsumeRoute(app: OpenAPIHono<AppEnv>, deps: ApiDeps & { bill
         },
         ...errorResponses(registry, {
           401: "No valid service key or access token",
-          402: "Insufficient credits, or the API key's monthly credit limit reached",
+          402: `Insufficient credits, the API key's monthly credit limit reached, or "${DETAIL.paymentDisputed}" (a dispute hold)`,
           403: `Not an admin or no scope credits:consume, a feature this API key may not be used for, or "${DETAIL.accountDisabled}"`,
           404: "Unknown user or API key",
           422: "Invalid body (an unknown feature included)",

@@ -5,8 +5,15 @@ import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { TOP_UPS } from "../../../contract/catalogue.ts";
 import type { InvoiceSummary } from "../../../contract/invoices.ts";
+import { DETAIL } from "../../../contract/messages.ts";
 import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
-import { checkoutSessions, creditAdjustments, webhookEvents } from "../../db/schema/index.ts";
+import {
+  auditLog,
+  checkoutSessions,
+  creditAdjustments,
+  users,
+  webhookEvents,
+} from "../../db/schema/index.ts";
 import { chargeRefundedEvent, disputeEvent } from "../../payments/local/event-builders.ts";
 import { newStripeId } from "../../payments/stripe/format.ts";
 import { getJson, postJson, verifiedUser } from "../../testing/api-client.ts";
@@ -252,6 +259,62 @@ describe.each(TEST_DATABASES)("provider events beyond a card payment (%s)", (kin
       await send(dispute(purchase, "closed", "lost", "dp_2"));
       expect((await me(ctx.t, token)).credit_balance).toBe(before - 500);
       expect(await topUpRow(token)).toMatchObject({ status: "refunded", refunded: purchase.total });
+    });
+
+    it("a dispute lost after the pack's credits were spent puts the account on hold until an admin clears it", async () => {
+      const purchase = await withTopUp();
+      const token = purchase.user.accessToken;
+      const admin = await verifiedUser(ctx.t, "boss");
+      await makeAdmin(ctx.t, admin.id);
+      const adminToken = await tokenFor(ctx.t, "boss");
+      const charge = (key: string) =>
+        postJson(
+          ctx.t.app,
+          "/v1/credits/consume",
+          { user_id: purchase.user.id, amount: 1, reason: "test", idempotency_key: key },
+          { Authorization: `Bearer ${adminToken}` },
+        );
+      // All the subscription's credits and 300 of the pack's 500.
+      const spend = await postJson(
+        ctx.t.app,
+        "/v1/credits/consume",
+        { user_id: purchase.user.id, amount: 1300, reason: "test", idempotency_key: "spend-1" },
+        { Authorization: `Bearer ${adminToken}` },
+      );
+      expect(spend.status).toBe(200);
+      await send(dispute(purchase, "created", "needs_response"));
+      expect((await charge("before-loss")).status).toBe(200);
+      await send(dispute(purchase, "closed", "lost"));
+      const held = await charge("after-loss");
+      expect(held.status).toBe(402);
+      expect(await held.json()).toEqual({ detail: DETAIL.paymentDisputed });
+      // A repeat of a charge made before the hold still answers what it answered.
+      expect((await charge("before-loss")).status).toBe(200);
+      const customer = await getJson(ctx.t.app, `/v1/admin/customers/${purchase.user.id}`, adminToken);
+      expect(((await customer.json()) as { dispute_hold_at: string | null }).dispute_hold_at).not.toBeNull();
+      const trail = await ctx.t.deps.db
+        .select()
+        .from(auditLog)
+        .where(eq(auditLog.subjectUserId, purchase.user.id));
+      expect(trail.map((r) => [r.action, r.actorLabel])).toEqual([["account.dispute_hold", "system"]]);
+
+      const clear = await postJson(
+        ctx.t.app,
+        `/v1/admin/customers/${purchase.user.id}/dispute-hold/clear`,
+        { reason: "The customer paid by bank transfer" },
+        { Authorization: `Bearer ${adminToken}` },
+      );
+      expect(clear.status).toBe(200);
+      expect((await charge("after-clear")).status).toBe(200);
+      expect((await me(ctx.t, token)).credit_balance).toBeGreaterThanOrEqual(0);
+    });
+
+    it("a dispute lost with nothing of the pack spent takes the credits and puts no hold", async () => {
+      const purchase = await withTopUp();
+      await send(dispute(purchase, "created", "needs_response"));
+      await send(dispute(purchase, "closed", "lost"));
+      const [user] = await ctx.t.deps.db.select().from(users).where(eq(users.id, purchase.user.id));
+      expect(user?.disputeHoldAt).toBeNull();
     });
 
     it("a refund of a payment nobody knows is not recorded (an operator looks), and changes nothing", async () => {

@@ -135,6 +135,8 @@ export function CustomerActionDialog({
         return { path: actionPath.enable(id), body: { reason } };
       case "role":
         return { path: actionPath.role(id), body: { role, reason } };
+      case "clearDisputeHold":
+        return { path: actionPath.clearDisputeHold(id), body: { reason } };
       case "cancelAtEnd":
       case "cancelNow":
         return {
@@ -153,6 +155,7 @@ export function CustomerActionDialog({
     role: T.effects.role(name),
     cancelAtEnd: T.effects.cancelAtEnd(name),
     cancelNow: T.effects.cancelNow(name),
+    clearDisputeHold: T.effects.clearDisputeHold(name),
   }[kind];
   return (
     <ActionDialog

@@ -101,6 +101,11 @@ function CustomerView({ viewer, customer }: { viewer: User; customer: Customer }
             {T.disabledBanner(dayAndTime(customer.disabled_at) ?? "")}
           </p>
         )}
+        {customer.dispute_hold_at && (
+          <p role="status" className="alert alert-warning" data-dispute-hold-banner>
+            {T.disputeHoldBanner(dayAndTime(customer.dispute_hold_at) ?? "")}
+          </p>
+        )}
         {!customer.email_verified && (
           <p role="status" className="alert alert-warning">
             {T.unverifiedBanner}

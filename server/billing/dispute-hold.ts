@@ -1,0 +1,49 @@
+// The dispute hold (ACCOUNT-SECURITY.md): a dispute lost after the payment's credits were spent
+// means the card network took the money back for credits that are gone. The account is put on
+// hold, and nothing is charged to it (consume answers 402) until an admin clears the hold in the
+// console. Placed in the dispute's own transaction, with a system entry in the audit log.
+import { and, eq, inArray, isNull, sql } from "drizzle-orm";
+import { appendAudit } from "../audit/audit-log.ts";
+import { type CreditGrantRow, creditAdjustments, type InvoiceRow, users } from "../db/schema/index.ts";
+import type { Tx } from "../db/types.ts";
+import { lostDisputeNeedsHold } from "../domain/reversal.ts";
+
+/** Puts the payment's account on hold when `grant` (as it was before the loss) shows spent credits. */
+export async function holdAfterLostDispute(
+  tx: Tx,
+  row: InvoiceRow,
+  grant: CreditGrantRow,
+  disputeId: string,
+  now: Date,
+): Promise<boolean> {
+  const [taken] = await tx
+    .select({ sum: sql<string | null>`sum(${creditAdjustments.amount})` })
+    .from(creditAdjustments)
+    .where(
+      and(
+        eq(creditAdjustments.grantId, grant.id),
+        inArray(creditAdjustments.kind, ["refund", "operator_take_back"]),
+      ),
+    );
+  if (!lostDisputeNeedsHold(grant, Number(taken?.sum ?? 0))) return false;
+  const held = await tx
+    .update(users)
+    .set({ disputeHoldAt: now, updatedAt: now })
+    .where(and(eq(users.id, row.userId), isNull(users.disputeHoldAt)))
+    .returning({ id: users.id });
+  if (held.length === 0) return false; // on hold already
+  await appendAudit(
+    tx,
+    {
+      actorId: null,
+      actorLabel: "system",
+      action: "account.dispute_hold",
+      subjectUserId: row.userId,
+      reason: "A dispute was lost after the payment's credits were spent",
+      details: { invoice_id: row.id, invoice_number: row.number, dispute_id: disputeId },
+      ip: null,
+    },
+    now,
+  );
+  return true;
+}
