@@ -39,6 +39,11 @@ describe("npm run user:role", () => {
     });
     const unknown = await run(["nobody", "admin"], env);
     expect(unknown).toMatchObject({ code: 1, err: 'No user named "nobody".' });
+    const support = await run(["Ann", "support"], env);
+    expect(support).toMatchObject({ code: 0, out: "Ann now has the role support." });
+    const held = await openPglite(dataDir);
+    expect((await findUserByUsername(held.db, "ann"))?.role).toBe("support");
+    await held.close();
     expect((await run(["Ann", "user"], env)).code).toBe(0);
 
     const check = await openPglite(dataDir);
@@ -49,7 +54,7 @@ describe("npm run user:role", () => {
   it.each([
     [[], /Usage/],
     [["ann"], /Usage/],
-    [["ann", "root"], /Unknown role "root"/],
+    [["ann", "root"], /Unknown role "root"\. Roles: user, support, admin\./],
     [["ann", "admin", "extra"], /Usage/],
   ])("refuses %j with a clear message", async (args, message) => {
     const result = await run(args, {});
