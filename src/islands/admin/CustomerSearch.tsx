@@ -44,7 +44,11 @@ function ResultList() {
   const C = T.columns;
   return (
     <div className="flex flex-col gap-4" aria-busy={state.status === "loading"}>
-      <Table caption={T.title} head={[C.customer, C.role, C.plan, C.balance, C.joined, C.status]}>
+      <Table
+        caption={T.title}
+        head={[C.customer, C.role, C.plan, C.balance, C.joined, C.status]}
+        numeric={[3]}
+      >
         {state.rows.map((row) => (
           <tr key={row.id} data-customer-row={row.id}>
             <td className="max-w-64">

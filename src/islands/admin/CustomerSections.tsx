@@ -39,10 +39,13 @@ export function Table({
   caption,
   head,
   children,
+  numeric = [],
 }: {
   caption: string;
   head: ReactNode[];
   children: ReactNode;
+  /** The columns (by index) that hold amounts: their headings align right, over their figures. */
+  numeric?: number[];
 }) {
   return (
     // Focusable and named: a phone scrolls it sideways, and so must a keyboard (WCAG 2.1.1).
@@ -58,7 +61,7 @@ export function Table({
           <tr>
             {head.map((cell, i) => (
               // biome-ignore lint/suspicious/noArrayIndexKey: a fixed header row
-              <th key={i} scope="col">
+              <th key={i} scope="col" className={numeric.includes(i) ? "text-right" : undefined}>
                 {cell}
               </th>
             ))}
@@ -112,7 +115,11 @@ export function Overview({ customer }: { customer: Customer }) {
 export function CreditParts({ customer }: { customer: Customer }) {
   if (customer.credits.length === 0) return <Empty text={T.emptyLedger} />;
   return (
-    <Table caption={T.sections.credits} head={["Source", "Granted", "Left", "Granted on", "Expires"]}>
+    <Table
+      caption={T.sections.credits}
+      head={["Source", "Granted", "Left", "Granted on", "Expires"]}
+      numeric={[1, 2]}
+    >
       {customer.credits.map((g) => (
         <tr key={`${g.granted_at}-${g.source}-${g.amount}`}>
           <td>{g.source}</td>
@@ -130,7 +137,7 @@ export function Ledger({ lines }: { lines: readonly AdminLedgerEntry[] }) {
   if (lines.length === 0) return <Empty text={T.emptyLedger} />;
   const C = T.ledgerColumns;
   return (
-    <Table caption={T.sections.ledger} head={[C.at, C.what, C.credits, C.count]}>
+    <Table caption={T.sections.ledger} head={[C.at, C.what, C.credits, C.count]} numeric={[2, 3]}>
       {lines.map((line) => (
         <tr key={`${line.at}-${line.kind}-${line.description}`} data-ledger-line={line.kind}>
           <td className="whitespace-nowrap tabular-nums">
@@ -166,6 +173,7 @@ export function Payments({
   return (
     <Table
       caption={T.sections.payments}
+      numeric={[3, 4]}
       head={[
         C.date,
         C.description,
@@ -213,6 +221,7 @@ export function ApiKeys({
   return (
     <Table
       caption={T.sections.keys}
+      numeric={[3]}
       head={[
         C.key,
         C.created,

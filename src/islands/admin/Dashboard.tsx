@@ -60,7 +60,7 @@ function Now({ metrics }: { metrics: MetricsView }) {
       {now.paying_customers.length === 0 ? (
         <p className="text-sm text-base-content/70">{T.noPayers}</p>
       ) : (
-        <Table caption={T.perTier} head={[T.perTier, T.payingCustomers]}>
+        <Table caption={T.perTier} head={[T.perTier, T.payingCustomers]} numeric={[1]}>
           {now.paying_customers.map((t) => (
             <tr key={t.tier}>
               <td>{t.tier}</td>
@@ -95,7 +95,7 @@ function DailyCounts({ metrics }: { metrics: MetricsView }) {
       <details className="mt-3" data-daily-table>
         <summary className="cursor-pointer text-sm font-medium">{T.dailyTable}</summary>
         <div className="mt-2">
-          <Table caption={T.daily} head={[T.day, ...COUNTS.map((c) => T.series[c])]}>
+          <Table caption={T.daily} head={[T.day, ...COUNTS.map((c) => T.series[c])]} numeric={[1, 2, 3, 4]}>
             {metrics.days.map((d) => (
               <tr key={d.date}>
                 <td className="tabular-nums">{d.date}</td>
@@ -145,7 +145,7 @@ function Revenue({ metrics }: { metrics: MetricsView }) {
   if (metrics.months.length === 0) return <p className="text-sm text-base-content/70">{T.noRevenue}</p>;
   const C = T.columns;
   return (
-    <Table caption={T.revenue} head={[C.month, C.net, C.vat, C.gross, C.refunds]}>
+    <Table caption={T.revenue} head={[C.month, C.net, C.vat, C.gross, C.refunds]} numeric={[1, 2, 3, 4]}>
       {metrics.months.map((m) => (
         <tr key={`${m.month}-${m.currency}`} data-revenue-month={m.month}>
           <td className="tabular-nums">{m.month}</td>

@@ -39,8 +39,13 @@ function SectionTable({ section, lines }: { section: (typeof SECTIONS)[number]; 
     C.documents,
   ];
   const money = (line: VatLineView, minor: number) => formatMoney(minor, line.currency);
+  const firstAmount = head.indexOf(C.net);
   return (
-    <Table caption={T.sections[section]} head={head}>
+    <Table
+      caption={T.sections[section]}
+      head={head}
+      numeric={head.map((_, i) => i).filter((i) => i >= firstAmount)}
+    >
       {lines.map((l) => (
         <tr
           key={[l.country, l.rate, l.vat_id, l.original_quarter, l.currency].join("|")}
@@ -50,7 +55,7 @@ function SectionTable({ section, lines }: { section: (typeof SECTIONS)[number]; 
           {withCountry && <td>{l.country ? `${countryName(l.country)} (${l.country})` : "—"}</td>}
           {withRate && <td className="tabular-nums">{l.rate === null ? "—" : `${l.rate} %`}</td>}
           {withVatId && <td className="font-mono text-xs">{l.vat_id ?? "—"}</td>}
-          <td>{l.original_quarter ?? T.sale}</td>
+          <td>{l.original_quarter ? T.refundOf(l.original_quarter) : T.sale}</td>
           <td className="text-right tabular-nums">{money(l, l.net)}</td>
           {section !== "reverse_charge" && section !== "non_eu" && (
             <td className="text-right tabular-nums">{money(l, l.vat)}</td>
