@@ -2,7 +2,7 @@
 // (contract/credit-costs.ts, the table /plans shows), within the key's feature restriction and
 // monthly limit and the user's balance, exactly once per idempotency key (billing/spends.ts decides).
 import { type FeatureId, featureName, type People, priceOf } from "../../contract/credit-costs.ts";
-import { spendCredits } from "../billing/spends.ts";
+import { type SpendRefusal, spendCredits } from "../billing/spends.ts";
 import type { Db } from "../db/types.ts";
 import { berlinMonth } from "../domain/berlin-time.ts";
 import type { LastUsed } from "./last-used.ts";
@@ -34,17 +34,7 @@ export type ChargeResult =
       /** The low-balance threshold this charge crossed, if it did (spends.ts). */
       lowBalanceCrossed: number | null;
     }
-  | {
-      ok: false;
-      reason:
-        | "no_user"
-        | "no_key"
-        | "feature_not_allowed"
-        | "insufficient"
-        | "key_limit"
-        | "disabled"
-        | "dispute_hold";
-    };
+  | { ok: false; reason: SpendRefusal };
 
 export async function chargeFeature(
   db: Db,

@@ -46,6 +46,10 @@ function conditions(filter: AuditFilter): SQL[] | undefined {
   return where;
 }
 
+/**
+ * An entry as the API answers it. The same fields as the chain's canonical JSON (audit-log.ts), kept
+ * apart on purpose: the hashed form must never change with the API's.
+ */
 export function auditView(row: AuditRow): AuditEntryView {
   return {
     id: row.id,

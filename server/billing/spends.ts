@@ -35,6 +35,16 @@ import { applySpend, balance, type CreditGrant, planSpend, type SpendTake } from
 import { batched } from "./batched.ts";
 import { GRANT_COLUMNS, NEWEST_GRANT_FIRST, toCreditGrant } from "./ledger-store.ts";
 
+/** Why a spend was refused (consume answers each with the contract's status and message). */
+export type SpendRefusal =
+  | "insufficient"
+  | "no_user"
+  | "no_key"
+  | "feature_not_allowed"
+  | "key_limit"
+  | "disabled"
+  | "dispute_hold";
+
 export type SpendResult =
   | {
       ok: true;
@@ -51,17 +61,7 @@ export type SpendResult =
        */
       lowBalanceCrossed: number | null;
     }
-  | {
-      ok: false;
-      reason:
-        | "insufficient"
-        | "no_user"
-        | "no_key"
-        | "feature_not_allowed"
-        | "key_limit"
-        | "disabled"
-        | "dispute_hold";
-    };
+  | { ok: false; reason: SpendRefusal };
 
 /** What a metered charge (consume by feature) records besides the amount. */
 export interface Metering {

@@ -12,6 +12,7 @@ import type { LowBalanceAlerts } from "../../alerts/low-balance.ts";
 import { parseKey } from "../../api-access/key-format.ts";
 import { chargeFeature } from "../../api-access/metering.ts";
 import type { Billing } from "../../billing/service.ts";
+import type { SpendRefusal } from "../../billing/spends.ts";
 import type { Db } from "../../db/types.ts";
 import { billingError } from "../../domain/billing-errors.ts";
 import { fromMillicredits, toMillicredits } from "../../domain/ledger.ts";
@@ -39,17 +40,7 @@ type ChargeOutcome =
       spendId: string;
       lowBalanceCrossed: number | null;
     }
-  | {
-      ok: false;
-      reason:
-        | "no_user"
-        | "no_key"
-        | "feature_not_allowed"
-        | "insufficient"
-        | "key_limit"
-        | "disabled"
-        | "dispute_hold";
-    };
+  | { ok: false; reason: SpendRefusal };
 
 /**
  * What a charge sets off besides its answer: one that took the balance below the user's alert

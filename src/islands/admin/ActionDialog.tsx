@@ -138,3 +138,33 @@ export function ActionDialog(props: Props) {
     </Dialog>
   );
 }
+
+/** A labelled input of an action dialog (an amount, a date), controlled by the dialog's state. */
+export function DialogInput(props: {
+  label: string;
+  name: string;
+  value: string;
+  onChange: (value: string) => void;
+  type?: "text" | "date";
+  inputMode?: "decimal";
+  placeholder?: string;
+}) {
+  const id = useId();
+  return (
+    <div className="flex flex-col gap-1">
+      <label htmlFor={id} className="text-sm font-medium">
+        {props.label}
+      </label>
+      <input
+        id={id}
+        name={props.name}
+        type={props.type ?? "text"}
+        className="input w-full"
+        inputMode={props.inputMode}
+        placeholder={props.placeholder}
+        value={props.value}
+        onChange={(e) => props.onChange(e.target.value)}
+      />
+    </div>
+  );
+}

@@ -15,7 +15,7 @@ import { initSession } from "../../stores/auth.ts";
 import { notify } from "../../stores/toast.ts";
 import { RouteGuard } from "../auth/RouteGuard.tsx";
 import { refusalMessage } from "./ActionDialog.tsx";
-import { detailsText, Table } from "./CustomerSections.tsx";
+import { AuditAction, Table } from "./CustomerSections.tsx";
 import { ADMINS } from "./staff.ts";
 
 if (typeof document !== "undefined") void initSession();
@@ -136,8 +136,7 @@ function AuditView() {
               <td className="whitespace-nowrap tabular-nums">{dayAndTime(e.at)}</td>
               <td>{e.actor_label}</td>
               <td>
-                <span className="font-mono text-xs">{e.action}</span>
-                <span className="block text-xs text-base-content/70">{detailsText(e.details)}</span>
+                <AuditAction entry={e} />
               </td>
               <td>
                 {e.subject_user_id ? (

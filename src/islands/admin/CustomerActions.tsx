@@ -10,7 +10,7 @@ import { formatMoney } from "../../../contract/invoice-document.ts";
 import { type ActionKind, parseCredits, parseMoney, refundable } from "../../lib/admin-actions.ts";
 import { ADMIN_PAGE_TEXT } from "../../lib/admin-text.ts";
 import { type ActionCall, actionPath, runCustomerAction } from "../../stores/admin.ts";
-import { ActionDialog } from "./ActionDialog.tsx";
+import { ActionDialog, DialogInput } from "./ActionDialog.tsx";
 
 const T = ADMIN_PAGE_TEXT.actions;
 
@@ -29,38 +29,11 @@ function CreditFields({
   setExpires: (v: string) => void;
   withExpiry: boolean;
 }) {
-  const amountId = useId();
-  const expiresId = useId();
   return (
     <div className="grid gap-3 sm:grid-cols-2">
-      <div className="flex flex-col gap-1">
-        <label htmlFor={amountId} className="text-sm font-medium">
-          {T.amount}
-        </label>
-        <input
-          id={amountId}
-          name="amount"
-          className="input w-full"
-          inputMode="decimal"
-          value={amount}
-          onChange={(e) => setAmount(e.target.value)}
-          required
-        />
-      </div>
+      <DialogInput label={T.amount} name="amount" inputMode="decimal" value={amount} onChange={setAmount} />
       {withExpiry && (
-        <div className="flex flex-col gap-1">
-          <label htmlFor={expiresId} className="text-sm font-medium">
-            {T.expires}
-          </label>
-          <input
-            id={expiresId}
-            name="expires"
-            type="date"
-            className="input w-full"
-            value={expires}
-            onChange={(e) => setExpires(e.target.value)}
-          />
-        </div>
+        <DialogInput label={T.expires} name="expires" type="date" value={expires} onChange={setExpires} />
       )}
     </div>
   );
@@ -210,7 +183,6 @@ export function RefundDialog({
 }) {
   const [amount, setAmount] = useState("");
   const [key, setKey] = useState(() => crypto.randomUUID());
-  const amountId = useId();
   const left = payment ? refundable(payment) : 0;
   const money = (cents: number) => (payment ? formatMoney(cents, payment.currency) : "");
   const close = () => {
@@ -235,20 +207,14 @@ export function RefundDialog({
         })
       }
     >
-      <div className="flex flex-col gap-1">
-        <label htmlFor={amountId} className="text-sm font-medium">
-          {T.refundAmount(payment?.currency.toUpperCase() ?? "")}
-        </label>
-        <input
-          id={amountId}
-          name="amount"
-          className="input w-full"
-          inputMode="decimal"
-          placeholder={money(left)}
-          value={amount}
-          onChange={(e) => setAmount(e.target.value)}
-        />
-      </div>
+      <DialogInput
+        label={T.refundAmount(payment?.currency.toUpperCase() ?? "")}
+        name="amount"
+        inputMode="decimal"
+        placeholder={money(left)}
+        value={amount}
+        onChange={setAmount}
+      />
     </ActionDialog>
   );
 }

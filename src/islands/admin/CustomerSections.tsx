@@ -264,6 +264,16 @@ export function ApiKeys({
   );
 }
 
+/** An audit entry's action and what it did, as both audit tables show it. */
+export function AuditAction({ entry }: { entry: AuditEntryView }) {
+  return (
+    <>
+      <span className="font-mono text-xs">{entry.action}</span>
+      <span className="block text-xs text-base-content/70">{detailsText(entry.details)}</span>
+    </>
+  );
+}
+
 /** Details that are plumbing rather than news to a reader (they stay in the CSV). */
 const QUIET_DETAILS = new Set(["idempotency_key", "description", "grant_id", "takes"]);
 
@@ -290,8 +300,7 @@ export function AuditTrail({ entries }: { entries: readonly AuditEntryView[] }) 
           <td className="whitespace-nowrap tabular-nums">{dayAndTime(e.at)}</td>
           <td>{e.actor_label}</td>
           <td>
-            <span className="font-mono text-xs">{e.action}</span>
-            <span className="block text-xs text-base-content/70">{detailsText(e.details)}</span>
+            <AuditAction entry={e} />
           </td>
           <td className="min-w-48">{e.reason ?? "—"}</td>
         </tr>
