@@ -5,7 +5,7 @@ import { PRODUCT_NAME } from "../../contract/brand.ts";
 import { invoicePdfName } from "../../contract/invoice-document.ts";
 import type { BillingDetails, Invoice, InvoiceSummary } from "../../contract/invoices.ts";
 import type { Db } from "../db/types.ts";
-import { fromMillicredits } from "../domain/ledger.ts";
+import { type CreditGrant, fromMillicredits } from "../domain/ledger.ts";
 import { creditNoteSummary, creditNoteView, userCreditNote, userCreditNotes } from "./credit-notes.ts";
 import { invoicePdfRefusal, renderInvoicePdf } from "./invoice-pdf.ts";
 import { invoiceSummary, invoiceView } from "./invoice-view.ts";
@@ -15,6 +15,18 @@ import { BillingRefusal } from "./refusal.ts";
 import { findBillingDetails, loadState } from "./subscription-store.ts";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A grant as the ledger shows it (the customer's /profile and the console's customer page). */
+export function toLedgerEntry(g: CreditGrant): LedgerEntry {
+  return {
+    kind: g.kind,
+    amount: fromMillicredits(g.amount),
+    remaining: fromMillicredits(g.remaining),
+    granted_at: g.grantedAt.toISOString(),
+    expires_at: g.expiresAt?.toISOString() ?? null,
+    source: g.source,
+  };
+}
 
 export function billingReads(db: Db) {
   /** One stored invoice of the user, or refused (another user's id answers the same as an unknown one). */
@@ -27,14 +39,7 @@ export function billingReads(db: Db) {
   return {
     /** Every grant, newest first. Future-dated renewal grants are listed: they are paid for, live from granted_at. */
     async ledger(userId: string): Promise<LedgerEntry[]> {
-      return (await userGrants(db, userId)).map((g) => ({
-        kind: g.kind,
-        amount: fromMillicredits(g.amount),
-        remaining: fromMillicredits(g.remaining),
-        granted_at: g.grantedAt.toISOString(),
-        expires_at: g.expiresAt?.toISOString() ?? null,
-        source: g.source,
-      }));
+      return (await userGrants(db, userId)).map(toLedgerEntry);
     },
 
     /** The billing history with its credit notes, newest first. */

@@ -9,7 +9,7 @@ import type { AdminLedgerEntry, AdminPayment, Customer } from "../../contract/ad
 import { isUserId } from "../accounts/users.ts";
 import { listApiKeys } from "../api-access/api-keys.ts";
 import { userInvoices } from "../billing/invoices.ts";
-import { userGrants } from "../billing/ledger-store.ts";
+import { toLedgerEntry } from "../billing/reads.ts";
 import { findBillingDetails } from "../billing/subscription-store.ts";
 import { billingAt, findUserWithBilling } from "../billing/user-billing.ts";
 import { creditAdjustments, creditGrants, creditNotes, usageDaily, users } from "../db/schema/index.ts";
@@ -46,14 +46,7 @@ export async function customerOverview(
     dispute_hold_at: iso(user.disputeHoldAt),
     subscription: billing.subscription ?? FREE_SUBSCRIPTION,
     credit_balance: billing.credit_balance,
-    credits: (await userGrants(db, id)).map((g) => ({
-      kind: g.kind,
-      amount: fromMillicredits(g.amount),
-      remaining: fromMillicredits(g.remaining),
-      granted_at: g.grantedAt.toISOString(),
-      expires_at: iso(g.expiresAt),
-      source: g.source,
-    })),
+    credits: found.grants.map(toLedgerEntry),
     api_keys: keys.map(({ row, usedThisMonth }) => ({
       id: row.id,
       name: row.name,
