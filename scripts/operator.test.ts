@@ -40,7 +40,7 @@ describe("operator commands while the server runs", () => {
     await database.close();
   });
 
-  async function run(command: "user-role" | "service-key" | "audit-verify", args: string[]) {
+  async function run(command: "user-role" | "service-key" | "audit-verify" | "audit-prune", args: string[]) {
     const out: string[] = [];
     const err: string[] = [];
     const code = await operatorCommand(
@@ -151,5 +151,14 @@ describe("operator commands while the server runs", () => {
     const result = await run("service-key", args);
     expect(result.code).toBe(2);
     expect(result.err).toMatch(message);
+  });
+
+  it("audit:prune removes nothing within its retention, and says so", async () => {
+    expect(await run("audit-prune", [])).toEqual({
+      code: 0,
+      out: "Nothing to prune: the oldest entry is within its retention.",
+      err: "",
+    });
+    expect((await run("audit-prune", ["--all"])).code).toBe(2);
   });
 });

@@ -10,7 +10,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import canonicalize from "canonicalize";
 import { asc, desc, gt, sql } from "drizzle-orm";
-import { type AuditRow, auditLog } from "../db/schema/index.ts";
+import { type AuditRow, auditLog, auditLogPruned } from "../db/schema/index.ts";
 import type { DbOrTx, Tx } from "../db/types.ts";
 
 /** The previous hash of the first row. */
@@ -54,16 +54,30 @@ export function auditHash(prevHash: string, row: HashedFields): string {
   return createHash("sha256").update(prevHash).update(body).digest("hex");
 }
 
+/** Takes the chain's lock until the transaction ends: one writer at a time, on every instance. */
+export async function lockChain(tx: Tx): Promise<void> {
+  await tx.execute(sql`select pg_advisory_xact_lock(${AUDIT_CHAIN_LOCK})`);
+}
+
 /** Appends `entry` as the chain's next row, in the caller's transaction (see the header on locking). */
 export async function appendAudit(tx: Tx, entry: AuditEntry, now: Date): Promise<AuditRow> {
-  await tx.execute(sql`select pg_advisory_xact_lock(${AUDIT_CHAIN_LOCK})`);
+  await lockChain(tx);
   const [last] = await tx
     .select({ seq: auditLog.seq, hash: auditLog.hash })
     .from(auditLog)
     .orderBy(desc(auditLog.seq))
     .limit(1);
-  const prevHash = last?.hash ?? GENESIS_HASH;
-  const fields: HashedFields = { seq: (last?.seq ?? 0) + 1, id: randomUUID(), at: now, ...entry };
+  // An empty log after a pruning goes on from its checkpoint (pruning always leaves its own entry).
+  const [start] = last
+    ? []
+    : await tx.select().from(auditLogPruned).orderBy(desc(auditLogPruned.throughSeq)).limit(1);
+  const prevHash = last?.hash ?? start?.lastHash ?? GENESIS_HASH;
+  const fields: HashedFields = {
+    seq: (last?.seq ?? start?.throughSeq ?? 0) + 1,
+    id: randomUUID(),
+    at: now,
+    ...entry,
+  };
   const [row] = await tx
     .insert(auditLog)
     .values({ ...fields, prevHash, hash: auditHash(prevHash, fields) })
@@ -83,13 +97,16 @@ export type ChainCheck =
  * shows a change to the last rows made together with their hashes.
  */
 export async function verifyAuditChain(db: DbOrTx, pageSize = 1000): Promise<ChainCheck> {
-  let prevHash = GENESIS_HASH;
+  // After a pruning the chain starts at its newest checkpoint (audit-prune.ts).
+  const [start] = await db.select().from(auditLogPruned).orderBy(desc(auditLogPruned.throughSeq)).limit(1);
+  let prevHash = start?.lastHash ?? GENESIS_HASH;
+  let last = start?.throughSeq ?? 0;
   let rows = 0;
   for (;;) {
     const page = await db
       .select()
       .from(auditLog)
-      .where(gt(auditLog.seq, rows))
+      .where(gt(auditLog.seq, last))
       .orderBy(asc(auditLog.seq))
       .limit(pageSize);
     for (const row of page) {
@@ -100,11 +117,12 @@ export async function verifyAuditChain(db: DbOrTx, pageSize = 1000): Promise<Cha
         id: row.id,
         problem,
       });
-      if (row.seq !== rows + 1) return broken(`row ${rows + 1} is missing before it`);
+      if (row.seq !== last + 1) return broken(`row ${last + 1} is missing before it`);
       if (row.prevHash !== prevHash)
         return broken("its prev_hash is not the hash of the row before (this row or that one was changed)");
       if (auditHash(prevHash, row) !== row.hash) return broken("its content does not match its hash");
       prevHash = row.hash;
+      last = row.seq;
       rows += 1;
     }
     if (page.length < pageSize) return { ok: true, rows, head: prevHash };

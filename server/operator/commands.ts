@@ -14,6 +14,7 @@ import {
   SERVICE_SCOPES,
 } from "../api-access/service-keys.ts";
 import { type AuditEntry, appendAudit, verifyAuditChain } from "../audit/audit-log.ts";
+import { pruneAuditLog } from "../audit/audit-prune.ts";
 import { userGrants } from "../billing/ledger-store.ts";
 import { userRole } from "../db/schema/index.ts";
 import type { Db } from "../db/types.ts";
@@ -22,7 +23,13 @@ import { balance } from "../domain/ledger.ts";
 /** A command's answer: lines for stdout, or an error message and exit code. */
 export type CommandResult = { ok: true; lines: string[] } | { ok: false; message: string; code: number };
 
-export const OPERATOR_COMMANDS = ["user-role", "service-key", "user-info", "audit-verify"] as const;
+export const OPERATOR_COMMANDS = [
+  "user-role",
+  "service-key",
+  "user-info",
+  "audit-verify",
+  "audit-prune",
+] as const;
 
 export interface OperatorRequest {
   command: (typeof OPERATOR_COMMANDS)[number];
@@ -44,6 +51,7 @@ const usage = (text: string, why?: string): CommandResult => ({
 });
 
 export const AUDIT_VERIFY_USAGE = "Usage: npm run audit:verify";
+export const AUDIT_PRUNE_USAGE = "Usage: npm run audit:prune";
 
 /** The audit entry of a change made from the command line. */
 const byCommandLine = (entry: Pick<AuditEntry, "action" | "subjectUserId" | "details">): AuditEntry => ({
@@ -73,6 +81,7 @@ export function checkArguments(request: OperatorRequest): CommandResult | undefi
   if (request.command === "user-info")
     return args.length === 1 && args[0] ? undefined : usage(USER_INFO_USAGE);
   if (request.command === "audit-verify") return args.length === 0 ? undefined : usage(AUDIT_VERIFY_USAGE);
+  if (request.command === "audit-prune") return args.length === 0 ? undefined : usage(AUDIT_PRUNE_USAGE);
   if (request.command === "user-role") {
     const [username, role, ...extra] = args;
     if (!username || !role || extra.length > 0) return usage(USER_ROLE_USAGE);
@@ -135,6 +144,7 @@ export async function runCommand(db: Db, request: OperatorRequest, now: Date): P
   const { args } = request;
   if (request.command === "user-info") return userInfo(db, args[0] as string, now);
   if (request.command === "audit-verify") return auditVerify(db);
+  if (request.command === "audit-prune") return auditPrune(db, now);
   if (request.command === "user-role") {
     const [username, role] = args as [string, (typeof ROLES)[number]];
     const user = await db.transaction(async (tx) => {
@@ -204,6 +214,21 @@ export async function runCommand(db: Db, request: OperatorRequest, now: Date): P
       `  ${created.key}`,
       "",
       "It is shown this once and stored only as a hash: put it in the generation service's configuration now.",
+    ],
+  };
+}
+
+/** `audit-prune`: removes the expired prefix of the log (audit/audit-prune.ts) and says what it did. */
+async function auditPrune(db: Db, now: Date): Promise<CommandResult> {
+  const result = await db.transaction((tx) => pruneAuditLog(tx, now));
+  if (!result.pruned) {
+    return { ok: true, lines: ["Nothing to prune: the oldest entry is within its retention."] };
+  }
+  return {
+    ok: true,
+    lines: [
+      `Pruned ${result.rows} entries, through row ${result.throughSeq}; the chain now starts after hash ${result.lastHash}.`,
+      "The pruning is itself in the log (audit.prune).",
     ],
   };
 }

@@ -42,3 +42,15 @@ export const auditLog = pgTable(
 );
 
 export type AuditRow = typeof auditLog.$inferSelect;
+
+/**
+ * Where the chain starts after a pruning (`npm run audit:prune`, audit-prune.ts): the rows up to
+ * `throughSeq` were removed, and the first row kept names `lastHash` as its previous hash. Rows are
+ * only added; the newest says where verification starts.
+ */
+export const auditLogPruned = pgTable("audit_log_pruned", {
+  throughSeq: bigint("through_seq", { mode: "number" }).primaryKey(),
+  lastHash: text("last_hash").notNull(),
+  rows: bigint("rows", { mode: "number" }).notNull(),
+  prunedAt: timestamp("pruned_at", { withTimezone: true }).notNull(),
+});
