@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isTokenExpired } from "./token-expiry.ts";
+import { isTokenExpired, tokenRole } from "./token-expiry.ts";
 
 const b64url = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64url");
 const jwt = (payload: unknown) => `${b64url({ alg: "HS256", typ: "JWT" })}.${b64url(payload)}.signature`;
@@ -27,5 +27,18 @@ describe("isTokenExpired", () => {
     ["no token", null, true],
   ])("%s -> expired: %s", (_name, token, expired) => {
     expect(isTokenExpired(token, NOW)).toBe(expired);
+  });
+});
+
+describe("tokenRole", () => {
+  it.each([
+    [jwt({ role: "support" }), "support"],
+    [jwt({ role: "admin", exp: 1 }), "admin"],
+    [jwt({ sub: "x" }), null],
+    [jwt({ role: 7 }), null],
+    ["not a token", null],
+    [null, null],
+  ])("%s -> %s", (value, role) => {
+    expect(tokenRole(value)).toBe(role);
   });
 });

@@ -24,3 +24,17 @@ export function tokenExpiresAt(token: string): Date | null {
     return null;
   }
 }
+
+/**
+ * The `role` claim of `token`, or null. Only a hint for what to fetch early (the console's pages ask
+ * for their data before the account is loaded): the server reads the role from the database.
+ */
+export function tokenRole(token: string | null | undefined): string | null {
+  if (!token) return null;
+  try {
+    const { role } = jwtDecode<{ role?: unknown }>(token);
+    return typeof role === "string" ? role : null;
+  } catch {
+    return null;
+  }
+}

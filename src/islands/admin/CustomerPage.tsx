@@ -10,6 +10,7 @@ import { ADMIN_PAGE_TEXT } from "../../lib/admin-text.ts";
 import { readStoredToken } from "../../lib/auth-storage.ts";
 import { dayAndTime } from "../../lib/format-date.ts";
 import { routeParam } from "../../lib/route-param.ts";
+import { tokenRole } from "../../lib/token-expiry.ts";
 import { dailyUsage } from "../../lib/usage-view.ts";
 import { $customer, loadCustomer, loadMore } from "../../stores/admin.ts";
 import { initSession } from "../../stores/auth.ts";
@@ -36,9 +37,11 @@ const customerIdFromUrl = () => (inBrowser ? routeParam(location.pathname, "/adm
 
 if (inBrowser) {
   void initSession();
-  // Without a stored token the guard sends the visitor away: nothing to ask for.
+  // Asked for before the account is loaded, so only when the token says staff (the guard sends
+  // anyone else away; the server decides from the database either way).
   const id = customerIdFromUrl();
-  if (id && readStoredToken()) void loadCustomer(id);
+  const role = tokenRole(readStoredToken());
+  if (id && (role === "support" || role === "admin")) void loadCustomer(id);
 }
 
 function Usage() {
