@@ -28,6 +28,38 @@ function require(actor: Actor, permission: Permission): void {
   if (!holds(actor.role, permission)) throw new OperatorRefusal(403, ADMIN_TEXT.adminOnly);
 }
 
+type AccountFlag = "disabled" | "disputeHold";
+
+const FLAGS = {
+  disabled: {
+    column: "disabledAt",
+    permission: "disableAccount",
+    setAction: "account.disable",
+    clearAction: "account.enable",
+    alreadySet: ADMIN_TEXT.alreadyDisabled,
+    notSet: ADMIN_TEXT.notDisabled,
+  },
+  disputeHold: {
+    column: "disputeHoldAt",
+    permission: "clearDisputeHold",
+    // Placed by a lost dispute's webhook (billing/dispute-hold.ts), never by staff.
+    setAction: "account.dispute_hold",
+    clearAction: "dispute_hold.clear",
+    alreadySet: ADMIN_TEXT.noDisputeHold,
+    notSet: ADMIN_TEXT.noDisputeHold,
+  },
+} as const satisfies Record<
+  AccountFlag,
+  {
+    column: "disabledAt" | "disputeHoldAt";
+    permission: Permission;
+    setAction: string;
+    clearAction: string;
+    alreadySet: string;
+    notSet: string;
+  }
+>;
+
 /** The customer's row, locked until the transaction ends; 404 when there is none. */
 async function lockCustomer(tx: Tx, customerId: string): Promise<UserRow> {
   if (!isUserId(customerId)) throw new OperatorRefusal(404, ADMIN_TEXT.customerNotFound);
@@ -39,30 +71,32 @@ async function lockCustomer(tx: Tx, customerId: string): Promise<UserRow> {
 export function accountActions(deps: AccountActionDeps) {
   const { db } = deps;
 
-  async function setDisabled(actor: Actor, customerId: string, disable: boolean, reason: string, now: Date) {
-    require(actor, "disableAccount");
+  /**
+   * Sets or clears one of the account's flags (a timestamp column read with the user on every
+   * request or charge): disabled, and the dispute hold (which only a lost dispute sets).
+   */
+  async function setFlag(
+    actor: Actor,
+    customerId: string,
+    flag: AccountFlag,
+    on: boolean,
+    reason: string,
+    now: Date,
+  ): Promise<ActionDone> {
+    const spec = FLAGS[flag];
+    require(actor, spec.permission);
     refuseOwnAccount(actor, customerId, ADMIN_TEXT.notOwnAccount);
-    return db.transaction(async (tx): Promise<ActionDone> => {
+    return db.transaction(async (tx) => {
       const customer = await lockCustomer(tx, customerId);
-      if (disable === (customer.disabledAt !== null)) {
-        throw new OperatorRefusal(409, disable ? ADMIN_TEXT.alreadyDisabled : ADMIN_TEXT.notDisabled);
-      }
+      const since = customer[spec.column];
+      if (on === (since !== null)) throw new OperatorRefusal(409, on ? spec.alreadySet : spec.notSet);
       await tx
         .update(users)
-        .set({ disabledAt: disable ? now : null, updatedAt: now })
+        .set({ [spec.column]: on ? now : null, updatedAt: now })
         .where(eq(users.id, customerId));
-      const details = disable ? {} : { disabled_since: customer.disabledAt?.toISOString() };
-      const row = await audit(
-        tx,
-        actor,
-        {
-          action: disable ? "account.disable" : "account.enable",
-          subjectUserId: customerId,
-          reason,
-          details,
-        },
-        now,
-      );
+      const details = since ? { since: since.toISOString() } : {};
+      const action = on ? spec.setAction : spec.clearAction;
+      const row = await audit(tx, actor, { action, subjectUserId: customerId, reason, details }, now);
       return { auditId: row.id };
     });
   }
@@ -70,29 +104,14 @@ export function accountActions(deps: AccountActionDeps) {
   return {
     /** Login answers 403, and no token or API key of the account is accepted until it is enabled. */
     disable: (actor: Actor, customerId: string, reason: string, now: Date) =>
-      setDisabled(actor, customerId, true, reason, now),
+      setFlag(actor, customerId, "disabled", true, reason, now),
     /** Everything valid before the account was disabled works again. */
     enable: (actor: Actor, customerId: string, reason: string, now: Date) =>
-      setDisabled(actor, customerId, false, reason, now),
+      setFlag(actor, customerId, "disabled", false, reason, now),
 
     /** Lets the account be charged again after a lost dispute (the customer has paid, or staff decided). */
-    async clearDisputeHold(actor: Actor, customerId: string, reason: string, now: Date) {
-      require(actor, "clearDisputeHold");
-      refuseOwnAccount(actor, customerId, ADMIN_TEXT.notOwnAccount);
-      return db.transaction(async (tx): Promise<ActionDone> => {
-        const customer = await lockCustomer(tx, customerId);
-        if (customer.disputeHoldAt === null) throw new OperatorRefusal(409, ADMIN_TEXT.noDisputeHold);
-        await tx.update(users).set({ disputeHoldAt: null, updatedAt: now }).where(eq(users.id, customerId));
-        const details = { held_since: customer.disputeHoldAt.toISOString() };
-        const row = await audit(
-          tx,
-          actor,
-          { action: "dispute_hold.clear", subjectUserId: customerId, reason, details },
-          now,
-        );
-        return { auditId: row.id };
-      });
-    },
+    clearDisputeHold: (actor: Actor, customerId: string, reason: string, now: Date) =>
+      setFlag(actor, customerId, "disputeHold", false, reason, now),
 
     /** Never on one's own account; the last admin keeps the role. */
     async changeRole(actor: Actor, customerId: string, role: Role, reason: string, now: Date) {
