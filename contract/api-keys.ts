@@ -80,9 +80,12 @@ export const createdApiKeySchema = z.object({
 });
 export type CreatedApiKey = z.infer<typeof createdApiKeySchema>;
 
-/** RFC 7662 `POST /v1/introspect` (form-encoded). */
+/**
+ * RFC 7662 `POST /v1/introspect` (form-encoded). A missing or empty `token` is not a valid token:
+ * it answers `{active: false}` like any other (ACCOUNT-SECURITY.md), not a validation error.
+ */
 export const introspectRequestSchema = z.object({
-  token: z.string().check(z.minLength(1, "Field required"), z.maxLength(4096)),
+  token: z.optional(z.string().check(z.maxLength(4096))),
   token_type_hint: z.optional(z.string().check(z.maxLength(64))),
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError, loadConfig } from "./env.ts";
+import { ConfigError, loadConfig, startupWarnings } from "./env.ts";
 import { newSigningKeyPem } from "./testing/signing-keys.ts";
 
 const SIGNING_KEY = newSigningKeyPem();
@@ -150,5 +150,22 @@ describe("loadConfig", () => {
     const config = loadConfig({ RATE_LIMIT_REGISTER_PER_MINUTE: "50", RATE_LIMIT_EMAIL_PER_MINUTE: "7" });
     expect(config.rateLimits.registerPerMinute).toBe(50);
     expect(config.rateLimits.emailPerMinute).toBe(7);
+  });
+});
+
+describe("startupWarnings", () => {
+  it("warns in production without TRUST_PROXY, naming what breaks", () => {
+    const [warning] = startupWarnings({ NODE_ENV: "production", TRUST_PROXY: false });
+    expect(warning).toMatch(/TRUST_PROXY is off in production/);
+    expect(warning).toMatch(/per-address limits/);
+    expect(warning).toMatch(/HSTS is never sent/);
+  });
+
+  it.each([
+    ["production behind a trusted proxy", "production", true],
+    ["development", "development", false],
+    ["tests", "test", false],
+  ] as const)("says nothing in %s", (_case, NODE_ENV, TRUST_PROXY) => {
+    expect(startupWarnings({ NODE_ENV, TRUST_PROXY })).toEqual([]);
   });
 });

@@ -199,6 +199,17 @@ function parseOrigins(
   return { origins, problems };
 }
 
+/** What works but leaves something broken: the start log says it, with what breaks. */
+export function startupWarnings(config: Pick<Config, "NODE_ENV" | "TRUST_PROXY">): string[] {
+  if (config.NODE_ENV !== "production" || config.TRUST_PROXY) return [];
+  return [
+    "TRUST_PROXY is off in production. Behind a proxy or load balancer every client shares its address: " +
+      "the per-address limits (logins, registrations, failed service keys) count all clients together, " +
+      "and HSTS is never sent (the server cannot see that clients use https). Set TRUST_PROXY=true when " +
+      "one trusted proxy is in front; leave it off only when clients connect to this server directly.",
+  ];
+}
+
 /** Parses an environment (process.env by default) into the server's configuration. */
 export function loadConfig(source: Record<string, string | undefined> = process.env): Config {
   const parsed = envSchema.safeParse(source);

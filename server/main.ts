@@ -12,7 +12,7 @@ import { createBackgroundTasks } from "./background.ts";
 import { createBillingMailSender, queueExpiringTopUpMails } from "./billing/billing-mails.ts";
 import { systemClock } from "./clock.ts";
 import { openDatabase } from "./db/client.ts";
-import { ConfigError, loadConfig } from "./env.ts";
+import { ConfigError, loadConfig, startupWarnings } from "./env.ts";
 import { createRateLimiter } from "./http/rate-limit.ts";
 import { createLogger } from "./logger.ts";
 import { createMailer } from "./mail/mailer.ts";
@@ -31,6 +31,7 @@ function describeDatabase(url: string | undefined, dataDir: string): string {
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger({ level: config.LOG_LEVEL });
+  for (const warning of startupWarnings(config)) logger.warn(warning);
   const site = config.distDir ? await loadSite(config.distDir) : undefined;
   // The whole app reads the billing clock: real time plus the offset `npm run billing:advance`
   // moves (development with the local provider only; otherwise it stays 0), so tokens, grants and

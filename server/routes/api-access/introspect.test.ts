@@ -204,7 +204,7 @@ describe.each(TEST_DATABASES)("introspection (%s)", (kind) => {
     }
   });
 
-  it("403 for a service key without the scope; 422 without a token", async () => {
+  it("403 for a service key without the scope; {active: false} for a missing or empty token", async () => {
     const ann = await verifiedUser(ctx.t, "ann");
     const consumeOnly = await serviceKey(ctx.t, ["credits:consume"]);
     const res = await introspectRequest(ctx.t, consumeOnly, ann.accessToken);
@@ -215,7 +215,10 @@ describe.each(TEST_DATABASES)("introspection (%s)", (kind) => {
       headers: { "Content-Type": "application/x-www-form-urlencoded", ...bearer(service) },
       body: "",
     });
-    expect(empty.status).toBe(422);
+    expect(empty.status).toBe(200);
+    expect(await empty.json()).toEqual({ active: false });
+    const blank = await introspectRequest(ctx.t, service, "");
+    expect(await blank.json()).toEqual({ active: false });
     // The admin's access token is not a service credential either.
     const json = await postJson(ctx.t.app, "/v1/introspect", { token: "x" }, bearer(service));
     expect(json.status).toBe(422);

@@ -1,7 +1,7 @@
 // `POST /v1/introspect` (RFC 7662) for the generation service: what a credential stands for now.
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { introspectionSchema, introspectRequestSchema } from "../../../contract/api-keys.ts";
-import { introspect } from "../../api-access/introspection.ts";
+import { INACTIVE, introspect } from "../../api-access/introspection.ts";
 import type { AppEnv } from "../../http/app-env.ts";
 import { addRoute, errorResponses, SERVICE_KEY_SCHEME, schemaRef } from "../../http/openapi.ts";
 import { requireService } from "../../http/service-auth.ts";
@@ -42,7 +42,7 @@ export function introspectRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
         ...errorResponses(registry, {
           401: "No valid service key",
           403: "The service key lacks the scope introspect",
-          422: "No token in the form",
+          422: "Not a form, or a token over 4,096 characters (a missing or empty token is simply not active)",
           429: "Too many failed service authentications from this address",
         }),
       },
@@ -50,7 +50,7 @@ export function introspectRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
     requireService(deps, "introspect"),
     async (c) => {
       const form = await parseFormBody(c, introspectRequestSchema);
-      const answer = await introspect(deps, form.token, deps.clock.now());
+      const answer = form.token ? await introspect(deps, form.token, deps.clock.now()) : INACTIVE;
       return c.json(answer, 200);
     },
   );
