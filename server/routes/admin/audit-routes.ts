@@ -6,6 +6,7 @@ import { auditPageSchema } from "../../../contract/admin.ts";
 import { type AuditFilter, auditCsvStream, listAudit } from "../../audit/audit-query.ts";
 import type { AppEnv } from "../../http/app-env.ts";
 import { requireUser } from "../../http/auth-guard.ts";
+import { csvDownload } from "../../http/csv-download.ts";
 import { RequestValidationError } from "../../http/errors.ts";
 import { addRoute, BEARER_SCHEME, errorResponses, jsonContent, schemaRef } from "../../http/openapi.ts";
 import { type AdminDeps, requirePermission } from "./admin-deps.ts";
@@ -100,10 +101,8 @@ export function adminAuditRoutes(deps: AdminDeps): OpenAPIHono<AppEnv> {
     ...guard,
     (c) => {
       const filter = readFilter(c);
-      return c.body(auditCsvStream(deps.db, filter), 200, {
-        "Content-Type": "text/csv; charset=utf-8",
-        "Content-Disposition": `attachment; filename="audit-log-${deps.clock.now().toISOString().slice(0, 10)}.csv"`,
-      });
+      const day = deps.clock.now().toISOString().slice(0, 10);
+      return csvDownload(c, auditCsvStream(deps.db, filter), `audit-log-${day}.csv`);
     },
   );
   return app;

@@ -8,6 +8,7 @@ import { usageQuerySchema } from "../../../contract/usage.ts";
 import { quarterOf } from "../../domain/vat-report.ts";
 import type { AppEnv } from "../../http/app-env.ts";
 import { requireUser } from "../../http/auth-guard.ts";
+import { csvDownload } from "../../http/csv-download.ts";
 import { RequestValidationError } from "../../http/errors.ts";
 import { addRoute, BEARER_SCHEME, errorResponses, jsonContent, schemaRef } from "../../http/openapi.ts";
 import { parseWith } from "../../http/validation.ts";
@@ -123,10 +124,7 @@ export function adminReportRoutes(deps: AdminDeps): OpenAPIHono<AppEnv> {
       // No formula escaping here: it would turn "-79.00" into text a spreadsheet cannot sum, and no
       // cell is free text (sections and quarters are ours, countries ISO codes, VAT IDs checked).
       const csv = stringify([[...VAT_CSV_COLUMNS], ...rows]);
-      return c.body(csv, 200, {
-        "Content-Type": "text/csv; charset=utf-8",
-        "Content-Disposition": `attachment; filename="vat-${report.quarter}.csv"`,
-      });
+      return csvDownload(c, csv, `vat-${report.quarter}.csv`);
     },
   );
   addRoute(

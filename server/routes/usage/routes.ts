@@ -12,6 +12,7 @@ import {
 import { fromMillicredits } from "../../domain/ledger.ts";
 import type { AppEnv } from "../../http/app-env.ts";
 import { requireUser } from "../../http/auth-guard.ts";
+import { csvDownload } from "../../http/csv-download.ts";
 import { RequestValidationError } from "../../http/errors.ts";
 import { addRoute, BEARER_SCHEME, errorResponses, jsonContent, schemaRef } from "../../http/openapi.ts";
 import { parseWith } from "../../http/validation.ts";
@@ -148,10 +149,7 @@ export function usageRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
       const { range } = readQuery(c, deps.clock.now());
       const userId = c.var.user.id;
       const body = usageCsvStream((after, limit) => usageCharges(deps.db, userId, range, after, limit));
-      return c.body(body, 200, {
-        "Content-Type": "text/csv; charset=utf-8",
-        "Content-Disposition": `attachment; filename="usage-${range.from}-to-${range.to}.csv"`,
-      });
+      return csvDownload(c, body, `usage-${range.from}-to-${range.to}.csv`);
     },
   );
 
