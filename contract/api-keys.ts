@@ -154,4 +154,6 @@ export const consumeAnswerSchema = z.object({
   /** Credits this request charged (for a repeated idempotency key: what the first one charged). */
   charged: z.number(),
   ledger_entry_id: z.string(),
+  /** True when this answer repeats an earlier identical request's (nothing was charged now). */
+  replayed: z.boolean(),
 });

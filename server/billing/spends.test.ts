@@ -45,7 +45,7 @@ describe.each(TEST_DATABASES)("spendBatch (%s)", (kind) => {
 
     const answers = await spendBatch(db, [
       request({ userId: ann.id, idempotencyKey: "a1" }),
-      request({ userId: ann.id, idempotencyKey: "a1", amount: 5000 }),
+      request({ userId: ann.id, idempotencyKey: "a1" }),
       request({ userId: "00000000-0000-4000-8000-000000000000", idempotencyKey: "nobody" }),
       request({ userId: "not-a-uuid", idempotencyKey: "nobody" }),
       request({ idempotencyKey: "k1", meter: meter(limited.id) }),
@@ -68,7 +68,7 @@ describe.each(TEST_DATABASES)("spendBatch (%s)", (kind) => {
       spendId: expect.any(String),
       amount: 1000,
     });
-    // The same idempotency key later in the batch: the first answer, and nothing spent.
+    // The same request with its idempotency key later in the batch: the first answer, nothing spent.
     expect(answers[1]).toEqual({ ...first, repeated: true });
     expect(answers.slice(2, 4)).toEqual([
       { ok: false, reason: "no_user" },
@@ -118,14 +118,17 @@ describe.each(TEST_DATABASES)("spendBatch (%s)", (kind) => {
     const db = ctx.t.deps.db;
     // Earlier spends are looked up by key alone: bob's "shared" must not answer for ann, nor ann's for bob.
     const first = await spendBatch(db, [request({ userId: ann.id, idempotencyKey: "shared" })]);
-    const [forBob, forAnnAgain, forBobAgain] = await spendBatch(db, [
+    const [forBob, forAnnAgain, forBobAgain, forBobByUser] = await spendBatch(db, [
       request({ idempotencyKey: "shared", amount: 2000, meter: meter(bobsKey.id) }),
-      request({ userId: ann.id, idempotencyKey: "shared", amount: 5000 }),
-      request({ userId: bob.id, idempotencyKey: "shared", amount: 7000 }),
+      request({ userId: ann.id, idempotencyKey: "shared" }),
+      request({ idempotencyKey: "shared", amount: 2000, meter: meter(bobsKey.id) }),
+      request({ userId: bob.id, idempotencyKey: "shared", amount: 2000 }),
     ]);
     expect(forBob).toMatchObject({ ok: true, userId: bob.id, repeated: false, balanceAfter: FREE - 2000 });
     expect(forAnnAgain).toEqual({ ...first[0], repeated: true });
     expect(forBobAgain).toEqual({ ...forBob, repeated: true });
+    // Bob's key reused by user id instead of through his API key: another request.
+    expect(forBobByUser).toEqual({ ok: false, reason: "idempotency_mismatch" });
     const spends = await db.select().from(creditSpends).where(eq(creditSpends.idempotencyKey, "shared"));
     expect(spends.map((s) => [s.userId, s.amount]).sort()).toEqual(
       [
@@ -133,5 +136,26 @@ describe.each(TEST_DATABASES)("spendBatch (%s)", (kind) => {
         [bob.id, 2000],
       ].sort(),
     );
+  });
+
+  it("refuses an idempotency key reused with a different request, earlier or in the same batch", async () => {
+    const ann = await verifiedUser(ctx.t, "ann");
+    const key = await createKey(ctx.t, ann.accessToken);
+    const db = ctx.t.deps.db;
+    await spendBatch(db, [request({ userId: ann.id, idempotencyKey: "manual", amount: 100 })]);
+    const answers = await spendBatch(db, [
+      request({ userId: ann.id, idempotencyKey: "manual", amount: 40_000 }),
+      request({ idempotencyKey: "job-1", amount: 100, meter: meter(key.id) }),
+      request({ idempotencyKey: "job-1", amount: 40_000, meter: { ...meter(key.id), quantity: 4 } }),
+      request({ idempotencyKey: "job-1", amount: 100, meter: meter(key.id) }),
+    ]);
+    expect(answers.map((a) => (a.ok ? (a.repeated ? "replayed" : "charged") : a.reason))).toEqual([
+      "idempotency_mismatch",
+      "charged",
+      "idempotency_mismatch",
+      "replayed",
+    ]);
+    const spends = await db.select().from(creditSpends).where(eq(creditSpends.userId, ann.id));
+    expect(spends.map((s) => s.amount).sort()).toEqual([100, 100]);
   });
 });

@@ -31,6 +31,7 @@ import {
 } from "../db/two-trip-transaction.ts";
 import type { Db } from "../db/types.ts";
 import { berlinDay } from "../domain/berlin-time.ts";
+import { type ChargeFingerprint, isSameCharge } from "../domain/idempotency.ts";
 import { applySpend, balance, type CreditGrant, planSpend, type SpendTake } from "../domain/ledger.ts";
 import { batched } from "./batched.ts";
 import { GRANT_COLUMNS, NEWEST_GRANT_FIRST, toCreditGrant } from "./ledger-store.ts";
@@ -43,7 +44,9 @@ export type SpendRefusal =
   | "feature_not_allowed"
   | "key_limit"
   | "disabled"
-  | "dispute_hold";
+  | "dispute_hold"
+  /** The idempotency key was used for a different request (domain/idempotency.ts). */
+  | "idempotency_mismatch";
 
 export type SpendResult =
   | {
@@ -120,8 +123,11 @@ interface BatchState {
   keys: Map<string, ApiKeyRow>;
   /** Each user's grants, updated in memory as the batch's spends take from them. */
   grants: Map<string, CreditGrant[]>;
-  /** Spends already made, by user and idempotency key (this batch's own added as they are decided). */
-  earlier: Map<string, Extract<SpendResult, { ok: true }>>;
+  /**
+   * Spends already made, by user and idempotency key (this batch's own added as they are decided),
+   * with what they were asked for: a repeat must ask the same.
+   */
+  earlier: Map<string, { result: Extract<SpendResult, { ok: true }>; asked: ChargeFingerprint }>;
   /** Milli-credits used per API key and month, this batch's spends included. */
   usage: Map<string, number>;
 }
@@ -186,6 +192,10 @@ const earlierSpends = statement("earlier_spends", (q, p) =>
       idempotencyKey: creditSpends.idempotencyKey,
       amount: creditSpends.amount,
       balanceAfter: creditSpends.balanceAfter,
+      apiKeyId: creditSpends.apiKeyId,
+      feature: creditSpends.feature,
+      people: creditSpends.people,
+      quantity: creditSpends.quantity,
     })
     .from(creditSpends)
     .where(sql`${creditSpends.idempotencyKey} = any(${list(p("idempotencyKeys"), "text")})`),
@@ -242,14 +252,17 @@ function batchState([locked, keyRows, earlierRows, grantRows, usageRows]: Answer
       earlierRows.map((e) => [
         pairKey(e.userId, e.idempotencyKey),
         {
-          ok: true,
-          userId: e.userId,
-          balanceAfter: e.balanceAfter,
-          repeated: true,
-          spendId: e.id,
-          amount: e.amount,
-          lowBalanceCrossed: null,
-        } as const,
+          result: {
+            ok: true,
+            userId: e.userId,
+            balanceAfter: e.balanceAfter,
+            repeated: true,
+            spendId: e.id,
+            amount: e.amount,
+            lowBalanceCrossed: null,
+          },
+          asked: e,
+        },
       ]),
     ),
     usage: new Map(usageRows.map((u) => [pairKey(u.apiKeyId, u.month), u.amount])),
@@ -311,6 +324,18 @@ function addToDay(
   daily.set(key, sums);
 }
 
+/** What a spend request asks for, in the shape its spend row records it. */
+function fingerprintOf(request: SpendRequest): ChargeFingerprint {
+  const meter = request.meter;
+  return {
+    apiKeyId: meter?.apiKeyId ?? null,
+    feature: meter?.feature ?? null,
+    people: meter?.people ?? null,
+    quantity: meter?.quantity ?? null,
+    amount: request.amount,
+  };
+}
+
 interface Decision {
   result: SpendResult;
   spend?: { takes: SpendTake[]; row: typeof creditSpends.$inferInsert };
@@ -331,7 +356,12 @@ function decide(state: BatchState, request: SpendRequest): Decision {
   if (userId === undefined || !state.users.has(userId)) return { result: { ok: false, reason: "no_user" } };
   const idempotency = pairKey(userId, request.idempotencyKey);
   const earlier = state.earlier.get(idempotency);
-  if (earlier) return { result: { ...earlier, repeated: true, lowBalanceCrossed: null } };
+  if (earlier) {
+    if (!isSameCharge(earlier.asked, fingerprintOf(request))) {
+      return { result: { ok: false, reason: "idempotency_mismatch" } };
+    }
+    return { result: { ...earlier.result, repeated: true, lowBalanceCrossed: null } };
+  }
   // A disabled account's keys are inactive, and nothing else may charge it either; nor one on hold.
   if (state.disabled.has(userId)) return { result: { ok: false, reason: key ? "no_key" : "disabled" } };
   if (state.held.has(userId)) return { result: { ok: false, reason: "dispute_hold" } };
@@ -361,7 +391,7 @@ function decide(state: BatchState, request: SpendRequest): Decision {
     lowBalanceCrossed:
       threshold !== null && balanceBefore >= threshold && balanceAfter < threshold ? threshold : null,
   } as const;
-  state.earlier.set(idempotency, result);
+  state.earlier.set(idempotency, { result, asked: fingerprintOf(request) });
   return {
     result,
     spend: {

@@ -36,6 +36,7 @@ describe.each(TEST_DATABASES)("metering (%s)", (kind) => {
       credit_balance: TEST_FREE_CREDITS - 0.3,
       charged: 0.3,
       ledger_entry_id: expect.any(String),
+      replayed: false,
     });
     const [row] = await ctx.database.db
       .select()
@@ -67,15 +68,44 @@ describe.each(TEST_DATABASES)("metering (%s)", (kind) => {
     expect(row).toMatchObject({ apiKeyId: null, feature: "image-to-video", quantity: 1, amount: 10_000 });
   });
 
-  it("a repeated idempotency key answers the first result and charges nothing", async () => {
+  it("an identical repeat of an idempotency key answers the first result, replayed, and charges nothing", async () => {
     const { ann, service } = await setUp();
     const key = await createKey(ctx.t, ann.accessToken);
     const body = { api_key_id: key.id, feature: "comic", people: "one", idempotency_key: "same" };
-    const first = await (await consumeRequest(ctx.t, service, body)).json();
-    const again = await consumeRequest(ctx.t, service, { ...body, quantity: 5 });
+    const firstResponse = await consumeRequest(ctx.t, service, body);
+    expect(firstResponse.headers.get("idempotent-replayed")).toBeNull();
+    const first = await firstResponse.json();
+    expect(first.replayed).toBe(false);
+    const again = await consumeRequest(ctx.t, service, body);
     expect(again.status).toBe(200);
-    expect(await again.json()).toEqual(first);
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(await again.json()).toEqual({ ...first, replayed: true });
     expect((await me(ctx.t, ann.accessToken)).credit_balance).toBe(TEST_FREE_CREDITS - 5);
+    expect(await ctx.database.db.select().from(creditSpends)).toHaveLength(1);
+  });
+
+  it("409 for an idempotency key reused with another feature, people, quantity or key; nothing charged", async () => {
+    // The review's attack: a cheap charge's key reused for an expensive generation.
+    const { ann, service } = await setUp();
+    const key = await createKey(ctx.t, ann.accessToken);
+    const other = await createKey(ctx.t, ann.accessToken);
+    const body = {
+      api_key_id: key.id,
+      feature: "background-remover",
+      people: "one",
+      idempotency_key: "job-1",
+    };
+    expect((await consumeRequest(ctx.t, service, body)).status).toBe(200);
+    for (const change of [
+      { feature: "image-to-video", quantity: 4 },
+      { people: "multiple" },
+      { quantity: 2 },
+      { api_key_id: other.id },
+    ]) {
+      const reused = await consumeRequest(ctx.t, service, { ...body, ...change });
+      expect(reused.status).toBe(409);
+      expect(await reused.json()).toEqual({ detail: DETAIL.idempotencyKeyReused });
+    }
     expect(await ctx.database.db.select().from(creditSpends)).toHaveLength(1);
   });
 

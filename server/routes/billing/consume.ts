@@ -2,6 +2,7 @@
 // with a service key or an admin token), or an admin charges a manual amount. Once per idempotency
 // key either way; a charge that crosses the user's low-balance threshold mails them.
 import type { OpenAPIHono } from "@hono/zod-openapi";
+import type { Context } from "hono";
 import * as z from "zod/mini";
 import { consumeAnswerSchema, consumeFeatureRequestSchema } from "../../../contract/api-keys.ts";
 import { consumeRequestSchema } from "../../../contract/billing.ts";
@@ -38,6 +39,7 @@ type ChargeOutcome =
       balanceAfter: number;
       amount: number;
       spendId: string;
+      repeated: boolean;
       lowBalanceCrossed: number | null;
     }
   | { ok: false; reason: SpendRefusal };
@@ -60,6 +62,7 @@ function consumeAnswer(result: ChargeOutcome) {
       credit_balance: fromMillicredits(result.balanceAfter),
       charged: fromMillicredits(result.amount),
       ledger_entry_id: result.spendId,
+      replayed: result.repeated,
     };
   }
   switch (result.reason) {
@@ -71,6 +74,8 @@ function consumeAnswer(result: ChargeOutcome) {
       throw new ApiError(403, DETAIL.accountDisabled);
     case "dispute_hold":
       throw new ApiError(402, DETAIL.paymentDisputed);
+    case "idempotency_mismatch":
+      throw new ApiError(409, DETAIL.idempotencyKeyReused);
     case "feature_not_allowed":
       throw new ApiError(403, DETAIL.featureNotAllowed);
     case "key_limit":
@@ -78,6 +83,12 @@ function consumeAnswer(result: ChargeOutcome) {
     case "insufficient":
       throw new ApiError(402, billingError("insufficient_credits").message);
   }
+}
+
+/** The 200 answer of a charge (a replay says so in a header too, as Stripe's `Idempotent-Replayed`). */
+function answerCharge(c: Context<AppEnv>, result: ChargeOutcome) {
+  const answer = consumeAnswer(result);
+  return c.json(answer, 200, answer.replayed ? { "Idempotent-Replayed": "true" } : {});
 }
 
 /** The longest a simulated charge may lie in the past: the usage history's longest range. */
@@ -116,7 +127,7 @@ export function addConsumeRoute(app: OpenAPIHono<AppEnv>, deps: ApiDeps & { bill
       summary:
         "Charge a user's credits once per idempotency key: by feature (metering) or a manual amount (admin)",
       description:
-        "By feature: a service key with scope credits:consume, or an admin access token; priced from the credit-cost table /plans shows, within the API key's feature restriction and monthly limit. The manual form `{user_id, amount, reason, idempotency_key}` takes an admin access token. A repeated idempotency key answers the first result and charges nothing.",
+        "By feature: a service key with scope credits:consume, or an admin access token; priced from the credit-cost table /plans shows, within the API key's feature restriction and monthly limit. The manual form `{user_id, amount, reason, idempotency_key}` takes an admin access token. An identical repeat of an idempotency key answers the first result with `replayed: true` (and the header `Idempotent-Replayed: true`, as Stripe's) and charges nothing; the same key with a different request (API key or user, feature, people, quantity; for the manual form, amount) answers 409.",
       security: [{ [SERVICE_KEY_SCHEME]: [] }, bearer[0] as Record<string, never[]>],
       request: {
         body: {
@@ -130,7 +141,8 @@ export function addConsumeRoute(app: OpenAPIHono<AppEnv>, deps: ApiDeps & { bill
       },
       responses: {
         200: {
-          description: "The balance after the charge (for a repeated key: the first charge's answer)",
+          description:
+            "The balance after the charge (for an identical repeat: the first charge's answer, `replayed: true`)",
           content: jsonContent(schemaRef(registry, "ConsumeResponse", consumeAnswerSchema)),
         },
         ...errorResponses(registry, {
@@ -138,6 +150,7 @@ export function addConsumeRoute(app: OpenAPIHono<AppEnv>, deps: ApiDeps & { bill
           402: `Insufficient credits, the API key's monthly credit limit reached, or "${DETAIL.paymentDisputed}" (a dispute hold)`,
           403: `Not an admin or no scope credits:consume, a feature this API key may not be used for, or "${DETAIL.accountDisabled}"`,
           404: "Unknown user or API key",
+          409: `"${DETAIL.idempotencyKeyReused}"`,
           422: "Invalid body (an unknown feature included)",
           429: "Too many failed service authentications from this address",
         }),
@@ -165,7 +178,7 @@ export function addConsumeRoute(app: OpenAPIHono<AppEnv>, deps: ApiDeps & { bill
           requestedBy: c.var.user.id,
           now: deps.clock.now(),
         });
-        return c.json(consumeAnswer(afterCharge(result, deps.lowBalance)), 200);
+        return answerCharge(c, afterCharge(result, deps.lowBalance));
       }
       const body = parseWith(consumeFeatureRequestSchema, raw);
       const now = deps.clock.now();
@@ -180,7 +193,7 @@ export function addConsumeRoute(app: OpenAPIHono<AppEnv>, deps: ApiDeps & { bill
         recordedAt: body.at === undefined ? undefined : backdated(body.at, now, deps.allowBackdatedCharges),
       });
       const outcome = result.ok ? { ...result, amount: result.charged } : result;
-      return c.json(consumeAnswer(afterCharge(outcome, deps.lowBalance)), 200);
+      return answerCharge(c, afterCharge(outcome, deps.lowBalance));
     },
   );
 }

@@ -65,6 +65,7 @@ describe.each(TEST_DATABASES)("credits (%s)", (kind) => {
       credit_balance: TEST_FREE_CREDITS + 500 - 0.1,
       charged: 1000.1,
       ledger_entry_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      replayed: false,
     });
     const remaining = Object.fromEntries(
       (await ledger(ctx.t, user.accessToken)).map((g) => [g.kind, g.remaining]),
@@ -72,13 +73,23 @@ describe.each(TEST_DATABASES)("credits (%s)", (kind) => {
     expect(remaining).toEqual({ subscription: 0, topup: 499.9, free: TEST_FREE_CREDITS });
   });
 
-  it("a repeated idempotency key answers the first result and spends nothing", async () => {
+  it("an identical repeat of an idempotency key answers the first result, replayed, and spends nothing", async () => {
     const { adminToken, user } = await adminAndUser();
     const body = { user_id: user.id, amount: 10, reason: "filter", idempotency_key: "same" };
     const first = await (await consume(adminToken, body)).json();
-    const second = await consume(adminToken, { ...body, amount: 20 });
+    const second = await consume(adminToken, body);
     expect(second.status).toBe(200);
-    expect(await second.json()).toEqual(first);
+    expect(await second.json()).toEqual({ ...first, replayed: true });
+    expect((await me(ctx.t, user.accessToken)).credit_balance).toBe(TEST_FREE_CREDITS - 10);
+  });
+
+  it("409 for an idempotency key reused with another amount, and nothing spent", async () => {
+    const { adminToken, user } = await adminAndUser();
+    const body = { user_id: user.id, amount: 10, reason: "filter", idempotency_key: "same" };
+    await consume(adminToken, body);
+    const reused = await consume(adminToken, { ...body, amount: 20 });
+    expect(reused.status).toBe(409);
+    expect(await reused.json()).toEqual({ detail: DETAIL.idempotencyKeyReused });
     expect((await me(ctx.t, user.accessToken)).credit_balance).toBe(TEST_FREE_CREDITS - 10);
   });
 

@@ -160,16 +160,17 @@ describe.each(TEST_DATABASES)("usage history (%s)", (kind) => {
     const key = await createKey(ctx.t, ann.accessToken);
     ctx.t.clock.set("2026-03-02T09:00:00Z");
     const answers = await Promise.all(
-      Array.from({ length: 40 }, (_, i) =>
-        consumeRequest(ctx.t, service, {
+      Array.from({ length: 40 }, (_, n) => {
+        // Every fifth request repeats the one before it exactly: charged once.
+        const i = n % 5 === 4 ? n - 1 : n;
+        return consumeRequest(ctx.t, service, {
           ...(i % 2 === 0 ? { api_key_id: key.id } : { user_id: ann.id }),
           feature: i % 4 < 2 ? "background-remover" : "standard-filter",
           people: "one",
           quantity: 1 + (i % 3),
-          // Every fifth request repeats an earlier one: charged once.
-          idempotency_key: `burst-${i % 5 === 4 ? i - 1 : i}`,
-        }),
-      ),
+          idempotency_key: `burst-${i}`,
+        });
+      }),
     );
     for (const res of answers) expect(res.status).toBe(200);
     const token = await tokenFor(ctx.t, "ann");
