@@ -39,6 +39,8 @@ export default {
     "server/csv/paged-csv.ts",
     "server/operations/permissions.ts",
     "server/domain/vat-report.ts",
+    "server/domain/idempotency.ts",
+    "server/auth/mailbox.ts",
     "contract/credit-costs.ts",
   ],
   coverageAnalysis: "perTest",

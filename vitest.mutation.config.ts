@@ -17,6 +17,7 @@ export default defineConfig({
       "server/usage/usage-csv.test.ts",
       "server/csv/paged-csv.test.ts",
       "server/operations/permissions.test.ts",
+      "server/auth/mailbox.test.ts",
       "contract/credit-costs.test.ts",
     ],
     environment: "node",

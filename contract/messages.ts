@@ -20,6 +20,8 @@ export const VALIDATION = {
   /** Not in the spec's forms: the verification and reset calls need a token, and say so. */
   tokenRequired: "Token is required",
   tokenTooLong: "Token is invalid or expired.",
+  /** ACCOUNT-SECURITY.md: registration refuses throwaway addresses (checked by the server only). */
+  emailDisposable: "Please use a permanent email address: this one is from a disposable-mail service",
 } as const;
 
 /** `detail` strings of the API's error and success answers (API-CONTRACT.md). */
@@ -53,6 +55,7 @@ export const DETAIL = {
   accountDisabled: "Account disabled. Contact support.",
   /** ACCOUNT-SECURITY.md: consume on an account with a dispute hold. */
   paymentDisputed: "Payment disputed. Contact support.",
+  idempotencyKeyReused: "Idempotency key reused with a different request",
 } as const;
 
 /** `msg` of the 422 items that are about the body as a whole rather than one field. */

@@ -51,9 +51,10 @@ async function markEmailVerified(tx: Tx, deps: AccountDeps, userId: string, now:
     .update(users)
     .set({ emailVerified: true, emailVerifiedAt: now, updatedAt: now })
     .where(and(eq(users.id, userId), eq(users.emailVerified, false)))
-    .returning({ id: users.id });
+    .returning({ email: users.email });
   await revokeTokens(tx, userId, "email_verification", now);
-  if (flipped.length > 0) await deps.hooks.onEmailVerified(tx, { userId, at: now });
+  const [verified] = flipped;
+  if (verified) await deps.hooks.onEmailVerified(tx, { userId, email: verified.email, at: now });
 }
 
 function sendInBackground(deps: AccountDeps, label: string, work: () => Promise<void>): void {

@@ -6,6 +6,8 @@ import type { Tx } from "../db/types.ts";
 
 export interface EmailVerifiedEvent {
   userId: string;
+  /** The address just verified. */
+  email: string;
   at: Date;
 }
 

@@ -21,6 +21,7 @@ import type { BillingMailSender } from "./billing-mails.ts";
 import type { Catalogue } from "./catalogue.ts";
 import { checkouts } from "./checkout.ts";
 import { subscriptionCommands } from "./commands.ts";
+import { claimFreeGrantMailbox } from "./free-grant-mailboxes.ts";
 import { initialFreeGrant } from "./fulfilment.ts";
 import { insertGrant } from "./ledger-store.ts";
 import { paymentHistory } from "./payment-history.ts";
@@ -62,9 +63,11 @@ export function createBilling(deps: BillingDeps) {
 
   return {
     hooks: {
-      async onEmailVerified(tx, { userId, at }) {
+      async onEmailVerified(tx, { userId, email, at }) {
         const grant = initialFreeGrant(userId, deps.freeInitialCredits, at);
-        if (grant) await insertGrant(tx, userId, grant, { paymentReference: null, eventId: null });
+        if (grant && (await claimFreeGrantMailbox(tx, email, at))) {
+          await insertGrant(tx, userId, grant, { paymentReference: null, eventId: null });
+        }
       },
     } satisfies AccountHooks,
     createSubscriptionCheckout,

@@ -80,8 +80,8 @@ export async function login(t: TestApp, username: string, password = GOOD_PASSWO
 }
 
 /** Registers, verifies through the mailed link and logs in: an account ready to use. */
-export async function verifiedUser(t: TestApp, name: string) {
-  const user = await register(t, name);
+export async function verifiedUser(t: TestApp, name: string, overrides: Record<string, unknown> = {}) {
+  const user = await register(t, name, overrides);
   const { token } = await latestMailTo(t, user.email);
   expect((await postJson(t.app, "/v1/user/verify-email", { token })).status).toBe(200);
   const res = await login(t, name);

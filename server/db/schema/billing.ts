@@ -471,3 +471,14 @@ export const creditAdjustments = pgTable(
     check("credit_adjustments_amount", sql`${t.amount} >= 0`),
   ],
 );
+
+/**
+ * The mailboxes that have had the free initial credits: once per canonical mailbox
+ * (auth/mailbox.ts), so `ann+1@…` and `ann+2@…` do not farm them. Kept as a digest, not the address,
+ * and without a reference to the user: the row must outlive a deleted account (or deleting and
+ * registering again would farm them too), and deletion erases the address.
+ */
+export const freeGrantMailboxes = pgTable("free_grant_mailboxes", {
+  mailboxDigest: text("mailbox_digest").primaryKey(),
+  grantedAt: at("granted_at").notNull(),
+});

@@ -28,6 +28,18 @@ describe.each(TEST_DATABASES)("POST /v1/register (%s)", (kind) => {
     expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
   });
 
+  it("422 next to the e-mail for a disposable-mail address, and no account", async () => {
+    for (const email of ["ann@mailinator.com", "ann@eu.Mailinator.com"]) {
+      const res = await post(registration("ann", { email }));
+      expect(res.status).toBe(422);
+      expect(await res.json()).toEqual({
+        detail: [{ loc: ["body", "email"], msg: VALIDATION.emailDisposable, type: "value_error" }],
+      });
+    }
+    expect(await ctx.database.db.select().from(users)).toEqual([]);
+    expect(await ctx.t.mails()).toEqual([]);
+  });
+
   it("stores an argon2id hash, never the password", async () => {
     await post(registration("ann"));
     const [row] = await ctx.database.db.select().from(users).where(eq(users.username, "ann"));

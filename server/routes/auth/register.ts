@@ -1,10 +1,11 @@
 // POST /v1/register.
 import { OpenAPIHono, type RouteConfig } from "@hono/zod-openapi";
 import { registeredUserSchema, registerSchema } from "../../../contract/account.ts";
-import { DETAIL } from "../../../contract/messages.ts";
+import { DETAIL, VALIDATION } from "../../../contract/messages.ts";
+import { isDisposableAddress } from "../../auth/mailbox.ts";
 import type { AppEnv } from "../../http/app-env.ts";
 import { clientIp } from "../../http/client-ip.ts";
-import { ApiError } from "../../http/errors.ts";
+import { ApiError, RequestValidationError } from "../../http/errors.ts";
 import { addRoute, errorResponses, jsonContent, PASSWORD_RULES, schemaRef } from "../../http/openapi.ts";
 import { enforceLimits } from "../../http/rate-limit.ts";
 import { parseJsonBody } from "../../http/validation.ts";
@@ -56,7 +57,7 @@ export function registerRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
       },
       ...errorResponses(registry, {
         400: `"${DETAIL.emailExists}" or "${DETAIL.usernameExists}"`,
-        422: "A field breaks a rule (the messages of the portal's form)",
+        422: `A field breaks a rule (the messages of the portal's form), or the address is from a disposable-mail service ("${VALIDATION.emailDisposable}")`,
         429: `"${DETAIL.tooManyRequests}", with Retry-After`,
       }),
     },
@@ -65,6 +66,11 @@ export function registerRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
   addRoute(app, route, async (c) => {
     const input = await parseJsonBody(c, registerSchema);
     await enforceLimits(deps.limiter, [["registerIp", clientIp(c, deps.trustProxy)]]);
+    if (isDisposableAddress(input.email)) {
+      throw new RequestValidationError([
+        { loc: ["body", "email"], msg: VALIDATION.emailDisposable, type: "value_error" },
+      ]);
+    }
     const result = await deps.accounts.register(input);
     if (!result.ok)
       throw new ApiError(400, result.conflict === "email" ? DETAIL.emailExists : DETAIL.usernameExists);
