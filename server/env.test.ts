@@ -40,6 +40,7 @@ describe("loadConfig", () => {
     expect(config.JWT_TTL_SECONDS).toBe(86_400);
     expect(config.rateLimits).toEqual({
       tokenPerMinute: 10,
+      loginPairFailuresPerMinute: 5,
       registerPerMinute: 5,
       emailPerMinute: 3,
       emailIpPerMinute: 10,

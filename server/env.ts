@@ -64,8 +64,10 @@ export const envSchema = z.object({
   /** Shares rate-limit counters between API instances. Unset: counters in this process's memory. */
   REDIS_URL: optional(urlWithScheme(["redis:", "rediss:"], "redis://host:6379")),
 
-  /** Login attempts per minute, per client IP and per account. */
+  /** Failed sign-ins per minute per client IP (never per account alone: no one can lock an owner out). */
   RATE_LIMIT_TOKEN_PER_MINUTE: perMinute(10),
+  /** Failed sign-ins per minute per (username, client IP). */
+  RATE_LIMIT_LOGIN_PAIR_FAILURES_PER_MINUTE: perMinute(5),
   /** Registrations per minute per client IP. */
   RATE_LIMIT_REGISTER_PER_MINUTE: perMinute(5),
   /** Reset-request and resend-verification calls per minute per e-mail address (each call its own count). */
@@ -112,6 +114,7 @@ export type Env = z.infer<typeof envSchema>;
 
 export interface RateLimitConfig {
   tokenPerMinute: number;
+  loginPairFailuresPerMinute: number;
   registerPerMinute: number;
   emailPerMinute: number;
   emailIpPerMinute: number;
@@ -236,6 +239,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     },
     rateLimits: {
       tokenPerMinute: env.RATE_LIMIT_TOKEN_PER_MINUTE,
+      loginPairFailuresPerMinute: env.RATE_LIMIT_LOGIN_PAIR_FAILURES_PER_MINUTE,
       registerPerMinute: env.RATE_LIMIT_REGISTER_PER_MINUTE,
       emailPerMinute: env.RATE_LIMIT_EMAIL_PER_MINUTE,
       emailIpPerMinute: env.RATE_LIMIT_EMAIL_IP_PER_MINUTE,

@@ -30,7 +30,9 @@ export type RegisterResult = { ok: true; user: UserRow } | { ok: false; conflict
 
 export type LoginResult =
   | { ok: true; user: UserRow }
-  | { ok: false; reason: "incorrect" | "unverified" | "disabled" };
+  /** `user`: the account whose password was wrong, if the username is one (for its security log). */
+  | { ok: false; reason: "incorrect"; user?: UserRow }
+  | { ok: false; reason: "unverified" | "disabled"; user: UserRow };
 
 async function conflictOf(
   db: Db,
@@ -104,10 +106,12 @@ export function createAccounts(deps: AccountDeps) {
         await passwords.verifyDummy(password);
         return { ok: false, reason: "incorrect" };
       }
-      if (!(await passwords.verify(user.passwordHash, password))) return { ok: false, reason: "incorrect" };
-      if (!user.emailVerified) return { ok: false, reason: "unverified" };
+      if (!(await passwords.verify(user.passwordHash, password))) {
+        return { ok: false, reason: "incorrect", user };
+      }
+      if (!user.emailVerified) return { ok: false, reason: "unverified", user };
       // Told only to someone who knows the password, like "not verified".
-      if (user.disabledAt !== null) return { ok: false, reason: "disabled" };
+      if (user.disabledAt !== null) return { ok: false, reason: "disabled", user };
       await db.update(users).set({ lastLoginAt: clock.now() }).where(eq(users.id, user.id));
       if (passwords.needsRehash(user.passwordHash)) {
         const oldHash = user.passwordHash;

@@ -5,6 +5,7 @@ import { createRateLimiter, enforceLimits } from "./rate-limit.ts";
 
 const LIMITS = {
   tokenPerMinute: 3,
+  loginPairFailuresPerMinute: 3,
   registerPerMinute: 2,
   emailPerMinute: 2,
   emailIpPerMinute: 5,
@@ -16,8 +17,8 @@ describe("rate limits in memory (the default)", () => {
   it("allows the configured number a minute, then refuses with the time to wait", async () => {
     const limiter = createRateLimiter({ limits: LIMITS });
     for (let i = 0; i < 3; i++)
-      expect(await limiter.consume("tokenAccount", "ann")).toEqual({ allowed: true });
-    const refused = await limiter.consume("tokenAccount", "ann");
+      expect(await limiter.consume("loginFailurePair", "ann")).toEqual({ allowed: true });
+    const refused = await limiter.consume("loginFailurePair", "ann");
     expect(refused.allowed).toBe(false);
     if (!refused.allowed) {
       expect(refused.retryAfterSeconds).toBeGreaterThanOrEqual(1);
@@ -44,6 +45,22 @@ describe("rate limits in memory (the default)", () => {
     const blocked = await limiter.check("serviceAuthFailureIp", "10.0.0.9");
     expect(blocked.allowed).toBe(false);
     expect(await limiter.check("serviceAuthFailureIp", "10.0.0.10")).toEqual({ allowed: true });
+  });
+
+  it("refund() gives a point back, clear() forgets the counter, and only the first refusal says first", async () => {
+    const limiter = createRateLimiter({ limits: LIMITS });
+    for (let i = 0; i < 3; i++) await limiter.consume("loginFailurePair", "ann|10.0.0.1");
+    const over = await limiter.consume("loginFailurePair", "ann|10.0.0.1");
+    expect(over).toMatchObject({ allowed: false, first: true });
+    expect(await limiter.consume("loginFailurePair", "ann|10.0.0.1")).toMatchObject({
+      allowed: false,
+      first: false,
+    });
+    await limiter.clear("loginFailurePair", "ann|10.0.0.1");
+    for (let i = 0; i < 3; i++) await limiter.consume("loginFailurePair", "ann|10.0.0.1");
+    await limiter.refund("loginFailurePair", "ann|10.0.0.1");
+    expect((await limiter.consume("loginFailurePair", "ann|10.0.0.1")).allowed).toBe(true);
+    expect((await limiter.consume("loginFailurePair", "ann|10.0.0.1")).allowed).toBe(false);
   });
 
   it("opens again when the window has passed", async () => {
@@ -88,10 +105,10 @@ describe.skipIf(!REDIS_URL)(
     it("shares one budget between two API instances", async () => {
       const instanceA = createRateLimiter({ limits: LIMITS, redis, keyPrefix: prefix });
       const instanceB = createRateLimiter({ limits: LIMITS, redis, keyPrefix: prefix });
-      expect((await instanceA.consume("tokenAccount", "ann")).allowed).toBe(true);
-      expect((await instanceB.consume("tokenAccount", "ann")).allowed).toBe(true);
-      expect((await instanceA.consume("tokenAccount", "ann")).allowed).toBe(true);
-      const refused = await instanceB.consume("tokenAccount", "ann");
+      expect((await instanceA.consume("loginFailurePair", "ann")).allowed).toBe(true);
+      expect((await instanceB.consume("loginFailurePair", "ann")).allowed).toBe(true);
+      expect((await instanceA.consume("loginFailurePair", "ann")).allowed).toBe(true);
+      const refused = await instanceB.consume("loginFailurePair", "ann");
       expect(refused.allowed).toBe(false);
       if (!refused.allowed) expect(refused.retryAfterSeconds).toBeGreaterThanOrEqual(1);
     });
@@ -113,8 +130,9 @@ describe.skipIf(!REDIS_URL)(
       });
       dead.on("error", () => {});
       const limiter = createRateLimiter({ limits: LIMITS, redis: dead, keyPrefix: prefix });
-      for (let i = 0; i < 3; i++) expect((await limiter.consume("tokenIp", "10.9.9.9")).allowed).toBe(true);
-      expect((await limiter.consume("tokenIp", "10.9.9.9")).allowed).toBe(false);
+      for (let i = 0; i < 3; i++)
+        expect((await limiter.consume("loginFailureIp", "10.9.9.9")).allowed).toBe(true);
+      expect((await limiter.consume("loginFailureIp", "10.9.9.9")).allowed).toBe(false);
       dead.disconnect();
     });
   },

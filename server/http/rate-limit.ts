@@ -15,8 +15,13 @@ import { ApiError } from "./errors.ts";
 
 /** Each counter the API keeps, with the setting that sizes it. */
 export const LIMITS = {
-  tokenIp: "tokenPerMinute",
-  tokenAccount: "tokenPerMinute",
+  /**
+   * Sign-in attempts per client address that did not succeed (ACCOUNT-SECURITY.md). Never per
+   * username alone: someone hammering a username from their address must not lock its owner out.
+   */
+  loginFailureIp: "tokenPerMinute",
+  /** ... and per (username, client address): one address guessing one account stops sooner. */
+  loginFailurePair: "loginPairFailuresPerMinute",
   registerIp: "registerPerMinute",
   resetRequestEmail: "emailPerMinute",
   resendVerificationEmail: "emailPerMinute",
@@ -29,12 +34,19 @@ export const LIMITS = {
 
 export type LimitName = keyof typeof LIMITS;
 
-export type LimitResult = { allowed: true } | { allowed: false; retryAfterSeconds: number };
+export type LimitResult =
+  | { allowed: true }
+  /** `first`: this call is the one that went over the limit (what a log records once a window). */
+  | { allowed: false; retryAfterSeconds: number; first?: boolean };
 
 export interface RateLimiter {
   consume(name: LimitName, key: string): Promise<LimitResult>;
   /** Whether the counter is already exhausted, without counting this call. */
   check(name: LimitName, key: string): Promise<LimitResult>;
+  /** Gives back one point consume() took (an attempt that turned out not to count). */
+  refund(name: LimitName, key: string): Promise<void>;
+  /** Forgets the counter (a sign-in that succeeded clears its pair's failures). */
+  clear(name: LimitName, key: string): Promise<void>;
 }
 
 export interface RateLimiterOptions {
@@ -84,6 +96,15 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
       }
       return { allowed: true };
     },
+    async refund(name, key) {
+      const limiter = limiters.get(name) as RateLimiterAbstract;
+      // A failed refund (Redis down) leaves the point counted: the safe side of a limit.
+      await limiter.reward(keyDigest(key), 1).catch(() => undefined);
+    },
+    async clear(name, key) {
+      const limiter = limiters.get(name) as RateLimiterAbstract;
+      await limiter.delete(keyDigest(key)).catch(() => undefined);
+    },
     async consume(name, key) {
       const limiter = limiters.get(name) as RateLimiterAbstract;
       try {
@@ -91,7 +112,11 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
         return { allowed: true };
       } catch (rejection) {
         if (rejection instanceof RateLimiterRes) {
-          return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(rejection.msBeforeNext / 1000)) };
+          return {
+            allowed: false,
+            retryAfterSeconds: Math.max(1, Math.ceil(rejection.msBeforeNext / 1000)),
+            first: rejection.consumedPoints === limiter.points + 1,
+          };
         }
         throw rejection;
       }

@@ -37,6 +37,7 @@ export const TEST_JWT = {
 };
 export const CONTRACT_LIMITS: RateLimitConfig = {
   tokenPerMinute: 10,
+  loginPairFailuresPerMinute: 5,
   registerPerMinute: 5,
   emailPerMinute: 3,
   emailIpPerMinute: 10,
