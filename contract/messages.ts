@@ -56,6 +56,8 @@ export const DETAIL = {
   /** ACCOUNT-SECURITY.md: consume on an account with a dispute hold. */
   paymentDisputed: "Payment disputed. Contact support.",
   idempotencyKeyReused: "Idempotency key reused with a different request",
+  signedOut: "Signed out.",
+  signedOutEverywhere: "Signed out everywhere.",
 } as const;
 
 /** `msg` of the 422 items that are about the body as a whole rather than one field. */

@@ -9,6 +9,7 @@ import { createLastUsed } from "./api-access/last-used.ts";
 import { cachedServiceKeyCheck } from "./api-access/service-keys.ts";
 import type { AccessTokens } from "./auth/access-tokens.ts";
 import type { PasswordHasher } from "./auth/passwords.ts";
+import type { TokenRevocations } from "./auth/token-revocations.ts";
 import type { BackgroundTasks } from "./background.ts";
 import { createBillingMailSender } from "./billing/billing-mails.ts";
 import { createBilling } from "./billing/service.ts";
@@ -54,6 +55,8 @@ export interface AppDeps {
   tasks: BackgroundTasks;
   passwords: PasswordHasher;
   accessTokens: AccessTokens;
+  /** Access tokens signed out one at a time (the accessTokens above refuse them). */
+  revocations: TokenRevocations;
   payments: AppPayments;
   /** Replaces billing's account hooks (free credits on verification); for tests of the account flow. */
   hooks?: AccountHooks | undefined;
@@ -106,6 +109,7 @@ export function createApp(deps: AppDeps): Hono {
       logger: deps.logger,
       accounts,
       accessTokens: deps.accessTokens,
+      revocations: deps.revocations,
       limiter: deps.limiter,
       tiers: (productId) => deps.payments.catalogue.findTier(productId)?.tier,
       lastUsed: createLastUsed(deps.db, deps.tasks),

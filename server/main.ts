@@ -8,10 +8,12 @@ import { createAccessTokens } from "./auth/access-tokens.ts";
 import { resolveSigningKey } from "./auth/dev-signing-key.ts";
 import { createPasswordHasher } from "./auth/passwords.ts";
 import { loadSigningKeys } from "./auth/signing-keys.ts";
+import { createTokenRevocations, REVOCATION_CHANNEL } from "./auth/token-revocations.ts";
 import { createBackgroundTasks } from "./background.ts";
 import { createBillingMailSender, queueExpiringTopUpMails } from "./billing/billing-mails.ts";
 import { systemClock } from "./clock.ts";
 import { openDatabase } from "./db/client.ts";
+import { postgresChannel } from "./db/postgres-channel.ts";
 import { ConfigError, loadConfig, startupWarnings } from "./env.ts";
 import { createRateLimiter } from "./http/rate-limit.ts";
 import { createLogger } from "./logger.ts";
@@ -60,6 +62,13 @@ async function main(): Promise<void> {
     signingKeyPem,
     config.JWT_PREVIOUS_SIGNING_KEY ? [config.JWT_PREVIOUS_SIGNING_KEY] : [],
   );
+  // Tokens signed out one at a time, known to every instance (PostgreSQL LISTEN/NOTIFY between them).
+  const revocations = createTokenRevocations(
+    database.db,
+    clock,
+    config.DATABASE_URL ? postgresChannel(config.DATABASE_URL, REVOCATION_CHANNEL) : undefined,
+  );
+  await revocations.start();
   const payments = await selectPayments(config, { db: database.db, clock, logger, tasks, signingKeyPem });
   const app = createApp({
     config,
@@ -78,9 +87,11 @@ async function main(): Promise<void> {
         issuer: config.JWT_ISSUER,
         audience: config.JWT_AUDIENCE,
         ttlSeconds: config.JWT_TTL_SECONDS,
+        isRevoked: revocations.isRevoked,
       },
       clock,
     ),
+    revocations,
   });
 
   const server = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST }, (info) => {
@@ -141,6 +152,7 @@ async function main(): Promise<void> {
       await tasks.idle();
       mailer.close();
       await redis?.quit().catch(() => {});
+      await revocations.close();
       await database.close();
       process.exit(0);
     });

@@ -41,6 +41,40 @@ describe("access tokens", () => {
       ver: 3,
       iat,
       exp: iat + 3600,
+      jti: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      auth_time: iat,
+      amr: ["pwd"],
+    });
+  });
+
+  it("carries the authentication it is issued with, and refuses a revoked token id", async () => {
+    const clock = new ManualClock("2030-01-01T00:10:00Z");
+    const revoked = new Set<string>();
+    const tokens = createAccessTokens({ ...settings, isRevoked: (jti) => revoked.has(jti) }, clock);
+    const authTime = new Date("2030-01-01T00:00:00Z");
+    const { token } = await tokens.issue(subject, { authTime, amr: ["pwd", "otp", "mfa"] });
+    const claims = await tokens.verify(token);
+    expect(claims).toMatchObject({ auth_time: authTime.getTime() / 1000, amr: ["pwd", "otp", "mfa"] });
+    revoked.add(claims?.jti as string);
+    // Also when the token was verified (and remembered) before.
+    expect(await tokens.verify(token)).toBeUndefined();
+  });
+
+  it("reads a token without auth_time or amr as a password's, issued at iat", async () => {
+    const clock = new ManualClock("2030-01-01T00:00:00Z");
+    const iat = Date.parse("2030-01-01T00:00:00Z") / 1000;
+    const token = await new SignJWT({ username: "ann", role: "user", ver: 3, amr: "pwd" })
+      .setProtectedHeader({ alg: keys.current.alg, kid: keys.current.kid })
+      .setSubject(subject.id)
+      .setIssuer(settings.issuer)
+      .setAudience(settings.audience)
+      .setIssuedAt(iat)
+      .setExpirationTime(iat + 60)
+      .setJti("old-token")
+      .sign(keys.current.privateKey);
+    expect(await createAccessTokens(settings, clock).verify(token)).toMatchObject({
+      auth_time: iat,
+      amr: ["pwd"],
     });
   });
 

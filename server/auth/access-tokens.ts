@@ -14,6 +14,18 @@ export interface AccessTokenSubject {
   tokenVersion: number;
 }
 
+/**
+ * How the holder proved who they are (RFC 8176 `amr` values): `pwd` a password, `otp` a one-time
+ * code, `hwk` a passkey, `mfa` more than one factor.
+ */
+export type AuthMethod = "pwd" | "otp" | "hwk" | "mfa";
+
+export interface Authentication {
+  /** When the holder last entered a password or used a passkey (re-authentication resets it). */
+  authTime: Date;
+  amr: readonly AuthMethod[];
+}
+
 export interface AccessTokenClaims {
   sub: string;
   username: string;
@@ -22,6 +34,11 @@ export interface AccessTokenClaims {
   ver: number;
   iat: number;
   exp: number;
+  /** The token's own id: POST /v1/logout revokes it. */
+  jti: string;
+  /** Seconds since the epoch; tokens from before these claims existed read `iat` here. */
+  auth_time: number;
+  amr: readonly AuthMethod[];
 }
 
 export interface AccessTokenSettings {
@@ -29,12 +46,18 @@ export interface AccessTokenSettings {
   issuer: string;
   audience: string;
   ttlSeconds: number;
+  /** Whether a token id was signed out (auth/token-revocations.ts); checked at every verify(). */
+  isRevoked?: ((jti: string) => boolean) | undefined;
 }
 
 export interface AccessTokens {
   /** The public keys tokens verify with (RFC 7517), as `GET /.well-known/jwks.json` publishes them. */
   readonly jwks: SigningKeys["jwks"];
-  issue(subject: AccessTokenSubject): Promise<{ token: string; expiresIn: number }>;
+  /** A token for `subject`; `authentication` defaults to a password entered now. */
+  issue(
+    subject: AccessTokenSubject,
+    authentication?: Authentication,
+  ): Promise<{ token: string; expiresIn: number }>;
   /** The claims of a valid token, or undefined for anything else (bad signature, expired, malformed...). */
   verify(token: string): Promise<AccessTokenClaims | undefined>;
 }
@@ -67,12 +90,15 @@ export function createAccessTokens(
   };
   return {
     jwks: keys.jwks,
-    async issue(subject) {
+    async issue(subject, authentication) {
       const iat = Math.floor(clock.now().getTime() / 1000);
+      const authTime = authentication ? Math.floor(authentication.authTime.getTime() / 1000) : iat;
       const token = await new SignJWT({
         username: subject.username,
         role: subject.role,
         ver: subject.tokenVersion,
+        auth_time: authTime,
+        amr: [...(authentication?.amr ?? ["pwd"])],
       })
         .setProtectedHeader({ alg: keys.current.alg, kid: keys.current.kid, typ: "JWT" })
         .setSubject(subject.id)
@@ -85,39 +111,68 @@ export function createAccessTokens(
       return { token, expiresIn: settings.ttlSeconds };
     },
     async verify(token) {
-      const known = verified.get(token);
-      if (known) {
-        // As jose: expired when exp is at or before now, in whole seconds.
-        if (known.exp > Math.floor(clock.now().getTime() / 1000)) return known;
-        verified.delete(token);
-        return undefined;
-      }
-      try {
-        const { payload } = await jwtVerify(token, keySet, {
-          algorithms,
-          issuer: settings.issuer,
-          audience: settings.audience,
-          currentDate: clock.now(),
-          requiredClaims: ["sub", "iat", "exp", "ver", "username", "role"],
-        });
-        const { sub, username, role, ver, iat, exp } = payload;
-        if (typeof sub !== "string" || typeof username !== "string" || typeof role !== "string")
-          return undefined;
-        if (
-          typeof ver !== "number" ||
-          !Number.isInteger(ver) ||
-          typeof iat !== "number" ||
-          typeof exp !== "number"
-        ) {
-          return undefined;
-        }
-        const claims = Object.freeze({ sub, username, role, ver, iat, exp });
-        remember(token, claims);
-        return claims;
-      } catch (error) {
-        if (error instanceof errors.JOSEError || error instanceof TypeError) return undefined;
-        throw error;
-      }
+      const claims = await verifyOnce(token);
+      if (claims && settings.isRevoked?.(claims.jti)) return undefined;
+      return claims;
     },
   };
+
+  async function verifyOnce(token: string): Promise<AccessTokenClaims | undefined> {
+    const known = verified.get(token);
+    if (known) {
+      // As jose: expired when exp is at or before now, in whole seconds.
+      if (known.exp > Math.floor(clock.now().getTime() / 1000)) return known;
+      verified.delete(token);
+      return undefined;
+    }
+    try {
+      const { payload } = await jwtVerify(token, keySet, {
+        algorithms,
+        issuer: settings.issuer,
+        audience: settings.audience,
+        currentDate: clock.now(),
+        requiredClaims: ["sub", "iat", "exp", "ver", "username", "role", "jti"],
+      });
+      const { sub, username, role, ver, iat, exp, jti } = payload;
+      if (
+        typeof sub !== "string" ||
+        typeof username !== "string" ||
+        typeof role !== "string" ||
+        typeof jti !== "string"
+      )
+        return undefined;
+      if (
+        typeof ver !== "number" ||
+        !Number.isInteger(ver) ||
+        typeof iat !== "number" ||
+        typeof exp !== "number"
+      ) {
+        return undefined;
+      }
+      const claims = Object.freeze({
+        sub,
+        username,
+        role,
+        ver,
+        iat,
+        exp,
+        jti,
+        auth_time: typeof payload.auth_time === "number" ? payload.auth_time : iat,
+        amr: Object.freeze(authMethods(payload.amr)),
+      });
+      remember(token, claims);
+      return claims;
+    } catch (error) {
+      if (error instanceof errors.JOSEError || error instanceof TypeError) return undefined;
+      throw error;
+    }
+  }
+}
+
+const AUTH_METHODS: readonly AuthMethod[] = ["pwd", "otp", "hwk", "mfa"];
+
+/** The token's `amr`, keeping only the values this server issues; a token without one was a password's. */
+function authMethods(value: unknown): AuthMethod[] {
+  if (!Array.isArray(value)) return ["pwd"];
+  return value.filter((m): m is AuthMethod => AUTH_METHODS.includes(m as AuthMethod));
 }

@@ -4,7 +4,7 @@
 import type { MiddlewareHandler } from "hono";
 import { DETAIL } from "../../contract/messages.ts";
 import { findUserById } from "../accounts/users.ts";
-import type { AccessTokens } from "../auth/access-tokens.ts";
+import type { AccessTokenClaims, AccessTokens } from "../auth/access-tokens.ts";
 import type { Role, UserRow } from "../db/schema/index.ts";
 import type { Db } from "../db/types.ts";
 import type { AppEnv } from "./app-env.ts";
@@ -33,16 +33,18 @@ export async function authenticate<T extends { user: Pick<UserRow, "tokenVersion
   deps: GuardDeps,
   authorization: string | undefined,
   load: (db: Db, userId: string) => Promise<T | undefined>,
-): Promise<T> {
+): Promise<T & { claims: AccessTokenClaims }> {
   const token = bearerToken(authorization);
   if (!token) throw UNAUTHORIZED();
+  // verify() also refuses a token signed out with POST /v1/logout (in memory, no round trip).
   const claims = await deps.accessTokens.verify(token);
   if (!claims) throw UNAUTHORIZED();
   const found = await load(deps.db, claims.sub);
+  // Sign out everywhere, a password change or reset raise the token version.
   if (!found || found.user.tokenVersion !== claims.ver) throw UNAUTHORIZED();
   // Read with the user on every request: a disabled account is refused on every instance at once.
   if (found.user.disabledAt !== null) throw new ApiError(403, DETAIL.accountDisabled);
-  return found;
+  return { ...found, claims };
 }
 
 const userOnly = async (db: Db, id: string) => {
@@ -52,8 +54,9 @@ const userOnly = async (db: Db, id: string) => {
 
 export function requireUser(deps: GuardDeps): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const { user } = await authenticate(deps, c.req.header("authorization"), userOnly);
+    const { user, claims } = await authenticate(deps, c.req.header("authorization"), userOnly);
     c.set("user", user);
+    c.set("claims", claims);
     await next();
   };
 }

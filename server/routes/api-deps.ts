@@ -5,6 +5,7 @@ import type { LowBalanceAlerts } from "../alerts/low-balance.ts";
 import type { LastUsed } from "../api-access/last-used.ts";
 import type { ServiceKeyCheck } from "../api-access/service-keys.ts";
 import type { AccessTokens } from "../auth/access-tokens.ts";
+import type { TokenRevocations } from "../auth/token-revocations.ts";
 import type { Clock } from "../clock.ts";
 import type { Db } from "../db/types.ts";
 import type { TierLookup } from "../domain/subscription.ts";
@@ -16,6 +17,8 @@ export interface ApiDeps {
   logger: Logger;
   accounts: Accounts;
   accessTokens: AccessTokens;
+  /** Signs access tokens out one at a time (POST /v1/logout). */
+  revocations: TokenRevocations;
   limiter: RateLimiter;
   /** Names the tier of a product id in the User answer (the catalogue being sold). */
   tiers: TierLookup;

@@ -8,6 +8,8 @@ import { DOCS_CSP } from "./docs/routes.ts";
 
 const CONTRACT_PATHS = [
   "/v1/token",
+  "/v1/logout",
+  "/v1/logout/all",
   "/v1/register",
   "/v1/users/me",
   "/v1/user/password-reset-request",

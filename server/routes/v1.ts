@@ -16,6 +16,7 @@ import type { ApiDeps } from "./api-deps.ts";
 import { emailVerificationRoutes } from "./auth/email-verification.ts";
 import { passwordResetRoutes } from "./auth/password-reset.ts";
 import { registerRoutes } from "./auth/register.ts";
+import { sessionRoutes } from "./auth/sessions.ts";
 import { tokenRoutes } from "./auth/token.ts";
 import { billingHistoryRoutes } from "./billing/history.ts";
 import { type BillingRouteDeps, billingRoutes } from "./billing/routes.ts";
@@ -39,6 +40,7 @@ export function v1Routes(
   api.use("*", apiCors(corsOrigins), apiBodyLimit, noStore);
 
   api.route("/", tokenRoutes(deps));
+  api.route("/", sessionRoutes(deps));
   api.route("/", registerRoutes(deps));
   api.route("/", userRoutes(deps));
   api.route("/", lowBalanceAlertRoutes(deps));

@@ -44,11 +44,21 @@ export async function adminGet<T = Record<string, unknown>>(t: TestApp, path: st
   return (await res.json()) as T;
 }
 
-/** The audit rows about `subjectUserId`, oldest first. */
-export async function auditRowsAbout(t: TestApp, subjectUserId: string) {
-  return t.deps.db
+/**
+ * The audit rows about `subjectUserId`, oldest first; without the sign-ins (login.*), which every
+ * test's setup writes, unless `withSignIns`.
+ */
+export async function auditRowsAbout(t: TestApp, subjectUserId: string, withSignIns = false) {
+  const rows = await t.deps.db
     .select()
     .from(auditLog)
     .where(eq(auditLog.subjectUserId, subjectUserId))
     .orderBy(auditLog.seq);
+  return withSignIns ? rows : rows.filter((row) => !row.action.startsWith("login."));
+}
+
+/** Every audit row but the sign-ins (login.*) the tests' setup writes, oldest first. */
+export async function auditRowsWithoutSignIns(t: TestApp) {
+  const rows = await t.deps.db.select().from(auditLog).orderBy(auditLog.seq);
+  return rows.filter((row) => !row.action.startsWith("login."));
 }

@@ -12,6 +12,7 @@ import { type AppDeps, createApp } from "../app.ts";
 import { createAccessTokens } from "../auth/access-tokens.ts";
 import { createPasswordHasher, type PasswordHasher } from "../auth/passwords.ts";
 import { loadSigningKeys } from "../auth/signing-keys.ts";
+import { createTokenRevocations } from "../auth/token-revocations.ts";
 import { type BackgroundTasks, createBackgroundTasks } from "../background.ts";
 import { type Catalogue, createCatalogue } from "../billing/catalogue.ts";
 import { customerStore } from "../billing/subscription-store.ts";
@@ -102,6 +103,8 @@ export function createTestApp(db: Db, options: TestAppOptions = {}): TestApp {
       logLinks: false,
     });
   const catalogue = createCatalogue(PRODUCT_IDS.test);
+  // One process: no channel between instances. Nothing is revoked yet in a test's fresh database.
+  const revocations = createTokenRevocations(db, clock);
   let app: Hono | undefined;
   // Webhook deliveries reach the app in-process, exactly as they would over HTTP.
   const send: SendWebhook = async (body, headers) => {
@@ -140,7 +143,8 @@ export function createTestApp(db: Db, options: TestAppOptions = {}): TestApp {
     mailer,
     limiter: options.limiter ?? createRateLimiter({ limits: { ...CONTRACT_LIMITS, ...options.limits } }),
     passwords: options.passwords ?? createPasswordHasher(),
-    accessTokens: createAccessTokens(TEST_JWT, clock),
+    accessTokens: createAccessTokens({ ...TEST_JWT, isRevoked: revocations.isRevoked }, clock),
+    revocations,
     hooks: options.hooks,
     payments: { catalogue, provider: local.provider, local },
   };

@@ -191,12 +191,28 @@ describe("logIn", () => {
 });
 
 describe("signOut and refreshUser", () => {
-  it("sign-out clears the token, the flag and the user", async () => {
+  it("sign-out ends the token on the server, then clears the token, the flag and the user", async () => {
     await logIn("ada", "Secret1!");
-    signOut();
+    const token = localStorage.getItem("x-access-token");
+    await signOut();
+    const logout = fetchMock.mock.calls.find(([input]) => String(input).endsWith("/v1/logout"));
+    expect(logout).toBeDefined();
+    const init = logout?.[1] as RequestInit;
+    expect(init.method).toBe("POST");
+    expect(new Headers(init.headers).get("authorization")).toBe(`Bearer ${token}`);
     expect(localStorage.getItem("x-access-token")).toBeNull();
     expect(localStorage.getItem("isAuthenticated")).toBeNull();
     expect($user.get().user).toBeNull();
+    expect($auth.get().isAuthenticated).toBe(false);
+  });
+
+  it("sign-out signs the browser out even when the server cannot be reached", async () => {
+    await logIn("ada", "Secret1!");
+    fetchMock.mockImplementation(async () => {
+      throw new TypeError("Failed to fetch");
+    });
+    await signOut();
+    expect(localStorage.getItem("x-access-token")).toBeNull();
     expect($auth.get().isAuthenticated).toBe(false);
   });
 

@@ -105,6 +105,11 @@ test.describe("account journeys", () => {
         localStorage.getItem("isAuthenticated"),
       ]),
     ).toEqual([null, null]);
+    // Signed out on the server too: the token copied a moment ago no longer works anywhere.
+    const afterwards = await request.get("/v1/users/me", {
+      headers: { Authorization: `Bearer ${stored.token}` },
+    });
+    expect(afterwards.status()).toBe(401);
   });
 
   test("the mobile menu shows the greeting, balance, My Account and Sign Out", async ({ page, request }) => {

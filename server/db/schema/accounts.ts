@@ -100,3 +100,19 @@ export const userTokens = pgTable(
 
 export type UserTokenRow = typeof userTokens.$inferSelect;
 export type UserTokenPurpose = (typeof userTokenPurpose.enumValues)[number];
+
+/**
+ * Access tokens signed out one at a time (POST /v1/logout), until they expire by themselves
+ * (auth/token-revocations.ts keeps them in memory; this table is what a starting instance loads).
+ */
+export const revokedAccessTokens = pgTable(
+  "revoked_access_tokens",
+  {
+    jti: text("jti").primaryKey(),
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
+  },
+  (t) => [index("revoked_access_tokens_expires_at_idx").on(t.expiresAt)],
+);

@@ -77,7 +77,7 @@ describe.each(TEST_DATABASES)("abuse of the account calls (%s)", (kind) => {
       ).toBe(429);
     }
     // The log: each failure with the attacker's address, one throttling, the owner's sign-ins.
-    const rows = await auditRowsAbout(t, victim.id);
+    const rows = await auditRowsAbout(t, victim.id, true);
     const failed = rows.filter((r) => r.action === "login.failed");
     expect(failed).toHaveLength(pair);
     expect(new Set(failed.map((r) => r.ip))).toEqual(new Set(["203.0.113.66"]));

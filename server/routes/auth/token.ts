@@ -2,13 +2,14 @@
 import { OpenAPIHono, type RouteConfig } from "@hono/zod-openapi";
 import { loginSchema, tokenResponseSchema } from "../../../contract/account.ts";
 import { DETAIL } from "../../../contract/messages.ts";
-import { recordSecurityEvent, requestOrigin } from "../../audit/security-events.ts";
+import { recordSecurityEvent } from "../../audit/security-events.ts";
 import { admitSignIn, signInSucceeded } from "../../auth/sign-in-throttle.ts";
 import type { AppEnv } from "../../http/app-env.ts";
 import { clientIp } from "../../http/client-ip.ts";
 import { ApiError } from "../../http/errors.ts";
 import { addRoute, errorResponses, schemaRef } from "../../http/openapi.ts";
 import { tooManyRequests } from "../../http/rate-limit.ts";
+import { originOf } from "../../http/request-origin.ts";
 import { parseFormBody } from "../../http/validation.ts";
 import type { ApiDeps } from "../api-deps.ts";
 
@@ -53,7 +54,7 @@ export function tokenRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
     const input = await parseFormBody(c, loginSchema);
     const ip = clientIp(c, deps.trustProxy);
     const attempt = { username: input.username, ip };
-    const origin = requestOrigin(ip, c.req.header("user-agent"));
+    const origin = originOf(c, deps.trustProxy);
     const now = deps.clock.now();
     const admitted = await admitSignIn(deps.limiter, attempt);
     if (!admitted.allowed) {

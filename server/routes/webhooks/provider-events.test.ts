@@ -7,15 +7,10 @@ import { TOP_UPS } from "../../../contract/catalogue.ts";
 import type { InvoiceSummary } from "../../../contract/invoices.ts";
 import { DETAIL } from "../../../contract/messages.ts";
 import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
-import {
-  auditLog,
-  checkoutSessions,
-  creditAdjustments,
-  users,
-  webhookEvents,
-} from "../../db/schema/index.ts";
+import { checkoutSessions, creditAdjustments, users, webhookEvents } from "../../db/schema/index.ts";
 import { chargeRefundedEvent, disputeEvent } from "../../payments/local/event-builders.ts";
 import { newStripeId } from "../../payments/stripe/format.ts";
+import { auditRowsAbout } from "../../testing/admin.ts";
 import { getJson, postJson, verifiedUser } from "../../testing/api-client.ts";
 import {
   ledger,
@@ -292,10 +287,7 @@ describe.each(TEST_DATABASES)("provider events beyond a card payment (%s)", (kin
       expect((await charge("before-loss")).status).toBe(200);
       const customer = await getJson(ctx.t.app, `/v1/admin/customers/${purchase.user.id}`, adminToken);
       expect(((await customer.json()) as { dispute_hold_at: string | null }).dispute_hold_at).not.toBeNull();
-      const trail = await ctx.t.deps.db
-        .select()
-        .from(auditLog)
-        .where(eq(auditLog.subjectUserId, purchase.user.id));
+      const trail = await auditRowsAbout(ctx.t, purchase.user.id);
       expect(trail.map((r) => [r.action, r.actorLabel])).toEqual([["account.dispute_hold", "system"]]);
 
       const clear = await postJson(

@@ -12,8 +12,8 @@ interface Props {
   variant: "desktop" | "mobile";
 }
 
-function handleSignOut() {
-  signOut();
+async function handleSignOut() {
+  await signOut();
   navigate("/");
 }
 
