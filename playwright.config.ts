@@ -40,7 +40,8 @@ export default defineConfig({
       DATA_DIR: dataDir,
       // Mail links and the hosted checkout's return URLs point at the portal under test.
       PORTAL_URL: `http://127.0.0.1:${port}`,
-      NODE_ENV: "test",
+      // Development on loopback: the outbox (/_dev/mail.json) the journeys read their mail from.
+      NODE_ENV: "development",
       LOG_LEVEL: "warn",
       // Every journey comes from 127.0.0.1: the per-IP limits would stop the suite, not an attacker.
       // Per-account and per-address limits stay at their defaults (and have their own API tests).

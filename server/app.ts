@@ -34,6 +34,7 @@ export type AppConfig = Pick<
   Config,
   | "TRUST_PROXY"
   | "NODE_ENV"
+  | "devPages"
   | "portalUrl"
   | "corsOrigins"
   | "dataDir"
@@ -149,7 +150,7 @@ export function createApp(deps: AppDeps): Hono {
     );
   }
 
-  if (deps.config.NODE_ENV !== "production") {
+  if (deps.config.devPages) {
     app.route("/_dev", devMailRoutes(outboxDir(deps.config.dataDir), deps.mailer.transport));
     if (local) app.route("/_dev", devBillingRoutes(deps.db, local));
   }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError, loadConfig, startupWarnings } from "./env.ts";
+import { ConfigError, devPagesEnabled, devPagesNote, loadConfig, startupWarnings } from "./env.ts";
 import { newSigningKeyPem } from "./testing/signing-keys.ts";
 
 const SIGNING_KEY = newSigningKeyPem();
@@ -168,5 +168,35 @@ describe("startupWarnings", () => {
     ["tests", "test", false],
   ] as const)("says nothing in %s", (_case, NODE_ENV, TRUST_PROXY) => {
     expect(startupWarnings({ NODE_ENV, TRUST_PROXY })).toEqual([]);
+  });
+});
+
+describe("the development pages", () => {
+  it.each([
+    ["development", "127.0.0.1", true],
+    ["development", "localhost", true],
+    ["development", "::1", true],
+    ["development", "[::1]", true],
+    ["development", "127.0.0.53", true],
+    ["development", "0.0.0.0", false],
+    ["development", "::", false],
+    ["development", "192.168.1.20", false],
+    ["development", "127.example.com", false],
+    ["test", "127.0.0.1", false],
+    ["production", "127.0.0.1", false],
+  ] as const)("NODE_ENV=%s on HOST=%s: %s", (NODE_ENV, HOST, on) => {
+    expect(devPagesEnabled({ NODE_ENV, HOST })).toBe(on);
+    // loadConfig decides it the same way.
+    if (NODE_ENV === "development") expect(loadConfig({ NODE_ENV, HOST }).devPages).toBe(on);
+  });
+
+  it("the start log says whether they are on, and why not", () => {
+    expect(devPagesNote({ NODE_ENV: "development", HOST: "127.0.0.1" })).toMatch(/^Development pages on/);
+    expect(devPagesNote({ NODE_ENV: "development", HOST: "0.0.0.0" })).toBe(
+      "Development pages off (HOST=0.0.0.0 is not a loopback address): /_dev answers 404",
+    );
+    expect(devPagesNote({ NODE_ENV: "test", HOST: "127.0.0.1" })).toBe(
+      "Development pages off (NODE_ENV=test): /_dev answers 404",
+    );
   });
 });

@@ -126,6 +126,8 @@ export interface Config extends Env {
   dataDir: string;
   distDir: string | undefined;
   isProduction: boolean;
+  /** Serve /_dev (devPagesEnabled). */
+  devPages: boolean;
   /** PORTAL_URL without a trailing slash, ready for `${portalUrl}/verify-email/...`. */
   portalUrl: string;
   corsOrigins: string[];
@@ -202,6 +204,30 @@ function parseOrigins(
   return { origins, problems };
 }
 
+/** Whether a listening address reaches this machine only: 127.0.0.0/8, ::1 or localhost. */
+export function isLoopbackHost(host: string): boolean {
+  const bare = host.replace(/^\[|\]$/g, "").toLowerCase();
+  return bare === "localhost" || bare === "::1" || /^127(\.\d{1,3}){3}$/.test(bare);
+}
+
+/**
+ * The development pages (/_dev: the outbox with live reset links, the billing clock) exist only in
+ * development and on loopback (ACCOUNT-SECURITY.md): HOST=0.0.0.0 or a production start hides them.
+ */
+export function devPagesEnabled(config: Pick<Config, "NODE_ENV" | "HOST">): boolean {
+  return config.NODE_ENV === "development" && isLoopbackHost(config.HOST);
+}
+
+/** The start log's line about the development pages: on, or off and why. */
+export function devPagesNote(config: Pick<Config, "NODE_ENV" | "HOST">): string {
+  if (devPagesEnabled(config)) return "Development pages on: /_dev/mail (the outbox) and /_dev/billing";
+  const why =
+    config.NODE_ENV === "development"
+      ? `HOST=${config.HOST} is not a loopback address`
+      : `NODE_ENV=${config.NODE_ENV}`;
+  return `Development pages off (${why}): /_dev answers 404`;
+}
+
 /** What works but leaves something broken: the start log says it, with what breaks. */
 export function startupWarnings(config: Pick<Config, "NODE_ENV" | "TRUST_PROXY">): string[] {
   if (config.NODE_ENV !== "production" || config.TRUST_PROXY) return [];
@@ -229,6 +255,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     dataDir: resolve(env.DATA_DIR),
     distDir: env.DIST_DIR ? resolve(env.DIST_DIR) : undefined,
     isProduction: env.NODE_ENV === "production",
+    devPages: devPagesEnabled(env),
     portalUrl: env.PORTAL_URL.replace(/\/+$/, ""),
     corsOrigins: cors.origins,
     seller: {

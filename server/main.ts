@@ -14,7 +14,7 @@ import { createBillingMailSender, queueExpiringTopUpMails } from "./billing/bill
 import { systemClock } from "./clock.ts";
 import { openDatabase } from "./db/client.ts";
 import { postgresChannel } from "./db/postgres-channel.ts";
-import { ConfigError, loadConfig, startupWarnings } from "./env.ts";
+import { ConfigError, devPagesNote, loadConfig, startupWarnings } from "./env.ts";
 import { createRateLimiter } from "./http/rate-limit.ts";
 import { createLogger } from "./logger.ts";
 import { createMailer } from "./mail/mailer.ts";
@@ -34,6 +34,7 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger({ level: config.LOG_LEVEL });
   for (const warning of startupWarnings(config)) logger.warn(warning);
+  logger.info(devPagesNote(config));
   const site = config.distDir ? await loadSite(config.distDir) : undefined;
   // The whole app reads the billing clock: real time plus the offset `npm run billing:advance`
   // moves (development with the local provider only; otherwise it stays 0), so tokens, grants and

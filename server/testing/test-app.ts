@@ -57,6 +57,8 @@ export interface TestAppOptions {
   hooks?: AccountHooks;
   trustProxy?: boolean;
   nodeEnv?: "development" | "test" | "production";
+  /** Serve /_dev; default: unless nodeEnv is production. */
+  devPages?: boolean;
   mailer?: Mailer;
   passwords?: PasswordHasher;
   corsOrigins?: string[];
@@ -131,6 +133,8 @@ export function createTestApp(db: Db, options: TestAppOptions = {}): TestApp {
       SUPPORT_GRANT_LIMIT: 500,
       TRUST_PROXY: options.trustProxy ?? true,
       NODE_ENV: options.nodeEnv ?? "test",
+      // In-process: no address is listened on; the pages exist unless the test says production.
+      devPages: options.devPages ?? options.nodeEnv !== "production",
       portalUrl: TEST_PORTAL_URL,
       corsOrigins: options.corsOrigins ?? [TEST_PORTAL_URL],
       dataDir,

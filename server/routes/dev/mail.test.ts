@@ -52,10 +52,14 @@ describe.each(TEST_DATABASES)("development mail pages (%s)", (kind) => {
     }
   });
 
-  it("does not exist in production", async () => {
+  it("does not exist in production, nor where the configuration turns the pages off", async () => {
     const production = createTestApp(ctx.database.db, { nodeEnv: "production" });
-    for (const path of ["/_dev/mail", "/_dev/mail.json"]) {
-      expect((await production.app.request(path)).status).toBe(404);
+    // What loadConfig decides for development on HOST=0.0.0.0 (env.test.ts).
+    const exposed = createTestApp(ctx.database.db, { nodeEnv: "development", devPages: false });
+    for (const app of [production.app, exposed.app]) {
+      for (const path of ["/_dev/mail", "/_dev/mail.json", "/_dev/billing"]) {
+        expect((await app.request(path)).status).toBe(404);
+      }
     }
   });
 });
