@@ -115,17 +115,26 @@ function passwordsMatch<T extends { password: string; confirmPassword: string }>
 
 // ---- Requests ----
 
+/** A password as typed to prove who one is: only presence (and a sane length) is checked. */
+const submittedPasswordSchema = z
+  .string({ error: VALIDATION.passwordRequired })
+  .check(
+    z.minLength(1, VALIDATION.passwordRequired),
+    z.maxLength(SUBMITTED_PASSWORD_MAX, VALIDATION.passwordTooLong),
+  );
+
 /** `POST /v1/token` (form-urlencoded, OAuth2 password grant). Only presence is checked for the password. */
 export const loginSchema = z.object({
   username: usernameSchema,
-  password: z
-    .string({ error: VALIDATION.passwordRequired })
-    .check(
-      z.minLength(1, VALIDATION.passwordRequired),
-      z.maxLength(SUBMITTED_PASSWORD_MAX, VALIDATION.passwordTooLong),
-    ),
+  password: submittedPasswordSchema,
   grant_type: z.optional(z.literal("password", { error: BODY_ERRORS.grantType })),
 });
+
+/** `POST /v1/reauth` and the portal's "Confirm your password" dialog. */
+export const reauthSchema = z.object({ password: submittedPasswordSchema });
+
+/** How long after entering the password a sensitive action is allowed (ACCOUNT-SECURITY.md). */
+export const REAUTH_WINDOW_SECONDS = 600;
 
 /** `POST /v1/register` and the register form. */
 export const registerSchema = z

@@ -57,6 +57,8 @@ export const DETAIL = {
   paymentDisputed: "Payment disputed. Contact support.",
   idempotencyKeyReused: "Idempotency key reused with a different request",
   signedOut: "Signed out.",
+  reauthRequired: "Confirm your password to continue",
+  incorrectPassword: "Incorrect password",
   signedOutEverywhere: "Signed out everywhere.",
 } as const;
 

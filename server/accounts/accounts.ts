@@ -127,6 +127,11 @@ export function createAccounts(deps: AccountDeps) {
       return { ok: true, user };
     },
 
+    /** Whether `password` is the user's (re-authentication); a full argon2 verification. */
+    async confirmPassword(user: Pick<UserRow, "passwordHash">, password: string): Promise<boolean> {
+      return passwords.verify(user.passwordHash, password);
+    },
+
     /** Uses a verification token; false when it is unknown, used or expired. */
     async verifyEmail(token: string): Promise<boolean> {
       const now = clock.now();

@@ -2,9 +2,11 @@
 // token version are read from the database on every request, so a password reset (version bump),
 // a role change or a deleted account takes effect at once, whatever old tokens still say.
 import type { MiddlewareHandler } from "hono";
+import { REAUTH_WINDOW_SECONDS } from "../../contract/account.ts";
 import { DETAIL } from "../../contract/messages.ts";
 import { findUserById } from "../accounts/users.ts";
 import type { AccessTokenClaims, AccessTokens } from "../auth/access-tokens.ts";
+import type { Clock } from "../clock.ts";
 import type { Role, UserRow } from "../db/schema/index.ts";
 import type { Db } from "../db/types.ts";
 import type { AppEnv } from "./app-env.ts";
@@ -76,6 +78,22 @@ export function requireRole(...roles: Role[]): MiddlewareHandler<AppEnv> {
 export function limitWrites(limiter: RateLimiter): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     await enforceLimits(limiter, [["accountWrite", c.var.user.id]]);
+    await next();
+  };
+}
+
+/**
+ * After requireUser: a sensitive action (ACCOUNT-SECURITY.md: creating an API key, two-factor and
+ * passkey changes, e-mail and password changes, export, deletion) needs a password entered within
+ * the last 10 minutes: the token's auth_time. Otherwise 403 with `reauth_required: true`; POST
+ * /v1/reauth answers a fresh token to retry with.
+ */
+export function requireRecentAuth(clock: Clock): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const age = Math.floor(clock.now().getTime() / 1000) - c.var.claims.auth_time;
+    if (age > REAUTH_WINDOW_SECONDS) {
+      throw new ApiError(403, DETAIL.reauthRequired, {}, { reauth_required: true });
+    }
     await next();
   };
 }

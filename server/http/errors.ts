@@ -14,11 +14,19 @@ export class ApiError extends Error {
   readonly status: ContentfulStatusCode;
   readonly detail: string;
   readonly headers: Record<string, string>;
-  constructor(status: ContentfulStatusCode, detail: string, headers: Record<string, string> = {}) {
+  /** Fields the answer carries beside `detail` (`reauth_required: true`). */
+  readonly extra: Record<string, unknown>;
+  constructor(
+    status: ContentfulStatusCode,
+    detail: string,
+    headers: Record<string, string> = {},
+    extra: Record<string, unknown> = {},
+  ) {
     super(detail);
     this.status = status;
     this.detail = detail;
     this.headers = headers;
+    this.extra = extra;
   }
 }
 
@@ -47,7 +55,9 @@ export function jsonError(
 
 export function errorHandler(logger: Logger): ErrorHandler {
   return (error, c) => {
-    if (error instanceof ApiError) return jsonError(c, error.status, error.detail, error.headers);
+    if (error instanceof ApiError) {
+      return c.json({ detail: error.detail, ...error.extra }, error.status, error.headers);
+    }
     if (error instanceof BillingRefusal)
       return jsonError(c, error.status as ContentfulStatusCode, error.message);
     if (error instanceof OperatorRefusal)

@@ -10,6 +10,7 @@ const CONTRACT_PATHS = [
   "/v1/token",
   "/v1/logout",
   "/v1/logout/all",
+  "/v1/reauth",
   "/v1/register",
   "/v1/users/me",
   "/v1/user/password-reset-request",

@@ -15,6 +15,7 @@ import { documentJwks } from "./api-access/jwks.ts";
 import type { ApiDeps } from "./api-deps.ts";
 import { emailVerificationRoutes } from "./auth/email-verification.ts";
 import { passwordResetRoutes } from "./auth/password-reset.ts";
+import { reauthRoutes } from "./auth/reauth.ts";
 import { registerRoutes } from "./auth/register.ts";
 import { sessionRoutes } from "./auth/sessions.ts";
 import { tokenRoutes } from "./auth/token.ts";
@@ -41,6 +42,7 @@ export function v1Routes(
 
   api.route("/", tokenRoutes(deps));
   api.route("/", sessionRoutes(deps));
+  api.route("/", reauthRoutes(deps));
   api.route("/", registerRoutes(deps));
   api.route("/", userRoutes(deps));
   api.route("/", lowBalanceAlertRoutes(deps));

@@ -14,11 +14,14 @@ const BASE_URL: string = import.meta.env.PUBLIC_API_BASE_URL ?? "";
 export class ApiError extends Error implements FailedAnswer {
   readonly status: number | undefined;
   readonly detail: unknown;
-  constructor(status: number | undefined, detail: unknown, message: string) {
+  /** The server wants the password again before this action (403 `reauth_required: true`). */
+  readonly reauthRequired: boolean;
+  constructor(status: number | undefined, detail: unknown, message: string, reauthRequired = false) {
     super(message);
     this.name = "ApiError";
     this.status = status;
     this.detail = detail;
+    this.reauthRequired = reauthRequired;
   }
 }
 
@@ -41,8 +44,13 @@ function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
   const failed = error as Partial<FetchError> | null;
   if (failed?.response) {
-    const data = failed.data as { detail?: unknown } | undefined;
-    return new ApiError(failed.response.status, data?.detail, failed.message ?? "Request failed");
+    const data = failed.data as { detail?: unknown; reauth_required?: unknown } | undefined;
+    return new ApiError(
+      failed.response.status,
+      data?.detail,
+      failed.message ?? "Request failed",
+      failed.response.status === 403 && data?.reauth_required === true,
+    );
   }
   return new ApiError(undefined, undefined, error instanceof Error ? error.message : String(error));
 }

@@ -4,6 +4,7 @@
 import { atom } from "nanostores";
 import type { ApiKey, CreateApiKeyRequest, CreatedApiKey } from "../../contract/api-keys.ts";
 import { apiRequest, asApiError } from "../lib/api-client.ts";
+import { withReauth } from "./reauth.ts";
 
 export type ApiKeysState =
   | { status: "loading"; keys: readonly ApiKey[] }
@@ -24,13 +25,19 @@ export async function loadApiKeys(): Promise<void> {
   }
 }
 
-/** Creates a key and returns it with the key itself (shown once); throws ApiError on failure. */
+/**
+ * Creates a key and returns it with the key itself (shown once). Creating a key is a sensitive
+ * action: a session whose password is older than 10 minutes confirms it first (stores/reauth.ts).
+ * Throws ApiError on failure, ReauthCancelled when the visitor does not confirm.
+ */
 export async function createApiKey(request: CreateApiKeyRequest): Promise<CreatedApiKey> {
-  const created = await apiRequest("/v1/api-keys", "createdApiKeySchema", {
-    method: "POST",
-    body: { ...request },
-    auth: true,
-  });
+  const created = await withReauth(() =>
+    apiRequest("/v1/api-keys", "createdApiKeySchema", {
+      method: "POST",
+      body: { ...request },
+      auth: true,
+    }),
+  );
   void loadApiKeys();
   return created;
 }

@@ -137,6 +137,12 @@ export async function logIn(username: string, password: string): Promise<string>
   return postLoginPath(takeOriginalPath());
 }
 
+/** Keeps a new token for the same session (re-authentication answers one); the user is unchanged. */
+export function replaceToken(token: string): void {
+  storeSession(token);
+  $auth.set({ token, isAuthenticated: true });
+}
+
 /** How long Sign Out waits for the server before it signs out of the browser anyway. */
 const SIGN_OUT_TIMEOUT_MS = 3000;
 

@@ -13,7 +13,7 @@ import { createApiKey, listApiKeys, revokeApiKey } from "../../api-access/api-ke
 import type { ApiKeyRow } from "../../db/schema/index.ts";
 import { fromMillicredits, toMillicredits } from "../../domain/ledger.ts";
 import type { AppEnv } from "../../http/app-env.ts";
-import { limitWrites, requireUser } from "../../http/auth-guard.ts";
+import { limitWrites, requireRecentAuth, requireUser } from "../../http/auth-guard.ts";
 import { ApiError } from "../../http/errors.ts";
 import {
   addRoute,
@@ -70,7 +70,7 @@ export function apiKeyRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
         },
         ...errorResponses(registry, {
           401: "No valid access token",
-          403: "Email not verified",
+          403: `"Email not verified", or "${DETAIL.reauthRequired}" with \`reauth_required: true\` when the password was entered more than 10 minutes ago (POST /v1/reauth, then retry)`,
           409: "20 keys already: revoke one first",
           422: "Invalid body",
           429: "Too many signed-in writes",
@@ -78,6 +78,7 @@ export function apiKeyRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
       },
     },
     auth,
+    requireRecentAuth(deps.clock),
     limitWrites(deps.limiter),
     async (c) => {
       const user = c.var.user;

@@ -9,6 +9,7 @@ import { API_KEYS_TEXT } from "../../lib/api-keys-text.ts";
 import { dayAndTime, isoDay } from "../../lib/format-date.ts";
 import { $apiKeys, loadApiKeys } from "../../stores/api-keys.ts";
 import { initSession } from "../../stores/auth.ts";
+import { ReauthDialog } from "../auth/ReauthDialog.tsx";
 import { RouteGuard } from "../auth/RouteGuard.tsx";
 import { CreateKeyDialog } from "./CreateKeyDialog.tsx";
 import { NewKeyDialog } from "./NewKeyDialog.tsx";
@@ -147,6 +148,7 @@ function KeyManager() {
       />
       <NewKeyDialog created={created} onClose={() => setCreated(null)} />
       <RevokeKeyDialog apiKey={revoking} onClose={() => setRevoking(null)} />
+      <ReauthDialog />
     </div>
   );
 }

@@ -10,6 +10,7 @@ import { API_KEYS_TEXT } from "../../lib/api-keys-text.ts";
 import { accountActionErrorMessage, fieldErrorsFrom422 } from "../../lib/error-messages.ts";
 import { type FieldErrors, firstFieldErrors } from "../../lib/form-errors.ts";
 import { createApiKey } from "../../stores/api-keys.ts";
+import { ReauthCancelled } from "../../stores/reauth.ts";
 import { notify } from "../../stores/toast.ts";
 import { Dialog } from "../profile/Dialog.tsx";
 
@@ -91,6 +92,8 @@ export function CreateKeyDialog({
       setSomeFeatures(false);
       onCreated(created);
     } catch (error) {
+      // The visitor closed "Confirm your password": the form stays as it was, nothing to say.
+      if (error instanceof ReauthCancelled) return;
       const failed = asApiError(error);
       const fields = fieldErrorsFrom422(failed);
       if (Object.keys(fields).length > 0) setErrors(fields);

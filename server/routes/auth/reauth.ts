@@ -1,0 +1,90 @@
+// POST /v1/reauth (ACCOUNT-SECURITY.md): the password again, for a sensitive action. Answers a new
+// access token whose auth_time is now (its amr unchanged); the token it was called with is signed
+// out, so re-authenticating does not leave a second live token behind. A wrong password counts
+// against the sign-in limits like a failed sign-in.
+import { OpenAPIHono } from "@hono/zod-openapi";
+import { reauthSchema, tokenResponseSchema } from "../../../contract/account.ts";
+import { DETAIL } from "../../../contract/messages.ts";
+import { appendSecurityEvent, recordSecurityEvent } from "../../audit/security-events.ts";
+import { admitSignIn, signInSucceeded } from "../../auth/sign-in-throttle.ts";
+import type { AppEnv } from "../../http/app-env.ts";
+import { requireUser } from "../../http/auth-guard.ts";
+import { clientIp } from "../../http/client-ip.ts";
+import { ApiError } from "../../http/errors.ts";
+import { addRoute, BEARER_SCHEME, errorResponses, jsonContent, schemaRef } from "../../http/openapi.ts";
+import { tooManyRequests } from "../../http/rate-limit.ts";
+import { originOf } from "../../http/request-origin.ts";
+import { parseJsonBody } from "../../http/validation.ts";
+import type { ApiDeps } from "../api-deps.ts";
+
+export function reauthRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
+  const app = new OpenAPIHono<AppEnv>();
+  const registry = app.openAPIRegistry;
+  addRoute(
+    app,
+    {
+      method: "post",
+      path: "/reauth",
+      operationId: "reauthenticate",
+      tags: ["auth"],
+      summary:
+        "Confirm the password: a new access token that counts as just signed in, for sensitive actions",
+      description:
+        "Creating an API key (and the other sensitive actions) answers 403 `reauth_required: true` when the password was entered more than 10 minutes ago; call this, then retry with the new token. The token this is called with stops working.",
+      security: [{ [BEARER_SCHEME]: [] }],
+      request: {
+        body: { content: jsonContent(schemaRef(registry, "ReauthRequest", reauthSchema, "input")) },
+      },
+      responses: {
+        200: {
+          description: "A new access token: `auth_time` now, `amr` as before",
+          content: jsonContent(schemaRef(registry, "TokenResponse", tokenResponseSchema)),
+        },
+        ...errorResponses(registry, {
+          400: `"${DETAIL.incorrectPassword}"`,
+          401: "No valid access token",
+          422: "No password",
+          429: `"${DETAIL.tooManyRequests}", with Retry-After: too many failed sign-ins from this address`,
+        }),
+      },
+    },
+    requireUser(deps),
+    async (c) => {
+      const { user, claims } = c.var;
+      const body = await parseJsonBody(c, reauthSchema);
+      const attempt = { username: user.username, ip: clientIp(c, deps.trustProxy) };
+      const origin = originOf(c, deps.trustProxy);
+      const now = deps.clock.now();
+      const admitted = await admitSignIn(deps.limiter, attempt);
+      if (!admitted.allowed) throw tooManyRequests(admitted);
+      if (!(await deps.accounts.confirmPassword(user, body.password))) {
+        await recordSecurityEvent(
+          deps.db,
+          {
+            action: "login.failed",
+            userId: user.id,
+            actorLabel: user.username,
+            origin,
+            details: { step: "reauth" },
+          },
+          now,
+        );
+        throw new ApiError(400, DETAIL.incorrectPassword);
+      }
+      await signInSucceeded(deps.limiter, attempt);
+      const { token, expiresIn } = await deps.accessTokens.issue(user, { authTime: now, amr: claims.amr });
+      await deps.db.transaction(async (tx) => {
+        await deps.revocations.revoke(tx, { jti: claims.jti, userId: user.id, exp: claims.exp });
+        await appendSecurityEvent(
+          tx,
+          { action: "session.reauth", userId: user.id, actorLabel: user.username, origin },
+          now,
+        );
+      });
+      return c.json({ access_token: token, token_type: "bearer" as const, expires_in: expiresIn }, 200, {
+        "Cache-Control": "no-store",
+      });
+    },
+  );
+  return app;
+}

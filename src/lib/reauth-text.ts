@@ -1,0 +1,11 @@
+// The words of the "Confirm your password" dialog, beside the pages that can open it (not in
+// ui-text.ts, which every page carries).
+/** The "Confirm your password" dialog of sensitive actions (ACCOUNT-SECURITY.md). */
+export const REAUTH_TEXT = {
+  title: "Confirm your password",
+  body: "For your security, enter your password again to continue. You won't be asked again for 10 minutes.",
+  password: "Password",
+  confirm: "Confirm",
+  confirming: "Confirming…",
+  cancel: "Cancel",
+} as const;

@@ -1,0 +1,90 @@
+// The re-authentication flow against a stubbed fetch: a 403 reauth_required opens the dialog, the
+// password buys a new token, and the action runs again with it; cancelling ends the action.
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { apiRequest } from "../lib/api-client.ts";
+import { $auth, resetAuthForTests } from "./auth.ts";
+import { $reauth, cancelReauth, confirmPassword, ReauthCancelled, withReauth } from "./reauth.ts";
+
+const json = (status: number, body: unknown) =>
+  new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
+
+function memoryStorage(): Storage {
+  const data = new Map<string, string>();
+  return {
+    get length() {
+      return data.size;
+    },
+    clear: () => data.clear(),
+    getItem: (k) => data.get(k) ?? null,
+    key: (i) => [...data.keys()][i] ?? null,
+    removeItem: (k) => void data.delete(k),
+    setItem: (k, v) => void data.set(k, String(v)),
+  };
+}
+
+const authOf = (call: unknown[]) => new Headers((call[1] as RequestInit).headers).get("authorization");
+let fetchMock: ReturnType<typeof vi.fn>;
+
+beforeEach(() => {
+  resetAuthForTests();
+  vi.stubGlobal("localStorage", memoryStorage());
+  localStorage.setItem("x-access-token", "old-token");
+  fetchMock = vi.fn(async (input: RequestInfo | URL, init?: RequestInit) => {
+    const url = String(input);
+    const auth = new Headers(init?.headers).get("authorization");
+    if (url.endsWith("/v1/reauth")) {
+      const { password } = JSON.parse(String(init?.body)) as { password: string };
+      return password === "Right#123"
+        ? json(200, { access_token: "new-token", token_type: "bearer", expires_in: 86400 })
+        : json(400, { detail: "Incorrect password" });
+    }
+    if (url.endsWith("/v1/thing")) {
+      return auth === "Bearer new-token"
+        ? json(200, { detail: "done" })
+        : json(403, { detail: "Confirm your password to continue", reauth_required: true });
+    }
+    return json(404, { detail: "Not Found" });
+  });
+  vi.stubGlobal("fetch", fetchMock);
+});
+
+afterEach(() => {
+  cancelReauth();
+  vi.unstubAllGlobals();
+});
+
+const action = () => apiRequest("/v1/thing", "detailSchema", { method: "POST", auth: true });
+
+describe("withReauth", () => {
+  it("asks for the password, keeps the new token and runs the action again with it", async () => {
+    const done = withReauth(action);
+    await vi.waitFor(() => expect($reauth.get().open).toBe(true));
+    await expect(confirmPassword("Wrong#123")).rejects.toMatchObject({
+      status: 400,
+      detail: "Incorrect password",
+    });
+    expect($reauth.get().open).toBe(true);
+    await confirmPassword("Right#123");
+    expect(await done).toEqual({ detail: "done" });
+    expect($reauth.get().open).toBe(false);
+    expect(localStorage.getItem("x-access-token")).toBe("new-token");
+    expect($auth.get()).toEqual({ token: "new-token", isAuthenticated: true });
+    const calls = fetchMock.mock.calls.filter(([input]) => String(input).endsWith("/v1/thing"));
+    expect(calls.map(authOf)).toEqual(["Bearer old-token", "Bearer new-token"]);
+  });
+
+  it("ends the action with ReauthCancelled when the dialog is closed", async () => {
+    const done = withReauth(action);
+    await vi.waitFor(() => expect($reauth.get().open).toBe(true));
+    cancelReauth();
+    await expect(done).rejects.toBeInstanceOf(ReauthCancelled);
+    expect(localStorage.getItem("x-access-token")).toBe("old-token");
+  });
+
+  it("passes any other failure through without asking", async () => {
+    await expect(withReauth(() => apiRequest("/v1/missing", "detailSchema"))).rejects.toMatchObject({
+      status: 404,
+    });
+    expect($reauth.get().open).toBe(false);
+  });
+});
