@@ -420,6 +420,8 @@ test.describe("pages under their policy", () => {
   test("every page, the API docs and the checkout's error page load and hydrate for a visitor with no CSP violation", async ({
     page,
   }) => {
+    // Twenty-odd pages, each loaded and hydrated in turn: about 30 s on a busy 2-core machine.
+    test.setTimeout(90_000);
     const violations = await recordCspViolations(page);
     for (const portalPage of PORTAL_PAGES) {
       await page.goto(portalPage.path);
