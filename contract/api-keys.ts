@@ -80,6 +80,9 @@ export const createdApiKeySchema = z.object({
 });
 export type CreatedApiKey = z.infer<typeof createdApiKeySchema>;
 
+/** `POST /v1/api-keys/revoke-all`: how many live keys were revoked. */
+export const revokedKeysSchema = z.object({ revoked: z.number() });
+
 /**
  * RFC 7662 `POST /v1/introspect` (form-encoded). A missing or empty `token` is not a valid token:
  * it answers `{active: false}` like any other (ACCOUNT-SECURITY.md), not a validation error.

@@ -2,6 +2,8 @@
 // functions over injected dependencies. The HTTP routes only translate their results.
 import { and, eq, sql } from "drizzle-orm";
 import type { Logger } from "pino";
+import { usableApiKeys } from "../api-access/api-keys.ts";
+import { appendSecurityEvent, type RequestOrigin } from "../audit/security-events.ts";
 import { normaliseEmail } from "../auth/email-address.ts";
 import type { PasswordHasher } from "../auth/passwords.ts";
 import type { BackgroundTasks } from "../background.ts";
@@ -9,7 +11,7 @@ import type { Clock } from "../clock.ts";
 import { type UserRow, users } from "../db/schema/index.ts";
 import type { Db, Tx } from "../db/types.ts";
 import type { Mailer } from "../mail/mailer.ts";
-import { passwordResetMail, verificationMail } from "../mail/templates.ts";
+import { passwordChangedMail, passwordResetMail, verificationMail } from "../mail/templates.ts";
 import type { AccountHooks } from "./hooks.ts";
 import { consumeToken, findUsableToken, issueUserToken, revokeTokens } from "./user-tokens.ts";
 import { findUserByEmail, findUserByUsername, insertUser, isUniqueViolation } from "./users.ts";
@@ -205,23 +207,45 @@ export function createAccounts(deps: AccountDeps) {
      * the token version goes up (every access token issued before stops working), and the address
      * counts as verified (the link proved the user reads it).
      */
-    async resetPassword(token: string, password: string): Promise<boolean> {
+    async resetPassword(token: string, password: string, origin: RequestOrigin): Promise<boolean> {
       // Cheap check first: an invalid token must not cost an argon2 hash.
       if (!(await findUsableToken(db, "password_reset", token, clock.now()))) return false;
       const passwordHash = await passwords.hash(password);
       const now = clock.now();
-      return db.transaction(async (tx) => {
+      const user = await db.transaction(async (tx) => {
         const used = await consumeToken(tx, "password_reset", token, now);
-        if (!used) return false;
-        await tx
+        if (!used) return undefined;
+        const [changed] = await tx
           .update(users)
           .set({ passwordHash, tokenVersion: sql`${users.tokenVersion} + 1`, updatedAt: now })
-          .where(eq(users.id, used.userId));
+          .where(eq(users.id, used.userId))
+          .returning();
+        if (!changed) return undefined;
         await revokeTokens(tx, used.userId, "password_reset", now);
         await markEmailVerified(tx, deps, used.userId, now);
-        deps.logger.info({ userId: used.userId }, "Password reset");
-        return true;
+        await appendSecurityEvent(
+          tx,
+          { action: "password.reset", userId: changed.id, actorLabel: changed.username, origin },
+          now,
+        );
+        return changed;
       });
+      if (!user) return false;
+      deps.logger.info({ userId: user.id }, "Password reset");
+      sendInBackground(deps, "password changed mail", async () => {
+        const keys = await usableApiKeys(db, user.id, now);
+        await deps.mailer.send(
+          passwordChangedMail({
+            to: user.email,
+            username: user.username,
+            portalUrl: deps.portalUrl,
+            at: `${now.toISOString().slice(0, 16).replace("T", " ")} UTC`,
+            ip: origin.ip,
+            keys,
+          }),
+        );
+      });
+      return true;
     },
   };
 }

@@ -116,6 +116,25 @@ export async function revokeApiKey(db: DbOrTx, userId: string, keyId: string, no
   return revoked.length > 0;
 }
 
+/** Revokes every live key of the user (after a password reset, say); how many there were. */
+export async function revokeAllApiKeys(db: DbOrTx, userId: string, now: Date): Promise<number> {
+  const revoked = await db
+    .update(apiKeys)
+    .set({ revokedAt: now })
+    .where(and(eq(apiKeys.userId, userId), isNull(apiKeys.revokedAt)))
+    .returning({ id: apiKeys.id });
+  return revoked.length;
+}
+
+/** The user's keys that still work at `now`, as a security mail lists them. */
+export async function usableApiKeys(db: DbOrTx, userId: string, now: Date): Promise<ApiKeyRow[]> {
+  const rows = await db
+    .select()
+    .from(apiKeys)
+    .where(and(eq(apiKeys.userId, userId), isNull(apiKeys.revokedAt)));
+  return rows.filter((row) => isUsableApiKey(row, now));
+}
+
 /** Not revoked and not expired at `now`. */
 export function isUsableApiKey(row: ApiKeyRow, now: Date): boolean {
   return row.revokedAt === null && (row.expiresAt === null || row.expiresAt.getTime() > now.getTime());

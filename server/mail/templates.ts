@@ -90,10 +90,43 @@ export function passwordResetMail(args: {
     greeting: `Hi ${args.username},`,
     paragraphs: [
       "Someone asked to reset the password of your account. If it was you, choose a new password with the link below.",
-      "The link works once and expires in 1 hour. Resetting your password signs you out everywhere.",
+      "The link works once and expires in 1 hour. Resetting your password signs you out of every browser; your API keys keep working (you can revoke them on the API keys page).",
     ],
     action: { label: "Choose a new password", url: passwordResetLink(args.portalUrl, args.token) },
     closing: "If you did not ask for this, ignore this message: your password stays as it is.",
+  });
+}
+
+/**
+ * After a password reset (ACCOUNT-SECURITY.md): says what happened and, truthfully, what did not:
+ * every browser is signed out, but API keys keep working; they are listed with one action that
+ * revokes them all.
+ */
+export function passwordChangedMail(args: {
+  to: string;
+  username: string;
+  portalUrl: string;
+  /** When, as the mail shows it ("2026-11-25 21:14 UTC"). */
+  at: string;
+  ip: string | null;
+  keys: readonly { name: string; prefix: string }[];
+}): MailMessage {
+  const where = args.ip ? ` from the address ${args.ip}` : "";
+  const keys =
+    args.keys.length === 0
+      ? ["Your account has no API keys."]
+      : [
+          `These API keys keep working: ${args.keys.map((k) => `${k.name} (${k.prefix}…)`).join(", ")}. If you did not reset your password, revoke them all now.`,
+        ];
+  return render(args.to, {
+    subject: `Your ${PRODUCT_NAME} password was changed`,
+    greeting: `Hi ${args.username},`,
+    paragraphs: [
+      `The password of your account was reset on ${args.at}${where}. Every browser signed in to your account has been signed out.`,
+      ...keys,
+    ],
+    action: { label: "Revoke all API keys", url: `${args.portalUrl}/profile/api-keys#revoke-all` },
+    closing: "If this was you, there is nothing else to do.",
   });
 }
 

@@ -11,6 +11,7 @@ const CONTRACT_PATHS = [
   "/v1/logout",
   "/v1/logout/all",
   "/v1/reauth",
+  "/v1/api-keys/revoke-all",
   "/v1/register",
   "/v1/users/me",
   "/v1/user/password-reset-request",

@@ -26,6 +26,12 @@ export const API_KEYS_TEXT = {
   confirmRevoke: "Yes, revoke",
   keepKey: "Keep key",
   revoked: "API key revoked",
+  revokeAll: "Revoke all API keys",
+  revokeAllTitle: "Revoke all API keys?",
+  revokeAllBody: (count: number) =>
+    `All ${count} of your keys stop working at once, on every program that uses them. This cannot be undone. Do it if a key may have leaked, or after a password reset you did not ask for.`,
+  confirmRevokeAll: "Yes, revoke all",
+  revokedAll: (count: number) => (count === 1 ? "1 API key revoked" : `${count} API keys revoked`),
   emptyTitle: "No API keys yet",
   emptyBody:
     "Create a key for each program or server that calls the generation API. If one leaks, revoke it " +

@@ -31,6 +31,7 @@ export {
   apiKeyListSchema,
   createApiKeyRequestSchema,
   createdApiKeySchema,
+  revokedKeysSchema,
 } from "../../contract/api-keys.ts";
 export {
   checkoutUrlSchema,

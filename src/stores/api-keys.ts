@@ -42,6 +42,17 @@ export async function createApiKey(request: CreateApiKeyRequest): Promise<Create
   return created;
 }
 
+/** Revokes every key of the account; how many were revoked. Throws ApiError on failure. */
+export async function revokeAllApiKeys(): Promise<number> {
+  const { revoked } = await apiRequest("/v1/api-keys/revoke-all", "revokedKeysSchema", {
+    method: "POST",
+    auth: true,
+  });
+  $apiKeys.set({ ...$apiKeys.get(), keys: [] });
+  void loadApiKeys();
+  return revoked;
+}
+
 /** Revokes a key; throws ApiError on failure (a key already gone counts as revoked). */
 export async function revokeApiKey(id: string): Promise<void> {
   try {

@@ -25,6 +25,8 @@ test("a user creates a key, copies it, a program uses it, the list shows the use
   request,
   context,
 }) => {
+  // The whole life of a key, with three accessibility checks: about 25 s on a busy 2-core machine.
+  test.setTimeout(60_000);
   await context.grantPermissions(["clipboard-read", "clipboard-write"]);
   const user = await createVerifiedUser(request, "keys");
   await openSignedIn(page, await tokenViaApi(request, user), "/profile");
@@ -95,6 +97,34 @@ test("a user creates a key, copies it, a program uses it, the list shows the use
   await expect(page.getByText(T.revoked)).toBeVisible();
   await expect(page.getByRole("heading", { name: T.emptyTitle })).toBeVisible();
   expect(await introspect(request, service, key)).toEqual({ active: false });
+});
+
+test("the password-changed mail's 'Revoke all API keys' link asks once and revokes every key", async ({
+  page,
+  request,
+}) => {
+  const user = await createVerifiedUser(request, "revall");
+  const token = await tokenViaApi(request, user);
+  const keys: string[] = [];
+  for (const name of ["Render server", "Laptop"]) {
+    const res = await request.post("/v1/api-keys", {
+      data: { name },
+      headers: { Authorization: `Bearer ${token}` },
+    });
+    expect(res.status()).toBe(201);
+    keys.push(((await res.json()) as { key: string }).key);
+  }
+  await openSignedIn(page, token, "/profile/api-keys#revoke-all");
+  const dialog = page.getByRole("dialog", { name: T.revokeAllTitle });
+  await expect(dialog.getByText(T.revokeAllBody(2))).toBeVisible();
+  expect(await axeViolations(page)).toEqual([]);
+  await dialog.getByRole("button", { name: T.confirmRevokeAll }).click();
+  await expect(page.getByText(T.revokedAll(2))).toBeVisible();
+  await expect(page.getByRole("heading", { name: T.emptyTitle })).toBeVisible();
+  // The link's fragment is used up: a reload does not ask again.
+  expect(new URL(page.url()).hash).toBe("");
+  const service = await makeServiceKey();
+  for (const key of keys) expect(await introspect(request, service, key)).toEqual({ active: false });
 });
 
 test("the dialogs work from the keyboard alone", async ({ page, request }) => {

@@ -362,6 +362,8 @@ test.describe("account journeys", () => {
 
     await page.getByText(UI_TEXT.greeting(user.username)).first().click();
     await page.getByRole("button", { name: UI_TEXT.signOut }).first().click();
+    // Signed out once the top bar offers Log In (the page was on / already: the URL says nothing).
+    await expect(page.getByRole("link", { name: UI_TEXT.logIn }).first()).toBeVisible();
     await expect(page).toHaveURL(/\/$/);
     for (const evil of ["//evil.example", "/\\evil.example", "javascript:alert(1)"]) {
       await page.goto("/login");

@@ -7,9 +7,11 @@ import {
   type CreatedApiKey,
   createApiKeyRequestSchema,
   createdApiKeySchema,
+  revokedKeysSchema,
 } from "../../../contract/api-keys.ts";
 import { DETAIL } from "../../../contract/messages.ts";
-import { createApiKey, listApiKeys, revokeApiKey } from "../../api-access/api-keys.ts";
+import { createApiKey, listApiKeys, revokeAllApiKeys, revokeApiKey } from "../../api-access/api-keys.ts";
+import { appendSecurityEvent } from "../../audit/security-events.ts";
 import type { ApiKeyRow } from "../../db/schema/index.ts";
 import { fromMillicredits, toMillicredits } from "../../domain/ledger.ts";
 import type { AppEnv } from "../../http/app-env.ts";
@@ -23,6 +25,7 @@ import {
   pathParameter,
   schemaRef,
 } from "../../http/openapi.ts";
+import { originOf } from "../../http/request-origin.ts";
 import { parseJsonBody } from "../../http/validation.ts";
 import type { ApiDeps } from "../api-deps.ts";
 
@@ -160,6 +163,46 @@ export function apiKeyRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
         throw new ApiError(404, DETAIL.apiKeyNotFound);
       }
       return c.body(null, 204);
+    },
+  );
+
+  addRoute(
+    app,
+    {
+      method: "post",
+      path: "/api-keys/revoke-all",
+      operationId: "revokeAllApiKeys",
+      tags: ["api keys"],
+      summary: "Revoke every API key of the account at once (after a password reset, or a leak)",
+      security,
+      responses: {
+        200: {
+          description: "How many keys were revoked",
+          content: jsonContent(schemaRef(registry, "RevokedKeys", revokedKeysSchema)),
+        },
+        ...errorResponses(registry, { 401: "No valid access token" }),
+      },
+    },
+    auth,
+    async (c) => {
+      const { user } = c.var;
+      const now = deps.clock.now();
+      const revoked = await deps.db.transaction(async (tx) => {
+        const count = await revokeAllApiKeys(tx, user.id, now);
+        await appendSecurityEvent(
+          tx,
+          {
+            action: "api_keys.revoke_all",
+            userId: user.id,
+            actorLabel: user.username,
+            origin: originOf(c, deps.trustProxy),
+            details: { revoked: count },
+          },
+          now,
+        );
+        return count;
+      });
+      return c.json({ revoked }, 200);
     },
   );
 

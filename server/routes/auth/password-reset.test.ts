@@ -2,6 +2,8 @@ import { describe, expect, it } from "vitest";
 import { DETAIL, VALIDATION } from "../../../contract/messages.ts";
 import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
 import { findUserByUsername } from "../../accounts/users.ts";
+import { auditRowsAbout } from "../../testing/admin.ts";
+import { bearer, createKey, introspect, serviceKey } from "../../testing/api-access.ts";
 import {
   fromIp,
   GOOD_PASSWORD,
@@ -26,6 +28,57 @@ describe.each(TEST_DATABASES)("password reset (%s)", (kind) => {
     expect((await requestReset(email)).status).toBe(200);
     return latestMailTo(ctx.t, email);
   }
+
+  describe("what a reset says about API keys", () => {
+    it("the reset mail says API keys keep working; after the reset a mail lists them with 'Revoke all API keys'", async () => {
+      const ann = await verifiedUser(ctx.t, "ann");
+      const key = await createKey(ctx.t, ann.accessToken, { name: "Render server" });
+      const { mail, token } = await resetLink("ann@example.com");
+      expect(mail.text).toContain("your API keys keep working");
+      expect(mail.text).not.toContain("signs you out everywhere");
+      const reset = await postJson(
+        ctx.t.app,
+        "/v1/user/password-reset",
+        { token, password: NEW_PASSWORD },
+        fromIp("203.0.113.5"),
+      );
+      expect(reset.status).toBe(200);
+      const changed = (await ctx.t.mails()).find((m) => m.subject.includes("password was changed"));
+      expect(changed?.to).toBe("ann@example.com");
+      expect(changed?.text).toContain("from the address 203.0.113.5");
+      expect(changed?.text).toContain(`These API keys keep working: Render server (${key.prefix}…)`);
+      expect(changed?.links).toContain(`${TEST_PORTAL_URL}/profile/api-keys#revoke-all`);
+      // True to its word: the key still introspects active, the old access token does not work.
+      expect((await getJson(ctx.t.app, "/v1/users/me", ann.accessToken)).status).toBe(401);
+      const service = await serviceKey(ctx.t);
+      expect(await introspect(ctx.t, service, key.key)).toMatchObject({ active: true });
+      const actions = (await auditRowsAbout(ctx.t, ann.id)).map((r) => [r.action, r.ip]);
+      expect(actions).toContainEqual(["password.reset", "203.0.113.5"]);
+
+      // "Revoke all API keys" ends every key at once.
+      const token2 = ((await (await login(ctx.t, "ann", NEW_PASSWORD)).json()) as { access_token: string })
+        .access_token;
+      await createKey(ctx.t, token2, { name: "Second" });
+      const all = await postJson(ctx.t.app, "/v1/api-keys/revoke-all", {}, bearer(token2));
+      expect(all.status).toBe(200);
+      expect(await all.json()).toEqual({ revoked: 2 });
+      expect(await introspect(ctx.t, service, key.key)).toEqual({ active: false });
+      expect(await (await postJson(ctx.t.app, "/v1/api-keys/revoke-all", {}, bearer(token2))).json()).toEqual(
+        {
+          revoked: 0,
+        },
+      );
+      expect((await postJson(ctx.t.app, "/v1/api-keys/revoke-all", {})).status).toBe(401);
+    });
+
+    it("a mail after a reset of an account without keys says so", async () => {
+      await verifiedUser(ctx.t, "bob");
+      const { token } = await resetLink("bob@example.com");
+      await postJson(ctx.t.app, "/v1/user/password-reset", { token, password: NEW_PASSWORD });
+      const changed = (await ctx.t.mails()).find((m) => m.subject.includes("password was changed"));
+      expect(changed?.text).toContain("Your account has no API keys.");
+    });
+  });
 
   describe("POST /v1/user/password-reset-request", () => {
     it("answers known and unknown addresses byte for byte the same, and mails only the known one", async () => {

@@ -12,6 +12,7 @@ import {
   pathParameter,
   schemaRef,
 } from "../../http/openapi.ts";
+import { originOf } from "../../http/request-origin.ts";
 import { parseJsonBody } from "../../http/validation.ts";
 import type { ApiDeps } from "../api-deps.ts";
 import { addEmailRequestRoute } from "./email-request-route.ts";
@@ -66,7 +67,8 @@ export function passwordResetRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
       operationId: "resetPassword",
       security: [],
       tags: ["password reset"],
-      summary: "Set a new password with a reset token; ends every session of the account",
+      summary:
+        "Set a new password with a reset token; ends every access token of the account (API keys keep working: the mail that follows lists them)",
       request: {
         body: {
           required: true,
@@ -88,7 +90,7 @@ export function passwordResetRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
     },
     async (c) => {
       const { token, password } = await parseJsonBody(c, passwordResetSchema);
-      if (!(await deps.accounts.resetPassword(token, password)))
+      if (!(await deps.accounts.resetPassword(token, password, originOf(c, deps.trustProxy))))
         throw new ApiError(400, DETAIL.tokenInvalidOrExpired);
       return c.json({ detail: DETAIL.passwordResetDone }, 200);
     },

@@ -13,6 +13,7 @@ import { ReauthDialog } from "../auth/ReauthDialog.tsx";
 import { RouteGuard } from "../auth/RouteGuard.tsx";
 import { CreateKeyDialog } from "./CreateKeyDialog.tsx";
 import { NewKeyDialog } from "./NewKeyDialog.tsx";
+import { RevokeAllDialog } from "./RevokeAllDialog.tsx";
 import { RevokeKeyDialog } from "./RevokeKeyDialog.tsx";
 
 // The keys are this page's content: ask for the session as soon as the module runs (see Profile).
@@ -100,20 +101,38 @@ function KeyManager() {
   const [creating, setCreating] = useState(false);
   const [created, setCreated] = useState<CreatedApiKey | null>(null);
   const [revoking, setRevoking] = useState<ApiKey | null>(null);
+  const [revokingAll, setRevokingAll] = useState(false);
 
   useEffect(() => {
     void loadApiKeys();
   }, []);
 
   const { keys, status } = state;
+  // The mail after a password reset links to #revoke-all: ask at once, when there is something to revoke.
+  const askedByLink = status === "ready" && keys.length > 0 && window.location.hash === "#revoke-all";
+  useEffect(() => {
+    if (!askedByLink) return;
+    setRevokingAll(true);
+    history.replaceState(null, "", window.location.pathname);
+  }, [askedByLink]);
   return (
     <div className="flex flex-col gap-4" data-api-keys>
       {keys.length > 0 && (
         <div className="flex items-center justify-between gap-2">
           <h2 className="text-lg font-semibold">Your keys</h2>
-          <button type="button" className="btn btn-primary btn-sm" onClick={() => setCreating(true)}>
-            {T.create}
-          </button>
+          <div className="flex flex-wrap justify-end gap-2">
+            <button
+              type="button"
+              id="revoke-all"
+              className="btn btn-outline btn-error btn-sm"
+              onClick={() => setRevokingAll(true)}
+            >
+              {T.revokeAll}
+            </button>
+            <button type="button" className="btn btn-primary btn-sm" onClick={() => setCreating(true)}>
+              {T.create}
+            </button>
+          </div>
         </div>
       )}
       {status === "failed" && (
@@ -148,6 +167,7 @@ function KeyManager() {
       />
       <NewKeyDialog created={created} onClose={() => setCreated(null)} />
       <RevokeKeyDialog apiKey={revoking} onClose={() => setRevoking(null)} />
+      <RevokeAllDialog open={revokingAll} count={keys.length} onClose={() => setRevokingAll(false)} />
       <ReauthDialog />
     </div>
   );
