@@ -4,6 +4,7 @@ import { Hono } from "hono";
 import type { Logger } from "pino";
 import { createAccounts } from "./accounts/accounts.ts";
 import type { AccountHooks } from "./accounts/hooks.ts";
+import { createSecurityMails } from "./accounts/security-mails.ts";
 import { createLowBalanceAlerts } from "./alerts/low-balance.ts";
 import { createLastUsed } from "./api-access/last-used.ts";
 import { cachedServiceKeyCheck } from "./api-access/service-keys.ts";
@@ -114,6 +115,12 @@ export function createApp(deps: AppDeps): Hono {
       limiter: deps.limiter,
       tiers: (productId) => deps.payments.catalogue.findTier(productId)?.tier,
       lastUsed: createLastUsed(deps.db, deps.tasks),
+      securityMails: createSecurityMails({
+        mailer: deps.mailer,
+        tasks: deps.tasks,
+        logger: deps.logger,
+        portalUrl: deps.config.portalUrl,
+      }),
       lowBalance: createLowBalanceAlerts({
         db: deps.db,
         mailer: deps.mailer,

@@ -13,6 +13,7 @@ import type { Db, Tx } from "../db/types.ts";
 import type { Mailer } from "../mail/mailer.ts";
 import { passwordChangedMail, passwordResetMail, verificationMail } from "../mail/templates.ts";
 import type { AccountHooks } from "./hooks.ts";
+import { mailTime } from "./security-mails.ts";
 import { consumeToken, findUsableToken, issueUserToken, revokeTokens } from "./user-tokens.ts";
 import { findUserByEmail, findUserByUsername, insertUser, isUniqueViolation } from "./users.ts";
 
@@ -239,7 +240,7 @@ export function createAccounts(deps: AccountDeps) {
             to: user.email,
             username: user.username,
             portalUrl: deps.portalUrl,
-            at: `${now.toISOString().slice(0, 16).replace("T", " ")} UTC`,
+            at: mailTime(now),
             ip: origin.ip,
             keys,
           }),

@@ -130,6 +130,43 @@ export function passwordChangedMail(args: {
   });
 }
 
+/**
+ * A new API key (ACCOUNT-SECURITY.md): a key minted with a stolen session would spend the account's
+ * credits unnoticed, so the owner hears of every one, with what it may do and where to revoke it.
+ */
+export function apiKeyCreatedMail(args: {
+  to: string;
+  username: string;
+  portalUrl: string;
+  at: string;
+  ip: string | null;
+  key: {
+    name: string;
+    prefix: string;
+    expiresAt: string | null;
+    monthlyCreditLimit: number | null;
+    features: readonly string[] | null;
+  };
+}): MailMessage {
+  const { key } = args;
+  const limits = [
+    `expires: ${key.expiresAt ?? "never"}`,
+    `monthly credit limit: ${key.monthlyCreditLimit === null ? "none" : credits(key.monthlyCreditLimit)}`,
+    `features: ${key.features ? key.features.join(", ") : "all"}`,
+  ].join("; ");
+  return render(args.to, {
+    subject: `A new API key was created for your ${PRODUCT_NAME} account`,
+    greeting: `Hi ${args.username},`,
+    paragraphs: [
+      `The API key "${key.name}" (${key.prefix}…) was created on ${args.at}${args.ip ? ` from the address ${args.ip}` : ""}.`,
+      `What it may do: ${limits}.`,
+      "If you did not create it, revoke it now and change your password: anyone holding it can spend your credits.",
+    ],
+    action: { label: "See your API keys", url: `${args.portalUrl}/profile/api-keys` },
+    closing: "If this was you, there is nothing else to do.",
+  });
+}
+
 /** Credits as the portal shows them: "1,234.5". */
 const credits = (amount: number) =>
   new Intl.NumberFormat("en-US", { maximumFractionDigits: 3 }).format(amount);

@@ -1,6 +1,7 @@
 // What the /v1 routes are built from (assembled by createApp).
 import type { Logger } from "pino";
 import type { Accounts } from "../accounts/accounts.ts";
+import type { SecurityMails } from "../accounts/security-mails.ts";
 import type { LowBalanceAlerts } from "../alerts/low-balance.ts";
 import type { LastUsed } from "../api-access/last-used.ts";
 import type { ServiceKeyCheck } from "../api-access/service-keys.ts";
@@ -24,6 +25,8 @@ export interface ApiDeps {
   tiers: TierLookup;
   /** Records when API keys and service keys were last used (at most one write a minute per key). */
   lastUsed: LastUsed;
+  /** Mails the account's owner about security events (a new API key). */
+  securityMails: SecurityMails;
   /** Mails a user whose balance a charge took below their alert's threshold. */
   lowBalance: LowBalanceAlerts;
   /** Checks the generation service's keys. */

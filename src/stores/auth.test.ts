@@ -1,6 +1,7 @@
 // The session store against a stubbed fetch and an in-memory localStorage: the spec's keys, the
 // expiry rule on load, one user fetch per page, login's redirect target and sign-out.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { memoryStorage } from "../lib/memory-storage.ts";
 import { USER_FETCH_TIMEOUT_MS } from "../lib/retry-policy.ts";
 import { ERROR_TEXT } from "../lib/ui-text.ts";
 import { $auth, $user, initSession, logIn, refreshUser, resetAuthForTests, signOut } from "./auth.ts";
@@ -19,20 +20,6 @@ const USER = {
   credit_balance: 100,
   subscription: null,
 };
-
-function memoryStorage(): Storage {
-  const data = new Map<string, string>();
-  return {
-    get length() {
-      return data.size;
-    },
-    clear: () => data.clear(),
-    getItem: (k) => data.get(k) ?? null,
-    key: (i) => [...data.keys()][i] ?? null,
-    removeItem: (k) => void data.delete(k),
-    setItem: (k, v) => void data.set(k, String(v)),
-  };
-}
 
 const json = (status: number, body: unknown) =>
   new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });

@@ -2,25 +2,12 @@
 // password buys a new token, and the action runs again with it; cancelling ends the action.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { apiRequest } from "../lib/api-client.ts";
+import { memoryStorage } from "../lib/memory-storage.ts";
 import { $auth, resetAuthForTests } from "./auth.ts";
 import { $reauth, cancelReauth, confirmPassword, ReauthCancelled, withReauth } from "./reauth.ts";
 
 const json = (status: number, body: unknown) =>
   new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
-
-function memoryStorage(): Storage {
-  const data = new Map<string, string>();
-  return {
-    get length() {
-      return data.size;
-    },
-    clear: () => data.clear(),
-    getItem: (k) => data.get(k) ?? null,
-    key: (i) => [...data.keys()][i] ?? null,
-    removeItem: (k) => void data.delete(k),
-    setItem: (k, v) => void data.set(k, String(v)),
-  };
-}
 
 const authOf = (call: unknown[]) => new Headers((call[1] as RequestInit).headers).get("authorization");
 let fetchMock: ReturnType<typeof vi.fn>;

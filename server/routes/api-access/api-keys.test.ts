@@ -49,6 +49,23 @@ describe.each(TEST_DATABASES)("API keys (%s)", (kind) => {
     expect(JSON.stringify(await list(ann.accessToken))).not.toContain(created.key);
   });
 
+  it("mails the owner once about each new key: its name, prefix, limits and where it came from", async () => {
+    const ann = await verifiedUser(ctx.t, "ann");
+    const key = await createKey(ctx.t, ann.accessToken, {
+      name: "Render server",
+      monthly_credit_limit: 100,
+      features: ["comic"],
+    });
+    const mails = (await ctx.t.mails()).filter((m) => m.subject.includes("new API key"));
+    expect(mails).toHaveLength(1);
+    expect(mails[0]?.to).toBe("ann@example.com");
+    expect(mails[0]?.text).toContain(`The API key "Render server" (${key.prefix}…) was created on`);
+    expect(mails[0]?.text).toContain("expires: never; monthly credit limit: 100; features: comic");
+    // A refused creation mails nothing.
+    await postJson(ctx.t.app, "/v1/api-keys", { name: "" }, bearer(ann.accessToken));
+    expect((await ctx.t.mails()).filter((m) => m.subject.includes("new API key"))).toHaveLength(1);
+  });
+
   it("takes the defaults: never expires, no limit, every feature", async () => {
     const ann = await verifiedUser(ctx.t, "ann");
     const created = await createKey(ctx.t, ann.accessToken, { name: "plain" });

@@ -16,6 +16,7 @@ import type { ApiKeyRow } from "../../db/schema/index.ts";
 import { fromMillicredits, toMillicredits } from "../../domain/ledger.ts";
 import type { AppEnv } from "../../http/app-env.ts";
 import { limitWrites, requireRecentAuth, requireUser } from "../../http/auth-guard.ts";
+import { clientIp } from "../../http/client-ip.ts";
 import { ApiError } from "../../http/errors.ts";
 import {
   addRoute,
@@ -105,6 +106,7 @@ export function apiKeyRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
         if (result.reason === "limit") throw new ApiError(409, DETAIL.apiKeyLimit);
         throw new ApiError(401, DETAIL.couldNotValidateCredentials);
       }
+      deps.securityMails.apiKeyCreated(user, result.row, clientIp(c, deps.trustProxy));
       const answer: CreatedApiKey = { ...keyFields(result.row), key: result.key, last_used_at: null };
       return c.json(answer, 201);
     },

@@ -1,0 +1,44 @@
+// The security mails of ACCOUNT-SECURITY.md that follow an API call (the password-changed mail is
+// sent by the reset itself, accounts.ts). Each goes out after the change has committed, in the
+// background: the answer never waits for SMTP, and a rolled-back change sends nothing.
+import type { Logger } from "pino";
+import type { BackgroundTasks } from "../background.ts";
+import type { ApiKeyRow, UserRow } from "../db/schema/index.ts";
+import { fromMillicredits } from "../domain/ledger.ts";
+import type { Mailer } from "../mail/mailer.ts";
+import { apiKeyCreatedMail } from "../mail/templates.ts";
+
+export interface SecurityMails {
+  apiKeyCreated(user: Pick<UserRow, "email" | "username">, key: ApiKeyRow, ip: string | null): void;
+}
+
+/** An instant as the security mails show it: "2026-11-25 21:14 UTC". */
+export const mailTime = (at: Date) => `${at.toISOString().slice(0, 16).replace("T", " ")} UTC`;
+
+export function createSecurityMails(deps: {
+  mailer: Mailer;
+  tasks: BackgroundTasks;
+  logger: Logger;
+  portalUrl: string;
+}): SecurityMails {
+  return {
+    apiKeyCreated(user, key, ip) {
+      const mail = apiKeyCreatedMail({
+        to: user.email,
+        username: user.username,
+        portalUrl: deps.portalUrl,
+        at: mailTime(key.createdAt),
+        ip,
+        key: {
+          name: key.name,
+          prefix: key.prefix,
+          expiresAt: key.expiresAt ? mailTime(key.expiresAt) : null,
+          monthlyCreditLimit:
+            key.monthlyCreditLimit === null ? null : fromMillicredits(key.monthlyCreditLimit),
+          features: key.features,
+        },
+      });
+      deps.tasks.run("API key created mail", () => deps.mailer.send(mail));
+    },
+  };
+}
