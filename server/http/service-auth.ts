@@ -1,6 +1,8 @@
 // Authentication of the generation service by its service key (`Authorization: Bearer gsk_…`).
-// Failed attempts are counted per client IP; once the count is spent, every attempt from that
-// address is a 429 before the key is even looked at, so guessing keys gives no answer at all.
+// Failed attempts are counted per client IP; once the count is spent, every wrong key from that
+// address is a 429, so guessing keys gives no answer at all. A valid key is never refused for
+// others' failures (ACCOUNT-SECURITY.md): behind a proxy without TRUST_PROXY, or a NAT, the
+// generation service shares its address with whoever is guessing.
 import type { Context, MiddlewareHandler } from "hono";
 import { DETAIL } from "../../contract/messages.ts";
 import type { LastUsed } from "../api-access/last-used.ts";
@@ -27,12 +29,12 @@ export async function authenticateService(
   c: Context<AppEnv>,
   scope: ServiceScope,
 ): Promise<void> {
-  const ip = clientIp(c, deps.trustProxy);
-  const blocked = await deps.limiter.check("serviceAuthFailureIp", ip);
-  if (!blocked.allowed) throw tooManyRequests(blocked);
   const token = bearerToken(c.req.header("authorization"));
   const key = token ? await deps.serviceKeys(token) : undefined;
   if (!key) {
+    const ip = clientIp(c, deps.trustProxy);
+    const blocked = await deps.limiter.check("serviceAuthFailureIp", ip);
+    if (!blocked.allowed) throw tooManyRequests(blocked);
     await deps.limiter.consume("serviceAuthFailureIp", ip);
     throw new ApiError(401, DETAIL.invalidServiceKey, { "WWW-Authenticate": "Bearer" });
   }
