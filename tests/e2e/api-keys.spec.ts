@@ -25,8 +25,6 @@ test("a user creates a key, copies it, a program uses it, the list shows the use
   request,
   context,
 }) => {
-  // The whole life of a key, with three accessibility checks: about 25 s on a busy 2-core machine.
-  test.setTimeout(60_000);
   await context.grantPermissions(["clipboard-read", "clipboard-write"]);
   const user = await createVerifiedUser(request, "keys");
   await openSignedIn(page, await tokenViaApi(request, user), "/profile");
