@@ -19,7 +19,7 @@ export class ReauthCancelled extends Error {
 let waiting: { resolve: () => void; reject: (error: Error) => void } | null = null;
 
 function askForPassword(): Promise<void> {
-  // A second action asking while the dialog is open waits for the same answer.
+  // A second action asking while the dialog is open takes it over; the first ends as cancelled.
   waiting?.reject(new ReauthCancelled());
   return new Promise<void>((resolve, reject) => {
     waiting = { resolve, reject };
