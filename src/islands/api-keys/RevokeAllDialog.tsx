@@ -1,12 +1,9 @@
 // 'Revoke all API keys' asks first: every program using any key stops working at once. The mail
 // after a password reset links here (#revoke-all), and the page opens this dialog for it.
-import { useState } from "react";
-import { asApiError } from "../../lib/api-client.ts";
 import { API_KEYS_TEXT } from "../../lib/api-keys-text.ts";
-import { accountActionErrorMessage } from "../../lib/error-messages.ts";
 import { revokeAllApiKeys } from "../../stores/api-keys.ts";
 import { notify } from "../../stores/toast.ts";
-import { Dialog } from "../profile/Dialog.tsx";
+import { ConfirmDialog } from "../profile/ConfirmDialog.tsx";
 
 const T = API_KEYS_TEXT;
 
@@ -19,37 +16,16 @@ export function RevokeAllDialog({
   count: number;
   onClose: () => void;
 }) {
-  const [busy, setBusy] = useState(false);
-  const revokeAll = async () => {
-    if (busy) return;
-    setBusy(true);
-    try {
-      notify("success", T.revokedAll(await revokeAllApiKeys()));
-      onClose();
-    } catch (error) {
-      notify("error", accountActionErrorMessage(asApiError(error)));
-    } finally {
-      setBusy(false);
-    }
-  };
   return (
-    <Dialog
+    <ConfirmDialog
       open={open}
       title={T.revokeAllTitle}
+      keepLabel={T.cancel}
+      confirmLabel={T.confirmRevokeAll}
       onClose={onClose}
-      actions={
-        <>
-          <button type="button" className="btn" onClick={onClose}>
-            {T.cancel}
-          </button>
-          <button type="button" className="btn btn-error" onClick={revokeAll} disabled={busy}>
-            {busy && <span className="loading loading-spinner loading-sm" aria-hidden="true" />}
-            {T.confirmRevokeAll}
-          </button>
-        </>
-      }
+      onConfirm={async () => notify("success", T.revokedAll(await revokeAllApiKeys()))}
     >
       <p className="text-sm">{T.revokeAllBody(count)}</p>
-    </Dialog>
+    </ConfirmDialog>
   );
 }
