@@ -133,6 +133,21 @@ export const loginSchema = z.object({
 /** `POST /v1/reauth` and the portal's "Confirm your password" dialog. */
 export const reauthSchema = z.object({ password: submittedPasswordSchema });
 
+/** `POST /v1/users/me/password`: the current password proves who asks; the new one follows the rules. */
+export const changePasswordSchema = z.object({
+  current_password: submittedPasswordSchema,
+  new_password: passwordSchema,
+});
+
+/** The change-password form of /profile/security: the current password, the new one twice. */
+export const changePasswordFormSchema = z
+  .object({
+    currentPassword: submittedPasswordSchema,
+    password: passwordSchema,
+    confirmPassword: confirmPasswordSchema,
+  })
+  .check(passwordsMatch());
+
 /** How long after entering the password a sensitive action is allowed (ACCOUNT-SECURITY.md). */
 export const REAUTH_WINDOW_SECONDS = 600;
 

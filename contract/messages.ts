@@ -22,6 +22,9 @@ export const VALIDATION = {
   tokenTooLong: "Token is invalid or expired.",
   /** ACCOUNT-SECURITY.md: registration refuses throwaway addresses (checked by the server only). */
   emailDisposable: "Please use a permanent email address: this one is from a disposable-mail service",
+  /** ACCOUNT-SECURITY.md: the two-factor code step and setup. */
+  codeRequired: "Enter the code from your authenticator app",
+  codeTooLong: "That is not a code from an authenticator app or a recovery code",
 } as const;
 
 /** `detail` strings of the API's error and success answers (API-CONTRACT.md). */
@@ -60,6 +63,15 @@ export const DETAIL = {
   reauthRequired: "Confirm your password to continue",
   incorrectPassword: "Incorrect password",
   signedOutEverywhere: "Signed out everywhere.",
+  /** ACCOUNT-SECURITY.md: POST /v1/token's answer when the account has two-factor sign-in on. */
+  mfaRequired: "Two-factor code required",
+  incorrectCode: "Incorrect code",
+  mfaStepExpired: "This sign-in has expired. Please sign in again",
+  staffMfaRequired: "Two-factor authentication is required for staff access",
+  mfaAlreadyOn: "Two-factor authentication is already on",
+  mfaNotOn: "Two-factor authentication is not on",
+  mfaNotStarted: "Start the two-factor setup first",
+  mfaTurnedOff: "Two-factor authentication is off",
 } as const;
 
 /** `msg` of the 422 items that are about the body as a whole rather than one field. */

@@ -2,13 +2,16 @@
 // in-process with app.request() and main.ts only has to read config and listen.
 import { Hono } from "hono";
 import type { Logger } from "pino";
+import { PRODUCT_NAME } from "../contract/brand.ts";
 import { createAccounts } from "./accounts/accounts.ts";
 import type { AccountHooks } from "./accounts/hooks.ts";
 import { createSecurityMails } from "./accounts/security-mails.ts";
+import { createTwoFactor } from "./accounts/two-factor.ts";
 import { createLowBalanceAlerts } from "./alerts/low-balance.ts";
 import { createLastUsed } from "./api-access/last-used.ts";
 import { cachedServiceKeyCheck } from "./api-access/service-keys.ts";
 import type { AccessTokens } from "./auth/access-tokens.ts";
+import type { MfaSecrets } from "./auth/mfa-secrets.ts";
 import type { PasswordHasher } from "./auth/passwords.ts";
 import type { TokenRevocations } from "./auth/token-revocations.ts";
 import type { BackgroundTasks } from "./background.ts";
@@ -59,6 +62,8 @@ export interface AppDeps {
   accessTokens: AccessTokens;
   /** Access tokens signed out one at a time (the accessTokens above refuse them). */
   revocations: TokenRevocations;
+  /** Seals two-factor secrets and digests recovery codes (MFA_ENCRYPTION_KEY). */
+  mfaSecrets: MfaSecrets;
   payments: AppPayments;
   /** Replaces billing's account hooks (free credits on verification); for tests of the account flow. */
   hooks?: AccountHooks | undefined;
@@ -112,6 +117,12 @@ export function createApp(deps: AppDeps): Hono {
       accounts,
       accessTokens: deps.accessTokens,
       revocations: deps.revocations,
+      twoFactor: createTwoFactor({
+        db: deps.db,
+        clock: deps.clock,
+        secrets: deps.mfaSecrets,
+        issuer: PRODUCT_NAME,
+      }),
       limiter: deps.limiter,
       tiers: (productId) => deps.payments.catalogue.findTier(productId)?.tier,
       lastUsed: createLastUsed(deps.db, deps.tasks),

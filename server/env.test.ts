@@ -7,6 +7,7 @@ const SIGNING_KEY = newSigningKeyPem();
 const PRODUCTION = {
   NODE_ENV: "production",
   JWT_SIGNING_KEY: SIGNING_KEY,
+  MFA_ENCRYPTION_KEY: Buffer.alloc(32, 1).toString("base64"),
   PORTAL_URL: "https://portal.example.com/",
   DATABASE_URL: "postgres://app:secret@db.internal:5432/portal",
   SMTP_URL: "smtps://mailer:secret@smtp.example.com:465",
@@ -74,6 +75,7 @@ describe("loadConfig", () => {
   it("lists every missing production setting at once", () => {
     expect(problemsOf({ NODE_ENV: "production" })).toEqual([
       expect.stringMatching(/^JWT_SIGNING_KEY: required/),
+      expect.stringMatching(/^MFA_ENCRYPTION_KEY: required/),
       expect.stringMatching(/^PORTAL_URL: required/),
       expect.stringMatching(/^DATABASE_URL: required/),
       expect.stringMatching(/^SMTP_URL: required/),
@@ -92,6 +94,12 @@ describe("loadConfig", () => {
       expect.stringMatching(/^JWT_SIGNING_KEY: must be a PEM private key/),
       expect.stringMatching(/^SMTP_URL: required/),
     ]);
+  });
+
+  it("takes only 32 bytes in Base64 as MFA_ENCRYPTION_KEY, without echoing it", () => {
+    const problems = problemsOf({ ...PRODUCTION, MFA_ENCRYPTION_KEY: "c2hvcnRTZWNyZXQ=" });
+    expect(problems).toEqual(["MFA_ENCRYPTION_KEY: must be 32 bytes in Base64 (openssl rand -base64 32)"]);
+    expect(problems.join("\n")).not.toContain("c2hvcnRTZWNyZXQ=");
   });
 
   it("never echoes a secret in its messages", () => {

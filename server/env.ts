@@ -3,6 +3,7 @@
 import { resolve } from "node:path";
 import { z } from "zod";
 import { PRODUCT_NAME } from "../contract/brand.ts";
+import { mfaKeyProblem } from "./auth/mfa-secrets.ts";
 import { signingKeyProblem } from "./auth/signing-keys.ts";
 import { isEuCountry, type Seller } from "./domain/vat.ts";
 
@@ -44,6 +45,12 @@ export const envSchema = z.object({
   JWT_SIGNING_KEY: optional(signingKey("private")),
   /** After a rotation: the previous key's PEM (private or public). Its tokens verify until they expire. */
   JWT_PREVIOUS_SIGNING_KEY: optional(signingKey("private or public")),
+  /** 32 bytes in Base64 that seal the two-factor secrets (openssl rand -base64 32). Development: generated into DATA_DIR/mfa-encryption-key. */
+  MFA_ENCRYPTION_KEY: optional(
+    z.string().refine((key) => mfaKeyProblem(key) === undefined, {
+      error: "must be 32 bytes in Base64 (openssl rand -base64 32)",
+    }),
+  ),
   JWT_ISSUER: z.string().min(1).default("genai-portal"),
   JWT_AUDIENCE: z.string().min(1).default("genai-portal-api"),
   /** Lifetime of an access token, in seconds (default 24 h). */
@@ -159,6 +166,8 @@ function productionProblems(source: Record<string, string | undefined>): string[
   const missing = (name: string) => !source[name];
   if (missing("JWT_SIGNING_KEY"))
     problems.push("JWT_SIGNING_KEY: required in production (openssl genpkey -algorithm ed25519)");
+  if (missing("MFA_ENCRYPTION_KEY"))
+    problems.push("MFA_ENCRYPTION_KEY: required in production (openssl rand -base64 32)");
   const portal = source.PORTAL_URL;
   if (!portal) problems.push("PORTAL_URL: required in production (the portal's public https URL)");
   else if (URL.canParse(portal) && new URL(portal).protocol !== "https:" && !isLocalHost(portal)) {

@@ -5,7 +5,8 @@ import { serve } from "@hono/node-server";
 import type { Redis } from "ioredis";
 import { createApp } from "./app.ts";
 import { createAccessTokens } from "./auth/access-tokens.ts";
-import { resolveSigningKey } from "./auth/dev-signing-key.ts";
+import { resolveMfaKey, resolveSigningKey } from "./auth/dev-keys.ts";
+import { createMfaSecrets } from "./auth/mfa-secrets.ts";
 import { createPasswordHasher } from "./auth/passwords.ts";
 import { loadSigningKeys } from "./auth/signing-keys.ts";
 import { createTokenRevocations, REVOCATION_CHANNEL } from "./auth/token-revocations.ts";
@@ -93,6 +94,7 @@ async function main(): Promise<void> {
       clock,
     ),
     revocations,
+    mfaSecrets: createMfaSecrets(resolveMfaKey(config.MFA_ENCRYPTION_KEY, config.dataDir)),
   });
 
   const server = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST }, (info) => {

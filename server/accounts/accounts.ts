@@ -69,6 +69,24 @@ function sendInBackground(deps: AccountDeps, label: string, work: () => Promise<
 export function createAccounts(deps: AccountDeps) {
   const { db, clock, passwords } = deps;
 
+  /** The "password was changed" mail, with the API keys that keep working. */
+  function mailPasswordChanged(user: UserRow, at: Date, origin: RequestOrigin, how: "reset" | "changed") {
+    sendInBackground(deps, "password changed mail", async () => {
+      const keys = await usableApiKeys(db, user.id, at);
+      await deps.mailer.send(
+        passwordChangedMail({
+          to: user.email,
+          username: user.username,
+          portalUrl: deps.portalUrl,
+          at: mailTime(at),
+          ip: origin.ip,
+          keys,
+          how,
+        }),
+      );
+    });
+  }
+
   return {
     async register(input: { email: string; username: string; password: string }): Promise<RegisterResult> {
       const email = normaliseEmail(input.email);
@@ -233,20 +251,36 @@ export function createAccounts(deps: AccountDeps) {
       });
       if (!user) return false;
       deps.logger.info({ userId: user.id }, "Password reset");
-      sendInBackground(deps, "password changed mail", async () => {
-        const keys = await usableApiKeys(db, user.id, now);
-        await deps.mailer.send(
-          passwordChangedMail({
-            to: user.email,
-            username: user.username,
-            portalUrl: deps.portalUrl,
-            at: mailTime(now),
-            ip: origin.ip,
-            keys,
-          }),
-        );
-      });
+      mailPasswordChanged(user, now, origin, "reset");
       return true;
+    },
+
+    /**
+     * Sets a new password for a signed-in user who gave the current one (the route checked it):
+     * the token version goes up (every access token ends) and unused reset links die. Returns the
+     * user as changed, for the new token of the browser that asked.
+     */
+    async changePassword(userId: string, password: string, origin: RequestOrigin): Promise<UserRow> {
+      const passwordHash = await passwords.hash(password);
+      const now = clock.now();
+      const user = await db.transaction(async (tx) => {
+        const [changed] = await tx
+          .update(users)
+          .set({ passwordHash, tokenVersion: sql`${users.tokenVersion} + 1`, updatedAt: now })
+          .where(eq(users.id, userId))
+          .returning();
+        if (!changed) throw new Error(`No user ${userId}`);
+        await revokeTokens(tx, userId, "password_reset", now);
+        await appendSecurityEvent(
+          tx,
+          { action: "password.changed", userId, actorLabel: changed.username, origin },
+          now,
+        );
+        return changed;
+      });
+      deps.logger.info({ userId }, "Password changed");
+      mailPasswordChanged(user, now, origin, "changed");
+      return user;
     },
   };
 }

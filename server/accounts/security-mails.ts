@@ -6,10 +6,15 @@ import type { BackgroundTasks } from "../background.ts";
 import type { ApiKeyRow, UserRow } from "../db/schema/index.ts";
 import { fromMillicredits } from "../domain/ledger.ts";
 import type { Mailer } from "../mail/mailer.ts";
+import { recoveryCodeUsedMail, twoFactorChangedMail } from "../mail/security-templates.ts";
 import { apiKeyCreatedMail } from "../mail/templates.ts";
 
+type Recipient = Pick<UserRow, "email" | "username">;
+
 export interface SecurityMails {
-  apiKeyCreated(user: Pick<UserRow, "email" | "username">, key: ApiKeyRow, ip: string | null): void;
+  apiKeyCreated(user: Recipient, key: ApiKeyRow, ip: string | null): void;
+  twoFactorChanged(user: Recipient, enabled: boolean, at: Date, ip: string | null): void;
+  recoveryCodeUsed(user: Recipient, codesLeft: number, at: Date, ip: string | null): void;
 }
 
 /** An instant as the security mails show it: "2026-11-25 21:14 UTC". */
@@ -40,5 +45,17 @@ export function createSecurityMails(deps: {
       });
       deps.tasks.run("API key created mail", () => deps.mailer.send(mail));
     },
+    twoFactorChanged(user, enabled, at, ip) {
+      const mail = twoFactorChangedMail({ ...addressed(user), at: mailTime(at), ip, enabled });
+      deps.tasks.run("two-factor changed mail", () => deps.mailer.send(mail));
+    },
+    recoveryCodeUsed(user, codesLeft, at, ip) {
+      const mail = recoveryCodeUsedMail({ ...addressed(user), at: mailTime(at), ip, codesLeft });
+      deps.tasks.run("recovery code used mail", () => deps.mailer.send(mail));
+    },
   };
+
+  function addressed(user: Recipient) {
+    return { to: user.email, username: user.username, portalUrl: deps.portalUrl };
+  }
 }

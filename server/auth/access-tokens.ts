@@ -171,6 +171,11 @@ export function createAccessTokens(
 
 const AUTH_METHODS: readonly AuthMethod[] = ["pwd", "otp", "hwk", "mfa"];
 
+/** Whether a token's `amr` shows two factors, or a passkey (a factor that is two in one). */
+export function provesTwoFactors(amr: readonly AuthMethod[]): boolean {
+  return amr.includes("mfa") || amr.includes("hwk");
+}
+
 /** The token's `amr`, keeping only the values this server issues; a token without one was a password's. */
 function authMethods(value: unknown): AuthMethod[] {
   if (!Array.isArray(value)) return ["pwd"];

@@ -110,19 +110,22 @@ export function passwordChangedMail(args: {
   at: string;
   ip: string | null;
   keys: readonly { name: string; prefix: string }[];
+  /** Reset through a mailed link, or changed on the security page with the current password. */
+  how?: "reset" | "changed";
 }): MailMessage {
   const where = args.ip ? ` from the address ${args.ip}` : "";
+  const done = args.how === "changed" ? "changed" : "reset";
   const keys =
     args.keys.length === 0
       ? ["Your account has no API keys."]
       : [
-          `These API keys keep working: ${args.keys.map((k) => `${k.name} (${k.prefix}…)`).join(", ")}. If you did not reset your password, revoke them all now.`,
+          `These API keys keep working: ${args.keys.map((k) => `${k.name} (${k.prefix}…)`).join(", ")}. If you did not ${args.how === "changed" ? "change" : "reset"} your password, revoke them all now.`,
         ];
   return render(args.to, {
     subject: `Your ${PRODUCT_NAME} password was changed`,
     greeting: `Hi ${args.username},`,
     paragraphs: [
-      `The password of your account was reset on ${args.at}${where}. Every browser signed in to your account has been signed out.`,
+      `The password of your account was ${done} on ${args.at}${where}. ${args.how === "changed" ? "Every other browser" : "Every browser"} signed in to your account has been signed out.`,
       ...keys,
     ],
     action: { label: "Revoke all API keys", url: `${args.portalUrl}/profile/api-keys#revoke-all` },

@@ -2,6 +2,7 @@
 import type { Logger } from "pino";
 import type { Accounts } from "../accounts/accounts.ts";
 import type { SecurityMails } from "../accounts/security-mails.ts";
+import type { TwoFactor } from "../accounts/two-factor.ts";
 import type { LowBalanceAlerts } from "../alerts/low-balance.ts";
 import type { LastUsed } from "../api-access/last-used.ts";
 import type { ServiceKeyCheck } from "../api-access/service-keys.ts";
@@ -20,6 +21,8 @@ export interface ApiDeps {
   accessTokens: AccessTokens;
   /** Signs access tokens out one at a time (POST /v1/logout). */
   revocations: TokenRevocations;
+  /** Two-factor sign-in: setup, recovery codes, the code step of login. */
+  twoFactor: TwoFactor;
   limiter: RateLimiter;
   /** Names the tier of a product id in the User answer (the catalogue being sold). */
   tiers: TierLookup;

@@ -8,8 +8,8 @@ import { DETAIL } from "../../contract/messages.ts";
 import { TEST_DATABASES } from "../../tests/fixtures/test-db.ts";
 import { MAX_BODY_BYTES } from "../http/api-middleware.ts";
 import { signPayload } from "../payments/stripe/signature.ts";
+import { staffMember } from "../testing/admin.ts";
 import { verifiedUser } from "../testing/api-client.ts";
-import { makeAdmin, tokenFor } from "../testing/billing.ts";
 import { subscriptionPurchase, topUpPurchase } from "../testing/purchase-events.ts";
 import { useTestApp } from "../testing/suite.ts";
 import { NO_LIMITS, TEST_WEBHOOK_SECRET, type TestApp } from "../testing/test-app.ts";
@@ -168,9 +168,7 @@ describe.each(TEST_DATABASES)("every /v1 endpoint under bad input (%s)", (kind) 
   beforeEach(async () => {
     ops = await operations(ctx.t);
     // An admin with credits and a paid plan, so guarded calls get as far as reading their bodies.
-    const user = await verifiedUser(ctx.t, "fuzz");
-    await makeAdmin(ctx.t, user.id);
-    bearer = await tokenFor(ctx.t, "fuzz");
+    bearer = (await staffMember(ctx.t, "fuzz", "admin")).accessToken;
   });
 
   it("the OpenAPI document lists every contract call (so the fuzzing reaches them all)", () => {
@@ -178,6 +176,14 @@ describe.each(TEST_DATABASES)("every /v1 endpoint under bad input (%s)", (kind) 
     expect(listed).toEqual(
       expect.arrayContaining([
         "POST /v1/token",
+        "POST /v1/token/mfa",
+        "GET /v1/users/me/mfa",
+        "POST /v1/users/me/mfa/totp",
+        "POST /v1/users/me/mfa/totp/confirm",
+        "DELETE /v1/users/me/mfa/totp",
+        "POST /v1/users/me/mfa/recovery-codes",
+        "POST /v1/users/me/password",
+        "GET /v1/users/me/security-events",
         "POST /v1/register",
         "GET /v1/users/me",
         "POST /v1/user/password-reset-request",
@@ -212,6 +218,7 @@ describe.each(TEST_DATABASES)("every /v1 endpoint under bad input (%s)", (kind) 
       "/v1/logout",
       "/v1/logout/all",
       "/v1/api-keys/revoke-all",
+      "/v1/users/me/mfa/totp",
     ];
     for (const op of ops.filter((o) => o.method === "POST" && !bodiless.includes(o.path))) {
       expect(op.fields.length, op.path).toBeGreaterThan(0);

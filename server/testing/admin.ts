@@ -3,20 +3,23 @@ import { eq } from "drizzle-orm";
 import { expect } from "vitest";
 import { auditLog, type Role, users } from "../db/schema/index.ts";
 import { bearer } from "./api-access.ts";
-import { fromIp, getJson, login, verifiedUser } from "./api-client.ts";
+import { fromIp, getJson, verifiedUser } from "./api-client.ts";
 import type { TestApp } from "./test-app.ts";
+import { turnOnTwoFactor } from "./two-factor.ts";
 
 export async function setRole(t: TestApp, userId: string, role: Role) {
   await t.deps.db.update(users).set({ role }).where(eq(users.id, userId));
 }
 
-/** A verified account with `role`, logged in after the change. */
+/**
+ * A verified account with `role` and two-factor sign-in on (staff need it for /v1/admin); its
+ * token is the one the setup answers, which counts the second factor.
+ */
 export async function staffMember(t: TestApp, name: string, role: Role) {
   const user = await verifiedUser(t, name);
   await setRole(t, user.id, role);
-  const res = await login(t, name);
-  expect(res.status).toBe(200);
-  return { ...user, accessToken: ((await res.json()) as { access_token: string }).access_token };
+  const { accessToken, secret } = await turnOnTwoFactor(t, user.accessToken);
+  return { ...user, accessToken, totpSecret: secret };
 }
 
 /** Sends an admin call with a JSON body (POST unless told) as `token`. */
@@ -44,9 +47,12 @@ export async function adminGet<T = Record<string, unknown>>(t: TestApp, path: st
   return (await res.json()) as T;
 }
 
+/** What every test's setup writes to the audit log: sign-ins, and the staff's two-factor setup. */
+const isSetup = (action: string) => action.startsWith("login.") || action === "mfa.enabled";
+
 /**
- * The audit rows about `subjectUserId`, oldest first; without the sign-ins (login.*), which every
- * test's setup writes, unless `withSignIns`.
+ * The audit rows about `subjectUserId`, oldest first; without the sign-ins (login.*) and two-factor
+ * setups, which every test's setup writes, unless `withSignIns`.
  */
 export async function auditRowsAbout(t: TestApp, subjectUserId: string, withSignIns = false) {
   const rows = await t.deps.db
@@ -54,11 +60,11 @@ export async function auditRowsAbout(t: TestApp, subjectUserId: string, withSign
     .from(auditLog)
     .where(eq(auditLog.subjectUserId, subjectUserId))
     .orderBy(auditLog.seq);
-  return withSignIns ? rows : rows.filter((row) => !row.action.startsWith("login."));
+  return withSignIns ? rows : rows.filter((row) => !isSetup(row.action));
 }
 
-/** Every audit row but the sign-ins (login.*) the tests' setup writes, oldest first. */
+/** Every audit row but the sign-ins and two-factor setups the tests' setup writes, oldest first. */
 export async function auditRowsWithoutSignIns(t: TestApp) {
   const rows = await t.deps.db.select().from(auditLog).orderBy(auditLog.seq);
-  return rows.filter((row) => !row.action.startsWith("login."));
+  return rows.filter((row) => !isSetup(row.action));
 }

@@ -10,6 +10,7 @@ import { PRODUCT_IDS } from "../../contract/product-ids.ts";
 import type { AccountHooks } from "../accounts/hooks.ts";
 import { type AppDeps, createApp } from "../app.ts";
 import { createAccessTokens } from "../auth/access-tokens.ts";
+import { createMfaSecrets } from "../auth/mfa-secrets.ts";
 import { createPasswordHasher, type PasswordHasher } from "../auth/passwords.ts";
 import { loadSigningKeys } from "../auth/signing-keys.ts";
 import { createTokenRevocations } from "../auth/token-revocations.ts";
@@ -30,6 +31,9 @@ import { newSigningKeyPem } from "./signing-keys.ts";
 
 export const TEST_PORTAL_URL = "https://portal.test";
 export const TEST_SIGNING_KEY_PEM = newSigningKeyPem();
+/** The two-factor secrets' key of every test app (32 bytes, Base64). */
+export const TEST_MFA_KEY = Buffer.alloc(32, 7).toString("base64");
+
 export const TEST_JWT = {
   keys: await loadSigningKeys(TEST_SIGNING_KEY_PEM),
   issuer: "genai-portal",
@@ -149,6 +153,7 @@ export function createTestApp(db: Db, options: TestAppOptions = {}): TestApp {
     passwords: options.passwords ?? createPasswordHasher(),
     accessTokens: createAccessTokens({ ...TEST_JWT, isRevoked: revocations.isRevoked }, clock),
     revocations,
+    mfaSecrets: createMfaSecrets(TEST_MFA_KEY),
     hooks: options.hooks,
     payments: { catalogue, provider: local.provider, local },
   };

@@ -4,3 +4,4 @@ export * from "./accounts.ts";
 export * from "./api-access.ts";
 export * from "./audit.ts";
 export * from "./billing.ts";
+export * from "./mfa.ts";

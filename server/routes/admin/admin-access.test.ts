@@ -1,12 +1,14 @@
 // Every /v1/admin route of the OpenAPI document × anonymous, user, support and admin: 401 without
 // a token, 403 with the reason for a role the permission table does not allow, and anything else
-// for one it allows. The routes are read from the document, so a new admin route is in this table
-// the moment it is documented.
+// for one it allows; a staff token from a password alone gets 403 as well (two factors needed).
+// The routes are read from the document, so a new admin route is in this table the moment it is
+// documented.
 import { describe, expect, it } from "vitest";
 import { ADMIN_TEXT } from "../../../contract/admin.ts";
+import { DETAIL } from "../../../contract/messages.ts";
 import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
 import { PERMISSIONS } from "../../operations/permissions.ts";
-import { adminCall, staffMember } from "../../testing/admin.ts";
+import { adminCall, setRole, staffMember } from "../../testing/admin.ts";
 import { getJson, verifiedUser } from "../../testing/api-client.ts";
 import { useTestApp } from "../../testing/suite.ts";
 import { NO_LIMITS } from "../../testing/test-app.ts";
@@ -57,6 +59,9 @@ describe.each(TEST_DATABASES)("admin routes × roles (%s)", (kind) => {
     const support = await staffMember(ctx.t, "sue", "support");
     const admin = await staffMember(ctx.t, "ada", "admin");
     const callers = { user: customer.accessToken, support: support.accessToken, admin: admin.accessToken };
+    // An admin whose token comes from a password alone: two-factor sign-in is off for "pat".
+    const passwordOnly = await verifiedUser(ctx.t, "pat");
+    await setRole(ctx.t, passwordOnly.id, "admin");
 
     for (const route of routes) {
       const path = route.path.replace("{id}", customer.id);
@@ -65,6 +70,9 @@ describe.each(TEST_DATABASES)("admin routes × roles (%s)", (kind) => {
           ? getJson(ctx.t.app, path, token)
           : adminCall(ctx.t, path, token, {}, route.method as "POST" | "DELETE");
       expect((await send(undefined)).status, `${route.id} anonymous`).toBe(401);
+      const weak = await send(passwordOnly.accessToken);
+      expect(weak.status, `${route.id} with a password alone`).toBe(403);
+      expect(((await weak.json()) as { detail: string }).detail).toBe(DETAIL.staffMfaRequired);
       for (const [role, token] of Object.entries(callers)) {
         const res = await send(token);
         const allowed = (

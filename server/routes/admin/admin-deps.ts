@@ -3,6 +3,8 @@
 // the acting staff member as the audit log names them.
 import type { Context, MiddlewareHandler } from "hono";
 import { ADMIN_TEXT } from "../../../contract/admin.ts";
+import { DETAIL } from "../../../contract/messages.ts";
+import { provesTwoFactors } from "../../auth/access-tokens.ts";
 import type { Catalogue } from "../../billing/ports/payment-provider.ts";
 import type { Billing } from "../../billing/service.ts";
 import type { AppEnv } from "../../http/app-env.ts";
@@ -21,13 +23,18 @@ export interface AdminDeps extends ApiDeps, Omit<RefundDeps, "db"> {
   supportGrantLimit: number;
 }
 
-/** After requireUser: staff only, and only those the permission table lets do `permission`. */
+/**
+ * After requireUser: staff only, only those the permission table lets do `permission`, and only
+ * with a token from a sign-in with two factors.
+ */
 export function requirePermission(permission: Permission): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const role = c.var.user.role;
     if (!holds(role, permission)) {
       throw new ApiError(403, isStaff(role) ? ADMIN_TEXT.adminOnly : ADMIN_TEXT.staffOnly);
     }
+    // ACCOUNT-SECURITY.md: staff act only with a token that shows two factors or a passkey.
+    if (!provesTwoFactors(c.var.claims.amr)) throw new ApiError(403, DETAIL.staffMfaRequired);
     await next();
   };
 }

@@ -5,17 +5,16 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { reauthSchema, tokenResponseSchema } from "../../../contract/account.ts";
 import { DETAIL } from "../../../contract/messages.ts";
-import { appendSecurityEvent, recordSecurityEvent } from "../../audit/security-events.ts";
-import { admitSignIn, signInSucceeded } from "../../auth/sign-in-throttle.ts";
+import { appendSecurityEvent } from "../../audit/security-events.ts";
+import { signInSucceeded } from "../../auth/sign-in-throttle.ts";
 import type { AppEnv } from "../../http/app-env.ts";
 import { requireUser } from "../../http/auth-guard.ts";
-import { clientIp } from "../../http/client-ip.ts";
 import { ApiError } from "../../http/errors.ts";
 import { addRoute, BEARER_SCHEME, errorResponses, jsonContent, schemaRef } from "../../http/openapi.ts";
-import { tooManyRequests } from "../../http/rate-limit.ts";
-import { originOf } from "../../http/request-origin.ts";
 import { parseJsonBody } from "../../http/validation.ts";
 import type { ApiDeps } from "../api-deps.ts";
+import { admitAttempt, recordFailedAttempt } from "./sign-in-attempts.ts";
+import { tokenAnswer } from "./token-answer.ts";
 
 export function reauthRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>();
@@ -52,26 +51,13 @@ export function reauthRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
     async (c) => {
       const { user, claims } = c.var;
       const body = await parseJsonBody(c, reauthSchema);
-      const attempt = { username: user.username, ip: clientIp(c, deps.trustProxy) };
-      const origin = originOf(c, deps.trustProxy);
-      const now = deps.clock.now();
-      const admitted = await admitSignIn(deps.limiter, attempt);
-      if (!admitted.allowed) throw tooManyRequests(admitted);
+      const admitted = await admitAttempt(deps, c, user.username);
+      const { origin, now } = admitted;
       if (!(await deps.accounts.confirmPassword(user, body.password))) {
-        await recordSecurityEvent(
-          deps.db,
-          {
-            action: "login.failed",
-            userId: user.id,
-            actorLabel: user.username,
-            origin,
-            details: { step: "reauth" },
-          },
-          now,
-        );
+        await recordFailedAttempt(deps, admitted, user, { step: "reauth" });
         throw new ApiError(400, DETAIL.incorrectPassword);
       }
-      await signInSucceeded(deps.limiter, attempt);
+      await signInSucceeded(deps.limiter, admitted.attempt);
       const { token, expiresIn } = await deps.accessTokens.issue(user, { authTime: now, amr: claims.amr });
       await deps.db.transaction(async (tx) => {
         await deps.revocations.revoke(tx, { jti: claims.jti, userId: user.id, exp: claims.exp });
@@ -81,9 +67,7 @@ export function reauthRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
           now,
         );
       });
-      return c.json({ access_token: token, token_type: "bearer" as const, expires_in: expiresIn }, 200, {
-        "Cache-Control": "no-store",
-      });
+      return tokenAnswer(c, { token, expiresIn });
     },
   );
   return app;

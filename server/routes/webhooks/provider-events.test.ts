@@ -10,7 +10,7 @@ import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
 import { checkoutSessions, creditAdjustments, users, webhookEvents } from "../../db/schema/index.ts";
 import { chargeRefundedEvent, disputeEvent } from "../../payments/local/event-builders.ts";
 import { newStripeId } from "../../payments/stripe/format.ts";
-import { auditRowsAbout } from "../../testing/admin.ts";
+import { auditRowsAbout, staffMember } from "../../testing/admin.ts";
 import { getJson, postJson, verifiedUser } from "../../testing/api-client.ts";
 import {
   ledger,
@@ -259,9 +259,7 @@ describe.each(TEST_DATABASES)("provider events beyond a card payment (%s)", (kin
     it("a dispute lost after the pack's credits were spent puts the account on hold until an admin clears it", async () => {
       const purchase = await withTopUp();
       const token = purchase.user.accessToken;
-      const admin = await verifiedUser(ctx.t, "boss");
-      await makeAdmin(ctx.t, admin.id);
-      const adminToken = await tokenFor(ctx.t, "boss");
+      const adminToken = (await staffMember(ctx.t, "boss", "admin")).accessToken;
       const charge = (key: string) =>
         postJson(
           ctx.t.app,

@@ -1,0 +1,32 @@
+// `GET /v1/users/me/security-events`: the account's recent security events from the audit log
+// (ACCOUNT-SECURITY.md), as /profile/security lists them. Browser-safe (zod/mini).
+import * as z from "zod/mini";
+
+/** How many events the page shows: the most recent first. */
+export const SECURITY_EVENTS_SHOWN = 20;
+
+/** The audit actions that count as security events (a prefix ends with "."). */
+export const SECURITY_EVENT_PREFIXES = [
+  "login.",
+  "session.",
+  "password.",
+  "mfa.",
+  "passkey.",
+  "api_keys.",
+] as const;
+
+export const securityEventsSchema = z.object({
+  data: z.array(
+    z.object({
+      /** The audit entry's id. */
+      id: z.string(),
+      at: z.string(),
+      /** login.succeeded, mfa.enabled, ... */
+      action: z.string(),
+      ip: z.nullable(z.string()),
+      /** "Chrome 131 on Windows", from the User-Agent recorded; null when it names no browser. */
+      browser: z.nullable(z.string()),
+    }),
+  ),
+});
+export type SecurityEvents = z.infer<typeof securityEventsSchema>;

@@ -1,0 +1,65 @@
+// Time-based one-time codes (RFC 6238) as ACCOUNT-SECURITY.md sets them: SHA-1, 6 digits, 30 s,
+// a code from the step before or after now accepted too (clocks drift), and each code accepted
+// once: a code matches only a step later than the last one used. The arithmetic is otpauth's.
+import { Secret, TOTP } from "otpauth";
+
+export const TOTP_PERIOD_SECONDS = 30;
+export const TOTP_DIGITS = 6;
+/** Steps either side of now whose codes are accepted. */
+export const TOTP_WINDOW = 1;
+
+function totp(secret: string, label = "", issuer = ""): TOTP {
+  return new TOTP({
+    issuer,
+    label,
+    algorithm: "SHA1",
+    digits: TOTP_DIGITS,
+    period: TOTP_PERIOD_SECONDS,
+    secret: Secret.fromBase32(secret),
+  });
+}
+
+/** A new shared secret: 160 bits (RFC 4226's recommendation), as the Base32 authenticator apps take. */
+export function newTotpSecret(): string {
+  return new Secret({ size: 20 }).base32;
+}
+
+/** The otpauth:// URL an authenticator app reads from the QR code. */
+export function otpauthUrl(secret: string, issuer: string, account: string): string {
+  return totp(secret, account, issuer).toString();
+}
+
+/** The code for `at` (tests, and the stand-in authenticator of the browser journeys). */
+export function totpCode(secret: string, at: Date): string {
+  return totp(secret).generate({ timestamp: at.getTime() });
+}
+
+/** What a person typed, without the spaces apps show in the middle ("123 456"). */
+export function normaliseCode(code: string): string {
+  return code.replace(/[\s-]/g, "");
+}
+
+/** The time step of `at`: how many periods since the epoch. */
+export function stepAt(at: Date): number {
+  return Math.floor(at.getTime() / 1000 / TOTP_PERIOD_SECONDS);
+}
+
+/**
+ * The step `code` belongs to if it is accepted at `now`: it matches a step within the window and
+ * that step is later than `lastUsedStep` (so a code, once used, is refused until it is outside the
+ * window anyway). Undefined for anything else.
+ */
+export function acceptedStep(
+  secret: string,
+  code: string,
+  now: Date,
+  lastUsedStep: number | null,
+): number | undefined {
+  const token = normaliseCode(code);
+  if (!/^\d+$/.test(token) || token.length !== TOTP_DIGITS) return undefined;
+  const delta = totp(secret).validate({ token, timestamp: now.getTime(), window: TOTP_WINDOW });
+  if (delta === null) return undefined;
+  const step = stepAt(now) + delta;
+  if (lastUsedStep !== null && step <= lastUsedStep) return undefined;
+  return step;
+}

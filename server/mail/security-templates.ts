@@ -1,0 +1,53 @@
+// The security mails of two-factor sign-in (ACCOUNT-SECURITY.md): each tells what happened, when
+// and from where, and what to do if it was not the account's owner.
+import type { MailMessage } from "./message.ts";
+import { PRODUCT_NAME, render } from "./templates.ts";
+
+interface SecurityMailArgs {
+  to: string;
+  username: string;
+  portalUrl: string;
+  /** When, as mailTime() writes it. */
+  at: string;
+  ip: string | null;
+}
+
+const where = (args: SecurityMailArgs) => `on ${args.at}${args.ip ? ` from the address ${args.ip}` : ""}`;
+const securityPage = (portalUrl: string) => `${portalUrl}/profile/security`;
+
+export function twoFactorChangedMail(args: SecurityMailArgs & { enabled: boolean }): MailMessage {
+  const state = args.enabled ? "turned on" : "turned off";
+  return render(args.to, {
+    subject: `Two-factor sign-in was ${state} for your ${PRODUCT_NAME} account`,
+    greeting: `Hi ${args.username},`,
+    paragraphs: args.enabled
+      ? [
+          `Two-factor sign-in was turned on ${where(args)}. From now on, signing in asks for a code from your authenticator app after your password.`,
+          "Keep your recovery codes somewhere safe: each one signs you in once if you lose your phone.",
+        ]
+      : [
+          `Two-factor sign-in was turned off ${where(args)}. Signing in now needs only your password.`,
+          "If you did not do this, someone who knows your password has your account: reset your password now, then turn two-factor sign-in on again.",
+        ],
+    action: { label: "Review your security settings", url: securityPage(args.portalUrl) },
+    closing: "If this was you, there is nothing else to do.",
+  });
+}
+
+export function recoveryCodeUsedMail(args: SecurityMailArgs & { codesLeft: number }): MailMessage {
+  const left =
+    args.codesLeft === 0
+      ? "You have no recovery codes left: make new ones on your security page now."
+      : `You have ${args.codesLeft} recovery code${args.codesLeft === 1 ? "" : "s"} left.`;
+  return render(args.to, {
+    subject: `A recovery code was used to sign in to your ${PRODUCT_NAME} account`,
+    greeting: `Hi ${args.username},`,
+    paragraphs: [
+      `A recovery code was used instead of your authenticator app to sign in ${where(args)}. That code no longer works.`,
+      left,
+      "If you did not sign in, someone has your password and a recovery code: reset your password and make new recovery codes now.",
+    ],
+    action: { label: "Review your security settings", url: securityPage(args.portalUrl) },
+    closing: "If this was you, there is nothing else to do.",
+  });
+}

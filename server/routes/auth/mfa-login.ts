@@ -1,0 +1,96 @@
+// POST /v1/token/mfa (ACCOUNT-SECURITY.md): the second step of a sign-in whose password was right,
+// for an account with two-factor sign-in on. The mfa_token of POST /v1/token's 403 and a code from
+// the authenticator app, or a recovery code, answer the usual access token with amr
+// ["pwd", "otp", "mfa"]. Each wrong code counts against the sign-in limits like a wrong password,
+// and the step ends after 5 of them, 5 minutes, or one success.
+import { OpenAPIHono } from "@hono/zod-openapi";
+import { tokenResponseSchema } from "../../../contract/account.ts";
+import { DETAIL } from "../../../contract/messages.ts";
+import { mfaLoginSchema } from "../../../contract/two-factor.ts";
+import { MFA_CHALLENGE_TRIES } from "../../accounts/two-factor.ts";
+import { findUserById } from "../../accounts/users.ts";
+import { recordSecurityEvent } from "../../audit/security-events.ts";
+import { signInSucceeded } from "../../auth/sign-in-throttle.ts";
+import type { AppEnv } from "../../http/app-env.ts";
+import { ApiError } from "../../http/errors.ts";
+import { addRoute, errorResponses, jsonContent, schemaRef } from "../../http/openapi.ts";
+import { parseJsonBody } from "../../http/validation.ts";
+import type { ApiDeps } from "../api-deps.ts";
+import { admitAttempt, recordFailedAttempt } from "./sign-in-attempts.ts";
+import { tokenAnswer } from "./token-answer.ts";
+
+const expired = () => new ApiError(400, DETAIL.mfaStepExpired);
+
+export function mfaLoginRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
+  const app = new OpenAPIHono<AppEnv>();
+  const registry = app.openAPIRegistry;
+  addRoute(
+    app,
+    {
+      method: "post",
+      path: "/token/mfa",
+      operationId: "loginSecondFactor",
+      security: [],
+      tags: ["auth"],
+      summary: "Log in, second step: the code from the authenticator app or a recovery code",
+      description: `For the \`mfa_token\` of POST /v1/token's 403 "${DETAIL.mfaRequired}". It works for 5 minutes, ${MFA_CHALLENGE_TRIES} wrong codes and one success. A recovery code works once and is mailed about.`,
+      request: {
+        body: { content: jsonContent(schemaRef(registry, "MfaLoginRequest", mfaLoginSchema, "input")) },
+      },
+      responses: {
+        200: {
+          description: 'An access token whose `amr` is `["pwd", "otp", "mfa"]`',
+          content: jsonContent(schemaRef(registry, "TokenResponse", tokenResponseSchema)),
+        },
+        ...errorResponses(registry, {
+          400: `"${DETAIL.incorrectCode}" (with \`tries_left\`), or "${DETAIL.mfaStepExpired}" when the mfa_token is unknown, used, older than 5 minutes or out of tries`,
+          403: `"${DETAIL.accountDisabled}"`,
+          422: "No mfa_token or no code",
+          429: `"${DETAIL.tooManyRequests}", with Retry-After: too many failed sign-ins from this address, or for this account from this address`,
+        }),
+      },
+    },
+    async (c) => {
+      const body = await parseJsonBody(c, mfaLoginSchema);
+      const owner = await deps.twoFactor.challengeOwner(body.mfa_token);
+      if (!owner) throw expired();
+      const admitted = await admitAttempt(deps, c, owner.username);
+      const result = await deps.twoFactor.completeChallenge(body.mfa_token, body.code, admitted.origin);
+      if (!result.ok) {
+        if (result.reason === "expired") throw expired();
+        await recordFailedAttempt(deps, admitted, owner, { step: "mfa" });
+        throw new ApiError(400, DETAIL.incorrectCode, {}, { tries_left: result.triesLeft });
+      }
+      await signInSucceeded(deps.limiter, admitted.attempt);
+      const user = await findUserById(deps.db, result.userId);
+      if (!user) throw expired();
+      if (user.disabledAt !== null) throw new ApiError(403, DETAIL.accountDisabled);
+      await recordSecurityEvent(
+        deps.db,
+        {
+          action: "login.succeeded",
+          userId: user.id,
+          actorLabel: user.username,
+          origin: admitted.origin,
+          details: { second_factor: result.method },
+        },
+        admitted.now,
+      );
+      if (result.method === "recovery_code") {
+        deps.securityMails.recoveryCodeUsed(
+          user,
+          result.recoveryCodesLeft,
+          admitted.now,
+          admitted.attempt.ip,
+        );
+      }
+      const issued = await deps.accessTokens.issue(user, {
+        authTime: admitted.now,
+        amr: ["pwd", "otp", "mfa"],
+      });
+      deps.logger.info({ userId: user.id }, "Access token issued after a second factor");
+      return tokenAnswer(c, issued);
+    },
+  );
+  return app;
+}

@@ -1,0 +1,67 @@
+// POST /v1/users/me/password (ACCOUNT-SECURITY.md, /profile/security): a signed-in user changes
+// their password by giving the current one, which counts like a sign-in (a wrong one is a failed
+// attempt, limited per address). Every access token ends, the browser that asked gets a new one,
+// and the owner is mailed, with the API keys that keep working.
+import { OpenAPIHono } from "@hono/zod-openapi";
+import { changePasswordSchema, tokenResponseSchema } from "../../../contract/account.ts";
+import { DETAIL } from "../../../contract/messages.ts";
+import { signInSucceeded } from "../../auth/sign-in-throttle.ts";
+import type { AppEnv } from "../../http/app-env.ts";
+import { limitWrites, requireUser } from "../../http/auth-guard.ts";
+import { ApiError } from "../../http/errors.ts";
+import { addRoute, BEARER_SCHEME, errorResponses, jsonContent, schemaRef } from "../../http/openapi.ts";
+import { parseJsonBody } from "../../http/validation.ts";
+import type { ApiDeps } from "../api-deps.ts";
+import { admitAttempt, recordFailedAttempt } from "../auth/sign-in-attempts.ts";
+import { tokenAnswer } from "../auth/token-answer.ts";
+
+export function passwordChangeRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
+  const app = new OpenAPIHono<AppEnv>();
+  const registry = app.openAPIRegistry;
+  addRoute(
+    app,
+    {
+      method: "post",
+      path: "/users/me/password",
+      operationId: "changePassword",
+      tags: ["account"],
+      summary: "Change the password, with the current one",
+      description:
+        "Every access token of the account stops working (other browsers are signed out); the answer is a new token for the caller. API keys keep working, and the mail about the change lists them.",
+      security: [{ [BEARER_SCHEME]: [] }],
+      request: {
+        body: {
+          content: jsonContent(schemaRef(registry, "ChangePasswordRequest", changePasswordSchema, "input")),
+        },
+      },
+      responses: {
+        200: {
+          description: "The password is changed: a new access token",
+          content: jsonContent(schemaRef(registry, "TokenResponse", tokenResponseSchema)),
+        },
+        ...errorResponses(registry, {
+          400: `"${DETAIL.incorrectPassword}": the current password is wrong`,
+          401: "No valid access token",
+          422: "The new password breaks a rule (the message says which), or a field is missing",
+          429: `"${DETAIL.tooManyRequests}", with Retry-After: too many wrong passwords from this address, or too many writes`,
+        }),
+      },
+    },
+    requireUser(deps),
+    limitWrites(deps.limiter),
+    async (c) => {
+      const { user, claims } = c.var;
+      const body = await parseJsonBody(c, changePasswordSchema);
+      const admitted = await admitAttempt(deps, c, user.username);
+      if (!(await deps.accounts.confirmPassword(user, body.current_password))) {
+        await recordFailedAttempt(deps, admitted, user, { step: "password_change" });
+        throw new ApiError(400, DETAIL.incorrectPassword);
+      }
+      await signInSucceeded(deps.limiter, admitted.attempt);
+      const changed = await deps.accounts.changePassword(user.id, body.new_password, admitted.origin);
+      const issued = await deps.accessTokens.issue(changed, { authTime: admitted.now, amr: claims.amr });
+      return tokenAnswer(c, issued);
+    },
+  );
+  return app;
+}

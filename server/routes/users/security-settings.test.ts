@@ -1,0 +1,109 @@
+// /profile/security's calls on PGlite and PostgreSQL: changing the password with the current one,
+// and the account's recent security events.
+import { describe, expect, it } from "vitest";
+import { DETAIL, VALIDATION } from "../../../contract/messages.ts";
+import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
+import { auditRowsAbout } from "../../testing/admin.ts";
+import { bearer } from "../../testing/api-access.ts";
+import { fromIp, GOOD_PASSWORD, getJson, login, postJson, verifiedUser } from "../../testing/api-client.ts";
+import { useTestApp } from "../../testing/suite.ts";
+
+const NEW_PASSWORD = "Newpass#42";
+
+describe.each(TEST_DATABASES)("security settings (%s)", (kind) => {
+  const ctx = useTestApp(kind);
+  const change = (token: string, body: unknown, ip = "198.51.100.60") =>
+    postJson(ctx.t.app, "/v1/users/me/password", body, { ...bearer(token), ...fromIp(ip) });
+
+  it("changes the password with the current one: other sessions end, this one gets a new token, a mail", async () => {
+    const ann = await verifiedUser(ctx.t, "ann");
+    const other = ((await (await login(ctx.t, "ann")).json()) as { access_token: string }).access_token;
+    const res = await change(ann.accessToken, {
+      current_password: GOOD_PASSWORD,
+      new_password: NEW_PASSWORD,
+    });
+    expect(res.status).toBe(200);
+    const { access_token } = (await res.json()) as { access_token: string };
+    expect((await getJson(ctx.t.app, "/v1/users/me", access_token)).status).toBe(200);
+    for (const old of [ann.accessToken, other]) {
+      expect((await getJson(ctx.t.app, "/v1/users/me", old)).status).toBe(401);
+    }
+    expect((await login(ctx.t, "ann")).status).toBe(400);
+    expect((await login(ctx.t, "ann", NEW_PASSWORD)).status).toBe(200);
+    const mails = (await ctx.t.mails()).filter((m) => m.subject.includes("password was changed"));
+    expect(mails).toHaveLength(1);
+    expect(mails[0]?.text).toContain("was changed on");
+    expect(mails[0]?.text).toContain("from the address 198.51.100.60");
+    expect((await auditRowsAbout(ctx.t, ann.id)).map((r) => r.action)).toContain("password.changed");
+  });
+
+  it("refuses a wrong current password (400, counted like a failed sign-in) and a new one that breaks a rule (422)", async () => {
+    const ann = await verifiedUser(ctx.t, "ann");
+    const wrong = await change(ann.accessToken, {
+      current_password: "Wrong#123",
+      new_password: NEW_PASSWORD,
+    });
+    expect(wrong.status).toBe(400);
+    expect(await wrong.json()).toEqual({ detail: DETAIL.incorrectPassword });
+    const weak = await change(ann.accessToken, { current_password: GOOD_PASSWORD, new_password: "short" });
+    expect(weak.status).toBe(422);
+    const items = ((await weak.json()) as { detail: { loc: string[]; msg: string }[] }).detail;
+    expect(items[0]).toMatchObject({ loc: ["body", "new_password"], msg: VALIDATION.passwordTooShort });
+    // Five wrong ones from one address, then 429; the password is unchanged throughout.
+    for (let i = 0; i < 4; i++) {
+      expect(
+        (
+          await change(
+            ann.accessToken,
+            { current_password: "Wrong#123", new_password: NEW_PASSWORD },
+            "203.0.113.9",
+          )
+        ).status,
+      ).toBe(400);
+    }
+    expect(
+      (
+        await change(
+          ann.accessToken,
+          { current_password: "Wrong#123", new_password: NEW_PASSWORD },
+          "203.0.113.9",
+        )
+      ).status,
+    ).toBe(400);
+    expect(
+      (
+        await change(
+          ann.accessToken,
+          { current_password: GOOD_PASSWORD, new_password: NEW_PASSWORD },
+          "203.0.113.9",
+        )
+      ).status,
+    ).toBe(429);
+    expect((await login(ctx.t, "ann")).status).toBe(200);
+  });
+
+  it("lists the account's recent security events, newest first, with address and browser, never another's", async () => {
+    const ann = await verifiedUser(ctx.t, "ann");
+    await verifiedUser(ctx.t, "bob");
+    const chrome =
+      "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
+    await ctx.t.app.request("/v1/token", {
+      method: "POST",
+      headers: {
+        "Content-Type": "application/x-www-form-urlencoded",
+        "User-Agent": chrome,
+        ...fromIp("198.51.100.77"),
+      },
+      body: new URLSearchParams({ username: "ann", password: "Wrong#123" }).toString(),
+    });
+    const res = await getJson(ctx.t.app, "/v1/users/me/security-events", ann.accessToken);
+    expect(res.status).toBe(200);
+    const { data } = (await res.json()) as {
+      data: { at: string; action: string; ip: string | null; browser: string | null }[];
+    };
+    expect(data.map((e) => e.action)).toEqual(["login.failed", "login.succeeded"]);
+    expect(data[0]).toMatchObject({ ip: "198.51.100.77", browser: "Chrome 131 on Windows" });
+    expect(Date.parse(data[0]?.at ?? "")).toBe(ctx.t.clock.now().getTime());
+    expect((await getJson(ctx.t.app, "/v1/users/me/security-events")).status).toBe(401);
+  });
+});

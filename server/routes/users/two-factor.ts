@@ -1,0 +1,221 @@
+// Two-factor sign-in settings of the signed-in account (ACCOUNT-SECURITY.md): its state, the TOTP
+// setup (a secret, then a code that proves the app has it, which turns two-factor on and answers the
+// recovery codes), turning it off, and new recovery codes. Every change needs a password entered
+// within 10 minutes, counts as a signed-in write, is audited and mailed about.
+import { OpenAPIHono } from "@hono/zod-openapi";
+import { detailSchema } from "../../../contract/account.ts";
+import { DETAIL } from "../../../contract/messages.ts";
+import {
+  mfaCodeBodySchema,
+  mfaStatusSchema,
+  recoveryCodesSchema,
+  totpConfirmedSchema,
+  totpSetupSchema,
+} from "../../../contract/two-factor.ts";
+import type { AppEnv } from "../../http/app-env.ts";
+import { limitWrites, requireRecentAuth, requireUser } from "../../http/auth-guard.ts";
+import { clientIp } from "../../http/client-ip.ts";
+import { ApiError } from "../../http/errors.ts";
+import { addRoute, BEARER_SCHEME, errorResponses, jsonContent, schemaRef } from "../../http/openapi.ts";
+import { originOf } from "../../http/request-origin.ts";
+import { parseJsonBody } from "../../http/validation.ts";
+import type { ApiDeps } from "../api-deps.ts";
+import { tokenAnswer } from "../auth/token-answer.ts";
+
+const PATH = "/users/me/mfa";
+const REAUTH_403 = `"${DETAIL.reauthRequired}" with \`reauth_required: true\` when the password was entered more than 10 minutes ago (POST /v1/reauth, then retry)`;
+
+export function twoFactorRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
+  const app = new OpenAPIHono<AppEnv>();
+  const registry = app.openAPIRegistry;
+  const security = [{ [BEARER_SCHEME]: [] }];
+  const sensitive = [requireUser(deps), requireRecentAuth(deps.clock), limitWrites(deps.limiter)] as const;
+  const codeBody = {
+    body: { content: jsonContent(schemaRef(registry, "MfaCodeRequest", mfaCodeBodySchema, "input")) },
+  };
+  const refused = (reason: "incorrect" | "not_on" | "not_started" | "already_on") => {
+    if (reason === "incorrect") return new ApiError(400, DETAIL.incorrectCode);
+    if (reason === "not_on") return new ApiError(409, DETAIL.mfaNotOn);
+    if (reason === "not_started") return new ApiError(409, DETAIL.mfaNotStarted);
+    return new ApiError(409, DETAIL.mfaAlreadyOn);
+  };
+
+  addRoute(
+    app,
+    {
+      method: "get",
+      path: PATH,
+      operationId: "getTwoFactor",
+      tags: ["two-factor"],
+      summary: "Whether two-factor sign-in is on, and how many recovery codes are left",
+      security,
+      responses: {
+        200: {
+          description: "The account's two-factor state",
+          content: jsonContent(schemaRef(registry, "MfaStatus", mfaStatusSchema)),
+        },
+        ...errorResponses(registry, { 401: "No valid access token" }),
+      },
+    },
+    requireUser(deps),
+    async (c) => {
+      const status = await deps.twoFactor.status(c.var.user.id);
+      return c.json({ totp: status.totp, recovery_codes_left: status.recoveryCodesLeft }, 200);
+    },
+  );
+
+  addRoute(
+    app,
+    {
+      method: "post",
+      path: `${PATH}/totp`,
+      operationId: "startTotpSetup",
+      tags: ["two-factor"],
+      summary: "Start setting up an authenticator app: a new secret and its otpauth:// URL",
+      description:
+        "Two-factor sign-in is not on until POST /v1/users/me/mfa/totp/confirm gets a code made from this secret. Calling this again replaces a setup that was not confirmed.",
+      security,
+      responses: {
+        201: {
+          description: "The secret (Base32) and the URL its QR code holds",
+          content: jsonContent(schemaRef(registry, "TotpSetup", totpSetupSchema)),
+        },
+        ...errorResponses(registry, {
+          401: "No valid access token",
+          403: REAUTH_403,
+          409: `"${DETAIL.mfaAlreadyOn}"`,
+          429: "Too many signed-in writes",
+        }),
+      },
+    },
+    ...sensitive,
+    async (c) => {
+      const started = await deps.twoFactor.begin(c.var.user);
+      if (!started.ok) throw refused("already_on");
+      return c.json({ secret: started.secret, otpauth_url: started.otpauthUrl }, 201);
+    },
+  );
+
+  addRoute(
+    app,
+    {
+      method: "post",
+      path: `${PATH}/totp/confirm`,
+      operationId: "confirmTotpSetup",
+      tags: ["two-factor"],
+      summary: "Turn two-factor sign-in on with a code from the new authenticator app",
+      description:
+        'Answers the 10 recovery codes (shown this once) and a new access token that counts the second factor (`amr` `["pwd", "otp", "mfa"]`, what staff need for /v1/admin); the token this is called with stops working.',
+      security,
+      request: codeBody,
+      responses: {
+        200: {
+          description: "Two-factor sign-in is on",
+          content: jsonContent(schemaRef(registry, "TotpConfirmed", totpConfirmedSchema)),
+        },
+        ...errorResponses(registry, {
+          400: `"${DETAIL.incorrectCode}"`,
+          401: "No valid access token",
+          403: REAUTH_403,
+          409: `"${DETAIL.mfaNotStarted}" or "${DETAIL.mfaAlreadyOn}"`,
+          422: "No code",
+          429: "Too many signed-in writes",
+        }),
+      },
+    },
+    ...sensitive,
+    async (c) => {
+      const { user, claims } = c.var;
+      const body = await parseJsonBody(c, mfaCodeBodySchema);
+      const origin = originOf(c, deps.trustProxy);
+      const result = await deps.twoFactor.confirm(user, body.code, origin);
+      if (!result.ok) throw refused(result.reason);
+      const now = deps.clock.now();
+      deps.securityMails.twoFactorChanged(user, true, now, origin.ip);
+      const issued = await deps.accessTokens.issue(user, {
+        authTime: new Date(claims.auth_time * 1000),
+        amr: ["pwd", "otp", "mfa"],
+      });
+      await deps.db.transaction((tx) =>
+        deps.revocations.revoke(tx, { jti: claims.jti, userId: user.id, exp: claims.exp }),
+      );
+      return tokenAnswer(c, issued, { recovery_codes: result.recoveryCodes });
+    },
+  );
+
+  addRoute(
+    app,
+    {
+      method: "delete",
+      path: `${PATH}/totp`,
+      operationId: "turnOffTwoFactor",
+      tags: ["two-factor"],
+      summary: "Turn two-factor sign-in off, with a code from the authenticator app or a recovery code",
+      security,
+      request: codeBody,
+      responses: {
+        200: {
+          description: `"${DETAIL.mfaTurnedOff}": the authenticator and the recovery codes are forgotten`,
+          content: jsonContent(schemaRef(registry, "Detail", detailSchema)),
+        },
+        ...errorResponses(registry, {
+          400: `"${DETAIL.incorrectCode}"`,
+          401: "No valid access token",
+          403: REAUTH_403,
+          409: `"${DETAIL.mfaNotOn}"`,
+          422: "No code",
+          429: "Too many signed-in writes",
+        }),
+      },
+    },
+    ...sensitive,
+    async (c) => {
+      const user = c.var.user;
+      const body = await parseJsonBody(c, mfaCodeBodySchema);
+      const origin = originOf(c, deps.trustProxy);
+      const result = await deps.twoFactor.disable(user, body.code, origin);
+      if (!result.ok) throw refused(result.reason);
+      deps.securityMails.twoFactorChanged(user, false, deps.clock.now(), clientIp(c, deps.trustProxy));
+      return c.json({ detail: DETAIL.mfaTurnedOff }, 200);
+    },
+  );
+
+  addRoute(
+    app,
+    {
+      method: "post",
+      path: `${PATH}/recovery-codes`,
+      operationId: "renewRecoveryCodes",
+      tags: ["two-factor"],
+      summary: "Ten new recovery codes for a code from the authenticator app; the old ones stop working",
+      security,
+      request: codeBody,
+      responses: {
+        200: {
+          description: "The new codes, shown this once",
+          content: jsonContent(schemaRef(registry, "RecoveryCodes", recoveryCodesSchema)),
+        },
+        ...errorResponses(registry, {
+          400: `"${DETAIL.incorrectCode}" (a recovery code does not make new ones)`,
+          401: "No valid access token",
+          403: REAUTH_403,
+          409: `"${DETAIL.mfaNotOn}"`,
+          422: "No code",
+          429: "Too many signed-in writes",
+        }),
+      },
+    },
+    ...sensitive,
+    async (c) => {
+      const body = await parseJsonBody(c, mfaCodeBodySchema);
+      const result = await deps.twoFactor.renewRecoveryCodes(
+        c.var.user,
+        body.code,
+        originOf(c, deps.trustProxy),
+      );
+      if (!result.ok) throw refused(result.reason);
+      return c.json({ recovery_codes: result.recoveryCodes }, 200);
+    },
+  );
+  return app;
+}
