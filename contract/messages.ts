@@ -72,6 +72,9 @@ export const DETAIL = {
   mfaNotOn: "Two-factor authentication is not on",
   mfaNotStarted: "Start the two-factor setup first",
   mfaTurnedOff: "Two-factor authentication is off",
+  /** DELETE /v1/users/me: the body's `confirm` must be the account's username. */
+  deleteConfirmMismatch: "Type your username exactly to confirm",
+  accountDeleted: "Your account was deleted.",
 } as const;
 
 /** `msg` of the 422 items that are about the body as a whole rather than one field. */

@@ -30,3 +30,8 @@ export const securityEventsSchema = z.object({
   ),
 });
 export type SecurityEvents = z.infer<typeof securityEventsSchema>;
+
+/** `DELETE /v1/users/me`: the account's username, typed to confirm. */
+export const deleteAccountSchema = z.object({
+  confirm: z.string({ error: "Type your username to confirm" }).check(z.maxLength(100)),
+});

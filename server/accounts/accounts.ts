@@ -6,6 +6,7 @@ import { usableApiKeys } from "../api-access/api-keys.ts";
 import { appendSecurityEvent, type RequestOrigin } from "../audit/security-events.ts";
 import { normaliseEmail } from "../auth/email-address.ts";
 import type { PasswordHasher } from "../auth/passwords.ts";
+import { generateSecretToken } from "../auth/secret-tokens.ts";
 import type { BackgroundTasks } from "../background.ts";
 import type { Clock } from "../clock.ts";
 import { type UserRow, users } from "../db/schema/index.ts";
@@ -146,6 +147,11 @@ export function createAccounts(deps: AccountDeps) {
         });
       }
       return { ok: true, user };
+    },
+
+    /** A password hash nobody knows the password of: what a deleted account keeps. */
+    unusablePasswordHash(): Promise<string> {
+      return passwords.hash(generateSecretToken());
     },
 
     /** Whether `password` is the user's (re-authentication); a full argon2 verification. */

@@ -6,7 +6,11 @@ import type { BackgroundTasks } from "../background.ts";
 import type { ApiKeyRow, UserRow } from "../db/schema/index.ts";
 import { fromMillicredits } from "../domain/ledger.ts";
 import type { Mailer } from "../mail/mailer.ts";
-import { recoveryCodeUsedMail, twoFactorChangedMail } from "../mail/security-templates.ts";
+import {
+  accountDeletedMail,
+  recoveryCodeUsedMail,
+  twoFactorChangedMail,
+} from "../mail/security-templates.ts";
 import { apiKeyCreatedMail } from "../mail/templates.ts";
 
 type Recipient = Pick<UserRow, "email" | "username">;
@@ -15,6 +19,8 @@ export interface SecurityMails {
   apiKeyCreated(user: Recipient, key: ApiKeyRow, ip: string | null): void;
   twoFactorChanged(user: Recipient, enabled: boolean, at: Date, ip: string | null): void;
   recoveryCodeUsed(user: Recipient, codesLeft: number, at: Date, ip: string | null): void;
+  /** To the address the account had: the only word the owner gets once it is gone. */
+  accountDeleted(user: Recipient, at: Date, ip: string | null): void;
 }
 
 /** An instant as the security mails show it: "2026-11-25 21:14 UTC". */
@@ -52,6 +58,10 @@ export function createSecurityMails(deps: {
     recoveryCodeUsed(user, codesLeft, at, ip) {
       const mail = recoveryCodeUsedMail({ ...addressed(user), at: mailTime(at), ip, codesLeft });
       deps.tasks.run("recovery code used mail", () => deps.mailer.send(mail));
+    },
+    accountDeleted(user, at, ip) {
+      const mail = accountDeletedMail({ ...addressed(user), at: mailTime(at), ip });
+      deps.tasks.run("account deleted mail", () => deps.mailer.send(mail));
     },
   };
 

@@ -51,3 +51,17 @@ export function recoveryCodeUsedMail(args: SecurityMailArgs & { codesLeft: numbe
     closing: "If this was you, there is nothing else to do.",
   });
 }
+
+export function accountDeletedMail(args: SecurityMailArgs): MailMessage {
+  return render(args.to, {
+    subject: `Your ${PRODUCT_NAME} account was deleted`,
+    greeting: `Hi ${args.username},`,
+    paragraphs: [
+      `Your account was deleted ${where(args)}. Its API keys no longer work, any subscription has ended, and your personal data has been erased.`,
+      "Invoices and payment records are kept as issued for the period the law requires (10 years), without your account.",
+      "If you did not delete it, reply to this e-mail at once: someone had your password.",
+    ],
+    action: { label: `Visit ${PRODUCT_NAME}`, url: args.portalUrl },
+    closing: "Thank you for using our service.",
+  });
+}

@@ -18,6 +18,7 @@ const CONTRACT_PATHS = [
   "/v1/users/me/mfa/recovery-codes",
   "/v1/users/me/password",
   "/v1/users/me/security-events",
+  "/v1/users/me/export",
   "/v1/api-keys/revoke-all",
   "/v1/register",
   "/v1/users/me",

@@ -184,6 +184,8 @@ describe.each(TEST_DATABASES)("every /v1 endpoint under bad input (%s)", (kind) 
         "POST /v1/users/me/mfa/recovery-codes",
         "POST /v1/users/me/password",
         "GET /v1/users/me/security-events",
+        "GET /v1/users/me/export",
+        "DELETE /v1/users/me",
         "POST /v1/register",
         "GET /v1/users/me",
         "POST /v1/user/password-reset-request",

@@ -24,6 +24,7 @@ import { billingHistoryRoutes } from "./billing/history.ts";
 import { type BillingRouteDeps, billingRoutes } from "./billing/routes.ts";
 import { docsRoutes } from "./docs/routes.ts";
 import { usageRoutes } from "./usage/routes.ts";
+import { accountDataRoutes } from "./users/account-data.ts";
 import { lowBalanceAlertRoutes } from "./users/low-balance-alert.ts";
 import { passwordChangeRoutes } from "./users/password.ts";
 import { userRoutes } from "./users/routes.ts";
@@ -58,6 +59,7 @@ export function v1Routes(
   api.route("/", emailVerificationRoutes(deps));
   api.route("/", billingRoutes({ ...deps, ...billing }));
   api.route("/", billingHistoryRoutes({ ...deps, billing: billing.billing }));
+  api.route("/", accountDataRoutes({ ...deps, billing: billing.billing }));
   api.route("/", webhookRoutes(billing.billing));
   api.route("/", apiKeyRoutes(deps));
   api.route("/", introspectRoutes(deps));

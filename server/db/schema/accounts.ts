@@ -57,6 +57,11 @@ export const users = pgTable(
      * account until an admin clears it (ACCOUNT-SECURITY.md, OPERATIONS.md).
      */
     disputeHoldAt: timestamp("dispute_hold_at", { withTimezone: true }),
+    /**
+     * Set when the owner deleted the account (DELETE /v1/users/me): the row stays, pseudonymised,
+     * for the invoices and payments that must be kept; username and e-mail are free again.
+     */
+    deletedAt: timestamp("deleted_at", { withTimezone: true }),
     /** The last successful login (shown to support staff). */
     lastLoginAt: timestamp("last_login_at", { withTimezone: true }),
     ...timestamps,

@@ -1,15 +1,8 @@
-// GET /v1/users/me/security-events: what /profile/security lists under "Recent security events":
-// the account's sign-ins, sign-outs, password and two-factor changes, with the address and browser
-// the audit log recorded (never staff actions or their reasons, which are support's to explain).
+// GET /v1/users/me/security-events: what /profile/security lists under "Recent security events"
+// (audit/security-event-list.ts says which events those are).
 import { OpenAPIHono } from "@hono/zod-openapi";
-import { and, desc, eq, like, or } from "drizzle-orm";
-import {
-  SECURITY_EVENT_PREFIXES,
-  SECURITY_EVENTS_SHOWN,
-  securityEventsSchema,
-} from "../../../contract/security-events.ts";
-import { browserName } from "../../audit/browser-name.ts";
-import { auditLog } from "../../db/schema/index.ts";
+import { SECURITY_EVENTS_SHOWN, securityEventsSchema } from "../../../contract/security-events.ts";
+import { securityEventsOf } from "../../audit/security-event-list.ts";
 import type { AppEnv } from "../../http/app-env.ts";
 import { requireUser } from "../../http/auth-guard.ts";
 import { addRoute, BEARER_SCHEME, errorResponses, jsonContent, schemaRef } from "../../http/openapi.ts";
@@ -36,33 +29,7 @@ export function securityEventRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
       },
     },
     requireUser(deps),
-    async (c) => {
-      const rows = await deps.db
-        .select({
-          id: auditLog.id,
-          at: auditLog.at,
-          action: auditLog.action,
-          ip: auditLog.ip,
-          details: auditLog.details,
-        })
-        .from(auditLog)
-        .where(
-          and(
-            eq(auditLog.subjectUserId, c.var.user.id),
-            or(...SECURITY_EVENT_PREFIXES.map((prefix) => like(auditLog.action, `${prefix}%`))),
-          ),
-        )
-        .orderBy(desc(auditLog.seq))
-        .limit(SECURITY_EVENTS_SHOWN);
-      const data = rows.map((row) => ({
-        id: row.id,
-        at: row.at.toISOString(),
-        action: row.action,
-        ip: row.ip,
-        browser: browserName(typeof row.details.user_agent === "string" ? row.details.user_agent : null),
-      }));
-      return c.json({ data }, 200);
-    },
+    async (c) => c.json({ data: await securityEventsOf(deps.db, c.var.user.id, SECURITY_EVENTS_SHOWN) }, 200),
   );
   return app;
 }

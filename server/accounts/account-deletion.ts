@@ -1,0 +1,62 @@
+// Deleting an account (ACCOUNT-SECURITY.md, GDPR art. 17): what is erased, what is pseudonymised and
+// what stays. The invoices, credit notes and payments stay as issued for their retention period
+// (10 years, § 147 AO; the invoice keeps its own snapshot of the buyer), and so do the ledger and
+// the charges, which they explain. The user row stays for them to point at, with nothing personal
+// left: the username and address become the row's id, so both are free to register again.
+import { eq, sql } from "drizzle-orm";
+import { revokeAllApiKeys } from "../api-access/api-keys.ts";
+import { appendSecurityEvent, type RequestOrigin } from "../audit/security-events.ts";
+import {
+  billingCustomers,
+  mfaChallenges,
+  recoveryCodes,
+  totpFactors,
+  users,
+  userTokens,
+} from "../db/schema/index.ts";
+import type { Tx } from "../db/types.ts";
+
+/** The name a deleted account is listed under (staff see it in the console and the audit log). */
+export const deletedName = (userId: string) => `deleted-${userId}`;
+
+/**
+ * Erases the account in `tx` (call it last in the transaction that also ends the subscription):
+ * keys revoked, every token ended, second factors and mailed links gone, billing details cleared,
+ * the user row pseudonymised with a password nobody knows.
+ */
+export async function eraseAccount(
+  tx: Tx,
+  args: { userId: string; unusablePasswordHash: string; now: Date; origin: RequestOrigin },
+): Promise<void> {
+  const { userId, now } = args;
+  await revokeAllApiKeys(tx, userId, now);
+  await tx.delete(totpFactors).where(eq(totpFactors.userId, userId));
+  await tx.delete(recoveryCodes).where(eq(recoveryCodes.userId, userId));
+  await tx.delete(mfaChallenges).where(eq(mfaChallenges.userId, userId));
+  await tx.delete(userTokens).where(eq(userTokens.userId, userId));
+  await tx
+    .update(billingCustomers)
+    .set({ name: null, vatId: null, detailsUpdatedAt: now })
+    .where(eq(billingCustomers.userId, userId));
+  const name = deletedName(userId);
+  await tx
+    .update(users)
+    .set({
+      username: name,
+      email: `${userId}@deleted.invalid`,
+      passwordHash: args.unusablePasswordHash,
+      emailVerified: false,
+      tokenVersion: sql`${users.tokenVersion} + 1`,
+      lowBalanceThreshold: null,
+      disabledAt: now,
+      deletedAt: now,
+      updatedAt: now,
+    })
+    .where(eq(users.id, userId));
+  await appendSecurityEvent(
+    tx,
+    // The address the request came from is kept, without the browser: the log's own retention applies.
+    { action: "account.deleted", userId, actorLabel: name, origin: { ip: args.origin.ip, userAgent: null } },
+    now,
+  );
+}

@@ -1,0 +1,134 @@
+// The account's data on PGlite and PostgreSQL: the export holds everything the contract lists and
+// no secret; deletion ends the subscription, keys and tokens, erases what is personal, keeps the
+// invoices, and frees the username and e-mail.
+import { eq } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { DETAIL } from "../../../contract/messages.ts";
+import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
+import { deletedName } from "../../accounts/account-deletion.ts";
+import { billingCustomers, invoices, localSubscriptions, users } from "../../db/schema/index.ts";
+import { auditRowsAbout } from "../../testing/admin.ts";
+import { bearer, consumeRequest, createKey, introspect, serviceKey } from "../../testing/api-access.ts";
+import { getJson, login, register, verifiedUser } from "../../testing/api-client.ts";
+import { subscribe } from "../../testing/billing.ts";
+import { useTestApp } from "../../testing/suite.ts";
+import { callAs, turnOnTwoFactor } from "../../testing/two-factor.ts";
+
+describe.each(TEST_DATABASES)("the account's data (%s)", (kind) => {
+  const ctx = useTestApp(kind);
+  const remove = (token: string, confirm: unknown) =>
+    callAs(ctx.t, "/v1/users/me", token, { confirm }, "DELETE");
+
+  it("exports the account, billing, ledger, invoices, key metadata, security events and every charge", async () => {
+    const ann = await verifiedUser(ctx.t, "ann");
+    await subscribe(ctx.t, ann.accessToken, "A");
+    const key = await createKey(ctx.t, ann.accessToken, { name: "Render farm" });
+    const service = await serviceKey(ctx.t);
+    for (let i = 0; i < 3; i++) {
+      const res = await consumeRequest(ctx.t, service, {
+        api_key_id: key.id,
+        feature: "standard-filter",
+        people: "one",
+        idempotency_key: `job-${i}`,
+      });
+      expect(res.status, await res.clone().text()).toBe(200);
+    }
+    const res = await getJson(ctx.t.app, "/v1/users/me/export", ann.accessToken);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-disposition")).toMatch(
+      /^attachment; filename="account-\d{4}-\d{2}-\d{2}\.json"$/,
+    );
+    const text = await res.text();
+    const data = JSON.parse(text) as Record<string, unknown> & {
+      account: Record<string, unknown>;
+      charges: Record<string, unknown>[];
+      invoices: unknown[];
+      api_keys: Record<string, unknown>[];
+      credit_ledger: unknown[];
+      security_events: { action: string }[];
+    };
+    expect(data.account).toMatchObject({ username: "ann", email: ann.email, two_factor: false });
+    expect(data.invoices.length).toBeGreaterThan(0);
+    expect(data.credit_ledger.length).toBeGreaterThanOrEqual(2);
+    expect(data.api_keys).toEqual([expect.objectContaining({ name: "Render farm", prefix: key.prefix })]);
+    expect(data.charges).toHaveLength(3);
+    expect(data.charges[0]).toMatchObject({ feature: "standard-filter", credits: 1, api_key: key.prefix });
+    expect(data.security_events.map((e) => e.action)).toContain("login.succeeded");
+    // Never a secret: not the key, not its hash.
+    expect(text).not.toContain(key.key);
+  });
+
+  it("streams an account without charges as valid JSON too, and asks for the password after 10 minutes", async () => {
+    const bob = await verifiedUser(ctx.t, "bob");
+    const fresh = await getJson(ctx.t.app, "/v1/users/me/export", bob.accessToken);
+    expect((JSON.parse(await fresh.text()) as { charges: unknown[] }).charges).toEqual([]);
+    ctx.t.clock.advance(10 * 60_000 + 1000);
+    const stale = await getJson(ctx.t.app, "/v1/users/me/export", bob.accessToken);
+    expect(stale.status).toBe(403);
+    expect(await stale.json()).toEqual({ detail: DETAIL.reauthRequired, reauth_required: true });
+  });
+
+  it("deletes: the plan ends now, keys and tokens stop, personal data goes, invoices stay, the names are free", async () => {
+    const ann = await verifiedUser(ctx.t, "ann");
+    await subscribe(ctx.t, ann.accessToken, "A");
+    const key = await createKey(ctx.t, ann.accessToken);
+    const { accessToken } = await turnOnTwoFactor(ctx.t, ann.accessToken);
+    const invoicesBefore = await ctx.database.db.select().from(invoices).where(eq(invoices.userId, ann.id));
+    expect(invoicesBefore.length).toBeGreaterThan(0);
+
+    const wrong = await remove(accessToken, "Ann");
+    expect(wrong.status).toBe(400);
+    expect(await wrong.json()).toEqual({ detail: DETAIL.deleteConfirmMismatch });
+    const done = await remove(accessToken, "ann");
+    expect(done.status).toBe(200);
+    expect(await done.json()).toEqual({ detail: DETAIL.accountDeleted });
+
+    expect((await getJson(ctx.t.app, "/v1/users/me", accessToken)).status).toBe(401);
+    expect(await introspect(ctx.t, await serviceKey(ctx.t), key.key)).toEqual({ active: false });
+    const [row] = await ctx.database.db.select().from(users).where(eq(users.id, ann.id));
+    expect(row).toMatchObject({
+      username: deletedName(ann.id),
+      email: `${ann.id}@deleted.invalid`,
+      emailVerified: false,
+    });
+    expect(row?.deletedAt).not.toBeNull();
+    const [customer] = await ctx.database.db
+      .select()
+      .from(billingCustomers)
+      .where(eq(billingCustomers.userId, ann.id));
+    expect(customer).toMatchObject({ name: null, vatId: null });
+    const subs = await ctx.database.db
+      .select()
+      .from(localSubscriptions)
+      .where(eq(localSubscriptions.userId, ann.id));
+    expect(subs.every((s) => s.status === "canceled")).toBe(true);
+    // Invoices stay as issued, with the buyer as it was on the day.
+    expect(await ctx.database.db.select().from(invoices).where(eq(invoices.userId, ann.id))).toEqual(
+      invoicesBefore,
+    );
+    expect((await login(ctx.t, "ann")).status).toBe(400);
+    const [mail] = (await ctx.t.mails()).filter(
+      (m) => m.to === ann.email && m.subject.includes("was deleted"),
+    );
+    expect(mail?.text).toContain("Invoices and payment records are kept");
+    expect((await auditRowsAbout(ctx.t, ann.id)).map((r) => r.action)).toContain("account.deleted");
+
+    // The username and the address register again, as a new account.
+    const again = await register(ctx.t, "ann", { email: ann.email });
+    expect(again.id).not.toBe(ann.id);
+  });
+
+  it("deletes an account without a plan, and refuses without the password of the last 10 minutes", async () => {
+    const bob = await verifiedUser(ctx.t, "bob");
+    ctx.t.clock.advance(10 * 60_000 + 1000);
+    const stale = await remove(bob.accessToken, "bob");
+    expect(stale.status).toBe(403);
+    const res = await callAs(ctx.t, "/v1/reauth", bob.accessToken, { password: "Abcdef1!" });
+    const { access_token } = (await res.json()) as { access_token: string };
+    expect((await remove(access_token, "bob")).status).toBe(200);
+    expect((await getJson(ctx.t.app, "/v1/users/me", access_token)).status).toBe(401);
+    expect(
+      (await ctx.t.app.request("/v1/users/me", { method: "DELETE", headers: bearer("nope") })).status,
+    ).toBe(401);
+  });
+});

@@ -1,0 +1,173 @@
+// The account's own data (ACCOUNT-SECURITY.md, GDPR): GET /v1/users/me/export streams it as one
+// JSON document; DELETE /v1/users/me deletes the account: the subscription ends now without
+// renewal, then everything personal is erased or pseudonymised in the same transaction
+// (accounts/account-deletion.ts); invoices and payments stay as issued. Both need a password
+// entered within 10 minutes.
+import { OpenAPIHono, z } from "@hono/zod-openapi";
+import { detailSchema } from "../../../contract/account.ts";
+import { DETAIL } from "../../../contract/messages.ts";
+import { deleteAccountSchema } from "../../../contract/security-events.ts";
+import { eraseAccount } from "../../accounts/account-deletion.ts";
+import { accountExportStream } from "../../accounts/account-export.ts";
+import { listApiKeys } from "../../api-access/api-keys.ts";
+import { securityEventsOf } from "../../audit/security-event-list.ts";
+import { BillingRefusal } from "../../billing/refusal.ts";
+import type { Billing } from "../../billing/service.ts";
+import type { Tx } from "../../db/types.ts";
+import { fromMillicredits } from "../../domain/ledger.ts";
+import type { AppEnv } from "../../http/app-env.ts";
+import { requireRecentAuth, requireUser } from "../../http/auth-guard.ts";
+import { ApiError } from "../../http/errors.ts";
+import { addRoute, BEARER_SCHEME, errorResponses, jsonContent, schemaRef } from "../../http/openapi.ts";
+import { originOf } from "../../http/request-origin.ts";
+import { parseJsonBody } from "../../http/validation.ts";
+import { type ChargeCursor, usageCharges } from "../../usage/usage-store.ts";
+import type { ApiDeps } from "../api-deps.ts";
+import { presentUser } from "./present-user.ts";
+
+/** Every security event the log still holds for the account goes into the export. */
+const EXPORTED_EVENTS = 10_000;
+const REAUTH_403 = `"${DETAIL.reauthRequired}" with \`reauth_required: true\` when the password was entered more than 10 minutes ago (POST /v1/reauth, then retry)`;
+
+export function accountDataRoutes(deps: ApiDeps & { billing: Billing }): OpenAPIHono<AppEnv> {
+  const app = new OpenAPIHono<AppEnv>();
+  const registry = app.openAPIRegistry;
+  const security = [{ [BEARER_SCHEME]: [] }];
+  const sensitive = [requireUser(deps), requireRecentAuth(deps.clock)] as const;
+
+  addRoute(
+    app,
+    {
+      method: "get",
+      path: "/users/me/export",
+      operationId: "exportAccount",
+      tags: ["account"],
+      summary: "Download the account's data as JSON (GDPR art. 15 and 20)",
+      description:
+        "The account, billing details, subscription, credit ledger, invoices, API key metadata (never a key), security events and every charge, streamed.",
+      security,
+      responses: {
+        200: {
+          description: "A JSON document, as a download",
+          content: { "application/json": { schema: z.object({}).passthrough() } },
+        },
+        ...errorResponses(registry, { 401: "No valid access token", 403: REAUTH_403 }),
+      },
+    },
+    ...sensitive,
+    async (c) => {
+      const user = c.var.user;
+      const now = deps.clock.now();
+      const [account, details, ledger, invoices, keys, events] = await Promise.all([
+        presentUser(deps.db, user, now, deps.tiers),
+        deps.billing.details(user.id),
+        deps.billing.ledger(user.id),
+        deps.billing.invoices(user.id),
+        listApiKeys(deps.db, user.id, now, { includeRevoked: true }),
+        securityEventsOf(deps.db, user.id, EXPORTED_EVENTS),
+      ]);
+      const twoFactor = await deps.twoFactor.status(user.id);
+      const head = {
+        exported_at: now.toISOString(),
+        account: {
+          ...account,
+          created_at: user.createdAt.toISOString(),
+          email_verified_at: user.emailVerifiedAt?.toISOString() ?? null,
+          last_login_at: user.lastLoginAt?.toISOString() ?? null,
+          low_balance_threshold:
+            user.lowBalanceThreshold === null ? null : fromMillicredits(user.lowBalanceThreshold),
+          two_factor: twoFactor.totp,
+        },
+        billing_details: details,
+        credit_ledger: ledger,
+        invoices,
+        api_keys: keys.map(({ row }) => ({
+          name: row.name,
+          prefix: row.prefix,
+          created_at: row.createdAt.toISOString(),
+          expires_at: row.expiresAt?.toISOString() ?? null,
+          revoked_at: row.revokedAt?.toISOString() ?? null,
+          last_used_at: row.lastUsedAt?.toISOString() ?? null,
+          monthly_credit_limit:
+            row.monthlyCreditLimit === null ? null : fromMillicredits(row.monthlyCreditLimit),
+          features: row.features,
+        })),
+        security_events: events,
+      };
+      const everything = { start: new Date(0), end: new Date(now.getTime() + 1), from: "", to: "" };
+      const body = accountExportStream({
+        head,
+        readPage: (after: ChargeCursor | undefined, limit: number) =>
+          usageCharges(deps.db, user.id, everything, after, limit),
+        cursorOf: (last) => ({ createdAt: last.createdAt, id: last.id }),
+        item: (charge) => ({
+          at: charge.createdAt.toISOString(),
+          feature: charge.feature,
+          people: charge.people,
+          quantity: charge.quantity,
+          credits: fromMillicredits(charge.amount),
+          api_key: charge.keyPrefix,
+          idempotency_key: charge.idempotencyKey,
+        }),
+      });
+      return c.body(body, 200, {
+        "Content-Type": "application/json; charset=utf-8",
+        "Content-Disposition": `attachment; filename="account-${now.toISOString().slice(0, 10)}.json"`,
+        "Cache-Control": "no-store",
+      });
+    },
+  );
+
+  addRoute(
+    app,
+    {
+      method: "delete",
+      path: "/users/me",
+      operationId: "deleteAccount",
+      tags: ["account"],
+      summary: "Delete the account (GDPR art. 17), with its username typed to confirm",
+      description:
+        "The subscription ends now, without renewal or refund; API keys are revoked and every token ends; two-factor settings, mailed links and billing details are erased; the account is pseudonymised, so its username and e-mail can register again. Invoices and payments stay as issued for their retention period (10 years). Remaining credits are lost.",
+      security,
+      request: {
+        body: {
+          content: jsonContent(schemaRef(registry, "DeleteAccountRequest", deleteAccountSchema, "input")),
+        },
+      },
+      responses: {
+        200: {
+          description: `"${DETAIL.accountDeleted}"`,
+          content: jsonContent(schemaRef(registry, "Detail", detailSchema)),
+        },
+        ...errorResponses(registry, {
+          400: `"${DETAIL.deleteConfirmMismatch}"`,
+          401: "No valid access token",
+          403: REAUTH_403,
+          422: "No `confirm`",
+          502: "The payment provider could not end the subscription: nothing was deleted, try again",
+        }),
+      },
+    },
+    ...sensitive,
+    async (c) => {
+      const user = c.var.user;
+      const body = await parseJsonBody(c, deleteAccountSchema);
+      if (body.confirm !== user.username) throw new ApiError(400, DETAIL.deleteConfirmMismatch);
+      const origin = originOf(c, deps.trustProxy);
+      const unusablePasswordHash = await deps.accounts.unusablePasswordHash();
+      const now = deps.clock.now();
+      const erase = (tx: Tx) => eraseAccount(tx, { userId: user.id, unusablePasswordHash, now, origin });
+      try {
+        // The provider first, in the same transaction as the erasure: both happen, or neither.
+        await deps.billing.endSubscriptionNow(user.id, erase);
+      } catch (error) {
+        if (!(error instanceof BillingRefusal && error.code === "no_paid_plan")) throw error;
+        await deps.db.transaction(erase);
+      }
+      deps.securityMails.accountDeleted(user, now, origin.ip);
+      deps.logger.info({ userId: user.id }, "Account deleted by its owner");
+      return c.json({ detail: DETAIL.accountDeleted }, 200);
+    },
+  );
+  return app;
+}
