@@ -1,6 +1,10 @@
 // The operator console's words (/admin/customers, /admin/customers/{id}, /admin/audit): only the
 // console's pages load this module.
 export const ADMIN_PAGE_TEXT = {
+  /** Staff whose session is from a password alone (ACCOUNT-SECURITY.md). */
+  twoFactorRequired:
+    "Turn on two-factor authentication on your Security page; it signs this browser in with both factors.",
+  twoFactorLink: "Go to Security",
   customers: {
     title: "Customers",
     intro:

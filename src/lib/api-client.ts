@@ -16,12 +16,23 @@ export class ApiError extends Error implements FailedAnswer {
   readonly detail: unknown;
   /** The server wants the password again before this action (403 `reauth_required: true`). */
   readonly reauthRequired: boolean;
-  constructor(status: number | undefined, detail: unknown, message: string, reauthRequired = false) {
+  /** The password was right and a second factor is due: POST /v1/token's 403 `mfa_token`. */
+  readonly mfaToken: string | undefined;
+  /** A wrong two-factor code: how many more the sign-in step takes. */
+  readonly triesLeft: number | undefined;
+  constructor(
+    status: number | undefined,
+    detail: unknown,
+    message: string,
+    extra: { reauthRequired?: boolean; mfaToken?: string | undefined; triesLeft?: number | undefined } = {},
+  ) {
     super(message);
     this.name = "ApiError";
     this.status = status;
     this.detail = detail;
-    this.reauthRequired = reauthRequired;
+    this.reauthRequired = extra.reauthRequired ?? false;
+    this.mfaToken = extra.mfaToken;
+    this.triesLeft = extra.triesLeft;
   }
 }
 
@@ -44,13 +55,15 @@ function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
   const failed = error as Partial<FetchError> | null;
   if (failed?.response) {
-    const data = failed.data as { detail?: unknown; reauth_required?: unknown } | undefined;
-    return new ApiError(
-      failed.response.status,
-      data?.detail,
-      failed.message ?? "Request failed",
-      failed.response.status === 403 && data?.reauth_required === true,
-    );
+    const data = failed.data as
+      | { detail?: unknown; reauth_required?: unknown; mfa_token?: unknown; tries_left?: unknown }
+      | undefined;
+    const forbidden = failed.response.status === 403;
+    return new ApiError(failed.response.status, data?.detail, failed.message ?? "Request failed", {
+      reauthRequired: forbidden && data?.reauth_required === true,
+      mfaToken: forbidden && typeof data?.mfa_token === "string" ? data.mfa_token : undefined,
+      triesLeft: typeof data?.tries_left === "number" ? data.tries_left : undefined,
+    });
   }
   return new ApiError(undefined, undefined, error instanceof Error ? error.message : String(error));
 }
@@ -114,7 +127,11 @@ export function apiDownload(path: string): Promise<Blob> {
 
 /** Downloads `path` (apiDownload) and hands it to the browser to save as `filename`. */
 export async function saveDownload(path: string, filename: string): Promise<void> {
-  const blob = await apiDownload(path);
+  saveBlob(await apiDownload(path), filename);
+}
+
+/** Hands `blob` to the browser to save as `filename`. */
+export function saveBlob(blob: Blob, filename: string): void {
   const url = URL.createObjectURL(blob);
   const link = document.createElement("a");
   link.href = url;

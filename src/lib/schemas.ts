@@ -4,6 +4,7 @@
 import * as z from "zod/mini";
 
 export {
+  changePasswordFormSchema,
   detailSchema,
   emailRequestSchema,
   loginSchema,
@@ -45,6 +46,14 @@ export {
   invoiceListSchema,
   invoiceSchema,
 } from "../../contract/invoices.ts";
+export { securityEventsSchema } from "../../contract/security-events.ts";
+export {
+  mfaCodeBodySchema,
+  mfaStatusSchema,
+  recoveryCodesSchema,
+  totpConfirmedSchema,
+  totpSetupSchema,
+} from "../../contract/two-factor.ts";
 export { usageSchema } from "../../contract/usage.ts";
 
 /** For calls whose answer the portal does not read (it only needs to know they succeeded). */

@@ -38,3 +38,17 @@ export function tokenRole(token: string | null | undefined): string | null {
     return null;
   }
 }
+
+/**
+ * Whether `token`'s `amr` shows two factors or a passkey: what the console needs of staff (the
+ * server checks the same on every /v1/admin call; this only picks what the page shows).
+ */
+export function tokenProvesTwoFactors(token: string | null | undefined): boolean {
+  if (!token) return false;
+  try {
+    const { amr } = jwtDecode<{ amr?: unknown }>(token);
+    return Array.isArray(amr) && (amr.includes("mfa") || amr.includes("hwk"));
+  } catch {
+    return false;
+  }
+}

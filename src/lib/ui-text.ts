@@ -55,6 +55,8 @@ export const UI_TEXT = {
       "limited to some features and a monthly credit budget, and be revoked at any time.",
     create: "Create API key",
   },
+  /** The account menu's and /profile's link to /profile/security. */
+  security: { menu: "Security" },
   verifyEmail: {
     pending: "Verifying your e-mail address…",
     success: "Email verified successfully!",

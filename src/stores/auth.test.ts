@@ -4,7 +4,16 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { memoryStorage } from "../lib/memory-storage.ts";
 import { USER_FETCH_TIMEOUT_MS } from "../lib/retry-policy.ts";
 import { ERROR_TEXT } from "../lib/ui-text.ts";
-import { $auth, $user, initSession, logIn, refreshUser, resetAuthForTests, signOut } from "./auth.ts";
+import {
+  $auth,
+  $user,
+  initSession,
+  logIn,
+  logInWithCode,
+  refreshUser,
+  resetAuthForTests,
+  signOut,
+} from "./auth.ts";
 import { drainToasts } from "./toast.ts";
 
 const b64url = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64url");
@@ -174,6 +183,44 @@ describe("logIn", () => {
       detail: "Incorrect username or password",
     });
     expect(localStorage.getItem("x-access-token")).toBeNull();
+  });
+});
+
+describe("logIn with two-factor sign-in", () => {
+  const MFA_ANSWER = {
+    detail: "Two-factor code required",
+    mfa_token: "step-1",
+    methods: ["totp", "recovery_code"],
+  };
+
+  it("throws the code step's mfa_token and stores nothing; logInWithCode then signs in", async () => {
+    fetchMock.mockImplementation(async (input: RequestInfo | URL, init?: RequestInit) => {
+      const url = String(input);
+      if (url.endsWith("/v1/token")) return json(403, MFA_ANSWER);
+      if (url.endsWith("/v1/token/mfa")) {
+        expect(JSON.parse(String(init?.body))).toEqual({ mfa_token: "step-1", code: "123456" });
+        return json(200, { access_token: inAnHour(), token_type: "bearer", expires_in: 3600 });
+      }
+      if (url.endsWith("/v1/users/me")) return json(200, USER);
+      return json(404, { detail: "Not Found" });
+    });
+    await expect(logIn("ada", "Secret1!")).rejects.toMatchObject({ status: 403, mfaToken: "step-1" });
+    expect(localStorage.getItem("x-access-token")).toBeNull();
+    expect($auth.get().isAuthenticated).toBe(false);
+    expect(await logInWithCode("step-1", "123456")).toBe("/");
+    expect(localStorage.getItem("x-access-token")).toBe($auth.get().token);
+    expect($user.get().user?.username).toBe("ada");
+  });
+
+  it("reads a wrong code's tries left, and an mfa_token only from a 403", async () => {
+    fetchMock.mockImplementation(async () =>
+      json(400, { detail: "Incorrect code", tries_left: 3, mfa_token: "x" }),
+    );
+    await expect(logInWithCode("step-1", "000000")).rejects.toMatchObject({
+      status: 400,
+      triesLeft: 3,
+      mfaToken: undefined,
+    });
   });
 });
 

@@ -131,9 +131,25 @@ export async function refreshUserUntilChanged(polls: number, waitMs = 1500): Pro
 export async function logIn(username: string, password: string): Promise<string> {
   const body = new URLSearchParams({ username, password });
   const { access_token } = await apiRequest("/v1/token", "tokenResponseSchema", { method: "POST", body });
-  storeSession(access_token);
-  $auth.set({ token: access_token, isAuthenticated: true });
-  await loadUser(access_token);
+  return startSession(access_token);
+}
+
+/**
+ * `POST /v1/token/mfa`: the second step when logIn threw an ApiError with `mfaToken` (the account
+ * has two-factor sign-in on). `code` is from the authenticator app, or a recovery code.
+ */
+export async function logInWithCode(mfaToken: string, code: string): Promise<string> {
+  const { access_token } = await apiRequest("/v1/token/mfa", "tokenResponseSchema", {
+    method: "POST",
+    body: { mfa_token: mfaToken, code },
+  });
+  return startSession(access_token);
+}
+
+async function startSession(accessToken: string): Promise<string> {
+  storeSession(accessToken);
+  $auth.set({ token: accessToken, isAuthenticated: true });
+  await loadUser(accessToken);
   return postLoginPath(takeOriginalPath());
 }
 
@@ -161,6 +177,14 @@ export async function signOut(): Promise<void> {
       timeoutMs: SIGN_OUT_TIMEOUT_MS,
     }).catch(() => undefined);
   }
+  setLoggedOut();
+}
+
+/**
+ * Signs this browser out without telling the server: for when the server has already ended the
+ * session (sign out everywhere), where POST /v1/logout could only answer 401.
+ */
+export function forgetSession(): void {
   setLoggedOut();
 }
 

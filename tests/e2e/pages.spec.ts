@@ -13,6 +13,7 @@ import {
 } from "../fixtures/pages.ts";
 import { setRoleByCli } from "../fixtures/service-key.ts";
 import { expect, test } from "../fixtures/test.ts";
+import { staffTokenViaApi } from "../fixtures/two-factor.ts";
 
 /**
  * Opens the page as a visitor, or, for a page that sends visitors away (/profile and below), as a
@@ -22,7 +23,10 @@ async function open(page: Page, request: APIRequestContext, portalPage: PortalPa
   if (!portalPage.visitorRedirect) return page.goto(portalPage.path);
   const user = await createVerifiedUser(request, "sweep");
   if (portalPage.staffRole) await setRoleByCli(user.username, portalPage.staffRole);
-  await openSignedIn(page, await tokenViaApi(request, user), portalPage.path);
+  const token = portalPage.staffRole
+    ? await staffTokenViaApi(request, user)
+    : await tokenViaApi(request, user);
+  await openSignedIn(page, token, portalPage.path);
   await expect(page.locator(portalPage.signedInReady ?? "main")).toBeVisible();
   return page.goto(portalPage.path);
 }

@@ -96,6 +96,9 @@ export default function AccountMenu({ variant }: Props) {
         <a href="/profile/billing" className="btn btn-sm btn-outline">
           {UI_TEXT.billing.menu}
         </a>
+        <a href="/profile/security" className="btn btn-sm btn-outline">
+          {UI_TEXT.security.menu}
+        </a>
         {isStaff(user.role) && (
           <a href="/admin/customers" className="btn btn-sm btn-outline" data-staff-link>
             {UI_TEXT.operatorConsole}
@@ -130,6 +133,9 @@ export default function AccountMenu({ variant }: Props) {
           </li>
           <li>
             <a href="/profile/billing">{UI_TEXT.billing.menu}</a>
+          </li>
+          <li>
+            <a href="/profile/security">{UI_TEXT.security.menu}</a>
           </li>
           {isStaff(user.role) && (
             <li>

@@ -13,9 +13,9 @@ import {
 } from "../../stores/admin.ts";
 import { initSession } from "../../stores/auth.ts";
 import { notify } from "../../stores/toast.ts";
-import { RouteGuard } from "../auth/RouteGuard.tsx";
 import { refusalMessage } from "./ActionDialog.tsx";
 import { AuditAction, Table } from "./CustomerSections.tsx";
+import { StaffGuard } from "./StaffGuard.tsx";
 import { ADMINS } from "./staff.ts";
 
 if (typeof document !== "undefined") void initSession();
@@ -171,8 +171,8 @@ function AuditView() {
 
 export default function AuditLog() {
   return (
-    <RouteGuard allowedRoles={ADMINS} loadingMessage="Loading the audit log…">
+    <StaffGuard allowedRoles={ADMINS} loadingMessage="Loading the audit log…">
       {() => <AuditView />}
-    </RouteGuard>
+    </StaffGuard>
   );
 }

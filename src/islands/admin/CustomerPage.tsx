@@ -14,7 +14,6 @@ import { tokenRole } from "../../lib/token-expiry.ts";
 import { dailyUsage } from "../../lib/usage-view.ts";
 import { $customer, loadCustomer, loadMore } from "../../stores/admin.ts";
 import { initSession } from "../../stores/auth.ts";
-import { RouteGuard } from "../auth/RouteGuard.tsx";
 import { DailyTable, UsageLegend } from "../usage/UsageParts.tsx";
 import { CustomerActionDialog, RefundDialog, RevokeKeyDialog } from "./CustomerActions.tsx";
 import {
@@ -26,6 +25,7 @@ import {
   Payments,
   Section,
 } from "./CustomerSections.tsx";
+import { StaffGuard } from "./StaffGuard.tsx";
 import { STAFF } from "./staff.ts";
 
 const inBrowser = typeof document !== "undefined";
@@ -212,8 +212,8 @@ function Loaded({ viewer }: { viewer: User }) {
 
 export default function CustomerPage() {
   return (
-    <RouteGuard allowedRoles={STAFF} loadingMessage={T.loading}>
+    <StaffGuard allowedRoles={STAFF} loadingMessage={T.loading}>
       {(viewer) => <Loaded viewer={viewer} />}
-    </RouteGuard>
+    </StaffGuard>
   );
 }

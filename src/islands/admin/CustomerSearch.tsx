@@ -8,8 +8,8 @@ import { ADMIN_PAGE_TEXT } from "../../lib/admin-text.ts";
 import { isoDay } from "../../lib/format-date.ts";
 import { $customerSearch, searchCustomers } from "../../stores/admin.ts";
 import { initSession } from "../../stores/auth.ts";
-import { RouteGuard } from "../auth/RouteGuard.tsx";
 import { Table } from "./CustomerSections.tsx";
+import { StaffGuard } from "./StaffGuard.tsx";
 import { STAFF } from "./staff.ts";
 
 if (typeof document !== "undefined") void initSession();
@@ -140,13 +140,13 @@ function SearchForm() {
 
 export default function CustomerSearch() {
   return (
-    <RouteGuard allowedRoles={STAFF} loadingMessage="Loading…">
+    <StaffGuard allowedRoles={STAFF} loadingMessage="Loading…">
       {() => (
         <div className="flex flex-col gap-6">
           <SearchForm />
           <Results />
         </div>
       )}
-    </RouteGuard>
+    </StaffGuard>
   );
 }

@@ -10,9 +10,9 @@ import { USAGE_TEXT } from "../../lib/usage-text.ts";
 import { colourOf, type DailyUsage, dailyUsage } from "../../lib/usage-view.ts";
 import { $metrics, loadMetrics } from "../../stores/admin.ts";
 import { initSession } from "../../stores/auth.ts";
-import { RouteGuard } from "../auth/RouteGuard.tsx";
 import { DailyTable, UsageLegend } from "../usage/UsageParts.tsx";
 import { Section, Table } from "./CustomerSections.tsx";
+import { StaffGuard } from "./StaffGuard.tsx";
 import { ADMINS } from "./staff.ts";
 
 const UsageChart = lazy(() => import("../usage/UsageChart.tsx"));
@@ -207,8 +207,8 @@ function DashboardView() {
 
 export default function Dashboard() {
   return (
-    <RouteGuard allowedRoles={ADMINS} loadingMessage={T.loading}>
+    <StaffGuard allowedRoles={ADMINS} loadingMessage={T.loading}>
       {() => <DashboardView />}
-    </RouteGuard>
+    </StaffGuard>
   );
 }

@@ -9,9 +9,9 @@ import { recentQuarters } from "../../lib/quarters.ts";
 import { $vatReport, downloadVatCsv, loadVatReport } from "../../stores/admin.ts";
 import { initSession } from "../../stores/auth.ts";
 import { notify } from "../../stores/toast.ts";
-import { RouteGuard } from "../auth/RouteGuard.tsx";
 import { refusalMessage } from "./ActionDialog.tsx";
 import { Section, Table } from "./CustomerSections.tsx";
+import { StaffGuard } from "./StaffGuard.tsx";
 import { ADMINS } from "./staff.ts";
 
 if (typeof document !== "undefined") void initSession();
@@ -155,8 +155,8 @@ function ReportView() {
 
 export default function VatReport() {
   return (
-    <RouteGuard allowedRoles={ADMINS} loadingMessage={T.loading}>
+    <StaffGuard allowedRoles={ADMINS} loadingMessage={T.loading}>
       {() => <ReportView />}
-    </RouteGuard>
+    </StaffGuard>
   );
 }

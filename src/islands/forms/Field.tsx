@@ -11,6 +11,8 @@ interface Props {
   placeholder?: string | undefined;
   helper?: string | undefined;
   labelLink?: { href: string; text: string } | undefined;
+  /** The keyboard a phone shows ("numeric" for a six-digit code). */
+  inputMode?: "text" | "numeric" | undefined;
   error: string | undefined;
   onChange: () => void;
 }
@@ -23,6 +25,7 @@ export function Field({
   placeholder,
   helper,
   labelLink,
+  inputMode,
   error,
   onChange,
 }: Props) {
@@ -49,6 +52,7 @@ export function Field({
         className={error ? "input input-error w-full" : "input w-full"}
         placeholder={placeholder}
         autoComplete={autoComplete}
+        inputMode={inputMode}
         aria-describedby={describedBy}
         aria-invalid={error ? true : undefined}
         required

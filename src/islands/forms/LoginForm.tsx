@@ -1,5 +1,6 @@
 // /login: username and password. A user who is already logged in goes to /. On success the token
-// is stored, the user refetched, a toast shown and the browser sent to `originalPath` or /.
+// is stored, the user refetched, a toast shown and the browser sent to `originalPath` or /. An
+// account with two-factor sign-in on answers with a code step first (CodeStep).
 import { useEffect, useState } from "react";
 import { asApiError } from "../../lib/api-client.ts";
 import { isEmailNotVerified, loginErrorMessage } from "../../lib/error-messages.ts";
@@ -8,6 +9,7 @@ import { TOAST, UI_TEXT } from "../../lib/ui-text.ts";
 import { logIn } from "../../stores/auth.ts";
 import { notify, notifyAfterNavigation } from "../../stores/toast.ts";
 import { useSession } from "../auth/use-session.ts";
+import { CodeStep } from "./CodeStep.tsx";
 import { Field, IslandForm, SubmitButton } from "./Field.tsx";
 import { useForm } from "./use-form.ts";
 
@@ -18,6 +20,8 @@ export default function LoginForm() {
   const form = useForm("loginSchema", FIELDS);
   const [notVerified, setNotVerified] = useState(false);
   const [leaving, setLeaving] = useState(false);
+  // Set when the password was right and the account wants its second factor.
+  const [mfaToken, setMfaToken] = useState<string | null>(null);
 
   useEffect(() => {
     if (user && !leaving) redirect("/");
@@ -31,12 +35,25 @@ export default function LoginForm() {
       notifyAfterNavigation("success", TOAST.loggedIn);
       navigate(next);
     } catch (error) {
-      setLeaving(false);
       const failed = asApiError(error);
+      if (failed.mfaToken) {
+        // Still leaving: the code step signs in next, and must not be sent to / meanwhile.
+        setMfaToken(failed.mfaToken);
+        return;
+      }
+      setLeaving(false);
       notify("error", loginErrorMessage(failed));
       setNotVerified(isEmailNotVerified(failed));
     }
   });
+
+  if (mfaToken) {
+    const back = () => {
+      setMfaToken(null);
+      setLeaving(false);
+    };
+    return <CodeStep mfaToken={mfaToken} onBack={back} />;
+  }
 
   return (
     <IslandForm formRef={form.ref} onSubmit={submit}>

@@ -11,7 +11,9 @@ export type FormSchemaName =
   | "loginSchema"
   | "registerSchema"
   | "emailRequestSchema"
-  | "resetPasswordFormSchema";
+  | "resetPasswordFormSchema"
+  | "mfaCodeBodySchema"
+  | "changePasswordFormSchema";
 
 export function useForm<F extends string>(schemaName: FormSchemaName, fields: readonly F[]) {
   const ref = useRef<HTMLFormElement>(null);

@@ -117,6 +117,9 @@ function AccountView({ user }: { user: User }) {
           <a href="/profile/billing" className="btn btn-outline" data-billing-link>
             {UI_TEXT.billing.menu}
           </a>
+          <a href="/profile/security" className="btn btn-outline" data-security-link>
+            {UI_TEXT.security.menu}
+          </a>
         </div>
       </section>
     </div>

@@ -1,0 +1,120 @@
+// /profile/security's "Your data": download everything as JSON, and delete the account after
+// typing the username (ACCOUNT-SECURITY.md). Both confirm the password first when it is older
+// than 10 minutes; deletion then signs the browser out and goes to /.
+import { useState } from "react";
+import { asApiError } from "../../lib/api-client.ts";
+import { accountActionErrorMessage } from "../../lib/error-messages.ts";
+import { navigate } from "../../lib/navigation.ts";
+import { SECURITY_TEXT } from "../../lib/security-text.ts";
+import { ReauthCancelled } from "../../stores/reauth.ts";
+import { deleteAccount, downloadAccountData } from "../../stores/security.ts";
+import { notify, notifyAfterNavigation } from "../../stores/toast.ts";
+import { Dialog } from "../profile/Dialog.tsx";
+
+const T = SECURITY_TEXT.data;
+
+const failed = (error: unknown) => {
+  if (!(error instanceof ReauthCancelled)) notify("error", accountActionErrorMessage(asApiError(error)));
+};
+
+function DeleteDialog({ open, username, onClose }: { open: boolean; username: string; onClose: () => void }) {
+  const [typed, setTyped] = useState("");
+  const [busy, setBusy] = useState(false);
+  const close = () => {
+    setTyped("");
+    onClose();
+  };
+  const confirm = async () => {
+    if (busy || typed !== username) return;
+    setBusy(true);
+    try {
+      await deleteAccount(username);
+      notifyAfterNavigation("success", T.deleted);
+      navigate("/");
+    } catch (error) {
+      failed(error);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <Dialog
+      open={open}
+      title={T.confirmTitle}
+      onClose={close}
+      actions={
+        <>
+          <button type="button" className="btn" onClick={close}>
+            {T.keep}
+          </button>
+          <button
+            type="button"
+            className="btn btn-error"
+            onClick={() => void confirm()}
+            disabled={busy || typed !== username}
+          >
+            {busy && <span className="loading loading-spinner loading-sm" aria-hidden="true" />}
+            {T.confirm}
+          </button>
+        </>
+      }
+    >
+      <div className="flex flex-col gap-3">
+        <p className="text-sm">{T.deleteBody}</p>
+        <label className="flex flex-col gap-1.5 text-sm font-medium">
+          {T.confirmLabel(username)}
+          <input
+            className="input w-full"
+            name="confirm-username"
+            autoComplete="off"
+            value={typed}
+            onChange={(event) => setTyped(event.target.value)}
+          />
+        </label>
+      </div>
+    </Dialog>
+  );
+}
+
+export function DataSection({ username }: { username: string }) {
+  const [downloading, setDownloading] = useState(false);
+  const [deleting, setDeleting] = useState(false);
+  const download = async () => {
+    setDownloading(true);
+    try {
+      await downloadAccountData();
+    } catch (error) {
+      failed(error);
+    } finally {
+      setDownloading(false);
+    }
+  };
+  return (
+    <section
+      aria-labelledby="data-title"
+      className="card border border-base-300 bg-base-100"
+      data-account-data
+    >
+      <div className="card-body gap-3 p-5">
+        <h2 id="data-title" className="text-lg font-semibold">
+          {T.title}
+        </h2>
+        <p className="text-sm">{T.body}</p>
+        <div>
+          <button type="button" className="btn btn-sm" onClick={() => void download()} disabled={downloading}>
+            {downloading && <span className="loading loading-spinner loading-sm" aria-hidden="true" />}
+            {T.download}
+          </button>
+        </div>
+        <h3 className="mt-2 font-semibold">{T.deleteTitle}</h3>
+        <p className="text-sm">{T.deleteBody}</p>
+        <div>
+          <button type="button" className="btn btn-error btn-sm" onClick={() => setDeleting(true)}>
+            {T.deleteAction}
+          </button>
+        </div>
+      </div>
+      <DeleteDialog open={deleting} username={username} onClose={() => setDeleting(false)} />
+    </section>
+  );
+}

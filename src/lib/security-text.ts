@@ -1,0 +1,116 @@
+// The words of two-factor sign-in and of /profile/security (ACCOUNT-SECURITY.md), beside the
+// pages that show them (not in ui-text.ts, which every page carries).
+export const CODE_STEP_TEXT = {
+  title: "Two-factor authentication",
+  intro: "Enter the 6-digit code from your authenticator app.",
+  introRecovery: "Enter one of the recovery codes you saved when you turned on two-factor sign-in.",
+  codeLabel: "Authentication code",
+  recoveryLabel: "Recovery code",
+  useRecovery: "Use a recovery code instead",
+  useApp: "Use your authenticator app instead",
+  verify: "Verify",
+  back: "Back to log in",
+  triesLeft: (n: number) => (n === 1 ? "1 try left" : `${n} tries left`),
+} as const;
+
+export const SECURITY_TEXT = {
+  title: "Security",
+  intro: "Two-factor sign-in, your password and sessions, what happened lately, and your data.",
+  loading: "Loading your security settings…",
+  twoFactor: {
+    title: "Two-factor authentication",
+    on: "On",
+    off: "Off",
+    offBody:
+      "Protect your credits and API keys with a second step at sign-in: a code from an authenticator app such as Google Authenticator, 1Password or Aegis.",
+    onBody: (left: number) =>
+      `Signing in asks for a code from your authenticator app. ${left === 1 ? "1 recovery code is" : `${left} recovery codes are`} left.`,
+    start: "Set up two-factor authentication",
+    loading: "Loading two-factor settings…",
+    loadFailed: "Your two-factor settings could not be loaded. Reload the page to try again.",
+    qrAlt: "QR code to scan with your authenticator app",
+    scan: "1. Scan this QR code with your authenticator app.",
+    manual: "Can't scan it? Enter this key in the app instead:",
+    confirmLabel: "2. Enter the 6-digit code the app shows",
+    confirm: "Turn on",
+    cancelSetup: "Cancel",
+    codesTitle: "Save your recovery codes",
+    codesBody:
+      "Each code signs you in once if you lose your phone. They are shown only now: keep them in a password manager or print them.",
+    copyCodes: "Copy codes",
+    copyFailed: "Could not copy: select the codes and copy them yourself.",
+    downloadCodes: "Download",
+    codesSaved: "I have saved them",
+    turnOff: "Turn off",
+    turnOffTitle: "Turn off two-factor authentication?",
+    turnOffBody:
+      "Signing in will need only your password. Enter a code from your app, or a recovery code, to confirm.",
+    newCodes: "New recovery codes",
+    newCodesTitle: "Make new recovery codes?",
+    newCodesBody:
+      "Your old recovery codes stop working. Enter a code from your authenticator app to confirm.",
+    codeLabel: "Code",
+    turnedOn: "Two-factor authentication is on.",
+    turnedOff: "Two-factor authentication is off.",
+  },
+  password: {
+    title: "Change password",
+    body: "Other browsers signed in to your account are signed out; this one stays signed in. API keys keep working.",
+    current: "Current password",
+    next: "New password",
+    confirm: "Confirm new password",
+    submit: "Change password",
+    done: "Your password was changed.",
+  },
+  sessions: {
+    title: "Sign out everywhere",
+    body: "Ends every session of your account, in every browser, this one included. API keys keep working: revoke them on the API keys page.",
+    action: "Sign out everywhere",
+    confirmTitle: "Sign out everywhere?",
+    confirmBody: "Every browser signed in to your account is signed out, this one too.",
+    keep: "Stay signed in",
+    done: "Signed out everywhere.",
+  },
+  data: {
+    title: "Your data",
+    body: "Download everything we hold about your account as a JSON file: your details, plan, credits, invoices, API keys (never the keys themselves), security events and every charge.",
+    download: "Download my data",
+    deleteTitle: "Delete account",
+    deleteBody:
+      "Deleting your account ends your plan now, without a refund, revokes your API keys, loses your remaining credits and erases your personal data. Invoices stay on record for 10 years, as the law requires.",
+    deleteAction: "Delete account…",
+    confirmTitle: "Delete your account?",
+    confirmLabel: (username: string) => `Type your username, ${username}, to confirm`,
+    keep: "Keep my account",
+    confirm: "Delete account",
+    deleted: "Your account was deleted.",
+  },
+  events: {
+    title: "Recent security events",
+    empty: "Nothing yet.",
+    loading: "Loading security events…",
+    loadFailed: "The security events could not be loaded. Reload the page to try again.",
+    when: "When",
+    what: "Event",
+    where: "Address",
+    browser: "Browser",
+    unknown: "Unknown",
+  },
+} as const;
+
+/** How the security page names each audited event of the account. */
+export const SECURITY_EVENT_NAMES: Record<string, string> = {
+  "login.succeeded": "Signed in",
+  "login.failed": "Failed sign-in",
+  "login.throttled": "Sign-ins paused after failures",
+  "session.logout": "Signed out",
+  "session.logout_all": "Signed out everywhere",
+  "session.reauth": "Password confirmed",
+  "password.reset": "Password reset",
+  "mfa.enabled": "Two-factor authentication turned on",
+  "mfa.disabled": "Two-factor authentication turned off",
+  "mfa.recovery_code_used": "Recovery code used",
+  "mfa.recovery_codes_renewed": "New recovery codes made",
+  "api_key.create": "API key created",
+  "api_keys.revoke_all": "All API keys revoked",
+};

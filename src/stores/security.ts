@@ -1,0 +1,115 @@
+// What /profile/security shows and changes (ACCOUNT-SECURITY.md): the two-factor state, the
+// account's recent security events, and the actions: set up or turn off two-factor sign-in, new
+// recovery codes, change the password, sign out everywhere. The sensitive ones confirm the
+// password first when it is older than 10 minutes (stores/reauth.ts). Every action that answers a
+// new token stores it, so the page goes on working with the session it has.
+import { atom } from "nanostores";
+import type { SecurityEvents } from "../../contract/security-events.ts";
+import type { TotpSetup } from "../../contract/two-factor.ts";
+import { apiRequest, saveBlob } from "../lib/api-client.ts";
+import { forgetSession, replaceToken } from "./auth.ts";
+import { withReauth } from "./reauth.ts";
+
+type Loaded<T> = { status: "loading" } | { status: "failed" } | ({ status: "ready" } & T);
+
+export const $twoFactor = atom<Loaded<{ on: boolean; recoveryCodesLeft: number }>>({ status: "loading" });
+export const $securityEvents = atom<Loaded<{ events: SecurityEvents["data"] }>>({ status: "loading" });
+
+export async function loadTwoFactor(): Promise<void> {
+  try {
+    const answer = await apiRequest("/v1/users/me/mfa", "mfaStatusSchema", { auth: true });
+    $twoFactor.set({ status: "ready", on: answer.totp, recoveryCodesLeft: answer.recovery_codes_left });
+  } catch {
+    $twoFactor.set({ status: "failed" });
+  }
+}
+
+export async function loadSecurityEvents(): Promise<void> {
+  try {
+    const answer = await apiRequest("/v1/users/me/security-events", "securityEventsSchema", { auth: true });
+    $securityEvents.set({ status: "ready", events: answer.data });
+  } catch {
+    $securityEvents.set({ status: "failed" });
+  }
+}
+
+/** Each change is a new security event: the list follows it. */
+function afterChange() {
+  void loadTwoFactor();
+  void loadSecurityEvents();
+}
+
+/** A new secret to scan; two-factor is not on until confirmTotpSetup. */
+export function startTotpSetup(): Promise<TotpSetup> {
+  return withReauth(() =>
+    apiRequest("/v1/users/me/mfa/totp", "totpSetupSchema", { method: "POST", auth: true }),
+  );
+}
+
+/** Turns two-factor on with a code from the app; answers the recovery codes (shown once). */
+export async function confirmTotpSetup(code: string): Promise<string[]> {
+  const answer = await withReauth(() =>
+    apiRequest("/v1/users/me/mfa/totp/confirm", "totpConfirmedSchema", {
+      method: "POST",
+      body: { code },
+      auth: true,
+    }),
+  );
+  replaceToken(answer.access_token);
+  afterChange();
+  return answer.recovery_codes;
+}
+
+export async function turnOffTwoFactor(code: string): Promise<void> {
+  await withReauth(() =>
+    apiRequest("/v1/users/me/mfa/totp", "detailSchema", { method: "DELETE", body: { code }, auth: true }),
+  );
+  afterChange();
+}
+
+export async function renewRecoveryCodes(code: string): Promise<string[]> {
+  const answer = await withReauth(() =>
+    apiRequest("/v1/users/me/mfa/recovery-codes", "recoveryCodesSchema", {
+      method: "POST",
+      body: { code },
+      auth: true,
+    }),
+  );
+  afterChange();
+  return answer.recovery_codes;
+}
+
+/** Changes the password with the current one; this browser keeps its session with a new token. */
+export async function changePassword(currentPassword: string, newPassword: string): Promise<void> {
+  const answer = await apiRequest("/v1/users/me/password", "tokenResponseSchema", {
+    method: "POST",
+    body: { current_password: currentPassword, new_password: newPassword },
+    auth: true,
+  });
+  replaceToken(answer.access_token);
+  void loadSecurityEvents();
+}
+
+/** Ends every session of the account on the server, then this browser's. The caller navigates. */
+export async function signOutEverywhere(): Promise<void> {
+  await apiRequest("/v1/logout/all", "detailSchema", { method: "POST", auth: true });
+  forgetSession();
+}
+
+/**
+ * The account's data as the API exports it, saved as a JSON file. Read whole and saved from memory:
+ * a blob download could not tell a "confirm your password" answer from the file.
+ */
+export async function downloadAccountData(): Promise<void> {
+  const data = await withReauth(() => apiRequest("/v1/users/me/export", "anyAnswerSchema", { auth: true }));
+  const file = new Blob([JSON.stringify(data, null, 2)], { type: "application/json" });
+  saveBlob(file, `account-${new Date().toISOString().slice(0, 10)}.json`);
+}
+
+/** Deletes the account (its username typed to confirm), then signs this browser out. The caller navigates. */
+export async function deleteAccount(username: string): Promise<void> {
+  await withReauth(() =>
+    apiRequest("/v1/users/me", "detailSchema", { method: "DELETE", body: { confirm: username }, auth: true }),
+  );
+  forgetSession();
+}

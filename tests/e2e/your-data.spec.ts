@@ -1,0 +1,48 @@
+// The account's data in the browser (ACCOUNT-SECURITY.md, GDPR): "Download my data" saves the
+// export as a JSON file; "Delete account" asks for the username, deletes, signs out and goes to /,
+// after which the username and address can register again.
+import { readFile } from "node:fs/promises";
+import { SECURITY_TEXT } from "../../src/lib/security-text.ts";
+import { createVerifiedUser, openSignedIn, registerViaApi, tokenViaApi } from "../fixtures/account.ts";
+import { axeViolations } from "../fixtures/axe.ts";
+import { expect, test } from "../fixtures/test.ts";
+
+const T = SECURITY_TEXT.data;
+
+test("a customer downloads their data, then deletes the account; the name is free again", async ({
+  page,
+  request,
+}) => {
+  const user = await createVerifiedUser(request, "gdpr");
+  const token = await tokenViaApi(request, user);
+  await openSignedIn(page, token, "/profile/security");
+  const section = page.locator("[data-account-data]");
+
+  const saving = page.waitForEvent("download");
+  await section.getByRole("button", { name: T.download }).click();
+  const download = await saving;
+  expect(download.suggestedFilename()).toMatch(/^account-\d{4}-\d{2}-\d{2}\.json$/);
+  const data = JSON.parse(await readFile((await download.path()) ?? "", "utf8")) as {
+    account: { username: string; email: string };
+    charges: unknown[];
+  };
+  expect(data.account).toMatchObject({ username: user.username, email: user.email });
+  expect(data.charges).toEqual([]);
+
+  await section.getByRole("button", { name: T.deleteAction }).click();
+  const dialog = page.getByRole("dialog", { name: T.confirmTitle });
+  const confirm = dialog.getByRole("button", { name: T.confirm });
+  await expect(confirm).toBeDisabled();
+  expect(await axeViolations(page)).toEqual([]);
+  await dialog.getByLabel(T.confirmLabel(user.username)).fill(user.username.toUpperCase());
+  await expect(confirm).toBeDisabled();
+  await dialog.getByLabel(T.confirmLabel(user.username)).fill(user.username);
+  await confirm.click();
+  await expect(page).toHaveURL(/\/$/);
+  await expect(page.getByText(T.deleted)).toBeVisible();
+  expect(await page.evaluate(() => localStorage.getItem("x-access-token"))).toBeNull();
+  const gone = await request.get("/v1/users/me", { headers: { Authorization: `Bearer ${token}` } });
+  expect(gone.status()).toBe(401);
+  // The same username and address register as a new account.
+  await registerViaApi(request, user);
+});
