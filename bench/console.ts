@@ -7,6 +7,7 @@ import { performance } from "node:perf_hooks";
 import postgres from "postgres";
 import { appendAudit } from "../server/audit/audit-log.ts";
 import { openPostgres } from "../server/db/client.ts";
+import { turnOnTwoFactorOverHttp } from "../server/testing/two-factor-over-http.ts";
 import { createTempDatabase } from "./postgres.ts";
 import { type RunningServer, seedUser, startServer } from "./server.ts";
 
@@ -144,9 +145,11 @@ export async function measureConsole(options: {
     );
     await seed(database.url, customerId);
     const origin = server.origin;
+    // Staff reach /v1/admin only with two factors: the token the two-factor setup answers.
+    const staffToken = await turnOnTwoFactorOverHttp(origin, staff.accessToken);
     const get = async (path: string) => {
       const res = await fetch(`${origin}${path}`, {
-        headers: { Authorization: `Bearer ${staff.accessToken}` },
+        headers: { Authorization: `Bearer ${staffToken}` },
       });
       if (res.status !== 200) throw new Error(`${path} answered ${res.status}: ${await res.text()}`);
       await res.arrayBuffer();

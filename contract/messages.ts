@@ -75,6 +75,10 @@ export const DETAIL = {
   /** DELETE /v1/users/me: the body's `confirm` must be the account's username. */
   deleteConfirmMismatch: "Type your username exactly to confirm",
   accountDeleted: "Your account was deleted.",
+  passkeyNotAccepted: "This passkey was not accepted. Try again, or sign in with your password",
+  passkeyExists: "This passkey is already on your account",
+  passkeyLimit: "You have 10 passkeys already: remove one first",
+  passkeyNotFound: "Passkey not found",
 } as const;
 
 /** `msg` of the 422 items that are about the body as a whole rather than one field. */

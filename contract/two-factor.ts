@@ -2,9 +2,10 @@
 // recovery codes. Browser-safe (zod/mini), like account.ts: the portal's forms use these too.
 import * as z from "zod/mini";
 import { VALIDATION } from "./messages.ts";
+import { credentialJson } from "./passkeys.ts";
 
-/** What a second factor may be answered with (passkeys join as "webauthn"). */
-export const MFA_METHODS = ["totp", "recovery_code"] as const;
+/** What a second factor may be answered with: an app's code, a recovery code, a passkey. */
+export const MFA_METHODS = ["totp", "recovery_code", "webauthn"] as const;
 
 /** A code as typed: six digits from the app ("123 456" too) or a recovery code ("abcde-fghjk"). */
 export const mfaCodeSchema = z
@@ -14,13 +15,23 @@ export const mfaCodeSchema = z
 /** The longest mfa_token accepted (they are 43 characters). */
 const MFA_TOKEN_MAX = 128;
 
-/** `POST /v1/token/mfa`. */
-export const mfaLoginSchema = z.object({
-  mfa_token: z
-    .string({ error: "mfa_token is required" })
-    .check(z.minLength(1, "mfa_token is required"), z.maxLength(MFA_TOKEN_MAX, "mfa_token is too long")),
-  code: mfaCodeSchema,
-});
+const mfaTokenSchema = z
+  .string({ error: "mfa_token is required" })
+  .check(z.minLength(1, "mfa_token is required"), z.maxLength(MFA_TOKEN_MAX, "mfa_token is too long"));
+
+/** `POST /v1/token/mfa`: the code, or the passkey's answer (`webauthn`, after POST /v1/passkeys/options). */
+export const mfaLoginSchema = z
+  .object({
+    mfa_token: mfaTokenSchema,
+    code: z.optional(mfaCodeSchema),
+    webauthn: z.optional(credentialJson),
+  })
+  .check(
+    z.refine((v) => v.code !== undefined || v.webauthn !== undefined, {
+      path: ["code"],
+      error: VALIDATION.codeRequired,
+    }),
+  );
 
 /** `POST /v1/users/me/mfa/totp/confirm`, `DELETE /v1/users/me/mfa/totp`, new recovery codes. */
 export const mfaCodeBodySchema = z.object({ code: mfaCodeSchema });

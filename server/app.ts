@@ -5,6 +5,7 @@ import type { Logger } from "pino";
 import { PRODUCT_NAME } from "../contract/brand.ts";
 import { createAccounts } from "./accounts/accounts.ts";
 import type { AccountHooks } from "./accounts/hooks.ts";
+import { createPasskeys } from "./accounts/passkeys.ts";
 import { createSecurityMails } from "./accounts/security-mails.ts";
 import { createTwoFactor } from "./accounts/two-factor.ts";
 import { createLowBalanceAlerts } from "./alerts/low-balance.ts";
@@ -122,6 +123,12 @@ export function createApp(deps: AppDeps): Hono {
         clock: deps.clock,
         secrets: deps.mfaSecrets,
         issuer: PRODUCT_NAME,
+      }),
+      passkeys: createPasskeys({
+        db: deps.db,
+        clock: deps.clock,
+        rpName: PRODUCT_NAME,
+        portalUrl: deps.config.portalUrl,
       }),
       limiter: deps.limiter,
       tiers: (productId) => deps.payments.catalogue.findTier(productId)?.tier,

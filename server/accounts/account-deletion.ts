@@ -9,6 +9,7 @@ import { appendSecurityEvent, type RequestOrigin } from "../audit/security-event
 import {
   billingCustomers,
   mfaChallenges,
+  passkeys,
   recoveryCodes,
   totpFactors,
   users,
@@ -33,6 +34,7 @@ export async function eraseAccount(
   await tx.delete(totpFactors).where(eq(totpFactors.userId, userId));
   await tx.delete(recoveryCodes).where(eq(recoveryCodes.userId, userId));
   await tx.delete(mfaChallenges).where(eq(mfaChallenges.userId, userId));
+  await tx.delete(passkeys).where(eq(passkeys.userId, userId));
   await tx.delete(userTokens).where(eq(userTokens.userId, userId));
   await tx
     .update(billingCustomers)

@@ -8,6 +8,7 @@ import { fromMillicredits } from "../domain/ledger.ts";
 import type { Mailer } from "../mail/mailer.ts";
 import {
   accountDeletedMail,
+  newBrowserSignInMail,
   recoveryCodeUsedMail,
   twoFactorChangedMail,
 } from "../mail/security-templates.ts";
@@ -21,6 +22,7 @@ export interface SecurityMails {
   recoveryCodeUsed(user: Recipient, codesLeft: number, at: Date, ip: string | null): void;
   /** To the address the account had: the only word the owner gets once it is gone. */
   accountDeleted(user: Recipient, at: Date, ip: string | null): void;
+  newBrowserSignIn(user: Recipient, browser: string, at: Date, ip: string | null): void;
 }
 
 /** An instant as the security mails show it: "2026-11-25 21:14 UTC". */
@@ -58,6 +60,10 @@ export function createSecurityMails(deps: {
     recoveryCodeUsed(user, codesLeft, at, ip) {
       const mail = recoveryCodeUsedMail({ ...addressed(user), at: mailTime(at), ip, codesLeft });
       deps.tasks.run("recovery code used mail", () => deps.mailer.send(mail));
+    },
+    newBrowserSignIn(user, browser, at, ip) {
+      const mail = newBrowserSignInMail({ ...addressed(user), at: mailTime(at), ip, browser });
+      deps.tasks.run("new browser sign-in mail", () => deps.mailer.send(mail));
     },
     accountDeleted(user, at, ip) {
       const mail = accountDeletedMail({ ...addressed(user), at: mailTime(at), ip });

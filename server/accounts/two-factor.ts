@@ -16,7 +16,10 @@ export const MFA_CHALLENGE_LIFETIME_MS = 5 * 60_000;
 export const MFA_CHALLENGE_TRIES = 5;
 
 /** What answered a second-factor check. */
-export type SecondFactor = "totp" | "recovery_code";
+export type SecondFactor = "totp" | "recovery_code" | "passkey";
+
+/** What the code step was given: a code, or the outcome of checking a passkey (accounts/passkeys.ts). */
+export type SecondFactorProof = { code: string } | { passkeyVerified: boolean };
 
 type Account = Pick<UserRow, "id" | "username">;
 
@@ -246,10 +249,15 @@ export function createTwoFactor(deps: TwoFactorDeps) {
     },
 
     /**
-     * The second factor for a sign-in step: used once, within 5 minutes, 5 wrong codes at most.
-     * A wrong code is counted in the same transaction that refuses it.
+     * The second factor for a sign-in step: used once, within 5 minutes, 5 wrong answers at most
+     * (a code, or a passkey that did not verify). A wrong one is counted in the same transaction
+     * that refuses it.
      */
-    async completeChallenge(token: string, code: string, origin: RequestOrigin): Promise<ChallengeResult> {
+    async completeChallenge(
+      token: string,
+      proof: SecondFactorProof,
+      origin: RequestOrigin,
+    ): Promise<ChallengeResult> {
       const now = clock.now();
       return db.transaction(async (tx): Promise<ChallengeResult> => {
         const [challenge] = await tx
@@ -265,7 +273,12 @@ export function createTwoFactor(deps: TwoFactorDeps) {
         ) {
           return { ok: false, reason: "expired" };
         }
-        const method = await spendSecondFactor(tx, challenge.userId, code, now);
+        const method =
+          "code" in proof
+            ? await spendSecondFactor(tx, challenge.userId, proof.code, now)
+            : proof.passkeyVerified
+              ? ("passkey" as const)
+              : undefined;
         if (!method) {
           const failedTries = challenge.failedTries + 1;
           await tx.update(mfaChallenges).set({ failedTries }).where(eq(mfaChallenges.id, challenge.id));

@@ -88,6 +88,9 @@ export function limitWrites(limiter: RateLimiter): MiddlewareHandler<AppEnv> {
  * the last 10 minutes: the token's auth_time. Otherwise 403 with `reauth_required: true`; POST
  * /v1/reauth answers a fresh token to retry with.
  */
+/** How the OpenAPI document describes requireRecentAuth's 403. */
+export const REAUTH_REFUSAL = `"${DETAIL.reauthRequired}" with \`reauth_required: true\` when the password was entered more than 10 minutes ago (POST /v1/reauth, then retry)`;
+
 export function requireRecentAuth(clock: Clock): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const age = Math.floor(clock.now().getTime() / 1000) - c.var.claims.auth_time;

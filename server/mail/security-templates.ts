@@ -65,3 +65,16 @@ export function accountDeletedMail(args: SecurityMailArgs): MailMessage {
     closing: "Thank you for using our service.",
   });
 }
+
+export function newBrowserSignInMail(args: SecurityMailArgs & { browser: string }): MailMessage {
+  return render(args.to, {
+    subject: `New sign-in to your ${PRODUCT_NAME} account`,
+    greeting: `Hi ${args.username},`,
+    paragraphs: [
+      `Your account was signed in to from ${args.browser}, ${where(args)}. It has not been used from this browser before.`,
+      "If this was not you, change your password now, sign out everywhere, and turn on two-factor sign-in on your security page.",
+    ],
+    action: { label: "Review your security settings", url: securityPage(args.portalUrl) },
+    closing: "If this was you, there is nothing else to do.",
+  });
+}

@@ -1,6 +1,7 @@
 // What the /v1 routes are built from (assembled by createApp).
 import type { Logger } from "pino";
 import type { Accounts } from "../accounts/accounts.ts";
+import type { Passkeys } from "../accounts/passkeys.ts";
 import type { SecurityMails } from "../accounts/security-mails.ts";
 import type { TwoFactor } from "../accounts/two-factor.ts";
 import type { LowBalanceAlerts } from "../alerts/low-balance.ts";
@@ -23,6 +24,8 @@ export interface ApiDeps {
   revocations: TokenRevocations;
   /** Two-factor sign-in: setup, recovery codes, the code step of login. */
   twoFactor: TwoFactor;
+  /** Passkeys: passwordless sign-in and a second factor. */
+  passkeys: Passkeys;
   limiter: RateLimiter;
   /** Names the tier of a product id in the User answer (the catalogue being sold). */
   tiers: TierLookup;

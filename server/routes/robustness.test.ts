@@ -186,6 +186,12 @@ describe.each(TEST_DATABASES)("every /v1 endpoint under bad input (%s)", (kind) 
         "GET /v1/users/me/security-events",
         "GET /v1/users/me/export",
         "DELETE /v1/users/me",
+        "GET /v1/users/me/passkeys",
+        "POST /v1/users/me/passkeys/options",
+        "POST /v1/users/me/passkeys",
+        "DELETE /v1/users/me/passkeys/{id}",
+        "POST /v1/passkeys/options",
+        "POST /v1/token/passkey",
         "POST /v1/register",
         "GET /v1/users/me",
         "POST /v1/user/password-reset-request",
@@ -221,6 +227,7 @@ describe.each(TEST_DATABASES)("every /v1 endpoint under bad input (%s)", (kind) 
       "/v1/logout/all",
       "/v1/api-keys/revoke-all",
       "/v1/users/me/mfa/totp",
+      "/v1/users/me/passkeys/options",
     ];
     for (const op of ops.filter((o) => o.method === "POST" && !bodiless.includes(o.path))) {
       expect(op.fields.length, op.path).toBeGreaterThan(0);

@@ -18,13 +18,20 @@ export class ApiError extends Error implements FailedAnswer {
   readonly reauthRequired: boolean;
   /** The password was right and a second factor is due: POST /v1/token's 403 `mfa_token`. */
   readonly mfaToken: string | undefined;
+  /** With `mfaToken`: what may answer it ("totp", "recovery_code", "webauthn"). */
+  readonly mfaMethods: readonly string[];
   /** A wrong two-factor code: how many more the sign-in step takes. */
   readonly triesLeft: number | undefined;
   constructor(
     status: number | undefined,
     detail: unknown,
     message: string,
-    extra: { reauthRequired?: boolean; mfaToken?: string | undefined; triesLeft?: number | undefined } = {},
+    extra: {
+      reauthRequired?: boolean;
+      mfaToken?: string | undefined;
+      mfaMethods?: readonly string[];
+      triesLeft?: number | undefined;
+    } = {},
   ) {
     super(message);
     this.name = "ApiError";
@@ -32,6 +39,7 @@ export class ApiError extends Error implements FailedAnswer {
     this.detail = detail;
     this.reauthRequired = extra.reauthRequired ?? false;
     this.mfaToken = extra.mfaToken;
+    this.mfaMethods = extra.mfaMethods ?? [];
     this.triesLeft = extra.triesLeft;
   }
 }
@@ -56,13 +64,20 @@ function toApiError(error: unknown): ApiError {
   const failed = error as Partial<FetchError> | null;
   if (failed?.response) {
     const data = failed.data as
-      | { detail?: unknown; reauth_required?: unknown; mfa_token?: unknown; tries_left?: unknown }
+      | {
+          detail?: unknown;
+          reauth_required?: unknown;
+          mfa_token?: unknown;
+          methods?: unknown;
+          tries_left?: unknown;
+        }
       | undefined;
     const forbidden = failed.response.status === 403;
     return new ApiError(failed.response.status, data?.detail, failed.message ?? "Request failed", {
       reauthRequired: forbidden && data?.reauth_required === true,
       mfaToken: forbidden && typeof data?.mfa_token === "string" ? data.mfa_token : undefined,
       triesLeft: typeof data?.tries_left === "number" ? data.tries_left : undefined,
+      mfaMethods: Array.isArray(data?.methods) ? data.methods.filter((m) => typeof m === "string") : [],
     });
   }
   return new ApiError(undefined, undefined, error instanceof Error ? error.message : String(error));

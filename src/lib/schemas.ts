@@ -46,6 +46,7 @@ export {
   invoiceListSchema,
   invoiceSchema,
 } from "../../contract/invoices.ts";
+export { passkeyListSchema, passkeySchema, webauthnOptionsSchema } from "../../contract/passkeys.ts";
 export { securityEventsSchema } from "../../contract/security-events.ts";
 export {
   mfaCodeBodySchema,

@@ -1,6 +1,7 @@
 // $auth (token and flag) and $user (the current user), shared by every island of a page, and the
 // actions that change them. Islands read these with useStore and call the actions; they never call
 // fetch. Every page is its own document, so each page load runs `initSession` once.
+import type { PublicKeyCredentialRequestOptionsJSON } from "@simplewebauthn/browser";
 import { atom } from "nanostores";
 import type { User } from "../../contract/account.ts";
 import { ApiError, apiRequest } from "../lib/api-client.ts";
@@ -143,6 +144,32 @@ export async function logInWithCode(mfaToken: string, code: string): Promise<str
     method: "POST",
     body: { mfa_token: mfaToken, code },
   });
+  return startSession(access_token);
+}
+
+/**
+ * Signs in with a passkey: the browser's passkey dialog (@simplewebauthn/browser, loaded on use),
+ * then `POST /v1/token/passkey`, or, with `mfaToken`, the passkey as the second factor of a sign-in
+ * whose password was right. Throws the browser's error when the visitor cancels the dialog.
+ */
+export async function logInWithPasskey(mfaToken?: string): Promise<string> {
+  const options = await apiRequest("/v1/passkeys/options", "webauthnOptionsSchema", {
+    method: "POST",
+    body: mfaToken ? { mfa_token: mfaToken } : {},
+  });
+  const { startAuthentication } = await import("@simplewebauthn/browser");
+  const answer = await startAuthentication({
+    optionsJSON: options as unknown as PublicKeyCredentialRequestOptionsJSON,
+  });
+  const { access_token } = mfaToken
+    ? await apiRequest("/v1/token/mfa", "tokenResponseSchema", {
+        method: "POST",
+        body: { mfa_token: mfaToken, webauthn: answer },
+      })
+    : await apiRequest("/v1/token/passkey", "tokenResponseSchema", {
+        method: "POST",
+        body: { response: answer },
+      });
   return startSession(access_token);
 }
 

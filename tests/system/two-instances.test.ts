@@ -10,6 +10,7 @@ import { verifyAuditChain } from "../../server/audit/audit-log.ts";
 import { firstPaymentKey, freeCreditsKey, renewalKey } from "../../server/billing/ports/fulfilment-keys.ts";
 import { openPostgres } from "../../server/db/client.ts";
 import { keyDigest, LIMITS } from "../../server/http/rate-limit.ts";
+import { turnOnTwoFactorOverHttp } from "../../server/testing/two-factor-over-http.ts";
 import { runCli } from "../fixtures/cli.ts";
 import { apiLedger, grantKeysOf, grantsOf, recordedEventIds } from "../fixtures/ledger-queries.ts";
 import { subscriptionPurchase, topUpPurchase } from "../fixtures/purchase-events.ts";
@@ -152,7 +153,10 @@ describe.skipIf(reason !== "")(`two instances on one PostgreSQL and one Redis${r
       LOG_LEVEL: "silent",
     });
     expect(role.status, role.stderr).toBe(0);
-    const adminToken = ((await (await login(b, adminName)).json()) as { access_token: string }).access_token;
+    const adminToken = await turnOnTwoFactorOverHttp(
+      b.baseUrl,
+      ((await (await login(b, adminName)).json()) as { access_token: string }).access_token,
+    );
     const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
     const makeKey = async () => {
       const res = await postJson(a, "/v1/api-keys", { name: "farm" }, bearer(customer.accessToken));

@@ -121,3 +121,20 @@ export const revokedAccessTokens = pgTable(
   },
   (t) => [index("revoked_access_tokens_expires_at_idx").on(t.expiresAt)],
 );
+
+/**
+ * The browsers an account has signed in from (ACCOUNT-SECURITY.md: a sign-in from a new one is
+ * mailed about). A digest of the browser's name and system ("Chrome 131 on Windows"), not the
+ * User-Agent itself: enough to tell a new browser, nothing to fingerprint anyone with.
+ */
+export const knownBrowsers = pgTable(
+  "known_browsers",
+  {
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    browserDigest: text("browser_digest").notNull(),
+    firstSeenAt: timestamp("first_seen_at", { withTimezone: true }).notNull(),
+  },
+  (t) => [uniqueIndex("known_browsers_user_browser_key").on(t.userId, t.browserDigest)],
+);

@@ -15,7 +15,7 @@ import { appendSecurityEvent } from "../../audit/security-events.ts";
 import type { ApiKeyRow } from "../../db/schema/index.ts";
 import { fromMillicredits, toMillicredits } from "../../domain/ledger.ts";
 import type { AppEnv } from "../../http/app-env.ts";
-import { limitWrites, requireRecentAuth, requireUser } from "../../http/auth-guard.ts";
+import { limitWrites, REAUTH_REFUSAL, requireRecentAuth, requireUser } from "../../http/auth-guard.ts";
 import { clientIp } from "../../http/client-ip.ts";
 import { ApiError } from "../../http/errors.ts";
 import {
@@ -74,7 +74,7 @@ export function apiKeyRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
         },
         ...errorResponses(registry, {
           401: "No valid access token",
-          403: `"Email not verified", or "${DETAIL.reauthRequired}" with \`reauth_required: true\` when the password was entered more than 10 minutes ago (POST /v1/reauth, then retry)`,
+          403: `"Email not verified", or ${REAUTH_REFUSAL}`,
           409: "20 keys already: revoke one first",
           422: "Invalid body",
           429: "Too many signed-in writes",

@@ -9,14 +9,13 @@ import { DETAIL } from "../../../contract/messages.ts";
 import { mfaLoginSchema } from "../../../contract/two-factor.ts";
 import { MFA_CHALLENGE_TRIES } from "../../accounts/two-factor.ts";
 import { findUserById } from "../../accounts/users.ts";
-import { recordSecurityEvent } from "../../audit/security-events.ts";
 import { signInSucceeded } from "../../auth/sign-in-throttle.ts";
 import type { AppEnv } from "../../http/app-env.ts";
 import { ApiError } from "../../http/errors.ts";
 import { addRoute, errorResponses, jsonContent, schemaRef } from "../../http/openapi.ts";
 import { parseJsonBody } from "../../http/validation.ts";
 import type { ApiDeps } from "../api-deps.ts";
-import { admitAttempt, recordFailedAttempt } from "./sign-in-attempts.ts";
+import { admitAttempt, recordFailedAttempt, recordSignIn } from "./sign-in-attempts.ts";
 import { tokenAnswer } from "./token-answer.ts";
 
 const expired = () => new ApiError(400, DETAIL.mfaStepExpired);
@@ -32,18 +31,19 @@ export function mfaLoginRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
       operationId: "loginSecondFactor",
       security: [],
       tags: ["auth"],
-      summary: "Log in, second step: the code from the authenticator app or a recovery code",
+      summary: "Log in, second step: the authenticator app's code, a recovery code, or a passkey",
       description: `For the \`mfa_token\` of POST /v1/token's 403 "${DETAIL.mfaRequired}". It works for 5 minutes, ${MFA_CHALLENGE_TRIES} wrong codes and one success. A recovery code works once and is mailed about.`,
       request: {
         body: { content: jsonContent(schemaRef(registry, "MfaLoginRequest", mfaLoginSchema, "input")) },
       },
       responses: {
         200: {
-          description: 'An access token whose `amr` is `["pwd", "otp", "mfa"]`',
+          description:
+            'An access token whose `amr` is `["pwd", "otp", "mfa"]`, with `hwk` for `otp` after a passkey',
           content: jsonContent(schemaRef(registry, "TokenResponse", tokenResponseSchema)),
         },
         ...errorResponses(registry, {
-          400: `"${DETAIL.incorrectCode}" (with \`tries_left\`), or "${DETAIL.mfaStepExpired}" when the mfa_token is unknown, used, older than 5 minutes or out of tries`,
+          400: `"${DETAIL.incorrectCode}" or, for a passkey, "${DETAIL.passkeyNotAccepted}" (with \`tries_left\`), or "${DETAIL.mfaStepExpired}" when the mfa_token is unknown, used, older than 5 minutes or out of tries`,
           403: `"${DETAIL.accountDisabled}"`,
           422: "No mfa_token or no code",
           429: `"${DETAIL.tooManyRequests}", with Retry-After: too many failed sign-ins from this address, or for this account from this address`,
@@ -55,27 +55,23 @@ export function mfaLoginRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
       const owner = await deps.twoFactor.challengeOwner(body.mfa_token);
       if (!owner) throw expired();
       const admitted = await admitAttempt(deps, c, owner.username);
-      const result = await deps.twoFactor.completeChallenge(body.mfa_token, body.code, admitted.origin);
+      const proof = body.webauthn
+        ? {
+            passkeyVerified: (await deps.passkeys.verify(body.webauthn, "second_factor", owner.id)).ok,
+          }
+        : { code: body.code ?? "" };
+      const result = await deps.twoFactor.completeChallenge(body.mfa_token, proof, admitted.origin);
       if (!result.ok) {
         if (result.reason === "expired") throw expired();
         await recordFailedAttempt(deps, admitted, owner, { step: "mfa" });
-        throw new ApiError(400, DETAIL.incorrectCode, {}, { tries_left: result.triesLeft });
+        const refusal = body.webauthn ? DETAIL.passkeyNotAccepted : DETAIL.incorrectCode;
+        throw new ApiError(400, refusal, {}, { tries_left: result.triesLeft });
       }
       await signInSucceeded(deps.limiter, admitted.attempt);
       const user = await findUserById(deps.db, result.userId);
       if (!user) throw expired();
       if (user.disabledAt !== null) throw new ApiError(403, DETAIL.accountDisabled);
-      await recordSecurityEvent(
-        deps.db,
-        {
-          action: "login.succeeded",
-          userId: user.id,
-          actorLabel: user.username,
-          origin: admitted.origin,
-          details: { second_factor: result.method },
-        },
-        admitted.now,
-      );
+      await recordSignIn(deps, admitted, user, { second_factor: result.method });
       if (result.method === "recovery_code") {
         deps.securityMails.recoveryCodeUsed(
           user,
@@ -86,7 +82,7 @@ export function mfaLoginRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
       }
       const issued = await deps.accessTokens.issue(user, {
         authTime: admitted.now,
-        amr: ["pwd", "otp", "mfa"],
+        amr: result.method === "passkey" ? ["pwd", "hwk", "mfa"] : ["pwd", "otp", "mfa"],
       });
       deps.logger.info({ userId: user.id }, "Access token issued after a second factor");
       return tokenAnswer(c, issued);

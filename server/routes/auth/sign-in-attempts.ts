@@ -3,8 +3,10 @@
 // answer 429 while the address or the (username, address) pair is over its limit, and put each
 // failure in the account's security log.
 import type { Context } from "hono";
+import { browserLabel, isNewBrowser } from "../../accounts/known-browsers.ts";
 import { type RequestOrigin, recordSecurityEvent } from "../../audit/security-events.ts";
 import { admitSignIn, type SignInAttempt } from "../../auth/sign-in-throttle.ts";
+import type { UserRow } from "../../db/schema/index.ts";
 import type { AppEnv } from "../../http/app-env.ts";
 import { clientIp } from "../../http/client-ip.ts";
 import { tooManyRequests } from "../../http/rate-limit.ts";
@@ -62,4 +64,31 @@ export function recordFailedAttempt(
     },
     admitted.now,
   );
+}
+
+/**
+ * A sign-in that succeeded: `login.succeeded` in the account's log, and a mail when it came from a
+ * browser the account has not used before (accounts/known-browsers.ts).
+ */
+export async function recordSignIn(
+  deps: Pick<ApiDeps, "db" | "securityMails">,
+  admitted: AdmittedAttempt,
+  user: Pick<UserRow, "id" | "username" | "email">,
+  details?: Record<string, unknown>,
+): Promise<void> {
+  const { origin, now } = admitted;
+  await recordSecurityEvent(
+    deps.db,
+    {
+      action: "login.succeeded",
+      userId: user.id,
+      actorLabel: user.username,
+      origin,
+      ...(details ? { details } : {}),
+    },
+    now,
+  );
+  if (await isNewBrowser(deps.db, user.id, origin.userAgent, now)) {
+    deps.securityMails.newBrowserSignIn(user, browserLabel(origin.userAgent), now, origin.ip);
+  }
 }

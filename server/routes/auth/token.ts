@@ -3,14 +3,13 @@ import { OpenAPIHono, type RouteConfig } from "@hono/zod-openapi";
 import { loginSchema, tokenResponseSchema } from "../../../contract/account.ts";
 import { DETAIL } from "../../../contract/messages.ts";
 import { MFA_METHODS } from "../../../contract/two-factor.ts";
-import { recordSecurityEvent } from "../../audit/security-events.ts";
 import { signInSucceeded } from "../../auth/sign-in-throttle.ts";
 import type { AppEnv } from "../../http/app-env.ts";
 import { ApiError } from "../../http/errors.ts";
 import { addRoute, errorResponses, schemaRef } from "../../http/openapi.ts";
 import { parseFormBody } from "../../http/validation.ts";
 import type { ApiDeps } from "../api-deps.ts";
-import { admitAttempt, recordFailedAttempt } from "./sign-in-attempts.ts";
+import { admitAttempt, recordFailedAttempt, recordSignIn } from "./sign-in-attempts.ts";
 import { tokenAnswer } from "./token-answer.ts";
 
 export function tokenRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
@@ -67,19 +66,17 @@ export function tokenRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
       // until the code is right: someone who has the password cannot reset the count with it
       // between guesses at the code.
       const mfaToken = await deps.twoFactor.startChallenge(user.id);
+      const hasPasskeys = (await deps.passkeys.list(user.id)).length > 0;
+      const methods = MFA_METHODS.filter((m) => m !== "webauthn" || hasPasskeys);
       throw new ApiError(
         403,
         DETAIL.mfaRequired,
         { "Cache-Control": "no-store" },
-        { mfa_token: mfaToken, methods: MFA_METHODS },
+        { mfa_token: mfaToken, methods },
       );
     }
     await signInSucceeded(deps.limiter, admitted.attempt);
-    await recordSecurityEvent(
-      deps.db,
-      { action: "login.succeeded", userId: user.id, actorLabel: user.username, origin: admitted.origin },
-      admitted.now,
-    );
+    await recordSignIn(deps, admitted, user);
     const issued = await deps.accessTokens.issue(user);
     deps.logger.info({ userId: user.id }, "Access token issued");
     return tokenAnswer(c, issued);

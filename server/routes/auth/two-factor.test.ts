@@ -9,7 +9,9 @@ import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
 import { totpFactors } from "../../db/schema/index.ts";
 import { auditRowsAbout } from "../../testing/admin.ts";
 import { fromIp, GOOD_PASSWORD, getJson, login, postForm, verifiedUser } from "../../testing/api-client.ts";
+import { softPasskey } from "../../testing/soft-authenticator.ts";
 import { useTestApp } from "../../testing/suite.ts";
+import { TEST_PORTAL_URL } from "../../testing/test-app.ts";
 import {
   callAs,
   codeAt,
@@ -216,9 +218,18 @@ describe.each(TEST_DATABASES)("two-factor sign-in (%s)", (kind) => {
     expect((await auditRowsAbout(ctx.t, ann.id)).map((r) => r.action)).toContain("mfa.disabled");
   });
 
-  it("keeps no TOTP secret, recovery code or sign-in step token in plain text, in the database or the log", async () => {
+  it("keeps no TOTP secret, recovery code, sign-in step token or passkey private key, in the database or the log", async () => {
     const ann = await verifiedUser(ctx.t, "ann");
     const on = await turnOnTwoFactor(ctx.t, ann.accessToken);
+    const key = softPasskey();
+    const origin = new URL(TEST_PORTAL_URL).origin;
+    const options = await callAs(ctx.t, "/v1/users/me/passkeys/options", on.accessToken);
+    const created = key.create((await options.json()) as { challenge: string; rp: { id?: string } }, origin);
+    const added = await callAs(ctx.t, "/v1/users/me/passkeys", on.accessToken, {
+      name: "Key",
+      response: created,
+    });
+    expect(added.status).toBe(201);
     const mfaToken = await passwordStep(ctx.t, "ann");
     expect((await codeStep(ctx.t, mfaToken, on.recoveryCodes[0] ?? "")).status).toBe(200);
     await ctx.t.tasks.idle();
@@ -239,7 +250,9 @@ describe.each(TEST_DATABASES)("two-factor sign-in (%s)", (kind) => {
     }
     const logs = ctx.t.logs.join("\n");
     expect(dump).toContain("mfa.recovery_code_used"); // the dump is real
+    expect(dump).toContain(key.id); // the passkey is in the dump: its public part only
     const secrets = [
+      ...key.privateMaterial(),
       on.secret,
       on.secret.toLowerCase(),
       mfaToken,

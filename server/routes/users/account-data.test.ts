@@ -46,6 +46,7 @@ describe.each(TEST_DATABASES)("the account's data (%s)", (kind) => {
       api_keys: Record<string, unknown>[];
       credit_ledger: unknown[];
       security_events: { action: string }[];
+      passkeys: unknown[];
     };
     expect(data.account).toMatchObject({ username: "ann", email: ann.email, two_factor: false });
     expect(data.invoices.length).toBeGreaterThan(0);
@@ -54,6 +55,7 @@ describe.each(TEST_DATABASES)("the account's data (%s)", (kind) => {
     expect(data.charges).toHaveLength(3);
     expect(data.charges[0]).toMatchObject({ feature: "standard-filter", credits: 1, api_key: key.prefix });
     expect(data.security_events.map((e) => e.action)).toContain("login.succeeded");
+    expect(data.passkeys).toEqual([]);
     // Never a secret: not the key, not its hash.
     expect(text).not.toContain(key.key);
   });

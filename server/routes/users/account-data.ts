@@ -16,7 +16,7 @@ import type { Billing } from "../../billing/service.ts";
 import type { Tx } from "../../db/types.ts";
 import { fromMillicredits } from "../../domain/ledger.ts";
 import type { AppEnv } from "../../http/app-env.ts";
-import { requireRecentAuth, requireUser } from "../../http/auth-guard.ts";
+import { REAUTH_REFUSAL, requireRecentAuth, requireUser } from "../../http/auth-guard.ts";
 import { ApiError } from "../../http/errors.ts";
 import { addRoute, BEARER_SCHEME, errorResponses, jsonContent, schemaRef } from "../../http/openapi.ts";
 import { originOf } from "../../http/request-origin.ts";
@@ -27,7 +27,6 @@ import { presentUser } from "./present-user.ts";
 
 /** Every security event the log still holds for the account goes into the export. */
 const EXPORTED_EVENTS = 10_000;
-const REAUTH_403 = `"${DETAIL.reauthRequired}" with \`reauth_required: true\` when the password was entered more than 10 minutes ago (POST /v1/reauth, then retry)`;
 
 export function accountDataRoutes(deps: ApiDeps & { billing: Billing }): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>();
@@ -44,14 +43,14 @@ export function accountDataRoutes(deps: ApiDeps & { billing: Billing }): OpenAPI
       tags: ["account"],
       summary: "Download the account's data as JSON (GDPR art. 15 and 20)",
       description:
-        "The account, billing details, subscription, credit ledger, invoices, API key metadata (never a key), security events and every charge, streamed.",
+        "The account, billing details, subscription, credit ledger, invoices, API key and passkey metadata (never a key), security events and every charge, streamed.",
       security,
       responses: {
         200: {
           description: "A JSON document, as a download",
           content: { "application/json": { schema: z.object({}).passthrough() } },
         },
-        ...errorResponses(registry, { 401: "No valid access token", 403: REAUTH_403 }),
+        ...errorResponses(registry, { 401: "No valid access token", 403: REAUTH_REFUSAL }),
       },
     },
     ...sensitive,
@@ -66,7 +65,10 @@ export function accountDataRoutes(deps: ApiDeps & { billing: Billing }): OpenAPI
         listApiKeys(deps.db, user.id, now, { includeRevoked: true }),
         securityEventsOf(deps.db, user.id, EXPORTED_EVENTS),
       ]);
-      const twoFactor = await deps.twoFactor.status(user.id);
+      const [twoFactor, passkeys] = await Promise.all([
+        deps.twoFactor.status(user.id),
+        deps.passkeys.list(user.id),
+      ]);
       const head = {
         exported_at: now.toISOString(),
         account: {
@@ -91,6 +93,11 @@ export function accountDataRoutes(deps: ApiDeps & { billing: Billing }): OpenAPI
           monthly_credit_limit:
             row.monthlyCreditLimit === null ? null : fromMillicredits(row.monthlyCreditLimit),
           features: row.features,
+        })),
+        passkeys: passkeys.map((p) => ({
+          name: p.name,
+          created_at: p.createdAt.toISOString(),
+          last_used_at: p.lastUsedAt?.toISOString() ?? null,
         })),
         security_events: events,
       };
@@ -142,7 +149,7 @@ export function accountDataRoutes(deps: ApiDeps & { billing: Billing }): OpenAPI
         ...errorResponses(registry, {
           400: `"${DETAIL.deleteConfirmMismatch}"`,
           401: "No valid access token",
-          403: REAUTH_403,
+          403: REAUTH_REFUSAL,
           422: "No `confirm`",
           502: "The payment provider could not end the subscription: nothing was deleted, try again",
         }),

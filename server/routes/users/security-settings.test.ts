@@ -106,4 +106,30 @@ describe.each(TEST_DATABASES)("security settings (%s)", (kind) => {
     expect(Date.parse(data[0]?.at ?? "")).toBe(ctx.t.clock.now().getTime());
     expect((await getJson(ctx.t.app, "/v1/users/me/security-events")).status).toBe(401);
   });
+
+  it("mails about a sign-in from a browser the account has not used, once per browser, never the first", async () => {
+    const signInWith = (userAgent: string) =>
+      ctx.t.app.request("/v1/token", {
+        method: "POST",
+        headers: {
+          "Content-Type": "application/x-www-form-urlencoded",
+          "User-Agent": userAgent,
+          ...fromIp("198.51.100.88"),
+        },
+        body: new URLSearchParams({ username: "ann", password: GOOD_PASSWORD }).toString(),
+      });
+    const ann = await verifiedUser(ctx.t, "ann");
+    const newBrowserMails = async () =>
+      (await ctx.t.mails()).filter((m) => m.to === ann.email && m.subject.startsWith("New sign-in"));
+    // verifiedUser signed in once already (its first browser): no mail for it.
+    expect(await newBrowserMails()).toEqual([]);
+    const firefox = "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0";
+    expect((await signInWith(firefox)).status).toBe(200);
+    expect((await signInWith(firefox)).status).toBe(200);
+    const mails = await newBrowserMails();
+    expect(mails).toHaveLength(1);
+    expect(mails[0]?.text).toContain("Firefox 133 on Linux");
+    expect(mails[0]?.text).toContain("from the address 198.51.100.88");
+    expect(mails[0]?.links).toContain(`${ctx.t.deps.config.portalUrl}/profile/security`);
+  });
 });

@@ -13,7 +13,7 @@ import {
   totpSetupSchema,
 } from "../../../contract/two-factor.ts";
 import type { AppEnv } from "../../http/app-env.ts";
-import { limitWrites, requireRecentAuth, requireUser } from "../../http/auth-guard.ts";
+import { limitWrites, REAUTH_REFUSAL, requireRecentAuth, requireUser } from "../../http/auth-guard.ts";
 import { clientIp } from "../../http/client-ip.ts";
 import { ApiError } from "../../http/errors.ts";
 import { addRoute, BEARER_SCHEME, errorResponses, jsonContent, schemaRef } from "../../http/openapi.ts";
@@ -23,7 +23,6 @@ import type { ApiDeps } from "../api-deps.ts";
 import { tokenAnswer } from "../auth/token-answer.ts";
 
 const PATH = "/users/me/mfa";
-const REAUTH_403 = `"${DETAIL.reauthRequired}" with \`reauth_required: true\` when the password was entered more than 10 minutes ago (POST /v1/reauth, then retry)`;
 
 export function twoFactorRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>();
@@ -82,7 +81,7 @@ export function twoFactorRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
         },
         ...errorResponses(registry, {
           401: "No valid access token",
-          403: REAUTH_403,
+          403: REAUTH_REFUSAL,
           409: `"${DETAIL.mfaAlreadyOn}"`,
           429: "Too many signed-in writes",
         }),
@@ -116,7 +115,7 @@ export function twoFactorRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
         ...errorResponses(registry, {
           400: `"${DETAIL.incorrectCode}"`,
           401: "No valid access token",
-          403: REAUTH_403,
+          403: REAUTH_REFUSAL,
           409: `"${DETAIL.mfaNotStarted}" or "${DETAIL.mfaAlreadyOn}"`,
           422: "No code",
           429: "Too many signed-in writes",
@@ -161,7 +160,7 @@ export function twoFactorRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
         ...errorResponses(registry, {
           400: `"${DETAIL.incorrectCode}"`,
           401: "No valid access token",
-          403: REAUTH_403,
+          403: REAUTH_REFUSAL,
           409: `"${DETAIL.mfaNotOn}"`,
           422: "No code",
           429: "Too many signed-in writes",
@@ -198,7 +197,7 @@ export function twoFactorRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
         ...errorResponses(registry, {
           400: `"${DETAIL.incorrectCode}" (a recovery code does not make new ones)`,
           401: "No valid access token",
-          403: REAUTH_403,
+          403: REAUTH_REFUSAL,
           409: `"${DETAIL.mfaNotOn}"`,
           422: "No code",
           429: "Too many signed-in writes",

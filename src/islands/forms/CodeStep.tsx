@@ -11,17 +11,20 @@ import { TOAST } from "../../lib/ui-text.ts";
 import { logInWithCode } from "../../stores/auth.ts";
 import { notify, notifyAfterNavigation } from "../../stores/toast.ts";
 import { Field, IslandForm, SubmitButton } from "./Field.tsx";
+import { PasskeyButton } from "./PasskeyButton.tsx";
 import { useForm } from "./use-form.ts";
 
 const FIELDS = ["code"] as const;
 
 interface Props {
   mfaToken: string;
+  /** What may answer the step (POST /v1/token's `methods`): a passkey only when the account has one. */
+  methods: readonly string[];
   /** Back to the password form: the visitor asked, or the step ended. */
   onBack: () => void;
 }
 
-export function CodeStep({ mfaToken, onBack }: Props) {
+export function CodeStep({ mfaToken, methods, onBack }: Props) {
   const form = useForm("mfaCodeBodySchema", FIELDS);
   const [recovery, setRecovery] = useState(false);
 
@@ -62,6 +65,7 @@ export function CodeStep({ mfaToken, onBack }: Props) {
         onChange={form.onChange}
       />
       <SubmitButton label={T.verify} busy={form.busy} />
+      {methods.includes("webauthn") && <PasskeyButton label={T.usePasskey} mfaToken={mfaToken} />}
       <div className="flex flex-wrap justify-between gap-2 text-sm">
         <button
           type="button"

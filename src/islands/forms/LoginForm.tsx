@@ -5,12 +5,14 @@ import { useEffect, useState } from "react";
 import { asApiError } from "../../lib/api-client.ts";
 import { isEmailNotVerified, loginErrorMessage } from "../../lib/error-messages.ts";
 import { navigate, redirect } from "../../lib/navigation.ts";
+import { CODE_STEP_TEXT } from "../../lib/security-text.ts";
 import { TOAST, UI_TEXT } from "../../lib/ui-text.ts";
 import { logIn } from "../../stores/auth.ts";
 import { notify, notifyAfterNavigation } from "../../stores/toast.ts";
 import { useSession } from "../auth/use-session.ts";
 import { CodeStep } from "./CodeStep.tsx";
 import { Field, IslandForm, SubmitButton } from "./Field.tsx";
+import { PasskeyButton } from "./PasskeyButton.tsx";
 import { useForm } from "./use-form.ts";
 
 const FIELDS = ["username", "password"] as const;
@@ -21,7 +23,7 @@ export default function LoginForm() {
   const [notVerified, setNotVerified] = useState(false);
   const [leaving, setLeaving] = useState(false);
   // Set when the password was right and the account wants its second factor.
-  const [mfaToken, setMfaToken] = useState<string | null>(null);
+  const [mfa, setMfa] = useState<{ token: string; methods: readonly string[] } | null>(null);
 
   useEffect(() => {
     if (user && !leaving) redirect("/");
@@ -38,7 +40,7 @@ export default function LoginForm() {
       const failed = asApiError(error);
       if (failed.mfaToken) {
         // Still leaving: the code step signs in next, and must not be sent to / meanwhile.
-        setMfaToken(failed.mfaToken);
+        setMfa({ token: failed.mfaToken, methods: failed.mfaMethods });
         return;
       }
       setLeaving(false);
@@ -47,12 +49,12 @@ export default function LoginForm() {
     }
   });
 
-  if (mfaToken) {
+  if (mfa) {
     const back = () => {
-      setMfaToken(null);
+      setMfa(null);
       setLeaving(false);
     };
-    return <CodeStep mfaToken={mfaToken} onBack={back} />;
+    return <CodeStep mfaToken={mfa.token} methods={mfa.methods} onBack={back} />;
   }
 
   return (
@@ -84,6 +86,8 @@ export default function LoginForm() {
         </div>
       )}
       <SubmitButton label={UI_TEXT.logIn} busy={form.busy} />
+      <div className="divider my-0 text-xs">or</div>
+      <PasskeyButton label={CODE_STEP_TEXT.passkeySignIn} onLeaving={setLeaving} />
     </IslandForm>
   );
 }

@@ -4,6 +4,7 @@
 import { type ReactNode, useState } from "react";
 import { asApiError } from "../../lib/api-client.ts";
 import { accountActionErrorMessage } from "../../lib/error-messages.ts";
+import { ReauthCancelled } from "../../stores/reauth.ts";
 import { notify } from "../../stores/toast.ts";
 import { Dialog } from "./Dialog.tsx";
 
@@ -27,7 +28,8 @@ export function ConfirmDialog({ open, title, keepLabel, confirmLabel, onConfirm,
       await onConfirm();
       onClose();
     } catch (error) {
-      notify("error", accountActionErrorMessage(asApiError(error)));
+      // Closing the password confirmation is the visitor's choice, not a failure to report.
+      if (!(error instanceof ReauthCancelled)) notify("error", accountActionErrorMessage(asApiError(error)));
     } finally {
       setBusy(false);
     }

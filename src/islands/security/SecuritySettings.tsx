@@ -7,6 +7,7 @@ import { initSession } from "../../stores/auth.ts";
 import { ReauthDialog } from "../auth/ReauthDialog.tsx";
 import { RouteGuard } from "../auth/RouteGuard.tsx";
 import { DataSection } from "./DataSection.tsx";
+import { PasskeysSection } from "./PasskeysSection.tsx";
 import { PasswordSection } from "./PasswordSection.tsx";
 import { SecurityEvents } from "./SecurityEvents.tsx";
 import { SessionsSection } from "./SessionsSection.tsx";
@@ -19,6 +20,7 @@ function Settings({ username }: { username: string }) {
   return (
     <div className="flex flex-col gap-6">
       <TwoFactorSection />
+      <PasskeysSection />
       <PasswordSection />
       <SessionsSection />
       <SecurityEvents />

@@ -1,0 +1,148 @@
+// Passkeys through the API on PGlite and PostgreSQL, answered by a software authenticator with
+// real signatures: adding, listing and removing one; signing in with it alone; using it as the
+// second factor; and the answers that must fail (a replayed challenge, another site, a cloned key).
+import { describe, expect, it } from "vitest";
+import { DETAIL } from "../../../contract/messages.ts";
+import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
+import { auditRowsAbout } from "../../testing/admin.ts";
+import {
+  fromIp,
+  GOOD_PASSWORD,
+  getJson,
+  postForm,
+  postJson,
+  verifiedUser,
+} from "../../testing/api-client.ts";
+import { type SoftPasskey, softPasskey } from "../../testing/soft-authenticator.ts";
+import { useTestApp } from "../../testing/suite.ts";
+import { TEST_PORTAL_URL } from "../../testing/test-app.ts";
+import { callAs, codeStep, passwordStep, turnOnTwoFactor } from "../../testing/two-factor.ts";
+
+const ORIGIN = new URL(TEST_PORTAL_URL).origin;
+
+describe.each(TEST_DATABASES)("passkeys (%s)", (kind) => {
+  const ctx = useTestApp(kind);
+
+  async function addPasskey(token: string, key: SoftPasskey, name = "Laptop") {
+    const options = await callAs(ctx.t, "/v1/users/me/passkeys/options", token);
+    expect(options.status, await options.clone().text()).toBe(200);
+    const created = key.create((await options.json()) as { challenge: string; rp: { id?: string } }, ORIGIN);
+    return callAs(ctx.t, "/v1/users/me/passkeys", token, { name, response: created });
+  }
+
+  async function signInOptions(body: Record<string, unknown> = {}) {
+    const res = await postJson(ctx.t.app, "/v1/passkeys/options", body, fromIp());
+    expect(res.status, await res.clone().text()).toBe(200);
+    return (await res.json()) as { challenge: string; rpId?: string; allowCredentials?: { id: string }[] };
+  }
+
+  const passkeySignIn = (answer: unknown, ip = "198.51.100.90") =>
+    postJson(ctx.t.app, "/v1/token/passkey", { response: answer }, fromIp(ip));
+
+  it("adds a passkey, lists it, signs in with it alone (amr hwk), and removes it", async () => {
+    const ann = await verifiedUser(ctx.t, "ann");
+    const key = softPasskey();
+    const added = await addPasskey(ann.accessToken, key, "  MacBook  ");
+    expect(added.status, await added.clone().text()).toBe(201);
+    expect(await added.json()).toMatchObject({ id: key.id, name: "MacBook", last_used_at: null });
+    // The same authenticator twice: refused.
+    expect((await addPasskey(ann.accessToken, key)).status).toBe(409);
+
+    const options = await signInOptions();
+    expect(options.allowCredentials ?? []).toEqual([]);
+    const res = await passkeySignIn(key.get(options, ORIGIN));
+    expect(res.status, await res.clone().text()).toBe(200);
+    const { access_token } = (await res.json()) as { access_token: string };
+    expect(await ctx.t.deps.accessTokens.verify(access_token)).toMatchObject({ amr: ["hwk"] });
+    const list = (await (await getJson(ctx.t.app, "/v1/users/me/passkeys", access_token)).json()) as {
+      data: { id: string; last_used_at: string | null }[];
+    };
+    expect(list.data).toEqual([expect.objectContaining({ id: key.id, last_used_at: expect.any(String) })]);
+
+    const removed = await callAs(
+      ctx.t,
+      `/v1/users/me/passkeys/${encodeURIComponent(key.id)}`,
+      access_token,
+      undefined,
+      "DELETE",
+    );
+    expect(removed.status).toBe(204);
+    expect((await passkeySignIn(key.get(await signInOptions(), ORIGIN))).status).toBe(400);
+    const actions = (await auditRowsAbout(ctx.t, ann.id, true)).map((r) => r.action);
+    expect(actions).toEqual(expect.arrayContaining(["passkey.added", "passkey.removed"]));
+  });
+
+  it("refuses a replayed challenge, an answer made for another site, a cloned key, and an unknown passkey", async () => {
+    const ann = await verifiedUser(ctx.t, "ann");
+    const key = softPasskey();
+    expect((await addPasskey(ann.accessToken, key)).status).toBe(201);
+    const options = await signInOptions();
+    const answer = key.get(options, ORIGIN);
+    expect((await passkeySignIn(answer)).status).toBe(200);
+    const replay = await passkeySignIn(answer);
+    expect(replay.status).toBe(400);
+    expect(await replay.json()).toEqual({ detail: DETAIL.passkeyNotAccepted });
+    expect((await passkeySignIn(key.get(await signInOptions(), "https://evil.example"))).status).toBe(400);
+    key.setCounter(0);
+    expect((await passkeySignIn(key.get(await signInOptions(), ORIGIN))).status).toBe(400);
+    expect((await passkeySignIn(softPasskey().get(await signInOptions(), ORIGIN))).status).toBe(400);
+  });
+
+  it("serves as the second factor of a sign-in with a password (amr pwd hwk mfa), only the account's own", async () => {
+    const ann = await verifiedUser(ctx.t, "ann");
+    const on = await turnOnTwoFactor(ctx.t, ann.accessToken);
+    const key = softPasskey();
+    expect((await addPasskey(on.accessToken, key)).status).toBe(201);
+    const bob = await verifiedUser(ctx.t, "bob");
+    const bobKey = softPasskey();
+    expect((await addPasskey(bob.accessToken, bobKey)).status).toBe(201);
+
+    const mfaToken = await passwordStep(ctx.t, "ann");
+    const options = await signInOptions({ mfa_token: mfaToken });
+    expect(options.allowCredentials?.map((c) => c.id)).toEqual([key.id]);
+    // Bob's passkey does not answer for Ann.
+    const wrong = await postJson(
+      ctx.t.app,
+      "/v1/token/mfa",
+      { mfa_token: mfaToken, webauthn: bobKey.get(options, ORIGIN) },
+      fromIp("198.51.100.20"),
+    );
+    expect(wrong.status).toBe(400);
+    const again = await signInOptions({ mfa_token: mfaToken });
+    const ok = await postJson(
+      ctx.t.app,
+      "/v1/token/mfa",
+      { mfa_token: mfaToken, webauthn: key.get(again, ORIGIN) },
+      fromIp("198.51.100.20"),
+    );
+    expect(ok.status, await ok.clone().text()).toBe(200);
+    const { access_token } = (await ok.json()) as { access_token: string };
+    expect(await ctx.t.deps.accessTokens.verify(access_token)).toMatchObject({ amr: ["pwd", "hwk", "mfa"] });
+    // The code step offers the passkey among its methods.
+    const step = await postForm(
+      ctx.t.app,
+      "/v1/token",
+      { username: "ann", password: GOOD_PASSWORD },
+      fromIp(),
+    );
+    expect(((await step.json()) as { methods: string[] }).methods).toEqual([
+      "totp",
+      "recovery_code",
+      "webauthn",
+    ]);
+    expect((await codeStep(ctx.t, "unknown", "123456")).status).toBe(400);
+    expect(
+      (await postJson(ctx.t.app, "/v1/passkeys/options", { mfa_token: "unknown" }, fromIp())).status,
+    ).toBe(400);
+  });
+
+  it("adding and removing need the password of the last 10 minutes", async () => {
+    const ann = await verifiedUser(ctx.t, "ann");
+    ctx.t.clock.advance(10 * 60_000 + 1000);
+    const refused = await callAs(ctx.t, "/v1/users/me/passkeys/options", ann.accessToken);
+    expect(refused.status).toBe(403);
+    expect(
+      (await callAs(ctx.t, "/v1/users/me/passkeys/x", ann.accessToken, undefined, "DELETE")).status,
+    ).toBe(403);
+  });
+});

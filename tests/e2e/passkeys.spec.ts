@@ -1,0 +1,112 @@
+// Passkeys in the browser with Chromium's virtual authenticator (CDP WebAuthn domain): added on
+// /profile/security, signing in without a password on /login, answering the code step of a
+// sign-in with two factors, and removed. WebAuthn needs a domain as its relying party, so this
+// spec runs a server of its own at http://localhost (an IP address cannot be one).
+import { join } from "node:path";
+import type { BrowserContext, Page } from "@playwright/test";
+import { CODE_STEP_TEXT, SECURITY_TEXT } from "../../src/lib/security-text.ts";
+import { TOAST, UI_TEXT } from "../../src/lib/ui-text.ts";
+import { createVerifiedUser, openSignedIn, tokenViaApi } from "../fixtures/account.ts";
+import { axeViolations } from "../fixtures/axe.ts";
+import {
+  freePort,
+  ROOT,
+  type ServerProcess,
+  startServer,
+  stopServers,
+  tempDataDir,
+} from "../fixtures/server-process.ts";
+import { expect, test } from "../fixtures/test.ts";
+import { turnOnTwoFactorViaApi } from "../fixtures/two-factor.ts";
+
+test.describe.configure({ timeout: 120_000 });
+
+const P = SECURITY_TEXT.passkeys;
+let server: ServerProcess;
+let baseUrl: string;
+const data = tempDataDir("passkeys");
+
+test.beforeAll(async () => {
+  const port = await freePort();
+  baseUrl = `http://localhost:${port}`;
+  server = await startServer({
+    label: "passkeys",
+    databaseUrl: "",
+    dataDir: data.dir,
+    port,
+    env: { DIST_DIR: join(ROOT, "dist"), PORTAL_URL: baseUrl, CORS_ORIGINS: baseUrl },
+  });
+});
+
+test.afterAll(async () => {
+  await stopServers(test.info().status !== "passed");
+  data.remove();
+});
+
+/** A virtual platform authenticator that verifies its user and is always touched. */
+async function withAuthenticator(context: BrowserContext, page: Page) {
+  const cdp = await context.newCDPSession(page);
+  await cdp.send("WebAuthn.enable");
+  await cdp.send("WebAuthn.addVirtualAuthenticator", {
+    options: {
+      protocol: "ctap2",
+      transport: "internal",
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: true,
+      automaticPresenceSimulation: true,
+    },
+  });
+}
+
+async function signOutHere(page: Page) {
+  await page.evaluate(() => localStorage.clear());
+}
+
+test("a passkey is added, signs in without a password, answers the code step, and is removed", async ({
+  browser,
+  playwright,
+}) => {
+  expect(server.port).toBeGreaterThan(0);
+  const api = await playwright.request.newContext({ baseURL: baseUrl });
+  const context = await browser.newContext({ baseURL: baseUrl });
+  const page = await context.newPage();
+  await withAuthenticator(context, page);
+  const user = await createVerifiedUser(api, "pk");
+
+  await openSignedIn(page, await tokenViaApi(api, user), "/profile/security");
+  const section = page.locator("[data-passkeys]");
+  await expect(section.getByText(P.none)).toBeVisible();
+  await section.getByLabel(P.nameLabel).fill("Chromium");
+  await section.getByRole("button", { name: P.add }).click();
+  await expect(page.getByText(P.added)).toBeVisible();
+  await expect(section.locator('[data-passkey="Chromium"]')).toBeVisible();
+  expect(await axeViolations(page)).toEqual([]);
+
+  // Without a password.
+  await signOutHere(page);
+  await page.goto("/login");
+  await page.getByRole("button", { name: CODE_STEP_TEXT.passkeySignIn }).click();
+  await expect(page.getByText(TOAST.loggedIn)).toBeVisible();
+  await expect(page.getByText(UI_TEXT.greeting(user.username)).first()).toBeVisible();
+
+  // As the second factor once two-factor sign-in is on.
+  await turnOnTwoFactorViaApi(api, await tokenViaApi(api, user));
+  await signOutHere(page);
+  await page.goto("/login");
+  await page.getByLabel("Username").fill(user.username);
+  await page.getByLabel("Password", { exact: true }).fill(user.password);
+  await page.getByRole("button", { name: UI_TEXT.logIn }).click();
+  await expect(page.getByLabel(CODE_STEP_TEXT.codeLabel)).toBeVisible();
+  await page.getByRole("button", { name: CODE_STEP_TEXT.usePasskey }).click();
+  await expect(page.getByText(TOAST.loggedIn)).toBeVisible();
+
+  // Removed: the list is empty again.
+  await page.goto("/profile/security");
+  await section.locator('[data-passkey="Chromium"]').getByRole("button", { name: P.remove }).click();
+  await page.getByRole("dialog", { name: P.removeTitle }).getByRole("button", { name: P.remove }).click();
+  await expect(page.getByText(P.removed)).toBeVisible();
+  await expect(section.getByText(P.none)).toBeVisible();
+  await context.close();
+  await api.dispose();
+});
