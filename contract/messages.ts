@@ -79,6 +79,11 @@ export const DETAIL = {
   passkeyExists: "This passkey is already on your account",
   passkeyLimit: "You have 10 passkeys already: remove one first",
   passkeyNotFound: "Passkey not found",
+  emailChangeSent: "Check the new address: the change takes effect when you follow the link we sent there.",
+  emailSame: "This is already your e-mail address",
+  emailChanged: "Your e-mail address was changed.",
+  emailChangeReverted:
+    "Your e-mail address was changed back, and every browser was signed out. Reset your password now.",
 } as const;
 
 /** `msg` of the 422 items that are about the body as a whole rather than one field. */

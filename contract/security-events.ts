@@ -10,6 +10,7 @@ export const SECURITY_EVENT_PREFIXES = [
   "login.",
   "session.",
   "password.",
+  "email.",
   "mfa.",
   "passkey.",
   "api_keys.",

@@ -6,7 +6,7 @@
  * (`/verify-email/{token}`, `/reset-password/{token}`, `/payment/{status}`). Each is built once,
  * as `/{prefix}/index.html`, and every `/{prefix}/*` URL is answered with it.
  */
-export const PARAM_ROUTES = ["verify-email", "reset-password", "payment"] as const;
+export const PARAM_ROUTES = ["verify-email", "reset-password", "payment", "confirm-email"] as const;
 
 /**
  * Routes with a parameter below a page of their own: `/admin/customers` is the search, and every

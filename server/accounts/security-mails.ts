@@ -8,6 +8,8 @@ import { fromMillicredits } from "../domain/ledger.ts";
 import type { Mailer } from "../mail/mailer.ts";
 import {
   accountDeletedMail,
+  emailChangedMail,
+  emailChangeLinkMail,
   newBrowserSignInMail,
   recoveryCodeUsedMail,
   twoFactorChangedMail,
@@ -23,6 +25,15 @@ export interface SecurityMails {
   /** To the address the account had: the only word the owner gets once it is gone. */
   accountDeleted(user: Recipient, at: Date, ip: string | null): void;
   newBrowserSignIn(user: Recipient, browser: string, at: Date, ip: string | null): void;
+  /** To the new address, before the change: the link that confirms it. */
+  emailChangeLink(user: Pick<UserRow, "username">, newEmail: string, token: string): void;
+  /** To the old address, after the change: a way back. */
+  emailChanged(
+    user: Pick<UserRow, "username">,
+    change: { oldEmail: string; newEmail: string; revertToken: string },
+    at: Date,
+    ip: string | null,
+  ): void;
 }
 
 /** An instant as the security mails show it: "2026-11-25 21:14 UTC". */
@@ -64,6 +75,27 @@ export function createSecurityMails(deps: {
     newBrowserSignIn(user, browser, at, ip) {
       const mail = newBrowserSignInMail({ ...addressed(user), at: mailTime(at), ip, browser });
       deps.tasks.run("new browser sign-in mail", () => deps.mailer.send(mail));
+    },
+    emailChangeLink(user, newEmail, token) {
+      const mail = emailChangeLinkMail({
+        to: newEmail,
+        username: user.username,
+        portalUrl: deps.portalUrl,
+        token,
+      });
+      deps.tasks.run("e-mail change link mail", () => deps.mailer.send(mail));
+    },
+    emailChanged(user, change, at, ip) {
+      const mail = emailChangedMail({
+        to: change.oldEmail,
+        username: user.username,
+        portalUrl: deps.portalUrl,
+        at: mailTime(at),
+        ip,
+        newEmail: change.newEmail,
+        revertToken: change.revertToken,
+      });
+      deps.tasks.run("e-mail changed mail", () => deps.mailer.send(mail));
     },
     accountDeleted(user, at, ip) {
       const mail = accountDeletedMail({ ...addressed(user), at: mailTime(at), ip });

@@ -78,3 +78,44 @@ export function newBrowserSignInMail(args: SecurityMailArgs & { browser: string 
     closing: "If this was you, there is nothing else to do.",
   });
 }
+
+/** To the new address: the link that makes it the account's (24 h). */
+export function emailChangeLinkMail(args: {
+  to: string;
+  username: string;
+  portalUrl: string;
+  token: string;
+}): MailMessage {
+  return render(args.to, {
+    subject: `Confirm your new ${PRODUCT_NAME} e-mail address`,
+    greeting: `Hi ${args.username},`,
+    paragraphs: [
+      "You asked to use this address for your account. It takes over when you follow the link below, within 24 hours.",
+      "If you did not ask for this, ignore this e-mail: nothing changes.",
+    ],
+    action: {
+      label: "Confirm this address",
+      url: `${args.portalUrl}/confirm-email/${encodeURIComponent(args.token)}`,
+    },
+    closing: "The link works once.",
+  });
+}
+
+/** To the old address, after the change: what happened, and a way back for 7 days. */
+export function emailChangedMail(
+  args: SecurityMailArgs & { newEmail: string; revertToken: string },
+): MailMessage {
+  return render(args.to, {
+    subject: `Your ${PRODUCT_NAME} e-mail address was changed`,
+    greeting: `Hi ${args.username},`,
+    paragraphs: [
+      `The e-mail address of your account was changed to ${args.newEmail} ${where(args)}. Mails about your account now go there.`,
+      "If you did not do this, follow the link below within 7 days: it changes the address back to this one and signs every browser out. Then reset your password.",
+    ],
+    action: {
+      label: "This was not me: change it back",
+      url: `${args.portalUrl}/confirm-email/${encodeURIComponent(args.revertToken)}`,
+    },
+    closing: "If this was you, there is nothing else to do.",
+  });
+}

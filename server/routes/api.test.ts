@@ -19,6 +19,8 @@ const CONTRACT_PATHS = [
   "/v1/users/me/password",
   "/v1/users/me/security-events",
   "/v1/users/me/export",
+  "/v1/users/me/email",
+  "/v1/user/confirm-email",
   "/v1/users/me/passkeys",
   "/v1/users/me/passkeys/options",
   "/v1/users/me/passkeys/{id}",

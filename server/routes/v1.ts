@@ -26,6 +26,7 @@ import { type BillingRouteDeps, billingRoutes } from "./billing/routes.ts";
 import { docsRoutes } from "./docs/routes.ts";
 import { usageRoutes } from "./usage/routes.ts";
 import { accountDataRoutes } from "./users/account-data.ts";
+import { emailChangeRoutes } from "./users/email.ts";
 import { lowBalanceAlertRoutes } from "./users/low-balance-alert.ts";
 import { passkeyRoutes } from "./users/passkeys.ts";
 import { passwordChangeRoutes } from "./users/password.ts";
@@ -58,6 +59,7 @@ export function v1Routes(
   api.route("/", twoFactorRoutes(deps));
   api.route("/", passkeyRoutes(deps));
   api.route("/", passwordChangeRoutes(deps));
+  api.route("/", emailChangeRoutes(deps));
   api.route("/", securityEventRoutes(deps));
   api.route("/", passwordResetRoutes(deps));
   api.route("/", emailVerificationRoutes(deps));

@@ -22,7 +22,8 @@ export interface FailedAnswer {
   detail: unknown;
 }
 
-const detailText = (detail: unknown): string => (typeof detail === "string" ? detail : "");
+/** An answer's `detail` when it is a sentence (a 422 lists its fields instead). */
+export const detailText = (detail: unknown): string => (typeof detail === "string" ? detail : "");
 
 /**
  * Login: 401 -> the spec's authorisation message; no answer -> the generic 'Login failed'; 429 ->

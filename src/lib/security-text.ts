@@ -77,6 +77,20 @@ export const SECURITY_TEXT = {
     loading: "Loading your passkeys…",
     loadFailed: "Your passkeys could not be loaded. Reload the page to try again.",
   },
+  email: {
+    title: "E-mail address",
+    current: "Your address",
+    body: "We send a link to the new address; it takes over when you follow it. Your current address is told, with a way to undo the change.",
+    label: "New e-mail address",
+    submit: "Send the link",
+  },
+  confirmEmail: {
+    title: "Confirm e-mail address",
+    pending: "Confirming the address…",
+    profileLink: "Go to your security settings",
+    loginLink: "Log in",
+    forgotLink: "Reset your password",
+  },
   password: {
     title: "Change password",
     body: "Other browsers signed in to your account are signed out; this one stays signed in. API keys keep working.",
@@ -138,6 +152,9 @@ export const SECURITY_EVENT_NAMES: Record<string, string> = {
   "passkey.added": "Passkey added",
   "passkey.removed": "Passkey removed",
   "password.changed": "Password changed",
+  "email.change_requested": "E-mail change asked for",
+  "email.changed": "E-mail address changed",
+  "email.change_reverted": "E-mail change undone",
   "api_key.create": "API key created",
   "api_keys.revoke_all": "All API keys revoked",
 };

@@ -32,3 +32,12 @@ export function resetPassword(input: PasswordResetInput) {
 export function verifyEmail(token: string) {
   return apiRequest("/v1/user/verify-email", "detailSchema", { method: "POST", body: { token } });
 }
+
+/** Follows an e-mail change link (the new address's, or the old one's way back); the server's words. */
+export async function confirmEmailChange(token: string): Promise<string> {
+  const { detail } = await apiRequest("/v1/user/confirm-email", "detailSchema", {
+    method: "POST",
+    body: { token },
+  });
+  return detail;
+}

@@ -113,3 +113,12 @@ export async function deleteAccount(username: string): Promise<void> {
   );
   forgetSession();
 }
+
+/** Mails a link to `email`; the address changes when it is followed. Answers the server's words. */
+export async function requestEmailChange(email: string): Promise<string> {
+  const { detail } = await withReauth(() =>
+    apiRequest("/v1/users/me/email", "detailSchema", { method: "POST", body: { email }, auth: true }),
+  );
+  void loadSecurityEvents();
+  return detail;
+}

@@ -1,9 +1,18 @@
 // The account's data in the browser (ACCOUNT-SECURITY.md, GDPR): "Download my data" saves the
 // export as a JSON file; "Delete account" asks for the username, deletes, signs out and goes to /,
-// after which the username and address can register again.
+// after which the username and address can register again. And the address itself: a new one
+// takes over only through the link mailed to it.
 import { readFile } from "node:fs/promises";
+import { DETAIL } from "../../contract/messages.ts";
 import { SECURITY_TEXT } from "../../src/lib/security-text.ts";
-import { createVerifiedUser, openSignedIn, registerViaApi, tokenViaApi } from "../fixtures/account.ts";
+import {
+  createVerifiedUser,
+  openSignedIn,
+  portalPath,
+  readMail,
+  registerViaApi,
+  tokenViaApi,
+} from "../fixtures/account.ts";
 import { axeViolations } from "../fixtures/axe.ts";
 import { expect, test } from "../fixtures/test.ts";
 
@@ -45,4 +54,32 @@ test("a customer downloads their data, then deletes the account; the name is fre
   expect(gone.status()).toBe(401);
   // The same username and address register as a new account.
   await registerViaApi(request, user);
+});
+
+test("a new e-mail address takes over through its link; the old address hears of it", async ({
+  page,
+  request,
+}) => {
+  const user = await createVerifiedUser(request, "mail");
+  await openSignedIn(page, await tokenViaApi(request, user), "/profile/security");
+  const E = SECURITY_TEXT.email;
+  const section = page.locator("[data-email-change]");
+  await expect(section.locator("[data-current-email]")).toHaveText(user.email);
+  const newAddress = `new-${user.email}`;
+  await section.getByLabel(E.label).fill(newAddress);
+  await section.getByRole("button", { name: E.submit }).click();
+  await expect(page.getByText(DETAIL.emailChangeSent)).toBeVisible();
+  // Nothing changes until the link is followed.
+  await page.reload();
+  await expect(section.locator("[data-current-email]")).toHaveText(user.email);
+
+  const link = await readMail(request, newAddress, /Confirm your new/);
+  await page.goto(portalPath(link, "/confirm-email/"));
+  await expect(page.locator("[data-confirm-email-success]")).toContainText(DETAIL.emailChanged);
+  expect(await axeViolations(page)).toEqual([]);
+  await page.getByRole("link", { name: SECURITY_TEXT.confirmEmail.profileLink }).click();
+  await expect(section.locator("[data-current-email]")).toHaveText(newAddress);
+  const told = await readMail(request, user.email, /e-mail address was changed/);
+  // With the way back: a link of its own.
+  expect(portalPath(told, "/confirm-email/")).toMatch(/^\/confirm-email\/[\w-]{43}$/);
 });

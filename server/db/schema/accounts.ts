@@ -138,3 +138,30 @@ export const knownBrowsers = pgTable(
   },
   (t) => [uniqueIndex("known_browsers_user_browser_key").on(t.userId, t.browserDigest)],
 );
+
+/**
+ * A change of e-mail address waiting for its link (ACCOUNT-SECURITY.md: the new address must be
+ * verified before it takes over), or, once done, the old address's way back ("this was not me").
+ * The link's token is kept as a SHA-256 hash, like the other mailed links.
+ */
+export const emailChanges = pgTable(
+  "email_changes",
+  {
+    id: uuid("id").primaryKey(),
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    /** `change`: the link mailed to the new address; `revert`: the one mailed to the old one. */
+    kind: text("kind", { enum: ["change", "revert"] }).notNull(),
+    /** The address the account gets when the link is used. */
+    email: text("email").notNull(),
+    tokenHash: text("token_hash").notNull(),
+    expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
+    usedAt: timestamp("used_at", { withTimezone: true }),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull(),
+  },
+  (t) => [
+    uniqueIndex("email_changes_token_hash_key").on(t.tokenHash),
+    index("email_changes_user_idx").on(t.userId),
+  ],
+);

@@ -7,6 +7,7 @@ import { initSession } from "../../stores/auth.ts";
 import { ReauthDialog } from "../auth/ReauthDialog.tsx";
 import { RouteGuard } from "../auth/RouteGuard.tsx";
 import { DataSection } from "./DataSection.tsx";
+import { EmailSection } from "./EmailSection.tsx";
 import { PasskeysSection } from "./PasskeysSection.tsx";
 import { PasswordSection } from "./PasswordSection.tsx";
 import { SecurityEvents } from "./SecurityEvents.tsx";
@@ -16,11 +17,12 @@ import { TwoFactorSection } from "./TwoFactorSection.tsx";
 // The settings are this page's content: ask for the session as soon as the module runs (see Profile).
 if (typeof document !== "undefined") void initSession();
 
-function Settings({ username }: { username: string }) {
+function Settings({ username, email }: { username: string; email: string }) {
   return (
     <div className="flex flex-col gap-6">
       <TwoFactorSection />
       <PasskeysSection />
+      <EmailSection email={email} />
       <PasswordSection />
       <SessionsSection />
       <SecurityEvents />
@@ -33,7 +35,7 @@ function Settings({ username }: { username: string }) {
 export default function SecuritySettings() {
   return (
     <RouteGuard loadingMessage={SECURITY_TEXT.loading}>
-      {(user) => <Settings username={user.username} />}
+      {(user) => <Settings username={user.username} email={user.email} />}
     </RouteGuard>
   );
 }

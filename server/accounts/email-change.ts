@@ -1,0 +1,152 @@
+// Changing the account's e-mail address (ACCOUNT-SECURITY.md): the new address gets a link and
+// takes over only when it is followed (24 h), so nobody can move an account to an address they do
+// not read. Once it has, the old address is told, with a link that changes it back for 7 days and
+// signs every session out: the owner's way to report and undo a change they did not make.
+import { and, eq, gt, isNull, sql } from "drizzle-orm";
+import { appendSecurityEvent, type RequestOrigin } from "../audit/security-events.ts";
+import { normaliseEmail } from "../auth/email-address.ts";
+import { generateSecretToken, hashSecretToken } from "../auth/secret-tokens.ts";
+import type { Clock } from "../clock.ts";
+import { emailChanges, type UserRow, users } from "../db/schema/index.ts";
+import type { Db, Tx } from "../db/types.ts";
+import { findUserByEmail, isUniqueViolation } from "./users.ts";
+
+const HOUR = 60 * 60 * 1000;
+export const EMAIL_CHANGE_LIFETIME_MS = 24 * HOUR;
+export const EMAIL_REVERT_LIFETIME_MS = 7 * 24 * HOUR;
+
+export type EmailChangeResult =
+  | { ok: true; kind: "change" | "revert"; user: UserRow; previousEmail: string; revertToken?: string }
+  | { ok: false; reason: "invalid" | "taken" };
+
+async function issue(
+  tx: Db | Tx,
+  args: { userId: string; kind: "change" | "revert"; email: string; now: Date; lifetimeMs: number },
+): Promise<string> {
+  const token = generateSecretToken();
+  await tx.insert(emailChanges).values({
+    id: crypto.randomUUID(),
+    userId: args.userId,
+    kind: args.kind,
+    email: args.email,
+    tokenHash: hashSecretToken(token),
+    expiresAt: new Date(args.now.getTime() + args.lifetimeMs),
+    createdAt: args.now,
+  });
+  return token;
+}
+
+export function createEmailChanges(deps: { db: Db; clock: Clock }) {
+  const { db, clock } = deps;
+  return {
+    /**
+     * A link for `email` (in clear, for the mail), replacing any earlier one of the account; or
+     * "taken" when another account has the address.
+     */
+    async request(
+      user: Pick<UserRow, "id" | "username" | "email">,
+      newEmail: string,
+      origin: RequestOrigin,
+    ): Promise<{ ok: true; token: string; email: string } | { ok: false; reason: "taken" | "same" }> {
+      const email = normaliseEmail(newEmail);
+      if (email.toLowerCase() === user.email.toLowerCase()) return { ok: false, reason: "same" };
+      if (await findUserByEmail(db, email)) return { ok: false, reason: "taken" };
+      const now = clock.now();
+      const token = await db.transaction(async (tx) => {
+        await tx
+          .delete(emailChanges)
+          .where(
+            and(
+              eq(emailChanges.userId, user.id),
+              eq(emailChanges.kind, "change"),
+              isNull(emailChanges.usedAt),
+            ),
+          );
+        const issued = await issue(tx, {
+          userId: user.id,
+          kind: "change",
+          email,
+          now,
+          lifetimeMs: EMAIL_CHANGE_LIFETIME_MS,
+        });
+        await appendSecurityEvent(
+          tx,
+          { action: "email.change_requested", userId: user.id, actorLabel: user.username, origin },
+          now,
+        );
+        return issued;
+      });
+      return { ok: true, token, email };
+    },
+
+    /**
+     * Follows a link: the change (the address takes over, counts as verified, and the old address
+     * gets a way back) or the way back (the old address returns, and every session ends).
+     */
+    async confirm(token: string, origin: RequestOrigin): Promise<EmailChangeResult> {
+      const now = clock.now();
+      try {
+        return await db.transaction(async (tx): Promise<EmailChangeResult> => {
+          const [link] = await tx
+            .update(emailChanges)
+            .set({ usedAt: now })
+            .where(
+              and(
+                eq(emailChanges.tokenHash, hashSecretToken(token)),
+                isNull(emailChanges.usedAt),
+                gt(emailChanges.expiresAt, now),
+              ),
+            )
+            .returning();
+          if (!link) return { ok: false, reason: "invalid" };
+          const [before] = await tx.select().from(users).where(eq(users.id, link.userId)).for("update");
+          if (!before || before.deletedAt) return { ok: false, reason: "invalid" };
+          const [user] = await tx
+            .update(users)
+            .set({
+              email: link.email,
+              emailVerified: true,
+              emailVerifiedAt: before.emailVerifiedAt ?? now,
+              updatedAt: now,
+              // The way back ends every session: whoever changed the address is signed out.
+              ...(link.kind === "revert" ? { tokenVersion: sql`${users.tokenVersion} + 1` } : {}),
+            })
+            .where(eq(users.id, link.userId))
+            .returning();
+          if (!user) return { ok: false, reason: "invalid" };
+          const revertToken =
+            link.kind === "change"
+              ? await issue(tx, {
+                  userId: user.id,
+                  kind: "revert",
+                  email: before.email,
+                  now,
+                  lifetimeMs: EMAIL_REVERT_LIFETIME_MS,
+                })
+              : undefined;
+          await appendSecurityEvent(
+            tx,
+            {
+              action: link.kind === "change" ? "email.changed" : "email.change_reverted",
+              userId: user.id,
+              actorLabel: user.username,
+              origin,
+            },
+            now,
+          );
+          return {
+            ok: true,
+            kind: link.kind,
+            user,
+            previousEmail: before.email,
+            ...(revertToken ? { revertToken } : {}),
+          };
+        });
+      } catch (error) {
+        // Someone registered the address between the request and the link: the unique index says so.
+        if (isUniqueViolation(error)) return { ok: false, reason: "taken" };
+        throw error;
+      }
+    },
+  };
+}

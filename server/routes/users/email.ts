@@ -1,0 +1,120 @@
+// Changing the e-mail address (ACCOUNT-SECURITY.md, accounts/email-change.ts). POST
+// /v1/users/me/email mails a link to the new address (a password from the last 10 minutes
+// needed); POST /v1/user/confirm-email follows a link, from any browser: the change itself, or the
+// old address's way back.
+import { OpenAPIHono } from "@hono/zod-openapi";
+import { detailSchema, emailRequestSchema, verifyEmailSchema } from "../../../contract/account.ts";
+import { DETAIL, VALIDATION } from "../../../contract/messages.ts";
+import { createEmailChanges } from "../../accounts/email-change.ts";
+import { isDisposableAddress } from "../../auth/mailbox.ts";
+import type { AppEnv } from "../../http/app-env.ts";
+import { limitWrites, REAUTH_REFUSAL, requireRecentAuth, requireUser } from "../../http/auth-guard.ts";
+import { clientIp } from "../../http/client-ip.ts";
+import { ApiError, RequestValidationError } from "../../http/errors.ts";
+import { addRoute, BEARER_SCHEME, errorResponses, jsonContent, schemaRef } from "../../http/openapi.ts";
+import { enforceLimits } from "../../http/rate-limit.ts";
+import { originOf } from "../../http/request-origin.ts";
+import { parseJsonBody } from "../../http/validation.ts";
+import type { ApiDeps } from "../api-deps.ts";
+
+export function emailChangeRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
+  const app = new OpenAPIHono<AppEnv>();
+  const registry = app.openAPIRegistry;
+  const changes = createEmailChanges(deps);
+  const done = (description: string) => ({
+    description,
+    content: jsonContent(schemaRef(registry, "Detail", detailSchema)),
+  });
+
+  addRoute(
+    app,
+    {
+      method: "post",
+      path: "/users/me/email",
+      operationId: "requestEmailChange",
+      tags: ["account"],
+      summary: "Change the e-mail address: a link to the new address, which takes over when it is followed",
+      security: [{ [BEARER_SCHEME]: [] }],
+      request: {
+        body: { content: jsonContent(schemaRef(registry, "EmailRequest", emailRequestSchema, "input")) },
+      },
+      responses: {
+        202: done(`"${DETAIL.emailChangeSent}"`),
+        ...errorResponses(registry, {
+          400: `"${DETAIL.emailSame}"`,
+          401: "No valid access token",
+          403: REAUTH_REFUSAL,
+          409: `"${DETAIL.emailExists}"`,
+          422: `Not an e-mail address, or one from a disposable-mail service ("${VALIDATION.emailDisposable}")`,
+          429: "Too many signed-in writes",
+        }),
+      },
+    },
+    requireUser(deps),
+    requireRecentAuth(deps.clock),
+    limitWrites(deps.limiter),
+    async (c) => {
+      const user = c.var.user;
+      const body = await parseJsonBody(c, emailRequestSchema);
+      if (isDisposableAddress(body.email)) {
+        throw new RequestValidationError([
+          { loc: ["body", "email"], msg: VALIDATION.emailDisposable, type: "value_error" },
+        ]);
+      }
+      const result = await changes.request(user, body.email, originOf(c, deps.trustProxy));
+      if (!result.ok) {
+        throw result.reason === "same"
+          ? new ApiError(400, DETAIL.emailSame)
+          : new ApiError(409, DETAIL.emailExists);
+      }
+      deps.securityMails.emailChangeLink(user, result.email, result.token);
+      return c.json({ detail: DETAIL.emailChangeSent }, 202);
+    },
+  );
+
+  addRoute(
+    app,
+    {
+      method: "post",
+      path: "/user/confirm-email",
+      operationId: "confirmEmailChange",
+      security: [],
+      tags: ["account"],
+      summary: "Follow an e-mail change link: the new address takes over, or the old one comes back",
+      request: {
+        body: { content: jsonContent(schemaRef(registry, "VerifyEmailRequest", verifyEmailSchema, "input")) },
+      },
+      responses: {
+        200: done(`"${DETAIL.emailChanged}", or "${DETAIL.emailChangeReverted}" for the old address's link`),
+        ...errorResponses(registry, {
+          400: `"${DETAIL.tokenInvalidOrExpired}"`,
+          409: `"${DETAIL.emailExists}": another account took the address meanwhile`,
+          422: "No token",
+          429: `"${DETAIL.tooManyRequests}", with Retry-After`,
+        }),
+      },
+    },
+    async (c) => {
+      const body = await parseJsonBody(c, verifyEmailSchema);
+      await enforceLimits(deps.limiter, [["emailIp", clientIp(c, deps.trustProxy)]]);
+      const origin = originOf(c, deps.trustProxy);
+      const result = await changes.confirm(body.token, origin);
+      if (!result.ok) {
+        throw result.reason === "taken"
+          ? new ApiError(409, DETAIL.emailExists)
+          : new ApiError(400, DETAIL.tokenInvalidOrExpired);
+      }
+      if (result.kind === "revert") return c.json({ detail: DETAIL.emailChangeReverted }, 200);
+      if (result.revertToken) {
+        deps.securityMails.emailChanged(
+          result.user,
+          { oldEmail: result.previousEmail, newEmail: result.user.email, revertToken: result.revertToken },
+          deps.clock.now(),
+          origin.ip,
+        );
+      }
+      return c.json({ detail: DETAIL.emailChanged }, 200);
+    },
+  );
+  return app;
+}
