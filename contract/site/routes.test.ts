@@ -43,6 +43,7 @@ describe("cdnRewriteLines", () => {
       "/verify-email/*  /verify-email/index.html  200",
       "/reset-password/*  /reset-password/index.html  200",
       "/payment/*  /payment/index.html  200",
+      "/confirm-email/*  /confirm-email/index.html  200",
       "/admin/customers/:id  /admin/customer/index.html  200",
     ]);
   });

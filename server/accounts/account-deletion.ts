@@ -8,12 +8,15 @@ import { revokeAllApiKeys } from "../api-access/api-keys.ts";
 import { appendSecurityEvent, type RequestOrigin } from "../audit/security-events.ts";
 import {
   billingCustomers,
+  emailChanges,
+  knownBrowsers,
   mfaChallenges,
   passkeys,
   recoveryCodes,
   totpFactors,
   users,
   userTokens,
+  webauthnChallenges,
 } from "../db/schema/index.ts";
 import type { Tx } from "../db/types.ts";
 
@@ -35,6 +38,10 @@ export async function eraseAccount(
   await tx.delete(recoveryCodes).where(eq(recoveryCodes.userId, userId));
   await tx.delete(mfaChallenges).where(eq(mfaChallenges.userId, userId));
   await tx.delete(passkeys).where(eq(passkeys.userId, userId));
+  await tx.delete(webauthnChallenges).where(eq(webauthnChallenges.userId, userId));
+  // Pending and past address changes hold addresses; the browsers seen are the owner's too.
+  await tx.delete(emailChanges).where(eq(emailChanges.userId, userId));
+  await tx.delete(knownBrowsers).where(eq(knownBrowsers.userId, userId));
   await tx.delete(userTokens).where(eq(userTokens.userId, userId));
   await tx
     .update(billingCustomers)

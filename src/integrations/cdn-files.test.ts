@@ -31,6 +31,7 @@ describe("writeCdnFiles", () => {
         "/verify-email/*  /verify-email/index.html  200",
         "/reset-password/*  /reset-password/index.html  200",
         "/payment/*  /payment/index.html  200",
+        "/confirm-email/*  /confirm-email/index.html  200",
         "/admin/customers/:id  /admin/customer/index.html  200",
         "",
       ].join("\n"),

@@ -6,7 +6,14 @@ import { describe, expect, it } from "vitest";
 import { DETAIL } from "../../../contract/messages.ts";
 import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
 import { deletedName } from "../../accounts/account-deletion.ts";
-import { billingCustomers, invoices, localSubscriptions, users } from "../../db/schema/index.ts";
+import {
+  billingCustomers,
+  emailChanges,
+  invoices,
+  knownBrowsers,
+  localSubscriptions,
+  users,
+} from "../../db/schema/index.ts";
 import { auditRowsAbout } from "../../testing/admin.ts";
 import { bearer, consumeRequest, createKey, introspect, serviceKey } from "../../testing/api-access.ts";
 import { getJson, login, register, verifiedUser } from "../../testing/api-client.ts";
@@ -75,6 +82,10 @@ describe.each(TEST_DATABASES)("the account's data (%s)", (kind) => {
     await subscribe(ctx.t, ann.accessToken, "A");
     const key = await createKey(ctx.t, ann.accessToken);
     const { accessToken } = await turnOnTwoFactor(ctx.t, ann.accessToken);
+    // An address change half done: it goes with the account, as do the browsers it was seen in.
+    expect(
+      (await callAs(ctx.t, "/v1/users/me/email", accessToken, { email: "ann.next@example.com" })).status,
+    ).toBe(202);
     const invoicesBefore = await ctx.database.db.select().from(invoices).where(eq(invoices.userId, ann.id));
     expect(invoicesBefore.length).toBeGreaterThan(0);
 
@@ -99,6 +110,12 @@ describe.each(TEST_DATABASES)("the account's data (%s)", (kind) => {
       .from(billingCustomers)
       .where(eq(billingCustomers.userId, ann.id));
     expect(customer).toMatchObject({ name: null, vatId: null });
+    expect(await ctx.database.db.select().from(emailChanges).where(eq(emailChanges.userId, ann.id))).toEqual(
+      [],
+    );
+    expect(
+      await ctx.database.db.select().from(knownBrowsers).where(eq(knownBrowsers.userId, ann.id)),
+    ).toEqual([]);
     const subs = await ctx.database.db
       .select()
       .from(localSubscriptions)
