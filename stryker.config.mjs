@@ -41,6 +41,8 @@ export default {
     "server/domain/vat-report.ts",
     "server/domain/idempotency.ts",
     "server/auth/mailbox.ts",
+    "server/auth/totp.ts",
+    "server/auth/recovery-codes.ts",
     "contract/credit-costs.ts",
   ],
   coverageAnalysis: "perTest",

@@ -18,6 +18,8 @@ export default defineConfig({
       "server/csv/paged-csv.test.ts",
       "server/operations/permissions.test.ts",
       "server/auth/mailbox.test.ts",
+      "server/auth/totp.test.ts",
+      "server/auth/mfa-secrets.test.ts",
       "contract/credit-costs.test.ts",
     ],
     environment: "node",
