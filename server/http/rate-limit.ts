@@ -26,6 +26,12 @@ export const LIMITS = {
   resetRequestEmail: "emailPerMinute",
   resendVerificationEmail: "emailPerMinute",
   emailIp: "emailIpPerMinute",
+  /**
+   * Passkey sign-ins started per client address: each keeps a challenge for 5 minutes, so an
+   * unlimited caller could fill the table. Sized like the per-address mail limit (10 a minute):
+   * a person starts a few at most.
+   */
+  passkeyOptionsIp: "emailIpPerMinute",
   /** Signed-in writes (checkouts, plan changes, cancellation, key creation), per user. */
   accountWrite: "accountWritePerMinute",
   /** Failed service-key authentications, per client IP: guessing stops being possible. */

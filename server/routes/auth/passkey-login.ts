@@ -14,8 +14,10 @@ import {
 import { findUserById } from "../../accounts/users.ts";
 import { signInSucceeded } from "../../auth/sign-in-throttle.ts";
 import type { AppEnv } from "../../http/app-env.ts";
+import { clientIp } from "../../http/client-ip.ts";
 import { ApiError } from "../../http/errors.ts";
 import { addRoute, errorResponses, jsonContent, schemaRef } from "../../http/openapi.ts";
+import { enforceLimits } from "../../http/rate-limit.ts";
 import { parseJsonBody } from "../../http/validation.ts";
 import type { ApiDeps } from "../api-deps.ts";
 import { admitAttempt, recordFailedAttempt, recordSignIn } from "./sign-in-attempts.ts";
@@ -53,11 +55,13 @@ export function passkeyLoginRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
         ...errorResponses(registry, {
           400: `"${DETAIL.mfaStepExpired}": the mfa_token is unknown, used or expired`,
           422: "A malformed body",
+          429: `"${DETAIL.tooManyRequests}", with Retry-After: more than 10 a minute from this address`,
         }),
       },
     },
     async (c) => {
       const body = await parseJsonBody(c, passkeyOptionsRequestSchema);
+      await enforceLimits(deps.limiter, [["passkeyOptionsIp", clientIp(c, deps.trustProxy)]]);
       if (!body.mfa_token) return c.json(await deps.passkeys.authenticationOptions(), 200);
       const owner = await deps.twoFactor.challengeOwner(body.mfa_token);
       if (!owner) throw new ApiError(400, DETAIL.mfaStepExpired);

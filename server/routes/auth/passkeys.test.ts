@@ -145,4 +145,15 @@ describe.each(TEST_DATABASES)("passkeys (%s)", (kind) => {
       (await callAs(ctx.t, "/v1/users/me/passkeys/x", ann.accessToken, undefined, "DELETE")).status,
     ).toBe(403);
   });
+
+  it("limits the passkey sign-ins an address may start: each keeps a challenge", async () => {
+    const from = fromIp("203.0.113.99");
+    const statuses: number[] = [];
+    for (let i = 0; i < 11; i++) {
+      statuses.push((await postJson(ctx.t.app, "/v1/passkeys/options", {}, from)).status);
+    }
+    expect(statuses.slice(0, 10).every((s) => s === 200)).toBe(true);
+    expect(statuses[10]).toBe(429);
+    expect((await postJson(ctx.t.app, "/v1/passkeys/options", {}, fromIp("203.0.113.100"))).status).toBe(200);
+  });
 });
