@@ -96,7 +96,11 @@ test.describe("account journeys", () => {
     await greeting.click();
     await expect(page.getByRole("link", { name: UI_TEXT.myAccount }).first()).toBeVisible();
     expect(await axeViolations(page)).toEqual([]);
+    // Sign Out ends with a page load of / (the journey is on / already): wait for that load, or
+    // the page's script context could go away under the evaluate below.
+    const reloaded = page.waitForEvent("load");
     await page.getByRole("button", { name: UI_TEXT.signOut }).first().click();
+    await reloaded;
     await expect(page).toHaveURL(/\/$/);
     await expect(page.getByRole("link", { name: UI_TEXT.logIn }).first()).toBeVisible();
     expect(

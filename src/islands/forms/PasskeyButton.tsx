@@ -28,7 +28,8 @@ function failure(error: unknown): string {
 
 export function PasskeyButton({ label, mfaToken, onLeaving }: Props) {
   const [busy, setBusy] = useState(false);
-  // Disabled until the island runs: a click before that would do nothing.
+  // Disabled until the island runs: a click before that would do nothing. No colour transition:
+  // halfway from the disabled grey the label's contrast is too low, and axe may look just then.
   const hydrated = useHydrated();
   const signIn = async () => {
     if (busy) return;
@@ -48,7 +49,7 @@ export function PasskeyButton({ label, mfaToken, onLeaving }: Props) {
   return (
     <button
       type="button"
-      className="btn btn-outline w-full"
+      className="btn btn-outline w-full transition-none"
       onClick={() => void signIn()}
       disabled={busy || !hydrated}
       data-passkey-sign-in
