@@ -10,6 +10,7 @@ import { ReauthCancelled } from "../../stores/reauth.ts";
 import { deleteAccount, downloadAccountData } from "../../stores/security.ts";
 import { notify, notifyAfterNavigation } from "../../stores/toast.ts";
 import { Dialog } from "../profile/Dialog.tsx";
+import { SecurityCard } from "./SecurityCard.tsx";
 
 const T = SECURITY_TEXT.data;
 
@@ -90,31 +91,22 @@ export function DataSection({ username }: { username: string }) {
     }
   };
   return (
-    <section
-      aria-labelledby="data-title"
-      className="card border border-base-300 bg-base-100"
-      data-account-data
-    >
-      <div className="card-body gap-3 p-5">
-        <h2 id="data-title" className="text-lg font-semibold">
-          {T.title}
-        </h2>
-        <p className="text-sm">{T.body}</p>
-        <div>
-          <button type="button" className="btn btn-sm" onClick={() => void download()} disabled={downloading}>
-            {downloading && <span className="loading loading-spinner loading-sm" aria-hidden="true" />}
-            {T.download}
-          </button>
-        </div>
-        <h3 className="mt-2 font-semibold">{T.deleteTitle}</h3>
-        <p className="text-sm">{T.deleteBody}</p>
-        <div>
-          <button type="button" className="btn btn-error btn-sm" onClick={() => setDeleting(true)}>
-            {T.deleteAction}
-          </button>
-        </div>
+    <SecurityCard title={T.title} marker="account-data">
+      <p className="text-sm">{T.body}</p>
+      <div>
+        <button type="button" className="btn btn-sm" onClick={() => void download()} disabled={downloading}>
+          {downloading && <span className="loading loading-spinner loading-sm" aria-hidden="true" />}
+          {T.download}
+        </button>
+      </div>
+      <h3 className="mt-2 font-semibold">{T.deleteTitle}</h3>
+      <p className="text-sm">{T.deleteBody}</p>
+      <div>
+        <button type="button" className="btn btn-error btn-sm" onClick={() => setDeleting(true)}>
+          {T.deleteAction}
+        </button>
       </div>
       <DeleteDialog open={deleting} username={username} onClose={() => setDeleting(false)} />
-    </section>
+    </SecurityCard>
   );
 }

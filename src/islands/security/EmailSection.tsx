@@ -1,13 +1,14 @@
 // /profile/security's e-mail address: the current one, and a new one that takes over only when
 // the link mailed to it is followed (the server says so, and tells the old address).
 import { asApiError } from "../../lib/api-client.ts";
-import { accountActionErrorMessage, detailText } from "../../lib/error-messages.ts";
+import { accountActionErrorMessage, detailText, fieldErrorsFrom422 } from "../../lib/error-messages.ts";
 import { SECURITY_TEXT } from "../../lib/security-text.ts";
 import { ReauthCancelled } from "../../stores/reauth.ts";
 import { requestEmailChange } from "../../stores/security.ts";
 import { notify } from "../../stores/toast.ts";
 import { Field, SubmitButton } from "../forms/Field.tsx";
 import { useForm } from "../forms/use-form.ts";
+import { SecurityCard } from "./SecurityCard.tsx";
 
 const T = SECURITY_TEXT.email;
 const FIELDS = ["email"] as const;
@@ -16,11 +17,7 @@ const FIELDS = ["email"] as const;
 function refusal(error: unknown): string | undefined {
   const failed = asApiError(error);
   if (failed.status === 400 || failed.status === 409) return detailText(failed.detail);
-  if (failed.status === 422 && Array.isArray(failed.detail)) {
-    const first = failed.detail[0] as { msg?: unknown } | undefined;
-    return typeof first?.msg === "string" ? first.msg : undefined;
-  }
-  return undefined;
+  return fieldErrorsFrom422(failed).email;
 }
 
 export function EmailSection({ email }: { email: string }) {
@@ -39,15 +36,8 @@ export function EmailSection({ email }: { email: string }) {
     }
   });
   return (
-    <section
-      aria-labelledby="email-title"
-      className="card border border-base-300 bg-base-100"
-      data-email-change
-    >
-      <form ref={form.ref} className="card-body gap-4 p-5" method="post" noValidate onSubmit={submit}>
-        <h2 id="email-title" className="text-lg font-semibold">
-          {T.title}
-        </h2>
+    <SecurityCard title={T.title} marker="email-change">
+      <form ref={form.ref} className="flex flex-col gap-4" method="post" noValidate onSubmit={submit}>
         <p className="text-sm">
           {T.current}:{" "}
           <span className="font-medium" data-current-email>
@@ -67,6 +57,6 @@ export function EmailSection({ email }: { email: string }) {
           <SubmitButton label={T.submit} busy={form.busy} />
         </div>
       </form>
-    </section>
+    </SecurityCard>
   );
 }

@@ -12,6 +12,7 @@ import { notify } from "../../stores/toast.ts";
 import { SingleFieldInput, useSingleField } from "../forms/single-field.tsx";
 import { ConfirmDialog } from "../profile/ConfirmDialog.tsx";
 import { LoadStatus } from "./LoadStatus.tsx";
+import { SecurityCard } from "./SecurityCard.tsx";
 
 const T = SECURITY_TEXT.passkeys;
 
@@ -56,45 +57,36 @@ export function PasskeysSection() {
     void loadPasskeys();
   }, []);
   return (
-    <section
-      aria-labelledby="passkeys-title"
-      className="card border border-base-300 bg-base-100"
-      data-passkeys
-    >
-      <div className="card-body gap-4 p-5">
-        <h2 id="passkeys-title" className="text-lg font-semibold">
-          {T.title}
-        </h2>
-        <p className="text-sm">{T.body}</p>
-        <LoadStatus status={state.status} loading={T.loading} failed={T.loadFailed} />
-        {state.status === "ready" && state.passkeys.length === 0 && <p className="text-sm">{T.none}</p>}
-        {state.status === "ready" && state.passkeys.length > 0 && (
-          <ul className="flex flex-col divide-y divide-base-300" aria-label={T.title}>
-            {state.passkeys.map((passkey) => (
-              <li
-                key={passkey.id}
-                className="flex flex-wrap items-center justify-between gap-2 py-2"
-                data-passkey={passkey.name}
-              >
-                <div className="min-w-0 text-sm">
-                  <p className="truncate font-medium">
-                    {passkey.name}
-                    {passkey.backed_up && <span className="badge badge-ghost badge-sm ms-2">{T.synced}</span>}
-                  </p>
-                  <p className="text-base-content/80">
-                    {T.created} {isoDay(passkey.created_at)} · {T.lastUsed}{" "}
-                    {dayAndTime(passkey.last_used_at) ?? T.never}
-                  </p>
-                </div>
-                <button type="button" className="btn btn-sm" onClick={() => setRemoving(passkey)}>
-                  {T.remove}
-                </button>
-              </li>
-            ))}
-          </ul>
-        )}
-        <AddForm />
-      </div>
+    <SecurityCard title={T.title} marker="passkeys">
+      <p className="text-sm">{T.body}</p>
+      <LoadStatus status={state.status} loading={T.loading} failed={T.loadFailed} />
+      {state.status === "ready" && state.passkeys.length === 0 && <p className="text-sm">{T.none}</p>}
+      {state.status === "ready" && state.passkeys.length > 0 && (
+        <ul className="flex flex-col divide-y divide-base-300" aria-label={T.title}>
+          {state.passkeys.map((passkey) => (
+            <li
+              key={passkey.id}
+              className="flex flex-wrap items-center justify-between gap-2 py-2"
+              data-passkey={passkey.name}
+            >
+              <div className="min-w-0 text-sm">
+                <p className="truncate font-medium">
+                  {passkey.name}
+                  {passkey.backed_up && <span className="badge badge-ghost badge-sm ms-2">{T.synced}</span>}
+                </p>
+                <p className="text-base-content/80">
+                  {T.created} {isoDay(passkey.created_at)} · {T.lastUsed}{" "}
+                  {dayAndTime(passkey.last_used_at) ?? T.never}
+                </p>
+              </div>
+              <button type="button" className="btn btn-sm" onClick={() => setRemoving(passkey)}>
+                {T.remove}
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+      <AddForm />
       <ConfirmDialog
         open={removing !== null}
         title={T.removeTitle}
@@ -108,6 +100,6 @@ export function PasskeysSection() {
       >
         <p className="text-sm">{removing ? T.removeBody(removing.name) : ""}</p>
       </ConfirmDialog>
-    </section>
+    </SecurityCard>
   );
 }

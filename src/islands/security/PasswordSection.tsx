@@ -8,6 +8,7 @@ import { changePassword } from "../../stores/security.ts";
 import { notify } from "../../stores/toast.ts";
 import { Field, SubmitButton } from "../forms/Field.tsx";
 import { useForm } from "../forms/use-form.ts";
+import { SecurityCard } from "./SecurityCard.tsx";
 
 const T = SECURITY_TEXT.password;
 const FIELDS = ["currentPassword", "password", "confirmPassword"] as const;
@@ -28,15 +29,8 @@ export function PasswordSection() {
     }
   });
   return (
-    <section
-      aria-labelledby="password-title"
-      className="card border border-base-300 bg-base-100"
-      data-password-change
-    >
-      <form ref={form.ref} className="card-body gap-4 p-5" method="post" noValidate onSubmit={submit}>
-        <h2 id="password-title" className="text-lg font-semibold">
-          {T.title}
-        </h2>
+    <SecurityCard title={T.title} marker="password-change">
+      <form ref={form.ref} className="flex flex-col gap-4" method="post" noValidate onSubmit={submit}>
         <p className="text-sm">{T.body}</p>
         <Field
           name="currentPassword"
@@ -66,6 +60,6 @@ export function PasswordSection() {
           <SubmitButton label={T.submit} busy={form.busy} />
         </div>
       </form>
-    </section>
+    </SecurityCard>
   );
 }

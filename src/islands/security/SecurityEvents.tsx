@@ -6,6 +6,7 @@ import { dayAndTime } from "../../lib/format-date.ts";
 import { SECURITY_EVENT_NAMES, SECURITY_TEXT } from "../../lib/security-text.ts";
 import { $securityEvents, loadSecurityEvents } from "../../stores/security.ts";
 import { LoadStatus } from "./LoadStatus.tsx";
+import { SecurityCard } from "./SecurityCard.tsx";
 
 const T = SECURITY_TEXT.events;
 
@@ -15,44 +16,35 @@ export function SecurityEvents() {
     void loadSecurityEvents();
   }, []);
   return (
-    <section
-      aria-labelledby="events-title"
-      className="card border border-base-300 bg-base-100"
-      data-security-events
-    >
-      <div className="card-body gap-3 p-5">
-        <h2 id="events-title" className="text-lg font-semibold">
-          {T.title}
-        </h2>
-        <LoadStatus status={state.status} loading={T.loading} failed={T.loadFailed} />
-        {state.status === "ready" && state.events.length === 0 && <p className="text-sm">{T.empty}</p>}
-        {state.status === "ready" && state.events.length > 0 && (
-          <div className="overflow-x-auto">
-            <table className="table table-sm">
-              <thead>
-                <tr>
-                  <th scope="col">{T.when}</th>
-                  <th scope="col">{T.what}</th>
-                  <th scope="col">{T.where}</th>
-                  <th scope="col" className="hidden sm:table-cell">
-                    {T.browser}
-                  </th>
+    <SecurityCard title={T.title} marker="security-events">
+      <LoadStatus status={state.status} loading={T.loading} failed={T.loadFailed} />
+      {state.status === "ready" && state.events.length === 0 && <p className="text-sm">{T.empty}</p>}
+      {state.status === "ready" && state.events.length > 0 && (
+        <div className="overflow-x-auto">
+          <table className="table table-sm">
+            <thead>
+              <tr>
+                <th scope="col">{T.when}</th>
+                <th scope="col">{T.what}</th>
+                <th scope="col">{T.where}</th>
+                <th scope="col" className="hidden sm:table-cell">
+                  {T.browser}
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {state.events.map((event) => (
+                <tr key={event.id} data-security-event={event.action}>
+                  <td className="whitespace-nowrap tabular-nums">{dayAndTime(event.at)}</td>
+                  <td>{SECURITY_EVENT_NAMES[event.action] ?? event.action}</td>
+                  <td className="font-mono text-xs">{event.ip ?? T.unknown}</td>
+                  <td className="hidden sm:table-cell">{event.browser ?? T.unknown}</td>
                 </tr>
-              </thead>
-              <tbody>
-                {state.events.map((event) => (
-                  <tr key={event.id} data-security-event={event.action}>
-                    <td className="whitespace-nowrap tabular-nums">{dayAndTime(event.at)}</td>
-                    <td>{SECURITY_EVENT_NAMES[event.action] ?? event.action}</td>
-                    <td className="font-mono text-xs">{event.ip ?? T.unknown}</td>
-                    <td className="hidden sm:table-cell">{event.browser ?? T.unknown}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
-      </div>
-    </section>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </SecurityCard>
   );
 }

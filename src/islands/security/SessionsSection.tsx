@@ -6,27 +6,19 @@ import { SECURITY_TEXT } from "../../lib/security-text.ts";
 import { signOutEverywhere } from "../../stores/security.ts";
 import { notifyAfterNavigation } from "../../stores/toast.ts";
 import { ConfirmDialog } from "../profile/ConfirmDialog.tsx";
+import { SecurityCard } from "./SecurityCard.tsx";
 
 const T = SECURITY_TEXT.sessions;
 
 export function SessionsSection() {
   const [asking, setAsking] = useState(false);
   return (
-    <section
-      aria-labelledby="sessions-title"
-      className="card border border-base-300 bg-base-100"
-      data-sessions
-    >
-      <div className="card-body gap-3 p-5">
-        <h2 id="sessions-title" className="text-lg font-semibold">
-          {T.title}
-        </h2>
-        <p className="text-sm">{T.body}</p>
-        <div>
-          <button type="button" className="btn btn-error btn-sm" onClick={() => setAsking(true)}>
-            {T.action}
-          </button>
-        </div>
+    <SecurityCard title={T.title} marker="sessions">
+      <p className="text-sm">{T.body}</p>
+      <div>
+        <button type="button" className="btn btn-error btn-sm" onClick={() => setAsking(true)}>
+          {T.action}
+        </button>
       </div>
       <ConfirmDialog
         open={asking}
@@ -42,6 +34,6 @@ export function SessionsSection() {
       >
         <p className="text-sm">{T.confirmBody}</p>
       </ConfirmDialog>
-    </section>
+    </SecurityCard>
   );
 }

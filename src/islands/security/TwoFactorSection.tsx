@@ -21,6 +21,7 @@ import { SingleFieldInput } from "../forms/single-field.tsx";
 import { CodeDialog, useCodeField } from "./CodeDialog.tsx";
 import { LoadStatus } from "./LoadStatus.tsx";
 import { RecoveryCodes } from "./RecoveryCodes.tsx";
+import { SecurityCard } from "./SecurityCard.tsx";
 
 const T = SECURITY_TEXT.twoFactor;
 
@@ -121,73 +122,67 @@ export function TwoFactorSection() {
 
   const on = state.status === "ready" && state.on;
   return (
-    <section
-      aria-labelledby="two-factor-title"
-      className="card border border-base-300 bg-base-100"
-      data-two-factor
+    <SecurityCard
+      title={T.title}
+      marker="two-factor"
+      badge={
+        state.status === "ready" && (
+          <span className={on ? "badge badge-success" : "badge badge-ghost"} data-two-factor-state>
+            {on ? T.on : T.off}
+          </span>
+        )
+      }
     >
-      <div className="card-body gap-4 p-5">
-        <div className="flex flex-wrap items-center justify-between gap-2">
-          <h2 id="two-factor-title" className="text-lg font-semibold">
-            {T.title}
-          </h2>
-          {state.status === "ready" && (
-            <span className={on ? "badge badge-success" : "badge badge-ghost"} data-two-factor-state>
-              {on ? T.on : T.off}
-            </span>
-          )}
-        </div>
-        <LoadStatus status={state.status} loading={T.loading} failed={T.loadFailed} />
-        {codes && (
-          <RecoveryCodes
-            codes={codes}
-            onDone={() => {
-              setCodes(null);
-            }}
-          />
-        )}
-        {state.status === "ready" && !on && !setup && (
-          <>
-            <p className="text-sm">{T.offBody}</p>
-            <div>
-              <button
-                type="button"
-                className="btn btn-primary"
-                onClick={() => void start()}
-                disabled={starting}
-              >
-                {starting && <span className="loading loading-spinner loading-sm" aria-hidden="true" />}
-                {T.start}
-              </button>
-            </div>
-          </>
-        )}
-        {state.status === "ready" && !on && setup && (
-          <SetupForm
-            setup={setup}
-            onCancel={() => setSetup(null)}
-            onDone={(recovery) => {
-              setSetup(null);
-              setCodes(recovery);
-            }}
-          />
-        )}
-        {on && !codes && (
-          <>
-            <p className="text-sm" data-codes-left>
-              {T.onBody(state.recoveryCodesLeft)}
-            </p>
-            <div className="flex flex-wrap gap-2">
-              <button type="button" className="btn btn-sm" onClick={() => setDialog("renew")}>
-                {T.newCodes}
-              </button>
-              <button type="button" className="btn btn-error btn-sm" onClick={() => setDialog("off")}>
-                {T.turnOff}
-              </button>
-            </div>
-          </>
-        )}
-      </div>
+      <LoadStatus status={state.status} loading={T.loading} failed={T.loadFailed} />
+      {codes && (
+        <RecoveryCodes
+          codes={codes}
+          onDone={() => {
+            setCodes(null);
+          }}
+        />
+      )}
+      {state.status === "ready" && !on && !setup && (
+        <>
+          <p className="text-sm">{T.offBody}</p>
+          <div>
+            <button
+              type="button"
+              className="btn btn-primary"
+              onClick={() => void start()}
+              disabled={starting}
+            >
+              {starting && <span className="loading loading-spinner loading-sm" aria-hidden="true" />}
+              {T.start}
+            </button>
+          </div>
+        </>
+      )}
+      {state.status === "ready" && !on && setup && (
+        <SetupForm
+          setup={setup}
+          onCancel={() => setSetup(null)}
+          onDone={(recovery) => {
+            setSetup(null);
+            setCodes(recovery);
+          }}
+        />
+      )}
+      {on && !codes && (
+        <>
+          <p className="text-sm" data-codes-left>
+            {T.onBody(state.recoveryCodesLeft)}
+          </p>
+          <div className="flex flex-wrap gap-2">
+            <button type="button" className="btn btn-sm" onClick={() => setDialog("renew")}>
+              {T.newCodes}
+            </button>
+            <button type="button" className="btn btn-error btn-sm" onClick={() => setDialog("off")}>
+              {T.turnOff}
+            </button>
+          </div>
+        </>
+      )}
       <CodeDialog
         open={dialog === "off"}
         title={T.turnOffTitle}
@@ -214,6 +209,6 @@ export function TwoFactorSection() {
       >
         <p className="text-sm">{T.newCodesBody}</p>
       </CodeDialog>
-    </section>
+    </SecurityCard>
   );
 }
