@@ -32,7 +32,9 @@ export interface TwoFactorDeps {
 }
 
 export type ChallengeResult =
-  | { ok: true; userId: string; method: SecondFactor; recoveryCodesLeft: number }
+  | { ok: true; userId: string; method: Exclude<SecondFactor, "recovery_code"> }
+  /** How many recovery codes are left after this one: the owner's mail says so. */
+  | { ok: true; userId: string; method: "recovery_code"; recoveryCodesLeft: number }
   | { ok: false; reason: "expired" }
   | { ok: false; reason: "incorrect"; triesLeft: number };
 
@@ -249,12 +251,14 @@ export function createTwoFactor(deps: TwoFactorDeps) {
     },
 
     /**
-     * The second factor for a sign-in step: used once, within 5 minutes, 5 wrong answers at most
+     * The second factor for `owner`'s sign-in step (challengeOwner found them by the same token):
+     * used once, within 5 minutes, 5 wrong answers at most
      * (a code, or a passkey that did not verify). A wrong one is counted in the same transaction
      * that refuses it.
      */
     async completeChallenge(
       token: string,
+      owner: Account,
       proof: SecondFactorProof,
       origin: RequestOrigin,
     ): Promise<ChallengeResult> {
@@ -267,6 +271,7 @@ export function createTwoFactor(deps: TwoFactorDeps) {
           .for("update");
         if (
           !challenge ||
+          challenge.userId !== owner.id ||
           challenge.usedAt !== null ||
           challenge.expiresAt.getTime() <= now.getTime() ||
           challenge.failedTries >= MFA_CHALLENGE_TRIES
@@ -275,7 +280,7 @@ export function createTwoFactor(deps: TwoFactorDeps) {
         }
         const method =
           "code" in proof
-            ? await spendSecondFactor(tx, challenge.userId, proof.code, now)
+            ? await spendSecondFactor(tx, owner.id, proof.code, now)
             : proof.passkeyVerified
               ? ("passkey" as const)
               : undefined;
@@ -285,21 +290,14 @@ export function createTwoFactor(deps: TwoFactorDeps) {
           return { ok: false, reason: "incorrect", triesLeft: MFA_CHALLENGE_TRIES - failedTries };
         }
         await tx.update(mfaChallenges).set({ usedAt: now }).where(eq(mfaChallenges.id, challenge.id));
-        const left = await recoveryCodesLeft(tx, challenge.userId);
-        if (method === "recovery_code") {
-          const [owner] = await tx
-            .select({ id: users.id, username: users.username })
-            .from(users)
-            .where(eq(users.id, challenge.userId));
-          if (owner) {
-            await appendSecurityEvent(
-              tx,
-              event(owner, "mfa.recovery_code_used", origin, { recovery_codes_left: left }),
-              now,
-            );
-          }
-        }
-        return { ok: true, userId: challenge.userId, method, recoveryCodesLeft: left };
+        if (method !== "recovery_code") return { ok: true, userId: owner.id, method };
+        const left = await recoveryCodesLeft(tx, owner.id);
+        await appendSecurityEvent(
+          tx,
+          event(owner, "mfa.recovery_code_used", origin, { recovery_codes_left: left }),
+          now,
+        );
+        return { ok: true, userId: owner.id, method, recoveryCodesLeft: left };
       });
     },
   };

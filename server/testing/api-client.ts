@@ -60,10 +60,16 @@ export function tokenFromLink(link: string): string {
   return decodeURIComponent(link.split("/").at(-1) ?? "");
 }
 
-/** The newest mail to `to`, and the token of its link. */
-export async function latestMailTo(t: TestApp, to: string) {
-  const mail = (await t.mails()).find((m) => m.to.toLowerCase() === to.toLowerCase());
-  if (!mail) throw new Error(`no mail to ${to}`);
+/**
+ * The newest mail to `to` (whose subject has `subject` in it, when given), and the token of its
+ * link. Give the subject when other mails to the address go out at about the same time: two
+ * written in the same millisecond have no newest.
+ */
+export async function latestMailTo(t: TestApp, to: string, subject?: string) {
+  const mail = (await t.mails()).find(
+    (m) => m.to.toLowerCase() === to.toLowerCase() && (subject === undefined || m.subject.includes(subject)),
+  );
+  if (!mail) throw new Error(`no mail to ${to}${subject ? ` about "${subject}"` : ""}`);
   const link = mail.links[0];
   if (!link) throw new Error(`mail to ${to} has no link`);
   return { mail, link, token: tokenFromLink(link) };

@@ -5,6 +5,7 @@ import { totpCode } from "../auth/totp.ts";
 import { bearer } from "./api-access.ts";
 import { fromIp, GOOD_PASSWORD, postForm, postJson } from "./api-client.ts";
 import type { TestApp } from "./test-app.ts";
+import { setUpTwoFactor } from "./two-factor-over-http.ts";
 
 export const MFA_PATH = "/v1/users/me/mfa";
 
@@ -27,15 +28,9 @@ export function callAs(
 export const codeAt = (t: TestApp, secret: string, stepsAhead = 0) =>
   totpCode(secret, new Date(t.clock.now().getTime() + stepsAhead * 30_000));
 
-/** Sets up an authenticator and confirms it: two-factor on; the secret, codes and new token. */
-export async function turnOnTwoFactor(t: TestApp, accessToken: string) {
-  const started = await callAs(t, `${MFA_PATH}/totp`, accessToken);
-  expect(started.status, await started.clone().text()).toBe(201);
-  const { secret } = (await started.json()) as { secret: string };
-  const confirmed = await callAs(t, `${MFA_PATH}/totp/confirm`, accessToken, { code: codeAt(t, secret) });
-  expect(confirmed.status, await confirmed.clone().text()).toBe(200);
-  const body = (await confirmed.json()) as { recovery_codes: string[]; access_token: string };
-  return { secret, recoveryCodes: body.recovery_codes, accessToken: body.access_token };
+/** Sets up an authenticator and confirms it on the test clock: the secret, codes and new token. */
+export function turnOnTwoFactor(t: TestApp, accessToken: string) {
+  return setUpTwoFactor((path, body) => callAs(t, path, accessToken, body), t.clock.now());
 }
 
 /** POST /v1/token answers the code step: its mfa_token. */

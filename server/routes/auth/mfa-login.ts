@@ -60,7 +60,7 @@ export function mfaLoginRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
             passkeyVerified: (await deps.passkeys.verify(body.webauthn, "second_factor", owner.id)).ok,
           }
         : { code: body.code ?? "" };
-      const result = await deps.twoFactor.completeChallenge(body.mfa_token, proof, admitted.origin);
+      const result = await deps.twoFactor.completeChallenge(body.mfa_token, owner, proof, admitted.origin);
       if (!result.ok) {
         if (result.reason === "expired") throw expired();
         await recordFailedAttempt(deps, admitted, owner, { step: "mfa" });
