@@ -64,7 +64,7 @@ describe("access tokens", () => {
     const clock = new ManualClock("2030-01-01T00:00:00Z");
     const iat = Date.parse("2030-01-01T00:00:00Z") / 1000;
     const token = await new SignJWT({ username: "ann", role: "user", ver: 3, amr: "pwd" })
-      .setProtectedHeader({ alg: keys.current.alg, kid: keys.current.kid })
+      .setProtectedHeader({ alg: keys.current.alg, kid: keys.current.kid, typ: "JWT" })
       .setSubject(subject.id)
       .setIssuer(settings.issuer)
       .setAudience(settings.audience)
@@ -76,6 +76,25 @@ describe("access tokens", () => {
       auth_time: iat,
       amr: ["pwd"],
     });
+  });
+
+  it("refuses a token signed with its key but typed as another kind of JWT, or not typed (RFC 8725 3.11)", async () => {
+    const clock = new ManualClock("2030-01-01T00:00:00Z");
+    const iat = Date.parse("2030-01-01T00:00:00Z") / 1000;
+    const signed = (header: { typ?: string }) =>
+      new SignJWT({ username: "ann", role: "user", ver: 3 })
+        .setProtectedHeader({ alg: keys.current.alg, kid: keys.current.kid, ...header })
+        .setSubject(subject.id)
+        .setIssuer(settings.issuer)
+        .setAudience(settings.audience)
+        .setIssuedAt(iat)
+        .setExpirationTime(iat + 60)
+        .setJti("typed")
+        .sign(keys.current.privateKey);
+    const tokens = createAccessTokens(settings, clock);
+    expect(await tokens.verify(await signed({ typ: "JWT" }))).toBeDefined();
+    expect(await tokens.verify(await signed({ typ: "logout+jwt" }))).toBeUndefined();
+    expect(await tokens.verify(await signed({}))).toBeUndefined();
   });
 
   it("expires after its lifetime", async () => {

@@ -128,6 +128,9 @@ export function createAccessTokens(
     try {
       const { payload } = await jwtVerify(token, keySet, {
         algorithms,
+        // RFC 8725 3.11: explicit typing. This API signs no other kind of JWT; checking typ keeps
+        // any later kind from being taken for an access token.
+        typ: "JWT",
         issuer: settings.issuer,
         audience: settings.audience,
         currentDate: clock.now(),
