@@ -1,9 +1,5 @@
-// Helpers for billing tests: buy through the local checkout as a browser would, send signed
-// webhook events, and make admins.
-import { eq } from "drizzle-orm";
 import { expect } from "vitest";
 import { PRODUCT_IDS, type TierKey, type TopUpKey } from "../../contract/product-ids.ts";
-import { users } from "../db/schema/index.ts";
 import { signPayload } from "../payments/stripe/signature.ts";
 import { getJson, login, postJson } from "./api-client.ts";
 import { TEST_WEBHOOK_SECRET, type TestApp } from "./test-app.ts";
@@ -127,10 +123,6 @@ export async function advanceDays(t: TestApp, days: number) {
   t.clock.advance(days * 86_400_000);
   await t.local.runJob();
   await t.tasks.idle();
-}
-
-export async function makeAdmin(t: TestApp, userId: string) {
-  await t.deps.db.update(users).set({ role: "admin" }).where(eq(users.id, userId));
 }
 
 /** POSTs `event` to the webhook with a signature made now (or as told). */

@@ -6,9 +6,10 @@ import { describe, expect, it } from "vitest";
 import { DETAIL } from "../../../contract/messages.ts";
 import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
 import { creditSpends } from "../../db/schema/index.ts";
+import { staffMember } from "../../testing/admin.ts";
 import { bearer, consumeRequest, createKey, introspect, serviceKey } from "../../testing/api-access.ts";
 import { getJson, verifiedUser } from "../../testing/api-client.ts";
-import { makeAdmin, me, subscribe, tokenFor } from "../../testing/billing.ts";
+import { me, subscribe } from "../../testing/billing.ts";
 import { useTestApp } from "../../testing/suite.ts";
 import { NO_LIMITS, TEST_FREE_CREDITS } from "../../testing/test-app.ts";
 
@@ -213,9 +214,7 @@ describe.each(TEST_DATABASES)("metering (%s)", (kind) => {
     const body = { user_id: ann.id, feature: "comic", people: "one", idempotency_key: "k" };
     expect((await consumeRequest(ctx.t, introspectOnly, body)).status).toBe(403);
     expect((await consumeRequest(ctx.t, ann.accessToken, body)).status).toBe(403);
-    const boss = await verifiedUser(ctx.t, "boss");
-    await makeAdmin(ctx.t, boss.id);
-    const admin = await tokenFor(ctx.t, "boss");
+    const admin = (await staffMember(ctx.t, "boss", "admin")).accessToken;
     expect((await consumeRequest(ctx.t, admin, body)).status).toBe(200);
     const manual = { user_id: ann.id, amount: 1, reason: "goodwill", idempotency_key: "m" };
     expect((await consumeRequest(ctx.t, await serviceKey(ctx.t), manual)).status).toBe(403);

@@ -10,8 +10,9 @@ import type { TierKey } from "../../../contract/product-ids.ts";
 import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
 import { creditGrants, creditSpends, localSubscriptions, subscriptions } from "../../db/schema/index.ts";
 import { fromMillicredits } from "../../domain/ledger.ts";
+import { staffMember } from "../../testing/admin.ts";
 import { getJson, postJson, verifiedUser } from "../../testing/api-client.ts";
-import { checkoutPath, makeAdmin, payAt, TIER, TOP_UP, tokenFor } from "../../testing/billing.ts";
+import { checkoutPath, payAt, TIER, TOP_UP } from "../../testing/billing.ts";
 import { useTestApp } from "../../testing/suite.ts";
 import { NO_LIMITS, TEST_FREE_CREDITS } from "../../testing/test-app.ts";
 
@@ -33,9 +34,7 @@ describe.each(TEST_DATABASES)("200 concurrent requests for one user (%s)", (kind
   it("never drive the balance negative, never double-grant, never leave two live subscriptions, and the ledger adds up", async () => {
     const t = ctx.t;
     const user = await verifiedUser(t, "busy");
-    const admin = await verifiedUser(t, "admin");
-    await makeAdmin(t, admin.id);
-    const adminToken = await tokenFor(t, "admin");
+    const adminToken = (await staffMember(t, "admin", "admin")).accessToken;
     const bearer = { Authorization: `Bearer ${user.accessToken}` };
     const next = sequence(kind === "postgres" ? 7 : 11);
 
@@ -253,9 +252,7 @@ describe.each(TEST_DATABASES)("200 concurrent requests for one user (%s)", (kind
   it("twenty spends with one idempotency key at once spend once and all answer the same balance", async () => {
     const t = ctx.t;
     const user = await verifiedUser(t, "spender");
-    const admin = await verifiedUser(t, "admin");
-    await makeAdmin(t, admin.id);
-    const adminToken = await tokenFor(t, "admin");
+    const adminToken = (await staffMember(t, "admin", "admin")).accessToken;
     const answers = await Promise.all(
       Array.from({ length: 20 }, () =>
         postJson(

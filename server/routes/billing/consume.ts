@@ -12,6 +12,7 @@ import { findUserById } from "../../accounts/users.ts";
 import type { LowBalanceAlerts } from "../../alerts/low-balance.ts";
 import { parseKey } from "../../api-access/key-format.ts";
 import { chargeFeature } from "../../api-access/metering.ts";
+import { provesTwoFactors } from "../../auth/access-tokens.ts";
 import type { Billing } from "../../billing/service.ts";
 import type { SpendRefusal } from "../../billing/spends.ts";
 import type { Db } from "../../db/types.ts";
@@ -116,7 +117,6 @@ const userOnly = async (db: Db, id: string) => {
 
 export function addConsumeRoute(app: OpenAPIHono<AppEnv>, deps: ApiDeps & { billing: Billing }): void {
   const registry = app.openAPIRegistry;
-  const bearer = [{ [BEARER_SCHEME]: [] }];
   addRoute(
     app,
     {
@@ -128,7 +128,7 @@ export function addConsumeRoute(app: OpenAPIHono<AppEnv>, deps: ApiDeps & { bill
         "Charge a user's credits once per idempotency key: by feature (metering) or a manual amount (admin)",
       description:
         "By feature: a service key with scope credits:consume, or an admin access token; priced from the credit-cost table /plans shows, within the API key's feature restriction and monthly limit. The manual form `{user_id, amount, reason, idempotency_key}` takes an admin access token. An identical repeat of an idempotency key answers the first result with `replayed: true` (and the header `Idempotent-Replayed: true`, as Stripe's) and charges nothing; the same key with a different request (API key or user, feature, people, quantity; for the manual form, amount) answers 409.",
-      security: [{ [SERVICE_KEY_SCHEME]: [] }, bearer[0] as Record<string, never[]>],
+      security: [{ [SERVICE_KEY_SCHEME]: [] }, { [BEARER_SCHEME]: ["admin"] }],
       request: {
         body: {
           content: jsonContent({
@@ -148,7 +148,7 @@ export function addConsumeRoute(app: OpenAPIHono<AppEnv>, deps: ApiDeps & { bill
         ...errorResponses(registry, {
           401: "No valid service key or access token",
           402: `Insufficient credits, the API key's monthly credit limit reached, or "${DETAIL.paymentDisputed}" (a dispute hold)`,
-          403: `Not an admin or no scope credits:consume, a feature this API key may not be used for, or "${DETAIL.accountDisabled}"`,
+          403: `Not an admin, an admin's token without two factors ("${DETAIL.staffMfaRequired}"), or no scope credits:consume, a feature this API key may not be used for, or "${DETAIL.accountDisabled}"`,
           404: "Unknown user or API key",
           409: `"${DETAIL.idempotencyKeyReused}"`,
           422: "Invalid body (an unknown feature included)",
@@ -161,8 +161,10 @@ export function addConsumeRoute(app: OpenAPIHono<AppEnv>, deps: ApiDeps & { bill
       const byService = token !== undefined && parseKey(token)?.kind === "service";
       if (byService) await authenticateService(deps, c, "credits:consume");
       else {
-        const { user } = await authenticate(deps, c.req.header("authorization"), userOnly);
+        const { user, claims } = await authenticate(deps, c.req.header("authorization"), userOnly);
         if (user.role !== "admin") throw new ApiError(403, DETAIL.notEnoughPermissions);
+        // Staff access, as on /v1/admin: only with a token that shows two factors or a passkey.
+        if (!provesTwoFactors(claims.amr)) throw new ApiError(403, DETAIL.staffMfaRequired);
         c.set("user", user);
       }
       const raw = await parseJsonBody(c, ANY_JSON);

@@ -5,16 +5,9 @@ import { describe, expect, it } from "vitest";
 import { DETAIL } from "../../../contract/messages.ts";
 import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
 import { creditGrants, creditSpends } from "../../db/schema/index.ts";
+import { setRole, staffMember } from "../../testing/admin.ts";
 import { getJson, postJson, verifiedUser } from "../../testing/api-client.ts";
-import {
-  ledger,
-  makeAdmin,
-  me,
-  openTopUpCheckout,
-  payAndSettle,
-  subscribe,
-  tokenFor,
-} from "../../testing/billing.ts";
+import { ledger, me, openTopUpCheckout, payAndSettle, subscribe } from "../../testing/billing.ts";
 import { useTestApp } from "../../testing/suite.ts";
 import { TEST_FREE_CREDITS } from "../../testing/test-app.ts";
 
@@ -24,10 +17,9 @@ describe.each(TEST_DATABASES)("credits (%s)", (kind) => {
   const ctx = useTestApp(kind);
 
   async function adminAndUser() {
-    const admin = await verifiedUser(ctx.t, "boss");
-    await makeAdmin(ctx.t, admin.id);
+    const adminToken = (await staffMember(ctx.t, "boss", "admin")).accessToken;
     const user = await verifiedUser(ctx.t, "ann");
-    return { adminToken: await tokenFor(ctx.t, "boss"), user };
+    return { adminToken, user };
   }
 
   function consume(token: string, body: Record<string, unknown>) {
@@ -139,6 +131,17 @@ describe.each(TEST_DATABASES)("credits (%s)", (kind) => {
       idempotency_key: "k",
     });
     expect(unknown.status).toBe(404);
+  });
+
+  it("takes an admin's token only from a sign-in with two factors, as /v1/admin does", async () => {
+    const { user } = await adminAndUser();
+    const passwordOnly = await verifiedUser(ctx.t, "ada");
+    await setRole(ctx.t, passwordOnly.id, "admin");
+    const body = { user_id: user.id, amount: 1, reason: "x", idempotency_key: "k" };
+    const res = await consume(passwordOnly.accessToken, body);
+    expect(res.status).toBe(403);
+    expect(await res.json()).toEqual({ detail: DETAIL.staffMfaRequired });
+    expect((await me(ctx.t, user.accessToken)).credit_balance).toBe(TEST_FREE_CREDITS);
   });
 
   // Registered for PostgreSQL only (TEST_DATABASE_URL set): PGlite has one connection, so nothing

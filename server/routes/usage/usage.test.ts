@@ -3,9 +3,10 @@
 import { describe, expect, it } from "vitest";
 import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
 import { creditSpends } from "../../db/schema/index.ts";
+import { staffMember } from "../../testing/admin.ts";
 import { consumeRequest, createKey, serviceKey } from "../../testing/api-access.ts";
 import { getJson, verifiedUser } from "../../testing/api-client.ts";
-import { makeAdmin, tokenFor } from "../../testing/billing.ts";
+import { tokenFor } from "../../testing/billing.ts";
 import { useTestApp } from "../../testing/suite.ts";
 import { NO_LIMITS } from "../../testing/test-app.ts";
 
@@ -109,8 +110,7 @@ describe.each(TEST_DATABASES)("usage history (%s)", (kind) => {
       feature: "skin-refiner",
       people: "one",
     });
-    await makeAdmin(ctx.t, ann.id);
-    const admin = await tokenFor(ctx.t, "ann");
+    const admin = (await staffMember(ctx.t, "boss", "admin")).accessToken;
     await chargeAt(admin, "2026-03-03T11:00:00Z", { user_id: ann.id, amount: 1.5, reason: "support" });
     ctx.t.clock.set("2026-03-04T12:00:00Z");
     const token = await tokenFor(ctx.t, "ann");

@@ -5,9 +5,9 @@ import { describe, expect, it } from "vitest";
 import { LOW_BALANCE_RULES } from "../../../contract/alerts.ts";
 import { PRODUCT_NAME } from "../../../contract/brand.ts";
 import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
+import { staffMember } from "../../testing/admin.ts";
 import { bearer, consumeRequest, serviceKey } from "../../testing/api-access.ts";
 import { getJson, postJson, verifiedUser } from "../../testing/api-client.ts";
-import { makeAdmin, tokenFor } from "../../testing/billing.ts";
 import { useTestApp } from "../../testing/suite.ts";
 import { NO_LIMITS, TEST_FREE_CREDITS } from "../../testing/test-app.ts";
 
@@ -78,9 +78,8 @@ describe.each(TEST_DATABASES)("low-balance alert (%s)", (kind) => {
     expect((await put(ann.accessToken, { threshold: 45 })).status).toBe(200);
     await chargeAtOnce(service, ann.id, 3, "second"); // 47 → 44
     // The admin's manual form crosses it too.
-    await makeAdmin(ctx.t, ann.id);
-    const admin = await tokenFor(ctx.t, "ann");
-    expect((await put(admin, { threshold: 44 })).status).toBe(200);
+    const admin = (await staffMember(ctx.t, "boss", "admin")).accessToken;
+    expect((await put(ann.accessToken, { threshold: 44 })).status).toBe(200);
     const manual = await consumeRequest(ctx.t, admin, {
       user_id: ann.id,
       amount: 0.5,

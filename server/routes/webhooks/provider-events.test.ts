@@ -14,14 +14,12 @@ import { auditRowsAbout, staffMember } from "../../testing/admin.ts";
 import { getJson, postJson, verifiedUser } from "../../testing/api-client.ts";
 import {
   ledger,
-  makeAdmin,
   me,
   openSubscriptionCheckout,
   openTopUpCheckout,
   payAndSettle,
   sendWebhook,
   TIER,
-  tokenFor,
 } from "../../testing/billing.ts";
 import { subscriptionPurchase, topUpPurchase } from "../../testing/purchase-events.ts";
 import { useTestApp } from "../../testing/suite.ts";
@@ -223,9 +221,7 @@ describe.each(TEST_DATABASES)("provider events beyond a card payment (%s)", (kin
     it("never drives the balance below zero: credits already spent stay spent", async () => {
       const purchase = await withTopUp();
       const token = purchase.user.accessToken;
-      const admin = await verifiedUser(ctx.t, "boss");
-      await makeAdmin(ctx.t, admin.id);
-      const adminToken = await tokenFor(ctx.t, "boss");
+      const adminToken = (await staffMember(ctx.t, "boss", "admin")).accessToken;
       // 1,000 subscription credits, then 300 of the pack's 500.
       const spend = await postJson(
         ctx.t.app,
