@@ -67,6 +67,7 @@ export const emailSchema = z
  * uniqueness (lower-case comparison) is the same in JavaScript and in PostgreSQL.
  */
 export const USERNAME_PATTERN = /^[A-Za-z0-9._-]{3,30}$/;
+const USERNAME_MAX = 30;
 
 export const usernameSchema = z
   .string({
@@ -75,6 +76,9 @@ export const usernameSchema = z
   .check(
     z.trim(),
     z.minLength(1, VALIDATION.usernameRequired),
+    // Says the pattern's upper bound where a schema reader looks for it; abort keeps the answer to
+    // one message, the pattern's.
+    z.maxLength(USERNAME_MAX, { error: VALIDATION.usernameInvalid, abort: true }),
     z.regex(USERNAME_PATTERN, onceFilledIn(VALIDATION.usernameInvalid)),
   );
 

@@ -37,7 +37,8 @@ export const creditChangeRequestSchema = z.object({
   amount: creditAmount,
   reason,
   /** When granted credits expire (ISO 8601); default: never. Ignored for a take-back. */
-  expires_at: z.optional(z.nullable(z.iso.datetime({ offset: true }))),
+  // 40 characters hold a date, a time to the nanosecond and an offset.
+  expires_at: z.optional(z.nullable(z.iso.datetime({ offset: true }).check(z.maxLength(40)))),
   idempotency_key: idempotencyKey,
 });
 

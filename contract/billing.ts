@@ -69,7 +69,7 @@ export const ledgerSchema = z.object({ data: z.array(ledgerEntrySchema) });
 
 /** `POST /v1/credits/consume` (admin): spend a user's credits once per idempotency key. */
 export const consumeRequestSchema = z.object({
-  user_id: z.string().check(z.minLength(1, "Field required")),
+  user_id: z.string().check(z.minLength(1, "Field required"), z.maxLength(64)),
   /** Credits, positive, at most three decimals (the background remover costs 0.1). */
   amount: z.number().check(
     z.positive("Amount must be greater than 0"),

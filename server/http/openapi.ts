@@ -31,6 +31,7 @@ export function schemaRef(
     io,
     unrepresentable: "any",
   }) as Record<string, unknown> & { properties?: Record<string, Record<string, unknown>> };
+  declareIntegerFormats(json);
   if (docs.example !== undefined) json.examples = [docs.example];
   for (const [property, description] of Object.entries(docs.properties ?? {})) {
     const target = json.properties?.[property];
@@ -38,6 +39,29 @@ export function schemaRef(
   }
   registry.registerComponent("schemas", name, json as SchemaObject);
   return { $ref: `#/components/schemas/${name}` };
+}
+
+const INT32 = { min: -(2 ** 31), max: 2 ** 31 - 1 };
+
+/**
+ * Gives every integer its OpenAPI format: int32 when its bounds fit in 32 bits, int64 otherwise.
+ * zod writes the bounds (z.int() is bounded to the safe integers) but no format, and a client
+ * generator sizes its field from the format.
+ */
+export function declareIntegerFormats(node: unknown): void {
+  if (Array.isArray(node)) {
+    for (const item of node) declareIntegerFormats(item);
+    return;
+  }
+  if (typeof node !== "object" || node === null) return;
+  const schema = node as Record<string, unknown>;
+  if (schema.type === "integer" && schema.format === undefined) {
+    const low = schema.minimum ?? schema.exclusiveMinimum;
+    const high = schema.maximum ?? schema.exclusiveMaximum;
+    const fits = (bound: unknown) => typeof bound === "number" && bound >= INT32.min && bound <= INT32.max;
+    schema.format = fits(low) && fits(high) ? "int32" : "int64";
+  }
+  for (const value of Object.values(schema)) declareIntegerFormats(value);
 }
 
 /** The password rules in words: JSON Schema can show only one of the several patterns. */
@@ -54,11 +78,14 @@ export function jsonContent(ref: { $ref: string }) {
   return { "application/json": { schema: ref } };
 }
 
-/** What a 429 answer carries besides its body: when to try again. */
+/**
+ * What a 429 answer carries besides its body: when to try again. Every limit counts per minute
+ * (rate-limit.ts), so the wait is at most 60 seconds.
+ */
 const RETRY_AFTER = {
   "Retry-After": {
     description: "Seconds until the limit lets the next call through",
-    schema: { type: "integer" as const, minimum: 1 },
+    schema: { type: "integer" as const, format: "int32", minimum: 1, maximum: 60 },
   },
 };
 
@@ -85,12 +112,29 @@ export const BEARER_SCHEME = "bearerAuth";
 export const SERVICE_KEY_SCHEME = "serviceKey";
 export const STRIPE_SIGNATURE_SCHEME = "stripeSignature";
 
+/**
+ * The security of an operation anyone may call: sign-in, registration and the mailed-link calls
+ * (the secret they need travels in the body), the catalogue. An empty requirement says so
+ * explicitly (OpenAPI 3.1), where `security: []` would read as if it had been forgotten.
+ */
+export const PUBLIC: Record<string, string[]>[] = [{}];
+
+/** The security of an operation for a signed-in customer (or anyone signed in). */
+export const SIGNED_IN: Record<string, string[]>[] = [{ [BEARER_SCHEME]: [] }];
+
 export function registerSecuritySchemes(registry: Registry): void {
   registry.registerComponent("securitySchemes", BEARER_SCHEME, {
     type: "http",
     scheme: "bearer",
     bearerFormat: "JWT",
-    description: "The access_token from POST /v1/token.",
+    description:
+      "The access_token from POST /v1/token: a JWT handled as RFC8725 (JSON Web Token Best Current " +
+      "Practices) asks. It is signed with EdDSA or ES256 only; the verifier accepts only the algorithms " +
+      "of its own published keys (never `none`, never an HMAC), finds the key by `kid` among them, and " +
+      "checks the signature, `typ` (JWT, the only kind of token this API signs), issuer, audience, " +
+      "expiry and every claim it relies on. A token lives 24 hours at most and is refused once revoked " +
+      "(sign-out, password change). On /v1/admin operations the role names listed are the staff roles " +
+      "that may call it, and the token must come from a sign-in with two factors or a passkey.",
   });
   registry.registerComponent("securitySchemes", SERVICE_KEY_SCHEME, {
     type: "http",
@@ -125,6 +169,25 @@ export function addRoute<E extends Env>(
   );
 }
 
-export function pathParameter(name: string, description: string) {
-  return { name, in: "path" as const, required: true, description, schema: { type: "string" as const } };
+/**
+ * The kinds of id a path names, with the limits a real one keeps. A value outside them names
+ * nothing, and the route answers it as it answers any unknown id.
+ */
+export const PATH_IDS = {
+  /** Users, invoices, credit notes, payments. */
+  uuid: { type: "string" as const, format: "uuid", maxLength: 36 },
+  /** An API key's id (key-format.ts: 12 base62 characters). */
+  apiKey: { type: "string" as const, pattern: "^[0-9A-Za-z]{12}$", maxLength: 12 },
+  /** A passkey's credential id: at most 1023 bytes (WebAuthn), in Base64URL. */
+  passkey: { type: "string" as const, pattern: "^[A-Za-z0-9_-]+$", maxLength: 1364 },
+  /** A mailed link's token: 32 random bytes in Base64URL (secret-tokens.ts). */
+  mailedToken: { type: "string" as const, pattern: "^[A-Za-z0-9_-]+$", maxLength: 43 },
+};
+
+export function pathParameter(
+  name: string,
+  description: string,
+  schema: (typeof PATH_IDS)[keyof typeof PATH_IDS],
+) {
+  return { name, in: "path" as const, required: true, description, schema };
 }

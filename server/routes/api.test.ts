@@ -177,6 +177,21 @@ describe.each(TEST_DATABASES)("the /v1 API as a whole (%s)", (kind) => {
       for (const op of operations) {
         if (op.responses["429"]) expect(op.responses["429"].headers).toHaveProperty("Retry-After");
       }
+      // What Spectral's OWASP rules ask (npm run lint, .spectral.yaml): anyone's calls say so with an
+      // empty requirement, never by leaving security out; every id in a path is bounded.
+      const publicIds = operations
+        .filter((op) => JSON.stringify(op.security) === "[{}]")
+        .map((op) => op.operationId);
+      expect(publicIds).toEqual(expect.arrayContaining(["login", "register", "resetPassword", "getJwks"]));
+      expect(operations.some((op) => op.security?.length === 0)).toBe(false);
+      const pathParameters = Object.values(doc.paths)
+        .flatMap((item) => Object.values(item))
+        .flatMap(
+          (op) => (op as { parameters?: { in: string; schema: { maxLength?: number } }[] }).parameters ?? [],
+        )
+        .filter((parameter) => parameter.in === "path");
+      expect(pathParameters.length).toBeGreaterThan(10);
+      expect(pathParameters.every((parameter) => (parameter.schema.maxLength ?? 0) > 0)).toBe(true);
       expect(doc.components.schemas.LoginForm?.properties?.password?.maxLength).toBe(256);
     });
 

@@ -20,9 +20,9 @@ import type { AppEnv } from "../../http/app-env.ts";
 import { limitWrites, requireUser } from "../../http/auth-guard.ts";
 import {
   addRoute,
-  BEARER_SCHEME,
   errorResponses,
   jsonContent,
+  PATH_IDS,
   pathParameter,
   schemaRef,
 } from "../../http/openapi.ts";
@@ -32,13 +32,15 @@ import type { Actor } from "../../operations/actor.ts";
 import { changeCredits } from "../../operations/credit-changes.ts";
 import type { Permission } from "../../operations/permissions.ts";
 import { REFUND_TEXT, refundPayment } from "../../operations/refunds.ts";
-import { type AdminDeps, actorOf, done, requirePermission } from "./admin-deps.ts";
+import { type AdminDeps, actorOf, done, requirePermission, staffSecurity } from "./admin-deps.ts";
 
 interface ActionSpec<S extends z.ZodMiniType> {
   method?: "post" | "delete";
   path: string;
   /** The path's {id}: a customer's user id unless said otherwise. */
   idDescription?: string;
+  /** What kind of id the path names (a user's, a payment's: uuid; an API key's). */
+  idKind?: keyof typeof PATH_IDS;
   operationId: string;
   summary: string;
   permission: Permission;
@@ -67,8 +69,10 @@ export function adminActionRoutes(deps: AdminDeps): OpenAPIHono<AppEnv> {
       operationId: spec.operationId,
       tags: ["admin"],
       summary: spec.summary,
-      security: [{ [BEARER_SCHEME]: [] }],
-      parameters: [pathParameter("id", spec.idDescription ?? "The customer's user id")],
+      security: staffSecurity(spec.permission),
+      parameters: [
+        pathParameter("id", spec.idDescription ?? "The customer's user id", PATH_IDS[spec.idKind ?? "uuid"]),
+      ],
       request: {
         body: {
           required: true,
@@ -259,6 +263,7 @@ export function adminActionRoutes(deps: AdminDeps): OpenAPIHono<AppEnv> {
     method: "delete",
     path: "/admin/api-keys/{id}",
     idDescription: "The key's id (its prefix without gpk_)",
+    idKind: "apiKey",
     operationId: "adminRevokeApiKey",
     summary: "Revoke a customer's API key: refused by every instance at once",
     permission: "revokeApiKey",

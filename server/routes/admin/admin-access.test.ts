@@ -42,7 +42,7 @@ describe.each(TEST_DATABASES)("admin routes × roles (%s)", (kind) => {
 
   it("answers every documented admin route by the permission table", async () => {
     const doc = (await (await ctx.t.app.request("/v1/openapi.json")).json()) as {
-      paths: Record<string, Record<string, { operationId: string }>>;
+      paths: Record<string, Record<string, { operationId: string; security: unknown }>>;
     };
     const routes = Object.entries(doc.paths)
       .filter(([path]) => path.startsWith("/v1/admin"))
@@ -51,9 +51,15 @@ describe.each(TEST_DATABASES)("admin routes × roles (%s)", (kind) => {
           path,
           method: method.toUpperCase(),
           id: op.operationId,
+          security: op.security,
         })),
       );
     expect(routes.map((r) => r.id).sort()).toEqual(Object.keys(PERMISSION_OF).sort());
+    // The document names the roles each call takes, as the server checks them below.
+    for (const route of routes) {
+      const roles = [...PERMISSIONS[PERMISSION_OF[route.id] as keyof typeof PERMISSIONS]];
+      expect(route.security, route.id).toEqual([{ bearerAuth: roles }]);
+    }
 
     const customer = await verifiedUser(ctx.t, "cora");
     const support = await staffMember(ctx.t, "sue", "support");

@@ -10,8 +10,9 @@ import type { Billing } from "../../billing/service.ts";
 import type { AppEnv } from "../../http/app-env.ts";
 import { clientIp } from "../../http/client-ip.ts";
 import { ApiError } from "../../http/errors.ts";
+import { BEARER_SCHEME } from "../../http/openapi.ts";
 import type { Actor } from "../../operations/actor.ts";
-import { holds, isStaff, type Permission } from "../../operations/permissions.ts";
+import { holds, isStaff, PERMISSIONS, type Permission } from "../../operations/permissions.ts";
 import type { RefundDeps } from "../../operations/refunds.ts";
 import type { ApiDeps } from "../api-deps.ts";
 
@@ -37,6 +38,15 @@ export function requirePermission(permission: Permission): MiddlewareHandler<App
     if (!provesTwoFactors(c.var.claims.amr)) throw new ApiError(403, DETAIL.staffMfaRequired);
     await next();
   };
+}
+
+/**
+ * The OpenAPI security of an operation that needs `permission`: a bearer token, with the staff
+ * roles that hold the permission as the requirement's role names (OpenAPI 3.1). The document then
+ * tells customers' calls and each kind of staff call apart, as the server does.
+ */
+export function staffSecurity(permission: Permission): Record<string, string[]>[] {
+  return [{ [BEARER_SCHEME]: [...PERMISSIONS[permission]] }];
 }
 
 export function actorOf(c: Context<AppEnv>, trustProxy: boolean): Actor {

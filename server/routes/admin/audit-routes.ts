@@ -8,8 +8,8 @@ import type { AppEnv } from "../../http/app-env.ts";
 import { requireUser } from "../../http/auth-guard.ts";
 import { csvDownload } from "../../http/csv-download.ts";
 import { RequestValidationError } from "../../http/errors.ts";
-import { addRoute, BEARER_SCHEME, errorResponses, jsonContent, schemaRef } from "../../http/openapi.ts";
-import { type AdminDeps, requirePermission } from "./admin-deps.ts";
+import { addRoute, errorResponses, jsonContent, schemaRef } from "../../http/openapi.ts";
+import { type AdminDeps, requirePermission, staffSecurity } from "./admin-deps.ts";
 
 const text = (name: string, description: string, maxLength = 100) => ({
   name,
@@ -54,7 +54,7 @@ export function adminAuditRoutes(deps: AdminDeps): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>();
   const registry = app.openAPIRegistry;
   const guard = [requireUser(deps), requirePermission("viewAuditLog")] as const;
-  const security = [{ [BEARER_SCHEME]: [] }];
+  const security = staffSecurity("viewAuditLog");
   const errors = errorResponses(registry, {
     401: "No valid access token",
     403: "Not an admin",

@@ -17,16 +17,16 @@ import { requireUser } from "../../http/auth-guard.ts";
 import { ApiError } from "../../http/errors.ts";
 import {
   addRoute,
-  BEARER_SCHEME,
   errorResponses,
   jsonContent,
+  PATH_IDS,
   pathParameter,
   schemaRef,
 } from "../../http/openapi.ts";
 import { searchCustomers } from "../../operations/customer-search.ts";
 import { customerLedger, customerOverview, customerPayments } from "../../operations/customer-views.ts";
 import { USAGE_PARAMETERS, usageAnswer } from "../usage/routes.ts";
-import { type AdminDeps, requirePermission } from "./admin-deps.ts";
+import { type AdminDeps, requirePermission, staffSecurity } from "./admin-deps.ts";
 
 const cursorParameter = {
   name: "cursor",
@@ -40,7 +40,7 @@ export function adminCustomerRoutes(deps: AdminDeps): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>();
   const registry = app.openAPIRegistry;
   const guard = [requireUser(deps), requirePermission("viewCustomers")] as const;
-  const security = [{ [BEARER_SCHEME]: [] }];
+  const security = staffSecurity("viewCustomers");
   const tags = ["admin"];
   const errors = (extra: Record<number, string> = {}) =>
     errorResponses(registry, {
@@ -48,7 +48,7 @@ export function adminCustomerRoutes(deps: AdminDeps): OpenAPIHono<AppEnv> {
       403: "Not support staff or an admin",
       ...extra,
     });
-  const customerId = pathParameter("id", "The customer's user id");
+  const customerId = pathParameter("id", "The customer's user id", PATH_IDS.uuid);
 
   /** The customer's id from the path, if the customer exists; 404 otherwise. */
   async function existing(id: string): Promise<string> {

@@ -10,12 +10,12 @@ import type { AppEnv } from "../../http/app-env.ts";
 import { requireUser } from "../../http/auth-guard.ts";
 import { csvDownload } from "../../http/csv-download.ts";
 import { RequestValidationError } from "../../http/errors.ts";
-import { addRoute, BEARER_SCHEME, errorResponses, jsonContent, schemaRef } from "../../http/openapi.ts";
+import { addRoute, errorResponses, jsonContent, schemaRef } from "../../http/openapi.ts";
 import { parseWith } from "../../http/validation.ts";
 import { businessMetrics } from "../../operations/metrics.ts";
 import { decimalAmount, VAT_CSV_COLUMNS, type VatReport, vatReport } from "../../operations/vat-report.ts";
 import { isRefusal, usageRange } from "../../usage/usage-range.ts";
-import { type AdminDeps, requirePermission } from "./admin-deps.ts";
+import { type AdminDeps, requirePermission, staffSecurity } from "./admin-deps.ts";
 
 const QUARTER_PARAMETER = {
   name: "quarter",
@@ -49,7 +49,7 @@ export function adminReportRoutes(deps: AdminDeps): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>();
   const registry = app.openAPIRegistry;
   const guard = [requireUser(deps), requirePermission("viewReports")] as const;
-  const security = [{ [BEARER_SCHEME]: [] }];
+  const security = staffSecurity("viewReports");
   const errors = errorResponses(registry, {
     401: "No valid access token",
     403: "Not an admin",

@@ -20,10 +20,11 @@ import { clientIp } from "../../http/client-ip.ts";
 import { ApiError } from "../../http/errors.ts";
 import {
   addRoute,
-  BEARER_SCHEME,
   errorResponses,
   jsonContent,
+  PATH_IDS,
   pathParameter,
+  SIGNED_IN,
   schemaRef,
 } from "../../http/openapi.ts";
 import { originOf } from "../../http/request-origin.ts";
@@ -49,7 +50,7 @@ export function apiKeyRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>();
   const registry = app.openAPIRegistry;
   const auth = requireUser(deps);
-  const security = [{ [BEARER_SCHEME]: [] }];
+  const security = SIGNED_IN;
 
   addRoute(
     app,
@@ -149,7 +150,7 @@ export function apiKeyRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
       tags: ["api keys"],
       summary: "Revoke an API key: it stops working on every instance at once",
       security,
-      parameters: [pathParameter("id", "The key id (the `id` of the list)")],
+      parameters: [pathParameter("id", "The key id (the `id` of the list)", PATH_IDS.apiKey)],
       responses: {
         204: { description: "Revoked" },
         ...errorResponses(registry, {

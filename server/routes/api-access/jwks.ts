@@ -5,7 +5,7 @@ import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { Handler } from "hono";
 import type { AccessTokens } from "../../auth/access-tokens.ts";
 import type { AppEnv } from "../../http/app-env.ts";
-import type { ROOT_PATHS } from "../../http/openapi.ts";
+import { PUBLIC, type ROOT_PATHS } from "../../http/openapi.ts";
 
 export const JWKS_PATH: (typeof ROOT_PATHS)[number] = "/.well-known/jwks.json";
 
@@ -27,7 +27,7 @@ export function documentJwks(api: OpenAPIHono<AppEnv>): void {
     method: "get",
     path: JWKS_PATH,
     operationId: "getJwks",
-    security: [],
+    security: PUBLIC,
     tags: ["generation service"],
     summary: "The public keys access tokens are signed with (RFC 7517), by kid",
     description: "Verify access tokens locally: accept only the listed keys' algorithms (EdDSA, ES256).",

@@ -8,7 +8,7 @@ import { detailSchema, emailRequestSchema } from "../../../contract/account.ts";
 import { DETAIL } from "../../../contract/messages.ts";
 import type { AppEnv } from "../../http/app-env.ts";
 import { clientIp } from "../../http/client-ip.ts";
-import { addRoute, errorResponses, jsonContent, schemaRef } from "../../http/openapi.ts";
+import { addRoute, errorResponses, jsonContent, PUBLIC, schemaRef } from "../../http/openapi.ts";
 import { enforceLimits, type LimitName } from "../../http/rate-limit.ts";
 import { parseJsonBody } from "../../http/validation.ts";
 import type { ApiDeps } from "../api-deps.ts";
@@ -39,7 +39,7 @@ export function addEmailRequestRoute(
       method: "post",
       path: route.path,
       operationId: route.operationId,
-      security: [],
+      security: PUBLIC,
       tags: route.tags,
       summary: route.summary,
       description: route.description,

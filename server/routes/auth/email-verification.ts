@@ -4,7 +4,7 @@ import { detailSchema, verifyEmailSchema } from "../../../contract/account.ts";
 import { DETAIL } from "../../../contract/messages.ts";
 import type { AppEnv } from "../../http/app-env.ts";
 import { ApiError } from "../../http/errors.ts";
-import { addRoute, errorResponses, jsonContent, schemaRef } from "../../http/openapi.ts";
+import { addRoute, errorResponses, jsonContent, PUBLIC, schemaRef } from "../../http/openapi.ts";
 import { parseJsonBody } from "../../http/validation.ts";
 import type { ApiDeps } from "../api-deps.ts";
 import { addEmailRequestRoute } from "./email-request-route.ts";
@@ -31,7 +31,7 @@ export function emailVerificationRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
       method: "post",
       path: "/user/verify-email",
       operationId: "verifyEmail",
-      security: [],
+      security: PUBLIC,
       tags: ["e-mail verification"],
       summary: "Verify the address with the mailed token; the first verification grants the free credits",
       request: {

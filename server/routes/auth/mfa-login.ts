@@ -12,7 +12,7 @@ import { findUserById } from "../../accounts/users.ts";
 import { signInSucceeded } from "../../auth/sign-in-throttle.ts";
 import type { AppEnv } from "../../http/app-env.ts";
 import { ApiError } from "../../http/errors.ts";
-import { addRoute, errorResponses, jsonContent, schemaRef } from "../../http/openapi.ts";
+import { addRoute, errorResponses, jsonContent, PUBLIC, schemaRef } from "../../http/openapi.ts";
 import { parseJsonBody } from "../../http/validation.ts";
 import type { ApiDeps } from "../api-deps.ts";
 import { admitAttempt, recordFailedAttempt, recordSignIn } from "./sign-in-attempts.ts";
@@ -29,7 +29,7 @@ export function mfaLoginRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
       method: "post",
       path: "/token/mfa",
       operationId: "loginSecondFactor",
-      security: [],
+      security: PUBLIC,
       tags: ["auth"],
       summary: "Log in, second step: the authenticator app's code, a recovery code, or a passkey",
       description: `For the \`mfa_token\` of POST /v1/token's 403 "${DETAIL.mfaRequired}". It works for 5 minutes, ${MFA_CHALLENGE_TRIES} wrong codes and one success. A recovery code works once and is mailed about.`,

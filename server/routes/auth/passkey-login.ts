@@ -16,7 +16,7 @@ import { signInSucceeded } from "../../auth/sign-in-throttle.ts";
 import type { AppEnv } from "../../http/app-env.ts";
 import { clientIp } from "../../http/client-ip.ts";
 import { ApiError } from "../../http/errors.ts";
-import { addRoute, errorResponses, jsonContent, schemaRef } from "../../http/openapi.ts";
+import { addRoute, errorResponses, jsonContent, PUBLIC, schemaRef } from "../../http/openapi.ts";
 import { enforceLimits } from "../../http/rate-limit.ts";
 import { parseJsonBody } from "../../http/validation.ts";
 import type { ApiDeps } from "../api-deps.ts";
@@ -37,7 +37,7 @@ export function passkeyLoginRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
       method: "post",
       path: "/passkeys/options",
       operationId: "passkeySignInOptions",
-      security: [],
+      security: PUBLIC,
       tags: ["auth"],
       summary: "Start signing in with a passkey: the options for navigator.credentials.get",
       description:
@@ -75,7 +75,7 @@ export function passkeyLoginRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
       method: "post",
       path: "/token/passkey",
       operationId: "loginWithPasskey",
-      security: [],
+      security: PUBLIC,
       tags: ["auth"],
       summary: "Log in with a passkey, without a password",
       request: {

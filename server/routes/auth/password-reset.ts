@@ -9,6 +9,8 @@ import {
   errorResponses,
   jsonContent,
   PASSWORD_RULES,
+  PATH_IDS,
+  PUBLIC,
   pathParameter,
   schemaRef,
 } from "../../http/openapi.ts";
@@ -39,10 +41,10 @@ export function passwordResetRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
       method: "get",
       path: "/user/password-reset-check/{token}",
       operationId: "checkPasswordResetToken",
-      security: [],
+      security: PUBLIC,
       tags: ["password reset"],
       summary: "Is this reset token still usable? (Does not use it up.)",
-      parameters: [pathParameter("token", "The token from the reset link")],
+      parameters: [pathParameter("token", "The token from the reset link", PATH_IDS.mailedToken)],
       responses: {
         200: {
           description: "Usable",
@@ -65,7 +67,7 @@ export function passwordResetRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
       method: "post",
       path: "/user/password-reset",
       operationId: "resetPassword",
-      security: [],
+      security: PUBLIC,
       tags: ["password reset"],
       summary:
         "Set a new password with a reset token; ends every access token of the account (API keys keep working: the mail that follows lists them)",

@@ -10,7 +10,7 @@ import { signInSucceeded } from "../../auth/sign-in-throttle.ts";
 import type { AppEnv } from "../../http/app-env.ts";
 import { requireUser } from "../../http/auth-guard.ts";
 import { ApiError } from "../../http/errors.ts";
-import { addRoute, BEARER_SCHEME, errorResponses, jsonContent, schemaRef } from "../../http/openapi.ts";
+import { addRoute, errorResponses, jsonContent, SIGNED_IN, schemaRef } from "../../http/openapi.ts";
 import { parseJsonBody } from "../../http/validation.ts";
 import type { ApiDeps } from "../api-deps.ts";
 import { admitAttempt, recordFailedAttempt } from "./sign-in-attempts.ts";
@@ -30,7 +30,7 @@ export function reauthRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
         "Confirm the password: a new access token that counts as just signed in, for sensitive actions",
       description:
         "Creating an API key (and the other sensitive actions) answers 403 `reauth_required: true` when the password was entered more than 10 minutes ago; call this, then retry with the new token. The token this is called with stops working.",
-      security: [{ [BEARER_SCHEME]: [] }],
+      security: SIGNED_IN,
       request: {
         body: { content: jsonContent(schemaRef(registry, "ReauthRequest", reauthSchema, "input")) },
       },

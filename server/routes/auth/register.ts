@@ -6,7 +6,14 @@ import { isDisposableAddress } from "../../auth/mailbox.ts";
 import type { AppEnv } from "../../http/app-env.ts";
 import { clientIp } from "../../http/client-ip.ts";
 import { ApiError, RequestValidationError } from "../../http/errors.ts";
-import { addRoute, errorResponses, jsonContent, PASSWORD_RULES, schemaRef } from "../../http/openapi.ts";
+import {
+  addRoute,
+  errorResponses,
+  jsonContent,
+  PASSWORD_RULES,
+  PUBLIC,
+  schemaRef,
+} from "../../http/openapi.ts";
 import { enforceLimits } from "../../http/rate-limit.ts";
 import { parseJsonBody } from "../../http/validation.ts";
 import type { ApiDeps } from "../api-deps.ts";
@@ -19,7 +26,7 @@ export function registerRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
     method: "post",
     path: "/register",
     operationId: "register",
-    security: [],
+    security: PUBLIC,
     tags: ["auth"],
     summary: "Create an account and mail its verification link",
     description: "Any Authorization header is ignored.",

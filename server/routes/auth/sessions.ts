@@ -10,14 +10,14 @@ import { appendSecurityEvent } from "../../audit/security-events.ts";
 import { users } from "../../db/schema/index.ts";
 import type { AppEnv } from "../../http/app-env.ts";
 import { requireUser } from "../../http/auth-guard.ts";
-import { addRoute, BEARER_SCHEME, errorResponses, jsonContent, schemaRef } from "../../http/openapi.ts";
+import { addRoute, errorResponses, jsonContent, SIGNED_IN, schemaRef } from "../../http/openapi.ts";
 import { originOf } from "../../http/request-origin.ts";
 import type { ApiDeps } from "../api-deps.ts";
 
 export function sessionRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>();
   const registry = app.openAPIRegistry;
-  const security = [{ [BEARER_SCHEME]: [] }];
+  const security = SIGNED_IN;
   const done = (description: string) => ({
     description,
     content: jsonContent(schemaRef(registry, "Detail", detailSchema)),

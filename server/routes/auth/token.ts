@@ -6,7 +6,7 @@ import { MFA_METHODS } from "../../../contract/two-factor.ts";
 import { signInSucceeded } from "../../auth/sign-in-throttle.ts";
 import type { AppEnv } from "../../http/app-env.ts";
 import { ApiError } from "../../http/errors.ts";
-import { addRoute, errorResponses, schemaRef } from "../../http/openapi.ts";
+import { addRoute, errorResponses, PUBLIC, schemaRef } from "../../http/openapi.ts";
 import { parseFormBody } from "../../http/validation.ts";
 import type { ApiDeps } from "../api-deps.ts";
 import { admitAttempt, recordFailedAttempt, recordSignIn } from "./sign-in-attempts.ts";
@@ -23,7 +23,7 @@ export function tokenRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
     method: "post",
     path: "/token",
     operationId: "login",
-    security: [],
+    security: PUBLIC,
     tags: ["auth"],
     summary: "Log in: exchange username and password for an access token",
     request: {

@@ -12,10 +12,11 @@ import type { AppEnv } from "../../http/app-env.ts";
 import { limitWrites, requireUser } from "../../http/auth-guard.ts";
 import {
   addRoute,
-  BEARER_SCHEME,
   errorResponses,
   jsonContent,
+  PATH_IDS,
   pathParameter,
+  SIGNED_IN,
   schemaRef,
 } from "../../http/openapi.ts";
 import type { ApiDeps } from "../api-deps.ts";
@@ -24,7 +25,7 @@ export function billingHistoryRoutes(deps: ApiDeps & { billing: Billing }): Open
   const app = new OpenAPIHono<AppEnv>();
   const registry = app.openAPIRegistry;
   const auth = requireUser(deps);
-  const security = [{ [BEARER_SCHEME]: [] }];
+  const security = SIGNED_IN;
 
   addRoute(
     app,
@@ -56,7 +57,7 @@ export function billingHistoryRoutes(deps: ApiDeps & { billing: Billing }): Open
       tags: ["billing"],
       summary: "One invoice with seller, buyer, line, VAT and the reverse-charge note where it applies",
       security,
-      parameters: [pathParameter("id", "The invoice's id from the billing history")],
+      parameters: [pathParameter("id", "The invoice's id from the billing history", PATH_IDS.uuid)],
       responses: {
         200: {
           description: "The invoice",
@@ -78,7 +79,7 @@ export function billingHistoryRoutes(deps: ApiDeps & { billing: Billing }): Open
       tags: ["billing"],
       summary: "One of the local checkout's invoices as a PDF (Stripe's invoices: their own pdf_url)",
       security,
-      parameters: [pathParameter("id", "The invoice's id from the billing history")],
+      parameters: [pathParameter("id", "The invoice's id from the billing history", PATH_IDS.uuid)],
       responses: {
         200: {
           description: "The invoice as an A4 PDF, as a download named after its number",

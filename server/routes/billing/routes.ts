@@ -16,7 +16,7 @@ import type { Catalogue } from "../../billing/catalogue.ts";
 import type { Billing } from "../../billing/service.ts";
 import type { AppEnv } from "../../http/app-env.ts";
 import { limitWrites, requireUser } from "../../http/auth-guard.ts";
-import { addRoute, BEARER_SCHEME, errorResponses, jsonContent, schemaRef } from "../../http/openapi.ts";
+import { addRoute, errorResponses, jsonContent, PUBLIC, SIGNED_IN, schemaRef } from "../../http/openapi.ts";
 import { parseJsonBody } from "../../http/validation.ts";
 import type { ApiDeps } from "../api-deps.ts";
 import { presentUser } from "../users/present-user.ts";
@@ -32,7 +32,6 @@ export function billingRoutes(deps: BillingRouteDeps): OpenAPIHono<AppEnv> {
   const registry = app.openAPIRegistry;
   const auth = requireUser(deps);
   const writes = limitWrites(deps.limiter);
-  const bearer = [{ [BEARER_SCHEME]: [] }];
   const user = () => ({
     description: "The user",
     content: jsonContent(schemaRef(registry, "User", userSchema)),
@@ -57,7 +56,7 @@ export function billingRoutes(deps: BillingRouteDeps): OpenAPIHono<AppEnv> {
       method: "get",
       path: "/subscription/products",
       operationId: "listSubscriptionProducts",
-      security: [],
+      security: PUBLIC,
       tags: ["billing"],
       summary: "Subscription tiers A-E with their monthly price (token optional)",
       responses: {
@@ -75,7 +74,7 @@ export function billingRoutes(deps: BillingRouteDeps): OpenAPIHono<AppEnv> {
       method: "get",
       path: "/top-up/products",
       operationId: "listTopUpProducts",
-      security: [],
+      security: PUBLIC,
       tags: ["billing"],
       summary: "Top-up credit packs (token optional)",
       responses: {
@@ -96,7 +95,7 @@ export function billingRoutes(deps: BillingRouteDeps): OpenAPIHono<AppEnv> {
       operationId: "createCheckoutSession",
       tags: ["billing"],
       summary: "Start a hosted checkout for a subscription tier",
-      security: bearer,
+      security: SIGNED_IN,
       request: {
         body: {
           content: jsonContent(
@@ -130,7 +129,7 @@ export function billingRoutes(deps: BillingRouteDeps): OpenAPIHono<AppEnv> {
       operationId: "createTopUpCheckout",
       tags: ["billing"],
       summary: "Start a hosted checkout for a top-up pack (paid plans only)",
-      security: bearer,
+      security: SIGNED_IN,
       request: {
         body: {
           content: jsonContent(
@@ -164,7 +163,7 @@ export function billingRoutes(deps: BillingRouteDeps): OpenAPIHono<AppEnv> {
       operationId: "updateSubscription",
       tags: ["billing"],
       summary: "Schedule a change of tier for the end of the current period",
-      security: bearer,
+      security: SIGNED_IN,
       request: {
         body: {
           content: jsonContent(
@@ -200,7 +199,7 @@ export function billingRoutes(deps: BillingRouteDeps): OpenAPIHono<AppEnv> {
       operationId: "cancelSubscription",
       tags: ["billing"],
       summary: "Cancel the subscription at the end of the current period",
-      security: bearer,
+      security: SIGNED_IN,
       responses: {
         200: user(),
         ...errorResponses(registry, { 400: "No paid plan", 401: "No valid access token" }),
@@ -224,7 +223,7 @@ export function billingRoutes(deps: BillingRouteDeps): OpenAPIHono<AppEnv> {
       summary: "Every grant of credits, newest first",
       description:
         "Renewal credits are granted at the next midnight Europe/Berlin after the payment: such a grant is listed at once with its future granted_at, and counts in credit_balance from then on.",
-      security: bearer,
+      security: SIGNED_IN,
       responses: {
         200: { description: "Grants", content: jsonContent(schemaRef(registry, "Ledger", ledgerSchema)) },
         ...errorResponses(registry, { 401: "No valid access token" }),

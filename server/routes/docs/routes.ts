@@ -89,7 +89,15 @@ export function docsRoutes(app: OpenAPIHono<AppEnv>, prefix: string): void {
   const config = {
     openapi: "3.1.0" as const,
     // Relative: the document is served by the API it describes, wherever that is deployed.
-    servers: [{ url: "/", description: "The server this document was fetched from" }],
+    // Every deployment serves the document that describes it, so the one server is "this one",
+    // and it is public: the portal's own calls and customers' programs use the same API.
+    servers: [
+      {
+        url: "/",
+        description: "The server this document was fetched from: production, staging or local development",
+        "x-internal": false,
+      },
+    ],
     info: {
       title: `${PRODUCT_NAME} account and billing API`,
       version: "1",

@@ -14,7 +14,7 @@ import type { AppEnv } from "../../http/app-env.ts";
 import { requireUser } from "../../http/auth-guard.ts";
 import { csvDownload } from "../../http/csv-download.ts";
 import { RequestValidationError } from "../../http/errors.ts";
-import { addRoute, BEARER_SCHEME, errorResponses, jsonContent, schemaRef } from "../../http/openapi.ts";
+import { addRoute, errorResponses, jsonContent, SIGNED_IN, schemaRef } from "../../http/openapi.ts";
 import { parseWith } from "../../http/validation.ts";
 import { usageCsvStream } from "../../usage/usage-csv.ts";
 import { isRefusal, type UsageRange, usageDimensions, usageRange } from "../../usage/usage-range.ts";
@@ -96,7 +96,7 @@ export function usageRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>();
   const registry = app.openAPIRegistry;
   const auth = requireUser(deps);
-  const security = [{ [BEARER_SCHEME]: [] }];
+  const security = SIGNED_IN;
   const errors = errorResponses(registry, {
     401: "No valid access token",
     422: "A date that is not YYYY-MM-DD, 'from' after 'to', a range over 366 days, or an unknown group_by",

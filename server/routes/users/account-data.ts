@@ -18,7 +18,7 @@ import { fromMillicredits } from "../../domain/ledger.ts";
 import type { AppEnv } from "../../http/app-env.ts";
 import { REAUTH_REFUSAL, requireRecentAuth, requireUser } from "../../http/auth-guard.ts";
 import { ApiError } from "../../http/errors.ts";
-import { addRoute, BEARER_SCHEME, errorResponses, jsonContent, schemaRef } from "../../http/openapi.ts";
+import { addRoute, errorResponses, jsonContent, SIGNED_IN, schemaRef } from "../../http/openapi.ts";
 import { originOf } from "../../http/request-origin.ts";
 import { parseJsonBody } from "../../http/validation.ts";
 import { type ChargeCursor, usageCharges } from "../../usage/usage-store.ts";
@@ -31,7 +31,7 @@ const EXPORTED_EVENTS = 10_000;
 export function accountDataRoutes(deps: ApiDeps & { billing: Billing }): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>();
   const registry = app.openAPIRegistry;
-  const security = [{ [BEARER_SCHEME]: [] }];
+  const security = SIGNED_IN;
   const sensitive = [requireUser(deps), requireRecentAuth(deps.clock)] as const;
 
   addRoute(

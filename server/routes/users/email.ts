@@ -11,7 +11,7 @@ import type { AppEnv } from "../../http/app-env.ts";
 import { limitWrites, REAUTH_REFUSAL, requireRecentAuth, requireUser } from "../../http/auth-guard.ts";
 import { clientIp } from "../../http/client-ip.ts";
 import { ApiError, RequestValidationError } from "../../http/errors.ts";
-import { addRoute, BEARER_SCHEME, errorResponses, jsonContent, schemaRef } from "../../http/openapi.ts";
+import { addRoute, errorResponses, jsonContent, PUBLIC, SIGNED_IN, schemaRef } from "../../http/openapi.ts";
 import { enforceLimits } from "../../http/rate-limit.ts";
 import { originOf } from "../../http/request-origin.ts";
 import { parseJsonBody } from "../../http/validation.ts";
@@ -34,7 +34,7 @@ export function emailChangeRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
       operationId: "requestEmailChange",
       tags: ["account"],
       summary: "Change the e-mail address: a link to the new address, which takes over when it is followed",
-      security: [{ [BEARER_SCHEME]: [] }],
+      security: SIGNED_IN,
       request: {
         body: { content: jsonContent(schemaRef(registry, "EmailRequest", emailRequestSchema, "input")) },
       },
@@ -78,7 +78,7 @@ export function emailChangeRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
       method: "post",
       path: "/user/confirm-email",
       operationId: "confirmEmailChange",
-      security: [],
+      security: PUBLIC,
       tags: ["account"],
       summary: "Follow an e-mail change link: the new address takes over, or the old one comes back",
       request: {

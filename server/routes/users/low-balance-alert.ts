@@ -5,7 +5,7 @@ import { lowBalanceThreshold, setLowBalanceThreshold } from "../../alerts/low-ba
 import { fromMillicredits, toMillicredits } from "../../domain/ledger.ts";
 import type { AppEnv } from "../../http/app-env.ts";
 import { limitWrites, requireUser } from "../../http/auth-guard.ts";
-import { addRoute, BEARER_SCHEME, errorResponses, jsonContent, schemaRef } from "../../http/openapi.ts";
+import { addRoute, errorResponses, jsonContent, SIGNED_IN, schemaRef } from "../../http/openapi.ts";
 import { parseJsonBody } from "../../http/validation.ts";
 import type { ApiDeps } from "../api-deps.ts";
 
@@ -15,7 +15,7 @@ export function lowBalanceAlertRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>();
   const registry = app.openAPIRegistry;
   const auth = requireUser(deps);
-  const security = [{ [BEARER_SCHEME]: [] }];
+  const security = SIGNED_IN;
   const setting = () => ({
     description: "The setting: a threshold in whole credits, or null when the alert is off",
     content: jsonContent(schemaRef(registry, "LowBalanceAlert", lowBalanceAlertSchema)),

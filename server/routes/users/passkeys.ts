@@ -16,10 +16,11 @@ import { limitWrites, REAUTH_REFUSAL, requireRecentAuth, requireUser } from "../
 import { ApiError } from "../../http/errors.ts";
 import {
   addRoute,
-  BEARER_SCHEME,
   errorResponses,
   jsonContent,
+  PATH_IDS,
   pathParameter,
+  SIGNED_IN,
   schemaRef,
 } from "../../http/openapi.ts";
 import { originOf } from "../../http/request-origin.ts";
@@ -39,7 +40,7 @@ const present = (row: PasskeyRow): Passkey => ({
 export function passkeyRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>();
   const registry = app.openAPIRegistry;
-  const security = [{ [BEARER_SCHEME]: [] }];
+  const security = SIGNED_IN;
   const sensitive = [requireUser(deps), requireRecentAuth(deps.clock), limitWrites(deps.limiter)] as const;
 
   addRoute(
@@ -143,7 +144,7 @@ export function passkeyRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
       tags: ["two-factor"],
       summary: "Remove a passkey: it no longer signs in",
       security,
-      parameters: [pathParameter("id", "The passkey's id (the `id` of the list)")],
+      parameters: [pathParameter("id", "The passkey's id (the `id` of the list)", PATH_IDS.passkey)],
       responses: {
         204: { description: "Removed" },
         ...errorResponses(registry, {

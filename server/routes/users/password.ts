@@ -9,7 +9,7 @@ import { signInSucceeded } from "../../auth/sign-in-throttle.ts";
 import type { AppEnv } from "../../http/app-env.ts";
 import { limitWrites, requireUser } from "../../http/auth-guard.ts";
 import { ApiError } from "../../http/errors.ts";
-import { addRoute, BEARER_SCHEME, errorResponses, jsonContent, schemaRef } from "../../http/openapi.ts";
+import { addRoute, errorResponses, jsonContent, SIGNED_IN, schemaRef } from "../../http/openapi.ts";
 import { parseJsonBody } from "../../http/validation.ts";
 import type { ApiDeps } from "../api-deps.ts";
 import { admitAttempt, recordFailedAttempt } from "../auth/sign-in-attempts.ts";
@@ -28,7 +28,7 @@ export function passwordChangeRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
       summary: "Change the password, with the current one",
       description:
         "Every access token of the account stops working (other browsers are signed out); the answer is a new token for the caller. API keys keep working, and the mail about the change lists them.",
-      security: [{ [BEARER_SCHEME]: [] }],
+      security: SIGNED_IN,
       request: {
         body: {
           content: jsonContent(schemaRef(registry, "ChangePasswordRequest", changePasswordSchema, "input")),

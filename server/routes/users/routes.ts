@@ -4,7 +4,7 @@ import { userSchema } from "../../../contract/account.ts";
 import { findUserWithBilling } from "../../billing/user-billing.ts";
 import type { AppEnv } from "../../http/app-env.ts";
 import { authenticate } from "../../http/auth-guard.ts";
-import { addRoute, BEARER_SCHEME, errorResponses, jsonContent, schemaRef } from "../../http/openapi.ts";
+import { addRoute, errorResponses, jsonContent, SIGNED_IN, schemaRef } from "../../http/openapi.ts";
 import type { ApiDeps } from "../api-deps.ts";
 import { presentUserWithBilling } from "./present-user.ts";
 
@@ -20,7 +20,7 @@ export function userRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
       operationId: "getCurrentUser",
       tags: ["users"],
       summary: "The logged-in user, with credit balance and subscription",
-      security: [{ [BEARER_SCHEME]: [] }],
+      security: SIGNED_IN,
       responses: {
         200: { description: "The user", content: jsonContent(schemaRef(registry, "User", userSchema)) },
         ...errorResponses(registry, { 401: "No valid access token (WWW-Authenticate: Bearer)" }),

@@ -5,7 +5,7 @@ import { SECURITY_EVENTS_SHOWN, securityEventsSchema } from "../../../contract/s
 import { securityEventsOf } from "../../audit/security-event-list.ts";
 import type { AppEnv } from "../../http/app-env.ts";
 import { requireUser } from "../../http/auth-guard.ts";
-import { addRoute, BEARER_SCHEME, errorResponses, jsonContent, schemaRef } from "../../http/openapi.ts";
+import { addRoute, errorResponses, jsonContent, SIGNED_IN, schemaRef } from "../../http/openapi.ts";
 import type { ApiDeps } from "../api-deps.ts";
 
 export function securityEventRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
@@ -19,7 +19,7 @@ export function securityEventRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
       operationId: "listSecurityEvents",
       tags: ["account"],
       summary: `The account's ${SECURITY_EVENTS_SHOWN} most recent security events, newest first`,
-      security: [{ [BEARER_SCHEME]: [] }],
+      security: SIGNED_IN,
       responses: {
         200: {
           description: "Sign-ins, sign-outs, password and two-factor changes, with address and browser",

@@ -16,7 +16,7 @@ import type { AppEnv } from "../../http/app-env.ts";
 import { limitWrites, REAUTH_REFUSAL, requireRecentAuth, requireUser } from "../../http/auth-guard.ts";
 import { clientIp } from "../../http/client-ip.ts";
 import { ApiError } from "../../http/errors.ts";
-import { addRoute, BEARER_SCHEME, errorResponses, jsonContent, schemaRef } from "../../http/openapi.ts";
+import { addRoute, errorResponses, jsonContent, SIGNED_IN, schemaRef } from "../../http/openapi.ts";
 import { originOf } from "../../http/request-origin.ts";
 import { parseJsonBody } from "../../http/validation.ts";
 import type { ApiDeps } from "../api-deps.ts";
@@ -27,7 +27,7 @@ const PATH = "/users/me/mfa";
 export function twoFactorRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>();
   const registry = app.openAPIRegistry;
-  const security = [{ [BEARER_SCHEME]: [] }];
+  const security = SIGNED_IN;
   const sensitive = [requireUser(deps), requireRecentAuth(deps.clock), limitWrites(deps.limiter)] as const;
   const codeBody = {
     body: { content: jsonContent(schemaRef(registry, "MfaCodeRequest", mfaCodeBodySchema, "input")) },
