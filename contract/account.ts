@@ -5,6 +5,7 @@
 // Browser-safe: no Node APIs here.
 import * as z from "zod/mini";
 import { BODY_ERRORS, VALIDATION } from "./messages.ts";
+import { credentialJson } from "./passkeys.ts";
 
 const isMissing = (input: unknown) => input === undefined || input === null;
 
@@ -134,8 +135,19 @@ export const loginSchema = z.object({
   grant_type: z.optional(z.literal("password", { error: BODY_ERRORS.grantType })),
 });
 
-/** `POST /v1/reauth` and the portal's "Confirm your password" dialog. */
-export const reauthSchema = z.object({ password: submittedPasswordSchema });
+/** `POST /v1/reauth`: the password, or a passkey's answer (after POST /v1/reauth/passkey-options). */
+export const reauthSchema = z
+  .object({ password: z.optional(submittedPasswordSchema), webauthn: z.optional(credentialJson) })
+  .check(
+    z.refine((v) => v.password !== undefined || v.webauthn !== undefined, {
+      path: ["password"],
+      error: VALIDATION.passwordRequired,
+    }),
+    z.refine((v) => v.password === undefined || v.webauthn === undefined, {
+      path: ["webauthn"],
+      error: "Give the password or a passkey, not both",
+    }),
+  );
 
 /** `POST /v1/users/me/password`: the current password proves who asks; the new one follows the rules. */
 export const changePasswordSchema = z.object({

@@ -76,6 +76,10 @@ export const DETAIL = {
   deleteConfirmMismatch: "Type your username exactly to confirm",
   accountDeleted: "Your account was deleted.",
   passkeyNotAccepted: "This passkey was not accepted. Try again, or sign in with your password",
+  /** POST /v1/reauth with a passkey that did not verify. */
+  passkeyNotConfirmed: "This passkey was not accepted. Try again, or enter your password",
+  /** Re-authenticating with a passkey on an account that has none. */
+  noPasskey: "This account has no passkey",
   passkeyExists: "This passkey is already on your account",
   passkeyLimit: "You have 10 passkeys already: remove one first",
   passkeyNotFound: "Passkey not found",

@@ -24,7 +24,10 @@ export const WEBAUTHN_CHALLENGE_LIFETIME_MS = 5 * 60_000;
 /** The most passkeys an account keeps (a phone, a laptop, two security keys... with room to spare). */
 export const PASSKEYS_MAX = 10;
 
-type Purpose = "register" | "sign_in" | "second_factor";
+type Purpose = "register" | "sign_in" | "second_factor" | "reauth";
+
+/** What an assertion is for: a sign-in without a password, or, for one account, the second factor or a re-authentication. */
+type AssertionPurpose = Exclude<Purpose, "register">;
 
 /**
  * A browser's answer as the API's schema checked it (contract/passkeys.ts): the fields this module
@@ -57,6 +60,15 @@ function challengeOf(clientDataJSON: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Whether the authenticator must have checked its owner (PIN, fingerprint). A passwordless sign-in
+ * and a re-authentication stand in for the password, so the passkey alone must prove who is there;
+ * as a second factor after the password, having the device is the proof.
+ */
+function verifiesItsOwner(purpose: AssertionPurpose): boolean {
+  return purpose !== "second_factor";
 }
 
 export function createPasskeys(deps: PasskeyDeps) {
@@ -185,16 +197,19 @@ export function createPasskeys(deps: PasskeyDeps) {
 
     /**
      * Options for an assertion: for a passwordless sign-in (any of the site's passkeys; the browser
-     * offers them), or for the second factor of `userId`'s sign-in (only theirs).
+     * offers them), or for `userId`'s second factor or re-authentication (only theirs).
      */
-    async authenticationOptions(userId?: string): Promise<PublicKeyCredentialRequestOptionsJSON> {
-      const allow = userId ? await listOf(db, userId) : [];
+    async authenticationOptions(forUser?: {
+      userId: string;
+      purpose: "second_factor" | "reauth";
+    }): Promise<PublicKeyCredentialRequestOptionsJSON> {
+      const allow = forUser ? await listOf(db, forUser.userId) : [];
       const options = await generateAuthenticationOptions({
         rpID,
-        userVerification: userId ? "preferred" : "required",
-        ...(userId ? { allowCredentials: allow.map((p) => ({ id: p.id, transports: p.transports })) } : {}),
+        userVerification: verifiesItsOwner(forUser?.purpose ?? "sign_in") ? "required" : "preferred",
+        ...(forUser ? { allowCredentials: allow.map((p) => ({ id: p.id, transports: p.transports })) } : {}),
       });
-      await keepChallenge(options.challenge, userId ? "second_factor" : "sign_in", userId ?? null);
+      await keepChallenge(options.challenge, forUser?.purpose ?? "sign_in", forUser?.userId ?? null);
       return options;
     },
 
@@ -204,7 +219,7 @@ export function createPasskeys(deps: PasskeyDeps) {
      */
     async verify(
       answer: CredentialAnswer,
-      purpose: "sign_in" | "second_factor",
+      purpose: AssertionPurpose,
       userId?: string,
     ): Promise<{ ok: true; userId: string; passkey: PasskeyRow } | { ok: false; reason: PasskeyRefusal }> {
       const taken = await takeChallenge(answer.response.clientDataJSON, purpose);
@@ -225,8 +240,7 @@ export function createPasskeys(deps: PasskeyDeps) {
           counter: passkey.counter,
           transports: passkey.transports,
         },
-        // A passwordless sign-in is the whole proof: the authenticator must have checked its owner.
-        requireUserVerification: purpose === "sign_in",
+        requireUserVerification: verifiesItsOwner(purpose),
       }).catch(() => ({ verified: false as const, authenticationInfo: undefined }));
       if (!verified.verified || !verified.authenticationInfo) return { ok: false, reason: "not_verified" };
       await db

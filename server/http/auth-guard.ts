@@ -89,13 +89,20 @@ export function limitWrites(limiter: RateLimiter): MiddlewareHandler<AppEnv> {
  * /v1/reauth answers a fresh token to retry with.
  */
 /** How the OpenAPI document describes requireRecentAuth's 403. */
-export const REAUTH_REFUSAL = `"${DETAIL.reauthRequired}" with \`reauth_required: true\` when the password was entered more than 10 minutes ago (POST /v1/reauth, then retry)`;
+export const REAUTH_REFUSAL = `"${DETAIL.reauthRequired}" with \`reauth_required: true\` and \`methods\` (\`password\`, and \`webauthn\` when the account has a passkey) when the password was entered more than 10 minutes ago (POST /v1/reauth, then retry)`;
 
-export function requireRecentAuth(clock: Clock): MiddlewareHandler<AppEnv> {
+export function requireRecentAuth(deps: {
+  clock: Clock;
+  passkeys: { list(userId: string): Promise<readonly unknown[]> };
+}): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const age = Math.floor(clock.now().getTime() / 1000) - c.var.claims.auth_time;
+    const age = Math.floor(deps.clock.now().getTime() / 1000) - c.var.claims.auth_time;
     if (age > REAUTH_WINDOW_SECONDS) {
-      throw new ApiError(403, DETAIL.reauthRequired, {}, { reauth_required: true });
+      // What may confirm it is the owner: read only on this refusal, so the portal's dialog can
+      // offer the passkey without asking the server first.
+      const hasPasskey = (await deps.passkeys.list(c.var.user.id)).length > 0;
+      const methods = hasPasskey ? ["password", "webauthn"] : ["password"];
+      throw new ApiError(403, DETAIL.reauthRequired, {}, { reauth_required: true, methods });
     }
     await next();
   };

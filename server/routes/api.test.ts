@@ -11,6 +11,7 @@ const CONTRACT_PATHS = [
   "/v1/logout",
   "/v1/logout/all",
   "/v1/reauth",
+  "/v1/reauth/passkey-options",
   "/v1/token/mfa",
   "/v1/users/me/mfa",
   "/v1/users/me/mfa/totp",

@@ -18,8 +18,11 @@ export class ApiError extends Error implements FailedAnswer {
   readonly reauthRequired: boolean;
   /** The password was right and a second factor is due: POST /v1/token's 403 `mfa_token`. */
   readonly mfaToken: string | undefined;
-  /** With `mfaToken`: what may answer it ("totp", "recovery_code", "webauthn"). */
-  readonly mfaMethods: readonly string[];
+  /**
+   * What may answer the 403: with `mfaToken`, the second step ("totp", "recovery_code",
+   * "webauthn"); with `reauthRequired`, the re-authentication ("password", "webauthn").
+   */
+  readonly methods: readonly string[];
   /** A wrong two-factor code: how many more the sign-in step takes. */
   readonly triesLeft: number | undefined;
   constructor(
@@ -29,7 +32,7 @@ export class ApiError extends Error implements FailedAnswer {
     extra: {
       reauthRequired?: boolean;
       mfaToken?: string | undefined;
-      mfaMethods?: readonly string[];
+      methods?: readonly string[];
       triesLeft?: number | undefined;
     } = {},
   ) {
@@ -39,7 +42,7 @@ export class ApiError extends Error implements FailedAnswer {
     this.detail = detail;
     this.reauthRequired = extra.reauthRequired ?? false;
     this.mfaToken = extra.mfaToken;
-    this.mfaMethods = extra.mfaMethods ?? [];
+    this.methods = extra.methods ?? [];
     this.triesLeft = extra.triesLeft;
   }
 }
@@ -77,7 +80,7 @@ function toApiError(error: unknown): ApiError {
       reauthRequired: forbidden && data?.reauth_required === true,
       mfaToken: forbidden && typeof data?.mfa_token === "string" ? data.mfa_token : undefined,
       triesLeft: typeof data?.tries_left === "number" ? data.tries_left : undefined,
-      mfaMethods: Array.isArray(data?.methods) ? data.methods.filter((m) => typeof m === "string") : [],
+      methods: Array.isArray(data?.methods) ? data.methods.filter((m) => typeof m === "string") : [],
     });
   }
   return new ApiError(undefined, undefined, error instanceof Error ? error.message : String(error));

@@ -8,4 +8,6 @@ export const REAUTH_TEXT = {
   confirm: "Confirm",
   confirming: "Confirming…",
   cancel: "Cancel",
+  usePasskey: "Use a passkey instead",
+  passkeyCancelled: "The passkey was not used. Try again, or enter your password.",
 } as const;

@@ -4,7 +4,19 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { apiRequest } from "../lib/api-client.ts";
 import { memoryStorage } from "../lib/memory-storage.ts";
 import { $auth, resetAuthForTests } from "./auth.ts";
-import { $reauth, cancelReauth, confirmPassword, ReauthCancelled, withReauth } from "./reauth.ts";
+import {
+  $reauth,
+  cancelReauth,
+  confirmPassword,
+  confirmWithPasskey,
+  ReauthCancelled,
+  withReauth,
+} from "./reauth.ts";
+
+// The browser's passkey dialog, answered at once.
+vi.mock("@simplewebauthn/browser", () => ({
+  startAuthentication: vi.fn(async () => ({ id: "cred-1", response: { clientDataJSON: "e30" } })),
+}));
 
 const json = (status: number, body: unknown) =>
   new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
@@ -19,16 +31,24 @@ beforeEach(() => {
   fetchMock = vi.fn(async (input: RequestInfo | URL, init?: RequestInit) => {
     const url = String(input);
     const auth = new Headers(init?.headers).get("authorization");
+    if (url.endsWith("/v1/reauth/passkey-options")) return json(200, { challenge: "c-1" });
     if (url.endsWith("/v1/reauth")) {
-      const { password } = JSON.parse(String(init?.body)) as { password: string };
-      return password === "Right#123"
+      const { password, webauthn } = JSON.parse(String(init?.body)) as {
+        password?: string;
+        webauthn?: { id: string };
+      };
+      return password === "Right#123" || webauthn?.id === "cred-1"
         ? json(200, { access_token: "new-token", token_type: "bearer", expires_in: 86400 })
         : json(400, { detail: "Incorrect password" });
     }
     if (url.endsWith("/v1/thing")) {
       return auth === "Bearer new-token"
         ? json(200, { detail: "done" })
-        : json(403, { detail: "Confirm your password to continue", reauth_required: true });
+        : json(403, {
+            detail: "Confirm your password to continue",
+            reauth_required: true,
+            methods: localStorage.getItem("has-passkey") ? ["password", "webauthn"] : ["password"],
+          });
     }
     return json(404, { detail: "Not Found" });
   });
@@ -58,6 +78,26 @@ describe("withReauth", () => {
     expect($auth.get()).toEqual({ token: "new-token", isAuthenticated: true });
     const calls = fetchMock.mock.calls.filter(([input]) => String(input).endsWith("/v1/thing"));
     expect(calls.map(authOf)).toEqual(["Bearer old-token", "Bearer new-token"]);
+  });
+
+  it("offers a passkey when the 403 lists one, and goes on after the passkey's answer", async () => {
+    localStorage.setItem("has-passkey", "yes");
+    const done = withReauth(action);
+    await vi.waitFor(() => expect($reauth.get()).toEqual({ open: true, passkey: true }));
+    await confirmWithPasskey();
+    expect(await done).toEqual({ detail: "done" });
+    expect($reauth.get()).toEqual({ open: false, passkey: false });
+    const reauth = fetchMock.mock.calls.find(([input]) => String(input).endsWith("/v1/reauth")) ?? [];
+    expect(JSON.parse(String((reauth[1] as RequestInit).body))).toEqual({
+      webauthn: { id: "cred-1", response: { clientDataJSON: "e30" } },
+    });
+  });
+
+  it("does not offer a passkey to an account without one", async () => {
+    const done = withReauth(action);
+    await vi.waitFor(() => expect($reauth.get()).toEqual({ open: true, passkey: false }));
+    await confirmPassword("Right#123");
+    expect(await done).toEqual({ detail: "done" });
   });
 
   it("ends the action with ReauthCancelled when the dialog is closed", async () => {

@@ -1,12 +1,16 @@
 // Re-authentication for sensitive actions (ACCOUNT-SECURITY.md): when the API answers 403
-// `reauth_required`, the page asks for the password in a dialog (ReauthDialog reads $reauth),
-// trades it for a fresh token at POST /v1/reauth, and retries the action by itself once.
+// `reauth_required`, the page asks for the password (or a passkey) in a dialog (ReauthDialog reads
+// $reauth), trades it for a fresh token at POST /v1/reauth, and retries the action by itself once.
+import type { PublicKeyCredentialRequestOptionsJSON } from "@simplewebauthn/browser";
 import { atom } from "nanostores";
 import { ApiError, apiRequest, asApiError } from "../lib/api-client.ts";
 import { replaceToken } from "./auth.ts";
 
-/** Whether the "Confirm your password" dialog is open. */
-export const $reauth = atom<{ open: boolean }>({ open: false });
+/**
+ * Whether the "Confirm your password" dialog is open, and whether it may offer a passkey instead
+ * (the 403 lists `webauthn` among its methods when the account has one).
+ */
+export const $reauth = atom<{ open: boolean; passkey: boolean }>({ open: false, passkey: false });
 
 /** Thrown by withReauth when the visitor closes the dialog instead of confirming. */
 export class ReauthCancelled extends Error {
@@ -18,12 +22,12 @@ export class ReauthCancelled extends Error {
 
 let waiting: { resolve: () => void; reject: (error: Error) => void } | null = null;
 
-function askForPassword(): Promise<void> {
+function askForPassword(passkey: boolean): Promise<void> {
   // A second action asking while the dialog is open takes it over; the first ends as cancelled.
   waiting?.reject(new ReauthCancelled());
   return new Promise<void>((resolve, reject) => {
     waiting = { resolve, reject };
-    $reauth.set({ open: true });
+    $reauth.set({ open: true, passkey });
   });
 }
 
@@ -37,34 +41,55 @@ export async function withReauth<T>(call: () => Promise<T>): Promise<T> {
     return await call();
   } catch (error) {
     if (!(error instanceof ApiError && error.reauthRequired)) throw error;
-    await askForPassword();
+    await askForPassword(error.methods.includes("webauthn"));
     return call();
   }
 }
 
-/**
- * The dialog's confirm: POST /v1/reauth with the password. On success the new token replaces the
- * stored one and the waiting action goes on; on failure the ApiError is thrown for the dialog to
- * show (400 "Incorrect password", 429) and the dialog stays open.
- */
-export async function confirmPassword(password: string): Promise<void> {
+/** POST /v1/reauth; on success the new token replaces the stored one and the waiting action goes on. */
+async function reauthenticate(body: { password: string } | { webauthn: unknown }): Promise<void> {
   const { access_token } = await apiRequest("/v1/reauth", "tokenResponseSchema", {
     method: "POST",
-    body: { password },
+    body,
     auth: true,
   }).catch((error: unknown) => {
     throw asApiError(error);
   });
   replaceToken(access_token);
-  $reauth.set({ open: false });
+  $reauth.set({ open: false, passkey: false });
   const pending = waiting;
   waiting = null;
   pending?.resolve();
 }
 
+/**
+ * The dialog's confirm with the password. On failure the ApiError is thrown for the dialog to show
+ * (400 "Incorrect password", 429) and the dialog stays open.
+ */
+export function confirmPassword(password: string): Promise<void> {
+  return reauthenticate({ password });
+}
+
+/**
+ * The dialog's "Use a passkey instead": the account's passkeys in the browser's dialog
+ * (@simplewebauthn/browser, loaded on use), the answer to POST /v1/reauth. Throws the browser's
+ * error when the visitor closes its dialog, an ApiError when the server refuses.
+ */
+export async function confirmWithPasskey(): Promise<void> {
+  const options = await apiRequest("/v1/reauth/passkey-options", "webauthnOptionsSchema", {
+    method: "POST",
+    auth: true,
+  });
+  const { startAuthentication } = await import("@simplewebauthn/browser");
+  const answer = await startAuthentication({
+    optionsJSON: options as unknown as PublicKeyCredentialRequestOptionsJSON,
+  });
+  await reauthenticate({ webauthn: answer });
+}
+
 /** The dialog closed without a password: the waiting action ends with ReauthCancelled. */
 export function cancelReauth(): void {
-  $reauth.set({ open: false });
+  $reauth.set({ open: false, passkey: false });
   const pending = waiting;
   waiting = null;
   pending?.reject(new ReauthCancelled());

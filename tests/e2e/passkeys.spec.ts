@@ -1,9 +1,11 @@
 // Passkeys in the browser with Chromium's virtual authenticator (CDP WebAuthn domain): added on
 // /profile/security, signing in without a password on /login, answering the code step of a
-// sign-in with two factors, and removed. WebAuthn needs a domain as its relying party, so this
+// sign-in with two factors, confirming a sensitive action instead of the password, and removed. WebAuthn needs a domain as its relying party, so this
 // spec runs a server of its own at http://localhost (an IP address cannot be one).
 import { join } from "node:path";
 import type { BrowserContext, Page } from "@playwright/test";
+import { API_KEYS_TEXT } from "../../src/lib/api-keys-text.ts";
+import { REAUTH_TEXT } from "../../src/lib/reauth-text.ts";
 import { CODE_STEP_TEXT, SECURITY_TEXT } from "../../src/lib/security-text.ts";
 import { TOAST, UI_TEXT } from "../../src/lib/ui-text.ts";
 import { createVerifiedUser, openSignedIn, tokenViaApi } from "../fixtures/account.ts";
@@ -107,6 +109,39 @@ test("a passkey is added, signs in without a password, answers the code step, an
   await page.getByRole("dialog", { name: P.removeTitle }).getByRole("button", { name: P.remove }).click();
   await expect(page.getByText(P.removed)).toBeVisible();
   await expect(section.getByText(P.none)).toBeVisible();
+  await context.close();
+  await api.dispose();
+});
+
+test("a passkey confirms a sensitive action instead of the password", async ({ browser, playwright }) => {
+  const api = await playwright.request.newContext({ baseURL: baseUrl });
+  const context = await browser.newContext({ baseURL: baseUrl });
+  const page = await context.newPage();
+  await withAuthenticator(context, page);
+  const user = await createVerifiedUser(api, "pkr");
+  const token = await tokenViaApi(api, user);
+  await openSignedIn(page, token, "/profile/security");
+  const section = page.locator("[data-passkeys]");
+  await section.getByLabel(P.nameLabel).fill("Chromium");
+  await section.getByRole("button", { name: P.add }).click();
+  await expect(section.locator('[data-passkey="Chromium"]')).toBeVisible();
+  // 11 minutes pass on the server's clock: creating an API key asks again.
+  const advanced = await api.post("/_dev/billing/advance", { data: { days: 11 / 1440 } });
+  expect(advanced.status(), await advanced.text()).toBe(200);
+
+  await page.goto("/profile/api-keys");
+  await page.getByRole("button", { name: API_KEYS_TEXT.create }).click();
+  const form = page.getByRole("dialog", { name: API_KEYS_TEXT.createTitle });
+  await form.getByLabel(API_KEYS_TEXT.name).fill("Render server");
+  await form.getByRole("button", { name: API_KEYS_TEXT.create }).click();
+  const confirm = page.getByRole("dialog", { name: REAUTH_TEXT.title });
+  await expect(confirm.getByRole("button", { name: REAUTH_TEXT.usePasskey })).toBeVisible();
+  expect(await axeViolations(page)).toEqual([]);
+  await confirm.getByRole("button", { name: REAUTH_TEXT.usePasskey }).click();
+  // The key is made without another click, and the page holds the new token.
+  await expect(page.getByRole("dialog", { name: API_KEYS_TEXT.createdTitle })).toBeVisible();
+  await expect(confirm).toBeHidden();
+  expect(await page.evaluate(() => localStorage.getItem("x-access-token"))).not.toBe(token);
   await context.close();
   await api.dispose();
 });

@@ -107,7 +107,7 @@ export const webauthnChallenges = pgTable(
   "webauthn_challenges",
   {
     challenge: text("challenge").primaryKey(),
-    purpose: text("purpose", { enum: ["register", "sign_in", "second_factor"] }).notNull(),
+    purpose: text("purpose", { enum: ["register", "sign_in", "second_factor", "reauth"] }).notNull(),
     userId: uuid("user_id").references(() => users.id, { onDelete: "cascade" }),
     expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
   },

@@ -83,7 +83,7 @@ export function apiKeyRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
       },
     },
     auth,
-    requireRecentAuth(deps.clock),
+    requireRecentAuth(deps),
     limitWrites(deps.limiter),
     async (c) => {
       const user = c.var.user;

@@ -65,7 +65,10 @@ export function passkeyLoginRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
       if (!body.mfa_token) return c.json(await deps.passkeys.authenticationOptions(), 200);
       const owner = await deps.twoFactor.challengeOwner(body.mfa_token);
       if (!owner) throw new ApiError(400, DETAIL.mfaStepExpired);
-      return c.json(await deps.passkeys.authenticationOptions(owner.id), 200);
+      return c.json(
+        await deps.passkeys.authenticationOptions({ userId: owner.id, purpose: "second_factor" }),
+        200,
+      );
     },
   );
 

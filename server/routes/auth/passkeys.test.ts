@@ -146,6 +146,88 @@ describe.each(TEST_DATABASES)("passkeys (%s)", (kind) => {
     ).toBe(403);
   });
 
+  it("re-authenticates with the account's own passkey: the 403 offers it, and the action goes on", async () => {
+    const ann = await verifiedUser(ctx.t, "ann");
+    const key = softPasskey();
+    expect((await addPasskey(ann.accessToken, key)).status).toBe(201);
+    const bob = await verifiedUser(ctx.t, "bob");
+    const bobsKey = softPasskey();
+    expect((await addPasskey(bob.accessToken, bobsKey)).status).toBe(201);
+    ctx.t.clock.advance(10 * 60_000 + 1000);
+
+    const refused = await callAs(ctx.t, "/v1/api-keys", ann.accessToken, { name: "Render" });
+    expect(refused.status).toBe(403);
+    expect(await refused.json()).toEqual({
+      detail: DETAIL.reauthRequired,
+      reauth_required: true,
+      methods: ["password", "webauthn"],
+    });
+    const reauthOptions = async () => {
+      const res = await callAs(ctx.t, "/v1/reauth/passkey-options", ann.accessToken);
+      expect(res.status, await res.clone().text()).toBe(200);
+      return (await res.json()) as {
+        challenge: string;
+        rpId?: string;
+        userVerification?: string;
+        allowCredentials?: { id: string }[];
+      };
+    };
+    const options = await reauthOptions();
+    expect(options.allowCredentials?.map((c) => c.id)).toEqual([key.id]);
+    // It stands in for the password: the authenticator must check its owner.
+    expect(options.userVerification).toBe("required");
+
+    // Bob's passkey answering Ann's challenge is refused, and counts like a wrong password.
+    const wrong = await callAs(ctx.t, "/v1/reauth", ann.accessToken, {
+      webauthn: bobsKey.get(options, ORIGIN),
+    });
+    expect(wrong.status).toBe(400);
+    expect(await wrong.json()).toEqual({ detail: DETAIL.passkeyNotConfirmed });
+
+    const answer = key.get(await reauthOptions(), ORIGIN);
+    const res = await callAs(ctx.t, "/v1/reauth", ann.accessToken, { webauthn: answer });
+    expect(res.status, await res.clone().text()).toBe(200);
+    const { access_token } = (await res.json()) as { access_token: string };
+    expect(await ctx.t.deps.accessTokens.verify(access_token)).toMatchObject({
+      auth_time: Math.floor(ctx.t.clock.now().getTime() / 1000),
+      amr: ["pwd"],
+    });
+    // The answer works once; the token it replaced is signed out; the action goes through.
+    expect((await callAs(ctx.t, "/v1/reauth", access_token, { webauthn: answer })).status).toBe(400);
+    expect((await getJson(ctx.t.app, "/v1/users/me", ann.accessToken)).status).toBe(401);
+    expect((await callAs(ctx.t, "/v1/api-keys", access_token, { name: "Render" })).status).toBe(201);
+
+    const rows = await auditRowsAbout(ctx.t, ann.id, true);
+    expect(rows.filter((r) => r.action === "session.reauth").map((r) => r.details)).toEqual([
+      expect.objectContaining({ method: "passkey" }),
+    ]);
+    // Bob's passkey and the replay.
+    expect(rows.filter((r) => r.action === "login.failed").map((r) => r.details)).toEqual([
+      expect.objectContaining({ step: "reauth", method: "passkey" }),
+      expect.objectContaining({ step: "reauth", method: "passkey" }),
+    ]);
+  });
+
+  it("offers only the password to an account without a passkey", async () => {
+    const ann = await verifiedUser(ctx.t, "ann");
+    ctx.t.clock.advance(10 * 60_000 + 1000);
+    const refused = await callAs(ctx.t, "/v1/api-keys", ann.accessToken, { name: "Render" });
+    expect(await refused.json()).toMatchObject({ reauth_required: true, methods: ["password"] });
+    const options = await callAs(ctx.t, "/v1/reauth/passkey-options", ann.accessToken);
+    expect(options.status).toBe(400);
+    expect(await options.json()).toEqual({ detail: DETAIL.noPasskey });
+    // Neither a password nor a passkey's answer, or both: 422 with the field.
+    const nothing = await callAs(ctx.t, "/v1/reauth", ann.accessToken, {});
+    expect(nothing.status).toBe(422);
+    expect(JSON.stringify(await nothing.json())).toContain("password");
+    const both = await callAs(ctx.t, "/v1/reauth", ann.accessToken, {
+      password: GOOD_PASSWORD,
+      webauthn: softPasskey().get({ challenge: "x" }, ORIGIN),
+    });
+    expect(both.status).toBe(422);
+    expect(JSON.stringify(await both.json())).toContain("webauthn");
+  });
+
   it("limits the passkey sign-ins an address may start: each keeps a challenge", async () => {
     const from = fromIp("203.0.113.99");
     const statuses: number[] = [];

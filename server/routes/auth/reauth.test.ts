@@ -20,7 +20,11 @@ describe.each(TEST_DATABASES)("re-authentication for sensitive actions (%s)", (k
     ctx.t.clock.advance(1000);
     const refused = await newKey(ann.accessToken);
     expect(refused.status).toBe(403);
-    expect(await refused.json()).toEqual({ detail: DETAIL.reauthRequired, reauth_required: true });
+    expect(await refused.json()).toEqual({
+      detail: DETAIL.reauthRequired,
+      reauth_required: true,
+      methods: ["password"],
+    });
     expect(await ctx.database.db.select().from(apiKeys)).toHaveLength(1);
 
     const confirmed = await reauth(ann.accessToken, GOOD_PASSWORD);

@@ -1,14 +1,15 @@
-// POST /v1/reauth (ACCOUNT-SECURITY.md): the password again, for a sensitive action. Answers a new
-// access token whose auth_time is now (its amr unchanged); the token it was called with is signed
-// out, so re-authenticating does not leave a second live token behind. A wrong password counts
-// against the sign-in limits like a failed sign-in.
+// POST /v1/reauth (ACCOUNT-SECURITY.md): the password again, or a passkey, for a sensitive action.
+// Answers a new access token whose auth_time is now (its amr unchanged); the token it was called
+// with is signed out, so re-authenticating does not leave a second live token behind. A wrong
+// password or a refused passkey counts against the sign-in limits like a failed sign-in.
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { reauthSchema, tokenResponseSchema } from "../../../contract/account.ts";
 import { DETAIL } from "../../../contract/messages.ts";
+import { webauthnOptionsSchema } from "../../../contract/passkeys.ts";
 import { appendSecurityEvent } from "../../audit/security-events.ts";
 import { signInSucceeded } from "../../auth/sign-in-throttle.ts";
 import type { AppEnv } from "../../http/app-env.ts";
-import { requireUser } from "../../http/auth-guard.ts";
+import { limitWrites, requireUser } from "../../http/auth-guard.ts";
 import { ApiError } from "../../http/errors.ts";
 import { addRoute, errorResponses, jsonContent, SIGNED_IN, schemaRef } from "../../http/openapi.ts";
 import { parseJsonBody } from "../../http/validation.ts";
@@ -19,6 +20,39 @@ import { tokenAnswer } from "./token-answer.ts";
 export function reauthRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>();
   const registry = app.openAPIRegistry;
+
+  addRoute(
+    app,
+    {
+      method: "post",
+      path: "/reauth/passkey-options",
+      operationId: "reauthPasskeyOptions",
+      tags: ["auth"],
+      summary: "Start confirming it is you with a passkey: the options for navigator.credentials.get",
+      description:
+        "Lists the account's own passkeys and asks the authenticator to check its owner (user verification). Finish at POST /v1/reauth with `webauthn`; the challenge works once, for 5 minutes.",
+      security: SIGNED_IN,
+      responses: {
+        200: {
+          description: "WebAuthn's PublicKeyCredentialRequestOptionsJSON",
+          content: jsonContent(schemaRef(registry, "WebAuthnOptions", webauthnOptionsSchema)),
+        },
+        ...errorResponses(registry, {
+          400: `"${DETAIL.noPasskey}"`,
+          401: "No valid access token",
+          429: "Too many signed-in writes",
+        }),
+      },
+    },
+    requireUser(deps),
+    limitWrites(deps.limiter),
+    async (c) => {
+      const userId = c.var.user.id;
+      if ((await deps.passkeys.list(userId)).length === 0) throw new ApiError(400, DETAIL.noPasskey);
+      return c.json(await deps.passkeys.authenticationOptions({ userId, purpose: "reauth" }), 200);
+    },
+  );
+
   addRoute(
     app,
     {
@@ -27,9 +61,9 @@ export function reauthRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
       operationId: "reauthenticate",
       tags: ["auth"],
       summary:
-        "Confirm the password: a new access token that counts as just signed in, for sensitive actions",
+        "Confirm the password or a passkey: a new access token that counts as just signed in, for sensitive actions",
       description:
-        "Creating an API key (and the other sensitive actions) answers 403 `reauth_required: true` when the password was entered more than 10 minutes ago; call this, then retry with the new token. The token this is called with stops working.",
+        "Creating an API key (and the other sensitive actions) answers 403 `reauth_required: true` when the password was entered more than 10 minutes ago; call this with `{password}`, or with `{webauthn}` (the answer to POST /v1/reauth/passkey-options), then retry with the new token. The token this is called with stops working.",
       security: SIGNED_IN,
       request: {
         body: { content: jsonContent(schemaRef(registry, "ReauthRequest", reauthSchema, "input")) },
@@ -40,9 +74,9 @@ export function reauthRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
           content: jsonContent(schemaRef(registry, "TokenResponse", tokenResponseSchema)),
         },
         ...errorResponses(registry, {
-          400: `"${DETAIL.incorrectPassword}"`,
+          400: `"${DETAIL.incorrectPassword}", or "${DETAIL.passkeyNotConfirmed}"`,
           401: "No valid access token",
-          422: "No password",
+          422: "Neither a password nor a passkey's answer, or both",
           429: `"${DETAIL.tooManyRequests}", with Retry-After: too many failed sign-ins from this address`,
         }),
       },
@@ -53,7 +87,12 @@ export function reauthRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
       const body = await parseJsonBody(c, reauthSchema);
       const admitted = await admitAttempt(deps, c, user.username);
       const { origin, now } = admitted;
-      if (!(await deps.accounts.confirmPassword(user, body.password))) {
+      if (body.webauthn) {
+        if (!(await deps.passkeys.verify(body.webauthn, "reauth", user.id)).ok) {
+          await recordFailedAttempt(deps, admitted, user, { step: "reauth", method: "passkey" });
+          throw new ApiError(400, DETAIL.passkeyNotConfirmed);
+        }
+      } else if (!(await deps.accounts.confirmPassword(user, body.password ?? ""))) {
         await recordFailedAttempt(deps, admitted, user, { step: "reauth" });
         throw new ApiError(400, DETAIL.incorrectPassword);
       }
@@ -63,7 +102,13 @@ export function reauthRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
         await deps.revocations.revoke(tx, { jti: claims.jti, userId: user.id, exp: claims.exp });
         await appendSecurityEvent(
           tx,
-          { action: "session.reauth", userId: user.id, actorLabel: user.username, origin },
+          {
+            action: "session.reauth",
+            userId: user.id,
+            actorLabel: user.username,
+            origin,
+            details: { method: body.webauthn ? "passkey" : "password" },
+          },
           now,
         );
       });

@@ -76,7 +76,11 @@ describe.each(TEST_DATABASES)("two-factor sign-in (%s)", (kind) => {
     ctx.t.clock.advance(10 * 60_000 + 1000);
     const refused = await callAs(ctx.t, `${MFA_PATH}/totp`, ann.accessToken);
     expect(refused.status).toBe(403);
-    expect(await refused.json()).toEqual({ detail: DETAIL.reauthRequired, reauth_required: true });
+    expect(await refused.json()).toEqual({
+      detail: DETAIL.reauthRequired,
+      reauth_required: true,
+      methods: ["password"],
+    });
   });
 
   it("signs in with the password, then a code: once per code, within the step's five tries", async () => {

@@ -74,7 +74,11 @@ describe.each(TEST_DATABASES)("the account's data (%s)", (kind) => {
     ctx.t.clock.advance(10 * 60_000 + 1000);
     const stale = await getJson(ctx.t.app, "/v1/users/me/export", bob.accessToken);
     expect(stale.status).toBe(403);
-    expect(await stale.json()).toEqual({ detail: DETAIL.reauthRequired, reauth_required: true });
+    expect(await stale.json()).toEqual({
+      detail: DETAIL.reauthRequired,
+      reauth_required: true,
+      methods: ["password"],
+    });
   });
 
   it("deletes: the plan ends now, keys and tokens stop, personal data goes, invoices stay, the names are free", async () => {

@@ -32,7 +32,7 @@ export function accountDataRoutes(deps: ApiDeps & { billing: Billing }): OpenAPI
   const app = new OpenAPIHono<AppEnv>();
   const registry = app.openAPIRegistry;
   const security = SIGNED_IN;
-  const sensitive = [requireUser(deps), requireRecentAuth(deps.clock)] as const;
+  const sensitive = [requireUser(deps), requireRecentAuth(deps)] as const;
 
   addRoute(
     app,

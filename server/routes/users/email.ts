@@ -51,7 +51,7 @@ export function emailChangeRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
       },
     },
     requireUser(deps),
-    requireRecentAuth(deps.clock),
+    requireRecentAuth(deps),
     limitWrites(deps.limiter),
     async (c) => {
       const user = c.var.user;

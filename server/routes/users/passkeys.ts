@@ -41,7 +41,7 @@ export function passkeyRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>();
   const registry = app.openAPIRegistry;
   const security = SIGNED_IN;
-  const sensitive = [requireUser(deps), requireRecentAuth(deps.clock), limitWrites(deps.limiter)] as const;
+  const sensitive = [requireUser(deps), requireRecentAuth(deps), limitWrites(deps.limiter)] as const;
 
   addRoute(
     app,

@@ -28,7 +28,7 @@ export function twoFactorRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>();
   const registry = app.openAPIRegistry;
   const security = SIGNED_IN;
-  const sensitive = [requireUser(deps), requireRecentAuth(deps.clock), limitWrites(deps.limiter)] as const;
+  const sensitive = [requireUser(deps), requireRecentAuth(deps), limitWrites(deps.limiter)] as const;
   const codeBody = {
     body: { content: jsonContent(schemaRef(registry, "MfaCodeRequest", mfaCodeBodySchema, "input")) },
   };

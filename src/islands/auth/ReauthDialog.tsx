@@ -1,11 +1,13 @@
 // "Confirm your password": opened by stores/reauth.ts when the API wants the password again for a
-// sensitive action; confirming retries the action by itself, cancelling leaves it undone.
+// sensitive action; confirming (or a passkey, when the account has one) retries the action by
+// itself, cancelling leaves it undone.
 import { useStore } from "@nanostores/react";
+import { useState } from "react";
 import { DETAIL, VALIDATION } from "../../../contract/messages.ts";
-import { asApiError } from "../../lib/api-client.ts";
+import { ApiError, asApiError } from "../../lib/api-client.ts";
 import { REAUTH_TEXT } from "../../lib/reauth-text.ts";
 import { ERROR_TEXT } from "../../lib/ui-text.ts";
-import { $reauth, cancelReauth, confirmPassword } from "../../stores/reauth.ts";
+import { $reauth, cancelReauth, confirmPassword, confirmWithPasskey } from "../../stores/reauth.ts";
 import { SingleFieldInput, useSingleField } from "../forms/single-field.tsx";
 import { Dialog } from "../profile/Dialog.tsx";
 
@@ -19,15 +21,37 @@ function refusal(error: unknown): string {
   return ERROR_TEXT.oops;
 }
 
+/** What a refused passkey says: the server's reason, or that its dialog was closed. */
+function passkeyRefusal(error: unknown): string {
+  if (!(error instanceof ApiError)) return T.passkeyCancelled;
+  const { status, detail } = asApiError(error);
+  if (status === 400 && typeof detail === "string") return detail;
+  return refusal(error);
+}
+
 export function ReauthDialog() {
-  const { open } = useStore($reauth);
+  const { open, passkey } = useStore($reauth);
   const field = useSingleField({ required: VALIDATION.passwordRequired, refusal, asTyped: true });
   const formId = `${field.id}-form`;
+  const [passkeyState, setPasskeyState] = useState<{ busy: boolean; error?: string }>({ busy: false });
 
   const close = () => {
     field.reset();
+    setPasskeyState({ busy: false });
     cancelReauth();
   };
+
+  const confirmByPasskey = async () => {
+    setPasskeyState({ busy: true });
+    try {
+      await confirmWithPasskey();
+      field.reset();
+      setPasskeyState({ busy: false });
+    } catch (error) {
+      setPasskeyState({ busy: false, error: passkeyRefusal(error) });
+    }
+  };
+  const busy = field.busy || passkeyState.busy;
 
   const submit = field.onSubmit(async (password) => {
     await confirmPassword(password);
@@ -46,7 +70,7 @@ export function ReauthDialog() {
           <button type="button" className="btn" onClick={close}>
             {T.cancel}
           </button>
-          <button type="submit" form={formId} className="btn btn-primary" disabled={field.busy}>
+          <button type="submit" form={formId} className="btn btn-primary" disabled={busy}>
             {field.busy && <span className="loading loading-spinner loading-sm" aria-hidden="true" />}
             {field.busy ? T.confirming : T.confirm}
           </button>
@@ -62,6 +86,27 @@ export function ReauthDialog() {
           type="password"
           autoComplete="current-password"
         />
+        {passkey && (
+          <div className="flex flex-col gap-2">
+            <button
+              type="button"
+              className="btn btn-outline btn-sm self-start"
+              onClick={() => void confirmByPasskey()}
+              disabled={busy}
+              data-reauth-passkey
+            >
+              {passkeyState.busy && (
+                <span className="loading loading-spinner loading-sm" aria-hidden="true" />
+              )}
+              {T.usePasskey}
+            </button>
+            {passkeyState.error && (
+              <p className="text-sm text-error" role="alert">
+                {passkeyState.error}
+              </p>
+            )}
+          </div>
+        )}
       </form>
     </Dialog>
   );

@@ -40,7 +40,7 @@ export default function LoginForm() {
       const failed = asApiError(error);
       if (failed.mfaToken) {
         // Still leaving: the code step signs in next, and must not be sent to / meanwhile.
-        setMfa({ token: failed.mfaToken, methods: failed.mfaMethods });
+        setMfa({ token: failed.mfaToken, methods: failed.methods });
         return;
       }
       setLeaving(false);
