@@ -15,7 +15,7 @@
 import type { Logger } from "pino";
 import type { AccountHooks } from "../accounts/hooks.ts";
 import type { Clock } from "../clock.ts";
-import type { Db } from "../db/types.ts";
+import type { Db, DbOrTx } from "../db/types.ts";
 import type { Seller } from "../domain/vat.ts";
 import type { BillingMailSender } from "./billing-mails.ts";
 import type { Catalogue } from "./catalogue.ts";
@@ -76,6 +76,8 @@ export function createBilling(deps: BillingDeps) {
     updateSubscription,
     cancelSubscription,
     endSubscriptionNow,
+    /** Closes the user's open checkouts in `tx` (an account being deleted): none can be paid after. */
+    closeOpenCheckouts: (tx: DbOrTx, userId: string) => deps.provider.expireOpenCheckouts(tx, userId),
     ledger,
     invoices,
     invoice,

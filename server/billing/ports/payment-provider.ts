@@ -42,6 +42,12 @@ export interface PaymentProvider {
   /** Ends the subscription now (a second subscription paid by mistake is refunded). */
   cancelNow(db: DbOrTx, subscriptionId: string, refundLatestInvoice: boolean): Promise<void>;
   /**
+   * Closes the user's checkout sessions that are still open, so that none can be paid any more
+   * (an account being deleted). A session the provider has already completed is left as it is:
+   * its payment arrives as an event like any other.
+   */
+  expireOpenCheckouts(db: DbOrTx, userId: string): Promise<void>;
+  /**
    * A page where the customer changes their card (Stripe's Billing Portal; the local stand-in's
    * card page), coming back to `returnUrl`. A past-due invoice is paid with the new card.
    */

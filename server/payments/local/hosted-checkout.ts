@@ -178,6 +178,21 @@ export function hostedCheckout(deps: {
       return { id, url };
     },
 
+    async expireOpenCheckouts(tx: DbOrTx, userId: string): Promise<void> {
+      // In the deleting transaction: a payment of one of them waits for it (openSession locks the
+      // row), then finds the session expired.
+      await tx
+        .update(checkoutSessions)
+        .set({ status: "expired" })
+        .where(
+          and(
+            eq(checkoutSessions.userId, userId),
+            eq(checkoutSessions.provider, "local"),
+            eq(checkoutSessions.status, "open"),
+          ),
+        );
+    },
+
     async findSession(id: string): Promise<CheckoutSessionRow | undefined> {
       const [session] = await db.select().from(checkoutSessions).where(eq(checkoutSessions.id, id));
       if (session?.provider !== "local") return undefined;

@@ -246,6 +246,69 @@ describe("Stripe adapter (SDK pointed at a local stand-in; real Stripe is not re
     });
   });
 
+  it("expires the user's open sessions at Stripe, leaves one Stripe has completed, and stops on any other failure", async () => {
+    const session = (id: string, status: "open" | "complete" | "expired", expiresAt: Date) => ({
+      id,
+      provider: "stripe" as const,
+      userId,
+      mode: "payment" as const,
+      productId: "prod_pack",
+      priceId: "price_pack",
+      amount: 1000,
+      currency: "eur",
+      status,
+      url: `https://checkout.stripe.com/c/pay/${id}`,
+      successUrl: "http://localhost/ok",
+      cancelUrl: "http://localhost/cancel",
+      customerId: "cus_1",
+      createdAt: clock.now(),
+      expiresAt,
+    });
+    const later = new Date(clock.now().getTime() + 3_600_000);
+    await database.db
+      .insert(checkoutSessions)
+      .values([
+        session("cs_open", "open", later),
+        session("cs_paid_meanwhile", "open", later),
+        session("cs_done", "complete", later),
+        session("cs_lapsed", "open", new Date(clock.now().getTime() - 1000)),
+      ]);
+    const closed = (id: string, status: string) => ({ id, object: "checkout.session", status });
+    routes = [
+      on("POST", "/v1/checkout/sessions/cs_open/expire", closed("cs_open", "expired")),
+      (req) =>
+        req.path === "/v1/checkout/sessions/cs_paid_meanwhile/expire"
+          ? { status: 400, body: { error: { type: "invalid_request_error", message: "Only open sessions" } } }
+          : undefined,
+      on("GET", "/v1/checkout/sessions/cs_paid_meanwhile", closed("cs_paid_meanwhile", "complete")),
+    ];
+    await provider().expireOpenCheckouts(database.db, userId);
+    // Only the open ones still within their lifetime are asked about.
+    expect(requests.map((r) => `${r.method} ${r.path}`)).toEqual([
+      "POST /v1/checkout/sessions/cs_open/expire",
+      "POST /v1/checkout/sessions/cs_paid_meanwhile/expire",
+      "GET /v1/checkout/sessions/cs_paid_meanwhile",
+    ]);
+    const rows = await database.db
+      .select({ id: checkoutSessions.id, status: checkoutSessions.status })
+      .from(checkoutSessions);
+    // The one paid meanwhile stays open here until its event says complete.
+    expect(Object.fromEntries(rows.map((r) => [r.id, r.status]))).toEqual({
+      cs_open: "expired",
+      cs_paid_meanwhile: "open",
+      cs_done: "complete",
+      cs_lapsed: "open",
+    });
+
+    // Stripe unreachable for a session still open there: the deletion must not go on.
+    standIn.reset();
+    routes = [
+      (req) => (req.method === "POST" ? { status: 500, body: { error: { type: "api_error" } } } : undefined),
+      on("GET", "/v1/checkout/sessions/cs_paid_meanwhile", closed("cs_paid_meanwhile", "open")),
+    ];
+    await expect(provider().expireOpenCheckouts(database.db, userId)).rejects.toThrow();
+  });
+
   it("treats cancelling a subscription Stripe no longer has as done", async () => {
     await expect(provider().cancelNow(database.db, "sub_gone", true)).resolves.toBeUndefined();
     expect(requests[0]).toMatchObject({ method: "DELETE", path: "/v1/subscriptions/sub_gone" });

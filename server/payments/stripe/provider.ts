@@ -2,6 +2,7 @@
 // subscription and payment mode for the user's reused Customer, plan changes as subscription
 // schedules that switch the price at the period end, cancel at period end, and the catalogue's ids
 // read from the Stripe account. Fulfilment never happens here: it comes back as webhook events.
+import { and, eq, gt } from "drizzle-orm";
 import type Stripe from "stripe";
 import { TIERS, TOP_UPS } from "../../../contract/catalogue.ts";
 import {
@@ -169,6 +170,36 @@ export function createStripeProvider(deps: {
           },
         ],
       });
+    },
+
+    async expireOpenCheckouts(db, userId) {
+      const open = await db
+        .select({ id: checkoutSessions.id })
+        .from(checkoutSessions)
+        .where(
+          and(
+            eq(checkoutSessions.userId, userId),
+            eq(checkoutSessions.provider, "stripe"),
+            eq(checkoutSessions.status, "open"),
+            gt(checkoutSessions.expiresAt, deps.clock.now()),
+          ),
+        );
+      for (const { id } of open) {
+        const status = await stripe.checkout.sessions.expire(id).then(
+          (session) => session.status,
+          async (error: unknown) => {
+            // Stripe expires only an open session. One paid (or expired) meanwhile is as closed as
+            // this call would make it (a payment arrives as its event); any other failure stops
+            // the deletion, to be tried again.
+            const now = (await stripe.checkout.sessions.retrieve(id)).status;
+            if (now === "open") throw error;
+            return now;
+          },
+        );
+        if (status === "expired") {
+          await db.update(checkoutSessions).set({ status: "expired" }).where(eq(checkoutSessions.id, id));
+        }
+      }
     },
 
     async createPortalSession(_db, p) {

@@ -1,13 +1,15 @@
 // The account's data on PGlite and PostgreSQL: the export holds everything the contract lists and
 // no secret; deletion ends the subscription, keys and tokens, erases what is personal, keeps the
 // invoices, and frees the username and e-mail.
-import { eq } from "drizzle-orm";
+import { eq, inArray } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { DETAIL } from "../../../contract/messages.ts";
 import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
 import { deletedName } from "../../accounts/account-deletion.ts";
 import {
   billingCustomers,
+  checkoutSessions,
+  creditGrants,
   emailChanges,
   invoices,
   knownBrowsers,
@@ -17,7 +19,7 @@ import {
 import { auditRowsAbout } from "../../testing/admin.ts";
 import { bearer, consumeRequest, createKey, introspect, serviceKey } from "../../testing/api-access.ts";
 import { getJson, login, register, verifiedUser } from "../../testing/api-client.ts";
-import { subscribe } from "../../testing/billing.ts";
+import { openSubscriptionCheckout, openTopUpCheckout, payAt, subscribe } from "../../testing/billing.ts";
 import { useTestApp } from "../../testing/suite.ts";
 import { callAs, turnOnTwoFactor } from "../../testing/two-factor.ts";
 
@@ -139,6 +141,40 @@ describe.each(TEST_DATABASES)("the account's data (%s)", (kind) => {
     // The username and the address register again, as a new account.
     const again = await register(ctx.t, "ann", { email: ann.email });
     expect(again.id).not.toBe(ann.id);
+  });
+
+  it("closes the checkouts left open: none can be paid for the deleted account", async () => {
+    // A subscriber's top-up (deleted through the plan's ending) and a visitor's first plan.
+    const cora = await verifiedUser(ctx.t, "cora");
+    await subscribe(ctx.t, cora.accessToken, "A");
+    const pack = await openTopUpCheckout(ctx.t, cora.accessToken, "500");
+    const dan = await verifiedUser(ctx.t, "dan");
+    const plan = await openSubscriptionCheckout(ctx.t, dan.accessToken, "B");
+    expect((await remove(cora.accessToken, "cora")).status).toBe(200);
+    expect((await remove(dan.accessToken, "dan")).status).toBe(200);
+    for (const path of [pack, plan]) {
+      const paid = await payAt(ctx.t, path);
+      expect(paid.status).toBe(410);
+      expect(await paid.text()).toContain("Checkout expired");
+    }
+    await ctx.t.tasks.idle();
+    const open = await ctx.t.deps.db
+      .select({ id: checkoutSessions.id })
+      .from(checkoutSessions)
+      .where(eq(checkoutSessions.status, "open"));
+    expect(open).toEqual([]);
+    const grants = await ctx.t.deps.db
+      .select({ userId: creditGrants.userId, kind: creditGrants.kind })
+      .from(creditGrants)
+      .where(inArray(creditGrants.userId, [cora.id, dan.id]));
+    // Cora's plan's first month and the free credits; no pack, no plan for Dan.
+    expect(grants.filter((g) => g.userId === dan.id).map((g) => g.kind)).toEqual(["free"]);
+    expect(
+      grants
+        .filter((g) => g.userId === cora.id)
+        .map((g) => g.kind)
+        .sort(),
+    ).toEqual(["free", "subscription"]);
   });
 
   it("deletes an account without a plan, and refuses without the password of the last 10 minutes", async () => {

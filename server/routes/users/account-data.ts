@@ -134,7 +134,7 @@ export function accountDataRoutes(deps: ApiDeps & { billing: Billing }): OpenAPI
       tags: ["account"],
       summary: "Delete the account (GDPR art. 17), with its username typed to confirm",
       description:
-        "The subscription ends now, without renewal or refund; API keys are revoked and every token ends; two-factor settings, mailed links and billing details are erased; the account is pseudonymised, so its username and e-mail can register again. Invoices and payments stay as issued for their retention period (10 years). Remaining credits are lost.",
+        "The subscription ends now, without renewal or refund, and checkouts still open are closed; API keys are revoked and every token ends; two-factor settings, mailed links and billing details are erased; the account is pseudonymised, so its username and e-mail can register again. Invoices and payments stay as issued for their retention period (10 years). Remaining credits are lost.",
       security,
       request: {
         body: {
@@ -151,7 +151,7 @@ export function accountDataRoutes(deps: ApiDeps & { billing: Billing }): OpenAPI
           401: "No valid access token",
           403: REAUTH_REFUSAL,
           422: "No `confirm`",
-          502: "The payment provider could not end the subscription: nothing was deleted, try again",
+          502: "The payment provider could not end the subscription or close an open checkout: nothing was deleted, try again",
         }),
       },
     },
@@ -163,7 +163,11 @@ export function accountDataRoutes(deps: ApiDeps & { billing: Billing }): OpenAPI
       const origin = originOf(c, deps.trustProxy);
       const unusablePasswordHash = await deps.accounts.unusablePasswordHash();
       const now = deps.clock.now();
-      const erase = (tx: Tx) => eraseAccount(tx, { userId: user.id, unusablePasswordHash, now, origin });
+      const erase = async (tx: Tx) => {
+        // No checkout left open for the deleted account to be charged through.
+        await deps.billing.closeOpenCheckouts(tx, user.id);
+        await eraseAccount(tx, { userId: user.id, unusablePasswordHash, now, origin });
+      };
       try {
         // The provider first, in the same transaction as the erasure: both happen, or neither.
         await deps.billing.endSubscriptionNow(user.id, erase);
