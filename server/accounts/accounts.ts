@@ -134,7 +134,6 @@ export function createAccounts(deps: AccountDeps) {
       if (!user.emailVerified) return { ok: false, reason: "unverified", user };
       // Told only to someone who knows the password, like "not verified".
       if (user.disabledAt !== null) return { ok: false, reason: "disabled", user };
-      await db.update(users).set({ lastLoginAt: clock.now() }).where(eq(users.id, user.id));
       if (passwords.needsRehash(user.passwordHash)) {
         const oldHash = user.passwordHash;
         deps.tasks.run("password rehash", async () => {

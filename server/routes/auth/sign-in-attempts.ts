@@ -2,11 +2,12 @@
 // at POST /v1/token and /v1/reauth, the code at /v1/token/mfa): take the attempt's points first,
 // answer 429 while the address or the (username, address) pair is over its limit, and put each
 // failure in the account's security log.
+import { eq } from "drizzle-orm";
 import type { Context } from "hono";
 import { browserLabel, isNewBrowser } from "../../accounts/known-browsers.ts";
 import { type RequestOrigin, recordSecurityEvent } from "../../audit/security-events.ts";
 import { admitSignIn, type SignInAttempt } from "../../auth/sign-in-throttle.ts";
-import type { UserRow } from "../../db/schema/index.ts";
+import { type UserRow, users } from "../../db/schema/index.ts";
 import type { AppEnv } from "../../http/app-env.ts";
 import { clientIp } from "../../http/client-ip.ts";
 import { tooManyRequests } from "../../http/rate-limit.ts";
@@ -77,6 +78,9 @@ export async function recordSignIn(
   details?: Record<string, unknown>,
 ): Promise<void> {
   const { origin, now } = admitted;
+  // Only here, when the sign-in is complete: a right password still waiting for its second
+  // factor is not a login (the console's "last login" would otherwise show an attacker's try).
+  await deps.db.update(users).set({ lastLoginAt: now }).where(eq(users.id, user.id));
   await recordSecurityEvent(
     deps.db,
     {

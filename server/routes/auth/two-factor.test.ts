@@ -1,12 +1,12 @@
 // Two-factor sign-in through the API (ACCOUNT-SECURITY.md), on PGlite and PostgreSQL: the TOTP
 // setup, the code step of login with its limits, recovery codes, turning it off, and that no
 // secret is kept or logged in a form anyone could use.
-import { sql } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { DETAIL } from "../../../contract/messages.ts";
 import { mfaRequiredSchema } from "../../../contract/two-factor.ts";
 import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
-import { totpFactors } from "../../db/schema/index.ts";
+import { totpFactors, users } from "../../db/schema/index.ts";
 import { auditRowsAbout } from "../../testing/admin.ts";
 import { fromIp, GOOD_PASSWORD, getJson, login, postForm, verifiedUser } from "../../testing/api-client.ts";
 import { softPasskey } from "../../testing/soft-authenticator.ts";
@@ -86,6 +86,10 @@ describe.each(TEST_DATABASES)("two-factor sign-in (%s)", (kind) => {
   it("signs in with the password, then a code: once per code, within the step's five tries", async () => {
     const ann = await verifiedUser(ctx.t, "ann");
     const { secret } = await turnOnTwoFactor(ctx.t, ann.accessToken);
+    const lastLogin = async () =>
+      (await ctx.t.deps.db.select({ at: users.lastLoginAt }).from(users).where(eq(users.id, ann.id)))[0]?.at;
+    const before = await lastLogin();
+    ctx.t.clock.advance(60_000);
     const first = await postForm(
       ctx.t.app,
       "/v1/token",
@@ -93,6 +97,8 @@ describe.each(TEST_DATABASES)("two-factor sign-in (%s)", (kind) => {
       fromIp(),
     );
     expect(first.status).toBe(403);
+    // A right password waiting for its code is not a login yet.
+    expect(await lastLogin()).toEqual(before);
     expect(first.headers.get("cache-control")).toBe("no-store");
     const challenge = mfaRequiredSchema.parse(await first.json());
     expect(challenge).toEqual({
@@ -112,6 +118,7 @@ describe.each(TEST_DATABASES)("two-factor sign-in (%s)", (kind) => {
     expect(ok.status).toBe(200);
     const { access_token } = (await ok.json()) as { access_token: string };
     expect(await ctx.t.deps.accessTokens.verify(access_token)).toMatchObject({ amr: ["pwd", "otp", "mfa"] });
+    expect(await lastLogin()).toEqual(ctx.t.clock.now());
     // The step is used up, and the code cannot be used again in another.
     expect(await (await codeStep(ctx.t, challenge.mfa_token, code)).json()).toEqual({
       detail: DETAIL.mfaStepExpired,
