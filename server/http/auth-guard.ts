@@ -82,15 +82,15 @@ export function limitWrites(limiter: RateLimiter): MiddlewareHandler<AppEnv> {
   };
 }
 
-/**
- * After requireUser: a sensitive action (ACCOUNT-SECURITY.md: creating an API key, two-factor and
- * passkey changes, e-mail and password changes, export, deletion) needs a password entered within
- * the last 10 minutes: the token's auth_time. Otherwise 403 with `reauth_required: true`; POST
- * /v1/reauth answers a fresh token to retry with.
- */
 /** How the OpenAPI document describes requireRecentAuth's 403. */
 export const REAUTH_REFUSAL = `"${DETAIL.reauthRequired}" with \`reauth_required: true\` and \`methods\` (\`password\`, and \`webauthn\` when the account has a passkey) when the password was entered more than 10 minutes ago (POST /v1/reauth, then retry)`;
 
+/**
+ * After requireUser: a sensitive action (ACCOUNT-SECURITY.md: creating an API key, two-factor and
+ * passkey changes, e-mail and password changes, export, deletion) needs a password (or a passkey)
+ * entered within the last 10 minutes: the token's auth_time. Otherwise 403 with
+ * `reauth_required: true`; POST /v1/reauth answers a fresh token to retry with.
+ */
 export function requireRecentAuth(deps: {
   clock: Clock;
   passkeys: { list(userId: string): Promise<readonly unknown[]> };

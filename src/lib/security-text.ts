@@ -1,21 +1,5 @@
-// The words of two-factor sign-in and of /profile/security (ACCOUNT-SECURITY.md), beside the
-// pages that show them (not in ui-text.ts, which every page carries).
-export const CODE_STEP_TEXT = {
-  title: "Two-factor authentication",
-  intro: "Enter the 6-digit code from your authenticator app.",
-  introRecovery: "Enter one of the recovery codes you saved when you turned on two-factor sign-in.",
-  codeLabel: "Authentication code",
-  recoveryLabel: "Recovery code",
-  useRecovery: "Use a recovery code instead",
-  useApp: "Use your authenticator app instead",
-  verify: "Verify",
-  back: "Back to log in",
-  usePasskey: "Use a passkey instead",
-  passkeySignIn: "Sign in with a passkey",
-  passkeyCancelled: "Passkey sign-in was cancelled.",
-  triesLeft: (n: number) => (n === 1 ? "1 try left" : `${n} tries left`),
-} as const;
-
+// The words of /profile/security (ACCOUNT-SECURITY.md), beside the page that shows them (not in
+// ui-text.ts, which every page carries). /login's code step has its own, in code-step-text.ts.
 export const SECURITY_TEXT = {
   title: "Security",
   intro: "Two-factor sign-in, your password and sessions, what happened lately, and your data.",

@@ -5,8 +5,9 @@
 import { join } from "node:path";
 import type { BrowserContext, Page } from "@playwright/test";
 import { API_KEYS_TEXT } from "../../src/lib/api-keys-text.ts";
+import { CODE_STEP_TEXT } from "../../src/lib/code-step-text.ts";
 import { REAUTH_TEXT } from "../../src/lib/reauth-text.ts";
-import { CODE_STEP_TEXT, SECURITY_TEXT } from "../../src/lib/security-text.ts";
+import { SECURITY_TEXT } from "../../src/lib/security-text.ts";
 import { TOAST, UI_TEXT } from "../../src/lib/ui-text.ts";
 import { createVerifiedUser, openSignedIn, tokenViaApi } from "../fixtures/account.ts";
 import { axeViolations } from "../fixtures/axe.ts";

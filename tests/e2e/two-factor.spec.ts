@@ -6,7 +6,8 @@
 import type { Page } from "@playwright/test";
 import { DETAIL } from "../../contract/messages.ts";
 import { ADMIN_PAGE_TEXT } from "../../src/lib/admin-text.ts";
-import { CODE_STEP_TEXT, SECURITY_TEXT } from "../../src/lib/security-text.ts";
+import { CODE_STEP_TEXT } from "../../src/lib/code-step-text.ts";
+import { SECURITY_TEXT } from "../../src/lib/security-text.ts";
 import { TOAST, UI_TEXT } from "../../src/lib/ui-text.ts";
 import { createVerifiedUser, openSignedIn, type TestUser, tokenViaApi } from "../fixtures/account.ts";
 import { axeViolations } from "../fixtures/axe.ts";

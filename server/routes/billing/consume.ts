@@ -127,7 +127,7 @@ export function addConsumeRoute(app: OpenAPIHono<AppEnv>, deps: ApiDeps & { bill
       summary:
         "Charge a user's credits once per idempotency key: by feature (metering) or a manual amount (admin)",
       description:
-        "By feature: a service key with scope credits:consume, or an admin access token; priced from the credit-cost table /plans shows, within the API key's feature restriction and monthly limit. The manual form `{user_id, amount, reason, idempotency_key}` takes an admin access token. An identical repeat of an idempotency key answers the first result with `replayed: true` (and the header `Idempotent-Replayed: true`, as Stripe's) and charges nothing; the same key with a different request (API key or user, feature, people, quantity; for the manual form, amount) answers 409.",
+        "By feature: a service key with scope credits:consume, or an admin access token; priced from the credit-cost table /plans shows, within the API key's feature restriction and monthly limit. The manual form `{user_id, amount, reason, idempotency_key}` takes an admin access token. An admin's token counts only from a sign-in with two factors or a passkey, as on /v1/admin. An identical repeat of an idempotency key answers the first result with `replayed: true` (and the header `Idempotent-Replayed: true`, as Stripe's) and charges nothing; the same key with a different request (API key or user, feature, people, quantity; for the manual form, amount) answers 409.",
       security: [{ [SERVICE_KEY_SCHEME]: [] }, { [BEARER_SCHEME]: ["admin"] }],
       request: {
         body: {

@@ -151,7 +151,7 @@ export function accountDataRoutes(deps: ApiDeps & { billing: Billing }): OpenAPI
           401: "No valid access token",
           403: REAUTH_REFUSAL,
           422: "No `confirm`",
-          502: "The payment provider could not end the subscription or close an open checkout: nothing was deleted, try again",
+          500: "The payment provider could not end the subscription or close an open checkout (or another failure): the erasure is one transaction, so nothing was deleted; try again",
         }),
       },
     },

@@ -35,9 +35,14 @@ export function ReauthDialog() {
   const formId = `${field.id}-form`;
   const [passkeyState, setPasskeyState] = useState<{ busy: boolean; error?: string }>({ busy: false });
 
-  const close = () => {
+  /** Back to empty, for the next time the dialog opens. */
+  const clear = () => {
     field.reset();
     setPasskeyState({ busy: false });
+  };
+
+  const close = () => {
+    clear();
     cancelReauth();
   };
 
@@ -45,8 +50,7 @@ export function ReauthDialog() {
     setPasskeyState({ busy: true });
     try {
       await confirmWithPasskey();
-      field.reset();
-      setPasskeyState({ busy: false });
+      clear();
     } catch (error) {
       setPasskeyState({ busy: false, error: passkeyRefusal(error) });
     }
@@ -55,7 +59,7 @@ export function ReauthDialog() {
 
   const submit = field.onSubmit(async (password) => {
     await confirmPassword(password);
-    field.reset();
+    clear();
   });
 
   return (

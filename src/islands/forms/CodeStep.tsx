@@ -4,9 +4,9 @@
 import { useState } from "react";
 import { DETAIL } from "../../../contract/messages.ts";
 import { asApiError } from "../../lib/api-client.ts";
+import { CODE_STEP_TEXT as T } from "../../lib/code-step-text.ts";
 import { loginErrorMessage } from "../../lib/error-messages.ts";
 import { navigate } from "../../lib/navigation.ts";
-import { CODE_STEP_TEXT as T } from "../../lib/security-text.ts";
 import { TOAST } from "../../lib/ui-text.ts";
 import { logInWithCode } from "../../stores/auth.ts";
 import { notify, notifyAfterNavigation } from "../../stores/toast.ts";

@@ -1,21 +1,25 @@
 // /login: username and password. A user who is already logged in goes to /. On success the token
 // is stored, the user refetched, a toast shown and the browser sent to `originalPath` or /. An
 // account with two-factor sign-in on answers with a code step first (CodeStep).
-import { useEffect, useState } from "react";
+import { lazy, Suspense, useEffect, useState } from "react";
 import { asApiError } from "../../lib/api-client.ts";
+import { CODE_STEP_TEXT } from "../../lib/code-step-text.ts";
 import { isEmailNotVerified, loginErrorMessage } from "../../lib/error-messages.ts";
 import { navigate, redirect } from "../../lib/navigation.ts";
-import { CODE_STEP_TEXT } from "../../lib/security-text.ts";
 import { TOAST, UI_TEXT } from "../../lib/ui-text.ts";
 import { logIn } from "../../stores/auth.ts";
 import { notify, notifyAfterNavigation } from "../../stores/toast.ts";
 import { useSession } from "../auth/use-session.ts";
-import { CodeStep } from "./CodeStep.tsx";
 import { Field, IslandForm, SubmitButton } from "./Field.tsx";
 import { PasskeyButton } from "./PasskeyButton.tsx";
 import { useForm } from "./use-form.ts";
 
 const FIELDS = ["username", "password"] as const;
+
+// Only accounts with two-factor sign-in on reach the code step: its code loads when the password
+// step asks for it (and is fetched while the password is being checked), not with /login.
+const loadCodeStep = () => import("./CodeStep.tsx").then((m) => ({ default: m.CodeStep }));
+const CodeStep = lazy(loadCodeStep);
 
 export default function LoginForm() {
   const { user } = useSession();
@@ -31,6 +35,7 @@ export default function LoginForm() {
 
   const submit = form.handleSubmit(async ({ username, password }) => {
     setNotVerified(false);
+    void loadCodeStep();
     try {
       setLeaving(true);
       const next = await logIn(username.trim(), password);
@@ -54,7 +59,11 @@ export default function LoginForm() {
       setMfa(null);
       setLeaving(false);
     };
-    return <CodeStep mfaToken={mfa.token} methods={mfa.methods} onBack={back} />;
+    return (
+      <Suspense fallback={<span role="status" className="loading loading-spinner" aria-label="Loading" />}>
+        <CodeStep mfaToken={mfa.token} methods={mfa.methods} onBack={back} />
+      </Suspense>
+    );
   }
 
   return (

@@ -2,9 +2,9 @@
 // passkey dialog, then the session as after any sign-in. Cancelling the dialog only says so.
 import { useState } from "react";
 import { ApiError, asApiError } from "../../lib/api-client.ts";
+import { CODE_STEP_TEXT } from "../../lib/code-step-text.ts";
 import { loginErrorMessage } from "../../lib/error-messages.ts";
 import { navigate } from "../../lib/navigation.ts";
-import { CODE_STEP_TEXT } from "../../lib/security-text.ts";
 import { TOAST } from "../../lib/ui-text.ts";
 import { logInWithPasskey } from "../../stores/auth.ts";
 import { notify, notifyAfterNavigation } from "../../stores/toast.ts";

@@ -1,0 +1,17 @@
+// The words of /login's passkey button and code step (two-factor sign-in), apart from the security
+// page's: /login ships only these.
+export const CODE_STEP_TEXT = {
+  title: "Two-factor authentication",
+  intro: "Enter the 6-digit code from your authenticator app.",
+  introRecovery: "Enter one of the recovery codes you saved when you turned on two-factor sign-in.",
+  codeLabel: "Authentication code",
+  recoveryLabel: "Recovery code",
+  useRecovery: "Use a recovery code instead",
+  useApp: "Use your authenticator app instead",
+  verify: "Verify",
+  back: "Back to log in",
+  usePasskey: "Use a passkey instead",
+  passkeySignIn: "Sign in with a passkey",
+  passkeyCancelled: "Passkey sign-in was cancelled.",
+  triesLeft: (n: number) => (n === 1 ? "1 try left" : `${n} tries left`),
+} as const;
