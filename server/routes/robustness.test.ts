@@ -194,6 +194,8 @@ describe.each(TEST_DATABASES)("every /v1 endpoint under bad input (%s)", (kind) 
         "DELETE /v1/users/me/passkeys/{id}",
         "POST /v1/passkeys/options",
         "POST /v1/token/passkey",
+        "POST /v1/reauth",
+        "POST /v1/reauth/passkey-options",
         "POST /v1/register",
         "GET /v1/users/me",
         "POST /v1/user/password-reset-request",
@@ -230,6 +232,7 @@ describe.each(TEST_DATABASES)("every /v1 endpoint under bad input (%s)", (kind) 
       "/v1/api-keys/revoke-all",
       "/v1/users/me/mfa/totp",
       "/v1/users/me/passkeys/options",
+      "/v1/reauth/passkey-options",
     ];
     for (const op of ops.filter((o) => o.method === "POST" && !bodiless.includes(o.path))) {
       expect(op.fields.length, op.path).toBeGreaterThan(0);
