@@ -114,8 +114,8 @@ export const STRIPE_SIGNATURE_SCHEME = "stripeSignature";
 
 /**
  * The security of an operation anyone may call: sign-in, registration and the mailed-link calls
- * (the secret they need travels in the body), the catalogue. An empty requirement says so
- * explicitly (OpenAPI 3.1), where `security: []` would read as if it had been forgotten.
+ * (the secret they need travels in the request), the catalogue, the JWKS. An empty requirement
+ * says so explicitly (OpenAPI 3.1), where `security: []` would read as if it had been forgotten.
  */
 export const PUBLIC: Record<string, string[]>[] = [{}];
 
