@@ -105,6 +105,11 @@ export function errorResponses(registry: Registry, statuses: Record<number, stri
   );
 }
 
+/** A successful answer whose body is `{detail}`: the sentence saying what was done. */
+export function detailAnswer(registry: Registry, description: string) {
+  return { description, content: jsonContent(schemaRef(registry, "Detail", detailSchema)) };
+}
+
 /** Documented paths served at the origin's root rather than under the API's prefix (/v1). */
 export const ROOT_PATHS = ["/.well-known/jwks.json"] as const;
 

@@ -4,11 +4,18 @@
 // hand the work to the background, answer a fixed message. A difference between the two paths
 // would be a leak; here there is no second path to drift.
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import { detailSchema, emailRequestSchema } from "../../../contract/account.ts";
+import { emailRequestSchema } from "../../../contract/account.ts";
 import { DETAIL } from "../../../contract/messages.ts";
 import type { AppEnv } from "../../http/app-env.ts";
 import { clientIp } from "../../http/client-ip.ts";
-import { addRoute, errorResponses, jsonContent, PUBLIC, schemaRef } from "../../http/openapi.ts";
+import {
+  addRoute,
+  detailAnswer,
+  errorResponses,
+  jsonContent,
+  PUBLIC,
+  schemaRef,
+} from "../../http/openapi.ts";
 import { enforceLimits, type LimitName } from "../../http/rate-limit.ts";
 import { parseJsonBody } from "../../http/validation.ts";
 import type { ApiDeps } from "../api-deps.ts";
@@ -54,10 +61,7 @@ export function addEmailRequestRoute(
         },
       },
       responses: {
-        200: {
-          description: `"${route.answer}"`,
-          content: jsonContent(schemaRef(registry, "Detail", detailSchema)),
-        },
+        200: detailAnswer(registry, `"${route.answer}"`),
         ...errorResponses(registry, {
           422: "Not a valid e-mail address",
           429: `"${DETAIL.tooManyRequests}", with Retry-After`,

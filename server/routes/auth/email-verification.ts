@@ -1,10 +1,17 @@
 // E-mail verification: use the mailed link, or ask for a new one.
 import { OpenAPIHono } from "@hono/zod-openapi";
-import { detailSchema, verifyEmailSchema } from "../../../contract/account.ts";
+import { verifyEmailSchema } from "../../../contract/account.ts";
 import { DETAIL } from "../../../contract/messages.ts";
 import type { AppEnv } from "../../http/app-env.ts";
 import { ApiError } from "../../http/errors.ts";
-import { addRoute, errorResponses, jsonContent, PUBLIC, schemaRef } from "../../http/openapi.ts";
+import {
+  addRoute,
+  detailAnswer,
+  errorResponses,
+  jsonContent,
+  PUBLIC,
+  schemaRef,
+} from "../../http/openapi.ts";
 import { parseJsonBody } from "../../http/validation.ts";
 import type { ApiDeps } from "../api-deps.ts";
 import { addEmailRequestRoute } from "./email-request-route.ts";
@@ -12,7 +19,6 @@ import { addEmailRequestRoute } from "./email-request-route.ts";
 export function emailVerificationRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>();
   const registry = app.openAPIRegistry;
-  const detail = jsonContent(schemaRef(registry, "Detail", detailSchema));
 
   addEmailRequestRoute(app, deps, {
     path: "/user/resend-email-verification",
@@ -45,7 +51,7 @@ export function emailVerificationRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
         },
       },
       responses: {
-        200: { description: `"${DETAIL.emailVerified}"`, content: detail },
+        200: detailAnswer(registry, `"${DETAIL.emailVerified}"`),
         ...errorResponses(registry, {
           400: `"${DETAIL.tokenInvalidOrExpired}"`,
           422: "No token in the body",

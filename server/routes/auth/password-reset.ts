@@ -1,11 +1,12 @@
 // The forgotten-password flow: request a link, check it, set a new password with it.
 import { OpenAPIHono } from "@hono/zod-openapi";
-import { detailSchema, passwordResetSchema, resetCheckResponseSchema } from "../../../contract/account.ts";
+import { passwordResetSchema, resetCheckResponseSchema } from "../../../contract/account.ts";
 import { DETAIL } from "../../../contract/messages.ts";
 import type { AppEnv } from "../../http/app-env.ts";
 import { ApiError } from "../../http/errors.ts";
 import {
   addRoute,
+  detailAnswer,
   errorResponses,
   jsonContent,
   PASSWORD_RULES,
@@ -22,7 +23,6 @@ import { addEmailRequestRoute } from "./email-request-route.ts";
 export function passwordResetRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>();
   const registry = app.openAPIRegistry;
-  const detail = jsonContent(schemaRef(registry, "Detail", detailSchema));
 
   addEmailRequestRoute(app, deps, {
     path: "/user/password-reset-request",
@@ -83,7 +83,7 @@ export function passwordResetRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
         },
       },
       responses: {
-        200: { description: `"${DETAIL.passwordResetDone}"`, content: detail },
+        200: detailAnswer(registry, `"${DETAIL.passwordResetDone}"`),
         ...errorResponses(registry, {
           400: `"${DETAIL.tokenInvalidOrExpired}"`,
           422: "The new password breaks a rule",

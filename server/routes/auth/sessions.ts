@@ -4,13 +4,12 @@
 // up, which every request reads with the user.
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { eq, sql } from "drizzle-orm";
-import { detailSchema } from "../../../contract/account.ts";
 import { DETAIL } from "../../../contract/messages.ts";
 import { appendSecurityEvent } from "../../audit/security-events.ts";
 import { users } from "../../db/schema/index.ts";
 import type { AppEnv } from "../../http/app-env.ts";
 import { requireUser } from "../../http/auth-guard.ts";
-import { addRoute, errorResponses, jsonContent, SIGNED_IN, schemaRef } from "../../http/openapi.ts";
+import { addRoute, detailAnswer, errorResponses, SIGNED_IN } from "../../http/openapi.ts";
 import { originOf } from "../../http/request-origin.ts";
 import type { ApiDeps } from "../api-deps.ts";
 
@@ -18,10 +17,7 @@ export function sessionRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>();
   const registry = app.openAPIRegistry;
   const security = SIGNED_IN;
-  const done = (description: string) => ({
-    description,
-    content: jsonContent(schemaRef(registry, "Detail", detailSchema)),
-  });
+  const done = (description: string) => detailAnswer(registry, description);
 
   addRoute(
     app,

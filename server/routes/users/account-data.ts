@@ -4,7 +4,6 @@
 // (accounts/account-deletion.ts); invoices and payments stay as issued. Both need a password
 // entered within 10 minutes.
 import { OpenAPIHono, z } from "@hono/zod-openapi";
-import { detailSchema } from "../../../contract/account.ts";
 import { DETAIL } from "../../../contract/messages.ts";
 import { deleteAccountSchema } from "../../../contract/security-events.ts";
 import { eraseAccount } from "../../accounts/account-deletion.ts";
@@ -18,7 +17,14 @@ import { fromMillicredits } from "../../domain/ledger.ts";
 import type { AppEnv } from "../../http/app-env.ts";
 import { REAUTH_REFUSAL, requireRecentAuth, requireUser } from "../../http/auth-guard.ts";
 import { ApiError } from "../../http/errors.ts";
-import { addRoute, errorResponses, jsonContent, SIGNED_IN, schemaRef } from "../../http/openapi.ts";
+import {
+  addRoute,
+  detailAnswer,
+  errorResponses,
+  jsonContent,
+  SIGNED_IN,
+  schemaRef,
+} from "../../http/openapi.ts";
 import { originOf } from "../../http/request-origin.ts";
 import { parseJsonBody } from "../../http/validation.ts";
 import { type ChargeCursor, usageCharges } from "../../usage/usage-store.ts";
@@ -142,10 +148,7 @@ export function accountDataRoutes(deps: ApiDeps & { billing: Billing }): OpenAPI
         },
       },
       responses: {
-        200: {
-          description: `"${DETAIL.accountDeleted}"`,
-          content: jsonContent(schemaRef(registry, "Detail", detailSchema)),
-        },
+        200: detailAnswer(registry, `"${DETAIL.accountDeleted}"`),
         ...errorResponses(registry, {
           400: `"${DETAIL.deleteConfirmMismatch}"`,
           401: "No valid access token",

@@ -3,7 +3,7 @@
 // needed); POST /v1/user/confirm-email follows a link, from any browser: the change itself, or the
 // old address's way back.
 import { OpenAPIHono } from "@hono/zod-openapi";
-import { detailSchema, emailRequestSchema, verifyEmailSchema } from "../../../contract/account.ts";
+import { emailRequestSchema, verifyEmailSchema } from "../../../contract/account.ts";
 import { DETAIL, VALIDATION } from "../../../contract/messages.ts";
 import { createEmailChanges } from "../../accounts/email-change.ts";
 import { isDisposableAddress } from "../../auth/mailbox.ts";
@@ -11,7 +11,15 @@ import type { AppEnv } from "../../http/app-env.ts";
 import { limitWrites, REAUTH_REFUSAL, requireRecentAuth, requireUser } from "../../http/auth-guard.ts";
 import { clientIp } from "../../http/client-ip.ts";
 import { ApiError, RequestValidationError } from "../../http/errors.ts";
-import { addRoute, errorResponses, jsonContent, PUBLIC, SIGNED_IN, schemaRef } from "../../http/openapi.ts";
+import {
+  addRoute,
+  detailAnswer,
+  errorResponses,
+  jsonContent,
+  PUBLIC,
+  SIGNED_IN,
+  schemaRef,
+} from "../../http/openapi.ts";
 import { enforceLimits } from "../../http/rate-limit.ts";
 import { originOf } from "../../http/request-origin.ts";
 import { parseJsonBody } from "../../http/validation.ts";
@@ -21,10 +29,7 @@ export function emailChangeRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>();
   const registry = app.openAPIRegistry;
   const changes = createEmailChanges(deps);
-  const done = (description: string) => ({
-    description,
-    content: jsonContent(schemaRef(registry, "Detail", detailSchema)),
-  });
+  const done = (description: string) => detailAnswer(registry, description);
 
   addRoute(
     app,

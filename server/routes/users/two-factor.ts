@@ -3,7 +3,6 @@
 // recovery codes), turning it off, and new recovery codes. Every change needs a password entered
 // within 10 minutes, counts as a signed-in write, is audited and mailed about.
 import { OpenAPIHono } from "@hono/zod-openapi";
-import { detailSchema } from "../../../contract/account.ts";
 import { DETAIL } from "../../../contract/messages.ts";
 import {
   mfaCodeBodySchema,
@@ -16,7 +15,14 @@ import type { AppEnv } from "../../http/app-env.ts";
 import { limitWrites, REAUTH_REFUSAL, requireRecentAuth, requireUser } from "../../http/auth-guard.ts";
 import { clientIp } from "../../http/client-ip.ts";
 import { ApiError } from "../../http/errors.ts";
-import { addRoute, errorResponses, jsonContent, SIGNED_IN, schemaRef } from "../../http/openapi.ts";
+import {
+  addRoute,
+  detailAnswer,
+  errorResponses,
+  jsonContent,
+  SIGNED_IN,
+  schemaRef,
+} from "../../http/openapi.ts";
 import { originOf } from "../../http/request-origin.ts";
 import { parseJsonBody } from "../../http/validation.ts";
 import type { ApiDeps } from "../api-deps.ts";
@@ -153,10 +159,10 @@ export function twoFactorRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
       security,
       request: codeBody,
       responses: {
-        200: {
-          description: `"${DETAIL.mfaTurnedOff}": the authenticator and the recovery codes are forgotten`,
-          content: jsonContent(schemaRef(registry, "Detail", detailSchema)),
-        },
+        200: detailAnswer(
+          registry,
+          `"${DETAIL.mfaTurnedOff}": the authenticator and the recovery codes are forgotten`,
+        ),
         ...errorResponses(registry, {
           400: `"${DETAIL.incorrectCode}"`,
           401: "No valid access token",
