@@ -5,7 +5,7 @@ import type { MiddlewareHandler } from "hono";
 import { REAUTH_WINDOW_SECONDS } from "../../contract/account.ts";
 import { DETAIL } from "../../contract/messages.ts";
 import { findUserById } from "../accounts/users.ts";
-import type { AccessTokenClaims, AccessTokens } from "../auth/access-tokens.ts";
+import { type AccessTokenClaims, type AccessTokens, provesTwoFactors } from "../auth/access-tokens.ts";
 import type { Clock } from "../clock.ts";
 import type { Role, UserRow } from "../db/schema/index.ts";
 import type { Db } from "../db/types.ts";
@@ -61,6 +61,14 @@ export function requireUser(deps: GuardDeps): MiddlewareHandler<AppEnv> {
     c.set("claims", claims);
     await next();
   };
+}
+
+/**
+ * ACCOUNT-SECURITY.md: staff act only with a token that shows two factors or a passkey, on
+ * /v1/admin and on the one staff call outside it (the admin's manual charge).
+ */
+export function refuseStaffWithoutTwoFactors(claims: Pick<AccessTokenClaims, "amr">): void {
+  if (!provesTwoFactors(claims.amr)) throw new ApiError(403, DETAIL.staffMfaRequired);
 }
 
 /** After requireUser: only the listed roles pass. */

@@ -3,11 +3,10 @@
 // the acting staff member as the audit log names them.
 import type { Context, MiddlewareHandler } from "hono";
 import { ADMIN_TEXT } from "../../../contract/admin.ts";
-import { DETAIL } from "../../../contract/messages.ts";
-import { provesTwoFactors } from "../../auth/access-tokens.ts";
 import type { Catalogue } from "../../billing/ports/payment-provider.ts";
 import type { Billing } from "../../billing/service.ts";
 import type { AppEnv } from "../../http/app-env.ts";
+import { refuseStaffWithoutTwoFactors } from "../../http/auth-guard.ts";
 import { clientIp } from "../../http/client-ip.ts";
 import { ApiError } from "../../http/errors.ts";
 import { BEARER_SCHEME } from "../../http/openapi.ts";
@@ -34,8 +33,7 @@ export function requirePermission(permission: Permission): MiddlewareHandler<App
     if (!holds(role, permission)) {
       throw new ApiError(403, isStaff(role) ? ADMIN_TEXT.adminOnly : ADMIN_TEXT.staffOnly);
     }
-    // ACCOUNT-SECURITY.md: staff act only with a token that shows two factors or a passkey.
-    if (!provesTwoFactors(c.var.claims.amr)) throw new ApiError(403, DETAIL.staffMfaRequired);
+    refuseStaffWithoutTwoFactors(c.var.claims);
     await next();
   };
 }

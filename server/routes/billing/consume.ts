@@ -12,14 +12,13 @@ import { findUserById } from "../../accounts/users.ts";
 import type { LowBalanceAlerts } from "../../alerts/low-balance.ts";
 import { parseKey } from "../../api-access/key-format.ts";
 import { chargeFeature } from "../../api-access/metering.ts";
-import { provesTwoFactors } from "../../auth/access-tokens.ts";
 import type { Billing } from "../../billing/service.ts";
 import type { SpendRefusal } from "../../billing/spends.ts";
 import type { Db } from "../../db/types.ts";
 import { billingError } from "../../domain/billing-errors.ts";
 import { fromMillicredits, toMillicredits } from "../../domain/ledger.ts";
 import type { AppEnv } from "../../http/app-env.ts";
-import { authenticate, bearerToken } from "../../http/auth-guard.ts";
+import { authenticate, bearerToken, refuseStaffWithoutTwoFactors } from "../../http/auth-guard.ts";
 import { ApiError, RequestValidationError } from "../../http/errors.ts";
 import {
   addRoute,
@@ -163,8 +162,7 @@ export function addConsumeRoute(app: OpenAPIHono<AppEnv>, deps: ApiDeps & { bill
       else {
         const { user, claims } = await authenticate(deps, c.req.header("authorization"), userOnly);
         if (user.role !== "admin") throw new ApiError(403, DETAIL.notEnoughPermissions);
-        // Staff access, as on /v1/admin: only with a token that shows two factors or a passkey.
-        if (!provesTwoFactors(claims.amr)) throw new ApiError(403, DETAIL.staffMfaRequired);
+        refuseStaffWithoutTwoFactors(claims);
         c.set("user", user);
       }
       const raw = await parseJsonBody(c, ANY_JSON);
