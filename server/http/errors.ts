@@ -9,6 +9,7 @@ import type { Logger } from "pino";
 import { DETAIL } from "../../contract/messages.ts";
 import { BillingRefusal } from "../billing/refusal.ts";
 import { OperatorRefusal } from "../operations/refusal.ts";
+import { redactPath } from "./request-log.ts";
 
 export class ApiError extends Error {
   readonly status: ContentfulStatusCode;
@@ -66,7 +67,8 @@ export function errorHandler(logger: Logger): ErrorHandler {
     if (error instanceof HTTPException && error.status < 500) {
       return jsonError(c, error.status as ContentfulStatusCode, error.message || "Bad Request");
     }
-    logger.error({ err: error, method: c.req.method, path: c.req.path }, "Unhandled error");
+    // The path as the request log writes it: a mailed token in it stays out of the log.
+    logger.error({ err: error, method: c.req.method, path: redactPath(c.req.path) }, "Unhandled error");
     return jsonError(c, 500, DETAIL.internalError);
   };
 }

@@ -1,6 +1,8 @@
 import { Hono } from "hono";
+import pino from "pino";
 import { describe, expect, it } from "vitest";
 import { clientIp, lastForwardedFor } from "./client-ip.ts";
+import { errorHandler } from "./errors.ts";
 import { redactPath } from "./request-log.ts";
 
 describe("client address", () => {
@@ -26,9 +28,27 @@ describe("request log paths", () => {
     ["/v1/user/password-reset-check/abcDEF123", "/v1/user/password-reset-check/[redacted]"],
     ["/verify-email/abcDEF123", "/verify-email/[redacted]"],
     ["/reset-password/abcDEF123", "/reset-password/[redacted]"],
+    ["/confirm-email/abcDEF123", "/confirm-email/[redacted]"],
     ["/verify-email/", "/verify-email/"],
     ["/v1/users/me", "/v1/users/me"],
   ])("%s is logged as %s", (path, logged) => {
     expect(redactPath(path)).toBe(logged);
+  });
+});
+
+describe("the 500 handler's log line", () => {
+  it("writes a path that carries a mailed token without the token", async () => {
+    const lines: string[] = [];
+    const logger = pino({ level: "error" }, { write: (line: string) => lines.push(line) });
+    const app = new Hono();
+    app.onError(errorHandler(logger));
+    app.get("/confirm-email/:token", () => {
+      throw new Error("boom");
+    });
+    const res = await app.request("/confirm-email/secretTOKEN123");
+    expect(res.status).toBe(500);
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0] ?? "{}").path).toBe("/confirm-email/[redacted]");
+    expect(lines[0]).not.toContain("secretTOKEN123");
   });
 });

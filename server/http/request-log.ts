@@ -1,11 +1,18 @@
 // One log line per request: method, path, status, duration, client address (API calls at info,
 // portal pages and assets at debug). Paths that carry a mailed token (the reset check call, the
-// portal's link pages) are logged without it.
+// portal's link pages, the e-mail change and revert link /confirm-email/) are logged without it,
+// here and in the 500 handler's line (errors.ts).
 import type { MiddlewareHandler } from "hono";
 import type { Logger } from "pino";
 import { clientIp } from "./client-ip.ts";
 
-const TOKEN_PATHS = ["/v1/user/password-reset-check/", "/verify-email/", "/reset-password/"];
+const TOKEN_PATHS = [
+  "/v1/user/password-reset-check/",
+  "/verify-email/",
+  "/reset-password/",
+  // The change link and the revert link share this path; either token takes over or keeps an account.
+  "/confirm-email/",
+];
 
 export function redactPath(path: string): string {
   for (const prefix of TOKEN_PATHS) {
