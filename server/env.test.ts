@@ -47,6 +47,9 @@ describe("loadConfig", () => {
       emailIpPerMinute: 10,
       accountWritePerMinute: 20,
       serviceAuthFailuresPerMinute: 10,
+      mfaFailuresPerHour: 10,
+      emailRecipientPerHour: 10,
+      emailRecipientPerDay: 20,
     });
     expect(config.FREE_INITIAL_CREDITS).toBe(50);
     expect(config.seller).toEqual({

@@ -85,6 +85,12 @@ export const envSchema = z.object({
   RATE_LIMIT_ACCOUNT_WRITE_PER_MINUTE: perMinute(20),
   /** Failed service-key authentications (introspect, consume) per minute per client IP. */
   RATE_LIMIT_SERVICE_AUTH_FAILURES_PER_MINUTE: perMinute(10),
+  /** Wrong second factors (code, recovery code, passkey) per account an hour; past it the password step answers 429. */
+  RATE_LIMIT_MFA_FAILURES_PER_HOUR: perMinute(10),
+  /** Reset and verification mails per recipient address an hour (both calls together). */
+  RATE_LIMIT_EMAIL_RECIPIENT_PER_HOUR: perMinute(10),
+  /** Reset and verification mails per recipient address a day (both calls together). */
+  RATE_LIMIT_EMAIL_RECIPIENT_PER_DAY: perMinute(20),
 
   /** Stripe secret key (sk_live_… / sk_test_…). Unset: the embedded local checkout (refused in production). */
   STRIPE_SECRET_KEY: optional(
@@ -127,6 +133,9 @@ export interface RateLimitConfig {
   emailIpPerMinute: number;
   accountWritePerMinute: number;
   serviceAuthFailuresPerMinute: number;
+  mfaFailuresPerHour: number;
+  emailRecipientPerHour: number;
+  emailRecipientPerDay: number;
 }
 
 export interface Config extends Env {
@@ -281,6 +290,9 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       emailIpPerMinute: env.RATE_LIMIT_EMAIL_IP_PER_MINUTE,
       accountWritePerMinute: env.RATE_LIMIT_ACCOUNT_WRITE_PER_MINUTE,
       serviceAuthFailuresPerMinute: env.RATE_LIMIT_SERVICE_AUTH_FAILURES_PER_MINUTE,
+      mfaFailuresPerHour: env.RATE_LIMIT_MFA_FAILURES_PER_HOUR,
+      emailRecipientPerHour: env.RATE_LIMIT_EMAIL_RECIPIENT_PER_HOUR,
+      emailRecipientPerDay: env.RATE_LIMIT_EMAIL_RECIPIENT_PER_DAY,
     },
   };
 }

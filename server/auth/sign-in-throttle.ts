@@ -3,6 +3,7 @@
 // Each attempt takes its points before the password is checked, so a burst of parallel guesses is
 // bounded as tightly as a sequence; an attempt with the right password gives them back, and clears
 // its pair's count.
+import { addressKey } from "../http/client-ip.ts";
 import type { LimitResult, RateLimiter } from "../http/rate-limit.ts";
 
 export interface SignInAttempt {
@@ -10,8 +11,9 @@ export interface SignInAttempt {
   ip: string;
 }
 
-// keyDigest lower-cases the key: "ANN" and "ann" from one address are one pair.
-const pairOf = (attempt: SignInAttempt) => `${attempt.username}\u0000${attempt.ip}`;
+// keyDigest lower-cases the key: "ANN" and "ann" from one address are one pair. The address is
+// counted by its network, as the per-address counter counts it (an IPv6 client by its /64).
+const pairOf = (attempt: SignInAttempt) => `${attempt.username}\u0000${addressKey(attempt.ip)}`;
 
 /** Counts the attempt; refused while the address or the pair is over its limit. */
 export async function admitSignIn(limiter: RateLimiter, attempt: SignInAttempt): Promise<LimitResult> {

@@ -11,9 +11,57 @@ const LIMITS = {
   emailIpPerMinute: 5,
   accountWritePerMinute: 4,
   serviceAuthFailuresPerMinute: 2,
+  mfaFailuresPerHour: 3,
+  emailRecipientPerHour: 3,
+  emailRecipientPerDay: 4,
 };
 
 describe("rate limits in memory (the default)", () => {
+  it("counts an IPv6 client by its /64 and an IPv4-mapped one as its IPv4, for every address counter", async () => {
+    const limiter = createRateLimiter({ limits: LIMITS });
+    for (let i = 0; i < 3; i++)
+      expect(await limiter.consume("loginFailureIp", `2001:db8:5:6::${i + 1}`)).toEqual({ allowed: true });
+    expect((await limiter.consume("loginFailureIp", "2001:db8:5:6:ffff::9")).allowed).toBe(false);
+    expect((await limiter.check("loginFailureIp", "2001:db8:5:6::abcd")).allowed).toBe(false);
+    expect((await limiter.consume("loginFailureIp", "2001:db8:5:7::1")).allowed).toBe(true);
+    await limiter.clear("loginFailureIp", "2001:db8:5:6::77");
+    expect((await limiter.consume("loginFailureIp", "2001:db8:5:6::1")).allowed).toBe(true);
+
+    for (const name of ["registerIp", "serviceAuthFailureIp"] as const) {
+      expect((await limiter.consume(name, "192.0.2.1")).allowed).toBe(true);
+      expect((await limiter.consume(name, "::ffff:192.0.2.1")).allowed).toBe(true);
+      expect((await limiter.consume(name, "::ffff:c000:201")).allowed).toBe(false);
+    }
+    for (const name of ["emailIp", "passkeyOptionsIp"] as const) {
+      for (let i = 0; i < 5; i++) await limiter.consume(name, `2001:db8:9:9::${i + 1}`);
+      expect((await limiter.consume(name, "2001:db8:9:9::99")).allowed).toBe(false);
+    }
+    // A counter keyed by something else is not read as an address.
+    expect((await limiter.consume("emailRecipientHour", "2001:db8:1:1::1")).allowed).toBe(true);
+    expect((await limiter.consume("emailRecipientHour", "2001:db8:1:1::2")).allowed).toBe(true);
+    expect((await limiter.consume("emailRecipientHour", "2001:db8:1:1::3")).allowed).toBe(true);
+    expect((await limiter.consume("emailRecipientHour", "2001:db8:1:1::4")).allowed).toBe(true);
+  });
+
+  it("counts the account's wrong second factors and a mailbox's mails by the hour and the day", async () => {
+    // A one-second minute: the hour and day counters keep their own windows.
+    const limiter = createRateLimiter({ limits: LIMITS, windowSeconds: 1 });
+    for (const [name, points, window] of [
+      ["mfaFailureAccount", 3, 3_600],
+      ["emailRecipientHour", 3, 3_600],
+      ["emailRecipientDay", 4, 86_400],
+    ] as const) {
+      for (let i = 0; i < points; i++) expect((await limiter.consume(name, "k")).allowed).toBe(true);
+      const refused = await limiter.consume(name, "k");
+      expect(refused).toMatchObject({ allowed: false, first: true });
+      if (!refused.allowed) {
+        expect(refused.retryAfterSeconds).toBeGreaterThan(window - 5);
+        expect(refused.retryAfterSeconds).toBeLessThanOrEqual(window);
+      }
+    }
+    expect((await limiter.consume("loginFailurePair", "k")).allowed).toBe(true);
+  });
+
   it("allows the configured number a minute, then refuses with the time to wait", async () => {
     const limiter = createRateLimiter({ limits: LIMITS });
     for (let i = 0; i < 3; i++)

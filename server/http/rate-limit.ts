@@ -11,6 +11,7 @@ import {
 } from "rate-limiter-flexible";
 import { DETAIL } from "../../contract/messages.ts";
 import type { RateLimitConfig } from "../env.ts";
+import { addressKey } from "./client-ip.ts";
 import { ApiError } from "./errors.ts";
 
 /** Each counter the API keeps, with the setting that sizes it. */
@@ -36,9 +37,45 @@ export const LIMITS = {
   accountWrite: "accountWritePerMinute",
   /** Failed service-key authentications, per client IP: guessing stops being possible. */
   serviceAuthFailureIp: "serviceAuthFailuresPerMinute",
+  /**
+   * Wrong second factors at POST /v1/token/mfa, per account, an hour (10 by default). Only someone
+   * with the password gets there, so this count cannot be used to lock out an owner who does not
+   * share it; without it, 1,000 addresses with 5 tries each would find a 6-digit code in hours.
+   */
+  mfaFailureAccount: "mfaFailuresPerHour",
+  /**
+   * Reset and verification mails asked for one mailbox, both calls together, an hour and a day:
+   * the per-minute count alone let a stranger send one mailbox about 4,000 mails a day.
+   */
+  emailRecipientHour: "emailRecipientPerHour",
+  emailRecipientDay: "emailRecipientPerDay",
 } as const satisfies Record<string, keyof RateLimitConfig>;
 
 export type LimitName = keyof typeof LIMITS;
+
+/** Counters whose window is not a minute, in seconds. */
+export const LIMIT_WINDOWS: Partial<Record<LimitName, number>> = {
+  mfaFailureAccount: 3_600,
+  emailRecipientHour: 3_600,
+  emailRecipientDay: 86_400,
+};
+
+/**
+ * Counters keyed by a client address: their key is the address's network (addressKey: an IPv6
+ * client by its /64), so a client with many addresses of one network gets one count.
+ */
+const ADDRESS_LIMITS: ReadonlySet<LimitName> = new Set([
+  "loginFailureIp",
+  "registerIp",
+  "emailIp",
+  "passkeyOptionsIp",
+  "serviceAuthFailureIp",
+]);
+
+/** The digest a counter is stored under (see keyDigest), an address counted by its network. */
+function counterKey(name: LimitName, key: string): string {
+  return keyDigest(ADDRESS_LIMITS.has(name) ? addressKey(key) : key);
+}
 
 export type LimitResult =
   | { allowed: true }
@@ -61,7 +98,7 @@ export interface RateLimiterOptions {
   redis?: Redis | undefined;
   /** Namespace of the keys in Redis. */
   keyPrefix?: string;
-  /** Window length in seconds (60 for the contract's "per minute"). */
+  /** Window length in seconds of the per-minute counters (60); LIMIT_WINDOWS' counters keep theirs. */
   windowSeconds?: number;
 }
 
@@ -71,12 +108,13 @@ export function keyDigest(key: string): string {
 }
 
 export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
-  const duration = options.windowSeconds ?? 60;
+  const minute = options.windowSeconds ?? 60;
   const prefix = options.keyPrefix ?? "portal:rl";
   const limiters = new Map<LimitName, RateLimiterAbstract>();
   for (const name of Object.keys(LIMITS) as LimitName[]) {
     const points = options.limits[LIMITS[name]];
     const keyPrefix = `${prefix}:${name}`;
+    const duration = LIMIT_WINDOWS[name] ?? minute;
     const memory = new RateLimiterMemory({ keyPrefix, points, duration });
     limiters.set(
       name,
@@ -96,7 +134,7 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
     async check(name, key) {
       const limiter = limiters.get(name) as RateLimiterAbstract;
       // Redis down: the counting (consume) falls back to memory; a failed look here lets the call on.
-      const state = await limiter.get(keyDigest(key)).catch(() => null);
+      const state = await limiter.get(counterKey(name, key)).catch(() => null);
       if (state && state.consumedPoints >= limiter.points) {
         return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(state.msBeforeNext / 1000)) };
       }
@@ -105,16 +143,16 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
     async refund(name, key) {
       const limiter = limiters.get(name) as RateLimiterAbstract;
       // A failed refund (Redis down) leaves the point counted: the safe side of a limit.
-      await limiter.reward(keyDigest(key), 1).catch(() => undefined);
+      await limiter.reward(counterKey(name, key), 1).catch(() => undefined);
     },
     async clear(name, key) {
       const limiter = limiters.get(name) as RateLimiterAbstract;
-      await limiter.delete(keyDigest(key)).catch(() => undefined);
+      await limiter.delete(counterKey(name, key)).catch(() => undefined);
     },
     async consume(name, key) {
       const limiter = limiters.get(name) as RateLimiterAbstract;
       try {
-        await limiter.consume(keyDigest(key));
+        await limiter.consume(counterKey(name, key));
         return { allowed: true };
       } catch (rejection) {
         if (rejection instanceof RateLimiterRes) {

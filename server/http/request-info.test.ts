@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import pino from "pino";
 import { describe, expect, it } from "vitest";
-import { clientIp, lastForwardedFor } from "./client-ip.ts";
+import { addressKey, clientIp, lastForwardedFor } from "./client-ip.ts";
 import { errorHandler } from "./errors.ts";
 import { redactPath } from "./request-log.ts";
 
@@ -20,6 +20,35 @@ describe("client address", () => {
     const headers = { "X-Forwarded-For": "1.2.3.4, 5.6.7.8" };
     expect(await (await app.request("/trusting", { headers })).text()).toBe("5.6.7.8");
     expect(await (await app.request("/direct", { headers })).text()).toBe("unknown");
+  });
+});
+
+describe("the key per-address limits count under", () => {
+  it.each([
+    ["198.51.100.7", "198.51.100.7"],
+    ["2001:db8:1:2:3:4:5:6", "2001:db8:1:2::/64"],
+    ["2001:db8:1:2:ffff:ffff:ffff:ffff", "2001:db8:1:2::/64"],
+    ["2001:DB8:0001:0002::9", "2001:db8:1:2::/64"],
+    ["2001:db8::1", "2001:db8:0:0::/64"],
+    ["::1", "0:0:0:0::/64"],
+    ["::", "0:0:0:0::/64"],
+    ["fe80::1%eth0", "fe80:0:0:0::/64"],
+    ["[2001:db8:1:2::1]", "2001:db8:1:2::/64"],
+    ["::ffff:192.0.2.1", "192.0.2.1"],
+    ["::FFFF:c000:0201", "192.0.2.1"],
+    ["::ffff:0:0", "0.0.0.0"],
+    ["::fffe:192.0.2.1", "0:0:0:0::/64"],
+    ["1::ffff:192.0.2.1", "1:0:0:0::/64"],
+    ["64:ff9b::192.0.2.1", "64:ff9b:0:0::/64"],
+    ["unknown", "unknown"],
+    ["", ""],
+  ])("%s counts as %s", (ip, key) => {
+    expect(addressKey(ip)).toBe(key);
+  });
+
+  it("gives two addresses of one /64 one key, and of neighbouring /64s two", () => {
+    expect(addressKey("2001:db8:a:b::1")).toBe(addressKey("2001:db8:a:b:ffff::2"));
+    expect(addressKey("2001:db8:a:b::1")).not.toBe(addressKey("2001:db8:a:c::1"));
   });
 });
 

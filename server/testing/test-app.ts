@@ -48,6 +48,9 @@ export const CONTRACT_LIMITS: RateLimitConfig = {
   emailIpPerMinute: 10,
   accountWritePerMinute: 20,
   serviceAuthFailuresPerMinute: 10,
+  mfaFailuresPerHour: 10,
+  emailRecipientPerHour: 10,
+  emailRecipientPerDay: 20,
 };
 
 /** Every limit so high that a test of something else never meets one. */

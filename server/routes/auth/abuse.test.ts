@@ -105,6 +105,38 @@ describe.each(TEST_DATABASES)("abuse of the account calls (%s)", (kind) => {
     await t.tasks.idle();
   });
 
+  it("counts the addresses of one IPv6 /64 as one address, and an IPv4-mapped one as its IPv4", async () => {
+    await verifiedUser(ctx.t, "victim");
+    const t = createTestApp(ctx.database.db);
+    const pair = CONTRACT_LIMITS.loginPairFailuresPerMinute;
+    const statuses: number[] = [];
+    // A fresh address of the same /64 for every guess: still one (username, network) pair.
+    for (let i = 0; i <= pair; i++) {
+      const from = fromIp(`2001:db8:77:1:${(i + 1).toString(16)}::${i + 1}`);
+      statuses.push(
+        (await postForm(t.app, "/v1/token", { username: "victim", password: guess(i) }, from)).status,
+      );
+    }
+    expect(statuses).toEqual([...Array(pair).fill(400), 429]);
+    // The neighbouring /64 is another client.
+    const next = fromIp("2001:db8:77:2::1");
+    expect(
+      (await postForm(t.app, "/v1/token", { username: "victim", password: guess(0) }, next)).status,
+    ).toBe(400);
+    // One mailbox's reset requests from the IPv4 address and its mapped form share the per-IP count.
+    const ipv4 = CONTRACT_LIMITS.emailIpPerMinute;
+    const mailStatuses: number[] = [];
+    for (let i = 0; i <= ipv4; i++) {
+      const from = fromIp(i % 2 ? "::ffff:192.0.2.44" : "192.0.2.44");
+      mailStatuses.push(
+        (await postJson(t.app, "/v1/user/password-reset-request", { email: `m${i}@example.com` }, from))
+          .status,
+      );
+    }
+    expect(mailStatuses).toEqual([...Array(ipv4).fill(200), 429]);
+    await t.tasks.idle();
+  });
+
   it("a sign-in with the right password clears its pair's failures", async () => {
     await verifiedUser(ctx.t, "ann");
     const t = createTestApp(ctx.database.db);
@@ -243,6 +275,45 @@ describe.each(TEST_DATABASES)("abuse of the account calls (%s)", (kind) => {
           }
           expect(statuses, email).toEqual([...Array(CONTRACT_LIMITS.emailPerMinute).fill(200), 429, 429]);
         }
+      });
+
+      it("mails one mailbox at most so many times an hour, over both calls, the same for every address", async () => {
+        await verifiedUser(ctx.t, "known");
+        const other =
+          path === "/v1/user/password-reset-request"
+            ? "/v1/user/resend-email-verification"
+            : "/v1/user/password-reset-request";
+        const hour = CONTRACT_LIMITS.emailRecipientPerHour;
+        for (const email of ["known@example.com", "nobody@example.com"]) {
+          // A fresh app for each minute's worth: the per-minute count of one call is not what stops it.
+          const t = createTestApp(ctx.database.db, { limits: { emailPerMinute: 1000 } });
+          const statuses: number[] = [];
+          for (let i = 0; i < hour + 1; i++) {
+            const res = await postJson(t.app, i % 2 ? other : path, { email }, fromIp());
+            statuses.push(res.status);
+            if (res.status === 429) {
+              expect(await res.json()).toEqual({ detail: DETAIL.tooManyRequests });
+              const wait = Number(res.headers.get("retry-after"));
+              expect(wait).toBeGreaterThan(60);
+              expect(wait).toBeLessThanOrEqual(3_600);
+            }
+          }
+          expect(statuses, email).toEqual([...Array(hour).fill(200), 429]);
+          await t.tasks.idle();
+        }
+      });
+
+      it("mails one mailbox at most so many times a day", async () => {
+        const day = CONTRACT_LIMITS.emailRecipientPerDay;
+        const t = createTestApp(ctx.database.db, {
+          limits: { emailPerMinute: 1000, emailRecipientPerHour: 1000 },
+        });
+        const statuses: number[] = [];
+        for (let i = 0; i < day + 1; i++) {
+          statuses.push((await postJson(t.app, path, { email: "nobody@example.com" }, fromIp())).status);
+        }
+        expect(statuses).toEqual([...Array(day).fill(200), 429]);
+        await t.tasks.idle();
       });
     },
   );

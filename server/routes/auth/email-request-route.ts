@@ -1,6 +1,7 @@
 // The two calls that take an e-mail address and mail a link to it: resend verification and the
 // password reset request. Neither answer may tell a caller whether the address has an account, so
-// both go through this one function: validate, count against the per-IP and per-address limits,
+// both go through this one function: validate, count against the per-IP and per-address limits
+// (the address's minute for this call; its hour and day for both calls, so no one floods a mailbox),
 // hand the work to the background, answer a fixed message. A difference between the two paths
 // would be a leak; here there is no second path to drift.
 import type { OpenAPIHono } from "@hono/zod-openapi";
@@ -64,7 +65,7 @@ export function addEmailRequestRoute(
         200: detailAnswer(registry, `"${route.answer}"`),
         ...errorResponses(registry, {
           422: "Not a valid e-mail address",
-          429: `"${DETAIL.tooManyRequests}", with Retry-After`,
+          429: `"${DETAIL.tooManyRequests}", with Retry-After: too many calls from this client address (an IPv6 client counts by its /64), for this address by this call in a minute, or mails to this address by either call in an hour or a day (the same for an address with or without an account)`,
         }),
       },
     },
@@ -73,6 +74,9 @@ export function addEmailRequestRoute(
       await enforceLimits(deps.limiter, [
         ["emailIp", clientIp(c, deps.trustProxy)],
         [route.addressLimit, email],
+        // Both calls mail the same mailbox: an hour's and a day's count over the two together.
+        ["emailRecipientHour", email],
+        ["emailRecipientDay", email],
       ]);
       route.start(email);
       return c.json({ detail: route.answer }, 200);
