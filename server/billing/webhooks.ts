@@ -7,6 +7,7 @@ import type { Logger } from "pino";
 import type { Clock } from "../clock.ts";
 import { checkoutSessions, webhookEvents } from "../db/schema/index.ts";
 import type { Db, Tx } from "../db/types.ts";
+import { snapshotOrder } from "../domain/subscription.ts";
 import type { BillingMailSender } from "./billing-mails.ts";
 import type { Catalogue } from "./catalogue.ts";
 import { fulfil } from "./fulfilment.ts";
@@ -58,6 +59,8 @@ type UserEvent = Exclude<
   { kind: "ignored" | "invoice_document" | "charge_refunded" | "dispute" }
 >;
 
+type SubscriptionUpdated = Extract<BillingEvent, { kind: "subscription_updated" }>;
+
 /** The payment a grant is for, as the ledger records it. */
 function paymentReferenceOf(event: BillingEvent): string | null {
   switch (event.kind) {
@@ -75,6 +78,33 @@ function paymentReferenceOf(event: BillingEvent): string | null {
 export function webhookHandler(deps: WebhookDeps) {
   const { db, clock, logger, catalogue, provider } = deps;
 
+  /**
+   * A customer.subscription.updated snapshot against our last change of the subscription (events
+   * arrive in any order): newer is applied, older is not. The provider dates events in whole
+   * seconds, we date our changes to the millisecond, so a snapshot of our change's second may be
+   * from before it (applying it would undo our change) or after it (a change at the Dashboard:
+   * dropping it would lose that). Then the provider is asked for the subscription as it is now,
+   * and that is applied, as of now (Stripe's advice for an event that may be stale).
+   */
+  async function inOrder(
+    tx: Tx,
+    event: SubscriptionUpdated,
+    now: Date,
+  ): Promise<{ event: SubscriptionUpdated; asOf: Date }> {
+    const order = snapshotOrder(event.created, await lastChangedAt(tx, event.subscriptionId));
+    if (order !== "same_second")
+      return { event: { ...event, current: order === "newer" }, asOf: event.created };
+    const snapshot = await provider.retrieveSubscription(tx, event.subscriptionId);
+    logger.info(
+      { eventId: event.eventId, subscriptionId: event.subscriptionId, found: snapshot !== null },
+      "Snapshot of the same second as our last change: the subscription was retrieved",
+    );
+    // Unknown to the provider: its customer.subscription.deleted ends the plan; this changes nothing.
+    if (snapshot === null) return { event: { ...event, current: false }, asOf: event.created };
+    const asOf = new Date(Math.max(now.getTime(), event.created.getTime()));
+    return { event: { ...event, ...snapshot, current: true }, asOf };
+  }
+
   /** An event about a user's subscription or a purchase: found, locked, fulfilled and recorded. */
   async function fulfilForUser(tx: Tx, event: UserEvent, now: Date): Promise<void> {
     const subscriptionId = "subscriptionId" in event ? event.subscriptionId : null;
@@ -91,14 +121,10 @@ export function webhookHandler(deps: WebhookDeps) {
     }
     const userId = candidate as string;
     const { stored, state } = await currentState(tx, userId, now);
-    if (event.kind === "subscription_updated") {
-      // Whether this snapshot is newer than the last change we know of (events arrive in any order).
-      const changedAt = await lastChangedAt(tx, event.subscriptionId);
-      event.current = changedAt === null || event.created.getTime() >= changedAt.getTime();
-    }
-    const result = fulfil(state, event, now, catalogue);
-    if (event.kind === "subscription_updated" && result.state !== state && result.state.status !== "free") {
-      await markChanged(tx, event.subscriptionId, event.created);
+    const ordered = event.kind === "subscription_updated" ? await inOrder(tx, event, now) : null;
+    const result = fulfil(state, ordered?.event ?? event, now, catalogue);
+    if (ordered && result.state !== state && result.state.status !== "free") {
+      await markChanged(tx, ordered.event.subscriptionId, ordered.asOf);
     }
     if (result.note)
       logger.info({ eventId: event.eventId, userId, note: result.note }, "Webhook fulfilment note");

@@ -18,6 +18,7 @@ import {
   type SubscriptionEffect,
   type SubscriptionState,
   scheduleChange,
+  snapshotOrder,
   subscriptionEnded,
   subscriptionStarted,
   topUpAllowed,
@@ -523,6 +524,35 @@ describe("subscriptionEnded and providerStatusChanged", () => {
     expect(result.state).toEqual(expected);
     expect(result.effects).toEqual([]);
     expect(result.note).toBe(expected === FREE ? null : `provider status ${status}: nothing to do`);
+  });
+});
+
+describe("snapshotOrder: a provider's snapshot (whole seconds) against our last change (milliseconds)", () => {
+  // Our change at 10:00:00.600; Stripe's `created` has no milliseconds.
+  const change = new Date("2030-01-15T10:00:00.600Z");
+  const at = (iso: string) => new Date(iso);
+
+  it("is newer when there was no change of ours yet", () => {
+    expect(snapshotOrder(at("2000-01-01T00:00:00Z"), null)).toBe("newer");
+  });
+
+  it("is of the same second when created in our change's second, before or after its milliseconds", () => {
+    expect(snapshotOrder(at("2030-01-15T10:00:00.000Z"), change)).toBe("same_second");
+    expect(snapshotOrder(at("2030-01-15T10:00:00.999Z"), change)).toBe("same_second");
+    expect(snapshotOrder(at("2030-01-15T10:00:00.600Z"), change)).toBe("same_second");
+  });
+
+  it("is older from one second before, newer from one second after", () => {
+    expect(snapshotOrder(at("2030-01-15T09:59:59.000Z"), change)).toBe("older");
+    expect(snapshotOrder(at("2030-01-15T09:59:59.999Z"), change)).toBe("older");
+    expect(snapshotOrder(at("2030-01-15T10:00:01.000Z"), change)).toBe("newer");
+  });
+
+  it("compares whole seconds of a change made on a whole second (an applied snapshot's time)", () => {
+    const onTheSecond = at("2030-01-15T10:00:00.000Z");
+    expect(snapshotOrder(at("2030-01-15T10:00:00.000Z"), onTheSecond)).toBe("same_second");
+    expect(snapshotOrder(at("2030-01-15T09:59:59.000Z"), onTheSecond)).toBe("older");
+    expect(snapshotOrder(at("2030-01-15T10:00:01.000Z"), onTheSecond)).toBe("newer");
   });
 });
 

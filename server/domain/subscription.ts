@@ -434,6 +434,24 @@ export interface ProviderSnapshot {
 }
 
 /**
+ * Where a provider's snapshot stands against our last change of the subscription (null: none yet).
+ * The provider dates its events in whole seconds (Stripe's `created`), we date our changes to the
+ * millisecond: a snapshot of an earlier second is older, one of a later second newer, and one of
+ * the same second may be from either side of our change. Only the provider can say which: ask it
+ * for the subscription as it is now (Stripe's advice for an event that may be stale).
+ */
+export type SnapshotOrder = "newer" | "older" | "same_second";
+
+export function snapshotOrder(created: Date, lastChange: Date | null): SnapshotOrder {
+  if (lastChange === null) return "newer";
+  const snapshotSecond = Math.floor(created.getTime() / 1000);
+  const changeSecond = Math.floor(lastChange.getTime() / 1000);
+  if (snapshotSecond > changeSecond) return "newer";
+  if (snapshotSecond < changeSecond) return "older";
+  return "same_second";
+}
+
+/**
  * customer.subscription.updated. A terminal status ends the plan (as customer.subscription.deleted
  * does). Otherwise a current snapshot of the user's subscription brings what was changed outside
  * the portal (the Stripe Dashboard, the Billing Portal): a cancellation at the period end or its

@@ -40,6 +40,18 @@ export interface InvoiceDocument {
 }
 
 /**
+ * A subscription as the provider has it: what customer.subscription.updated carries, and what the
+ * provider answers when asked for the subscription (PaymentProvider.retrieveSubscription).
+ */
+export interface SubscriptionSnapshot {
+  status: string;
+  cancelAtPeriodEnd: boolean;
+  /** The product the subscription bills now (null: not said). */
+  productId: string | null;
+  period: Period | null;
+}
+
+/**
  * What fulfilment needs from an event. `userId` is null when an invoice or subscription carries
  * no user metadata: then find the user by `subscriptionId` (or `customerId`).
  */
@@ -127,18 +139,14 @@ export type BillingEvent = EventRef &
         phase: "created" | "closed";
         status: string;
       }
-    | {
+    | ({
         kind: "subscription_updated";
         userId: string | null;
         customerId: string | null;
         subscriptionId: string;
-        status: string;
-        cancelAtPeriodEnd: boolean;
-        productId: string | null;
-        period: Period | null;
         /** Set by the webhook handler: whether this snapshot is newer than our last change. */
         current?: boolean;
-      }
+      } & SubscriptionSnapshot)
     | {
         kind: "subscription_ended";
         userId: string | null;

@@ -4,7 +4,7 @@
 // imports them. Calls that change a subscription are idempotent: repeating one leaves the provider
 // as the first left it.
 import type { DbOrTx } from "../../db/types.ts";
-import type { BillingEvent } from "./events.ts";
+import type { BillingEvent, SubscriptionSnapshot } from "./events.ts";
 
 // The catalogue billing sells from: the provider is given it (the local checkout shows its names
 // and prices; Stripe's ids are read into it at start).
@@ -62,6 +62,12 @@ export interface PaymentProvider {
    * when the provider has no payment to refund for it.
    */
   refundPayment(db: DbOrTx, refund: RefundRequest): Promise<{ refundId: string; status: string } | null>;
+  /**
+   * The subscription as the provider has it now (Stripe: GET /v1/subscriptions/{id}), read as its
+   * customer.subscription.updated events are; null when the provider does not know it. Asked when
+   * an event may be stale, which is Stripe's advice for events delivered out of order (webhooks.ts).
+   */
+  retrieveSubscription(db: DbOrTx, subscriptionId: string): Promise<SubscriptionSnapshot | null>;
   /** The invoice (in_…) a payment intent paid, when the provider's events do not say (refunds, disputes). */
   invoiceOfPayment(paymentIntentId: string): Promise<string | null>;
   /**

@@ -69,6 +69,7 @@ export function createLocalProvider(deps: {
     setCancelAtPeriodEnd: subscriptions.setCancelAtPeriodEnd,
     scheduleChange: subscriptions.scheduleChange,
     cancelNow: subscriptions.cancelNow,
+    retrieveSubscription: subscriptions.retrieveSubscription,
     refundPayment: refunds.refundPayment,
     runBillingCycle: cycle.runBillingCycle,
     // The local stand-in takes no refunds (no Dashboard): its payments are all found by their own ids.

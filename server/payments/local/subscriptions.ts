@@ -3,11 +3,13 @@
 // it: a webhook event queued in the same transaction. The billing cycle that renews and ends them
 // is billing-cycle.ts.
 import { and, desc, eq, ne } from "drizzle-orm";
+import type { SubscriptionSnapshot } from "../../billing/ports/events.ts";
 import type { Clock } from "../../clock.ts";
 import { type LocalSubscriptionRow, localSubscriptions } from "../../db/schema/index.ts";
 import type { DbOrTx } from "../../db/types.ts";
+import { parseStripeSubscription } from "../stripe/event-parser.ts";
 import { enqueueEvent } from "./deliveries.ts";
-import { subscriptionDeletedEvent, subscriptionUpdatedEvent } from "./event-builders.ts";
+import { subscriptionDeletedEvent, subscriptionObject, subscriptionUpdatedEvent } from "./event-builders.ts";
 import type { LocalStripeObjects } from "./stripe-objects.ts";
 
 /** Ends the subscription as of `canceledAt` and tells billing (customer.subscription.deleted). */
@@ -88,6 +90,18 @@ export function subscriptionCommands(deps: { clock: Clock; objects: LocalStripeO
       updateSubscription(tx, subscriptionId, (sub) =>
         sub.scheduledProductId === productId ? null : { scheduledProductId: productId },
       ),
+
+    /** As Stripe's GET /v1/subscriptions/{id} answers, read as Stripe's is (asked for an event that may be stale). */
+    async retrieveSubscription(tx: DbOrTx, subscriptionId: string): Promise<SubscriptionSnapshot | null> {
+      const [sub] = await tx
+        .select()
+        .from(localSubscriptions)
+        .where(eq(localSubscriptions.id, subscriptionId));
+      if (!sub) return null;
+      const read = parseStripeSubscription(subscriptionObject(subscriptionObjectInput(sub, sub.status)));
+      if (!read.ok) throw new Error(`Local subscription ${subscriptionId} could not be read: ${read.error}`);
+      return read.snapshot;
+    },
 
     async cancelNow(tx: DbOrTx, subscriptionId: string): Promise<void> {
       const now = clock.now();

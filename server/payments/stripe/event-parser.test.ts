@@ -2,7 +2,7 @@
 // family becomes, which fallback each field takes on an older API version or a sparse object, and
 // what is refused. (events.test.ts reads the local checkout's full events back, end to end.)
 import { describe, expect, it } from "vitest";
-import { parseStripeEvent } from "./event-parser.ts";
+import { parseStripeEvent, parseStripeSubscription } from "./event-parser.ts";
 
 const T = 1_736_499_600; // 2025-01-10T09:00:00Z
 const at = (seconds: number) => new Date(seconds * 1000);
@@ -525,6 +525,25 @@ describe("subscriptions", () => {
     expect(parseStripeEvent(event("customer.subscription.deleted", { id: "sub_1" }))).toEqual({
       ok: false,
       error: expect.stringMatching(/^customer\.subscription\.deleted evt_1: status: /),
+    });
+  });
+
+  it("a retrieved subscription reads as its update event does", () => {
+    expect(parseStripeSubscription(SUBSCRIPTION)).toEqual({
+      ok: true,
+      snapshot: {
+        status: "active",
+        cancelAtPeriodEnd: true,
+        productId: "prod_a",
+        period: { start: at(T), end: at(T + 100) },
+      },
+    });
+  });
+
+  it("an unreadable retrieved subscription is refused with the field", () => {
+    expect(parseStripeSubscription({ id: "sub_1" })).toEqual({
+      ok: false,
+      error: expect.stringMatching(/^subscription: status: /),
     });
   });
 });

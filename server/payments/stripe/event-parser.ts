@@ -9,7 +9,13 @@
 // reads the older places (`invoice.subscription`, `line.price`, `subscription.current_period_*`)
 // so a Stripe webhook endpoint left on an older version still works.
 import * as z from "zod";
-import type { BillingEvent, EventRef, InvoiceDocument, PaymentFacts } from "../../billing/ports/events.ts";
+import type {
+  BillingEvent,
+  EventRef,
+  InvoiceDocument,
+  PaymentFacts,
+  SubscriptionSnapshot,
+} from "../../billing/ports/events.ts";
 import { firstPaymentKey, renewalKey, topUpKey } from "../../billing/ports/fulfilment-keys.ts";
 import { METADATA } from "./format.ts";
 
@@ -385,21 +391,32 @@ function readSubscriptionEvent({ ref, fail }: Reading, object: unknown): ParseRe
       },
     };
   }
+  return { ok: true, event: { ...ref, ...who, kind: "subscription_updated", ...snapshotOf(sub) } };
+}
+
+/** What a subscription object says of its state, in an event or as retrieved. */
+function snapshotOf(sub: z.infer<typeof subscriptionSchema>): SubscriptionSnapshot {
   const item = sub.items.data[0];
   const start = item?.current_period_start ?? sub.current_period_start ?? null;
   const end = item?.current_period_end ?? sub.current_period_end ?? null;
   return {
-    ok: true,
-    event: {
-      ...ref,
-      ...who,
-      kind: "subscription_updated",
-      status: sub.status,
-      cancelAtPeriodEnd: sub.cancel_at_period_end,
-      productId: item?.price.product ?? null,
-      period: start === null || end === null ? null : { start: fromSeconds(start), end: fromSeconds(end) },
-    },
+    status: sub.status,
+    cancelAtPeriodEnd: sub.cancel_at_period_end,
+    productId: item?.price.product ?? null,
+    period: start === null || end === null ? null : { start: fromSeconds(start), end: fromSeconds(end) },
   };
+}
+
+/**
+ * A subscription object retrieved from Stripe (or the local checkout's stand-in for one), read as
+ * customer.subscription.updated reads it.
+ */
+export function parseStripeSubscription(
+  object: unknown,
+): { ok: true; snapshot: SubscriptionSnapshot } | { ok: false; error: string } {
+  const parsed = subscriptionSchema.safeParse(object);
+  if (!parsed.success) return { ok: false, error: `subscription: ${describeIssues(parsed.error)}` };
+  return { ok: true, snapshot: snapshotOf(parsed.data) };
 }
 
 /** charge.refunded: how much of a charge is refunded so far. */

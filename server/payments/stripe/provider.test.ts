@@ -12,6 +12,7 @@ import { ManualClock } from "../../clock.ts";
 import { checkoutSessions, users } from "../../db/schema/index.ts";
 import { on, type Route, type StripeStandIn, startStripeStandIn } from "../../testing/stripe-stand-in.ts";
 import { TEST_WEBHOOK_SECRET } from "../../testing/test-app.ts";
+import { stripeFixture } from "../local/stripe-fixtures.ts";
 import { createStripeProvider, loadIdSetFromStripe } from "./provider.ts";
 
 describe("Stripe adapter (SDK pointed at a local stand-in; real Stripe is not reachable here)", () => {
@@ -307,6 +308,38 @@ describe("Stripe adapter (SDK pointed at a local stand-in; real Stripe is not re
       on("GET", "/v1/checkout/sessions/cs_paid_meanwhile", closed("cs_paid_meanwhile", "open")),
     ];
     await expect(provider().expireOpenCheckouts(database.db, userId)).rejects.toThrow();
+  });
+
+  describe("retrieves a subscription when an event may be stale", () => {
+    // Stripe's own example subscription (its fixtures), with the facts this test names.
+    const example = (fields: Record<string, unknown>) => ({ ...stripeFixture("subscription"), ...fields });
+
+    it("reads it as customer.subscription.updated is read", async () => {
+      const sub = example({ id: "sub_1", status: "active", cancel_at_period_end: false });
+      routes = [on("GET", "/v1/subscriptions/sub_1", sub)];
+      const item = (sub.items as { data: { current_period_start: number; current_period_end: number }[] })
+        .data[0];
+      expect(await provider().retrieveSubscription(database.db, "sub_1")).toEqual({
+        status: "active",
+        cancelAtPeriodEnd: false,
+        productId: "prod_QXg1hqf4jFNsqG",
+        period: {
+          start: new Date((item?.current_period_start ?? 0) * 1000),
+          end: new Date((item?.current_period_end ?? 0) * 1000),
+        },
+      });
+      expect(requests).toMatchObject([{ method: "GET", path: "/v1/subscriptions/sub_1" }]);
+    });
+
+    it("answers null for a subscription Stripe does not have, and throws for one it cannot read", async () => {
+      expect(await provider().retrieveSubscription(database.db, "sub_gone")).toBeNull();
+      routes = [on("GET", "/v1/subscriptions/sub_odd", { id: "sub_odd", object: "subscription" })];
+      await expect(provider().retrieveSubscription(database.db, "sub_odd")).rejects.toThrow(
+        /sub_odd could not be read: subscription: status/,
+      );
+      routes = [() => ({ status: 500, body: { error: { type: "api_error" } } })];
+      await expect(provider().retrieveSubscription(database.db, "sub_1")).rejects.toThrow();
+    });
   });
 
   it("treats cancelling a subscription Stripe no longer has as done", async () => {

@@ -21,6 +21,7 @@ import type {
 import type { Clock } from "../../clock.ts";
 import { checkoutSessions } from "../../db/schema/index.ts";
 import type { DbOrTx } from "../../db/types.ts";
+import { parseStripeSubscription } from "./event-parser.ts";
 import { checkoutSessionMetadata, METADATA, subscriptionMetadata } from "./format.ts";
 import { stripeWebhookReader } from "./webhook-reader.ts";
 
@@ -208,6 +209,18 @@ export function createStripeProvider(deps: {
         return_url: p.returnUrl,
       });
       return { url: session.url };
+    },
+
+    async retrieveSubscription(_db, subscriptionId) {
+      const sub = await stripe.subscriptions.retrieve(subscriptionId).catch((error: unknown) => {
+        if (isMissing(error)) return null;
+        throw error;
+      });
+      if (sub === null) return null;
+      const read = parseStripeSubscription(sub);
+      // Thrown: the webhook answers 500 and Stripe redelivers the event while the cause is fixed.
+      if (!read.ok) throw new Error(`Stripe subscription ${subscriptionId} could not be read: ${read.error}`);
+      return read.snapshot;
     },
 
     async invoiceOfPayment(paymentIntentId) {

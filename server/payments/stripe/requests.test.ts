@@ -243,6 +243,7 @@ describe("every request of the Stripe adapter against the SDK's published parame
       returnUrl: "https://portal.test/profile/billing",
     });
     expect(await provider.invoiceOfPayment("pi_1")).toBe("in_1");
+    await provider.retrieveSubscription(database.db, "sub_1");
     await loadIdSetFromStripe(stripe);
 
     const made = new Set(calls.map((c) => c.method));

@@ -7,8 +7,21 @@ import { TOP_UPS } from "../../../contract/catalogue.ts";
 import type { InvoiceSummary } from "../../../contract/invoices.ts";
 import { DETAIL } from "../../../contract/messages.ts";
 import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
-import { checkoutSessions, creditAdjustments, users, webhookEvents } from "../../db/schema/index.ts";
-import { chargeRefundedEvent, disputeEvent } from "../../payments/local/event-builders.ts";
+import { customerStore } from "../../billing/subscription-store.ts";
+import {
+  checkoutSessions,
+  creditAdjustments,
+  type LocalSubscriptionRow,
+  localSubscriptions,
+  users,
+  webhookEvents,
+} from "../../db/schema/index.ts";
+import {
+  chargeRefundedEvent,
+  disputeEvent,
+  subscriptionUpdatedEvent,
+} from "../../payments/local/event-builders.ts";
+import { localStripeObjects } from "../../payments/local/stripe-objects.ts";
 import { newStripeId } from "../../payments/stripe/format.ts";
 import { auditRowsAbout, staffMember } from "../../testing/admin.ts";
 import { getJson, postJson, verifiedUser } from "../../testing/api-client.ts";
@@ -19,6 +32,7 @@ import {
   openTopUpCheckout,
   payAndSettle,
   sendWebhook,
+  subscribe,
   TIER,
 } from "../../testing/billing.ts";
 import { subscriptionPurchase, topUpPurchase } from "../../testing/purchase-events.ts";
@@ -118,6 +132,88 @@ describe.each(TEST_DATABASES)("provider events beyond a card payment (%s)", (kin
       expect(cancel.status).toBe(200);
       await send(old);
       expect((await me(ctx.t, user.accessToken)).subscription.cancel_at_period_end).toBe(true);
+    });
+  });
+
+  describe("a snapshot of the same second as our own change (Stripe's `created` is in whole seconds)", () => {
+    // A plan bought at the local checkout, which then answers for Stripe: it sends the events and
+    // answers the retrieve of the subscription. Our changes are made at .600 of a second.
+    const subscribedLocally = async () => {
+      const user = await verifiedUser(ctx.t, "ann");
+      await subscribe(ctx.t, user.accessToken, "B");
+      const [sub] = await ctx.t.deps.db
+        .select()
+        .from(localSubscriptions)
+        .where(eq(localSubscriptions.userId, user.id));
+      if (!sub) throw new Error("no local subscription");
+      const second = Math.floor(ctx.t.clock.now().getTime() / 1000) * 1000 + 60_000;
+      ctx.t.clock.set(new Date(second + 600));
+      return { user, subscriptionId: sub.id, second };
+    };
+    const cancelInPortal = async (token: string) => {
+      const res = await postJson(
+        ctx.t.app,
+        "/v1/cancel-subscription",
+        {},
+        { Authorization: `Bearer ${token}` },
+      );
+      expect(res.status).toBe(200);
+      await ctx.t.tasks.idle();
+    };
+    const objects = () =>
+      localStripeObjects({ catalogue: ctx.t.catalogue, sellerCountry: "DE", customers: customerStore });
+    /** Stripe's customer.subscription.updated of the subscription as the local checkout has it, with `change`, created at `at`. */
+    const snapshot = async (subscriptionId: string, change: Partial<LocalSubscriptionRow>, at: Date) => {
+      const [row] = await ctx.t.deps.db
+        .select()
+        .from(localSubscriptions)
+        .where(eq(localSubscriptions.id, subscriptionId));
+      if (!row) throw new Error("no local subscription");
+      const o = objects();
+      return subscriptionUpdatedEvent(
+        o.meta(at),
+        o.subscriptionObjectInput({ ...row, ...change }, "active"),
+        {},
+      );
+    };
+    const retrievedFor = (eventId: string) =>
+      ctx.t.logs.some((line) => line.includes(eventId) && line.includes("the subscription was retrieved"));
+
+    it("our API cancellation, then a Dashboard resume in the same second: the resume is applied", async () => {
+      const { user, subscriptionId } = await subscribedLocally();
+      await cancelInPortal(user.accessToken);
+      expect((await me(ctx.t, user.accessToken)).subscription.cancel_at_period_end).toBe(true);
+      // The resume in the Stripe Dashboard, 200 ms after our cancellation: its event's `created`
+      // is the whole second, 600 ms before our change.
+      ctx.t.clock.advance(200);
+      await ctx.t.local.provider.setCancelAtPeriodEnd(ctx.t.deps.db, subscriptionId, false);
+      ctx.t.local.deliverSoon();
+      await ctx.t.tasks.idle();
+      expect((await me(ctx.t, user.accessToken)).subscription.cancel_at_period_end).toBe(false);
+    });
+
+    it("a snapshot from before our cancellation, in the same second, does not undo it", async () => {
+      const { user, subscriptionId, second } = await subscribedLocally();
+      // Stripe made this snapshot (not cancelled) at .100, before our cancellation at .600, and
+      // delivers it after.
+      const stale = await snapshot(subscriptionId, { cancelAtPeriodEnd: false }, new Date(second + 100));
+      await cancelInPortal(user.accessToken);
+      await send(stale);
+      expect(retrievedFor(stale.id)).toBe(true);
+      expect((await me(ctx.t, user.accessToken)).subscription.cancel_at_period_end).toBe(true);
+    });
+
+    it("a snapshot of the second before our change is dropped, one of the second after applied, unasked", async () => {
+      const { user, subscriptionId, second } = await subscribedLocally();
+      await cancelInPortal(user.accessToken);
+      const older = await snapshot(subscriptionId, { cancelAtPeriodEnd: false }, new Date(second - 1000));
+      await send(older);
+      expect((await me(ctx.t, user.accessToken)).subscription.cancel_at_period_end).toBe(true);
+      // Newer: applied as it says, though the local checkout still has the subscription cancelled.
+      const newer = await snapshot(subscriptionId, { cancelAtPeriodEnd: false }, new Date(second + 1000));
+      await send(newer);
+      expect((await me(ctx.t, user.accessToken)).subscription.cancel_at_period_end).toBe(false);
+      expect([retrievedFor(older.id), retrievedFor(newer.id)]).toEqual([false, false]);
     });
   });
 
