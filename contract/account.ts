@@ -6,6 +6,7 @@
 import * as z from "zod/mini";
 import { BODY_ERRORS, VALIDATION } from "./messages.ts";
 import { credentialJson } from "./passkeys.ts";
+import { mfaCodeSchema } from "./two-factor.ts";
 
 const isMissing = (input: unknown) => input === undefined || input === null;
 
@@ -135,9 +136,17 @@ export const loginSchema = z.object({
   grant_type: z.optional(z.literal("password", { error: BODY_ERRORS.grantType })),
 });
 
-/** `POST /v1/reauth`: the password, or a passkey's answer (after POST /v1/reauth/passkey-options). */
+/**
+ * `POST /v1/reauth`: the password (with a `code` from the authenticator app or a recovery code
+ * when the account has two-factor sign-in on), or a passkey's answer (after POST
+ * /v1/reauth/passkey-options).
+ */
 export const reauthSchema = z
-  .object({ password: z.optional(submittedPasswordSchema), webauthn: z.optional(credentialJson) })
+  .object({
+    password: z.optional(submittedPasswordSchema),
+    code: z.optional(mfaCodeSchema),
+    webauthn: z.optional(credentialJson),
+  })
   .check(
     z.refine((v) => v.password !== undefined || v.webauthn !== undefined, {
       path: ["password"],

@@ -61,6 +61,8 @@ export const DETAIL = {
   idempotencyKeyReused: "Idempotency key reused with a different request",
   signedOut: "Signed out.",
   reauthRequired: "Confirm your password to continue",
+  /** POST /v1/reauth with the password alone on an account with two-factor sign-in on. */
+  reauthCodeRequired: "Enter the code from your authenticator app, or a recovery code",
   incorrectPassword: "Incorrect password",
   signedOutEverywhere: "Signed out everywhere.",
   /** ACCOUNT-SECURITY.md: POST /v1/token's answer when the account has two-factor sign-in on. */

@@ -204,6 +204,30 @@ export function createTwoFactor(deps: TwoFactorDeps) {
       });
     },
 
+    /**
+     * Re-authentication's second factor (POST /v1/reauth): a code from the authenticator or a
+     * recovery code, used up like at sign-in. Undefined for a wrong code, or when two-factor is off.
+     */
+    async spendCode(
+      user: Account,
+      code: string,
+      origin: RequestOrigin,
+    ): Promise<{ method: "totp" } | { method: "recovery_code"; recoveryCodesLeft: number } | undefined> {
+      const now = clock.now();
+      return db.transaction(async (tx) => {
+        if (!(await confirmedFactor(tx, user.id))) return undefined;
+        const method = await spendSecondFactor(tx, user.id, code, now);
+        if (method !== "recovery_code") return method && { method };
+        const left = await recoveryCodesLeft(tx, user.id);
+        await appendSecurityEvent(
+          tx,
+          event(user, "mfa.recovery_code_used", origin, { recovery_codes_left: left, step: "reauth" }),
+          now,
+        );
+        return { method, recoveryCodesLeft: left };
+      });
+    },
+
     /** Ten new recovery codes for a code from the authenticator; the old ones stop working. */
     async renewRecoveryCodes(
       user: Account,

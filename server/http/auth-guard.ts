@@ -91,7 +91,36 @@ export function limitWrites(limiter: RateLimiter): MiddlewareHandler<AppEnv> {
 }
 
 /** How the OpenAPI document describes requireRecentAuth's 403. */
-export const REAUTH_REFUSAL = `"${DETAIL.reauthRequired}" with \`reauth_required: true\` and \`methods\` (\`password\`, and \`webauthn\` when the account has a passkey) when the password was entered more than 10 minutes ago (POST /v1/reauth, then retry)`;
+export const REAUTH_REFUSAL = `"${DETAIL.reauthRequired}" with \`reauth_required: true\`, \`methods\` (\`password\`, and \`webauthn\` when the account has a passkey) and \`code_required\` (true when the account has two-factor sign-in on: the password then needs a \`code\` beside it) when the password was entered more than 10 minutes ago (POST /v1/reauth, then retry)`;
+
+interface RecentAuthDeps {
+  clock: Clock;
+  passkeys: { list(userId: string): Promise<readonly unknown[]> };
+  twoFactor: { isOn(userId: string): Promise<boolean> };
+}
+
+/** Whether the token's password (or passkey) was entered within the last 10 minutes. */
+export function isRecentAuth(clock: Clock, claims: Pick<AccessTokenClaims, "auth_time">): boolean {
+  return Math.floor(clock.now().getTime() / 1000) - claims.auth_time <= REAUTH_WINDOW_SECONDS;
+}
+
+/**
+ * The 403 that asks for re-authentication, with what may answer it, read only on this refusal so
+ * the portal's dialog can offer the passkey, or ask for the code, without asking the server first.
+ */
+export async function reauthRequired(deps: RecentAuthDeps, userId: string): Promise<ApiError> {
+  const [hasPasskey, codeRequired] = await Promise.all([
+    deps.passkeys.list(userId).then((list) => list.length > 0),
+    deps.twoFactor.isOn(userId),
+  ]);
+  const methods = hasPasskey ? ["password", "webauthn"] : ["password"];
+  return new ApiError(
+    403,
+    DETAIL.reauthRequired,
+    {},
+    { reauth_required: true, methods, code_required: codeRequired },
+  );
+}
 
 /**
  * After requireUser: a sensitive action (ACCOUNT-SECURITY.md: creating an API key, two-factor and
@@ -99,19 +128,9 @@ export const REAUTH_REFUSAL = `"${DETAIL.reauthRequired}" with \`reauth_required
  * entered within the last 10 minutes: the token's auth_time. Otherwise 403 with
  * `reauth_required: true`; POST /v1/reauth answers a fresh token to retry with.
  */
-export function requireRecentAuth(deps: {
-  clock: Clock;
-  passkeys: { list(userId: string): Promise<readonly unknown[]> };
-}): MiddlewareHandler<AppEnv> {
+export function requireRecentAuth(deps: RecentAuthDeps): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const age = Math.floor(deps.clock.now().getTime() / 1000) - c.var.claims.auth_time;
-    if (age > REAUTH_WINDOW_SECONDS) {
-      // What may confirm it is the owner: read only on this refusal, so the portal's dialog can
-      // offer the passkey without asking the server first.
-      const hasPasskey = (await deps.passkeys.list(c.var.user.id)).length > 0;
-      const methods = hasPasskey ? ["password", "webauthn"] : ["password"];
-      throw new ApiError(403, DETAIL.reauthRequired, {}, { reauth_required: true, methods });
-    }
+    if (!isRecentAuth(deps.clock, c.var.claims)) throw await reauthRequired(deps, c.var.user.id);
     await next();
   };
 }

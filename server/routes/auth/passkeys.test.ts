@@ -161,6 +161,7 @@ describe.each(TEST_DATABASES)("passkeys (%s)", (kind) => {
       detail: DETAIL.reauthRequired,
       reauth_required: true,
       methods: ["password", "webauthn"],
+      code_required: false,
     });
     const reauthOptions = async () => {
       const res = await callAs(ctx.t, "/v1/reauth/passkey-options", ann.accessToken);

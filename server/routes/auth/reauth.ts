@@ -1,7 +1,10 @@
 // POST /v1/reauth (ACCOUNT-SECURITY.md): the password again, or a passkey, for a sensitive action.
 // Answers a new access token whose auth_time is now (its amr unchanged); the token it was called
 // with is signed out, so re-authenticating does not leave a second live token behind. A wrong
-// password or a refused passkey counts against the sign-in limits like a failed sign-in.
+// password, a wrong code or a refused passkey counts against the sign-in limits like a failed
+// sign-in. Re-authenticating is never weaker than signing in (decision 023): on an account with
+// two-factor sign-in on, the password needs a code beside it, or a stolen session that learnt the
+// password could add a passkey and sign in with it alone from then on.
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { reauthSchema, tokenResponseSchema } from "../../../contract/account.ts";
 import { DETAIL } from "../../../contract/messages.ts";
@@ -63,7 +66,7 @@ export function reauthRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
       summary:
         "Confirm the password or a passkey: a new access token that counts as just signed in, for sensitive actions",
       description:
-        "Creating an API key (and the other sensitive actions) answers 403 `reauth_required: true` when the password was entered more than 10 minutes ago; call this with `{password}`, or with `{webauthn}` (the answer to POST /v1/reauth/passkey-options), then retry with the new token. The token this is called with stops working.",
+        "Creating an API key (and the other sensitive actions) answers 403 `reauth_required: true` when the password was entered more than 10 minutes ago; call this with `{password}` (and `code`, from the authenticator app or a recovery code, when that 403 said `code_required: true`), or with `{webauthn}` (the answer to POST /v1/reauth/passkey-options), then retry with the new token. The token this is called with stops working.",
       security: SIGNED_IN,
       request: {
         body: { content: jsonContent(schemaRef(registry, "ReauthRequest", reauthSchema, "input")) },
@@ -74,7 +77,7 @@ export function reauthRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
           content: jsonContent(schemaRef(registry, "TokenResponse", tokenResponseSchema)),
         },
         ...errorResponses(registry, {
-          400: `"${DETAIL.incorrectPassword}", or "${DETAIL.passkeyNotConfirmed}"`,
+          400: `"${DETAIL.incorrectPassword}", "${DETAIL.incorrectCode}", "${DETAIL.passkeyNotConfirmed}", or "${DETAIL.reauthCodeRequired}" with \`code_required: true\` (a password without a code on an account with two-factor sign-in on)`,
           401: "No valid access token",
           422: "Neither a password nor a passkey's answer, or both",
           429: `"${DETAIL.tooManyRequests}", with Retry-After: too many failed sign-ins from this address`,
@@ -85,8 +88,14 @@ export function reauthRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
     async (c) => {
       const { user, claims } = c.var;
       const body = await parseJsonBody(c, reauthSchema);
+      // Asked before the password is checked: the answer says nothing about the password.
+      const codeRequired = !body.webauthn && (await deps.twoFactor.isOn(user.id));
+      if (codeRequired && body.code === undefined) {
+        throw new ApiError(400, DETAIL.reauthCodeRequired, {}, { code_required: true });
+      }
       const admitted = await admitAttempt(deps, c, user.username);
       const { origin, now } = admitted;
+      let secondFactor: string | undefined;
       if (body.webauthn) {
         if (!(await deps.passkeys.verify(body.webauthn, "reauth", user.id)).ok) {
           await recordFailedAttempt(deps, admitted, user, { step: "reauth", method: "passkey" });
@@ -95,6 +104,16 @@ export function reauthRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
       } else if (!(await deps.accounts.confirmPassword(user, body.password ?? ""))) {
         await recordFailedAttempt(deps, admitted, user, { step: "reauth" });
         throw new ApiError(400, DETAIL.incorrectPassword);
+      } else if (codeRequired) {
+        const spent = await deps.twoFactor.spendCode(user, body.code ?? "", origin);
+        if (!spent) {
+          await recordFailedAttempt(deps, admitted, user, { step: "reauth", method: "code" });
+          throw new ApiError(400, DETAIL.incorrectCode);
+        }
+        secondFactor = spent.method;
+        if (spent.method === "recovery_code") {
+          deps.securityMails.recoveryCodeUsed(user, spent.recoveryCodesLeft, now, admitted.attempt.ip);
+        }
       }
       await signInSucceeded(deps.limiter, admitted.attempt);
       const { token, expiresIn } = await deps.accessTokens.issue(user, { authTime: now, amr: claims.amr });
@@ -107,7 +126,10 @@ export function reauthRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
             userId: user.id,
             actorLabel: user.username,
             origin,
-            details: { method: body.webauthn ? "passkey" : "password" },
+            details: {
+              method: body.webauthn ? "passkey" : "password",
+              ...(secondFactor ? { second_factor: secondFactor } : {}),
+            },
           },
           now,
         );

@@ -80,6 +80,7 @@ describe.each(TEST_DATABASES)("two-factor sign-in (%s)", (kind) => {
       detail: DETAIL.reauthRequired,
       reauth_required: true,
       methods: ["password"],
+      code_required: false,
     });
   });
 

@@ -1,13 +1,22 @@
 // POST /v1/users/me/password (ACCOUNT-SECURITY.md, /profile/security): a signed-in user changes
 // their password by giving the current one, which counts like a sign-in (a wrong one is a failed
 // attempt, limited per address). Every access token ends, the browser that asked gets a new one,
-// and the owner is mailed, with the API keys that keep working.
+// and the owner is mailed, with the API keys that keep working. On an account with two-factor
+// sign-in on, the current password alone is not enough (decision 023): the token must also be
+// fresh (a sign-in with the code, or POST /v1/reauth with it), or a stolen session that learnt the
+// password could take the account over with a new one.
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { changePasswordSchema, tokenResponseSchema } from "../../../contract/account.ts";
 import { DETAIL } from "../../../contract/messages.ts";
 import { signInSucceeded } from "../../auth/sign-in-throttle.ts";
 import type { AppEnv } from "../../http/app-env.ts";
-import { limitWrites, requireUser } from "../../http/auth-guard.ts";
+import {
+  isRecentAuth,
+  limitWrites,
+  REAUTH_REFUSAL,
+  reauthRequired,
+  requireUser,
+} from "../../http/auth-guard.ts";
 import { ApiError } from "../../http/errors.ts";
 import { addRoute, errorResponses, jsonContent, SIGNED_IN, schemaRef } from "../../http/openapi.ts";
 import { parseJsonBody } from "../../http/validation.ts";
@@ -42,6 +51,7 @@ export function passwordChangeRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
         ...errorResponses(registry, {
           400: `"${DETAIL.incorrectPassword}": the current password is wrong`,
           401: "No valid access token",
+          403: `On an account with two-factor sign-in on only: ${REAUTH_REFUSAL}`,
           422: "The new password breaks a rule (the message says which), or a field is missing",
           429: `"${DETAIL.tooManyRequests}", with Retry-After: too many wrong passwords from this address, or too many writes`,
         }),
@@ -52,6 +62,9 @@ export function passwordChangeRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
     async (c) => {
       const { user, claims } = c.var;
       const body = await parseJsonBody(c, changePasswordSchema);
+      if (!isRecentAuth(deps.clock, claims) && (await deps.twoFactor.isOn(user.id))) {
+        throw await reauthRequired(deps, user.id);
+      }
       const admitted = await admitAttempt(deps, c, user.username);
       if (!(await deps.accounts.confirmPassword(user, body.current_password))) {
         await recordFailedAttempt(deps, admitted, user, { step: "password_change" });
