@@ -2,6 +2,9 @@
 // takes over only when it is followed (24 h), so nobody can move an account to an address they do
 // not read. Once it has, the old address is told, with a link that changes it back for 7 days and
 // signs every session out: the owner's way to report and undo a change they did not make.
+// Either link, once followed, ends every reset and verification link mailed before, and every
+// other pending change; the way back ends the other ways back too, so whoever made the change keeps
+// no link into the account (issue 30).
 import { and, eq, gt, isNull, sql } from "drizzle-orm";
 import { appendSecurityEvent, type RequestOrigin } from "../audit/security-events.ts";
 import { normaliseEmail } from "../auth/email-address.ts";
@@ -9,6 +12,7 @@ import { generateSecretToken, hashSecretToken } from "../auth/secret-tokens.ts";
 import type { Clock } from "../clock.ts";
 import { emailChanges, type UserRow, users } from "../db/schema/index.ts";
 import type { Db, Tx } from "../db/types.ts";
+import { revokeAllTokens } from "./user-tokens.ts";
 import { findUserByEmail, isUniqueViolation } from "./users.ts";
 
 const HOUR = 60 * 60 * 1000;
@@ -114,6 +118,18 @@ export function createEmailChanges(deps: { db: Db; clock: Clock }) {
             .where(eq(users.id, link.userId))
             .returning();
           if (!user) return { ok: false, reason: "invalid" };
+          await revokeAllTokens(tx, user.id, now);
+          // A change keeps the ways back mailed earlier: they are the owner's (an address changed
+          // twice must still be able to come back to the first). A way back ends every other link.
+          await tx
+            .delete(emailChanges)
+            .where(
+              and(
+                eq(emailChanges.userId, user.id),
+                isNull(emailChanges.usedAt),
+                ...(link.kind === "change" ? [eq(emailChanges.kind, "change")] : []),
+              ),
+            );
           const revertToken =
             link.kind === "change"
               ? await issue(tx, {

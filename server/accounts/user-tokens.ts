@@ -80,3 +80,15 @@ export async function revokeTokens(
     .set({ usedAt: now })
     .where(and(eq(userTokens.userId, userId), eq(userTokens.purpose, purpose), isNull(userTokens.usedAt)));
 }
+
+/**
+ * Ends every still-usable token of the account, whatever its purpose: when the address changes or
+ * changes back, no reset or verification link mailed before may outlive it (issue 30: a stolen
+ * session moved the address, asked for a reset there, and the link still worked after the revert).
+ */
+export async function revokeAllTokens(db: DbOrTx, userId: string, now: Date): Promise<void> {
+  await db
+    .update(userTokens)
+    .set({ usedAt: now })
+    .where(and(eq(userTokens.userId, userId), isNull(userTokens.usedAt)));
+}

@@ -4,7 +4,15 @@ import { describe, expect, it } from "vitest";
 import { DETAIL, VALIDATION } from "../../../contract/messages.ts";
 import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
 import { auditRowsAbout } from "../../testing/admin.ts";
-import { fromIp, getJson, latestMailTo, postJson, register, verifiedUser } from "../../testing/api-client.ts";
+import {
+  fromIp,
+  getJson,
+  latestMailTo,
+  login,
+  postJson,
+  register,
+  verifiedUser,
+} from "../../testing/api-client.ts";
 import { useTestApp } from "../../testing/suite.ts";
 import { callAs } from "../../testing/two-factor.ts";
 
@@ -68,5 +76,59 @@ describe.each(TEST_DATABASES)("changing the e-mail address (%s)", (kind) => {
 
     ctx.t.clock.advance(10 * 60_000 + 1000);
     expect((await ask("ann2@example.com")).status).toBe(403);
+  });
+
+  // Issue 30: "change it back" must evict whoever changed the address. With a stolen session they
+  // moved it to their mailbox and asked for a reset there; after the owner's revert the reset link
+  // still set a new password.
+  it("the way back ends every reset and verification link and every pending change", async () => {
+    const ann = await verifiedUser(ctx.t, "ann");
+    const ask = (email: string) => callAs(ctx.t, "/v1/users/me/email", ann.accessToken, { email });
+    expect((await ask("mallory@example.net")).status).toBe(202);
+    const moved = await latestMailTo(ctx.t, "mallory@example.net", "Confirm your new");
+    expect((await follow(moved.token)).status).toBe(200);
+    const requestReset = postJson(ctx.t.app, "/v1/user/password-reset-request", {
+      email: "mallory@example.net",
+    });
+    expect((await requestReset).status).toBe(200);
+    const reset = await latestMailTo(ctx.t, "mallory@example.net", "Reset your");
+    // A second move is waiting for its link: it must not outlive the revert either.
+    expect((await ask("mallory2@example.net")).status).toBe(202);
+    const pending = await latestMailTo(ctx.t, "mallory2@example.net", "Confirm your new");
+
+    const told = await latestMailTo(ctx.t, ann.email, "e-mail address was changed");
+    expect((await follow(told.token)).status).toBe(200);
+    const check = await getJson(ctx.t.app, `/v1/user/password-reset-check/${reset.token}`);
+    expect(check.status).toBe(400);
+    const used = await postJson(ctx.t.app, "/v1/user/password-reset", {
+      token: reset.token,
+      password: "Mallory#123",
+    });
+    expect(used.status).toBe(400);
+    expect((await login(ctx.t, "ann", "Mallory#123")).status).toBe(400);
+    expect((await follow(pending.token)).status).toBe(400);
+    expect((await login(ctx.t, "ann")).status).toBe(200);
+  });
+
+  it("a completed change ends the reset links mailed to the old address, and keeps the earlier way back", async () => {
+    const ann = await verifiedUser(ctx.t, "ann");
+    const ask = (email: string) => callAs(ctx.t, "/v1/users/me/email", ann.accessToken, { email });
+    expect((await ask("ann.b@example.com")).status).toBe(202);
+    expect(
+      (await follow((await latestMailTo(ctx.t, "ann.b@example.com", "Confirm your new")).token)).status,
+    ).toBe(200);
+    const firstWayBack = await latestMailTo(ctx.t, ann.email, "e-mail address was changed");
+    await postJson(ctx.t.app, "/v1/user/password-reset-request", { email: "ann.b@example.com" });
+    const reset = await latestMailTo(ctx.t, "ann.b@example.com", "Reset your");
+    expect((await ask("ann.c@example.com")).status).toBe(202);
+    expect(
+      (await follow((await latestMailTo(ctx.t, "ann.c@example.com", "Confirm your new")).token)).status,
+    ).toBe(200);
+    expect((await getJson(ctx.t.app, `/v1/user/password-reset-check/${reset.token}`)).status).toBe(400);
+    // The first address can still come back: its link was the owner's.
+    expect((await follow(firstWayBack.token)).status).toBe(200);
+    const signedIn = await login(ctx.t, "ann");
+    const { access_token } = (await signedIn.json()) as { access_token: string };
+    expect(await emailOf(access_token)).toBe(ann.email);
   });
 });
