@@ -134,6 +134,7 @@ export function createApp(deps: AppDeps): Hono {
       tiers: (productId) => deps.payments.catalogue.findTier(productId)?.tier,
       lastUsed: createLastUsed(deps.db, deps.tasks),
       securityMails: createSecurityMails({
+        db: deps.db,
         mailer: deps.mailer,
         tasks: deps.tasks,
         logger: deps.logger,

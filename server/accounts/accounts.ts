@@ -9,7 +9,7 @@ import type { PasswordHasher } from "../auth/passwords.ts";
 import { generateSecretToken } from "../auth/secret-tokens.ts";
 import type { BackgroundTasks } from "../background.ts";
 import type { Clock } from "../clock.ts";
-import { type UserRow, users } from "../db/schema/index.ts";
+import { passkeys, type UserRow, users } from "../db/schema/index.ts";
 import type { Db, Tx } from "../db/types.ts";
 import type { Mailer } from "../mail/mailer.ts";
 import { passwordChangedMail, passwordResetMail, verificationMail } from "../mail/templates.ts";
@@ -70,10 +70,15 @@ function sendInBackground(deps: AccountDeps, label: string, work: () => Promise<
 export function createAccounts(deps: AccountDeps) {
   const { db, clock, passwords } = deps;
 
-  /** The "password was changed" mail, with the API keys that keep working. */
+  /** The "password was changed" mail, with the API keys that keep working and the passkeys. */
   function mailPasswordChanged(user: UserRow, at: Date, origin: RequestOrigin, how: "reset" | "changed") {
     sendInBackground(deps, "password changed mail", async () => {
       const keys = await usableApiKeys(db, user.id, at);
+      const signsIn = await db
+        .select({ name: passkeys.name })
+        .from(passkeys)
+        .where(eq(passkeys.userId, user.id))
+        .orderBy(passkeys.createdAt);
       await deps.mailer.send(
         passwordChangedMail({
           to: user.email,
@@ -82,6 +87,7 @@ export function createAccounts(deps: AccountDeps) {
           at: mailTime(at),
           ip: origin.ip,
           keys,
+          passkeys: signsIn,
           how,
         }),
       );

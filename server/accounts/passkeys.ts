@@ -172,14 +172,15 @@ export function createPasskeys(deps: PasskeyDeps) {
       });
     },
 
-    async remove(user: Account, id: string, origin: RequestOrigin): Promise<boolean> {
+    /** Removes one of the account's passkeys: its row (for the owner's mail), or undefined. */
+    async remove(user: Account, id: string, origin: RequestOrigin): Promise<PasskeyRow | undefined> {
       const now = clock.now();
       return db.transaction(async (tx) => {
         const [gone] = await tx
           .delete(passkeys)
           .where(and(eq(passkeys.id, id), eq(passkeys.userId, user.id)))
           .returning();
-        if (!gone) return false;
+        if (!gone) return undefined;
         await appendSecurityEvent(
           tx,
           {
@@ -191,7 +192,7 @@ export function createPasskeys(deps: PasskeyDeps) {
           },
           now,
         );
-        return true;
+        return gone;
       });
     },
 

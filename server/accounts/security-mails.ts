@@ -1,9 +1,11 @@
 // The security mails of ACCOUNT-SECURITY.md that follow an API call (the password-changed mail is
 // sent by the reset itself, accounts.ts). Each goes out after the change has committed, in the
 // background: the answer never waits for SMTP, and a rolled-back change sends nothing.
+import { and, eq, isNull } from "drizzle-orm";
 import type { Logger } from "pino";
 import type { BackgroundTasks } from "../background.ts";
-import type { ApiKeyRow, UserRow } from "../db/schema/index.ts";
+import { type ApiKeyRow, type UserRow, users } from "../db/schema/index.ts";
+import type { Db } from "../db/types.ts";
 import { fromMillicredits } from "../domain/ledger.ts";
 import type { Mailer } from "../mail/mailer.ts";
 import {
@@ -11,16 +13,30 @@ import {
   emailChangedMail,
   emailChangeLinkMail,
   newBrowserSignInMail,
+  passkeyChangedMail,
   recoveryCodeUsedMail,
+  type StaffFactorChange,
+  staffFactorChangedMail,
   twoFactorChangedMail,
 } from "../mail/security-templates.ts";
 import { apiKeyCreatedMail } from "../mail/templates.ts";
+import { isStaff } from "../operations/permissions.ts";
 
 type Recipient = Pick<UserRow, "email" | "username">;
+/** An account whose factors changed: when it is staff's, every admin is told too. */
+type FactorOwner = Recipient & Pick<UserRow, "role">;
 
 export interface SecurityMails {
   apiKeyCreated(user: Recipient, key: ApiKeyRow, ip: string | null): void;
-  twoFactorChanged(user: Recipient, enabled: boolean, at: Date, ip: string | null): void;
+  twoFactorChanged(user: FactorOwner, enabled: boolean, at: Date, ip: string | null): void;
+  passkeyChanged(
+    user: FactorOwner,
+    change: { name: string; added: boolean },
+    at: Date,
+    ip: string | null,
+  ): void;
+  /** Only staff's new recovery codes are mailed about (to the admins): the owner just saw them. */
+  recoveryCodesRenewed(user: FactorOwner, at: Date, ip: string | null): void;
   recoveryCodeUsed(user: Recipient, codesLeft: number, at: Date, ip: string | null): void;
   /** To the address the account had: the only word the owner gets once it is gone. */
   accountDeleted(user: Recipient, at: Date, ip: string | null): void;
@@ -40,6 +56,7 @@ export interface SecurityMails {
 export const mailTime = (at: Date) => `${at.toISOString().slice(0, 16).replace("T", " ")} UTC`;
 
 export function createSecurityMails(deps: {
+  db: Db;
   mailer: Mailer;
   tasks: BackgroundTasks;
   logger: Logger;
@@ -67,6 +84,15 @@ export function createSecurityMails(deps: {
     twoFactorChanged(user, enabled, at, ip) {
       const mail = twoFactorChangedMail({ ...addressed(user), at: mailTime(at), ip, enabled });
       deps.tasks.run("two-factor changed mail", () => deps.mailer.send(mail));
+      tellAdmins(user, enabled ? "totp_enabled" : "totp_disabled", at, ip);
+    },
+    passkeyChanged(user, change, at, ip) {
+      const mail = passkeyChangedMail({ ...addressed(user), at: mailTime(at), ip, ...change });
+      deps.tasks.run("passkey changed mail", () => deps.mailer.send(mail));
+      tellAdmins(user, change.added ? "passkey_added" : "passkey_removed", at, ip);
+    },
+    recoveryCodesRenewed(user, at, ip) {
+      tellAdmins(user, "recovery_codes_renewed", at, ip);
     },
     recoveryCodeUsed(user, codesLeft, at, ip) {
       const mail = recoveryCodeUsedMail({ ...addressed(user), at: mailTime(at), ip, codesLeft });
@@ -102,6 +128,28 @@ export function createSecurityMails(deps: {
       deps.tasks.run("account deleted mail", () => deps.mailer.send(mail));
     },
   };
+
+  /** Every admin (role admin, not deleted), each in their own mail, when staff's factors change. */
+  function tellAdmins(staff: FactorOwner, change: StaffFactorChange, at: Date, ip: string | null) {
+    if (!isStaff(staff.role)) return;
+    deps.tasks.run("staff factor changed mail", async () => {
+      const admins = await deps.db
+        .select({ email: users.email, username: users.username })
+        .from(users)
+        .where(and(eq(users.role, "admin"), isNull(users.deletedAt)));
+      for (const admin of admins) {
+        await deps.mailer.send(
+          staffFactorChangedMail({
+            ...addressed(admin),
+            at: mailTime(at),
+            ip,
+            staff: { username: staff.username, role: staff.role },
+            change,
+          }),
+        );
+      }
+    });
+  }
 
   function addressed(user: Recipient) {
     return { to: user.email, username: user.username, portalUrl: deps.portalUrl };

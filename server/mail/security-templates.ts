@@ -119,3 +119,63 @@ export function emailChangedMail(
     closing: "If this was you, there is nothing else to do.",
   });
 }
+
+/**
+ * A passkey added or removed (issue 30): a passkey signs in on its own, so one added with a stolen
+ * session would outlive a password change and "sign out everywhere"; the owner hears of each.
+ */
+export function passkeyChangedMail(args: SecurityMailArgs & { name: string; added: boolean }): MailMessage {
+  return render(args.to, {
+    subject: args.added
+      ? `A passkey was added to your ${PRODUCT_NAME} account`
+      : `A passkey was removed from your ${PRODUCT_NAME} account`,
+    greeting: `Hi ${args.username},`,
+    paragraphs: args.added
+      ? [
+          `The passkey "${args.name}" was added to your account ${where(args)}. It signs in to your account without your password.`,
+          "If you did not add it, remove it on your security page now, then change your password.",
+        ]
+      : [
+          `The passkey "${args.name}" was removed from your account ${where(args)}. It no longer signs in.`,
+          "If you did not remove it, someone has your account: change your password and review your passkeys now.",
+        ],
+    action: { label: "Review your passkeys", url: securityPage(args.portalUrl) },
+    closing: "If this was you, there is nothing else to do.",
+  });
+}
+
+/** What changed about a staff account's second factors, as the admins' mail says it. */
+export type StaffFactorChange =
+  | "totp_enabled"
+  | "totp_disabled"
+  | "passkey_added"
+  | "passkey_removed"
+  | "recovery_codes_renewed";
+
+const STAFF_FACTOR_CHANGES: Record<StaffFactorChange, string> = {
+  totp_enabled: "turned two-factor sign-in on",
+  totp_disabled: "turned two-factor sign-in off",
+  passkey_added: "added a passkey",
+  passkey_removed: "removed a passkey",
+  recovery_codes_renewed: "made new recovery codes",
+};
+
+/**
+ * To every admin (issue 30): a staff account changed the factors that guard the console. A stolen
+ * staff session that adds its own factor would otherwise keep console access unnoticed.
+ */
+export function staffFactorChangedMail(
+  args: SecurityMailArgs & { staff: { username: string; role: string }; change: StaffFactorChange },
+): MailMessage {
+  const who = `${args.staff.username} (${args.staff.role})`;
+  return render(args.to, {
+    subject: `Staff account ${args.staff.username} ${STAFF_FACTOR_CHANGES[args.change]}`,
+    greeting: `Hi ${args.username},`,
+    paragraphs: [
+      `The staff account ${who} ${STAFF_FACTOR_CHANGES[args.change]} ${where(args)}.`,
+      "Staff factors guard the operator console. If this was not expected, ask them, and disable the account in the console if they did not do it.",
+    ],
+    action: { label: "Open the operator console", url: `${args.portalUrl}/admin` },
+    closing: "Every admin gets this mail.",
+  });
+}

@@ -110,6 +110,8 @@ export function passwordChangedMail(args: {
   at: string;
   ip: string | null;
   keys: readonly { name: string; prefix: string }[];
+  /** The passkeys that still sign in without the password (issue 30): a stranger's is removed by hand. */
+  passkeys?: readonly { name: string }[];
   /** Reset through a mailed link, or changed on the security page with the current password. */
   how?: "reset" | "changed";
 }): MailMessage {
@@ -121,12 +123,19 @@ export function passwordChangedMail(args: {
       : [
           `These API keys keep working: ${args.keys.map((k) => `${k.name} (${k.prefix}…)`).join(", ")}. If you did not ${args.how === "changed" ? "change" : "reset"} your password, revoke them all now.`,
         ];
+  const passkeys =
+    args.passkeys && args.passkeys.length > 0
+      ? [
+          `These passkeys still sign in without the password: ${args.passkeys.map((p) => p.name).join(", ")}. Remove any you do not recognise on your security page (${args.portalUrl}/profile/security).`,
+        ]
+      : [];
   return render(args.to, {
     subject: `Your ${PRODUCT_NAME} password was changed`,
     greeting: `Hi ${args.username},`,
     paragraphs: [
       `The password of your account was ${done} on ${args.at}${where}. ${args.how === "changed" ? "Every other browser" : "Every browser"} signed in to your account has been signed out.`,
       ...keys,
+      ...passkeys,
     ],
     action: { label: "Revoke all API keys", url: `${args.portalUrl}/profile/api-keys#revoke-all` },
     closing: "If this was you, there is nothing else to do.",

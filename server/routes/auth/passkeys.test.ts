@@ -1,10 +1,13 @@
 // Passkeys through the API on PGlite and PostgreSQL, answered by a software authenticator with
 // real signatures: adding, listing and removing one; signing in with it alone; using it as the
 // second factor; and the answers that must fail (a replayed challenge, another site, a cloned key).
+import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { DETAIL } from "../../../contract/messages.ts";
 import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
-import { auditRowsAbout } from "../../testing/admin.ts";
+import { totpCode } from "../../auth/totp.ts";
+import { users } from "../../db/schema/index.ts";
+import { auditRowsAbout, setRole, staffMember } from "../../testing/admin.ts";
 import {
   fromIp,
   GOOD_PASSWORD,
@@ -238,5 +241,71 @@ describe.each(TEST_DATABASES)("passkeys (%s)", (kind) => {
     expect(statuses.slice(0, 10).every((s) => s === 200)).toBe(true);
     expect(statuses[10]).toBe(429);
     expect((await postJson(ctx.t.app, "/v1/passkeys/options", {}, fromIp("203.0.113.100"))).status).toBe(200);
+  });
+
+  // Issue 30: a passkey signs in on its own, so one added with a stolen session must not go unseen.
+  it("mails the owner when a passkey is added or removed, and the password-changed mail lists them", async () => {
+    const ann = await verifiedUser(ctx.t, "ann");
+    const key = softPasskey();
+    expect((await addPasskey(ann.accessToken, key, "Mallory's key")).status).toBe(201);
+    const mailsTo = async (subject: string) =>
+      (await ctx.t.mails()).filter((m) => m.to === ann.email && m.subject.includes(subject));
+    const [added, ...moreAdded] = await mailsTo("A passkey was added");
+    expect(moreAdded).toEqual([]);
+    expect(added?.text).toContain('The passkey "Mallory\'s key" was added');
+    expect(added?.links).toContain(`${ctx.t.deps.config.portalUrl}/profile/security`);
+
+    const changed = await callAs(ctx.t, "/v1/users/me/password", ann.accessToken, {
+      current_password: GOOD_PASSWORD,
+      new_password: "Brand#New123",
+    });
+    expect(changed.status).toBe(200);
+    const { access_token } = (await changed.json()) as { access_token: string };
+    const [told] = await mailsTo("password was changed");
+    expect(told?.text).toContain("These passkeys still sign in without the password: Mallory's key.");
+
+    const path = `/v1/users/me/passkeys/${encodeURIComponent(key.id)}`;
+    expect((await callAs(ctx.t, path, access_token, undefined, "DELETE")).status).toBe(204);
+    const [removed, ...moreRemoved] = await mailsTo("A passkey was removed");
+    expect(moreRemoved).toEqual([]);
+    expect(removed?.text).toContain('The passkey "Mallory\'s key" was removed');
+  });
+
+  it("mails every admin (not a deleted one) when a staff account adds or removes a factor", async () => {
+    const admin = await staffMember(ctx.t, "carol", "admin");
+    const gone = await verifiedUser(ctx.t, "gone");
+    await setRole(ctx.t, gone.id, "admin");
+    await ctx.t.deps.db.update(users).set({ deletedAt: ctx.t.clock.now() }).where(eq(users.id, gone.id));
+    const staffMails = async () =>
+      (await ctx.t.mails()).filter((m) => m.subject.startsWith("Staff account sam"));
+
+    const sam = await staffMember(ctx.t, "sam", "support");
+    expect((await staffMails()).map((m) => [m.to, m.subject])).toEqual([
+      [admin.email, "Staff account sam turned two-factor sign-in on"],
+    ]);
+    const key = softPasskey();
+    expect((await addPasskey(sam.accessToken, key, "YubiKey")).status).toBe(201);
+    const renewed = await callAs(ctx.t, "/v1/users/me/mfa/recovery-codes", sam.accessToken, {
+      code: totpCode(sam.totpSecret, new Date(ctx.t.clock.now().getTime() + 30_000)),
+    });
+    expect(renewed.status).toBe(200);
+    const path = `/v1/users/me/passkeys/${encodeURIComponent(key.id)}`;
+    expect((await callAs(ctx.t, path, sam.accessToken, undefined, "DELETE")).status).toBe(204);
+    const mails = await staffMails();
+    // Sent in the background, so in no set order.
+    expect(mails.map((m) => m.subject).sort()).toEqual([
+      "Staff account sam added a passkey",
+      "Staff account sam made new recovery codes",
+      "Staff account sam removed a passkey",
+      "Staff account sam turned two-factor sign-in on",
+    ]);
+    expect(mails.every((m) => m.to === admin.email)).toBe(true);
+    const added = mails.find((m) => m.subject.endsWith("added a passkey"));
+    expect(added?.text).toContain("The staff account sam (support) added a passkey");
+
+    // A customer's factors are their own business: no admin hears of them.
+    const ann = await verifiedUser(ctx.t, "ann");
+    expect((await addPasskey(ann.accessToken, softPasskey())).status).toBe(201);
+    expect((await ctx.t.mails()).filter((m) => m.subject.startsWith("Staff account ann"))).toEqual([]);
   });
 });

@@ -120,17 +120,15 @@ export function passkeyRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
     ...sensitive,
     async (c) => {
       const body = await parseJsonBody(c, addPasskeySchema);
-      const result = await deps.passkeys.add(
-        c.var.user,
-        body.name,
-        body.response,
-        originOf(c, deps.trustProxy),
-      );
+      const origin = originOf(c, deps.trustProxy);
+      const result = await deps.passkeys.add(c.var.user, body.name, body.response, origin);
       if (!result.ok) {
         if (result.reason === "duplicate") throw new ApiError(409, DETAIL.passkeyExists);
         if (result.reason === "limit") throw new ApiError(409, DETAIL.passkeyLimit);
         throw new ApiError(400, DETAIL.passkeyNotAccepted);
       }
+      const { name, createdAt } = result.passkey;
+      deps.securityMails.passkeyChanged(c.var.user, { name, added: true }, createdAt, origin.ip);
       return c.json(present(result.passkey), 201);
     },
   );
@@ -157,12 +155,11 @@ export function passkeyRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
     },
     ...sensitive,
     async (c) => {
-      const removed = await deps.passkeys.remove(
-        c.var.user,
-        c.req.param("id") ?? "",
-        originOf(c, deps.trustProxy),
-      );
+      const origin = originOf(c, deps.trustProxy);
+      const removed = await deps.passkeys.remove(c.var.user, c.req.param("id") ?? "", origin);
       if (!removed) throw new ApiError(404, DETAIL.passkeyNotFound);
+      const change = { name: removed.name, added: false };
+      deps.securityMails.passkeyChanged(c.var.user, change, deps.clock.now(), origin.ip);
       return c.body(null, 204);
     },
   );

@@ -213,12 +213,10 @@ export function twoFactorRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
     ...sensitive,
     async (c) => {
       const body = await parseJsonBody(c, mfaCodeBodySchema);
-      const result = await deps.twoFactor.renewRecoveryCodes(
-        c.var.user,
-        body.code,
-        originOf(c, deps.trustProxy),
-      );
+      const origin = originOf(c, deps.trustProxy);
+      const result = await deps.twoFactor.renewRecoveryCodes(c.var.user, body.code, origin);
       if (!result.ok) throw refused(result.reason);
+      deps.securityMails.recoveryCodesRenewed(c.var.user, deps.clock.now(), origin.ip);
       return c.json({ recovery_codes: result.recoveryCodes }, 200);
     },
   );
