@@ -5,17 +5,19 @@
 // Either link, once followed, ends every reset and verification link mailed before, and every
 // other pending change; the way back ends the other ways back too, so whoever made the change keeps
 // no link into the account (issue 30).
-import { and, eq, gt, isNull, sql } from "drizzle-orm";
+import { and, between, desc, eq, gt, isNotNull, isNull, sql } from "drizzle-orm";
+import { REVERT_REVIEW_DAYS } from "../../contract/email-revert.ts";
 import { appendSecurityEvent, type RequestOrigin } from "../audit/security-events.ts";
 import { normaliseEmail } from "../auth/email-address.ts";
 import { generateSecretToken, hashSecretToken } from "../auth/secret-tokens.ts";
 import type { Clock } from "../clock.ts";
-import { emailChanges, type UserRow, users } from "../db/schema/index.ts";
+import { apiKeys, emailChanges, passkeys, totpFactors, type UserRow, users } from "../db/schema/index.ts";
 import type { Db, Tx } from "../db/types.ts";
 import { revokeAllTokens } from "./user-tokens.ts";
 import { findUserByEmail, isUniqueViolation } from "./users.ts";
 
 const HOUR = 60 * 60 * 1000;
+const DAY = 24 * HOUR;
 export const EMAIL_CHANGE_LIFETIME_MS = 24 * HOUR;
 export const EMAIL_REVERT_LIFETIME_MS = 7 * 24 * HOUR;
 
@@ -163,6 +165,74 @@ export function createEmailChanges(deps: { db: Db; clock: Clock }) {
         if (isUniqueViolation(error)) return { ok: false, reason: "taken" };
         throw error;
       }
+    },
+
+    /**
+     * After a way back (within REVERT_REVIEW_DAYS): what was added to the account from the moment
+     * the change was asked for until the old address changed it back, and is still there. Whoever
+     * changed the address may have added a passkey, an authenticator or an API key on the way, and
+     * the revert removes none of them by itself: the owner decides (decision 023).
+     */
+    async revertReview(userId: string) {
+      const now = clock.now();
+      const [revert] = await db
+        .select()
+        .from(emailChanges)
+        .where(
+          and(
+            eq(emailChanges.userId, userId),
+            eq(emailChanges.kind, "revert"),
+            isNotNull(emailChanges.usedAt),
+            gt(emailChanges.usedAt, new Date(now.getTime() - REVERT_REVIEW_DAYS * DAY)),
+          ),
+        )
+        .orderBy(desc(emailChanges.usedAt))
+        .limit(1);
+      if (!revert?.usedAt) return undefined;
+      // The way back was issued in the transaction that used the change link: same instant.
+      const [change] = await db
+        .select({ createdAt: emailChanges.createdAt })
+        .from(emailChanges)
+        .where(
+          and(
+            eq(emailChanges.userId, userId),
+            eq(emailChanges.kind, "change"),
+            eq(emailChanges.usedAt, revert.createdAt),
+          ),
+        );
+      const from = change?.createdAt ?? revert.createdAt;
+      const to = revert.usedAt;
+      const [addedPasskeys, [factor], keys] = await Promise.all([
+        db
+          .select({ id: passkeys.id, name: passkeys.name, createdAt: passkeys.createdAt })
+          .from(passkeys)
+          .where(and(eq(passkeys.userId, userId), between(passkeys.createdAt, from, to)))
+          .orderBy(passkeys.createdAt),
+        db
+          .select({ confirmedAt: totpFactors.confirmedAt })
+          .from(totpFactors)
+          .where(and(eq(totpFactors.userId, userId), between(totpFactors.confirmedAt, from, to))),
+        db
+          .select({
+            id: apiKeys.id,
+            name: apiKeys.name,
+            prefix: apiKeys.prefix,
+            createdAt: apiKeys.createdAt,
+          })
+          .from(apiKeys)
+          .where(
+            and(eq(apiKeys.userId, userId), isNull(apiKeys.revokedAt), between(apiKeys.createdAt, from, to)),
+          )
+          .orderBy(apiKeys.createdAt),
+      ]);
+      if (addedPasskeys.length === 0 && !factor?.confirmedAt && keys.length === 0) return undefined;
+      return {
+        changedAt: from,
+        revertedAt: to,
+        passkeys: addedPasskeys,
+        twoFactorOnAt: factor?.confirmedAt ?? null,
+        apiKeys: keys,
+      };
     },
   };
 }

@@ -188,6 +188,7 @@ describe.each(TEST_DATABASES)("every /v1 endpoint under bad input (%s)", (kind) 
         "DELETE /v1/users/me",
         "POST /v1/users/me/email",
         "POST /v1/user/confirm-email",
+        "GET /v1/users/me/email/revert-review",
         "GET /v1/users/me/passkeys",
         "POST /v1/users/me/passkeys/options",
         "POST /v1/users/me/passkeys",

@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { DETAIL, VALIDATION } from "../../../contract/messages.ts";
 import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
 import { auditRowsAbout } from "../../testing/admin.ts";
+import { createKey } from "../../testing/api-access.ts";
 import {
   fromIp,
   getJson,
@@ -13,8 +14,10 @@ import {
   register,
   verifiedUser,
 } from "../../testing/api-client.ts";
+import { softPasskey } from "../../testing/soft-authenticator.ts";
 import { useTestApp } from "../../testing/suite.ts";
-import { callAs } from "../../testing/two-factor.ts";
+import { TEST_PORTAL_URL } from "../../testing/test-app.ts";
+import { callAs, codeAt, signInWithCode, turnOnTwoFactor } from "../../testing/two-factor.ts";
 
 describe.each(TEST_DATABASES)("changing the e-mail address (%s)", (kind) => {
   const ctx = useTestApp(kind);
@@ -130,5 +133,85 @@ describe.each(TEST_DATABASES)("changing the e-mail address (%s)", (kind) => {
     const signedIn = await login(ctx.t, "ann");
     const { access_token } = (await signedIn.json()) as { access_token: string };
     expect(await emailOf(access_token)).toBe(ann.email);
+  });
+
+  it("after the way back, lists what was added while the address was changed, until it is removed", async () => {
+    const ann = await verifiedUser(ctx.t, "ann");
+    const review = async (token: string) => {
+      const res = await getJson(ctx.t.app, "/v1/users/me/email/revert-review", token);
+      expect(res.status).toBe(200);
+      return ((await res.json()) as { review: Record<string, unknown> | null }).review;
+    };
+    await createKey(ctx.t, ann.accessToken, { name: "Ann's own" });
+    expect(await review(ann.accessToken)).toBeNull();
+    ctx.t.clock.advance(60_000);
+    const asked = ctx.t.clock.now().toISOString();
+    // The stolen session: a move to another mailbox, and on the way a key, a passkey, an authenticator.
+    expect(
+      (await callAs(ctx.t, "/v1/users/me/email", ann.accessToken, { email: "m@example.net" })).status,
+    ).toBe(202);
+    const key = await createKey(ctx.t, ann.accessToken, { name: "Mallory's" });
+    const options = await callAs(ctx.t, "/v1/users/me/passkeys/options", ann.accessToken);
+    const passkey = softPasskey();
+    const created = passkey.create(
+      (await options.json()) as { challenge: string },
+      new URL(TEST_PORTAL_URL).origin,
+    );
+    const added = await callAs(ctx.t, "/v1/users/me/passkeys", ann.accessToken, {
+      name: "Mallory's key",
+      response: created,
+    });
+    expect(added.status).toBe(201);
+    const { secret } = await turnOnTwoFactor(ctx.t, ann.accessToken);
+    ctx.t.clock.advance(60_000);
+    expect(
+      (await follow((await latestMailTo(ctx.t, "m@example.net", "Confirm your new")).token)).status,
+    ).toBe(200);
+    const told = await latestMailTo(ctx.t, ann.email, "e-mail address was changed");
+    ctx.t.clock.advance(60_000);
+    expect((await follow(told.token)).status).toBe(200);
+    const reverted = ctx.t.clock.now().toISOString();
+
+    const token = await signInWithCode(ctx.t, "ann", codeAt(ctx.t, secret));
+    const listed = await review(token);
+    expect(listed).toEqual({
+      changed_at: asked,
+      reverted_at: reverted,
+      passkeys: [{ id: passkey.id, name: "Mallory's key", created_at: asked }],
+      two_factor_on_at: asked,
+      api_keys: [{ id: key.id, name: "Mallory's", prefix: key.prefix, created_at: asked }],
+    });
+    // Removed one by one, each leaves the list; with all gone there is nothing to review.
+    const path = `/v1/users/me/passkeys/${encodeURIComponent(passkey.id)}`;
+    expect((await callAs(ctx.t, path, token, undefined, "DELETE")).status).toBe(204);
+    expect((await review(token))?.passkeys).toEqual([]);
+    expect((await callAs(ctx.t, `/v1/api-keys/${key.id}`, token, undefined, "DELETE")).status).toBe(204);
+    ctx.t.clock.advance(31_000);
+    expect(
+      (await callAs(ctx.t, "/v1/users/me/mfa/totp", token, { code: codeAt(ctx.t, secret) }, "DELETE")).status,
+    ).toBe(200);
+    expect(await review(token)).toBeNull();
+  });
+
+  it("lists nothing more than 30 days after the way back", async () => {
+    const ann = await verifiedUser(ctx.t, "ann");
+    expect(
+      (await callAs(ctx.t, "/v1/users/me/email", ann.accessToken, { email: "m@example.net" })).status,
+    ).toBe(202);
+    await createKey(ctx.t, ann.accessToken, { name: "Mallory's" });
+    expect(
+      (await follow((await latestMailTo(ctx.t, "m@example.net", "Confirm your new")).token)).status,
+    ).toBe(200);
+    expect(
+      (await follow((await latestMailTo(ctx.t, ann.email, "e-mail address was changed")).token)).status,
+    ).toBe(200);
+    const review = async () => {
+      const signedIn = (await (await login(ctx.t, "ann")).json()) as { access_token: string };
+      const res = await getJson(ctx.t.app, "/v1/users/me/email/revert-review", signedIn.access_token);
+      return ((await res.json()) as { review: { api_keys: unknown[] } | null }).review;
+    };
+    expect((await review())?.api_keys).toHaveLength(1);
+    ctx.t.clock.advance(30 * 24 * 3600_000);
+    expect(await review()).toBeNull();
   });
 });

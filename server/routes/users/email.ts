@@ -1,9 +1,11 @@
 // Changing the e-mail address (ACCOUNT-SECURITY.md, accounts/email-change.ts). POST
 // /v1/users/me/email mails a link to the new address (a password from the last 10 minutes
 // needed); POST /v1/user/confirm-email follows a link, from any browser: the change itself, or the
-// old address's way back.
+// old address's way back. GET /v1/users/me/email/revert-review lists, after a way back, what was
+// added to the account while the address was changed (issue 30).
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { emailRequestSchema, verifyEmailSchema } from "../../../contract/account.ts";
+import { revertReviewSchema } from "../../../contract/email-revert.ts";
 import { DETAIL, VALIDATION } from "../../../contract/messages.ts";
 import { createEmailChanges } from "../../accounts/email-change.ts";
 import { isDisposableAddress } from "../../auth/mailbox.ts";
@@ -119,6 +121,46 @@ export function emailChangeRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
         );
       }
       return c.json({ detail: DETAIL.emailChanged }, 200);
+    },
+  );
+
+  addRoute(
+    app,
+    {
+      method: "get",
+      path: "/users/me/email/revert-review",
+      operationId: "getEmailRevertReview",
+      tags: ["account"],
+      summary:
+        "After the old address changed the e-mail back: the passkeys, authenticator and API keys added while it was changed",
+      description:
+        "Lists what was added from the moment the change was asked for until the old address's link changed it back, and is still on the account, for 30 days after that link was followed. Remove them with the usual calls (DELETE /v1/users/me/passkeys/{id}, DELETE /v1/users/me/mfa/totp, DELETE /v1/api-keys/{id}).",
+      security: SIGNED_IN,
+      responses: {
+        200: {
+          description: "`review`: what was added meanwhile, or null when there is nothing to review",
+          content: jsonContent(schemaRef(registry, "EmailRevertReview", revertReviewSchema)),
+        },
+        ...errorResponses(registry, { 401: "No valid access token" }),
+      },
+    },
+    requireUser(deps),
+    async (c) => {
+      const found = await changes.revertReview(c.var.user.id);
+      const iso = (at: Date) => at.toISOString();
+      const review = found && {
+        changed_at: iso(found.changedAt),
+        reverted_at: iso(found.revertedAt),
+        passkeys: found.passkeys.map((p) => ({ id: p.id, name: p.name, created_at: iso(p.createdAt) })),
+        two_factor_on_at: found.twoFactorOnAt && iso(found.twoFactorOnAt),
+        api_keys: found.apiKeys.map((k) => ({
+          id: k.id,
+          name: k.name,
+          prefix: k.prefix,
+          created_at: iso(k.createdAt),
+        })),
+      };
+      return c.json({ review: review ?? null }, 200);
     },
   );
   return app;

@@ -1,0 +1,29 @@
+// What /profile/security lists after the old address changed the e-mail back (issue 30): whatever
+// was added to the account while the address was changed, for the owner to remove. Browser-safe
+// (zod/mini), like the other contract modules.
+import * as z from "zod/mini";
+
+/** How long after a way back the page keeps listing what was added meanwhile. */
+export const REVERT_REVIEW_DAYS = 30;
+
+const instant = z.iso.datetime({ offset: true });
+
+/** `GET /v1/users/me/email/revert-review`. */
+export const revertReviewSchema = z.object({
+  /** Null when no way back was followed in the last 30 days, or nothing added meanwhile is left. */
+  review: z.nullable(
+    z.object({
+      /** When the change was asked for: the start of what is listed. */
+      changed_at: instant,
+      /** When the old address changed it back: the end. */
+      reverted_at: instant,
+      passkeys: z.array(z.object({ id: z.string(), name: z.string(), created_at: instant })),
+      /** When two-factor sign-in was turned on meanwhile, if it was and still is. */
+      two_factor_on_at: z.nullable(instant),
+      api_keys: z.array(
+        z.object({ id: z.string(), name: z.string(), prefix: z.string(), created_at: instant }),
+      ),
+    }),
+  ),
+});
+export type RevertReview = NonNullable<z.infer<typeof revertReviewSchema>["review"]>;
