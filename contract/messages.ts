@@ -69,6 +69,8 @@ export const DETAIL = {
   mfaRequired: "Two-factor code required",
   incorrectCode: "Incorrect code",
   mfaStepExpired: "This sign-in has expired. Please sign in again",
+  /** POST /v1/token and /v1/token/mfa (429): the account's wrong codes passed the hourly limit. */
+  tooManyWrongCodes: "Too many wrong codes for this account. Please try again later",
   staffMfaRequired: "Two-factor authentication is required for staff access",
   mfaAlreadyOn: "Two-factor authentication is already on",
   mfaNotOn: "Two-factor authentication is not on",

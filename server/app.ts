@@ -12,6 +12,7 @@ import { createLowBalanceAlerts } from "./alerts/low-balance.ts";
 import { createLastUsed } from "./api-access/last-used.ts";
 import { cachedServiceKeyCheck } from "./api-access/service-keys.ts";
 import type { AccessTokens } from "./auth/access-tokens.ts";
+import { createCodeGuessingAlert } from "./auth/code-guessing.ts";
 import type { MfaSecrets } from "./auth/mfa-secrets.ts";
 import type { PasswordHasher } from "./auth/passwords.ts";
 import type { TokenRevocations } from "./auth/token-revocations.ts";
@@ -138,6 +139,12 @@ export function createApp(deps: AppDeps): Hono {
         mailer: deps.mailer,
         tasks: deps.tasks,
         logger: deps.logger,
+        portalUrl: deps.config.portalUrl,
+      }),
+      codeGuessingAlert: createCodeGuessingAlert({
+        db: deps.db,
+        mailer: deps.mailer,
+        tasks: deps.tasks,
         portalUrl: deps.config.portalUrl,
       }),
       lowBalance: createLowBalanceAlerts({

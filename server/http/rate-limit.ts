@@ -14,7 +14,7 @@ import type { RateLimitConfig } from "../env.ts";
 import { addressKey } from "./client-ip.ts";
 import { ApiError } from "./errors.ts";
 
-/** Each counter the API keeps, with the setting that sizes it. */
+/** Each counter the API keeps, with the setting that sizes it (or its fixed size). */
 export const LIMITS = {
   /**
    * Sign-in attempts per client address that did not succeed (ACCOUNT-SECURITY.md). Never per
@@ -49,13 +49,16 @@ export const LIMITS = {
    */
   emailRecipientHour: "emailRecipientPerHour",
   emailRecipientDay: "emailRecipientPerDay",
-} as const satisfies Record<string, keyof RateLimitConfig>;
+  /** The mail that tells an owner their codes are being guessed: once an hour at most. */
+  mfaGuessingMail: 1,
+} as const satisfies Record<string, keyof RateLimitConfig | number>;
 
 export type LimitName = keyof typeof LIMITS;
 
 /** Counters whose window is not a minute, in seconds. */
 export const LIMIT_WINDOWS: Partial<Record<LimitName, number>> = {
   mfaFailureAccount: 3_600,
+  mfaGuessingMail: 3_600,
   emailRecipientHour: 3_600,
   emailRecipientDay: 86_400,
 };
@@ -112,7 +115,8 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
   const prefix = options.keyPrefix ?? "portal:rl";
   const limiters = new Map<LimitName, RateLimiterAbstract>();
   for (const name of Object.keys(LIMITS) as LimitName[]) {
-    const points = options.limits[LIMITS[name]];
+    const sizedBy = LIMITS[name];
+    const points = typeof sizedBy === "number" ? sizedBy : options.limits[sizedBy];
     const keyPrefix = `${prefix}:${name}`;
     const duration = LIMIT_WINDOWS[name] ?? minute;
     const memory = new RateLimiterMemory({ keyPrefix, points, duration });

@@ -8,6 +8,7 @@ import type { LowBalanceAlerts } from "../alerts/low-balance.ts";
 import type { LastUsed } from "../api-access/last-used.ts";
 import type { ServiceKeyCheck } from "../api-access/service-keys.ts";
 import type { AccessTokens } from "../auth/access-tokens.ts";
+import type { CodeGuessingAlert } from "../auth/code-guessing.ts";
 import type { TokenRevocations } from "../auth/token-revocations.ts";
 import type { Clock } from "../clock.ts";
 import type { Db } from "../db/types.ts";
@@ -33,6 +34,8 @@ export interface ApiDeps {
   lastUsed: LastUsed;
   /** Mails the account's owner about security events (a new API key). */
   securityMails: SecurityMails;
+  /** Mails the owner once an hour's wrong second factors pass the limit (auth/code-guessing.ts). */
+  codeGuessingAlert: CodeGuessingAlert;
   /** Mails a user whose balance a charge took below their alert's threshold. */
   lowBalance: LowBalanceAlerts;
   /** Checks the generation service's keys. */

@@ -3,6 +3,7 @@ import { OpenAPIHono, type RouteConfig } from "@hono/zod-openapi";
 import { loginSchema, tokenResponseSchema } from "../../../contract/account.ts";
 import { DETAIL } from "../../../contract/messages.ts";
 import { MFA_METHODS } from "../../../contract/two-factor.ts";
+import { refuseWhileGuessed } from "../../auth/code-guessing.ts";
 import { signInSucceeded } from "../../auth/sign-in-throttle.ts";
 import type { AppEnv } from "../../http/app-env.ts";
 import { ApiError } from "../../http/errors.ts";
@@ -41,7 +42,7 @@ export function tokenRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
         400: `"${DETAIL.incorrectCredentials}": unknown user or wrong password (the same answer for both)`,
         403: `"${DETAIL.emailNotVerified}" or "${DETAIL.accountDisabled}" (only said to someone who gave the right password); or "${DETAIL.mfaRequired}" with \`mfa_token\` and \`methods\` (MfaRequired) when the account has two-factor sign-in on: send the code to POST /v1/token/mfa`,
         422: "The form is incomplete or malformed",
-        429: `"${DETAIL.tooManyRequests}", with Retry-After: too many failed sign-ins from this address, or for this username from this address (never for a username alone, so no one can lock its owner out)`,
+        429: `"${DETAIL.tooManyRequests}", with Retry-After: too many failed sign-ins from this address, or for this username from this address (never for a username alone, so no one can lock its owner out); or, only after the right password, "${DETAIL.tooManyWrongCodes}", with Retry-After: the account's wrong second factors at POST /v1/token/mfa passed the hourly limit, so no mfa_token is given until the hour is over`,
       }),
     },
   } satisfies RouteConfig;
@@ -64,7 +65,9 @@ export function tokenRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
     if (await deps.twoFactor.isOn(user.id)) {
       // The token waits for the second factor (POST /v1/token/mfa). The attempt stays counted
       // until the code is right: someone who has the password cannot reset the count with it
-      // between guesses at the code.
+      // between guesses at the code. No new mfa_token while the account's wrong codes are over
+      // their hourly limit (auth/code-guessing.ts).
+      await refuseWhileGuessed(deps.limiter, user.id);
       const mfaToken = await deps.twoFactor.startChallenge(user.id);
       const hasPasskeys = (await deps.passkeys.list(user.id)).length > 0;
       const methods = MFA_METHODS.filter((m) => m !== "webauthn" || hasPasskeys);

@@ -11,7 +11,7 @@ import { auditRowsAbout } from "../../testing/admin.ts";
 import { fromIp, GOOD_PASSWORD, getJson, login, postForm, verifiedUser } from "../../testing/api-client.ts";
 import { softPasskey } from "../../testing/soft-authenticator.ts";
 import { useTestApp } from "../../testing/suite.ts";
-import { TEST_PORTAL_URL } from "../../testing/test-app.ts";
+import { CONTRACT_LIMITS, TEST_PORTAL_URL } from "../../testing/test-app.ts";
 import {
   callAs,
   codeAt,
@@ -178,6 +178,61 @@ describe.each(TEST_DATABASES)("two-factor sign-in (%s)", (kind) => {
     expect(statuses).toEqual([403, 400, 400, 403, 400, 429, 429]);
     // The owner from another address signs in.
     expect(await signInWithCode(ctx.t, "ann", codeAt(ctx.t, secret, 1))).toBeTruthy();
+  });
+
+  it("stops code guessing on the account after 10 wrong codes an hour, from any address, and mails the owner once", async () => {
+    const ann = await verifiedUser(ctx.t, "ann");
+    await verifiedUser(ctx.t, "bob");
+    const { secret } = await turnOnTwoFactor(ctx.t, ann.accessToken);
+    const limit = CONTRACT_LIMITS.mfaFailuresPerHour;
+    // A step taken before the guessing: it stops working with the rest.
+    const early = await passwordStep(ctx.t, "ann", "198.51.100.60");
+    // Every wrong code from its own address: no address, nor any step, reaches its own limit.
+    let address = 0;
+    const wrong = async (mfaToken: string) => {
+      address += 1;
+      const res = await codeStep(ctx.t, mfaToken, "000000", `203.0.113.${address}`);
+      expect(await res.json()).toMatchObject({ detail: DETAIL.incorrectCode });
+    };
+    const first = await passwordStep(ctx.t, "ann", "198.51.100.61");
+    for (let i = 0; i < 5; i++) await wrong(first);
+    const second = await passwordStep(ctx.t, "ann", "198.51.100.62");
+    for (let i = 0; i < limit - 7; i++) await wrong(second);
+    // A right code is no guess: it signs in and is not counted.
+    expect((await codeStep(ctx.t, second, codeAt(ctx.t, secret, 1), "198.51.100.62")).status).toBe(200);
+    const third = await passwordStep(ctx.t, "ann", "198.51.100.63");
+    await wrong(third);
+    expect(await mailsTo(ann.email, "is guessing your codes")).toHaveLength(0);
+    await wrong(third);
+    await ctx.t.tasks.idle();
+
+    // The tenth wrong code: no new step for the account, from any address, with the time to wait.
+    const refused = await postForm(
+      ctx.t.app,
+      "/v1/token",
+      { username: "ann", password: GOOD_PASSWORD },
+      fromIp("198.51.100.64"),
+    );
+    expect(refused.status).toBe(429);
+    expect(await refused.json()).toEqual({ detail: DETAIL.tooManyWrongCodes });
+    const wait = Number(refused.headers.get("retry-after"));
+    expect(wait).toBeGreaterThan(3_000);
+    expect(wait).toBeLessThanOrEqual(3_600);
+    // Steps taken earlier take no code either, not even the right one.
+    for (const step of [early, third]) {
+      const late = await codeStep(ctx.t, step, codeAt(ctx.t, secret, -1), "198.51.100.65");
+      expect(late.status).toBe(429);
+      expect(await late.json()).toEqual({ detail: DETAIL.tooManyWrongCodes });
+    }
+    await ctx.t.tasks.idle();
+    // One mail, however often the limit is met, telling the owner to change the password.
+    const [mail, ...more] = await mailsTo(ann.email, "is guessing your codes");
+    expect(more).toEqual([]);
+    expect(mail?.text).toContain("reset it now");
+    expect(mail?.text).toContain(`${TEST_PORTAL_URL}/forgot-password`);
+    expect(mail?.text).toContain(`203.0.113.${address}`);
+    // Other accounts are not touched.
+    expect((await login(ctx.t, "bob")).status).toBe(200);
   });
 
   it("takes each recovery code once, mails about it, and says how many are left", async () => {
