@@ -1,5 +1,6 @@
 // The security mails of two-factor sign-in (ACCOUNT-SECURITY.md): each tells what happened, when
 // and from where, and what to do if it was not the account's owner.
+import { AUDIT_LOG_KEPT } from "../../contract/data-retention.ts";
 import type { MailMessage } from "./message.ts";
 import { PRODUCT_NAME, render } from "./templates.ts";
 
@@ -57,8 +58,13 @@ export function accountDeletedMail(args: SecurityMailArgs): MailMessage {
     subject: `Your ${PRODUCT_NAME} account was deleted`,
     greeting: `Hi ${args.username},`,
     paragraphs: [
-      `Your account was deleted ${where(args)}. Its API keys no longer work, any subscription has ended, and your personal data has been erased.`,
+      `Your account was deleted ${where(args)}. Its API keys no longer work, any subscription has ended, and your personal data has been erased, except what the law and the security of the service require us to keep.`,
       "Invoices and payment records are kept as issued for the period the law requires (10 years), without your account.",
+      // The audit log cannot erase (decision 021): say what it keeps, how long and why.
+      AUDIT_LOG_KEPT.intro,
+      AUDIT_LOG_KEPT.securityEvents,
+      AUDIT_LOG_KEPT.operatorActions,
+      AUDIT_LOG_KEPT.order,
       "If you did not delete it, reply to this e-mail at once: someone had your password.",
     ],
     action: { label: `Visit ${PRODUCT_NAME}`, url: args.portalUrl },

@@ -3,6 +3,7 @@
 // after which the username and address can register again. And the address itself: a new one
 // takes over only through the link mailed to it.
 import { readFile } from "node:fs/promises";
+import { AUDIT_LOG_KEPT } from "../../contract/data-retention.ts";
 import { DETAIL } from "../../contract/messages.ts";
 import { SECURITY_TEXT } from "../../src/lib/security-text.ts";
 import {
@@ -37,6 +38,12 @@ test("a customer downloads their data, then deletes the account; the name is fre
   };
   expect(data.account).toMatchObject({ username: user.username, email: user.email });
   expect(data.charges).toEqual([]);
+
+  // What deleting cannot erase, said before the button (decision 021), as the deletion mail says it.
+  const kept = section.locator("[data-audit-log-kept]");
+  await kept.getByText(AUDIT_LOG_KEPT.title).click();
+  for (const text of [AUDIT_LOG_KEPT.securityEvents, AUDIT_LOG_KEPT.operatorActions, AUDIT_LOG_KEPT.order])
+    await expect(kept).toContainText(text);
 
   await section.getByRole("button", { name: T.deleteAction }).click();
   const dialog = page.getByRole("dialog", { name: T.confirmTitle });

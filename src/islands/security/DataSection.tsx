@@ -1,7 +1,9 @@
 // /profile/security's "Your data": download everything as JSON, and delete the account after
 // typing the username (ACCOUNT-SECURITY.md). Both confirm the password first when it is older
-// than 10 minutes; deletion then signs the browser out and goes to /.
+// than 10 minutes; deletion then signs the browser out and goes to /. What deleting cannot erase
+// (the audit log's entries) is said beside it.
 import { useState } from "react";
+import { AUDIT_LOG_KEPT } from "../../../contract/data-retention.ts";
 import { asApiError } from "../../lib/api-client.ts";
 import { accountActionErrorMessage } from "../../lib/error-messages.ts";
 import { navigate } from "../../lib/navigation.ts";
@@ -13,6 +15,7 @@ import { Dialog } from "../profile/Dialog.tsx";
 import { SecurityCard } from "./SecurityCard.tsx";
 
 const T = SECURITY_TEXT.data;
+const KEPT = AUDIT_LOG_KEPT;
 
 const failed = (error: unknown) => {
   if (!(error instanceof ReauthCancelled)) notify("error", accountActionErrorMessage(asApiError(error)));
@@ -77,6 +80,23 @@ function DeleteDialog({ open, username, onClose }: { open: boolean; username: st
   );
 }
 
+/** What deleting leaves in the audit log, how long and why (decision 021): the deletion mail says the same. */
+function AuditLogKept() {
+  return (
+    <details className="text-sm" data-audit-log-kept>
+      <summary className="cursor-pointer font-medium">{KEPT.title}</summary>
+      <div className="mt-2 flex flex-col gap-2">
+        <p>{KEPT.intro}</p>
+        <ul className="list-disc ps-5">
+          <li>{KEPT.securityEvents}</li>
+          <li>{KEPT.operatorActions}</li>
+        </ul>
+        <p>{KEPT.order}</p>
+      </div>
+    </details>
+  );
+}
+
 export function DataSection({ username }: { username: string }) {
   const [downloading, setDownloading] = useState(false);
   const [deleting, setDeleting] = useState(false);
@@ -101,6 +121,7 @@ export function DataSection({ username }: { username: string }) {
       </div>
       <h3 className="mt-2 font-semibold">{T.deleteTitle}</h3>
       <p className="text-sm">{T.deleteBody}</p>
+      <AuditLogKept />
       <div>
         <button type="button" className="btn btn-error btn-sm" onClick={() => setDeleting(true)}>
           {T.deleteAction}
