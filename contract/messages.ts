@@ -71,6 +71,8 @@ export const DETAIL = {
   mfaStepExpired: "This sign-in has expired. Please sign in again",
   /** POST /v1/token and /v1/token/mfa (429): the account's wrong codes passed the hourly limit. */
   tooManyWrongCodes: "Too many wrong codes for this account. Please try again later",
+  /** Checkout calls on a server without Stripe whose local checkout is off (a public HOST). */
+  checkoutUnavailable: "Payments are not available on this server",
   staffMfaRequired: "Two-factor authentication is required for staff access",
   mfaAlreadyOn: "Two-factor authentication is already on",
   mfaNotOn: "Two-factor authentication is not on",

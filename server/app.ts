@@ -169,7 +169,8 @@ export function createApp(deps: AppDeps): Hono {
   app.route("/", api);
 
   const local = deps.payments.local;
-  if (local) {
+  // Off on a public HOST (select-payments.ts): anyone who reached it could pay with a test card.
+  if (local && deps.payments.checkoutPages !== false) {
     const catalogue = deps.payments.catalogue;
     app.route(
       "/_checkout",

@@ -100,6 +100,8 @@ export const envSchema = z.object({
   STRIPE_WEBHOOK_SECRET: optional(z.string().min(16, { error: "must be at least 16 characters" })),
   /** Where the local provider delivers its webhook events. Default: http://127.0.0.1:PORT/v1/webhooks/stripe. */
   LOCAL_WEBHOOK_URL: optional(urlWithScheme(["http:", "https:"], "http://127.0.0.1:4321/v1/webhooks/stripe")),
+  /** Serve the local checkout's pages (/_checkout: anyone pays with the test card 4242) although HOST is not a loopback address. */
+  LOCAL_CHECKOUT_ON_PUBLIC_HOST: bool.default(false),
   /** Origin the browser reaches this server on, for local checkout page URLs. Default: PORTAL_URL's origin when it is on PORT, else http://HOST:PORT. */
   LOCAL_CHECKOUT_URL: optional(urlWithScheme(["http:", "https:"], "http://localhost:4321")),
   /** How often the local provider's billing job runs (renewals, period ends, webhook retries). */
@@ -244,6 +246,27 @@ export function devPagesNote(config: Pick<Config, "NODE_ENV" | "HOST">): string 
       ? `HOST=${config.HOST} is not a loopback address`
       : `NODE_ENV=${config.NODE_ENV}`;
   return `Development pages off (${why}): /_dev answers 404`;
+}
+
+/**
+ * The local checkout (/_checkout, without Stripe) takes test cards: anyone who reaches it "pays"
+ * with 4242. Like the development pages it is served on a loopback HOST only, unless
+ * LOCAL_CHECKOUT_ON_PUBLIC_HOST says that a public one is meant (a shared test server).
+ */
+export function localCheckoutEnabled(
+  config: Pick<Config, "HOST" | "LOCAL_CHECKOUT_ON_PUBLIC_HOST">,
+): boolean {
+  return isLoopbackHost(config.HOST) || config.LOCAL_CHECKOUT_ON_PUBLIC_HOST;
+}
+
+/** The start log's line about the local checkout (when it is the provider): on, or off and why. */
+export function localCheckoutNote(config: Pick<Config, "HOST" | "LOCAL_CHECKOUT_ON_PUBLIC_HOST">): string {
+  if (!localCheckoutEnabled(config)) {
+    return `Local checkout off (HOST=${config.HOST} is not a loopback address; LOCAL_CHECKOUT_ON_PUBLIC_HOST=1 serves it): /_checkout answers 404 and new checkouts 503`;
+  }
+  return isLoopbackHost(config.HOST)
+    ? "Local checkout on at /_checkout (test cards)"
+    : `Local checkout on at /_checkout (test cards) on HOST=${config.HOST}: LOCAL_CHECKOUT_ON_PUBLIC_HOST is set`;
 }
 
 /** What works but leaves something broken: the start log says it, with what breaks. */

@@ -15,7 +15,7 @@ import { createBillingMailSender, queueExpiringTopUpMails } from "./billing/bill
 import { systemClock } from "./clock.ts";
 import { openDatabase } from "./db/client.ts";
 import { postgresChannel } from "./db/postgres-channel.ts";
-import { ConfigError, devPagesNote, loadConfig, startupWarnings } from "./env.ts";
+import { ConfigError, devPagesNote, loadConfig, localCheckoutNote, startupWarnings } from "./env.ts";
 import { createRateLimiter } from "./http/rate-limit.ts";
 import { createLogger } from "./logger.ts";
 import { createMailer } from "./mail/mailer.ts";
@@ -72,6 +72,7 @@ async function main(): Promise<void> {
   );
   await revocations.start();
   const payments = await selectPayments(config, { db: database.db, clock, logger, tasks, signingKeyPem });
+  if (payments.local) logger.info(localCheckoutNote(config));
   const app = createApp({
     config,
     site,

@@ -4,16 +4,18 @@
 // Chooses the payment provider from the configuration: Stripe when STRIPE_SECRET_KEY is set (its
 // catalogue ids read from the Stripe account, STRIPE_WEBHOOK_SECRET required), otherwise the
 // embedded local checkout, which is refused in production (env.ts also requires the Stripe
-// settings there).
+// settings there) and whose pages are off on a public HOST unless LOCAL_CHECKOUT_ON_PUBLIC_HOST.
 import type { Logger } from "pino";
 import Stripe from "stripe";
+import { DETAIL } from "../contract/messages.ts";
 import { PRODUCT_IDS } from "../contract/product-ids.ts";
 import type { BackgroundTasks } from "./background.ts";
 import { type Catalogue, createCatalogue } from "./billing/catalogue.ts";
 import type { PaymentProvider } from "./billing/ports/payment-provider.ts";
 import { customerStore } from "./billing/subscription-store.ts";
 import type { Db } from "./db/types.ts";
-import type { Config } from "./env.ts";
+import { type Config, localCheckoutEnabled } from "./env.ts";
+import { ApiError } from "./http/errors.ts";
 import { type OffsetClock, readClockOffset } from "./payments/local/billing-clock.ts";
 import { httpSender } from "./payments/local/deliveries.ts";
 import { createLocalPayments, type LocalPayments } from "./payments/local/local-payments.ts";
@@ -26,6 +28,8 @@ export interface AppPayments {
   provider: PaymentProvider;
   /** Present when the provider is the embedded local one (its hosted page, deliveries and billing job). */
   local?: LocalPayments | undefined;
+  /** false: the local checkout's pages (/_checkout) are not served (a public HOST: localCheckoutEnabled). */
+  checkoutPages?: boolean;
 }
 
 export interface SelectedPayments extends AppPayments {
@@ -78,12 +82,32 @@ export async function selectPayments(
     customers: customerStore,
     send: httpSender(config.LOCAL_WEBHOOK_URL ?? `http://127.0.0.1:${config.PORT}/v1/webhooks/stripe`),
   });
+  if (!localCheckoutEnabled(config)) {
+    return {
+      catalogue,
+      provider: withoutLocalCheckout(local.provider),
+      local,
+      checkoutPages: false,
+      description: "local checkout, off on this HOST (checkouts answer 503)",
+    };
+  }
   return {
     catalogue,
     provider: local.provider,
     local,
     description: "local checkout (test cards; npm run billing:advance -- --days N moves its clock)",
   };
+}
+
+/**
+ * The local provider with its hosted pages off: starting a checkout or a card change answers 503
+ * with a sentence, rather than sending the customer to a /_checkout page that answers 404.
+ */
+export function withoutLocalCheckout(provider: PaymentProvider): PaymentProvider {
+  const unavailable = async (): Promise<never> => {
+    throw new ApiError(503, DETAIL.checkoutUnavailable);
+  };
+  return { ...provider, createCheckoutSession: unavailable, createPortalSession: unavailable };
 }
 
 /**

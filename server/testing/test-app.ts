@@ -27,6 +27,7 @@ import { createOutboxMailer, type Mailer, outboxDir } from "../mail/mailer.ts";
 import { listOutbox, type OutboxEntry } from "../mail/outbox.ts";
 import type { SendWebhook } from "../payments/local/deliveries.ts";
 import { createLocalPayments, type LocalPayments } from "../payments/local/local-payments.ts";
+import { withoutLocalCheckout } from "../select-payments.ts";
 import { newSigningKeyPem } from "./signing-keys.ts";
 
 export const TEST_PORTAL_URL = "https://portal.test";
@@ -64,6 +65,8 @@ export interface TestAppOptions {
   hooks?: AccountHooks;
   trustProxy?: boolean;
   nodeEnv?: "development" | "test" | "production";
+  /** false: the local checkout is off, as on a public HOST (select-payments.ts). */
+  localCheckout?: boolean;
   /** Serve /_dev; default: unless nodeEnv is production. */
   devPages?: boolean;
   mailer?: Mailer;
@@ -158,7 +161,10 @@ export function createTestApp(db: Db, options: TestAppOptions = {}): TestApp {
     revocations,
     mfaSecrets: createMfaSecrets(TEST_MFA_KEY),
     hooks: options.hooks,
-    payments: { catalogue, provider: local.provider, local },
+    payments:
+      options.localCheckout === false
+        ? { catalogue, provider: withoutLocalCheckout(local.provider), local, checkoutPages: false }
+        : { catalogue, provider: local.provider, local },
   };
   app = createApp(deps);
   return {

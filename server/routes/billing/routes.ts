@@ -12,6 +12,7 @@ import {
   topUpProductListSchema,
   updateSubscriptionRequestSchema,
 } from "../../../contract/billing.ts";
+import { DETAIL } from "../../../contract/messages.ts";
 import type { Catalogue } from "../../billing/catalogue.ts";
 import type { Billing } from "../../billing/service.ts";
 import type { AppEnv } from "../../http/app-env.ts";
@@ -110,6 +111,7 @@ export function billingRoutes(deps: BillingRouteDeps): OpenAPIHono<AppEnv> {
           404: "Unknown product, or a price not of that product",
           409: "You already have an active subscription",
           422: "Invalid body",
+          503: `"${DETAIL.checkoutUnavailable}": no Stripe, and the local checkout is off on this server's public HOST (LOCAL_CHECKOUT_ON_PUBLIC_HOST)`,
         }),
       },
     },
@@ -143,6 +145,7 @@ export function billingRoutes(deps: BillingRouteDeps): OpenAPIHono<AppEnv> {
           401: "No valid access token",
           403: "Top-ups are not available on the Free plan",
           404: "Unknown top-up product",
+          503: `"${DETAIL.checkoutUnavailable}": no Stripe, and the local checkout is off on this server's public HOST (LOCAL_CHECKOUT_ON_PUBLIC_HOST)`,
           422: "Invalid body",
         }),
       },
