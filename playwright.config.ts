@@ -11,6 +11,8 @@ process.env.E2E_DATA_DIR = dataDir; // workers re-read the config: keep one fold
 
 export default defineConfig({
   testDir: "tests/e2e",
+  // npm run audit:verify against the server's data once every journey is done (staff actions included).
+  globalTeardown: "./tests/e2e/audit-chain.teardown.ts",
   // Playwright empties its output folder at start: keep it apart from the Vitest report in test-results/.
   outputDir: "test-results/playwright",
   fullyParallel: true,

@@ -31,4 +31,10 @@ export const ADMIN_TEXT = {
   alreadyVerified: "The address is already verified",
   noDisputeHold: "The account has no dispute hold",
   accountDisabled: "Account disabled. Contact support.",
+  accountDeleted: "The customer deleted this account: it can no longer be changed",
+  staffNeedsSecondFactor:
+    "Staff need two-factor sign-in: the account must turn it on (/profile/security) before it gets a staff role",
+  overDailyGrantLimit: (limit: number, left: number) =>
+    `Support can grant at most ${limit} credits a day (Berlin time); ${left} are left today`,
+  staffChargeReasonRequired: "Give a reason: staff charges are written to the audit log",
 } as const;

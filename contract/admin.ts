@@ -5,6 +5,7 @@ import * as z from "zod/mini";
 import { roleSchema, subscriptionSchema } from "./account.ts";
 import { ADMIN_TEXT, OPERATOR_CREDITS_MAX, REASON_MAX, REASON_MIN } from "./admin-rules.ts";
 import { ledgerEntrySchema } from "./billing.ts";
+import { notPrintable, printable } from "./free-text.ts";
 
 /** The messages, for the server and the tests (the islands import admin-rules.ts, without zod). */
 export { ADMIN_TEXT } from "./admin-rules.ts";
@@ -16,6 +17,7 @@ const reason = z
     z.minLength(1, ADMIN_TEXT.reasonRequired),
     z.minLength(REASON_MIN, ADMIN_TEXT.reasonTooShort),
     z.maxLength(REASON_MAX, ADMIN_TEXT.reasonTooLong),
+    printable(notPrintable("The reason"), true),
   );
 
 /** An idempotency key, like consume's: any text the client keeps for retries. */

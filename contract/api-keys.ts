@@ -3,7 +3,9 @@
 // /profile/api-keys page validates its form and reads the answers with the same objects.
 import * as z from "zod/mini";
 import { API_KEY_NAME_MAX, API_KEY_RULES } from "./api-key-rules.ts";
+import { staffChargeReasonSchema } from "./billing.ts";
 import { FEATURE_IDS, MAX_QUANTITY } from "./credit-costs.ts";
+import { notPrintable, printable } from "./free-text.ts";
 
 export const featureIdSchema = z.enum(FEATURE_IDS, { error: API_KEY_RULES.featureUnknown });
 
@@ -15,6 +17,7 @@ export const createApiKeyRequestSchema = z.object({
       z.trim(),
       z.minLength(1, API_KEY_RULES.nameRequired),
       z.maxLength(API_KEY_NAME_MAX, API_KEY_RULES.nameTooLong),
+      printable(notPrintable("The name")),
     ),
   expires_in_days: z.optional(
     z.nullable(
@@ -137,6 +140,11 @@ export const consumeFeatureRequestSchema = z
       1,
     ),
     idempotency_key: idempotencyKey,
+    /**
+     * Required when staff charge with an admin token (the audit log keeps it); the generation
+     * service's charges with a service key leave it out.
+     */
+    reason: z.optional(staffChargeReasonSchema),
     /**
      * Development only: when the charge happened, for simulated history (npm run usage:simulate).
      * At most 366 days ago and not in the future; any other server refuses it.

@@ -2,6 +2,20 @@
 // credit ledger. The portal checks the server's answers with them; the server validates requests
 // and documents them in OpenAPI from the same objects. `zod/mini`, browser-safe, like account.ts.
 import * as z from "zod/mini";
+import { notPrintable, printable } from "./free-text.ts";
+
+/**
+ * Why a staff member charges a customer by hand (`POST /v1/credits/consume` with an admin token):
+ * the ledger shows it and the audit log keeps it with the staff member's name.
+ */
+export const staffChargeReasonSchema = z
+  .string({ error: "Field required" })
+  .check(
+    z.trim(),
+    z.minLength(1, "Field required"),
+    z.maxLength(200),
+    printable(notPrintable("The reason"), true),
+  );
 
 export const currencySchema = z.enum(["usd", "eur"]);
 
@@ -78,6 +92,6 @@ export const consumeRequestSchema = z.object({
     }),
     z.lte(1_000_000, "Amount is too large"),
   ),
-  reason: z.string().check(z.minLength(1, "Field required"), z.maxLength(200)),
+  reason: staffChargeReasonSchema,
   idempotency_key: z.string().check(z.minLength(1, "Field required"), z.maxLength(200)),
 });

@@ -2,6 +2,7 @@
 // sign-in with one. The ceremony's own messages (options, the browser's answers) are WebAuthn's
 // JSON shapes, passed through as objects: @simplewebauthn checks them on both sides.
 import * as z from "zod/mini";
+import { notPrintable, printable } from "./free-text.ts";
 
 export const PASSKEY_NAME_MAX = 60;
 
@@ -31,6 +32,7 @@ export const passkeyNameSchema = z
     z.trim(),
     z.minLength(1, "Give the passkey a name"),
     z.maxLength(PASSKEY_NAME_MAX, `A passkey's name can have at most ${PASSKEY_NAME_MAX} characters`),
+    printable(notPrintable("The name")),
   );
 
 /** `POST /v1/users/me/passkeys`. */

@@ -13,7 +13,9 @@ export const SECURITY_EVENT_PREFIXES = [
   "email.",
   "mfa.",
   "passkey.",
+  "api_key.",
   "api_keys.",
+  "account.export",
 ] as const;
 
 export const securityEventsSchema = z.object({

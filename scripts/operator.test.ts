@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { asc, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ADMIN_TEXT } from "../contract/admin-rules.ts";
 import { findUserByUsername, insertUser } from "../server/accounts/users.ts";
 import { authenticateServiceKey } from "../server/api-access/service-keys.ts";
 import { ManualClock } from "../server/clock.ts";
@@ -13,6 +14,7 @@ import { openPglite } from "../server/db/client.ts";
 import { auditLog } from "../server/db/schema/index.ts";
 import { createLogger } from "../server/logger.ts";
 import { listenOperatorSocket, operatorSocketPath } from "../server/operator/socket.ts";
+import { withConfirmedAuthenticator } from "../tests/fixtures/second-factor.ts";
 import { operatorCommand } from "./operator.ts";
 
 describe("operator commands while the server runs", () => {
@@ -56,7 +58,14 @@ describe("operator commands while the server runs", () => {
     expect(statSync(operatorSocketPath(dataDir)).mode & 0o777).toBe(0o600);
   });
 
-  it("user:role changes the role in the server's database", async () => {
+  it("user:role changes the role in the server's database, once the account has a second factor", async () => {
+    expect(await run("user-role", ["ann", "admin"])).toEqual({
+      code: 1,
+      out: "",
+      err: `ann: ${ADMIN_TEXT.staffNeedsSecondFactor}.`,
+    });
+    expect((await findUserByUsername(database.db, "ann"))?.role).toBe("user");
+    await withConfirmedAuthenticator(database.db, "ann");
     expect(await run("user-role", ["ann", "admin"])).toEqual({
       code: 0,
       out: "Ann now has the role admin.",

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { findUserByUsername, insertUser } from "../server/accounts/users.ts";
 import { openPglite } from "../server/db/client.ts";
+import { withConfirmedAuthenticator } from "../tests/fixtures/second-factor.ts";
 import { userRoleCommand } from "./user-role.ts";
 
 async function run(args: string[], env: Record<string, string>) {
@@ -29,6 +30,7 @@ describe("npm run user:role", () => {
       passwordHash: "h",
       now: new Date(),
     });
+    await withConfirmedAuthenticator(seed.db, "ann");
     await seed.close();
 
     const env = { DATA_DIR: dataDir, LOG_LEVEL: "silent" };

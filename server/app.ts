@@ -46,6 +46,7 @@ export type AppConfig = Pick<
   | "dataDir"
   | "FREE_INITIAL_CREDITS"
   | "SUPPORT_GRANT_LIMIT"
+  | "SUPPORT_GRANT_DAILY_LIMIT"
   | "seller"
 >;
 
@@ -161,7 +162,10 @@ export function createApp(deps: AppDeps): Hono {
     deps.config.corsOrigins,
     { billing, catalogue: deps.payments.catalogue },
     {
-      supportGrantLimit: deps.config.SUPPORT_GRANT_LIMIT,
+      supportGrantLimits: {
+        perGrant: deps.config.SUPPORT_GRANT_LIMIT,
+        perDay: deps.config.SUPPORT_GRANT_DAILY_LIMIT,
+      },
       provider: deps.payments.provider,
       afterProviderChange,
     },

@@ -112,6 +112,8 @@ export const envSchema = z.object({
 
   /** The most credits one goodwill grant by a support user may give (admins have no cap). */
   SUPPORT_GRANT_LIMIT: z.coerce.number().int().min(0).max(1_000_000).default(500),
+  /** The most credits one support user may grant in a Berlin day, all customers together. */
+  SUPPORT_GRANT_DAILY_LIMIT: z.coerce.number().int().min(0).max(10_000_000).default(2_000),
 
   // OPERATOR: the business that sells, as every invoice names it. Its country decides VAT
   // (server/domain/vat.ts): an EU country. With Stripe, set the same details in the Stripe account.

@@ -5,9 +5,24 @@ import { preparedPerHandle } from "../db/prepared.ts";
 import { type Role, type UserRow, users } from "../db/schema/index.ts";
 import type { DbOrTx } from "../db/types.ts";
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** A user id as the database writes it: a UUID in lower case (RFC 9562 §4). */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const UUID_ANY_CASE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** True for a string that can be a user id (a UUID): anything else PostgreSQL refuses with an error. */
+/**
+ * A UUID from outside (a path, a body, a search) in its one canonical form: lower case. RFC 9562
+ * reads UUIDs case-insensitively, and so does PostgreSQL's uuid type, so an upper-case id names the
+ * same row; made canonical at the edge, every rule and every audit hash sees the form the database
+ * stores (decision 022). Anything that is not a UUID is returned as it is, and names nothing.
+ */
+export function canonicalUuid(raw: string): string {
+  return UUID_ANY_CASE.test(raw) ? raw.toLowerCase() : raw;
+}
+
+/**
+ * True for a string that can be a user id (a lower-case UUID): anything else names no user. Strict
+ * on case, so that an id which skipped canonicalUuid is refused, never matched under another form.
+ */
 export function isUserId(id: string): boolean {
   return UUID.test(id);
 }

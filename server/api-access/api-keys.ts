@@ -107,13 +107,19 @@ export async function listApiKeys(
 }
 
 /** Revokes the user's key; false when the user has no such live key (another user's key included). */
-export async function revokeApiKey(db: DbOrTx, userId: string, keyId: string, now: Date): Promise<boolean> {
-  const revoked = await db
+/** Revokes the user's live key `keyId`; the key as it was, or undefined when there is no such live key. */
+export async function revokeApiKey(
+  db: DbOrTx,
+  userId: string,
+  keyId: string,
+  now: Date,
+): Promise<Pick<ApiKeyRow, "id" | "prefix" | "name"> | undefined> {
+  const [revoked] = await db
     .update(apiKeys)
     .set({ revokedAt: now })
     .where(and(eq(apiKeys.id, keyId), eq(apiKeys.userId, userId), isNull(apiKeys.revokedAt)))
-    .returning({ id: apiKeys.id });
-  return revoked.length > 0;
+    .returning({ id: apiKeys.id, prefix: apiKeys.prefix, name: apiKeys.name });
+  return revoked;
 }
 
 /** Revokes every live key of the user (after a password reset, say); how many there were. */

@@ -2,7 +2,7 @@
 // (contract/credit-costs.ts, the table /plans shows), within the key's feature restriction and
 // monthly limit and the user's balance, exactly once per idempotency key (billing/spends.ts decides).
 import { type FeatureId, featureName, type People, priceOf } from "../../contract/credit-costs.ts";
-import { type SpendRefusal, spendCredits } from "../billing/spends.ts";
+import { type SpendRefusal, type SpendRequest, spendCredits } from "../billing/spends.ts";
 import type { Db } from "../db/types.ts";
 import { berlinMonth } from "../domain/berlin-time.ts";
 import type { LastUsed } from "./last-used.ts";
@@ -36,17 +36,14 @@ export type ChargeResult =
     }
   | { ok: false; reason: SpendRefusal };
 
-export async function chargeFeature(
-  db: Db,
-  lastUsed: LastUsed,
-  charge: FeatureCharge,
-): Promise<ChargeResult> {
-  const result = await spendCredits(db, {
+/** The spend a feature charge asks billing for: its price, its ledger text, and what it meters. */
+export function featureSpend(charge: FeatureCharge, requestedBy: string | null): SpendRequest {
+  return {
     userId: charge.userId,
     amount: priceOf(charge.feature, charge.people, charge.quantity),
     reason: `${featureName(charge.feature)} × ${charge.quantity} (${charge.people === "one" ? "one person" : "multiple people"})`,
     idempotencyKey: charge.idempotencyKey,
-    requestedBy: null,
+    requestedBy,
     now: charge.now,
     recordedAt: charge.recordedAt,
     meter: {
@@ -56,7 +53,15 @@ export async function chargeFeature(
       quantity: charge.quantity,
       month: berlinMonth(charge.recordedAt ?? charge.now),
     },
-  });
+  };
+}
+
+export async function chargeFeature(
+  db: Db,
+  lastUsed: LastUsed,
+  charge: FeatureCharge,
+): Promise<ChargeResult> {
+  const result = await spendCredits(db, featureSpend(charge, null));
   // A key that answered anything but "no such usable key" was used, whatever the charge's outcome.
   if (charge.apiKeyId !== undefined && !(!result.ok && result.reason === "no_key")) {
     lastUsed.touch("api", charge.apiKeyId, charge.now);

@@ -6,7 +6,15 @@ import { openTestDatabase, TEST_DATABASES } from "../../tests/fixtures/test-db.t
 import { auditLog } from "../db/schema/index.ts";
 import type { Db } from "../db/types.ts";
 import { useTestApp } from "../testing/suite.ts";
-import { type AuditEntry, appendAudit, auditHash, GENESIS_HASH, verifyAuditChain } from "./audit-log.ts";
+import {
+  type AuditEntry,
+  appendAudit,
+  auditHash,
+  checkStorable,
+  GENESIS_HASH,
+  UnstorableAuditEntry,
+  verifyAuditChain,
+} from "./audit-log.ts";
 
 const ENTRY: AuditEntry = {
   actorId: null,
@@ -46,6 +54,26 @@ describe("auditHash", () => {
   });
 });
 
+describe("checkStorable", () => {
+  it("passes an entry the database stores as it is hashed", () => {
+    const entry = { ...ENTRY, reason: "Ausfall: 東京 🎉", details: { n: 1.5, ok: true, list: ["a", null] } };
+    expect(checkStorable(entry)).toBe(entry);
+  });
+
+  it.each([
+    ["U+0000 in the reason", { reason: "a\u0000b" }, "the entry.reason"],
+    ["a lone surrogate in a detail", { details: { name: "a\ud800" } }, "the entry.details.name"],
+    ["U+0000 in a detail's key", { details: { "a\u0000": 1 } }, "the entry.details key"],
+    ["a lone surrogate in a list", { details: { list: ["ok", "\udfff"] } }, "the entry.details.list[1]"],
+    ["a number JSON cannot hold", { details: { n: Number.NaN } }, "the entry.details.n"],
+    ["a value with no JSON form", { details: { f: () => 1 } }, "the entry.details.f"],
+  ])("refuses %s, naming where", (_case, change, where) => {
+    expect(() => checkStorable({ ...ENTRY, ...(change as Partial<AuditEntry>) })).toThrow(
+      new RegExp(`^${where.replaceAll(/[.[\]]/g, "\\$&")} `),
+    );
+  });
+});
+
 /** Changes a stored row behind the trigger's back, as someone with the table owner's rights could. */
 async function tamper(db: Db, statement: ReturnType<typeof sql>) {
   await db.transaction(async (tx) => {
@@ -67,6 +95,17 @@ describe.each(TEST_DATABASES)("the audit log (%s)", (kind) => {
     expect(second).toMatchObject({ seq: 2, prevHash: first.hash, action: "service_key.create" });
     expect(second.hash).toBe(auditHash(first.hash, second));
     expect(await verifyAuditChain(ctx.database.db)).toEqual({ ok: true, rows: 2, head: second.hash });
+  });
+
+  it("fails closed when the stored row would not match its hash, and writes nothing", async () => {
+    // The uuid column stores an id in lower case; hashed as sent, the row would break the chain.
+    const upper = { subjectUserId: ENTRY.subjectUserId?.toUpperCase() ?? null };
+    await expect(append(ctx.database.db, upper)).rejects.toThrow(UnstorableAuditEntry);
+    expect(await ctx.database.db.select().from(auditLog)).toEqual([]);
+    // Nor does an entry the database would refuse reach it.
+    await expect(append(ctx.database.db, { reason: "a\u0000b" })).rejects.toThrow(UnstorableAuditEntry);
+    await append(ctx.database.db);
+    expect(await verifyAuditChain(ctx.database.db)).toMatchObject({ ok: true, rows: 1 });
   });
 
   it("an empty log verifies, with the genesis hash as its head", async () => {

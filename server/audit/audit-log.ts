@@ -54,6 +54,45 @@ export function auditHash(prevHash: string, row: HashedFields): string {
   return createHash("sha256").update(prevHash).update(body).digest("hex");
 }
 
+/** Why an audit entry cannot be stored as it would be hashed. */
+export class UnstorableAuditEntry extends Error {}
+
+/**
+ * A text PostgreSQL stores as it is given: no U+0000 (text and jsonb refuse it) and no lone
+ * surrogate (not Unicode; drivers replace it, so the stored row would no longer match its hash).
+ */
+const storableText = (text: string) => text.isWellFormed() && !text.includes("\u0000");
+
+function checkValue(value: unknown, where: string): void {
+  if (typeof value === "string") {
+    if (!storableText(value)) throw new UnstorableAuditEntry(`${where} holds U+0000 or ill-formed Unicode`);
+  } else if (typeof value === "number") {
+    if (!Number.isFinite(value)) throw new UnstorableAuditEntry(`${where} is not a finite number`);
+  } else if (Array.isArray(value)) {
+    value.forEach((item, i) => {
+      checkValue(item, `${where}[${i}]`);
+    });
+  } else if (value !== null && typeof value === "object") {
+    for (const [key, item] of Object.entries(value)) {
+      checkValue(key, `${where} key`);
+      checkValue(item, `${where}.${key}`);
+    }
+  } else if (value !== null && typeof value !== "boolean") {
+    throw new UnstorableAuditEntry(`${where} has no JSON form`);
+  }
+}
+
+/**
+ * Throws unless `entry` can be stored exactly as it is hashed. appendAudit checks every entry; an
+ * action with an effect outside the database (a refund or a cancel at the payment provider) checks
+ * its entry before that effect, so an entry that cannot be written never follows an effect that
+ * cannot be undone.
+ */
+export function checkStorable(entry: AuditEntry): AuditEntry {
+  checkValue(entry, "the entry");
+  return entry;
+}
+
 /** Takes the chain's lock until the transaction ends: one writer at a time, on every instance. */
 export async function lockChain(tx: Tx): Promise<void> {
   await tx.execute(sql`select pg_advisory_xact_lock(${AUDIT_CHAIN_LOCK})`);
@@ -61,6 +100,7 @@ export async function lockChain(tx: Tx): Promise<void> {
 
 /** Appends `entry` as the chain's next row, in the caller's transaction (see the header on locking). */
 export async function appendAudit(tx: Tx, entry: AuditEntry, now: Date): Promise<AuditRow> {
+  checkStorable(entry);
   await lockChain(tx);
   const [last] = await tx
     .select({ seq: auditLog.seq, hash: auditLog.hash })
@@ -83,6 +123,15 @@ export async function appendAudit(tx: Tx, entry: AuditEntry, now: Date): Promise
     .values({ ...fields, prevHash, hash: auditHash(prevHash, fields) })
     .returning();
   if (!row) throw new Error("The audit entry was not written");
+  // Fail closed: the row as the database stores it must hash to what was computed before it was
+  // stored. A value the database normalises (an id's case, a time's precision, a JSON number)
+  // would otherwise break the chain for good, and audit:verify would stop at this row forever.
+  // Throwing rolls the action's transaction back with it: no effect without its entry.
+  if (auditHash(prevHash, row) !== row.hash) {
+    throw new UnstorableAuditEntry(
+      `The audit entry ${row.id} (${row.action}) reads back differently from what was hashed; nothing was written`,
+    );
+  }
   return row;
 }
 

@@ -2,6 +2,7 @@
 // and the user's row lock everything that changes a user's credits takes (spends: spends.ts).
 import { randomUUID } from "node:crypto";
 import { desc, eq, sql } from "drizzle-orm";
+import { isUserId } from "../accounts/users.ts";
 import { preparedPerHandle } from "../db/prepared.ts";
 import { creditGrants, users } from "../db/schema/index.ts";
 import type { DbOrTx, Tx } from "../db/types.ts";
@@ -80,16 +81,13 @@ export async function userGrants(db: DbOrTx, userId: string): Promise<CreditGran
   return rows.map(toCreditGrant);
 }
 
-/** Our user ids are UUIDs (any version). */
-const USER_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /**
  * Serialises everything that changes one user's credits or subscription: a row lock on the user.
  * False when there is no such user, including for an id that cannot be one of ours (a webhook's
  * metadata is whatever the sender put there; PostgreSQL would refuse it as a uuid, a 500).
  */
 export async function lockUser(tx: Tx, userId: string): Promise<boolean> {
-  if (!USER_ID.test(userId)) return false;
+  if (!isUserId(userId)) return false;
   const rows = await tx.select({ id: users.id }).from(users).where(eq(users.id, userId)).for("update");
   return rows.length > 0;
 }

@@ -5,13 +5,14 @@
 import { eq } from "drizzle-orm";
 import { ADMIN_TEXT } from "../../contract/admin.ts";
 import type { Accounts } from "../accounts/accounts.ts";
-import { isUserId } from "../accounts/users.ts";
+import { appendAudit } from "../audit/audit-log.ts";
 import type { Billing } from "../billing/service.ts";
-import { apiKeys, type Role, type UserRow, users } from "../db/schema/index.ts";
+import { apiKeys, type Role, users } from "../db/schema/index.ts";
 import type { Db, Tx } from "../db/types.ts";
-import { type Actor, audit, refuseOwnAccount } from "./actor.ts";
+import { type Actor, audit, auditEntryOf, lockCustomer, refuseOwnAccount } from "./actor.ts";
 import { holds, type Permission } from "./permissions.ts";
 import { OperatorRefusal } from "./refusal.ts";
+import { refuseStaffRoleWithoutFactor } from "./staff-roles.ts";
 
 export interface AccountActionDeps {
   db: Db;
@@ -60,14 +61,6 @@ const FLAGS = {
   }
 >;
 
-/** The customer's row, locked until the transaction ends; 404 when there is none. */
-async function lockCustomer(tx: Tx, customerId: string): Promise<UserRow> {
-  if (!isUserId(customerId)) throw new OperatorRefusal(404, ADMIN_TEXT.customerNotFound);
-  const [row] = await tx.select().from(users).where(eq(users.id, customerId)).for("update");
-  if (!row) throw new OperatorRefusal(404, ADMIN_TEXT.customerNotFound);
-  return row;
-}
-
 export function accountActions(deps: AccountActionDeps) {
   const { db } = deps;
 
@@ -85,9 +78,9 @@ export function accountActions(deps: AccountActionDeps) {
   ): Promise<ActionDone> {
     const spec = FLAGS[flag];
     require(actor, spec.permission);
-    refuseOwnAccount(actor, customerId, ADMIN_TEXT.notOwnAccount);
     return db.transaction(async (tx) => {
       const customer = await lockCustomer(tx, customerId);
+      refuseOwnAccount(actor, customer, ADMIN_TEXT.notOwnAccount);
       const since = customer[spec.column];
       if (on === (since !== null)) throw new OperatorRefusal(409, on ? spec.alreadySet : spec.notSet);
       await tx
@@ -116,7 +109,6 @@ export function accountActions(deps: AccountActionDeps) {
     /** Never on one's own account; the last admin keeps the role. */
     async changeRole(actor: Actor, customerId: string, role: Role, reason: string, now: Date) {
       require(actor, "changeRole");
-      refuseOwnAccount(actor, customerId, ADMIN_TEXT.notOwnAccount);
       return db.transaction(async (tx): Promise<ActionDone> => {
         // Every admin row locked first, in one order: two admins demoting each other at once
         // cannot both succeed and leave no admin.
@@ -127,7 +119,9 @@ export function accountActions(deps: AccountActionDeps) {
           .orderBy(users.id)
           .for("update");
         const customer = await lockCustomer(tx, customerId);
+        refuseOwnAccount(actor, customer, ADMIN_TEXT.notOwnAccount);
         if (customer.role === role) throw new OperatorRefusal(409, ADMIN_TEXT.sameRole);
+        await refuseStaffRoleWithoutFactor(tx, customer.id, role);
         if (customer.role === "admin" && admins.length <= 1)
           throw new OperatorRefusal(409, ADMIN_TEXT.lastAdmin);
         await tx.update(users).set({ role, updatedAt: now }).where(eq(users.id, customerId));
@@ -200,16 +194,21 @@ export function accountActions(deps: AccountActionDeps) {
       now: Date,
     ): Promise<ActionDone> {
       require(actor, "cancelSubscription");
-      if (!isUserId(customerId)) throw new OperatorRefusal(404, ADMIN_TEXT.customerNotFound);
-      const [exists] = await db.select({ id: users.id }).from(users).where(eq(users.id, customerId));
-      if (!exists) throw new OperatorRefusal(404, ADMIN_TEXT.customerNotFound);
+      // Checked apart from the cancel's own transaction (billing takes its locks in its own order).
+      const { id } = await db.transaction((tx) => lockCustomer(tx, customerId));
+      // Built, and refused if it cannot be stored, before the provider is asked to cancel.
+      const entry = auditEntryOf(actor, {
+        action: "subscription.cancel",
+        subjectUserId: id,
+        reason,
+        details: { at },
+      });
       let auditId = "";
       const writeAudit = async (tx: Tx) => {
-        const entry = { action: "subscription.cancel", subjectUserId: customerId, reason, details: { at } };
-        auditId = (await audit(tx, actor, entry, now)).id;
+        auditId = (await appendAudit(tx, entry, now)).id;
       };
-      if (at === "now") await deps.billing.endSubscriptionNow(customerId, writeAudit);
-      else await deps.billing.cancelSubscription(customerId, writeAudit);
+      if (at === "now") await deps.billing.endSubscriptionNow(id, writeAudit);
+      else await deps.billing.cancelSubscription(id, writeAudit);
       return { auditId };
     },
   };

@@ -1,8 +1,10 @@
 // The staff member behind an operator action, and the audit entry the action writes in its own
 // transaction: no effect without its entry, no entry without its effect (OPERATIONS.md).
 import { and, desc, eq, sql } from "drizzle-orm";
-import { type AuditEntry, appendAudit } from "../audit/audit-log.ts";
-import { type AuditRow, auditLog, type Role } from "../db/schema/index.ts";
+import { ADMIN_TEXT } from "../../contract/admin-rules.ts";
+import { isUserId } from "../accounts/users.ts";
+import { type AuditEntry, appendAudit, checkStorable } from "../audit/audit-log.ts";
+import { type AuditRow, auditLog, type Role, type UserRow, users } from "../db/schema/index.ts";
 import type { Tx } from "../db/types.ts";
 import { OperatorRefusal } from "./refusal.ts";
 
@@ -14,19 +16,42 @@ export interface Actor {
   ip: string | null;
 }
 
-/** Staff may not grant credits to, refund, disable or change the role of their own account. */
-export function refuseOwnAccount(actor: Actor, customerId: string, notOwnAccount: string): void {
-  if (actor.id === customerId) throw new OperatorRefusal(403, notOwnAccount);
+/**
+ * Staff may not grant credits to, refund, disable or change the role of their own account. The
+ * customer is the row read (and locked) from the database, never the id as the request spelled it:
+ * the database reads an id in forms a string comparison does not (decision 022).
+ */
+export function refuseOwnAccount(actor: Actor, customer: { id: string }, notOwnAccount: string): void {
+  if (actor.id === customer.id) throw new OperatorRefusal(403, notOwnAccount);
+}
+
+/**
+ * The customer's row, locked until the transaction ends (the lock every spend and grant of theirs
+ * takes); 404 when there is none, 409 when its owner deleted it: a deleted account keeps only what
+ * the law keeps (its invoices and payments), and no staff action may bring it back to life.
+ */
+export async function lockCustomer(tx: Tx, customerId: string): Promise<UserRow> {
+  if (!isUserId(customerId)) throw new OperatorRefusal(404, ADMIN_TEXT.customerNotFound);
+  const [row] = await tx.select().from(users).where(eq(users.id, customerId)).for("update");
+  if (!row) throw new OperatorRefusal(404, ADMIN_TEXT.customerNotFound);
+  if (row.deletedAt) throw new OperatorRefusal(409, ADMIN_TEXT.accountDeleted);
+  return row;
+}
+
+type ActionEntry = Pick<AuditEntry, "action" | "subjectUserId" | "reason" | "details">;
+
+/**
+ * The audit entry of `actor`'s action, checked to be storable as it is hashed. An action whose
+ * effect lies outside the database (the payment provider's) builds it before that effect: an entry
+ * that cannot be written then stops the action before anything happened.
+ */
+export function auditEntryOf(actor: Actor, entry: ActionEntry): AuditEntry {
+  return checkStorable({ actorId: actor.id, actorLabel: actor.label, ip: actor.ip, ...entry });
 }
 
 /** Appends the audit entry of `actor`'s action on `subjectUserId` (call last in the action's transaction). */
-export function audit(
-  tx: Tx,
-  actor: Actor,
-  entry: Pick<AuditEntry, "action" | "subjectUserId" | "reason" | "details">,
-  now: Date,
-): Promise<AuditRow> {
-  return appendAudit(tx, { actorId: actor.id, actorLabel: actor.label, ip: actor.ip, ...entry }, now);
+export function audit(tx: Tx, actor: Actor, entry: ActionEntry, now: Date): Promise<AuditRow> {
+  return appendAudit(tx, auditEntryOf(actor, entry), now);
 }
 
 /**

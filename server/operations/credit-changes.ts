@@ -5,14 +5,15 @@
 // under the customer's row lock, the same lock every spend takes, once per idempotency key, with
 // its audit entry in the same transaction.
 import { randomUUID } from "node:crypto";
-import { eq, sql } from "drizzle-orm";
+import { and, eq, gte, sql } from "drizzle-orm";
 import { ADMIN_TEXT, type AdminLedgerEntry } from "../../contract/admin.ts";
-import { insertGrant, lockUser, userGrants } from "../billing/ledger-store.ts";
-import { creditAdjustments, creditGrants } from "../db/schema/index.ts";
-import type { Db } from "../db/types.ts";
+import { insertGrant, userGrants } from "../billing/ledger-store.ts";
+import { auditLog, creditAdjustments, creditGrants } from "../db/schema/index.ts";
+import type { Db, Tx } from "../db/types.ts";
+import { berlinMidnightDaysAgo } from "../domain/berlin-time.ts";
 import { balance, fromMillicredits, planSpend, toMillicredits } from "../domain/ledger.ts";
-import { type Actor, audit, earlierKeyedAction, refuseOwnAccount } from "./actor.ts";
-import { grantLimitOf, holds } from "./permissions.ts";
+import { type Actor, audit, earlierKeyedAction, lockCustomer, refuseOwnAccount } from "./actor.ts";
+import { dailyGrantLimitOf, fitsDailyLimit, grantLimitOf, holds } from "./permissions.ts";
 import { OperatorRefusal } from "./refusal.ts";
 
 export const GOODWILL_SOURCE = "Goodwill credits";
@@ -33,16 +34,55 @@ export interface CreditChangeResult {
   replayed: boolean;
 }
 
-function checkAllowed(actor: Actor, customerId: string, change: CreditChange, supportGrantLimit: number) {
-  refuseOwnAccount(actor, customerId, ADMIN_TEXT.notOwnAccount);
+/** What support staff may grant (admins are not limited): SUPPORT_GRANT_LIMIT and SUPPORT_GRANT_DAILY_LIMIT. */
+export interface SupportGrantLimits {
+  /** The most credits one grant may give. */
+  perGrant: number;
+  /** The most credits one support member may grant in a Berlin day, all customers together. */
+  perDay: number;
+}
+
+function checkAllowed(actor: Actor, change: CreditChange, limits: SupportGrantLimits) {
   if (change.amount < 0) {
     if (!holds(actor.role, "takeBackCredits")) throw new OperatorRefusal(403, ADMIN_TEXT.adminOnly);
     return;
   }
-  const limit = grantLimitOf(actor.role, supportGrantLimit);
+  const limit = grantLimitOf(actor.role, limits.perGrant);
   if (limit !== null && change.amount > limit) {
     throw new OperatorRefusal(403, ADMIN_TEXT.overGrantLimit(limit), { limit });
   }
+}
+
+/**
+ * Any 32-bit constant: the first key of the two-key advisory locks that serialise one member's
+ * grants (the second is a hash of their id). Two-key locks never collide with the one-key lock of
+ * the audit chain.
+ */
+const GRANTS_OF_ONE_MEMBER_LOCK = 73_149;
+
+/**
+ * Refuses a grant that would take the actor past their daily total. One member's grants are
+ * serialised by an advisory lock on the member, so no two of them both see room for only one: what
+ * the audit log says they granted since Berlin midnight is then all they granted. It is taken after
+ * the customer's row lock and is followed only by the audit chain's lock, which is always last, so
+ * no order of locks can deadlock.
+ */
+async function checkDailyTotal(tx: Tx, actor: Actor, amount: number, limits: SupportGrantLimits, now: Date) {
+  const limit = dailyGrantLimitOf(actor.role, limits.perDay);
+  if (limit === null || amount <= 0) return;
+  await tx.execute(sql`select pg_advisory_xact_lock(${GRANTS_OF_ONE_MEMBER_LOCK}, hashtext(${actor.id}))`);
+  const [row] = await tx
+    .select({ sum: sql<string | null>`sum((${auditLog.details}->>'credits')::numeric)` })
+    .from(auditLog)
+    .where(
+      and(
+        eq(auditLog.actorId, actor.id),
+        eq(auditLog.action, "credits.grant"),
+        gte(auditLog.at, berlinMidnightDaysAgo(now, 0)),
+      ),
+    );
+  const { fits, left } = fitsDailyLimit(limit, Number(row?.sum ?? 0), amount);
+  if (!fits) throw new OperatorRefusal(403, ADMIN_TEXT.overDailyGrantLimit(limit, left), { limit, left });
 }
 
 export async function changeCredits(
@@ -51,17 +91,20 @@ export async function changeCredits(
   customerId: string,
   change: CreditChange,
   now: Date,
-  supportGrantLimit: number,
+  limits: SupportGrantLimits,
 ): Promise<CreditChangeResult> {
-  checkAllowed(actor, customerId, change, supportGrantLimit);
+  checkAllowed(actor, change, limits);
   if (change.amount > 0 && change.expiresAt && change.expiresAt.getTime() <= now.getTime()) {
     throw new OperatorRefusal(422, "The credits' expiry must be in the future");
   }
   const action = change.amount > 0 ? "credits.grant" : "credits.take_back";
   const milli = toMillicredits(Math.abs(change.amount));
   return db.transaction(async (tx) => {
-    if (!(await lockUser(tx, customerId))) throw new OperatorRefusal(404, ADMIN_TEXT.customerNotFound);
-    const earlier = await earlierKeyedAction(tx, customerId, action, change.idempotencyKey);
+    const customer = await lockCustomer(tx, customerId);
+    refuseOwnAccount(actor, customer, ADMIN_TEXT.notOwnAccount);
+    // From here on the id is the database's own: the audit entry hashes what the log stores.
+    const id = customer.id;
+    const earlier = await earlierKeyedAction(tx, id, action, change.idempotencyKey);
     if (earlier) {
       const details = earlier.details as { credits: number; balance_after: number; description: string };
       if (details.credits !== change.amount) {
@@ -74,11 +117,13 @@ export async function changeCredits(
         replayed: true,
       };
     }
-    const grants = await userGrants(tx, customerId);
+    // After the replay (a repeat is answered, never refused) and before the effect.
+    await checkDailyTotal(tx, actor, change.amount, limits, now);
+    const grants = await userGrants(tx, id);
     let description: string;
     let effect: Record<string, unknown>;
     if (change.amount > 0) {
-      const grantId = await grantGoodwill(tx, customerId, milli, change, now);
+      const grantId = await grantGoodwill(tx, id, milli, change, now);
       description = GOODWILL_SOURCE;
       effect = { grant_id: grantId, expires_at: change.expiresAt?.toISOString() ?? null };
     } else {
@@ -94,11 +139,11 @@ export async function changeCredits(
           .where(eq(creditGrants.id, take.grantId));
         await tx.insert(creditAdjustments).values({
           id: randomUUID(),
-          userId: customerId,
+          userId: id,
           grantId: take.grantId,
           kind: "operator_take_back",
           amount: take.amount,
-          reference: `operator:${customerId}:${change.idempotencyKey}:${take.grantId}`,
+          reference: `operator:${id}:${change.idempotencyKey}:${take.grantId}`,
           createdAt: now,
         });
       }
@@ -107,13 +152,13 @@ export async function changeCredits(
         takes: plan.takes.map((t) => ({ grant_id: t.grantId, credits: fromMillicredits(t.amount) })),
       };
     }
-    const balanceAfter = fromMillicredits(balance(await userGrants(tx, customerId), now));
+    const balanceAfter = fromMillicredits(balance(await userGrants(tx, id), now));
     const row = await audit(
       tx,
       actor,
       {
         action,
-        subjectUserId: customerId,
+        subjectUserId: id,
         reason: change.reason,
         details: {
           credits: change.amount,

@@ -4,7 +4,7 @@
 // the plan and the balance, read for the page's users in two statements.
 import { and, desc, eq, inArray, or, type SQL, sql } from "drizzle-orm";
 import type { CustomerRow } from "../../contract/admin.ts";
-import { isUserId } from "../accounts/users.ts";
+import { canonicalUuid, isUserId } from "../accounts/users.ts";
 import { KEY_KINDS, parseKey } from "../api-access/key-format.ts";
 import { GRANT_COLUMNS, toCreditGrant } from "../billing/ledger-store.ts";
 import { LIVE_STATUSES, STATE_COLUMNS, stateFromRow } from "../billing/subscription-store.ts";
@@ -31,7 +31,8 @@ const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
 export function searchCondition(q: string): SQL | undefined {
   const text = q.trim().slice(0, QUERY_MAX);
   if (text === "") return undefined;
-  if (isUserId(text)) return eq(users.id, text.toLowerCase());
+  const id = canonicalUuid(text);
+  if (isUserId(id)) return eq(users.id, id);
   const apiPrefix = `${KEY_KINDS.api}_`;
   if (text.startsWith(apiPrefix)) {
     // A whole key names its id; a start of one ("gpk_3xT9…", from a support e-mail) matches ids by prefix.

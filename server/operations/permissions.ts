@@ -37,3 +37,24 @@ export function holds(role: Role, permission: Permission): boolean {
 export function grantLimitOf(role: Role, supportGrantLimit: number): number | null {
   return role === "admin" ? null : supportGrantLimit;
 }
+
+/**
+ * The most credits (whole credits) `role` may grant in one Berlin day, all customers together:
+ * support is capped at SUPPORT_GRANT_DAILY_LIMIT, an admin is not (null).
+ */
+export function dailyGrantLimitOf(role: Role, supportDailyLimit: number): number | null {
+  return role === "admin" ? null : supportDailyLimit;
+}
+
+/**
+ * Whether a grant of `amount` credits fits what is left of a daily limit after `grantedToday`;
+ * the credits still left today either way (never below zero).
+ */
+export function fitsDailyLimit(
+  limit: number,
+  grantedToday: number,
+  amount: number,
+): { fits: boolean; left: number } {
+  const left = Math.max(0, limit - grantedToday);
+  return { fits: amount <= left, left };
+}

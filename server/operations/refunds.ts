@@ -14,7 +14,7 @@ import { lockUser } from "../billing/ledger-store.ts";
 import type { PaymentProvider } from "../billing/ports/payment-provider.ts";
 import { auditLog, invoices } from "../db/schema/index.ts";
 import type { Db, Tx } from "../db/types.ts";
-import { type Actor, audit, earlierKeyedAction, refuseOwnAccount } from "./actor.ts";
+import { type Actor, audit, auditEntryOf, earlierKeyedAction, refuseOwnAccount } from "./actor.ts";
 import { holds } from "./permissions.ts";
 import { OperatorRefusal } from "./refusal.ts";
 
@@ -68,7 +68,14 @@ export async function refundPayment(
     ? await deps.db.select().from(invoices).where(eq(invoices.id, invoiceId))
     : [];
   if (!found) throw new OperatorRefusal(404, REFUND_TEXT.notFound);
-  refuseOwnAccount(actor, found.userId, ADMIN_TEXT.notOwnAccount);
+  refuseOwnAccount(actor, { id: found.userId }, ADMIN_TEXT.notOwnAccount);
+  // The reason reaches the provider: refused here if the audit entry could not hold it.
+  auditEntryOf(actor, {
+    action: "payment.refund",
+    subjectUserId: found.userId,
+    reason: request.reason,
+    details: { idempotency_key: request.idempotencyKey },
+  });
   const done = await deps.db.transaction(async (tx): Promise<RefundDone> => {
     await lockUser(tx, found.userId);
     const earlier = await earlierKeyedAction(tx, found.userId, "payment.refund", request.idempotencyKey);

@@ -4,6 +4,7 @@
 // (operator/socket.ts) when the embedded PGlite, which one process at a time can open, is in use.
 // What changes something is written to the audit log in the change's own transaction, with the
 // command line as its actor; `audit-verify` checks the log's chain.
+import { ADMIN_TEXT } from "../../contract/admin-rules.ts";
 import { findUserByUsername, setUserRole } from "../accounts/users.ts";
 import { isUsableApiKey, listApiKeys } from "../api-access/api-keys.ts";
 import {
@@ -19,6 +20,8 @@ import { userGrants } from "../billing/ledger-store.ts";
 import { userRole } from "../db/schema/index.ts";
 import type { Db } from "../db/types.ts";
 import { balance } from "../domain/ledger.ts";
+import { isStaff } from "../operations/permissions.ts";
+import { hasSecondFactor } from "../operations/staff-roles.ts";
 
 /** A command's answer: lines for stdout, or an error message and exit code. */
 export type CommandResult = { ok: true; lines: string[] } | { ok: false; message: string; code: number };
@@ -150,6 +153,10 @@ export async function runCommand(db: Db, request: OperatorRequest, now: Date): P
     const user = await db.transaction(async (tx) => {
       const before = await findUserByUsername(tx, username);
       if (!before) return undefined;
+      if (before.deletedAt) return "deleted" as const;
+      if (isStaff(role) && before.role !== role && !(await hasSecondFactor(tx, before.id))) {
+        return "no second factor" as const;
+      }
       const after = await setUserRole(tx, username, role, now);
       if (after && after.role !== before.role) {
         await appendAudit(
@@ -165,6 +172,10 @@ export async function runCommand(db: Db, request: OperatorRequest, now: Date): P
       return after;
     });
     if (!user) return { ok: false, message: `No user named "${username}".`, code: 1 };
+    if (user === "deleted") return { ok: false, message: ADMIN_TEXT.accountDeleted, code: 1 };
+    if (user === "no second factor") {
+      return { ok: false, message: `${username}: ${ADMIN_TEXT.staffNeedsSecondFactor}.`, code: 1 };
+    }
     return { ok: true, lines: [`${user.username} now has the role ${user.role}.`] };
   }
   const [verb, ...rest] = args;

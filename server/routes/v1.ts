@@ -41,7 +41,7 @@ export function v1Routes(
   deps: ApiDeps,
   corsOrigins: string[],
   billing: Pick<BillingRouteDeps, "billing" | "catalogue">,
-  operations: Pick<AdminDeps, "supportGrantLimit" | "provider" | "afterProviderChange">,
+  operations: Pick<AdminDeps, "supportGrantLimits" | "provider" | "afterProviderChange">,
 ): OpenAPIHono<AppEnv> {
   // basePath rather than mounting under /v1: the OpenAPI document then shows the full paths.
   const api = new OpenAPIHono<AppEnv>().basePath(API_PREFIX);

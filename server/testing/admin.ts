@@ -47,8 +47,9 @@ export async function adminGet<T = Record<string, unknown>>(t: TestApp, path: st
   return (await res.json()) as T;
 }
 
-/** What every test's setup writes to the audit log: sign-ins, and the staff's two-factor setup. */
-const isSetup = (action: string) => action.startsWith("login.") || action === "mfa.enabled";
+/** What every test's setup writes to the audit log: sign-ins, the staff's two-factor setup, keys made. */
+const isSetup = (action: string) =>
+  action.startsWith("login.") || action === "mfa.enabled" || action === "api_key.create";
 
 /**
  * The audit rows about `subjectUserId`, oldest first; without the sign-ins (login.*) and two-factor

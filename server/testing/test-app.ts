@@ -141,6 +141,7 @@ export function createTestApp(db: Db, options: TestAppOptions = {}): TestApp {
     config: {
       FREE_INITIAL_CREDITS: options.freeInitialCredits ?? TEST_FREE_CREDITS,
       SUPPORT_GRANT_LIMIT: 500,
+      SUPPORT_GRANT_DAILY_LIMIT: 2_000,
       TRUST_PROXY: options.trustProxy ?? true,
       NODE_ENV: options.nodeEnv ?? "test",
       // In-process: no address is listened on; the pages exist unless the test says production.

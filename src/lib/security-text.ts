@@ -140,5 +140,7 @@ export const SECURITY_EVENT_NAMES: Record<string, string> = {
   "email.changed": "E-mail address changed",
   "email.change_reverted": "E-mail change undone",
   "api_key.create": "API key created",
+  "api_key.revoke": "API key revoked",
+  "account.export": "Account data downloaded",
   "api_keys.revoke_all": "All API keys revoked",
 };

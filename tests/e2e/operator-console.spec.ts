@@ -11,9 +11,8 @@ import { UI_TEXT } from "../../src/lib/ui-text.ts";
 import { createVerifiedUser, openSignedIn, tokenViaApi } from "../fixtures/account.ts";
 import { axeViolations } from "../fixtures/axe.ts";
 import { buyTierAViaForms, payOnCheckout } from "../fixtures/checkout.ts";
-import { setRoleByCli } from "../fixtures/service-key.ts";
 import { expect, test } from "../fixtures/test.ts";
-import { staffTokenViaApi } from "../fixtures/two-factor.ts";
+import { staffViaCli } from "../fixtures/two-factor.ts";
 
 const A = ADMIN_PAGE_TEXT;
 
@@ -35,9 +34,8 @@ test("support finds a customer by key prefix and grants 100 credits; the custome
   const customerToken = await tokenViaApi(request, customer);
   const key = await apiKeyOf(request, customerToken);
   const support = await createVerifiedUser(request, "sup");
-  await setRoleByCli(support.username, "support");
 
-  await openSignedIn(page, await staffTokenViaApi(request, support), "/profile");
+  await openSignedIn(page, await staffViaCli(request, support, "support"), "/profile");
   // The account menu offers the console to staff.
   await page.getByText(UI_TEXT.greeting(support.username)).first().click();
   await page.getByRole("link", { name: UI_TEXT.operatorConsole }).first().click();
@@ -92,9 +90,12 @@ test("an admin disables an account, the customer's next page load says so, and t
   const customer = await createVerifiedUser(request, "dis");
   const customerToken = await tokenViaApi(request, customer);
   const admin = await createVerifiedUser(request, "adm");
-  await setRoleByCli(admin.username, "admin");
 
-  await openSignedIn(page, await staffTokenViaApi(request, admin), `/admin/customers?q=${customer.username}`);
+  await openSignedIn(
+    page,
+    await staffViaCli(request, admin, "admin"),
+    `/admin/customers?q=${customer.username}`,
+  );
   await page.locator("[data-customer-row]").getByRole("link", { name: customer.username }).click();
   await page.getByRole("button", { name: A.actions.disable }).click();
   const dialog = page.getByRole("dialog", { name: `${A.actions.disable}: ${customer.username}` });
@@ -146,8 +147,11 @@ test("an admin refunds a top-up; the customer's billing history shows the refund
   await expect(customerPage).toHaveURL(/\/payment\/success$/);
 
   const admin = await createVerifiedUser(request, "refadm");
-  await setRoleByCli(admin.username, "admin");
-  await openSignedIn(page, await staffTokenViaApi(request, admin), `/admin/customers?q=${customer.username}`);
+  await openSignedIn(
+    page,
+    await staffViaCli(request, admin, "admin"),
+    `/admin/customers?q=${customer.username}`,
+  );
   await page.locator("[data-customer-row]").getByRole("link", { name: customer.username }).click();
   const payments = page.locator("[data-payment]");
   await expect(payments).toHaveCount(2, { timeout: 15_000 });
@@ -191,8 +195,7 @@ test("the quarter's VAT report: a German consumer, a French consumer and a Frenc
 }) => {
   test.setTimeout(90_000);
   const admin = await createVerifiedUser(request, "vatadm");
-  await setRoleByCli(admin.username, "admin");
-  const adminToken = await staffTokenViaApi(request, admin);
+  const adminToken = await staffViaCli(request, admin, "admin");
   const report = async () => {
     const res = await request.get("/v1/admin/reports/vat", {
       headers: { Authorization: `Bearer ${adminToken}` },
@@ -319,10 +322,13 @@ test("the console's pages are for staff only, and read well on a phone in the da
   expect(robots).toContain("Disallow: /admin");
 
   const admin = await createVerifiedUser(request, "dark");
-  await setRoleByCli(admin.username, "admin");
   await page.setViewportSize({ width: 390, height: 844 });
   await page.emulateMedia({ colorScheme: "dark" });
-  await openSignedIn(page, await staffTokenViaApi(request, admin), `/admin/customers?q=${customer.username}`);
+  await openSignedIn(
+    page,
+    await staffViaCli(request, admin, "admin"),
+    `/admin/customers?q=${customer.username}`,
+  );
   await expect(page.locator("[data-customer-row]")).toHaveCount(1);
   expect(await page.locator('meta[name="robots"]').getAttribute("content")).toContain("noindex");
   expect(await axeViolations(page)).toEqual([]);

@@ -11,9 +11,8 @@ import {
   type PortalPage,
   WIDTHS,
 } from "../fixtures/pages.ts";
-import { setRoleByCli } from "../fixtures/service-key.ts";
 import { expect, test } from "../fixtures/test.ts";
-import { staffTokenViaApi } from "../fixtures/two-factor.ts";
+import { staffViaCli } from "../fixtures/two-factor.ts";
 
 /**
  * Opens the page as a visitor, or, for a page that sends visitors away (/profile and below), as a
@@ -22,9 +21,8 @@ import { staffTokenViaApi } from "../fixtures/two-factor.ts";
 async function open(page: Page, request: APIRequestContext, portalPage: PortalPage) {
   if (!portalPage.visitorRedirect) return page.goto(portalPage.path);
   const user = await createVerifiedUser(request, "sweep");
-  if (portalPage.staffRole) await setRoleByCli(user.username, portalPage.staffRole);
   const token = portalPage.staffRole
-    ? await staffTokenViaApi(request, user)
+    ? await staffViaCli(request, user, portalPage.staffRole)
     : await tokenViaApi(request, user);
   await openSignedIn(page, token, portalPage.path);
   await expect(page.locator(portalPage.signedInReady ?? "main")).toBeVisible();

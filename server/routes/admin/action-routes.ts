@@ -26,6 +26,7 @@ import {
   pathParameter,
   schemaRef,
 } from "../../http/openapi.ts";
+import { pathId } from "../../http/path-id.ts";
 import { parseJsonBody } from "../../http/validation.ts";
 import { accountActions } from "../../operations/account-actions.ts";
 import type { Actor } from "../../operations/actor.ts";
@@ -107,13 +108,14 @@ export function adminActionRoutes(deps: AdminDeps): OpenAPIHono<AppEnv> {
     );
   }
 
-  const id = (c: Context<AppEnv>) => c.req.param("id") ?? "";
+  /** The path's id in its canonical form: the customer's or payment's UUID in lower case. */
+  const id = (c: Context<AppEnv>) => pathId(c, "id", "uuid");
 
   addAction({
     path: "/admin/customers/{id}/credits",
     operationId: "adminChangeCredits",
     summary:
-      "Grant goodwill credits (support within SUPPORT_GRANT_LIMIT) or take unspent credits back (admin)",
+      "Grant goodwill credits (support within SUPPORT_GRANT_LIMIT a grant and SUPPORT_GRANT_DAILY_LIMIT a Berlin day) or take unspent credits back (admin)",
     permission: "grantCredits",
     request: { name: "CreditChangeRequest", schema: creditChangeRequestSchema },
     errors: {
@@ -139,7 +141,7 @@ export function adminActionRoutes(deps: AdminDeps): OpenAPIHono<AppEnv> {
           idempotencyKey: body.idempotency_key,
         },
         now,
-        deps.supportGrantLimit,
+        deps.supportGrantLimits,
       );
       return {
         ...result.entry,
@@ -270,7 +272,7 @@ export function adminActionRoutes(deps: AdminDeps): OpenAPIHono<AppEnv> {
     request: { name: "ReasonRequest", schema: reasonRequestSchema },
     errors: { 404: ADMIN_TEXT.keyNotFound, 409: "The key is already revoked" },
     handle: async (c, body, actor, now) => {
-      const { auditId } = await actions.revokeKey(actor, id(c), body.reason, now);
+      const { auditId } = await actions.revokeKey(actor, pathId(c, "id", "apiKey"), body.reason, now);
       return done("API key revoked", auditId);
     },
   });

@@ -208,6 +208,11 @@ describe.each(TEST_DATABASES)("operator actions (%s)", (kind) => {
     const ada = await staffMember(ctx.t, "ada", "admin");
     const role = (id: string, body: Record<string, unknown>) =>
       adminCall(ctx.t, `/v1/admin/customers/${id}/role`, ada.accessToken, { reason: REASON, ...body });
+    // No staff role without a second factor: whoever had only the password would enrol their own.
+    const early = await role(cora.id, { role: "support" });
+    expect(early.status).toBe(409);
+    expect(await early.json()).toEqual({ detail: ADMIN_TEXT.staffNeedsSecondFactor });
+    const coraToken = (await turnOnTwoFactor(ctx.t, cora.accessToken)).accessToken;
     expect((await role(cora.id, { role: "support" })).status).toBe(200);
     expect((await role(cora.id, { role: "support" })).status).toBe(409);
     expect((await role(ada.id, { role: "user" })).status).toBe(403);
@@ -216,7 +221,6 @@ describe.each(TEST_DATABASES)("operator actions (%s)", (kind) => {
     expect(row?.role).toBe("support");
     // With cora promoted to admin, she may demote ada; then ada is not an admin and cora is the last.
     expect((await role(cora.id, { role: "admin" })).status).toBe(200);
-    const coraToken = (await turnOnTwoFactor(ctx.t, cora.accessToken)).accessToken;
     expect(
       (
         await adminCall(ctx.t, `/v1/admin/customers/${ada.id}/role`, coraToken, {

@@ -11,6 +11,7 @@ import { clientIp } from "../../http/client-ip.ts";
 import { ApiError } from "../../http/errors.ts";
 import { BEARER_SCHEME } from "../../http/openapi.ts";
 import type { Actor } from "../../operations/actor.ts";
+import type { SupportGrantLimits } from "../../operations/credit-changes.ts";
 import { holds, isStaff, PERMISSIONS, type Permission } from "../../operations/permissions.ts";
 import type { RefundDeps } from "../../operations/refunds.ts";
 import type { ApiDeps } from "../api-deps.ts";
@@ -19,8 +20,8 @@ export interface AdminDeps extends ApiDeps, Omit<RefundDeps, "db"> {
   billing: Billing;
   /** The catalogue being sold (the metrics name tiers and price the MRR from it). */
   catalogue: Pick<Catalogue, "findTier">;
-  /** SUPPORT_GRANT_LIMIT: the most credits one grant by support staff may give. */
-  supportGrantLimit: number;
+  /** SUPPORT_GRANT_LIMIT and SUPPORT_GRANT_DAILY_LIMIT: what support staff may grant. */
+  supportGrantLimits: SupportGrantLimits;
 }
 
 /**

@@ -3,6 +3,7 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { auditPageSchema } from "../../../contract/admin.ts";
+import { canonicalUuid } from "../../accounts/users.ts";
 import { type AuditFilter, auditCsvStream, listAudit } from "../../audit/audit-query.ts";
 import type { AppEnv } from "../../http/app-env.ts";
 import { requireUser } from "../../http/auth-guard.ts";
@@ -41,9 +42,14 @@ function readFilter(c: Context<AppEnv>): AuditFilter {
     return at;
   };
   const word = (field: string) => c.req.query(field)?.slice(0, 100) || undefined;
+  // A user id in any case names the same user (decision 022).
+  const userId = (field: string) => {
+    const value = word(field);
+    return value === undefined ? undefined : canonicalUuid(value);
+  };
   return {
-    actor: word("actor"),
-    subject: word("subject"),
+    actor: userId("actor"),
+    subject: userId("subject"),
     action: word("action"),
     from: instant("from"),
     to: instant("to"),

@@ -23,6 +23,7 @@ import {
   pathParameter,
   schemaRef,
 } from "../../http/openapi.ts";
+import { pathId } from "../../http/path-id.ts";
 import { searchCustomers } from "../../operations/customer-search.ts";
 import { customerLedger, customerOverview, customerPayments } from "../../operations/customer-views.ts";
 import { USAGE_PARAMETERS, usageAnswer } from "../usage/routes.ts";
@@ -113,7 +114,7 @@ export function adminCustomerRoutes(deps: AdminDeps): OpenAPIHono<AppEnv> {
     },
     ...guard,
     async (c) => {
-      const found = await customerOverview(deps.db, c.req.param("id") ?? "", deps.clock.now(), deps.tiers);
+      const found = await customerOverview(deps.db, pathId(c, "id", "uuid"), deps.clock.now(), deps.tiers);
       if (!found) throw new ApiError(404, ADMIN_TEXT.customerNotFound);
       return c.json(found, 200);
     },
@@ -140,7 +141,7 @@ export function adminCustomerRoutes(deps: AdminDeps): OpenAPIHono<AppEnv> {
     },
     ...guard,
     async (c) => {
-      const id = await existing(c.req.param("id") ?? "");
+      const id = await existing(pathId(c, "id", "uuid"));
       return c.json(await customerLedger(deps.db, id, c.req.query("cursor") || undefined), 200);
     },
   );
@@ -165,7 +166,7 @@ export function adminCustomerRoutes(deps: AdminDeps): OpenAPIHono<AppEnv> {
     },
     ...guard,
     async (c) => {
-      const id = await existing(c.req.param("id") ?? "");
+      const id = await existing(pathId(c, "id", "uuid"));
       return c.json({ data: await customerPayments(deps.db, id) }, 200);
     },
   );
@@ -190,7 +191,7 @@ export function adminCustomerRoutes(deps: AdminDeps): OpenAPIHono<AppEnv> {
     },
     ...guard,
     async (c) => {
-      const id = await existing(c.req.param("id") ?? "");
+      const id = await existing(pathId(c, "id", "uuid"));
       return c.json(await usageAnswer(c, deps, id), 200);
     },
   );
@@ -215,7 +216,7 @@ export function adminCustomerRoutes(deps: AdminDeps): OpenAPIHono<AppEnv> {
     },
     ...guard,
     async (c) => {
-      const id = await existing(c.req.param("id") ?? "");
+      const id = await existing(pathId(c, "id", "uuid"));
       return c.json(await listAudit(deps.db, { subject: id }, c.req.query("cursor") || undefined), 200);
     },
   );

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { API_KEY_RULES } from "../../../contract/api-key-rules.ts";
 import { DETAIL } from "../../../contract/messages.ts";
 import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
-import { apiKeys, users } from "../../db/schema/index.ts";
+import { apiKeys, auditLog, users } from "../../db/schema/index.ts";
 import { bearer, consumeRequest, createKey, serviceKey } from "../../testing/api-access.ts";
 import { getJson, login, postJson, register, verifiedUser } from "../../testing/api-client.ts";
 import { useTestApp } from "../../testing/suite.ts";
@@ -21,6 +21,29 @@ describe.each(TEST_DATABASES)("API keys (%s)", (kind) => {
     expect(res.status).toBe(200);
     return ((await res.json()) as { data: Array<Record<string, unknown>> }).data;
   };
+
+  it("records creating and revoking a key as security events the owner sees", async () => {
+    const ann = await verifiedUser(ctx.t, "ann");
+    const key = await createKey(ctx.t, ann.accessToken, { name: "Render farm" });
+    const revoked = await ctx.t.app.request(`/v1/api-keys/${key.id}`, {
+      method: "DELETE",
+      headers: bearer(ann.accessToken),
+    });
+    expect(revoked.status).toBe(204);
+    const rows = (
+      await ctx.t.deps.db.select().from(auditLog).where(eq(auditLog.subjectUserId, ann.id))
+    ).filter((r) => r.action.startsWith("api_key."));
+    expect(
+      rows.map((r) => [r.action, r.actorId, r.details.key_id, r.details.prefix, r.details.name]),
+    ).toEqual([
+      ["api_key.create", ann.id, key.id, key.prefix, "Render farm"],
+      ["api_key.revoke", ann.id, key.id, key.prefix, "Render farm"],
+    ]);
+    expect(JSON.stringify(rows)).not.toContain(key.key.slice(16));
+    const events = await getJson(ctx.t.app, "/v1/users/me/security-events", ann.accessToken);
+    const actions = ((await events.json()) as { data: { action: string }[] }).data.map((e) => e.action);
+    expect(actions.slice(0, 2)).toEqual(["api_key.revoke", "api_key.create"]);
+  });
 
   it("creates a key shown once, with the contract's fields", async () => {
     const ann = await verifiedUser(ctx.t, "ann");

@@ -1,6 +1,7 @@
 // The customer's API keys: create (the key is in this answer only), list, revoke. Only an access
 // token from login manages keys: a program holding a key cannot make itself more keys.
 import { OpenAPIHono } from "@hono/zod-openapi";
+import type { Context } from "hono";
 import {
   type ApiKey,
   apiKeyListSchema,
@@ -27,6 +28,7 @@ import {
   SIGNED_IN,
   schemaRef,
 } from "../../http/openapi.ts";
+import { pathId } from "../../http/path-id.ts";
 import { originOf } from "../../http/request-origin.ts";
 import { parseJsonBody } from "../../http/validation.ts";
 import type { ApiDeps } from "../api-deps.ts";
@@ -43,6 +45,23 @@ function keyFields(row: ApiKeyRow) {
     last_used_at: iso(row.lastUsedAt),
     monthly_credit_limit: row.monthlyCreditLimit === null ? null : fromMillicredits(row.monthlyCreditLimit),
     features: row.features,
+  };
+}
+
+/** The security event of one key created or revoked by its owner: which key, never its secret. */
+function keyEvent(
+  c: Context<AppEnv>,
+  action: "api_key.create" | "api_key.revoke",
+  user: { id: string; username: string },
+  key: Pick<ApiKeyRow, "id" | "prefix" | "name">,
+  trustProxy: boolean,
+) {
+  return {
+    action,
+    userId: user.id,
+    actorLabel: user.username,
+    origin: originOf(c, trustProxy),
+    details: { key_id: key.id, prefix: key.prefix, name: key.name },
   };
 }
 
@@ -89,20 +108,32 @@ export function apiKeyRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
       const user = c.var.user;
       if (!user.emailVerified) throw new ApiError(403, DETAIL.emailNotVerified);
       const body = await parseJsonBody(c, createApiKeyRequestSchema);
-      const result = await createApiKey(
-        deps.db,
-        user.id,
-        {
-          name: body.name,
-          expiresInDays: body.expires_in_days ?? null,
-          monthlyCreditLimit:
-            body.monthly_credit_limit === undefined || body.monthly_credit_limit === null
-              ? null
-              : toMillicredits(body.monthly_credit_limit),
-          features: body.features ?? null,
-        },
-        deps.clock.now(),
-      );
+      const now = deps.clock.now();
+      // The key and its security event commit together: no key the log does not know of.
+      const result = await deps.db.transaction(async (tx) => {
+        const created = await createApiKey(
+          tx,
+          user.id,
+          {
+            name: body.name,
+            expiresInDays: body.expires_in_days ?? null,
+            monthlyCreditLimit:
+              body.monthly_credit_limit === undefined || body.monthly_credit_limit === null
+                ? null
+                : toMillicredits(body.monthly_credit_limit),
+            features: body.features ?? null,
+          },
+          now,
+        );
+        if (created.ok) {
+          await appendSecurityEvent(
+            tx,
+            keyEvent(c, "api_key.create", user, created.row, deps.trustProxy),
+            now,
+          );
+        }
+        return created;
+      });
       if (!result.ok) {
         if (result.reason === "limit") throw new ApiError(409, DETAIL.apiKeyLimit);
         throw new ApiError(401, DETAIL.couldNotValidateCredentials);
@@ -161,10 +192,16 @@ export function apiKeyRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
     },
     auth,
     async (c) => {
-      const id = c.req.param("id") ?? "";
-      if (!(await revokeApiKey(deps.db, c.var.user.id, id, deps.clock.now()))) {
-        throw new ApiError(404, DETAIL.apiKeyNotFound);
-      }
+      const id = pathId(c, "id", "apiKey");
+      const { user } = c.var;
+      const now = deps.clock.now();
+      const revoked = await deps.db.transaction(async (tx) => {
+        const key = await revokeApiKey(tx, user.id, id, now);
+        if (key)
+          await appendSecurityEvent(tx, keyEvent(c, "api_key.revoke", user, key, deps.trustProxy), now);
+        return key;
+      });
+      if (!revoked) throw new ApiError(404, DETAIL.apiKeyNotFound);
       return c.body(null, 204);
     },
   );

@@ -215,7 +215,11 @@ describe.each(TEST_DATABASES)("metering (%s)", (kind) => {
     expect((await consumeRequest(ctx.t, introspectOnly, body)).status).toBe(403);
     expect((await consumeRequest(ctx.t, ann.accessToken, body)).status).toBe(403);
     const admin = (await staffMember(ctx.t, "boss", "admin")).accessToken;
-    expect((await consumeRequest(ctx.t, admin, body)).status).toBe(200);
+    // Staff charge by feature only with a reason, which the audit log keeps (staff-charges.test.ts).
+    const noReason = await consumeRequest(ctx.t, admin, body);
+    expect(noReason.status).toBe(422);
+    expect(JSON.stringify(await noReason.json())).toContain('"loc":["body","reason"]');
+    expect((await consumeRequest(ctx.t, admin, { ...body, reason: "Test render" })).status).toBe(200);
     const manual = { user_id: ann.id, amount: 1, reason: "goodwill", idempotency_key: "m" };
     expect((await consumeRequest(ctx.t, await serviceKey(ctx.t), manual)).status).toBe(403);
     expect((await consumeRequest(ctx.t, admin, manual)).status).toBe(200);

@@ -4,14 +4,15 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import * as z from "zod/mini";
+import { ADMIN_TEXT } from "../../../contract/admin-rules.ts";
 import { consumeAnswerSchema, consumeFeatureRequestSchema } from "../../../contract/api-keys.ts";
 import { consumeRequestSchema } from "../../../contract/billing.ts";
 import { DETAIL } from "../../../contract/messages.ts";
 import { USAGE_MAX_DAYS } from "../../../contract/usage.ts";
-import { findUserById } from "../../accounts/users.ts";
+import { canonicalUuid, findUserById } from "../../accounts/users.ts";
 import type { LowBalanceAlerts } from "../../alerts/low-balance.ts";
 import { parseKey } from "../../api-access/key-format.ts";
-import { chargeFeature } from "../../api-access/metering.ts";
+import { chargeFeature, type FeatureCharge, featureSpend } from "../../api-access/metering.ts";
 import type { Billing } from "../../billing/service.ts";
 import type { SpendRefusal } from "../../billing/spends.ts";
 import type { Db } from "../../db/types.ts";
@@ -28,8 +29,11 @@ import {
   SERVICE_KEY_SCHEME,
   schemaRef,
 } from "../../http/openapi.ts";
+import { enforceLimits } from "../../http/rate-limit.ts";
 import { authenticateService } from "../../http/service-auth.ts";
 import { parseJsonBody, parseWith } from "../../http/validation.ts";
+import { chargeAsStaff } from "../../operations/staff-charges.ts";
+import { actorOf } from "../admin/admin-deps.ts";
 import type { ApiDeps } from "../api-deps.ts";
 
 type ChargeOutcome =
@@ -114,6 +118,27 @@ const userOnly = async (db: Db, id: string) => {
   return user ? { user } : undefined;
 };
 
+/** A feature charged by an admin's token: the reason is required, and the audit log keeps it. */
+async function staffFeatureCharge(
+  c: Context<AppEnv>,
+  deps: ApiDeps,
+  charge: FeatureCharge,
+  reason: string | undefined,
+): Promise<ChargeOutcome> {
+  if (reason === undefined) {
+    throw new RequestValidationError([
+      { loc: ["body", "reason"], msg: ADMIN_TEXT.staffChargeReasonRequired, type: "missing" },
+    ]);
+  }
+  return chargeAsStaff(deps.db, actorOf(c, deps.trustProxy), featureSpend(charge, c.var.user.id), reason, {
+    form: "feature",
+    feature: charge.feature,
+    people: charge.people,
+    quantity: charge.quantity,
+    apiKeyId: charge.apiKeyId ?? null,
+  });
+}
+
 export function addConsumeRoute(app: OpenAPIHono<AppEnv>, deps: ApiDeps & { billing: Billing }): void {
   const registry = app.openAPIRegistry;
   addRoute(
@@ -164,26 +189,31 @@ export function addConsumeRoute(app: OpenAPIHono<AppEnv>, deps: ApiDeps & { bill
         if (user.role !== "admin") throw new ApiError(403, DETAIL.notEnoughPermissions);
         refuseStaffWithoutTwoFactors(claims);
         c.set("user", user);
+        // A staff charge is a signed-in write like any console action: the same budget.
+        await enforceLimits(deps.limiter, [["accountWrite", user.id]]);
       }
       const raw = await parseJsonBody(c, ANY_JSON);
       const manual = typeof raw === "object" && raw !== null && "amount" in raw;
+      const now = deps.clock.now();
       if (manual) {
         if (byService) throw new ApiError(403, DETAIL.notEnoughPermissions);
         const body = parseWith(consumeRequestSchema, raw);
-        const result = await deps.billing.spend({
-          userId: body.user_id,
+        const spend = {
+          userId: canonicalUuid(body.user_id),
           amount: toMillicredits(body.amount),
           reason: body.reason,
           idempotencyKey: body.idempotency_key,
           requestedBy: c.var.user.id,
-          now: deps.clock.now(),
+          now,
+        };
+        const result = await chargeAsStaff(deps.db, actorOf(c, deps.trustProxy), spend, body.reason, {
+          form: "manual",
         });
         return answerCharge(c, afterCharge(result, deps.lowBalance));
       }
       const body = parseWith(consumeFeatureRequestSchema, raw);
-      const now = deps.clock.now();
-      const result = await chargeFeature(deps.db, deps.lastUsed, {
-        userId: body.user_id,
+      const charge = {
+        userId: body.user_id === undefined ? undefined : canonicalUuid(body.user_id),
         apiKeyId: body.api_key_id,
         feature: body.feature,
         people: body.people,
@@ -191,7 +221,13 @@ export function addConsumeRoute(app: OpenAPIHono<AppEnv>, deps: ApiDeps & { bill
         idempotencyKey: body.idempotency_key,
         now,
         recordedAt: body.at === undefined ? undefined : backdated(body.at, now, deps.allowBackdatedCharges),
-      });
+      };
+      if (!byService)
+        return answerCharge(
+          c,
+          afterCharge(await staffFeatureCharge(c, deps, charge, body.reason), deps.lowBalance),
+        );
+      const result = await chargeFeature(deps.db, deps.lastUsed, charge);
       const outcome = result.ok ? { ...result, amount: result.charged } : result;
       return answerCharge(c, afterCharge(outcome, deps.lowBalance));
     },

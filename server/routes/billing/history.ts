@@ -19,6 +19,7 @@ import {
   SIGNED_IN,
   schemaRef,
 } from "../../http/openapi.ts";
+import { pathId } from "../../http/path-id.ts";
 import type { ApiDeps } from "../api-deps.ts";
 
 export function billingHistoryRoutes(deps: ApiDeps & { billing: Billing }): OpenAPIHono<AppEnv> {
@@ -67,7 +68,7 @@ export function billingHistoryRoutes(deps: ApiDeps & { billing: Billing }): Open
       },
     },
     auth,
-    async (c) => c.json(await deps.billing.invoice(c.var.user.id, c.req.param("id") ?? ""), 200),
+    async (c) => c.json(await deps.billing.invoice(c.var.user.id, pathId(c, "id", "uuid")), 200),
   );
 
   addRoute(
@@ -93,7 +94,7 @@ export function billingHistoryRoutes(deps: ApiDeps & { billing: Billing }): Open
     },
     auth,
     async (c) => {
-      const { pdf, filename } = await deps.billing.invoicePdf(c.var.user.id, c.req.param("id") ?? "");
+      const { pdf, filename } = await deps.billing.invoicePdf(c.var.user.id, pathId(c, "id", "uuid"));
       return c.body(new Uint8Array(pdf), 200, {
         "Content-Type": "application/pdf",
         "Content-Disposition": `attachment; filename="${filename}"`,

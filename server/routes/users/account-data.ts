@@ -10,6 +10,7 @@ import { eraseAccount } from "../../accounts/account-deletion.ts";
 import { accountExportStream } from "../../accounts/account-export.ts";
 import { listApiKeys } from "../../api-access/api-keys.ts";
 import { securityEventsOf } from "../../audit/security-event-list.ts";
+import { recordSecurityEvent } from "../../audit/security-events.ts";
 import { BillingRefusal } from "../../billing/refusal.ts";
 import type { Billing } from "../../billing/service.ts";
 import type { Tx } from "../../db/types.ts";
@@ -63,6 +64,18 @@ export function accountDataRoutes(deps: ApiDeps & { billing: Billing }): OpenAPI
     async (c) => {
       const user = c.var.user;
       const now = deps.clock.now();
+      // A security event before anything is read: the owner sees on /profile/security that their
+      // data was downloaded, and when and from where (the export holds it too).
+      await recordSecurityEvent(
+        deps.db,
+        {
+          action: "account.export",
+          userId: user.id,
+          actorLabel: user.username,
+          origin: originOf(c, deps.trustProxy),
+        },
+        now,
+      );
       const [account, details, ledger, invoices, keys, events] = await Promise.all([
         presentUser(deps.db, user, now, deps.tiers),
         deps.billing.details(user.id),
