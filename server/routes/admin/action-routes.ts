@@ -87,7 +87,7 @@ export function adminActionRoutes(deps: AdminDeps): OpenAPIHono<AppEnv> {
         },
         ...errorResponses(registry, {
           401: "No valid access token",
-          403: "A role the permission table does not allow (the reason in detail), or staff acting on their own account",
+          403: "A role the permission table does not allow (the reason in detail), staff acting on their own account, or support past its grant limits (`limit`, and `left` for the daily one)",
           422: "Invalid body: the reason (3 to 500 characters) and the action's fields",
           429: "Too many signed-in writes",
           ...spec.errors,
@@ -120,7 +120,7 @@ export function adminActionRoutes(deps: AdminDeps): OpenAPIHono<AppEnv> {
     request: { name: "CreditChangeRequest", schema: creditChangeRequestSchema },
     errors: {
       404: ADMIN_TEXT.customerNotFound,
-      409: "More than the unspent credits (`available` says how many), or the idempotency key used for another amount",
+      409: `More than the unspent credits (\`available\` says how many), the idempotency key used for another amount, or "${ADMIN_TEXT.accountDeleted}"`,
     },
     success: {
       status: 201,
@@ -188,7 +188,11 @@ export function adminActionRoutes(deps: AdminDeps): OpenAPIHono<AppEnv> {
     summary: "Cancel the customer's subscription at the period's end or now (no refund; refund separately)",
     permission: "cancelSubscription",
     request: { name: "AdminCancelRequest", schema: cancelSubscriptionRequestSchema },
-    errors: { 400: "The customer has no paid plan", 404: ADMIN_TEXT.customerNotFound },
+    errors: {
+      400: "The customer has no paid plan",
+      404: ADMIN_TEXT.customerNotFound,
+      409: `"${ADMIN_TEXT.accountDeleted}"`,
+    },
     handle: async (c, body, actor, now) => {
       const { auditId } = await actions.cancelSubscription(actor, id(c), body.at, body.reason, now);
       return done(
@@ -209,7 +213,7 @@ export function adminActionRoutes(deps: AdminDeps): OpenAPIHono<AppEnv> {
       request: { name: "ReasonRequest", schema: reasonRequestSchema },
       errors: {
         404: ADMIN_TEXT.customerNotFound,
-        409: disable ? ADMIN_TEXT.alreadyDisabled : ADMIN_TEXT.notDisabled,
+        409: `${disable ? ADMIN_TEXT.alreadyDisabled : ADMIN_TEXT.notDisabled}, or "${ADMIN_TEXT.accountDeleted}"`,
       },
       handle: async (c, body, actor, now) => {
         const act = disable ? actions.disable : actions.enable;
@@ -225,7 +229,10 @@ export function adminActionRoutes(deps: AdminDeps): OpenAPIHono<AppEnv> {
     summary: "Clear a dispute hold: the account can be charged again",
     permission: "clearDisputeHold",
     request: { name: "ReasonRequest", schema: reasonRequestSchema },
-    errors: { 404: ADMIN_TEXT.customerNotFound, 409: ADMIN_TEXT.noDisputeHold },
+    errors: {
+      404: ADMIN_TEXT.customerNotFound,
+      409: `${ADMIN_TEXT.noDisputeHold}, or "${ADMIN_TEXT.accountDeleted}"`,
+    },
     handle: async (c, body, actor, now) => {
       const { auditId } = await actions.clearDisputeHold(actor, id(c), body.reason, now);
       return done("Dispute hold cleared", auditId);
@@ -238,7 +245,10 @@ export function adminActionRoutes(deps: AdminDeps): OpenAPIHono<AppEnv> {
     summary: "Change a role (never one's own; the last admin stays admin)",
     permission: "changeRole",
     request: { name: "RoleChangeRequest", schema: roleChangeRequestSchema },
-    errors: { 404: ADMIN_TEXT.customerNotFound, 409: `${ADMIN_TEXT.sameRole}, or ${ADMIN_TEXT.lastAdmin}` },
+    errors: {
+      404: ADMIN_TEXT.customerNotFound,
+      409: `${ADMIN_TEXT.sameRole}, ${ADMIN_TEXT.lastAdmin}, "${ADMIN_TEXT.staffNeedsSecondFactor}", or "${ADMIN_TEXT.accountDeleted}"`,
+    },
     handle: async (c, body, actor, now) => {
       const { auditId } = await actions.changeRole(actor, id(c), body.role, body.reason, now);
       return done(`Role changed to ${body.role}`, auditId);
@@ -251,7 +261,10 @@ export function adminActionRoutes(deps: AdminDeps): OpenAPIHono<AppEnv> {
     summary: "Send the customer a new verification link or a password-reset link",
     permission: "sendCustomerMail",
     request: { name: "CustomerMailRequest", schema: customerMailRequestSchema },
-    errors: { 404: ADMIN_TEXT.customerNotFound, 409: ADMIN_TEXT.alreadyVerified },
+    errors: {
+      404: ADMIN_TEXT.customerNotFound,
+      409: `${ADMIN_TEXT.alreadyVerified}, or "${ADMIN_TEXT.accountDeleted}"`,
+    },
     handle: async (c, body, actor, now) => {
       const { auditId } = await actions.sendMail(actor, id(c), body.kind, body.reason, now);
       return done(

@@ -151,7 +151,7 @@ export function addConsumeRoute(app: OpenAPIHono<AppEnv>, deps: ApiDeps & { bill
       summary:
         "Charge a user's credits once per idempotency key: by feature (metering) or a manual amount (admin)",
       description:
-        "By feature: a service key with scope credits:consume, or an admin access token; priced from the credit-cost table /plans shows, within the API key's feature restriction and monthly limit. The manual form `{user_id, amount, reason, idempotency_key}` takes an admin access token. An admin's token counts only from a sign-in with two factors or a passkey, as on /v1/admin. An identical repeat of an idempotency key answers the first result with `replayed: true` (and the header `Idempotent-Replayed: true`, as Stripe's) and charges nothing; the same key with a different request (API key or user, feature, people, quantity; for the manual form, amount) answers 409.",
+        "By feature: a service key with scope credits:consume, or an admin access token; priced from the credit-cost table /plans shows, within the API key's feature restriction and monthly limit. The manual form `{user_id, amount, reason, idempotency_key}` takes an admin access token; so does the feature form with a `reason`. A staff charge of either form counts against the staff member's signed-in writes and is written to the audit log (`credits.charge`, with the actor and the reason) with the charge. An admin's token counts only from a sign-in with two factors or a passkey, as on /v1/admin. An identical repeat of an idempotency key answers the first result with `replayed: true` (and the header `Idempotent-Replayed: true`, as Stripe's) and charges nothing; the same key with a different request (API key or user, feature, people, quantity; for the manual form, amount) answers 409.",
       security: [{ [SERVICE_KEY_SCHEME]: [] }, { [BEARER_SCHEME]: ["admin"] }],
       request: {
         body: {
@@ -175,8 +175,8 @@ export function addConsumeRoute(app: OpenAPIHono<AppEnv>, deps: ApiDeps & { bill
           403: `Not an admin, an admin's token without two factors ("${DETAIL.staffMfaRequired}"), or no scope credits:consume, a feature this API key may not be used for, or "${DETAIL.accountDisabled}"`,
           404: "Unknown user or API key",
           409: `"${DETAIL.idempotencyKeyReused}"`,
-          422: "Invalid body (an unknown feature included)",
-          429: "Too many failed service authentications from this address",
+          422: `Invalid body (an unknown feature included; a staff charge without a reason: "${ADMIN_TEXT.staffChargeReasonRequired}")`,
+          429: "Too many failed service authentications from this address, or too many staff writes",
         }),
       },
     },
