@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { dailyGrantLimitOf, fitsDailyLimit, grantLimitOf, holds, isStaff, PERMISSIONS } from "./permissions.ts";
+import {
+  dailyGrantLimitOf,
+  fitsDailyLimit,
+  grantLimitOf,
+  holds,
+  isStaff,
+  PERMISSIONS,
+} from "./permissions.ts";
 
 describe("the permission table (OPERATIONS.md, Roles)", () => {
   it.each([

@@ -254,7 +254,9 @@ describe.each(TEST_DATABASES)("staff actions under review (%s)", (kind) => {
 
   it("counts concurrent grants of one support member exactly against the daily limit", async () => {
     const sue = await staffMember(ctx.t, "sue", "support");
-    const customers = await Promise.all(["cora", "dan", "eve", "finn", "gus"].map((n) => verifiedUser(ctx.t, n)));
+    const customers = await Promise.all(
+      ["cora", "dan", "eve", "finn", "gus"].map((n) => verifiedUser(ctx.t, n)),
+    );
     const answers = await Promise.all(
       customers.map((c, i) =>
         adminCall(ctx.t, `/v1/admin/customers/${c.id}/credits`, sue.accessToken, {
