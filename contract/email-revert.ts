@@ -6,6 +6,13 @@ import * as z from "zod/mini";
 /** How long after a way back the page keeps listing what was added meanwhile. */
 export const REVERT_REVIEW_DAYS = 30;
 
+/**
+ * How far before the change was asked for the list starts. Whoever changed the address held a
+ * session before they asked, and may have added a key or a passkey then; a day covers a session
+ * used over an afternoon, and the owner keeps what they added themselves.
+ */
+export const REVERT_REVIEW_LOOKBACK_HOURS = 24;
+
 const instant = z.iso.datetime({ offset: true });
 
 /** `GET /v1/users/me/email/revert-review`. */
@@ -13,7 +20,9 @@ export const revertReviewSchema = z.object({
   /** Null when no way back was followed in the last 30 days, or nothing added meanwhile is left. */
   review: z.nullable(
     z.object({
-      /** When the change was asked for: the start of what is listed. */
+      /** The start of what is listed: REVERT_REVIEW_LOOKBACK_HOURS before the change was asked for. */
+      since: instant,
+      /** When the change was asked for. */
       changed_at: instant,
       /** When the old address changed it back: the end. */
       reverted_at: instant,

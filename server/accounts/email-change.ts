@@ -6,7 +6,7 @@
 // other pending change; the way back ends the other ways back too, so whoever made the change keeps
 // no link into the account (issue 30).
 import { and, between, desc, eq, gt, isNotNull, isNull, sql } from "drizzle-orm";
-import { REVERT_REVIEW_DAYS } from "../../contract/email-revert.ts";
+import { REVERT_REVIEW_DAYS, REVERT_REVIEW_LOOKBACK_HOURS } from "../../contract/email-revert.ts";
 import { appendSecurityEvent, type RequestOrigin } from "../audit/security-events.ts";
 import { normaliseEmail } from "../auth/email-address.ts";
 import { generateSecretToken, hashSecretToken } from "../auth/secret-tokens.ts";
@@ -168,10 +168,10 @@ export function createEmailChanges(deps: { db: Db; clock: Clock }) {
     },
 
     /**
-     * After a way back (within REVERT_REVIEW_DAYS): what was added to the account from the moment
-     * the change was asked for until the old address changed it back, and is still there. Whoever
-     * changed the address may have added a passkey, an authenticator or an API key on the way, and
-     * the revert removes none of them by itself: the owner decides (decision 023).
+     * After a way back (within REVERT_REVIEW_DAYS): what was added to the account from a day
+     * before the change was asked for until the old address changed it back, and is still there.
+     * Whoever changed the address may have added a passkey, an authenticator or an API key on the
+     * way, and the revert removes none of them by itself: the owner decides (decision 023).
      */
     async revertReview(userId: string) {
       const now = clock.now();
@@ -200,7 +200,8 @@ export function createEmailChanges(deps: { db: Db; clock: Clock }) {
             eq(emailChanges.usedAt, revert.createdAt),
           ),
         );
-      const from = change?.createdAt ?? revert.createdAt;
+      const changedAt = change?.createdAt ?? revert.createdAt;
+      const from = new Date(changedAt.getTime() - REVERT_REVIEW_LOOKBACK_HOURS * HOUR);
       const to = revert.usedAt;
       const [addedPasskeys, [factor], keys] = await Promise.all([
         db
@@ -227,7 +228,8 @@ export function createEmailChanges(deps: { db: Db; clock: Clock }) {
       ]);
       if (addedPasskeys.length === 0 && !factor?.confirmedAt && keys.length === 0) return undefined;
       return {
-        changedAt: from,
+        since: from,
+        changedAt,
         revertedAt: to,
         passkeys: addedPasskeys,
         twoFactorOnAt: factor?.confirmedAt ?? null,

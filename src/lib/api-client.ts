@@ -23,6 +23,11 @@ export class ApiError extends Error implements FailedAnswer {
    * "webauthn"); with `reauthRequired`, the re-authentication ("password", "webauthn").
    */
   readonly methods: readonly string[];
+  /**
+   * With `reauthRequired` (or POST /v1/reauth's 400): the account has two-factor sign-in on, so the
+   * password needs a code from the authenticator app or a recovery code beside it.
+   */
+  readonly codeRequired: boolean;
   /** A wrong two-factor code: how many more the sign-in step takes. */
   readonly triesLeft: number | undefined;
   constructor(
@@ -33,6 +38,7 @@ export class ApiError extends Error implements FailedAnswer {
       reauthRequired?: boolean;
       mfaToken?: string | undefined;
       methods?: readonly string[];
+      codeRequired?: boolean;
       triesLeft?: number | undefined;
     } = {},
   ) {
@@ -43,6 +49,7 @@ export class ApiError extends Error implements FailedAnswer {
     this.reauthRequired = extra.reauthRequired ?? false;
     this.mfaToken = extra.mfaToken;
     this.methods = extra.methods ?? [];
+    this.codeRequired = extra.codeRequired ?? false;
     this.triesLeft = extra.triesLeft;
   }
 }
@@ -72,6 +79,7 @@ function toApiError(error: unknown): ApiError {
           reauth_required?: unknown;
           mfa_token?: unknown;
           methods?: unknown;
+          code_required?: unknown;
           tries_left?: unknown;
         }
       | undefined;
@@ -81,6 +89,7 @@ function toApiError(error: unknown): ApiError {
       mfaToken: forbidden && typeof data?.mfa_token === "string" ? data.mfa_token : undefined,
       triesLeft: typeof data?.tries_left === "number" ? data.tries_left : undefined,
       methods: Array.isArray(data?.methods) ? data.methods.filter((m) => typeof m === "string") : [],
+      codeRequired: data?.code_required === true,
     });
   }
   return new ApiError(undefined, undefined, error instanceof Error ? error.message : String(error));

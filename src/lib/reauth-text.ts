@@ -4,7 +4,10 @@
 export const REAUTH_TEXT = {
   title: "Confirm your password",
   body: "For your security, enter your password again to continue. You won't be asked again for 10 minutes.",
+  bodyWithCode:
+    "For your security, enter your password and a code from your authenticator app again to continue. You won't be asked again for 10 minutes.",
   password: "Password",
+  code: "Code from your authenticator app, or a recovery code",
   confirm: "Confirm",
   confirming: "Confirming…",
   cancel: "Cancel",

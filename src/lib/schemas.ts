@@ -40,6 +40,7 @@ export {
   productListSchema,
   topUpProductListSchema,
 } from "../../contract/billing.ts";
+export { revertReviewSchema } from "../../contract/email-revert.ts";
 export {
   billingDetailsSchema,
   billingPortalSessionSchema,

@@ -61,6 +61,27 @@ export const SECURITY_TEXT = {
     loading: "Loading your passkeys…",
     loadFailed: "Your passkeys could not be loaded. Reload the page to try again.",
   },
+  /** After the old address changed the e-mail back (issue 30): what was added meanwhile. */
+  revertReview: {
+    title: "Check what was added while your address was changed",
+    body: (changed: string, reverted: string) =>
+      `Your e-mail address was changed on ${changed} and changed back on ${reverted}. These were added to your account from the day before the change until it was changed back. If you did not add them, remove them now: whoever changed the address may have added them to get back in.`,
+    keepAll: "I added these myself",
+    passkeys: "Passkeys",
+    apiKeys: "API keys",
+    added: "Added",
+    removePasskey: "Remove",
+    revokeKey: "Revoke",
+    removeTitle: "Remove this passkey?",
+    removeBody: (name: string) => `"${name}" will no longer sign in to your account.`,
+    revokeTitle: "Revoke this API key?",
+    revokeBody: (name: string) => `"${name}" stops working at once, on every program that uses it.`,
+    keep: "Keep it",
+    removed: "Passkey removed.",
+    revoked: "API key revoked.",
+    twoFactor: (at: string) =>
+      `Two-factor authentication was turned on at ${at}. If you did not set it up, turn it off under "Two-factor authentication" with a code from its app or one of its recovery codes; if you have neither, contact support.`,
+  },
   email: {
     title: "E-mail address",
     current: "Your address",

@@ -33,10 +33,14 @@ beforeEach(() => {
     const auth = new Headers(init?.headers).get("authorization");
     if (url.endsWith("/v1/reauth/passkey-options")) return json(200, { challenge: "c-1" });
     if (url.endsWith("/v1/reauth")) {
-      const { password, webauthn } = JSON.parse(String(init?.body)) as {
+      const { password, code, webauthn } = JSON.parse(String(init?.body)) as {
         password?: string;
+        code?: string;
         webauthn?: { id: string };
       };
+      if (localStorage.getItem("has-2fa") && password !== undefined && code !== "123456") {
+        return json(400, { detail: "Incorrect code" });
+      }
       return password === "Right#123" || webauthn?.id === "cred-1"
         ? json(200, { access_token: "new-token", token_type: "bearer", expires_in: 86400 })
         : json(400, { detail: "Incorrect password" });
@@ -48,6 +52,7 @@ beforeEach(() => {
             detail: "Confirm your password to continue",
             reauth_required: true,
             methods: localStorage.getItem("has-passkey") ? ["password", "webauthn"] : ["password"],
+            code_required: localStorage.getItem("has-2fa") !== null,
           });
     }
     return json(404, { detail: "Not Found" });
@@ -83,10 +88,10 @@ describe("withReauth", () => {
   it("offers a passkey when the 403 lists one, and goes on after the passkey's answer", async () => {
     localStorage.setItem("has-passkey", "yes");
     const done = withReauth(action);
-    await vi.waitFor(() => expect($reauth.get()).toEqual({ open: true, passkey: true }));
+    await vi.waitFor(() => expect($reauth.get()).toEqual({ open: true, passkey: true, code: false }));
     await confirmWithPasskey();
     expect(await done).toEqual({ detail: "done" });
-    expect($reauth.get()).toEqual({ open: false, passkey: false });
+    expect($reauth.get()).toEqual({ open: false, passkey: false, code: false });
     const reauth = fetchMock.mock.calls.find(([input]) => String(input).endsWith("/v1/reauth")) ?? [];
     expect(JSON.parse(String((reauth[1] as RequestInit).body))).toEqual({
       webauthn: { id: "cred-1", response: { clientDataJSON: "e30" } },
@@ -95,9 +100,30 @@ describe("withReauth", () => {
 
   it("does not offer a passkey to an account without one", async () => {
     const done = withReauth(action);
-    await vi.waitFor(() => expect($reauth.get()).toEqual({ open: true, passkey: false }));
+    await vi.waitFor(() => expect($reauth.get()).toEqual({ open: true, passkey: false, code: false }));
     await confirmPassword("Right#123");
     expect(await done).toEqual({ detail: "done" });
+  });
+
+  it("asks for a code beside the password when the 403 says code_required, and sends both", async () => {
+    localStorage.setItem("has-2fa", "yes");
+    const done = withReauth(action);
+    await vi.waitFor(() => expect($reauth.get()).toEqual({ open: true, passkey: false, code: true }));
+    await expect(confirmPassword("Right#123", "000000")).rejects.toMatchObject({
+      status: 400,
+      detail: "Incorrect code",
+    });
+    expect($reauth.get().open).toBe(true);
+    await confirmPassword("Right#123", "123456");
+    expect(await done).toEqual({ detail: "done" });
+    expect($reauth.get()).toEqual({ open: false, passkey: false, code: false });
+    const bodies = fetchMock.mock.calls
+      .filter(([input]) => String(input).endsWith("/v1/reauth"))
+      .map((call) => JSON.parse(String((call[1] as RequestInit).body)));
+    expect(bodies).toEqual([
+      { password: "Right#123", code: "000000" },
+      { password: "Right#123", code: "123456" },
+    ]);
   });
 
   it("ends the action with ReauthCancelled when the dialog is closed", async () => {

@@ -1,16 +1,24 @@
 // Re-authentication for sensitive actions (ACCOUNT-SECURITY.md): when the API answers 403
 // `reauth_required`, the page asks for the password (or a passkey) in a dialog (ReauthDialog reads
 // $reauth), trades it for a fresh token at POST /v1/reauth, and retries the action by itself once.
+// On an account with two-factor sign-in on, the password goes with a code (decision 023).
 import type { PublicKeyCredentialRequestOptionsJSON } from "@simplewebauthn/browser";
 import { atom } from "nanostores";
 import { ApiError, apiRequest, asApiError } from "../lib/api-client.ts";
 import { replaceToken } from "./auth.ts";
 
 /**
- * Whether the "Confirm your password" dialog is open, and whether it may offer a passkey instead
- * (the 403 lists `webauthn` among its methods when the account has one).
+ * Whether the "Confirm your password" dialog is open, whether it may offer a passkey instead (the
+ * 403 lists `webauthn` among its methods when the account has one), and whether it asks for a code
+ * beside the password (the 403's `code_required`).
  */
-export const $reauth = atom<{ open: boolean; passkey: boolean }>({ open: false, passkey: false });
+export interface ReauthState {
+  open: boolean;
+  passkey: boolean;
+  code: boolean;
+}
+const CLOSED: ReauthState = { open: false, passkey: false, code: false };
+export const $reauth = atom<ReauthState>(CLOSED);
 
 /** Thrown by withReauth when the visitor closes the dialog instead of confirming. */
 export class ReauthCancelled extends Error {
@@ -22,12 +30,12 @@ export class ReauthCancelled extends Error {
 
 let waiting: { resolve: () => void; reject: (error: Error) => void } | null = null;
 
-function askForPassword(passkey: boolean): Promise<void> {
+function askForPassword(ways: Pick<ReauthState, "passkey" | "code">): Promise<void> {
   // A second action asking while the dialog is open takes it over; the first ends as cancelled.
   waiting?.reject(new ReauthCancelled());
   return new Promise<void>((resolve, reject) => {
     waiting = { resolve, reject };
-    $reauth.set({ open: true, passkey });
+    $reauth.set({ open: true, ...ways });
   });
 }
 
@@ -41,13 +49,15 @@ export async function withReauth<T>(call: () => Promise<T>): Promise<T> {
     return await call();
   } catch (error) {
     if (!(error instanceof ApiError && error.reauthRequired)) throw error;
-    await askForPassword(error.methods.includes("webauthn"));
+    await askForPassword({ passkey: error.methods.includes("webauthn"), code: error.codeRequired });
     return call();
   }
 }
 
 /** POST /v1/reauth; on success the new token replaces the stored one and the waiting action goes on. */
-async function reauthenticate(body: { password: string } | { webauthn: unknown }): Promise<void> {
+async function reauthenticate(
+  body: { password: string; code?: string } | { webauthn: unknown },
+): Promise<void> {
   const { access_token } = await apiRequest("/v1/reauth", "tokenResponseSchema", {
     method: "POST",
     body,
@@ -56,18 +66,19 @@ async function reauthenticate(body: { password: string } | { webauthn: unknown }
     throw asApiError(error);
   });
   replaceToken(access_token);
-  $reauth.set({ open: false, passkey: false });
+  $reauth.set(CLOSED);
   const pending = waiting;
   waiting = null;
   pending?.resolve();
 }
 
 /**
- * The dialog's confirm with the password. On failure the ApiError is thrown for the dialog to show
- * (400 "Incorrect password", 429) and the dialog stays open.
+ * The dialog's confirm with the password, and the code when the account has two-factor sign-in
+ * on. On failure the ApiError is thrown for the dialog to show (400 "Incorrect password" or
+ * "Incorrect code", 429) and the dialog stays open.
  */
-export function confirmPassword(password: string): Promise<void> {
-  return reauthenticate({ password });
+export function confirmPassword(password: string, code?: string): Promise<void> {
+  return reauthenticate(code === undefined ? { password } : { password, code });
 }
 
 /**
@@ -89,7 +100,7 @@ export async function confirmWithPasskey(): Promise<void> {
 
 /** The dialog closed without a password: the waiting action ends with ReauthCancelled. */
 export function cancelReauth(): void {
-  $reauth.set({ open: false, passkey: false });
+  $reauth.set(CLOSED);
   const pending = waiting;
   waiting = null;
   pending?.reject(new ReauthCancelled());

@@ -135,26 +135,35 @@ describe.each(TEST_DATABASES)("changing the e-mail address (%s)", (kind) => {
     expect(await emailOf(access_token)).toBe(ann.email);
   });
 
-  it("after the way back, lists what was added while the address was changed, until it is removed", async () => {
-    const ann = await verifiedUser(ctx.t, "ann");
+  it("after the way back, lists what was added from a day before the change until the way back, until removed", async () => {
+    const owner = await verifiedUser(ctx.t, "ann");
     const review = async (token: string) => {
       const res = await getJson(ctx.t.app, "/v1/users/me/email/revert-review", token);
       expect(res.status).toBe(200);
       return ((await res.json()) as { review: Record<string, unknown> | null }).review;
     };
-    await createKey(ctx.t, ann.accessToken, { name: "Ann's own" });
-    expect(await review(ann.accessToken)).toBeNull();
-    ctx.t.clock.advance(60_000);
+    // A key of the owner's own, more than a day before the change: not listed.
+    await createKey(ctx.t, owner.accessToken, { name: "Ann's own" });
+    expect(await review(owner.accessToken)).toBeNull();
+    ctx.t.clock.advance(25 * 3600_000);
+    const signIn = async () =>
+      ((await (await login(ctx.t, "ann")).json()) as { access_token: string }).access_token;
+    let ann = { ...owner, accessToken: await signIn() };
+    // The stolen session: a key made a few hours before the move, then the move to another mailbox,
+    // and on the way a passkey and an authenticator.
+    const key = await createKey(ctx.t, ann.accessToken, { name: "Mallory's" });
+    const keyMade = ctx.t.clock.now().toISOString();
+    ctx.t.clock.advance(5 * 3600_000);
+    ann = { ...owner, accessToken: await signIn() };
     const asked = ctx.t.clock.now().toISOString();
-    // The stolen session: a move to another mailbox, and on the way a key, a passkey, an authenticator.
+    const since = new Date(ctx.t.clock.now().getTime() - 24 * 3600_000).toISOString();
     expect(
       (await callAs(ctx.t, "/v1/users/me/email", ann.accessToken, { email: "m@example.net" })).status,
     ).toBe(202);
-    const key = await createKey(ctx.t, ann.accessToken, { name: "Mallory's" });
     const options = await callAs(ctx.t, "/v1/users/me/passkeys/options", ann.accessToken);
     const passkey = softPasskey();
     const created = passkey.create(
-      (await options.json()) as { challenge: string },
+      (await options.json()) as { challenge: string; rp: { id?: string } },
       new URL(TEST_PORTAL_URL).origin,
     );
     const added = await callAs(ctx.t, "/v1/users/me/passkeys", ann.accessToken, {
@@ -175,11 +184,12 @@ describe.each(TEST_DATABASES)("changing the e-mail address (%s)", (kind) => {
     const token = await signInWithCode(ctx.t, "ann", codeAt(ctx.t, secret));
     const listed = await review(token);
     expect(listed).toEqual({
+      since,
       changed_at: asked,
       reverted_at: reverted,
       passkeys: [{ id: passkey.id, name: "Mallory's key", created_at: asked }],
       two_factor_on_at: asked,
-      api_keys: [{ id: key.id, name: "Mallory's", prefix: key.prefix, created_at: asked }],
+      api_keys: [{ id: key.id, name: "Mallory's", prefix: key.prefix, created_at: keyMade }],
     });
     // Removed one by one, each leaves the list; with all gone there is nothing to review.
     const path = `/v1/users/me/passkeys/${encodeURIComponent(passkey.id)}`;

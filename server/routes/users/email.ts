@@ -134,7 +134,7 @@ export function emailChangeRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
       summary:
         "After the old address changed the e-mail back: the passkeys, authenticator and API keys added while it was changed",
       description:
-        "Lists what was added from the moment the change was asked for until the old address's link changed it back, and is still on the account, for 30 days after that link was followed. Remove them with the usual calls (DELETE /v1/users/me/passkeys/{id}, DELETE /v1/users/me/mfa/totp, DELETE /v1/api-keys/{id}).",
+        "Lists what was added from 24 hours before the change was asked for until the old address's link changed it back, and is still on the account, for 30 days after that link was followed. Remove them with the usual calls (DELETE /v1/users/me/passkeys/{id}, DELETE /v1/users/me/mfa/totp, DELETE /v1/api-keys/{id}).",
       security: SIGNED_IN,
       responses: {
         200: {
@@ -149,6 +149,7 @@ export function emailChangeRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
       const found = await changes.revertReview(c.var.user.id);
       const iso = (at: Date) => at.toISOString();
       const review = found && {
+        since: iso(found.since),
         changed_at: iso(found.changedAt),
         reverted_at: iso(found.revertedAt),
         passkeys: found.passkeys.map((p) => ({ id: p.id, name: p.name, created_at: iso(p.createdAt) })),

@@ -1,6 +1,7 @@
 // "Confirm your password": opened by stores/reauth.ts when the API wants the password again for a
 // sensitive action; confirming (or a passkey, when the account has one) retries the action by
-// itself, cancelling leaves it undone.
+// itself, cancelling leaves it undone. On an account with two-factor sign-in on it asks for a code
+// beside the password, and says a wrong code beside the code's field.
 import { useStore } from "@nanostores/react";
 import { useState } from "react";
 import { DETAIL, VALIDATION } from "../../../contract/messages.ts";
@@ -21,6 +22,12 @@ function refusal(error: unknown): string {
   return ERROR_TEXT.oops;
 }
 
+/** Whether POST /v1/reauth refused the code (not the password): said beside the code's field. */
+function isCodeRefusal(error: unknown): boolean {
+  const { status, detail } = asApiError(error);
+  return status === 400 && (detail === DETAIL.incorrectCode || detail === DETAIL.reauthCodeRequired);
+}
+
 /** What a refused passkey says: the server's reason, or that its dialog was closed. */
 function passkeyRefusal(error: unknown): string {
   if (!(error instanceof ApiError)) return T.passkeyCancelled;
@@ -30,14 +37,16 @@ function passkeyRefusal(error: unknown): string {
 }
 
 export function ReauthDialog() {
-  const { open, passkey } = useStore($reauth);
+  const { open, passkey, code } = useStore($reauth);
   const field = useSingleField({ required: VALIDATION.passwordRequired, refusal, asTyped: true });
+  const codeField = useSingleField({ required: VALIDATION.codeRequired, refusal });
   const formId = `${field.id}-form`;
   const [passkeyState, setPasskeyState] = useState<{ busy: boolean; error?: string }>({ busy: false });
 
   /** Back to empty, for the next time the dialog opens. */
   const clear = () => {
     field.reset();
+    codeField.reset();
     setPasskeyState({ busy: false });
   };
 
@@ -58,7 +67,20 @@ export function ReauthDialog() {
   const busy = field.busy || passkeyState.busy;
 
   const submit = field.onSubmit(async (password) => {
-    await confirmPassword(password);
+    const typedCode = code ? (codeField.inputRef.current?.value ?? "").trim() : undefined;
+    if (typedCode === "") {
+      codeField.setError(VALIDATION.codeRequired);
+      codeField.inputRef.current?.focus();
+      return;
+    }
+    try {
+      await confirmPassword(password, typedCode);
+    } catch (error) {
+      if (!isCodeRefusal(error)) throw error;
+      codeField.setError(DETAIL.incorrectCode);
+      codeField.inputRef.current?.select();
+      return;
+    }
     clear();
   });
 
@@ -82,7 +104,7 @@ export function ReauthDialog() {
       }
     >
       <form id={formId} className="flex flex-col gap-3" noValidate onSubmit={submit} data-reauth-form>
-        <p className="text-sm">{T.body}</p>
+        <p className="text-sm">{code ? T.bodyWithCode : T.body}</p>
         <SingleFieldInput
           field={field}
           name="password"
@@ -90,6 +112,9 @@ export function ReauthDialog() {
           type="password"
           autoComplete="current-password"
         />
+        {code && (
+          <SingleFieldInput field={codeField} name="code" label={T.code} autoComplete="one-time-code" short />
+        )}
         {passkey && (
           <div className="flex flex-col gap-2">
             <button

@@ -10,6 +10,7 @@ import { DataSection } from "./DataSection.tsx";
 import { EmailSection } from "./EmailSection.tsx";
 import { PasskeysSection } from "./PasskeysSection.tsx";
 import { PasswordSection } from "./PasswordSection.tsx";
+import { RevertReview } from "./RevertReview.tsx";
 import { SecurityEvents } from "./SecurityEvents.tsx";
 import { SessionsSection } from "./SessionsSection.tsx";
 import { TwoFactorSection } from "./TwoFactorSection.tsx";
@@ -20,6 +21,7 @@ if (typeof document !== "undefined") void initSession();
 function Settings({ username, email }: { username: string; email: string }) {
   return (
     <div className="flex flex-col gap-6">
+      <RevertReview />
       <TwoFactorSection />
       <PasskeysSection />
       <EmailSection email={email} />

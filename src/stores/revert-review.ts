@@ -1,0 +1,44 @@
+// After the old address changed the e-mail back (issue 30): what was added to the account while
+// the address was changed, for /profile/security's notice. Removing an item reuses the page's own
+// actions (stores/passkeys.ts, stores/api-keys.ts) and reads the list again.
+import { atom } from "nanostores";
+import type { RevertReview } from "../../contract/email-revert.ts";
+import { apiRequest } from "../lib/api-client.ts";
+import { revokeApiKey } from "./api-keys.ts";
+import { removePasskey } from "./passkeys.ts";
+
+/** Null until read, or when there is nothing to review (a failed read shows nothing either). */
+export const $revertReview = atom<RevertReview | null>(null);
+
+/** The way back whose list the owner kept ("I added these myself"), in this browser. */
+const KEPT = "revert-review-kept";
+
+export async function loadRevertReview(): Promise<void> {
+  try {
+    const answer = await apiRequest("/v1/users/me/email/revert-review", "revertReviewSchema", {
+      auth: true,
+    });
+    const kept = answer.review && localStorage.getItem(KEPT) === answer.review.reverted_at;
+    $revertReview.set(kept ? null : answer.review);
+  } catch {
+    // The notice is an extra: the page's own sections say when the account cannot be read.
+    $revertReview.set(null);
+  }
+}
+
+/** The owner keeps everything listed: the notice stays closed for this way back. */
+export function keepAllAdded(): void {
+  const review = $revertReview.get();
+  if (review) localStorage.setItem(KEPT, review.reverted_at);
+  $revertReview.set(null);
+}
+
+export async function removeAddedPasskey(id: string): Promise<void> {
+  await removePasskey(id);
+  await loadRevertReview();
+}
+
+export async function revokeAddedApiKey(id: string): Promise<void> {
+  await revokeApiKey(id);
+  await loadRevertReview();
+}

@@ -1,0 +1,154 @@
+// Issue 30 in the browser, on a server of its own (its clock moves, which would age every other
+// journey's session on the shared server): on an account with two-factor sign-in on, the "Confirm
+// your password" dialog asks for a code beside the password and says a wrong one at the code's
+// field; and the old address's way back ends the reset link mailed to the new address, then
+// /profile/security lists what was added while the address was changed.
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import type { Page } from "@playwright/test";
+import { DETAIL, VALIDATION } from "../../contract/messages.ts";
+import { API_KEYS_TEXT } from "../../src/lib/api-keys-text.ts";
+import { REAUTH_TEXT } from "../../src/lib/reauth-text.ts";
+import { SECURITY_TEXT } from "../../src/lib/security-text.ts";
+import { createVerifiedUser, openSignedIn, portalPath, readMail, tokenViaApi } from "../fixtures/account.ts";
+import { axeViolations } from "../fixtures/axe.ts";
+import {
+  ROOT,
+  type ServerProcess,
+  startServer,
+  stopServers,
+  tempDataDir,
+} from "../fixtures/server-process.ts";
+import { expect, test } from "../fixtures/test.ts";
+import { appCode, turnOnTwoFactorViaApi } from "../fixtures/two-factor.ts";
+
+test.describe.configure({ timeout: 120_000 });
+
+const R = SECURITY_TEXT.revertReview;
+let server: ServerProcess;
+const data = tempDataDir("full-reauth");
+/** Where the journeys leave their screenshots of the changed dialog and notice, to be looked at. */
+const SHOTS = join(ROOT, "test-results", "full-reauth");
+
+test.beforeAll(async () => {
+  mkdirSync(SHOTS, { recursive: true });
+  server = await startServer({
+    label: "full-reauth",
+    databaseUrl: "",
+    dataDir: data.dir,
+    env: { DIST_DIR: join(ROOT, "dist"), TRUST_PROXY: "false" },
+  });
+});
+
+test.afterAll(async () => {
+  await stopServers(test.info().status !== "passed");
+  data.remove();
+});
+
+/** Screenshots at 390 px in the dark theme and 1280 px in the light one, each checked by axe. */
+async function shoot(page: Page, name: string) {
+  for (const [width, colorScheme] of [
+    [390, "dark"],
+    [1280, "light"],
+  ] as const) {
+    await page.setViewportSize({ width, height: 900 });
+    await page.emulateMedia({ colorScheme });
+    expect(await axeViolations(page)).toEqual([]);
+    await page.screenshot({ path: join(SHOTS, `${name}-${width}-${colorScheme}.png`), fullPage: true });
+  }
+}
+
+test("with two-factor on, the dialog asks for the code beside the password, and says a wrong one there", async ({
+  browser,
+  playwright,
+}) => {
+  const api = await playwright.request.newContext({ baseURL: server.baseUrl });
+  const context = await browser.newContext({ baseURL: server.baseUrl });
+  const page = await context.newPage();
+  const user = await createVerifiedUser(api, "code");
+  const { secret, token } = await turnOnTwoFactorViaApi(api, await tokenViaApi(api, user));
+  // 11 minutes pass on the server's clock: its codes are those of 22 steps from now.
+  const advanced = await api.post("/_dev/billing/advance", { data: { days: 11 / 1440 } });
+  expect(advanced.status(), await advanced.text()).toBe(200);
+  const serverCode = () => appCode(secret, 22);
+  await openSignedIn(page, token, "/profile/api-keys");
+  await page.getByRole("button", { name: API_KEYS_TEXT.create }).click();
+  const form = page.getByRole("dialog", { name: API_KEYS_TEXT.createTitle });
+  await form.getByLabel(API_KEYS_TEXT.name).fill("Render server");
+  await form.getByRole("button", { name: API_KEYS_TEXT.create }).click();
+
+  const confirm = page.getByRole("dialog", { name: REAUTH_TEXT.title });
+  await expect(confirm.getByText(REAUTH_TEXT.bodyWithCode)).toBeVisible();
+  const password = confirm.getByLabel(REAUTH_TEXT.password);
+  const code = confirm.getByLabel(REAUTH_TEXT.code);
+  await expect(code).toHaveAttribute("autocomplete", "one-time-code");
+  // The password alone: the code is asked for at its field, nothing is sent.
+  await password.fill(user.password);
+  await confirm.getByRole("button", { name: REAUTH_TEXT.confirm }).click();
+  await expect(confirm.locator('[data-field-error="code"]')).toHaveText(VALIDATION.codeRequired);
+  // A wrong code: said beside the code, not the password.
+  await code.fill("000000");
+  await code.press("Enter");
+  await expect(confirm.locator('[data-field-error="code"]')).toHaveText(DETAIL.incorrectCode);
+  await expect(code).toHaveAttribute("aria-invalid", "true");
+  await expect(password).not.toHaveAttribute("aria-invalid", "true");
+  await shoot(page, "reauth-code-dialog");
+
+  // The right code: the key is made without another click.
+  await code.fill(serverCode());
+  await confirm.getByRole("button", { name: REAUTH_TEXT.confirm }).click();
+  await expect(page.getByRole("dialog", { name: API_KEYS_TEXT.createdTitle })).toBeVisible();
+  await expect(confirm).toBeHidden();
+  await context.close();
+  await api.dispose();
+});
+
+test("the way back refuses the reset link mailed to the new address; the security page lists what was added", async ({
+  browser,
+  playwright,
+}) => {
+  const api = await playwright.request.newContext({ baseURL: server.baseUrl });
+  const context = await browser.newContext({ baseURL: server.baseUrl });
+  const page = await context.newPage();
+  const user = await createVerifiedUser(api, "back");
+  // The stolen session: a key for later, the address moved, a reset asked for at the new address.
+  const stolen = { Authorization: `Bearer ${await tokenViaApi(api, user)}` };
+  const key = await api.post("/v1/api-keys", { headers: stolen, data: { name: "Backdoor" } });
+  expect(key.status(), await key.text()).toBe(201);
+  const theirs = `them-${user.email}`;
+  const moved = await api.post("/v1/users/me/email", { headers: stolen, data: { email: theirs } });
+  expect(moved.status(), await moved.text()).toBe(202);
+  const link = portalPath(await readMail(api, theirs, /Confirm your new/), "/confirm-email/");
+  const followed = await api.post("/v1/user/confirm-email", { data: { token: link.split("/").at(-1) } });
+  expect(followed.status(), await followed.text()).toBe(200);
+  const asked = await api.post("/v1/user/password-reset-request", { data: { email: theirs } });
+  expect(asked.status()).toBe(200);
+  const reset = portalPath(await readMail(api, theirs, /Reset your/), "/reset-password/");
+
+  // The owner follows the way back from the old address.
+  const told = await readMail(api, user.email, /e-mail address was changed/);
+  await page.goto(portalPath(told, "/confirm-email/"));
+  await expect(page.locator("[data-confirm-email-success]")).toContainText(DETAIL.emailChangeReverted);
+  expect(await axeViolations(page)).toEqual([]);
+  // The reset link mailed to the other address no longer works.
+  await page.goto(reset);
+  await expect(page.locator("[data-token-invalid]")).toBeVisible();
+
+  // Signed in again, the security page lists the key made meanwhile, with a way to revoke it.
+  await openSignedIn(page, await tokenViaApi(api, user), "/profile/security");
+  const notice = page.locator("[data-revert-review]");
+  await expect(notice.getByRole("heading", { name: R.title })).toBeVisible();
+  const item = notice.locator('[data-added^="Backdoor"]');
+  await expect(item).toBeVisible();
+  await shoot(page, "revert-review");
+  await item.getByRole("button", { name: R.revokeKey }).click();
+  await page.getByRole("dialog", { name: R.revokeTitle }).getByRole("button", { name: R.revokeKey }).click();
+  await expect(page.getByText(R.revoked)).toBeVisible();
+  await expect(notice).toBeHidden();
+  const keys = await api.get("/v1/api-keys", {
+    headers: { Authorization: `Bearer ${await tokenViaApi(api, user)}` },
+  });
+  expect(((await keys.json()) as { data: unknown[] }).data).toEqual([]);
+  await context.close();
+  await api.dispose();
+});
