@@ -108,7 +108,8 @@ function KeyManager() {
   }, []);
 
   const { keys, status } = state;
-  // The mail after a password reset links to #revoke-all: ask at once, when there is something to revoke.
+  // The mail after a password reset links to #revoke-all (the page's slot around this island, so the
+  // anchor is in the built HTML): ask at once, when there is something to revoke.
   const askedByLink = status === "ready" && keys.length > 0 && window.location.hash === "#revoke-all";
   useEffect(() => {
     if (!askedByLink) return;
@@ -123,7 +124,6 @@ function KeyManager() {
           <div className="flex flex-wrap justify-end gap-2">
             <button
               type="button"
-              id="revoke-all"
               className="btn btn-outline btn-error btn-sm"
               onClick={() => setRevokingAll(true)}
             >
