@@ -79,13 +79,19 @@ export async function renewRecoveryCodes(code: string): Promise<string[]> {
   return answer.recovery_codes;
 }
 
-/** Changes the password with the current one; this browser keeps its session with a new token. */
+/**
+ * Changes the password with the current one; this browser keeps its session with a new token. On
+ * an account with two-factor sign-in on, an older session confirms with the code first (decision
+ * 023): the current password alone is not enough there.
+ */
 export async function changePassword(currentPassword: string, newPassword: string): Promise<void> {
-  const answer = await apiRequest("/v1/users/me/password", "tokenResponseSchema", {
-    method: "POST",
-    body: { current_password: currentPassword, new_password: newPassword },
-    auth: true,
-  });
+  const answer = await withReauth(() =>
+    apiRequest("/v1/users/me/password", "tokenResponseSchema", {
+      method: "POST",
+      body: { current_password: currentPassword, new_password: newPassword },
+      auth: true,
+    }),
+  );
   replaceToken(answer.access_token);
   void loadSecurityEvents();
 }

@@ -1,8 +1,8 @@
 // Issue 30 in the browser, on a server of its own (its clock moves, which would age every other
 // journey's session on the shared server): on an account with two-factor sign-in on, the "Confirm
 // your password" dialog asks for a code beside the password and says a wrong one at the code's
-// field; and the old address's way back ends the reset link mailed to the new address, then
-// /profile/security lists what was added while the address was changed.
+// field, for a new API key and for a password change; and the old address's way back ends the
+// reset link mailed to the new address, then /profile/security lists what was added meanwhile.
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Page } from "@playwright/test";
@@ -99,6 +99,22 @@ test("with two-factor on, the dialog asks for the code beside the password, and 
   await confirm.getByRole("button", { name: REAUTH_TEXT.confirm }).click();
   await expect(page.getByRole("dialog", { name: API_KEYS_TEXT.createdTitle })).toBeVisible();
   await expect(confirm).toBeHidden();
+
+  // 11 more minutes: the current password alone no longer changes it; the dialog asks for a code.
+  const later = await api.post("/_dev/billing/advance", { data: { days: 11 / 1440 } });
+  expect(later.status(), await later.text()).toBe(200);
+  await page.goto("/profile/security");
+  const P = SECURITY_TEXT.password;
+  const change = page.locator("[data-password-change]");
+  await change.getByLabel(P.current).fill(user.password);
+  await change.getByLabel(P.next, { exact: true }).fill("Brand#New12345");
+  await change.getByLabel(P.confirm).fill("Brand#New12345");
+  await change.getByRole("button", { name: P.submit }).click();
+  await expect(confirm.getByLabel(REAUTH_TEXT.code)).toBeVisible();
+  await confirm.getByLabel(REAUTH_TEXT.password).fill(user.password);
+  await confirm.getByLabel(REAUTH_TEXT.code).fill(appCode(secret, 44));
+  await confirm.getByRole("button", { name: REAUTH_TEXT.confirm }).click();
+  await expect(page.getByText(P.done)).toBeVisible();
   await context.close();
   await api.dispose();
 });

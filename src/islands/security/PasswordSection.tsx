@@ -1,9 +1,11 @@
 // /profile/security's "Change password": the current password and the new one twice, checked with
-// the spec's rules as the register form is. A wrong current password is said at its field.
+// the spec's rules as the register form is. A wrong current password is said at its field. On a
+// two-factor account with an older session, the password dialog asks for the code first.
 import { DETAIL } from "../../../contract/messages.ts";
 import { asApiError } from "../../lib/api-client.ts";
 import { accountActionErrorMessage } from "../../lib/error-messages.ts";
 import { SECURITY_TEXT } from "../../lib/security-text.ts";
+import { ReauthCancelled } from "../../stores/reauth.ts";
 import { changePassword } from "../../stores/security.ts";
 import { notify } from "../../stores/toast.ts";
 import { Field, SubmitButton } from "../forms/Field.tsx";
@@ -21,6 +23,8 @@ export function PasswordSection() {
       form.ref.current?.reset();
       notify("success", T.done);
     } catch (error) {
+      // Closing the code confirmation leaves the form as it was, to try again.
+      if (error instanceof ReauthCancelled) return;
       const failed = asApiError(error);
       if (failed.status === 400) {
         form.setErrors({ currentPassword: DETAIL.incorrectPassword });

@@ -22,19 +22,49 @@ const T = SECURITY_TEXT.revertReview;
 
 type Pending = { kind: "passkey" | "key"; id: string; name: string };
 
-function Item({ name, at, action, onAct }: { name: string; at: string; action: string; onAct: () => void }) {
+interface Added {
+  id: string;
+  name: string;
+  label: string;
+  created_at: string;
+}
+
+/** One kind of thing added meanwhile (passkeys, API keys), each with its way to remove it; nothing when none. */
+function Group({
+  title,
+  action,
+  items,
+  onAct,
+}: {
+  title: string;
+  action: string;
+  items: Added[];
+  onAct: (item: Added) => void;
+}) {
+  if (items.length === 0) return null;
   return (
-    <li className="flex flex-wrap items-center justify-between gap-2 py-2" data-added={name}>
-      <div className="min-w-0 text-sm">
-        <p className="truncate font-medium">{name}</p>
-        <p className="text-base-content/80">
-          {T.added} {dayAndTime(at)}
-        </p>
-      </div>
-      <button type="button" className="btn btn-sm" onClick={onAct}>
-        {action}
-      </button>
-    </li>
+    <div>
+      <h3 className="text-sm font-semibold">{title}</h3>
+      <ul className="flex flex-col divide-y divide-base-300" aria-label={title}>
+        {items.map((item) => (
+          <li
+            key={item.id}
+            className="flex flex-wrap items-center justify-between gap-2 py-2"
+            data-added={item.label}
+          >
+            <div className="min-w-0 text-sm">
+              <p className="truncate font-medium">{item.label}</p>
+              <p className="text-base-content/80">
+                {T.added} {dayAndTime(item.created_at)}
+              </p>
+            </div>
+            <button type="button" className="btn btn-sm" onClick={() => onAct(item)}>
+              {action}
+            </button>
+          </li>
+        ))}
+      </ul>
+    </div>
   );
 }
 
@@ -65,38 +95,18 @@ export function RevertReview() {
           {T.title}
         </h2>
         <p className="text-sm">{T.body(changed, reverted)}</p>
-        {review.passkeys.length > 0 && (
-          <div>
-            <h3 className="text-sm font-semibold">{T.passkeys}</h3>
-            <ul className="flex flex-col divide-y divide-base-300" aria-label={T.passkeys}>
-              {review.passkeys.map((p) => (
-                <Item
-                  key={p.id}
-                  name={p.name}
-                  at={p.created_at}
-                  action={T.removePasskey}
-                  onAct={() => setPending({ kind: "passkey", id: p.id, name: p.name })}
-                />
-              ))}
-            </ul>
-          </div>
-        )}
-        {review.api_keys.length > 0 && (
-          <div>
-            <h3 className="text-sm font-semibold">{T.apiKeys}</h3>
-            <ul className="flex flex-col divide-y divide-base-300" aria-label={T.apiKeys}>
-              {review.api_keys.map((k) => (
-                <Item
-                  key={k.id}
-                  name={`${k.name} (${k.prefix}…)`}
-                  at={k.created_at}
-                  action={T.revokeKey}
-                  onAct={() => setPending({ kind: "key", id: k.id, name: k.name })}
-                />
-              ))}
-            </ul>
-          </div>
-        )}
+        <Group
+          title={T.passkeys}
+          action={T.removePasskey}
+          items={review.passkeys.map((p) => ({ ...p, label: p.name }))}
+          onAct={(p) => setPending({ kind: "passkey", id: p.id, name: p.name })}
+        />
+        <Group
+          title={T.apiKeys}
+          action={T.revokeKey}
+          items={review.api_keys.map((k) => ({ ...k, label: `${k.name} (${k.prefix}…)` }))}
+          onAct={(k) => setPending({ kind: "key", id: k.id, name: k.name })}
+        />
         {review.two_factor_on_at && (
           <p className="text-sm" data-added-two-factor>
             {T.twoFactor(dayAndTime(review.two_factor_on_at) ?? "")}
