@@ -307,3 +307,27 @@ describe.each(TEST_DATABASES)("staff actions under review (%s)", (kind) => {
     expect(row?.disabledAt).not.toBeNull();
   });
 });
+
+describe.each(TEST_DATABASES)("staff charges under the write limit (%s)", (kind) => {
+  const ctx = useTestApp(kind, { limits: { accountWritePerMinute: 6 } });
+
+  it("counts staff charges against the staff member's signed-in writes: 429 past them, nothing charged", async () => {
+    const cora = await verifiedUser(ctx.t, "cora");
+    const ada = await staffMember(ctx.t, "ada", "admin");
+    const charge = (i: number) =>
+      consumeRequest(ctx.t, ada.accessToken, {
+        user_id: cora.id,
+        amount: 1,
+        reason: "Manual correction",
+        idempotency_key: `w${i}`,
+      });
+    // The staff member's two-factor setup spent some of the 6 writes; the charges spend the rest.
+    const statuses: number[] = [];
+    for (let i = 0; i < 8; i++) statuses.push((await charge(i)).status);
+    const charged = statuses.filter((s) => s === 200).length;
+    expect(charged).toBeGreaterThan(0);
+    expect(statuses).toEqual([...Array(charged).fill(200), ...Array(8 - charged).fill(429)]);
+    expect((await me(ctx.t, cora.accessToken)).credit_balance).toBe(50 - charged);
+    expect(await auditRowsAbout(ctx.t, cora.id)).toHaveLength(charged);
+  });
+});

@@ -248,8 +248,10 @@ describe.each(TEST_DATABASES)("metering (%s)", (kind) => {
     const spends = await ctx.database.db.select().from(creditSpends).where(eq(creditSpends.apiKeyId, key.id));
     const total = spends.reduce((sum, s) => sum + s.amount, 0);
     expect(total).toBeLessThanOrEqual(333_000);
-    // Charged until no charge fits any more: within one multiswap (2 credits) of the limit.
-    expect(total).toBeGreaterThan(331_000);
+    // Charged until no charge fits any more. The charges are decided in the order they arrive, which
+    // a busy machine shuffles: when the last multiswap (2 credits) comes early, only comics (5) are
+    // left to decide, so the total ends within one comic of the limit (330,000 was seen in a run).
+    expect(total).toBeGreaterThan(333_000 - 5_000);
     expect(spends).toHaveLength(statuses.filter((s) => s === 200).length);
     expect((await introspect(ctx.t, service, key.key)).credits_used_this_month).toBe(total / 1000);
   });

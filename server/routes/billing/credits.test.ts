@@ -14,7 +14,9 @@ import { TEST_FREE_CREDITS } from "../../testing/test-app.ts";
 const auth = (token: string) => ({ Authorization: `Bearer ${token}` });
 
 describe.each(TEST_DATABASES)("credits (%s)", (kind) => {
-  const ctx = useTestApp(kind);
+  // Room for the concurrency tests' 100 staff charges in a minute (the write limit that staff
+  // charges count against has its own test in staff-safety.test.ts).
+  const ctx = useTestApp(kind, { limits: { accountWritePerMinute: 1_000 } });
 
   async function adminAndUser() {
     const adminToken = (await staffMember(ctx.t, "boss", "admin")).accessToken;
