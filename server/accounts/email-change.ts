@@ -5,7 +5,7 @@
 // Either link, once followed, ends every reset and verification link mailed before, and every
 // other pending change; the way back ends the other ways back too, so whoever made the change keeps
 // no link into the account (issue 30).
-import { and, between, desc, eq, gt, isNotNull, isNull, sql } from "drizzle-orm";
+import { and, between, desc, eq, gt, isNotNull, isNull, or, sql } from "drizzle-orm";
 import { REVERT_REVIEW_DAYS, REVERT_REVIEW_LOOKBACK_HOURS } from "../../contract/email-revert.ts";
 import { appendSecurityEvent, type RequestOrigin } from "../audit/security-events.ts";
 import { normaliseEmail } from "../auth/email-address.ts";
@@ -122,14 +122,19 @@ export function createEmailChanges(deps: { db: Db; clock: Clock }) {
           if (!user) return { ok: false, reason: "invalid" };
           await revokeAllTokens(tx, user.id, now);
           // A change keeps the ways back mailed earlier: they are the owner's (an address changed
-          // twice must still be able to come back to the first). A way back ends every other link.
+          // twice must still be able to come back to the first). A way back ends every pending
+          // change and the ways back made after its own, never an older one: after A → B → C,
+          // whoever holds B must not be able to follow B's way back and so destroy the way back
+          // to A, the owner's last way in.
           await tx
             .delete(emailChanges)
             .where(
               and(
                 eq(emailChanges.userId, user.id),
                 isNull(emailChanges.usedAt),
-                ...(link.kind === "change" ? [eq(emailChanges.kind, "change")] : []),
+                link.kind === "change"
+                  ? eq(emailChanges.kind, "change")
+                  : or(eq(emailChanges.kind, "change"), gt(emailChanges.createdAt, link.createdAt)),
               ),
             );
           const revertToken =

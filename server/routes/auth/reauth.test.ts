@@ -6,6 +6,7 @@ import { auditRowsAbout } from "../../testing/admin.ts";
 import { bearer } from "../../testing/api-access.ts";
 import { fromIp, GOOD_PASSWORD, getJson, postJson, verifiedUser } from "../../testing/api-client.ts";
 import { useTestApp } from "../../testing/suite.ts";
+import { CONTRACT_LIMITS } from "../../testing/test-app.ts";
 import { callAs, codeAt, turnOnTwoFactor } from "../../testing/two-factor.ts";
 
 describe.each(TEST_DATABASES)("re-authentication for sensitive actions (%s)", (kind) => {
@@ -142,6 +143,28 @@ describe.each(TEST_DATABASES)("re-authentication for sensitive actions (%s)", (k
     }
     const throttled = await reauth(ann.accessToken, GOOD_PASSWORD, from, codeAt(ctx.t, ann.secret));
     expect(throttled.status).toBe(429);
+  });
+
+  it("with two-factor on, wrong codes count per account from any address; past the limit even the right code waits", async () => {
+    const ann = await staleTwoFactorAnn();
+    const limit = CONTRACT_LIMITS.mfaFailuresPerHour;
+    // Each guess from its own network: no per-address or per-(username, address) limit is reached.
+    for (let i = 0; i < limit; i++) {
+      const wrong = await reauth(ann.accessToken, GOOD_PASSWORD, fromIp(`2001:db8:${i + 1}::1`), "000000");
+      expect(wrong.status).toBe(400);
+      expect(await wrong.json()).toMatchObject({ detail: DETAIL.incorrectCode });
+    }
+    const refused = await reauth(
+      ann.accessToken,
+      GOOD_PASSWORD,
+      fromIp("2001:db8:ff::1"),
+      codeAt(ctx.t, ann.secret, 1),
+    );
+    expect(refused.status).toBe(429);
+    expect(await refused.json()).toEqual({ detail: DETAIL.tooManyWrongCodes });
+    expect((await newKey(ann.accessToken)).status).toBe(403);
+    await ctx.t.tasks.idle();
+    expect(await mailsTo(ann.email, "is guessing your codes")).toHaveLength(1);
   });
 
   it("with two-factor on, changing the password with the current one needs a fresh sign-in too", async () => {

@@ -10,6 +10,7 @@ import { reauthSchema, tokenResponseSchema } from "../../../contract/account.ts"
 import { DETAIL } from "../../../contract/messages.ts";
 import { webauthnOptionsSchema } from "../../../contract/passkeys.ts";
 import { appendSecurityEvent } from "../../audit/security-events.ts";
+import { admitCode, codeWasNoGuess, codeWasWrong } from "../../auth/code-guessing.ts";
 import { signInSucceeded } from "../../auth/sign-in-throttle.ts";
 import type { AppEnv } from "../../http/app-env.ts";
 import { limitWrites, requireUser } from "../../http/auth-guard.ts";
@@ -80,7 +81,7 @@ export function reauthRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
           400: `"${DETAIL.incorrectPassword}", "${DETAIL.incorrectCode}", "${DETAIL.passkeyNotConfirmed}", or "${DETAIL.reauthCodeRequired}" with \`code_required: true\` (a password without a code on an account with two-factor sign-in on)`,
           401: "No valid access token",
           422: "Neither a password nor a passkey's answer, or both",
-          429: `"${DETAIL.tooManyRequests}", with Retry-After: too many failed sign-ins from this address`,
+          429: `"${DETAIL.tooManyRequests}", with Retry-After: too many failed sign-ins from this address; or "${DETAIL.tooManyWrongCodes}": too many wrong codes for this account within the hour (the sign-in's code step counts the same)`,
         }),
       },
     },
@@ -105,11 +106,17 @@ export function reauthRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
         await recordFailedAttempt(deps, admitted, user, { step: "reauth" });
         throw new ApiError(400, DETAIL.incorrectPassword);
       } else if (codeRequired) {
+        // The same per-account count of wrong codes as the sign-in's code step: the per-address
+        // limits alone let someone with the password and a stolen token guess from many addresses.
+        const codeAttempt = { userId: user.id, at: now, ip: admitted.attempt.ip };
+        await admitCode(deps.limiter, deps.codeGuessingAlert, codeAttempt);
         const spent = await deps.twoFactor.spendCode(user, body.code ?? "", origin);
         if (!spent) {
           await recordFailedAttempt(deps, admitted, user, { step: "reauth", method: "code" });
+          await codeWasWrong(deps.limiter, deps.codeGuessingAlert, codeAttempt);
           throw new ApiError(400, DETAIL.incorrectCode);
         }
+        await codeWasNoGuess(deps.limiter, user.id);
         secondFactor = spent.method;
         if (spent.method === "recovery_code") {
           deps.securityMails.recoveryCodeUsed(user, spent.recoveryCodesLeft, now, admitted.attempt.ip);

@@ -135,6 +135,24 @@ describe.each(TEST_DATABASES)("changing the e-mail address (%s)", (kind) => {
     expect(await emailOf(access_token)).toBe(ann.email);
   });
 
+  it("a later way back cannot end an earlier one: whoever holds the second address cannot cut the owner off", async () => {
+    const ann = await verifiedUser(ctx.t, "ann");
+    const ask = (email: string) => callAs(ctx.t, "/v1/users/me/email", ann.accessToken, { email });
+    // A stolen session moves the address to B, then to C: a way back to A (the owner's) and one to B.
+    expect((await ask("mallory.b@example.net")).status).toBe(202);
+    await follow((await latestMailTo(ctx.t, "mallory.b@example.net", "Confirm your new")).token);
+    const ownersWayBack = await latestMailTo(ctx.t, ann.email, "e-mail address was changed");
+    ctx.t.clock.advance(60_000);
+    expect((await ask("mallory.c@example.net")).status).toBe(202);
+    await follow((await latestMailTo(ctx.t, "mallory.c@example.net", "Confirm your new")).token);
+    const attackersWayBack = await latestMailTo(ctx.t, "mallory.b@example.net", "e-mail address was changed");
+    // Following B's way back must leave A's.
+    expect((await follow(attackersWayBack.token)).status).toBe(200);
+    expect((await follow(ownersWayBack.token)).status).toBe(200);
+    const { access_token } = (await (await login(ctx.t, "ann")).json()) as { access_token: string };
+    expect(await emailOf(access_token)).toBe(ann.email);
+  });
+
   it("after the way back, lists what was added from a day before the change until the way back, until removed", async () => {
     const owner = await verifiedUser(ctx.t, "ann");
     const review = async (token: string) => {
