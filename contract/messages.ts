@@ -76,6 +76,8 @@ export const DETAIL = {
   staffMfaRequired: "Two-factor authentication is required for staff access",
   mfaAlreadyOn: "Two-factor authentication is already on",
   mfaNotOn: "Two-factor authentication is not on",
+  staffKeepSecondFactor:
+    "Staff accounts keep a second factor: add another one (a passkey or an authenticator app) first, or ask an admin to take the staff role away",
   mfaNotStarted: "Start the two-factor setup first",
   mfaTurnedOff: "Two-factor authentication is off",
   /** DELETE /v1/users/me: the body's `confirm` must be the account's username. */

@@ -19,6 +19,7 @@ import { appendSecurityEvent, type RequestOrigin } from "../audit/security-event
 import type { Clock } from "../clock.ts";
 import { type PasskeyRow, passkeys, type UserRow, webauthnChallenges } from "../db/schema/index.ts";
 import type { Db, DbOrTx } from "../db/types.ts";
+import { isStaffsLastFactor } from "./staff-factors.ts";
 
 export const WEBAUTHN_CHALLENGE_LIFETIME_MS = 5 * 60_000;
 /** The most passkeys an account keeps (a phone, a laptop, two security keys... with room to spare). */
@@ -172,10 +173,22 @@ export function createPasskeys(deps: PasskeyDeps) {
       });
     },
 
-    /** Removes one of the account's passkeys: its row (for the owner's mail), or undefined. */
-    async remove(user: Account, id: string, origin: RequestOrigin): Promise<PasskeyRow | undefined> {
+    /**
+     * Removes one of the account's passkeys: its row (for the owner's mail), undefined when there
+     * is no such passkey, or "staff_last_factor" for a staff account's only second factor.
+     */
+    async remove(
+      user: Account,
+      id: string,
+      origin: RequestOrigin,
+    ): Promise<PasskeyRow | "staff_last_factor" | undefined> {
       const now = clock.now();
       return db.transaction(async (tx) => {
+        const [mine] = await tx
+          .select({ id: passkeys.id })
+          .from(passkeys)
+          .where(and(eq(passkeys.id, id), eq(passkeys.userId, user.id)));
+        if (mine && (await isStaffsLastFactor(tx, user.id, { passkeyId: id }))) return "staff_last_factor";
         const [gone] = await tx
           .delete(passkeys)
           .where(and(eq(passkeys.id, id), eq(passkeys.userId, user.id)))

@@ -11,6 +11,7 @@ import { acceptedStep, newTotpSecret, otpauthUrl } from "../auth/totp.ts";
 import type { Clock } from "../clock.ts";
 import { mfaChallenges, recoveryCodes, totpFactors, type UserRow, users } from "../db/schema/index.ts";
 import type { Db, DbOrTx, Tx } from "../db/types.ts";
+import { isStaffsLastFactor } from "./staff-factors.ts";
 
 export const MFA_CHALLENGE_LIFETIME_MS = 5 * 60_000;
 export const MFA_CHALLENGE_TRIES = 5;
@@ -38,7 +39,7 @@ export type ChallengeResult =
   | { ok: false; reason: "expired" }
   | { ok: false; reason: "incorrect"; triesLeft: number };
 
-type Refusal = "not_on" | "incorrect";
+type Refusal = "not_on" | "incorrect" | "staff_last_factor";
 
 async function recoveryCodesLeft(db: DbOrTx, userId: string): Promise<number> {
   const [row] = await db
@@ -195,6 +196,10 @@ export function createTwoFactor(deps: TwoFactorDeps) {
       const now = clock.now();
       return db.transaction(async (tx) => {
         if (!(await confirmedFactor(tx, user.id))) return { ok: false, reason: "not_on" } as const;
+        // Before the code is spent: a refused removal leaves the code for the next try.
+        if (await isStaffsLastFactor(tx, user.id, { totp: true })) {
+          return { ok: false, reason: "staff_last_factor" } as const;
+        }
         const method = await spendSecondFactor(tx, user.id, code, now);
         if (!method) return { ok: false, reason: "incorrect" } as const;
         await tx.delete(totpFactors).where(eq(totpFactors.userId, user.id));

@@ -4,6 +4,7 @@
 // (operator/socket.ts) when the embedded PGlite, which one process at a time can open, is in use.
 // What changes something is written to the audit log in the change's own transaction, with the
 // command line as its actor; `audit-verify` checks the log's chain.
+import { eq } from "drizzle-orm";
 import { ADMIN_TEXT } from "../../contract/admin-rules.ts";
 import { findUserByUsername, setUserRole } from "../accounts/users.ts";
 import { isUsableApiKey, listApiKeys } from "../api-access/api-keys.ts";
@@ -17,7 +18,7 @@ import {
 import { type AuditEntry, appendAudit, verifyAuditChain } from "../audit/audit-log.ts";
 import { pruneAuditLog } from "../audit/audit-prune.ts";
 import { userGrants } from "../billing/ledger-store.ts";
-import { userRole } from "../db/schema/index.ts";
+import { userRole, users } from "../db/schema/index.ts";
 import type { Db } from "../db/types.ts";
 import { balance } from "../domain/ledger.ts";
 import { isStaff } from "../operations/permissions.ts";
@@ -154,6 +155,8 @@ export async function runCommand(db: Db, request: OperatorRequest, now: Date): P
       const before = await findUserByUsername(tx, username);
       if (!before) return undefined;
       if (before.deletedAt) return "deleted" as const;
+      // Locked first: a factor removed at the same time is decided before or after, never between.
+      await tx.select({ id: users.id }).from(users).where(eq(users.id, before.id)).for("update");
       if (isStaff(role) && before.role !== role && !(await hasSecondFactor(tx, before.id))) {
         return "no second factor" as const;
       }

@@ -308,4 +308,26 @@ describe.each(TEST_DATABASES)("passkeys (%s)", (kind) => {
     expect((await addPasskey(ann.accessToken, softPasskey())).status).toBe(201);
     expect((await ctx.t.mails()).filter((m) => m.subject.startsWith("Staff account ann"))).toEqual([]);
   });
+
+  it("keeps a staff account's last second factor: 409 for the only one, either kind; a customer's goes", async () => {
+    const sam = await staffMember(ctx.t, "sam", "support");
+    const code = (steps: number) =>
+      totpCode(sam.totpSecret, new Date(ctx.t.clock.now().getTime() + steps * 30_000));
+    const appOff = () => callAs(ctx.t, "/v1/users/me/mfa/totp", sam.accessToken, { code: code(1) }, "DELETE");
+    const lastApp = await appOff();
+    expect(lastApp.status).toBe(409);
+    expect(await lastApp.json()).toEqual({ detail: DETAIL.staffKeepSecondFactor });
+    // With a passkey as well, the app may go; then the passkey is the last and stays.
+    const key = softPasskey();
+    expect((await addPasskey(sam.accessToken, key, "YubiKey")).status).toBe(201);
+    expect((await appOff()).status).toBe(200);
+    const path = `/v1/users/me/passkeys/${encodeURIComponent(key.id)}`;
+    const lastKey = await callAs(ctx.t, path, sam.accessToken, undefined, "DELETE");
+    expect(lastKey.status).toBe(409);
+    expect(await lastKey.json()).toEqual({ detail: DETAIL.staffKeepSecondFactor });
+    expect((await getJson(ctx.t.app, "/v1/users/me/passkeys", sam.accessToken)).status).toBe(200);
+    // Once the role is taken away, the factor is the account's own business again.
+    await setRole(ctx.t, sam.id, "user");
+    expect((await callAs(ctx.t, path, sam.accessToken, undefined, "DELETE")).status).toBe(204);
+  });
 });

@@ -149,6 +149,7 @@ export function passkeyRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
           401: "No valid access token",
           403: REAUTH_REFUSAL,
           404: `"${DETAIL.passkeyNotFound}" (also another account's)`,
+          409: `"${DETAIL.staffKeepSecondFactor}" (a staff account's only second factor)`,
           429: "Too many signed-in writes",
         }),
       },
@@ -158,6 +159,7 @@ export function passkeyRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
       const origin = originOf(c, deps.trustProxy);
       const removed = await deps.passkeys.remove(c.var.user, c.req.param("id") ?? "", origin);
       if (!removed) throw new ApiError(404, DETAIL.passkeyNotFound);
+      if (removed === "staff_last_factor") throw new ApiError(409, DETAIL.staffKeepSecondFactor);
       const change = { name: removed.name, added: false };
       deps.securityMails.passkeyChanged(c.var.user, change, deps.clock.now(), origin.ip);
       return c.body(null, 204);

@@ -38,8 +38,9 @@ export function twoFactorRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
   const codeBody = {
     body: { content: jsonContent(schemaRef(registry, "MfaCodeRequest", mfaCodeBodySchema, "input")) },
   };
-  const refused = (reason: "incorrect" | "not_on" | "not_started" | "already_on") => {
+  const refused = (reason: "incorrect" | "not_on" | "not_started" | "already_on" | "staff_last_factor") => {
     if (reason === "incorrect") return new ApiError(400, DETAIL.incorrectCode);
+    if (reason === "staff_last_factor") return new ApiError(409, DETAIL.staffKeepSecondFactor);
     if (reason === "not_on") return new ApiError(409, DETAIL.mfaNotOn);
     if (reason === "not_started") return new ApiError(409, DETAIL.mfaNotStarted);
     return new ApiError(409, DETAIL.mfaAlreadyOn);
@@ -167,7 +168,7 @@ export function twoFactorRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
           400: `"${DETAIL.incorrectCode}"`,
           401: "No valid access token",
           403: REAUTH_REFUSAL,
-          409: `"${DETAIL.mfaNotOn}"`,
+          409: `"${DETAIL.mfaNotOn}", or "${DETAIL.staffKeepSecondFactor}" (a staff account's only second factor)`,
           422: "No code",
           429: "Too many signed-in writes",
         }),
