@@ -23,7 +23,11 @@ const reason = z
 /** An idempotency key, like consume's: any text the client keeps for retries. */
 const idempotencyKey = z
   .string({ error: ADMIN_TEXT.idempotencyKeyRequired })
-  .check(z.minLength(1, ADMIN_TEXT.idempotencyKeyRequired), z.maxLength(200));
+  .check(
+    z.minLength(1, ADMIN_TEXT.idempotencyKeyRequired),
+    z.maxLength(200),
+    printable(notPrintable("The idempotency key")),
+  );
 
 export const reasonRequestSchema = z.object({ reason });
 

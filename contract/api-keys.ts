@@ -121,7 +121,9 @@ export const introspectionSchema = z.union([
 ]);
 export type Introspection = z.infer<typeof introspectionSchema>;
 
-const idempotencyKey = z.string().check(z.minLength(1, "Field required"), z.maxLength(200));
+const idempotencyKey = z
+  .string()
+  .check(z.minLength(1, "Field required"), z.maxLength(200), printable(notPrintable("The idempotency key")));
 
 /** `POST /v1/credits/consume` by feature: the generation service's charge for one generation (or a batch). */
 export const consumeFeatureRequestSchema = z

@@ -93,5 +93,11 @@ export const consumeRequestSchema = z.object({
     z.lte(1_000_000, "Amount is too large"),
   ),
   reason: staffChargeReasonSchema,
-  idempotency_key: z.string().check(z.minLength(1, "Field required"), z.maxLength(200)),
+  idempotency_key: z
+    .string()
+    .check(
+      z.minLength(1, "Field required"),
+      z.maxLength(200),
+      printable(notPrintable("The idempotency key")),
+    ),
 });

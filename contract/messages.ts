@@ -76,6 +76,7 @@ export const DETAIL = {
   staffMfaRequired: "Two-factor authentication is required for staff access",
   mfaAlreadyOn: "Two-factor authentication is already on",
   mfaNotOn: "Two-factor authentication is not on",
+  unstorableText: "The request holds text that cannot be stored: no control characters or broken Unicode",
   staffKeepSecondFactor:
     "Staff accounts keep a second factor: add another one (a passkey or an authenticator app) first, or ask an admin to take the staff role away",
   mfaNotStarted: "Start the two-factor setup first",

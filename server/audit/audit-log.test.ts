@@ -7,6 +7,7 @@ import { auditLog } from "../db/schema/index.ts";
 import type { Db } from "../db/types.ts";
 import { useTestApp } from "../testing/suite.ts";
 import {
+  AuditChainMismatch,
   type AuditEntry,
   appendAudit,
   auditHash,
@@ -100,7 +101,7 @@ describe.each(TEST_DATABASES)("the audit log (%s)", (kind) => {
   it("fails closed when the stored row would not match its hash, and writes nothing", async () => {
     // The uuid column stores an id in lower case; hashed as sent, the row would break the chain.
     const upper = { subjectUserId: ENTRY.subjectUserId?.toUpperCase() ?? null };
-    await expect(append(ctx.database.db, upper)).rejects.toThrow(UnstorableAuditEntry);
+    await expect(append(ctx.database.db, upper)).rejects.toThrow(AuditChainMismatch);
     expect(await ctx.database.db.select().from(auditLog)).toEqual([]);
     // Nor does an entry the database would refuse reach it.
     await expect(append(ctx.database.db, { reason: "a\u0000b" })).rejects.toThrow(UnstorableAuditEntry);

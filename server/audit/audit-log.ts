@@ -54,8 +54,11 @@ export function auditHash(prevHash: string, row: HashedFields): string {
   return createHash("sha256").update(prevHash).update(body).digest("hex");
 }
 
-/** Why an audit entry cannot be stored as it would be hashed. */
+/** Why an audit entry cannot be stored as it would be hashed: text or values from the request. */
 export class UnstorableAuditEntry extends Error {}
+
+/** A stored row that does not hash as it was hashed: a bug of ours (a normalisation), never input. */
+export class AuditChainMismatch extends Error {}
 
 /**
  * A text PostgreSQL stores as it is given: no U+0000 (text and jsonb refuse it) and no lone
@@ -128,7 +131,7 @@ export async function appendAudit(tx: Tx, entry: AuditEntry, now: Date): Promise
   // would otherwise break the chain for good, and audit:verify would stop at this row forever.
   // Throwing rolls the action's transaction back with it: no effect without its entry.
   if (auditHash(prevHash, row) !== row.hash) {
-    throw new UnstorableAuditEntry(
+    throw new AuditChainMismatch(
       `The audit entry ${row.id} (${row.action}) reads back differently from what was hashed; nothing was written`,
     );
   }

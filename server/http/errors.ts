@@ -7,6 +7,7 @@ import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { Logger } from "pino";
 import { DETAIL } from "../../contract/messages.ts";
+import { UnstorableAuditEntry } from "../audit/audit-log.ts";
 import { BillingRefusal } from "../billing/refusal.ts";
 import { OperatorRefusal } from "../operations/refusal.ts";
 import { redactPath } from "./request-log.ts";
@@ -64,6 +65,9 @@ export function errorHandler(logger: Logger): ErrorHandler {
     if (error instanceof OperatorRefusal)
       return c.json({ detail: error.message, ...error.extra }, error.status);
     if (error instanceof RequestValidationError) return c.json({ detail: error.items }, 422);
+    // Text the request carried that the audit log could not store as hashed (a field the edge's
+    // free-text checks do not cover): the action was refused before any effect.
+    if (error instanceof UnstorableAuditEntry) return jsonError(c, 422, DETAIL.unstorableText);
     if (error instanceof HTTPException && error.status < 500) {
       return jsonError(c, error.status as ContentfulStatusCode, error.message || "Bad Request");
     }

@@ -135,11 +135,11 @@ describe.each(TEST_DATABASES)("staff actions under review (%s)", (kind) => {
     const cora = await verifiedUser(ctx.t, "cora");
     const ada = await staffMember(ctx.t, "ada", "admin");
     await subscribe(ctx.t, cora.accessToken, "A");
-    for (const reason of ["Goodwill\u0000credits", "Goodwill \ud800", "Bell \u0007 rings"]) {
+    for (const [i, reason] of ["Goodwill\u0000credits", "Goodwill \ud800", "Bell \u0007 rings"].entries()) {
       const grant = await adminCall(ctx.t, `/v1/admin/customers/${cora.id}/credits`, ada.accessToken, {
         amount: 10,
         reason,
-        idempotency_key: `k-${reason}`,
+        idempotency_key: `k-${i}`,
       });
       expect(grant.status).toBe(422);
       expect(await refusals(grant)).toEqual([["body.reason", notPrintable("The reason")]]);
@@ -154,6 +154,21 @@ describe.each(TEST_DATABASES)("staff actions under review (%s)", (kind) => {
       );
       expect(cancel.status).toBe(422);
     }
+    // Idempotency keys are kept in the audit log too: the same rule, the same 422.
+    const badKey = await adminCall(ctx.t, `/v1/admin/customers/${cora.id}/credits`, ada.accessToken, {
+      amount: 10,
+      reason: REASON,
+      idempotency_key: "k\u0000",
+    });
+    expect(badKey.status).toBe(422);
+    expect(await refusals(badKey)).toEqual([["body.idempotency_key", notPrintable("The idempotency key")]]);
+    const badCharge = await consumeRequest(ctx.t, ada.accessToken, {
+      user_id: cora.id,
+      amount: 1,
+      reason: REASON,
+      idempotency_key: "k\ud800",
+    });
+    expect(badCharge.status).toBe(422);
     // A reason over several lines is still a reason.
     const multiLine = await adminCall(ctx.t, `/v1/admin/customers/${cora.id}/credits`, ada.accessToken, {
       amount: 10,

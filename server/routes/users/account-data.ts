@@ -16,7 +16,7 @@ import type { Billing } from "../../billing/service.ts";
 import type { Tx } from "../../db/types.ts";
 import { fromMillicredits } from "../../domain/ledger.ts";
 import type { AppEnv } from "../../http/app-env.ts";
-import { REAUTH_REFUSAL, requireRecentAuth, requireUser } from "../../http/auth-guard.ts";
+import { limitWrites, REAUTH_REFUSAL, requireRecentAuth, requireUser } from "../../http/auth-guard.ts";
 import { ApiError } from "../../http/errors.ts";
 import {
   addRoute,
@@ -57,10 +57,16 @@ export function accountDataRoutes(deps: ApiDeps & { billing: Billing }): OpenAPI
           description: "A JSON document, as a download",
           content: { "application/json": { schema: z.object({}).passthrough() } },
         },
-        ...errorResponses(registry, { 401: "No valid access token", 403: REAUTH_REFUSAL }),
+        ...errorResponses(registry, {
+          401: "No valid access token",
+          403: REAUTH_REFUSAL,
+          429: "Too many signed-in writes (each export is a security event the audit log keeps)",
+        }),
       },
     },
     ...sensitive,
+    // Each export appends to the audit log: counted like a signed-in write, so a loop cannot fill it.
+    limitWrites(deps.limiter),
     async (c) => {
       const user = c.var.user;
       const now = deps.clock.now();

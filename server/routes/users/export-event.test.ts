@@ -28,3 +28,21 @@ describe.each(TEST_DATABASES)("the data export's security event (%s)", (kind) =>
     expect(latest).toMatchObject({ action: "account.export", browser: expect.stringContaining("Chrome") });
   });
 });
+
+describe.each(TEST_DATABASES)("the data export under the write limit (%s)", (kind) => {
+  const ctx = useTestApp(kind, { limits: { accountWritePerMinute: 2 } });
+
+  it("counts each export as a signed-in write: a loop gets 429 and the log no more entries", async () => {
+    const ann = await verifiedUser(ctx.t, "ann");
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      const res = await getJson(ctx.t.app, "/v1/users/me/export", ann.accessToken);
+      statuses.push(res.status);
+      await res.text();
+    }
+    expect(statuses).toEqual([200, 200, 429, 429]);
+    expect((await auditRowsAbout(ctx.t, ann.id)).filter((r) => r.action === "account.export")).toHaveLength(
+      2,
+    );
+  });
+});
