@@ -96,7 +96,7 @@ export const DETAIL = {
   emailSame: "This is already your e-mail address",
   emailChanged: "Your e-mail address was changed.",
   emailChangeReverted:
-    "Your e-mail address was changed back, and every browser was signed out. Reset your password now.",
+    "Your e-mail address was changed back, every browser was signed out, and your password no longer works. Reset your password now.",
 } as const;
 
 /** `msg` of the 422 items that are about the body as a whole rather than one field. */

@@ -16,6 +16,12 @@ import type { Db, Tx } from "../db/types.ts";
 import { revokeAllTokens } from "./user-tokens.ts";
 import { findUserByEmail, isUniqueViolation } from "./users.ts";
 
+/**
+ * What a way back leaves as the password: no argon2 hash, so no password verifies against it
+ * (passwords.ts answers false for a malformed hash) until a reset sets a new one.
+ */
+export const CLEARED_PASSWORD_HASH = "!cleared by the e-mail address's way back: set a new password by reset";
+
 const HOUR = 60 * 60 * 1000;
 const DAY = 24 * HOUR;
 export const EMAIL_CHANGE_LIFETIME_MS = 24 * HOUR;
@@ -114,8 +120,13 @@ export function createEmailChanges(deps: { db: Db; clock: Clock }) {
               emailVerified: true,
               emailVerifiedAt: before.emailVerifiedAt ?? now,
               updatedAt: now,
-              // The way back ends every session: whoever changed the address is signed out.
-              ...(link.kind === "revert" ? { tokenVersion: sql`${users.tokenVersion} + 1` } : {}),
+              // The way back ends every session: whoever changed the address is signed out. It also
+              // ends the password: whoever moved the address may know it, or have set it through
+              // a reset mailed to their address meanwhile. A reset link to the address that came
+              // back is then the only way in, and it is the owner's (the page sends them there).
+              ...(link.kind === "revert"
+                ? { tokenVersion: sql`${users.tokenVersion} + 1`, passwordHash: CLEARED_PASSWORD_HASH }
+                : {}),
             })
             .where(eq(users.id, link.userId))
             .returning();

@@ -116,7 +116,7 @@ export function emailChangedMail(
     greeting: `Hi ${args.username},`,
     paragraphs: [
       `The e-mail address of your account was changed to ${args.newEmail} ${where(args)}. Mails about your account now go there.`,
-      "If you did not do this, follow the link below within 7 days: it changes the address back to this one and signs every browser out. Then reset your password.",
+      "If you did not do this, follow the link below within 7 days: it changes the address back to this one, signs every browser out and ends the password. Then set a new password with 'Forgot password': the link comes to this address.",
     ],
     action: {
       label: "This was not me: change it back",
