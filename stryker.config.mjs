@@ -44,6 +44,8 @@ export default {
     "server/auth/totp.ts",
     "server/auth/recovery-codes.ts",
     "contract/credit-costs.ts",
+    // What free text may hold (reasons, names, idempotency keys): the audit log's storability.
+    "contract/free-text.ts",
   ],
   coverageAnalysis: "perTest",
   concurrency: 2,

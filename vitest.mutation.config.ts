@@ -21,6 +21,7 @@ export default defineConfig({
       "server/auth/totp.test.ts",
       "server/auth/mfa-secrets.test.ts",
       "contract/credit-costs.test.ts",
+      "contract/free-text.test.ts",
     ],
     environment: "node",
     maxWorkers: 1,

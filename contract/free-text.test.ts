@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { isPrintableText, notPrintable } from "./free-text.ts";
+import * as z from "zod/mini";
+import { isPrintableText, notPrintable, printable } from "./free-text.ts";
 
 describe("free text", () => {
   it("accepts printable text in any script, with emoji", () => {
@@ -35,5 +36,16 @@ describe("free text", () => {
     expect(notPrintable("The reason")).toBe(
       "The reason can hold only printable characters (no control characters or broken Unicode)",
     );
+  });
+
+  it("checks a zod string with the message given, line breaks allowed only when multi-line", () => {
+    const name = z.string().check(printable("Bad name"));
+    const reason = z.string().check(printable("Bad reason", true));
+    const issues = (result: { success: boolean; error?: { issues: { message: string }[] } }) =>
+      result.success ? [] : (result.error?.issues.map((i) => i.message) ?? []);
+    expect(issues(name.safeParse("Render farm"))).toEqual([]);
+    expect(issues(name.safeParse("Render\nfarm"))).toEqual(["Bad name"]);
+    expect(issues(reason.safeParse("Outage.\nTicket 4711"))).toEqual([]);
+    expect(issues(reason.safeParse("Outage\u0000"))).toEqual(["Bad reason"]);
   });
 });
