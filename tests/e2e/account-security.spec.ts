@@ -1,48 +1,22 @@
-// Account security in the browser, on a server of its own (its billing clock moves, which would
-// age every other journey's session on the shared server): a session whose password is older than
-// 10 minutes confirms it in a dialog before creating an API key, and the key is then created
-// without asking again; cancelling leaves the form as it was.
-import { join } from "node:path";
 import { DETAIL } from "../../contract/messages.ts";
 import { API_KEYS_TEXT } from "../../src/lib/api-keys-text.ts";
 import { REAUTH_TEXT } from "../../src/lib/reauth-text.ts";
 import { createVerifiedUser, openSignedIn, tokenViaApi } from "../fixtures/account.ts";
 import { axeViolations } from "../fixtures/axe.ts";
-import {
-  ROOT,
-  type ServerProcess,
-  startServer,
-  stopServers,
-  tempDataDir,
-} from "../fixtures/server-process.ts";
+import { ownServer } from "../fixtures/own-server.ts";
 import { expect, test } from "../fixtures/test.ts";
 
 test.describe.configure({ timeout: 120_000 });
 
 const T = API_KEYS_TEXT;
-let server: ServerProcess;
-const data = tempDataDir("account-security");
-
-test.beforeAll(async () => {
-  server = await startServer({
-    label: "account-security",
-    databaseUrl: "",
-    dataDir: data.dir,
-    env: { DIST_DIR: join(ROOT, "dist"), TRUST_PROXY: "false" },
-  });
-});
-
-test.afterAll(async () => {
-  await stopServers(test.info().status !== "passed");
-  data.remove();
-});
+const server = ownServer("account-security");
 
 test("creating an API key 11 minutes after signing in asks for the password, then goes on by itself", async ({
   browser,
   playwright,
 }) => {
-  const api = await playwright.request.newContext({ baseURL: server.baseUrl });
-  const context = await browser.newContext({ baseURL: server.baseUrl });
+  const api = await playwright.request.newContext({ baseURL: server().baseUrl });
+  const context = await browser.newContext({ baseURL: server().baseUrl });
   const page = await context.newPage();
   const user = await createVerifiedUser(api, "reauth");
   const token = await tokenViaApi(api, user);

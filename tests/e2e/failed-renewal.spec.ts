@@ -1,47 +1,20 @@
-// A declined renewal in the browser, on a server of its own (its billing clock moves a month, which
-// would expire every other journey's token on the shared server): the card 4000 0000 0000 0341
-// pays the first month and declines the renewal; the customer gets the mail with the update link,
-// gives a new card on the provider's page, the open invoice is paid and the plan goes on.
-import { join } from "node:path";
 import { BILLING_TEXT } from "../../src/lib/billing-text.ts";
 import { PROFILE_TEXT } from "../../src/lib/profile-text.ts";
 import { UI_TEXT } from "../../src/lib/ui-text.ts";
 import { createVerifiedUser, openSignedIn, readMail, tokenViaApi } from "../fixtures/account.ts";
 import { axeViolations } from "../fixtures/axe.ts";
 import { payOnCheckout } from "../fixtures/checkout.ts";
-import {
-  ROOT,
-  type ServerProcess,
-  startServer,
-  stopServers,
-  tempDataDir,
-} from "../fixtures/server-process.ts";
+import { ownServer } from "../fixtures/own-server.ts";
 import { expect, test } from "../fixtures/test.ts";
 
 test.describe.configure({ timeout: 180_000 });
 
 const T = BILLING_TEXT;
-let server: ServerProcess;
-const data = tempDataDir("failed-renewal");
-
-test.beforeAll(async () => {
-  server = await startServer({
-    label: "failed-renewal",
-    // Empty: the embedded database in the data folder, as `npm start` runs it.
-    databaseUrl: "",
-    dataDir: data.dir,
-    env: { DIST_DIR: join(ROOT, "dist"), TRUST_PROXY: "false" },
-  });
-});
-
-test.afterAll(async () => {
-  await stopServers(test.info().status !== "passed");
-  data.remove();
-});
+const server = ownServer("failed-renewal");
 
 test("a declined renewal: the mail, a new card, and the plan goes on", async ({ browser, playwright }) => {
-  const api = await playwright.request.newContext({ baseURL: server.baseUrl });
-  const context = await browser.newContext({ baseURL: server.baseUrl });
+  const api = await playwright.request.newContext({ baseURL: server().baseUrl });
+  const context = await browser.newContext({ baseURL: server().baseUrl });
   const page = await context.newPage();
   const errors: string[] = [];
   page.on("pageerror", (error) => errors.push(error.message));
@@ -61,7 +34,7 @@ test("a declined renewal: the mail, a new card, and the plan goes on", async ({ 
   expect(advanced.status(), await advanced.text()).toBe(200);
   const mail = await readMail(api, user.email, /failed: update your card/);
   const link = mail.links.find((l) => l.endsWith("/profile/billing"));
-  expect(link).toBe(`${server.baseUrl}/profile/billing`);
+  expect(link).toBe(`${server().baseUrl}/profile/billing`);
 
   // The access token of a month ago has expired: sign in again, then follow the mail's link.
   await openSignedIn(page, await tokenViaApi(api, user), "/profile");

@@ -12,37 +12,20 @@ import { REAUTH_TEXT } from "../../src/lib/reauth-text.ts";
 import { SECURITY_TEXT } from "../../src/lib/security-text.ts";
 import { createVerifiedUser, openSignedIn, portalPath, readMail, tokenViaApi } from "../fixtures/account.ts";
 import { axeViolations } from "../fixtures/axe.ts";
-import {
-  ROOT,
-  type ServerProcess,
-  startServer,
-  stopServers,
-  tempDataDir,
-} from "../fixtures/server-process.ts";
+import { ownServer } from "../fixtures/own-server.ts";
+import { ROOT } from "../fixtures/server-process.ts";
 import { expect, test } from "../fixtures/test.ts";
 import { appCode, turnOnTwoFactorViaApi } from "../fixtures/two-factor.ts";
 
 test.describe.configure({ timeout: 120_000 });
 
 const R = SECURITY_TEXT.revertReview;
-let server: ServerProcess;
-const data = tempDataDir("full-reauth");
+const server = ownServer("full-reauth");
 /** Where the journeys leave their screenshots of the changed dialog and notice, to be looked at. */
 const SHOTS = join(ROOT, "test-results", "full-reauth");
 
-test.beforeAll(async () => {
+test.beforeAll(() => {
   mkdirSync(SHOTS, { recursive: true });
-  server = await startServer({
-    label: "full-reauth",
-    databaseUrl: "",
-    dataDir: data.dir,
-    env: { DIST_DIR: join(ROOT, "dist"), TRUST_PROXY: "false" },
-  });
-});
-
-test.afterAll(async () => {
-  await stopServers(test.info().status !== "passed");
-  data.remove();
 });
 
 /** Screenshots at 390 px in the dark theme and 1280 px in the light one, each checked by axe. */
@@ -62,8 +45,8 @@ test("with two-factor on, the dialog asks for the code beside the password, and 
   browser,
   playwright,
 }) => {
-  const api = await playwright.request.newContext({ baseURL: server.baseUrl });
-  const context = await browser.newContext({ baseURL: server.baseUrl });
+  const api = await playwright.request.newContext({ baseURL: server().baseUrl });
+  const context = await browser.newContext({ baseURL: server().baseUrl });
   const page = await context.newPage();
   const user = await createVerifiedUser(api, "code");
   const { secret, token } = await turnOnTwoFactorViaApi(api, await tokenViaApi(api, user));
@@ -123,8 +106,8 @@ test("the way back refuses the reset link mailed to the new address; the securit
   browser,
   playwright,
 }) => {
-  const api = await playwright.request.newContext({ baseURL: server.baseUrl });
-  const context = await browser.newContext({ baseURL: server.baseUrl });
+  const api = await playwright.request.newContext({ baseURL: server().baseUrl });
+  const context = await browser.newContext({ baseURL: server().baseUrl });
   const page = await context.newPage();
   const user = await createVerifiedUser(api, "back");
   // The stolen session: a key for later, the address moved, a reset asked for at the new address.
