@@ -1,14 +1,38 @@
-// A staff account never loses its last second factor (issue 30): a staff role is given only to an
-// account with one (operations/staff-roles.ts), and removing the last would bring back what that
-// rule prevents, a console opened by whoever has the password and enrols their own authenticator.
-// The check locks the account's row, so two removals at once (two passkeys) and a role given at
-// the same time are decided one after the other.
-import { and, count, eq, isNotNull, ne } from "drizzle-orm";
+// Staff and their second factors (issue 30). A staff role is given only to an account with a
+// second factor (operations/staff-roles.ts), and a staff account never loses its last one: either
+// gap would bring back a console opened by whoever has the password and enrols their own
+// authenticator. The removal's check locks the account's row, as the role's grant does, so a
+// removal and a grant (or two removals) at the same time are decided one after the other.
+import { and, eq, isNotNull, ne } from "drizzle-orm";
 import { passkeys, totpFactors, users } from "../db/schema/index.ts";
-import type { Tx } from "../db/types.ts";
+import type { DbOrTx, Tx } from "../db/types.ts";
 
 /** What is about to be removed: the authenticator app, or one passkey. */
 export type FactorRemoval = { totp: true } | { passkeyId: string };
+
+/**
+ * Whether the account has a second factor (a confirmed authenticator app or a passkey), not
+ * counting the one `removal` is about to remove.
+ */
+export async function hasSecondFactor(db: DbOrTx, userId: string, removal?: FactorRemoval): Promise<boolean> {
+  if (!removal || !("totp" in removal)) {
+    const [app] = await db
+      .select({ userId: totpFactors.userId })
+      .from(totpFactors)
+      .where(and(eq(totpFactors.userId, userId), isNotNull(totpFactors.confirmedAt)));
+    if (app) return true;
+  }
+  const [passkey] = await db
+    .select({ id: passkeys.id })
+    .from(passkeys)
+    .where(
+      removal && "passkeyId" in removal
+        ? and(eq(passkeys.userId, userId), ne(passkeys.id, removal.passkeyId))
+        : eq(passkeys.userId, userId),
+    )
+    .limit(1);
+  return passkey !== undefined;
+}
 
 /** True when `userId` is staff and `removal` would leave the account without a second factor. */
 export async function isStaffsLastFactor(tx: Tx, userId: string, removal: FactorRemoval): Promise<boolean> {
@@ -18,21 +42,5 @@ export async function isStaffsLastFactor(tx: Tx, userId: string, removal: Factor
     .where(eq(users.id, userId))
     .for("update");
   if (!account || account.role === "user") return false;
-  const [app] =
-    "totp" in removal
-      ? []
-      : await tx
-          .select({ userId: totpFactors.userId })
-          .from(totpFactors)
-          .where(and(eq(totpFactors.userId, userId), isNotNull(totpFactors.confirmedAt)));
-  if (app) return false;
-  const [others] = await tx
-    .select({ n: count() })
-    .from(passkeys)
-    .where(
-      "passkeyId" in removal
-        ? and(eq(passkeys.userId, userId), ne(passkeys.id, removal.passkeyId))
-        : eq(passkeys.userId, userId),
-    );
-  return (others?.n ?? 0) === 0;
+  return !(await hasSecondFactor(tx, userId, removal));
 }

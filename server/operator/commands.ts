@@ -6,6 +6,7 @@
 // command line as its actor; `audit-verify` checks the log's chain.
 import { eq } from "drizzle-orm";
 import { ADMIN_TEXT } from "../../contract/admin-rules.ts";
+import { hasSecondFactor } from "../accounts/staff-factors.ts";
 import { findUserByUsername, setUserRole } from "../accounts/users.ts";
 import { isUsableApiKey, listApiKeys } from "../api-access/api-keys.ts";
 import {
@@ -22,7 +23,6 @@ import { userRole, users } from "../db/schema/index.ts";
 import type { Db } from "../db/types.ts";
 import { balance } from "../domain/ledger.ts";
 import { isStaff } from "../operations/permissions.ts";
-import { hasSecondFactor } from "../operations/staff-roles.ts";
 
 /** A command's answer: lines for stdout, or an error message and exit code. */
 export type CommandResult = { ok: true; lines: string[] } | { ok: false; message: string; code: number };
