@@ -58,5 +58,9 @@ export default {
   incremental: true,
   incrementalFile: "reports/stryker-incremental.json",
   tempDirName: ".stryker-tmp",
+  // What `npm start` leaves in the work tree is no part of the code under test: data/ holds the
+  // embedded database and the running server's operator socket, which cannot be copied into the
+  // sandbox (ENXIO) when `npm start` ran before, or still runs.
+  ignorePatterns: ["/data"],
   cleanTempDir: "always",
 };
