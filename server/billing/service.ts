@@ -27,7 +27,6 @@ import { insertGrant } from "./ledger-store.ts";
 import { paymentHistory } from "./payment-history.ts";
 import type { PaymentProvider } from "./ports/payment-provider.ts";
 import { billingReads } from "./reads.ts";
-import { spendCredits } from "./spends.ts";
 import { effectRunner } from "./subscription-changes.ts";
 import { subscriptionMails } from "./subscription-mails.ts";
 import { webhookHandler } from "./webhooks.ts";
@@ -83,7 +82,6 @@ export function createBilling(deps: BillingDeps) {
     invoice,
     invoicePdf,
     details,
-    spend: spendCredits.bind(null, deps.db),
     handleWebhook: webhookHandler({
       ...deps,
       runEffects,
