@@ -14,7 +14,8 @@ import {
 import { initSession } from "../../stores/auth.ts";
 import { notify } from "../../stores/toast.ts";
 import { refusalMessage } from "./ActionDialog.tsx";
-import { AuditAction, Table } from "./CustomerSections.tsx";
+import { AuditAction } from "./AuditEntries.tsx";
+import { Table } from "./ConsoleTable.tsx";
 import { StaffGuard } from "./StaffGuard.tsx";
 import { ADMINS } from "./staff.ts";
 

@@ -15,16 +15,10 @@ import { dailyUsage } from "../../lib/usage-view.ts";
 import { $customer, loadCustomer, loadMore } from "../../stores/admin.ts";
 import { initSession } from "../../stores/auth.ts";
 import { DailyTable, UsageLegend } from "../usage/UsageParts.tsx";
+import { AuditTrail } from "./AuditEntries.tsx";
+import { Section } from "./ConsoleTable.tsx";
 import { CustomerActionDialog, RefundDialog, RevokeKeyDialog } from "./CustomerActions.tsx";
-import {
-  ApiKeys,
-  AuditTrail,
-  CreditParts,
-  Ledger,
-  Overview,
-  Payments,
-  Section,
-} from "./CustomerSections.tsx";
+import { ApiKeys, CreditParts, Ledger, Overview, Payments } from "./CustomerSections.tsx";
 import { StaffGuard } from "./StaffGuard.tsx";
 import { STAFF } from "./staff.ts";
 

@@ -8,7 +8,7 @@ import { ADMIN_PAGE_TEXT } from "../../lib/admin-text.ts";
 import { isoDay } from "../../lib/format-date.ts";
 import { $customerSearch, searchCustomers } from "../../stores/admin.ts";
 import { initSession } from "../../stores/auth.ts";
-import { Table } from "./CustomerSections.tsx";
+import { Table } from "./ConsoleTable.tsx";
 import { StaffGuard } from "./StaffGuard.tsx";
 import { STAFF } from "./staff.ts";
 

@@ -1,77 +1,16 @@
 // The customer page's read-only parts: the overview, the credits' parts and ledger, payments, API
-// keys (with Revoke), usage and the audit trail. Each is a table with a caption, so a screen
+// keys (with Revoke). The audit trail is in AuditEntries.tsx. Each is a table with a caption, so a screen
 // reader can jump between them; tables scroll sideways on a phone instead of squeezing.
 import type { ReactNode } from "react";
-import type { AdminLedgerEntry, AdminPayment, AuditEntryView, Customer } from "../../../contract/admin.ts";
+import type { AdminLedgerEntry, AdminPayment, Customer } from "../../../contract/admin.ts";
 import { formatMoney } from "../../../contract/invoice-document.ts";
 import { formatBalance } from "../../lib/account-view.ts";
 import { ADMIN_PAGE_TEXT } from "../../lib/admin-text.ts";
 import { dayAndTime, isoDay } from "../../lib/format-date.ts";
+import { Table } from "./ConsoleTable.tsx";
 
 const T = ADMIN_PAGE_TEXT.customer;
 const ACTIONS = ADMIN_PAGE_TEXT.customer.sections.actions;
-
-export function Section({
-  id,
-  title,
-  children,
-  aside,
-}: {
-  id: string;
-  title: string;
-  children: ReactNode;
-  aside?: ReactNode;
-}) {
-  return (
-    <section aria-labelledby={id} className="flex min-w-0 flex-col gap-3" data-section={id}>
-      <div className="flex flex-wrap items-baseline justify-between gap-2">
-        <h2 id={id} className="text-lg font-semibold">
-          {title}
-        </h2>
-        {aside}
-      </div>
-      {children}
-    </section>
-  );
-}
-
-export function Table({
-  caption,
-  head,
-  children,
-  numeric = [],
-}: {
-  caption: string;
-  head: ReactNode[];
-  children: ReactNode;
-  /** The columns (by index) that hold amounts: their headings align right, over their figures. */
-  numeric?: number[];
-}) {
-  return (
-    // Focusable and named: a phone scrolls it sideways, and so must a keyboard (WCAG 2.1.1).
-    <section
-      className="overflow-x-auto rounded-box border border-base-300"
-      // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region needs keyboard access
-      tabIndex={0}
-      aria-label={`${caption}, table`}
-    >
-      <table className="table table-sm">
-        <caption className="sr-only">{caption}</caption>
-        <thead>
-          <tr>
-            {head.map((cell, i) => (
-              // biome-ignore lint/suspicious/noArrayIndexKey: a fixed header row
-              <th key={i} scope="col" className={numeric.includes(i) ? "text-right" : undefined}>
-                {cell}
-              </th>
-            ))}
-          </tr>
-        </thead>
-        <tbody>{children}</tbody>
-      </table>
-    </section>
-  );
-}
 
 const Empty = ({ text }: { text: string }) => <p className="text-sm text-base-content/70">{text}</p>;
 
@@ -258,51 +197,6 @@ export function ApiKeys({
               </button>
             )}
           </td>
-        </tr>
-      ))}
-    </Table>
-  );
-}
-
-/** An audit entry's action and what it did, as both audit tables show it. */
-export function AuditAction({ entry }: { entry: AuditEntryView }) {
-  return (
-    <>
-      <span className="font-mono text-xs">{entry.action}</span>
-      <span className="block text-xs text-base-content/70">{detailsText(entry.details)}</span>
-    </>
-  );
-}
-
-/** Details that are plumbing rather than news to a reader (they stay in the CSV). */
-const QUIET_DETAILS = new Set(["idempotency_key", "description", "grant_id", "takes"]);
-
-/** An audit entry's details as short "key: value" text (never secrets: the server keeps none there). */
-export function detailsText(details: Record<string, unknown>): string {
-  if (typeof details.from === "string" && typeof details.to === "string")
-    return `${details.from} → ${details.to}`;
-  return Object.entries(details)
-    .filter(([key, value]) => !QUIET_DETAILS.has(key) && value !== null)
-    .map(
-      ([key, value]) =>
-        `${key.replaceAll("_", " ")}: ${typeof value === "object" ? JSON.stringify(value) : String(value)}`,
-    )
-    .join("; ");
-}
-
-export function AuditTrail({ entries }: { entries: readonly AuditEntryView[] }) {
-  if (entries.length === 0) return <Empty text={T.emptyAudit} />;
-  const C = T.auditColumns;
-  return (
-    <Table caption={T.sections.audit} head={[C.at, C.who, C.action, C.reason]}>
-      {entries.map((e) => (
-        <tr key={e.id} data-audit-entry={e.action}>
-          <td className="whitespace-nowrap tabular-nums">{dayAndTime(e.at)}</td>
-          <td>{e.actor_label}</td>
-          <td>
-            <AuditAction entry={e} />
-          </td>
-          <td className="min-w-48">{e.reason ?? "—"}</td>
         </tr>
       ))}
     </Table>

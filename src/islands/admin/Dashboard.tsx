@@ -11,7 +11,7 @@ import { colourOf, type DailyUsage, dailyUsage } from "../../lib/usage-view.ts";
 import { $metrics, loadMetrics } from "../../stores/admin.ts";
 import { initSession } from "../../stores/auth.ts";
 import { DailyTable, UsageLegend } from "../usage/UsageParts.tsx";
-import { Section, Table } from "./CustomerSections.tsx";
+import { Section, Table } from "./ConsoleTable.tsx";
 import { StaffGuard } from "./StaffGuard.tsx";
 import { ADMINS } from "./staff.ts";
 

@@ -10,7 +10,7 @@ import { $vatReport, downloadVatCsv, loadVatReport } from "../../stores/admin.ts
 import { initSession } from "../../stores/auth.ts";
 import { notify } from "../../stores/toast.ts";
 import { refusalMessage } from "./ActionDialog.tsx";
-import { Section, Table } from "./CustomerSections.tsx";
+import { Section, Table } from "./ConsoleTable.tsx";
 import { StaffGuard } from "./StaffGuard.tsx";
 import { ADMINS } from "./staff.ts";
 
