@@ -102,6 +102,12 @@ export const creditGrants = pgTable(
     grantedAt: at("granted_at").notNull(),
     expiresAt: at("expires_at"),
     source: text("source").notNull(),
+    /**
+     * What staff told the customer about a goodwill grant (the console's "Note to the customer"):
+     * /profile and the grant's mail show it. Null for every other grant and when staff wrote none;
+     * the grant's reason stays in the audit log, for staff only.
+     */
+    note: text("note"),
     /** One per thing paid for (server/billing/ports/fulfilment-keys.ts): a second insert does nothing. */
     fulfilmentKey: text("fulfilment_key").notNull(),
     /** The provider object that carried the payment (cs_…, in_…, sub_…) and its event; null for free credits. */
