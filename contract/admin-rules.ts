@@ -4,6 +4,8 @@
 /** What an operator action's reason must be (kept in the audit log). */
 export const REASON_MIN = 3;
 export const REASON_MAX = 500;
+/** A grant's note to the customer: one or two sentences, shown on /profile and in the mail. */
+export const NOTE_MAX = 200;
 /** The most credits one grant or take-back may move (a typo guard; larger amounts take several). */
 export const OPERATOR_CREDITS_MAX = 1_000_000;
 
@@ -12,10 +14,12 @@ export const ADMIN_TEXT = {
   reasonTooShort: `The reason must be at least ${REASON_MIN} characters`,
   reasonTooLong: `The reason can be at most ${REASON_MAX} characters`,
   amountRequired: "Give an amount of credits",
+  noteTooLong: `The note to the customer can be at most ${NOTE_MAX} characters`,
   amountInvalid: "Use a number of credits other than 0, with at most 3 decimals",
   amountTooLarge: `At most ${OPERATOR_CREDITS_MAX.toLocaleString("en-US")} credits at a time`,
   idempotencyKeyRequired: "idempotency_key is required",
   customerNotFound: "Customer not found",
+  noSuchAccount: "No account has this username or e-mail",
   notOwnAccount: "Staff cannot do this to their own account",
   lastAdmin: "The last admin cannot be demoted",
   overGrantLimit: (limit: number) => `Support can grant at most ${limit} credits at a time`,

@@ -3,7 +3,7 @@
 // their dialogs with the same objects the server validates the requests with.
 import * as z from "zod/mini";
 import { roleSchema, subscriptionSchema } from "./account.ts";
-import { ADMIN_TEXT, OPERATOR_CREDITS_MAX, REASON_MAX, REASON_MIN } from "./admin-rules.ts";
+import { ADMIN_TEXT, NOTE_MAX, OPERATOR_CREDITS_MAX, REASON_MAX, REASON_MIN } from "./admin-rules.ts";
 import { ledgerEntrySchema } from "./billing.ts";
 import { notPrintable, printable } from "./free-text.ts";
 
@@ -46,6 +46,22 @@ export const creditChangeRequestSchema = z.object({
   // 40 characters hold a date, a time to the nanosecond and an offset.
   expires_at: z.optional(z.nullable(z.iso.datetime({ offset: true }).check(z.maxLength(40)))),
   idempotency_key: idempotencyKey,
+  /**
+   * A grant's words to the customer ("Sorry for Tuesday's outage"): /profile shows them with the
+   * credits and the grant's mail quotes them. The reason is for staff only (the audit log). One line;
+   * blank is none. Ignored for a take-back.
+   */
+  note: z.optional(
+    z.nullable(
+      z
+        .string()
+        .check(
+          z.trim(),
+          z.maxLength(NOTE_MAX, ADMIN_TEXT.noteTooLong),
+          printable(notPrintable("The note to the customer")),
+        ),
+    ),
+  ),
 });
 
 export const roleChangeRequestSchema = z.object({ role: roleSchema, reason });
@@ -190,9 +206,14 @@ export const auditEntrySchema = z.object({
   actor_label: z.string(),
   action: z.string(),
   subject_user_id: z.nullable(z.string()),
+  /** The subject's username and address today (null without a subject), for the console to name it. */
+  subject_username: z.nullable(z.string()),
+  subject_email: z.nullable(z.string()),
   reason: z.nullable(z.string()),
   details: z.record(z.string(), z.unknown()),
   ip: z.nullable(z.string()),
+  /** The browser and system of `details.user_agent` as a person reads them ("Chrome 131 on Windows"). */
+  browser: z.nullable(z.string()),
 });
 export type AuditEntryView = z.infer<typeof auditEntrySchema>;
 export const auditPageSchema = z.object({

@@ -5,8 +5,9 @@ import { and, asc, desc, eq, gt, gte, lt, type SQL } from "drizzle-orm";
 import type { AuditEntryView } from "../../contract/admin.ts";
 import { isUserId } from "../accounts/users.ts";
 import { pagedCsvStream } from "../csv/paged-csv.ts";
-import { type AuditRow, auditLog } from "../db/schema/index.ts";
+import { type AuditRow, auditLog, users } from "../db/schema/index.ts";
 import type { DbOrTx } from "../db/types.ts";
+import { browserName } from "./browser-name.ts";
 
 export const AUDIT_PAGE_SIZE = 50;
 const CSV_PAGE_SIZE = 1000;
@@ -46,11 +47,20 @@ function conditions(filter: AuditFilter): SQL[] | undefined {
   return where;
 }
 
+/** The subject's names as the users table has them now (null for no subject or no such row). */
+interface SubjectNames {
+  username: string | null;
+  email: string | null;
+}
+
 /**
- * An entry as the API answers it. The same fields as the chain's canonical JSON (audit-log.ts), kept
- * apart on purpose: the hashed form must never change with the API's.
+ * An entry as the API answers it. The chain's canonical JSON (audit-log.ts) is kept apart on
+ * purpose: the hashed form must never change with the API's. Beside the stored fields, two a reader
+ * needs: the subject's names today, and the browser read from the stored User-Agent (parsed here so
+ * that the console's pages carry no parser).
  */
-export function auditView(row: AuditRow): AuditEntryView {
+export function auditView(row: AuditRow, subject: SubjectNames): AuditEntryView {
+  const userAgent = row.details.user_agent;
   return {
     id: row.id,
     seq: row.seq,
@@ -59,9 +69,12 @@ export function auditView(row: AuditRow): AuditEntryView {
     actor_label: row.actorLabel,
     action: row.action,
     subject_user_id: row.subjectUserId,
+    subject_username: subject.username,
+    subject_email: subject.email,
     reason: row.reason,
     details: row.details,
     ip: row.ip,
+    browser: browserName(typeof userAgent === "string" ? userAgent : null),
   };
 }
 
@@ -79,16 +92,17 @@ export async function listAudit(
   }
   if (before !== undefined) where.push(lt(auditLog.seq, before));
   const rows = await db
-    .select()
+    .select({ row: auditLog, username: users.username, email: users.email })
     .from(auditLog)
+    .leftJoin(users, eq(users.id, auditLog.subjectUserId))
     .where(and(...where))
     .orderBy(desc(auditLog.seq))
     .limit(pageSize + 1);
   const page = rows.slice(0, pageSize);
   const last = page.at(-1);
   return {
-    data: page.map(auditView),
-    next_cursor: rows.length > pageSize && last ? String(last.seq) : null,
+    data: page.map(({ row, ...subject }) => auditView(row, subject)),
+    next_cursor: rows.length > pageSize && last ? String(last.row.seq) : null,
   };
 }
 

@@ -2,8 +2,9 @@
 // streamed in chain order (OPERATIONS.md).
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { auditPageSchema } from "../../../contract/admin.ts";
-import { canonicalUuid } from "../../accounts/users.ts";
+import { ADMIN_TEXT, auditPageSchema } from "../../../contract/admin.ts";
+import { isPrintableText } from "../../../contract/free-text.ts";
+import { canonicalUuid, findUserByEmail, findUserByUsername, isUserId } from "../../accounts/users.ts";
 import { type AuditFilter, auditCsvStream, listAudit } from "../../audit/audit-query.ts";
 import type { AppEnv } from "../../http/app-env.ts";
 import { requireUser } from "../../http/auth-guard.ts";
@@ -21,38 +22,52 @@ const text = (name: string, description: string, maxLength = 100) => ({
 });
 
 const FILTER_PARAMETERS = [
-  text("actor", "A user id: entries by that staff member or user"),
-  text("subject", "A user id: entries about that account"),
+  text("actor", "A username, e-mail address or user id: entries by that staff member or user"),
+  text("subject", "A username, e-mail address or user id: entries about that account"),
   text("action", "An action (credits.grant), or a family with its trailing dot (credits.)"),
   text("from", "Entries at or after this instant (ISO 8601: 2026-11-01 or 2026-11-01T00:00:00Z)", 40),
   text("to", "Entries before this instant (ISO 8601)", 40),
 ];
 
-/** The query's filter; a 422 naming the field for a time that is not ISO 8601. */
-function readFilter(c: Context<AppEnv>): AuditFilter {
+const refuse = (field: string, msg: string) =>
+  new RequestValidationError([{ loc: ["query", field], msg, type: "value_error" }]);
+
+/**
+ * The user an actor or subject names: a user id as it is (in any case, decision 022), so that
+ * entries about an account deleted since still match; otherwise the account with that e-mail
+ * address or username (staff type what they read, not ids), or a 422 naming the field.
+ */
+async function userIdOf(deps: AdminDeps, field: string, value: string | undefined) {
+  const name = value?.trim();
+  if (!name) return undefined;
+  const id = canonicalUuid(name);
+  if (isUserId(id)) return id;
+  // No username or address holds a control character (and PostgreSQL's text refuses U+0000).
+  if (!isPrintableText(name)) throw refuse(field, ADMIN_TEXT.noSuchAccount);
+  const user = name.includes("@")
+    ? await findUserByEmail(deps.db, name)
+    : await findUserByUsername(deps.db, name);
+  if (!user) throw refuse(field, ADMIN_TEXT.noSuchAccount);
+  return user.id;
+}
+
+/** The query's filter; a 422 naming the field for an unknown account or a time that is not ISO 8601. */
+async function readFilter(c: Context<AppEnv>, deps: AdminDeps): Promise<AuditFilter> {
   const instant = (field: "from" | "to") => {
     const value = c.req.query(field);
     if (!value) return undefined;
     const at = new Date(value);
-    if (value.length > 40 || Number.isNaN(at.getTime())) {
-      throw new RequestValidationError([
-        { loc: ["query", field], msg: "Use an ISO 8601 date or time", type: "value_error" },
-      ]);
-    }
+    if (value.length > 40 || Number.isNaN(at.getTime())) throw refuse(field, "Use an ISO 8601 date or time");
     return at;
   };
   const word = (field: string) => c.req.query(field)?.slice(0, 100) || undefined;
-  // A user id in any case names the same user (decision 022).
-  const userId = (field: string) => {
-    const value = word(field);
-    return value === undefined ? undefined : canonicalUuid(value);
-  };
+  const [from, to] = [instant("from"), instant("to")];
   return {
-    actor: userId("actor"),
-    subject: userId("subject"),
+    actor: await userIdOf(deps, "actor", word("actor")),
+    subject: await userIdOf(deps, "subject", word("subject")),
     action: word("action"),
-    from: instant("from"),
-    to: instant("to"),
+    from,
+    to,
   };
 }
 
@@ -64,7 +79,7 @@ export function adminAuditRoutes(deps: AdminDeps): OpenAPIHono<AppEnv> {
   const errors = errorResponses(registry, {
     401: "No valid access token",
     403: "Not an admin",
-    422: "A time that is not ISO 8601",
+    422: "An actor or subject no account has, or a time that is not ISO 8601",
   });
 
   addRoute(
@@ -86,7 +101,8 @@ export function adminAuditRoutes(deps: AdminDeps): OpenAPIHono<AppEnv> {
       },
     },
     ...guard,
-    async (c) => c.json(await listAudit(deps.db, readFilter(c), c.req.query("cursor") || undefined), 200),
+    async (c) =>
+      c.json(await listAudit(deps.db, await readFilter(c, deps), c.req.query("cursor") || undefined), 200),
   );
 
   addRoute(
@@ -105,8 +121,8 @@ export function adminAuditRoutes(deps: AdminDeps): OpenAPIHono<AppEnv> {
       },
     },
     ...guard,
-    (c) => {
-      const filter = readFilter(c);
+    async (c) => {
+      const filter = await readFilter(c, deps);
       const day = deps.clock.now().toISOString().slice(0, 10);
       return csvDownload(c, auditCsvStream(deps.db, filter), `audit-log-${day}.csv`);
     },
