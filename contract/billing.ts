@@ -64,6 +64,9 @@ export const checkoutUrlSchema = z.object({ url: z.string() });
 
 export const grantKindSchema = z.enum(["subscription", "topup", "free"]);
 
+/** The source of every grant staff make in the console (kind "free"): /profile lists each apart. */
+export const GOODWILL_SOURCE = "Goodwill credits";
+
 /** One grant (bucket) of credits in `GET /v1/credits/ledger`, newest first. */
 export const ledgerEntrySchema = z.object({
   kind: grantKindSchema,
@@ -77,6 +80,8 @@ export const ledgerEntrySchema = z.object({
   expires_at: z.nullable(z.iso.datetime({ offset: true })),
   /** Where the credits came from, e.g. "Tier B subscription" or "500 credit pack". */
   source: z.string(),
+  /** What support told the customer about a goodwill grant; absent when they wrote nothing. */
+  note: z.optional(z.string()),
 });
 export type LedgerEntry = z.infer<typeof ledgerEntrySchema>;
 export const ledgerSchema = z.object({ data: z.array(ledgerEntrySchema) });

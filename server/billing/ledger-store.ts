@@ -27,6 +27,7 @@ export async function insertGrant(tx: DbOrTx, userId: string, grant: NewGrant, o
       grantedAt: grant.grantedAt,
       expiresAt: grant.expiresAt,
       source: grant.source,
+      note: grant.note ?? null,
       fulfilmentKey: grant.fulfilmentKey,
       paymentReference: origin.paymentReference,
       eventId: origin.eventId,
@@ -47,9 +48,12 @@ export const GRANT_COLUMNS = {
   source: creditGrants.source,
 };
 
-/** A credit_grants row (or its GRANT_COLUMNS) as the ledger's grant. */
+/**
+ * A credit_grants row (or its GRANT_COLUMNS) as the ledger's grant. The note comes only with whole
+ * rows (the customer's ledger reads them): spends never need it.
+ */
 export function toCreditGrant(
-  r: Pick<typeof creditGrants.$inferSelect, keyof typeof GRANT_COLUMNS>,
+  r: Pick<typeof creditGrants.$inferSelect, keyof typeof GRANT_COLUMNS> & { note?: string | null },
 ): CreditGrant {
   return {
     id: r.id,
@@ -59,6 +63,7 @@ export function toCreditGrant(
     grantedAt: r.grantedAt,
     expiresAt: r.expiresAt,
     source: r.source,
+    ...(r.note ? { note: r.note } : {}),
   };
 }
 

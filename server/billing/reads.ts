@@ -25,6 +25,7 @@ export function toLedgerEntry(g: CreditGrant): LedgerEntry {
     granted_at: g.grantedAt.toISOString(),
     expires_at: g.expiresAt?.toISOString() ?? null,
     source: g.source,
+    ...(g.note ? { note: g.note } : {}),
   };
 }
 

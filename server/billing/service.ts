@@ -16,8 +16,11 @@ import type { Logger } from "pino";
 import type { AccountHooks } from "../accounts/hooks.ts";
 import type { Clock } from "../clock.ts";
 import type { Db, DbOrTx } from "../db/types.ts";
+import { berlinDateOf, inBerlin } from "../domain/berlin-time.ts";
 import type { Seller } from "../domain/vat.ts";
-import type { BillingMailSender } from "./billing-mails.ts";
+import { goodwillGrantMail } from "../mail/billing-templates.ts";
+import type { GrantAnnouncer } from "../operations/credit-changes.ts";
+import { type BillingMailSender, queueBillingMail } from "./billing-mails.ts";
 import type { Catalogue } from "./catalogue.ts";
 import { checkouts } from "./checkout.ts";
 import { subscriptionCommands } from "./commands.ts";
@@ -82,6 +85,30 @@ export function createBilling(deps: BillingDeps) {
     invoice,
     invoicePdf,
     details,
+    /** Queues the mail about a goodwill grant in the grant's transaction, once per grant. */
+    announceGoodwill: (async (tx, grant, now) => {
+      const expires = grant.expiresAt
+        ? `${berlinDateOf(grant.expiresAt)} ${inBerlin(grant.expiresAt).toPlainTime().toString({ smallestUnit: "minute" })}`
+        : null;
+      await queueBillingMail(
+        tx,
+        {
+          userId: grant.customerId,
+          kind: "goodwill_grant",
+          dedupeKey: `goodwill_grant:${grant.grantId}`,
+          build: (user) =>
+            goodwillGrantMail(user, {
+              credits: grant.credits,
+              note: grant.note,
+              expires,
+              profileUrl: `${deps.portalUrl}/profile`,
+            }),
+        },
+        now,
+      );
+    }) satisfies GrantAnnouncer,
+    /** Sends what transactions queued (billing_mails), after the current answer. */
+    sendMailsSoon: () => deps.mails.sendSoon(),
     handleWebhook: webhookHandler({
       ...deps,
       runEffects,

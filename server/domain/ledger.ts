@@ -45,6 +45,8 @@ export interface CreditGrant {
   expiresAt: Date | null;
   /** Human-readable origin shown in the ledger ("Tier A subscription", "500 credit pack", ...). */
   source: string;
+  /** What staff told the customer about a goodwill grant, when they wrote something. */
+  note?: string;
 }
 
 /**
@@ -59,6 +61,8 @@ export interface NewGrant {
   expiresAt: Date | null;
   source: string;
   fulfilmentKey: string;
+  /** Staff's words to the customer about a goodwill grant (credit_grants.note). */
+  note?: string | null;
 }
 
 export interface SpendTake {

@@ -1,6 +1,7 @@
 // The billing e-mails (text and HTML, like the account mails): a payment receipt with its invoice,
 // a failed payment with the link to update the card, a plan change scheduled and applied, a
-// cancellation confirmed, a subscription ended, and top-up credits about to expire. Dates are
+// cancellation confirmed, a subscription ended, top-up credits about to expire, and credits support
+// granted. Dates are
 // Berlin calendar days; amounts are exact (cents), as on the invoice.
 import { formatMoney as money } from "../../contract/invoice-document.ts";
 import { formatRate, invoiceNote, type TaxTreatment } from "../domain/vat.ts";
@@ -146,5 +147,25 @@ export function topUpExpiringMail(
     ],
     action: { label: "See your credits", url: p.usageUrl },
     closing: "You get this e-mail once per pack.",
+  });
+}
+
+/** Support granted goodwill credits (the console): the amount, their expiry, and staff's note if any. */
+export function goodwillGrantMail(
+  user: MailUser,
+  p: { credits: number; note: string | null; expires: string | null; profileUrl: string },
+): MailMessage {
+  const amount = credits(p.credits);
+  return render(user.email, {
+    subject: `${amount} credits from ${PRODUCT_NAME} support`,
+    greeting: `Hi ${user.username},`,
+    paragraphs: [
+      `Our support team added ${amount} credits to your account. ${
+        p.expires ? `They expire on ${p.expires} (Berlin time)` : "They do not expire"
+      } and are used after your subscription and top-up credits.`,
+      ...(p.note ? [`Their note: "${p.note}"`] : []),
+    ],
+    action: { label: "See your credits", url: p.profileUrl },
+    closing: "Questions about these credits? Reply to this e-mail.",
   });
 }

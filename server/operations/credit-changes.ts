@@ -3,10 +3,13 @@
 // credits in the order a spend would (domain/ledger.ts) and records one adjustment per bucket it
 // takes from, so the balance never goes below zero and the ledger shows why it dropped. Each runs
 // under the customer's row lock, the same lock every spend takes, once per idempotency key, with
-// its audit entry in the same transaction.
+// its audit entry in the same transaction. A grant may carry a note to the customer, and is
+// announced to them by mail, queued in that transaction too: a repeated key neither grants nor
+// mails again.
 import { randomUUID } from "node:crypto";
 import { and, eq, gte, sql } from "drizzle-orm";
 import { ADMIN_TEXT, type AdminLedgerEntry } from "../../contract/admin.ts";
+import { GOODWILL_SOURCE } from "../../contract/billing.ts";
 import { insertGrant, userGrants } from "../billing/ledger-store.ts";
 import { auditLog, creditAdjustments, creditGrants } from "../db/schema/index.ts";
 import type { Db, Tx } from "../db/types.ts";
@@ -16,14 +19,32 @@ import { type Actor, audit, earlierKeyedAction, lockCustomer, refuseOwnAccount }
 import { dailyGrantLimitOf, fitsDailyLimit, grantLimitOf, holds } from "./permissions.ts";
 import { OperatorRefusal } from "./refusal.ts";
 
-export const GOODWILL_SOURCE = "Goodwill credits";
-
 export interface CreditChange {
   /** Credits: positive grants, negative takes back. */
   amount: number;
+  /** Why, for staff: the audit log keeps it; the customer never sees it. */
   reason: string;
   expiresAt: Date | null;
   idempotencyKey: string;
+  /** A grant's words to the customer (credit_grants.note), or null. */
+  note: string | null;
+}
+
+/** A goodwill grant as its announcement to the customer needs it. */
+export interface GrantNotice {
+  grantId: string;
+  customerId: string;
+  credits: number;
+  note: string | null;
+  expiresAt: Date | null;
+}
+
+/** Queues the customer's mail about `grant` in `tx` (the grant's own transaction). */
+export type GrantAnnouncer = (tx: Tx, grant: GrantNotice, now: Date) => Promise<void>;
+
+/** A grant's line in the console's ledger: its source, and the note the customer read, if any. */
+export function grantDescription(source: string, note: string | null | undefined): string {
+  return note ? `${source}: ${note}` : source;
 }
 
 export interface CreditChangeResult {
@@ -92,6 +113,7 @@ export async function changeCredits(
   change: CreditChange,
   now: Date,
   limits: SupportGrantLimits,
+  announce: GrantAnnouncer,
 ): Promise<CreditChangeResult> {
   checkAllowed(actor, change, limits);
   if (change.amount > 0 && change.expiresAt && change.expiresAt.getTime() <= now.getTime()) {
@@ -124,8 +146,13 @@ export async function changeCredits(
     let effect: Record<string, unknown>;
     if (change.amount > 0) {
       const grantId = await grantGoodwill(tx, id, milli, change, now);
-      description = GOODWILL_SOURCE;
-      effect = { grant_id: grantId, expires_at: change.expiresAt?.toISOString() ?? null };
+      description = grantDescription(GOODWILL_SOURCE, change.note);
+      effect = { grant_id: grantId, expires_at: change.expiresAt?.toISOString() ?? null, note: change.note };
+      await announce(
+        tx,
+        { grantId, customerId: id, credits: change.amount, note: change.note, expiresAt: change.expiresAt },
+        now,
+      );
     } else {
       const plan = planSpend(grants, milli, now);
       if (!plan.ok) {
@@ -196,6 +223,7 @@ async function grantGoodwill(
       grantedAt: now,
       expiresAt: change.expiresAt,
       source: GOODWILL_SOURCE,
+      note: change.note,
       fulfilmentKey,
     },
     { paymentReference: null, eventId: null },

@@ -92,7 +92,8 @@ export async function customerLedger(
         sql`${creditGrants.grantedAt}`,
         sql`'grant'`,
         sql`${creditGrants.amount}`,
-        sql`${creditGrants.source}`,
+        // As grantDescription() words it: the source, and the note the customer read, if any.
+        sql`coalesce(${creditGrants.source} || ': ' || ${creditGrants.note}, ${creditGrants.source})`,
         sql`1::bigint`,
         sql`${creditGrants.id}::text`,
       ),

@@ -139,10 +139,14 @@ export function adminActionRoutes(deps: AdminDeps): OpenAPIHono<AppEnv> {
           reason: body.reason,
           expiresAt: body.expires_at ? new Date(body.expires_at) : null,
           idempotencyKey: body.idempotency_key,
+          note: body.note || null,
         },
         now,
         deps.supportGrantLimits,
+        deps.billing.announceGoodwill,
       );
+      // The grant's mail was queued with it: out once the transaction has committed.
+      if (!result.replayed && body.amount > 0) deps.billing.sendMailsSoon();
       return {
         ...result.entry,
         balance_after: result.balanceAfter,
