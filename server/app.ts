@@ -194,6 +194,6 @@ export function createApp(deps: AppDeps): Hono {
   }
 
   // Last: the portal answers every path nothing above claimed.
-  if (deps.site) app.route("/", siteRoutes(deps.site));
+  if (deps.site) app.route("/", siteRoutes(deps.site, deps.config.portalUrl));
   return app;
 }

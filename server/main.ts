@@ -107,7 +107,11 @@ async function main(): Promise<void> {
         portal: site ? config.distDir : "not served (API only)",
         payments: payments.description,
       },
-      `Portal and API listening on http://${config.HOST}:${info.port}`,
+      // Name the address mail links and the checkout's return use (PORTAL_URL): the session lives
+      // per origin, so that is the one to open (pages asked for on 127.0.0.1 are sent there too).
+      site
+        ? `Portal and API listening on http://${config.HOST}:${info.port}: open ${config.portalUrl}`
+        : `API listening on http://${config.HOST}:${info.port}`,
     );
   });
 

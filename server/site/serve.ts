@@ -3,6 +3,7 @@ import { serveStatic } from "@hono/node-server/serve-static";
 import { Hono } from "hono";
 import { routeKeyForPath } from "../../contract/site/routes.ts";
 import { chooseEncoding, type Encoding } from "./encoding.ts";
+import { portalOriginRedirect } from "./portal-origin.ts";
 import type { Site, SitePage } from "./site.ts";
 
 function pageResponse(
@@ -28,7 +29,8 @@ function pageResponse(
   return new Response(body ? new Uint8Array(body) : page.html, { status, headers });
 }
 
-export function siteRoutes(site: Site): Hono {
+/** `portalUrl`: PORTAL_URL, whose origin a page asked for under another loopback name is sent to. */
+export function siteRoutes(site: Site, portalUrl: string): Hono {
   const app = new Hono();
   const notFound = site.pages.get("/404");
 
@@ -41,6 +43,8 @@ export function siteRoutes(site: Site): Hono {
   app.on(["GET", "HEAD"], "*", async (c, next) => {
     const key = routeKeyForPath(c.req.path);
     const page = key === undefined || key === "/404" ? undefined : site.pages.get(key);
+    const elsewhere = page ? portalOriginRedirect(c.req.url, portalUrl) : undefined;
+    if (elsewhere) return c.redirect(elsewhere, 307);
     if (page) return pageResponse(page, 200, c.req.header("if-none-match"), c.req.header("accept-encoding"));
     return next();
   });
