@@ -8,3 +8,11 @@ export function navigate(path: string): void {
 export function redirect(path: string): void {
   window.location.replace(path);
 }
+
+/** The query flag /register adds to /login: the new account's verification mail is on its way. */
+export const JUST_REGISTERED = "registered";
+
+/** Whether this page was opened right after registering (read after hydration: it is not in the HTML). */
+export function openedAfterRegistering(): boolean {
+  return new URLSearchParams(window.location.search).has(JUST_REGISTERED);
+}

@@ -73,6 +73,10 @@ export const UI_TEXT = {
     goToDashboard: "Go to Dashboard",
     tryAgain: "Try again",
   },
+  /** On /login right after registering: the spec's toast says "registered", this says what comes next. */
+  checkInbox:
+    "We've sent a verification link to your e-mail address. Open it, then log in here. Nothing arrived?",
+  resendVerification: "Resend verification e-mail",
   /** Shown under the login toast when the API says the e-mail address is not verified yet. */
   emailNotVerifiedHint:
     "Your e-mail address is not verified yet. Open the link in our e-mail, or request a new one.",

@@ -24,7 +24,7 @@ import {
 } from "../fixtures/account.ts";
 import { giveBillingDetails, payOnCheckout } from "../fixtures/checkout.ts";
 import { BAD_REQUEST_CONSOLE_ERROR, NOT_FOUND_CONSOLE_ERROR, PORTAL_PAGES } from "../fixtures/pages.ts";
-import { expect, test } from "../fixtures/test.ts";
+import { anyOf, expect, test } from "../fixtures/test.ts";
 
 // ---- helpers ----
 
@@ -38,7 +38,6 @@ const unsignedJwt = (payload: unknown, header: unknown = { alg: "HS256", typ: "J
  * One pattern for several allowed console errors: `test.use` would read a two-element array as a
  * fixture's [value, options] pair.
  */
-const anyOf = (...patterns: RegExp[]) => new RegExp(patterns.map((p) => `(?:${p.source})`).join("|"));
 
 /** Chromium's note for any answer the test provokes on purpose (4xx/5xx, a reset connection). */
 const FAILED_LOAD_CONSOLE_ERROR = /Failed to load resource/;

@@ -5,7 +5,7 @@ import { lazy, Suspense, useEffect, useState } from "react";
 import { asApiError } from "../../lib/api-client.ts";
 import { CODE_STEP_TEXT } from "../../lib/code-step-text.ts";
 import { isEmailNotVerified, loginErrorMessage } from "../../lib/error-messages.ts";
-import { navigate, redirect } from "../../lib/navigation.ts";
+import { navigate, openedAfterRegistering, redirect } from "../../lib/navigation.ts";
 import { TOAST, UI_TEXT } from "../../lib/ui-text.ts";
 import { logIn } from "../../stores/auth.ts";
 import { notify, notifyAfterNavigation } from "../../stores/toast.ts";
@@ -25,6 +25,7 @@ export default function LoginForm() {
   const { user } = useSession();
   const form = useForm("loginSchema", FIELDS);
   const [notVerified, setNotVerified] = useState(false);
+  const [justRegistered, setJustRegistered] = useState(false);
   const [leaving, setLeaving] = useState(false);
   // Set when the password was right and the account wants its second factor.
   const [mfa, setMfa] = useState<{ token: string; methods: readonly string[] } | null>(null);
@@ -32,6 +33,8 @@ export default function LoginForm() {
   useEffect(() => {
     if (user && !leaving) redirect("/");
   }, [user, leaving]);
+  // After hydration: the flag is in the address, not in the prebuilt HTML.
+  useEffect(() => setJustRegistered(openedAfterRegistering()), []);
 
   const submit = form.handleSubmit(async ({ username, password }) => {
     setNotVerified(false);
@@ -84,12 +87,22 @@ export default function LoginForm() {
         error={form.errors.password}
         onChange={form.onChange}
       />
+      {justRegistered && !notVerified && (
+        <div role="status" className="alert alert-info text-sm" data-check-inbox>
+          <span>
+            {UI_TEXT.checkInbox}{" "}
+            <a href="/resend-email-verification" className="link font-medium">
+              {UI_TEXT.resendVerification}
+            </a>
+          </span>
+        </div>
+      )}
       {notVerified && (
         <div role="alert" className="alert alert-warning text-sm" data-email-not-verified>
           <span>
             {UI_TEXT.emailNotVerifiedHint}{" "}
             <a href="/resend-email-verification" className="link font-medium">
-              Resend verification e-mail
+              {UI_TEXT.resendVerification}
             </a>
           </span>
         </div>

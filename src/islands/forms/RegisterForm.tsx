@@ -1,8 +1,9 @@
-// /register: email, username, password, confirmPassword. On success a toast and /login; the API's
+// /register: email, username, password, confirmPassword. On success a toast and /login (with a
+// word that the verification mail is on its way); the API's
 // refusals (duplicates, rule failures) show as the spec's toast and at the field they concern.
 import { asApiError } from "../../lib/api-client.ts";
 import { fieldErrorsFrom422, registerErrorField, registerErrorMessage } from "../../lib/error-messages.ts";
-import { navigate } from "../../lib/navigation.ts";
+import { JUST_REGISTERED, navigate } from "../../lib/navigation.ts";
 import { TOAST, UI_TEXT } from "../../lib/ui-text.ts";
 import { registerAccount } from "../../stores/account.ts";
 import { notify, notifyAfterNavigation } from "../../stores/toast.ts";
@@ -11,6 +12,9 @@ import { useForm } from "./use-form.ts";
 
 const FIELDS = ["email", "username", "password", "confirmPassword"] as const;
 
+/** /login with a word that a verification mail is waiting (LoginForm reads the flag). */
+export const AFTER_REGISTERING = `/login?${JUST_REGISTERED}`;
+
 export default function RegisterForm() {
   const form = useForm("registerSchema", FIELDS);
 
@@ -18,7 +22,7 @@ export default function RegisterForm() {
     try {
       await registerAccount({ ...values, email: values.email.trim(), username: values.username.trim() });
       notifyAfterNavigation("success", TOAST.registered);
-      navigate("/login");
+      navigate(AFTER_REGISTERING);
     } catch (error) {
       const failed = asApiError(error);
       const message = registerErrorMessage(failed);
