@@ -74,6 +74,7 @@ async function main(): Promise<number> {
 
   const run = randomBytes(4).toString("hex");
   let charged = 0;
+  let generations = 0;
   let credits = 0;
   const failures = new Map<string, number>();
   const charge = async (item: SimulatedCharge, i: number) => {
@@ -91,6 +92,7 @@ async function main(): Promise<number> {
     });
     if (res.ok) {
       charged += 1;
+      generations += item.quantity;
       credits += item.price;
       return;
     }
@@ -114,7 +116,8 @@ async function main(): Promise<number> {
   }
 
   console.log(
-    `Charged ${charged} generations (${credits / 1000} credits) to ${info.username} over the last ${days} days` +
+    // The same count /profile/usage shows: generations (each charge's quantity), not API calls.
+    `Charged ${generations} generations in ${charged} charges (${credits / 1000} credits) to ${info.username} over the last ${days} days` +
       `${info.apiKeyIds.length > 0 ? `, with ${info.apiKeyIds.length} API key(s)` : ""}. See ${process.env.PORTAL_URL ?? origin}/profile/usage`,
   );
   for (const [detail, count] of failures) console.error(`${count} charges refused: ${detail}`);

@@ -16,7 +16,9 @@ export const USAGE_TEXT = {
   day: "Day",
   feature: "Feature",
   key: "API key",
-  uses: "Uses",
+  /** What a charge's quantity counts: one call may pay for several generations (API-ACCESS.md). */
+  uses: "Generations",
+  usesTotal: (count: number, shown: string) => `${shown} ${count === 1 ? "generation" : "generations"}`,
   credits: "Credits",
   total: "Total",
   noKey: "Without a key",

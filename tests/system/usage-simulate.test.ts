@@ -38,17 +38,21 @@ describe("usage:simulate on a development server with the embedded database", ()
     const ann = await verifiedAccount(server, uniqueName("sim"));
     const run = await cli("scripts/usage-simulate.ts", ["--username", ann.username, "--days", "30"]);
     expect(run.status, run.stderr).toBe(0);
-    expect(run.stdout).toMatch(
-      new RegExp(`^Charged \\d+ generations \\([\\d.]+ credits\\) to ${ann.username} over the last 30 days`),
-    );
+    const said = new RegExp(
+      `^Charged (\\d+) generations in (\\d+) charges \\([\\d.]+ credits\\) to ${ann.username} over the last 30 days`,
+    ).exec(run.stdout);
+    expect(said, run.stdout).not.toBeNull();
 
     const usage = await fetch(`${server.baseUrl}/v1/usage?group_by=day`, {
       headers: { Authorization: `Bearer ${ann.accessToken}` },
     });
     const body = (await usage.json()) as {
       data: { date: string; credits: number }[];
-      total: { credits: number };
+      total: { credits: number; uses: number };
     };
+    // The script counts what /profile/usage counts: generations (quantities), not API calls.
+    expect(body.total.uses).toBe(Number(said?.[1]));
+    expect(Number(said?.[2])).toBeLessThanOrEqual(body.total.uses);
     expect(body.data.length).toBeGreaterThan(20);
     expect(body.total.credits).toBeGreaterThan(500);
     expect(body.total.credits).toBeLessThanOrEqual(2000);

@@ -189,7 +189,7 @@ function UsageView() {
               </h2>
               <p className="text-sm tabular-nums" data-usage-total>
                 {T.total}: {formatBalance(state.total.credits)} {T.credits.toLowerCase()},{" "}
-                {formatBalance(state.total.uses)} {T.uses.toLowerCase()}
+                {T.usesTotal(state.total.uses, formatBalance(state.total.uses))}
               </p>
             </div>
             <Suspense fallback={<div className="h-64 sm:h-80" />}>
