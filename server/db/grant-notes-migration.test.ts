@@ -4,6 +4,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sql } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/pglite";
 import { migrate } from "drizzle-orm/pglite/migrator";
 import { afterAll, describe, expect, it } from "vitest";
 import { GOODWILL_SOURCE } from "../../contract/billing.ts";
@@ -38,7 +39,7 @@ describe("migration 0015: notes on credit grants", () => {
   it("keeps the grants the previous schema stored, with no note, and stores new notes", async () => {
     const handle = await openPglite(undefined);
     try {
-      await migrate(handle.db, { migrationsFolder: before });
+      await migrate(drizzle(handle.client), { migrationsFolder: before });
       const columns = async () =>
         rowsOf<{ column_name: string }>(
           await handle.db.execute(
