@@ -31,6 +31,13 @@ export const PROFILE_TEXT = {
     zoneNote: "Credits are spent in this order. Times are Berlin time (Europe/Berlin).",
   },
   usageLink: "See usage",
+  /** /profile's last two sections: each holds the links its title names. */
+  apiAccessTitle: "API keys and usage",
+  manageKeys: "Manage API keys",
+  accountTitle: "Billing and security",
+  accountIntro:
+    "Your invoices, billing details and payment method; your password, two-factor sign-in and the " +
+    "places you are signed in.",
   lowBalance: {
     title: "Low-balance alert",
     enable: "E-mail me when my balance falls below",

@@ -70,10 +70,13 @@ function AlertForm({ threshold, loading }: { threshold: number | null; loading: 
             aria-label={T.amount}
             aria-invalid={error ? true : undefined}
             aria-describedby={error ? errorId : `${id}-help`}
-            disabled={!enabled}
+            // Open to typing whether the alert is on or not: a greyed-out field read as broken.
+            // Typing an amount turns the alert on; the box alone turns it off.
+            disabled={loading}
             value={amount}
             onChange={(e) => {
               setAmount(e.target.value);
+              if (e.target.value.trim() !== "") setEnabled(true);
               setError(undefined);
             }}
           />

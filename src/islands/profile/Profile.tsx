@@ -104,16 +104,24 @@ function AccountView({ user }: { user: User }) {
       </Suspense>
       <section aria-labelledby="api-access-heading" className="flex flex-col items-start gap-3">
         <h2 id="api-access-heading" className="text-lg font-semibold">
-          {UI_TEXT.apiKeys.title}
+          {T.apiAccessTitle}
         </h2>
         <p className="text-sm text-base-content/80">{UI_TEXT.apiKeys.intro}</p>
         <div className="flex flex-wrap gap-2">
           <a href="/profile/api-keys" className="btn btn-outline" data-api-keys-link>
-            Manage API keys
+            {T.manageKeys}
           </a>
           <a href="/profile/usage" className="btn btn-outline" data-usage-link>
             {T.usageLink}
           </a>
+        </div>
+      </section>
+      <section aria-labelledby="account-links-heading" className="flex flex-col items-start gap-3">
+        <h2 id="account-links-heading" className="text-lg font-semibold">
+          {T.accountTitle}
+        </h2>
+        <p className="text-sm text-base-content/80">{T.accountIntro}</p>
+        <div className="flex flex-wrap gap-2">
           <a href="/profile/billing" className="btn btn-outline" data-billing-link>
             {UI_TEXT.billing.menu}
           </a>
