@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { LedgerEntry } from "../../contract/billing.ts";
+import { GOODWILL_SOURCE, type LedgerEntry } from "../../contract/billing.ts";
 import { berlinDayAndTime, creditBreakdown, describePart } from "./credit-breakdown.ts";
 
 const NOW = new Date("2026-11-24T10:00:00Z");
@@ -47,6 +47,26 @@ describe("creditBreakdown", () => {
     ];
     expect(creditBreakdown(entries, NOW)).toEqual([{ kind: "topup", credits: 0.3, expiresAt: expires }]);
   });
+
+  it("keeps support's grants apart from the sign-up credits, one part per note, oldest first", () => {
+    // Newest first, as the ledger answers.
+    const entries = [
+      grant({ source: GOODWILL_SOURCE, remaining: 5, granted_at: "2026-11-20T00:00:00Z" }),
+      grant({
+        source: GOODWILL_SOURCE,
+        remaining: 250,
+        note: "Sorry for Tuesday",
+        granted_at: "2026-11-10T00:00:00Z",
+      }),
+      grant({ source: GOODWILL_SOURCE, remaining: 20, granted_at: "2026-11-05T00:00:00Z" }),
+      grant({ granted_at: "2026-01-01T00:00:00Z" }),
+    ];
+    expect(creditBreakdown(entries, NOW)).toEqual([
+      { kind: "free", credits: 50, expiresAt: null },
+      { kind: "free", credits: 25, expiresAt: null, goodwill: { note: null } },
+      { kind: "free", credits: 250, expiresAt: null, goodwill: { note: "Sorry for Tuesday" } },
+    ]);
+  });
 });
 
 describe("describePart", () => {
@@ -60,6 +80,10 @@ describe("describePart", () => {
       "500 top-up credits until 2027-05-23 00:00 CEST",
     ],
     [{ kind: "free", credits: 49.9, expiresAt: null }, "49.9 free credits, no expiry"],
+    [
+      { kind: "free", credits: 250, expiresAt: null, goodwill: { note: "Sorry" } },
+      "250 goodwill credits from support, no expiry",
+    ],
   ] as const)("%j reads %s", (part, text) => {
     expect(describePart(part)).toBe(text);
   });

@@ -1,8 +1,10 @@
 // What a balance is made of: the live grants with credits left, merged by kind and expiry, in the
 // order a spend takes from them (spec section 9: subscription, then top-up, then free; inside a
-// kind the soonest expiry first, credits that never expire last). The server's ledger applies the
-// same order (server/domain/ledger.ts, compareSpendOrder); this one only orders what /profile shows.
-import type { LedgerEntry } from "../../contract/billing.ts";
+// kind the soonest expiry first, credits that never expire last, older grants first). The server's
+// ledger applies the same order (server/domain/ledger.ts, compareSpendOrder); this one only orders
+// what /profile shows. Credits support granted (goodwill) are free credits too, but each note is a
+// part of its own: merged into the sign-up credits, a grant was invisible (issue 31).
+import { GOODWILL_SOURCE, type LedgerEntry } from "../../contract/billing.ts";
 import { formatBalance } from "./account-view.ts";
 
 export type GrantKind = LedgerEntry["kind"];
@@ -13,6 +15,8 @@ export interface CreditPart {
   credits: number;
   /** ISO instant, or null for credits that never expire. */
   expiresAt: string | null;
+  /** Present for credits support granted: what they told the customer, or null. */
+  goodwill?: { note: string | null };
 }
 
 const KIND_ORDER: readonly GrantKind[] = ["subscription", "topup", "free"];
@@ -27,13 +31,21 @@ function isLive(entry: LedgerEntry, now: number): boolean {
 export function creditBreakdown(entries: readonly LedgerEntry[], now: Date): CreditPart[] {
   const t = now.getTime();
   const parts = new Map<string, CreditPart>();
-  for (const entry of entries) {
+  // The ledger is newest first: read oldest first, so parts that tie in the sort stay in spend order.
+  for (const entry of [...entries].reverse()) {
     if (entry.remaining <= 0 || !isLive(entry, t)) continue;
-    const key = `${entry.kind} ${at(entry.expires_at)}`;
+    const goodwill = entry.source === GOODWILL_SOURCE ? { note: entry.note ?? null } : undefined;
+    const key = `${entry.kind} ${at(entry.expires_at)} ${goodwill ? `goodwill ${goodwill.note}` : ""}`;
     const part = parts.get(key);
     // Milli-credit sums, so that 0.1 + 0.2 shows as 0.3.
     if (part) part.credits = Math.round((part.credits + entry.remaining) * 1000) / 1000;
-    else parts.set(key, { kind: entry.kind, credits: entry.remaining, expiresAt: entry.expires_at });
+    else
+      parts.set(key, {
+        kind: entry.kind,
+        credits: entry.remaining,
+        expiresAt: entry.expires_at,
+        ...(goodwill ? { goodwill } : {}),
+      });
   }
   return [...parts.values()].sort(
     (a, b) => KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind) || at(a.expiresAt) - at(b.expiresAt),
@@ -66,9 +78,14 @@ export function berlinDayAndTime(iso: string): string {
   return `${BERLIN_DAY_AND_TIME.format(date)} ${zone}`;
 }
 
-/** "5,000 subscription credits until 2026-12-23 00:00 CET", "50 free credits, no expiry". */
+/**
+ * "5,000 subscription credits until 2026-12-23 00:00 CET", "50 free credits, no expiry",
+ * "250 goodwill credits from support, no expiry" (the note is shown beside it).
+ */
 export function describePart(part: CreditPart): string {
-  const amount = `${formatBalance(part.credits)} ${KIND_NAMES[part.kind]} credits`;
+  const amount = part.goodwill
+    ? `${formatBalance(part.credits)} goodwill credits from support`
+    : `${formatBalance(part.credits)} ${KIND_NAMES[part.kind]} credits`;
   return part.expiresAt === null
     ? `${amount}, no expiry`
     : `${amount} until ${berlinDayAndTime(part.expiresAt)}`;

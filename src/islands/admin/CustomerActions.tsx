@@ -1,11 +1,12 @@
 // The customer page's actions, each behind its dialog (ActionDialog): support staff see what the
 // permission table lets them do (grant credits, send mails, revoke keys); admins see everything.
 // A grant or take-back carries an idempotency key made when its dialog opens, so a retry after a
-// lost answer cannot move the credits twice.
+// lost answer cannot move the credits twice. A grant may carry a note the customer reads (on
+// /profile and in the mail the grant sends); the reason stays with staff.
 import { useId, useState } from "react";
 import type { Role } from "../../../contract/account.ts";
 import type { AdminPayment, Customer } from "../../../contract/admin.ts";
-import { ADMIN_TEXT, OPERATOR_CREDITS_MAX } from "../../../contract/admin-rules.ts";
+import { ADMIN_TEXT, NOTE_MAX, OPERATOR_CREDITS_MAX } from "../../../contract/admin-rules.ts";
 import { formatMoney } from "../../../contract/invoice-document.ts";
 import { type ActionKind, parseCredits, parseMoney, refundable } from "../../lib/admin-actions.ts";
 import { ADMIN_PAGE_TEXT } from "../../lib/admin-text.ts";
@@ -50,6 +51,7 @@ export function CustomerActionDialog({
 }) {
   const [amount, setAmount] = useState("");
   const [expires, setExpires] = useState("");
+  const [note, setNote] = useState("");
   const [role, setRole] = useState<Role>(customer.role);
   const [key, setKey] = useState(() => crypto.randomUUID());
   const roleId = useId();
@@ -57,6 +59,7 @@ export function CustomerActionDialog({
   const close = () => {
     setAmount("");
     setExpires("");
+    setNote("");
     setKey(crypto.randomUUID());
     onClose();
   };
@@ -78,7 +81,8 @@ export function CustomerActionDialog({
     if (!credits) return null;
     const value = parseCredits(amount);
     if (value === null) return ADMIN_TEXT.amountInvalid;
-    return value > OPERATOR_CREDITS_MAX ? ADMIN_TEXT.amountTooLarge : null;
+    if (value > OPERATOR_CREDITS_MAX) return ADMIN_TEXT.amountTooLarge;
+    return kind === "grant" && note.trim().length > NOTE_MAX ? ADMIN_TEXT.noteTooLong : null;
   };
   const call = (reason: string): ActionCall => {
     switch (kind) {
@@ -93,6 +97,7 @@ export function CustomerActionDialog({
             reason,
             expires_at: expiresAt,
             idempotency_key: key,
+            ...(kind === "grant" && note.trim() ? { note: note.trim() } : {}),
           },
         };
       }
@@ -149,6 +154,9 @@ export function CustomerActionDialog({
           setExpires={setExpires}
           withExpiry={kind === "grant"}
         />
+      )}
+      {kind === "grant" && (
+        <DialogInput label={ADMIN_TEXT.noteLabel} name="note" value={note} onChange={setNote} />
       )}
       {kind === "role" && (
         <div className="flex flex-col gap-1">

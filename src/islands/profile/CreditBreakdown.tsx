@@ -1,5 +1,6 @@
 // /profile, next to the balance: which credits the balance is made of and when each part expires,
-// in the order they are spent, with the time zone named (expiries are Berlin instants).
+// in the order they are spent, with the time zone named (expiries are Berlin instants). Credits
+// support granted are a line of their own, with what support wrote to the customer under it.
 import { useStore } from "@nanostores/react";
 import { useEffect } from "react";
 import { describePart } from "../../lib/credit-breakdown.ts";
@@ -35,7 +36,17 @@ export function CreditBreakdown({ balance }: { balance: number }) {
         {state.parts.length > 0 && (
           <ul className="list-inside list-disc">
             {state.parts.map((part) => (
-              <li key={`${part.kind}-${part.expiresAt ?? "never"}`}>{describePart(part)}</li>
+              <li
+                key={`${part.kind}-${part.expiresAt ?? "never"}-${part.goodwill ? `goodwill-${part.goodwill.note}` : ""}`}
+                data-credit-part={part.goodwill ? "goodwill" : part.kind}
+              >
+                {describePart(part)}
+                {part.goodwill?.note && (
+                  <span className="block ps-5 text-base-content/80" data-goodwill-note>
+                    “{part.goodwill.note}”
+                  </span>
+                )}
+              </li>
             ))}
           </ul>
         )}
