@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { ADMIN_TEXT, type AuditEntryView } from "../../../contract/admin.ts";
 import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
 import { adminCall, adminGet, staffMember } from "../../testing/admin.ts";
-import { fromIp, getJson, GOOD_PASSWORD, postForm, verifiedUser } from "../../testing/api-client.ts";
+import { fromIp, GOOD_PASSWORD, getJson, postForm, verifiedUser } from "../../testing/api-client.ts";
 import { useTestApp } from "../../testing/suite.ts";
 import { NO_LIMITS } from "../../testing/test-app.ts";
 
@@ -61,7 +61,7 @@ describe.each(TEST_DATABASES)("audit log filters by name (%s)", (kind) => {
     expect(await csv.text()).toContain(",credits.grant,");
   });
 
-  it("answers a 422 naming the field for a name no account has, in the list and the CSV", async () => {
+  it("answers a 422 naming the field for a name no account has or a day not in ISO form", async () => {
     const { ada } = await setUp();
     for (const [path, field] of [
       ["/v1/admin/audit?subject=nobody", "subject"],
@@ -75,6 +75,10 @@ describe.each(TEST_DATABASES)("audit log filters by name (%s)", (kind) => {
         detail: [{ loc: ["query", field], msg: ADMIN_TEXT.noSuchAccount, type: "value_error" }],
       });
     }
+    const badDay = await getJson(ctx.t.app, "/v1/admin/audit?from=24.11.2026", ada.accessToken);
+    expect(await badDay.json()).toEqual({
+      detail: [{ loc: ["query", "from"], msg: ADMIN_TEXT.notIsoTime, type: "value_error" }],
+    });
     // A user id stays a filter without an account (one deleted since still has its entries).
     const gone = await page("subject=00000000-0000-4000-8000-000000000000", ada.accessToken);
     expect(gone.data).toEqual([]);

@@ -57,7 +57,7 @@ async function readFilter(c: Context<AppEnv>, deps: AdminDeps): Promise<AuditFil
     const value = c.req.query(field);
     if (!value) return undefined;
     const at = new Date(value);
-    if (value.length > 40 || Number.isNaN(at.getTime())) throw refuse(field, "Use an ISO 8601 date or time");
+    if (value.length > 40 || Number.isNaN(at.getTime())) throw refuse(field, ADMIN_TEXT.notIsoTime);
     return at;
   };
   const word = (field: string) => c.req.query(field)?.slice(0, 100) || undefined;
