@@ -19,6 +19,7 @@ import { ConfigError, devPagesNote, loadConfig, localCheckoutNote, startupWarnin
 import { createRateLimiter } from "./http/rate-limit.ts";
 import { createLogger } from "./logger.ts";
 import { createMailer } from "./mail/mailer.ts";
+import { noteRunningServer } from "./operator/running-servers.ts";
 import { listenOperatorSocket, operatorSocketPath } from "./operator/socket.ts";
 import { offsetClock } from "./payments/local/billing-clock.ts";
 import { connectRedis } from "./redis.ts";
@@ -98,10 +99,24 @@ async function main(): Promise<void> {
     mfaSecrets: createMfaSecrets(resolveMfaKey(config.MFA_ENCRYPTION_KEY, config.dataDir)),
   });
 
+  // Operator commands run without DATA_DIR find this server's data folder through this note.
+  let forgetServer = () => {};
   const server = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST }, (info) => {
+    if (operatorSocket) {
+      try {
+        forgetServer = noteRunningServer({ cwd: process.cwd(), dataDir: config.dataDir, port: info.port });
+      } catch (error) {
+        logger.warn(
+          { err: error },
+          "Operator commands will need DATA_DIR: the server could not note its data folder",
+        );
+      }
+    }
     logger.info(
       {
         database: describeDatabase(config.DATABASE_URL, config.dataDir),
+        // Operator commands run in another shell need it as DATA_DIR when it is not ./data.
+        dataDir: config.dataDir,
         mail: mailer.transport === "smtp" ? "SMTP" : `outbox in ${config.dataDir}/outbox (see /_dev/mail)`,
         rateLimits: redis ? "Redis" : "memory",
         portal: site ? config.distDir : "not served (API only)",
@@ -155,6 +170,7 @@ async function main(): Promise<void> {
     clearInterval(billingJob);
     clearInterval(billingMailsJob);
     operatorSocket?.close();
+    forgetServer();
     server.close(async () => {
       // Let queued mails go out before the database they read from closes.
       await tasks.idle();

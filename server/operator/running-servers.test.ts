@@ -1,0 +1,56 @@
+import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { noteRunningServer, registryDir, runningServersIn } from "./running-servers.ts";
+
+const dirs: string[] = [];
+function scratch(): string {
+  const dir = join(mkdtempSync(join(tmpdir(), "registry-")), "servers");
+  dirs.push(dir);
+  return dir;
+}
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(join(dir, ".."), { recursive: true, force: true });
+});
+
+describe("the running servers' notes", () => {
+  it("keeps one note per account, readable by that account alone", () => {
+    expect(registryDir("/tmp")).toMatch(/^\/tmp\/genai-portal-\d+\/servers$/);
+    const dir = scratch();
+    const forget = noteRunningServer({ cwd: "/repo", dataDir: "/srv/data", port: 4321 }, dir);
+    const [file] = readdirSync(dir);
+    expect(file).toBe(`${process.pid}.json`);
+    expect(statSync(join(dir, file as string)).mode & 0o777).toBe(0o600);
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+    expect(runningServersIn("/repo", dir)).toEqual([
+      { cwd: "/repo", dataDir: "/srv/data", port: 4321, pid: process.pid },
+    ]);
+    forget();
+    expect(runningServersIn("/repo", dir)).toEqual([]);
+  });
+
+  it("names only servers of the same working folder", () => {
+    const dir = scratch();
+    noteRunningServer({ cwd: "/repo", dataDir: "/srv/data", port: 4321 }, dir);
+    expect(runningServersIn("/other-checkout", dir)).toEqual([]);
+  });
+
+  it("drops the notes of servers that are gone and notes that are damaged", () => {
+    const dir = scratch();
+    noteRunningServer({ cwd: "/repo", dataDir: "/srv/data", port: 4321 }, dir);
+    // No process has a pid this high (Linux caps pids at 2^22).
+    writeFileSync(
+      join(dir, "999999999.json"),
+      JSON.stringify({ pid: 999_999_999, cwd: "/repo", dataDir: "/x", port: 1 }),
+    );
+    writeFileSync(join(dir, "1.json"), "{ not json");
+    writeFileSync(join(dir, "2.json"), JSON.stringify({ pid: process.pid, cwd: "/repo" }));
+    expect(runningServersIn("/repo", dir).map((s) => s.dataDir)).toEqual(["/srv/data"]);
+    expect(readdirSync(dir)).toEqual([`${process.pid}.json`]);
+  });
+
+  it("finds none where no server ever ran", () => {
+    expect(runningServersIn("/repo", join(tmpdir(), "no-such-registry", "servers"))).toEqual([]);
+  });
+});

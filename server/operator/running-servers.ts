@@ -1,0 +1,84 @@
+// Where operator commands find the running server when DATA_DIR is not given (issue 31, item 19).
+// A server started with its own DATA_DIR (say `DATA_DIR=/srv/portal npm start`) keeps its database
+// and operator socket there; a command run in another shell without that variable used to look in
+// ./data, answer "No user named …" and leave an empty database behind. So each server notes
+// where its data folder is, in a folder only this account can read, and a command without DATA_DIR
+// uses the one server running from the same working folder.
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir, userInfo } from "node:os";
+import { join } from "node:path";
+
+export interface RunningServer {
+  pid: number;
+  /** The server's working folder: a command belongs to the checkout it is run in. */
+  cwd: string;
+  /** The server's DATA_DIR, absolute. */
+  dataDir: string;
+  port: number;
+}
+
+/** One folder per OS account, readable by it alone (the note names a database's folder). */
+export function registryDir(base = tmpdir()): string {
+  return join(base, `genai-portal-${userInfo().uid}`, "servers");
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: the process exists but is another account's.
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** Notes this process as a running server; the answer removes the note (call it on shutdown). */
+export function noteRunningServer(server: Omit<RunningServer, "pid">, dir = registryDir()): () => void {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const file = join(dir, `${process.pid}.json`);
+  writeFileSync(file, JSON.stringify({ ...server, pid: process.pid }), { mode: 0o600 });
+  return () => rmSync(file, { force: true });
+}
+
+function parse(text: string): RunningServer | undefined {
+  try {
+    const value = JSON.parse(text) as Partial<RunningServer>;
+    if (
+      typeof value.pid === "number" &&
+      typeof value.cwd === "string" &&
+      typeof value.dataDir === "string" &&
+      typeof value.port === "number"
+    )
+      return value as RunningServer;
+  } catch {
+    // a note half-written or damaged: not a server to talk to
+  }
+  return undefined;
+}
+
+/** The servers running from `cwd`; notes of servers that are gone are removed on the way. */
+export function runningServersIn(cwd: string, dir = registryDir()): RunningServer[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir).filter((name) => name.endsWith(".json"));
+  } catch {
+    return [];
+  }
+  const found: RunningServer[] = [];
+  for (const name of names) {
+    const file = join(dir, name);
+    let text: string;
+    try {
+      text = readFileSync(file, "utf8");
+    } catch {
+      continue;
+    }
+    const server = parse(text);
+    if (!server || !isAlive(server.pid)) {
+      rmSync(file, { force: true });
+      continue;
+    }
+    if (server.cwd === cwd) found.push(server);
+  }
+  return found.sort((a, b) => a.pid - b.pid);
+}
