@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { GOODWILL_SOURCE, type LedgerEntry } from "../../contract/billing.ts";
-import { berlinDayAndTime, creditBreakdown, describePart } from "./credit-breakdown.ts";
+import { creditBreakdown, describePart } from "./credit-breakdown.ts";
 
 const NOW = new Date("2026-11-24T10:00:00Z");
 
@@ -86,16 +86,5 @@ describe("describePart", () => {
     ],
   ] as const)("%j reads %s", (part, text) => {
     expect(describePart(part)).toBe(text);
-  });
-});
-
-describe("berlinDayAndTime", () => {
-  it.each([
-    ["2026-03-29T00:59:59Z", "2026-03-29 01:59 CET"],
-    ["2026-03-29T01:00:00Z", "2026-03-29 03:00 CEST"],
-    ["2026-10-25T00:30:00Z", "2026-10-25 02:30 CEST"],
-    ["2026-10-25T01:30:00Z", "2026-10-25 02:30 CET"],
-  ])("%s is %s", (iso, text) => {
-    expect(berlinDayAndTime(iso)).toBe(text);
   });
 });

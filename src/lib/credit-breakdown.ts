@@ -6,6 +6,7 @@
 // part of its own: merged into the sign-up credits, a grant was invisible (issue 31).
 import { GOODWILL_SOURCE, type LedgerEntry } from "../../contract/billing.ts";
 import { formatBalance } from "./account-view.ts";
+import { berlinDayAndTime } from "./format-date.ts";
 
 export type GrantKind = LedgerEntry["kind"];
 
@@ -57,26 +58,6 @@ const KIND_NAMES: Readonly<Record<GrantKind, string>> = {
   topup: "top-up",
   free: "free",
 };
-
-/** The business's time zone: credit expiries are Berlin instants (midnight after a renewal). */
-export const BERLIN = "Europe/Berlin";
-
-const BERLIN_DAY_AND_TIME = new Intl.DateTimeFormat("sv-SE", {
-  timeZone: BERLIN,
-  year: "numeric",
-  month: "2-digit",
-  day: "2-digit",
-  hour: "2-digit",
-  minute: "2-digit",
-});
-const BERLIN_ZONE_NAME = new Intl.DateTimeFormat("en-GB", { timeZone: BERLIN, timeZoneName: "short" });
-
-/** An instant on Berlin's clock with the zone's name at that instant: "2026-12-23 00:00 CET". */
-export function berlinDayAndTime(iso: string): string {
-  const date = new Date(iso);
-  const zone = BERLIN_ZONE_NAME.formatToParts(date).find((p) => p.type === "timeZoneName")?.value ?? BERLIN;
-  return `${BERLIN_DAY_AND_TIME.format(date)} ${zone}`;
-}
 
 /**
  * "5,000 subscription credits until 2026-12-23 00:00 CET", "50 free credits, no expiry",

@@ -1,10 +1,11 @@
 // Home's first button: 'Log In' for visitors; for a user 'Get Bearer Token', which opens the
 // 'Copy Bearer Token' dialog with the token in a read-only field and a copy button, when it
-// expires, and a link to API keys (what a program should use instead of a 24-hour token).
+// expires (Berlin time with its zone, as /profile says times), and a link to API keys (what a
+// program should use instead of a 24-hour token).
 
 import { useStore } from "@nanostores/react";
 import { useId, useRef } from "react";
-import { dayAndTime } from "../../lib/format-date.ts";
+import { berlinDayAndTime } from "../../lib/format-date.ts";
 import { tokenExpiresAt } from "../../lib/token-expiry.ts";
 import { UI_TEXT } from "../../lib/ui-text.ts";
 import { $auth } from "../../stores/auth.ts";
@@ -19,7 +20,8 @@ function TokenDialog({
   dialogRef: React.RefObject<HTMLDialogElement | null>;
 }) {
   const titleId = useId();
-  const expires = dayAndTime(tokenExpiresAt(token));
+  const expiresAt = tokenExpiresAt(token);
+  const expires = expiresAt && berlinDayAndTime(expiresAt);
 
   return (
     <dialog ref={dialogRef} className="modal" aria-labelledby={titleId}>
@@ -50,7 +52,9 @@ function TokenDialog({
           </form>
         </div>
       </div>
-      <form method="dialog" className="modal-backdrop">
+      {/* A click beside the box closes it too. Out of the tab order and hidden from assistive
+          technology: a second button named "Close" only made the dialog's one way out ambiguous. */}
+      <form method="dialog" className="modal-backdrop" aria-hidden="true">
         <button type="submit" tabIndex={-1}>
           {UI_TEXT.token.close}
         </button>
