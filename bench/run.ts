@@ -8,7 +8,7 @@
 //   npm run bench -- --runs=5 --duration=20 --out=/tmp/bench.md
 //   npm run bench -- --only=lighthouse --pages=/plans,/profile
 //
-// Options: --only=<sections> --runs=<Lighthouse runs per page, 10> --pages=<routes Lighthouse audits>
+// Options (`npm run bench -- --help` prints them): --only=<sections> --runs=<Lighthouse runs per page, 10> --pages=<routes Lighthouse audits>
 // --duration=<seconds per API run, 5>
 // --dist=<another build to measure, e.g. an older commit's, for a side-by-side comparison>
 // --rounds=<API rounds over the routes, 3> --usage-charges=<the usage benchmark user's charges, 100000>
@@ -77,9 +77,32 @@ const log = (line: string) => console.log(line);
 /** The usage benchmark's history (issue 13): its charges (ApiSettings.usageCharges) span 90 days. */
 const USAGE_DAYS = 90;
 
+/** `npm run bench -- --help`: every option, and what the PostgreSQL sections need (also in the README). */
+const BENCH_HELP = `npm run bench [-- options]   measure this machine; writes docs/benchmarks.md
+
+Sections (all by default): weight, lighthouse, api, console
+  --only=<a,b>          only these sections; the report is printed, not written (unless --out)
+  --pages=<routes>      the pages Lighthouse audits (${LIGHTHOUSE_PAGES.map((p) => p.route).join(", ")})
+  --runs=<n>            Lighthouse runs per page (10: a page is judged by every run, not one median)
+  --lhr-dir=<folder>    keep every Lighthouse run's full JSON result
+  --duration=<s>        seconds per API measurement (${DEFAULT_API_SETTINGS.durationSeconds})
+  --rounds=<n>          API rounds over the routes (${DEFAULT_API_SETTINGS.rounds})
+  --usage-charges=<n>   charges of the usage benchmark's user (${DEFAULT_API_SETTINGS.usageCharges})
+  --dist=<folder>       measure another build (e.g. an older commit's) for a comparison
+  --out=<file>          where the report goes (docs/benchmarks.md for a full run)
+
+PostgreSQL (the api section measures it beside PGlite; the console section needs it):
+  --postgres=<url>      an admin connection, default $BENCH_POSTGRES_URL or ${DEFAULT_ADMIN_URL}
+  --no-postgres         PGlite only (the console section then refuses to run)
+  The role in that URL must be allowed to CREATE DATABASE: each run creates bench_<random>, fills
+  it, and drops it at the end (DROP ... WITH (FORCE): its owner or a superuser). When no server
+  answers there, the api section says so and measures PGlite only.
+`;
+
 function options() {
   const { values } = parseArgs({
     options: {
+      help: { type: "boolean", short: "h", default: false },
       only: { type: "string" },
       // Lighthouse on two cores is noisy: a page is judged by the spread of ten runs, not one median.
       runs: { type: "string", default: "10" },
@@ -94,6 +117,10 @@ function options() {
       dist: { type: "string" },
     },
   });
+  if (values.help) {
+    console.log(BENCH_HELP);
+    process.exit(0);
+  }
   const only = values.only?.split(",").map((s) => s.trim()) ?? [...SECTIONS];
   const unknown = only.filter((s) => !(SECTIONS as readonly string[]).includes(s));
   if (unknown.length > 0)

@@ -37,6 +37,12 @@ describe("operator commands find the running server's data folder", () => {
     expect(existsSync(join(folder, "data")), "no ./data beside the command").toBe(false);
   });
 
+  it("billing:advance reaches the server running from here on its own port", async () => {
+    const advance = await cli("scripts/billing-advance.ts", ["--days", "1"]);
+    expect(advance.stderr).toBe("");
+    expect(advance.stdout).toMatch(/^Billing clock now \S+ \(1 days ahead\)/);
+  });
+
   it("once the server is gone, refuses and creates no database", async () => {
     await stopServers();
     const role = await cli("scripts/user-role.ts", ["nobody-here", "admin"]);
