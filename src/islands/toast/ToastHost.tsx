@@ -1,6 +1,6 @@
-// The page's one toast area (top-right, closing after 5000 ms). react-toastify is only downloaded
-// when the first toast appears, so pages that never toast do not pay for it (its CSS, 2.7 KB gzip,
-// is in the page's stylesheet: see BaseLayout).
+// The page's one toast area (top-right below the top bar, at the bottom on phones; closing after
+// 5000 ms). react-toastify is only downloaded when the first toast appears, so pages that never
+// toast do not pay for it (its CSS, 2.7 KB gzip, is in the page's stylesheet: see BaseLayout).
 import { type ComponentType, useEffect, useState } from "react";
 import { $toasts, takeFlashToasts } from "../../stores/toast.ts";
 

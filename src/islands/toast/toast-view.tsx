@@ -1,23 +1,49 @@
 // Loaded on demand by ToastHost: react-toastify's container, fed from the $toasts queue. Its CSS
 // is part of every page's stylesheet (BaseLayout), so a toast never shows unstyled.
-import { useEffect } from "react";
-import { ToastContainer, toast } from "react-toastify/unstyled";
-import { $toasts, drainToasts } from "../../stores/toast.ts";
+import { useEffect, useSyncExternalStore } from "react";
+import { ToastContainer, type ToastPosition, toast } from "react-toastify/unstyled";
+import { $toasts, drainToasts, type Toast } from "../../stores/toast.ts";
 
 /** Spec section 9: toasts close after 5000 ms, top-right. */
 export const TOAST_AUTO_CLOSE_MS = 5000;
+
+/** react-toastify's own phone width: up to it a toast spans the screen, pinned to an edge. */
+const PHONE = "(max-width: 480px)";
+const DARK = "(prefers-color-scheme: dark)";
+
+/** Whether `query` matches now, following changes (a phone turned, the system theme switched). */
+function useMedia(query: string): boolean {
+  return useSyncExternalStore(
+    (changed) => {
+      const list = window.matchMedia(query);
+      list.addEventListener("change", changed);
+      return () => list.removeEventListener("change", changed);
+    },
+    () => window.matchMedia(query).matches,
+  );
+}
+
+/**
+ * One toast per message while it shows: react-toastify ignores a toast whose id is on screen, so
+ * the same words said twice in a row (an action and its echo) do not stack up.
+ */
+const toastIdOf = (t: Pick<Toast, "kind" | "message">) => `${t.kind}:${t.message}`;
 
 export default function ToastView() {
   useEffect(
     () =>
       $toasts.subscribe(() => {
-        for (const t of drainToasts()) toast[t.kind](t.message, { toastId: `toast-${t.id}` });
+        for (const t of drainToasts()) toast[t.kind](t.message, { toastId: toastIdOf(t) });
       }),
     [],
   );
-  // The "colored" theme's white-on-red fails WCAG contrast; light or dark follow the visitor's theme.
-  const dark = window.matchMedia("(prefers-color-scheme: dark)").matches;
+  // On a phone the top bar (and its Menu) fills the top edge, which a full-width toast would
+  // cover: there toasts rise from the bottom. Wider screens keep the spec's top-right, below the
+  // top bar (global.css). The "colored" theme's white-on-red fails WCAG contrast; light or dark
+  // follow the visitor's theme.
+  const position: ToastPosition = useMedia(PHONE) ? "bottom-center" : "top-right";
+  const dark = useMedia(DARK);
   return (
-    <ToastContainer position="top-right" autoClose={TOAST_AUTO_CLOSE_MS} theme={dark ? "dark" : "light"} />
+    <ToastContainer position={position} autoClose={TOAST_AUTO_CLOSE_MS} theme={dark ? "dark" : "light"} />
   );
 }
