@@ -20,6 +20,8 @@ export const API_KEYS_TEXT = {
   createdTitle: "Your new API key",
   createdWarning: "Copy it now: it will not be shown again. Store it like a password.",
   done: "I have copied it",
+  /** The sample call's copy button, for assistive technology (it shows "Copy"). */
+  copyCommand: "Copy the curl command",
   revoke: "Revoke",
   revokeTitle: "Revoke this key?",
   revokeBody: (name: string) => `Programs using "${name}" stop working at once. This cannot be undone.`,

@@ -1,33 +1,16 @@
 // A read-only field with a copy button: the bearer token of 'Copy Bearer Token' and a new API key.
-// The button says 'Copied' for 2000 ms (spec section 9) and a toast confirms; without clipboard
+// The button says 'Copied' for a moment and a toast confirms (use-copy.ts); without clipboard
 // permission the text is selected so Ctrl+C or a long press still works.
-import { useEffect, useId, useState } from "react";
-import { TOAST, UI_TEXT } from "../../lib/ui-text.ts";
-import { notify } from "../../stores/toast.ts";
-
-/** Spec section 9: the copied indicator lasts 2000 ms. */
-export const COPIED_INDICATOR_MS = 2000;
+import { useId } from "react";
+import { UI_TEXT } from "../../lib/ui-text.ts";
+import { useCopy } from "./use-copy.ts";
 
 export function CopyField({ label, value }: { label: string; value: string }) {
   const fieldId = useId();
-  const [copied, setCopied] = useState(false);
-
-  useEffect(() => {
-    if (!copied) return;
-    const timer = setTimeout(() => setCopied(false), COPIED_INDICATOR_MS);
-    return () => clearTimeout(timer);
-  }, [copied]);
-
-  const copy = async () => {
-    try {
-      await navigator.clipboard.writeText(value);
-      setCopied(true);
-      notify("success", TOAST.copied);
-    } catch {
-      const field = document.getElementById(fieldId);
-      if (field instanceof HTMLInputElement) field.select();
-    }
-  };
+  const { copied, copy } = useCopy(value, () => {
+    const field = document.getElementById(fieldId);
+    if (field instanceof HTMLInputElement) field.select();
+  });
 
   return (
     <>

@@ -1,0 +1,40 @@
+// /profile/api-keys' sample call with a copy button. Each line of the command wraps inside the
+// box, its continuation indented, rather than running off the right edge: at 390 px a scrolling
+// box cut the URL ("…/v1/backgroun") with no sign that there was more (issue 31).
+import { useRef } from "react";
+import { API_KEYS_TEXT } from "../../lib/api-keys-text.ts";
+import { UI_TEXT } from "../../lib/ui-text.ts";
+import { useCopy } from "../token/use-copy.ts";
+
+export default function CurlSample({ lines }: { lines: readonly string[] }) {
+  const codeRef = useRef<HTMLElement>(null);
+  const { copied, copy } = useCopy(lines.join("\n"), () => {
+    if (codeRef.current) window.getSelection()?.selectAllChildren(codeRef.current);
+  });
+  return (
+    <div className="mt-3 rounded-box bg-neutral text-neutral-content" data-curl-example>
+      <div className="flex justify-end p-2 pb-0">
+        <button
+          type="button"
+          className="btn btn-sm"
+          onClick={copy}
+          aria-label={copied ? undefined : T.copyCommand}
+        >
+          {copied ? UI_TEXT.token.copied : UI_TEXT.token.copy}
+        </button>
+      </div>
+      <pre className="whitespace-pre-wrap px-4 pb-4 text-xs wrap-anywhere">
+        <code ref={codeRef}>
+          {lines.map((line) => (
+            // A wrapped line's continuation hangs one step in, so it does not read as a new line.
+            <span key={line} className="block ps-6 -indent-6">
+              {line}
+            </span>
+          ))}
+        </code>
+      </pre>
+    </div>
+  );
+}
+
+const T = API_KEYS_TEXT;
