@@ -1,6 +1,10 @@
 // The console's building blocks: a titled section, and a table with a caption that a screen reader
-// can jump to and a phone can scroll sideways.
-import type { ReactNode } from "react";
+// can jump to. Wide screens scroll a wide table sideways (with shadows at the edge that has more); a
+// phone shows each row as a card instead, so no column and no action is cut off
+// (console-table.css; the cells' roles come from src/lib/table-cells.ts).
+import { Children, cloneElement, isValidElement, type ReactElement, type ReactNode } from "react";
+import { type CellRole, cellRoles } from "../../lib/table-cells.ts";
+import "./console-table.css";
 
 export function Section({
   id,
@@ -31,22 +35,29 @@ export function Table({
   head,
   children,
   numeric = [],
+  keyColumn = 0,
+  actionColumn,
 }: {
   caption: string;
   head: ReactNode[];
+  /** The rows: `<tr>` elements whose `<td>`s follow `head`'s order (how their cards are labelled). */
   children: ReactNode;
   /** The columns (by index) that hold amounts: their headings align right, over their figures. */
   numeric?: number[];
+  /** The column that names a row: the title of its card on a phone. */
+  keyColumn?: number;
+  /** The column with the row's buttons, if any: unlabelled on a card (and dropped when empty). */
+  actionColumn?: number;
 }) {
   return (
-    // Focusable and named: a phone scrolls it sideways, and so must a keyboard (WCAG 2.1.1).
+    // Focusable and named: a wide table scrolls sideways, and so must a keyboard (WCAG 2.1.1).
     <section
-      className="overflow-x-auto rounded-box border border-base-300"
+      className="console-table-scroll overflow-x-auto rounded-box border border-base-300"
       // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region needs keyboard access
       tabIndex={0}
       aria-label={`${caption}, table`}
     >
-      <table className="table table-sm">
+      <table className="console-table table table-sm">
         <caption className="sr-only">{caption}</caption>
         <thead>
           <tr>
@@ -58,8 +69,24 @@ export function Table({
             ))}
           </tr>
         </thead>
-        <tbody>{children}</tbody>
+        <tbody>{withRoles(children, cellRoles(head, keyColumn, actionColumn))}</tbody>
       </table>
     </section>
   );
+}
+
+type Cell = ReactElement<{ "data-label"?: string | undefined; "data-cell"?: string | undefined }>;
+
+/** Marks each row's cells with their column's role (data-label, data-cell) for the phone's cards. */
+function withRoles(rows: ReactNode, roles: readonly CellRole[]): ReactNode {
+  return Children.map(rows, (row) => {
+    if (!isValidElement<{ children?: ReactNode }>(row) || row.type !== "tr") return row;
+    let column = 0;
+    const cells = Children.map(row.props.children, (cell) => {
+      if (!isValidElement(cell)) return cell;
+      const role = roles[column++];
+      return role ? cloneElement(cell as Cell, { "data-label": role.label, "data-cell": role.cell }) : cell;
+    });
+    return cloneElement(row, undefined, cells);
+  });
 }

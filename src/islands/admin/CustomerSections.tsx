@@ -1,8 +1,9 @@
 // The customer page's read-only parts: the overview, the credits' parts and ledger, payments, API
 // keys (with Revoke). The audit trail is in AuditEntries.tsx. Each is a table with a caption, so a screen
-// reader can jump between them; tables scroll sideways on a phone instead of squeezing.
+// reader can jump between them; on a phone their rows stack as cards (ConsoleTable.tsx).
 import type { ReactNode } from "react";
 import type { AdminLedgerEntry, AdminPayment, Customer } from "../../../contract/admin.ts";
+import { featureName } from "../../../contract/credit-costs.ts";
 import { formatMoney } from "../../../contract/invoice-document.ts";
 import { formatBalance } from "../../lib/account-view.ts";
 import { ADMIN_PAGE_TEXT } from "../../lib/admin-text.ts";
@@ -76,13 +77,19 @@ export function Ledger({ lines }: { lines: readonly AdminLedgerEntry[] }) {
   if (lines.length === 0) return <Empty text={T.emptyLedger} />;
   const C = T.ledgerColumns;
   return (
-    <Table caption={T.sections.ledger} head={[C.at, C.what, C.credits, C.count]} numeric={[2, 3]}>
+    <Table
+      caption={T.sections.ledger}
+      head={[C.at, C.what, C.credits, C.count]}
+      numeric={[2, 3]}
+      keyColumn={1}
+    >
       {lines.map((line) => (
         <tr key={`${line.at}-${line.kind}-${line.description}`} data-ledger-line={line.kind}>
           <td className="whitespace-nowrap tabular-nums">
             {line.kind === "spend" ? `${berlinDay(line.at)} (${T.dayTotal})` : dayAndTime(line.at)}
           </td>
-          <td>{line.description}</td>
+          {/* A spend names its feature as customers know it (as the usage chart does), not by its id. */}
+          <td>{line.kind === "spend" ? featureName(line.description) : line.description}</td>
           <td className="text-right font-medium tabular-nums">
             {line.credits > 0 ? "+" : ""}
             {formatBalance(line.credits)}
@@ -113,6 +120,8 @@ export function Payments({
     <Table
       caption={T.sections.payments}
       numeric={[3, 4]}
+      keyColumn={1}
+      actionColumn={7}
       head={[
         C.date,
         C.description,
@@ -161,6 +170,7 @@ export function ApiKeys({
     <Table
       caption={T.sections.keys}
       numeric={[3]}
+      actionColumn={5}
       head={[
         C.key,
         C.created,
