@@ -76,6 +76,10 @@ export const ADMIN_PAGE_TEXT = {
       status: "Status",
     },
     auditColumns: { at: "When", who: "Who", action: "Action", reason: "Reason" },
+    /** A client the parser does not know (a script, a bot), shown in place of a browser's name. */
+    otherClient: "Other client",
+    /** The summary's hidden words, so a screen reader says what the disclosure holds. */
+    userAgent: "Browser: ",
     revoked: "Revoked",
     live: "Live",
     more: "Show more",
@@ -140,12 +144,14 @@ export const ADMIN_PAGE_TEXT = {
     intro:
       "Every operator action and security event, newest first. Each entry is chained to the one before it: npm run audit:verify checks the chain.",
     filters: "Filters",
-    actor: "Actor (user id)",
-    subject: "Subject (user id)",
+    actor: "Actor (username or e-mail)",
+    subject: "Subject (username or e-mail)",
+    /** A user id, copied from a customer page's address, works too. */
+    namePlaceholder: "ana, ana@example.com or an id",
     action: "Action",
     actionHelp: "An action (credits.grant) or a family (credits.)",
-    from: "From",
-    to: "To (exclusive)",
+    from: "From (YYYY-MM-DD)",
+    to: "Before (YYYY-MM-DD)",
     apply: "Apply filters",
     reset: "Clear",
     download: "Download CSV",
@@ -169,6 +175,7 @@ export const ADMIN_PAGE_TEXT = {
     loading: "Adding up the quarter…",
     failed: "The report could not be loaded. Reload the page or try again.",
     empty: "No sales and no refunds in this quarter.",
+    noneThisQuarter: "None this quarter.",
     sections: {
       domestic: "Domestic sales (Germany)",
       oss: "One-Stop Shop: EU consumers, per member state of consumption",

@@ -12,7 +12,8 @@ import type {
   VatReportView,
 } from "../../contract/admin.ts";
 import type { UsageRow } from "../../contract/usage.ts";
-import { apiRequest, saveDownload } from "../lib/api-client.ts";
+import { apiRequest, asApiError, saveDownload } from "../lib/api-client.ts";
+import { fieldErrorsFrom422 } from "../lib/error-messages.ts";
 import { presetRange } from "../lib/usage-view.ts";
 
 type Status = "idle" | "loading" | "ready" | "failed";
@@ -220,10 +221,13 @@ export interface AuditFilter {
 }
 
 export interface AuditState {
-  status: Status;
+  /** "invalid": the API refused a filter (an unknown name, a bad time), said in `fieldErrors`. */
+  status: Status | "invalid";
   filter: AuditFilter;
   entries: readonly AuditEntryView[];
   nextCursor: string | null;
+  /** The API's message per filter field for an "invalid" filter. */
+  fieldErrors: Partial<Record<keyof AuditFilter, string>>;
 }
 
 export const EMPTY_AUDIT_FILTER: AuditFilter = { actor: "", subject: "", action: "", from: "", to: "" };
@@ -233,6 +237,7 @@ export const $auditLog = atom<AuditState>({
   filter: EMPTY_AUDIT_FILTER,
   entries: [],
   nextCursor: null,
+  fieldErrors: {},
 });
 
 const filterQuery = (filter: AuditFilter) =>
@@ -244,13 +249,18 @@ export async function loadAuditLog(filter: AuditFilter, more = false): Promise<v
   const before = $auditLog.get();
   const params = filterQuery(filter);
   if (more && before.nextCursor) params.set("cursor", before.nextCursor);
-  $auditLog.set({ ...before, status: "loading", filter });
+  $auditLog.set({ ...before, status: "loading", filter, fieldErrors: {} });
   try {
     const page = await apiRequest(`/v1/admin/audit?${params}`, "auditPageSchema", { auth: true });
     const entries = more ? [...before.entries, ...page.data] : page.data;
-    $auditLog.set({ status: "ready", filter, entries, nextCursor: page.next_cursor });
-  } catch {
-    $auditLog.set({ ...$auditLog.get(), status: "failed" });
+    $auditLog.set({ status: "ready", filter, entries, nextCursor: page.next_cursor, fieldErrors: {} });
+  } catch (error) {
+    const fieldErrors = fieldErrorsFrom422(asApiError(error));
+    $auditLog.set(
+      Object.keys(fieldErrors).length > 0
+        ? { status: "invalid", filter, entries: [], nextCursor: null, fieldErrors }
+        : { ...$auditLog.get(), status: "failed" },
+    );
   }
 }
 

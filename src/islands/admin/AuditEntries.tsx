@@ -1,6 +1,7 @@
 // Audit entries as the console shows them: on the customer page's trail and on /admin/audit.
 import type { AuditEntryView } from "../../../contract/admin.ts";
 import { ADMIN_PAGE_TEXT } from "../../lib/admin-text.ts";
+import { clientOf, detailsText } from "../../lib/audit-view.ts";
 import { dayAndTime } from "../../lib/format-date.ts";
 import { Table } from "./ConsoleTable.tsx";
 
@@ -8,30 +9,45 @@ const T = ADMIN_PAGE_TEXT.customer;
 
 const Empty = ({ text }: { text: string }) => <p className="text-sm text-base-content/70">{text}</p>;
 
-/** An audit entry's action and what it did, as both audit tables show it. */
-export function AuditAction({ entry }: { entry: AuditEntryView }) {
+/**
+ * The browser an entry came from in short ("Chrome 131 on Windows"): a User-Agent is five lines on
+ * a phone, and rarely what a reader wants. The whole string opens from the summary, which a
+ * keyboard reaches like a button.
+ */
+function Client({ entry }: { entry: AuditEntryView }) {
+  const client = clientOf(entry, T.otherClient);
+  if (!client) return null;
+  if (!client.full) {
+    return (
+      <span className="block text-xs text-base-content/70" data-client>
+        <span className="sr-only">{T.userAgent}</span>
+        {client.short}
+      </span>
+    );
+  }
   return (
-    <>
-      <span className="font-mono text-xs">{entry.action}</span>
-      <span className="block text-xs text-base-content/70">{detailsText(entry.details)}</span>
-    </>
+    <details className="text-xs text-base-content/70" data-client>
+      <summary className="cursor-pointer">
+        <span className="sr-only">{T.userAgent}</span>
+        {client.short}
+      </summary>
+      <span className="block break-all font-mono" data-user-agent>
+        {client.full}
+      </span>
+    </details>
   );
 }
 
-/** Details that are plumbing rather than news to a reader (they stay in the CSV). */
-const QUIET_DETAILS = new Set(["idempotency_key", "description", "grant_id", "takes"]);
-
-/** An audit entry's details as short "key: value" text (never secrets: the server keeps none there). */
-export function detailsText(details: Record<string, unknown>): string {
-  if (typeof details.from === "string" && typeof details.to === "string")
-    return `${details.from} → ${details.to}`;
-  return Object.entries(details)
-    .filter(([key, value]) => !QUIET_DETAILS.has(key) && value !== null)
-    .map(
-      ([key, value]) =>
-        `${key.replaceAll("_", " ")}: ${typeof value === "object" ? JSON.stringify(value) : String(value)}`,
-    )
-    .join("; ");
+/** An audit entry's action, what it did and where from, as both audit tables show it. */
+export function AuditAction({ entry }: { entry: AuditEntryView }) {
+  const details = detailsText(entry.details);
+  return (
+    <>
+      <span className="font-mono text-xs">{entry.action}</span>
+      {details && <span className="block text-xs text-base-content/70">{details}</span>}
+      <Client entry={entry} />
+    </>
+  );
 }
 
 export function AuditTrail({ entries }: { entries: readonly AuditEntryView[] }) {

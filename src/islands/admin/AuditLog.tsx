@@ -1,12 +1,14 @@
 // /admin/audit (admins): the audit log, newest first, with filters (actor, subject, action, time)
 // kept in the URL, and the filtered log as a CSV download.
 import { useStore } from "@nanostores/react";
-import { type FormEvent, useEffect, useId, useState } from "react";
+import { type FormEvent, useEffect, useId, useRef, useState } from "react";
+import type { AuditEntryView } from "../../../contract/admin.ts";
 import { ADMIN_PAGE_TEXT } from "../../lib/admin-text.ts";
 import { dayAndTime } from "../../lib/format-date.ts";
 import {
   $auditLog,
   type AuditFilter,
+  type AuditState,
   downloadAuditCsv,
   EMPTY_AUDIT_FILTER,
   loadAuditLog,
@@ -30,9 +32,34 @@ function filterFromUrl(): AuditFilter {
   return Object.fromEntries(FIELDS.map((f) => [f, params.get(f) ?? ""])) as unknown as AuditFilter;
 }
 
-function Filters({ onApply }: { onApply: (filter: AuditFilter) => void }) {
+/** An example of each field's value. */
+const PLACEHOLDERS: Partial<Record<keyof AuditFilter, string>> = {
+  actor: T.namePlaceholder,
+  subject: T.namePlaceholder,
+  action: "credits.",
+  from: "2026-11-01",
+  to: "2026-12-01",
+};
+
+function Filters({
+  onApply,
+  errors,
+}: {
+  onApply: (filter: AuditFilter) => void;
+  /** The API's word on a field it refused (an unknown name, a time that is not ISO 8601). */
+  errors: AuditState["fieldErrors"];
+}) {
   const [filter, setFilter] = useState<AuditFilter>(filterFromUrl);
   const base = useId();
+  const form = useRef<HTMLFormElement>(null);
+  // A refused filter: the keyboard goes to the first field the API named, beside its message,
+  // scrolled to the middle of the screen (the sticky header would hide its label at the top).
+  useEffect(() => {
+    if (Object.keys(errors).length === 0) return;
+    const invalid = form.current?.querySelector<HTMLElement>("[aria-invalid='true']");
+    invalid?.focus({ preventScroll: true });
+    invalid?.scrollIntoView({ block: "center" });
+  }, [errors]);
   const labels: Record<keyof AuditFilter, string> = {
     actor: T.actor,
     subject: T.subject,
@@ -45,25 +72,43 @@ function Filters({ onApply }: { onApply: (filter: AuditFilter) => void }) {
     onApply(filter);
   };
   return (
-    <form onSubmit={submit} className="grid gap-3 sm:grid-cols-2 lg:grid-cols-5" aria-label={T.filters}>
-      {FIELDS.map((field) => (
-        <div key={field} className="flex flex-col gap-1">
-          <label htmlFor={`${base}-${field}`} className="text-sm font-medium">
-            {labels[field]}
-          </label>
-          <input
-            id={`${base}-${field}`}
-            name={field}
-            type={field === "from" || field === "to" ? "date" : "text"}
-            className="input input-sm w-full"
-            value={filter[field]}
-            onChange={(e) => setFilter({ ...filter, [field]: e.target.value })}
-            {...(field === "action" ? { placeholder: "credits." } : {})}
-            spellCheck={false}
-            autoComplete="off"
-          />
-        </div>
-      ))}
+    <form
+      ref={form}
+      onSubmit={submit}
+      className="grid gap-3 sm:grid-cols-2 lg:grid-cols-5"
+      aria-label={T.filters}
+    >
+      {FIELDS.map((field) => {
+        const id = `${base}-${field}`;
+        const error = errors[field];
+        return (
+          <div key={field} className="flex flex-col gap-1">
+            <label htmlFor={id} className="text-sm font-medium">
+              {labels[field]}
+            </label>
+            <input
+              id={id}
+              name={field}
+              // Days as the console writes them (2026-11-24), not the browser's locale's date
+              // picker (11/24/2026 in en-US); the API also takes a time and says what is wrong.
+              type="text"
+              className={error ? "input input-sm input-error w-full" : "input input-sm w-full"}
+              value={filter[field]}
+              onChange={(e) => setFilter({ ...filter, [field]: e.target.value })}
+              placeholder={PLACEHOLDERS[field]}
+              spellCheck={false}
+              autoComplete="off"
+              aria-invalid={error ? true : undefined}
+              aria-describedby={error ? `${id}-error` : undefined}
+            />
+            {error && (
+              <p id={`${id}-error`} className="text-sm text-error" data-field-error={field}>
+                {error}
+              </p>
+            )}
+          </div>
+        );
+      })}
       <div className="flex flex-wrap gap-2 sm:col-span-2 lg:col-span-5">
         <button type="submit" className="btn btn-primary btn-sm">
           {T.apply}
@@ -80,6 +125,22 @@ function Filters({ onApply }: { onApply: (filter: AuditFilter) => void }) {
         </button>
       </div>
     </form>
+  );
+}
+
+/** Whom an entry is about, by name (the id only for a row the users table no longer has). */
+function Subject({ entry }: { entry: AuditEntryView }) {
+  const id = entry.subject_user_id;
+  if (!id) return "—";
+  return (
+    <>
+      <a className="link link-primary break-all" href={`/admin/customers/${id}`} data-subject>
+        {entry.subject_username ?? <span className="font-mono text-xs">{id}</span>}
+      </a>
+      {entry.subject_email && (
+        <span className="block break-all text-xs text-base-content/70">{entry.subject_email}</span>
+      )}
+    </>
   );
 }
 
@@ -111,7 +172,7 @@ function AuditView() {
   const C = T.columns;
   return (
     <div className="flex flex-col gap-6" data-audit-log data-status={state.status}>
-      <Filters onApply={apply} />
+      <Filters onApply={apply} errors={state.fieldErrors} />
       <div className="flex justify-end">
         <button
           type="button"
@@ -140,16 +201,7 @@ function AuditView() {
                 <AuditAction entry={e} />
               </td>
               <td>
-                {e.subject_user_id ? (
-                  <a
-                    className="link link-primary font-mono text-xs"
-                    href={`/admin/customers/${e.subject_user_id}`}
-                  >
-                    {e.subject_user_id.slice(0, 8)}…
-                  </a>
-                ) : (
-                  "—"
-                )}
+                <Subject entry={e} />
               </td>
               <td className="min-w-48">{e.reason ?? "—"}</td>
             </tr>

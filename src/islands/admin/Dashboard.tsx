@@ -78,7 +78,7 @@ function DailyCounts({ metrics }: { metrics: MetricsView }) {
   return (
     <div>
       <Suspense fallback={<div className="h-64 sm:h-80" />}>
-        <UsageChart usage={usage} label={T.daily} manual="" seriesName={countName} stacked={false} />
+        <UsageChart usage={usage} label={T.daily} manual="" seriesName={countName} stacked={false} whole />
       </Suspense>
       <ul className="mt-2 flex flex-wrap justify-center gap-x-4 gap-y-1 text-xs">
         {COUNTS.map((c, i) => (

@@ -125,22 +125,31 @@ function ReportView() {
         </p>
       )}
       {report && report.lines.length === 0 && <p className="text-base-content/80">{T.empty}</p>}
+      {/* Every section of the filing, empty ones too: "none" tells an accountant that nothing was
+          sold there, where a missing section would leave them asking whether it was forgotten. */}
       {report &&
         SECTIONS.map((section) => {
           const lines = report.lines.filter((l) => l.section === section);
-          if (lines.length === 0) return null;
           return (
             <Section
               key={section}
               id={`vat-${section}`}
               title={T.sections[section]}
               aside={
-                <p className="text-sm tabular-nums">
-                  {T.total}: {total(section)}
-                </p>
+                lines.length > 0 && (
+                  <p className="text-sm tabular-nums">
+                    {T.total}: {total(section)}
+                  </p>
+                )
               }
             >
-              <SectionTable section={section} lines={lines} />
+              {lines.length > 0 ? (
+                <SectionTable section={section} lines={lines} />
+              ) : (
+                <p className="text-sm text-base-content/70" data-vat-none={section}>
+                  {T.noneThisQuarter}
+                </p>
+              )}
             </Section>
           );
         })}

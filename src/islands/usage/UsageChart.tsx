@@ -33,9 +33,11 @@ interface Props {
   seriesName?: ((id: string | null) => string) | undefined;
   /** Bars stacked per day (parts of one total), or side by side (counts that overlap). Default: stacked. */
   stacked?: boolean | undefined;
+  /** The values are whole things (people, accounts): the y-axis marks whole numbers only, never 0.5. */
+  whole?: boolean | undefined;
 }
 
-export default function UsageChart({ usage, label, manual, seriesName, stacked = true }: Props) {
+export default function UsageChart({ usage, label, manual, seriesName, stacked = true, whole }: Props) {
   const canvas = useRef<HTMLCanvasElement>(null);
   useEffect(() => {
     const target = canvas.current;
@@ -58,7 +60,7 @@ export default function UsageChart({ usage, label, manual, seriesName, stacked =
         animation: false,
         scales: {
           x: { stacked, ticks: { maxRotation: 0, autoSkip: true }, grid: { display: false } },
-          y: { stacked, beginAtZero: true },
+          y: { stacked, beginAtZero: true, ...(whole ? { ticks: { precision: 0 } } : {}) },
         },
         plugins: {
           tooltip: { mode: "index", intersect: false },
@@ -73,6 +75,8 @@ export default function UsageChart({ usage, label, manual, seriesName, stacked =
       if (scales?.y?.ticks) scales.y.ticks.color = text;
       if (scales?.y?.grid) scales.y.grid.color = grid;
       chart.update();
+      // The y-axis's marks as drawn, readable without the canvas (the console's tests check them).
+      target.dataset.yTicks = chart.scales.y?.ticks.map((tick) => tick.value).join(" ") ?? "";
     };
     paint(colours);
     // The theme follows the system: repaint when it changes.
@@ -83,7 +87,7 @@ export default function UsageChart({ usage, label, manual, seriesName, stacked =
       media.removeEventListener("change", repaint);
       chart.destroy();
     };
-  }, [usage, manual, seriesName, stacked]);
+  }, [usage, manual, seriesName, stacked, whole]);
   return (
     <div className="relative h-64 w-full sm:h-80">
       <canvas ref={canvas} role="img" aria-label={label} data-usage-chart />
