@@ -1,0 +1,175 @@
+// What a customer could not make out (issue 31, items 2, 3 and 10): the credit table a paying
+// customer could not reach (/plans sends them to /), support's goodwill grant that /profile merged
+// into the sign-up credits without a word, and a low-balance field that looked disabled. Phone
+// width in the dark theme and desktop in the light one, checked with axe; screenshots are kept in
+// the test's output folder for a person to look at.
+import type { APIRequestContext, Page } from "@playwright/test";
+import { ADMIN_TEXT } from "../../contract/admin-rules.ts";
+import { ADMIN_PAGE_TEXT } from "../../src/lib/admin-text.ts";
+import { PROFILE_TEXT } from "../../src/lib/profile-text.ts";
+import { UI_TEXT } from "../../src/lib/ui-text.ts";
+import { createVerifiedUser, openSignedIn, readMail, tokenViaApi } from "../fixtures/account.ts";
+import { axeViolations } from "../fixtures/axe.ts";
+import { buyTierAViaForms } from "../fixtures/checkout.ts";
+import { expect, test } from "../fixtures/test.ts";
+import { staffViaCli } from "../fixtures/two-factor.ts";
+
+const VIEWS = [
+  { width: 390, colorScheme: "dark" },
+  { width: 1280, colorScheme: "light" },
+] as const;
+
+/** The pages a signed-in customer moves between. */
+const SIGNED_IN_PAGES = [
+  "/profile",
+  "/profile/api-keys",
+  "/profile/usage",
+  "/profile/billing",
+  "/profile/security",
+];
+
+async function view(page: Page, v: (typeof VIEWS)[number]) {
+  await page.setViewportSize({ width: v.width, height: 900 });
+  await page.emulateMedia({ colorScheme: v.colorScheme });
+}
+
+async function userId(request: APIRequestContext, token: string): Promise<string> {
+  const res = await request.get("/v1/users/me", { headers: { Authorization: `Bearer ${token}` } });
+  return ((await res.json()) as { id: string }).id;
+}
+
+test("a paying customer reads what credits are worth on the API keys page, and no link sends them to /plans", async ({
+  page,
+  request,
+}, testInfo) => {
+  test.setTimeout(120_000);
+  const customer = await createVerifiedUser(request, "payer");
+  const token = await tokenViaApi(request, customer);
+  await buyTierAViaForms(request, token, { name: "Erika Mustermann", country: "DE", vat_id: "" });
+  // The provider's webhook lands a moment after the payment.
+  await expect(async () => {
+    const me = await request.get("/v1/users/me", { headers: { Authorization: `Bearer ${token}` } });
+    expect(JSON.stringify(await me.json())).toContain("Tier A");
+  }).toPass({ timeout: 20_000 });
+
+  for (const v of VIEWS) {
+    await view(page, v);
+    await openSignedIn(page, token, "/profile/api-keys");
+    await page.getByRole("link", { name: "What are my credits worth?" }).click();
+    await expect(page).toHaveURL(/\/profile\/api-keys#credit-worth$/);
+    const table = page.locator('[data-table="credit-worth"]');
+    await expect(table).toBeInViewport();
+    // The jump lands with the heading below the sticky top bar, not under it.
+    const heading = await page.getByRole("heading", { name: "What are my credits worth?" }).boundingBox();
+    const bar = await page.locator("header").first().boundingBox();
+    expect(heading?.y).toBeGreaterThanOrEqual((bar?.y ?? 0) + (bar?.height ?? 0));
+    await expect(table.getByRole("row", { name: /Background remover/ })).toBeVisible();
+    // The paid-plan rule of /plans would have sent them to / by now.
+    await page.waitForTimeout(500);
+    await expect(page).toHaveURL(/\/profile\/api-keys#credit-worth$/);
+    expect(await axeViolations(page)).toEqual([]);
+    await page.screenshot({ path: testInfo.outputPath(`credit-worth-${v.width}-${v.colorScheme}.png`) });
+  }
+
+  // No link on the pages a paying customer uses leads into that redirect.
+  for (const path of SIGNED_IN_PAGES) {
+    await openSignedIn(page, token, path);
+    await expect(page.locator("[data-plan-badge]").first()).toHaveText("Tier A");
+    await expect(
+      page.locator('main a[href^="/plans"]:visible, header a[href^="/plans"]:visible'),
+    ).toHaveCount(0);
+  }
+});
+
+test("support's goodwill grant is its own line on /profile with its note, and the customer is mailed", async ({
+  page,
+  browser,
+  request,
+}, testInfo) => {
+  const customer = await createVerifiedUser(request, "goodwill");
+  const customerToken = await tokenViaApi(request, customer);
+  const support = await createVerifiedUser(request, "gwsup");
+  const note = "Sorry for the failed renders on Tuesday.";
+  const reason = "Ticket 812: three renders failed, staff-only detail";
+
+  await openSignedIn(
+    page,
+    await staffViaCli(request, support, "support"),
+    `/admin/customers/${await userId(request, customerToken)}`,
+  );
+  await page.getByRole("button", { name: ADMIN_PAGE_TEXT.actions.grant }).click();
+  const dialog = page.getByRole("dialog", { name: `${ADMIN_PAGE_TEXT.actions.grant}: ${customer.username}` });
+  await dialog.getByLabel(ADMIN_PAGE_TEXT.actions.amount).fill("250");
+  await dialog.getByLabel(ADMIN_TEXT.noteLabel).fill(note);
+  await dialog.getByLabel(ADMIN_PAGE_TEXT.actions.reason).fill(reason);
+  expect(await axeViolations(page)).toEqual([]);
+  await dialog.getByRole("button", { name: ADMIN_PAGE_TEXT.actions.confirm }).click();
+  await expect(dialog).toBeHidden();
+
+  // The mail: the amount and the note, never the reason.
+  const mail = await readMail(request, customer.email, /^250 credits from .+ support$/);
+  const { data } = (await (await request.get("/_dev/mail.json")).json()) as {
+    data: { to: string; subject: string; text: string }[];
+  };
+  const text = data.find((m) => m.to.includes(customer.email) && m.subject === mail.subject)?.text ?? "";
+  expect(text).toContain(note);
+  expect(text).not.toContain("Ticket 812");
+  expect(mail.links.some((link) => link.endsWith("/profile"))).toBe(true);
+
+  // A context of its own (axe needs one): the customer's browser, apart from support's.
+  const customerContext = await browser.newContext();
+  const customerPage = await customerContext.newPage();
+  for (const v of VIEWS) {
+    await view(customerPage, v);
+    await openSignedIn(customerPage, customerToken, "/profile");
+    const parts = customerPage.locator("[data-credit-breakdown] li");
+    await expect(parts).toHaveCount(2);
+    await expect(customerPage.locator('[data-credit-part="free"]')).toHaveText("50 free credits, no expiry");
+    const goodwill = customerPage.locator('[data-credit-part="goodwill"]');
+    await expect(goodwill).toContainText("250 goodwill credits from support, no expiry");
+    await expect(goodwill.locator("[data-goodwill-note]")).toHaveText(`“${note}”`);
+    expect(await axeViolations(customerPage)).toEqual([]);
+    await goodwill.scrollIntoViewIfNeeded();
+    await customerPage.screenshot({ path: testInfo.outputPath(`goodwill-${v.width}-${v.colorScheme}.png`) });
+  }
+  await customerContext.close();
+});
+
+test("the low-balance amount is a field to type in, and Billing and Security have their own section", async ({
+  page,
+  request,
+}, testInfo) => {
+  const L = PROFILE_TEXT.lowBalance;
+  const customer = await createVerifiedUser(request, "alertfield");
+  const token = await tokenViaApi(request, customer);
+  for (const v of VIEWS) {
+    await view(page, v);
+    await openSignedIn(page, token, "/profile");
+    const form = page.locator("[data-low-balance-alert]");
+    const box = form.getByRole("checkbox", { name: L.enable });
+    const amount = form.getByRole("spinbutton", { name: L.amount });
+    await expect(box).not.toBeChecked();
+    // Off, and still an input like any other: full opacity, a text cursor, a visible border.
+    await expect(amount).toBeEnabled();
+    const look = await amount.evaluate((el) => {
+      const style = getComputedStyle(el);
+      return { opacity: style.opacity, cursor: style.cursor, border: style.borderTopColor };
+    });
+    expect(look.opacity).toBe("1");
+    expect(look.cursor).not.toBe("not-allowed");
+    expect(look.border).not.toMatch(/rgba\(.*, 0\)$|transparent/);
+    await amount.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: testInfo.outputPath(`low-balance-${v.width}-${v.colorScheme}.png`) });
+    // Typing an amount turns the alert on.
+    await amount.fill("30");
+    await expect(box).toBeChecked();
+
+    const account = page.getByRole("region", { name: PROFILE_TEXT.accountTitle });
+    await expect(account.getByRole("link")).toHaveText([UI_TEXT.billing.menu, UI_TEXT.security.menu]);
+    const keys = page.getByRole("region", { name: PROFILE_TEXT.apiAccessTitle });
+    await expect(keys.getByRole("link")).toHaveText([PROFILE_TEXT.manageKeys, PROFILE_TEXT.usageLink]);
+    expect(await axeViolations(page)).toEqual([]);
+    await account.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: testInfo.outputPath(`profile-sections-${v.width}-${v.colorScheme}.png`) });
+  }
+});
