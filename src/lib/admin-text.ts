@@ -41,11 +41,16 @@ export const ADMIN_PAGE_TEXT = {
       credits: "Credits",
       ledger: "Ledger",
       payments: "Payments",
-      usage: "Usage, last 30 days",
+      usage: "Usage",
       keys: "API keys",
       audit: "Audit trail",
       actions: "Actions",
     },
+    /** The name of the tabs that hold the long parts of the page. */
+    partsLabel: (username: string) => `${username}'s account in detail`,
+    usagePeriod: "The last 30 days, per Berlin day.",
+    /** Under the ledger while it shows only its newest lines. */
+    ledgerNewest: (shown: number) => `The newest ${shown} entries.`,
     facts: {
       email: "E-mail",
       role: "Role",

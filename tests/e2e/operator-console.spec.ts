@@ -155,6 +155,8 @@ test("an admin refunds a top-up; the customer's billing history shows the refund
   await page.locator("[data-customer-row]").getByRole("link", { name: customer.username }).click();
   const payments = page.locator("[data-payment]");
   await expect(payments).toHaveCount(2, { timeout: 15_000 });
+  // Payments are a tab of the customer page; the reload below keeps it open (#payments).
+  await page.getByRole("tab", { name: A.customer.sections.payments }).click();
   const topUp = payments.filter({ hasText: "500 credit pack" });
   await topUp.getByRole("button", { name: /^Refund/ }).click();
   const dialog = page.getByRole("dialog", { name: /^Refund:/ });
@@ -225,6 +227,7 @@ test("the quarter's VAT report: a German consumer, a French consumer and a Frenc
   await openSignedIn(page, adminToken, `/admin/customers?q=${marie.username}`);
   await page.locator("[data-customer-row]").getByRole("link", { name: marie.username }).click();
   await expect(page.locator("[data-payment]")).toHaveCount(1, { timeout: 15_000 });
+  await page.getByRole("tab", { name: A.customer.sections.payments }).click();
   await page
     .locator("[data-payment]")
     .getByRole("button", { name: /^Refund/ })

@@ -1,6 +1,7 @@
 // /admin/customers/{id} (staff only): one prebuilt page that reads the id from the URL and shows
-// the customer's account, credits, ledger, payments, usage, API keys and audit trail, with the
-// actions the viewer may take. A disabled account or an unverified address is said at the top.
+// the customer's account and the actions the viewer may take, then the credits and ledger,
+// payments, usage, API keys and audit trail as tabs. A disabled account or an unverified address is
+// said at the top.
 import { useStore } from "@nanostores/react";
 import { lazy, Suspense, useEffect, useMemo, useState } from "react";
 import type { User } from "../../../contract/account.ts";
@@ -21,6 +22,7 @@ import { CustomerActionDialog, RefundDialog, RevokeKeyDialog } from "./CustomerA
 import { ApiKeys, CreditParts, Ledger, Overview, Payments } from "./CustomerSections.tsx";
 import { StaffGuard } from "./StaffGuard.tsx";
 import { STAFF } from "./staff.ts";
+import { type Tab, Tabs } from "./Tabs.tsx";
 
 const inBrowser = typeof document !== "undefined";
 const UsageChart = lazy(() => import("../usage/UsageChart.tsx"));
@@ -47,6 +49,7 @@ function Usage() {
   if (state.usage.length === 0) return <p className="text-sm text-base-content/70">{T.emptyUsage}</p>;
   return (
     <div>
+      <p className="mb-2 text-sm text-base-content/70">{T.usagePeriod}</p>
       <Suspense fallback={<div className="h-64 sm:h-80" />}>
         <UsageChart usage={usage} label={T.usageTable} manual={T.manual} />
       </Suspense>
@@ -73,6 +76,40 @@ function MoreButton({ part }: { part: "ledger" | "audit" }) {
   );
 }
 
+const DANGEROUS = new Set<ActionKind>(["disable", "cancelNow", "takeBack"]);
+/** An outline button in the error colour, its text darkened (light theme) or lightened (dark) toward
+ *  the page's text: daisyUI's light error red on white is 2.9:1, short of WCAG AA's 4.5:1. */
+const DANGER =
+  "btn-error [--btn-rest-fg:color-mix(in_oklab,var(--color-error)_60%,var(--color-base-content))]";
+
+/** The ledger's newest lines: enough to see what happened lately without pushing the rest away. */
+const LEDGER_FIRST = 10;
+
+/** The credits' parts, and the ledger collapsed to its last lines until asked for more. */
+function CreditsPanel({ customer }: { customer: Customer }) {
+  const state = useStore($customer);
+  const [expanded, setExpanded] = useState(false);
+  const lines = expanded ? state.ledger : state.ledger.slice(0, LEDGER_FIRST);
+  const hidden = state.ledger.length - lines.length;
+  return (
+    <>
+      <CreditParts customer={customer} />
+      <h3 className="mt-4 font-semibold">{T.sections.ledger}</h3>
+      <Ledger lines={lines} />
+      {hidden > 0 ? (
+        <div className="flex flex-wrap items-center gap-3">
+          <button type="button" className="btn btn-outline btn-sm" onClick={() => setExpanded(true)}>
+            {T.more}
+          </button>
+          <span className="text-sm text-base-content/70">{T.ledgerNewest(lines.length)}</span>
+        </div>
+      ) : (
+        state.ledgerCursor && <MoreButton part="ledger" />
+      )}
+    </>
+  );
+}
+
 function CustomerView({ viewer, customer }: { viewer: User; customer: Customer }) {
   const state = useStore($customer);
   const [action, setAction] = useState<ActionKind | null>(null);
@@ -81,8 +118,44 @@ function CustomerView({ viewer, customer }: { viewer: User; customer: Customer }
   const mayRefund = viewer.role === "admin" && viewer.id !== customer.id;
   const actions = availableActions(viewer.role, viewer.id, customer);
   const S = T.sections;
+  const tabs: Tab[] = [
+    { id: "credits", label: S.credits, panel: <CreditsPanel customer={customer} /> },
+    {
+      id: "payments",
+      label: S.payments,
+      panel: (
+        <Payments
+          payments={state.payments}
+          action={(p) =>
+            mayRefund && refundable(p) > 0 ? (
+              <button
+                type="button"
+                className="btn btn-error btn-xs"
+                onClick={() => setRefunding(p)}
+                aria-label={`${ADMIN_PAGE_TEXT.actions.refund} ${p.invoice_number ?? p.description}`}
+              >
+                {ADMIN_PAGE_TEXT.actions.refund}
+              </button>
+            ) : null
+          }
+        />
+      ),
+    },
+    { id: "usage", label: S.usage, panel: <Usage /> },
+    { id: "keys", label: S.keys, panel: <ApiKeys customer={customer} onRevoke={setRevoking} /> },
+    {
+      id: "audit",
+      label: S.audit,
+      panel: (
+        <>
+          <AuditTrail entries={state.audit} />
+          {state.auditCursor && <MoreButton part="audit" />}
+        </>
+      ),
+    },
+  ];
   return (
-    <div className="flex flex-col gap-10" data-customer={customer.id}>
+    <div className="flex flex-col gap-8" data-customer={customer.id}>
       <header className="flex flex-col gap-3">
         <a href="/admin/customers" className="link text-sm">
           ← {T.backToSearch}
@@ -115,7 +188,7 @@ function CustomerView({ viewer, customer }: { viewer: User; customer: Customer }
             <button
               key={kind}
               type="button"
-              className={`btn btn-sm ${kind === "disable" || kind === "cancelNow" || kind === "takeBack" ? "btn-outline btn-error" : "btn-outline"}`}
+              className={`btn btn-sm btn-outline ${DANGEROUS.has(kind) ? DANGER : ""}`}
               onClick={() => setAction(kind)}
               data-action={kind}
             >
@@ -127,40 +200,8 @@ function CustomerView({ viewer, customer }: { viewer: User; customer: Customer }
       <Section id="customer-overview" title={S.overview}>
         <Overview customer={customer} />
       </Section>
-      <Section id="customer-credits" title={S.credits}>
-        <CreditParts customer={customer} />
-      </Section>
-      <Section id="customer-ledger" title={S.ledger}>
-        <Ledger lines={state.ledger} />
-        {state.ledgerCursor && <MoreButton part="ledger" />}
-      </Section>
-      <Section id="customer-payments" title={S.payments}>
-        <Payments
-          payments={state.payments}
-          action={(p) =>
-            mayRefund && refundable(p) > 0 ? (
-              <button
-                type="button"
-                className="btn btn-error btn-xs"
-                onClick={() => setRefunding(p)}
-                aria-label={`${ADMIN_PAGE_TEXT.actions.refund} ${p.invoice_number ?? p.description}`}
-              >
-                {ADMIN_PAGE_TEXT.actions.refund}
-              </button>
-            ) : null
-          }
-        />
-      </Section>
-      <Section id="customer-usage" title={S.usage}>
-        <Usage />
-      </Section>
-      <Section id="customer-keys" title={S.keys}>
-        <ApiKeys customer={customer} onRevoke={setRevoking} />
-      </Section>
-      <Section id="customer-audit" title={S.audit}>
-        <AuditTrail entries={state.audit} />
-        {state.auditCursor && <MoreButton part="audit" />}
-      </Section>
+      {/* The long parts one at a time: the page stays short, and each part is one click away. */}
+      <Tabs label={T.partsLabel(customer.username)} tabs={tabs} />
       <CustomerActionDialog kind={action} customer={customer} onClose={() => setAction(null)} />
       <RevokeKeyDialog customerId={customer.id} apiKey={revoking} onClose={() => setRevoking(null)} />
       <RefundDialog customer={customer} payment={refunding} onClose={() => setRefunding(null)} />
