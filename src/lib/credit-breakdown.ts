@@ -6,7 +6,7 @@
 // part of its own: merged into the sign-up credits, a grant was invisible (issue 31).
 import { GOODWILL_SOURCE, type LedgerEntry } from "../../contract/billing.ts";
 import { formatBalance } from "./account-view.ts";
-import { berlinDayAndTime } from "./format-date.ts";
+import { berlinDayAndTime } from "./berlin-time.ts";
 
 export type GrantKind = LedgerEntry["kind"];
 

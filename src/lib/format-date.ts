@@ -23,25 +23,3 @@ export function dayAndTime(value: string | Date | null | undefined): string | nu
   if (Number.isNaN(date.getTime())) return null;
   return DAY_AND_TIME.format(date);
 }
-
-/** The business's time zone: credit expiries and the API's days are Berlin's. */
-const BERLIN = "Europe/Berlin";
-const BERLIN_DAY_AND_TIME = new Intl.DateTimeFormat("sv-SE", {
-  timeZone: BERLIN,
-  year: "numeric",
-  month: "2-digit",
-  day: "2-digit",
-  hour: "2-digit",
-  minute: "2-digit",
-});
-const BERLIN_ZONE_NAME = new Intl.DateTimeFormat("en-GB", { timeZone: BERLIN, timeZoneName: "short" });
-
-/**
- * An instant on Berlin's clock with the zone's name at that instant, "2026-12-23 00:00 CET", as
- * /profile shows expiries: a time without its zone is read in whatever zone the reader is in.
- */
-export function berlinDayAndTime(value: string | Date): string {
-  const date = new Date(value);
-  const zone = BERLIN_ZONE_NAME.formatToParts(date).find((p) => p.type === "timeZoneName")?.value ?? BERLIN;
-  return `${BERLIN_DAY_AND_TIME.format(date)} ${zone}`;
-}

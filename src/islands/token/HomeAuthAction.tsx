@@ -5,7 +5,7 @@
 
 import { useStore } from "@nanostores/react";
 import { useId, useRef } from "react";
-import { berlinDayAndTime } from "../../lib/format-date.ts";
+import { berlinDayAndTime } from "../../lib/berlin-time.ts";
 import { tokenExpiresAt } from "../../lib/token-expiry.ts";
 import { UI_TEXT } from "../../lib/ui-text.ts";
 import { $auth } from "../../stores/auth.ts";
