@@ -71,6 +71,14 @@ test("a paying customer reads what credits are worth on the API keys page, and n
     await page.screenshot({ path: testInfo.outputPath(`credit-worth-${v.width}-${v.colorScheme}.png`) });
   }
 
+  // A failed top-up's 'Try again' leads to the packs on /profile, not to /plans.
+  await openSignedIn(page, token, "/payment/failed");
+  await expect(page.locator("[data-plan-badge]").first()).toHaveText("Tier A");
+  await expect(page.getByRole("link", { name: UI_TEXT.payment.tryAgain })).toHaveAttribute(
+    "href",
+    "/profile",
+  );
+
   // No link on the pages a paying customer uses leads into that redirect.
   for (const path of SIGNED_IN_PAGES) {
     await openSignedIn(page, token, path);

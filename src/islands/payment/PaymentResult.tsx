@@ -1,15 +1,20 @@
 // /payment/{status}: 'Payment Successful!' with 'Go to Dashboard' (to /) when status is success,
 // otherwise 'Payment Failed' with 'Try again' (to /plans). Refreshes the user either way, so the
 // top bar shows the new plan and balance (the provider's webhook may land a moment later: the
-// success page asks again a few times until the plan or balance changes).
+// success page asks again a few times until the plan or balance changes). A customer already on a
+// paid plan was buying a top-up: their 'Try again' is /profile, where the packs are, since /plans
+// would send them to / (spec section 2).
 import { useEffect, useState } from "react";
+import { hasPaidPlan } from "../../lib/account-view.ts";
 import { routeParam } from "../../lib/route-param.ts";
 import { UI_TEXT } from "../../lib/ui-text.ts";
 import { refreshUserUntilChanged } from "../../stores/auth.ts";
 import { LoadingState } from "../auth/LoadingState.tsx";
+import { useSession } from "../auth/use-session.ts";
 
 export default function PaymentResult() {
   const [status, setStatus] = useState<"unknown" | "success" | "failed">("unknown");
+  const { user } = useSession();
 
   useEffect(() => {
     const success = routeParam(window.location.pathname, "/payment/") === "success";
@@ -41,7 +46,7 @@ export default function PaymentResult() {
       <p className="text-base-content/80">
         Your card was not charged. You can try again or pick another plan.
       </p>
-      <a href="/plans" className="btn btn-primary">
+      <a href={hasPaidPlan(user) ? "/profile" : "/plans"} className="btn btn-primary">
         {UI_TEXT.payment.tryAgain}
       </a>
     </div>
