@@ -104,6 +104,30 @@ async function opensDialog(page: Page, button: Locator, dialogName: RegExp | str
   await expect(dialog).toBeHidden();
 }
 
+/**
+ * A tab of the customer page on a phone: each of its three rows shows `column` and its button on
+ * screen, and the first row's button opens its dialog.
+ */
+async function rowsOnPhone(
+  page: Page,
+  part: { tab: string; rows: string; column: string; button: RegExp; dialog: RegExp; shot: string },
+): Promise<void> {
+  await openTab(page, part.tab);
+  const rows = page.locator(part.rows);
+  await expect(rows).toHaveCount(3);
+  for (const row of await rows.all()) {
+    await expectWithinWidth(page, row.locator(`[data-label="${part.column}"]`));
+    await expectWithinWidth(page, row.getByRole("button", { name: part.button }));
+  }
+  await expectNoSidewaysScroll(page);
+  expect(await axeViolations(page)).toEqual([]);
+  await page.screenshot({
+    path: test.info().outputPath(`console-${part.shot}-phone-dark.png`),
+    fullPage: true,
+  });
+  await opensDialog(page, rows.first().getByRole("button", { name: part.button }), part.dialog);
+}
+
 test.describe.configure({ mode: "serial" });
 
 let customer: TestUser;
@@ -181,28 +205,23 @@ test("on a phone every button of the customer page is on screen and opens its di
   await expectWithinWidth(page, page.locator('[data-label="Expires"]').first());
   await expectWithinWidth(page, page.locator("[data-ledger-line]").first().locator('[data-label="Credits"]'));
 
-  // Payments: the total, and Refund, on screen for each payment.
-  await openTab(page, S.payments);
-  const payments = page.locator("[data-payment]");
-  await expect(payments).toHaveCount(3);
-  for (const payment of await payments.all()) {
-    await expectWithinWidth(page, payment.locator(`[data-label="${A.customer.paymentColumns.total}"]`));
-    await expectWithinWidth(page, payment.getByRole("button", { name: /^Refund/ }));
-  }
-  await expectNoSidewaysScroll(page);
-  expect(await axeViolations(page)).toEqual([]);
-  await opensDialog(page, payments.first().getByRole("button", { name: /^Refund/ }), /^Refund:/);
-
-  // API keys: the status, and Revoke.
-  await openTab(page, S.keys);
-  const keys = page.locator("[data-admin-key]");
-  await expect(keys).toHaveCount(3);
-  for (const key of await keys.all()) {
-    await expectWithinWidth(page, key.locator(`[data-label="${A.customer.keyColumns.status}"]`));
-    await expectWithinWidth(page, key.getByRole("button", { name: /^Revoke/ }));
-  }
-  expect(await axeViolations(page)).toEqual([]);
-  await opensDialog(page, keys.first().getByRole("button", { name: /^Revoke/ }), /Revoke/);
+  // Payments: the total, and Refund, on screen for each payment; API keys: the status, and Revoke.
+  await rowsOnPhone(page, {
+    tab: S.payments,
+    rows: "[data-payment]",
+    column: A.customer.paymentColumns.total,
+    button: /^Refund/,
+    dialog: /^Refund:/,
+    shot: "payments",
+  });
+  await rowsOnPhone(page, {
+    tab: S.keys,
+    rows: "[data-admin-key]",
+    column: A.customer.keyColumns.status,
+    button: /^Revoke/,
+    dialog: /Revoke/,
+    shot: "keys",
+  });
 
   // The audit trail: the reason staff gave.
   await openTab(page, S.audit);
@@ -246,6 +265,14 @@ test("on a phone the search's results and the audit log show every column, in bo
   await page.goto(`/admin/customers?q=${customer.username}`);
   await expect(row).toHaveCount(1);
   expect(await axeViolations(page)).toEqual([]);
+  // On a desk the same pages keep their tables, every column in view.
+  await page.setViewportSize(DESK);
+  await expectWithinWidth(page, page.getByRole("columnheader", { name: C.status }));
+  await page.screenshot({ path: test.info().outputPath("console-search-desk-light.png"), fullPage: true });
+  await page.goto("/admin/audit");
+  await expectWithinWidth(page, page.getByRole("columnheader", { name: A.audit.columns.reason }));
+  expect(await axeViolations(page)).toEqual([]);
+  await page.screenshot({ path: test.info().outputPath("console-audit-desk-light.png"), fullPage: true });
 });
 
 test("the dashboard's tables and the customer page at both widths and themes pass axe", async ({ page }) => {
