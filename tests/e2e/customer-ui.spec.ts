@@ -1,0 +1,186 @@
+// What a new customer tripped over in issue 31 (items 4, 5, 6 and 9), checked as they saw it, at
+// 390 px in the dark theme and 1280 px in the light one: toasts that covered the top bar (and two
+// where one was meant), a dialog that moved the page and left a strip undimmed, the token's expiry
+// without a time zone and two buttons named "Close", and a curl sample cut at the phone's edge.
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import type { Page } from "@playwright/test";
+import { jwtDecode } from "jwt-decode";
+import { DETAIL } from "../../contract/messages.ts";
+import { API_KEYS_TEXT } from "../../src/lib/api-keys-text.ts";
+import { SECURITY_TEXT } from "../../src/lib/security-text.ts";
+import { TOAST, UI_TEXT } from "../../src/lib/ui-text.ts";
+import { createVerifiedUser, openSignedIn, tokenViaApi } from "../fixtures/account.ts";
+import { axeViolations } from "../fixtures/axe.ts";
+import { expect, test } from "../fixtures/test.ts";
+import { appCode } from "../fixtures/two-factor.ts";
+
+const SHOTS = join("test-results", "customer-ui");
+mkdirSync(SHOTS, { recursive: true });
+
+const VIEWS = [
+  { width: 390, height: 844, colorScheme: "dark" },
+  { width: 1280, height: 800, colorScheme: "light" },
+] as const;
+
+type Box = { x: number; y: number; width: number; height: number };
+const overlaps = (a: Box, b: Box) =>
+  a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
+
+/** Counts every toast the page shows from now on, however briefly (one that closed included). */
+async function countToasts(page: Page): Promise<() => Promise<number>> {
+  await page.evaluate(() => {
+    const seen = new Set<Element>();
+    (window as unknown as { toastsSeen: Set<Element> }).toastsSeen = seen;
+    new MutationObserver(() => {
+      for (const toast of document.querySelectorAll(".Toastify__toast")) seen.add(toast);
+    }).observe(document.body, { childList: true, subtree: true });
+  });
+  return () => page.evaluate(() => (window as unknown as { toastsSeen: Set<Element> }).toastsSeen.size);
+}
+
+for (const view of VIEWS) {
+  test.describe(`at ${view.width} px in the ${view.colorScheme} theme`, () => {
+    test.use({ viewport: { width: view.width, height: view.height }, colorScheme: view.colorScheme });
+
+    test("a toast leaves the top bar uncovered, and one copy is one toast", async ({
+      page,
+      context,
+      request,
+    }) => {
+      await context.grantPermissions(["clipboard-read", "clipboard-write"]);
+      const user = await createVerifiedUser(request, "ui");
+      await openSignedIn(page, await tokenViaApi(request, user), "/profile/api-keys");
+      const seen = await countToasts(page);
+      const sample = page.locator("[data-curl-example]");
+      const copy = sample.getByRole("button", { name: API_KEYS_TEXT.copyCommand });
+      // Twice in a row, as an impatient visitor would: the same words show once.
+      await copy.click();
+      await sample.getByRole("button", { name: UI_TEXT.token.copied }).click();
+      const toast = page.locator(".Toastify__toast", { hasText: TOAST.copied });
+      await expect(toast).toBeVisible();
+      expect(await page.evaluate(() => navigator.clipboard.readText())).toContain("curl ");
+
+      const header = await page.locator("header").first().boundingBox();
+      const shown = await toast.boundingBox();
+      expect(header && shown).toBeTruthy();
+      expect(overlaps(header as Box, shown as Box), "the toast covers the top bar").toBe(false);
+      // The toast stays on the screen.
+      expect((shown as Box).y + (shown as Box).height).toBeLessThanOrEqual(view.height);
+      expect(await seen()).toBe(1);
+
+      await page.screenshot({ path: join(SHOTS, `toast-${view.width}-${view.colorScheme}.png`) });
+      expect(await axeViolations(page)).toEqual([]);
+    });
+
+    test("the curl sample is readable whole, with its copy button", async ({ page, request }) => {
+      const user = await createVerifiedUser(request, "ui");
+      await openSignedIn(page, await tokenViaApi(request, user), "/profile/api-keys");
+      const sample = page.locator("[data-curl-example]");
+      await sample.scrollIntoViewIfNeeded();
+      await expect(sample).toContainText("/background-remover");
+      await expect(sample).toContainText('-F "image=@photo.jpg"');
+      await expect(sample.getByRole("button", { name: API_KEYS_TEXT.copyCommand })).toBeVisible();
+      // Nothing is cut at the right edge: the box needs no sideways scrolling, nor does the page.
+      const pre = sample.locator("pre");
+      const { scrollWidth, clientWidth } = await pre.evaluate((el) => ({
+        scrollWidth: el.scrollWidth,
+        clientWidth: el.clientWidth,
+      }));
+      expect(scrollWidth).toBeLessThanOrEqual(clientWidth);
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(view.width);
+      await sample.screenshot({ path: join(SHOTS, `curl-${view.width}-${view.colorScheme}.png`) });
+    });
+
+    test("the token dialog keeps the page still, dims it all, and says its expiry in Berlin time", async ({
+      page,
+      request,
+    }) => {
+      const user = await createVerifiedUser(request, "ui");
+      const token = await tokenViaApi(request, user);
+      await openSignedIn(page, token, "/");
+      const header = page.locator("header").first();
+      const before = await header.boundingBox();
+      await page.getByRole("button", { name: UI_TEXT.token.open }).click();
+      const dialog = page.getByRole("dialog", { name: UI_TEXT.token.title });
+      await expect(dialog).toBeVisible();
+
+      // The page does not move under the dialog, and nothing reserves a scrollbar's gutter for it
+      // (a reserved gutter is the 15 px the top bar moved by and the strip left undimmed).
+      expect(await header.boundingBox()).toEqual(before);
+      const root = await page.evaluate(() => {
+        const style = getComputedStyle(document.documentElement);
+        return { gutter: style.scrollbarGutter, clientWidth: document.documentElement.clientWidth };
+      });
+      expect(root.gutter).toBe("auto");
+      const backdrop = await page.locator("dialog[open]").boundingBox();
+      expect(backdrop).toEqual({ x: 0, y: 0, width: view.width, height: view.height });
+      expect(root.clientWidth).toBe(view.width);
+
+      // The expiry as /profile says times: Berlin's clock and the zone's name at that instant.
+      const { exp } = jwtDecode(token);
+      const expires = new Date((exp as number) * 1000);
+      const clock = new Intl.DateTimeFormat("sv-SE", {
+        timeZone: "Europe/Berlin",
+        dateStyle: "short",
+        timeStyle: "short",
+      }).format(expires);
+      const zone = expires
+        .toLocaleString("en-GB", { timeZone: "Europe/Berlin", timeZoneName: "short" })
+        .split(" ")
+        .at(-1);
+      await expect(dialog.locator("[data-token-expires]")).toHaveText(
+        UI_TEXT.token.expires(`${clock} ${zone}`),
+      );
+      expect(zone).toMatch(/^CES?T$/);
+
+      // One way out, by one name.
+      const names = await dialog
+        .getByRole("button")
+        .evaluateAll((buttons) => buttons.map((b) => b.getAttribute("aria-label") ?? b.textContent?.trim()));
+      expect(new Set(names).size, names.join(", ")).toBe(names.length);
+      await expect(dialog.getByRole("button", { name: UI_TEXT.token.close })).toHaveCount(1);
+
+      await page.screenshot({ path: join(SHOTS, `dialog-${view.width}-${view.colorScheme}.png`) });
+      expect(await axeViolations(page)).toEqual([]);
+
+      await dialog.getByRole("button", { name: UI_TEXT.token.close }).click();
+      await expect(dialog).toBeHidden();
+      expect(await header.boundingBox()).toEqual(before);
+    });
+  });
+}
+
+test.describe("turning two-factor sign-in on", () => {
+  // The wrong code's 400 is Chromium's console note, on purpose here.
+  test.use({
+    viewport: { width: 390, height: 844 },
+    colorScheme: "dark",
+    allowedConsoleErrors: [/Failed to load resource: the server responded with a status of 400/],
+  });
+
+  test("says so in exactly one toast, below the top bar's reach", async ({ page, request }) => {
+    const S = SECURITY_TEXT.twoFactor;
+    const user = await createVerifiedUser(request, "ui");
+    await openSignedIn(page, await tokenViaApi(request, user), "/profile/security");
+    const seen = await countToasts(page);
+    const section = page.locator("[data-two-factor]");
+    await section.getByRole("button", { name: S.start }).click();
+    const secret = ((await section.locator("[data-totp-secret]").textContent()) ?? "").replace(/\s/g, "");
+    // A wrong code first (said at the field, no toast), then the right one, sent with Enter.
+    await section.getByLabel(S.confirmLabel).fill("000000");
+    await section.getByLabel(S.confirmLabel).press("Enter");
+    await expect(section.getByText(DETAIL.incorrectCode)).toBeVisible();
+    await section.getByLabel(S.confirmLabel).fill(appCode(secret));
+    await section.getByLabel(S.confirmLabel).press("Enter");
+    await expect(section.locator("[data-two-factor-state]")).toHaveText(S.on);
+    const toast = page.locator(".Toastify__toast", { hasText: S.turnedOn });
+    await expect(toast).toBeVisible();
+    // Time for an echo of the same news to arrive, were there one.
+    await page.waitForTimeout(1000);
+    expect(await seen()).toBe(1);
+    const header = await page.locator("header").first().boundingBox();
+    expect(overlaps(header as Box, (await toast.boundingBox()) as Box)).toBe(false);
+    await page.screenshot({ path: join(SHOTS, "two-factor-on-390-dark.png") });
+  });
+});
