@@ -59,7 +59,10 @@ for (const view of VIEWS) {
       await sample.getByRole("button", { name: UI_TEXT.token.copied }).click();
       const toast = page.locator(".Toastify__toast", { hasText: TOAST.copied });
       await expect(toast).toBeVisible();
-      expect(await page.evaluate(() => navigator.clipboard.readText())).toContain("curl ");
+      // The command exactly, its three lines as typed (the wrapping is the screen's only).
+      expect(await page.evaluate(() => navigator.clipboard.readText())).toMatch(
+        /^curl https:\/\/\S+\/background-remover \\\n {2}-H "Authorization: Bearer \$GENAI_API_KEY" \\\n {2}-F "image=@photo\.jpg"$/,
+      );
 
       const header = await page.locator("header").first().boundingBox();
       const shown = await toast.boundingBox();

@@ -1,7 +1,7 @@
 // /profile/api-keys' sample call with a copy button. Each line of the command wraps inside the
 // box, its continuation indented, rather than running off the right edge: at 390 px a scrolling
 // box cut the URL ("…/v1/backgroun") with no sign that there was more (issue 31).
-import { useRef } from "react";
+import { Fragment, useRef } from "react";
 import { API_KEYS_TEXT } from "../../lib/api-keys-text.ts";
 import { UI_TEXT } from "../../lib/ui-text.ts";
 import { useCopy } from "../token/use-copy.ts";
@@ -28,7 +28,7 @@ export default function CurlSample({ lines }: { lines: readonly string[] }) {
           {lines.map((line) => (
             // A wrapped line's continuation hangs one step in, so it does not read as a new line.
             <span key={line} className="block ps-6 -indent-6">
-              {line}
+              {breakAfterSlashes(line)}
             </span>
           ))}
         </code>
@@ -38,3 +38,14 @@ export default function CurlSample({ lines }: { lines: readonly string[] }) {
 }
 
 const T = API_KEYS_TEXT;
+
+/** A URL may wrap after any "/" (a <wbr>, nothing copied) rather than mid-word. */
+function breakAfterSlashes(line: string) {
+  return line.split(/(?<=\/)/).map((part, i) => (
+    // biome-ignore lint/suspicious/noArrayIndexKey: the parts of one fixed line, never reordered
+    <Fragment key={i}>
+      {i > 0 && <wbr />}
+      {part}
+    </Fragment>
+  ));
+}
