@@ -19,6 +19,23 @@ describe("pageWeightChecks", () => {
     expect(checks.find((c) => c.id === "js-gzip" && c.subject === "/b")?.measured).toBe("82.0 KB");
   });
 
+  it("holds pages behind the sign-in to 100,000 bytes, public pages to 82,000 (issue 31)", () => {
+    const checks = pageWeightChecks([
+      weight("/login", 82_001),
+      weight("/profile", 100_000),
+      weight("/profile/security", 100_001),
+      weight("/profiles", 82_001),
+    ]);
+    expect(
+      checks.filter((c) => c.id.endsWith("js-gzip")).map((c) => [c.id, c.subject, c.budget, c.verdict]),
+    ).toEqual([
+      ["js-gzip", "/login", "JavaScript ≤ 82.0 KB gzip", "fail"],
+      ["signed-in-js-gzip", "/profile", "JavaScript ≤ 100.0 KB gzip", "pass"],
+      ["signed-in-js-gzip", "/profile/security", "JavaScript ≤ 100.0 KB gzip", "fail"],
+      ["js-gzip", "/profiles", "JavaScript ≤ 82.0 KB gzip", "fail"],
+    ]);
+  });
+
   it("holds /profile/usage to its own 150,000 bytes, its chart included", () => {
     const checks = pageWeightChecks([weight("/profile/usage", 149_000), weight("/profile/usage", 150_001)]);
     expect(checks.filter((c) => c.id === "js-gzip").map((c) => [c.budget, c.verdict])).toEqual([
@@ -36,8 +53,11 @@ describe("the operator console's budgets", () => {
     );
     expect(checks.map((c) => [c.id, c.subject, c.measured, c.verdict])).toEqual([
       ["admin-js-gzip", "/admin", "150.0 KB", "pass"],
+      ["signed-in-js-gzip", "/admin", "100.0 KB", "pass"],
       ["admin-js-gzip", "/admin/customer", "150.0 KB", "fail"],
+      ["signed-in-js-gzip", "/admin/customer", "100.0 KB", "fail"],
       ["admin-js-gzip", "/admin/audit", "100.0 KB", "pass"],
+      ["signed-in-js-gzip", "/admin/audit", "100.0 KB", "fail"],
     ]);
   });
 

@@ -414,8 +414,8 @@ export function renderReport(report: BenchReport): string {
     "# Benchmarks",
     "",
     `Written by \`${COMMANDS.all}\` (bench/run.ts) on ${report.machine.date.slice(0, 10)}. The figures are this ` +
-      "machine's at that moment: rerun on a quiet machine before comparing them with anything. Public pages: " +
-      `${PUBLIC_PAGES.join(", ")}.`,
+      "machine's at that moment: rerun on a quiet machine before comparing them with anything. Lighthouse's " +
+      `public pages: ${PUBLIC_PAGES.join(", ")}. Page weight: every page outside /profile and /admin is public.`,
     "",
     machineSection(report.machine),
     "",

@@ -1,6 +1,7 @@
 // Every user-facing message of the account forms and the account API, exactly as the spec
 // (section 5) and API-CONTRACT.md word them. The portal shows these and the server answers with
 // them, so both import them from here and tests compare against these constants.
+import { EMAIL_CHANGE_DETAIL } from "./email-change-messages.ts";
 
 /** Form validation messages (spec section 5), in the order the spec lists them. */
 export const VALIDATION = {
@@ -94,9 +95,8 @@ export const DETAIL = {
   passkeyNotFound: "Passkey not found",
   emailChangeSent: "Check the new address: the change takes effect when you follow the link we sent there.",
   emailSame: "This is already your e-mail address",
-  emailChanged: "Your e-mail address was changed.",
-  emailChangeReverted:
-    "Your e-mail address was changed back, every browser was signed out, and your password no longer works. Reset your password now.",
+  emailChanged: EMAIL_CHANGE_DETAIL.changed,
+  emailChangeReverted: EMAIL_CHANGE_DETAIL.reverted,
 } as const;
 
 /** `msg` of the 422 items that are about the body as a whole rather than one field. */

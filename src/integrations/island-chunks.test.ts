@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { type GetModuleInfo, SHELL_ENTRIES, shellMembership } from "./island-chunks.ts";
+import {
+  FORM_PARTS,
+  type GetModuleInfo,
+  islandCodeSplitting,
+  SHELL_ENTRIES,
+  shellMembership,
+  TOKEN_PAGE_PARTS,
+} from "./island-chunks.ts";
 
 /** A module graph as the bundler reports it: each module with its static importers. */
 function graph(importers: Record<string, string[]>): GetModuleInfo {
@@ -51,5 +58,30 @@ describe("shellMembership", () => {
     expect(matches(RENDERER)).toBe(true);
     expect(matches(LOGIN_FORM)).toBe(false);
     expect(matches(`${ROOT}/account/AccountMenu.test.tsx`)).toBe(false);
+  });
+});
+
+describe("the shared chunks of the forms and the token pages", () => {
+  it.each([
+    ["/app/src/islands/forms/Field.tsx", FORM_PARTS, true],
+    ["/app/src/islands/forms/use-form.ts", FORM_PARTS, true],
+    ["C:\\app\\src\\lib\\form-errors.ts", FORM_PARTS, true],
+    ["/app/src/islands/forms/LoginForm.tsx", FORM_PARTS, false],
+    ["/app/src/lib/form-errors.test.ts", FORM_PARTS, false],
+    ["/app/src/islands/auth/LoadingState.tsx", TOKEN_PAGE_PARTS, true],
+    ["/app/src/islands/forms/InvalidToken.tsx", TOKEN_PAGE_PARTS, true],
+    ["/app/src/lib/route-param.ts", TOKEN_PAGE_PARTS, true],
+    ["/app/src/islands/forms/ResetPassword.tsx", TOKEN_PAGE_PARTS, false],
+  ])("%s -> in its group: %s", (id, group, expected) => {
+    expect(group.test(id)).toBe(expected);
+  });
+
+  it("puts the shell first, then the form parts and the token pages' parts", () => {
+    const groups = islandCodeSplitting().groups;
+    expect(groups.map((g) => ("test" in g ? g.name : "shell"))).toEqual([
+      "shell",
+      "form-parts",
+      "token-page-parts",
+    ]);
   });
 });

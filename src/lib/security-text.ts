@@ -1,5 +1,6 @@
 // The words of /profile/security (ACCOUNT-SECURITY.md), beside the page that shows them (not in
 // ui-text.ts, which every page carries). /login's code step has its own, in code-step-text.ts.
+import { CONFIRM_EMAIL_TEXT } from "./confirm-email-text.ts";
 export const SECURITY_TEXT = {
   title: "Security",
   intro: "Two-factor sign-in, your password and sessions, what happened lately, and your data.",
@@ -89,13 +90,7 @@ export const SECURITY_TEXT = {
     label: "New e-mail address",
     submit: "Send the link",
   },
-  confirmEmail: {
-    title: "Confirm e-mail address",
-    pending: "Confirming the address…",
-    profileLink: "Go to your security settings",
-    loginLink: "Log in",
-    forgotLink: "Reset your password",
-  },
+  confirmEmail: CONFIRM_EMAIL_TEXT,
   password: {
     title: "Change password",
     body: "Other browsers signed in to your account are signed out; this one stays signed in. API keys keep working.",

@@ -1,7 +1,7 @@
 // The second step of /login for an account with two-factor sign-in on: a code from the
 // authenticator app, or a recovery code. A wrong code is said at the field (with the tries left);
 // a step that ended (5 minutes, 5 wrong codes) sends the visitor back to the password.
-import { useState } from "react";
+import { type ReactNode, useState } from "react";
 import { DETAIL } from "../../../contract/messages.ts";
 import { asApiError } from "../../lib/api-client.ts";
 import { CODE_STEP_TEXT as T } from "../../lib/code-step-text.ts";
@@ -11,7 +11,6 @@ import { TOAST } from "../../lib/ui-text.ts";
 import { logInWithCode } from "../../stores/auth.ts";
 import { notify, notifyAfterNavigation } from "../../stores/toast.ts";
 import { Field, IslandForm, SubmitButton } from "./Field.tsx";
-import { PasskeyButton } from "./PasskeyButton.tsx";
 import { useForm } from "./use-form.ts";
 
 const FIELDS = ["code"] as const;
@@ -22,9 +21,14 @@ interface Props {
   methods: readonly string[];
   /** Back to the password form: the visitor asked, or the step ended. */
   onBack: () => void;
+  /**
+   * The passkey button, given by LoginForm rather than imported here: LoginForm shows it already,
+   * and a module both import statically would become a chunk of its own on /login.
+   */
+  passkeyButton: (label: string, mfaToken: string) => ReactNode;
 }
 
-export function CodeStep({ mfaToken, methods, onBack }: Props) {
+export function CodeStep({ mfaToken, methods, onBack, passkeyButton }: Props) {
   const form = useForm("mfaCodeBodySchema", FIELDS);
   const [recovery, setRecovery] = useState(false);
 
@@ -65,7 +69,7 @@ export function CodeStep({ mfaToken, methods, onBack }: Props) {
         onChange={form.onChange}
       />
       <SubmitButton label={T.verify} busy={form.busy} />
-      {methods.includes("webauthn") && <PasskeyButton label={T.usePasskey} mfaToken={mfaToken} />}
+      {methods.includes("webauthn") && passkeyButton(T.usePasskey, mfaToken)}
       <div className="flex flex-wrap justify-between gap-2 text-sm">
         <button
           type="button"

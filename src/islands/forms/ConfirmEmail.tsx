@@ -2,15 +2,15 @@
 // the address changed; the old address's way back says so and that every browser was signed out,
 // pointing to a password reset. A used or expired link says so.
 import { useEffect, useState } from "react";
-import { DETAIL } from "../../../contract/messages.ts";
+import { EMAIL_CHANGE_DETAIL } from "../../../contract/email-change-messages.ts";
+import { CONFIRM_EMAIL_TEXT } from "../../lib/confirm-email-text.ts";
 import { routeParam } from "../../lib/route-param.ts";
-import { SECURITY_TEXT } from "../../lib/security-text.ts";
 import { confirmEmailChange } from "../../stores/account.ts";
 import { forgetSession } from "../../stores/auth.ts";
 import { LoadingState } from "../auth/LoadingState.tsx";
 import { InvalidToken } from "./InvalidToken.tsx";
 
-const T = SECURITY_TEXT.confirmEmail;
+const T = CONFIRM_EMAIL_TEXT;
 
 // A link is single use: never send it twice from one page, even if the effect runs twice.
 let started: Promise<string | null> | null = null;
@@ -32,14 +32,14 @@ export default function ConfirmEmail() {
     }
     void confirmOnce(token).then((detail) => {
       // The way back signed every browser out, this one too.
-      if (detail === DETAIL.emailChangeReverted) forgetSession();
+      if (detail === EMAIL_CHANGE_DETAIL.reverted) forgetSession();
       setResult(detail);
     });
   }, []);
 
   if (result === "pending") return <LoadingState message={T.pending} />;
   if (result === null) return <InvalidToken linkHref="/profile/security" linkText={T.profileLink} />;
-  const reverted = result === DETAIL.emailChangeReverted;
+  const reverted = result === EMAIL_CHANGE_DETAIL.reverted;
   return (
     <div className="flex flex-col gap-4" data-confirm-email-success>
       <p role="status" className="alert alert-success">

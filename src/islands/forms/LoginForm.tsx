@@ -64,7 +64,12 @@ export default function LoginForm() {
     };
     return (
       <Suspense fallback={<span role="status" className="loading loading-spinner" aria-label="Loading" />}>
-        <CodeStep mfaToken={mfa.token} methods={mfa.methods} onBack={back} />
+        <CodeStep
+          mfaToken={mfa.token}
+          methods={mfa.methods}
+          onBack={back}
+          passkeyButton={(label, mfaToken) => <PasskeyButton label={label} mfaToken={mfaToken} />}
+        />
       </Suspense>
     );
   }
