@@ -18,7 +18,6 @@ import { initSession } from "../../stores/auth.ts";
 import { DailyTable, UsageLegend } from "../usage/UsageParts.tsx";
 import { AuditTrail } from "./AuditEntries.tsx";
 import { Section } from "./ConsoleTable.tsx";
-import { CustomerActionDialog, RefundDialog, RevokeKeyDialog } from "./CustomerActions.tsx";
 import { ApiKeys, CreditParts, Ledger, Overview, Payments } from "./CustomerSections.tsx";
 import { StaffGuard } from "./StaffGuard.tsx";
 import { STAFF } from "./staff.ts";
@@ -26,6 +25,12 @@ import { type Tab, Tabs } from "./Tabs.tsx";
 
 const inBrowser = typeof document !== "undefined";
 const UsageChart = lazy(() => import("../usage/UsageChart.tsx"));
+// The action dialogs load when staff first open one: most visits only read the page, and the
+// dialogs (with their forms and rules) would take the page past its 100 KB budget.
+const loadActions = () => import("./CustomerActions.tsx");
+const CustomerActionDialog = lazy(() => loadActions().then((m) => ({ default: m.CustomerActionDialog })));
+const RefundDialog = lazy(() => loadActions().then((m) => ({ default: m.RefundDialog })));
+const RevokeKeyDialog = lazy(() => loadActions().then((m) => ({ default: m.RevokeKeyDialog })));
 const T = ADMIN_PAGE_TEXT.customer;
 
 /** The id in /admin/customers/{id}. */
@@ -115,6 +120,13 @@ function CustomerView({ viewer, customer }: { viewer: User; customer: Customer }
   const [action, setAction] = useState<ActionKind | null>(null);
   const [revoking, setRevoking] = useState<Customer["api_keys"][number] | null>(null);
   const [refunding, setRefunding] = useState<AdminPayment | null>(null);
+  // Once a dialog was opened its code stays mounted, so closing it can finish as it should.
+  const [dialogsUsed, setDialogsUsed] = useState(false);
+  const anyOpen = action !== null || revoking !== null || refunding !== null;
+  useEffect(() => {
+    if (anyOpen) setDialogsUsed(true);
+  }, [anyOpen]);
+  const dialogsWanted = anyOpen || dialogsUsed;
   const mayRefund = viewer.role === "admin" && viewer.id !== customer.id;
   const actions = availableActions(viewer.role, viewer.id, customer);
   const S = T.sections;
@@ -202,9 +214,13 @@ function CustomerView({ viewer, customer }: { viewer: User; customer: Customer }
       </Section>
       {/* The long parts one at a time: the page stays short, and each part is one click away. */}
       <Tabs label={T.partsLabel(customer.username)} tabs={tabs} />
-      <CustomerActionDialog kind={action} customer={customer} onClose={() => setAction(null)} />
-      <RevokeKeyDialog customerId={customer.id} apiKey={revoking} onClose={() => setRevoking(null)} />
-      <RefundDialog customer={customer} payment={refunding} onClose={() => setRefunding(null)} />
+      {dialogsWanted && (
+        <Suspense fallback={null}>
+          <CustomerActionDialog kind={action} customer={customer} onClose={() => setAction(null)} />
+          <RevokeKeyDialog customerId={customer.id} apiKey={revoking} onClose={() => setRevoking(null)} />
+          <RefundDialog customer={customer} payment={refunding} onClose={() => setRefunding(null)} />
+        </Suspense>
+      )}
     </div>
   );
 }
