@@ -22,6 +22,8 @@ export const ADMIN_TEXT = {
   idempotencyKeyRequired: "idempotency_key is required",
   customerNotFound: "Customer not found",
   noSuchAccount: "No account has this username or e-mail",
+  /** The grant dialog's expiry, typed as the console writes days. */
+  dayInvalid: "Use a day as 2026-12-31, or leave it empty for no expiry",
   notIsoTime: "Use an ISO 8601 date (2026-11-01) or time (2026-11-01T09:30:00Z)",
   notOwnAccount: "Staff cannot do this to their own account",
   lastAdmin: "The last admin cannot be demoted",

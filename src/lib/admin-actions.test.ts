@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Customer } from "../../contract/admin.ts";
-import { availableActions, parseCredits, parseMoney, refundable } from "./admin-actions.ts";
+import { availableActions, parseCredits, parseIsoDayEnd, parseMoney, refundable } from "./admin-actions.ts";
 
 const customer = (over: Partial<Customer> = {}): Customer => ({
   id: "c1",
@@ -92,6 +92,25 @@ describe("parseCredits", () => {
 
   it.each([[""], ["0"], ["-5"], ["1.0001"], ["abc"], ["Infinity"]])("refuses %j", (text) => {
     expect(parseCredits(text)).toBeNull();
+  });
+});
+
+describe("parseIsoDayEnd", () => {
+  it("reads an ISO day as the end of that day in UTC", () => {
+    expect(parseIsoDayEnd("2026-12-31")).toBe("2026-12-31T23:59:59.000Z");
+    expect(parseIsoDayEnd(" 2028-02-29 ")).toBe("2028-02-29T23:59:59.000Z");
+  });
+
+  it.each([
+    [""],
+    ["2026-02-30"],
+    ["2026-13-01"],
+    ["26-12-31"],
+    ["12/31/2026"],
+    ["2026-12-31T10:00"],
+    ["2026-1-05"],
+  ])("refuses %j", (text) => {
+    expect(parseIsoDayEnd(text)).toBeNull();
   });
 });
 

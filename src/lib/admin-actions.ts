@@ -43,6 +43,18 @@ export function parseCredits(text: string): number | null {
   return Math.round(value * 1000) === value * 1000 ? value : null;
 }
 
+/**
+ * A calendar day typed as the console writes days (2026-11-26) that exists on the calendar, as the
+ * end of that day in UTC (a grant's expiry); else null. Typed, not picked: a date picker shows the
+ * browser's locale (11/26/2026) while every other date in the console is ISO.
+ */
+export function parseIsoDayEnd(text: string): string | null {
+  const day = text.trim();
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(day)) return null;
+  const end = new Date(`${day}T23:59:59Z`);
+  return Number.isNaN(end.getTime()) || end.toISOString().slice(0, 10) !== day ? null : end.toISOString();
+}
+
 /** An amount of money typed in major units ("5.95", "5,95") as minor units, above 0; else null. */
 export function parseMoney(text: string): number | null {
   const trimmed = text.trim().replace(",", ".");

@@ -117,7 +117,7 @@ export const ADMIN_PAGE_TEXT = {
     reason: "Reason (kept in the audit log)",
     reasonHelp: "3 to 500 characters. Say why, so the next person on shift understands.",
     amount: "Credits",
-    expires: "Expires on (optional)",
+    expires: "Expires on (YYYY-MM-DD, optional)",
     newRole: "New role",
     confirm: "Confirm",
     cancel: "Cancel",

@@ -3,6 +3,7 @@
 // account and the customer's next page load says so; the audit log shows both. Phone and desktop,
 // light and dark, checked with axe.
 import type { VatReportView } from "../../contract/admin.ts";
+import { ADMIN_TEXT } from "../../contract/admin-rules.ts";
 import { TIERS } from "../../contract/catalogue.ts";
 import { ADMIN_PAGE_TEXT } from "../../src/lib/admin-text.ts";
 import { BILLING_TEXT } from "../../src/lib/billing-text.ts";
@@ -65,6 +66,11 @@ test("support finds a customer by key prefix and grants 100 credits; the custome
   // The reason is required, and said next to the field.
   await expect(dialog.locator("[data-action-error]")).toHaveText("Give a reason");
   await dialog.getByLabel(A.actions.reason).fill("Renders failed during the outage of 24 November");
+  // The expiry is typed as the console writes days; a locale's date is refused beside the field.
+  await dialog.getByLabel(A.actions.expires).fill("12/31/2099");
+  await dialog.getByRole("button", { name: A.actions.confirm }).click();
+  await expect(dialog.locator("[data-action-error]")).toHaveText(ADMIN_TEXT.dayInvalid);
+  await dialog.getByLabel(A.actions.expires).fill("2099-12-31");
   expect(await axeViolations(page)).toEqual([]);
   await dialog.getByRole("button", { name: A.actions.confirm }).click();
   await expect(page.getByText(`${A.actions.grant}: done`)).toBeVisible();

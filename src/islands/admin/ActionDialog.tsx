@@ -139,13 +139,12 @@ export function ActionDialog(props: Props) {
   );
 }
 
-/** A labelled input of an action dialog (an amount, a date), controlled by the dialog's state. */
+/** A labelled input of an action dialog (an amount, an ISO day), controlled by the dialog's state. */
 export function DialogInput(props: {
   label: string;
   name: string;
   value: string;
   onChange: (value: string) => void;
-  type?: "text" | "date";
   inputMode?: "decimal";
   placeholder?: string;
 }) {
@@ -158,7 +157,7 @@ export function DialogInput(props: {
       <input
         id={id}
         name={props.name}
-        type={props.type ?? "text"}
+        type="text"
         className="input w-full"
         inputMode={props.inputMode}
         placeholder={props.placeholder}

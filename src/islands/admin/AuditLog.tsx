@@ -1,7 +1,7 @@
 // /admin/audit (admins): the audit log, newest first, with filters (actor, subject, action, time)
 // kept in the URL, and the filtered log as a CSV download.
 import { useStore } from "@nanostores/react";
-import { type FormEvent, useEffect, useId, useRef, useState } from "react";
+import { type FormEvent, Fragment, useEffect, useId, useRef, useState } from "react";
 import type { AuditEntryView } from "../../../contract/admin.ts";
 import { ADMIN_PAGE_TEXT } from "../../lib/admin-text.ts";
 import { dayAndTime } from "../../lib/format-date.ts";
@@ -134,11 +134,24 @@ function Subject({ entry }: { entry: AuditEntryView }) {
   if (!id) return "—";
   return (
     <>
-      <a className="link link-primary break-all" href={`/admin/customers/${id}`} data-subject>
+      <a className="link link-primary break-words" href={`/admin/customers/${id}`} data-subject>
         {entry.subject_username ?? <span className="font-mono text-xs">{id}</span>}
       </a>
       {entry.subject_email && (
-        <span className="block break-all text-xs text-base-content/70">{entry.subject_email}</span>
+        <span className="block text-xs text-base-content/70 break-words">
+          {/* A line may break before the "@" rather than inside the name or the domain. */}
+          {entry.subject_email.split("@").map((part, i) => (
+            // biome-ignore lint/suspicious/noArrayIndexKey: the parts of one address, in order
+            <Fragment key={i}>
+              {i > 0 && (
+                <>
+                  <wbr />@
+                </>
+              )}
+              {part}
+            </Fragment>
+          ))}
+        </span>
       )}
     </>
   );

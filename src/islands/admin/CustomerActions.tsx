@@ -8,7 +8,13 @@ import type { Role } from "../../../contract/account.ts";
 import type { AdminPayment, Customer } from "../../../contract/admin.ts";
 import { ADMIN_TEXT, NOTE_MAX, OPERATOR_CREDITS_MAX } from "../../../contract/admin-rules.ts";
 import { formatMoney } from "../../../contract/invoice-document.ts";
-import { type ActionKind, parseCredits, parseMoney, refundable } from "../../lib/admin-actions.ts";
+import {
+  type ActionKind,
+  parseCredits,
+  parseIsoDayEnd,
+  parseMoney,
+  refundable,
+} from "../../lib/admin-actions.ts";
 import { ADMIN_PAGE_TEXT } from "../../lib/admin-text.ts";
 import { type ActionCall, actionPath, runCustomerAction } from "../../stores/admin.ts";
 import { ActionDialog, DialogInput } from "./ActionDialog.tsx";
@@ -34,7 +40,13 @@ function CreditFields({
     <div className="grid gap-3 sm:grid-cols-2">
       <DialogInput label={T.amount} name="amount" inputMode="decimal" value={amount} onChange={setAmount} />
       {withExpiry && (
-        <DialogInput label={T.expires} name="expires" type="date" value={expires} onChange={setExpires} />
+        <DialogInput
+          label={T.expires}
+          name="expires"
+          placeholder="2026-12-31"
+          value={expires}
+          onChange={setExpires}
+        />
       )}
     </div>
   );
@@ -82,6 +94,7 @@ export function CustomerActionDialog({
     const value = parseCredits(amount);
     if (value === null) return ADMIN_TEXT.amountInvalid;
     if (value > OPERATOR_CREDITS_MAX) return ADMIN_TEXT.amountTooLarge;
+    if (kind === "grant" && expires.trim() && parseIsoDayEnd(expires) === null) return ADMIN_TEXT.dayInvalid;
     return kind === "grant" && note.trim().length > NOTE_MAX ? ADMIN_TEXT.noteTooLong : null;
   };
   const call = (reason: string): ActionCall => {
@@ -89,7 +102,7 @@ export function CustomerActionDialog({
       case "grant":
       case "takeBack": {
         const value = parseCredits(amount) ?? 0;
-        const expiresAt = kind === "grant" && expires ? new Date(`${expires}T23:59:59Z`).toISOString() : null;
+        const expiresAt = kind === "grant" ? parseIsoDayEnd(expires) : null;
         return {
           path: actionPath.credits(id),
           body: {
