@@ -141,6 +141,20 @@ export const loginSchema = z.object({
  * when the account has two-factor sign-in on), or a passkey's answer (after POST
  * /v1/reauth/passkey-options).
  */
+/**
+ * The 403 of a sensitive action whose password was entered more than 10 minutes ago: what may
+ * answer POST /v1/reauth, and whether the password needs a code beside it.
+ */
+export const reauthRequiredSchema = z.object({
+  detail: z.string(),
+  reauth_required: z.literal(true),
+  methods: z.array(z.enum(["password", "webauthn"])),
+  code_required: z.boolean(),
+});
+
+/** POST /v1/reauth's 400 for a password without the code its account's two-factor sign-in needs. */
+export const codeRequiredSchema = z.object({ detail: z.string(), code_required: z.literal(true) });
+
 export const reauthSchema = z
   .object({
     password: z.optional(submittedPasswordSchema),

@@ -76,6 +76,19 @@ export const refundRequestSchema = z.object({
   idempotency_key: idempotencyKey,
 });
 
+/** A grant over the staff member's limit (403): the limit, and what is left of today's when that was met. */
+export const grantLimitRefusalSchema = z.object({
+  detail: z.string(),
+  limit: z.number(),
+  left: z.optional(z.number()),
+});
+
+/** A take-back of more credits than the customer has (409): how many there are. */
+export const takeBackRefusalSchema = z.object({ detail: z.string(), available: z.number() });
+
+/** A refund of more than is left (409): how much may still be refunded (minor units). */
+export const refundTooMuchSchema = z.object({ detail: z.string(), refundable: z.number() });
+
 export const refundResultSchema = z.object({
   refund_id: z.string(),
   /** The provider's status: succeeded, pending, ... */

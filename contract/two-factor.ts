@@ -44,6 +44,12 @@ export const mfaRequiredSchema = z.object({
   methods: z.array(z.enum(MFA_METHODS)),
 });
 
+/** POST /v1/token/mfa's 400 for a wrong code or passkey: how many tries the mfa_token has left. */
+export const codeRefusedSchema = z.object({
+  detail: z.string(),
+  tries_left: z.int().check(z.nonnegative()),
+});
+
 /** `POST /v1/users/me/mfa/totp`: the secret, to be confirmed with a code before it counts. */
 export const totpSetupSchema = z.object({
   /** Base32, for typing into an app that cannot scan. */

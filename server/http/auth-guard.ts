@@ -2,7 +2,7 @@
 // token version are read from the database on every request, so a password reset (version bump),
 // a role change or a deleted account takes effect at once, whatever old tokens still say.
 import type { MiddlewareHandler } from "hono";
-import { REAUTH_WINDOW_SECONDS } from "../../contract/account.ts";
+import { REAUTH_WINDOW_SECONDS, reauthRequiredSchema } from "../../contract/account.ts";
 import { DETAIL } from "../../contract/messages.ts";
 import { findUserById } from "../accounts/users.ts";
 import { type AccessTokenClaims, type AccessTokens, provesTwoFactors } from "../auth/access-tokens.ts";
@@ -11,6 +11,7 @@ import type { Role, UserRow } from "../db/schema/index.ts";
 import type { Db } from "../db/types.ts";
 import type { AppEnv } from "./app-env.ts";
 import { ApiError } from "./errors.ts";
+import { type RefusalWithFields, type Registry, schemaRef, withFields } from "./openapi.ts";
 import { enforceLimits, type RateLimiter } from "./rate-limit.ts";
 
 const UNAUTHORIZED = () =>
@@ -92,6 +93,14 @@ export function limitWrites(limiter: RateLimiter): MiddlewareHandler<AppEnv> {
 
 /** How the OpenAPI document describes requireRecentAuth's 403. */
 export const REAUTH_REFUSAL = `"${DETAIL.reauthRequired}" with \`reauth_required: true\`, \`methods\` (\`password\`, and \`webauthn\` when the account has a passkey) and \`code_required\` (true when the account has two-factor sign-in on: the password then needs a \`code\` beside it) when the password was entered more than 10 minutes ago (POST /v1/reauth, then retry)`;
+
+/** requireRecentAuth's 403 in the document, its ReauthRequired body beside `{detail}`; `before` names other 403s. */
+export function reauthRefusal(registry: Registry, before = ""): RefusalWithFields {
+  return withFields(
+    `${before}${REAUTH_REFUSAL}`,
+    schemaRef(registry, "ReauthRequired", reauthRequiredSchema),
+  );
+}
 
 interface RecentAuthDeps {
   clock: Clock;

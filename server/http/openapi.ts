@@ -8,7 +8,7 @@ import * as z from "zod/mini";
 import { detailSchema, validationErrorSchema } from "../../contract/account.ts";
 import { VALIDATION } from "../../contract/messages.ts";
 
-type Registry = OpenAPIHono["openAPIRegistry"];
+export type Registry = OpenAPIHono["openAPIRegistry"];
 type SchemaObject = Parameters<Registry["registerComponent"]>[2];
 
 export interface SchemaDocs {
@@ -89,19 +89,41 @@ const RETRY_AFTER = {
   },
 };
 
+/**
+ * An error answer whose body is `{detail}` or, in some cases, `{detail}` with fields beside it
+ * (an mfa_token, tries_left, reauth_required…): each such body is a schema of its own, and the
+ * answer's schema is one of them, so a client generator keeps the fields a client needs.
+ */
+export interface RefusalWithFields {
+  description: string;
+  bodies: { $ref: string }[];
+}
+
+/** `description`, answered `{detail}` or one of `bodies` (components made by schemaRef). */
+export function withFields(description: string, ...bodies: { $ref: string }[]): RefusalWithFields {
+  return { description, bodies };
+}
+
 /** Standard error answers, by status, with their descriptions (a 429 declares its Retry-After). */
-export function errorResponses(registry: Registry, statuses: Record<number, string>) {
+export function errorResponses(registry: Registry, statuses: Record<number, string | RefusalWithFields>) {
   const detail = schemaRef(registry, "Detail", detailSchema);
   const validation = schemaRef(registry, "ValidationError", validationErrorSchema);
   return Object.fromEntries(
-    Object.entries(statuses).map(([status, description]) => [
-      status,
-      {
-        description,
-        content: jsonContent(status === "422" ? validation : detail),
-        ...(status === "429" ? { headers: RETRY_AFTER } : {}),
-      },
-    ]),
+    Object.entries(statuses).map(([status, answer]) => {
+      const { description, bodies } =
+        typeof answer === "string" ? { description: answer, bodies: [] } : answer;
+      const plain = status === "422" ? validation : detail;
+      // Detail allows no other property, so exactly one of the bodies matches any answer.
+      const schema = bodies.length === 0 ? plain : { oneOf: [plain, ...bodies] };
+      return [
+        status,
+        {
+          description,
+          content: { "application/json": { schema } },
+          ...(status === "429" ? { headers: RETRY_AFTER } : {}),
+        },
+      ];
+    }),
   );
 }
 

@@ -11,10 +11,13 @@ import {
   creditChangeRequestSchema,
   creditChangeResultSchema,
   customerMailRequestSchema,
+  grantLimitRefusalSchema,
   reasonRequestSchema,
   refundRequestSchema,
   refundResultSchema,
+  refundTooMuchSchema,
   roleChangeRequestSchema,
+  takeBackRefusalSchema,
 } from "../../../contract/admin.ts";
 import type { AppEnv } from "../../http/app-env.ts";
 import { limitWrites, requireUser } from "../../http/auth-guard.ts";
@@ -24,7 +27,9 @@ import {
   jsonContent,
   PATH_IDS,
   pathParameter,
+  type RefusalWithFields,
   schemaRef,
+  withFields,
 } from "../../http/openapi.ts";
 import { pathId } from "../../http/path-id.ts";
 import { parseJsonBody } from "../../http/validation.ts";
@@ -47,7 +52,7 @@ interface ActionSpec<S extends z.ZodMiniType> {
   permission: Permission;
   request: { name: string; schema: S };
   /** Besides 401, 403, 422 and 429, which every action has. */
-  errors: Record<number, string>;
+  errors: Record<number, string | RefusalWithFields>;
   success?: { status: 200 | 201 | 202; description: string; name: string; schema: z.ZodMiniType };
   handle: (c: Context<AppEnv>, body: z.infer<S>, actor: Actor, now: Date) => Promise<object>;
 }
@@ -87,7 +92,10 @@ export function adminActionRoutes(deps: AdminDeps): OpenAPIHono<AppEnv> {
         },
         ...errorResponses(registry, {
           401: "No valid access token",
-          403: "A role the permission table does not allow (the reason in detail), staff acting on their own account, or support past its grant limits (`limit`, and `left` for the daily one)",
+          403: withFields(
+            "A role the permission table does not allow (the reason in detail), staff acting on their own account, or support past its grant limits (GrantLimitRefusal: `limit`, and `left` for the daily one)",
+            schemaRef(registry, "GrantLimitRefusal", grantLimitRefusalSchema),
+          ),
           422: "Invalid body: the reason (3 to 500 characters) and the action's fields",
           429: "Too many signed-in writes",
           ...spec.errors,
@@ -120,7 +128,10 @@ export function adminActionRoutes(deps: AdminDeps): OpenAPIHono<AppEnv> {
     request: { name: "CreditChangeRequest", schema: creditChangeRequestSchema },
     errors: {
       404: ADMIN_TEXT.customerNotFound,
-      409: `More than the unspent credits (\`available\` says how many), the idempotency key used for another amount, or "${ADMIN_TEXT.accountDeleted}"`,
+      409: withFields(
+        `More than the unspent credits (TakeBackRefusal: \`available\` says how many), the idempotency key used for another amount, or "${ADMIN_TEXT.accountDeleted}"`,
+        schemaRef(registry, "TakeBackRefusal", takeBackRefusalSchema),
+      ),
     },
     success: {
       status: 201,
@@ -165,7 +176,10 @@ export function adminActionRoutes(deps: AdminDeps): OpenAPIHono<AppEnv> {
     request: { name: "RefundRequest", schema: refundRequestSchema },
     errors: {
       404: REFUND_TEXT.notFound,
-      409: "Failed, disputed or fully refunded, more than is left (`refundable` says how much), or the key used for another refund",
+      409: withFields(
+        "Failed, disputed or fully refunded, more than is left (RefundTooMuch: `refundable` says how much), or the key used for another refund",
+        schemaRef(registry, "RefundTooMuch", refundTooMuchSchema),
+      ),
     },
     success: {
       status: 202,

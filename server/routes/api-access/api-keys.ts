@@ -16,7 +16,7 @@ import { appendSecurityEvent } from "../../audit/security-events.ts";
 import type { ApiKeyRow } from "../../db/schema/index.ts";
 import { fromMillicredits, toMillicredits } from "../../domain/ledger.ts";
 import type { AppEnv } from "../../http/app-env.ts";
-import { limitWrites, REAUTH_REFUSAL, requireRecentAuth, requireUser } from "../../http/auth-guard.ts";
+import { limitWrites, reauthRefusal, requireRecentAuth, requireUser } from "../../http/auth-guard.ts";
 import { clientIp } from "../../http/client-ip.ts";
 import { ApiError } from "../../http/errors.ts";
 import {
@@ -94,7 +94,7 @@ export function apiKeyRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
         },
         ...errorResponses(registry, {
           401: "No valid access token",
-          403: `"Email not verified", or ${REAUTH_REFUSAL}`,
+          403: reauthRefusal(registry, '"Email not verified", or '),
           409: "20 keys already: revoke one first",
           422: "Invalid body",
           429: "Too many signed-in writes",

@@ -7,14 +7,14 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { tokenResponseSchema } from "../../../contract/account.ts";
 import { DETAIL } from "../../../contract/messages.ts";
-import { mfaLoginSchema } from "../../../contract/two-factor.ts";
+import { codeRefusedSchema, mfaLoginSchema } from "../../../contract/two-factor.ts";
 import { MFA_CHALLENGE_TRIES } from "../../accounts/two-factor.ts";
 import { findUserById } from "../../accounts/users.ts";
 import { admitCode, codeWasNoGuess, codeWasWrong } from "../../auth/code-guessing.ts";
 import { signInSucceeded } from "../../auth/sign-in-throttle.ts";
 import type { AppEnv } from "../../http/app-env.ts";
 import { ApiError } from "../../http/errors.ts";
-import { addRoute, errorResponses, jsonContent, PUBLIC, schemaRef } from "../../http/openapi.ts";
+import { addRoute, errorResponses, jsonContent, PUBLIC, schemaRef, withFields } from "../../http/openapi.ts";
 import { parseJsonBody } from "../../http/validation.ts";
 import type { ApiDeps } from "../api-deps.ts";
 import { admitAttempt, recordFailedAttempt, recordSignIn } from "./sign-in-attempts.ts";
@@ -45,7 +45,10 @@ export function mfaLoginRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
           content: jsonContent(schemaRef(registry, "TokenResponse", tokenResponseSchema)),
         },
         ...errorResponses(registry, {
-          400: `"${DETAIL.incorrectCode}" or, for a passkey, "${DETAIL.passkeyNotAccepted}" (with \`tries_left\`), or "${DETAIL.mfaStepExpired}" when the mfa_token is unknown, used, older than 5 minutes or out of tries`,
+          400: withFields(
+            `"${DETAIL.incorrectCode}" or, for a passkey, "${DETAIL.passkeyNotAccepted}", with \`tries_left\` (CodeRefused); or "${DETAIL.mfaStepExpired}" when the mfa_token is unknown, used, older than 5 minutes or out of tries`,
+            schemaRef(registry, "CodeRefused", codeRefusedSchema),
+          ),
           403: `"${DETAIL.accountDisabled}"`,
           422: "No mfa_token or no code",
           429: `"${DETAIL.tooManyRequests}", with Retry-After: too many failed sign-ins from this address, or for this account from this address; or "${DETAIL.tooManyWrongCodes}", with Retry-After: the account's wrong second factors passed the hourly limit (RATE_LIMIT_MFA_FAILURES_PER_HOUR, 10 by default; its owner is mailed)`,

@@ -6,7 +6,7 @@
 // two-factor sign-in on, the password needs a code beside it, or a stolen session that learnt the
 // password could add a passkey and sign in with it alone from then on.
 import { OpenAPIHono } from "@hono/zod-openapi";
-import { reauthSchema, tokenResponseSchema } from "../../../contract/account.ts";
+import { codeRequiredSchema, reauthSchema, tokenResponseSchema } from "../../../contract/account.ts";
 import { DETAIL } from "../../../contract/messages.ts";
 import { webauthnOptionsSchema } from "../../../contract/passkeys.ts";
 import { appendSecurityEvent } from "../../audit/security-events.ts";
@@ -15,7 +15,14 @@ import { signInSucceeded } from "../../auth/sign-in-throttle.ts";
 import type { AppEnv } from "../../http/app-env.ts";
 import { limitWrites, requireUser } from "../../http/auth-guard.ts";
 import { ApiError } from "../../http/errors.ts";
-import { addRoute, errorResponses, jsonContent, SIGNED_IN, schemaRef } from "../../http/openapi.ts";
+import {
+  addRoute,
+  errorResponses,
+  jsonContent,
+  SIGNED_IN,
+  schemaRef,
+  withFields,
+} from "../../http/openapi.ts";
 import { parseJsonBody } from "../../http/validation.ts";
 import type { ApiDeps } from "../api-deps.ts";
 import { admitAttempt, recordFailedAttempt } from "./sign-in-attempts.ts";
@@ -78,7 +85,10 @@ export function reauthRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
           content: jsonContent(schemaRef(registry, "TokenResponse", tokenResponseSchema)),
         },
         ...errorResponses(registry, {
-          400: `"${DETAIL.incorrectPassword}", "${DETAIL.incorrectCode}", "${DETAIL.passkeyNotConfirmed}", or "${DETAIL.reauthCodeRequired}" with \`code_required: true\` (a password without a code on an account with two-factor sign-in on)`,
+          400: withFields(
+            `"${DETAIL.incorrectPassword}", "${DETAIL.incorrectCode}", "${DETAIL.passkeyNotConfirmed}", or "${DETAIL.reauthCodeRequired}" with \`code_required: true\` (CodeRequired: a password without a code on an account with two-factor sign-in on)`,
+            schemaRef(registry, "CodeRequired", codeRequiredSchema),
+          ),
           401: "No valid access token",
           422: "Neither a password nor a passkey's answer, or both",
           429: `"${DETAIL.tooManyRequests}", with Retry-After: too many failed sign-ins from this address; or "${DETAIL.tooManyWrongCodes}": too many wrong codes for this account within the hour (the sign-in's code step counts the same)`,

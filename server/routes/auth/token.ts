@@ -2,12 +2,12 @@
 import { OpenAPIHono, type RouteConfig } from "@hono/zod-openapi";
 import { loginSchema, tokenResponseSchema } from "../../../contract/account.ts";
 import { DETAIL } from "../../../contract/messages.ts";
-import { MFA_METHODS } from "../../../contract/two-factor.ts";
+import { MFA_METHODS, mfaRequiredSchema } from "../../../contract/two-factor.ts";
 import { refuseWhileGuessed } from "../../auth/code-guessing.ts";
 import { signInSucceeded } from "../../auth/sign-in-throttle.ts";
 import type { AppEnv } from "../../http/app-env.ts";
 import { ApiError } from "../../http/errors.ts";
-import { addRoute, errorResponses, PUBLIC, schemaRef } from "../../http/openapi.ts";
+import { addRoute, errorResponses, PUBLIC, schemaRef, withFields } from "../../http/openapi.ts";
 import { parseFormBody } from "../../http/validation.ts";
 import type { ApiDeps } from "../api-deps.ts";
 import { admitAttempt, recordFailedAttempt, recordSignIn } from "./sign-in-attempts.ts";
@@ -40,7 +40,10 @@ export function tokenRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
       },
       ...errorResponses(registry, {
         400: `"${DETAIL.incorrectCredentials}": unknown user or wrong password (the same answer for both)`,
-        403: `"${DETAIL.emailNotVerified}" or "${DETAIL.accountDisabled}" (only said to someone who gave the right password); or "${DETAIL.mfaRequired}" with \`mfa_token\` and \`methods\` (MfaRequired) when the account has two-factor sign-in on: send the code to POST /v1/token/mfa`,
+        403: withFields(
+          `"${DETAIL.emailNotVerified}" or "${DETAIL.accountDisabled}" (only said to someone who gave the right password); or "${DETAIL.mfaRequired}" with \`mfa_token\` and \`methods\` (MfaRequired) when the account has two-factor sign-in on: send the code to POST /v1/token/mfa`,
+          schemaRef(registry, "MfaRequired", mfaRequiredSchema),
+        ),
         422: "The form is incomplete or malformed",
         429: `"${DETAIL.tooManyRequests}", with Retry-After: too many failed sign-ins from this address, or for this username from this address (never for a username alone, so no one can lock its owner out); or, only after the right password, "${DETAIL.tooManyWrongCodes}", with Retry-After: the account's wrong second factors at POST /v1/token/mfa passed the hourly limit, so no mfa_token is given until the hour is over`,
       }),

@@ -16,7 +16,7 @@ import type { Billing } from "../../billing/service.ts";
 import type { Tx } from "../../db/types.ts";
 import { fromMillicredits } from "../../domain/ledger.ts";
 import type { AppEnv } from "../../http/app-env.ts";
-import { limitWrites, REAUTH_REFUSAL, requireRecentAuth, requireUser } from "../../http/auth-guard.ts";
+import { limitWrites, reauthRefusal, requireRecentAuth, requireUser } from "../../http/auth-guard.ts";
 import { ApiError } from "../../http/errors.ts";
 import {
   addRoute,
@@ -59,7 +59,7 @@ export function accountDataRoutes(deps: ApiDeps & { billing: Billing }): OpenAPI
         },
         ...errorResponses(registry, {
           401: "No valid access token",
-          403: REAUTH_REFUSAL,
+          403: reauthRefusal(registry),
           429: "Too many signed-in writes (each export is a security event the audit log keeps)",
         }),
       },
@@ -171,7 +171,7 @@ export function accountDataRoutes(deps: ApiDeps & { billing: Billing }): OpenAPI
         ...errorResponses(registry, {
           400: `"${DETAIL.deleteConfirmMismatch}"`,
           401: "No valid access token",
-          403: REAUTH_REFUSAL,
+          403: reauthRefusal(registry),
           422: "No `confirm`",
           500: "The payment provider could not end the subscription or close an open checkout (or another failure): the erasure is one transaction, so nothing was deleted; try again",
         }),

@@ -10,7 +10,7 @@ import { DETAIL, VALIDATION } from "../../../contract/messages.ts";
 import { createEmailChanges } from "../../accounts/email-change.ts";
 import { isDisposableAddress } from "../../auth/mailbox.ts";
 import type { AppEnv } from "../../http/app-env.ts";
-import { limitWrites, REAUTH_REFUSAL, requireRecentAuth, requireUser } from "../../http/auth-guard.ts";
+import { limitWrites, reauthRefusal, requireRecentAuth, requireUser } from "../../http/auth-guard.ts";
 import { clientIp } from "../../http/client-ip.ts";
 import { ApiError, RequestValidationError } from "../../http/errors.ts";
 import {
@@ -50,7 +50,7 @@ export function emailChangeRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
         ...errorResponses(registry, {
           400: `"${DETAIL.emailSame}"`,
           401: "No valid access token",
-          403: REAUTH_REFUSAL,
+          403: reauthRefusal(registry),
           409: `"${DETAIL.emailExists}"`,
           422: `Not an e-mail address, or one from a disposable-mail service ("${VALIDATION.emailDisposable}")`,
           429: "Too many signed-in writes",

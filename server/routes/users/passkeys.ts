@@ -12,7 +12,7 @@ import {
 } from "../../../contract/passkeys.ts";
 import type { PasskeyRow } from "../../db/schema/index.ts";
 import type { AppEnv } from "../../http/app-env.ts";
-import { limitWrites, REAUTH_REFUSAL, requireRecentAuth, requireUser } from "../../http/auth-guard.ts";
+import { limitWrites, reauthRefusal, requireRecentAuth, requireUser } from "../../http/auth-guard.ts";
 import { ApiError } from "../../http/errors.ts";
 import {
   addRoute,
@@ -81,7 +81,7 @@ export function passkeyRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
         },
         ...errorResponses(registry, {
           401: "No valid access token",
-          403: REAUTH_REFUSAL,
+          403: reauthRefusal(registry),
           429: "Too many signed-in writes",
         }),
       },
@@ -110,7 +110,7 @@ export function passkeyRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
         ...errorResponses(registry, {
           400: `"${DETAIL.passkeyNotAccepted}": a used or expired challenge, or an answer that does not verify`,
           401: "No valid access token",
-          403: REAUTH_REFUSAL,
+          403: reauthRefusal(registry),
           409: `"${DETAIL.passkeyExists}" or "${DETAIL.passkeyLimit}"`,
           422: "No name, or a malformed answer",
           429: "Too many signed-in writes",
@@ -147,7 +147,7 @@ export function passkeyRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
         204: { description: "Removed" },
         ...errorResponses(registry, {
           401: "No valid access token",
-          403: REAUTH_REFUSAL,
+          403: reauthRefusal(registry),
           404: `"${DETAIL.passkeyNotFound}" (also another account's)`,
           409: `"${DETAIL.staffKeepSecondFactor}" (a staff account's only second factor)`,
           429: "Too many signed-in writes",

@@ -13,7 +13,7 @@ import type { AppEnv } from "../../http/app-env.ts";
 import {
   isRecentAuth,
   limitWrites,
-  REAUTH_REFUSAL,
+  reauthRefusal,
   reauthRequired,
   requireUser,
 } from "../../http/auth-guard.ts";
@@ -51,7 +51,7 @@ export function passwordChangeRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
         ...errorResponses(registry, {
           400: `"${DETAIL.incorrectPassword}": the current password is wrong`,
           401: "No valid access token",
-          403: `On an account with two-factor sign-in on only: ${REAUTH_REFUSAL}`,
+          403: reauthRefusal(registry, "On an account with two-factor sign-in on only: "),
           422: "The new password breaks a rule (the message says which), or a field is missing",
           429: `"${DETAIL.tooManyRequests}", with Retry-After: too many wrong passwords from this address, or too many writes`,
         }),

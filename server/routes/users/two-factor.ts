@@ -12,7 +12,7 @@ import {
   totpSetupSchema,
 } from "../../../contract/two-factor.ts";
 import type { AppEnv } from "../../http/app-env.ts";
-import { limitWrites, REAUTH_REFUSAL, requireRecentAuth, requireUser } from "../../http/auth-guard.ts";
+import { limitWrites, reauthRefusal, requireRecentAuth, requireUser } from "../../http/auth-guard.ts";
 import { clientIp } from "../../http/client-ip.ts";
 import { ApiError } from "../../http/errors.ts";
 import {
@@ -81,6 +81,20 @@ export function twoFactorRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
       description:
         "Two-factor sign-in is not on until POST /v1/users/me/mfa/totp/confirm gets a code made from this secret. Calling this again replaces a setup that was not confirmed.",
       security,
+      // Ordinary JSON clients send `{}` with a POST: the document allows it, and says it is ignored.
+      request: {
+        body: {
+          required: false,
+          content: {
+            "application/json": {
+              schema: {
+                type: "object",
+                description: "Ignored: no field is read. `{}` and no body at all are the same.",
+              },
+            },
+          },
+        },
+      },
       responses: {
         201: {
           description: "The secret (Base32) and the URL its QR code holds",
@@ -88,7 +102,7 @@ export function twoFactorRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
         },
         ...errorResponses(registry, {
           401: "No valid access token",
-          403: REAUTH_REFUSAL,
+          403: reauthRefusal(registry),
           409: `"${DETAIL.mfaAlreadyOn}"`,
           429: "Too many signed-in writes",
         }),
@@ -122,7 +136,7 @@ export function twoFactorRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
         ...errorResponses(registry, {
           400: `"${DETAIL.incorrectCode}"`,
           401: "No valid access token",
-          403: REAUTH_REFUSAL,
+          403: reauthRefusal(registry),
           409: `"${DETAIL.mfaNotStarted}" or "${DETAIL.mfaAlreadyOn}"`,
           422: "No code",
           429: "Too many signed-in writes",
@@ -167,7 +181,7 @@ export function twoFactorRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
         ...errorResponses(registry, {
           400: `"${DETAIL.incorrectCode}"`,
           401: "No valid access token",
-          403: REAUTH_REFUSAL,
+          403: reauthRefusal(registry),
           409: `"${DETAIL.mfaNotOn}", or "${DETAIL.staffKeepSecondFactor}" (a staff account's only second factor)`,
           422: "No code",
           429: "Too many signed-in writes",
@@ -204,7 +218,7 @@ export function twoFactorRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
         ...errorResponses(registry, {
           400: `"${DETAIL.incorrectCode}" (a recovery code does not make new ones)`,
           401: "No valid access token",
-          403: REAUTH_REFUSAL,
+          403: reauthRefusal(registry),
           409: `"${DETAIL.mfaNotOn}"`,
           422: "No code",
           429: "Too many signed-in writes",
