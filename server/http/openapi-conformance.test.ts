@@ -10,7 +10,12 @@ import { TEST_DATABASES } from "../../tests/fixtures/test-db.ts";
 import { staffMember } from "../testing/admin.ts";
 import { bearer, serviceKey } from "../testing/api-access.ts";
 import { fromIp, GOOD_PASSWORD, postJson, verifiedUser } from "../testing/api-client.ts";
-import { type ConformanceChecker, conformanceChecker, report } from "../testing/openapi-conformance.ts";
+import {
+  type ConformanceChecker,
+  conformanceChecker,
+  refusedExamples,
+  report,
+} from "../testing/openapi-conformance.ts";
 import { useTestApp } from "../testing/suite.ts";
 import { NO_LIMITS } from "../testing/test-app.ts";
 import { callAs, codeStep, passwordStep, turnOnTwoFactor } from "../testing/two-factor.ts";
@@ -180,6 +185,19 @@ describe.each(TEST_DATABASES)("the API answers as its OpenAPI document says (%s)
     // What the sweeps answered, for a reader of the test's output.
     const twoHundreds = [...seen].filter(([, statuses]) => [...statuses].some((s) => s < 300));
     expect(twoHundreds.length).toBeGreaterThan(20);
+  });
+});
+
+describe("the document's examples", () => {
+  const ctx = useTestApp("pglite");
+  it("each validate against their own schema", async () => {
+    const document = await documentUnderTest(ctx.t.app);
+    const refused = refusedExamples(document);
+    expect(refused, refused.join("\n")).toEqual([]);
+    // A wrong example is caught: no password, and an email that is none.
+    const broken = structuredClone(document);
+    broken.components.schemas.RegisterRequest.examples = [{ email: "x", username: "ann" }];
+    expect(refusedExamples(broken).join("\n")).toMatch(/RegisterRequest/);
   });
 });
 

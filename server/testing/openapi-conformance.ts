@@ -168,6 +168,42 @@ export async function conformanceChecker(document: Document): Promise<Conformanc
   };
 }
 
+/**
+ * Every example the document gives that its own schema refuses: the schemas' `examples`, and
+ * the `example`/`examples` of parameters and media types, judged by the same Ajv 2020-12.
+ */
+export function refusedExamples(document: Record<string, unknown>): string[] {
+  const ajv = ajv2020(undefined, { validateSchema: false });
+  ajv.addSchema(document, "openapi.json");
+  const refused: string[] = [];
+  const judge = (where: string, pointer: string, example: unknown) => {
+    const validate = ajv.compile({ $ref: `openapi.json#${pointer}` });
+    if (!validate(example)) {
+      refused.push(`${where}: ${(validate.errors ?? []).map((e) => describeError("example", e)).join("; ")}`);
+    }
+  };
+  const pointerKey = (key: string) => key.replaceAll("~", "~0").replaceAll("/", "~1");
+  const walk = (node: unknown, pointer: string) => {
+    if (typeof node !== "object" || node === null) return;
+    const object = node as Record<string, unknown>;
+    const isSchema = pointer.startsWith("/components/schemas/") || pointer.endsWith("/schema");
+    if (isSchema && Array.isArray(object.examples)) {
+      for (const example of object.examples) judge(pointer, pointer, example);
+    }
+    if (!isSchema && object.schema !== undefined) {
+      const examples = [
+        ...(object.example === undefined ? [] : [object.example]),
+        ...Object.values((object.examples ?? {}) as Record<string, { value?: unknown }>).map((e) => e.value),
+      ];
+      for (const example of examples) judge(pointer, `${pointer}/schema`, example);
+    }
+    for (const [key, value] of Object.entries(object)) walk(value, `${pointer}/${pointerKey(key)}`);
+  };
+  walk(document.paths, "/paths");
+  walk(document.components, "/components");
+  return refused;
+}
+
 /** The violations as one message per line, for a test's failure. */
 export function report(violations: Violation[]): string {
   return violations.map((v) => `${v.operation} → ${v.rule}`).join("\n");
