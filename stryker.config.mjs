@@ -46,6 +46,10 @@ export default {
     "contract/credit-costs.ts",
     // What free text may hold (reasons, names, idempotency keys): the audit log's storability.
     "contract/free-text.ts",
+    // The console's money input and which actions a role is offered; the customer's credit parts
+    // (goodwill grants apart, issue 31).
+    "src/lib/admin-actions.ts",
+    "src/lib/credit-breakdown.ts",
   ],
   coverageAnalysis: "perTest",
   concurrency: 2,

@@ -22,6 +22,8 @@ export default defineConfig({
       "server/auth/mfa-secrets.test.ts",
       "contract/credit-costs.test.ts",
       "contract/free-text.test.ts",
+      "src/lib/admin-actions.test.ts",
+      "src/lib/credit-breakdown.test.ts",
     ],
     environment: "node",
     maxWorkers: 1,

@@ -77,6 +77,15 @@ describe("availableActions (OPERATIONS.md's permission table, as the page offers
 
   it("offers nothing that touches credits, the role or access on one's own account", () => {
     expect(availableActions("admin", "c1", customer())).toEqual(["sendReset"]);
+    // An admin whose own account was disabled (by another admin) cannot enable it themselves.
+    expect(availableActions("admin", "c1", customer({ disabled_at: "2026-11-20T10:00:00.000Z" }))).toEqual([
+      "sendReset",
+    ]);
+  });
+
+  it("offers support neither disabling nor enabling an account", () => {
+    const disabled = customer({ disabled_at: "2026-11-20T10:00:00.000Z" });
+    expect(availableActions("support", "staff-1", disabled)).toEqual(["grant", "sendReset"]);
   });
 });
 
@@ -109,6 +118,9 @@ describe("parseIsoDayEnd", () => {
     ["12/31/2026"],
     ["2026-12-31T10:00"],
     ["2026-1-05"],
+    ["x2026-12-31"],
+    ["2026-12-31x"],
+    ["+002026-12-31"],
   ])("refuses %j", (text) => {
     expect(parseIsoDayEnd(text)).toBeNull();
   });
@@ -119,6 +131,7 @@ describe("parseMoney", () => {
     ["5", 500],
     ["5.95", 595],
     ["5,9", 590],
+    ["12.50", 1250],
     [" 0.01 ", 1],
   ])("%j -> %s", (text, cents) => {
     expect(parseMoney(text)).toBe(cents);

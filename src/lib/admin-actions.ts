@@ -38,8 +38,9 @@ export function availableActions(viewer: Role, viewerId: string, customer: Custo
 
 /** A whole or decimal number of credits with at most three decimals, above 0; else null. */
 export function parseCredits(text: string): number | null {
-  const value = Number(text.trim().replace(",", "."));
-  if (!text.trim() || !Number.isFinite(value) || value <= 0) return null;
+  // Number() reads an empty or blank text as 0, which is refused with the rest.
+  const value = Number(text.replace(",", "."));
+  if (!Number.isFinite(value) || value <= 0) return null;
   return Math.round(value * 1000) === value * 1000 ? value : null;
 }
 
@@ -50,7 +51,8 @@ export function parseCredits(text: string): number | null {
  */
 export function parseIsoDayEnd(text: string): string | null {
   const day = text.trim();
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(day)) return null;
+  // Parsed, then written back: only a day that reads the same both ways is one (2026-02-30 and
+  // 2026-1-5 are not), and anything that is no day at all does not parse.
   const end = new Date(`${day}T23:59:59Z`);
   return Number.isNaN(end.getTime()) || end.toISOString().slice(0, 10) !== day ? null : end.toISOString();
 }
@@ -65,6 +67,7 @@ export function parseMoney(text: string): number | null {
 
 /** What is left to refund of a payment, or 0 when it cannot be refunded (failed, disputed, refunded). */
 export function refundable(payment: { status: string; total: number; refunded: number }): number {
-  if (payment.status !== "paid" && payment.status !== "refunded") return 0;
+  // A payment turns "refunded" only when all of it went back (server/domain/reversal.ts).
+  if (payment.status !== "paid") return 0;
   return Math.max(0, payment.total - payment.refunded);
 }

@@ -16,11 +16,12 @@ const grant = (overrides: Partial<LedgerEntry>): LedgerEntry => ({
 
 describe("creditBreakdown", () => {
   it("lists the live parts with credits left in the spend order: subscription, top-up, free", () => {
+    // In an order the sort must put right: neither the ledger's nor its reverse is the spend order.
     const entries = [
-      grant({}),
-      grant({ kind: "topup", remaining: 500, expires_at: "2027-05-22T22:00:00Z" }),
       grant({ kind: "topup", remaining: 100, expires_at: "2027-02-01T23:00:00Z" }),
+      grant({}),
       grant({ kind: "subscription", remaining: 5000, expires_at: "2026-12-22T23:00:00Z" }),
+      grant({ kind: "topup", remaining: 500, expires_at: "2027-05-22T22:00:00Z" }),
     ];
     expect(creditBreakdown(entries, NOW)).toEqual([
       { kind: "subscription", credits: 5000, expiresAt: "2026-12-22T23:00:00Z" },
@@ -37,6 +38,12 @@ describe("creditBreakdown", () => {
       grant({ kind: "subscription", granted_at: "2026-11-24T23:00:00Z", expires_at: "2026-12-24T23:00:00Z" }),
     ];
     expect(creditBreakdown(entries, NOW)).toEqual([]);
+  });
+
+  it("counts credits granted at this very instant", () => {
+    expect(creditBreakdown([grant({ granted_at: NOW.toISOString() })], NOW)).toEqual([
+      { kind: "free", credits: 50, expiresAt: null },
+    ]);
   });
 
   it("merges grants of one kind that expire together, in exact sums", () => {

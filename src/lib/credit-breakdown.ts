@@ -36,7 +36,8 @@ export function creditBreakdown(entries: readonly LedgerEntry[], now: Date): Cre
   for (const entry of [...entries].reverse()) {
     if (entry.remaining <= 0 || !isLive(entry, t)) continue;
     const goodwill = entry.source === GOODWILL_SOURCE ? { note: entry.note ?? null } : undefined;
-    const key = `${entry.kind} ${at(entry.expires_at)} ${goodwill ? `goodwill ${goodwill.note}` : ""}`;
+    // One part per kind and expiry, and per note for support's grants.
+    const key = JSON.stringify([entry.kind, entry.expires_at, goodwill ?? null]);
     const part = parts.get(key);
     // Milli-credit sums, so that 0.1 + 0.2 shows as 0.3.
     if (part) part.credits = Math.round((part.credits + entry.remaining) * 1000) / 1000;
