@@ -162,7 +162,7 @@ export function goodwillGrantMail(
     paragraphs: [
       `Our support team added ${amount} credits to your account. ${
         p.expires ? `They expire on ${p.expires} (Berlin time)` : "They do not expire"
-      } and are used after your subscription and top-up credits.`,
+      }. Subscription and top-up credits are spent first; your profile lists all your credits in the order they are spent.`,
       ...(p.note ? [`Their note: "${p.note}"`] : []),
     ],
     action: { label: "See your credits", url: p.profileUrl },

@@ -58,7 +58,9 @@ describe.each(TEST_DATABASES)("goodwill grants seen by the customer (%s)", (kind
     const mails = await grantMails(cora.email);
     expect(mails).toHaveLength(1);
     expect(mails[0]?.subject).toBe("250 credits from GenAI Studio support");
-    expect(mails[0]?.text).toContain("added 250 credits to your account. They do not expire");
+    expect(mails[0]?.text).toContain("added 250 credits to your account. They do not expire.");
+    // The order /profile shows: older free credits go before these, so the mail names no fixed place.
+    expect(mails[0]?.text).toContain("your profile lists all your credits in the order they are spent");
     expect(mails[0]?.text).toContain(`"${NOTE}"`);
     expect(mails[0]?.text).not.toContain("Ticket 4711");
     expect(mails[0]?.links.some((l) => l.endsWith("/profile"))).toBe(true);

@@ -39,15 +39,7 @@ function CreditFields({
   return (
     <div className="grid gap-3 sm:grid-cols-2">
       <DialogInput label={T.amount} name="amount" inputMode="decimal" value={amount} onChange={setAmount} />
-      {withExpiry && (
-        <DialogInput
-          label={T.expires}
-          name="expires"
-          placeholder="2026-12-31"
-          value={expires}
-          onChange={setExpires}
-        />
-      )}
+      {withExpiry && <DialogInput label={T.expires} name="expires" value={expires} onChange={setExpires} />}
     </div>
   );
 }
