@@ -4,12 +4,12 @@
 // server (POST /_dev/billing/advance, loopback only) rather than opening the database itself:
 // PGlite's files can be open in one process only.
 import { parseArgs } from "node:util";
-import { runningServersIn } from "../server/operator/running-servers.ts";
+import { serverRunningHere } from "../server/operator/running-servers.ts";
 
 // Without --port or PORT: the one server running from this folder (as the other operator
 // commands find its data folder), else 4321.
-const [running, ...others] = runningServersIn(process.cwd());
-const defaultPort = process.env.PORT ?? (running && others.length === 0 ? String(running.port) : "4321");
+const running = serverRunningHere(process.cwd());
+const defaultPort = process.env.PORT ?? (running ? String(running.port) : "4321");
 const { values } = parseArgs({
   options: {
     days: { type: "string" },

@@ -8,6 +8,7 @@ import { randomBytes } from "node:crypto";
 import { parseArgs } from "node:util";
 import { berlinMidnightDaysAgo } from "../server/domain/berlin-time.ts";
 import type { UserInfo } from "../server/operator/commands.ts";
+import { serverRunningHere } from "../server/operator/running-servers.ts";
 import { type SimulatedCharge, simulationPlan } from "../server/usage/simulation.ts";
 import { operatorCommand } from "./operator.ts";
 
@@ -30,11 +31,13 @@ async function operator(command: "user-info" | "service-key", args: string[]): P
 }
 
 async function main(): Promise<number> {
+  const running = serverRunningHere(process.cwd());
   const { values } = parseArgs({
     options: {
       username: { type: "string" },
       days: { type: "string", default: "30" },
-      port: { type: "string", default: process.env.PORT ?? "4321" },
+      // As billing:advance: PORT, else the one server running from this folder, else 4321.
+      port: { type: "string", default: process.env.PORT ?? String(running?.port ?? 4321) },
     },
   });
   const days = Number(values.days);
@@ -118,7 +121,7 @@ async function main(): Promise<number> {
   console.log(
     // The same count /profile/usage shows: generations (each charge's quantity), not API calls.
     `Charged ${generations} generations in ${charged} charges (${credits / 1000} credits) to ${info.username} over the last ${days} days` +
-      `${info.apiKeyIds.length > 0 ? `, with ${info.apiKeyIds.length} API key(s)` : ""}. See ${process.env.PORTAL_URL ?? origin}/profile/usage`,
+      `${info.apiKeyIds.length > 0 ? `, with ${info.apiKeyIds.length} API key(s)` : ""}. See ${process.env.PORTAL_URL ?? running?.portalUrl ?? origin}/profile/usage`,
   );
   for (const [detail, count] of failures) console.error(`${count} charges refused: ${detail}`);
   return failures.size > 0 ? 1 : 0;

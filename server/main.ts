@@ -104,7 +104,12 @@ async function main(): Promise<void> {
   const server = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST }, (info) => {
     if (operatorSocket) {
       try {
-        forgetServer = noteRunningServer({ cwd: process.cwd(), dataDir: config.dataDir, port: info.port });
+        forgetServer = noteRunningServer({
+          cwd: process.cwd(),
+          dataDir: config.dataDir,
+          port: info.port,
+          portalUrl: config.portalUrl,
+        });
       } catch (error) {
         logger.warn(
           { err: error },

@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { noteRunningServer, registryDir, runningServersIn } from "./running-servers.ts";
+import { noteRunningServer, registryDir, runningServersIn, serverRunningHere } from "./running-servers.ts";
 
 const dirs: string[] = [];
 function scratch(): string {
@@ -34,6 +34,20 @@ describe("the running servers' notes", () => {
     const dir = scratch();
     noteRunningServer({ cwd: "/repo", dataDir: "/srv/data", port: 4321 }, dir);
     expect(runningServersIn("/other-checkout", dir)).toEqual([]);
+    expect(serverRunningHere("/other-checkout", dir)).toBeUndefined();
+    expect(serverRunningHere("/repo", dir)?.port).toBe(4321);
+  });
+
+  it("names no single server when several run from one folder", () => {
+    const dir = scratch();
+    noteRunningServer({ cwd: "/repo", dataDir: "/srv/a", port: 4321 }, dir);
+    // A second live process: this test's parent (the test runner's main process) stands in for it.
+    writeFileSync(
+      join(dir, `${process.ppid}.json`),
+      JSON.stringify({ pid: process.ppid, cwd: "/repo", dataDir: "/srv/b", port: 4322 }),
+    );
+    expect(runningServersIn("/repo", dir)).toHaveLength(2);
+    expect(serverRunningHere("/repo", dir)).toBeUndefined();
   });
 
   it("drops the notes of servers that are gone and notes that are damaged", () => {

@@ -15,6 +15,8 @@ export interface RunningServer {
   /** The server's DATA_DIR, absolute. */
   dataDir: string;
   port: number;
+  /** PORTAL_URL: where a command sends a person to look (pages on 127.0.0.1 redirect there). */
+  portalUrl?: string;
 }
 
 /** One folder per OS account, readable by it alone (the note names a database's folder). */
@@ -81,4 +83,10 @@ export function runningServersIn(cwd: string, dir = registryDir()): RunningServe
     if (server.cwd === cwd) found.push(server);
   }
   return found.sort((a, b) => a.pid - b.pid);
+}
+
+/** The one server running from `cwd`, or undefined when there is none or several. */
+export function serverRunningHere(cwd: string, dir = registryDir()): RunningServer | undefined {
+  const [only, ...others] = runningServersIn(cwd, dir);
+  return others.length === 0 ? only : undefined;
 }

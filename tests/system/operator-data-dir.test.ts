@@ -6,7 +6,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../fixtures/cli.ts";
-import { type ServerProcess, startServer, stopServers, tempDataDir } from "../fixtures/server-process.ts";
+import {
+  freePort,
+  type ServerProcess,
+  startServer,
+  stopServers,
+  tempDataDir,
+  uniqueName,
+  verifiedAccount,
+} from "../fixtures/server-process.ts";
 
 describe("operator commands find the running server's data folder", () => {
   const dataDir = tempDataDir("operator-data-dir");
@@ -17,7 +25,15 @@ describe("operator commands find the running server's data folder", () => {
     runCli(script, args, { LOG_LEVEL: "silent", HOME: folder }, 60_000, folder);
 
   beforeAll(async () => {
-    server = await startServer({ label: "elsewhere", databaseUrl: "", dataDir: dataDir.dir, cwd: folder });
+    const port = await freePort();
+    server = await startServer({
+      label: "elsewhere",
+      databaseUrl: "",
+      dataDir: dataDir.dir,
+      cwd: folder,
+      port,
+      env: { PORTAL_URL: `http://localhost:${port}`, FREE_INITIAL_CREDITS: "200" },
+    });
   }, 120_000);
 
   afterAll(async () => {
@@ -41,6 +57,13 @@ describe("operator commands find the running server's data folder", () => {
     const advance = await cli("scripts/billing-advance.ts", ["--days", "1"]);
     expect(advance.stderr).toBe("");
     expect(advance.stdout).toMatch(/^Billing clock now \S+ \(1 days ahead\)/);
+  });
+
+  it("usage:simulate charges through the server running from here and links to its PORTAL_URL", async () => {
+    const ann = await verifiedAccount(server, uniqueName("here"));
+    const run = await cli("scripts/usage-simulate.ts", ["--username", ann.username, "--days", "2"]);
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stdout).toContain(`See http://localhost:${server.port}/profile/usage`);
   });
 
   it("once the server is gone, refuses and creates no database", async () => {
