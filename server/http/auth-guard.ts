@@ -11,7 +11,7 @@ import type { Role, UserRow } from "../db/schema/index.ts";
 import type { Db } from "../db/types.ts";
 import type { AppEnv } from "./app-env.ts";
 import { ApiError } from "./errors.ts";
-import { type RefusalWithFields, type Registry, schemaRef, withFields } from "./openapi.ts";
+import { ANSWERS_TOO_MANY, type RefusalWithFields, type Registry, schemaRef, withFields } from "./openapi.ts";
 import { enforceLimits, type RateLimiter } from "./rate-limit.ts";
 
 const UNAUTHORIZED = () =>
@@ -85,10 +85,12 @@ export function requireRole(...roles: Role[]): MiddlewareHandler<AppEnv> {
  * against the user's per-minute budget; 429 with Retry-After once it is spent.
  */
 export function limitWrites(limiter: RateLimiter): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
+  const middleware: MiddlewareHandler<AppEnv> = async (c, next) => {
     await enforceLimits(limiter, [["accountWrite", c.var.user.id]]);
     await next();
   };
+  // Its 429 is in the document of every route it guards (addRoute).
+  return Object.assign(middleware, { [ANSWERS_TOO_MANY]: true });
 }
 
 /** How the OpenAPI document describes requireRecentAuth's 403. */

@@ -6,7 +6,8 @@ import type { OpenAPIHono, RouteConfig } from "@hono/zod-openapi";
 import type { Env, Handler, MiddlewareHandler } from "hono";
 import * as z from "zod/mini";
 import { detailSchema, validationErrorSchema } from "../../contract/account.ts";
-import { VALIDATION } from "../../contract/messages.ts";
+import { DETAIL, VALIDATION } from "../../contract/messages.ts";
+import { MAX_BODY_BYTES } from "./api-middleware.ts";
 
 export type Registry = OpenAPIHono["openAPIRegistry"];
 type SchemaObject = Parameters<Registry["registerComponent"]>[2];
@@ -85,7 +86,8 @@ export function jsonContent(ref: { $ref: string }) {
 const RETRY_AFTER = {
   "Retry-After": {
     description: "Seconds until the limit lets the next call through",
-    schema: { type: "integer" as const, format: "int32", minimum: 1, maximum: 60 },
+    // Per-minute limits wait at most a minute; the per-account ones (wrong codes, mails) an hour.
+    schema: { type: "integer" as const, format: "int32", minimum: 1, maximum: 86_400 },
   },
 };
 
@@ -112,7 +114,9 @@ export function errorResponses(registry: Registry, statuses: Record<number, stri
     Object.entries(statuses).map(([status, answer]) => {
       const { description, bodies } =
         typeof answer === "string" ? { description: answer, bodies: [] } : answer;
-      const plain = status === "422" ? validation : detail;
+      // A 422 lists the fields a schema refused, or says in a sentence what a rule refused (an
+      // expiry in the past, text an audit entry cannot hold).
+      const plain = status === "422" ? { oneOf: [validation, detail] } : detail;
       // Detail allows no other property, so exactly one of the bodies matches any answer.
       const schema = bodies.length === 0 ? plain : { oneOf: [plain, ...bodies] };
       return [
@@ -183,12 +187,57 @@ export function registerSecuritySchemes(registry: Registry): void {
  * (OpenAPIHono's own `.openapi()` types handlers from zod schemas; ours come from JSON Schema, and
  * validation is done by the handlers with the contract's schemas: see validation.ts.)
  */
+/**
+ * A POST that reads no body still gets one from ordinary JSON clients (`{}`) and from forms: the
+ * route ignores it, and the document says so rather than forbid it (issue 32).
+ */
+const IGNORED_BODY = {
+  required: false,
+  content: {
+    "*/*": { schema: { description: "Ignored: the route reads no body; none at all is the same." } },
+  },
+};
+
+/** Marks a middleware that answers 429 on its own (limitWrites): its routes document that 429. */
+export const ANSWERS_TOO_MANY = Symbol("answers 429");
+
+const signedIn = (route: RouteConfig) =>
+  (route.security ?? []).some((requirement) => BEARER_SCHEME in requirement);
+
+/**
+ * What a route may answer before or beside its own list, added where the list leaves it out:
+ * 413 from the body limit on every method that takes a body (server/http/api-middleware.ts), 403
+ * "Account disabled" from the sign-in guard on every signed-in route, and 429 where a write limit
+ * runs first. A POST that declares no body is said to ignore one.
+ */
+function withCommonAnswers(
+  route: RouteConfig,
+  registry: Registry,
+  handlers: readonly unknown[],
+): RouteConfig {
+  const takesBody = route.method !== "get" && route.method !== "head";
+  const common = errorResponses(registry, {
+    ...(takesBody ? { 413: `The body is larger than ${MAX_BODY_BYTES} bytes` } : {}),
+    ...(signedIn(route) ? { 403: `"${DETAIL.accountDisabled}": staff disabled the account` } : {}),
+    ...(handlers.some((h) => typeof h === "function" && ANSWERS_TOO_MANY in h)
+      ? { 429: "Too many writes" }
+      : {}),
+  });
+  return {
+    ...route,
+    ...(route.method === "post" && !route.request?.body
+      ? { request: { ...route.request, body: IGNORED_BODY } }
+      : {}),
+    responses: { ...common, ...route.responses },
+  };
+}
+
 export function addRoute<E extends Env>(
   app: OpenAPIHono<E>,
   route: RouteConfig,
   ...handlers: [...MiddlewareHandler<E>[], Handler<E>]
 ): void {
-  app.openAPIRegistry.registerPath(route);
+  app.openAPIRegistry.registerPath(withCommonAnswers(route, app.openAPIRegistry, handlers));
   app.on(
     route.method.toUpperCase(),
     route.path.replaceAll(/\/{(.+?)}/g, "/:$1"),

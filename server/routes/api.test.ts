@@ -160,6 +160,7 @@ describe.each(TEST_DATABASES)("the /v1 API as a whole (%s)", (kind) => {
         "200",
         "400",
         "403",
+        "413",
         "422",
         "429",
       ]);

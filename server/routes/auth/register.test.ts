@@ -13,6 +13,8 @@ describe.each(TEST_DATABASES)("POST /v1/register (%s)", (kind) => {
     postJson(ctx.t.app, "/v1/register", body, headers);
 
   it("creates the account (201 {id, username, email}) and mails a verification link", async () => {
+    // The address is trimmed before it is checked; a JSON Schema pattern cannot say "after trimming".
+    ctx.outsideDocument("an e-mail address with spaces around it");
     const res = await post(registration("ann", { email: "  Ann.Smith@Example.COM " }));
     expect(res.status).toBe(201);
     const body = (await res.json()) as Record<string, unknown>;

@@ -28,7 +28,14 @@ export function tokenRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
     tags: ["auth"],
     summary: "Log in: exchange username and password for an access token",
     request: {
-      body: { required: true, content: { "application/x-www-form-urlencoded": { schema: form } } },
+      // Either form encoding, as OAuth2's password form (and FastAPI's OAuth2PasswordRequestForm) takes it.
+      body: {
+        required: true,
+        content: {
+          "application/x-www-form-urlencoded": { schema: form },
+          "multipart/form-data": { schema: form },
+        },
+      },
     },
     responses: {
       200: {

@@ -16,8 +16,40 @@ export function webhookRoutes(billing: Billing): OpenAPIHono<AppEnv> {
       security: [{ [STRIPE_SIGNATURE_SCHEME]: [] }],
       tags: ["webhooks"],
       summary: "Stripe webhook events (Stripe-Signature over the raw body)",
+      // The event as Stripe sends it: read only after its signature over the raw bytes checks out,
+      // so the document names its envelope, not a schema the route would validate first.
+      request: {
+        body: {
+          required: true,
+          content: {
+            "application/json": {
+              schema: {
+                type: "object",
+                description:
+                  "A Stripe Event object (id, type, created, data.object), signed by Stripe-Signature.",
+                properties: {
+                  id: { type: "string", maxLength: 255 },
+                  type: { type: "string", maxLength: 255 },
+                },
+              },
+            },
+          },
+        },
+      },
       responses: {
-        200: { description: "Processed, or a duplicate that was already processed" },
+        200: {
+          description: "Processed, or a duplicate that was already processed",
+          content: {
+            "application/json": {
+              schema: {
+                type: "object",
+                properties: { received: { type: "boolean", enum: [true] } },
+                required: ["received"],
+                additionalProperties: false,
+              },
+            },
+          },
+        },
         ...errorResponses(app.openAPIRegistry, {
           400: "Missing, wrong or stale signature; or an unreadable event",
         }),
