@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -62,6 +62,20 @@ describe("the running servers' notes", () => {
     writeFileSync(join(dir, "2.json"), JSON.stringify({ pid: process.pid, cwd: "/repo" }));
     expect(runningServersIn("/repo", dir).map((s) => s.dataDir)).toEqual(["/srv/data"]);
     expect(readdirSync(dir)).toEqual([`${process.pid}.json`]);
+  });
+
+  it("neither reads nor writes a folder others may write in", () => {
+    const dir = scratch();
+    mkdirSync(dir, { recursive: true });
+    chmodSync(dir, 0o777);
+    writeFileSync(
+      join(dir, `${process.pid}.json`),
+      JSON.stringify({ pid: process.pid, cwd: "/repo", dataDir: "/planted", port: 1 }),
+    );
+    expect(runningServersIn("/repo", dir)).toEqual([]);
+    expect(() => noteRunningServer({ cwd: "/repo", dataDir: "/srv/data", port: 4321 }, dir)).toThrow(
+      /is not this account's own folder/,
+    );
   });
 
   it("finds none where no server ever ran", () => {

@@ -4,7 +4,7 @@
 // ./data, answer "No user named …" and leave an empty database behind. So each server notes
 // where its data folder is, in a folder only this account can read, and a command without DATA_DIR
 // uses the one server running from the same working folder.
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
 
@@ -34,9 +34,24 @@ function isAlive(pid: number): boolean {
   }
 }
 
+/**
+ * Whether `dir` is this account's own and no one else may write in it. The temp folder is shared:
+ * another local account could create the folder first and plant a note that sends our commands to
+ * a data folder of its choosing. Such a folder is neither read nor written.
+ */
+export function isOwnFolder(dir: string): boolean {
+  try {
+    const info = statSync(dir);
+    return info.isDirectory() && info.uid === userInfo().uid && (info.mode & 0o022) === 0;
+  } catch {
+    return false;
+  }
+}
+
 /** Notes this process as a running server; the answer removes the note (call it on shutdown). */
 export function noteRunningServer(server: Omit<RunningServer, "pid">, dir = registryDir()): () => void {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
+  if (!isOwnFolder(dir)) throw new Error(`${dir} is not this account's own folder: no note written`);
   const file = join(dir, `${process.pid}.json`);
   writeFileSync(file, JSON.stringify({ ...server, pid: process.pid }), { mode: 0o600 });
   return () => rmSync(file, { force: true });
@@ -60,6 +75,7 @@ function parse(text: string): RunningServer | undefined {
 
 /** The servers running from `cwd`; notes of servers that are gone are removed on the way. */
 export function runningServersIn(cwd: string, dir = registryDir()): RunningServer[] {
+  if (!isOwnFolder(dir)) return [];
   let names: string[];
   try {
     names = readdirSync(dir).filter((name) => name.endsWith(".json"));
