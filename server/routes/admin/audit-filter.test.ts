@@ -86,6 +86,24 @@ describe.each(TEST_DATABASES)("audit log filters by name (%s)", (kind) => {
     expect((await page("subject=%20%20&action=credits.", ada.accessToken)).data).toHaveLength(1);
   });
 
+  it("finds an account by an e-mail address as long as addresses may be", async () => {
+    const { ada } = await setUp();
+    const email = `${"l".repeat(64)}@${"d".repeat(60)}.${"e".repeat(60)}.example.com`;
+    expect(email.length).toBeGreaterThan(180);
+    const long = await verifiedUser(ctx.t, "longmail", { email });
+    const grant = await adminCall(ctx.t, `/v1/admin/customers/${long.id}/credits`, ada.accessToken, {
+      amount: 5,
+      reason: "A long address is still an address",
+      idempotency_key: "long-1",
+    });
+    expect(grant.status).toBe(201);
+    const found = await page(
+      `subject=${encodeURIComponent(email.toUpperCase())}&action=credits.`,
+      ada.accessToken,
+    );
+    expect(found.data.map((e) => e.subject_email)).toEqual([email]);
+  });
+
   it("reads the browser and system from a sign-in's User-Agent, and keeps the full string", async () => {
     const { cora, ada } = await setUp();
     const signIns = await page(`subject=${cora.username}&action=login.succeeded`, ada.accessToken);

@@ -2,6 +2,7 @@
 // streamed in chain order (OPERATIONS.md).
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
+import { EMAIL_MAX } from "../../../contract/account.ts";
 import { ADMIN_TEXT, auditPageSchema } from "../../../contract/admin.ts";
 import { isPrintableText } from "../../../contract/free-text.ts";
 import { canonicalUuid, findUserByEmail, findUserByUsername, isUserId } from "../../accounts/users.ts";
@@ -22,8 +23,9 @@ const text = (name: string, description: string, maxLength = 100) => ({
 });
 
 const FILTER_PARAMETERS = [
-  text("actor", "A username, e-mail address or user id: entries by that staff member or user"),
-  text("subject", "A username, e-mail address or user id: entries about that account"),
+  // As long as an e-mail address may be: an account is named by any of the three.
+  text("actor", "A username, e-mail address or user id: entries by that staff member or user", EMAIL_MAX),
+  text("subject", "A username, e-mail address or user id: entries about that account", EMAIL_MAX),
   text("action", "An action (credits.grant), or a family with its trailing dot (credits.)"),
   text("from", "Entries at or after this instant (ISO 8601: 2026-11-01 or 2026-11-01T00:00:00Z)", 40),
   text("to", "Entries before this instant (ISO 8601)", 40),
@@ -60,11 +62,11 @@ async function readFilter(c: Context<AppEnv>, deps: AdminDeps): Promise<AuditFil
     if (value.length > 40 || Number.isNaN(at.getTime())) throw refuse(field, ADMIN_TEXT.notIsoTime);
     return at;
   };
-  const word = (field: string) => c.req.query(field)?.slice(0, 100) || undefined;
+  const word = (field: string, max = 100) => c.req.query(field)?.slice(0, max) || undefined;
   const [from, to] = [instant("from"), instant("to")];
   return {
-    actor: await userIdOf(deps, "actor", word("actor")),
-    subject: await userIdOf(deps, "subject", word("subject")),
+    actor: await userIdOf(deps, "actor", word("actor", EMAIL_MAX)),
+    subject: await userIdOf(deps, "subject", word("subject", EMAIL_MAX)),
     action: word("action"),
     from,
     to,
