@@ -1,4 +1,13 @@
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -76,6 +85,22 @@ describe("the running servers' notes", () => {
     expect(() => noteRunningServer({ cwd: "/repo", dataDir: "/srv/data", port: 4321 }, dir)).toThrow(
       /is not this account's own folder/,
     );
+  });
+
+  it("neither follows a link in place of the folder nor trusts a parent others may write in", () => {
+    const dir = scratch();
+    // A folder of ours that a link named "servers" points to: its *.json must stay untouched.
+    const victim = mkdtempSync(join(tmpdir(), "victim-"));
+    writeFileSync(join(victim, "package.json"), "{}");
+    symlinkSync(victim, dir);
+    expect(runningServersIn("/repo", dir)).toEqual([]);
+    expect(readdirSync(victim)).toEqual(["package.json"]);
+    rmSync(dir);
+    rmSync(victim, { recursive: true, force: true });
+    // A real folder, but under a parent anyone may write in.
+    mkdirSync(dir, { mode: 0o700 });
+    chmodSync(join(dir, ".."), 0o777);
+    expect(runningServersIn("/repo", dir)).toEqual([]);
   });
 
   it("finds none where no server ever ran", () => {

@@ -4,9 +4,9 @@
 // ./data, answer "No user named …" and leave an empty database behind. So each server notes
 // where its data folder is, in a folder only this account can read, and a command without DATA_DIR
 // uses the one server running from the same working folder.
-import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir, userInfo } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 
 export interface RunningServer {
   pid: number;
@@ -40,12 +40,16 @@ function isAlive(pid: number): boolean {
  * a data folder of its choosing. Such a folder is neither read nor written.
  */
 export function isOwnFolder(dir: string): boolean {
-  try {
-    const info = statSync(dir);
-    return info.isDirectory() && info.uid === userInfo().uid && (info.mode & 0o022) === 0;
-  } catch {
-    return false;
-  }
+  // The folder and the one above it (genai-portal-<uid>): whoever owns the parent could swap the
+  // folder for a link. Neither may be a link (lstat), and no one else may write in either.
+  return [dir, dirname(dir)].every((folder) => {
+    try {
+      const info = lstatSync(folder);
+      return info.isDirectory() && info.uid === userInfo().uid && (info.mode & 0o077) === 0;
+    } catch {
+      return false;
+    }
+  });
 }
 
 /** Notes this process as a running server; the answer removes the note (call it on shutdown). */
