@@ -2,16 +2,7 @@
 // command while the server runs) would corrupt it. A lock file next to the folder makes the
 // second opener fail with a clear message instead.
 import { closeSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: the process exists but belongs to someone else.
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
+import { isAlive } from "../process-alive.ts";
 
 export class DatabaseLockedError extends Error {}
 

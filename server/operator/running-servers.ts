@@ -7,6 +7,7 @@
 import { lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir, userInfo } from "node:os";
 import { dirname, join } from "node:path";
+import { isAlive } from "../process-alive.ts";
 
 export interface RunningServer {
   pid: number;
@@ -22,16 +23,6 @@ export interface RunningServer {
 /** One folder per OS account, readable by it alone (the note names a database's folder). */
 export function registryDir(base = tmpdir()): string {
   return join(base, `genai-portal-${userInfo().uid}`, "servers");
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: the process exists but is another account's.
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
 }
 
 /**
