@@ -28,13 +28,17 @@ export interface AuditEntry {
   /** Dotted: credits.grant, role.change, service_key.create, login.failed, ... */
   action: string;
   subjectUserId: string | null;
+  /** The organisation the action was about (its activity log); omit for none. */
+  subjectOrgId?: string | null | undefined;
   reason: string | null;
   /** What the action did; never a secret (no password, token, key secret or card number). */
   details: Record<string, unknown>;
   ip: string | null;
 }
 
-type HashedFields = Omit<AuditRow, "prevHash" | "hash">;
+type HashedFields = Omit<AuditRow, "prevHash" | "hash" | "subjectOrgId"> & {
+  subjectOrgId?: string | null | undefined;
+};
 
 /** The hash of a row: SHA-256 over the previous hash and the canonical JSON of every other column. */
 export function auditHash(prevHash: string, row: HashedFields): string {
@@ -49,6 +53,8 @@ export function auditHash(prevHash: string, row: HashedFields): string {
     reason: row.reason,
     details: row.details,
     ip: row.ip,
+    // Only when set: the rows written before organisations hash as they did (ORGANISATIONS.md).
+    ...(row.subjectOrgId == null ? {} : { subject_org_id: row.subjectOrgId }),
   });
   if (body === undefined) throw new TypeError("An audit row has no JSON form");
   return createHash("sha256").update(prevHash).update(body).digest("hex");
@@ -120,6 +126,7 @@ export async function appendAudit(tx: Tx, entry: AuditEntry, now: Date): Promise
     id: randomUUID(),
     at: now,
     ...entry,
+    subjectOrgId: entry.subjectOrgId ?? null,
   };
   const [row] = await tx
     .insert(auditLog)

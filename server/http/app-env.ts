@@ -1,6 +1,7 @@
 // Hono's typed context for the API: what middleware puts on `c.var`.
 import type { AccessTokenClaims } from "../auth/access-tokens.ts";
 import type { ServiceKeyRow, UserRow } from "../db/schema/index.ts";
+import type { ActingOrg } from "../orgs/membership.ts";
 
 export interface AppEnv {
   Variables: {
@@ -10,5 +11,7 @@ export interface AppEnv {
     claims: AccessTokenClaims;
     /** The authenticated service key (set by requireService). */
     service: ServiceKeyRow;
+    /** The organisation the call acts on and the caller's role there (set by actingOrg). */
+    org: ActingOrg;
   };
 }

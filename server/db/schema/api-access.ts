@@ -4,6 +4,7 @@
 import { sql } from "drizzle-orm";
 import {
   bigint,
+  boolean,
   check,
   date,
   index,
@@ -15,6 +16,7 @@ import {
   uuid,
 } from "drizzle-orm/pg-core";
 import { users } from "./accounts.ts";
+import { organizations } from "./organizations.ts";
 
 const at = (name: string) => timestamp(name, { withTimezone: true });
 
@@ -24,9 +26,17 @@ export const apiKeys = pgTable(
   {
     /** The key id, also written inside the key itself. */
     id: text("id").primaryKey(),
+    /** The organisation the key spends (decision 027: the column keeps its name). */
     userId: uuid("user_id")
       .notNull()
-      .references(() => users.id, { onDelete: "cascade" }),
+      .references(() => organizations.id, { onDelete: "cascade" }),
+    /**
+     * The member who made it. Null only for a key an instance of the previous version made during
+     * a rolling deploy: such a key is its personal organisation's, made by that user (createdByOf).
+     */
+    createdBy: uuid("created_by").references(() => users.id, { onDelete: "cascade" }),
+    /** A shared key (owners only): no member's removal revokes it and no member cap counts it. */
+    shared: boolean("shared").notNull().default(false),
     name: text("name").notNull(),
     /** What the list shows of the key: its prefix and id (the secret part never). */
     prefix: text("prefix").notNull(),
@@ -44,6 +54,8 @@ export const apiKeys = pgTable(
   },
   (t) => [
     index("api_keys_user_idx").on(t.userId, t.createdAt),
+    // The keys a member made, in every organisation (revoke-all, removal, disabling).
+    index("api_keys_created_by_idx").on(t.createdBy),
     // The console finds a customer by the start of a key ("gpk_3xT9…" quoted in an e-mail).
     index("api_keys_id_prefix_idx").on(sql`${t.id} text_pattern_ops`),
     check("api_keys_limit_positive", sql`${t.monthlyCreditLimit} is null or ${t.monthlyCreditLimit} > 0`),

@@ -23,6 +23,11 @@ export const auditLog = pgTable(
     action: text("action").notNull(),
     /** The account the action was about, if any. */
     subjectUserId: uuid("subject_user_id"),
+    /**
+     * The organisation the action was about (its activity log). Hashed when not null and left out
+     * of the hashed JSON when null, so the rows written before it existed still verify.
+     */
+    subjectOrgId: uuid("subject_org_id"),
     reason: text("reason"),
     /** What the action did, in JSON; never a secret. */
     details: jsonb("details").$type<Record<string, unknown>>().notNull(),
@@ -34,6 +39,7 @@ export const auditLog = pgTable(
   },
   (t) => [
     index("audit_log_subject_idx").on(t.subjectUserId, t.seq),
+    index("audit_log_subject_org_idx").on(t.subjectOrgId, t.seq),
     index("audit_log_actor_idx").on(t.actorId, t.seq),
     index("audit_log_action_idx").on(t.action, t.seq),
     index("audit_log_at_idx").on(t.at),

@@ -19,15 +19,21 @@ import {
   uuid,
 } from "drizzle-orm/pg-core";
 import { TAX_TREATMENTS } from "../../domain/vat.ts";
-import { users } from "./accounts.ts";
+import { organizations } from "./organizations.ts";
 
 const at = (name: string) => timestamp(name, { withTimezone: true });
 /** Milli-credits (see server/domain/ledger.ts); sums need 64 bits, and JS numbers hold them exactly. */
 const millicredits = (name: string) => bigint(name, { mode: "number" });
+/**
+ * The paying organisation (the billing account). The column keeps its name from before
+ * organisations: a personal organisation's id is its user's id, so every row written before, and
+ * every row an instance of the previous version writes during a rolling deploy, is right as it is
+ * (decision 027).
+ */
 const userRef = () =>
   uuid("user_id")
     .notNull()
-    .references(() => users.id, { onDelete: "cascade" });
+    .references(() => organizations.id, { onDelete: "cascade" });
 
 /**
  * Our copy of a user's subscription, as the subscription state machine sees it. `status` live
@@ -75,9 +81,10 @@ export type SubscriptionRow = typeof subscriptions.$inferSelect;
 export const billingCustomers = pgTable(
   "billing_customers",
   {
+    /** The organisation (decision 027: the column keeps its name). */
     userId: uuid("user_id")
       .primaryKey()
-      .references(() => users.id, { onDelete: "cascade" }),
+      .references(() => organizations.id, { onDelete: "cascade" }),
     customerId: text("customer_id").notNull(),
     createdAt: at("created_at").notNull().defaultNow(),
     name: text("name"),
@@ -85,10 +92,22 @@ export const billingCustomers = pgTable(
     country: text("country"),
     /** A format-checked EU VAT ID of `country`, or null (a consumer). */
     vatId: text("vat_id"),
+    /** Where invoices go (PUT /v1/billing/details); null: the owners' addresses as before. */
+    email: text("email"),
+    /** The postal address as given: {line1, line2?, postal_code, city, country}. */
+    address: jsonb("address").$type<BillingAddress>(),
     detailsUpdatedAt: at("details_updated_at"),
   },
   (t) => [uniqueIndex("billing_customers_customer_id_key").on(t.customerId)],
 );
+
+export interface BillingAddress {
+  line1: string;
+  line2?: string | null;
+  postal_code: string;
+  city: string;
+  country: string;
+}
 
 /** One bucket of credits. Every grant names what paid for it (fulfilment key and payment reference). */
 export const creditGrants = pgTable(

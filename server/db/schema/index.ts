@@ -5,3 +5,4 @@ export * from "./api-access.ts";
 export * from "./audit.ts";
 export * from "./billing.ts";
 export * from "./mfa.ts";
+export * from "./organizations.ts";

@@ -1,0 +1,105 @@
+// Which organisation a call acts on, and the caller's role there (ORGANISATIONS.md, "Which
+// organisation a call acts on"). Read from the database on every request, so a removed member or a
+// changed role takes effect at once on every instance. A call that names an organisation the caller
+// is not a member of, or names one malformed, answers 404: a 403 would tell a stranger it exists.
+import { and, eq, isNull } from "drizzle-orm";
+import type { MiddlewareHandler } from "hono";
+import { ORG_DETAIL } from "../../contract/org-messages.ts";
+import { can, type OrgAbility, type OrgRole } from "../../contract/org-roles.ts";
+import { canonicalUuid, isUserId } from "../accounts/users.ts";
+import { organizationMembers, organizations } from "../db/schema/index.ts";
+import type { DbOrTx } from "../db/types.ts";
+import type { AppEnv } from "../http/app-env.ts";
+import { ApiError } from "../http/errors.ts";
+
+/** The one header that chooses the organisation (never a query parameter or a cookie). */
+export const ORG_HEADER = "X-Organization";
+
+export interface ActingOrg {
+  id: string;
+  /** Null for a personal organisation. */
+  name: string | null;
+  personal: boolean;
+  /** The caller's role in it. */
+  role: OrgRole;
+  /** The caller's monthly cap there, in milli-credits; null: none. */
+  monthlyCreditCap: number | null;
+}
+
+export const orgNotFound = () => new ApiError(404, ORG_DETAIL.notFound);
+
+/** The caller's own personal organisation, known without a read: its id is theirs and they own it. */
+export const personalOrg = (userId: string): ActingOrg => ({
+  id: userId,
+  name: null,
+  personal: true,
+  role: "owner",
+  monthlyCreditCap: null,
+});
+
+/** `userId`'s membership of organisation `orgId` (not deleted), or undefined. */
+export async function findMembership(
+  db: DbOrTx,
+  orgId: string,
+  userId: string,
+): Promise<ActingOrg | undefined> {
+  if (!isUserId(orgId)) return undefined;
+  const [row] = await db
+    .select({
+      id: organizations.id,
+      name: organizations.name,
+      personal: organizations.personal,
+      role: organizationMembers.role,
+      monthlyCreditCap: organizationMembers.monthlyCreditCap,
+    })
+    .from(organizationMembers)
+    .innerJoin(organizations, eq(organizations.id, organizationMembers.orgId))
+    .where(
+      and(
+        eq(organizationMembers.orgId, orgId),
+        eq(organizationMembers.userId, userId),
+        isNull(organizations.deletedAt),
+      ),
+    )
+    .limit(1);
+  return row;
+}
+
+/** The organisation id a header names, in canonical form, or undefined when there is none. */
+export function headerOrgId(value: string | undefined): string | undefined {
+  const trimmed = value?.trim();
+  return trimmed ? canonicalUuid(trimmed) : undefined;
+}
+
+/**
+ * Sets `c.var.org` for a call that reads X-Organization (after requireUser): the organisation the
+ * header names, or the caller's personal one without it. `fallbackToPersonal` is GET /v1/users/me's
+ * rule: a header naming an organisation the caller left answers the personal one, so a removed
+ * member's portal recovers.
+ */
+export function actingOrg(
+  db: DbOrTx,
+  options: { fallbackToPersonal?: boolean } = {},
+): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const user = c.get("user");
+    const wanted = headerOrgId(c.req.header(ORG_HEADER));
+    let org: ActingOrg | undefined;
+    if (wanted === undefined || wanted === user.id) org = personalOrg(user.id);
+    else org = await findMembership(db, wanted, user.id);
+    if (!org) {
+      if (!options.fallbackToPersonal) throw orgNotFound();
+      org = personalOrg(user.id);
+    }
+    c.set("org", org);
+    await next();
+  };
+}
+
+/** Refuses (403) a caller whose role in the acting organisation lacks `ability`. */
+export function requireOrgAbility(ability: OrgAbility): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    if (!can(c.get("org").role, ability)) throw new ApiError(403, ORG_DETAIL.notAllowed);
+    await next();
+  };
+}
