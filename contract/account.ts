@@ -5,6 +5,7 @@
 // Browser-safe: no Node APIs here.
 import * as z from "zod/mini";
 import { BODY_ERRORS, VALIDATION } from "./messages.ts";
+import { ORG_ROLES } from "./org-roles.ts";
 import { credentialJson } from "./passkeys.ts";
 import { mfaCodeSchema } from "./two-factor.ts";
 
@@ -264,7 +265,23 @@ export const FREE_SUBSCRIPTION: Subscription = Object.freeze({
   scheduled_plan: null,
 });
 
-/** `GET /v1/users/me`. `subscription` may be missing or null from other providers: read it as FREE. */
+/**
+ * The organisation `GET /v1/users/me` answers for (ORGANISATIONS.md): the one of `X-Organization`,
+ * or the personal one (id = the user's id, no stored name) without it or for a non-member.
+ */
+export const userOrganizationSchema = z.object({
+  id: z.string(),
+  /** null for a personal organisation: the portal shows "Personal". */
+  name: z.nullable(z.string()),
+  personal: z.boolean(),
+  role: z.enum(ORG_ROLES),
+});
+export type UserOrganization = z.infer<typeof userOrganizationSchema>;
+
+/**
+ * `GET /v1/users/me`. `subscription` may be missing or null from other providers: read it as FREE.
+ * `credit_balance` and `subscription` are the organisation's (`organization`).
+ */
 export const userSchema = z.object({
   id: z.string(),
   username: z.string(),
@@ -273,6 +290,7 @@ export const userSchema = z.object({
   email_verified: z.boolean(),
   credit_balance: z.number(),
   subscription: z.optional(z.nullable(subscriptionSchema)),
+  organization: z.optional(userOrganizationSchema),
 });
 export type User = z.infer<typeof userSchema>;
 
