@@ -8,8 +8,30 @@ export const USAGE_DEFAULT_DAYS = 30;
 /** The longest range one call may ask for, in days, both ends included. */
 export const USAGE_MAX_DAYS = 366;
 
-export const USAGE_DIMENSIONS = ["day", "feature", "api_key"] as const;
+export const USAGE_DIMENSIONS = ["day", "feature", "api_key", "member"] as const;
 export type UsageDimension = (typeof USAGE_DIMENSIONS)[number];
+
+/**
+ * Whose charges a `member` group holds: a member's (the keys they made), the organisation's shared
+ * keys', or those made without a key (an access token's, or staff's manual charges).
+ */
+export const MEMBER_GROUPS = ["member", "shared_keys", "without_key"] as const;
+export type MemberGroup = (typeof MEMBER_GROUPS)[number];
+
+/** How pages and the CSV name a group that is not one member's. */
+export const MEMBER_GROUP_LABELS = {
+  shared_keys: "Shared keys",
+  without_key: "Without a key",
+  /** A key whose maker's account is gone. */
+  unknown_member: "Former member",
+} as const;
+
+/** A member group's label: the member's username, or what the group stands for. */
+export function memberGroupLabel(group: MemberGroup, username: string | null | undefined): string {
+  if (group === "shared_keys") return MEMBER_GROUP_LABELS.shared_keys;
+  if (group === "without_key") return MEMBER_GROUP_LABELS.without_key;
+  return username ?? MEMBER_GROUP_LABELS.unknown_member;
+}
 
 export const USAGE_RULES = {
   dateFormat: "Use a date as YYYY-MM-DD",
@@ -49,6 +71,11 @@ export const usageRowSchema = z.object({
   /** The key's name and prefix when the row names a key (a revoked key keeps both). */
   api_key_name: z.optional(z.nullable(z.string())),
   api_key_prefix: z.optional(z.nullable(z.string())),
+  /** group_by=member: whose charges these are (MEMBER_GROUPS). */
+  member_group: z.optional(z.enum(MEMBER_GROUPS)),
+  /** The member who made the keys (null for shared keys, charges without a key, or a gone account). */
+  member_id: z.optional(z.nullable(z.string())),
+  member_username: z.optional(z.nullable(z.string())),
   /** Generations counted: the charges' quantities (a manual charge counts one). */
   uses: z.number(),
   /** Credits the charges spent. */
@@ -75,3 +102,6 @@ export const USAGE_CSV_COLUMNS = [
   "key_prefix",
   "idempotency_key",
 ] as const;
+
+/** The column a team organisation's CSV adds: the member whose key made the charge (memberGroupLabel). */
+export const USAGE_CSV_MEMBER_COLUMN = "member";

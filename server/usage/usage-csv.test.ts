@@ -12,6 +12,7 @@ const charge = (n: number, overrides: Partial<UsageCharge> = {}): UsageCharge =>
   keyName: "Worker",
   keyPrefix: "gpk_abc",
   idempotencyKey: `gen-${n}`,
+  member: "ann",
   ...overrides,
 });
 

@@ -1,7 +1,10 @@
-// Usage history for the account owner: sums of the metered charges per Berlin day, feature or API
-// key (GET /v1/usage), and every charge as a streamed CSV (GET /v1/usage.csv), over the same range.
+// Usage history of the organisation a call acts on (X-Organization): sums of the metered charges
+// per Berlin day, feature, API key or member (GET /v1/usage), and every charge as a streamed CSV
+// (GET /v1/usage.csv), over the same range. A role without "allUsage" (a developer) sees only the
+// charges of the keys they made (ORGANISATIONS.md, "Roles").
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
+import { can } from "../../../contract/org-roles.ts";
 import {
   USAGE_DEFAULT_DAYS,
   USAGE_MAX_DAYS,
@@ -16,9 +19,10 @@ import { csvDownload } from "../../http/csv-download.ts";
 import { RequestValidationError } from "../../http/errors.ts";
 import { addRoute, errorResponses, jsonContent, SIGNED_IN, schemaRef } from "../../http/openapi.ts";
 import { parseWith } from "../../http/validation.ts";
+import { type ActingOrg, actingOrg, ORG_HEADER } from "../../orgs/membership.ts";
 import { usageCsvStream } from "../../usage/usage-csv.ts";
 import { isRefusal, type UsageRange, usageDimensions, usageRange } from "../../usage/usage-range.ts";
-import { usageCharges, usageGroups } from "../../usage/usage-store.ts";
+import { type UsageScope, usageCharges, usageGroups } from "../../usage/usage-store.ts";
 import type { ApiDeps } from "../api-deps.ts";
 
 const refuse = (field: string, message: string) =>
@@ -33,6 +37,15 @@ function readQuery(c: Context<AppEnv>, now: Date): { range: UsageRange; dimensio
   if (isRefusal(dimensions)) throw refuse(dimensions.field, dimensions.message);
   return { range, dimensions };
 }
+
+/** The organisation the call acts on; without it, the caller's personal one. */
+const ORG_PARAMETER = {
+  name: ORG_HEADER,
+  in: "header" as const,
+  required: false,
+  description: "The organisation whose usage to read (its id); the caller's personal organisation without it",
+  schema: { type: "string" as const, maxLength: 100 },
+};
 
 const dateParameter = (name: "from" | "to", description: string) => ({
   name,
@@ -61,15 +74,25 @@ export const USAGE_PARAMETERS = [
     in: "query" as const,
     required: false,
     description:
-      "day, feature or api_key, or several of them comma-separated (day,feature for a chart stacked by feature). Default: day.",
+      "day, feature, api_key or member, or several of them comma-separated (day,feature for a chart stacked by feature). member groups by the member who made the key; the shared keys' charges and those without a key form a group each. Default: day.",
     schema: { type: "string" as const, maxLength: 40 },
   },
 ];
 
-/** The usage answer of `userId` for the request's query (a 422 for a wrong one). */
-export async function usageAnswer(c: Context<AppEnv>, deps: Pick<ApiDeps, "db" | "clock">, userId: string) {
+/** What the caller sees of the acting organisation's usage: everything, or the keys they made. */
+export function usageScopeOf(org: Pick<ActingOrg, "id" | "role">, callerId: string): UsageScope {
+  return can(org.role, "allUsage") ? { orgId: org.id } : { orgId: org.id, madeBy: callerId };
+}
+
+/** The usage answer of an organisation (all of it for a bare id) for the request's query (a 422 for a wrong one). */
+export async function usageAnswer(
+  c: Context<AppEnv>,
+  deps: Pick<ApiDeps, "db" | "clock">,
+  scopeOrOrgId: UsageScope | string,
+) {
+  const scope = typeof scopeOrOrgId === "string" ? { orgId: scopeOrOrgId } : scopeOrOrgId;
   const { range, dimensions } = readQuery(c, deps.clock.now());
-  const groups = await usageGroups(deps.db, userId, range, dimensions);
+  const groups = await usageGroups(deps.db, scope, range, dimensions);
   let uses = 0;
   let credits = 0;
   const data = groups.map((group) => {
@@ -85,6 +108,13 @@ export async function usageAnswer(c: Context<AppEnv>, deps: Pick<ApiDeps, "db" |
             api_key_prefix: group.apiKeyPrefix,
           }
         : {}),
+      ...(group.memberGroup !== undefined
+        ? {
+            member_group: group.memberGroup,
+            member_id: group.memberId ?? null,
+            member_username: group.memberUsername ?? null,
+          }
+        : {}),
       uses: group.uses,
       credits: fromMillicredits(group.credits),
     };
@@ -96,9 +126,11 @@ export function usageRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>();
   const registry = app.openAPIRegistry;
   const auth = requireUser(deps);
+  const org = actingOrg(deps.db);
   const security = SIGNED_IN;
   const errors = errorResponses(registry, {
     401: "No valid access token",
+    404: "Organisation not found: X-Organization names one the caller is not a member of",
     422: "A date that is not YYYY-MM-DD, 'from' after 'to', a range over 366 days, or an unknown group_by",
   });
 
@@ -111,7 +143,7 @@ export function usageRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
       tags: ["usage"],
       summary: "What the metered charges spent, per Berlin day, feature or API key",
       security,
-      parameters: USAGE_PARAMETERS,
+      parameters: [...USAGE_PARAMETERS, ORG_PARAMETER],
       responses: {
         200: {
           description: "The groups in day, feature, key order, and the range's total",
@@ -121,7 +153,8 @@ export function usageRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
       },
     },
     auth,
-    async (c) => c.json(await usageAnswer(c, deps, c.var.user.id), 200),
+    org,
+    async (c) => c.json(await usageAnswer(c, deps, usageScopeOf(c.var.org, c.var.user.id)), 200),
   );
 
   addRoute(
@@ -133,9 +166,9 @@ export function usageRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
       tags: ["usage"],
       summary: "Every metered charge in the range as CSV, oldest first (streamed)",
       description:
-        "Columns: time (Berlin, with its offset), feature, people, quantity, credits, key_name, key_prefix, idempotency_key. A cell a spreadsheet would read as a formula starts with a quote.",
+        "Columns: time (Berlin, with its offset), feature, people, quantity, credits, key_name, key_prefix, idempotency_key, and for a team organisation member (who made the key: a username, Shared keys or Without a key). A cell a spreadsheet would read as a formula starts with a quote.",
       security,
-      parameters: RANGE_PARAMETERS,
+      parameters: [...RANGE_PARAMETERS, ORG_PARAMETER],
       responses: {
         200: {
           description: "The charges",
@@ -145,10 +178,15 @@ export function usageRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
       },
     },
     auth,
+    org,
     (c) => {
       const { range } = readQuery(c, deps.clock.now());
-      const userId = c.var.user.id;
-      const body = usageCsvStream((after, limit) => usageCharges(deps.db, userId, range, after, limit));
+      const scope = usageScopeOf(c.var.org, c.var.user.id);
+      const body = usageCsvStream(
+        (after, limit) => usageCharges(deps.db, scope, range, after, limit),
+        undefined,
+        !c.var.org.personal,
+      );
       return csvDownload(c, body, `usage-${range.from}-to-${range.to}.csv`);
     },
   );

@@ -227,12 +227,20 @@ describe.each(TEST_DATABASES)("usage history (%s)", (kind) => {
     ["from=2026-3-1", "from", "Use a date as YYYY-MM-DD"],
     ["from=2026-03-10&to=2026-03-09", "from", "'from' must not be after 'to'"],
     ["from=2025-03-31&to=2026-04-01", "to", "The range can be at most 366 days"],
-    ["group_by=week", "group_by", "Group by day, feature, api_key, or several of them separated by commas"],
-    ["group_by=", "group_by", "Group by day, feature, api_key, or several of them separated by commas"],
+    [
+      "group_by=week",
+      "group_by",
+      "Group by day, feature, api_key, member, or several of them separated by commas",
+    ],
+    [
+      "group_by=",
+      "group_by",
+      "Group by day, feature, api_key, member, or several of them separated by commas",
+    ],
     [
       "group_by=day,hour",
       "group_by",
-      "Group by day, feature, api_key, or several of them separated by commas",
+      "Group by day, feature, api_key, member, or several of them separated by commas",
     ],
   ])("refuses %s with a 422 on the query field", async (query, field, message) => {
     const { ann } = await setUp();
