@@ -19,7 +19,7 @@ import { csvDownload } from "../../http/csv-download.ts";
 import { RequestValidationError } from "../../http/errors.ts";
 import { addRoute, errorResponses, jsonContent, SIGNED_IN, schemaRef } from "../../http/openapi.ts";
 import { parseWith } from "../../http/validation.ts";
-import { type ActingOrg, actingOrg, ORG_HEADER } from "../../orgs/membership.ts";
+import { type ActingOrg, actingOrg } from "../../orgs/membership.ts";
 import { usageCsvStream } from "../../usage/usage-csv.ts";
 import { isRefusal, type UsageRange, usageDimensions, usageRange } from "../../usage/usage-range.ts";
 import { type UsageScope, usageCharges, usageGroups } from "../../usage/usage-store.ts";
@@ -37,15 +37,6 @@ function readQuery(c: Context<AppEnv>, now: Date): { range: UsageRange; dimensio
   if (isRefusal(dimensions)) throw refuse(dimensions.field, dimensions.message);
   return { range, dimensions };
 }
-
-/** The organisation the call acts on; without it, the caller's personal one. */
-const ORG_PARAMETER = {
-  name: ORG_HEADER,
-  in: "header" as const,
-  required: false,
-  description: "The organisation whose usage to read (its id); the caller's personal organisation without it",
-  schema: { type: "string" as const, maxLength: 100 },
-};
 
 const dateParameter = (name: "from" | "to", description: string) => ({
   name,
@@ -143,7 +134,7 @@ export function usageRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
       tags: ["usage"],
       summary: "What the metered charges spent, per Berlin day, feature or API key",
       security,
-      parameters: [...USAGE_PARAMETERS, ORG_PARAMETER],
+      parameters: USAGE_PARAMETERS,
       responses: {
         200: {
           description: "The groups in day, feature, key order, and the range's total",
@@ -168,7 +159,7 @@ export function usageRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
       description:
         "Columns: time (Berlin, with its offset), feature, people, quantity, credits, key_name, key_prefix, idempotency_key, and for a team organisation member (who made the key: a username, Shared keys or Without a key). A cell a spreadsheet would read as a formula starts with a quote.",
       security,
-      parameters: [...RANGE_PARAMETERS, ORG_PARAMETER],
+      parameters: RANGE_PARAMETERS,
       responses: {
         200: {
           description: "The charges",
