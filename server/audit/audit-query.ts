@@ -17,6 +17,8 @@ export interface AuditFilter {
   actor?: string | undefined;
   /** A user id: entries about that account. */
   subject?: string | undefined;
+  /** An organisation id: entries about that organisation (subject_org_id). */
+  subjectOrg?: string | undefined;
   /** An action ("credits.grant"), or its family with a trailing dot ("credits."). */
   action?: string | undefined;
   /** Entries at or after `from` and before `to`. */
@@ -34,6 +36,10 @@ function conditions(filter: AuditFilter): SQL[] | undefined {
   if (filter.subject !== undefined) {
     if (!isUserId(filter.subject)) return undefined;
     where.push(eq(auditLog.subjectUserId, filter.subject));
+  }
+  if (filter.subjectOrg !== undefined) {
+    if (!isUserId(filter.subjectOrg)) return undefined;
+    where.push(eq(auditLog.subjectOrgId, filter.subjectOrg));
   }
   if (filter.action) {
     // A family ("credits.") is a range of the action index: ["credits.", "credits/").
