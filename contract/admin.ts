@@ -171,6 +171,8 @@ export const adminLedgerEntrySchema = z.object({
     "dispute_won",
     "dispute_lost",
     "operator_take_back",
+    /** Written off when the organisation was deleted. */
+    "forfeit",
   ]),
   /** Credits: positive in, negative out. */
   credits: z.number(),

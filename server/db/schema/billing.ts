@@ -483,7 +483,8 @@ export const creditAdjustments = pgTable(
       .notNull()
       .references(() => creditGrants.id, { onDelete: "cascade" }),
     kind: text("kind", {
-      enum: ["refund", "dispute_freeze", "dispute_won", "dispute_lost", "operator_take_back"],
+      // forfeit: written off when the organisation was deleted (DELETE /v1/orgs/{id}).
+      enum: ["refund", "dispute_freeze", "dispute_won", "dispute_lost", "operator_take_back", "forfeit"],
     }).notNull(),
     /** Milli-credits taken back, frozen or released (never more than the grant had). */
     amount: millicredits("amount").notNull(),
