@@ -1,0 +1,260 @@
+// /v1/orgs: creating, listing, reading, renaming, deleting and transferring an organisation, each
+// rule and refusal of ORGANISATIONS.md's "Calls" and "Roles" tables.
+import { randomUUID } from "node:crypto";
+import { and, eq } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { DETAIL } from "../../../contract/messages.ts";
+import { ORG_DETAIL } from "../../../contract/org-messages.ts";
+import { ORG_TEXT } from "../../../contract/orgs.ts";
+import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
+import {
+  apiKeys,
+  auditLog,
+  creditAdjustments,
+  creditGrants,
+  organizationInvitations,
+  organizations,
+  users,
+} from "../../db/schema/index.ts";
+import { verifiedUser } from "../../testing/api-client.ts";
+import { call, createTeam, insertKey, invite, json, member, STALE } from "../../testing/org-calls.ts";
+import { useTestApp } from "../../testing/suite.ts";
+import { NO_LIMITS } from "../../testing/test-app.ts";
+
+describe.each(TEST_DATABASES)("organisations (%s)", (kind) => {
+  const ctx = useTestApp(kind, { limits: NO_LIMITS });
+
+  const actions = async (orgId: string) =>
+    (
+      await ctx.t.deps.db
+        .select({ action: auditLog.action })
+        .from(auditLog)
+        .where(eq(auditLog.subjectOrgId, orgId))
+        .orderBy(auditLog.seq)
+    ).map((r) => r.action);
+
+  it("a verified user creates a team, owns it, and lists it after the personal organisation", async () => {
+    const ann = await verifiedUser(ctx.t, "ann");
+    const org = await createTeam(ctx.t, ann, "  Acme Labs ");
+    expect(org).toMatchObject({ name: "Acme Labs", personal: false, role: "owner", member_count: 1 });
+    const list = await json<{ data: unknown[] }>(await call(ctx.t, "GET", "/v1/orgs", ann.accessToken), 200);
+    expect(list.data).toEqual([
+      { id: ann.id, name: null, personal: true, role: "owner", credit_balance: 50, plan: "FREE" },
+      { id: org.id, name: "Acme Labs", personal: false, role: "owner", credit_balance: 0, plan: "FREE" },
+    ]);
+    expect(await json(await call(ctx.t, "GET", `/v1/orgs/${org.id}`, ann.accessToken), 200)).toEqual(org);
+    // The id is read in any case.
+    expect((await call(ctx.t, "GET", `/v1/orgs/${org.id.toUpperCase()}`, ann.accessToken)).status).toBe(200);
+    expect(await actions(org.id)).toEqual(["org.create"]);
+  });
+
+  it("refuses creating without a verified e-mail address", async () => {
+    // Signed in while verified, then the address changed to one not verified yet.
+    const bob = await verifiedUser(ctx.t, "bob");
+    await ctx.t.deps.db.update(users).set({ emailVerified: false }).where(eq(users.id, bob.id));
+    const res = await call(ctx.t, "POST", "/v1/orgs", bob.accessToken, { name: "Bob's shop" });
+    expect(await json(res, 403)).toEqual({ detail: ORG_DETAIL.emailNotVerified });
+  });
+
+  it.each([
+    ["x", "Use 2 to 60 characters"],
+    ["a".repeat(61), "Use 2 to 60 characters"],
+    ["Acme <b>", "Use letters, digits, spaces and punctuation other than < > / :"],
+    ["Acme: Labs", "Use letters, digits, spaces and punctuation other than < > / :"],
+    ["Line\nbreak", "Use letters, digits, spaces and punctuation other than < > / :"],
+    ["personal", '"Personal" is the name of your own account'],
+  ])("refuses the name %j with a 422 beside the field", async (name, message) => {
+    const ann = await verifiedUser(ctx.t, "ann");
+    const body = await json<{ detail: { loc: string[]; msg: string }[] }>(
+      await call(ctx.t, "POST", "/v1/orgs", ann.accessToken, { name }),
+      422,
+    );
+    expect(body.detail).toEqual([expect.objectContaining({ loc: ["body", "name"], msg: message })]);
+  });
+
+  it("lets one person own at most 20 team organisations", async () => {
+    const ann = await verifiedUser(ctx.t, "ann");
+    for (let i = 1; i <= 20; i++) await createTeam(ctx.t, ann, `Team ${i}`);
+    const res = await call(ctx.t, "POST", "/v1/orgs", ann.accessToken, { name: "Team 21" });
+    expect(await json(res, 409)).toEqual({ detail: ORG_DETAIL.ownerLimit });
+  });
+
+  it("answers 404 to a non-member, a malformed id and an unknown one alike", async () => {
+    const ann = await verifiedUser(ctx.t, "ann");
+    const eve = await verifiedUser(ctx.t, "eve");
+    const org = await createTeam(ctx.t, ann);
+    for (const path of [`/v1/orgs/${org.id}`, "/v1/orgs/not-an-id", `/v1/orgs/${randomUUID()}`]) {
+      expect(await json(await call(ctx.t, "GET", path, eve.accessToken), 404)).toEqual({
+        detail: ORG_DETAIL.notFound,
+      });
+    }
+    for (const [method, path, body] of [
+      ["PATCH", `/v1/orgs/${org.id}`, { name: "Mine now" }],
+      ["GET", `/v1/orgs/${org.id}/members`, undefined],
+      ["POST", `/v1/orgs/${org.id}/invitations`, { email: "x@example.com", role: "developer" }],
+      ["GET", `/v1/orgs/${org.id}/activity`, undefined],
+    ] as const) {
+      expect((await call(ctx.t, method, path, eve.accessToken, body)).status).toBe(404);
+    }
+    // The personal organisation of another user is not theirs either.
+    expect((await call(ctx.t, "GET", `/v1/orgs/${ann.id}`, eve.accessToken)).status).toBe(404);
+  });
+
+  it("renames for owners and managers only, and never a personal organisation", async () => {
+    const ann = await verifiedUser(ctx.t, "ann");
+    const org = await createTeam(ctx.t, ann);
+    const max = await member(ctx.t, org, ann, "max", "manager");
+    const dev = await member(ctx.t, org, ann, "dev", "developer");
+    const bill = await member(ctx.t, org, ann, "bill", "billing");
+    const renamed = await json(
+      await call(ctx.t, "PATCH", `/v1/orgs/${org.id}`, max.accessToken, { name: "Acme GmbH" }),
+      200,
+    );
+    expect(renamed).toMatchObject({ name: "Acme GmbH", role: "manager", member_count: 4 });
+    for (const who of [dev, bill]) {
+      const res = await call(ctx.t, "PATCH", `/v1/orgs/${org.id}`, who.accessToken, { name: "Nope" });
+      expect(await json(res, 403)).toEqual({ detail: ORG_DETAIL.notAllowed });
+    }
+    const personal = await call(ctx.t, "PATCH", `/v1/orgs/${ann.id}`, ann.accessToken, { name: "Ann" });
+    expect(await json(personal, 409)).toEqual({ detail: ORG_DETAIL.personalHasNoMembers });
+    expect(await actions(org.id)).toContain("org.rename");
+  });
+
+  describe("deletion", () => {
+    it("first answers what would be lost, then forfeits it all in one step", async () => {
+      const ann = await verifiedUser(ctx.t, "ann");
+      const org = await createTeam(ctx.t, ann);
+      const dev = await member(ctx.t, org, ann, "dev", "developer");
+      const db = ctx.t.deps.db;
+      const now = ctx.t.clock.now();
+      await db.insert(creditGrants).values({
+        id: randomUUID(),
+        userId: org.id,
+        kind: "topup",
+        amount: 12_500,
+        remaining: 12_345,
+        grantedAt: now,
+        expiresAt: new Date(now.getTime() + 86_400_000 * 30),
+        source: "Test pack",
+        fulfilmentKey: `test:${org.id}`,
+      });
+      const devKey = await insertKey(ctx.t, org.id, dev.id);
+      const shared = await insertKey(ctx.t, org.id, ann.id, true);
+      await invite(ctx.t, org, ann, "later@example.com", "developer");
+
+      const asked = await call(ctx.t, "DELETE", `/v1/orgs/${org.id}`, ann.accessToken);
+      expect(await json(asked, 409)).toEqual({
+        detail: ORG_DETAIL.forfeitConfirm,
+        credits: 12.345,
+        subscription_days: 0,
+      });
+      const notConfirmed = await call(ctx.t, "DELETE", `/v1/orgs/${org.id}`, ann.accessToken, {
+        confirm_forfeit: false,
+      });
+      expect(notConfirmed.status).toBe(409);
+
+      const done = await call(ctx.t, "DELETE", `/v1/orgs/${org.id}`, ann.accessToken, {
+        confirm_forfeit: true,
+      });
+      expect(done.status).toBe(204);
+
+      const [row] = await db.select().from(organizations).where(eq(organizations.id, org.id));
+      expect(row?.deletedAt).not.toBeNull();
+      const keys = await db.select().from(apiKeys).where(eq(apiKeys.userId, org.id));
+      expect(keys.map((k) => [k.id, k.revokedAt !== null]).sort()).toEqual(
+        [
+          [devKey, true],
+          [shared, true],
+        ].sort(),
+      );
+      const adjustments = await db
+        .select()
+        .from(creditAdjustments)
+        .where(eq(creditAdjustments.userId, org.id));
+      expect(adjustments.map((a) => [a.kind, a.amount])).toEqual([["forfeit", 12_345]]);
+      const [grant] = await db.select().from(creditGrants).where(eq(creditGrants.userId, org.id));
+      expect(grant?.remaining).toBe(0);
+      const pending = await db
+        .select()
+        .from(organizationInvitations)
+        .where(eq(organizationInvitations.orgId, org.id));
+      expect(pending.map((i) => [i.email, i.acceptedAt !== null, i.revokedAt !== null]).sort()).toEqual([
+        ["dev@example.com", true, false],
+        ["later@example.com", false, true],
+      ]);
+      // Nobody is a member any more: every call on it answers 404.
+      for (const who of [ann, dev]) {
+        expect((await call(ctx.t, "GET", `/v1/orgs/${org.id}`, who.accessToken)).status).toBe(404);
+      }
+      const list = await json<{ data: { id: string }[] }>(
+        await call(ctx.t, "GET", "/v1/orgs", ann.accessToken),
+        200,
+      );
+      expect(list.data.map((o) => o.id)).toEqual([ann.id]);
+      const [entry] = await db
+        .select()
+        .from(auditLog)
+        .where(and(eq(auditLog.subjectOrgId, org.id), eq(auditLog.action, "org.delete")));
+      expect(entry?.details).toMatchObject({ credits_forfeited: 12.345, invitations_revoked: 1 });
+    });
+
+    it("is for owners only, with a recent password, and never for a personal organisation", async () => {
+      const ann = await verifiedUser(ctx.t, "ann");
+      const org = await createTeam(ctx.t, ann);
+      const max = await member(ctx.t, org, ann, "max", "manager");
+      const byManager = await call(ctx.t, "DELETE", `/v1/orgs/${org.id}`, max.accessToken, {
+        confirm_forfeit: true,
+      });
+      expect(await json(byManager, 403)).toEqual({ detail: ORG_DETAIL.notAllowed });
+      const personal = await call(ctx.t, "DELETE", `/v1/orgs/${ann.id}`, ann.accessToken, {
+        confirm_forfeit: true,
+      });
+      expect(await json(personal, 409)).toEqual({ detail: ORG_DETAIL.personalHasNoMembers });
+      ctx.t.clock.advance(STALE);
+      const stale = await call(ctx.t, "DELETE", `/v1/orgs/${org.id}`, ann.accessToken, {
+        confirm_forfeit: true,
+      });
+      expect(await json(stale, 403)).toMatchObject({ detail: DETAIL.reauthRequired, reauth_required: true });
+      expect((await call(ctx.t, "GET", `/v1/orgs/${org.id}`, ann.accessToken)).status).toBe(200);
+    });
+  });
+
+  describe("transfer of ownership", () => {
+    it("makes the member an owner and the caller a manager in one step", async () => {
+      const ann = await verifiedUser(ctx.t, "ann");
+      const org = await createTeam(ctx.t, ann);
+      const dev = await member(ctx.t, org, ann, "dev", "developer");
+      const res = await call(ctx.t, "POST", `/v1/orgs/${org.id}/transfer-ownership`, ann.accessToken, {
+        user_id: dev.id.toUpperCase(),
+      });
+      expect(await json(res, 200)).toMatchObject({ id: org.id, role: "manager", member_count: 2 });
+      expect(await json(await call(ctx.t, "GET", `/v1/orgs/${org.id}`, dev.accessToken), 200)).toMatchObject({
+        role: "owner",
+      });
+      expect(await actions(org.id)).toContain("org.transfer");
+    });
+
+    it("refuses a non-owner, a stale sign-in, the caller themselves and a non-member", async () => {
+      const ann = await verifiedUser(ctx.t, "ann");
+      const eve = await verifiedUser(ctx.t, "eve");
+      const org = await createTeam(ctx.t, ann);
+      const max = await member(ctx.t, org, ann, "max", "manager");
+      const path = `/v1/orgs/${org.id}/transfer-ownership`;
+      expect(await json(await call(ctx.t, "POST", path, max.accessToken, { user_id: max.id }), 403)).toEqual({
+        detail: ORG_DETAIL.notAllowed,
+      });
+      expect(await json(await call(ctx.t, "POST", path, ann.accessToken, { user_id: ann.id }), 422)).toEqual({
+        detail: ORG_TEXT.transferToSelf,
+      });
+      expect(await json(await call(ctx.t, "POST", path, ann.accessToken, { user_id: eve.id }), 404)).toEqual({
+        detail: ORG_TEXT.memberNotFound,
+      });
+      const personal = await call(ctx.t, "POST", `/v1/orgs/${ann.id}/transfer-ownership`, ann.accessToken, {
+        user_id: max.id,
+      });
+      expect(personal.status).toBe(409);
+      ctx.t.clock.advance(STALE);
+      expect((await call(ctx.t, "POST", path, ann.accessToken, { user_id: max.id })).status).toBe(403);
+    });
+  });
+});
