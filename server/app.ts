@@ -27,6 +27,7 @@ import type { RateLimiter } from "./http/rate-limit.ts";
 import { requestLog } from "./http/request-log.ts";
 import { securityHeaders } from "./http/security-headers.ts";
 import { type Mailer, outboxDir } from "./mail/mailer.ts";
+import { createOrgMails } from "./orgs/org-mails.ts";
 import { JWKS_PATH, jwksHandler } from "./routes/api-access/jwks.ts";
 import { checkoutRoutes } from "./routes/checkout/page.ts";
 import { devBillingRoutes } from "./routes/dev/billing.ts";
@@ -155,6 +156,7 @@ export function createApp(deps: AppDeps): Hono {
         logger: deps.logger,
         portalUrl: deps.config.portalUrl,
       }),
+      orgMails: createOrgMails({ mailer: deps.mailer, tasks: deps.tasks, portalUrl: deps.config.portalUrl }),
       serviceKeys: cachedServiceKeyCheck(deps.db),
       trustProxy,
       allowBackdatedCharges: deps.config.NODE_ENV === "development",

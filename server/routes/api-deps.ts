@@ -14,6 +14,7 @@ import type { Clock } from "../clock.ts";
 import type { Db } from "../db/types.ts";
 import type { TierLookup } from "../domain/subscription.ts";
 import type { RateLimiter } from "../http/rate-limit.ts";
+import type { OrgMails } from "../orgs/org-mails.ts";
 
 export interface ApiDeps {
   db: Db;
@@ -38,6 +39,8 @@ export interface ApiDeps {
   codeGuessingAlert: CodeGuessingAlert;
   /** Mails a user whose balance a charge took below their alert's threshold. */
   lowBalance: LowBalanceAlerts;
+  /** Mails organisations' invitation links. */
+  orgMails: OrgMails;
   /** Checks the generation service's keys. */
   serviceKeys: ServiceKeyCheck;
   /** Accept consume's `at` (simulated history, npm run usage:simulate): development only. */
