@@ -24,6 +24,7 @@ import { tokenRoutes } from "./auth/token.ts";
 import { billingHistoryRoutes } from "./billing/history.ts";
 import { type BillingRouteDeps, billingRoutes } from "./billing/routes.ts";
 import { docsRoutes } from "./docs/routes.ts";
+import { organisationRoutes } from "./orgs/routes.ts";
 import { usageRoutes } from "./usage/routes.ts";
 import { accountDataRoutes } from "./users/account-data.ts";
 import { emailChangeRoutes } from "./users/email.ts";
@@ -70,6 +71,7 @@ export function v1Routes(
   api.route("/", apiKeyRoutes(deps));
   api.route("/", introspectRoutes(deps));
   api.route("/", usageRoutes(deps));
+  api.route("/", organisationRoutes({ ...deps, billing: billing.billing }));
   const admin: AdminDeps = { ...deps, billing: billing.billing, catalogue: billing.catalogue, ...operations };
   api.route("/", adminCustomerRoutes(admin));
   api.route("/", adminActionRoutes(admin));
