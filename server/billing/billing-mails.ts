@@ -6,7 +6,6 @@
 import { randomUUID } from "node:crypto";
 import { and, asc, eq, gt, isNull, lt, lte, sql } from "drizzle-orm";
 import type { Logger } from "pino";
-import { findUserById } from "../accounts/users.ts";
 import type { BackgroundTasks } from "../background.ts";
 import type { Clock } from "../clock.ts";
 import { billingMails, creditGrants } from "../db/schema/index.ts";
@@ -16,39 +15,59 @@ import { fromMillicredits } from "../domain/ledger.ts";
 import { type MailUser, topUpExpiringMail } from "../mail/billing-templates.ts";
 import type { Mailer } from "../mail/mailer.ts";
 import type { MailMessage } from "../mail/message.ts";
+import { billingMailRecipients } from "./billing-contacts.ts";
 
 /** After this many failed sends a mail stays in the table for an operator (logged at error level). */
 export const MAX_SEND_ATTEMPTS = 8;
 
 /**
- * Queues `build(user)` for `userId` once per `dedupeKey`; true when it was queued now. The caller's
- * transaction decides: rolled back, nothing is sent.
+ * Queues `build(recipient)` for the billing account `userId` (an organisation) once per
+ * `dedupeKey`, one mail per recipient: the billing e-mail, the owners and the billing members
+ * (billing-contacts.ts). True when it was queued now. The caller's transaction decides: rolled back,
+ * nothing is sent.
+ *
+ * The first recipient's row carries `dedupeKey` itself and is written last: a row with it means the
+ * event's mails are all queued (rows from before organisations, one per event, included), so a
+ * redelivery queues nothing; the others carry `dedupeKey` and their address, so a retry after a
+ * failure part-way writes only what is missing.
  */
 export async function queueBillingMail(
   tx: DbOrTx,
   p: { userId: string; kind: string; dedupeKey: string; build: (user: MailUser) => MailMessage },
   now: Date,
 ): Promise<boolean> {
-  const user = await findUserById(tx, p.userId);
-  if (!user) return false;
-  const message = p.build({ email: user.email, username: user.username });
-  const inserted = await tx
-    .insert(billingMails)
-    .values({
-      id: randomUUID(),
-      userId: p.userId,
-      kind: p.kind,
-      dedupeKey: p.dedupeKey,
-      to: message.to,
-      subject: message.subject,
-      text: message.text,
-      html: message.html,
-      createdAt: now,
-    })
-    .onConflictDoNothing({ target: billingMails.dedupeKey })
-    .returning({ id: billingMails.id });
-  return inserted.length > 0;
+  const [taken] = await tx
+    .select({ id: billingMails.id })
+    .from(billingMails)
+    .where(eq(billingMails.dedupeKey, p.dedupeKey));
+  if (taken) return false;
+  const [first, ...others] = await billingMailRecipients(tx, p.userId);
+  if (!first) return false;
+  const insert = async (recipient: MailUser, dedupeKey: string) => {
+    const message = p.build(recipient);
+    const inserted = await tx
+      .insert(billingMails)
+      .values({
+        id: randomUUID(),
+        userId: p.userId,
+        kind: p.kind,
+        dedupeKey,
+        to: message.to,
+        subject: message.subject,
+        text: message.text,
+        html: message.html,
+        createdAt: now,
+      })
+      .onConflictDoNothing({ target: billingMails.dedupeKey })
+      .returning({ id: billingMails.id });
+    return inserted.length > 0;
+  };
+  for (const recipient of others) await insert(recipient, recipientKey(p.dedupeKey, recipient.email));
+  return insert(first, p.dedupeKey);
 }
+
+/** The dedupe key of an event's mail to a recipient other than the first. */
+const recipientKey = (dedupeKey: string, email: string) => `${dedupeKey}|to:${email.toLowerCase()}`;
 
 export interface BillingMailSender {
   /** Sends every unsent mail now (one batch after another); resolves with how many went out. */

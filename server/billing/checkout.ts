@@ -2,7 +2,9 @@
 // does not allow it), and the provider's page where a subscriber changes their card.
 import type { Clock } from "../clock.ts";
 import type { Db } from "../db/types.ts";
+import type { BillingErrorCode } from "../domain/billing-errors.ts";
 import { checkoutAllowed, topUpAllowed } from "../domain/subscription.ts";
+import { billingEmailOf } from "./billing-contacts.ts";
 import type { Catalogue } from "./catalogue.ts";
 import { lockUser } from "./ledger-store.ts";
 import type { PaymentProvider } from "./ports/payment-provider.ts";
@@ -18,24 +20,30 @@ export interface CheckoutDeps {
   portalUrl: string;
 }
 
-type Buyer = { id: string; email: string };
+/** The paying organisation (a personal one has its user's id). */
+type Payer = { id: string; personal: boolean };
+
+/** A team organisation's second subscription is refused in the organisation's words. */
+const refusalFor = (code: BillingErrorCode, payer: Payer): BillingErrorCode =>
+  code === "already_subscribed" && !payer.personal ? "org_already_subscribed" : code;
 
 export function checkouts(deps: CheckoutDeps) {
   const { db, clock, catalogue, provider } = deps;
 
   async function checkout(
-    user: Buyer,
+    payer: Payer,
     mode: "subscription" | "payment",
     offer: { productId: string; priceId: string; name: string; amount: number; currency: string },
   ) {
     return db.transaction(async (tx) => {
-      await lockUser(tx, user.id);
-      const { state } = await currentState(tx, user.id, clock.now());
+      await lockUser(tx, payer.id);
+      const { state } = await currentState(tx, payer.id, clock.now());
       const allowed = mode === "subscription" ? checkoutAllowed(state) : topUpAllowed(state);
-      if (!allowed.ok) throw new BillingRefusal(allowed.error.code);
+      if (!allowed.ok) throw new BillingRefusal(refusalFor(allowed.error.code, payer));
       const created = await provider.createCheckoutSession(tx, {
-        userId: user.id,
-        email: user.email,
+        userId: payer.id,
+        // The organisation's billing e-mail, never the address of the member who clicked.
+        email: (await billingEmailOf(tx, payer.id)) ?? "",
         mode,
         productId: offer.productId,
         priceId: offer.priceId,
@@ -50,11 +58,11 @@ export function checkouts(deps: CheckoutDeps) {
   }
 
   return {
-    createSubscriptionCheckout(user: Buyer, productId: string, priceId: string) {
+    createSubscriptionCheckout(payer: Payer, productId: string, priceId: string) {
       const found = catalogue.findSubscriptionPrice(productId, priceId);
       if (!found.ok) throw new BillingRefusal(found.error);
       const { tier } = found.offer;
-      return checkout(user, "subscription", {
+      return checkout(payer, "subscription", {
         productId,
         priceId,
         name: tier.name,
@@ -63,10 +71,10 @@ export function checkouts(deps: CheckoutDeps) {
       });
     },
 
-    createTopUpCheckout(user: Buyer, productId: string) {
+    createTopUpCheckout(payer: Payer, productId: string) {
       const offer = catalogue.findTopUp(productId);
       if (!offer) throw new BillingRefusal("product_not_found");
-      return checkout(user, "payment", {
+      return checkout(payer, "payment", {
         productId,
         priceId: offer.priceId,
         name: offer.topUp.name,

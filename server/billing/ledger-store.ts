@@ -1,10 +1,10 @@
 // The credit ledger in the database: grants inserted once per fulfilment key, read newest first,
-// and the user's row lock everything that changes a user's credits takes (spends: spends.ts).
+// and the paying organisation's row lock everything that changes a user's credits takes (spends: spends.ts).
 import { randomUUID } from "node:crypto";
 import { desc, eq, sql } from "drizzle-orm";
 import { isUserId } from "../accounts/users.ts";
 import { preparedPerHandle } from "../db/prepared.ts";
-import { creditGrants, users } from "../db/schema/index.ts";
+import { creditGrants, organizations } from "../db/schema/index.ts";
 import type { DbOrTx, Tx } from "../db/types.ts";
 import type { CreditGrant, NewGrant } from "../domain/ledger.ts";
 
@@ -87,12 +87,17 @@ export async function userGrants(db: DbOrTx, userId: string): Promise<CreditGran
 }
 
 /**
- * Serialises everything that changes one user's credits or subscription: a row lock on the user.
- * False when there is no such user, including for an id that cannot be one of ours (a webhook's
- * metadata is whatever the sender put there; PostgreSQL would refuse it as a uuid, a 500).
+ * Serialises everything that changes one billing account's credits or subscription: a row lock on
+ * the paying organisation (a personal one has its user's id), the lock spends take too (spends.ts).
+ * False when there is no such organisation, including for an id that cannot be one of ours (a
+ * webhook's metadata is whatever the sender put there; PostgreSQL would refuse it as a uuid, a 500).
  */
-export async function lockUser(tx: Tx, userId: string): Promise<boolean> {
-  if (!isUserId(userId)) return false;
-  const rows = await tx.select({ id: users.id }).from(users).where(eq(users.id, userId)).for("update");
+export async function lockUser(tx: Tx, orgId: string): Promise<boolean> {
+  if (!isUserId(orgId)) return false;
+  const rows = await tx
+    .select({ id: organizations.id })
+    .from(organizations)
+    .where(eq(organizations.id, orgId))
+    .for("update");
   return rows.length > 0;
 }

@@ -6,6 +6,7 @@ import { preparedPerHandle } from "../db/prepared.ts";
 import { billingCustomers, subscriptions } from "../db/schema/index.ts";
 import type { DbOrTx } from "../db/types.ts";
 import { FREE, type SubscriptionState } from "../domain/subscription.ts";
+import { billingEmailOf } from "./billing-contacts.ts";
 import type { BillingDetailsOnFile, CustomerStore } from "./ports/payment-provider.ts";
 
 /** The statuses of a live subscription row: a user has at most one. */
@@ -192,4 +193,9 @@ export async function markChanged(db: DbOrTx, subscriptionId: string, at: Date):
 }
 
 /** The store a payment provider is given for customer ids and billing details (billing's port). */
-export const customerStore: CustomerStore = { findCustomerId, saveCustomerId, findBillingDetails };
+export const customerStore: CustomerStore = {
+  findCustomerId,
+  saveCustomerId,
+  findBillingDetails,
+  findBillingEmail: billingEmailOf,
+};

@@ -17,6 +17,7 @@ describe("billing error messages", () => {
     ["already_subscribed", 409, "You already have an active subscription"],
     ["top_up_on_free_plan", 403, "Top-ups are not available on the Free plan"],
     ["insufficient_credits", 402, "Insufficient credits"],
+    ["org_already_subscribed", 409, "This organisation already has an active subscription"],
   ] as const)("%s keeps API-CONTRACT.md's wording", (code, status, message) => {
     expect(billingError(code)).toEqual({ code, status, message });
   });

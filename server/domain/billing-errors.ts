@@ -5,9 +5,13 @@
 // imports the web framework. Wording from API-CONTRACT.md where it gives one; the rest is ours.
 // (The account engineer owns contract/messages.ts; these are server-side billing answers only.)
 
+import { ORG_DETAIL } from "../../contract/org-messages.ts";
+
 export const BILLING_ERRORS = {
   /** `POST /v1/create-checkout-session` for a user who already has a paid plan (contract wording). */
   already_subscribed: { status: 409, message: "You already have an active subscription" },
+  /** The same for a team organisation (ORGANISATIONS.md: one live subscription per organisation). */
+  org_already_subscribed: { status: 409, message: ORG_DETAIL.alreadySubscribed },
   /** `POST /v1/create-top-up-checkout` for a FREE user (contract wording; the FAQ says the same). */
   top_up_on_free_plan: { status: 403, message: "Top-ups are not available on the Free plan" },
   /** `update-subscription` / `cancel-subscription` for a FREE user. */

@@ -11,7 +11,9 @@ import type { BillingEvent, SubscriptionSnapshot } from "./events.ts";
 export type { Catalogue } from "../catalogue.ts";
 
 export interface NewCheckout {
+  /** The paying organisation (a personal one has its user's id). */
   userId: string;
+  /** The organisation's billing e-mail, for a customer made now. */
   email: string;
   mode: "subscription" | "payment";
   productId: string;
@@ -114,6 +116,11 @@ export interface CustomerStore {
   saveCustomerId(db: DbOrTx, userId: string, customerId: string): Promise<string>;
   /** What the last checkout collected, when it collected a country. */
   findBillingDetails(db: DbOrTx, userId: string): Promise<BillingDetailsOnFile | undefined>;
+  /**
+   * The organisation's billing e-mail (its billing details', else its first owner's): what the
+   * customer and the invoices carry. Null for an organisation without one.
+   */
+  findBillingEmail(db: DbOrTx, orgId: string): Promise<string | null>;
 }
 
 /** The billing details on file: what the last checkout collected (Stripe keeps them on its customer). */

@@ -1,9 +1,8 @@
 // The Stripe objects the local checkout's events describe, made from its own rows: a subscription,
 // a subscription invoice (with the tax Stripe Tax would compute), a checkout session's tax, and
 // fresh event ids. event-builders.ts turns them into the events.
-import { eq } from "drizzle-orm";
 import type { Catalogue, CustomerStore } from "../../billing/ports/payment-provider.ts";
-import { type CheckoutSessionRow, type LocalSubscriptionRow, users } from "../../db/schema/index.ts";
+import type { CheckoutSessionRow, LocalSubscriptionRow } from "../../db/schema/index.ts";
 import type { DbOrTx } from "../../db/types.ts";
 import { decideVat, vatOf } from "../../domain/vat.ts";
 import { newStripeId } from "../stripe/format.ts";
@@ -85,10 +84,8 @@ export function localStripeObjects(deps: {
     };
   }
 
-  async function emailOf(tx: DbOrTx, userId: string): Promise<string | null> {
-    const [row] = await tx.select({ email: users.email }).from(users).where(eq(users.id, userId));
-    return row?.email ?? null;
-  }
+  /** The organisation's billing e-mail, as Stripe's customer carries it onto each invoice. */
+  const emailOf = (tx: DbOrTx, orgId: string) => customers.findBillingEmail(tx, orgId);
 
   function invoiceInput(
     sub: LocalSubscriptionRow,

@@ -197,6 +197,17 @@ describe("checkout sessions", () => {
   });
 
   it.each([
+    [
+      "org_id before client_reference_id and user_id",
+      { client_reference_id: "user_1", metadata: { org_id: "org_1", user_id: "user_1", product_id: "p" } },
+      "org_1",
+    ],
+    ["client_reference_id before user_id", { metadata: { user_id: "user_9", product_id: "p" } }, "user_1"],
+  ])("a session's payer: %s", (_case, extra, payer) => {
+    expect(parsed(event("checkout.session.completed", topUpSession(extra)))).toMatchObject({ userId: payer });
+  });
+
+  it.each([
     ["no metadata at all", { metadata: null }, "no product_id metadata"],
     [
       "no user anywhere",
@@ -478,6 +489,18 @@ const SUBSCRIPTION = {
 };
 
 describe("subscriptions", () => {
+  it.each([
+    ["org_id before user_id", { org_id: "org_1", user_id: "user_1" }, "org_1"],
+    ["user_id of an object made before organisations", { user_id: "user_1" }, "user_1"],
+    ["neither", {}, null],
+  ])("the payer of a subscription and its invoices: %s", (_case, metadata, payer) => {
+    expect(parsed(event("customer.subscription.updated", { ...SUBSCRIPTION, metadata }))).toMatchObject({
+      userId: payer,
+    });
+    const inv = { ...INVOICE, parent: { subscription_details: { subscription: "sub_1", metadata } } };
+    expect(parsed(event("invoice.paid", inv))).toMatchObject({ userId: payer });
+  });
+
   it("an update: status, cancellation, product and period from its item", () => {
     expect(parsed(event("customer.subscription.updated", SUBSCRIPTION))).toEqual({
       ...REF("customer.subscription.updated"),

@@ -17,7 +17,7 @@ import type {
   SubscriptionSnapshot,
 } from "../../billing/ports/events.ts";
 import { firstPaymentKey, renewalKey, topUpKey } from "../../billing/ports/fulfilment-keys.ts";
-import { METADATA } from "./format.ts";
+import { METADATA, payerOf } from "./format.ts";
 
 export type ParseResult = { ok: true; event: BillingEvent } | { ok: false; error: string };
 
@@ -237,7 +237,7 @@ function readSessionEvent({ ref, ignored, fail }: Reading, object: unknown): Par
   const s = parsed.data;
   if (s.payment_status !== "paid")
     return ignored(`checkout session not paid yet (payment_status ${s.payment_status})`);
-  const userId = s.client_reference_id ?? s.metadata?.[METADATA.userId] ?? null;
+  const userId = payerOf(s.metadata, s.client_reference_id ?? null);
   const productId = s.metadata?.[METADATA.productId] ?? null;
   if (userId === null) return fail("no client_reference_id or user_id metadata");
   if (productId === null) return fail("no product_id metadata");
@@ -307,7 +307,7 @@ function readInvoiceEvent({ ref, ignored, fail }: Reading, object: unknown): Par
   if (refusal) return fail(refusal);
   const period = { start: fromSeconds(line.period.start), end: fromSeconds(line.period.end) };
   const who = {
-    userId: inv.parent?.subscription_details?.metadata?.[METADATA.userId] ?? null,
+    userId: payerOf(inv.parent?.subscription_details?.metadata),
     customerId: inv.customer ?? null,
     subscriptionId,
   };
@@ -375,7 +375,7 @@ function readSubscriptionEvent({ ref, fail }: Reading, object: unknown): ParseRe
   if (!parsed.success) return fail(describeIssues(parsed.error));
   const sub = parsed.data;
   const who = {
-    userId: sub.metadata?.[METADATA.userId] ?? null,
+    userId: payerOf(sub.metadata),
     customerId: sub.customer ?? null,
     subscriptionId: sub.id,
   };

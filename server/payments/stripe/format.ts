@@ -8,7 +8,12 @@ export const STRIPE_API_VERSION = "2026-10-28.endive";
 
 /** Metadata keys we set on checkout sessions and subscriptions and read back from events. */
 export const METADATA = {
+  /**
+   * The paying organisation: a personal one's id is its user's, so objects made before
+   * organisations name their payer here too. New objects carry org_id as well.
+   */
   userId: "user_id",
+  orgId: "org_id",
   productId: "product_id",
   priceId: "price_id",
   kind: "kind",
@@ -24,6 +29,7 @@ export function checkoutSessionMetadata(p: {
 }): Record<string, string> {
   return {
     [METADATA.userId]: p.userId,
+    [METADATA.orgId]: p.userId,
     [METADATA.productId]: p.productId,
     [METADATA.priceId]: p.priceId,
     [METADATA.kind]: p.kind,
@@ -31,7 +37,19 @@ export function checkoutSessionMetadata(p: {
 }
 
 export function subscriptionMetadata(p: { userId: string; productId: string }): Record<string, string> {
-  return { [METADATA.userId]: p.userId, [METADATA.productId]: p.productId };
+  return { [METADATA.userId]: p.userId, [METADATA.orgId]: p.userId, [METADATA.productId]: p.productId };
+}
+
+/**
+ * The paying organisation a Stripe object names: metadata.org_id, or for an object made before
+ * organisations its user (client_reference_id or metadata.user_id), whose personal organisation
+ * has the same id. Null when it names none.
+ */
+export function payerOf(
+  metadata: Record<string, string> | null | undefined,
+  clientReferenceId: string | null = null,
+): string | null {
+  return metadata?.[METADATA.orgId] ?? clientReferenceId ?? metadata?.[METADATA.userId] ?? null;
 }
 
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";

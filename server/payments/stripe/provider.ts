@@ -22,7 +22,7 @@ import type { Clock } from "../../clock.ts";
 import { checkoutSessions } from "../../db/schema/index.ts";
 import type { DbOrTx } from "../../db/types.ts";
 import { parseStripeSubscription } from "./event-parser.ts";
-import { checkoutSessionMetadata, METADATA, subscriptionMetadata } from "./format.ts";
+import { checkoutSessionMetadata, METADATA, payerOf, subscriptionMetadata } from "./format.ts";
 import { stripeWebhookReader } from "./webhook-reader.ts";
 
 /** Product metadata that says which tier or pack a Stripe product is: `tier: "A"` or `top_up: "500"`. */
@@ -40,15 +40,20 @@ export function createStripeProvider(deps: {
 }): PaymentProvider {
   const { stripe, customers } = deps;
 
-  async function customerFor(db: DbOrTx, userId: string, email: string): Promise<string> {
-    const known = await customers.findCustomerId(db, userId);
+  /**
+   * The organisation's customer, made at its first checkout with its billing e-mail (never the
+   * clicking member's); a personal organisation keeps its user's existing customer.
+   */
+  async function customerFor(db: DbOrTx, orgId: string, email: string): Promise<string> {
+    const known = await customers.findCustomerId(db, orgId);
     if (known) return known;
     const customer = await stripe.customers.create(
-      { email, metadata: { [METADATA.userId]: userId } },
-      // Two checkouts racing for a new user make one customer.
-      { idempotencyKey: `customer-for-user-${userId}` },
+      { email, metadata: { [METADATA.userId]: orgId, [METADATA.orgId]: orgId } },
+      // Two checkouts racing for a new organisation make one customer (the key predates
+      // organisations: a personal organisation's id is its user's).
+      { idempotencyKey: `customer-for-user-${orgId}` },
     );
-    return customers.saveCustomerId(db, userId, customer.id);
+    return customers.saveCustomerId(db, orgId, customer.id);
   }
 
   return {
@@ -147,7 +152,7 @@ export function createStripeProvider(deps: {
       if (!current || !currentPrice)
         throw new Error(`Subscription ${subscriptionId} has no current phase or price`);
       const currentProduct = sub.items.data[0]?.price.product;
-      const userId = sub.metadata[METADATA.userId] ?? "";
+      const userId = payerOf(sub.metadata) ?? "";
       // A phase's metadata becomes the subscription's when the phase starts: without it the
       // subscription would keep naming the old product after the switch.
       const phaseMetadata = (phaseProductId: string) =>

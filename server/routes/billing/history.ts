@@ -21,12 +21,15 @@ import {
 } from "../../http/openapi.ts";
 import { pathId } from "../../http/path-id.ts";
 import type { ApiDeps } from "../api-deps.ts";
+import { ORG_REFUSALS, orgWith } from "./acting-org.ts";
 
 export function billingHistoryRoutes(deps: ApiDeps & { billing: Billing }): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>();
   const registry = app.openAPIRegistry;
   const auth = requireUser(deps);
   const security = SIGNED_IN;
+  // Invoices, billing details and the card are the organisation's billing: owners and billing members.
+  const billingOrg = orgWith(deps.db, "billing");
 
   addRoute(
     app,
@@ -42,11 +45,12 @@ export function billingHistoryRoutes(deps: ApiDeps & { billing: Billing }): Open
           description: "Invoices",
           content: jsonContent(schemaRef(registry, "InvoiceList", invoiceListSchema)),
         },
-        ...errorResponses(registry, { 401: "No valid access token" }),
+        ...errorResponses(registry, { 401: "No valid access token", ...ORG_REFUSALS }),
       },
     },
     auth,
-    async (c) => c.json({ data: await deps.billing.invoices(c.var.user.id) }, 200),
+    ...billingOrg,
+    async (c) => c.json({ data: await deps.billing.invoices(c.var.org.id) }, 200),
   );
 
   addRoute(
@@ -64,11 +68,16 @@ export function billingHistoryRoutes(deps: ApiDeps & { billing: Billing }): Open
           description: "The invoice",
           content: jsonContent(schemaRef(registry, "Invoice", invoiceSchema)),
         },
-        ...errorResponses(registry, { 401: "No valid access token", 404: "Not one of the user's invoices" }),
+        ...errorResponses(registry, {
+          401: "No valid access token",
+          ...ORG_REFUSALS,
+          404: "Not one of the organisation's invoices, or the organisation is not found (X-Organization)",
+        }),
       },
     },
     auth,
-    async (c) => c.json(await deps.billing.invoice(c.var.user.id, pathId(c, "id", "uuid")), 200),
+    ...billingOrg,
+    async (c) => c.json(await deps.billing.invoice(c.var.org.id, pathId(c, "id", "uuid")), 200),
   );
 
   addRoute(
@@ -88,13 +97,15 @@ export function billingHistoryRoutes(deps: ApiDeps & { billing: Billing }): Open
         },
         ...errorResponses(registry, {
           401: "No valid access token",
-          404: "Not one of the user's invoices, a failed payment (no invoice issued), or Stripe's invoice",
+          ...ORG_REFUSALS,
+          404: "Not one of the organisation's invoices, a failed payment (no invoice issued), or Stripe's invoice; or the organisation is not found",
         }),
       },
     },
     auth,
+    ...billingOrg,
     async (c) => {
-      const { pdf, filename } = await deps.billing.invoicePdf(c.var.user.id, pathId(c, "id", "uuid"));
+      const { pdf, filename } = await deps.billing.invoicePdf(c.var.org.id, pathId(c, "id", "uuid"));
       return c.body(new Uint8Array(pdf), 200, {
         "Content-Type": "application/pdf",
         "Content-Disposition": `attachment; filename="${filename}"`,
@@ -116,11 +127,12 @@ export function billingHistoryRoutes(deps: ApiDeps & { billing: Billing }): Open
           description: "Billing details",
           content: jsonContent(schemaRef(registry, "BillingDetails", billingDetailsSchema)),
         },
-        ...errorResponses(registry, { 401: "No valid access token" }),
+        ...errorResponses(registry, { 401: "No valid access token", ...ORG_REFUSALS }),
       },
     },
     auth,
-    async (c) => c.json(await deps.billing.details(c.var.user.id), 200),
+    ...billingOrg,
+    async (c) => c.json(await deps.billing.details(c.var.org.id), 200),
   );
 
   addRoute(
@@ -142,13 +154,15 @@ export function billingHistoryRoutes(deps: ApiDeps & { billing: Billing }): Open
         ...errorResponses(registry, {
           400: "No subscription, so no card to change",
           401: "No valid access token",
+          ...ORG_REFUSALS,
           429: "Too many writes",
         }),
       },
     },
     auth,
+    ...billingOrg,
     limitWrites(deps.limiter),
-    async (c) => c.json(await deps.billing.portalSession(c.var.user.id), 200),
+    async (c) => c.json(await deps.billing.portalSession(c.var.org.id), 200),
   );
 
   return app;

@@ -13,6 +13,7 @@ import {
   updateSubscriptionRequestSchema,
 } from "../../../contract/billing.ts";
 import { DETAIL } from "../../../contract/messages.ts";
+import { ORG_DETAIL } from "../../../contract/org-messages.ts";
 import type { Catalogue } from "../../billing/catalogue.ts";
 import type { Billing } from "../../billing/service.ts";
 import type { AppEnv } from "../../http/app-env.ts";
@@ -20,8 +21,9 @@ import { limitWrites, requireUser } from "../../http/auth-guard.ts";
 import { addRoute, errorResponses, jsonContent, PUBLIC, SIGNED_IN, schemaRef } from "../../http/openapi.ts";
 import { parseJsonBody } from "../../http/validation.ts";
 import type { ApiDeps } from "../api-deps.ts";
-import { presentUser } from "../users/present-user.ts";
+import { ORG_REFUSALS, orgWith } from "./acting-org.ts";
 import { addConsumeRoute } from "./consume.ts";
+import { presentUserForOrg } from "./present-for-org.ts";
 
 export interface BillingRouteDeps extends ApiDeps {
   billing: Billing;
@@ -33,6 +35,8 @@ export function billingRoutes(deps: BillingRouteDeps): OpenAPIHono<AppEnv> {
   const registry = app.openAPIRegistry;
   const auth = requireUser(deps);
   const writes = limitWrites(deps.limiter);
+  // Plans and top-ups move the organisation's money: owners and billing members only.
+  const billingOrg = orgWith(deps.db, "billing");
   const user = () => ({
     description: "The user",
     content: jsonContent(schemaRef(registry, "User", userSchema)),
@@ -108,18 +112,20 @@ export function billingRoutes(deps: BillingRouteDeps): OpenAPIHono<AppEnv> {
         200: url(),
         ...errorResponses(registry, {
           401: "No valid access token",
-          404: "Unknown product, or a price not of that product",
-          409: "You already have an active subscription",
+          ...ORG_REFUSALS,
+          404: "Unknown product, or a price not of that product; or the organisation is not found (X-Organization)",
+          409: `"You already have an active subscription" (for a team organisation "${ORG_DETAIL.alreadySubscribed}")`,
           422: "Invalid body",
           503: `"${DETAIL.checkoutUnavailable}": no Stripe, and the local checkout is off on this server's public HOST (LOCAL_CHECKOUT_ON_PUBLIC_HOST)`,
         }),
       },
     },
     auth,
+    ...billingOrg,
     writes,
     async (c) => {
       const body = await parseJsonBody(c, checkoutSessionRequestSchema);
-      return c.json(await deps.billing.createSubscriptionCheckout(c.var.user, body.product, body.price), 200);
+      return c.json(await deps.billing.createSubscriptionCheckout(c.var.org, body.product, body.price), 200);
     },
   );
 
@@ -143,18 +149,20 @@ export function billingRoutes(deps: BillingRouteDeps): OpenAPIHono<AppEnv> {
         200: url(),
         ...errorResponses(registry, {
           401: "No valid access token",
-          403: "Top-ups are not available on the Free plan",
-          404: "Unknown top-up product",
+          ...ORG_REFUSALS,
+          403: `"Top-ups are not available on the Free plan"; or "${ORG_DETAIL.notAllowed}"`,
+          404: "Unknown top-up product; or the organisation is not found (X-Organization)",
           503: `"${DETAIL.checkoutUnavailable}": no Stripe, and the local checkout is off on this server's public HOST (LOCAL_CHECKOUT_ON_PUBLIC_HOST)`,
           422: "Invalid body",
         }),
       },
     },
     auth,
+    ...billingOrg,
     writes,
     async (c) => {
       const body = await parseJsonBody(c, topUpCheckoutRequestSchema);
-      return c.json(await deps.billing.createTopUpCheckout(c.var.user, body.product_id), 200);
+      return c.json(await deps.billing.createTopUpCheckout(c.var.org, body.product_id), 200);
     },
   );
 
@@ -179,18 +187,20 @@ export function billingRoutes(deps: BillingRouteDeps): OpenAPIHono<AppEnv> {
         ...errorResponses(registry, {
           400: "No paid plan, or already on that plan",
           401: "No valid access token",
-          404: "Unknown tier",
+          ...ORG_REFUSALS,
+          404: "Unknown tier; or the organisation is not found (X-Organization)",
           409: "The last renewal payment failed",
           422: "Invalid body",
         }),
       },
     },
     auth,
+    ...billingOrg,
     writes,
     async (c) => {
       const body = await parseJsonBody(c, updateSubscriptionRequestSchema);
-      await deps.billing.updateSubscription(c.var.user.id, body.product_id);
-      return c.json(await presentUser(deps.db, c.var.user, deps.clock.now(), deps.tiers), 200);
+      await deps.billing.updateSubscription(c.var.org.id, body.product_id);
+      return c.json(await presentUserForOrg(deps, c.var.user, c.var.org.id), 200);
     },
   );
 
@@ -205,14 +215,15 @@ export function billingRoutes(deps: BillingRouteDeps): OpenAPIHono<AppEnv> {
       security: SIGNED_IN,
       responses: {
         200: user(),
-        ...errorResponses(registry, { 400: "No paid plan", 401: "No valid access token" }),
+        ...errorResponses(registry, { 400: "No paid plan", 401: "No valid access token", ...ORG_REFUSALS }),
       },
     },
     auth,
+    ...billingOrg,
     writes,
     async (c) => {
-      await deps.billing.cancelSubscription(c.var.user.id);
-      return c.json(await presentUser(deps.db, c.var.user, deps.clock.now(), deps.tiers), 200);
+      await deps.billing.cancelSubscription(c.var.org.id);
+      return c.json(await presentUserForOrg(deps, c.var.user, c.var.org.id), 200);
     },
   );
 
@@ -229,11 +240,12 @@ export function billingRoutes(deps: BillingRouteDeps): OpenAPIHono<AppEnv> {
       security: SIGNED_IN,
       responses: {
         200: { description: "Grants", content: jsonContent(schemaRef(registry, "Ledger", ledgerSchema)) },
-        ...errorResponses(registry, { 401: "No valid access token" }),
+        ...errorResponses(registry, { 401: "No valid access token", ...ORG_REFUSALS }),
       },
     },
     auth,
-    async (c) => c.json({ data: await deps.billing.ledger(c.var.user.id) }, 200),
+    ...orgWith(deps.db, "ledger"),
+    async (c) => c.json({ data: await deps.billing.ledger(c.var.org.id) }, 200),
   );
 
   addConsumeRoute(app, deps);

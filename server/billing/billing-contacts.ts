@@ -1,0 +1,79 @@
+// Who an organisation's billing speaks to (ORGANISATIONS.md, "The model"): its billing e-mail, which
+// the provider customer, invoices and receipts carry, and the people billing mails go to. A team
+// organisation has no users row of its own, so nothing in billing may read one by the billing
+// account's id: it asks here.
+import { and, asc, desc, eq, inArray } from "drizzle-orm";
+import { billingCustomers, organizationMembers, organizations, users } from "../db/schema/index.ts";
+import type { DbOrTx } from "../db/types.ts";
+import type { MailUser } from "../mail/billing-templates.ts";
+
+/** A member who is mailed about billing, in the order they joined. */
+export interface BillingMember {
+  email: string;
+  username: string;
+}
+
+/**
+ * Where an organisation's billing mails go: its billing e-mail first (when set), then its owners and
+ * billing members; each address once, whatever its case. The billing e-mail is greeted by the
+ * organisation's name (a personal organisation's by its user's, who is its owner).
+ */
+export function billingRecipients(
+  billingEmail: string | null,
+  greeting: string,
+  members: readonly BillingMember[],
+): MailUser[] {
+  const seen = new Set<string>();
+  const out: MailUser[] = [];
+  const add = (email: string, username: string) => {
+    const key = email.toLowerCase();
+    if (seen.has(key)) return;
+    seen.add(key);
+    out.push({ email, username });
+  };
+  if (billingEmail)
+    add(billingEmail, members.find((m) => sameAddress(m.email, billingEmail))?.username ?? greeting);
+  for (const m of members) add(m.email, m.username);
+  return out;
+}
+
+const sameAddress = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
+
+/** The owners of `orgId`, then its billing members, each in the order they joined. */
+async function billingMembers(db: DbOrTx, orgId: string): Promise<BillingMember[]> {
+  return db
+    .select({ email: users.email, username: users.username })
+    .from(organizationMembers)
+    .innerJoin(users, eq(users.id, organizationMembers.userId))
+    .where(and(eq(organizationMembers.orgId, orgId), inArray(organizationMembers.role, ["owner", "billing"])))
+    .orderBy(desc(eq(organizationMembers.role, "owner")), asc(organizationMembers.joinedAt), asc(users.id));
+}
+
+/** The organisation's name, and the billing e-mail its details name (null: none set). */
+async function organisationContact(
+  db: DbOrTx,
+  orgId: string,
+): Promise<{ name: string | null; billingEmail: string | null } | undefined> {
+  const [row] = await db
+    .select({ name: organizations.name, billingEmail: billingCustomers.email })
+    .from(organizations)
+    .leftJoin(billingCustomers, eq(billingCustomers.userId, organizations.id))
+    .where(eq(organizations.id, orgId));
+  return row;
+}
+
+/** Everyone billing mails of `orgId` go to (see billingRecipients); empty for an unknown organisation. */
+export async function billingMailRecipients(db: DbOrTx, orgId: string): Promise<MailUser[]> {
+  const [contact, members] = await Promise.all([organisationContact(db, orgId), billingMembers(db, orgId)]);
+  if (!contact) return [];
+  return billingRecipients(contact.billingEmail, contact.name ?? members[0]?.username ?? "", members);
+}
+
+/**
+ * The organisation's billing e-mail: the one its billing details give, else its first owner's (a personal organisation's: its user's, as before organisations). The provider
+ * customer and the invoices carry it; never the address of the member who happened to click.
+ */
+export async function billingEmailOf(db: DbOrTx, orgId: string): Promise<string | null> {
+  const [first] = await billingMailRecipients(db, orgId);
+  return first?.email ?? null;
+}

@@ -1,0 +1,194 @@
+// Billing for an organisation (ORGANISATIONS.md): the billing calls act on the organisation
+// X-Organization names, by the caller's role there; the organisation pays with its own provider
+// customer and billing e-mail; its billing mails go to the billing e-mail, the owners and the
+// billing members, once each.
+import { eq } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { ORG_DETAIL } from "../../../contract/org-messages.ts";
+import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
+import {
+  billingCustomers,
+  billingMails,
+  checkoutSessions,
+  webhookDeliveries,
+} from "../../db/schema/index.ts";
+import { verifiedUser } from "../../testing/api-client.ts";
+import { checkoutPath, me, payAndSettle, sendWebhook, TIER, TOP_UP } from "../../testing/billing.ts";
+import { useTestApp } from "../../testing/suite.ts";
+import { teamOrg } from "../../testing/team-org.ts";
+
+describe.each(TEST_DATABASES)("billing for an organisation (%s)", (kind) => {
+  const ctx = useTestApp(kind);
+
+  const call = (method: string, path: string, token: string, org?: string, body?: unknown) =>
+    ctx.t.app.request(path, {
+      method,
+      headers: {
+        Authorization: `Bearer ${token}`,
+        "Content-Type": "application/json",
+        ...(org ? { "X-Organization": org } : {}),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+
+  const checkout = (token: string, org: string | undefined, tier: "A" | "B" = "A") =>
+    call("POST", "/v1/create-checkout-session", token, org, {
+      product: TIER(tier).product,
+      price: TIER(tier).price,
+    });
+
+  /** Ann owns Acme; Bob is its billing member, Dan its manager, Carl a developer; Eve is no member. */
+  async function acme() {
+    const [ann, bob, carl, dan, eve] = await Promise.all(
+      ["ann", "bob", "carl", "dan", "eve"].map((name) => verifiedUser(ctx.t, name)),
+    );
+    if (!ann || !bob || !carl || !dan || !eve) throw new Error("users");
+    const org = await teamOrg(ctx.t, "Acme", [
+      { id: ann.id, role: "owner" },
+      { id: bob.id, role: "billing" },
+      { id: carl.id, role: "developer" },
+      { id: dan.id, role: "manager" },
+    ]);
+    return { ann, bob, carl, dan, eve, org };
+  }
+
+  /** Bob (billing) buys Tier A for Acme through the local checkout. */
+  async function subscribeAcme(team: Awaited<ReturnType<typeof acme>>) {
+    const res = await checkout(team.bob.accessToken, team.org);
+    expect(res.status).toBe(200);
+    await payAndSettle(ctx.t, checkoutPath(((await res.json()) as { url: string }).url));
+  }
+
+  it("owners and billing members start checkouts for the organisation; the others are refused", async () => {
+    const team = await acme();
+    for (const member of [team.carl, team.dan]) {
+      const res = await checkout(member.accessToken, team.org);
+      expect(res.status).toBe(403);
+      expect(await res.json()).toEqual({ detail: ORG_DETAIL.notAllowed });
+    }
+    const stranger = await checkout(team.eve.accessToken, team.org);
+    expect(stranger.status).toBe(404);
+    expect(await stranger.json()).toEqual({ detail: ORG_DETAIL.notFound });
+    expect((await checkout(team.ann.accessToken, team.org)).status).toBe(200);
+    expect((await checkout(team.bob.accessToken, team.org)).status).toBe(200);
+    const sessions = await ctx.t.deps.db.select().from(checkoutSessions);
+    expect(sessions.map((s) => s.userId)).toEqual([team.org, team.org]);
+  });
+
+  it("the organisation's plan is its own: the payer's personal plan stays Free", async () => {
+    const team = await acme();
+    await subscribeAcme(team);
+    expect((await me(ctx.t, team.bob.accessToken)).subscription.plan).toBe("FREE");
+    const ledger = await call("GET", "/v1/credits/ledger", team.dan.accessToken, team.org);
+    expect(ledger.status).toBe(200);
+    const { data } = (await ledger.json()) as { data: { kind: string; source: string }[] };
+    expect(data.map((g) => g.kind)).toEqual(["subscription"]);
+    // The ledger: everyone but developers.
+    expect((await call("GET", "/v1/credits/ledger", team.carl.accessToken, team.org)).status).toBe(403);
+    const personal = await call("GET", "/v1/credits/ledger", team.bob.accessToken);
+    expect(((await personal.json()) as { data: { kind: string }[] }).data.map((g) => g.kind)).toEqual([
+      "free",
+    ]);
+  });
+
+  it("a second subscription of a team organisation answers 409 in the organisation's words", async () => {
+    const team = await acme();
+    await subscribeAcme(team);
+    const again = await checkout(team.ann.accessToken, team.org, "B");
+    expect(again.status).toBe(409);
+    expect(await again.json()).toEqual({ detail: ORG_DETAIL.alreadySubscribed });
+    // Bob's personal organisation is not looked at, and keeps the personal wording.
+    expect((await checkout(team.bob.accessToken, undefined)).status).toBe(200);
+  });
+
+  it("plan changes, cancellation and top-ups act on the organisation, for owners and billing members", async () => {
+    const team = await acme();
+    await subscribeAcme(team);
+    const refused = await call("POST", "/v1/update-subscription", team.dan.accessToken, team.org, {
+      product_id: TIER("B").product,
+    });
+    expect(refused.status).toBe(403);
+    const changed = await call("POST", "/v1/update-subscription", team.ann.accessToken, team.org, {
+      product_id: TIER("B").product,
+    });
+    expect(changed.status).toBe(200);
+    const answer = (await changed.json()) as {
+      id: string;
+      subscription: { plan: string; scheduled_plan: string };
+    };
+    expect(answer.id).toBe(team.ann.id);
+    expect(answer.subscription).toMatchObject({ plan: "Tier A", scheduled_plan: "Tier B" });
+    const topUp = await call("POST", "/v1/create-top-up-checkout", team.bob.accessToken, team.org, {
+      product_id: TOP_UP("500").product,
+    });
+    expect(topUp.status).toBe(200);
+    // Bob's personal organisation is on the Free plan: no top-ups there.
+    const personalTopUp = await call("POST", "/v1/create-top-up-checkout", team.bob.accessToken, undefined, {
+      product_id: TOP_UP("500").product,
+    });
+    expect(personalTopUp.status).toBe(403);
+    expect((await call("POST", "/v1/cancel-subscription", team.carl.accessToken, team.org)).status).toBe(403);
+    const cancelled = await call("POST", "/v1/cancel-subscription", team.bob.accessToken, team.org);
+    expect(cancelled.status).toBe(200);
+    expect(
+      ((await cancelled.json()) as { subscription: { cancel_at_period_end: boolean } }).subscription,
+    ).toMatchObject({ cancel_at_period_end: true });
+  });
+
+  it("invoices, billing details and the card page are for owners and billing members only", async () => {
+    const team = await acme();
+    await subscribeAcme(team);
+    const list = await call("GET", "/v1/billing/invoices", team.bob.accessToken, team.org);
+    expect(list.status).toBe(200);
+    const [invoice] = ((await list.json()) as { data: { id: string }[] }).data;
+    if (!invoice) throw new Error("no invoice");
+    for (const path of [
+      "/v1/billing/invoices",
+      `/v1/billing/invoices/${invoice.id}`,
+      "/v1/billing/details",
+    ]) {
+      for (const member of [team.carl, team.dan]) {
+        expect((await call("GET", path, member.accessToken, team.org)).status).toBe(403);
+      }
+      expect((await call("GET", path, team.eve.accessToken, team.org)).status).toBe(404);
+    }
+    expect((await call("POST", "/v1/billing-portal-session", team.dan.accessToken, team.org)).status).toBe(
+      403,
+    );
+    expect((await call("POST", "/v1/billing-portal-session", team.ann.accessToken, team.org)).status).toBe(
+      200,
+    );
+    // The invoice is the organisation's: the payer's personal history does not have it.
+    const personal = await call("GET", `/v1/billing/invoices/${invoice.id}`, team.bob.accessToken);
+    expect(personal.status).toBe(404);
+    // Its buyer's e-mail is the organisation's billing e-mail (the owner's), not the payer's.
+    const shown = await call("GET", `/v1/billing/invoices/${invoice.id}`, team.ann.accessToken, team.org);
+    expect(((await shown.json()) as { buyer: { email: string } }).buyer.email).toBe(team.ann.email);
+  });
+
+  it("the organisation has its own provider customer", async () => {
+    const team = await acme();
+    await subscribeAcme(team);
+    await payAndSettle(
+      ctx.t,
+      checkoutPath(((await (await checkout(team.bob.accessToken, undefined)).json()) as { url: string }).url),
+    );
+    const customers = await ctx.t.deps.db.select().from(billingCustomers);
+    expect(new Set(customers.map((c) => c.userId))).toEqual(new Set([team.org, team.bob.id]));
+    expect(new Set(customers.map((c) => c.customerId)).size).toBe(2);
+  });
+
+  it("billing mails go to the owners and billing members, once each, whatever is redelivered", async () => {
+    const team = await acme();
+    await subscribeAcme(team);
+    for (const delivery of await ctx.t.deps.db.select().from(webhookDeliveries)) {
+      expect((await sendWebhook(ctx.t, delivery.payload)).status).toBe(200);
+    }
+    await ctx.t.tasks.idle();
+    const receipts = (await ctx.t.mails()).filter((m) => /receipt/.test(m.subject));
+    expect(receipts.map((m) => m.to).sort()).toEqual([team.ann.email, team.bob.email].sort());
+    const rows = await ctx.t.deps.db.select().from(billingMails).where(eq(billingMails.userId, team.org));
+    expect(rows).toHaveLength(2);
+    expect(rows.every((r) => r.sentAt !== null)).toBe(true);
+  });
+});
