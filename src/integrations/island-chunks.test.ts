@@ -3,6 +3,7 @@ import {
   FORM_PARTS,
   type GetModuleInfo,
   islandCodeSplitting,
+  NOT_SHELL,
   SHELL_ENTRIES,
   shellMembership,
   TOKEN_PAGE_PARTS,
@@ -48,6 +49,30 @@ describe("shellMembership", () => {
     ["/unknown.ts", false],
   ])("%s -> in the shell: %s", (id, expected) => {
     expect(shellMembership()(id, modules)).toBe(expected);
+  });
+
+  it("leaves out what the shell reaches only through nanostores' index, and what only they import", () => {
+    const NANO = "/app/node_modules/nanostores";
+    const withBarrel = graph({
+      [ACCOUNT_MENU]: [],
+      "/app/src/stores/auth.ts": [ACCOUNT_MENU],
+      [`${NANO}/index.js`]: ["/app/src/stores/auth.ts"],
+      [`${NANO}/atom/index.js`]: [`${NANO}/index.js`],
+      [`${NANO}/listen-keys/index.js`]: [`${NANO}/index.js`],
+      [`${NANO}/computed/index.js`]: [`${NANO}/index.js`],
+      [`${NANO}/map/index.js`]: [`${NANO}/index.js`],
+      [`${NANO}/lifecycle/index.js`]: [`${NANO}/index.js`, `${NANO}/computed/index.js`],
+      [`${NANO}/task/index.js`]: [`${NANO}/index.js`],
+      [`${NANO}/warn/index.js`]: [`${NANO}/computed/index.js`],
+    });
+    const inShell = shellMembership();
+    expect(inShell(`${NANO}/atom/index.js`, withBarrel)).toBe(true);
+    expect(inShell(`${NANO}/listen-keys/index.js`, withBarrel)).toBe(true);
+    for (const lazy of ["computed", "map", "lifecycle", "task", "warn"]) {
+      expect(inShell(`${NANO}/${lazy}/index.js`, withBarrel), lazy).toBe(false);
+    }
+    // Windows paths too.
+    expect(NOT_SHELL.some((p) => p.test("C:\\app\\node_modules\\nanostores\\computed\\index.js"))).toBe(true);
   });
 
   it("names the three layout islands and the React renderer, on any platform's paths", () => {

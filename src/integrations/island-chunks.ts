@@ -24,6 +24,16 @@ export const SHELL_ENTRIES: readonly RegExp[] = [
 ];
 
 /**
+ * Modules the shell reaches only through a package's index that re-exports everything, and never
+ * uses: nanostores' index names computed, map, tasks and lifecycle hooks, which only the catalogue
+ * store (@nanostores/query, loaded on use on /plans) needs. Followed through the index they would
+ * ride in the shell on every page (about 0.4 KB gzip); left out, they load with their user.
+ */
+export const NOT_SHELL: readonly RegExp[] = [
+  /[\\/]node_modules[\\/]nanostores[\\/](?:computed|effect|keep-mount|lifecycle|map|map-creator|task|warn)[\\/]/,
+];
+
+/**
  * What every form island shares (its fields, the hook that validates them, their error texts):
  * one chunk instead of three of a few hundred bytes each, about 0.4 KB gzip less on /login,
  * /register and the token pages. They import nothing else outside the shell, so the group pulls
@@ -55,6 +65,7 @@ export type GetModuleInfo = (id: string) => ModuleGraphInfo | null;
  */
 export function shellMembership(
   entries: readonly RegExp[] = SHELL_ENTRIES,
+  excluded: readonly RegExp[] = NOT_SHELL,
 ): (id: string, getModuleInfo: GetModuleInfo) => boolean {
   const memo = new Map<string, boolean>();
   const inShell = (id: string, getModuleInfo: GetModuleInfo): boolean => {
@@ -64,6 +75,7 @@ export function shellMembership(
     const info = getModuleInfo(id);
     const result =
       info !== null &&
+      !excluded.some((pattern) => pattern.test(id)) &&
       (entries.some((entry) => entry.test(id)) ||
         info.importers.some((importer) => inShell(importer, getModuleInfo)));
     memo.set(id, result);
