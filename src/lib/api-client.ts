@@ -5,7 +5,7 @@
 // and together they would be a third of the page's JavaScript budget (see schemas.ts).
 import type { FetchError } from "ofetch";
 import type * as z from "zod/mini";
-import { readStoredToken } from "./auth-storage.ts";
+import { chosenOrganization, readStoredToken } from "./auth-storage.ts";
 import type { FailedAnswer } from "./error-messages.ts";
 
 const BASE_URL: string = import.meta.env.PUBLIC_API_BASE_URL ?? "";
@@ -60,7 +60,7 @@ export function asApiError(error: unknown): ApiError {
 }
 
 export interface ApiRequest {
-  method?: "GET" | "POST" | "PUT" | "DELETE";
+  method?: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
   /** JSON body, or URLSearchParams for a form-urlencoded body (the login call). */
   body?: Record<string, unknown> | URLSearchParams;
   /** Send `Authorization: Bearer …`: `true` uses the stored token, a string uses that token. */
@@ -105,7 +105,10 @@ export type Answer<K extends SchemaName> = z.infer<Schemas[K]>;
 /** Loads schemas.ts (once; the browser caches the module). */
 export const loadSchemas = (): Promise<Schemas> => import("./schemas.ts");
 
-/** The one place a call is made: base URL, Bearer header, no retry; any failure as an ApiError. */
+/**
+ * The one place a call is made: base URL, Bearer header, the chosen organisation (X-Organization:
+ * the calls the contract lists act on it, the others ignore it), no retry; any failure as an ApiError.
+ */
 async function send<T>(
   path: string,
   { method = "GET", body, auth = false, timeoutMs }: ApiRequest,
@@ -114,6 +117,8 @@ async function send<T>(
   const headers: Record<string, string> = {};
   const token = typeof auth === "string" ? auth : auth ? readStoredToken() : null;
   if (token) headers.Authorization = `Bearer ${token}`;
+  const organization = chosenOrganization();
+  if (organization) headers["X-Organization"] = organization;
   try {
     const { ofetch } = await import("ofetch");
     return (await ofetch(path, {

@@ -5,6 +5,8 @@ export const STORAGE_KEYS = {
   token: "x-access-token",
   isAuthenticated: "isAuthenticated",
   originalPath: "originalPath",
+  /** The organisation the portal acts on (ORGANISATIONS.md "Pages"); absent means personal. */
+  organization: "x-organization",
 } as const;
 
 function storage(): Storage | null {
@@ -30,6 +32,32 @@ export function clearSession(): void {
   const s = storage();
   s?.removeItem(STORAGE_KEYS.token);
   s?.removeItem(STORAGE_KEYS.isAuthenticated);
+}
+
+/** The organisation this page acts on: read once per page load, as the contract asks (see below). */
+let pageOrganization: string | null | undefined;
+
+/**
+ * The chosen organisation's id, or null for the personal one. Read from storage once per page:
+ * another tab's choice reloads this page (stores/auth.ts) instead of changing its calls midway.
+ */
+export function chosenOrganization(): string | null {
+  if (pageOrganization === undefined)
+    pageOrganization = storage()?.getItem(STORAGE_KEYS.organization) ?? null;
+  return pageOrganization;
+}
+
+/** Reads the choice from storage again at the next call, as a new page would; tests only. */
+export function rereadOrganizationForTests(): void {
+  pageOrganization = undefined;
+}
+
+/** Keeps `id` as the chosen organisation, or forgets the choice (null: personal). */
+export function chooseOrganization(id: string | null): void {
+  pageOrganization = id;
+  const s = storage();
+  if (id) s?.setItem(STORAGE_KEYS.organization, id);
+  else s?.removeItem(STORAGE_KEYS.organization);
 }
 
 export function saveOriginalPath(path: string): void {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isTokenExpired, tokenRole } from "./token-expiry.ts";
+import { isTokenExpired, tokenRole, tokenSubject } from "./token-expiry.ts";
 
 const b64url = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64url");
 const jwt = (payload: unknown) => `${b64url({ alg: "HS256", typ: "JWT" })}.${b64url(payload)}.signature`;
@@ -40,5 +40,17 @@ describe("tokenRole", () => {
     [null, null],
   ])("%s -> %s", (value, role) => {
     expect(tokenRole(value)).toBe(role);
+  });
+});
+
+describe("tokenSubject", () => {
+  it.each([
+    [jwt({ sub: "u1", exp: 1 }), "u1"],
+    [jwt({ role: "user" }), null],
+    [jwt({ sub: 7 }), null],
+    ["not a token", null],
+    [null, null],
+  ])("%s -> %s", (value, sub) => {
+    expect(tokenSubject(value)).toBe(sub);
   });
 });

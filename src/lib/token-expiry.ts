@@ -52,3 +52,14 @@ export function tokenProvesTwoFactors(token: string | null | undefined): boolean
     return false;
   }
 }
+
+/** The `sub` claim of `token` (the user's id), or null: tells whether a new sign-in is another user. */
+export function tokenSubject(token: string | null | undefined): string | null {
+  if (!token) return null;
+  try {
+    const { sub } = jwtDecode(token);
+    return typeof sub === "string" ? sub : null;
+  } catch {
+    return null;
+  }
+}

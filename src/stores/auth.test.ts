@@ -1,6 +1,7 @@
 // The session store against a stubbed fetch and an in-memory localStorage: the spec's keys, the
 // expiry rule on load, one user fetch per page, login's redirect target and sign-out.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { ORG_DETAIL } from "../../contract/org-messages.ts";
 import { memoryStorage } from "../lib/memory-storage.ts";
 import { USER_FETCH_TIMEOUT_MS } from "../lib/retry-policy.ts";
 import { ERROR_TEXT } from "../lib/ui-text.ts";
@@ -255,5 +256,114 @@ describe("signOut and refreshUser", () => {
     await initSession();
     await refreshUser();
     expect(userCalls()).toBe(2);
+  });
+});
+
+describe("the chosen organisation (x-organization)", () => {
+  const ORG = "0b6f3c4e-1111-4000-8000-00000000000a";
+  const tokenOf = (sub: string) =>
+    `${b64url({ alg: "HS256" })}.${b64url({ sub, exp: Math.floor(Date.now() / 1000) + 3600 })}.sig`;
+  const orgOf = (id: string, personal: boolean) => ({
+    id,
+    name: personal ? null : "Acme",
+    personal,
+    role: personal ? "owner" : "developer",
+  });
+  /** /v1/users/me answers for the organisation of the header when the caller is a member of it. */
+  const answerMe = (memberOf: readonly string[]) =>
+    fetchMock.mockImplementation(async (input: RequestInfo | URL, init?: RequestInit) => {
+      const url = String(input);
+      if (url.endsWith("/v1/users/me")) {
+        const asked = new Headers(init?.headers).get("x-organization");
+        const org = asked && memberOf.includes(asked) ? orgOf(asked, false) : orgOf("u1", true);
+        return json(200, { ...USER, organization: org });
+      }
+      if (url.endsWith("/v1/token"))
+        return json(200, { access_token: tokenOf("u1"), token_type: "bearer", expires_in: 3600 });
+      if (url.endsWith("/v1/logout")) return json(200, { detail: "Logged out" });
+      return json(404, { detail: "Not Found" });
+    });
+  const headerOf = (path: string) => {
+    const call = fetchMock.mock.calls.find(([input]) => String(input).endsWith(path));
+    return new Headers((call?.[1] as RequestInit | undefined)?.headers).get("x-organization");
+  };
+
+  it("is sent as X-Organization with every call of the page, and kept while the user is a member", async () => {
+    answerMe([ORG]);
+    localStorage.setItem("x-access-token", tokenOf("u1"));
+    localStorage.setItem("x-organization", ORG);
+    await initSession();
+    expect(headerOf("/v1/users/me")).toBe(ORG);
+    expect($user.get().user?.organization).toEqual(orgOf(ORG, false));
+    expect(localStorage.getItem("x-organization")).toBe(ORG);
+    expect(drainToasts()).toEqual([]);
+  });
+
+  it("without a choice no header is sent", async () => {
+    answerMe([ORG]);
+    localStorage.setItem("x-access-token", tokenOf("u1"));
+    await initSession();
+    expect(headerOf("/v1/users/me")).toBeNull();
+  });
+
+  it("is forgotten, with a toast, when the answer is for another organisation (no longer a member)", async () => {
+    answerMe([]);
+    localStorage.setItem("x-access-token", tokenOf("u1"));
+    localStorage.setItem("x-organization", ORG);
+    await initSession();
+    expect(localStorage.getItem("x-organization")).toBeNull();
+    await vi.waitFor(() =>
+      expect(drainToasts().map(({ kind, message }) => ({ kind, message }))).toEqual([
+        { kind: "info", message: ORG_DETAIL.noLongerMember },
+      ]),
+    );
+    // The page's later calls act on the personal organisation.
+    fetchMock.mockClear();
+    await refreshUser();
+    expect(headerOf("/v1/users/me")).toBeNull();
+  });
+
+  it("an answer without an organisation (an older server) leaves the choice alone", async () => {
+    localStorage.setItem("x-access-token", tokenOf("u1"));
+    localStorage.setItem("x-organization", ORG);
+    await initSession();
+    expect(localStorage.getItem("x-organization")).toBe(ORG);
+  });
+
+  it("Sign Out forgets it", async () => {
+    answerMe([ORG]);
+    localStorage.setItem("x-access-token", tokenOf("u1"));
+    localStorage.setItem("x-organization", ORG);
+    await initSession();
+    await signOut();
+    expect(localStorage.getItem("x-organization")).toBeNull();
+  });
+
+  it("signing in as another user forgets the last user's choice, without a toast", async () => {
+    answerMe([ORG]);
+    localStorage.setItem("x-access-token", tokenOf("someone-else"));
+    localStorage.setItem("x-organization", ORG);
+    await logIn("ada", "Secret1!");
+    expect(localStorage.getItem("x-organization")).toBeNull();
+    expect(headerOf("/v1/users/me")).toBeNull();
+    expect(drainToasts().filter((t) => t.kind !== "success")).toEqual([]);
+  });
+
+  it("signing in again as the same user keeps the choice", async () => {
+    answerMe([ORG]);
+    localStorage.setItem("x-access-token", tokenOf("u1"));
+    localStorage.setItem("x-organization", ORG);
+    await logIn("ada", "Secret1!");
+    expect(localStorage.getItem("x-organization")).toBe(ORG);
+    expect(headerOf("/v1/users/me")).toBe(ORG);
+  });
+
+  it("a choice left by an ended session that the new sign-in may not use goes quietly", async () => {
+    answerMe([]);
+    localStorage.setItem("x-organization", ORG);
+    await logIn("ada", "Secret1!");
+    expect(localStorage.getItem("x-organization")).toBeNull();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(drainToasts()).toEqual([]);
   });
 });

@@ -6,9 +6,13 @@ import { atom } from "nanostores";
 import type { User } from "../../contract/account.ts";
 import { ApiError, apiRequest } from "../lib/api-client.ts";
 import {
+  chooseOrganization,
+  chosenOrganization,
   clearSession,
   keepSignedOutReason,
   readStoredToken,
+  rereadOrganizationForTests,
+  STORAGE_KEYS,
   storeSession,
   takeOriginalPath,
   takeSignedOutReason,
@@ -17,7 +21,7 @@ import { isAccountDisabled } from "../lib/error-messages.ts";
 import { redirect } from "../lib/navigation.ts";
 import { USER_FETCH_TIMEOUT_MS } from "../lib/retry-policy.ts";
 import { postLoginPath } from "../lib/safe-redirect.ts";
-import { isTokenExpired } from "../lib/token-expiry.ts";
+import { isTokenExpired, tokenSubject } from "../lib/token-expiry.ts";
 import { ERROR_TEXT } from "../lib/ui-text.ts";
 import { notify } from "./toast.ts";
 
@@ -57,9 +61,27 @@ function fetchUser(token: string): Promise<User> {
   return apiRequest("/v1/users/me", "userSchema", { auth: token, timeoutMs: USER_FETCH_TIMEOUT_MS });
 }
 
-async function loadUser(token: string): Promise<void> {
+/**
+ * The stored organisation choice against the organisation `GET /v1/users/me` answered for: the
+ * server answers the personal one to a caller who is no longer a member of the chosen one. Then
+ * the choice goes, said in a toast unless the answer is to a new sign-in (whose choice may be an
+ * old session's). The message loads with the toast: the words of organisations stay off every page.
+ */
+function settleOrganization(user: User, newSignIn: boolean): void {
+  const chosen = chosenOrganization();
+  const answered = user.organization?.id;
+  if (!chosen || !answered || answered === chosen) return;
+  chooseOrganization(null);
+  if (newSignIn) return;
+  void import("../../contract/org-messages.ts").then(({ ORG_DETAIL }) =>
+    notify("info", ORG_DETAIL.noLongerMember),
+  );
+}
+
+async function loadUser(token: string, newSignIn = false): Promise<void> {
   try {
     const user = await fetchUser(token);
+    settleOrganization(user, newSignIn);
     $user.set({ status: "ready", user });
   } catch (error) {
     // A token the server no longer accepts (expired early, password reset) means logged out.
@@ -85,6 +107,13 @@ async function loadUser(token: string): Promise<void> {
  */
 export function initSession(): Promise<void> {
   if (session) return session;
+  // Another tab chose another organisation (or signed out): this page's calls and figures are the
+  // old one's, so it loads again (ORGANISATIONS.md "Pages").
+  if (typeof window !== "undefined") {
+    window.addEventListener("storage", (event) => {
+      if (event.key === STORAGE_KEYS.organization) window.location.reload();
+    });
+  }
   const signedOutBecause = takeSignedOutReason();
   if (signedOutBecause) notify("error", signedOutBecause);
   const token = readStoredToken();
@@ -174,9 +203,12 @@ export async function logInWithPasskey(mfaToken?: string): Promise<string> {
 }
 
 async function startSession(accessToken: string): Promise<string> {
+  // Signing in as another user forgets the organisation the last one chose.
+  const previous = tokenSubject(readStoredToken());
+  if (previous && previous !== tokenSubject(accessToken)) chooseOrganization(null);
   storeSession(accessToken);
   $auth.set({ token: accessToken, isAuthenticated: true });
-  await loadUser(accessToken);
+  await loadUser(accessToken, true);
   return postLoginPath(takeOriginalPath());
 }
 
@@ -204,6 +236,7 @@ export async function signOut(): Promise<void> {
       timeoutMs: SIGN_OUT_TIMEOUT_MS,
     }).catch(() => undefined);
   }
+  chooseOrganization(null);
   setLoggedOut();
 }
 
@@ -212,12 +245,14 @@ export async function signOut(): Promise<void> {
  * session (sign out everywhere), where POST /v1/logout could only answer 401.
  */
 export function forgetSession(): void {
+  chooseOrganization(null);
   setLoggedOut();
 }
 
 /** Forgets the page's session state; tests only. */
 export function resetAuthForTests(): void {
   session = null;
+  rereadOrganizationForTests();
   $auth.set(LOGGED_OUT);
   $user.set(USER_UNKNOWN);
 }
