@@ -108,8 +108,11 @@ export const memberChangeSchema = z
     monthly_credit_cap: z.optional(z.nullable(memberCapSchema)),
   })
   .check(
-    z.refine((body) => body.role !== undefined || body.monthly_credit_cap !== undefined, {
-      error: ORG_TEXT.nothingToChange,
+    // Said beside `role`: a refusal of the whole body would read as "not an object".
+    z.superRefine((body, ctx) => {
+      if (body.role === undefined && body.monthly_credit_cap === undefined) {
+        ctx.issues.push({ code: "custom", message: ORG_TEXT.nothingToChange, input: body, path: ["role"] });
+      }
     }),
   );
 

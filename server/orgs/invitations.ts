@@ -3,7 +3,7 @@
 // and 100 pending per organisation. Each change runs under the organisation's row lock, so the
 // counts it checks stay true until it commits.
 import { randomUUID } from "node:crypto";
-import { and, asc, eq, gt, gte, isNull, min, sql } from "drizzle-orm";
+import { and, asc, eq, gt, isNull, min, sql } from "drizzle-orm";
 import { ORG_DETAIL } from "../../contract/org-messages.ts";
 import type { OrgRole } from "../../contract/org-roles.ts";
 import { ORG_TEXT } from "../../contract/orgs.ts";
@@ -112,14 +112,14 @@ export async function createInvitation(
       tx,
       and(
         eq(organizationInvitations.invitedBy, actor.id),
-        gte(organizationInvitations.createdAt, windowStart("per_hour", now)),
+        gt(organizationInvitations.createdAt, windowStart("per_hour", now)),
       ),
     ),
     await countSince(
       tx,
       and(
         eq(organizationInvitations.orgId, orgId),
-        gte(organizationInvitations.createdAt, windowStart("per_day", now)),
+        gt(organizationInvitations.createdAt, windowStart("per_day", now)),
       ),
     ),
   ];

@@ -33,7 +33,7 @@ export function invitationLimit(counts: InvitationCounts): InvitationLimit | nul
   return null;
 }
 
-/** The start of the window a rate limit counts in. */
+/** The start of the window a rate limit counts in (an invitation sent exactly then no longer counts). */
 export const windowStart = (limit: "per_hour" | "per_day", now: Date): Date =>
   new Date(now.getTime() - (limit === "per_hour" ? HOUR_MS : DAY_MS));
 

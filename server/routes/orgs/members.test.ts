@@ -1,0 +1,285 @@
+// /v1/orgs/{id}/members: the list (e-mails per role, this month's spending), role and cap changes
+// by the change table, and removal or leaving with what it revokes.
+import { randomUUID } from "node:crypto";
+import { and, eq } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { DETAIL } from "../../../contract/messages.ts";
+import { ORG_DETAIL } from "../../../contract/org-messages.ts";
+import { ORG_TEXT } from "../../../contract/orgs.ts";
+import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
+import {
+  apiKeys,
+  auditLog,
+  memberCreditUsage,
+  organizationInvitations,
+  organizationMembers,
+} from "../../db/schema/index.ts";
+import { berlinMonth } from "../../domain/berlin-time.ts";
+import { verifiedUser } from "../../testing/api-client.ts";
+import {
+  call,
+  createTeam,
+  insertKey,
+  invite,
+  json,
+  member,
+  type Person,
+  STALE,
+} from "../../testing/org-calls.ts";
+import { useTestApp } from "../../testing/suite.ts";
+import { NO_LIMITS } from "../../testing/test-app.ts";
+
+type Members = { data: { user_id: string; username: string; email: string | null; role: string }[] };
+
+describe.each(TEST_DATABASES)("organisation members (%s)", (kind) => {
+  const ctx = useTestApp(kind, { limits: NO_LIMITS });
+
+  /** Ann owns Acme Labs; Max manages it, Bill pays, Dev and Deb build. */
+  async function acme() {
+    const ann = await verifiedUser(ctx.t, "ann");
+    const org = await createTeam(ctx.t, ann);
+    const max = await member(ctx.t, org, ann, "max", "manager");
+    const bill = await member(ctx.t, org, ann, "bill", "billing");
+    const dev = await member(ctx.t, org, ann, "dev", "developer");
+    const deb = await member(ctx.t, org, ann, "deb", "developer");
+    return { org, ann, max, bill, dev, deb };
+  }
+
+  const patch = (who: Person, orgId: string, userId: string, body: unknown) =>
+    call(ctx.t, "PATCH", `/v1/orgs/${orgId}/members/${userId}`, who.accessToken, body);
+  const remove = (who: Person, orgId: string, userId: string) =>
+    call(ctx.t, "DELETE", `/v1/orgs/${orgId}/members/${userId}`, who.accessToken);
+  const roleOf = async (orgId: string, userId: string) =>
+    (
+      await ctx.t.deps.db
+        .select({ role: organizationMembers.role, cap: organizationMembers.monthlyCreditCap })
+        .from(organizationMembers)
+        .where(and(eq(organizationMembers.orgId, orgId), eq(organizationMembers.userId, userId)))
+    )[0];
+  const lastAudit = async (orgId: string) => {
+    const rows = await ctx.t.deps.db.select().from(auditLog).where(eq(auditLog.subjectOrgId, orgId));
+    return rows.sort((a, b) => b.seq - a.seq)[0];
+  };
+
+  it("lists every member with role, cap and spending; e-mails only for owners and managers", async () => {
+    const { org, ann, max, bill, dev, deb } = await acme();
+    await ctx.t.deps.db.insert(memberCreditUsage).values([
+      { orgId: org.id, userId: dev.id, month: berlinMonth(ctx.t.clock.now()), amount: 4_250 },
+      // Last month's spending is not this month's.
+      { orgId: org.id, userId: deb.id, month: "2000-01-01", amount: 9_000 },
+    ]);
+    await json(await patch(ann, org.id, dev.id, { monthly_credit_cap: 10 }), 200);
+    const asOwner = await json<Members>(
+      await call(ctx.t, "GET", `/v1/orgs/${org.id}/members`, ann.accessToken),
+      200,
+    );
+    expect(asOwner.data.map((m) => [m.username, m.role])).toEqual([
+      ["ann", "owner"],
+      ["max", "manager"],
+      ["bill", "billing"],
+      // Joined at the same instant: by name.
+      ["deb", "developer"],
+      ["dev", "developer"],
+    ]);
+    expect(asOwner.data.find((m) => m.username === "dev")).toMatchObject({
+      email: "dev@example.com",
+      monthly_credit_cap: 10,
+      spent_this_month: 4.25,
+    });
+    expect(asOwner.data.find((m) => m.username === "deb")).toMatchObject({
+      monthly_credit_cap: null,
+      spent_this_month: 0,
+    });
+    const asManager = await json<Members>(
+      await call(ctx.t, "GET", `/v1/orgs/${org.id}/members`, max.accessToken),
+      200,
+    );
+    expect(asManager.data.every((m) => m.email !== null)).toBe(true);
+    for (const who of [bill, dev]) {
+      const list = await json<Members>(
+        await call(ctx.t, "GET", `/v1/orgs/${org.id}/members`, who.accessToken),
+        200,
+      );
+      expect(list.data.map((m) => m.email)).toEqual([null, null, null, null, null]);
+    }
+  });
+
+  describe("role changes", () => {
+    it("managers move developers and managers between those two roles, and nothing else", async () => {
+      const { org, ann, max, bill, dev } = await acme();
+      const promoted = await json(await patch(max, org.id, dev.id, { role: "manager" }), 200);
+      expect(promoted).toMatchObject({ member: { user_id: dev.id, role: "manager" }, revoked_keys: [] });
+      expect((await roleOf(org.id, dev.id))?.role).toBe("manager");
+      // dev is a manager now: another manager may move them back.
+      await json(await patch(max, org.id, dev.id, { role: "developer" }), 200);
+      for (const [target, role] of [
+        [dev.id, "billing"],
+        [dev.id, "owner"],
+        [bill.id, "developer"],
+        [ann.id, "manager"],
+        [max.id, "developer"],
+      ] as const) {
+        const res = await patch(max, org.id, target, { role });
+        expect(await json(res, 403), `${target} ${role}`).toEqual({ detail: ORG_DETAIL.notAllowed });
+      }
+    });
+
+    it("developers and billing members change nobody, themselves included", async () => {
+      const { org, bill, dev, deb } = await acme();
+      for (const [who, target] of [
+        [dev, deb],
+        [dev, dev],
+        [bill, dev],
+      ] as const) {
+        expect((await patch(who, org.id, target.id, { role: "manager" })).status).toBe(403);
+        expect((await patch(who, org.id, target.id, { monthly_credit_cap: 1 })).status).toBe(403);
+      }
+    });
+
+    it("never demotes the last owner, but an owner may step down once there is another", async () => {
+      const { org, ann, max } = await acme();
+      expect(await json(await patch(ann, org.id, ann.id, { role: "manager" }), 409)).toEqual({
+        detail: ORG_DETAIL.lastOwner,
+      });
+      await json(await patch(ann, org.id, max.id, { role: "owner" }), 200);
+      await json(await patch(ann, org.id, ann.id, { role: "developer" }), 200);
+      expect((await roleOf(org.id, ann.id))?.role).toBe("developer");
+    });
+
+    it("asks for the password again before making an owner or a billing member", async () => {
+      const { org, ann, dev } = await acme();
+      ctx.t.clock.advance(STALE);
+      for (const role of ["owner", "billing"]) {
+        const res = await patch(ann, org.id, dev.id, { role });
+        expect(await json(res, 403)).toMatchObject({ detail: DETAIL.reauthRequired, reauth_required: true });
+      }
+      expect((await roleOf(org.id, dev.id))?.role).toBe("developer");
+      // A manager is not such a role.
+      await json(await patch(ann, org.id, dev.id, { role: "manager" }), 200);
+    });
+
+    it("revokes the member's own keys when the new role has none, and lists them", async () => {
+      const { org, ann, dev } = await acme();
+      const first = await insertKey(ctx.t, org.id, dev.id);
+      const second = await insertKey(ctx.t, org.id, dev.id);
+      const elsewhere = await insertKey(ctx.t, dev.id, dev.id);
+      const res = await json<{ revoked_keys: { id: string }[] }>(
+        await patch(ann, org.id, dev.id, { role: "billing" }),
+        200,
+      );
+      expect(res.revoked_keys.map((k) => k.id).sort()).toEqual([first, second].sort());
+      const live = await ctx.t.deps.db.select().from(apiKeys).where(eq(apiKeys.createdBy, dev.id));
+      expect(live.filter((k) => k.revokedAt === null).map((k) => k.id)).toEqual([elsewhere]);
+      expect((await lastAudit(org.id))?.details).toMatchObject({ from: "developer", to: "billing" });
+    });
+  });
+
+  describe("caps", () => {
+    it("stores a cap in milli-credits and clears it with null", async () => {
+      const { org, ann, dev } = await acme();
+      const set = await json(await patch(ann, org.id, dev.id, { monthly_credit_cap: 12.345 }), 200);
+      expect(set).toMatchObject({ member: { monthly_credit_cap: 12.345 } });
+      expect((await roleOf(org.id, dev.id))?.cap).toBe(12_345);
+      expect((await lastAudit(org.id))?.action).toBe("member.cap_change");
+      await json(await patch(ann, org.id, dev.id, { monthly_credit_cap: 0 }), 200);
+      expect((await roleOf(org.id, dev.id))?.cap).toBe(0);
+      await json(await patch(ann, org.id, dev.id, { monthly_credit_cap: null }), 200);
+      expect((await roleOf(org.id, dev.id))?.cap).toBeNull();
+    });
+
+    it("managers cap developers and managers, never themselves, billing members or owners", async () => {
+      const { org, ann, max, bill, dev } = await acme();
+      await json(await patch(max, org.id, dev.id, { monthly_credit_cap: 5 }), 200);
+      for (const target of [max, bill, ann]) {
+        expect((await patch(max, org.id, target.id, { monthly_credit_cap: 5 })).status).toBe(403);
+      }
+      // Owners cap anyone, themselves too.
+      await json(await patch(ann, org.id, ann.id, { monthly_credit_cap: 5 }), 200);
+    });
+
+    it.each([[-1], [1.2345], ["10"], [100_000_001]])("refuses the cap %j with a 422", async (cap) => {
+      const { org, ann, dev } = await acme();
+      const body = await json<{ detail: { loc: string[]; msg: string }[] }>(
+        await patch(ann, org.id, dev.id, { monthly_credit_cap: cap }),
+        422,
+      );
+      expect(body.detail[0]).toMatchObject({ loc: ["body", "monthly_credit_cap"], msg: ORG_TEXT.capInvalid });
+    });
+
+    it("refuses a change that names neither a role nor a cap", async () => {
+      const { org, ann, dev } = await acme();
+      const body = await json<{ detail: { msg: string }[] }>(await patch(ann, org.id, dev.id, {}), 422);
+      expect(body.detail[0]?.msg).toBe(ORG_TEXT.nothingToChange);
+    });
+  });
+
+  it("answers 404 for a member id of nobody, of another organisation's member and a malformed one", async () => {
+    const { org, ann } = await acme();
+    const eve = await verifiedUser(ctx.t, "eve");
+    for (const id of [randomUUID(), eve.id, "nobody"]) {
+      expect(await json(await patch(ann, org.id, id, { role: "manager" }), 404)).toEqual({
+        detail: ORG_TEXT.memberNotFound,
+      });
+      expect((await remove(ann, org.id, id)).status).toBe(404);
+    }
+  });
+
+  describe("removal and leaving", () => {
+    it("revokes the keys the member made there, keeps their shared keys, and revokes their invitations", async () => {
+      const { org, ann, max } = await acme();
+      const own = await insertKey(ctx.t, org.id, max.id);
+      const shared = await insertKey(ctx.t, org.id, max.id, true);
+      await invite(ctx.t, org, max, "friend@example.com", "developer");
+      const res = await json<{
+        revoked_keys: { id: string }[];
+        shared_keys: { id: string; prefix: string }[];
+        revoked_invitations: number;
+      }>(await remove(ann, org.id, max.id), 200);
+      expect(res.revoked_keys.map((k) => k.id)).toEqual([own]);
+      expect(res.shared_keys).toEqual([expect.objectContaining({ id: shared, prefix: `gpk_${shared}` })]);
+      expect(res.revoked_invitations).toBe(1);
+      const [invitation] = await ctx.t.deps.db
+        .select()
+        .from(organizationInvitations)
+        .where(eq(organizationInvitations.email, "friend@example.com"));
+      expect(invitation?.revokedAt).not.toBeNull();
+      // Their access ends at once.
+      expect((await call(ctx.t, "GET", `/v1/orgs/${org.id}`, max.accessToken)).status).toBe(404);
+      expect((await lastAudit(org.id))?.action).toBe("member.remove");
+    });
+
+    it("lets anyone leave but the last owner", async () => {
+      const { org, ann, dev } = await acme();
+      await json(await remove(dev, org.id, dev.id), 200);
+      expect((await lastAudit(org.id))?.action).toBe("member.leave");
+      expect(await json(await remove(ann, org.id, ann.id), 409)).toEqual({ detail: ORG_DETAIL.lastOwner });
+      const personal = await remove(ann, ann.id, ann.id);
+      expect(await json(personal, 409)).toEqual({ detail: ORG_DETAIL.personalHasNoMembers });
+    });
+
+    it("managers remove developers, billing members and other managers, never owners", async () => {
+      const { org, ann, max, bill, dev } = await acme();
+      const mia = await member(ctx.t, org, ann, "mia", "manager");
+      for (const target of [dev, bill, mia]) await json(await remove(max, org.id, target.id), 200);
+      expect(await json(await remove(max, org.id, ann.id), 403)).toEqual({ detail: ORG_DETAIL.notAllowed });
+    });
+
+    it("developers and billing members remove nobody but themselves", async () => {
+      const { org, max, bill, dev, deb } = await acme();
+      for (const [who, target] of [
+        [dev, deb],
+        [bill, dev],
+        [dev, max],
+      ] as const) {
+        expect((await remove(who, org.id, target.id)).status).toBe(403);
+      }
+    });
+
+    it("an owner removes another owner, never the last one", async () => {
+      const { org, ann, max } = await acme();
+      await json(await patch(ann, org.id, max.id, { role: "owner" }), 200);
+      await json(await remove(max, org.id, ann.id), 200);
+      expect(await json(await remove(max, org.id, max.id), 409)).toEqual({ detail: ORG_DETAIL.lastOwner });
+    });
+  });
+});
