@@ -58,6 +58,8 @@ describe("request log paths", () => {
     ["/verify-email/abcDEF123", "/verify-email/[redacted]"],
     ["/reset-password/abcDEF123", "/reset-password/[redacted]"],
     ["/confirm-email/abcDEF123", "/confirm-email/[redacted]"],
+    ["/v1/invitations/abcDEF123/accept", "/v1/invitations/[redacted]"],
+    ["/invitations/abcDEF123", "/invitations/[redacted]"],
     ["/verify-email/", "/verify-email/"],
     ["/v1/users/me", "/v1/users/me"],
   ])("%s is logged as %s", (path, logged) => {

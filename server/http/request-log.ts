@@ -1,7 +1,7 @@
 // One log line per request: method, path, status, duration, client address (API calls at info,
 // portal pages and assets at debug). Paths that carry a mailed token (the reset check call, the
-// portal's link pages, the e-mail change and revert link /confirm-email/) are logged without it,
-// here and in the 500 handler's line (errors.ts).
+// portal's link pages, the e-mail change and revert link /confirm-email/, an organisation's
+// invitation) are logged without it, here and in the 500 handler's line (errors.ts).
 import type { MiddlewareHandler } from "hono";
 import type { Logger } from "pino";
 import { clientIp } from "./client-ip.ts";
@@ -12,6 +12,9 @@ const TOKEN_PATHS = [
   "/reset-password/",
   // The change link and the revert link share this path; either token takes over or keeps an account.
   "/confirm-email/",
+  // An organisation's invitation: the call that reads or accepts it, and the portal's link page.
+  "/v1/invitations/",
+  "/invitations/",
 ];
 
 export function redactPath(path: string): string {
