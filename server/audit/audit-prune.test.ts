@@ -31,6 +31,10 @@ describe("retention", () => {
     ["credits.grant", false],
     ["payment.refund", false],
     ["role.change", false],
+    ["member.invite", true],
+    ["member.leave", true],
+    ["org.delete", false],
+    ["org.transfer", false],
   ])("%s is a security event: %s", (action, security) => {
     expect(isSecurityEvent(action)).toBe(security);
   });
@@ -41,6 +45,8 @@ describe("retention", () => {
     ["a grant of 10 years and a day", "credits.grant", ago(120, 1), true],
     ["a grant of 9 years", "credits.grant", ago(108), false],
     ["a grant of 13 months", "credits.grant", ago(13, 1), false],
+    ["a member's role change of 13 months and a day", "member.role_change", ago(13, 1), true],
+    ["an organisation's deletion of 13 months and a day", "org.delete", ago(13, 1), false],
   ])("%s expired: %s", (_case, action, at, expired) => {
     expect(isExpired({ action, at }, NOW)).toBe(expired);
   });

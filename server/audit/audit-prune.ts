@@ -12,8 +12,10 @@ import { appendAudit, lockChain } from "./audit-log.ts";
 
 /**
  * The security events of an account (ACCOUNT-SECURITY.md): sign-ins, sign-outs, password, e-mail
- * and two-factor changes, passkeys. Everything else is an operator action (or the system's), kept
- * ten years like the business records it explains.
+ * and two-factor changes, passkeys; and the membership events of organisations (ORGANISATIONS.md:
+ * invitations, joining, role and cap changes, removal and leaving), kept as long. Everything else
+ * is an operator action (or the system's; org.create, org.rename, org.transfer, org.delete too),
+ * kept ten years like the business records it explains.
  */
 const SECURITY_EVENT_PREFIXES = [
   "login.",
@@ -24,6 +26,7 @@ const SECURITY_EVENT_PREFIXES = [
   "mfa.",
   "passkey.",
   "recovery_codes.",
+  "member.",
 ];
 
 export const RETENTION_MONTHS = { securityEvent: 13, operatorAction: 120 } as const;

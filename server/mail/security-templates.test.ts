@@ -54,6 +54,13 @@ describe("accountDeletedMail: what the deletion erases and what the audit log ke
       "mfa.recovery_codes_renewed",
       "passkey.added",
       "passkey.removed",
+      "member.invite",
+      "member.invite_revoke",
+      "member.join",
+      "member.role_change",
+      "member.cap_change",
+      "member.remove",
+      "member.leave",
     ];
     // Named in AUDIT_LOG_KEPT.operatorActions (10 years).
     const operatorActions = [
@@ -67,6 +74,10 @@ describe("accountDeletedMail: what the deletion erases and what the audit log ke
       "mail.send",
       "api_keys.revoke_all",
       "account.deleted",
+      "org.create",
+      "org.rename",
+      "org.transfer",
+      "org.delete",
     ];
     expect(securityEvents.filter((a) => !isSecurityEvent(a))).toEqual([]);
     expect(operatorActions.filter(isSecurityEvent)).toEqual([]);
