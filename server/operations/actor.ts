@@ -38,7 +38,7 @@ export async function lockCustomer(tx: Tx, customerId: string): Promise<UserRow>
   return row;
 }
 
-type ActionEntry = Pick<AuditEntry, "action" | "subjectUserId" | "reason" | "details">;
+type ActionEntry = Pick<AuditEntry, "action" | "subjectUserId" | "subjectOrgId" | "reason" | "details">;
 
 /**
  * The audit entry of `actor`'s action, checked to be storable as it is hashed. An action whose
@@ -56,12 +56,13 @@ export function audit(tx: Tx, actor: Actor, entry: ActionEntry, now: Date): Prom
 
 /**
  * The audit entry an earlier call with the same idempotency key wrote for this action on this
- * customer, if any: a money action repeated with its key answers what the first did and does
- * nothing more. Read under the customer's row lock, so two concurrent repeats see each other.
+ * customer (a user id) or organisation (`{ orgId }`), if any: a money action repeated with its key
+ * answers what the first did and does nothing more. Read under the customer's or organisation's
+ * row lock, so two concurrent repeats see each other.
  */
 export async function earlierKeyedAction(
   tx: Tx,
-  subjectUserId: string,
+  subject: string | { orgId: string },
   action: string,
   idempotencyKey: string,
 ): Promise<AuditRow | undefined> {
@@ -70,7 +71,9 @@ export async function earlierKeyedAction(
     .from(auditLog)
     .where(
       and(
-        eq(auditLog.subjectUserId, subjectUserId),
+        typeof subject === "string"
+          ? eq(auditLog.subjectUserId, subject)
+          : eq(auditLog.subjectOrgId, subject.orgId),
         eq(auditLog.action, action),
         sql`${auditLog.details}->>'idempotency_key' = ${idempotencyKey}`,
       ),

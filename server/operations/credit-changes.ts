@@ -106,10 +106,28 @@ async function checkDailyTotal(tx: Tx, actor: Actor, amount: number, limits: Sup
   if (!fits) throw new OperatorRefusal(403, ADMIN_TEXT.overDailyGrantLimit(limit, left), { limit, left });
 }
 
+/**
+ * Whose credits change: `lock` takes the billing account's row lock in the change's transaction
+ * (refusing what staff may not change) and answers its id and the audit entry's subject.
+ */
+export interface CreditSubject {
+  lock(tx: Tx): Promise<{ id: string; subjectUserId: string | null; subjectOrgId?: string }>;
+}
+
+/** A customer: their row locked, never the staff member's own account. */
+const customerSubject = (actor: Actor, customerId: string): CreditSubject => ({
+  async lock(tx) {
+    const customer = await lockCustomer(tx, customerId);
+    refuseOwnAccount(actor, customer, ADMIN_TEXT.notOwnAccount);
+    // From here on the id is the database's own: the audit entry hashes what the log stores.
+    return { id: customer.id, subjectUserId: customer.id };
+  },
+});
+
 export async function changeCredits(
   db: Db,
   actor: Actor,
-  customerId: string,
+  customerIdOrSubject: string | CreditSubject,
   change: CreditChange,
   now: Date,
   limits: SupportGrantLimits,
@@ -121,12 +139,18 @@ export async function changeCredits(
   }
   const action = change.amount > 0 ? "credits.grant" : "credits.take_back";
   const milli = toMillicredits(Math.abs(change.amount));
+  const target =
+    typeof customerIdOrSubject === "string"
+      ? customerSubject(actor, customerIdOrSubject)
+      : customerIdOrSubject;
   return db.transaction(async (tx) => {
-    const customer = await lockCustomer(tx, customerId);
-    refuseOwnAccount(actor, customer, ADMIN_TEXT.notOwnAccount);
-    // From here on the id is the database's own: the audit entry hashes what the log stores.
-    const id = customer.id;
-    const earlier = await earlierKeyedAction(tx, id, action, change.idempotencyKey);
+    const { id, subjectUserId, subjectOrgId } = await target.lock(tx);
+    const earlier = await earlierKeyedAction(
+      tx,
+      subjectOrgId ? { orgId: subjectOrgId } : id,
+      action,
+      change.idempotencyKey,
+    );
     if (earlier) {
       const details = earlier.details as { credits: number; balance_after: number; description: string };
       if (details.credits !== change.amount) {
@@ -185,7 +209,8 @@ export async function changeCredits(
       actor,
       {
         action,
-        subjectUserId: id,
+        subjectUserId,
+        ...(subjectOrgId ? { subjectOrgId } : {}),
         reason: change.reason,
         details: {
           credits: change.amount,

@@ -113,8 +113,8 @@ export async function searchCustomers(
   };
 }
 
-/** The grants and live subscription of each of `ids`: two statements for the whole page. */
-async function billingOf(db: DbOrTx, ids: string[]) {
+/** The grants and live subscription of each of `ids` (billing accounts): two statements for the whole page. */
+export async function billingOf(db: DbOrTx, ids: string[]) {
   const result = new Map<string, { grants: CreditGrant[]; state: ReturnType<typeof stateFromRow> }>();
   if (ids.length === 0) return result;
   const [grants, subs] = await Promise.all([

@@ -35,6 +35,20 @@ const PERMISSION_OF: Record<string, keyof typeof PERMISSIONS> = {
   adminVatReport: "viewReports",
   adminVatReportCsv: "viewReports",
   adminMetrics: "viewReports",
+  adminSearchOrgs: "viewCustomers",
+  adminGetOrg: "viewCustomers",
+  adminOrgMembers: "viewCustomers",
+  adminOrgLedger: "viewCustomers",
+  adminOrgPayments: "viewCustomers",
+  adminOrgUsage: "viewCustomers",
+  adminOrgAudit: "viewCustomers",
+  adminCustomerOrgs: "viewCustomers",
+  adminChangeOrgCredits: "grantCredits",
+  adminCancelOrgSubscription: "cancelSubscription",
+  adminDisableOrg: "disableAccount",
+  adminEnableOrg: "disableAccount",
+  adminClearOrgDisputeHold: "clearDisputeHold",
+  adminMakeOrgOwner: "changeRole",
 };
 
 describe.each(TEST_DATABASES)("admin routes × roles (%s)", (kind) => {
