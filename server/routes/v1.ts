@@ -8,6 +8,7 @@ import { adminActionRoutes } from "./admin/action-routes.ts";
 import type { AdminDeps } from "./admin/admin-deps.ts";
 import { adminAuditRoutes } from "./admin/audit-routes.ts";
 import { adminCustomerRoutes } from "./admin/customer-routes.ts";
+import { adminOrgRoutes } from "./admin/org-routes.ts";
 import { adminReportRoutes } from "./admin/report-routes.ts";
 import { apiKeyRoutes } from "./api-access/api-keys.ts";
 import { introspectRoutes } from "./api-access/introspect.ts";
@@ -75,6 +76,7 @@ export function v1Routes(
   const admin: AdminDeps = { ...deps, billing: billing.billing, catalogue: billing.catalogue, ...operations };
   api.route("/", adminCustomerRoutes(admin));
   api.route("/", adminActionRoutes(admin));
+  api.route("/", adminOrgRoutes(admin));
   api.route("/", adminAuditRoutes(admin));
   api.route("/", adminReportRoutes(admin));
   documentJwks(api);
