@@ -8,7 +8,13 @@ export const USAGE_TEXT = {
   presets: { days7: "7 days", days30: "30 days", days90: "90 days", thisMonth: "This month" },
   rangeLabel: "Period",
   chartTitle: "Credits used per day",
-  chartLabel: (from: string, to: string) => `Credits used per day from ${from} to ${to}, stacked by feature`,
+  chartLabel: (from: string, to: string, by = "feature") =>
+    `Credits used per day from ${from} to ${to}, stacked by ${by}`,
+  /** A team organisation's choice of what the chart stacks. */
+  stackLabel: "Stack by",
+  stacks: { feature: "Feature", member: "Member" },
+  byMember: "By member",
+  member: "Member",
   tableCaption: "Credits used per day and feature",
   tableToggle: "Show the numbers as a table",
   byFeature: "By feature",

@@ -1,5 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { addDays, berlinToday, dailyUsage, daysOf, featureLabel, presetRange } from "./usage-view.ts";
+import {
+  addDays,
+  berlinToday,
+  dailyUsage,
+  daysOf,
+  featureLabel,
+  memberSeriesKey,
+  memberSeriesNames,
+  presetRange,
+} from "./usage-view.ts";
 
 describe("presetRange", () => {
   it.each([
@@ -65,5 +74,91 @@ describe("featureLabel", () => {
     expect(featureLabel("image-to-video", "Manual")).toBe("Image-to-video");
     expect(featureLabel(null, "Manual")).toBe("Manual");
     expect(featureLabel("retired-feature", "Manual")).toBe("retired-feature");
+  });
+});
+
+describe("member series", () => {
+  const rows = [
+    {
+      date: "2026-11-01",
+      member_group: "member",
+      member_id: "u1",
+      member_username: "ann",
+      uses: 1,
+      credits: 5,
+    },
+    {
+      date: "2026-11-01",
+      member_group: "shared_keys",
+      member_id: null,
+      member_username: null,
+      uses: 2,
+      credits: 1,
+    },
+    {
+      date: "2026-11-02",
+      member_group: "member",
+      member_id: "u2",
+      member_username: "bob",
+      uses: 1,
+      credits: 9,
+    },
+    {
+      date: "2026-11-02",
+      member_group: "member",
+      member_id: "u1",
+      member_username: "ann",
+      uses: 3,
+      credits: 2.5,
+    },
+    {
+      date: "2026-11-02",
+      member_group: "without_key",
+      member_id: null,
+      member_username: null,
+      uses: 1,
+      credits: 1.5,
+    },
+    {
+      date: "2026-11-02",
+      member_group: "member",
+      member_id: null,
+      member_username: null,
+      uses: 1,
+      credits: 0.25,
+    },
+  ] as const;
+
+  it("keys a member by id, and the shared keys and the charges without a key as one group each", () => {
+    expect(rows.map(memberSeriesKey)).toEqual([
+      "member:u1",
+      "shared_keys",
+      "member:u2",
+      "member:u1",
+      "without_key",
+      "member:",
+    ]);
+    expect(memberSeriesKey({ uses: 1, credits: 1 })).toBe("without_key");
+  });
+
+  it("names each series: the username, Shared keys, Without a key, Former member", () => {
+    expect([...memberSeriesNames(rows)]).toEqual([
+      ["member:u1", "ann"],
+      ["shared_keys", "Shared keys"],
+      ["member:u2", "bob"],
+      ["without_key", "Without a key"],
+      ["member:", "Former member"],
+    ]);
+  });
+
+  it("pivots group_by=day,member into one series per member, the largest first", () => {
+    const usage = dailyUsage(rows, "2026-11-01", "2026-11-02", memberSeriesKey);
+    expect(usage.series).toEqual([
+      { feature: "member:u2", credits: [0, 9], total: 9, uses: 1 },
+      { feature: "member:u1", credits: [5, 2.5], total: 7.5, uses: 4 },
+      { feature: "without_key", credits: [0, 1.5], total: 1.5, uses: 1 },
+      { feature: "shared_keys", credits: [1, 0], total: 1, uses: 2 },
+      { feature: "member:", credits: [0, 0.25], total: 0.25, uses: 1 },
+    ]);
   });
 });

@@ -1,7 +1,7 @@
 // /profile/usage's view of the usage answers: the range presets on Berlin's calendar, and the
 // charges per day and feature pivoted into the series a stacked chart and its table show.
 import { featureName } from "../../contract/credit-costs.ts";
-import type { UsageRow } from "../../contract/usage.ts";
+import { memberGroupLabel, type UsageRow } from "../../contract/usage.ts";
 
 export const USAGE_PRESETS = ["days7", "days30", "days90", "thisMonth"] as const;
 export type UsagePreset = (typeof USAGE_PRESETS)[number];
@@ -66,6 +66,7 @@ export function featureLabel(feature: string | null | undefined, manual: string)
 }
 
 export interface FeatureSeries {
+  /** The series' id: a feature id (null: manual charges), or a memberSeriesKey. */
   feature: string | null;
   /** Credits per day, in `days`' order (0 on a day without charges). */
   credits: number[];
@@ -81,13 +82,21 @@ export interface DailyUsage {
 
 const exact = (credits: number) => Math.round(credits * 1000) / 1000;
 
-/** The rows of `group_by=day,feature` as one series per feature over every day of the range. */
-export function dailyUsage(rows: readonly UsageRow[], from: string, to: string): DailyUsage {
+/**
+ * The rows of `group_by=day,feature` as one series per feature over every day of the range (or, with
+ * `seriesOf` = memberSeriesKey, the rows of `group_by=day,member` as one series per member).
+ */
+export function dailyUsage(
+  rows: readonly UsageRow[],
+  from: string,
+  to: string,
+  seriesOf: (row: UsageRow) => string | null = (row) => row.feature ?? null,
+): DailyUsage {
   const days = daysOf(from, to);
   const index = new Map(days.map((day, i) => [day, i]));
   const byFeature = new Map<string | null, FeatureSeries>();
   for (const row of rows) {
-    const feature = row.feature ?? null;
+    const feature = seriesOf(row);
     let series = byFeature.get(feature);
     if (!series) {
       series = { feature, credits: days.map(() => 0), total: 0, uses: 0 };
@@ -100,4 +109,25 @@ export function dailyUsage(rows: readonly UsageRow[], from: string, to: string):
   }
   const series = [...byFeature.values()].sort((a, b) => b.total - a.total);
   return { days, series };
+}
+
+/** What the usage page stacks its chart by: features, or (a team organisation) its members. */
+export type UsageStack = "feature" | "member";
+
+/**
+ * A `group_by=member` row's series id: one per member who made keys, one for the shared keys and
+ * one for the charges without a key (a key whose maker is gone: "member:").
+ */
+export function memberSeriesKey(row: UsageRow): string {
+  const group = row.member_group ?? "without_key";
+  return group === "member" ? `member:${row.member_id ?? ""}` : group;
+}
+
+/** The names of the member series of `rows`: usernames, "Shared keys", "Without a key". */
+export function memberSeriesNames(rows: readonly UsageRow[]): Map<string, string> {
+  const names = new Map<string, string>();
+  for (const row of rows) {
+    names.set(memberSeriesKey(row), memberGroupLabel(row.member_group ?? "without_key", row.member_username));
+  }
+  return names;
 }

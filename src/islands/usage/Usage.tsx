@@ -1,6 +1,7 @@
-// /profile/usage (guarded like /profile): credits used per day, stacked by feature, over a chosen
-// period; the same numbers as a table; totals by feature and by API key; the period's charges as
-// CSV. The answers live in the $usage store; the chart loads on demand (UsageChart.tsx).
+// /profile/usage (guarded like /profile): credits used per day, stacked by feature (or, for a team
+// organisation, by member), over a chosen period; the same numbers as a table; totals by feature,
+// by API key and (a team organisation) by member; the period's charges as CSV. The answers live in
+// the $usage store; the chart loads on demand (UsageChart.tsx).
 import { useStore } from "@nanostores/react";
 import { lazy, Suspense, useEffect, useMemo, useState } from "react";
 import type { UsageRow } from "../../../contract/usage.ts";
@@ -8,8 +9,16 @@ import { formatBalance } from "../../lib/account-view.ts";
 import { readStoredToken } from "../../lib/auth-storage.ts";
 import { UI_TEXT } from "../../lib/ui-text.ts";
 import { USAGE_TEXT } from "../../lib/usage-text.ts";
-import { dailyUsage, featureLabel, USAGE_PRESETS, type UsagePreset } from "../../lib/usage-view.ts";
-import { initSession } from "../../stores/auth.ts";
+import {
+  dailyUsage,
+  featureLabel,
+  memberSeriesKey,
+  memberSeriesNames,
+  USAGE_PRESETS,
+  type UsagePreset,
+  type UsageStack,
+} from "../../lib/usage-view.ts";
+import { $user, initSession } from "../../stores/auth.ts";
 import { notify } from "../../stores/toast.ts";
 import { $usage, downloadUsageCsv, loadUsage } from "../../stores/usage.ts";
 import { RouteGuard } from "../auth/RouteGuard.tsx";
@@ -43,6 +52,28 @@ function PeriodPicker({ preset, busy }: { preset: UsagePreset; busy: boolean }) 
           aria-label={T.presets[choice]}
           checked={preset === choice}
           onChange={() => void loadUsage(choice)}
+        />
+      ))}
+    </fieldset>
+  );
+}
+
+const STACKS: readonly UsageStack[] = ["feature", "member"];
+
+/** A team organisation's choice of what the chart stacks (a personal one has one member). */
+function StackPicker({ stack, preset, busy }: { stack: UsageStack; preset: UsagePreset; busy: boolean }) {
+  return (
+    <fieldset className="join" aria-busy={busy} data-usage-stack>
+      <legend className="sr-only">{T.stackLabel}</legend>
+      {STACKS.map((choice) => (
+        <input
+          key={choice}
+          type="radio"
+          name="usage-stack"
+          className="btn btn-sm join-item"
+          aria-label={T.stacks[choice]}
+          checked={stack === choice}
+          onChange={() => void loadUsage(preset, choice)}
         />
       ))}
     </fieldset>
@@ -133,14 +164,42 @@ function DownloadButton() {
 
 function UsageView() {
   const state = useStore($usage);
+  const { user } = useStore($user);
+  // The member grouping is offered for a team organisation only.
+  const team = user?.organization?.personal === false;
+  const stack: UsageStack = team ? state.stack : "feature";
   // biome-ignore lint/correctness/useExhaustiveDependencies: the first period is loaded once, on arrival.
   useEffect(() => {
     if (!firstLoad) void loadUsage(state.preset);
   }, []);
+  const byMemberStack = stack === "member" && state.stack === "member";
   const usage = useMemo(
-    () => dailyUsage(state.daily, state.from, state.to),
-    [state.daily, state.from, state.to],
+    () => dailyUsage(state.daily, state.from, state.to, byMemberStack ? memberSeriesKey : undefined),
+    [state.daily, state.from, state.to, byMemberStack],
   );
+  const memberNames = useMemo(
+    () => memberSeriesNames([...state.byMember, ...state.daily]),
+    [state.byMember, state.daily],
+  );
+  const seriesName = useMemo(
+    () => (byMemberStack ? (id: string | null) => memberNames.get(id ?? "") ?? T.member : undefined),
+    [byMemberStack, memberNames],
+  );
+  const byFeatureRows: TotalRow[] = byMemberStack
+    ? [...state.byFeature]
+        .sort((a, b) => b.credits - a.credits)
+        .map((row) => ({
+          key: row.feature ?? "manual",
+          name: featureLabel(row.feature, T.manual),
+          uses: row.uses,
+          credits: row.credits,
+        }))
+    : usage.series.map((s) => ({
+        key: s.feature ?? "manual",
+        name: featureLabel(s.feature, T.manual),
+        uses: s.uses,
+        credits: s.total,
+      }));
   const empty = state.status === "ready" && state.total.uses === 0;
   return (
     <div className="flex flex-col gap-8" data-usage data-status={state.status}>
@@ -187,29 +246,27 @@ function UsageView() {
               <h2 id="usage-chart" className="text-lg font-semibold">
                 {T.chartTitle}
               </h2>
+              {team && (
+                <StackPicker stack={state.stack} preset={state.preset} busy={state.status === "loading"} />
+              )}
               <p className="text-sm tabular-nums" data-usage-total>
                 {T.total}: {formatBalance(state.total.credits)} {T.credits.toLowerCase()},{" "}
                 {T.usesTotal(state.total.uses, formatBalance(state.total.uses))}
               </p>
             </div>
             <Suspense fallback={<div className="h-64 sm:h-80" />}>
-              <UsageChart usage={usage} label={T.chartLabel(state.from, state.to)} manual={T.manual} />
+              <UsageChart
+                usage={usage}
+                label={T.chartLabel(state.from, state.to, byMemberStack ? "member" : "feature")}
+                manual={T.manual}
+                seriesName={seriesName}
+              />
             </Suspense>
-            <UsageLegend usage={usage} />
-            <DailyTable usage={usage} />
+            <UsageLegend usage={usage} seriesName={seriesName} />
+            <DailyTable usage={usage} seriesName={seriesName} />
           </section>
           <div className="grid gap-8 md:grid-cols-2">
-            <TotalsTable
-              id="usage-by-feature"
-              title={T.byFeature}
-              head={T.feature}
-              rows={usage.series.map((s) => ({
-                key: s.feature ?? "manual",
-                name: featureLabel(s.feature, T.manual),
-                uses: s.uses,
-                credits: s.total,
-              }))}
-            />
+            <TotalsTable id="usage-by-feature" title={T.byFeature} head={T.feature} rows={byFeatureRows} />
             <TotalsTable
               id="usage-by-key"
               title={T.byKey}
@@ -221,6 +278,19 @@ function UsageView() {
                 credits: row.credits,
               }))}
             />
+            {team && (
+              <TotalsTable
+                id="usage-by-member"
+                title={T.byMember}
+                head={T.member}
+                rows={state.byMember.map((row) => ({
+                  key: memberSeriesKey(row),
+                  name: memberNames.get(memberSeriesKey(row)) ?? T.member,
+                  uses: row.uses,
+                  credits: row.credits,
+                }))}
+              />
+            )}
           </div>
         </>
       )}

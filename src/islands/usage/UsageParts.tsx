@@ -7,7 +7,13 @@ import { colourOf, type DailyUsage, featureLabel } from "../../lib/usage-view.ts
 
 const T = USAGE_TEXT;
 
-export function UsageLegend({ usage }: { usage: DailyUsage }) {
+/** A series' name when its ids are not feature ids (members, the console's daily counts). */
+type SeriesName = ((id: string | null) => string) | undefined;
+
+const nameOf = (seriesName: SeriesName, id: string | null) =>
+  seriesName ? seriesName(id) : featureLabel(id, T.manual);
+
+export function UsageLegend({ usage, seriesName }: { usage: DailyUsage; seriesName?: SeriesName }) {
   return (
     <ul className="mt-2 flex flex-wrap justify-center gap-x-4 gap-y-1 text-xs" data-usage-legend>
       {usage.series.map((series, i) => (
@@ -17,14 +23,14 @@ export function UsageLegend({ usage }: { usage: DailyUsage }) {
             style={{ backgroundColor: colourOf(i) }}
             aria-hidden="true"
           />
-          {featureLabel(series.feature, T.manual)}
+          {nameOf(seriesName, series.feature)}
         </li>
       ))}
     </ul>
   );
 }
 
-export function DailyTable({ usage }: { usage: DailyUsage }) {
+export function DailyTable({ usage, seriesName }: { usage: DailyUsage; seriesName?: SeriesName }) {
   const days = usage.days.filter((_, i) => usage.series.some((s) => (s.credits[i] ?? 0) > 0));
   return (
     <details className="mt-3" data-usage-table>
@@ -37,7 +43,7 @@ export function DailyTable({ usage }: { usage: DailyUsage }) {
               <th scope="col">{T.day}</th>
               {usage.series.map((s) => (
                 <th key={s.feature ?? "manual"} scope="col" className="text-right">
-                  {featureLabel(s.feature, T.manual)}
+                  {nameOf(seriesName, s.feature)}
                 </th>
               ))}
             </tr>
