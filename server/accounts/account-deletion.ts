@@ -3,10 +3,10 @@
 // (10 years, § 147 AO; the invoice keeps its own snapshot of the buyer), and so do the ledger and
 // the charges, which they explain. The user row stays for them to point at, with nothing personal
 // left: the username and address become the row's id, so both are free to register again.
-import { eq, sql } from "drizzle-orm";
-import { revokeAllApiKeys } from "../api-access/api-keys.ts";
+import { and, eq, isNull, sql } from "drizzle-orm";
 import { appendSecurityEvent, type RequestOrigin } from "../audit/security-events.ts";
 import {
+  apiKeys,
   billingCustomers,
   emailChanges,
   knownBrowsers,
@@ -33,7 +33,12 @@ export async function eraseAccount(
   args: { userId: string; unusablePasswordHash: string; now: Date; origin: RequestOrigin },
 ): Promise<void> {
   const { userId, now } = args;
-  await revokeAllApiKeys(tx, userId, now);
+  // The personal organisation's keys; those made in team organisations went as the account left
+  // them (orgs/org-deletion.ts), where the shared keys it made keep working (ORGANISATIONS.md).
+  await tx
+    .update(apiKeys)
+    .set({ revokedAt: now })
+    .where(and(eq(apiKeys.userId, userId), isNull(apiKeys.revokedAt)));
   await tx.delete(totpFactors).where(eq(totpFactors.userId, userId));
   await tx.delete(recoveryCodes).where(eq(recoveryCodes.userId, userId));
   await tx.delete(mfaChallenges).where(eq(mfaChallenges.userId, userId));

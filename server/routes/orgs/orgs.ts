@@ -15,11 +15,8 @@ import {
   transferRequestSchema,
 } from "../../../contract/orgs.ts";
 import { canonicalUuid, isUserId } from "../../accounts/users.ts";
-import { userGrants } from "../../billing/ledger-store.ts";
-import { BillingRefusal } from "../../billing/refusal.ts";
 import { userBilling } from "../../billing/user-billing.ts";
 import { organizationMembers, organizations } from "../../db/schema/index.ts";
-import type { Tx } from "../../db/types.ts";
 import type { AppEnv } from "../../http/app-env.ts";
 import { limitWrites, reauthRefusal, requireRecentAuth, requireUser } from "../../http/auth-guard.ts";
 import { ApiError } from "../../http/errors.ts";
@@ -32,19 +29,16 @@ import {
   withFields,
 } from "../../http/openapi.ts";
 import { parseJsonBody } from "../../http/validation.ts";
+import { deleteOrganisation } from "../../orgs/org-deletion.ts";
 import { subscriptionDaysLeft } from "../../orgs/org-rules.ts";
 import {
   auditOrg,
-  closeOrg,
   createOrg,
   findMember,
   findOrg,
-  forfeitCredits,
   lockMembership,
   memberCount,
   orgsOf,
-  revokeOrgKeys,
-  revokePendingInvitations,
 } from "../../orgs/orgs.ts";
 import {
   actorOf,
@@ -280,38 +274,7 @@ export function orgRoutes(deps: OrgRouteDeps): OpenAPIHono<AppEnv> {
           },
         );
       }
-      const actor = actorOf(c, deps.trustProxy);
-      const work = async (tx: Tx) => {
-        const me = await lockMembership(tx, org.id, actor.id);
-        if (!can(me.role, "delete")) throw new ApiError(403, ORG_DETAIL.notAllowed);
-        await deps.billing.closeOpenCheckouts(tx, org.id);
-        const forfeited = await forfeitCredits(tx, org.id, await userGrants(tx, org.id), now);
-        const invitations = await revokePendingInvitations(tx, org.id, now);
-        const keys = await revokeOrgKeys(tx, org.id, now);
-        const members = await closeOrg(tx, org.id, now);
-        await auditOrg(
-          tx,
-          actor,
-          org.id,
-          "org.delete",
-          null,
-          {
-            name: me.name,
-            credits_forfeited: forfeited / 1000,
-            keys_revoked: keys.map((k) => k.id),
-            invitations_revoked: invitations,
-            members,
-          },
-          now,
-        );
-      };
-      try {
-        // The provider first, in the same transaction as the rest: both happen, or neither.
-        await deps.billing.endSubscriptionNow(org.id, work);
-      } catch (error) {
-        if (!(error instanceof BillingRefusal && error.code === "no_paid_plan")) throw error;
-        await deps.db.transaction(work);
-      }
+      await deleteOrganisation(deps, org.id, actorOf(c, deps.trustProxy), now);
       return c.body(null, 204);
     },
   );

@@ -5,6 +5,8 @@
 // entered within 10 minutes.
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { DETAIL } from "../../../contract/messages.ts";
+import { ORG_DETAIL } from "../../../contract/org-messages.ts";
+import { transferFirstSchema } from "../../../contract/orgs.ts";
 import { deleteAccountSchema } from "../../../contract/security-events.ts";
 import { eraseAccount } from "../../accounts/account-deletion.ts";
 import { accountExportStream } from "../../accounts/account-export.ts";
@@ -17,6 +19,7 @@ import type { Tx } from "../../db/types.ts";
 import { fromMillicredits } from "../../domain/ledger.ts";
 import type { AppEnv } from "../../http/app-env.ts";
 import { limitWrites, reauthRefusal, requireRecentAuth, requireUser } from "../../http/auth-guard.ts";
+import { clientIp } from "../../http/client-ip.ts";
 import { ApiError } from "../../http/errors.ts";
 import {
   addRoute,
@@ -25,9 +28,12 @@ import {
   jsonContent,
   SIGNED_IN,
   schemaRef,
+  withFields,
 } from "../../http/openapi.ts";
 import { originOf } from "../../http/request-origin.ts";
 import { parseJsonBody } from "../../http/validation.ts";
+import { deleteOrganisation, leaveEveryTeam } from "../../orgs/org-deletion.ts";
+import { lastOwnerOfTeams, soleMemberTeams } from "../../orgs/orgs.ts";
 import { type ChargeCursor, usageCharges } from "../../usage/usage-store.ts";
 import type { ApiDeps } from "../api-deps.ts";
 import { presentUser } from "./present-user.ts";
@@ -159,7 +165,7 @@ export function accountDataRoutes(deps: ApiDeps & { billing: Billing }): OpenAPI
       tags: ["account"],
       summary: "Delete the account (GDPR art. 17), with its username typed to confirm",
       description:
-        "The subscription ends now, without renewal or refund, and checkouts still open are closed; API keys are revoked and every token ends; two-factor settings, mailed links and billing details are erased; the account is pseudonymised, so its username and e-mail can register again. Invoices and payments stay as issued for their retention period (10 years). Remaining credits are lost.",
+        "The subscription ends now, without renewal or refund, and checkouts still open are closed; API keys are revoked and every token ends; two-factor settings, mailed links and billing details are erased; the account is pseudonymised, so its username and e-mail can register again. Invoices and payments stay as issued for their retention period (10 years). Remaining credits are lost. Team organisations whose only member is the account are deleted with it (as DELETE /v1/orgs/{id} does); from the others it leaves, its keys there revoked. While it is the last owner of a team organisation with other members, the deletion is refused.",
       security,
       request: {
         body: {
@@ -172,6 +178,10 @@ export function accountDataRoutes(deps: ApiDeps & { billing: Billing }): OpenAPI
           400: `"${DETAIL.deleteConfirmMismatch}"`,
           401: "No valid access token",
           403: reauthRefusal(registry),
+          409: withFields(
+            `"${ORG_DETAIL.transferFirst}": the account is the last owner of the organisations named, which have other members`,
+            schemaRef(registry, "TransferFirst", transferFirstSchema),
+          ),
           422: "No `confirm`",
           500: "The payment provider could not end the subscription or close an open checkout (or another failure): the erasure is one transaction, so nothing was deleted; try again",
         }),
@@ -182,12 +192,24 @@ export function accountDataRoutes(deps: ApiDeps & { billing: Billing }): OpenAPI
       const user = c.var.user;
       const body = await parseJsonBody(c, deleteAccountSchema);
       if (body.confirm !== user.username) throw new ApiError(400, DETAIL.deleteConfirmMismatch);
+      // ORGANISATIONS.md: a team with other members needs another owner first.
+      const blocking = await lastOwnerOfTeams(deps.db, user.id);
+      if (blocking.length > 0) {
+        throw new ApiError(409, ORG_DETAIL.transferFirst, {}, { organizations: blocking });
+      }
       const origin = originOf(c, deps.trustProxy);
       const unusablePasswordHash = await deps.accounts.unusablePasswordHash();
       const now = deps.clock.now();
+      const actor = { id: user.id, username: user.username, ip: clientIp(c, deps.trustProxy) };
+      // The teams the account is alone in go first, each as DELETE /v1/orgs/{id} deletes one (with
+      // its subscription at the provider, in a transaction of its own).
+      for (const orgId of await soleMemberTeams(deps.db, user.id)) {
+        await deleteOrganisation(deps, orgId, actor, now);
+      }
       const erase = async (tx: Tx) => {
         // No checkout left open for the deleted account to be charged through.
         await deps.billing.closeOpenCheckouts(tx, user.id);
+        await leaveEveryTeam(tx, actor, now);
         await eraseAccount(tx, { userId: user.id, unusablePasswordHash, now, origin });
       };
       try {

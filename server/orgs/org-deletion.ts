@@ -1,0 +1,124 @@
+// Deleting a team organisation (DELETE /v1/orgs/{id}, and an account's deletion for the teams it is
+// the only member of), and an account leaving its other teams as it is deleted (ORGANISATIONS.md,
+// "Account deletion").
+import { and, eq, isNull } from "drizzle-orm";
+import { ORG_DETAIL } from "../../contract/org-messages.ts";
+import { can } from "../../contract/org-roles.ts";
+import { lockUser, userGrants } from "../billing/ledger-store.ts";
+import { BillingRefusal } from "../billing/refusal.ts";
+import type { Billing } from "../billing/service.ts";
+import { organizationMembers, organizations } from "../db/schema/index.ts";
+import type { Db, Tx } from "../db/types.ts";
+import { fromMillicredits } from "../domain/ledger.ts";
+import { ApiError } from "../http/errors.ts";
+import {
+  auditOrg,
+  closeOrg,
+  endMembership,
+  forfeitCredits,
+  lockMembership,
+  type OrgActor,
+  type Removal,
+  revokeOrgKeys,
+  revokePendingInvitations,
+} from "./orgs.ts";
+
+export interface OrgDeletionDeps {
+  db: Db;
+  billing: Pick<Billing, "endSubscriptionNow" | "closeOpenCheckouts">;
+}
+
+/**
+ * Deletes team organisation `orgId` as `actor` (an owner of it), in one transaction with the
+ * subscription's end at the provider (at once, no refund): open checkouts expire, the credits are
+ * written off (`forfeit`), invitations and every key are revoked, the memberships end and the row
+ * is marked deleted. The provider goes first: if it fails, nothing here changed.
+ */
+export async function deleteOrganisation(
+  deps: OrgDeletionDeps,
+  orgId: string,
+  actor: OrgActor,
+  now: Date,
+): Promise<void> {
+  const work = async (tx: Tx) => {
+    const me = await lockMembership(tx, orgId, actor.id);
+    if (me.personal) throw new ApiError(409, ORG_DETAIL.personalHasNoMembers);
+    if (!can(me.role, "delete")) throw new ApiError(403, ORG_DETAIL.notAllowed);
+    await deps.billing.closeOpenCheckouts(tx, orgId);
+    const forfeited = await forfeitCredits(tx, orgId, await userGrants(tx, orgId), now);
+    const invitations = await revokePendingInvitations(tx, orgId, now);
+    const keys = await revokeOrgKeys(tx, orgId, now);
+    const members = await closeOrg(tx, orgId, now);
+    await auditOrg(
+      tx,
+      actor,
+      orgId,
+      "org.delete",
+      null,
+      {
+        name: me.name,
+        credits_forfeited: fromMillicredits(forfeited),
+        keys_revoked: keys.map((k) => k.id),
+        invitations_revoked: invitations,
+        members,
+      },
+      now,
+    );
+  };
+  try {
+    await deps.billing.endSubscriptionNow(orgId, work);
+  } catch (error) {
+    if (!(error instanceof BillingRefusal && error.code === "no_paid_plan")) throw error;
+    await deps.db.transaction(work);
+  }
+}
+
+/**
+ * In the account deletion's transaction: the account leaves every team organisation it is still a
+ * member of, as DELETE .../members/{user_id} does (its keys there revoked, its invitations too).
+ * The caller has refused the deletion while the account is the last owner of a team with others,
+ * and deleted the teams it was the only member of.
+ */
+export async function leaveEveryTeam(tx: Tx, actor: OrgActor, now: Date): Promise<Map<string, Removal>> {
+  const teams = await tx
+    .select({ id: organizations.id })
+    .from(organizationMembers)
+    .innerJoin(organizations, eq(organizations.id, organizationMembers.orgId))
+    .where(
+      and(
+        eq(organizationMembers.userId, actor.id),
+        eq(organizations.personal, false),
+        isNull(organizations.deletedAt),
+      ),
+    )
+    .orderBy(organizations.id);
+  const left = new Map<string, { role: string; removal: Removal }>();
+  for (const { id } of teams) {
+    await lockUser(tx, id);
+    const [membership] = await tx
+      .select({ role: organizationMembers.role })
+      .from(organizationMembers)
+      .where(and(eq(organizationMembers.orgId, id), eq(organizationMembers.userId, actor.id)));
+    if (membership)
+      left.set(id, { role: membership.role, removal: await endMembership(tx, id, actor.id, now) });
+  }
+  // The entries last, once every organisation's lock is held: the chain's lock waits on nothing.
+  for (const [id, { role, removal }] of left) {
+    await auditOrg(
+      tx,
+      actor,
+      id,
+      "member.leave",
+      actor.id,
+      {
+        role,
+        revoked_keys: removal.revokedKeys.map((k) => k.id),
+        shared_keys: removal.sharedKeys.map((k) => k.id),
+        revoked_invitations: removal.revokedInvitations,
+        account_deleted: true,
+      },
+      now,
+    );
+  }
+  return new Map([...left].map(([id, { removal }]) => [id, removal]));
+}
