@@ -2,6 +2,7 @@
 // the billing details on file (GET /v1/billing/details) and the card update
 // (POST /v1/billing-portal-session). Amounts are integer minor units (cents). `zod/mini`, browser-safe.
 import * as z from "zod/mini";
+import { emailSchema } from "./account.ts";
 import { currencySchema } from "./billing.ts";
 
 /** disputed: the buyer's bank is disputing the payment; its credits are frozen until it is decided. */
@@ -77,12 +78,74 @@ export const invoiceSchema = z.extend(invoiceSummarySchema, {
 });
 export type Invoice = z.infer<typeof invoiceSchema>;
 
-/** The billing details on file (from the last checkout), and whether a card can be updated. */
+/** The words of the billing details form (PUT /v1/billing/details), shown beside its fields. */
+export const BILLING_DETAILS_MESSAGES = {
+  nameMissing: "Enter the name for the invoice (yours or your company's).",
+  line1Missing: "Enter the street and number.",
+  postalCodeMissing: "Enter the postal code.",
+  cityMissing: "Enter the city.",
+  countryMissing: "Choose your country.",
+  tooLong: (max: number) => `At most ${max} characters.`,
+  saved: "Billing details saved",
+} as const;
+
+const required = (max: number, missing: string) =>
+  z
+    .string({ error: missing })
+    .check(z.trim(), z.minLength(1, missing), z.maxLength(max, BILLING_DETAILS_MESSAGES.tooLong(max)));
+const optionalText = (max: number) =>
+  z.optional(z.nullable(z.string().check(z.trim(), z.maxLength(max, BILLING_DETAILS_MESSAGES.tooLong(max)))));
+
+/** A postal address as the billing details give it. */
+export const billingAddressSchema = z.object({
+  line1: required(200, BILLING_DETAILS_MESSAGES.line1Missing),
+  line2: optionalText(200),
+  postal_code: required(20, BILLING_DETAILS_MESSAGES.postalCodeMissing),
+  city: required(100, BILLING_DETAILS_MESSAGES.cityMissing),
+  /** ISO 3166-1 alpha-2, e.g. "DE". */
+  country: z
+    .string({ error: BILLING_DETAILS_MESSAGES.countryMissing })
+    .check(z.trim(), z.toUpperCase(), z.regex(/^[A-Z]{2}$/, BILLING_DETAILS_MESSAGES.countryMissing)),
+});
+export type BillingAddressInput = z.infer<typeof billingAddressSchema>;
+
+/**
+ * `PUT /v1/billing/details`: the organisation's buyer on invoices. `email` is where invoices and
+ * billing mails go; `vat_id` (an EU VAT ID of the address's country) asks for reverse charge.
+ */
+export const billingDetailsInputSchema = z.object({
+  name: required(200, BILLING_DETAILS_MESSAGES.nameMissing),
+  email: emailSchema,
+  address: billingAddressSchema,
+  /** e.g. "DE123456789"; empty or absent: none. */
+  vat_id: optionalText(20),
+});
+export type BillingDetailsInput = z.infer<typeof billingDetailsInputSchema>;
+
+/** The billing details on file (given on /profile/billing or at the last checkout), and whether a card can be updated. */
 export const billingDetailsSchema = z.object({
   details: z.nullable(
-    z.object({ name: z.nullable(z.string()), country: z.string(), vat_id: z.nullable(z.string()) }),
+    z.object({
+      name: z.nullable(z.string()),
+      country: z.string(),
+      vat_id: z.nullable(z.string()),
+      /** The billing e-mail the details give; null: the owners' addresses. */
+      email: z.nullable(z.string()),
+      /** Null when only a checkout gave the details (it collects a country, not an address). */
+      address: z.nullable(
+        z.object({
+          line1: z.string(),
+          line2: z.nullable(z.string()),
+          postal_code: z.string(),
+          city: z.string(),
+          country: z.string(),
+        }),
+      ),
+    }),
   ),
-  /** True when the user has a subscription whose card can be changed. */
+  /** Where invoices and billing mails go: the details' e-mail, else the first owner's; null: nobody yet. */
+  billing_email: z.nullable(z.string()),
+  /** True when the organisation has a subscription whose card can be changed. */
   can_update_payment_method: z.boolean(),
 });
 export type BillingDetails = z.infer<typeof billingDetailsSchema>;

@@ -33,6 +33,8 @@ export interface PaidInvoice {
   payment: PaymentFacts;
   providerInvoiceId: string | null;
   paymentReference: string | null;
+  /** The postal address the organisation gave for the buyer's country (lines), if any. */
+  buyerAddress?: string | null;
 }
 
 /** The next number of `series` (invoices and credit notes), under the counter row's lock until the transaction ends. */
@@ -46,9 +48,15 @@ export async function nextSequence(tx: Tx, series: string): Promise<number> {
   return row.last;
 }
 
-function partyOfBuyer(payment: PaymentFacts): InvoiceParty {
+function partyOfBuyer(payment: PaymentFacts, address: string | null = null): InvoiceParty {
   const b = payment.buyer;
-  return { name: b.name, email: b.email, country: b.country, vatId: b.vatId };
+  return {
+    name: b.name,
+    email: b.email,
+    country: b.country,
+    vatId: b.vatId,
+    ...(address ? { address } : {}),
+  };
 }
 
 function partyOfSeller(seller: Seller): InvoiceParty {
@@ -107,7 +115,7 @@ export async function recordPaidInvoice(
     taxTreatment: tax.treatment,
     taxRateBasisPoints: tax.rateBasisPoints,
     seller: partyOfSeller(seller),
-    buyer: partyOfBuyer(paid.payment),
+    buyer: partyOfBuyer(paid.payment, paid.buyerAddress),
     providerInvoiceId: paid.providerInvoiceId ?? existing?.providerInvoiceId ?? null,
     paymentReference: paid.paymentReference,
     updatedAt: now,

@@ -4,6 +4,7 @@
 import type { InvoiceRow } from "../db/schema/index.ts";
 import type { Tx } from "../db/types.ts";
 import { berlinDateOf } from "../domain/berlin-time.ts";
+import { addressLines } from "../domain/billing-details.ts";
 import type { Seller } from "../domain/vat.ts";
 import { paymentFailedMail, receiptMail } from "../mail/billing-templates.ts";
 import { queueBillingMail } from "./billing-mails.ts";
@@ -17,7 +18,7 @@ import {
 import type { BillingEvent } from "./ports/events.ts";
 import type { PaymentProvider } from "./ports/payment-provider.ts";
 import { tierNameIn } from "./subscription-mails.ts";
-import { saveBillingDetails } from "./subscription-store.ts";
+import { findBillingDetails, saveBillingDetails } from "./subscription-store.ts";
 
 export interface PaymentHistoryDeps {
   catalogue: Catalogue;
@@ -121,7 +122,9 @@ export function paymentHistory(deps: PaymentHistoryDeps) {
     if ("document" in event && event.document) await recordInvoiceDocument(tx, event.document, now);
     const paid = paidInvoiceOf(event);
     if (paid) {
-      const recorded = await recordPaidInvoice(tx, { ...common, ...paid }, deps.seller, now);
+      const onFile = await findBillingDetails(tx, userId);
+      const buyerAddress = addressLines(onFile?.address ?? null, paid.payment.buyer.country);
+      const recorded = await recordPaidInvoice(tx, { ...common, ...paid, buyerAddress }, deps.seller, now);
       await queueReceipt(tx, recorded, now);
       return;
     }

@@ -6,6 +6,7 @@ import { invoicePdfName } from "../../contract/invoice-document.ts";
 import type { BillingDetails, Invoice, InvoiceSummary } from "../../contract/invoices.ts";
 import type { Db } from "../db/types.ts";
 import { type CreditGrant, fromMillicredits } from "../domain/ledger.ts";
+import { billingEmailOf } from "./billing-contacts.ts";
 import { creditNoteSummary, creditNoteView, userCreditNote, userCreditNotes } from "./credit-notes.ts";
 import { invoicePdfRefusal, renderInvoicePdf } from "./invoice-pdf.ts";
 import { invoiceSummary, invoiceView } from "./invoice-view.ts";
@@ -82,11 +83,23 @@ export function billingReads(db: Db) {
     },
 
     async details(userId: string): Promise<BillingDetails> {
-      const [details, state] = await Promise.all([findBillingDetails(db, userId), loadState(db, userId)]);
+      const [details, state, billingEmail] = await Promise.all([
+        findBillingDetails(db, userId),
+        loadState(db, userId),
+        billingEmailOf(db, userId),
+      ]);
+      const address = details?.address;
       return {
         details: details?.country
-          ? { name: details.name, country: details.country, vat_id: details.vatId }
+          ? {
+              name: details.name,
+              country: details.country,
+              vat_id: details.vatId,
+              email: details.email,
+              address: address ? { ...address, line2: address.line2 ?? null } : null,
+            }
           : null,
+        billing_email: billingEmail,
         can_update_payment_method: state.status !== "free",
       };
     },

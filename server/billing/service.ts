@@ -10,6 +10,7 @@
 // - webhooks.ts: the provider's events, fulfilled (fulfilment.ts) and recorded
 //   (payment-history.ts, reversals.ts);
 // - reads.ts: the ledger, the billing history, invoices and billing details;
+// - billing-details.ts: saving the billing details an organisation gives;
 // - spends.ts: spending credits.
 // The provider is reached only through billing's ports (ports/), which server/payments/ implements.
 import type { Logger } from "pino";
@@ -20,6 +21,7 @@ import { berlinDateOf, inBerlin } from "../domain/berlin-time.ts";
 import type { Seller } from "../domain/vat.ts";
 import { goodwillGrantMail } from "../mail/billing-templates.ts";
 import type { GrantAnnouncer } from "../operations/credit-changes.ts";
+import { billingDetailsCommands } from "./billing-details.ts";
 import { type BillingMailSender, queueBillingMail } from "./billing-mails.ts";
 import type { Catalogue } from "./catalogue.ts";
 import { checkouts } from "./checkout.ts";
@@ -62,6 +64,7 @@ export function createBilling(deps: BillingDeps) {
     queueSubscriptionMails,
   });
   const { ledger, invoices, invoice, invoicePdf, details } = billingReads(deps.db);
+  const { saveDetails } = billingDetailsCommands(deps);
 
   return {
     hooks: {
@@ -85,6 +88,7 @@ export function createBilling(deps: BillingDeps) {
     invoice,
     invoicePdf,
     details,
+    saveDetails,
     /** Queues the mail about a goodwill grant in the grant's transaction, once per grant. */
     announceGoodwill: (async (tx, grant, now) => {
       const expires = grant.expiresAt

@@ -7,7 +7,7 @@ import { billingCustomers, subscriptions } from "../db/schema/index.ts";
 import type { DbOrTx } from "../db/types.ts";
 import { FREE, type SubscriptionState } from "../domain/subscription.ts";
 import { billingEmailOf } from "./billing-contacts.ts";
-import type { BillingDetailsOnFile, CustomerStore } from "./ports/payment-provider.ts";
+import type { BillingDetailsOnFile, CustomerDetails, CustomerStore } from "./ports/payment-provider.ts";
 
 /** The statuses of a live subscription row: a user has at most one. */
 export const LIVE_STATUSES = ["active", "past_due"] as const;
@@ -148,6 +148,8 @@ export async function findBillingDetails(
       name: billingCustomers.name,
       country: billingCustomers.country,
       vatId: billingCustomers.vatId,
+      email: billingCustomers.email,
+      address: billingCustomers.address,
       updatedAt: billingCustomers.detailsUpdatedAt,
     })
     .from(billingCustomers)
@@ -167,13 +169,40 @@ export async function saveBillingDetails(
 ): Promise<void> {
   await db
     .update(billingCustomers)
-    .set({ name: details.name, country: details.country, vatId: details.vatId, detailsUpdatedAt: at })
+    .set({
+      name: details.name,
+      country: details.country,
+      vatId: details.vatId,
+      // A postal address given for another country no longer describes the buyer.
+      address: sql`case when ${billingCustomers.address}->>'country' = ${details.country} then ${billingCustomers.address} else null end`,
+      detailsUpdatedAt: at,
+    })
     .where(
       and(
         eq(billingCustomers.userId, userId),
         or(isNull(billingCustomers.detailsUpdatedAt), lte(billingCustomers.detailsUpdatedAt, at)),
       ),
     );
+}
+
+/** The organisation's billing details as given (PUT /v1/billing/details), next to its customer id. */
+export async function saveGivenBillingDetails(
+  db: DbOrTx,
+  orgId: string,
+  details: CustomerDetails,
+  at: Date,
+): Promise<void> {
+  await db
+    .update(billingCustomers)
+    .set({
+      name: details.name,
+      country: details.address.country,
+      vatId: details.vatId,
+      email: details.email,
+      address: details.address,
+      detailsUpdatedAt: at,
+    })
+    .where(eq(billingCustomers.userId, orgId));
 }
 
 /** When the user's command or an applied provider snapshot last changed this subscription. */

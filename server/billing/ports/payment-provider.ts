@@ -70,6 +70,12 @@ export interface PaymentProvider {
    * an event may be stale, which is Stripe's advice for events delivered out of order (webhooks.ts).
    */
   retrieveSubscription(db: DbOrTx, subscriptionId: string): Promise<SubscriptionSnapshot | null>;
+  /**
+   * Puts the organisation's billing details on its customer (made now when it has none yet, with
+   * metadata.org_id): name, e-mail, postal address and VAT ID, which the provider's invoices and
+   * its tax calculation use from then on. Answers the customer id.
+   */
+  saveCustomerDetails(db: DbOrTx, orgId: string, details: CustomerDetails): Promise<string>;
   /** The invoice (in_…) a payment intent paid, when the provider's events do not say (refunds, disputes). */
   invoiceOfPayment(paymentIntentId: string): Promise<string | null>;
   /**
@@ -77,6 +83,14 @@ export interface PaymentProvider {
    * reduces the event to what billing understands. `now` is the injected clock's time.
    */
   readWebhook(rawBody: Uint8Array, signature: string | undefined, now: Date): Promise<WebhookRead>;
+}
+
+/** An organisation's billing details (PUT /v1/billing/details), checked: the VAT ID fits the country. */
+export interface CustomerDetails {
+  name: string;
+  email: string;
+  address: { line1: string; line2: string | null; postal_code: string; city: string; country: string };
+  vatId: string | null;
 }
 
 /** A refund of one of our invoice rows, as the provider needs to make it. */
@@ -128,5 +142,14 @@ export interface BillingDetailsOnFile {
   name: string | null;
   country: string | null;
   vatId: string | null;
+  /** Given on /profile/billing only (a checkout collects neither). */
+  email: string | null;
+  address: {
+    line1: string;
+    line2?: string | null;
+    postal_code: string;
+    city: string;
+    country: string;
+  } | null;
   updatedAt: Date | null;
 }

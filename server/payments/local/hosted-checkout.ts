@@ -178,6 +178,15 @@ export function hostedCheckout(deps: {
       return { id, url };
     },
 
+    /**
+     * The stand-in keeps no customer record of its own: the details billing saves next to the
+     * customer id (billing_customers) are what its invoices and renewals read, as Stripe reads its
+     * customer's. So it only makes the customer when the organisation has none yet.
+     */
+    async saveCustomerDetails(tx: DbOrTx, orgId: string): Promise<string> {
+      return ensureCustomer(tx, orgId);
+    },
+
     async expireOpenCheckouts(tx: DbOrTx, userId: string): Promise<void> {
       // In the deleting transaction: a payment of one of them waits for it (openSession locks the
       // row), then finds the session expired.

@@ -132,6 +132,63 @@ describe("Stripe adapter (SDK pointed at a local stand-in; real Stripe is not re
     expect(await database.db.select().from(checkoutSessions)).toHaveLength(2);
   });
 
+  it("puts the organisation's billing details on its customer, made with metadata.org_id when it has none", async () => {
+    routes = [
+      on("POST", "/v1/customers", { id: "cus_9", object: "customer" }),
+      on("POST", "/v1/customers/cus_9", { id: "cus_9", object: "customer" }),
+      on("GET", "/v1/customers/cus_9/tax_ids", {
+        object: "list",
+        has_more: false,
+        data: [
+          { id: "txi_old", object: "tax_id", type: "eu_vat", value: "DE111111111" },
+          { id: "txi_same", object: "tax_id", type: "eu_vat", value: "FR40303265045" },
+        ],
+      }),
+      on("DELETE", "/v1/customers/cus_9/tax_ids/txi_old", { id: "txi_old", object: "tax_id", deleted: true }),
+    ];
+    const details = {
+      name: "Exemple SARL",
+      email: "compta@example.fr",
+      address: { line1: "1 rue de Rivoli", line2: null, postal_code: "75001", city: "Paris", country: "FR" },
+      vatId: "FR40303265045",
+    };
+    expect(await provider().saveCustomerDetails(database.db, userId, details)).toBe("cus_9");
+    const created = requests.find((r) => r.method === "POST" && r.path === "/v1/customers");
+    expect(Object.fromEntries(created?.body ?? [])).toEqual({
+      email: "compta@example.fr",
+      "metadata[user_id]": userId,
+      "metadata[org_id]": userId,
+    });
+    const updated = requests.find((r) => r.path === "/v1/customers/cus_9");
+    expect(Object.fromEntries(updated?.body ?? [])).toEqual({
+      name: "Exemple SARL",
+      email: "compta@example.fr",
+      "address[line1]": "1 rue de Rivoli",
+      "address[line2]": "",
+      "address[postal_code]": "75001",
+      "address[city]": "Paris",
+      "address[country]": "FR",
+    });
+    // The other VAT ID goes; the one given is there already, so none is added.
+    expect(requests.map((r) => `${r.method} ${r.path}`)).toContain(
+      "DELETE /v1/customers/cus_9/tax_ids/txi_old",
+    );
+    expect(requests.some((r) => r.method === "POST" && r.path === "/v1/customers/cus_9/tax_ids")).toBe(false);
+    expect(requests.some((r) => r.path.endsWith("txi_same"))).toBe(false);
+
+    // A new VAT ID is added to the customer saved now (no second customer).
+    standIn.reset();
+    routes = [
+      on("POST", "/v1/customers/cus_9", { id: "cus_9", object: "customer" }),
+      on("GET", "/v1/customers/cus_9/tax_ids", { object: "list", has_more: false, data: [] }),
+      on("POST", "/v1/customers/cus_9/tax_ids", { id: "txi_new", object: "tax_id" }),
+    ];
+    await provider().saveCustomerDetails(database.db, userId, { ...details, vatId: "FR40303265045" });
+    expect(requests.some((r) => r.method === "POST" && r.path === "/v1/customers")).toBe(false);
+    const taxId = requests.find((r) => r.method === "POST" && r.path === "/v1/customers/cus_9/tax_ids");
+    expect(Object.fromEntries(taxId?.body ?? [])).toEqual({ type: "eu_vat", value: "FR40303265045" });
+  });
+
   const refundOf = (over: Partial<Parameters<ReturnType<typeof provider>["refundPayment"]>[1]>) => ({
     userId,
     invoiceId: "6f1c2d3e-0000-4000-8000-000000000001",

@@ -208,6 +208,26 @@ export function createStripeProvider(deps: {
       }
     },
 
+    async saveCustomerDetails(db, orgId, details) {
+      const customer = await customerFor(db, orgId, details.email);
+      const { line1, line2, postal_code, city, country } = details.address;
+      await stripe.customers.update(customer, {
+        name: details.name,
+        email: details.email,
+        address: { line1, line2: line2 ?? "", postal_code, city, country },
+      });
+      // The customer's VAT ID: the one given, and no other (Stripe Tax reverse-charges on it once
+      // its verification confirms it).
+      const taxIds = await stripe.customers.listTaxIds(customer, { limit: 100 });
+      for (const taxId of taxIds.data) {
+        if (taxId.value !== details.vatId) await stripe.customers.deleteTaxId(customer, taxId.id);
+      }
+      if (details.vatId && !taxIds.data.some((t) => t.value === details.vatId)) {
+        await stripe.customers.createTaxId(customer, { type: "eu_vat", value: details.vatId });
+      }
+      return customer;
+    },
+
     async createPortalSession(_db, p) {
       const session = await stripe.billingPortal.sessions.create({
         customer: p.customerId,

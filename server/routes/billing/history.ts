@@ -2,14 +2,17 @@
 // the billing details on file, and the page to change the card (POST /v1/billing-portal-session).
 import { OpenAPIHono } from "@hono/zod-openapi";
 import {
+  billingDetailsInputSchema,
   billingDetailsSchema,
   billingPortalSessionSchema,
   invoiceListSchema,
   invoiceSchema,
 } from "../../../contract/invoices.ts";
 import type { Billing } from "../../billing/service.ts";
+import { checkBillingDetails } from "../../domain/billing-details.ts";
 import type { AppEnv } from "../../http/app-env.ts";
 import { limitWrites, requireUser } from "../../http/auth-guard.ts";
+import { RequestValidationError } from "../../http/errors.ts";
 import {
   addRoute,
   errorResponses,
@@ -20,6 +23,8 @@ import {
   schemaRef,
 } from "../../http/openapi.ts";
 import { pathId } from "../../http/path-id.ts";
+import { originOf } from "../../http/request-origin.ts";
+import { parseJsonBody } from "../../http/validation.ts";
 import type { ApiDeps } from "../api-deps.ts";
 import { ORG_REFUSALS, orgWith } from "./acting-org.ts";
 
@@ -120,7 +125,8 @@ export function billingHistoryRoutes(deps: ApiDeps & { billing: Billing }): Open
       path: "/billing/details",
       operationId: "getBillingDetails",
       tags: ["billing"],
-      summary: "The billing details on file (from the last checkout) and whether a card can be updated",
+      summary:
+        "The organisation's billing details on file, its billing e-mail, and whether a card can be updated",
       security,
       responses: {
         200: {
@@ -133,6 +139,70 @@ export function billingHistoryRoutes(deps: ApiDeps & { billing: Billing }): Open
     auth,
     ...billingOrg,
     async (c) => c.json(await deps.billing.details(c.var.org.id), 200),
+  );
+
+  addRoute(
+    app,
+    {
+      method: "put",
+      path: "/billing/details",
+      operationId: "putBillingDetails",
+      tags: ["billing"],
+      summary: "Give the organisation's billing details: the buyer on its invoices from now on",
+      description:
+        "Saved on the payment provider's customer (name, address, e-mail, VAT ID) before the answer. `email` is where invoices and billing mails go. A VAT ID gives reverse charge once the provider confirms it; until then VAT is charged.",
+      security,
+      request: {
+        body: {
+          content: jsonContent(
+            schemaRef(registry, "BillingDetailsInput", billingDetailsInputSchema, "input"),
+          ),
+        },
+      },
+      responses: {
+        200: {
+          description: "The billing details now on file",
+          content: jsonContent(schemaRef(registry, "BillingDetails", billingDetailsSchema)),
+        },
+        ...errorResponses(registry, {
+          401: "No valid access token",
+          ...ORG_REFUSALS,
+          422: "Invalid body: a field missing or too long, an unknown country, or a VAT ID not in the country's format",
+        }),
+      },
+    },
+    auth,
+    ...billingOrg,
+    limitWrites(deps.limiter),
+    async (c) => {
+      const body = await parseJsonBody(c, billingDetailsInputSchema);
+      const { address } = body;
+      const checked = checkBillingDetails(address.country, body.vat_id);
+      if (!checked.ok) {
+        const loc = checked.field === "country" ? ["body", "address", "country"] : ["body", "vat_id"];
+        throw new RequestValidationError([{ loc, msg: checked.message, type: "value_error" }]);
+      }
+      const { org, user } = c.var;
+      await deps.billing.saveDetails({
+        orgId: org.id,
+        orgName: org.personal ? null : org.name,
+        actor: { id: user.id, username: user.username },
+        origin: originOf(c, deps.trustProxy),
+        details: {
+          name: body.name,
+          email: body.email,
+          address: {
+            line1: address.line1,
+            line2: address.line2 || null,
+            postal_code: address.postal_code,
+            city: address.city,
+            country: address.country,
+          },
+          vatId: checked.vatId,
+        },
+      });
+      return c.json(await deps.billing.details(org.id), 200);
+    },
   );
 
   addRoute(

@@ -180,7 +180,9 @@ describe.each(TEST_DATABASES)("VAT, invoices and billing history (%s)", (kind) =
         await getJson(ctx.t.app, "/v1/billing/details", user.accessToken)
       ).json()) as BillingDetails;
       expect(details).toEqual({
-        details: { name: GERMAN_CONSUMER.name, country: "DE", vat_id: null },
+        details: { name: GERMAN_CONSUMER.name, country: "DE", vat_id: null, email: null, address: null },
+        // Nobody gave a billing e-mail: invoices go to the owner.
+        billing_email: user.email,
         can_update_payment_method: true,
       });
     });

@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { ORG_DETAIL } from "../../../contract/org-messages.ts";
 import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
 import {
+  auditLog,
   billingCustomers,
   billingMails,
   checkoutSessions,
@@ -190,5 +191,95 @@ describe.each(TEST_DATABASES)("billing for an organisation (%s)", (kind) => {
     const rows = await ctx.t.deps.db.select().from(billingMails).where(eq(billingMails.userId, team.org));
     expect(rows).toHaveLength(2);
     expect(rows.every((r) => r.sentAt !== null)).toBe(true);
+  });
+
+  describe("billing details", () => {
+    const ACME = {
+      name: "Acme GmbH",
+      email: "books@acme.test",
+      address: { line1: "Hauptstr. 1", postal_code: "10115", city: "Berlin", country: "DE" },
+      vat_id: "DE136695976",
+    };
+    const put = (token: string, org: string | undefined, body: unknown) =>
+      call("PUT", "/v1/billing/details", token, org, body);
+
+    it("owners and billing members give them; they are shown, audited and used from then on", async () => {
+      const team = await acme();
+      for (const member of [team.carl, team.dan]) {
+        expect((await put(member.accessToken, team.org, ACME)).status).toBe(403);
+      }
+      expect((await put(team.eve.accessToken, team.org, ACME)).status).toBe(404);
+      const before = await call("GET", "/v1/billing/details", team.bob.accessToken, team.org);
+      expect(await before.json()).toEqual({
+        details: null,
+        billing_email: team.ann.email,
+        can_update_payment_method: false,
+      });
+      const saved = await put(team.bob.accessToken, team.org, { ...ACME, vat_id: "de 136 695 976" });
+      expect(saved.status).toBe(200);
+      const expected = {
+        details: {
+          name: "Acme GmbH",
+          country: "DE",
+          vat_id: "DE136695976",
+          email: "books@acme.test",
+          address: { ...ACME.address, line2: null },
+        },
+        billing_email: "books@acme.test",
+        can_update_payment_method: false,
+      };
+      expect(await saved.json()).toEqual(expected);
+      const shown = await call("GET", "/v1/billing/details", team.ann.accessToken, team.org);
+      expect(await shown.json()).toEqual(expected);
+      // The payer's personal details are untouched.
+      const personal = await call("GET", "/v1/billing/details", team.bob.accessToken);
+      expect(((await personal.json()) as { details: unknown }).details).toBeNull();
+      const [customer] = await ctx.t.deps.db
+        .select()
+        .from(billingCustomers)
+        .where(eq(billingCustomers.userId, team.org));
+      expect(customer?.customerId).toMatch(/^cus_/);
+      const [entry] = await ctx.t.deps.db
+        .select()
+        .from(auditLog)
+        .where(eq(auditLog.action, "billing_details.change"));
+      expect(entry).toMatchObject({ actorId: team.bob.id, subjectOrgId: team.org, subjectUserId: null });
+
+      // The next payment's invoice names the organisation's details; its mails go to the billing
+      // e-mail too.
+      await subscribeAcme(team);
+      const list = await call("GET", "/v1/billing/invoices", team.bob.accessToken, team.org);
+      const [invoice] = ((await list.json()) as { data: { id: string }[] }).data;
+      const one = await call("GET", `/v1/billing/invoices/${invoice?.id}`, team.bob.accessToken, team.org);
+      expect(((await one.json()) as { buyer: unknown }).buyer).toMatchObject({
+        email: "books@acme.test",
+        address: "Hauptstr. 1\n10115 Berlin",
+        country: "DE",
+      });
+      const receipts = (await ctx.t.mails()).filter((m) => /receipt/.test(m.subject));
+      expect(receipts.map((m) => m.to).sort()).toEqual(
+        ["books@acme.test", team.ann.email, team.bob.email].sort(),
+      );
+    });
+
+    it.each([
+      ["a VAT ID of another country", { vat_id: "FR40303265045" }, ["body", "vat_id"]],
+      ["a malformed VAT ID", { vat_id: "DE12" }, ["body", "vat_id"]],
+      [
+        "an unknown country",
+        { address: { ...ACME.address, country: "XX" }, vat_id: null },
+        ["body", "address", "country"],
+      ],
+      ["no name", { name: " " }, ["body", "name"]],
+      ["a malformed e-mail", { email: "books" }, ["body", "email"]],
+      ["no city", { address: { ...ACME.address, city: "" } }, ["body", "address", "city"]],
+    ])("%s answers 422 beside its field and saves nothing", async (_case, change, loc) => {
+      const user = await verifiedUser(ctx.t, "ann");
+      const res = await put(user.accessToken, undefined, { ...ACME, ...change });
+      expect(res.status).toBe(422);
+      const { detail } = (await res.json()) as { detail: { loc: (string | number)[] }[] };
+      expect(detail.map((d) => d.loc)).toContainEqual(loc);
+      expect(await ctx.t.deps.db.select().from(billingCustomers)).toEqual([]);
+    });
   });
 });
