@@ -27,6 +27,12 @@ export {
   reasonRequestSchema,
   vatReportSchema,
 } from "../../contract/admin.ts";
+export {
+  adminOrgMemberListSchema,
+  adminOrgSchema,
+  adminOrgSearchSchema,
+  customerOrgListSchema,
+} from "../../contract/admin-orgs.ts";
 export { lowBalanceAlertSchema } from "../../contract/alerts.ts";
 export {
   apiKeyListSchema,
