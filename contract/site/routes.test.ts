@@ -28,6 +28,7 @@ describe("routeKeyForPath", () => {
     ["/admin/customers", "/admin/customers"],
     ["/admin/customers/", "/admin/customers"],
     ["/admin/customers/6f1c2d3e-0000-4000-8000-000000000001", "/admin/customer"],
+    ["/admin/orgs/6f1c2d3e-0000-4000-8000-000000000001", "/admin/org"],
   ])("%s -> %s", (path, key) => {
     expect(routeKeyForPath(path)).toBe(key);
   });
@@ -45,6 +46,7 @@ describe("cdnRewriteLines", () => {
       "/payment/*  /payment/index.html  200",
       "/confirm-email/*  /confirm-email/index.html  200",
       "/admin/customers/:id  /admin/customer/index.html  200",
+      "/admin/orgs/:id  /admin/org/index.html  200",
     ]);
   });
 });

@@ -10,9 +10,13 @@ export const PARAM_ROUTES = ["verify-email", "reset-password", "payment", "confi
 
 /**
  * Routes with a parameter below a page of their own: `/admin/customers` is the search, and every
- * `/admin/customers/{id}` is answered with the one prebuilt `/admin/customer` page.
+ * `/admin/customers/{id}` is answered with the one prebuilt `/admin/customer` page; every
+ * `/admin/orgs/{id}` with the `/admin/org` page.
  */
-export const NESTED_PARAM_ROUTES = [{ prefix: "/admin/customers/", page: "/admin/customer" }] as const;
+export const NESTED_PARAM_ROUTES = [
+  { prefix: "/admin/customers/", page: "/admin/customer" },
+  { prefix: "/admin/orgs/", page: "/admin/org" },
+] as const;
 
 /** The route key ("/", "/login", "/404") of a built HTML file path relative to dist. */
 export function routeKeyForFile(file: string): string {

@@ -33,6 +33,7 @@ describe("writeCdnFiles", () => {
         "/payment/*  /payment/index.html  200",
         "/confirm-email/*  /confirm-email/index.html  200",
         "/admin/customers/:id  /admin/customer/index.html  200",
+        "/admin/orgs/:id  /admin/org/index.html  200",
         "",
       ].join("\n"),
     );
