@@ -50,3 +50,11 @@ describe("an organisation's billing details", () => {
     expect(addressLines(given, country)).toBe(expected);
   });
 });
+
+describe("the portal's country list", () => {
+  it("is the server's list of buyer countries", async () => {
+    const { COUNTRY_CODES } = await import("../../contract/countries.ts");
+    const { BUYER_COUNTRIES } = await import("./vat.ts");
+    expect([...COUNTRY_CODES].sort()).toEqual([...BUYER_COUNTRIES].sort());
+  });
+});

@@ -1,6 +1,7 @@
 // The words of /profile/billing and its invoice page, kept out of UI_TEXT (which every page's
 // islands load) so that only these two pages carry them.
 import { INVOICE_TEXT } from "../../contract/invoice-document.ts";
+import { ORG_DETAIL } from "../../contract/org-messages.ts";
 import { UI_TEXT } from "./ui-text.ts";
 
 export const BILLING_TEXT = {
@@ -27,8 +28,27 @@ export const BILLING_TEXT = {
     "Prices on the plans page are net: VAT is added at checkout from your country and VAT ID, and " +
     "every payment has its invoice here.",
   detailsTitle: "Billing details",
-  detailsNone: "None yet: the checkout asks for them with your first payment.",
-  detailsNote: "Your next checkout starts from these details; you can change them there.",
+  detailsNone: "None yet: add them here, or the checkout asks for them with your first payment.",
+  detailsNote: "Invoices from now on name these details; the checkout starts from them and may change them.",
+  /** Where invoices and billing mails go. */
+  invoicesGoTo: (email: string) => `Invoices and billing e-mails go to ${email}.`,
+  editDetails: "Edit billing details",
+  addDetails: "Add billing details",
+  saveDetails: "Save billing details",
+  saving: "Saving…",
+  cancel: "Cancel",
+  optional: "(optional)",
+  chooseCountry: "Choose a country",
+  address: "Address",
+  billingEmail: "Billing e-mail",
+  billingEmailNote:
+    "Invoices, receipts and failed-payment notices go here, and to the owners and billing members.",
+  line1: "Street and number",
+  line2: "Address line 2",
+  postalCode: "Postal code",
+  city: "City",
+  detailsSaveFailed: "The billing details could not be saved. Please try again or contact support.",
+  detailsNotAllowed: ORG_DETAIL.notAllowed,
   name: "Name",
   country: "Country",
   vatId: "VAT ID",

@@ -2,11 +2,17 @@
 // the way to the provider's page for changing the card. Failures keep what is shown and say so.
 import { atom } from "nanostores";
 import { invoicePdfName } from "../../contract/invoice-document.ts";
-import type { BillingDetails, Invoice, InvoiceSummary } from "../../contract/invoices.ts";
+import type {
+  BillingDetails,
+  BillingDetailsInput,
+  Invoice,
+  InvoiceSummary,
+} from "../../contract/invoices.ts";
 import { apiRequest, asApiError, saveDownload } from "../lib/api-client.ts";
 
 export interface BillingHistoryState {
-  status: "loading" | "ready" | "failed";
+  /** forbidden: the caller's role in the chosen organisation does not include its billing (403). */
+  status: "loading" | "ready" | "failed" | "forbidden";
   invoices: readonly InvoiceSummary[];
   details: BillingDetails | null;
 }
@@ -22,9 +28,23 @@ export async function loadBillingHistory(): Promise<void> {
       apiRequest("/v1/billing/details", "billingDetailsSchema", { auth: true }),
     ]);
     $billingHistory.set({ status: "ready", invoices: list.data, details });
-  } catch {
-    $billingHistory.set({ ...$billingHistory.get(), status: "failed" });
+  } catch (error) {
+    const forbidden = asApiError(error).status === 403;
+    $billingHistory.set({ ...$billingHistory.get(), status: forbidden ? "forbidden" : "failed" });
   }
+}
+
+/**
+ * Saves the organisation's billing details (PUT /v1/billing/details) and shows what the API now has
+ * on file; throws ApiError on failure (a 422 names the fields: fieldErrorsFrom422).
+ */
+export async function saveBillingDetails(input: BillingDetailsInput): Promise<void> {
+  const details = await apiRequest("/v1/billing/details", "billingDetailsSchema", {
+    method: "PUT",
+    body: { ...input, address: { ...input.address } },
+    auth: true,
+  });
+  $billingHistory.set({ ...$billingHistory.get(), details });
 }
 
 /** Sends the browser to the provider's page for changing the card; throws ApiError on failure. */

@@ -3,8 +3,8 @@
 // (Stripe's Billing Portal, or the local stand-in's card page), which pays a failed renewal at once.
 import { useStore } from "@nanostores/react";
 import { useEffect, useState } from "react";
-import { countryName, formatMoney, vatRateLabel } from "../../../contract/invoice-document.ts";
-import type { BillingDetails, InvoiceSummary } from "../../../contract/invoices.ts";
+import { formatMoney, vatRateLabel } from "../../../contract/invoice-document.ts";
+import type { InvoiceSummary } from "../../../contract/invoices.ts";
 import { readStoredToken } from "../../lib/auth-storage.ts";
 import { BILLING_TEXT } from "../../lib/billing-text.ts";
 import { isoDay } from "../../lib/format-date.ts";
@@ -14,6 +14,7 @@ import { initSession } from "../../stores/auth.ts";
 import { $billingHistory, loadBillingHistory, openPaymentMethodPage } from "../../stores/billing-history.ts";
 import { notify } from "../../stores/toast.ts";
 import { RouteGuard } from "../auth/RouteGuard.tsx";
+import { BillingDetailsCard } from "./BillingDetailsCard.tsx";
 
 const T = BILLING_TEXT;
 
@@ -147,38 +148,6 @@ function HistoryTable({ rows }: { rows: readonly InvoiceSummary[] }) {
   );
 }
 
-function DetailsCard({ details }: { details: BillingDetails | null }) {
-  const onFile = details?.details;
-  return (
-    <section
-      aria-labelledby="billing-details"
-      className="card border border-base-300 bg-base-100"
-      data-billing-details
-    >
-      <div className="card-body gap-3">
-        <h2 id="billing-details" className="card-title text-lg">
-          {T.detailsTitle}
-        </h2>
-        {onFile ? (
-          <>
-            <dl className="grid grid-cols-[auto_1fr] gap-x-4 gap-y-1 text-sm">
-              <dt className="font-medium">{T.name}</dt>
-              <dd>{onFile.name ?? "—"}</dd>
-              <dt className="font-medium">{T.country}</dt>
-              <dd>{countryName(onFile.country)}</dd>
-              <dt className="font-medium">{T.vatId}</dt>
-              <dd className={onFile.vat_id ? "font-mono" : undefined}>{onFile.vat_id ?? T.noVatId}</dd>
-            </dl>
-            <p className="text-xs text-base-content/70">{T.detailsNote}</p>
-          </>
-        ) : (
-          <p className="text-sm">{T.detailsNone}</p>
-        )}
-      </div>
-    </section>
-  );
-}
-
 function PaymentMethodCard({ canUpdate }: { canUpdate: boolean }) {
   const [busy, setBusy] = useState(false);
   const open = async () => {
@@ -232,6 +201,11 @@ function BillingView() {
           </button>
         </div>
       )}
+      {state.status === "forbidden" && (
+        <div role="alert" className="alert alert-warning" data-billing-forbidden>
+          <span>{T.detailsNotAllowed}</span>
+        </div>
+      )}
       {state.status === "loading" && invoices.length === 0 && (
         <p role="status" className="flex items-center gap-2 text-sm">
           <span className="loading loading-spinner" aria-hidden="true" />
@@ -245,7 +219,7 @@ function BillingView() {
       )}
       {state.details && (
         <div className="grid gap-4 md:grid-cols-2">
-          <DetailsCard details={state.details} />
+          <BillingDetailsCard details={state.details} />
           <PaymentMethodCard canUpdate={state.details.can_update_payment_method} />
         </div>
       )}

@@ -4,6 +4,7 @@
 import { useState } from "react";
 import { saveOriginalPath } from "../../lib/auth-storage.ts";
 import { type CardIdentity, productForCard } from "../../lib/live-plans.ts";
+import { PAYING_ORG_TEXT, payingOrganisation } from "../../lib/paying-org.ts";
 import { ERROR_TEXT } from "../../lib/ui-text.ts";
 import { startSubscriptionCheckout } from "../../stores/billing.ts";
 import { notify } from "../../stores/toast.ts";
@@ -20,10 +21,12 @@ export default function PlanSubscribe({ name, productIds, ctaText, featured }: P
   const hydrated = useHydrated();
   const [busy, setBusy] = useState(false);
   const className = featured ? "btn btn-block btn-primary" : "btn btn-block btn-outline btn-primary";
+  const org = user ? payingOrganisation(user) : null;
   const label = (
     <>
       {ctaText}
       <span className="sr-only"> to {name}</span>
+      {org && <span data-paying-org>{PAYING_ORG_TEXT.subscribe(org)}</span>}
     </>
   );
 

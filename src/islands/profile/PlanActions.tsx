@@ -7,6 +7,7 @@ import type { Product } from "../../../contract/billing.ts";
 import { subscriptionOf } from "../../lib/account-view.ts";
 import { asApiError } from "../../lib/api-client.ts";
 import { accountActionErrorMessage } from "../../lib/error-messages.ts";
+import { PAYING_ORG_TEXT, payingOrganisation } from "../../lib/paying-org.ts";
 import { dialogPlanDetails, otherPlans } from "../../lib/plan-details.ts";
 import { formatCredits } from "../../lib/plans.ts";
 import { formatPrice, PRICE_TAX_NOTE } from "../../lib/price.ts";
@@ -84,6 +85,17 @@ function PlanChoices({
   );
 }
 
+/** The team organisation the dialog acts on, named (nothing for the personal one). */
+function PayingOrg({ user, text }: { user: User; text: (org: string) => string }) {
+  const org = payingOrganisation(user);
+  if (!org) return null;
+  return (
+    <p className="mt-3 text-sm font-medium" data-paying-org>
+      {text(org)}
+    </p>
+  );
+}
+
 function ChangePlan({ user }: { user: User }) {
   const [open, setOpen] = useState(false);
   const [choice, setChoice] = useState<string | null>(null);
@@ -132,6 +144,7 @@ function ChangePlan({ user }: { user: User }) {
         <p className="mb-3 text-sm text-base-content/80">
           You are on {subscriptionOf(user).plan}. The new plan starts when your current period ends.
         </p>
+        <PayingOrg user={user} text={PAYING_ORG_TEXT.changePlan} />
         {open && <PlanChoices user={user} choice={choice} onChoose={setChoice} />}
       </Dialog>
     </>
@@ -182,6 +195,7 @@ function CancelPlan({ user }: { user: User }) {
           Your {subscription.plan} plan and its credits stay until the end of the current period. After that
           you are on the Free plan and keep your unexpired credits.
         </p>
+        <PayingOrg user={user} text={PAYING_ORG_TEXT.cancel} />
       </Dialog>
     </>
   );

@@ -3,12 +3,14 @@
 import { useId, useState } from "react";
 import { topUpDescription } from "../../../contract/catalogue.ts";
 import { formatBalance } from "../../lib/account-view.ts";
+import { PAYING_ORG_TEXT, payingOrganisation } from "../../lib/paying-org.ts";
 import { formatPrice } from "../../lib/price.ts";
 import { PROFILE_TEXT } from "../../lib/profile-text.ts";
 import { ERROR_TEXT } from "../../lib/ui-text.ts";
 import { startTopUpCheckout } from "../../stores/billing.ts";
 import { $topUpProducts } from "../../stores/catalogue.ts";
 import { notify } from "../../stores/toast.ts";
+import { useSession } from "../auth/use-session.ts";
 import { CatalogueStatus } from "../billing/CatalogueStatus.tsx";
 import { useCatalogue } from "../billing/use-catalogue.ts";
 
@@ -19,6 +21,8 @@ export function TopUps({ balance }: { balance: number }) {
   const { data: packs, failed: loadFailed } = useCatalogue($topUpProducts);
   const [choice, setChoice] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const { user } = useSession();
+  const org = user ? payingOrganisation(user) : null;
 
   const buy = async () => {
     if (!choice) return;
@@ -71,6 +75,11 @@ export function TopUps({ balance }: { balance: number }) {
             </label>
           ))}
         </fieldset>
+      )}
+      {org && (
+        <p className="text-sm font-medium" data-paying-org>
+          {PAYING_ORG_TEXT.topUp(org)}
+        </p>
       )}
       <div>
         <button type="button" className="btn btn-primary" disabled={!choice || busy} onClick={buy}>
