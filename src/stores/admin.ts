@@ -11,6 +11,7 @@ import type {
   MetricsView,
   VatReportView,
 } from "../../contract/admin.ts";
+import type { CustomerOrg } from "../../contract/admin-orgs.ts";
 import type { UsageRow } from "../../contract/usage.ts";
 import { apiRequest, asApiError, saveDownload } from "../lib/api-client.ts";
 import { fieldErrorsFrom422 } from "../lib/error-messages.ts";
@@ -56,6 +57,8 @@ export interface CustomerState {
   usageRange: { from: string; to: string };
   audit: readonly AuditEntryView[];
   auditCursor: string | null;
+  /** The organisations the customer is a member of, with the role (the personal one first). */
+  orgs: readonly CustomerOrg[];
 }
 
 const NO_CUSTOMER: CustomerState = {
@@ -68,6 +71,7 @@ const NO_CUSTOMER: CustomerState = {
   usageRange: presetRange("days30", new Date()),
   audit: [],
   auditCursor: null,
+  orgs: [],
 };
 
 export const $customer = atom<CustomerState>(NO_CUSTOMER);
@@ -80,7 +84,7 @@ export async function loadCustomer(id: string): Promise<void> {
   const range = presetRange("days30", new Date());
   const base = customerPath(id);
   try {
-    const [customer, ledger, payments, usage, audit] = await Promise.all([
+    const [customer, ledger, payments, usage, audit, orgs] = await Promise.all([
       apiRequest(base, "customerSchema", { auth: true }),
       apiRequest(`${base}/ledger`, "adminLedgerSchema", { auth: true }),
       apiRequest(`${base}/payments`, "adminPaymentListSchema", { auth: true }),
@@ -88,6 +92,7 @@ export async function loadCustomer(id: string): Promise<void> {
         auth: true,
       }),
       apiRequest(`${base}/audit`, "auditPageSchema", { auth: true }),
+      apiRequest(`${base}/organizations`, "customerOrgListSchema", { auth: true }),
     ]);
     $customer.set({
       status: "ready",
@@ -99,6 +104,7 @@ export async function loadCustomer(id: string): Promise<void> {
       usageRange: range,
       audit: audit.data,
       auditCursor: audit.next_cursor,
+      orgs: orgs.data,
     });
   } catch (error) {
     const missing = (error as { status?: number }).status === 404;

@@ -18,6 +18,7 @@ import { initSession } from "../../stores/auth.ts";
 import { DailyTable, UsageLegend } from "../usage/UsageParts.tsx";
 import { AuditTrail } from "./AuditEntries.tsx";
 import { Section } from "./ConsoleTable.tsx";
+import { CustomerOrgs } from "./CustomerOrgs.tsx";
 import { ApiKeys, CreditParts, Ledger, Overview, Payments } from "./CustomerSections.tsx";
 import { StaffGuard } from "./StaffGuard.tsx";
 import { STAFF } from "./staff.ts";
@@ -212,6 +213,7 @@ function CustomerView({ viewer, customer }: { viewer: User; customer: Customer }
       <Section id="customer-overview" title={S.overview}>
         <Overview customer={customer} />
       </Section>
+      <CustomerOrgs orgs={state.orgs} />
       {/* The long parts one at a time: the page stays short, and each part is one click away. */}
       <Tabs label={T.partsLabel(customer.username)} tabs={tabs} />
       {dialogsWanted && (
