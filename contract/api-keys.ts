@@ -44,6 +44,11 @@ export const createApiKeyRequestSchema = z.object({
         ),
     ),
   ),
+  /**
+   * A shared key of the organisation (owners only, with X-Organization): no member's removal
+   * revokes it and no member cap counts it; it needs a monthly_credit_limit.
+   */
+  shared: z.optional(z.boolean()),
 });
 export type CreateApiKeyRequest = z.input<typeof createApiKeyRequestSchema>;
 
@@ -64,6 +69,10 @@ export const apiKeySchema = z.object({
   features: z.nullable(z.array(z.string())),
   /** Credits charged with this key since the start of this Berlin calendar month. */
   credits_used_this_month: z.number(),
+  /** A shared key of the organisation (ORGANISATIONS.md). */
+  shared: z.boolean(),
+  /** The member who made the key. */
+  created_by: z.object({ user_id: z.string(), username: z.nullable(z.string()) }),
 });
 export type ApiKey = z.infer<typeof apiKeySchema>;
 
@@ -80,6 +89,7 @@ export const createdApiKeySchema = z.object({
   last_used_at: z.null(),
   monthly_credit_limit: z.nullable(z.number()),
   features: z.nullable(z.array(z.string())),
+  shared: z.boolean(),
 });
 export type CreatedApiKey = z.infer<typeof createdApiKeySchema>;
 
@@ -100,10 +110,22 @@ export const introspectionSchema = z.union([
   z.object({
     active: z.literal(true),
     token_type: z.enum(["access_token", "api_key"]),
-    /** The user id. */
+    /**
+     * The paying organisation's id: for an access token and a personal key, the user id. The
+     * generation service counts concurrent requests per `sub`.
+     */
     sub: z.string(),
+    /** The key's member; for a shared key the organisation's name. */
     username: z.string(),
+    /** An API key's is always "user"; an access token's is the account's role. */
     role: z.enum(["user", "support", "admin"]),
+    /** The organisation whose credits the credential spends (ORGANISATIONS.md). */
+    org_id: z.optional(z.string()),
+    /** API keys only: the member who made the key, or null for a shared key. */
+    member_id: z.optional(z.nullable(z.string())),
+    /** API keys only: the member's monthly cap in credits and what their keys spent this month; null without a cap. */
+    member_monthly_credit_cap: z.optional(z.nullable(z.number())),
+    member_credits_used_this_month: z.optional(z.nullable(z.number())),
     /** API keys only. */
     key_id: z.optional(z.string()),
     /** Seconds since the epoch; absent for a key that never expires. */

@@ -9,6 +9,7 @@ import { createPasskeys } from "./accounts/passkeys.ts";
 import { createSecurityMails } from "./accounts/security-mails.ts";
 import { createTwoFactor } from "./accounts/two-factor.ts";
 import { createLowBalanceAlerts } from "./alerts/low-balance.ts";
+import { createMemberCapAlerts } from "./alerts/member-cap.ts";
 import { createLastUsed } from "./api-access/last-used.ts";
 import { cachedServiceKeyCheck } from "./api-access/service-keys.ts";
 import type { AccessTokens } from "./auth/access-tokens.ts";
@@ -85,6 +86,13 @@ export function createApp(deps: AppDeps): Hono {
 
   // The local checkout delivers the events of a change soon after it; Stripe sends its own.
   const afterProviderChange = deps.payments.local ? deps.payments.local.deliverSoon : () => {};
+  const billingMails = createBillingMailSender({
+    db: deps.db,
+    clock: deps.clock,
+    mailer: deps.mailer,
+    tasks: deps.tasks,
+    logger: deps.logger,
+  });
   const billing = createBilling({
     db: deps.db,
     clock: deps.clock,
@@ -94,13 +102,7 @@ export function createApp(deps: AppDeps): Hono {
     freeInitialCredits: deps.config.FREE_INITIAL_CREDITS,
     portalUrl: deps.config.portalUrl,
     seller: deps.config.seller,
-    mails: createBillingMailSender({
-      db: deps.db,
-      clock: deps.clock,
-      mailer: deps.mailer,
-      tasks: deps.tasks,
-      logger: deps.logger,
-    }),
+    mails: billingMails,
     afterProviderChange,
   });
   const accounts = createAccounts({
@@ -153,6 +155,14 @@ export function createApp(deps: AppDeps): Hono {
         db: deps.db,
         mailer: deps.mailer,
         tasks: deps.tasks,
+        logger: deps.logger,
+        portalUrl: deps.config.portalUrl,
+      }),
+      memberCaps: createMemberCapAlerts({
+        db: deps.db,
+        clock: deps.clock,
+        tasks: deps.tasks,
+        sender: billingMails,
         logger: deps.logger,
         portalUrl: deps.config.portalUrl,
       }),

@@ -5,15 +5,16 @@
 import { eq } from "drizzle-orm";
 import type { Logger } from "pino";
 import type { BackgroundTasks } from "../background.ts";
-import { users } from "../db/schema/index.ts";
+import { billingMailRecipients } from "../billing/billing-contacts.ts";
+import { organizations } from "../db/schema/index.ts";
 import type { Db } from "../db/types.ts";
 import { fromMillicredits, type Millicredits } from "../domain/ledger.ts";
 import type { Mailer } from "../mail/mailer.ts";
 import { lowBalanceMail } from "../mail/templates.ts";
 
 export interface LowBalanceAlerts {
-  /** A spend took `userId`'s balance below `threshold`, leaving `balance` (milli-credits). */
-  crossed(userId: string, threshold: Millicredits, balance: Millicredits): void;
+  /** A spend took organisation `orgId`'s balance below `threshold`, leaving `balance` (milli-credits). */
+  crossed(orgId: string, threshold: Millicredits, balance: Millicredits): void;
 }
 
 export function createLowBalanceAlerts(deps: {
@@ -24,43 +25,41 @@ export function createLowBalanceAlerts(deps: {
   portalUrl: string;
 }): LowBalanceAlerts {
   return {
-    crossed(userId, threshold, balance) {
+    crossed(orgId, threshold, balance) {
       deps.tasks.run("low-balance mail", async () => {
-        const [user] = await deps.db
-          .select({ email: users.email, username: users.username })
-          .from(users)
-          .where(eq(users.id, userId));
-        if (!user) return;
-        await deps.mailer.send(
-          lowBalanceMail({
-            to: user.email,
-            username: user.username,
-            portalUrl: deps.portalUrl,
-            threshold: fromMillicredits(threshold),
-            balance: fromMillicredits(balance),
-          }),
-        );
-        deps.logger.info({ userId }, "Low-balance alert sent");
+        // The alert belongs to the organisation: its billing e-mail, owners and billing members
+        // (a personal organisation's: its user, as before organisations).
+        for (const recipient of await billingMailRecipients(deps.db, orgId)) {
+          await deps.mailer.send(
+            lowBalanceMail({
+              to: recipient.email,
+              username: recipient.username,
+              portalUrl: deps.portalUrl,
+              threshold: fromMillicredits(threshold),
+              balance: fromMillicredits(balance),
+            }),
+          );
+        }
+        deps.logger.info({ orgId }, "Low-balance alert sent");
       });
     },
   };
 }
 
-/** The user's threshold in milli-credits, or null when the alert is off. */
-export async function lowBalanceThreshold(db: Db, userId: string): Promise<Millicredits | null> {
+/** The organisation's threshold in milli-credits, or null when the alert is off. */
+export async function lowBalanceThreshold(db: Db, orgId: string): Promise<Millicredits | null> {
   const [row] = await db
-    .select({ threshold: users.lowBalanceThreshold })
-    .from(users)
-    .where(eq(users.id, userId));
+    .select({ threshold: organizations.lowBalanceThreshold })
+    .from(organizations)
+    .where(eq(organizations.id, orgId));
   return row?.threshold ?? null;
 }
 
 /** Turns the alert on at `threshold` milli-credits, or off with null. */
 export async function setLowBalanceThreshold(
   db: Db,
-  userId: string,
+  orgId: string,
   threshold: Millicredits | null,
-  now: Date,
 ): Promise<void> {
-  await db.update(users).set({ lowBalanceThreshold: threshold, updatedAt: now }).where(eq(users.id, userId));
+  await db.update(organizations).set({ lowBalanceThreshold: threshold }).where(eq(organizations.id, orgId));
 }

@@ -1,26 +1,30 @@
-// The customer's API keys in the database: creation (at most 20 live keys per user, counted under
-// the user's row lock so two parallel creations cannot both take the 20th place), the list with
-// each key's spend this month, revocation, and the lookup that authenticates a key.
-import { and, desc, eq, inArray, isNull, sql } from "drizzle-orm";
+// The API keys of organisations in the database: creation (at most 20 live keys per member in an
+// organisation and 200 per organisation, counted under the organisation's row lock so two parallel
+// creations cannot both take the last place), the list with each key's spend this month,
+// revocation, and the lookup that authenticates a key. A key's `userId` is the organisation it
+// spends (decision 027); `createdBy` is the member who made it.
+import { and, desc, eq, inArray, isNull, or, type SQL, sql } from "drizzle-orm";
 import { API_KEY_LIMIT_PER_USER } from "../../contract/api-key-rules.ts";
-import { lockUser, NEWEST_GRANT_FIRST } from "../billing/ledger-store.ts";
-import {
-  collectUserWithBilling,
-  liveSubscriptionOf,
-  USER_WITH_BILLING_COLUMNS,
-  type UserWithBilling,
-} from "../billing/user-billing.ts";
+import { ORG_KEY_MAX } from "../../contract/org-messages.ts";
+import { GRANT_COLUMNS, NEWEST_GRANT_FIRST, toCreditGrant } from "../billing/ledger-store.ts";
+import { STATE_COLUMNS, stateFromRow } from "../billing/subscription-store.ts";
+import { liveSubscriptionOf } from "../billing/user-billing.ts";
 import { preparedPerHandle } from "../db/prepared.ts";
 import {
   type ApiKeyRow,
   apiKeys,
   apiKeyUsage,
   creditGrants,
+  memberCreditUsage,
+  organizationMembers,
+  organizations,
   subscriptions,
   users,
 } from "../db/schema/index.ts";
 import type { DbOrTx } from "../db/types.ts";
 import { berlinMonth } from "../domain/berlin-time.ts";
+import type { CreditGrant } from "../domain/ledger.ts";
+import type { SubscriptionState } from "../domain/subscription.ts";
 import { generateKey, keyMatches, parseKey } from "./key-format.ts";
 
 const DAY_MS = 86_400_000;
@@ -35,27 +39,53 @@ export interface NewApiKey {
 
 export type CreateKeyResult =
   | { ok: true; row: ApiKeyRow; key: string }
-  | { ok: false; reason: "limit" | "no_user" };
+  /** `limit`: the member's 20; `org_limit`: the organisation's 200. */
+  | { ok: false; reason: "limit" | "org_limit" | "no_user" };
+
+/** Who makes a key, and for which organisation. */
+export interface KeyOwner {
+  orgId: string;
+  createdBy: string;
+  /** A shared key (owners only; the route checks the role). */
+  shared?: boolean;
+}
+
+/** The member who made a key: a key of the previous version has no creator and is its user's. */
+const creatorOf = sql`coalesce(${apiKeys.createdBy}, ${apiKeys.userId})`;
 
 export async function createApiKey(
   db: DbOrTx,
-  userId: string,
+  owner: KeyOwner,
   input: NewApiKey,
   now: Date,
 ): Promise<CreateKeyResult> {
+  const { orgId, createdBy } = owner;
   return db.transaction(async (tx) => {
-    if (!(await lockUser(tx, userId))) return { ok: false, reason: "no_user" } as const;
+    const [org] = await tx
+      .select({ id: organizations.id })
+      .from(organizations)
+      .where(and(eq(organizations.id, orgId), isNull(organizations.deletedAt)))
+      .for("update");
+    if (!org) return { ok: false, reason: "no_user" } as const;
     const [live] = await tx
-      .select({ count: sql<number>`count(*)::int` })
+      .select({
+        all: sql<number>`count(*)::int`,
+        mine: sql<number>`(count(*) filter (where ${creatorOf} = ${createdBy} and not ${apiKeys.shared}))::int`,
+      })
       .from(apiKeys)
-      .where(and(eq(apiKeys.userId, userId), isNull(apiKeys.revokedAt)));
-    if ((live?.count ?? 0) >= API_KEY_LIMIT_PER_USER) return { ok: false, reason: "limit" } as const;
+      .where(and(eq(apiKeys.userId, orgId), isNull(apiKeys.revokedAt)));
+    if (!owner.shared && (live?.mine ?? 0) >= API_KEY_LIMIT_PER_USER) {
+      return { ok: false, reason: "limit" } as const;
+    }
+    if ((live?.all ?? 0) >= ORG_KEY_MAX) return { ok: false, reason: "org_limit" } as const;
     const generated = generateKey("api");
     const [row] = await tx
       .insert(apiKeys)
       .values({
         id: generated.id,
-        userId,
+        userId: orgId,
+        createdBy,
+        shared: owner.shared ?? false,
         name: input.name,
         prefix: generated.prefix,
         secretHash: generated.hash,
@@ -71,24 +101,42 @@ export async function createApiKey(
 }
 
 /**
- * The user's live (not revoked) keys, newest first, each with its milli-credits spent this Berlin
- * month; the revoked ones too for `includeRevoked` (the operator console).
+ * Which of an organisation's keys a member sees and manages (ORGANISATIONS.md's role table): every
+ * key, every key but the shared ones, or the keys they made.
+ */
+export type KeyScope = { kind: "all" } | { kind: "not_shared" } | { kind: "own"; userId: string };
+
+function scopeCondition(scope: KeyScope): SQL | undefined {
+  if (scope.kind === "all") return undefined;
+  if (scope.kind === "not_shared") return eq(apiKeys.shared, false);
+  return and(sql`${creatorOf} = ${scope.userId}`, eq(apiKeys.shared, false));
+}
+
+/**
+ * The organisation's live (not revoked) keys in `scope`, newest first, each with its milli-credits
+ * spent this Berlin month and its creator's username; the revoked ones too for `includeRevoked`
+ * (the operator console, the account export).
  */
 export async function listApiKeys(
   db: DbOrTx,
-  userId: string,
+  orgId: string,
   now: Date,
-  { includeRevoked = false } = {},
-): Promise<Array<{ row: ApiKeyRow; usedThisMonth: number }>> {
-  const rows = await db
-    .select()
+  { includeRevoked = false, scope = { kind: "all" } as KeyScope } = {},
+): Promise<Array<{ row: ApiKeyRow; usedThisMonth: number; creator: string | null }>> {
+  const found = await db
+    .select({ row: apiKeys, creator: users.username })
     .from(apiKeys)
+    .leftJoin(users, sql`${users.id} = ${creatorOf}`)
     .where(
-      includeRevoked
-        ? eq(apiKeys.userId, userId)
-        : and(eq(apiKeys.userId, userId), isNull(apiKeys.revokedAt)),
+      and(
+        eq(apiKeys.userId, orgId),
+        includeRevoked ? undefined : isNull(apiKeys.revokedAt),
+        scopeCondition(scope),
+      ),
     )
     .orderBy(desc(apiKeys.createdAt), desc(apiKeys.id));
+  const rows = found.map((f) => f.row);
+  const creators = new Map(found.map((f) => [f.row.id, f.creator]));
   if (rows.length === 0) return [];
   const used = await db
     .select({ keyId: apiKeyUsage.apiKeyId, amount: apiKeyUsage.amount })
@@ -103,42 +151,69 @@ export async function listApiKeys(
       ),
     );
   const byKey = new Map(used.map((u) => [u.keyId, u.amount]));
-  return rows.map((row) => ({ row, usedThisMonth: byKey.get(row.id) ?? 0 }));
+  return rows.map((row) => ({
+    row,
+    usedThisMonth: byKey.get(row.id) ?? 0,
+    creator: creators.get(row.id) ?? null,
+  }));
 }
 
-/** Revokes the user's key; false when the user has no such live key (another user's key included). */
-/** Revokes the user's live key `keyId`; the key as it was, or undefined when there is no such live key. */
+/**
+ * Revokes the organisation's live key `keyId` if it is in `scope`; the key as it was, or undefined
+ * when there is no such live key (another organisation's key included).
+ */
 export async function revokeApiKey(
   db: DbOrTx,
-  userId: string,
+  orgId: string,
   keyId: string,
   now: Date,
+  scope: KeyScope = { kind: "all" },
 ): Promise<Pick<ApiKeyRow, "id" | "prefix" | "name"> | undefined> {
   const [revoked] = await db
     .update(apiKeys)
     .set({ revokedAt: now })
-    .where(and(eq(apiKeys.id, keyId), eq(apiKeys.userId, userId), isNull(apiKeys.revokedAt)))
+    .where(
+      and(eq(apiKeys.id, keyId), eq(apiKeys.userId, orgId), isNull(apiKeys.revokedAt), scopeCondition(scope)),
+    )
     .returning({ id: apiKeys.id, prefix: apiKeys.prefix, name: apiKeys.name });
   return revoked;
 }
 
-/** Revokes every live key of the user (after a password reset, say); how many there were. */
-export async function revokeAllApiKeys(db: DbOrTx, userId: string, now: Date): Promise<number> {
-  const revoked = await db
+/** The keys a member made: in every organisation, shared ones included (they made them too). */
+const madeBy = (userId: string) =>
+  or(eq(apiKeys.createdBy, userId), and(isNull(apiKeys.createdBy), eq(apiKeys.userId, userId)));
+
+/**
+ * Revokes every live key the user made, in every organisation (after a password reset, say: "Revoke
+ * all API keys" ignores X-Organization); the keys revoked, with their organisation.
+ */
+export async function revokeAllApiKeys(
+  db: DbOrTx,
+  userId: string,
+  now: Date,
+): Promise<Pick<ApiKeyRow, "id" | "prefix" | "name" | "userId">[]> {
+  return db
     .update(apiKeys)
     .set({ revokedAt: now })
-    .where(and(eq(apiKeys.userId, userId), isNull(apiKeys.revokedAt)))
-    .returning({ id: apiKeys.id });
-  return revoked.length;
+    .where(and(madeBy(userId), isNull(apiKeys.revokedAt)))
+    .returning({ id: apiKeys.id, prefix: apiKeys.prefix, name: apiKeys.name, userId: apiKeys.userId });
 }
 
-/** The user's keys that still work at `now`, as a security mail lists them. */
-export async function usableApiKeys(db: DbOrTx, userId: string, now: Date): Promise<ApiKeyRow[]> {
+/**
+ * The keys the user made that still work at `now`, in every organisation, each named with its
+ * organisation (null: personal), as a security mail lists them.
+ */
+export async function usableApiKeys(
+  db: DbOrTx,
+  userId: string,
+  now: Date,
+): Promise<(ApiKeyRow & { orgName: string | null })[]> {
   const rows = await db
-    .select()
+    .select({ key: apiKeys, orgName: organizations.name })
     .from(apiKeys)
-    .where(and(eq(apiKeys.userId, userId), isNull(apiKeys.revokedAt)));
-  return rows.filter((row) => isUsableApiKey(row, now));
+    .innerJoin(organizations, eq(organizations.id, apiKeys.userId))
+    .where(and(madeBy(userId), isNull(apiKeys.revokedAt)));
+  return rows.filter((r) => isUsableApiKey(r.key, now)).map((r) => ({ ...r.key, orgName: r.orgName }));
 }
 
 /** Not revoked and not expired at `now`. */
@@ -146,14 +221,43 @@ export function isUsableApiKey(row: ApiKeyRow, now: Date): boolean {
   return row.revokedAt === null && (row.expiresAt === null || row.expiresAt.getTime() > now.getTime());
 }
 
-// Introspection's one read: the key, its user with their billing, and the key's usage this month.
+// Introspection's one read: the key, its organisation with its billing, the member who made it,
+// and the key's and the member's usage this month.
 const keyWithHolderQuery = preparedPerHandle((db) =>
   db
-    .select({ ...USER_WITH_BILLING_COLUMNS, key: apiKeys, used: apiKeyUsage.amount })
+    .select({
+      key: apiKeys,
+      org: {
+        id: organizations.id,
+        name: organizations.name,
+        personal: organizations.personal,
+        disabledAt: organizations.disabledAt,
+        deletedAt: organizations.deletedAt,
+      },
+      creator: { id: users.id, username: users.username, disabledAt: users.disabledAt },
+      member: { userId: organizationMembers.userId, cap: organizationMembers.monthlyCreditCap },
+      memberUsed: memberCreditUsage.amount,
+      grant: GRANT_COLUMNS,
+      subscription: STATE_COLUMNS,
+      used: apiKeyUsage.amount,
+    })
     .from(apiKeys)
-    .innerJoin(users, eq(users.id, apiKeys.userId))
-    .leftJoin(creditGrants, eq(creditGrants.userId, users.id))
-    .leftJoin(subscriptions, liveSubscriptionOf(users.id))
+    .innerJoin(organizations, eq(organizations.id, apiKeys.userId))
+    .leftJoin(users, sql`${users.id} = ${creatorOf}`)
+    .leftJoin(
+      organizationMembers,
+      and(eq(organizationMembers.orgId, apiKeys.userId), sql`${organizationMembers.userId} = ${creatorOf}`),
+    )
+    .leftJoin(
+      memberCreditUsage,
+      and(
+        eq(memberCreditUsage.orgId, apiKeys.userId),
+        sql`${memberCreditUsage.userId} = ${creatorOf}`,
+        eq(memberCreditUsage.month, sql.placeholder("month")),
+      ),
+    )
+    .leftJoin(creditGrants, eq(creditGrants.userId, apiKeys.userId))
+    .leftJoin(subscriptions, liveSubscriptionOf(apiKeys.userId))
     .leftJoin(
       apiKeyUsage,
       and(eq(apiKeyUsage.apiKeyId, apiKeys.id), eq(apiKeyUsage.month, sql.placeholder("month"))),
@@ -165,14 +269,20 @@ const keyWithHolderQuery = preparedPerHandle((db) =>
 
 export interface KeyWithHolder {
   key: ApiKeyRow;
-  holder: UserWithBilling;
+  org: { id: string; name: string | null; personal: boolean };
+  /** The member who made the key; null for a shared key. */
+  member: { id: string; username: string; cap: number | null; usedThisMonth: number } | null;
+  grants: CreditGrant[];
+  subscription: SubscriptionState;
   /** Milli-credits charged with the key this Berlin month. */
   usedThisMonth: number;
 }
 
 /**
- * A presented API key (the whole key text) that is genuine and usable at `now`, with its user and
- * their billing and the key's spend this month: one statement.
+ * A presented API key (the whole key text) that is genuine and usable at `now`, with its
+ * organisation and its billing, its member, and the key's spend this month: one statement. A key is
+ * inactive (not revoked) while its organisation or its creator is disabled, and a member's key once
+ * the member has left (the removal revokes it too).
  */
 export async function authenticateApiKeyWithHolder(
   db: DbOrTx,
@@ -184,8 +294,26 @@ export async function authenticateApiKeyWithHolder(
   const rows = await keyWithHolderQuery(db).execute({ id: parsed.id, month: berlinMonth(now) });
   const first = rows[0];
   if (!first || !isUsableApiKey(first.key, now) || !keyMatches(key, first.key.secretHash)) return undefined;
-  // A disabled account's keys are inactive until staff enable it again (they are not revoked).
-  if (first.user.disabledAt !== null) return undefined;
-  const holder = collectUserWithBilling(rows);
-  return holder && { key: first.key, holder, usedThisMonth: first.used ?? 0 };
+  const { org, creator, member } = first;
+  if (org.disabledAt !== null || org.deletedAt !== null || !creator || creator.disabledAt !== null)
+    return undefined;
+  if (!first.key.shared && member?.userId == null) return undefined;
+  const grants = new Map<string, CreditGrant>();
+  for (const { grant } of rows)
+    if (grant && !grants.has(grant.id)) grants.set(grant.id, toCreditGrant(grant));
+  return {
+    key: first.key,
+    org: { id: org.id, name: org.name, personal: org.personal },
+    member: first.key.shared
+      ? null
+      : {
+          id: creator.id,
+          username: creator.username,
+          cap: member?.cap ?? null,
+          usedThisMonth: first.memberUsed ?? 0,
+        },
+    grants: [...grants.values()],
+    subscription: stateFromRow(first.subscription),
+    usedThisMonth: first.used ?? 0,
+  };
 }

@@ -26,30 +26,56 @@ export interface IntrospectionDeps {
 
 const toSeconds = (date: Date) => Math.floor(date.getTime() / 1000);
 
-/** The part of the answer every active credential has: who, their plan, its limits and the balance. */
+/** An access token's holder: the user and their personal organisation (its id is theirs). */
 function holderFields(found: UserWithBilling, now: Date, tiers: TierLookup) {
-  const billing = billingAt(found.grants, found.subscription, now, tiers);
-  const productId = billing.subscription?.product_id;
-  const tier = productId ? tiers(productId) : undefined;
   return {
     sub: found.user.id,
     username: found.user.username,
     role: found.user.role,
+    ...planFields(found.grants, found.subscription, now, tiers),
+    org_id: found.user.id,
+  };
+}
+
+/** The plan, its limits and the balance of a billing account at `now`. */
+function planFields(
+  grants: UserWithBilling["grants"],
+  stored: UserWithBilling["subscription"],
+  now: Date,
+  tiers: TierLookup,
+) {
+  const billing = billingAt(grants, stored, now, tiers);
+  const productId = billing.subscription?.product_id;
+  const tier = productId ? tiers(productId) : undefined;
+  return {
     plan: tier?.key ?? "FREE",
     limits: { concurrent_requests: concurrentRequestsOf(tier?.key) },
     credit_balance: billing.credit_balance,
   };
 }
 
+/**
+ * An API key stands for its organisation (`sub`, the plan, limits and balance are the
+ * organisation's; a personal key's `sub` is its user's id, as before organisations) and for the
+ * member who made it, with their monthly cap (ORGANISATIONS.md).
+ */
 async function introspectApiKey(deps: IntrospectionDeps, token: string, now: Date): Promise<Introspection> {
   const found = await authenticateApiKeyWithHolder(deps.db, token, now);
   if (!found) return INACTIVE;
-  const { key, holder, usedThisMonth: used } = found;
+  const { key, org, member, usedThisMonth: used } = found;
   deps.lastUsed.touch("api", key.id, now);
+  const capped = member !== null && member.cap !== null;
   return {
     active: true,
     token_type: "api_key",
-    ...holderFields(holder, now, deps.tiers),
+    sub: org.id,
+    username: member?.username ?? org.name ?? "",
+    role: "user",
+    ...planFields(found.grants, found.subscription, now, deps.tiers),
+    org_id: org.id,
+    member_id: member?.id ?? null,
+    member_monthly_credit_cap: capped ? fromMillicredits(member.cap ?? 0) : null,
+    member_credits_used_this_month: capped ? fromMillicredits(member.usedThisMonth) : null,
     key_id: key.id,
     ...(key.expiresAt ? { exp: toSeconds(key.expiresAt) } : {}),
     monthly_credit_limit: key.monthlyCreditLimit === null ? null : fromMillicredits(key.monthlyCreditLimit),

@@ -2,7 +2,12 @@
 // (contract/credit-costs.ts, the table /plans shows), within the key's feature restriction and
 // monthly limit and the user's balance, exactly once per idempotency key (billing/spends.ts decides).
 import { type FeatureId, featureName, type People, priceOf } from "../../contract/credit-costs.ts";
-import { type SpendRefusal, type SpendRequest, spendCredits } from "../billing/spends.ts";
+import {
+  type MemberCapEvent,
+  type SpendRefusal,
+  type SpendRequest,
+  spendCredits,
+} from "../billing/spends.ts";
 import type { Db } from "../db/types.ts";
 import { berlinMonth } from "../domain/berlin-time.ts";
 import type { LastUsed } from "./last-used.ts";
@@ -33,8 +38,10 @@ export type ChargeResult =
       repeated: boolean;
       /** The low-balance threshold this charge crossed, if it did (spends.ts). */
       lowBalanceCrossed: number | null;
+      /** The member whose month this charge took past 80 % of their cap, if it did (spends.ts). */
+      memberCapNearing: MemberCapEvent | null;
     }
-  | { ok: false; reason: SpendRefusal };
+  | { ok: false; reason: SpendRefusal; memberCap?: MemberCapEvent };
 
 /** The spend a feature charge asks billing for: its price, its ledger text, and what it meters. */
 export function featureSpend(charge: FeatureCharge, requestedBy: string | null): SpendRequest {
@@ -75,5 +82,6 @@ export async function chargeFeature(
     spendId: result.spendId,
     repeated: result.repeated,
     lowBalanceCrossed: result.lowBalanceCrossed,
+    memberCapNearing: result.memberCapNearing,
   };
 }

@@ -19,6 +19,8 @@ export interface SecurityEvent {
   /** Who acted, as a person reads it: the account's username, or "unknown user". */
   actorLabel: string;
   origin: RequestOrigin;
+  /** The team organisation the event is about (its activity log), if any. */
+  orgId?: string | undefined;
   details?: Record<string, unknown>;
 }
 
@@ -38,6 +40,7 @@ export function appendSecurityEvent(tx: Tx, event: SecurityEvent, now: Date) {
       actorLabel: event.actorLabel,
       action: event.action,
       subjectUserId: event.userId,
+      subjectOrgId: event.orgId ?? null,
       reason: null,
       details: { ...event.details, user_agent: event.origin.userAgent },
       ip: event.origin.ip,

@@ -4,11 +4,19 @@
 // console. Placed in the dispute's own transaction, with a system entry in the audit log.
 import { and, eq, inArray, isNull, sql } from "drizzle-orm";
 import { appendAudit } from "../audit/audit-log.ts";
-import { type CreditGrantRow, creditAdjustments, type InvoiceRow, users } from "../db/schema/index.ts";
+import {
+  type CreditGrantRow,
+  creditAdjustments,
+  type InvoiceRow,
+  organizations,
+} from "../db/schema/index.ts";
 import type { Tx } from "../db/types.ts";
 import { lostDisputeNeedsHold } from "../domain/reversal.ts";
 
-/** Puts the payment's account on hold when `grant` (as it was before the loss) shows spent credits. */
+/**
+ * Puts the organisation that paid on hold when `grant` (as it was before the loss) shows spent
+ * credits (ORGANISATIONS.md: a lost dispute puts the organisation that paid on hold).
+ */
 export async function holdAfterLostDispute(
   tx: Tx,
   row: InvoiceRow,
@@ -27,10 +35,10 @@ export async function holdAfterLostDispute(
     );
   if (!lostDisputeNeedsHold(grant, Number(taken?.sum ?? 0))) return false;
   const held = await tx
-    .update(users)
-    .set({ disputeHoldAt: now, updatedAt: now })
-    .where(and(eq(users.id, row.userId), isNull(users.disputeHoldAt)))
-    .returning({ id: users.id });
+    .update(organizations)
+    .set({ disputeHoldAt: now })
+    .where(and(eq(organizations.id, row.userId), isNull(organizations.disputeHoldAt)))
+    .returning({ id: organizations.id, personal: organizations.personal });
   if (held.length === 0) return false; // on hold already
   await appendAudit(
     tx,
@@ -38,7 +46,9 @@ export async function holdAfterLostDispute(
       actorId: null,
       actorLabel: "system",
       action: "account.dispute_hold",
-      subjectUserId: row.userId,
+      // A personal organisation's hold is its user's, as before organisations.
+      subjectUserId: held[0]?.personal ? row.userId : null,
+      subjectOrgId: row.userId,
       reason: "A dispute was lost after the payment's credits were spent",
       details: { invoice_id: row.id, invoice_number: row.number, dispute_id: disputeId },
       ip: null,

@@ -63,6 +63,7 @@ describe.each(TEST_DATABASES)("spendBatch (%s)", (kind) => {
       ok: true,
       userId: ann.id,
       lowBalanceCrossed: null,
+      memberCapNearing: null,
       balanceAfter: FREE - 1000,
       repeated: false,
       spendId: expect.any(String),

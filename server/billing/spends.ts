@@ -8,7 +8,7 @@
 // rows as one JSON parameter, so each statement's text, and the server's prepared statement, is the
 // same whatever the batch.
 import { randomUUID } from "node:crypto";
-import { asc, type SQLWrapper, sql } from "drizzle-orm";
+import { asc, getTableColumns, type SQLWrapper, sql } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import { isUserId } from "../accounts/users.ts";
 import { isUsableApiKey } from "../api-access/api-keys.ts";
@@ -19,6 +19,9 @@ import {
   apiKeyUsage,
   creditGrants,
   creditSpends,
+  memberCreditUsage,
+  organizationMembers,
+  organizations,
   usageDaily,
   users,
 } from "../db/schema/index.ts";
@@ -33,6 +36,7 @@ import type { Db } from "../db/types.ts";
 import { berlinDay } from "../domain/berlin-time.ts";
 import { type ChargeFingerprint, isSameCharge } from "../domain/idempotency.ts";
 import { applySpend, balance, type CreditGrant, planSpend, type SpendTake } from "../domain/ledger.ts";
+import { crossesNearCap, exceedsCap } from "../domain/member-caps.ts";
 import { batched } from "./batched.ts";
 import { GRANT_COLUMNS, NEWEST_GRANT_FIRST, toCreditGrant } from "./ledger-store.ts";
 
@@ -43,6 +47,8 @@ export type SpendRefusal =
   | "no_key"
   | "feature_not_allowed"
   | "key_limit"
+  /** The key's member reached their monthly cap in the organisation (ORGANISATIONS.md). */
+  | "member_cap"
   | "disabled"
   | "dispute_hold"
   /** The idempotency key was used for a different request (domain/idempotency.ts). */
@@ -63,8 +69,29 @@ export type SpendResult =
        * exactly one sees the crossing; a repeated spend never does.
        */
       lowBalanceCrossed: number | null;
+      /**
+       * The member whose key paid, when this charge took their month's spending past 80 % of their
+       * cap (decided under the organisation's lock, so once); else null.
+       */
+      memberCapNearing: MemberCapEvent | null;
     }
-  | { ok: false; reason: SpendRefusal };
+  | {
+      ok: false;
+      reason: SpendRefusal;
+      /** For a refusal by the member's cap: whose and which month (the first such refusal mails). */
+      memberCap?: MemberCapEvent;
+    };
+
+/** A member's monthly cap in an organisation, and what their keys spent of it. */
+export interface MemberCapEvent {
+  orgId: string;
+  memberId: string;
+  /** Berlin month, by its first day. */
+  month: string;
+  /** Milli-credits. */
+  cap: number;
+  used: number;
+}
 
 /** What a metered charge (consume by feature) records besides the amount. */
 export interface Metering {
@@ -110,9 +137,22 @@ export function spendCredits(db: Db, request: SpendRequest): Promise<SpendResult
 
 const pairKey = (a: string, b: string) => `${a}\u0000${b}`;
 
-/** What the batch's transaction read, under the users' locks. */
+/** An API key of the batch with what decides whether its member may spend through it. */
+interface BatchKey extends ApiKeyRow {
+  /** The member the key's spending counts against: its creator; null for a shared key. */
+  memberId: string | null;
+  /** False when the creator left the organisation or staff disabled them: the key is inactive. */
+  creatorActive: boolean;
+  /** The creator's monthly cap in the organisation (milli-credits), null: none. */
+  memberCap: number | null;
+}
+
+/** What the batch's transaction read, under the organisations' locks. */
 interface BatchState {
+  /** The locked organisations (the billing accounts; a personal one has its user's id). */
   users: Set<string>;
+  /** Those of them that are personal: the only ones a user id (consume {user_id}) may charge. */
+  personal: Set<string>;
   /** The locked users whose account staff disabled: nothing is charged to them. */
   disabled: Set<string>;
   /** The locked users on a dispute hold (billing/dispute-hold.ts): nothing is charged to them either. */
@@ -120,7 +160,7 @@ interface BatchState {
   /** Each locked user's low-balance threshold in milli-credits, or null for no alert. */
   thresholds: Map<string, number | null>;
   /** The batch's API keys, read after the locks (a key revoked a moment ago is seen revoked). */
-  keys: Map<string, ApiKeyRow>;
+  keys: Map<string, BatchKey>;
   /** Each user's grants, updated in memory as the batch's spends take from them. */
   grants: Map<string, CreditGrant[]>;
   /**
@@ -130,6 +170,8 @@ interface BatchState {
   earlier: Map<string, { result: Extract<SpendResult, { ok: true }>; asked: ChargeFingerprint }>;
   /** Milli-credits used per API key and month, this batch's spends included. */
   usage: Map<string, number>;
+  /** Milli-credits used per (organisation, member, month), this batch's spends included. */
+  memberUsage: Map<string, number>;
 }
 
 /**
@@ -149,29 +191,72 @@ const keyIdOf = (request: SpendRequest) => request.meter?.apiKeyId ?? undefined;
 const ofBatch = (userId: AnyPgColumn, p: Param) =>
   sql`${userId} = any(array(select unnest(${list(p("userIds"), "uuid")}) union select ${apiKeys.userId} from ${apiKeys} where ${apiKeys.id} = any(${list(p("keyIds"), "text")})))`;
 
-// The batch's reads, in the order they are sent: the users locked in id order (every batch takes
-// them in the same order, so two never deadlock), then their keys, earlier spends, grants and key
-// usage. Sent together, the reads run after the lock on the same connection, so each sees what was
+/** The member a key's spending counts against: its creator (a key of the previous version: its user). */
+const creatorOf = sql`coalesce(${apiKeys.createdBy}, ${apiKeys.userId})`;
+
+// The batch's reads, in the order they are sent: the organisations locked in id order (every batch
+// takes them in the same order, so two never deadlock), then their keys, earlier spends, grants,
+// key usage and member usage. A user id names only its personal organisation (consume {user_id}):
+// a team organisation is charged through its keys alone. Sent together, the reads run after the lock on the same connection, so each sees what was
 // committed before the lock.
-const lockUsers = statement("lock_users", (q, p) =>
+const lockOrganizations = statement("lock_organizations", (q, p) =>
   q
     .select({
-      id: users.id,
-      lowBalanceThreshold: users.lowBalanceThreshold,
-      disabledAt: users.disabledAt,
-      disputeHoldAt: users.disputeHoldAt,
+      id: organizations.id,
+      personal: organizations.personal,
+      lowBalanceThreshold: organizations.lowBalanceThreshold,
+      disabledAt: organizations.disabledAt,
+      deletedAt: organizations.deletedAt,
+      disputeHoldAt: organizations.disputeHoldAt,
+      /** A personal organisation is disabled with its user. */
+      userDisabledAt: users.disabledAt,
     })
-    .from(users)
-    .where(ofBatch(users.id, p))
-    .orderBy(asc(users.id))
-    .for("update"),
+    .from(organizations)
+    .leftJoin(users, sql`${users.id} = ${organizations.id}`)
+    .where(
+      sql`${organizations.id} = any(array(select unnest(${list(p("userIds"), "uuid")}) union select ${apiKeys.userId} from ${apiKeys} where ${apiKeys.id} = any(${list(p("keyIds"), "text")})))`,
+    )
+    .orderBy(asc(organizations.id))
+    .for("update", { of: organizations }),
 );
 
 const keysOfBatch = statement("api_keys_of_batch", (q, p) =>
   q
-    .select()
+    // Flat, as two-trip statements must be: the key's columns and its creator's state beside them.
+    .select({
+      ...getTableColumns(apiKeys),
+      creatorDisabledAt: users.disabledAt,
+      memberCap: organizationMembers.monthlyCreditCap,
+      /** Null when the creator is not (any more) a member of the key's organisation. */
+      memberUserId: organizationMembers.userId,
+    })
     .from(apiKeys)
+    .leftJoin(users, sql`${users.id} = ${creatorOf}`)
+    .leftJoin(
+      organizationMembers,
+      sql`${organizationMembers.orgId} = ${apiKeys.userId} and ${organizationMembers.userId} = ${creatorOf}`,
+    )
     .where(sql`${apiKeys.id} = any(${list(p("keyIds"), "text")})`),
+);
+
+/** What the batch's members (the creators of its keys) spent in its months. */
+const memberUsageOfBatch = statement("member_usage_of_batch", (q, p) =>
+  q
+    // Two keys of one member give the same row twice; batchState's map keeps one.
+    .select({
+      orgId: memberCreditUsage.orgId,
+      userId: memberCreditUsage.userId,
+      month: memberCreditUsage.month,
+      amount: memberCreditUsage.amount,
+    })
+    .from(memberCreditUsage)
+    .innerJoin(
+      apiKeys,
+      sql`${apiKeys.userId} = ${memberCreditUsage.orgId} and ${creatorOf} = ${memberCreditUsage.userId}`,
+    )
+    .where(
+      sql`${apiKeys.id} = any(${list(p("keyIds"), "text")}) and ${memberCreditUsage.month} = any(${list(p("months"), "date")})`,
+    ),
 );
 
 /**
@@ -227,15 +312,16 @@ export function batchReads(requests: readonly SpendRequest[]) {
     idempotencyKeys: [...new Set(requests.map((r) => r.idempotencyKey))],
   };
   return [
-    lockUsers(values),
+    lockOrganizations(values),
     keysOfBatch(values),
     earlierSpends(values),
     grantsOfBatch(values),
     keyUsageOfBatch(values),
+    memberUsageOfBatch(values),
   ] as const;
 }
 
-function batchState([locked, keyRows, earlierRows, grantRows, usageRows]: Answers<
+function batchState([locked, keyRows, earlierRows, grantRows, usageRows, memberRows]: Answers<
   ReturnType<typeof batchReads>
 >): BatchState {
   const lockedIds = locked.map((u) => u.id);
@@ -243,10 +329,28 @@ function batchState([locked, keyRows, earlierRows, grantRows, usageRows]: Answer
   for (const row of grantRows) grants.get(row.userId)?.push(toCreditGrant(row));
   return {
     users: new Set(lockedIds),
-    disabled: new Set(locked.filter((u) => u.disabledAt !== null).map((u) => u.id)),
+    personal: new Set(locked.filter((o) => o.personal).map((o) => o.id)),
+    disabled: new Set(
+      locked
+        .filter(
+          (o) => o.disabledAt !== null || o.deletedAt !== null || (o.personal && o.userDisabledAt !== null),
+        )
+        .map((o) => o.id),
+    ),
     held: new Set(locked.filter((u) => u.disputeHoldAt !== null).map((u) => u.id)),
     thresholds: new Map(locked.map((u) => [u.id, u.lowBalanceThreshold])),
-    keys: new Map(keyRows.map((k) => [k.id, k])),
+    keys: new Map(
+      keyRows.map(({ creatorDisabledAt, memberCap, memberUserId, ...key }) => [
+        key.id,
+        {
+          ...key,
+          memberId: key.shared ? null : (key.createdBy ?? key.userId),
+          // A shared key outlives its creator's membership; a member's key stops with it.
+          creatorActive: creatorDisabledAt === null && (key.shared || memberUserId !== null),
+          memberCap: key.shared ? null : memberCap,
+        },
+      ]),
+    ),
     grants,
     earlier: new Map(
       earlierRows.map((e) => [
@@ -260,14 +364,19 @@ function batchState([locked, keyRows, earlierRows, grantRows, usageRows]: Answer
             spendId: e.id,
             amount: e.amount,
             lowBalanceCrossed: null,
+            memberCapNearing: null,
           },
           asked: e,
         },
       ]),
     ),
     usage: new Map(usageRows.map((u) => [pairKey(u.apiKeyId, u.month), u.amount])),
+    memberUsage: new Map(memberRows.map((u) => [memberKey(u.orgId, u.userId, u.month), u.amount])),
   };
 }
+
+const memberKey = (orgId: string, memberId: string, month: string) =>
+  `${orgId}\u0000${memberId}\u0000${month}`;
 
 /** The spends of a batch, decided in arrival order and written together; one answer per request. */
 export function spendBatch(db: Db, requests: readonly SpendRequest[]): Promise<SpendResult[]> {
@@ -280,12 +389,19 @@ export function spendBatch(db: Db, requests: readonly SpendRequest[]): Promise<S
       const taken = new Map<string, number>();
       const addedUsage = new Map<string, { apiKeyId: string; month: string; amount: number }>();
       const daily = new Map<string, typeof usageDaily.$inferInsert>();
+      const addedMemberUsage = new Map<string, typeof memberCreditUsage.$inferInsert>();
       for (const request of requests) {
         const answer = decide(state, request);
         results.push(answer.result);
         if (!answer.spend) continue;
-        const { takes, row } = answer.spend;
+        const { takes, row, member } = answer.spend;
         spendRows.push(row);
+        if (member) {
+          const key = memberKey(member.orgId, member.userId, member.month);
+          const added = addedMemberUsage.get(key) ?? { ...member, amount: 0 };
+          added.amount += request.amount;
+          addedMemberUsage.set(key, added);
+        }
         for (const take of takes) taken.set(take.grantId, (taken.get(take.grantId) ?? 0) + take.amount);
         const meter = request.meter;
         addToDay(daily, row, meter);
@@ -302,7 +418,13 @@ export function spendBatch(db: Db, requests: readonly SpendRequest[]): Promise<S
       }
       return {
         result: results,
-        writes: batchWrites(spendRows, taken, [...addedUsage.values()], [...daily.values()]),
+        writes: batchWrites(
+          spendRows,
+          taken,
+          [...addedUsage.values()],
+          [...daily.values()],
+          [...addedMemberUsage.values()],
+        ),
       };
     },
   });
@@ -338,8 +460,17 @@ function fingerprintOf(request: SpendRequest): ChargeFingerprint {
 
 interface Decision {
   result: SpendResult;
-  spend?: { takes: SpendTake[]; row: typeof creditSpends.$inferInsert };
+  spend?: {
+    takes: SpendTake[];
+    row: typeof creditSpends.$inferInsert;
+    /** The member whose month the charge counts in (a member's key), if any. */
+    member?: { orgId: string; userId: string; month: string } | undefined;
+  };
 }
+
+/** `{[name]: value}` when there is a value, else nothing (exactOptionalPropertyTypes). */
+const optional = <K extends string, V>(name: K, value: V | undefined) =>
+  (value === undefined ? {} : { [name]: value }) as Partial<Record<K, V>>;
 
 /** One spend against the batch's state as the spends before it in the batch left it. */
 function decide(state: BatchState, request: SpendRequest): Decision {
@@ -353,23 +484,37 @@ function decide(state: BatchState, request: SpendRequest): Decision {
     }
   }
   const userId = key?.userId ?? request.userId;
-  if (userId === undefined || !state.users.has(userId)) return { result: { ok: false, reason: "no_user" } };
+  if (userId === undefined || !state.users.has(userId) || (!key && !state.personal.has(userId))) {
+    return { result: { ok: false, reason: "no_user" } };
+  }
   const idempotency = pairKey(userId, request.idempotencyKey);
   const earlier = state.earlier.get(idempotency);
   if (earlier) {
     if (!isSameCharge(earlier.asked, fingerprintOf(request))) {
       return { result: { ok: false, reason: "idempotency_mismatch" } };
     }
-    return { result: { ...earlier.result, repeated: true, lowBalanceCrossed: null } };
+    return { result: { ...earlier.result, repeated: true, lowBalanceCrossed: null, memberCapNearing: null } };
   }
   // A disabled account's keys are inactive, and nothing else may charge it either; nor one on hold.
+  // So are the keys of a member who left or whom staff disabled (the organisation goes on).
   if (state.disabled.has(userId)) return { result: { ok: false, reason: key ? "no_key" : "disabled" } };
+  if (key && !key.creatorActive) return { result: { ok: false, reason: "no_key" } };
   if (state.held.has(userId)) return { result: { ok: false, reason: "dispute_hold" } };
 
   const usageKey = key && meter ? pairKey(key.id, meter.month) : undefined;
   const used = usageKey ? (state.usage.get(usageKey) ?? 0) : 0;
   if (key?.monthlyCreditLimit != null && used + request.amount > key.monthlyCreditLimit) {
     return { result: { ok: false, reason: "key_limit" } };
+  }
+  const memberUsageKey = key?.memberId && meter ? memberKey(userId, key.memberId, meter.month) : undefined;
+  const memberUsed = memberUsageKey ? (state.memberUsage.get(memberUsageKey) ?? 0) : 0;
+  const cap = key?.memberCap ?? null;
+  const capEvent = (used: number): MemberCapEvent | undefined =>
+    key?.memberId && meter && cap !== null
+      ? { orgId: userId, memberId: key.memberId, month: meter.month, cap, used }
+      : undefined;
+  if (exceedsCap(memberUsed, request.amount, cap)) {
+    return { result: { ok: false, reason: "member_cap", ...optional("memberCap", capEvent(memberUsed)) } };
   }
   const grants = state.grants.get(userId) ?? [];
   const plan = planSpend(grants, request.amount, request.now);
@@ -379,6 +524,7 @@ function decide(state: BatchState, request: SpendRequest): Decision {
   const balanceAfter = balanceBefore - request.amount;
   state.grants.set(userId, applySpend(grants, plan.takes));
   if (usageKey) state.usage.set(usageKey, used + request.amount);
+  if (memberUsageKey) state.memberUsage.set(memberUsageKey, memberUsed + request.amount);
   const spendId = randomUUID();
   const threshold = state.thresholds.get(userId) ?? null;
   const result = {
@@ -390,12 +536,18 @@ function decide(state: BatchState, request: SpendRequest): Decision {
     amount: request.amount,
     lowBalanceCrossed:
       threshold !== null && balanceBefore >= threshold && balanceAfter < threshold ? threshold : null,
+    memberCapNearing:
+      cap !== null && crossesNearCap(memberUsed, memberUsed + request.amount, cap)
+        ? (capEvent(memberUsed + request.amount) ?? null)
+        : null,
   } as const;
   state.earlier.set(idempotency, { result, asked: fingerprintOf(request) });
   return {
     result,
     spend: {
       takes: plan.takes,
+      member:
+        key?.memberId && meter ? { orgId: userId, userId: key.memberId, month: meter.month } : undefined,
       row: {
         id: spendId,
         userId,
@@ -443,6 +595,10 @@ const writeBatch = statement("write_batch", (q, p) =>
           ${insertJsonRows(apiKeyUsage, p("keyUsage"))}
           ${onConflict([apiKeyUsage.apiKeyId, apiKeyUsage.month])}
           do update set amount = ${apiKeyUsage.amount} + excluded.amount
+        ), member_usage as (
+          ${insertJsonRows(memberCreditUsage, p("memberUsage"))}
+          ${onConflict([memberCreditUsage.orgId, memberCreditUsage.userId, memberCreditUsage.month])}
+          do update set amount = ${memberCreditUsage.amount} + excluded.amount
         )
         select 1`,
   ),
@@ -454,6 +610,7 @@ function batchWrites(
   taken: ReadonlyMap<string, number>,
   usage: readonly { apiKeyId: string; month: string; amount: number }[],
   daily: readonly (typeof usageDaily.$inferInsert)[],
+  memberUsage: readonly (typeof memberCreditUsage.$inferInsert)[],
 ): Bound<unknown>[] {
   if (spendRows.length === 0) return [];
   return [
@@ -463,6 +620,7 @@ function batchWrites(
       spends: jsonRows(creditSpends, spendRows),
       daily: jsonRows(usageDaily, daily),
       keyUsage: jsonRows(apiKeyUsage, usage),
+      memberUsage: jsonRows(memberCreditUsage, memberUsage),
     }),
   ];
 }

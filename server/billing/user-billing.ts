@@ -2,6 +2,7 @@
 // as it stands at `now` (what is due at the period end already applied, so a read never waits for
 // the billing job).
 import { and, eq, inArray, sql } from "drizzle-orm";
+import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import type { User } from "../../contract/account.ts";
 import { tierForProductId } from "../../contract/catalogue.ts";
 import { isUserId } from "../accounts/users.ts";
@@ -85,7 +86,7 @@ export const USER_WITH_BILLING_COLUMNS = {
 };
 
 /** The live subscription's join condition, for queries that read a user with their billing. */
-export const liveSubscriptionOf = (userId: typeof users.id) =>
+export const liveSubscriptionOf = (userId: AnyPgColumn) =>
   and(eq(subscriptions.userId, userId), inArray(subscriptions.status, [...LIVE_STATUSES]));
 
 type UserWithBillingRow = {

@@ -16,7 +16,8 @@ export function apiCors(origins: string[]): MiddlewareHandler {
   const crossOrigin = cors({
     origin: (origin) => (origins.includes(origin) ? origin : null),
     allowMethods: ["GET", "POST", "OPTIONS"],
-    allowHeaders: ["Authorization", "Content-Type"],
+    // X-Organization chooses the organisation a call acts on (ORGANISATIONS.md).
+    allowHeaders: ["Authorization", "Content-Type", "X-Organization"],
     exposeHeaders: ["Retry-After", "WWW-Authenticate"],
     maxAge: 600,
   });

@@ -7,6 +7,7 @@ import type { Env, Handler, MiddlewareHandler } from "hono";
 import * as z from "zod/mini";
 import { detailSchema, validationErrorSchema } from "../../contract/account.ts";
 import { DETAIL, VALIDATION } from "../../contract/messages.ts";
+import { ORG_DETAIL } from "../../contract/org-messages.ts";
 import { MAX_BODY_BYTES } from "./api-middleware.ts";
 
 export type Registry = OpenAPIHono["openAPIRegistry"];
@@ -201,6 +202,24 @@ const IGNORED_BODY = {
 /** Marks a middleware that answers 429 on its own (limitWrites): its routes document that 429. */
 export const ANSWERS_TOO_MANY = Symbol("answers 429");
 
+/**
+ * Marks the middleware that reads X-Organization (server/orgs/membership.ts): its routes document
+ * the header and the 404 it answers for an organisation the caller is not a member of.
+ */
+export const READS_ORG_HEADER = Symbol("reads X-Organization");
+
+const ORG_HEADER_PARAMETER = {
+  name: "X-Organization",
+  in: "header" as const,
+  required: false,
+  description:
+    "The organisation the call acts on (its id); without it, the caller's personal organisation. An organisation the caller is not a member of answers 404.",
+  schema: { type: "string" as const, maxLength: 64 },
+};
+
+const has = (handlers: readonly unknown[], mark: symbol) =>
+  handlers.some((h) => typeof h === "function" && mark in h);
+
 const signedIn = (route: RouteConfig) =>
   (route.security ?? []).some((requirement) => BEARER_SCHEME in requirement);
 
@@ -219,12 +238,24 @@ function withCommonAnswers(
   const common = errorResponses(registry, {
     ...(takesBody ? { 413: `The body is larger than ${MAX_BODY_BYTES} bytes` } : {}),
     ...(signedIn(route) ? { 403: `"${DETAIL.accountDisabled}": staff disabled the account` } : {}),
-    ...(handlers.some((h) => typeof h === "function" && ANSWERS_TOO_MANY in h)
-      ? { 429: "Too many writes" }
+    ...(has(handlers, ANSWERS_TOO_MANY) ? { 429: "Too many writes" } : {}),
+    ...(handlers.some(
+      (h) =>
+        typeof h === "function" && (h as { [READS_ORG_HEADER]?: string })[READS_ORG_HEADER] === "may refuse",
+    )
+      ? { 404: `"${ORG_DETAIL.notFound}": X-Organization names no organisation of the caller` }
       : {}),
   });
+  const readsOrg = has(handlers, READS_ORG_HEADER);
   return {
     ...route,
+    ...(readsOrg
+      ? {
+          parameters: [...(route.parameters ?? []), ORG_HEADER_PARAMETER] as NonNullable<
+            RouteConfig["parameters"]
+          >,
+        }
+      : {}),
     ...(route.method === "post" && !route.request?.body
       ? { request: { ...route.request, body: IGNORED_BODY } }
       : {}),

@@ -11,6 +11,7 @@ import { organizationMembers, organizations } from "../db/schema/index.ts";
 import type { DbOrTx } from "../db/types.ts";
 import type { AppEnv } from "../http/app-env.ts";
 import { ApiError } from "../http/errors.ts";
+import { READS_ORG_HEADER } from "../http/openapi.ts";
 
 /** The one header that chooses the organisation (never a query parameter or a cookie). */
 export const ORG_HEADER = "X-Organization";
@@ -81,7 +82,7 @@ export function actingOrg(
   db: DbOrTx,
   options: { fallbackToPersonal?: boolean } = {},
 ): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
+  const middleware: MiddlewareHandler<AppEnv> = async (c, next) => {
     const user = c.get("user");
     const wanted = headerOrgId(c.req.header(ORG_HEADER));
     let org: ActingOrg | undefined;
@@ -94,6 +95,10 @@ export function actingOrg(
     c.set("org", org);
     await next();
   };
+  // The OpenAPI document lists the header on its routes, and the 404 where it can answer one.
+  return Object.assign(middleware, {
+    [READS_ORG_HEADER]: options.fallbackToPersonal ? "never refuses" : "may refuse",
+  });
 }
 
 /** Refuses (403) a caller whose role in the acting organisation lacks `ability`. */

@@ -5,6 +5,7 @@ import type { Passkeys } from "../accounts/passkeys.ts";
 import type { SecurityMails } from "../accounts/security-mails.ts";
 import type { TwoFactor } from "../accounts/two-factor.ts";
 import type { LowBalanceAlerts } from "../alerts/low-balance.ts";
+import type { MemberCapAlerts } from "../alerts/member-cap.ts";
 import type { LastUsed } from "../api-access/last-used.ts";
 import type { ServiceKeyCheck } from "../api-access/service-keys.ts";
 import type { AccessTokens } from "../auth/access-tokens.ts";
@@ -39,6 +40,8 @@ export interface ApiDeps {
   codeGuessingAlert: CodeGuessingAlert;
   /** Mails a user whose balance a charge took below their alert's threshold. */
   lowBalance: LowBalanceAlerts;
+  /** Mails a member and their organisation's owners and managers about the member's monthly cap. */
+  memberCaps: MemberCapAlerts;
   /** Mails organisations' invitation links. */
   orgMails: OrgMails;
   /** Checks the generation service's keys. */

@@ -64,10 +64,16 @@ describe.each(TEST_DATABASES)("API keys (%s)", (kind) => {
       last_used_at: null,
       monthly_credit_limit: 500,
       features: ["comic", "image-to-video"],
+      shared: false,
     });
     expect(created.key.startsWith(created.prefix)).toBe(true);
     const [listed] = await list(ann.accessToken);
-    expect(listed).toEqual({ ...created, key: undefined, credits_used_this_month: 0 });
+    expect(listed).toEqual({
+      ...created,
+      key: undefined,
+      credits_used_this_month: 0,
+      created_by: { user_id: ann.id, username: "ann" },
+    });
     expect(listed).not.toHaveProperty("key");
     expect(JSON.stringify(await list(ann.accessToken))).not.toContain(created.key);
   });

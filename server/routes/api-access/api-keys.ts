@@ -11,6 +11,9 @@ import {
   revokedKeysSchema,
 } from "../../../contract/api-keys.ts";
 import { DETAIL } from "../../../contract/messages.ts";
+import { ORG_DETAIL } from "../../../contract/org-messages.ts";
+import { can, type OrgRole } from "../../../contract/org-roles.ts";
+import type { KeyScope } from "../../api-access/api-keys.ts";
 import { createApiKey, listApiKeys, revokeAllApiKeys, revokeApiKey } from "../../api-access/api-keys.ts";
 import { appendSecurityEvent } from "../../audit/security-events.ts";
 import type { ApiKeyRow } from "../../db/schema/index.ts";
@@ -18,7 +21,7 @@ import { fromMillicredits, toMillicredits } from "../../domain/ledger.ts";
 import type { AppEnv } from "../../http/app-env.ts";
 import { limitWrites, reauthRefusal, requireRecentAuth, requireUser } from "../../http/auth-guard.ts";
 import { clientIp } from "../../http/client-ip.ts";
-import { ApiError } from "../../http/errors.ts";
+import { ApiError, RequestValidationError } from "../../http/errors.ts";
 import {
   addRoute,
   errorResponses,
@@ -31,12 +34,32 @@ import {
 import { pathId } from "../../http/path-id.ts";
 import { originOf } from "../../http/request-origin.ts";
 import { parseJsonBody } from "../../http/validation.ts";
+import { type ActingOrg, actingOrg, requireOrgAbility } from "../../orgs/membership.ts";
 import type { ApiDeps } from "../api-deps.ts";
+
+/**
+ * Which keys of the organisation a member sees and revokes (ORGANISATIONS.md's role table): owners
+ * every key, managers every key but the shared ones, developers the keys they made; billing
+ * members none (403 before this is asked).
+ */
+export function keyScopeOf(role: OrgRole, userId: string): KeyScope {
+  if (can(role, "allKeys")) return can(role, "makeSharedKeys") ? { kind: "all" } : { kind: "not_shared" };
+  return { kind: "own", userId };
+}
+
+/** The limit message of a refused creation: a personal account's words as before organisations. */
+const limitMessage = (org: ActingOrg, reason: "limit" | "org_limit") =>
+  reason === "org_limit"
+    ? ORG_DETAIL.orgKeyLimit
+    : org.personal
+      ? DETAIL.apiKeyLimit
+      : ORG_DETAIL.memberKeyLimit;
 
 const iso = (date: Date | null) => date?.toISOString() ?? null;
 
 function keyFields(row: ApiKeyRow) {
   return {
+    shared: row.shared,
     id: row.id,
     name: row.name,
     prefix: row.prefix,
@@ -55,13 +78,21 @@ function keyEvent(
   user: { id: string; username: string },
   key: Pick<ApiKeyRow, "id" | "prefix" | "name">,
   trustProxy: boolean,
+  org: ActingOrg,
 ) {
   return {
     action,
     userId: user.id,
     actorLabel: user.username,
     origin: originOf(c, trustProxy),
-    details: { key_id: key.id, prefix: key.prefix, name: key.name },
+    // A team organisation's key names it (its activity log shows the event).
+    ...(org.personal ? {} : { orgId: org.id }),
+    details: {
+      key_id: key.id,
+      prefix: key.prefix,
+      name: key.name,
+      ...(org.personal ? {} : { org_id: org.id }),
+    },
   };
 }
 
@@ -69,6 +100,8 @@ export function apiKeyRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>();
   const registry = app.openAPIRegistry;
   const auth = requireUser(deps);
+  // Every key call but revoke-all acts on the organisation of X-Organization.
+  const inOrg = [auth, actingOrg(deps.db)] as const;
   const security = SIGNED_IN;
 
   addRoute(
@@ -94,26 +127,38 @@ export function apiKeyRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
         },
         ...errorResponses(registry, {
           401: "No valid access token",
-          403: reauthRefusal(registry, '"Email not verified", or '),
-          409: "20 keys already: revoke one first",
+          403: reauthRefusal(
+            registry,
+            `"Email not verified", "${ORG_DETAIL.notAllowed}" (a billing member, or a shared key asked by a non-owner), or `,
+          ),
+          409: "20 keys of the member already, or 200 of the organisation: revoke one first",
           422: "Invalid body",
           429: "Too many signed-in writes",
         }),
       },
     },
-    auth,
+    ...inOrg,
+    requireOrgAbility("ownKeys"),
     requireRecentAuth(deps),
     limitWrites(deps.limiter),
     async (c) => {
-      const user = c.var.user;
+      const { user, org } = c.var;
       if (!user.emailVerified) throw new ApiError(403, DETAIL.emailNotVerified);
       const body = await parseJsonBody(c, createApiKeyRequestSchema);
+      const shared = body.shared === true;
+      if (shared && (org.personal || !can(org.role, "makeSharedKeys")))
+        throw new ApiError(403, ORG_DETAIL.notAllowed);
+      if (shared && (body.monthly_credit_limit === undefined || body.monthly_credit_limit === null)) {
+        throw new RequestValidationError([
+          { loc: ["body", "monthly_credit_limit"], msg: ORG_DETAIL.sharedKeyNeedsLimit, type: "value_error" },
+        ]);
+      }
       const now = deps.clock.now();
       // The key and its security event commit together: no key the log does not know of.
       const result = await deps.db.transaction(async (tx) => {
         const created = await createApiKey(
           tx,
-          user.id,
+          { orgId: org.id, createdBy: user.id, shared },
           {
             name: body.name,
             expiresInDays: body.expires_in_days ?? null,
@@ -128,15 +173,15 @@ export function apiKeyRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
         if (created.ok) {
           await appendSecurityEvent(
             tx,
-            keyEvent(c, "api_key.create", user, created.row, deps.trustProxy),
+            keyEvent(c, "api_key.create", user, created.row, deps.trustProxy, org),
             now,
           );
         }
         return created;
       });
       if (!result.ok) {
-        if (result.reason === "limit") throw new ApiError(409, DETAIL.apiKeyLimit);
-        throw new ApiError(401, DETAIL.couldNotValidateCredentials);
+        if (result.reason === "no_user") throw new ApiError(404, ORG_DETAIL.notFound);
+        throw new ApiError(409, limitMessage(org, result.reason));
       }
       deps.securityMails.apiKeyCreated(user, result.row, clientIp(c, deps.trustProxy));
       const answer: CreatedApiKey = { ...keyFields(result.row), key: result.key, last_used_at: null };
@@ -151,22 +196,31 @@ export function apiKeyRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
       path: "/api-keys",
       operationId: "listApiKeys",
       tags: ["api keys"],
-      summary: "The user's API keys, newest first (never the keys themselves)",
+      summary:
+        "The organisation's API keys the caller may see, newest first (never the keys themselves): an owner every key, a manager every key but the shared ones, a developer the keys they made",
       security,
       responses: {
         200: {
           description: "Keys",
           content: jsonContent(schemaRef(registry, "ApiKeyList", apiKeyListSchema)),
         },
-        ...errorResponses(registry, { 401: "No valid access token" }),
+        ...errorResponses(registry, {
+          401: "No valid access token",
+          403: `"${ORG_DETAIL.notAllowed}": a billing member has no keys`,
+        }),
       },
     },
-    auth,
+    ...inOrg,
+    requireOrgAbility("ownKeys"),
     async (c) => {
-      const keys = await listApiKeys(deps.db, c.var.user.id, deps.clock.now());
-      const data: ApiKey[] = keys.map(({ row, usedThisMonth }) => ({
+      const { org, user } = c.var;
+      const keys = await listApiKeys(deps.db, org.id, deps.clock.now(), {
+        scope: keyScopeOf(org.role, user.id),
+      });
+      const data: ApiKey[] = keys.map(({ row, usedThisMonth, creator }) => ({
         ...keyFields(row),
         credits_used_this_month: fromMillicredits(usedThisMonth),
+        created_by: { user_id: row.createdBy ?? row.userId, username: creator },
       }));
       return c.json({ data }, 200);
     },
@@ -186,19 +240,21 @@ export function apiKeyRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
         204: { description: "Revoked" },
         ...errorResponses(registry, {
           401: "No valid access token",
-          404: "No such key (also another user's key)",
+          403: `"${ORG_DETAIL.notAllowed}": a billing member has no keys`,
+          404: `"${DETAIL.apiKeyNotFound}": no such key the caller may revoke in the organisation (another organisation's key too), or "${ORG_DETAIL.notFound}"`,
         }),
       },
     },
-    auth,
+    ...inOrg,
+    requireOrgAbility("ownKeys"),
     async (c) => {
       const id = pathId(c, "id", "apiKey");
-      const { user } = c.var;
+      const { user, org } = c.var;
       const now = deps.clock.now();
       const revoked = await deps.db.transaction(async (tx) => {
-        const key = await revokeApiKey(tx, user.id, id, now);
+        const key = await revokeApiKey(tx, org.id, id, now, keyScopeOf(org.role, user.id));
         if (key)
-          await appendSecurityEvent(tx, keyEvent(c, "api_key.revoke", user, key, deps.trustProxy), now);
+          await appendSecurityEvent(tx, keyEvent(c, "api_key.revoke", user, key, deps.trustProxy, org), now);
         return key;
       });
       if (!revoked) throw new ApiError(404, DETAIL.apiKeyNotFound);
@@ -213,7 +269,8 @@ export function apiKeyRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
       path: "/api-keys/revoke-all",
       operationId: "revokeAllApiKeys",
       tags: ["api keys"],
-      summary: "Revoke every API key of the account at once (after a password reset, or a leak)",
+      summary:
+        "Revoke every API key the account made, in every organisation, at once (after a password reset, or a leak); X-Organization is ignored",
       security,
       responses: {
         200: {
@@ -228,7 +285,7 @@ export function apiKeyRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
       const { user } = c.var;
       const now = deps.clock.now();
       const revoked = await deps.db.transaction(async (tx) => {
-        const count = await revokeAllApiKeys(tx, user.id, now);
+        const count = (await revokeAllApiKeys(tx, user.id, now)).length;
         await appendSecurityEvent(
           tx,
           {

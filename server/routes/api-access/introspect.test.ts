@@ -53,6 +53,10 @@ describe.each(TEST_DATABASES)("introspection (%s)", (kind) => {
       sub: ann.id,
       username: "ann",
       role: "user",
+      org_id: ann.id,
+      member_id: ann.id,
+      member_monthly_credit_cap: null,
+      member_credits_used_this_month: null,
       key_id: key.id,
       exp: Math.floor((ctx.t.clock.now().getTime() + 90 * DAY) / 1000),
       plan: "D",
@@ -79,6 +83,7 @@ describe.each(TEST_DATABASES)("introspection (%s)", (kind) => {
       plan: "FREE",
       limits: { concurrent_requests: 1 },
       credit_balance: TEST_FREE_CREDITS,
+      org_id: ann.id,
       features: [...FEATURE_IDS],
     });
     const forKey = await introspect(ctx.t, service, key.key);

@@ -8,13 +8,15 @@ import { ADMIN_TEXT } from "../../../contract/admin-rules.ts";
 import { consumeAnswerSchema, consumeFeatureRequestSchema } from "../../../contract/api-keys.ts";
 import { consumeRequestSchema } from "../../../contract/billing.ts";
 import { DETAIL } from "../../../contract/messages.ts";
+import { ORG_DETAIL } from "../../../contract/org-messages.ts";
 import { USAGE_MAX_DAYS } from "../../../contract/usage.ts";
 import { canonicalUuid, findUserById } from "../../accounts/users.ts";
 import type { LowBalanceAlerts } from "../../alerts/low-balance.ts";
+import type { MemberCapAlerts } from "../../alerts/member-cap.ts";
 import { parseKey } from "../../api-access/key-format.ts";
 import { chargeFeature, type FeatureCharge, featureSpend } from "../../api-access/metering.ts";
 import type { Billing } from "../../billing/service.ts";
-import type { SpendRefusal } from "../../billing/spends.ts";
+import type { MemberCapEvent, SpendRefusal } from "../../billing/spends.ts";
 import type { Db } from "../../db/types.ts";
 import { billingError } from "../../domain/billing-errors.ts";
 import { fromMillicredits, toMillicredits } from "../../domain/ledger.ts";
@@ -45,17 +47,27 @@ type ChargeOutcome =
       spendId: string;
       repeated: boolean;
       lowBalanceCrossed: number | null;
+      memberCapNearing?: MemberCapEvent | null;
     }
-  | { ok: false; reason: SpendRefusal };
+  | { ok: false; reason: SpendRefusal; memberCap?: MemberCapEvent };
+
+interface ChargeAlerts {
+  lowBalance: LowBalanceAlerts;
+  memberCaps: MemberCapAlerts;
+}
 
 /**
- * What a charge sets off besides its answer: one that took the balance below the user's alert
- * threshold mails them (after the commit, in the background). Both consume forms end here.
+ * What a charge sets off besides its answer (after the commit, in the background): one that took
+ * the balance below the alert threshold mails the organisation; one that took a member past 80 %
+ * of their cap, or was refused by it, mails the member and the owners and managers. Both consume
+ * forms end here.
  */
-function afterCharge(result: ChargeOutcome, alerts: LowBalanceAlerts): ChargeOutcome {
+function afterCharge(result: ChargeOutcome, alerts: ChargeAlerts): ChargeOutcome {
   if (result.ok && result.lowBalanceCrossed !== null) {
-    alerts.crossed(result.userId, result.lowBalanceCrossed, result.balanceAfter);
+    alerts.lowBalance.crossed(result.userId, result.lowBalanceCrossed, result.balanceAfter);
   }
+  if (result.ok && result.memberCapNearing) alerts.memberCaps.nearing(result.memberCapNearing);
+  if (!result.ok && result.memberCap) alerts.memberCaps.reached(result.memberCap);
   return result;
 }
 
@@ -84,6 +96,8 @@ function consumeAnswer(result: ChargeOutcome) {
       throw new ApiError(403, DETAIL.featureNotAllowed);
     case "key_limit":
       throw new ApiError(402, DETAIL.apiKeyCreditLimit);
+    case "member_cap":
+      throw new ApiError(402, ORG_DETAIL.memberCapReached);
     case "insufficient":
       throw new ApiError(402, billingError("insufficient_credits").message);
   }
@@ -209,7 +223,7 @@ export function addConsumeRoute(app: OpenAPIHono<AppEnv>, deps: ApiDeps & { bill
         const result = await chargeAsStaff(deps.db, actorOf(c, deps.trustProxy), spend, body.reason, {
           form: "manual",
         });
-        return answerCharge(c, afterCharge(result, deps.lowBalance));
+        return answerCharge(c, afterCharge(result, deps));
       }
       const body = parseWith(consumeFeatureRequestSchema, raw);
       const charge = {
@@ -223,13 +237,10 @@ export function addConsumeRoute(app: OpenAPIHono<AppEnv>, deps: ApiDeps & { bill
         recordedAt: body.at === undefined ? undefined : backdated(body.at, now, deps.allowBackdatedCharges),
       };
       if (!byService)
-        return answerCharge(
-          c,
-          afterCharge(await staffFeatureCharge(c, deps, charge, body.reason), deps.lowBalance),
-        );
+        return answerCharge(c, afterCharge(await staffFeatureCharge(c, deps, charge, body.reason), deps));
       const result = await chargeFeature(deps.db, deps.lastUsed, charge);
       const outcome = result.ok ? { ...result, amount: result.charged } : result;
-      return answerCharge(c, afterCharge(outcome, deps.lowBalance));
+      return answerCharge(c, afterCharge(outcome, deps));
     },
   );
 }

@@ -7,6 +7,7 @@ import type { AppEnv } from "../../http/app-env.ts";
 import { limitWrites, requireUser } from "../../http/auth-guard.ts";
 import { addRoute, errorResponses, jsonContent, SIGNED_IN, schemaRef } from "../../http/openapi.ts";
 import { parseJsonBody } from "../../http/validation.ts";
+import { actingOrg, requireOrgAbility } from "../../orgs/membership.ts";
 import type { ApiDeps } from "../api-deps.ts";
 
 const PATH = "/users/me/low-balance-alert";
@@ -14,7 +15,8 @@ const PATH = "/users/me/low-balance-alert";
 export function lowBalanceAlertRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>();
   const registry = app.openAPIRegistry;
-  const auth = requireUser(deps);
+  // The alert belongs to the organisation of X-Organization; its owners and billing members set it.
+  const auth = [requireUser(deps), actingOrg(deps.db), requireOrgAbility("billing")] as const;
   const security = SIGNED_IN;
   const setting = () => ({
     description: "The setting: a threshold in whole credits, or null when the alert is off",
@@ -35,8 +37,8 @@ export function lowBalanceAlertRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
       security,
       responses: { 200: setting(), ...errorResponses(registry, { 401: "No valid access token" }) },
     },
-    auth,
-    async (c) => c.json(asAnswer(await lowBalanceThreshold(deps.db, c.var.user.id)), 200),
+    ...auth,
+    async (c) => c.json(asAnswer(await lowBalanceThreshold(deps.db, c.var.org.id)), 200),
   );
 
   addRoute(
@@ -64,12 +66,12 @@ export function lowBalanceAlertRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
         }),
       },
     },
-    auth,
+    ...auth,
     limitWrites(deps.limiter),
     async (c) => {
       const body = await parseJsonBody(c, lowBalanceAlertSchema);
       const threshold = body.threshold === null ? null : toMillicredits(body.threshold);
-      await setLowBalanceThreshold(deps.db, c.var.user.id, threshold, deps.clock.now());
+      await setLowBalanceThreshold(deps.db, c.var.org.id, threshold);
       return c.json(asAnswer(threshold), 200);
     },
   );

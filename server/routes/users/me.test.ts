@@ -38,6 +38,7 @@ describe.each(TEST_DATABASES)("GET /v1/users/me (%s)", (kind) => {
       email_verified: true,
       credit_balance: TEST_FREE_CREDITS,
       subscription: FREE_SUBSCRIPTION,
+      organization: { id: user.id, name: null, personal: true, role: "owner" },
     });
   });
 

@@ -1,10 +1,22 @@
-// GET /v1/users/me.
+// GET /v1/users/me: the signed-in user with the balance and plan of the organisation of
+// X-Organization (ORGANISATIONS.md), or of their personal organisation without it. A header naming
+// an organisation the user is no longer a member of answers the personal one (never 404), so a
+// removed member's portal recovers: it sees `organization` differ from its choice and clears it.
 import { OpenAPIHono } from "@hono/zod-openapi";
-import { userSchema } from "../../../contract/account.ts";
-import { findUserWithBilling } from "../../billing/user-billing.ts";
+import type { Context } from "hono";
+import { type User, userSchema } from "../../../contract/account.ts";
+import { findUserWithBilling, userBilling } from "../../billing/user-billing.ts";
 import type { AppEnv } from "../../http/app-env.ts";
 import { authenticate } from "../../http/auth-guard.ts";
-import { addRoute, errorResponses, jsonContent, SIGNED_IN, schemaRef } from "../../http/openapi.ts";
+import {
+  addRoute,
+  errorResponses,
+  jsonContent,
+  READS_ORG_HEADER,
+  SIGNED_IN,
+  schemaRef,
+} from "../../http/openapi.ts";
+import { findMembership, headerOrgId, ORG_HEADER } from "../../orgs/membership.ts";
 import type { ApiDeps } from "../api-deps.ts";
 import { presentUserWithBilling } from "./present-user.ts";
 
@@ -19,7 +31,7 @@ export function userRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
       path: "/users/me",
       operationId: "getCurrentUser",
       tags: ["users"],
-      summary: "The logged-in user, with credit balance and subscription",
+      summary: "The logged-in user, with the credit balance and subscription of the chosen organisation",
       security: SIGNED_IN,
       responses: {
         200: { description: "The user", content: jsonContent(schemaRef(registry, "User", userSchema)) },
@@ -28,10 +40,29 @@ export function userRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
     },
     // requireUser's checks, with the user and their billing read in one statement (the API's most
     // frequent call: every page load of a logged-in visitor makes it).
-    async (c) => {
-      const account = await authenticate(deps, c.req.header("authorization"), findUserWithBilling);
-      return c.json(presentUserWithBilling(account, deps.clock.now(), deps.tiers), 200);
-    },
+    Object.assign(
+      async (c: Context<AppEnv>) => {
+        const account = await authenticate(deps, c.req.header("authorization"), findUserWithBilling);
+        const now = deps.clock.now();
+        const personal: User = {
+          ...presentUserWithBilling(account, now, deps.tiers),
+          organization: { id: account.user.id, name: null, personal: true, role: "owner" },
+        };
+        const wanted = headerOrgId(c.req.header(ORG_HEADER));
+        // The personal organisation costs no second read: its billing came with the user.
+        if (wanted === undefined || wanted === account.user.id) return c.json(personal, 200);
+        const org = await findMembership(deps.db, wanted, account.user.id);
+        if (!org) return c.json(personal, 200);
+        const billing = await userBilling(deps.db, org.id, now, deps.tiers);
+        const answer: User = {
+          ...personal,
+          ...billing,
+          organization: { id: org.id, name: org.name, personal: org.personal, role: org.role },
+        };
+        return c.json(answer, 200);
+      },
+      { [READS_ORG_HEADER]: "never refuses" },
+    ),
   );
   return app;
 }
