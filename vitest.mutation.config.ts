@@ -24,6 +24,8 @@ export default defineConfig({
       "contract/free-text.test.ts",
       "src/lib/admin-actions.test.ts",
       "src/lib/credit-breakdown.test.ts",
+      "contract/org-roles.test.ts",
+      "contract/org-messages.test.ts",
     ],
     environment: "node",
     maxWorkers: 1,
