@@ -7,10 +7,11 @@ import { can } from "../../contract/org-roles.ts";
 import { lockUser, userGrants } from "../billing/ledger-store.ts";
 import { BillingRefusal } from "../billing/refusal.ts";
 import type { Billing } from "../billing/service.ts";
-import { organizationMembers, organizations } from "../db/schema/index.ts";
+import { organizationMembers, organizations, users } from "../db/schema/index.ts";
 import type { Db, Tx } from "../db/types.ts";
 import { fromMillicredits } from "../domain/ledger.ts";
 import { ApiError } from "../http/errors.ts";
+import type { OrgMails } from "./org-mails.ts";
 import {
   auditOrg,
   closeOrg,
@@ -121,4 +122,34 @@ export async function leaveEveryTeam(tx: Tx, actor: OrgActor, now: Date): Promis
     );
   }
   return new Map([...left].map(([id, { removal }]) => [id, removal]));
+}
+
+/**
+ * After the account deletion committed: each team's owners learn which keys the account's leaving
+ * revoked there (none: no mail).
+ */
+export async function mailOwnersOfLeftTeams(
+  db: Db,
+  mails: OrgMails,
+  member: string,
+  left: ReadonlyMap<string, Removal>,
+): Promise<void> {
+  for (const [orgId, removal] of left) {
+    if (removal.revokedKeys.length === 0) continue;
+    const owners = await db
+      .select({ email: users.email, username: users.username, orgName: organizations.name })
+      .from(organizationMembers)
+      .innerJoin(users, eq(users.id, organizationMembers.userId))
+      .innerJoin(organizations, eq(organizations.id, organizationMembers.orgId))
+      .where(and(eq(organizationMembers.orgId, orgId), eq(organizationMembers.role, "owner")));
+    for (const owner of owners) {
+      mails.memberGone({
+        to: owner.email,
+        owner: owner.username,
+        orgName: owner.orgName ?? ORG_DETAIL.personalName,
+        member,
+        keys: removal.revokedKeys,
+      });
+    }
+  }
 }

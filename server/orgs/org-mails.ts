@@ -1,4 +1,5 @@
-// The mails of organisations' invitations (ORGANISATIONS.md): the link to /invitations/{token}.
+// The mails of organisations (ORGANISATIONS.md): an invitation's link to /invitations/{token}, and
+// the owners' word that a deleted account's keys in their organisation were revoked.
 // Links are built from PORTAL_URL, never from the request. Each goes out after the invitation has
 // committed, in the background: the answer never waits for SMTP, and a rolled-back invitation
 // sends nothing. The token travels only in this mail; the database keeps its hash.
@@ -42,8 +43,33 @@ export function invitationMail(args: InvitationMail & { portalUrl: string }): Ma
   });
 }
 
+export interface KeysRevokedMail {
+  to: string;
+  owner: string;
+  orgName: string;
+  /** The member whose account was deleted. */
+  member: string;
+  keys: readonly { name: string; prefix: string }[];
+}
+
+/** To an owner: a member's account was deleted, and with it the keys they made in the organisation. */
+export function memberGoneMail(args: KeysRevokedMail & { portalUrl: string }): MailMessage {
+  const keys = args.keys.map((k) => `${k.name} (${k.prefix}…)`).join(", ");
+  return render(args.to, {
+    subject: `${args.member} left ${args.orgName}: ${args.keys.length === 1 ? "1 API key" : `${args.keys.length} API keys`} revoked`,
+    greeting: `Hi ${args.owner},`,
+    paragraphs: [
+      `${args.member} deleted their ${PRODUCT_NAME} account and so left the organisation "${args.orgName}".`,
+      `The API keys they made there no longer work: ${keys}. Programs that used them need a new key.`,
+    ],
+    action: { label: "See the members", url: `${args.portalUrl}/org/members` },
+    closing: "Shared keys they made keep working until an owner revokes them.",
+  });
+}
+
 export interface OrgMails {
   invitation(mail: InvitationMail): void;
+  memberGone(mail: KeysRevokedMail): void;
 }
 
 export function createOrgMails(deps: {
@@ -55,6 +81,10 @@ export function createOrgMails(deps: {
     invitation(mail) {
       const message = invitationMail({ ...mail, portalUrl: deps.portalUrl });
       deps.tasks.run("organisation invitation mail", () => deps.mailer.send(message));
+    },
+    memberGone(mail) {
+      const message = memberGoneMail({ ...mail, portalUrl: deps.portalUrl });
+      deps.tasks.run("member gone mail", () => deps.mailer.send(message));
     },
   };
 }

@@ -61,12 +61,23 @@ describe.each(TEST_DATABASES)("account deletion and organisations (%s)", (kind) 
       .select()
       .from(auditLog)
       .where(and(eq(auditLog.subjectOrgId, acme.id), eq(auditLog.action, "member.leave")));
-    expect(left[0]?.details).toMatchObject({ revoked_keys: [inAcme], shared_keys: [shared], account_deleted: true });
+    expect(left[0]?.details).toMatchObject({
+      revoked_keys: [inAcme],
+      shared_keys: [shared],
+      account_deleted: true,
+    });
     const members = await json<{ data: { username: string }[] }>(
       await call(ctx.t, "GET", `/v1/orgs/${acme.id}/members`, ann.accessToken),
       200,
     );
     expect(members.data.map((m) => m.username)).toEqual(["ann"]);
+    // Acme's owner learns which of its keys stopped; nobody is mailed about the team that went.
+    const mail = (await ctx.t.mails()).find(
+      (m) => m.to === "ann@example.com" && m.subject.includes("left Acme"),
+    );
+    expect(mail?.subject).toBe("dev left Acme: 1 API key revoked");
+    expect(mail?.text).toContain(`(gpk_${inAcme}…)`);
+    expect(mail?.text).not.toContain(shared);
   });
 
   it("goes ahead once another member owns the team", async () => {
@@ -74,7 +85,9 @@ describe.each(TEST_DATABASES)("account deletion and organisations (%s)", (kind) 
     const acme = await createTeam(ctx.t, ann, "Acme");
     const bob = await member(ctx.t, acme, ann, "bob", "developer");
     await json(
-      await call(ctx.t, "POST", `/v1/orgs/${acme.id}/transfer-ownership`, ann.accessToken, { user_id: bob.id }),
+      await call(ctx.t, "POST", `/v1/orgs/${acme.id}/transfer-ownership`, ann.accessToken, {
+        user_id: bob.id,
+      }),
       200,
     );
     await json(await deleteAccount(ann), 200);

@@ -32,8 +32,8 @@ import {
 } from "../../http/openapi.ts";
 import { originOf } from "../../http/request-origin.ts";
 import { parseJsonBody } from "../../http/validation.ts";
-import { deleteOrganisation, leaveEveryTeam } from "../../orgs/org-deletion.ts";
-import { lastOwnerOfTeams, soleMemberTeams } from "../../orgs/orgs.ts";
+import { deleteOrganisation, leaveEveryTeam, mailOwnersOfLeftTeams } from "../../orgs/org-deletion.ts";
+import { lastOwnerOfTeams, type Removal, soleMemberTeams } from "../../orgs/orgs.ts";
 import { type ChargeCursor, usageCharges } from "../../usage/usage-store.ts";
 import type { ApiDeps } from "../api-deps.ts";
 import { presentUser } from "./present-user.ts";
@@ -206,10 +206,11 @@ export function accountDataRoutes(deps: ApiDeps & { billing: Billing }): OpenAPI
       for (const orgId of await soleMemberTeams(deps.db, user.id)) {
         await deleteOrganisation(deps, orgId, actor, now);
       }
+      let left: ReadonlyMap<string, Removal> = new Map();
       const erase = async (tx: Tx) => {
         // No checkout left open for the deleted account to be charged through.
         await deps.billing.closeOpenCheckouts(tx, user.id);
-        await leaveEveryTeam(tx, actor, now);
+        left = await leaveEveryTeam(tx, actor, now);
         await eraseAccount(tx, { userId: user.id, unusablePasswordHash, now, origin });
       };
       try {
@@ -220,6 +221,7 @@ export function accountDataRoutes(deps: ApiDeps & { billing: Billing }): OpenAPI
         await deps.db.transaction(erase);
       }
       deps.securityMails.accountDeleted(user, now, origin.ip);
+      await mailOwnersOfLeftTeams(deps.db, deps.orgMails, user.username, left);
       deps.logger.info({ userId: user.id }, "Account deleted by its owner");
       return c.json({ detail: DETAIL.accountDeleted }, 200);
     },
