@@ -125,6 +125,17 @@ describe.each(TEST_DATABASES)("organisation invitations (%s)", (kind) => {
     expect((await send(ann, org.id, "not-an-address")).status).toBe(422);
   });
 
+  it("sends one invitation when the same address is invited twice at once", async () => {
+    const ann = await verifiedUser(ctx.t, "ann");
+    const org = await createTeam(ctx.t, ann);
+    const answers = await Promise.all([
+      send(ann, org.id, "sam@example.com"),
+      send(ann, org.id, "SAM@example.com"),
+    ]);
+    expect(answers.map((r) => r.status).sort()).toEqual([201, 409]);
+    expect(await ctx.t.deps.db.select().from(organizationInvitations)).toHaveLength(1);
+  });
+
   it("lets owners invite any role, managers developers and managers, and nobody else invite", async () => {
     const ann = await verifiedUser(ctx.t, "ann");
     const org = await createTeam(ctx.t, ann);

@@ -146,6 +146,18 @@ describe.each(TEST_DATABASES)("organisation members (%s)", (kind) => {
       expect((await roleOf(org.id, ann.id))?.role).toBe("developer");
     });
 
+    it("leaves one owner when two owners step down at the same time", async () => {
+      const { org, ann, max } = await acme();
+      await json(await patch(ann, org.id, max.id, { role: "owner" }), 200);
+      const answers = await Promise.all([
+        patch(ann, org.id, ann.id, { role: "manager" }),
+        patch(max, org.id, max.id, { role: "manager" }),
+      ]);
+      expect(answers.map((r) => r.status).sort()).toEqual([200, 409]);
+      const roles = [(await roleOf(org.id, ann.id))?.role, (await roleOf(org.id, max.id))?.role];
+      expect(roles.sort()).toEqual(["manager", "owner"]);
+    });
+
     it("asks for the password again before making an owner or a billing member", async () => {
       const { org, ann, dev } = await acme();
       ctx.t.clock.advance(STALE);
