@@ -10,6 +10,7 @@ import { BILLING_TEXT } from "../../lib/billing-text.ts";
 import { fieldErrorsFrom422 } from "../../lib/error-messages.ts";
 import { saveBillingDetails } from "../../stores/billing-history.ts";
 import { notify } from "../../stores/toast.ts";
+import { FieldError } from "../forms/Field.tsx";
 
 const T = BILLING_TEXT;
 
@@ -140,11 +141,7 @@ function DetailsForm({ details, onDone }: { details: BillingDetails; onDone: () 
             spellCheck={false}
           />
         )}
-        {error && (
-          <p id={`${id}-error`} className="text-sm text-error" data-field-error={field}>
-            {error}
-          </p>
-        )}
+        {error && <FieldError id={`${id}-error`} name={field} message={error} />}
       </div>
     );
   };
