@@ -50,8 +50,7 @@ export function retryAfterSeconds(limit: "per_hour" | "per_day", oldestCounted: 
 /** Days of a paid period left at `now`, counted up (a part of a day is a day); 0 without one. */
 export function subscriptionDaysLeft(periodEnd: Date | null, now: Date): number {
   if (periodEnd === null) return 0;
-  const left = periodEnd.getTime() - now.getTime();
-  return left <= 0 ? 0 : Math.ceil(left / DAY_MS);
+  return Math.max(0, Math.ceil((periodEnd.getTime() - now.getTime()) / DAY_MS));
 }
 
 /**
@@ -77,7 +76,7 @@ export const billingActivityPatterns = (): string[] => BILLING_ACTIVITY_PREFIXES
 
 /** An event's address as the viewer may see it: their own events only, never another member's. */
 export const visibleIp = (actorId: string | null, viewerId: string, ip: string | null): string | null =>
-  actorId !== null && actorId === viewerId ? ip : null;
+  actorId === viewerId ? ip : null;
 
 /** Two addresses are one when they are equal ignoring case (invitations and accepting them). */
 export const sameAddress = (a: string, b: string): boolean => a.toLowerCase() === b.toLowerCase();
