@@ -14,15 +14,35 @@ import {
   creditGrants,
   organizationInvitations,
   organizations,
+  subscriptions,
   users,
 } from "../../db/schema/index.ts";
-import { verifiedUser } from "../../testing/api-client.ts";
-import { call, createTeam, insertKey, invite, json, member, STALE } from "../../testing/org-calls.ts";
+import { bearer } from "../../testing/api-access.ts";
+import { login, postJson, verifiedUser } from "../../testing/api-client.ts";
+import { checkoutPath, payAndSettle, TIER } from "../../testing/billing.ts";
+import {
+  call,
+  createTeam,
+  insertKey,
+  invite,
+  json,
+  member,
+  type Person,
+  STALE,
+} from "../../testing/org-calls.ts";
 import { useTestApp } from "../../testing/suite.ts";
 import { NO_LIMITS } from "../../testing/test-app.ts";
 
 describe.each(TEST_DATABASES)("organisations (%s)", (kind) => {
   const ctx = useTestApp(kind, { limits: NO_LIMITS });
+
+  /** Signed in again (a later day outlives the token): a token fit for recent-authentication calls. */
+  async function signedInAgain(who: Person): Promise<Person> {
+    return {
+      ...who,
+      accessToken: (await json<{ access_token: string }>(await login(ctx.t, who.username), 200)).access_token,
+    };
+  }
 
   const actions = async (orgId: string) =>
     (
@@ -196,6 +216,45 @@ describe.each(TEST_DATABASES)("organisations (%s)", (kind) => {
         .from(auditLog)
         .where(and(eq(auditLog.subjectOrgId, org.id), eq(auditLog.action, "org.delete")));
       expect(entry?.details).toMatchObject({ credits_forfeited: 12.345, invitations_revoked: 1 });
+    });
+
+    it("ends a paid subscription at the provider at once, with the days and credits it forfeits", async () => {
+      const ann = await verifiedUser(ctx.t, "ann");
+      const org = await createTeam(ctx.t, ann);
+      const res = await postJson(
+        ctx.t.app,
+        "/v1/create-checkout-session",
+        { product: TIER("A").product, price: TIER("A").price },
+        { ...bearer(ann.accessToken), "X-Organization": org.id },
+      );
+      expect(res.status, await res.clone().text()).toBe(200);
+      await payAndSettle(ctx.t, checkoutPath(((await res.json()) as { url: string }).url));
+      const db = ctx.t.deps.db;
+      const [live] = await db.select().from(subscriptions).where(eq(subscriptions.userId, org.id));
+      expect(live?.status).toBe("active");
+      ctx.t.clock.advance(86_400_000 * 10);
+      // Ten days into the month: what is left of the period, counted up, and the plan's credits.
+      const fresh = await signedInAgain(ann);
+      const asked = await json<{ credits: number; subscription_days: number }>(
+        await call(ctx.t, "DELETE", `/v1/orgs/${org.id}`, fresh.accessToken),
+        409,
+      );
+      expect(asked.credits).toBeGreaterThan(0);
+      const periodEnd = live?.currentPeriodEnd.getTime() ?? 0;
+      expect(asked.subscription_days).toBe(Math.ceil((periodEnd - ctx.t.clock.now().getTime()) / 86_400_000));
+      const done = await call(ctx.t, "DELETE", `/v1/orgs/${org.id}`, fresh.accessToken, {
+        confirm_forfeit: true,
+      });
+      expect(done.status).toBe(204);
+      await ctx.t.tasks.idle();
+      const [ended] = await db.select().from(subscriptions).where(eq(subscriptions.userId, org.id));
+      expect(ended?.status).toBe("ended");
+      const adjustments = await db
+        .select()
+        .from(creditAdjustments)
+        .where(eq(creditAdjustments.userId, org.id));
+      expect(adjustments.map((a) => a.kind)).toEqual(["forfeit"]);
+      expect(adjustments[0]?.amount).toBe(asked.credits * 1000);
     });
 
     it("is for owners only, with a recent password, and never for a personal organisation", async () => {
