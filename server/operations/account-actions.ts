@@ -7,7 +7,7 @@ import { ADMIN_TEXT } from "../../contract/admin.ts";
 import type { Accounts } from "../accounts/accounts.ts";
 import { appendAudit } from "../audit/audit-log.ts";
 import type { Billing } from "../billing/service.ts";
-import { apiKeys, type Role, users } from "../db/schema/index.ts";
+import { apiKeys, organizations, type Role, users } from "../db/schema/index.ts";
 import type { Db, Tx } from "../db/types.ts";
 import { type Actor, audit, auditEntryOf, lockCustomer, refuseOwnAccount } from "./actor.ts";
 import { holds, type Permission } from "./permissions.ts";
@@ -81,12 +81,29 @@ export function accountActions(deps: AccountActionDeps) {
     return db.transaction(async (tx) => {
       const customer = await lockCustomer(tx, customerId);
       refuseOwnAccount(actor, customer, ADMIN_TEXT.notOwnAccount);
-      const since = customer[spec.column];
+      // Disabling is the person's (their sign-in); the dispute hold is on the money, which is their
+      // personal organisation's (ORGANISATIONS.md), whose id is theirs.
+      const onOrg = flag === "disputeHold";
+      const [personal] = onOrg
+        ? await tx
+            .select({ disputeHoldAt: organizations.disputeHoldAt })
+            .from(organizations)
+            .where(eq(organizations.id, customerId))
+            .for("update")
+        : [];
+      const since = onOrg ? (personal?.disputeHoldAt ?? null) : customer[spec.column];
       if (on === (since !== null)) throw new OperatorRefusal(409, on ? spec.alreadySet : spec.notSet);
-      await tx
-        .update(users)
-        .set({ [spec.column]: on ? now : null, updatedAt: now })
-        .where(eq(users.id, customerId));
+      if (onOrg) {
+        await tx
+          .update(organizations)
+          .set({ disputeHoldAt: on ? now : null })
+          .where(eq(organizations.id, customerId));
+      } else {
+        await tx
+          .update(users)
+          .set({ [spec.column]: on ? now : null, updatedAt: now })
+          .where(eq(users.id, customerId));
+      }
       const details = since ? { since: since.toISOString() } : {};
       const action = on ? spec.setAction : spec.clearAction;
       const row = await audit(tx, actor, { action, subjectUserId: customerId, reason, details }, now);

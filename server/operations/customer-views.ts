@@ -12,7 +12,14 @@ import { userInvoices } from "../billing/invoices.ts";
 import { toLedgerEntry } from "../billing/reads.ts";
 import { findBillingDetails } from "../billing/subscription-store.ts";
 import { billingAt, findUserWithBilling } from "../billing/user-billing.ts";
-import { creditAdjustments, creditGrants, creditNotes, usageDaily, users } from "../db/schema/index.ts";
+import {
+  creditAdjustments,
+  creditGrants,
+  creditNotes,
+  organizations,
+  usageDaily,
+  users,
+} from "../db/schema/index.ts";
 import type { DbOrTx } from "../db/types.ts";
 import { fromMillicredits } from "../domain/ledger.ts";
 import type { TierLookup } from "../domain/subscription.ts";
@@ -26,8 +33,13 @@ export async function customerOverview(
   tiers: TierLookup,
 ): Promise<Customer | undefined> {
   if (!isUserId(id)) return undefined;
-  const [[user], found, keys, details] = await Promise.all([
+  const [[user], [personal], found, keys, details] = await Promise.all([
     db.select().from(users).where(eq(users.id, id)),
+    // The customer's money is their personal organisation's: its dispute hold is the account's.
+    db
+      .select({ disputeHoldAt: organizations.disputeHoldAt })
+      .from(organizations)
+      .where(eq(organizations.id, id)),
     findUserWithBilling(db, id),
     listApiKeys(db, id, now, { includeRevoked: true }),
     findBillingDetails(db, id),
@@ -43,7 +55,7 @@ export async function customerOverview(
     created_at: user.createdAt.toISOString(),
     last_login_at: iso(user.lastLoginAt),
     disabled_at: iso(user.disabledAt),
-    dispute_hold_at: iso(user.disputeHoldAt),
+    dispute_hold_at: iso(personal?.disputeHoldAt ?? null),
     subscription: billing.subscription ?? FREE_SUBSCRIPTION,
     credit_balance: billing.credit_balance,
     credits: found.grants.map(toLedgerEntry),

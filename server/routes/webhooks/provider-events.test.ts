@@ -13,7 +13,7 @@ import {
   creditAdjustments,
   type LocalSubscriptionRow,
   localSubscriptions,
-  users,
+  organizations,
   webhookEvents,
 } from "../../db/schema/index.ts";
 import {
@@ -400,8 +400,11 @@ describe.each(TEST_DATABASES)("provider events beyond a card payment (%s)", (kin
       const purchase = await withTopUp();
       await send(dispute(purchase, "created", "needs_response"));
       await send(dispute(purchase, "closed", "lost"));
-      const [user] = await ctx.t.deps.db.select().from(users).where(eq(users.id, purchase.user.id));
-      expect(user?.disputeHoldAt).toBeNull();
+      const [org] = await ctx.t.deps.db
+        .select()
+        .from(organizations)
+        .where(eq(organizations.id, purchase.user.id));
+      expect(org?.disputeHoldAt).toBeNull();
     });
 
     it("a refund of a payment nobody knows is not recorded (an operator looks), and changes nothing", async () => {
