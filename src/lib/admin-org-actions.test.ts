@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { FREE_SUBSCRIPTION } from "../../contract/account.ts";
+import { ORG_DETAIL } from "../../contract/org-messages.ts";
 import { mayMakeOwner, orgActionsFor } from "./admin-org-actions.ts";
+import { ADMIN_ORG_PAGE_TEXT } from "./admin-org-text.ts";
 
 const org = {
   deleted_at: null,
@@ -75,4 +77,9 @@ describe("mayMakeOwner", () => {
   ] as const)("%s", (_what, viewer, member, state, target, expected) => {
     expect(mayMakeOwner(viewer, member, state, target)).toBe(expected);
   });
+});
+
+it("names a personal organisation as the portal does", () => {
+  expect(ADMIN_ORG_PAGE_TEXT.personal).toBe(ORG_DETAIL.personalName);
+  expect(ADMIN_ORG_PAGE_TEXT.personalOf("ann")).toBe(`${ORG_DETAIL.personalName} (ann)`);
 });

@@ -3,13 +3,11 @@
 // take, its members (an admin makes one an owner), then the credits and ledger, payments, usage by
 // member, API keys and audit trail as tabs. Staff who are members of it are told they cannot act.
 import { useStore } from "@nanostores/react";
-import { type ReactNode, useEffect, useState } from "react";
+import { lazy, type ReactNode, Suspense, useEffect, useState } from "react";
 import type { User } from "../../../contract/account.ts";
 import type { AdminOrg, AdminOrgMember } from "../../../contract/admin-orgs.ts";
-import { ADMIN_TEXT, OPERATOR_CREDITS_MAX } from "../../../contract/admin-rules.ts";
 import { memberGroupLabel } from "../../../contract/usage.ts";
 import { formatBalance } from "../../lib/account-view.ts";
-import { parseCredits, parseIsoDayEnd } from "../../lib/admin-actions.ts";
 import { mayMakeOwner, type OrgActionKind, orgActionsFor } from "../../lib/admin-org-actions.ts";
 import { ADMIN_ORG_PAGE_TEXT } from "../../lib/admin-org-text.ts";
 import { ADMIN_PAGE_TEXT } from "../../lib/admin-text.ts";
@@ -17,10 +15,8 @@ import { readStoredToken } from "../../lib/auth-storage.ts";
 import { dayAndTime, isoDay } from "../../lib/format-date.ts";
 import { routeParam } from "../../lib/route-param.ts";
 import { tokenRole } from "../../lib/token-expiry.ts";
-import type { ActionCall } from "../../stores/admin.ts";
-import { $adminOrg, loadAdminOrg, orgActionPath, runOrgAction } from "../../stores/admin-org.ts";
+import { $adminOrg, loadAdminOrg } from "../../stores/admin-org.ts";
 import { initSession } from "../../stores/auth.ts";
-import { ActionDialog, DialogInput } from "./ActionDialog.tsx";
 import { AuditTrail } from "./AuditEntries.tsx";
 import { Section, Table } from "./ConsoleTable.tsx";
 import { Ledger, Payments } from "./CustomerSections.tsx";
@@ -39,6 +35,12 @@ if (inBrowser) {
   const role = tokenRole(readStoredToken());
   if (id && (role === "support" || role === "admin")) void loadAdminOrg(id);
 }
+
+// The action dialogs load when staff first open one, as the customer page's do: most visits only
+// read the page.
+const loadDialogs = () => import("./OrgActions.tsx");
+const OrgActionDialog = lazy(() => loadDialogs().then((m) => ({ default: m.OrgActionDialog })));
+const MakeOwnerDialog = lazy(() => loadDialogs().then((m) => ({ default: m.MakeOwnerDialog })));
 
 const DANGEROUS = new Set<OrgActionKind>(["takeBack", "disable", "cancelNow"]);
 const DANGER =
@@ -180,148 +182,16 @@ function UsageByMember() {
   );
 }
 
-/** The dialog of an organisation action, with the credit fields for a grant or take-back. */
-function OrgActionDialog({
-  kind,
-  org,
-  onClose,
-}: {
-  kind: OrgActionKind | null;
-  org: AdminOrg;
-  onClose: () => void;
-}) {
-  const [amount, setAmount] = useState("");
-  const [expires, setExpires] = useState("");
-  const [note, setNote] = useState("");
-  // A new key each time the dialog opens: a retry after a lost answer cannot move the credits twice.
-  const [key, setKey] = useState(() => crypto.randomUUID());
-  const close = () => {
-    setAmount("");
-    setExpires("");
-    setNote("");
-    setKey(crypto.randomUUID());
-    onClose();
-  };
-  const name = orgName(org);
-  if (kind === null) {
-    return (
-      <ActionDialog
-        open={false}
-        title=""
-        effect=""
-        onConfirm={async () => {}}
-        doneMessage=""
-        onClose={close}
-      />
-    );
-  }
-  const credits = kind === "grant" || kind === "takeBack";
-  const validate = (): string | null => {
-    if (!credits) return null;
-    const value = parseCredits(amount);
-    if (value === null) return ADMIN_TEXT.amountInvalid;
-    if (value > OPERATOR_CREDITS_MAX) return ADMIN_TEXT.amountTooLarge;
-    return kind === "grant" && expires.trim() && parseIsoDayEnd(expires) === null
-      ? ADMIN_TEXT.dayInvalid
-      : null;
-  };
-  const call = (reason: string): ActionCall => {
-    switch (kind) {
-      case "grant":
-      case "takeBack": {
-        const value = parseCredits(amount) ?? 0;
-        return {
-          path: orgActionPath.credits(org.id),
-          body: {
-            amount: kind === "grant" ? value : -value,
-            reason,
-            expires_at: kind === "grant" ? parseIsoDayEnd(expires) : null,
-            idempotency_key: key,
-            ...(kind === "grant" && note.trim() ? { note: note.trim() } : {}),
-          },
-        };
-      }
-      case "disable":
-        return { path: orgActionPath.disable(org.id), body: { reason } };
-      case "enable":
-        return { path: orgActionPath.enable(org.id), body: { reason } };
-      case "clearDisputeHold":
-        return { path: orgActionPath.clearDisputeHold(org.id), body: { reason } };
-      case "cancelAtEnd":
-      case "cancelNow":
-        return {
-          path: orgActionPath.cancel(org.id),
-          body: { at: kind === "cancelNow" ? "now" : "period_end", reason },
-        };
-    }
-  };
-  return (
-    <ActionDialog
-      open
-      title={`${T.actions[kind]}: ${name}`}
-      effect={T.effects[kind](name)}
-      danger={DANGEROUS.has(kind)}
-      validate={validate}
-      doneMessage={`${T.actions[kind]}: done`}
-      onClose={close}
-      onConfirm={(reason) => runOrgAction(org.id, call(reason))}
-    >
-      {credits && (
-        <div className="grid gap-3 sm:grid-cols-2">
-          <DialogInput
-            label={ADMIN_PAGE_TEXT.actions.amount}
-            name="amount"
-            inputMode="decimal"
-            value={amount}
-            onChange={setAmount}
-          />
-          {kind === "grant" && (
-            <DialogInput
-              label={ADMIN_PAGE_TEXT.actions.expires}
-              name="expires"
-              value={expires}
-              onChange={setExpires}
-            />
-          )}
-        </div>
-      )}
-      {kind === "grant" && (
-        <DialogInput label={ADMIN_TEXT.noteLabel} name="note" value={note} onChange={setNote} />
-      )}
-    </ActionDialog>
-  );
-}
-
-function MakeOwnerDialog({
-  org,
-  member,
-  onClose,
-}: {
-  org: AdminOrg;
-  member: AdminOrgMember | null;
-  onClose: () => void;
-}) {
-  return (
-    <ActionDialog
-      open={member !== null}
-      title={`${T.actions.makeOwner}: ${member?.username ?? ""}`}
-      effect={T.effects.makeOwner(member?.username ?? "", orgName(org))}
-      doneMessage={`${T.actions.makeOwner}: done`}
-      onClose={onClose}
-      onConfirm={(reason) =>
-        runOrgAction(org.id, {
-          path: orgActionPath.owner(org.id),
-          body: { user_id: member?.user_id, reason },
-        })
-      }
-    />
-  );
-}
-
 function OrgView({ viewer, org }: { viewer: User; org: AdminOrg }) {
   const state = useStore($adminOrg);
   const [action, setAction] = useState<OrgActionKind | null>(null);
   const [promoting, setPromoting] = useState<AdminOrgMember | null>(null);
+  // Once a dialog was opened its code stays mounted, so closing it can finish as it should.
+  const [dialogsUsed, setDialogsUsed] = useState(false);
+  const anyOpen = action !== null || promoting !== null;
+  useEffect(() => {
+    if (anyOpen) setDialogsUsed(true);
+  }, [anyOpen]);
   const viewerIsMember = state.members.some((m) => m.user_id === viewer.id);
   const actions = orgActionsFor(viewer.role, viewerIsMember, org);
   const name = orgName(org);
@@ -402,8 +272,12 @@ function OrgView({ viewer, org }: { viewer: User; org: AdminOrg }) {
         />
       </Section>
       <Tabs label={T.partsLabel(name)} tabs={tabs} />
-      <OrgActionDialog kind={action} org={org} onClose={() => setAction(null)} />
-      <MakeOwnerDialog org={org} member={promoting} onClose={() => setPromoting(null)} />
+      {(anyOpen || dialogsUsed) && (
+        <Suspense fallback={null}>
+          <OrgActionDialog kind={action} org={org} onClose={() => setAction(null)} />
+          <MakeOwnerDialog org={org} member={promoting} onClose={() => setPromoting(null)} />
+        </Suspense>
+      )}
     </div>
   );
 }
