@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { csvCells, usageCsvStream } from "./usage-csv.ts";
+import { csvCells, csvCellsWithMember, usageCsvStream } from "./usage-csv.ts";
 import type { ChargeCursor, UsageCharge } from "./usage-store.ts";
 
 const charge = (n: number, overrides: Partial<UsageCharge> = {}): UsageCharge => ({
@@ -33,6 +33,15 @@ describe("csvCells", () => {
   it("leaves the cells of a manual charge without key, feature, people or quantity empty", () => {
     const manual = charge(1, { feature: null, people: null, quantity: null, keyName: null, keyPrefix: null });
     expect(csvCells(manual)).toEqual(["2026-01-01T13:00:01+01:00", "", "", "", 5, "", "", "gen-1"]);
+  });
+});
+
+describe("csvCellsWithMember", () => {
+  it("adds who made the charge's key as the last cell", () => {
+    expect(csvCellsWithMember(charge(2, { member: "Shared keys" }))).toEqual([
+      ...csvCells(charge(2)),
+      "Shared keys",
+    ]);
   });
 });
 
@@ -97,6 +106,16 @@ describe("usageCsvStream", () => {
     await reader.read(); // the first page
     expect(reads).toBeLessThanOrEqual(2);
     await reader.cancel();
+  });
+
+  it("adds the member column for a team organisation, and only then", async () => {
+    const page = async () => [charge(1, { member: "bob" })];
+    const team = (await read(usageCsvStream(page, 10, true))).split("\n");
+    expect(team[0]).toBe("time,feature,people,quantity,credits,key_name,key_prefix,idempotency_key,member");
+    expect(team[1]?.endsWith(",gen-1,bob")).toBe(true);
+    const personal = (await read(usageCsvStream(page, 10))).split("\n");
+    expect(personal[0]).toBe("time,feature,people,quantity,credits,key_name,key_prefix,idempotency_key");
+    expect(personal[1]?.endsWith(",gen-1")).toBe(true);
   });
 
   it("keeps a cell a spreadsheet would run as a formula as text", async () => {

@@ -113,6 +113,11 @@ describe("usageDimensions", () => {
       ["feature", "api_key", "day"],
       ["day", "feature", "api_key"],
     ],
+    [["member"], ["member"]],
+    [
+      ["member", "day"],
+      ["day", "member"],
+    ],
   ])("%j groups by %j", (groupBy, dimensions) => {
     expect(usageDimensions(groupBy)).toEqual(dimensions);
   });
