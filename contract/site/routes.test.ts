@@ -24,6 +24,7 @@ describe("routeKeyForPath", () => {
     ["/reset-password/tok%20en", "/reset-password"],
     ["/payment/success", "/payment"],
     ["/payment/failed", "/payment"],
+    ["/invitations/abc_DEF-123", "/invitations"],
     ["/404.html", "/404"],
     ["/admin/customers", "/admin/customers"],
     ["/admin/customers/", "/admin/customers"],
@@ -45,6 +46,7 @@ describe("cdnRewriteLines", () => {
       "/reset-password/*  /reset-password/index.html  200",
       "/payment/*  /payment/index.html  200",
       "/confirm-email/*  /confirm-email/index.html  200",
+      "/invitations/*  /invitations/index.html  200",
       "/admin/customers/:id  /admin/customer/index.html  200",
       "/admin/orgs/:id  /admin/org/index.html  200",
     ]);

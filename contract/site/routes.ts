@@ -3,10 +3,17 @@
 
 /**
  * Routes whose last segment is a parameter read by the island in the browser
- * (`/verify-email/{token}`, `/reset-password/{token}`, `/payment/{status}`). Each is built once,
+ * (`/verify-email/{token}`, `/reset-password/{token}`, `/payment/{status}`, `/invitations/{token}`).
+ * Each is built once,
  * as `/{prefix}/index.html`, and every `/{prefix}/*` URL is answered with it.
  */
-export const PARAM_ROUTES = ["verify-email", "reset-password", "payment", "confirm-email"] as const;
+export const PARAM_ROUTES = [
+  "verify-email",
+  "reset-password",
+  "payment",
+  "confirm-email",
+  "invitations",
+] as const;
 
 /**
  * Routes with a parameter below a page of their own: `/admin/customers` is the search, and every

@@ -32,6 +32,7 @@ describe("writeCdnFiles", () => {
         "/reset-password/*  /reset-password/index.html  200",
         "/payment/*  /payment/index.html  200",
         "/confirm-email/*  /confirm-email/index.html  200",
+        "/invitations/*  /invitations/index.html  200",
         "/admin/customers/:id  /admin/customer/index.html  200",
         "/admin/orgs/:id  /admin/org/index.html  200",
         "",
