@@ -28,7 +28,7 @@ export default defineConfig({
     afterPaintDirective(),
     sitemap({
       // Pages that only make sense with a token or a session are not for search engines.
-      filter: (page) => !/\/(profile|payment|verify-email|reset-password|admin)\b/.test(page),
+      filter: (page) => !/\/(profile|payment|verify-email|reset-password|admin|org|invitations)\b/.test(page),
     }),
     // Writes dist/_redirects and dist/_headers so a CDN serves what server/site serves.
     cdnFiles(),

@@ -25,6 +25,8 @@ describe("pageWeightChecks", () => {
       weight("/profile", 100_000),
       weight("/profile/security", 100_001),
       weight("/profiles", 82_001),
+      weight("/org/members", 100_000),
+      weight("/invitations", 82_001),
     ]);
     expect(
       checks.filter((c) => c.id.endsWith("js-gzip")).map((c) => [c.id, c.subject, c.budget, c.verdict]),
@@ -33,6 +35,8 @@ describe("pageWeightChecks", () => {
       ["signed-in-js-gzip", "/profile", "JavaScript ≤ 100.0 KB gzip", "pass"],
       ["signed-in-js-gzip", "/profile/security", "JavaScript ≤ 100.0 KB gzip", "fail"],
       ["js-gzip", "/profiles", "JavaScript ≤ 82.0 KB gzip", "fail"],
+      ["signed-in-js-gzip", "/org/members", "JavaScript ≤ 100.0 KB gzip", "pass"],
+      ["js-gzip", "/invitations", "JavaScript ≤ 82.0 KB gzip", "fail"],
     ]);
   });
 

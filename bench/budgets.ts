@@ -101,9 +101,9 @@ const percent = (ratio: number) => `${(ratio * 100).toFixed(1)}%`;
 /** The console's pages that draw a chart: their JavaScript is counted with the chart's chunk. */
 export const ADMIN_CHART_PAGES = ["/admin", "/admin/customer"] as const;
 
-/** Pages behind the sign-in: the account's pages and the console. Every other page is public. */
+/** Pages behind the sign-in: the account's and organisation's pages and the console. Every other page is public. */
 const isSignedInPage = (route: string) =>
-  ["/profile", "/admin"].some((root) => route === root || route.startsWith(`${root}/`));
+  ["/profile", "/org", "/admin"].some((root) => route === root || route.startsWith(`${root}/`));
 
 /** The JavaScript budget of a page without a chart: public 82 KB, signed-in 100 KB (usage: its own). */
 function jsLimitOf(route: string): number {

@@ -415,7 +415,7 @@ export function renderReport(report: BenchReport): string {
     "",
     `Written by \`${COMMANDS.all}\` (bench/run.ts) on ${report.machine.date.slice(0, 10)}. The figures are this ` +
       "machine's at that moment: rerun on a quiet machine before comparing them with anything. Lighthouse's " +
-      `public pages: ${PUBLIC_PAGES.join(", ")}. Page weight: every page outside /profile and /admin is public.`,
+      `public pages: ${PUBLIC_PAGES.join(", ")}. Page weight: every page outside /profile, /org and /admin is public.`,
     "",
     machineSection(report.machine),
     "",

@@ -11,6 +11,8 @@ describe("robotsTxt", () => {
         "Disallow: /verify-email",
         "Disallow: /reset-password",
         "Disallow: /admin",
+        "Disallow: /org",
+        "Disallow: /invitations",
         "",
         "Sitemap: https://portal.example.com/sitemap-index.xml",
         "",

@@ -1,7 +1,15 @@
 // robots.txt: everything public is crawlable except the pages that only make sense with a token,
 // a session or a payment (the same pages the sitemap leaves out).
 
-export const PRIVATE_PATHS = ["/profile", "/payment", "/verify-email", "/reset-password", "/admin"] as const;
+export const PRIVATE_PATHS = [
+  "/profile",
+  "/payment",
+  "/verify-email",
+  "/reset-password",
+  "/admin",
+  "/org",
+  "/invitations",
+] as const;
 
 /** The robots.txt text for a site whose public origin is `site`, e.g. https://portal.example.com. */
 export function robotsTxt(site: URL | string): string {
