@@ -5,39 +5,8 @@
 import { and, asc, desc, eq, inArray } from "drizzle-orm";
 import { billingCustomers, organizationMembers, organizations, users } from "../db/schema/index.ts";
 import type { DbOrTx } from "../db/types.ts";
+import { type BillingMember, billingRecipients } from "../domain/billing-recipients.ts";
 import type { MailUser } from "../mail/billing-templates.ts";
-
-/** A member who is mailed about billing, in the order they joined. */
-export interface BillingMember {
-  email: string;
-  username: string;
-}
-
-/**
- * Where an organisation's billing mails go: its billing e-mail first (when set), then its owners and
- * billing members; each address once, whatever its case. The billing e-mail is greeted by the
- * organisation's name (a personal organisation's by its user's, who is its owner).
- */
-export function billingRecipients(
-  billingEmail: string | null,
-  greeting: string,
-  members: readonly BillingMember[],
-): MailUser[] {
-  const seen = new Set<string>();
-  const out: MailUser[] = [];
-  const add = (email: string, username: string) => {
-    const key = email.toLowerCase();
-    if (seen.has(key)) return;
-    seen.add(key);
-    out.push({ email, username });
-  };
-  if (billingEmail)
-    add(billingEmail, members.find((m) => sameAddress(m.email, billingEmail))?.username ?? greeting);
-  for (const m of members) add(m.email, m.username);
-  return out;
-}
-
-const sameAddress = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
 
 /** The owners of `orgId`, then its billing members, each in the order they joined. */
 async function billingMembers(db: DbOrTx, orgId: string): Promise<BillingMember[]> {

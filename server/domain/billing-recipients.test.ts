@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { billingRecipients } from "./billing-contacts.ts";
+import { billingRecipients } from "./billing-recipients.ts";
 
 const ann = { email: "ann@example.com", username: "ann" };
 const bob = { email: "bob@example.com", username: "bob" };
@@ -24,6 +24,18 @@ describe("who an organisation's billing mails go to", () => {
       null,
       [ann, { ...ann, email: "Ann@Example.com" }],
       [ann],
+    ],
+    [
+      "addresses that only upper-casing would make equal stay two",
+      null,
+      [
+        { email: "straße@example.com", username: "a" },
+        { email: "strasse@example.com", username: "b" },
+      ],
+      [
+        { email: "straße@example.com", username: "a" },
+        { email: "strasse@example.com", username: "b" },
+      ],
     ],
     ["nobody", null, [], []],
     ["only a billing e-mail", "books@acme.test", [], [{ email: "books@acme.test", username: "Acme" }]],
