@@ -14,6 +14,8 @@ const BASE_URL: string = import.meta.env.PUBLIC_API_BASE_URL ?? "";
 export class ApiError extends Error implements FailedAnswer {
   readonly status: number | undefined;
   readonly detail: unknown;
+  /** The whole answer, for a refusal with more than `detail` (deleting an organisation: what is lost). */
+  readonly body: unknown;
   /** The server wants the password again before this action (403 `reauth_required: true`). */
   readonly reauthRequired: boolean;
   /** The password was right and a second factor is due: POST /v1/token's 403 `mfa_token`. */
@@ -40,12 +42,14 @@ export class ApiError extends Error implements FailedAnswer {
       methods?: readonly string[];
       codeRequired?: boolean;
       triesLeft?: number | undefined;
+      body?: unknown;
     } = {},
   ) {
     super(message);
     this.name = "ApiError";
     this.status = status;
     this.detail = detail;
+    this.body = extra.body;
     this.reauthRequired = extra.reauthRequired ?? false;
     this.mfaToken = extra.mfaToken;
     this.methods = extra.methods ?? [];
@@ -90,6 +94,7 @@ function toApiError(error: unknown): ApiError {
       triesLeft: typeof data?.tries_left === "number" ? data.tries_left : undefined,
       methods: Array.isArray(data?.methods) ? data.methods.filter((m) => typeof m === "string") : [],
       codeRequired: data?.code_required === true,
+      body: data,
     });
   }
   return new ApiError(undefined, undefined, error instanceof Error ? error.message : String(error));

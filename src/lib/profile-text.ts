@@ -38,6 +38,17 @@ export const PROFILE_TEXT = {
   accountIntro:
     "Your invoices, billing details and payment method; your password, two-factor sign-in and the " +
     "places you are signed in.",
+  /** For a team organisation, and creating one (ORGANISATIONS.md "Pages"). */
+  organisation: {
+    field: "Organisation",
+    title: "Organisations",
+    intro:
+      "An organisation shares one balance, one plan and one invoice among its members. It starts on " +
+      "the Free plan with no credits; you are its owner.",
+    membersLink: (org: string) => `Members of ${org}`,
+    billingByOthers:
+      "The organisation's plan, top-ups and low-balance alert are managed by its owners and billing members.",
+  },
   lowBalance: {
     title: "Low-balance alert",
     enable: "E-mail me when my balance falls below",

@@ -53,6 +53,19 @@ export {
   invoiceListSchema,
   invoiceSchema,
 } from "../../contract/invoices.ts";
+export {
+  acceptedInvitationSchema,
+  invitationListSchema,
+  invitationRequestSchema,
+  memberChangedSchema,
+  memberChangeSchema,
+  memberListSchema,
+  memberRemovedSchema,
+  orgListSchema,
+  orgNameRequestSchema,
+  orgSchema,
+  publicInvitationSchema,
+} from "../../contract/orgs.ts";
 export { passkeyListSchema, passkeySchema, webauthnOptionsSchema } from "../../contract/passkeys.ts";
 export { securityEventsSchema } from "../../contract/security-events.ts";
 export {

@@ -1,7 +1,8 @@
 // The top bar's account area: Log In and Register for visitors; for a user the credit balance
 // (tooltip 'Your credit balance') and 'Hi, {name}' with a menu (My Account, Sign Out). The mobile
-// variant shows the same inside the mobile menu.
-import { useEffect, useRef } from "react";
+// variant shows the same inside the mobile menu. The organisation switcher loads when the menu
+// first opens: most visitors never need it, and every page carries this island.
+import { lazy, Suspense, useEffect, useRef, useState } from "react";
 import { formatBalance } from "../../lib/account-view.ts";
 import { navigate } from "../../lib/navigation.ts";
 import { UI_TEXT } from "../../lib/ui-text.ts";
@@ -55,10 +56,35 @@ function useDismiss(ref: React.RefObject<HTMLDetailsElement | null>) {
   }, [ref]);
 }
 
+const OrgMenu = lazy(() => import("../org/OrgMenu.tsx"));
+
+/** True once the <details> around `ref` (the desktop menu, or the mobile menu) has been opened. */
+function useOpenedOnce(ref: React.RefObject<HTMLElement | null>, signedIn: boolean): boolean {
+  const [opened, setOpened] = useState(false);
+  useEffect(() => {
+    // The menu's links (and so `ref`) are there once the user is known.
+    const menu = signedIn ? ref.current?.closest("details") : null;
+    if (!menu || opened) return;
+    // Opened before this island knew the user (a tap while the page was still loading).
+    if (menu.open) setOpened(true);
+    const onToggle = () => menu.open && setOpened(true);
+    menu.addEventListener("toggle", onToggle);
+    return () => menu.removeEventListener("toggle", onToggle);
+  }, [ref, signedIn, opened]);
+  return opened;
+}
+
 export default function AccountMenu({ variant }: Props) {
   const { user } = useSession();
   const menuRef = useRef<HTMLDetailsElement>(null);
+  const anchorRef = useRef<HTMLAnchorElement>(null);
   useDismiss(menuRef);
+  const opened = useOpenedOnce(anchorRef, user !== null);
+  const orgMenu = opened && (
+    <Suspense>
+      <OrgMenu variant={variant} current={user?.organization} />
+    </Suspense>
+  );
 
   if (!user) {
     return (
@@ -77,14 +103,22 @@ export default function AccountMenu({ variant }: Props) {
   }
 
   const greeting = UI_TEXT.greeting(user.username);
+  // Whose credits and plan the bar shows, when that is a team organisation's.
+  const team = user.organization?.personal === false && (
+    <span className="badge badge-outline badge-sm block max-w-28 truncate" data-org-name>
+      {user.organization.name}
+    </span>
+  );
   if (variant === "mobile") {
     return (
       <>
         <p className="col-span-2 flex items-center justify-between gap-2 font-semibold">
           <span className="truncate">{greeting}</span>
+          {team}
           <CreditBadge balance={user.credit_balance} />
         </p>
-        <a href="/profile" className="btn btn-sm btn-outline">
+        {orgMenu}
+        <a href="/profile" className="btn btn-sm btn-outline" ref={anchorRef}>
           {UI_TEXT.myAccount}
         </a>
         <a href="/profile/api-keys" className="btn btn-sm btn-outline">
@@ -115,15 +149,19 @@ export default function AccountMenu({ variant }: Props) {
     <>
       <CreditBadge balance={user.credit_balance} />
       <details className="dropdown dropdown-end" ref={menuRef}>
-        <summary className="btn btn-ghost btn-sm max-w-56">
+        <summary className="btn btn-ghost btn-sm max-w-72">
           <span className="truncate">{greeting}</span>
+          {team}
           <svg className="size-4" viewBox="0 0 16 16" fill="none" aria-hidden="true" focusable="false">
             <path d="m4 6 4 4 4-4" stroke="currentColor" strokeWidth="1.75" strokeLinecap="round" />
           </svg>
         </summary>
-        <ul className="menu dropdown-content z-40 mt-2 w-48 rounded-box border border-base-300 bg-base-100 p-2 shadow-xl">
+        <ul className="menu dropdown-content z-40 mt-2 w-60 rounded-box border border-base-300 bg-base-100 p-2 shadow-xl">
+          {orgMenu}
           <li>
-            <a href="/profile">{UI_TEXT.myAccount}</a>
+            <a href="/profile" ref={anchorRef}>
+              {UI_TEXT.myAccount}
+            </a>
           </li>
           <li>
             <a href="/profile/api-keys">{UI_TEXT.apiKeys.menu}</a>

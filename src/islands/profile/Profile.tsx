@@ -2,9 +2,11 @@
 // what the plan allows: 'Buy Plan' on FREE; change and cancel on a paid plan; top-up packs.
 import { lazy, Suspense } from "react";
 import type { User } from "../../../contract/account.ts";
+import { can } from "../../../contract/org-roles.ts";
 import { formatBalance, hasPaidPlan, scheduledChange, subscriptionOf } from "../../lib/account-view.ts";
 import { isoDay } from "../../lib/format-date.ts";
 import { PROFILE_TEXT } from "../../lib/profile-text.ts";
+import { ROLE_NAMES } from "../../lib/role-text.ts";
 import { UI_TEXT } from "../../lib/ui-text.ts";
 import { initSession } from "../../stores/auth.ts";
 import { RouteGuard } from "../auth/RouteGuard.tsx";
@@ -20,6 +22,10 @@ const TopUps = lazy(() => import("./TopUps.tsx").then((m) => ({ default: m.TopUp
 // The alert setting is below the fold: its form loads after the page's own code (the page budget).
 const LowBalanceAlert = lazy(() =>
   import("./LowBalanceAlert.tsx").then((m) => ({ default: m.LowBalanceAlert })),
+);
+// Creating an organisation is rare and far down the page: its form loads after the page's own code.
+const CreateOrganization = lazy(() =>
+  import("../org/CreateOrganization.tsx").then((m) => ({ default: m.CreateOrganization })),
 );
 const Loading = () => <span className="loading loading-spinner" aria-hidden="true" />;
 
@@ -40,6 +46,10 @@ function AccountView({ user }: { user: User }) {
   const subscription = subscriptionOf(user);
   const paid = hasPaidPlan(user);
   const scheduled = paid ? scheduledChange(subscription) : null;
+  const org = user.organization;
+  const team = org && !org.personal ? org : null;
+  // The plan, top-ups and the alert are billing: an organisation's owners and billing members.
+  const billing = !org || can(org.role, "billing");
   return (
     <div className="card-body gap-8" data-profile>
       <section aria-labelledby="account-details" className="flex flex-col gap-4">
@@ -47,6 +57,15 @@ function AccountView({ user }: { user: User }) {
           Account details
         </h2>
         <div className="grid gap-4 sm:grid-cols-2">
+          {team && (
+            <div className="sm:col-span-2">
+              <ReadOnlyField
+                id="organization"
+                label={T.organisation.field}
+                value={`${team.name} (${ROLE_NAMES[team.role]})`}
+              />
+            </div>
+          )}
           <ReadOnlyField id="username" label={T.username} value={user.username} />
           <ReadOnlyField id="email" label={T.email} value={user.email} />
           <ReadOnlyField id="plan" label={T.plan} value={subscription.plan} />
@@ -78,7 +97,11 @@ function AccountView({ user }: { user: User }) {
             </span>
           </p>
         )}
-        {paid ? (
+        {!billing ? (
+          <p className="text-sm text-base-content/80" data-billing-by-others>
+            {T.organisation.billingByOthers}
+          </p>
+        ) : paid ? (
           <Suspense fallback={<Loading />}>
             <PlanActions user={user} />
           </Suspense>
@@ -93,15 +116,17 @@ function AccountView({ user }: { user: User }) {
           </div>
         )}
       </section>
-      {paid && (
+      {paid && billing && (
         <Suspense fallback={<Loading />}>
           <TopUps balance={user.credit_balance} />
         </Suspense>
       )}
       {/* The fallback keeps the section's height (min-h-40 there too), so nothing moves when it comes. */}
-      <Suspense fallback={<div className="min-h-40" />}>
-        <LowBalanceAlert />
-      </Suspense>
+      {billing && (
+        <Suspense fallback={<div className="min-h-40" />}>
+          <LowBalanceAlert />
+        </Suspense>
+      )}
       <section aria-labelledby="api-access-heading" className="flex flex-col items-start gap-3">
         <h2 id="api-access-heading" className="text-lg font-semibold">
           {T.apiAccessTitle}
@@ -129,6 +154,22 @@ function AccountView({ user }: { user: User }) {
             {UI_TEXT.security.menu}
           </a>
         </div>
+      </section>
+      <section aria-labelledby="organisations-heading" className="flex flex-col gap-3">
+        <h2 id="organisations-heading" className="text-lg font-semibold">
+          {T.organisation.title}
+        </h2>
+        <p className="text-sm text-base-content/80">{T.organisation.intro}</p>
+        {team && (
+          <p className="text-sm">
+            <a href="/org/members" className="link link-primary" data-org-members-link>
+              {T.organisation.membersLink(team.name ?? "")}
+            </a>
+          </p>
+        )}
+        <Suspense fallback={<div className="min-h-20" />}>
+          <CreateOrganization />
+        </Suspense>
       </section>
     </div>
   );

@@ -1,0 +1,207 @@
+// /org/members for owners and managers: invite by e-mail with a role the viewer may give (the
+// address's and the role's problems beside their fields), and the pending invitations with resend
+// and revoke.
+import { type FormEvent, useId, useState } from "react";
+import type { UserOrganization } from "../../../contract/account.ts";
+import type { Invitation } from "../../../contract/orgs.ts";
+import { asApiError, loadSchemas } from "../../lib/api-client.ts";
+import { detailText, fieldErrorsFrom422 } from "../../lib/error-messages.ts";
+import { type FieldErrors, firstFieldErrors } from "../../lib/form-errors.ts";
+import { isoDay } from "../../lib/format-date.ts";
+import { ORG_PAGE_TEXT } from "../../lib/org-text.ts";
+import { invitableRoles, orgErrorMessage } from "../../lib/org-view.ts";
+import { ROLE_NAMES, ROLE_SUMMARIES } from "../../lib/role-text.ts";
+import { inviteMember, resendInvitation, revokeInvitation } from "../../stores/organizations.ts";
+import { notify } from "../../stores/toast.ts";
+import { FieldError } from "../forms/Field.tsx";
+import { DANGER_OUTLINE } from "./OrgDialog.tsx";
+
+const T = ORG_PAGE_TEXT;
+
+function InviteForm({ org }: { org: UserOrganization }) {
+  const id = useId();
+  const roles = invitableRoles(org.role);
+  const [errors, setErrors] = useState<FieldErrors>({});
+  const [busy, setBusy] = useState(false);
+
+  const submit = async (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    if (busy) return;
+    const form = event.currentTarget;
+    const data = new FormData(form);
+    const request = { email: String(data.get("email") ?? "").trim(), role: String(data.get("role") ?? "") };
+    const found = firstFieldErrors((await loadSchemas()).invitationRequestSchema, request);
+    setErrors(found);
+    if (Object.keys(found).length > 0) {
+      form.querySelector<HTMLElement>("[aria-invalid='true']")?.focus();
+      return;
+    }
+    setBusy(true);
+    try {
+      await inviteMember(org.id, request.email, request.role as (typeof roles)[number]);
+      notify("success", T.invited(request.email));
+      form.reset();
+    } catch (error) {
+      const failed = asApiError(error);
+      const fields = fieldErrorsFrom422(failed);
+      // A member or a pending address (409) is about the address; the limits (429) about sending.
+      if (Object.keys(fields).length > 0) setErrors(fields);
+      else if (failed.status === 409 && detailText(failed.detail))
+        setErrors({ email: detailText(failed.detail) });
+      else notify("error", orgErrorMessage(failed));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const described = (field: string, help?: string) =>
+    (errors[field] ? `${id}-${field}-error` : help) || undefined;
+  return (
+    <form className="flex flex-col gap-4" noValidate onSubmit={(e) => void submit(e)} data-invite-form>
+      <div className="grid gap-4 sm:grid-cols-[1fr_12rem]">
+        <div className="flex flex-col gap-1.5">
+          <label htmlFor={`${id}-email`} className="text-sm font-medium">
+            {T.inviteEmail}
+          </label>
+          <input
+            id={`${id}-email`}
+            name="email"
+            type="email"
+            autoComplete="off"
+            className={errors.email ? "input input-error w-full" : "input w-full"}
+            aria-invalid={errors.email ? true : undefined}
+            aria-describedby={described("email")}
+            onChange={() => setErrors({ ...errors, email: undefined })}
+          />
+          {errors.email && <FieldError id={`${id}-email-error`} name="email" message={errors.email} />}
+        </div>
+        <div className="flex flex-col gap-1.5">
+          <label htmlFor={`${id}-role`} className="text-sm font-medium">
+            {T.inviteRole}
+          </label>
+          <select
+            id={`${id}-role`}
+            name="role"
+            className={errors.role ? "select select-error w-full" : "select w-full"}
+            defaultValue="developer"
+            aria-invalid={errors.role ? true : undefined}
+            aria-describedby={described("role", `${id}-role-help`)}
+          >
+            {roles.map((role) => (
+              <option key={role} value={role}>
+                {ROLE_NAMES[role]}
+              </option>
+            ))}
+          </select>
+          {errors.role && <FieldError id={`${id}-role-error`} name="role" message={errors.role} />}
+        </div>
+      </div>
+      <ul id={`${id}-role-help`} className="flex flex-col gap-0.5 text-xs text-base-content/70">
+        {roles.map((role) => (
+          <li key={role}>
+            <span className="font-medium">{ROLE_NAMES[role]}</span>: {ROLE_SUMMARIES[role]}
+          </li>
+        ))}
+      </ul>
+      <div>
+        <button type="submit" className="btn btn-primary" disabled={busy}>
+          {busy && <span className="loading loading-spinner loading-sm" aria-hidden="true" />}
+          {busy ? T.sending : T.sendInvite}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function PendingInvitation({ org, invitation }: { org: UserOrganization; invitation: Invitation }) {
+  const [busy, setBusy] = useState<"resend" | "revoke" | null>(null);
+  const act = async (kind: "resend" | "revoke") => {
+    setBusy(kind);
+    try {
+      if (kind === "resend") {
+        await resendInvitation(org.id, invitation.id);
+        notify("success", T.resent(invitation.email));
+      } else {
+        await revokeInvitation(org.id, invitation.id);
+        notify("success", T.revoked(invitation.email));
+      }
+    } catch (error) {
+      notify("error", orgErrorMessage(asApiError(error)));
+    } finally {
+      setBusy(null);
+    }
+  };
+  const facts = [
+    ROLE_NAMES[invitation.role],
+    invitation.invited_by ? T.invitedBy(invitation.invited_by.username) : null,
+    T.expires(isoDay(invitation.expires_at) ?? ""),
+  ].filter(Boolean);
+  return (
+    <li
+      className="flex flex-wrap items-center justify-between gap-3 rounded-box border border-base-300 p-4"
+      data-invitation={invitation.email}
+    >
+      <div className="min-w-0">
+        <p className="break-all font-medium">{invitation.email}</p>
+        <p className="text-sm text-base-content/80">{facts.join(" · ")}</p>
+      </div>
+      <div className="flex gap-2">
+        <button
+          type="button"
+          className="btn btn-outline btn-sm"
+          disabled={busy !== null}
+          aria-label={`${T.resend} ${invitation.email}`}
+          onClick={() => void act("resend")}
+        >
+          {busy === "resend" && <span className="loading loading-spinner loading-xs" aria-hidden="true" />}
+          {T.resend}
+        </button>
+        <button
+          type="button"
+          className={`${DANGER_OUTLINE} btn-sm`}
+          disabled={busy !== null}
+          aria-label={`${T.revoke} ${invitation.email}`}
+          onClick={() => void act("revoke")}
+        >
+          {busy === "revoke" && <span className="loading loading-spinner loading-xs" aria-hidden="true" />}
+          {T.revoke}
+        </button>
+      </div>
+    </li>
+  );
+}
+
+export function Invitations({
+  org,
+  invitations,
+  ready,
+}: {
+  org: UserOrganization;
+  invitations: readonly Invitation[];
+  ready: boolean;
+}) {
+  return (
+    <>
+      <section aria-labelledby="invite-heading" className="flex flex-col gap-3">
+        <h2 id="invite-heading" className="text-lg font-semibold">
+          {T.invite}
+        </h2>
+        <p className="text-sm text-base-content/80">{T.inviteIntro}</p>
+        <InviteForm org={org} />
+      </section>
+      <section aria-labelledby="pending-heading" className="flex flex-col gap-3">
+        <h2 id="pending-heading" className="text-lg font-semibold">
+          {T.pendingTitle}
+        </h2>
+        {ready && invitations.length === 0 && <p className="text-sm text-base-content/80">{T.noPending}</p>}
+        {invitations.length > 0 && (
+          <ul className="flex flex-col gap-2" aria-label={T.pendingTitle}>
+            {invitations.map((invitation) => (
+              <PendingInvitation key={invitation.id} org={org} invitation={invitation} />
+            ))}
+          </ul>
+        )}
+      </section>
+    </>
+  );
+}

@@ -1,0 +1,160 @@
+// Organisations for the portal (ORGANISATIONS.md "Pages"): the list the account menu's switcher
+// shows, choosing one (kept in localStorage, the page loads again for it), creating one, and the
+// calls of /org/members, /org/settings and /invitations/{token}. Actions throw ApiError; the
+// islands say what went wrong.
+import { atom } from "nanostores";
+import type { OrgRole } from "../../contract/org-roles.ts";
+import type { Invitation, KeyRef, Member, Org, OrgListItem } from "../../contract/orgs.ts";
+import { apiRequest } from "../lib/api-client.ts";
+import { chooseOrganization } from "../lib/auth-storage.ts";
+import { withReauth } from "./reauth.ts";
+
+export type OrgListState =
+  | { status: "idle" | "loading" | "failed"; orgs: readonly OrgListItem[] }
+  | { status: "ready"; orgs: readonly OrgListItem[] };
+
+export const $organizations = atom<OrgListState>({ status: "idle", orgs: [] });
+
+/** `GET /v1/orgs` once per page (the switcher asks when the menu first opens). */
+export async function loadOrganizations(): Promise<void> {
+  if ($organizations.get().status !== "idle") return;
+  $organizations.set({ status: "loading", orgs: [] });
+  try {
+    const { data } = await apiRequest("/v1/orgs", "orgListSchema", { auth: true });
+    $organizations.set({ status: "ready", orgs: data });
+  } catch {
+    $organizations.set({ status: "failed", orgs: [] });
+  }
+}
+
+/**
+ * Acts on `org` from now on: keeps the choice (none for the personal organisation) and loads the
+ * page again, whose calls then carry it; other tabs follow through the storage event.
+ */
+export function switchOrganization(org: { id: string; personal: boolean }, path?: string): void {
+  chooseOrganization(org.personal ? null : org.id);
+  if (path) window.location.assign(path);
+  else window.location.reload();
+}
+
+/** `POST /v1/orgs`: a team organisation the caller owns. */
+export function createOrganization(name: string): Promise<Org> {
+  return apiRequest("/v1/orgs", "orgSchema", { method: "POST", body: { name }, auth: true });
+}
+
+const orgPath = (orgId: string, rest = "") => `/v1/orgs/${encodeURIComponent(orgId)}${rest}`;
+
+export function renameOrganization(orgId: string, name: string): Promise<Org> {
+  return apiRequest(orgPath(orgId), "orgSchema", { method: "PATCH", body: { name }, auth: true });
+}
+
+export function loadOrganization(orgId: string): Promise<Org> {
+  return apiRequest(orgPath(orgId), "orgSchema", { auth: true });
+}
+
+/**
+ * `DELETE /v1/orgs/{id}`: without `confirmForfeit` the server answers 409 with what would be lost
+ * (credits, subscription days) when there is anything; the caller shows it and asks again.
+ */
+export async function deleteOrganization(orgId: string, confirmForfeit: boolean): Promise<void> {
+  await withReauth(() =>
+    apiRequest(orgPath(orgId), "anyAnswerSchema", {
+      method: "DELETE",
+      body: confirmForfeit ? { confirm_forfeit: true } : {},
+      auth: true,
+    }),
+  );
+}
+
+export function transferOwnership(orgId: string, userId: string): Promise<unknown> {
+  return withReauth(() =>
+    apiRequest(orgPath(orgId, "/transfer-ownership"), "anyAnswerSchema", {
+      method: "POST",
+      body: { user_id: userId },
+      auth: true,
+    }),
+  );
+}
+
+export type MembersState =
+  | { status: "loading" | "failed"; members: readonly Member[]; invitations: readonly Invitation[] }
+  | { status: "ready"; members: readonly Member[]; invitations: readonly Invitation[] };
+
+export const $members = atom<MembersState>({ status: "loading", members: [], invitations: [] });
+
+/** The members, and the pending invitations when the role may see them (`withInvitations`). */
+export async function loadMembers(orgId: string, withInvitations: boolean): Promise<void> {
+  const before = $members.get();
+  $members.set({ ...before, status: "loading" });
+  try {
+    const [members, invitations] = await Promise.all([
+      apiRequest(orgPath(orgId, "/members"), "memberListSchema", { auth: true }),
+      withInvitations
+        ? apiRequest(orgPath(orgId, "/invitations"), "invitationListSchema", { auth: true })
+        : Promise.resolve({ data: [] }),
+    ]);
+    $members.set({ status: "ready", members: members.data, invitations: invitations.data });
+  } catch {
+    $members.set({ ...before, status: "failed" });
+  }
+}
+
+/** `PATCH .../members/{user_id}`: a new role and/or cap (null: none); the keys a lost role revoked. */
+export async function changeMember(
+  orgId: string,
+  userId: string,
+  change: { role?: OrgRole; monthly_credit_cap?: number | null },
+  withInvitations: boolean,
+): Promise<readonly KeyRef[]> {
+  const answer = await withReauth(() =>
+    apiRequest(orgPath(orgId, `/members/${encodeURIComponent(userId)}`), "memberChangedSchema", {
+      method: "PATCH",
+      body: change,
+      auth: true,
+    }),
+  );
+  void loadMembers(orgId, withInvitations);
+  return answer.revoked_keys;
+}
+
+/** `DELETE .../members/{user_id}` (leaving, for oneself): the keys it revoked and the shared keys it left. */
+export async function removeMember(orgId: string, userId: string, withInvitations: boolean) {
+  const answer = await apiRequest(
+    orgPath(orgId, `/members/${encodeURIComponent(userId)}`),
+    "memberRemovedSchema",
+    { method: "DELETE", auth: true },
+  );
+  void loadMembers(orgId, withInvitations);
+  return answer;
+}
+
+export async function inviteMember(orgId: string, email: string, role: OrgRole): Promise<void> {
+  await apiRequest(orgPath(orgId, "/invitations"), "anyAnswerSchema", {
+    method: "POST",
+    body: { email, role },
+    auth: true,
+  });
+  void loadMembers(orgId, true);
+}
+
+export async function revokeInvitation(orgId: string, invitationId: string): Promise<void> {
+  await apiRequest(orgPath(orgId, `/invitations/${encodeURIComponent(invitationId)}`), "anyAnswerSchema", {
+    method: "DELETE",
+    auth: true,
+  });
+  void loadMembers(orgId, true);
+}
+
+export async function resendInvitation(orgId: string, invitationId: string): Promise<void> {
+  await apiRequest(
+    orgPath(orgId, `/invitations/${encodeURIComponent(invitationId)}/resend`),
+    "anyAnswerSchema",
+    { method: "POST", auth: true },
+  );
+  void loadMembers(orgId, true);
+}
+
+/** The organisation's keys the caller may see (`GET /v1/api-keys`): the removal dialog names them. */
+export async function loadOrgKeys() {
+  return (await apiRequest("/v1/api-keys", "apiKeyListSchema", { auth: true })).data;
+}

@@ -1,0 +1,461 @@
+// Organisations in the portal (ORGANISATIONS.md "Pages"), against the real server: creating one on
+// /profile, inviting by e-mail through the outbox, accepting on /invitations/{token} after signing
+// in, the account menu's switcher and the chosen organisation in every call, members' roles, caps
+// and removal, and the settings (rename, transfer, delete with what is forfeited).
+import type { APIRequestContext, Browser, Page } from "@playwright/test";
+import { ORG_DETAIL } from "../../contract/org-messages.ts";
+import { INVITATION_TEXT } from "../../src/lib/invitation-text.ts";
+import { ORG_PAGE_TEXT } from "../../src/lib/org-text.ts";
+import { UI_TEXT } from "../../src/lib/ui-text.ts";
+import {
+  createVerifiedUser,
+  openSignedIn,
+  readMail,
+  type TestUser,
+  tokenViaApi,
+} from "../fixtures/account.ts";
+import { axeViolations } from "../fixtures/axe.ts";
+import { anyOf, expect, test } from "../fixtures/test.ts";
+
+const T = ORG_PAGE_TEXT;
+
+/** A team organisation made through the API, owned by `token`'s user. */
+async function createOrgViaApi(request: APIRequestContext, token: string, name: string): Promise<string> {
+  const response = await request.post("/v1/orgs", {
+    headers: { Authorization: `Bearer ${token}` },
+    data: { name },
+  });
+  expect(response.status(), await response.text()).toBe(201);
+  return ((await response.json()) as { id: string }).id;
+}
+
+async function inviteViaApi(
+  request: APIRequestContext,
+  token: string,
+  orgId: string,
+  email: string,
+  role: "manager" | "billing" | "developer",
+): Promise<void> {
+  const response = await request.post(`/v1/orgs/${orgId}/invitations`, {
+    headers: { Authorization: `Bearer ${token}` },
+    data: { email, role },
+  });
+  expect(response.status(), await response.text()).toBe(201);
+}
+
+/** The /invitations/{token} path of the newest invitation mail to `email`. */
+async function invitationPath(request: APIRequestContext, email: string): Promise<string> {
+  const mail = await readMail(request, email, /invited you to/);
+  const link = mail.links.find((l) => new URL(l).pathname.startsWith("/invitations/"));
+  expect(link, `an /invitations/ link in "${mail.subject}"`).toBeDefined();
+  return new URL(link as string).pathname;
+}
+
+/** Invites `member` and accepts for them through the API: a member of the team in two calls. */
+async function joinViaApi(
+  request: APIRequestContext,
+  ownerToken: string,
+  orgId: string,
+  member: TestUser,
+  role: "manager" | "billing" | "developer",
+): Promise<string> {
+  await inviteViaApi(request, ownerToken, orgId, member.email, role);
+  const token = (await invitationPath(request, member.email)).split("/").at(-1) ?? "";
+  const memberToken = await tokenViaApi(request, member);
+  const accepted = await request.post(`/v1/invitations/${token}/accept`, {
+    headers: { Authorization: `Bearer ${memberToken}` },
+  });
+  expect(accepted.status(), await accepted.text()).toBe(200);
+  return memberToken;
+}
+
+const orgName = (label: string) => `${label} ${Math.random().toString(36).slice(2, 7)}`;
+
+/** The top bar's account area at a desktop width (the mobile menu repeats it, hidden). */
+const accountArea = (page: Page) => page.locator('[data-island-slot="account"]');
+
+async function openAccountMenu(page: Page): Promise<void> {
+  await accountArea(page).getByText(/^Hi, /).click();
+}
+
+async function logInOnForm(page: Page, user: TestUser): Promise<void> {
+  await page.getByLabel("Username").fill(user.username);
+  await page.getByLabel("Password", { exact: true }).fill(user.password);
+  await page.getByRole("button", { name: UI_TEXT.logIn }).click();
+}
+
+async function newPage(browser: Browser): Promise<Page> {
+  return (await browser.newContext()).newPage();
+}
+
+test.describe("creating and joining an organisation", () => {
+  // Chromium's console notes for the made-up token's 404, a refused accept and a second invitation.
+  test.use({ allowedConsoleErrors: [anyOf(/status of 404/, /status of 403/, /status of 409/)] });
+
+  test("an owner creates an organisation on /profile, invites a developer by e-mail, and the developer accepts after logging in", async ({
+    page,
+    request,
+    browser,
+  }) => {
+    const owner = await createVerifiedUser(request, "owner");
+    const developer = await createVerifiedUser(request, "dev");
+    const name = orgName("Acme");
+
+    // The owner: /profile offers "Create organisation"; a bad name is said beside the field.
+    await openSignedIn(page, await tokenViaApi(request, owner), "/profile");
+    const form = page.locator("[data-create-org]");
+    await form.getByLabel(T.createName).fill("Personal");
+    await form.getByRole("button", { name: T.create }).click();
+    await expect(form.locator('[data-field-error="name"]')).toHaveText(
+      '"Personal" is the name of your own account',
+    );
+    await form.getByLabel(T.createName).fill(name);
+    await form.getByRole("button", { name: T.create }).click();
+
+    // The portal now acts on the new organisation: its members page, its name in the top bar.
+    await expect(page).toHaveURL(/\/org\/members$/);
+    await expect(page.locator("[data-org-members][data-status=ready]")).toBeVisible();
+    await expect(page.getByRole("heading", { name: T.membersOf(name) })).toBeVisible();
+    await expect(accountArea(page).locator("[data-org-name]")).toHaveText(name);
+    await expect(accountArea(page).locator("[data-credit-balance]")).toContainText("0");
+    const orgId = await page.evaluate(() => localStorage.getItem("x-organization"));
+    expect(orgId).toMatch(/^[0-9a-f-]{36}$/);
+    await expect(page.locator(`[data-member="${owner.username}"]`)).toContainText("Owner");
+    expect(await axeViolations(page)).toEqual([]);
+
+    // Invite the developer: the pending invitation is listed; the mail carries the link.
+    const invite = page.locator("[data-invite-form]");
+    await invite.getByLabel(T.inviteEmail).fill(developer.email);
+    await invite.getByLabel(T.inviteRole).selectOption("developer");
+    await invite.getByRole("button", { name: T.sendInvite }).click();
+    await expect(page.locator(`[data-invitation="${developer.email}"]`)).toContainText("Developer");
+    // Inviting the same address again is refused beside the field.
+    await invite.getByLabel(T.inviteEmail).fill(developer.email);
+    await invite.getByRole("button", { name: T.sendInvite }).click();
+    await expect(invite.locator('[data-field-error="email"]')).toHaveText(ORG_DETAIL.alreadyInvited);
+    const path = await invitationPath(request, developer.email);
+
+    // The developer, signed out: the invitation names the organisation, the role and the inviter.
+    const devPage = await newPage(browser);
+    await devPage.goto(path);
+    await expect(devPage.locator("[data-invitation-org]")).toHaveText(INVITATION_TEXT.lead(name));
+    await expect(devPage.locator("[data-invitation-facts]")).toContainText("Developer");
+    await expect(devPage.locator("[data-invitation-facts]")).toContainText(owner.username);
+    expect(await axeViolations(devPage)).toEqual([]);
+    // Log in, and come back here by itself; nothing is accepted until Accept is pressed.
+    await devPage.getByRole("button", { name: INVITATION_TEXT.logIn }).click();
+    await expect(devPage).toHaveURL(/\/login$/);
+    await logInOnForm(devPage, developer);
+    await expect(devPage).toHaveURL(new RegExp(`${path}$`));
+    expect(await devPage.evaluate(() => localStorage.getItem("originalPath"))).toBeNull();
+    await devPage.getByRole("button", { name: INVITATION_TEXT.accept }).click();
+    await expect(devPage.locator("[data-invitation-accepted]")).toContainText(
+      INVITATION_TEXT.acceptedTitle(name),
+    );
+    // Accepting does not change the organisation the portal acts on; the switch is a choice.
+    expect(await devPage.evaluate(() => localStorage.getItem("x-organization"))).toBeNull();
+    await devPage.getByRole("button", { name: INVITATION_TEXT.switchTo(name) }).click();
+    await expect(devPage).toHaveURL(/\/profile$/);
+    await expect(devPage.locator('[data-profile-field="organization"]')).toHaveValue(`${name} (Developer)`);
+    // A developer pays for nothing: no plan actions, no alert.
+    await expect(devPage.locator("[data-billing-by-others]")).toBeVisible();
+    await expect(devPage.locator("[data-low-balance-alert]")).toHaveCount(0);
+
+    // The owner sees the developer among the members, and the invitation is gone.
+    await page.reload();
+    await expect(page.locator(`[data-member="${developer.username}"]`)).toContainText("Developer");
+    await expect(page.locator(`[data-invitation="${developer.email}"]`)).toHaveCount(0);
+    await devPage.context().close();
+  });
+
+  test("an invitation for another address says which, masked, and joins nobody", async ({
+    page,
+    request,
+  }) => {
+    const owner = await createVerifiedUser(request, "owner");
+    const ownerToken = await tokenViaApi(request, owner);
+    const orgId = await createOrgViaApi(request, ownerToken, orgName("Masked"));
+    const invited = `invitee${Date.now().toString(36)}@example.com`;
+    await inviteViaApi(request, ownerToken, orgId, invited, "developer");
+    const path = await invitationPath(request, invited);
+
+    const stranger = await createVerifiedUser(request, "stranger");
+    await openSignedIn(page, await tokenViaApi(request, stranger), path);
+    await page.getByRole("button", { name: INVITATION_TEXT.accept }).click();
+    await expect(page.locator("[data-accept-problem]")).toHaveText(
+      ORG_DETAIL.wrongAddress(`i•••@example.com`),
+    );
+    expect(await axeViolations(page)).toEqual([]);
+  });
+
+  test("a used or made-up invitation says it cannot be used", async ({ page }) => {
+    await page.goto("/invitations/not-a-real-token");
+    await expect(page.locator("[data-invitation-invalid]")).toHaveText(INVITATION_TEXT.invalid);
+  });
+});
+
+test.describe("the account menu's organisation switcher", () => {
+  test("lists Personal and each organisation with the role; choosing one makes every call act on it", async ({
+    page,
+    request,
+  }) => {
+    const owner = await createVerifiedUser(request, "owner");
+    const member = await createVerifiedUser(request, "member");
+    const ownerToken = await tokenViaApi(request, owner);
+    const name = orgName("Switch");
+    const orgId = await createOrgViaApi(request, ownerToken, name);
+    const memberToken = await joinViaApi(request, ownerToken, orgId, member, "billing");
+
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await openSignedIn(page, memberToken, "/profile");
+    await expect(page.locator("[data-profile]")).toBeVisible();
+    await openAccountMenu(page);
+    const switcher = accountArea(page);
+    await expect(switcher.locator("[data-org-switcher]")).toBeVisible();
+    await expect(switcher.locator('[data-org-choice="personal"]')).toHaveAttribute("aria-current", "true");
+    await expect(switcher.locator(`[data-org-choice="${orgId}"]`)).toContainText("Billing");
+    expect(await axeViolations(page)).toEqual([]);
+
+    const meAsked = page.waitForRequest(
+      (r) => r.url().endsWith("/v1/users/me") && r.headers()["x-organization"] === orgId,
+    );
+    await switcher.locator(`[data-org-choice="${orgId}"]`).click();
+    await meAsked;
+    await expect(page.locator('[data-profile-field="organization"]')).toHaveValue(`${name} (Billing)`);
+    await expect(accountArea(page).locator("[data-org-name]")).toHaveText(name);
+    expect(await page.evaluate(() => localStorage.getItem("x-organization"))).toBe(orgId);
+
+    // Back to Personal: the choice goes, and calls carry no header.
+    await openAccountMenu(page);
+    await accountArea(page).locator('[data-org-choice="personal"]').click();
+    await expect(page.locator('[data-profile-field="organization"]')).toHaveCount(0);
+    expect(await page.evaluate(() => localStorage.getItem("x-organization"))).toBeNull();
+  });
+
+  test("the mobile menu offers the same switcher", async ({ page, request }) => {
+    const owner = await createVerifiedUser(request, "owner");
+    const ownerToken = await tokenViaApi(request, owner);
+    const name = orgName("Phone");
+    const orgId = await createOrgViaApi(request, ownerToken, name);
+
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.emulateMedia({ colorScheme: "dark" });
+    await openSignedIn(page, ownerToken, "/");
+    await expect(page.getByRole("button", { name: UI_TEXT.token.open })).toBeVisible();
+    await page.locator("[data-mobile-menu] > summary").click();
+    const menu = page.locator("[data-mobile-menu]");
+    await menu.locator(`[data-org-choice="${orgId}"]`).click();
+    await expect(page.locator("[data-mobile-menu] [data-org-name]")).toHaveText(name);
+    await page.locator("[data-mobile-menu] > summary").click();
+    await expect(menu.getByRole("link", { name: T.members })).toBeVisible();
+    await expect(menu.getByRole("link", { name: T.settings })).toBeVisible();
+    expect(await axeViolations(page)).toEqual([]);
+  });
+
+  test("a user in no team organisation sees no switcher", async ({ page, request }) => {
+    const user = await createVerifiedUser(request, "solo");
+    await page.setViewportSize({ width: 1280, height: 900 });
+    const orgsAsked = page.waitForRequest((r) => r.url().endsWith("/v1/orgs"));
+    await openSignedIn(page, await tokenViaApi(request, user), "/");
+    await openAccountMenu(page);
+    await orgsAsked;
+    await expect(page.getByRole("link", { name: UI_TEXT.myAccount })).toBeVisible();
+    await expect(page.locator("[data-org-switcher]")).toHaveCount(0);
+  });
+
+  test("another tab's choice reloads this one", async ({ page, request }) => {
+    const owner = await createVerifiedUser(request, "owner");
+    const ownerToken = await tokenViaApi(request, owner);
+    const name = orgName("Tabs");
+    const orgId = await createOrgViaApi(request, ownerToken, name);
+    await openSignedIn(page, ownerToken, "/profile");
+    await expect(page.locator("[data-profile]")).toBeVisible();
+    const other = await page.context().newPage();
+    await other.goto("/profile");
+    await expect(other.locator("[data-profile]")).toBeVisible();
+
+    await page.evaluate((id) => localStorage.setItem("x-organization", id), orgId);
+    await expect(other.locator('[data-profile-field="organization"]')).toHaveValue(`${name} (Owner)`);
+  });
+
+  test("a choice the user is no longer a member of is forgotten, with a toast", async ({ page, request }) => {
+    const owner = await createVerifiedUser(request, "owner");
+    const member = await createVerifiedUser(request, "member");
+    const ownerToken = await tokenViaApi(request, owner);
+    const orgId = await createOrgViaApi(request, ownerToken, orgName("Gone"));
+    const memberToken = await joinViaApi(request, ownerToken, orgId, member, "developer");
+    const memberId = (
+      (await (
+        await request.get("/v1/users/me", { headers: { Authorization: `Bearer ${memberToken}` } })
+      ).json()) as { id: string }
+    ).id;
+    const removed = await request.delete(`/v1/orgs/${orgId}/members/${memberId}`, {
+      headers: { Authorization: `Bearer ${ownerToken}` },
+    });
+    expect(removed.status(), await removed.text()).toBe(200);
+
+    await page.goto("/robots.txt");
+    await page.evaluate((id) => localStorage.setItem("x-organization", id), orgId);
+    await openSignedIn(page, memberToken, "/profile");
+    await expect(page.getByText(ORG_DETAIL.noLongerMember)).toBeVisible();
+    await expect(page.locator('[data-profile-field="organization"]')).toHaveCount(0);
+    expect(await page.evaluate(() => localStorage.getItem("x-organization"))).toBeNull();
+  });
+
+  test("Sign Out forgets the choice", async ({ page, request }) => {
+    const owner = await createVerifiedUser(request, "owner");
+    const ownerToken = await tokenViaApi(request, owner);
+    const orgId = await createOrgViaApi(request, ownerToken, orgName("Out"));
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.goto("/robots.txt");
+    await page.evaluate((id) => localStorage.setItem("x-organization", id), orgId);
+    await openSignedIn(page, ownerToken, "/");
+    await openAccountMenu(page);
+    await page.getByRole("button", { name: UI_TEXT.signOut }).click();
+    await expect(accountArea(page).getByRole("link", { name: UI_TEXT.logIn })).toBeVisible();
+    expect(await page.evaluate(() => localStorage.getItem("x-organization"))).toBeNull();
+  });
+});
+
+test.describe("members and settings", () => {
+  test("the owner caps a developer and removes them; the dialogs name the keys that stop", async ({
+    page,
+    request,
+  }) => {
+    const owner = await createVerifiedUser(request, "owner");
+    const developer = await createVerifiedUser(request, "dev");
+    const ownerToken = await tokenViaApi(request, owner);
+    const orgId = await createOrgViaApi(request, ownerToken, orgName("Caps"));
+    const devToken = await joinViaApi(request, ownerToken, orgId, developer, "developer");
+    const key = await request.post("/v1/api-keys", {
+      headers: { Authorization: `Bearer ${devToken}`, "X-Organization": orgId },
+      data: { name: "render farm" },
+    });
+    expect(key.status(), await key.text()).toBe(201);
+
+    await page.goto("/robots.txt");
+    await page.evaluate((id) => localStorage.setItem("x-organization", id), orgId);
+    await openSignedIn(page, ownerToken, "/org/members");
+    const row = page.locator(`[data-member="${developer.username}"]`);
+    await expect(row).toContainText(T.noCap);
+
+    // A cap: a bad number is said beside the field, a good one is saved and shown.
+    await row.getByRole("button", { name: `${T.edit} ${developer.username}` }).click();
+    const dialog = page.getByRole("dialog", { name: T.editTitle(developer.username) });
+    await dialog.getByLabel(T.cap).fill("-5");
+    await dialog.getByRole("button", { name: T.save }).click();
+    await expect(dialog.locator('[data-field-error="monthly_credit_cap"]')).toBeVisible();
+    await dialog.getByLabel(T.cap).fill("5");
+    // Billing has no API keys: the dialog warns before the developer's key would stop.
+    await dialog.getByRole("radio", { name: /Billing/ }).check();
+    await expect(dialog.locator("[data-keys-warning]")).toBeVisible();
+    await dialog.getByRole("radio", { name: /Developer/ }).check();
+    expect(await axeViolations(page)).toEqual([]);
+    await dialog.getByRole("button", { name: T.save }).click();
+    await expect(row).toContainText("5 credits");
+
+    // Removal: the dialog says which keys stop, and the result names the ones that did.
+    await row.getByRole("button", { name: `${T.remove} ${developer.username}` }).click();
+    const confirm = page.getByRole("dialog", { name: T.removeTitle(developer.username) });
+    await expect(confirm.locator("[data-removal-keys=ready]")).toBeVisible();
+    await expect(confirm).toContainText("render farm");
+    await confirm.getByRole("button", { name: T.confirmRemove }).click();
+    await expect(page.locator("[data-removal-result]")).toContainText("render farm");
+    await expect(row).toHaveCount(0);
+  });
+
+  test("a developer sees names and roles only, and may only leave", async ({ page, request }) => {
+    const owner = await createVerifiedUser(request, "owner");
+    const developer = await createVerifiedUser(request, "dev");
+    const ownerToken = await tokenViaApi(request, owner);
+    const name = orgName("Leave");
+    const orgId = await createOrgViaApi(request, ownerToken, name);
+    const devToken = await joinViaApi(request, ownerToken, orgId, developer, "developer");
+
+    await page.goto("/robots.txt");
+    await page.evaluate((id) => localStorage.setItem("x-organization", id), orgId);
+    await openSignedIn(page, devToken, "/org/members");
+    const ownerRow = page.locator(`[data-member="${owner.username}"]`);
+    await expect(ownerRow).toContainText("Owner");
+    await expect(ownerRow).not.toContainText(owner.email);
+    await expect(ownerRow.getByRole("button")).toHaveCount(0);
+    await expect(page.locator("[data-invite-form]")).toHaveCount(0);
+
+    await page
+      .locator(`[data-member="${developer.username}"]`)
+      .getByRole("button", { name: T.leave })
+      .click();
+    await page
+      .getByRole("dialog", { name: T.leaveTitle(name) })
+      .getByRole("button", { name: T.confirmLeave })
+      .click();
+    await expect(page).toHaveURL(/\/profile$/);
+    await expect(page.getByText(T.left(name))).toBeVisible();
+    expect(await page.evaluate(() => localStorage.getItem("x-organization"))).toBeNull();
+  });
+
+  test("the owner renames, transfers ownership and, as a manager, no longer deletes", async ({
+    page,
+    request,
+  }) => {
+    const owner = await createVerifiedUser(request, "owner");
+    const manager = await createVerifiedUser(request, "mgr");
+    const ownerToken = await tokenViaApi(request, owner);
+    const orgId = await createOrgViaApi(request, ownerToken, orgName("Rename"));
+    await joinViaApi(request, ownerToken, orgId, manager, "manager");
+    const renamed = orgName("Renamed");
+
+    await page.goto("/robots.txt");
+    await page.evaluate((id) => localStorage.setItem("x-organization", id), orgId);
+    await openSignedIn(page, ownerToken, "/org/settings");
+    const rename = page.locator("[data-rename-form]");
+    await rename.getByLabel(T.createName).fill("a");
+    await rename.getByRole("button", { name: T.rename }).click();
+    await expect(rename.locator('[data-field-error="name"]')).toHaveText("Use 2 to 60 characters");
+    await rename.getByLabel(T.createName).fill(renamed);
+    await rename.getByRole("button", { name: T.rename }).click();
+    await expect(accountArea(page).locator("[data-org-name]")).toHaveText(renamed);
+    expect(await axeViolations(page)).toEqual([]);
+
+    const transfer = page.locator("[data-transfer]");
+    await transfer.getByLabel(T.transferTo).selectOption({ label: `${manager.username} (Manager)` });
+    await transfer.getByRole("button", { name: T.transfer }).click();
+    await page
+      .getByRole("dialog", { name: T.transferConfirmTitle(manager.username) })
+      .getByRole("button", { name: T.transfer })
+      .click();
+    await expect(page.getByText(T.transferred(manager.username))).toBeVisible();
+    // Now a manager: rename stays, transfer and delete are an owner's.
+    await expect(page.locator("[data-rename-form]")).toBeVisible();
+    await expect(page.locator("[data-transfer]")).toHaveCount(0);
+    await expect(page.locator("[data-delete-org]")).toHaveCount(0);
+  });
+});
+
+test.describe("deleting an organisation", () => {
+  // Chromium's console note for the server's 409 that says what would be lost.
+  test.use({ allowedConsoleErrors: [/status of 409/] });
+
+  test("first says what is lost, then deletes it", async ({ page, request }) => {
+    const owner = await createVerifiedUser(request, "owner");
+    const ownerToken = await tokenViaApi(request, owner);
+    const name = orgName("Delete");
+    const orgId = await createOrgViaApi(request, ownerToken, name);
+
+    await page.goto("/robots.txt");
+    await page.evaluate((id) => localStorage.setItem("x-organization", id), orgId);
+    await openSignedIn(page, ownerToken, "/org/settings");
+    await page.locator("[data-delete-org]").getByRole("button", { name: T.delete }).click();
+    const dialog = page.getByRole("dialog", { name: T.deleteConfirmTitle(name) });
+    await dialog.getByRole("button", { name: T.confirmDelete }).click();
+    await expect(dialog.locator("[data-forfeit]")).toHaveText(T.forfeit("0", 0));
+    await dialog.getByRole("button", { name: T.confirmForfeit }).click();
+    await expect(page).toHaveURL(/\/profile$/);
+    await expect(page.getByText(T.deleted(name))).toBeVisible();
+    expect(await page.evaluate(() => localStorage.getItem("x-organization"))).toBeNull();
+    const gone = await request.get(`/v1/orgs/${orgId}`, {
+      headers: { Authorization: `Bearer ${ownerToken}` },
+    });
+    expect(gone.status()).toBe(404);
+  });
+});
