@@ -57,6 +57,18 @@ const CONTRACT_PATHS = [
   "/v1/billing/details",
   "/v1/billing-portal-session",
   "/.well-known/jwks.json",
+  // ORGANISATIONS.md: organisations, their members and invitations.
+  "/v1/orgs",
+  "/v1/orgs/{id}",
+  "/v1/orgs/{id}/members",
+  "/v1/orgs/{id}/members/{user_id}",
+  "/v1/orgs/{id}/transfer-ownership",
+  "/v1/orgs/{id}/invitations",
+  "/v1/orgs/{id}/invitations/{invitation_id}",
+  "/v1/orgs/{id}/invitations/{invitation_id}/resend",
+  "/v1/orgs/{id}/activity",
+  "/v1/invitations/{token}",
+  "/v1/invitations/{token}/accept",
   // OPERATIONS.md: the operator console.
   "/v1/admin/customers",
   "/v1/admin/customers/{id}",
