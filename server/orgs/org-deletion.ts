@@ -1,6 +1,6 @@
 // Deleting a team organisation (DELETE /v1/orgs/{id}, and an account's deletion for the teams it is
 // the only member of), and an account leaving its other teams as it is deleted (ORGANISATIONS.md,
-// "Account deletion").
+// "Account deletion"; the order of it all: decision 028).
 import { and, eq, isNull } from "drizzle-orm";
 import { ORG_DETAIL } from "../../contract/org-messages.ts";
 import { can } from "../../contract/org-roles.ts";

@@ -1,7 +1,7 @@
 // Organisations, their members and what a change to either does (ORGANISATIONS.md, "Calls"): the
 // database side of /v1/orgs. Every change runs in one transaction under the organisation's row lock
 // (the lock spends take too, billing/ledger-store.ts lockUser), re-reads the caller's role under
-// it, and appends its audit entry last, with the organisation as its subject.
+// it, and appends its audit entry last, with the organisation as its subject (decision 028).
 import { randomUUID } from "node:crypto";
 import { and, asc, desc, eq, gt, inArray, isNull, sql } from "drizzle-orm";
 import { ORG_DETAIL, ORG_OWNED_MAX } from "../../contract/org-messages.ts";
