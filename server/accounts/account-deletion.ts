@@ -11,6 +11,7 @@ import {
   emailChanges,
   knownBrowsers,
   mfaChallenges,
+  organizations,
   passkeys,
   recoveryCodes,
   totpFactors,
@@ -50,8 +51,10 @@ export async function eraseAccount(
   await tx.delete(userTokens).where(eq(userTokens.userId, userId));
   await tx
     .update(billingCustomers)
-    .set({ name: null, vatId: null, detailsUpdatedAt: now })
+    .set({ name: null, vatId: null, email: null, address: null, detailsUpdatedAt: now })
     .where(eq(billingCustomers.userId, userId));
+  // Only the personal organisation's settings are the person's (a company's are not).
+  await tx.update(organizations).set({ lowBalanceThreshold: null }).where(eq(organizations.id, userId));
   const name = deletedName(userId);
   await tx
     .update(users)

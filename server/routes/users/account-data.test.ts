@@ -32,6 +32,12 @@ describe.each(TEST_DATABASES)("the account's data (%s)", (kind) => {
     const ann = await verifiedUser(ctx.t, "ann");
     await subscribe(ctx.t, ann.accessToken, "A");
     const key = await createKey(ctx.t, ann.accessToken, { name: "Render farm" });
+    const alert = await ctx.t.app.request("/v1/users/me/low-balance-alert", {
+      method: "PUT",
+      headers: { ...bearer(ann.accessToken), "Content-Type": "application/json" },
+      body: JSON.stringify({ threshold: 40 }),
+    });
+    expect(alert.status).toBe(200);
     const service = await serviceKey(ctx.t);
     for (let i = 0; i < 3; i++) {
       const res = await consumeRequest(ctx.t, service, {
@@ -57,7 +63,12 @@ describe.each(TEST_DATABASES)("the account's data (%s)", (kind) => {
       security_events: { action: string }[];
       passkeys: unknown[];
     };
-    expect(data.account).toMatchObject({ username: "ann", email: ann.email, two_factor: false });
+    expect(data.account).toMatchObject({
+      username: "ann",
+      email: ann.email,
+      two_factor: false,
+      low_balance_threshold: 40,
+    });
     expect(data.invoices.length).toBeGreaterThan(0);
     expect(data.credit_ledger.length).toBeGreaterThanOrEqual(2);
     expect(data.api_keys).toEqual([expect.objectContaining({ name: "Render farm", prefix: key.prefix })]);

@@ -10,6 +10,7 @@ import { transferFirstSchema } from "../../../contract/orgs.ts";
 import { deleteAccountSchema } from "../../../contract/security-events.ts";
 import { eraseAccount } from "../../accounts/account-deletion.ts";
 import { accountExportStream } from "../../accounts/account-export.ts";
+import { lowBalanceThreshold } from "../../alerts/low-balance.ts";
 import { listApiKeys } from "../../api-access/api-keys.ts";
 import { securityEventsOf } from "../../audit/security-event-list.ts";
 import { recordSecurityEvent } from "../../audit/security-events.ts";
@@ -88,13 +89,14 @@ export function accountDataRoutes(deps: ApiDeps & { billing: Billing }): OpenAPI
         },
         now,
       );
-      const [account, details, ledger, invoices, keys, events] = await Promise.all([
+      const [account, details, ledger, invoices, keys, events, threshold] = await Promise.all([
         presentUser(deps.db, user, now, deps.tiers),
         deps.billing.details(user.id),
         deps.billing.ledger(user.id),
         deps.billing.invoices(user.id),
         listApiKeys(deps.db, user.id, now, { includeRevoked: true }),
         securityEventsOf(deps.db, user.id, EXPORTED_EVENTS),
+        lowBalanceThreshold(deps.db, user.id),
       ]);
       const [twoFactor, passkeys] = await Promise.all([
         deps.twoFactor.status(user.id),
@@ -107,8 +109,8 @@ export function accountDataRoutes(deps: ApiDeps & { billing: Billing }): OpenAPI
           created_at: user.createdAt.toISOString(),
           email_verified_at: user.emailVerifiedAt?.toISOString() ?? null,
           last_login_at: user.lastLoginAt?.toISOString() ?? null,
-          low_balance_threshold:
-            user.lowBalanceThreshold === null ? null : fromMillicredits(user.lowBalanceThreshold),
+          // The personal organisation's alert (its id is the user's).
+          low_balance_threshold: threshold === null ? null : fromMillicredits(threshold),
           two_factor: twoFactor.totp,
         },
         billing_details: details,
