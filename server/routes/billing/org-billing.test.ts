@@ -15,6 +15,7 @@ import {
 } from "../../db/schema/index.ts";
 import { verifiedUser } from "../../testing/api-client.ts";
 import { checkoutPath, me, payAndSettle, sendWebhook, TIER, TOP_UP } from "../../testing/billing.ts";
+import { topUpPurchase } from "../../testing/purchase-events.ts";
 import { useTestApp } from "../../testing/suite.ts";
 import { teamOrg } from "../../testing/team-org.ts";
 
@@ -281,5 +282,27 @@ describe.each(TEST_DATABASES)("billing for an organisation (%s)", (kind) => {
       expect(detail.map((d) => d.loc)).toContainEqual(loc);
       expect(await ctx.t.deps.db.select().from(billingCustomers)).toEqual([]);
     });
+  });
+
+  it("a webhook finds the organisation by metadata.org_id, and an older object's user by its own id", async () => {
+    const team = await acme();
+    const ledgerKinds = async (org?: string) =>
+      (
+        (await (await call("GET", "/v1/credits/ledger", team.ann.accessToken, org)).json()) as {
+          data: { kind: string }[];
+        }
+      ).data.map((g) => g.kind);
+    // A new object names the organisation, whoever its user_id names.
+    const named = JSON.parse(JSON.stringify(topUpPurchase(team.org, ctx.t.clock.now()).checkout()));
+    named.data.object.client_reference_id = team.ann.id;
+    named.data.object.metadata = { ...named.data.object.metadata, user_id: team.ann.id, org_id: team.org };
+    expect((await sendWebhook(ctx.t, named)).status).toBe(200);
+    expect(await ledgerKinds(team.org)).toEqual(["topup"]);
+    // One made before organisations names only the user: their personal organisation pays.
+    const old = JSON.parse(JSON.stringify(topUpPurchase(team.ann.id, ctx.t.clock.now()).checkout()));
+    delete old.data.object.metadata.org_id;
+    expect((await sendWebhook(ctx.t, old)).status).toBe(200);
+    expect((await ledgerKinds()).sort()).toEqual(["free", "topup"]);
+    expect(await ledgerKinds(team.org)).toEqual(["topup"]);
   });
 });
