@@ -107,7 +107,6 @@ export const billingAddressSchema = z.object({
     .string({ error: BILLING_DETAILS_MESSAGES.countryMissing })
     .check(z.trim(), z.toUpperCase(), z.regex(/^[A-Z]{2}$/, BILLING_DETAILS_MESSAGES.countryMissing)),
 });
-export type BillingAddressInput = z.infer<typeof billingAddressSchema>;
 
 /**
  * `PUT /v1/billing/details`: the organisation's buyer on invoices. `email` is where invoices and
