@@ -105,7 +105,12 @@ export const billingAddressSchema = z.object({
   /** ISO 3166-1 alpha-2, e.g. "DE". */
   country: z
     .string({ error: BILLING_DETAILS_MESSAGES.countryMissing })
-    .check(z.trim(), z.toUpperCase(), z.regex(/^[A-Z]{2}$/, BILLING_DETAILS_MESSAGES.countryMissing)),
+    .check(
+      z.trim(),
+      z.toUpperCase(),
+      z.maxLength(2, BILLING_DETAILS_MESSAGES.countryMissing),
+      z.regex(/^[A-Z]{2}$/, BILLING_DETAILS_MESSAGES.countryMissing),
+    ),
 });
 
 /**
