@@ -117,14 +117,17 @@ export async function changeMember(
   return answer.revoked_keys;
 }
 
-/** `DELETE .../members/{user_id}` (leaving, for oneself): the keys it revoked and the shared keys it left. */
-export async function removeMember(orgId: string, userId: string, withInvitations: boolean) {
+/**
+ * `DELETE .../members/{user_id}`: the keys it revoked and the shared keys it left. `withInvitations`
+ * reloads the list (with the invitations); null, for leaving, does not: the list is no longer theirs.
+ */
+export async function removeMember(orgId: string, userId: string, withInvitations: boolean | null) {
   const answer = await apiRequest(
     orgPath(orgId, `/members/${encodeURIComponent(userId)}`),
     "memberRemovedSchema",
     { method: "DELETE", auth: true },
   );
-  void loadMembers(orgId, withInvitations);
+  if (withInvitations !== null) void loadMembers(orgId, withInvitations);
   return answer;
 }
 

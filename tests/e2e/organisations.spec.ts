@@ -157,9 +157,11 @@ test.describe("creating and joining an organisation", () => {
     await devPage.getByRole("button", { name: INVITATION_TEXT.switchTo(name) }).click();
     await expect(devPage).toHaveURL(/\/profile$/);
     await expect(devPage.locator('[data-profile-field="organization"]')).toHaveValue(`${name} (Developer)`);
-    // A developer pays for nothing: no plan actions, no alert.
+    // A developer pays for nothing and reads no ledger: no plan actions, no alert, no breakdown.
     await expect(devPage.locator("[data-billing-by-others]")).toBeVisible();
     await expect(devPage.locator("[data-low-balance-alert]")).toHaveCount(0);
+    await expect(devPage.locator("[data-credit-breakdown]")).toHaveCount(0);
+    expect(await axeViolations(devPage)).toEqual([]);
 
     // The owner sees the developer among the members, and the invitation is gone.
     await page.reload();
@@ -244,9 +246,15 @@ test.describe("the account menu's organisation switcher", () => {
     await expect(page.getByRole("button", { name: UI_TEXT.token.open })).toBeVisible();
     await page.locator("[data-mobile-menu] > summary").click();
     const menu = page.locator("[data-mobile-menu]");
+    const acting = page.waitForRequest(
+      (r) => r.url().endsWith("/v1/users/me") && r.headers()["x-organization"] === orgId,
+    );
     await menu.locator(`[data-org-choice="${orgId}"]`).click();
-    await expect(page.locator("[data-mobile-menu] [data-org-name]")).toHaveText(name);
+    // The page loads again acting on it: the menu, opened again, marks it and offers its pages.
+    await acting;
+    await expect(page.getByRole("button", { name: UI_TEXT.token.open })).toBeVisible();
     await page.locator("[data-mobile-menu] > summary").click();
+    await expect(menu.locator(`[data-org-choice="${orgId}"]`)).toHaveAttribute("aria-current", "true");
     await expect(menu.getByRole("link", { name: T.members })).toBeVisible();
     await expect(menu.getByRole("link", { name: T.settings })).toBeVisible();
     expect(await axeViolations(page)).toEqual([]);

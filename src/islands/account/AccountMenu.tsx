@@ -103,7 +103,8 @@ export default function AccountMenu({ variant }: Props) {
   }
 
   const greeting = UI_TEXT.greeting(user.username);
-  // Whose credits and plan the bar shows, when that is a team organisation's.
+  // Whose credits and plan the bar shows, when that is a team organisation's (the mobile menu's
+  // switcher names it, checked, as the menu opens).
   const team = user.organization?.personal === false && (
     <span className="badge badge-outline badge-sm block max-w-28 truncate" data-org-name>
       {user.organization.name}
@@ -114,7 +115,6 @@ export default function AccountMenu({ variant }: Props) {
       <>
         <p className="col-span-2 flex items-center justify-between gap-2 font-semibold">
           <span className="truncate">{greeting}</span>
-          {team}
           <CreditBadge balance={user.credit_balance} />
         </p>
         {orgMenu}

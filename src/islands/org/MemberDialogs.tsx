@@ -237,7 +237,7 @@ export function RemoveMemberDialog({
 
   const confirm = async () => {
     if (!member) return;
-    const answer = await removeMember(org.id, member.user_id, withInvitations);
+    const answer = await removeMember(org.id, member.user_id, self ? null : withInvitations);
     if (self) {
       // Their access has ended: the portal goes back to their own account.
       chooseOrganization(null);

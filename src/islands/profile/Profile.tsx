@@ -75,7 +75,8 @@ function AccountView({ user }: { user: User }) {
             value={isoDay(subscription.expires_at) ?? T.notAvailable}
           />
           <ReadOnlyField id="tokens" label={T.tokens} value={formatBalance(user.credit_balance)} />
-          <CreditBreakdown balance={user.credit_balance} />
+          {/* What the balance is made of is the credit ledger: not a developer's to read. */}
+          {(!org || can(org.role, "ledger")) && <CreditBreakdown balance={user.credit_balance} />}
         </div>
       </section>
       <section aria-labelledby="plan-heading" className="flex flex-col gap-4">
