@@ -9,10 +9,10 @@ import {
   invoiceSchema,
 } from "../../../contract/invoices.ts";
 import type { Billing } from "../../billing/service.ts";
-import { checkBillingDetails } from "../../domain/billing-details.ts";
+import { type BillingDetailsCheck, checkBillingDetails } from "../../domain/billing-details.ts";
 import type { AppEnv } from "../../http/app-env.ts";
 import { limitWrites, requireUser } from "../../http/auth-guard.ts";
-import { RequestValidationError } from "../../http/errors.ts";
+import { RequestValidationError, type ValidationItem } from "../../http/errors.ts";
 import {
   addRoute,
   errorResponses,
@@ -27,6 +27,13 @@ import { originOf } from "../../http/request-origin.ts";
 import { parseJsonBody } from "../../http/validation.ts";
 import type { ApiDeps } from "../api-deps.ts";
 import { ORG_REFUSALS, orgWith } from "./acting-org.ts";
+
+/** A refusal of checkBillingDetails as the 422 item beside its field; null when there is none. */
+function detailsProblem(checked: BillingDetailsCheck): ValidationItem | null {
+  if (checked.ok) return null;
+  const loc = checked.field === "country" ? ["body", "address", "country"] : ["body", "vat_id"];
+  return { loc, msg: checked.message, type: "value_error" };
+}
 
 export function billingHistoryRoutes(deps: ApiDeps & { billing: Billing }): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>();
@@ -175,13 +182,26 @@ export function billingHistoryRoutes(deps: ApiDeps & { billing: Billing }): Open
     ...billingOrg,
     limitWrites(deps.limiter),
     async (c) => {
-      const body = await parseJsonBody(c, billingDetailsInputSchema);
+      const body = await parseJsonBody(c, billingDetailsInputSchema).catch(async (error: unknown) => {
+        // Another field's refusal: the VAT ID's is said with it, so the form shows both at once.
+        if (error instanceof RequestValidationError) {
+          const raw = (await c.req.json().catch(() => null)) as {
+            address?: { country?: unknown };
+            vat_id?: unknown;
+          } | null;
+          const country = raw?.address?.country;
+          const vatId = raw?.vat_id;
+          if (typeof country === "string" && typeof vatId === "string") {
+            const problem = detailsProblem(checkBillingDetails(country.trim().toUpperCase(), vatId));
+            if (problem?.loc.at(-1) === "vat_id" && !error.items.some((i) => i.loc.at(-1) === "vat_id"))
+              error.items.push(problem);
+          }
+        }
+        throw error;
+      });
       const { address } = body;
       const checked = checkBillingDetails(address.country, body.vat_id);
-      if (!checked.ok) {
-        const loc = checked.field === "country" ? ["body", "address", "country"] : ["body", "vat_id"];
-        throw new RequestValidationError([{ loc, msg: checked.message, type: "value_error" }]);
-      }
+      if (!checked.ok) throw new RequestValidationError([detailsProblem(checked) as ValidationItem]);
       const { org, user } = c.var;
       await deps.billing.saveDetails({
         orgId: org.id,

@@ -4,6 +4,7 @@
 // billing members, once each.
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
+import { BILLING_DETAILS_MESSAGES } from "../../../contract/invoices.ts";
 import { ORG_DETAIL } from "../../../contract/org-messages.ts";
 import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
 import {
@@ -13,6 +14,7 @@ import {
   checkoutSessions,
   webhookDeliveries,
 } from "../../db/schema/index.ts";
+import { VAT_ID_MESSAGES } from "../../domain/vat.ts";
 import { verifiedUser } from "../../testing/api-client.ts";
 import { checkoutPath, me, payAndSettle, sendWebhook, TIER, TOP_UP } from "../../testing/billing.ts";
 import { topUpPurchase } from "../../testing/purchase-events.ts";
@@ -281,6 +283,17 @@ describe.each(TEST_DATABASES)("billing for an organisation (%s)", (kind) => {
       const { detail } = (await res.json()) as { detail: { loc: (string | number)[] }[] };
       expect(detail.map((d) => d.loc)).toContainEqual(loc);
       expect(await ctx.t.deps.db.select().from(billingCustomers)).toEqual([]);
+    });
+
+    it("a wrong VAT ID is refused together with the other fields' refusals", async () => {
+      const user = await verifiedUser(ctx.t, "ann");
+      const res = await put(user.accessToken, undefined, { ...ACME, name: "", vat_id: "FR40303265045" });
+      expect(res.status).toBe(422);
+      const { detail } = (await res.json()) as { detail: { loc: string[]; msg: string }[] };
+      expect(detail.map((d) => [d.loc.join("."), d.msg])).toEqual([
+        ["body.name", BILLING_DETAILS_MESSAGES.nameMissing],
+        ["body.vat_id", VAT_ID_MESSAGES.otherCountry],
+      ]);
     });
   });
 
