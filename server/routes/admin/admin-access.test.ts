@@ -107,5 +107,6 @@ describe.each(TEST_DATABASES)("admin routes × roles (%s)", (kind) => {
         }
       }
     }
-  });
+    // Five calls for each of some 35 routes: more than the default 20 s on a busy machine.
+  }, 90_000);
 });
