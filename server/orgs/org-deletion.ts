@@ -18,7 +18,9 @@ import {
   endMembership,
   forfeitCredits,
   lockMembership,
+  memberCount,
   type OrgActor,
+  ownerCount,
   type Removal,
   revokeOrgKeys,
   revokePendingInvitations,
@@ -100,8 +102,13 @@ export async function leaveEveryTeam(tx: Tx, actor: OrgActor, now: Date): Promis
       .select({ role: organizationMembers.role })
       .from(organizationMembers)
       .where(and(eq(organizationMembers.orgId, id), eq(organizationMembers.userId, actor.id)));
-    if (membership)
-      left.set(id, { role: membership.role, removal: await endMembership(tx, id, actor.id, now) });
+    if (!membership) continue;
+    // Checked before, and again under the lock: an owner who stepped down since must not leave a
+    // team without one.
+    if (membership.role === "owner" && (await ownerCount(tx, id)) <= 1 && (await memberCount(tx, id)) > 1) {
+      throw new ApiError(409, ORG_DETAIL.transferFirst);
+    }
+    left.set(id, { role: membership.role, removal: await endMembership(tx, id, actor.id, now) });
   }
   // The entries last, once every organisation's lock is held: the chain's lock waits on nothing.
   for (const [id, { role, removal }] of left) {
