@@ -1,6 +1,16 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import type { Result } from "autocannon";
 import { describe, expect, it } from "vitest";
-import { apiRoutes, combineRounds, failures, figures, ratioOverRounds } from "./api.ts";
+import {
+  apiRoutes,
+  combineRounds,
+  failures,
+  figures,
+  measureMembershipCheck,
+  membershipCheckMs,
+  ratioOverRounds,
+} from "./api.ts";
 import { load } from "./test-fixtures.ts";
 
 const histogram = (p50: number, p99: number, average = 0) => ({
@@ -64,6 +74,152 @@ describe("apiRoutes", () => {
     ]);
     expect(routes[2]?.headers).toEqual({ Authorization: "Bearer t0k" });
     expect(routes[3]?.body).toBe("grant_type=password&username=ann&password=Secret%23123");
+  });
+});
+
+describe("apiRoutes with organisations (issue 33)", () => {
+  const user = { username: "ann", password: "Secret#123", accessToken: "t0k" };
+  const access = {
+    serviceKey: "gsk_service",
+    keys: [
+      { key: "gpk_a", id: "key-a" },
+      { key: "gpk_b", id: "key-b" },
+    ],
+  };
+  const orgs = {
+    orgId: "0199a1b2-0000-7000-8000-000000000001",
+    keys: [
+      { key: "gpk_x", id: "org-key-x" },
+      { key: "gpk_y", id: "org-key-y" },
+      { key: "gpk_z", id: "org-key-z" },
+    ],
+  };
+  const body = (route: { nextBody?: () => string } | undefined) =>
+    JSON.parse(route?.nextBody?.() ?? "null") as { api_key_id: string; idempotency_key: string };
+
+  it("measures users/me with X-Organization after users/me, and the organisations' consume after consume", () => {
+    const routes = apiRoutes(user, access, undefined, orgs);
+    expect(routes.map((r) => r.id)).toEqual([
+      "baseline",
+      "products",
+      "me",
+      "me-org",
+      "token",
+      "introspect",
+      "consume",
+      "consume-org",
+    ]);
+    const meOrg = routes.find((r) => r.id === "me-org");
+    expect(meOrg).toMatchObject({ method: "GET", path: "/v1/users/me" });
+    expect(meOrg?.headers).toEqual({ Authorization: "Bearer t0k", "X-Organization": orgs.orgId });
+    expect(meOrg?.connections).toBeUndefined();
+    const consumeOrg = routes.find((r) => r.id === "consume-org");
+    expect(consumeOrg).toMatchObject({ method: "POST", path: "/v1/credits/consume", connections: 20 });
+    expect(consumeOrg?.headers).toEqual({
+      "Content-Type": "application/json",
+      Authorization: "Bearer gsk_service",
+    });
+  });
+
+  it("charges the organisations' keys in turn, never reusing an idempotency key across the two consumes", () => {
+    const routes = apiRoutes(user, access, undefined, orgs);
+    const personal = routes.find((r) => r.id === "consume");
+    const org = routes.find((r) => r.id === "consume-org");
+    const orgCharges = [body(org), body(org), body(org), body(org)];
+    const personalCharges = [body(personal), body(personal)];
+    expect(new Set(orgCharges.map((c) => c.api_key_id))).toEqual(
+      new Set(["org-key-x", "org-key-y", "org-key-z"]),
+    );
+    for (const [a, b] of [
+      [orgCharges[0], orgCharges[1]],
+      [orgCharges[1], orgCharges[2]],
+    ])
+      expect(a?.api_key_id).not.toBe(b?.api_key_id);
+    expect(personalCharges.every((c) => c.api_key_id.startsWith("key-"))).toBe(true);
+    expect(body(org)).toMatchObject({ feature: "background-remover", people: "one" });
+    const keys = [...orgCharges, ...personalCharges].map((c) => c.idempotency_key);
+    expect(new Set(keys).size).toBe(keys.length);
+  });
+
+  it("leaves the organisations' routes out without them (PGlite)", () => {
+    const ids = apiRoutes(user, access).map((r) => r.id);
+    expect(ids).not.toContain("me-org");
+    expect(ids).not.toContain("consume-org");
+  });
+});
+
+describe("the membership check's cost", () => {
+  it("is the median with X-Organization minus the median without", () => {
+    expect(membershipCheckMs({ pairs: 10, withoutMs: 1.25, withMs: 1.75 })).toBe(0.5);
+    expect(membershipCheckMs({ pairs: 10, withoutMs: 2, withMs: 1.5 })).toBe(-0.5);
+  });
+
+  it("is timed one request at a time, alternating which goes first, after a tenth as many untimed pairs", async () => {
+    const seen: string[] = [];
+    let open = 0;
+    let mostOpen = 0;
+    const server = createServer((req, res) => {
+      open += 1;
+      mostOpen = Math.max(mostOpen, open);
+      seen.push(`${req.url} ${req.headers.authorization} ${req.headers["x-organization"] ?? "-"}`);
+      // The organisation's answer is slower by 5 ms: the medians must tell them apart.
+      setTimeout(
+        () => {
+          open -= 1;
+          res.writeHead(200, { "Content-Type": "application/json" }).end("{}");
+        },
+        req.headers["x-organization"] ? 6 : 1,
+      );
+    });
+    await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+    const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const lines: string[] = [];
+    try {
+      const figures = await measureMembershipCheck(
+        origin,
+        { username: "ann", password: "x", accessToken: "t0k" },
+        { orgId: "org-1", keys: [] },
+        20,
+        (line) => lines.push(line),
+      );
+      expect(figures.pairs).toBe(20);
+      expect(membershipCheckMs(figures)).toBeGreaterThan(3);
+      expect(figures.withoutMs).toBeGreaterThan(0.5);
+    } finally {
+      await new Promise((done) => server.close(done));
+    }
+    expect(mostOpen).toBe(1);
+    // 2 warm-up pairs and 20 timed: 44 requests, half with the header, alternating the order.
+    expect(seen).toHaveLength(44);
+    expect(seen.slice(0, 4)).toEqual([
+      "/v1/users/me Bearer t0k org-1",
+      "/v1/users/me Bearer t0k -",
+      "/v1/users/me Bearer t0k -",
+      "/v1/users/me Bearer t0k org-1",
+    ]);
+    expect(seen.filter((s) => s.endsWith("org-1"))).toHaveLength(22);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(
+      /^ {2}users\/me one at a time, 20 pairs: median \d+\.\d{3} ms without X-Organization/,
+    );
+  });
+
+  it("stops at an answer that is not 2xx", async () => {
+    const server = createServer((_req, res) => res.writeHead(404).end("{}"));
+    await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+    const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      await expect(
+        measureMembershipCheck(
+          origin,
+          { username: "a", password: "x", accessToken: "t" },
+          { orgId: "o", keys: [] },
+          4,
+        ),
+      ).rejects.toThrow(`GET ${origin}/v1/users/me: 404`);
+    } finally {
+      await new Promise((done) => server.close(done));
+    }
   });
 });
 

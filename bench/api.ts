@@ -1,7 +1,8 @@
 // API throughput and latency with autocannon against the running server, and the event loop's
 // responsiveness (GET /v1/users/me) while logins hash passwords.
 import autocannon, { type Result } from "autocannon";
-import type { SeededApiAccess, SeededUsage, SeededUser } from "./server.ts";
+import { ORG_HEADER } from "../server/orgs/membership.ts";
+import type { SeededApiAccess, SeededOrgs, SeededUsage, SeededUser } from "./server.ts";
 import { max, median } from "./stats.ts";
 
 export interface LoadFigures {
@@ -79,7 +80,16 @@ export async function load(options: LoadOptions): Promise<LoadFigures> {
 }
 
 export interface RouteSpec {
-  id: "baseline" | "products" | "me" | "token" | "introspect" | "consume" | "usage";
+  id:
+    | "baseline"
+    | "products"
+    | "me"
+    | "me-org"
+    | "token"
+    | "introspect"
+    | "consume"
+    | "consume-org"
+    | "usage";
   label: string;
   method: "GET" | "POST";
   path: string;
@@ -100,8 +110,28 @@ export const CHARGED_CUSTOMERS = 20;
 
 let chargeCounter = 0;
 
-/** The routes measured, the trivial JSON route first: the others are reported as a ratio of it. */
-export function apiRoutes(user: SeededUser, access?: SeededApiAccess, usage?: SeededUsage): RouteSpec[] {
+/** A charge of the next key in turn, with an idempotency key no other charge of the process uses. */
+function chargeBody(keys: SeededApiAccess["keys"]): string {
+  chargeCounter += 1;
+  return JSON.stringify({
+    api_key_id: keys[chargeCounter % keys.length]?.id,
+    feature: "background-remover",
+    people: "one",
+    idempotency_key: `bench-${process.pid}-${chargeCounter}`,
+  });
+}
+
+/**
+ * The routes measured, the trivial JSON route first: the others are reported as a ratio of it. With
+ * `orgs` (PostgreSQL only: their credits are written into its database), users/me with
+ * X-Organization follows users/me, and consume through organisation keys follows consume.
+ */
+export function apiRoutes(
+  user: SeededUser,
+  access?: SeededApiAccess,
+  usage?: SeededUsage,
+  orgs?: SeededOrgs,
+): RouteSpec[] {
   const history = usage
     ? ([
         {
@@ -134,16 +164,22 @@ export function apiRoutes(user: SeededUser, access?: SeededApiAccess, usage?: Se
           path: "/v1/credits/consume",
           connections: SERVICE_CONNECTIONS,
           headers: { "Content-Type": "application/json", Authorization: `Bearer ${access.serviceKey}` },
-          nextBody: () => {
-            chargeCounter += 1;
-            return JSON.stringify({
-              api_key_id: access.keys[chargeCounter % access.keys.length]?.id,
-              feature: "background-remover",
-              people: "one",
-              idempotency_key: `bench-${process.pid}-${chargeCounter}`,
-            });
-          },
+          nextBody: () => chargeBody(access.keys),
         },
+        // Right after the personal keys' consume, so each round compares the two side by side.
+        ...(orgs
+          ? ([
+              {
+                id: "consume-org",
+                label: `POST /v1/credits/consume through an organisation key with a member cap (${orgs.keys.length} team organisations' keys in turn)`,
+                method: "POST",
+                path: "/v1/credits/consume",
+                connections: SERVICE_CONNECTIONS,
+                headers: { "Content-Type": "application/json", Authorization: `Bearer ${access.serviceKey}` },
+                nextBody: () => chargeBody(orgs.keys),
+              },
+            ] satisfies RouteSpec[])
+          : []),
       ] satisfies RouteSpec[])
     : [];
   return [
@@ -161,6 +197,17 @@ export function apiRoutes(user: SeededUser, access?: SeededApiAccess, usage?: Se
       path: "/v1/users/me",
       headers: { Authorization: `Bearer ${user.accessToken}` },
     },
+    ...(orgs
+      ? ([
+          {
+            id: "me-org",
+            label: "GET /v1/users/me with X-Organization (a team organisation the user is a member of)",
+            method: "GET",
+            path: "/v1/users/me",
+            headers: { Authorization: `Bearer ${user.accessToken}`, [ORG_HEADER]: orgs.orgId },
+          },
+        ] satisfies RouteSpec[])
+      : []),
     {
       id: "token",
       label: "POST /v1/token (argon2id login)",
@@ -183,6 +230,8 @@ export interface RouteFigures {
   figures: LoadFigures;
   /** requestsPerSecond / the baseline's, from the same run. */
   ratio: number;
+  /** Each round's figures, in order: two routes compare round by round (the organisation's consume with the personal one). */
+  rounds: LoadFigures[];
 }
 
 export interface LoginLoadFigures {
@@ -211,6 +260,8 @@ export interface ApiSettings {
   probeRate: number;
   /** Charges of the usage benchmark's user (issue 13's budget: 100,000 over 90 days). */
   usageCharges: number;
+  /** Pairs of GET /v1/users/me, with and without X-Organization, timed one at a time (issue 33). */
+  membershipPairs: number;
 }
 
 export const DEFAULT_API_SETTINGS: ApiSettings = {
@@ -222,6 +273,7 @@ export const DEFAULT_API_SETTINGS: ApiSettings = {
   loginLoadSeconds: 10,
   probeRate: 50,
   usageCharges: 100_000,
+  membershipPairs: 2_000,
 };
 
 const request = (origin: string, route: RouteSpec) => ({
@@ -261,8 +313,9 @@ export async function measureRoutes(
   log: (line: string) => void = () => {},
   access?: SeededApiAccess,
   usage?: SeededUsage,
+  orgs?: SeededOrgs,
 ): Promise<RouteFigures[]> {
-  const routes = apiRoutes(user, access, usage);
+  const routes = apiRoutes(user, access, usage, orgs);
   const options = (route: RouteSpec, durationSeconds: number) => ({
     ...request(origin, route),
     connections: route.connections ?? settings.connections,
@@ -284,7 +337,12 @@ export async function measureRoutes(
   const baseline = rounds.get("baseline") ?? [];
   return routes.map((route) => {
     const measured = rounds.get(route.id) ?? [];
-    return { route, figures: combineRounds(measured), ratio: ratioOverRounds(measured, baseline) };
+    return {
+      route,
+      figures: combineRounds(measured),
+      ratio: ratioOverRounds(measured, baseline),
+      rounds: measured,
+    };
   });
 }
 
@@ -329,9 +387,76 @@ export async function measureLoginLoad(
   return { logins: settings.logins, probeRate: settings.probeRate, idle, underLoad, login };
 }
 
+/**
+ * What X-Organization costs GET /v1/users/me: the membership check (one indexed read) and the
+ * organisation's balance instead of the personal one. Milliseconds, with sub-millisecond resolution
+ * (autocannon's percentiles are whole milliseconds, too coarse for a 1 ms budget).
+ */
+export interface MembershipCheckFigures {
+  /** Pairs timed (one request with the header and one without, in alternating order). */
+  pairs: number;
+  /** Median latency without the header, and with it. */
+  withoutMs: number;
+  withMs: number;
+}
+
+/** The membership check's cost: the median with X-Organization minus the median without, same run. */
+export const membershipCheckMs = (f: MembershipCheckFigures): number => f.withMs - f.withoutMs;
+
+/** One request's latency, milliseconds, from sending it to the last byte of the answer. */
+async function timed(url: string, headers: Record<string, string>): Promise<number> {
+  const start = performance.now();
+  const res = await fetch(url, { headers });
+  await res.arrayBuffer();
+  const elapsed = performance.now() - start;
+  if (!res.ok) throw new Error(`GET ${url}: ${res.status}`);
+  return elapsed;
+}
+
+/**
+ * GET /v1/users/me with and without X-Organization, one request at a time (no queueing: each
+ * latency is the server's work and one round trip), the two alternating which goes first so that
+ * drift and caching hit both alike. A tenth as many pairs first, untimed, to warm up.
+ */
+export async function measureMembershipCheck(
+  origin: string,
+  user: SeededUser,
+  orgs: SeededOrgs,
+  pairs: number,
+  log: (line: string) => void = () => {},
+): Promise<MembershipCheckFigures> {
+  const url = `${origin}/v1/users/me`;
+  const without = { Authorization: `Bearer ${user.accessToken}` };
+  const withOrg = { ...without, [ORG_HEADER]: orgs.orgId };
+  const withoutMs: number[] = [];
+  const withMs: number[] = [];
+  const warmup = Math.ceil(pairs / 10);
+  for (let i = 0; i < warmup + pairs; i++) {
+    const first = i % 2 === 0 ? withOrg : without;
+    const second = first === withOrg ? without : withOrg;
+    const a = await timed(url, first);
+    const b = await timed(url, second);
+    if (i < warmup) continue;
+    (first === withOrg ? withMs : withoutMs).push(a);
+    (second === withOrg ? withMs : withoutMs).push(b);
+  }
+  const figures = { pairs, withoutMs: median(withoutMs), withMs: median(withMs) };
+  log(
+    `  users/me one at a time, ${pairs} pairs: median ${figures.withoutMs.toFixed(3)} ms without X-Organization, ` +
+      `${figures.withMs.toFixed(3)} ms with it (the check adds ${membershipCheckMs(figures).toFixed(3)} ms)`,
+  );
+  return figures;
+}
+
 export type DatabaseKind = "PGlite" | "PostgreSQL";
 
 /** One database's API figures, or why it was not measured. */
 export type DatabaseApi =
-  | { database: DatabaseKind; routes: RouteFigures[]; loginLoad: LoginLoadFigures }
+  | {
+      database: DatabaseKind;
+      routes: RouteFigures[];
+      loginLoad: LoginLoadFigures;
+      /** PostgreSQL only, like the organisations' routes. */
+      membership?: MembershipCheckFigures;
+    }
   | { database: DatabaseKind; skipped: string };

@@ -1,6 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { apiChecks, consoleChecks, lighthouseChecks, pageWeightChecks, summariseBudgets } from "./budgets.ts";
-import { database, page, run, weight } from "./test-fixtures.ts";
+import {
+  apiChecks,
+  consoleChecks,
+  LIMITS,
+  lighthouseChecks,
+  orgConsumeShare,
+  pageWeightChecks,
+  summariseBudgets,
+} from "./budgets.ts";
+import { database, type OrgFigures, page, run, weight } from "./test-fixtures.ts";
 
 const verdicts = (checks: { id: string; subject: string; verdict: string }[]) =>
   Object.fromEntries(checks.map((c) => [`${c.id} ${c.subject}`, c.verdict]));
@@ -153,6 +161,10 @@ describe("apiChecks", () => {
       "api-introspect-p99 PostgreSQL": "fail",
       "api-consume PostgreSQL": "pass",
       "api-consume-p99 PostgreSQL": "fail",
+      "api-org-consume-p99 PostgreSQL": "not measured",
+      "api-org-consume-rate PostgreSQL": "not measured",
+      "api-org-me-p99 PostgreSQL": "not measured",
+      "api-membership-check PostgreSQL": "not measured",
       "api-usage-p99 PostgreSQL": "fail",
       "api-me PostgreSQL": "pass",
       "api-me-under-logins PostgreSQL": "fail",
@@ -167,10 +179,107 @@ describe("apiChecks", () => {
       ["api-introspect-p99", "not measured", "no PostgreSQL at 127.0.0.1:5432"],
       ["api-consume", "not measured", "no PostgreSQL at 127.0.0.1:5432"],
       ["api-consume-p99", "not measured", "no PostgreSQL at 127.0.0.1:5432"],
+      ["api-org-consume-p99", "not measured", "no PostgreSQL at 127.0.0.1:5432"],
+      ["api-org-consume-rate", "not measured", "no PostgreSQL at 127.0.0.1:5432"],
+      ["api-org-me-p99", "not measured", "no PostgreSQL at 127.0.0.1:5432"],
+      ["api-membership-check", "not measured", "no PostgreSQL at 127.0.0.1:5432"],
       ["api-usage-p99", "not measured", "no PostgreSQL at 127.0.0.1:5432"],
       ["api-me", "not measured", "no PostgreSQL at 127.0.0.1:5432"],
       ["api-me-under-logins", "not measured", "no PostgreSQL at 127.0.0.1:5432"],
     ]);
+  });
+});
+
+describe("the organisations' budgets (issue 33)", () => {
+  const ORG_IDS = ["api-org-consume-p99", "api-org-consume-rate", "api-org-me-p99", "api-membership-check"];
+  const orgs = (overrides: Partial<OrgFigures> = {}): OrgFigures => ({
+    personalRates: [1000, 1000, 1000],
+    orgRates: [900, 900, 900],
+    consumeP99: 19,
+    meP99: 19,
+    membership: { pairs: 100, withoutMs: 2, withMs: 2.5 },
+    ...overrides,
+  });
+  const orgChecks = (figures: OrgFigures, kind: "PGlite" | "PostgreSQL" = "PostgreSQL") =>
+    apiChecks([database(kind, 0.6, 0.3, 20, undefined, 30, figures)]).filter((c) => ORG_IDS.includes(c.id));
+  const row = (figures: OrgFigures) =>
+    Object.fromEntries(orgChecks(figures).map((c) => [c.id, [c.measured, c.verdict]]));
+
+  it("are the limits ORGANISATIONS.md gives", () => {
+    expect([
+      LIMITS.orgConsumeP99Ms,
+      LIMITS.orgConsumeRateOfPersonal,
+      LIMITS.orgMeP99Ms,
+      LIMITS.membershipCheckMs,
+    ]).toEqual([20, 0.9, 20, 1]);
+  });
+
+  it("pass just inside every limit: p99 19 ms, 90.0% of the personal rate, the check 0.99 ms", () => {
+    expect(row(orgs({ membership: { pairs: 100, withoutMs: 2, withMs: 2.99 } }))).toEqual({
+      "api-org-consume-p99": ["19 ms", "pass"],
+      "api-org-consume-rate": ["90.0%", "pass"],
+      "api-org-me-p99": ["19 ms", "pass"],
+      "api-membership-check": ["0.99 ms", "pass"],
+    });
+  });
+
+  it("fail at every limit: p99 20 ms, 89.9% of the personal rate, the check 1 ms", () => {
+    expect(
+      row(
+        orgs({
+          consumeP99: 20,
+          meP99: 20,
+          orgRates: [899, 899, 899],
+          membership: { pairs: 100, withoutMs: 2, withMs: 3 },
+        }),
+      ),
+    ).toEqual({
+      "api-org-consume-p99": ["20 ms", "fail"],
+      "api-org-consume-rate": ["89.9%", "fail"],
+      "api-org-me-p99": ["20 ms", "fail"],
+      "api-membership-check": ["1.00 ms", "fail"],
+    });
+  });
+
+  it("name the subject and the budget, and which way is worse", () => {
+    const checks = orgChecks(orgs());
+    expect(checks.map((c) => [c.id, c.subject, c.worse])).toEqual([
+      ["api-org-consume-p99", "PostgreSQL", "higher"],
+      ["api-org-consume-rate", "PostgreSQL", "lower"],
+      ["api-org-me-p99", "PostgreSQL", "higher"],
+      ["api-membership-check", "PostgreSQL", "higher"],
+    ]);
+    expect(checks.map((c) => c.budget)).toEqual([
+      "POST /v1/credits/consume through an organisation key with a member cap p99 < 20 ms at 20 concurrent on PostgreSQL",
+      "POST /v1/credits/consume through an organisation key ≥ 90% of a personal key's requests/s in the same run on PostgreSQL",
+      "GET /v1/users/me with X-Organization p99 < 20 ms on PostgreSQL",
+      "X-Organization's membership check adds < 1 ms to GET /v1/users/me (median with it minus median without, same run) on PostgreSQL",
+    ]);
+  });
+
+  it("compare the organisation's consume with the personal one round by round, not by their medians", () => {
+    // Each round's share: 1.40, 0.90, 0.867 (median 0.90); the medians' share would be 1400 / 1500 = 0.933.
+    const figures = orgs({ personalRates: [1000, 2000, 1500], orgRates: [1400, 1800, 1300] });
+    expect(orgConsumeShare(database("PostgreSQL", 0.6, 0.3, 20, undefined, 30, figures))).toBeCloseTo(0.9);
+    expect(row(figures)["api-org-consume-rate"]).toEqual(["90.0%", "pass"]);
+  });
+
+  it("a faster organisation consume passes; a membership check that costs nothing passes", () => {
+    expect(
+      row(orgs({ orgRates: [1200, 1100, 1300], membership: { pairs: 1, withoutMs: 2.2, withMs: 2.1 } })),
+    ).toMatchObject({
+      "api-org-consume-rate": ["120.0%", "pass"],
+      "api-membership-check": ["-0.10 ms", "pass"],
+    });
+  });
+
+  it("are PostgreSQL's only, and not measured when its run has no organisations", () => {
+    expect(orgChecks(orgs(), "PGlite")).toEqual([]);
+    expect(orgConsumeShare(database("PostgreSQL", 0.6, 0.3, 20))).toBeUndefined();
+    const bare = apiChecks([database("PostgreSQL", 0.6, 0.3, 20)]).filter((c) => ORG_IDS.includes(c.id));
+    expect(bare.map((c) => [c.id, c.verdict, c.measured])).toEqual(
+      ORG_IDS.map((id) => [id, "not measured", "not measured"]),
+    );
   });
 });
 

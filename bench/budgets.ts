@@ -1,5 +1,11 @@
 // The issue's budgets, each checked against the measured figures: pass, fail, or not measured.
-import type { DatabaseApi, RouteSpec } from "./api.ts";
+import {
+  type DatabaseApi,
+  membershipCheckMs,
+  type RouteFigures,
+  type RouteSpec,
+  ratioOverRounds,
+} from "./api.ts";
 import type { ConsoleFigures } from "./console.ts";
 import type { PageLighthouse } from "./lighthouse.ts";
 import type { PageWeight } from "./page-weight.ts";
@@ -36,6 +42,16 @@ export const LIMITS = {
   /** Introspecting an API key and a metered consume, on PostgreSQL, at 20 concurrent (issue 12). */
   serviceRatioPostgres: 0.25,
   serviceP99Ms: 20,
+  /**
+   * Organisations on PostgreSQL (issue 33, ORGANISATIONS.md "Budgets"): consume through an
+   * organisation's key whose creator has a monthly cap, at 20 concurrent, and its requests/s as a
+   * share of the personal keys' consume in the same run; GET /v1/users/me with X-Organization; what
+   * the membership check adds to users/me's median.
+   */
+  orgConsumeP99Ms: 20,
+  orgConsumeRateOfPersonal: 0.9,
+  orgMeP99Ms: 20,
+  membershipCheckMs: 1,
   /** GET /v1/usage over 90 days by day, 100,000 charges in the table, on PostgreSQL (issue 13). */
   usageP99Ms: 50,
   /** The operator console on PostgreSQL (OPERATIONS.md): 100,000 users, 1,000,000 spends. */
@@ -236,8 +252,22 @@ export function lighthouseChecks(pages: readonly PageLighthouse[]): BudgetCheck[
   return checks;
 }
 
+function routeOf(db: DatabaseApi, id: RouteSpec["id"]): RouteFigures | undefined {
+  return "routes" in db ? db.routes.find((r) => r.route.id === id) : undefined;
+}
+
 function routeRatio(db: DatabaseApi, id: RouteSpec["id"]): number | undefined {
-  return "routes" in db ? db.routes.find((r) => r.route.id === id)?.ratio : undefined;
+  return routeOf(db, id)?.ratio;
+}
+
+/**
+ * The organisation keys' consume requests/s as a share of the personal keys': the median over the
+ * rounds of each round's share (the two run one after the other in every round, so drift cancels).
+ */
+export function orgConsumeShare(db: DatabaseApi): number | undefined {
+  const org = routeOf(db, "consume-org");
+  const personal = routeOf(db, "consume");
+  return org && personal ? ratioOverRounds(org.rounds, personal.rounds) : undefined;
 }
 
 export function apiChecks(databases: readonly DatabaseApi[]): BudgetCheck[] {
@@ -286,9 +316,41 @@ export function apiChecks(databases: readonly DatabaseApi[]): BudgetCheck[] {
         );
       }
       add(
+        "api-org-consume-p99",
+        `POST /v1/credits/consume through an organisation key with a member cap p99 < ${ms(LIMITS.orgConsumeP99Ms)} at 20 concurrent on PostgreSQL`,
+        routeOf(db, "consume-org")?.figures.p99,
+        ms,
+        (v) => v < LIMITS.orgConsumeP99Ms,
+        "higher",
+      );
+      add(
+        "api-org-consume-rate",
+        `POST /v1/credits/consume through an organisation key ≥ ${LIMITS.orgConsumeRateOfPersonal * 100}% of a personal key's requests/s in the same run on PostgreSQL`,
+        orgConsumeShare(db),
+        percent,
+        (v) => v >= LIMITS.orgConsumeRateOfPersonal,
+        "lower",
+      );
+      add(
+        "api-org-me-p99",
+        `GET /v1/users/me with X-Organization p99 < ${ms(LIMITS.orgMeP99Ms)} on PostgreSQL`,
+        routeOf(db, "me-org")?.figures.p99,
+        ms,
+        (v) => v < LIMITS.orgMeP99Ms,
+        "higher",
+      );
+      add(
+        "api-membership-check",
+        `X-Organization's membership check adds < ${ms(LIMITS.membershipCheckMs)} to GET /v1/users/me (median with it minus median without, same run) on PostgreSQL`,
+        "membership" in db && db.membership ? membershipCheckMs(db.membership) : undefined,
+        (v) => `${v.toFixed(2)} ms`,
+        (v) => v < LIMITS.membershipCheckMs,
+        "higher",
+      );
+      add(
         "api-usage-p99",
         `GET /v1/usage p99 < ${ms(LIMITS.usageP99Ms)} over 90 days by day with 100,000 charges on PostgreSQL`,
-        "routes" in db ? db.routes.find((r) => r.route.id === "usage")?.figures.p99 : undefined,
+        routeOf(db, "usage")?.figures.p99,
         ms,
         (v) => v < LIMITS.usageP99Ms,
         "higher",

@@ -47,6 +47,25 @@ export const EXPLANATIONS: Readonly<Record<string, string>> = {
     "one row per day, feature and key, whatever the number of charges. Summing the 100,000 charges per " +
     "call instead measured p99 783 ms. A failure here is the machine's load: the call is one indexed read.",
   "api-products": "GET /v1/subscription/products answers a JSON string built once at start-up.",
+  "api-org-consume-p99":
+    "A charge through an organisation's key does what a personal key's does (the key, the organisation's " +
+    "lock, its grants, the key's monthly counter, the spend, the day's usage row) plus the creator's member " +
+    "row (the cap, read in the same statement as the key) and the member's monthly counter (member_credit_usage: " +
+    "read with the batch's other state, upserted with its spends). Twenty organisations take turns, so the lock is rarely " +
+    "waited on. A failure here beside a passing personal consume would be those two rows; a failure of both " +
+    "is the machine: PostgreSQL, autocannon and the server share two cores.",
+  "api-org-consume-rate":
+    "The same comparison as above, as a rate: the organisation's charge reads and writes one row more than a " +
+    "personal key's. The share is taken round by round (the two routes run one after the other in every " +
+    "round), so a busy minute hits both; a share below 90 % that does not repeat in a second run is noise.",
+  "api-org-me-p99":
+    "GET /v1/users/me with X-Organization reads the caller's membership (organization_members' primary key, " +
+    "joined with the organisation) before the users/me statement, which then reads the organisation's grants " +
+    "and subscription instead of the personal ones. It runs at the same 10 connections as users/me.",
+  "api-membership-check":
+    "Measured one request at a time, so queueing behind other connections does not multiply it: the extra " +
+    "read is one primary-key lookup, a round trip to PostgreSQL on the same machine. A difference near 1 ms " +
+    "would mean the read waits for a connection from the pool or the machine is busy; rerun on a quiet one.",
   "api-me":
     "GET /v1/users/me reads the user, the grants and the subscription in one prepared statement, checks " +
     "a token's signature once per process, and no longer builds a request body for a GET (decision 009): " +

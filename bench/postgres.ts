@@ -1,6 +1,7 @@
 // A throwaway PostgreSQL database for one benchmark run: created fresh, dropped afterwards.
 import { randomBytes } from "node:crypto";
 import postgres from "postgres";
+import { toMillicredits } from "../server/domain/ledger.ts";
 
 export const DEFAULT_ADMIN_URL = "postgres://postgres@127.0.0.1:5432/postgres";
 
@@ -32,4 +33,26 @@ export async function createTempDatabase(adminUrl = DEFAULT_ADMIN_URL): Promise<
       }
     },
   };
+}
+
+/**
+ * Credits for organisations, written straight into the benchmark's database: a `topup` grant each,
+ * as a paid top-up would leave (credit_grants.user_id is the paying organisation's id), with a
+ * fulfilment key of its own so it can never collide with a real payment's.
+ */
+export async function grantCredits(databaseUrl: string, orgIds: readonly string[], credits: number) {
+  const sql = postgres(databaseUrl, { max: 1, onnotice: () => {}, connect_timeout: 5 });
+  try {
+    const millicredits = toMillicredits(credits);
+    for (const orgId of orgIds) {
+      await sql`
+        insert into credit_grants
+          (id, user_id, kind, amount, remaining, granted_at, source, fulfilment_key)
+        values
+          (gen_random_uuid(), ${orgId}, 'topup', ${millicredits}, ${millicredits}, now(),
+           'Benchmark credits', ${`bench:${orgId}`})`;
+    }
+  } finally {
+    await sql.end({ timeout: 5 });
+  }
 }

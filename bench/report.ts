@@ -1,5 +1,11 @@
 // The markdown report (docs/benchmarks.md): plain rendering of the measured figures, no I/O.
-import { type ApiSettings, type DatabaseApi, type LoadFigures, SERVICE_CONNECTIONS } from "./api.ts";
+import {
+  type ApiSettings,
+  type DatabaseApi,
+  type LoadFigures,
+  membershipCheckMs,
+  SERVICE_CONNECTIONS,
+} from "./api.ts";
 import { type BudgetCheck, LIMITS, PUBLIC_PAGES, summariseBudgets } from "./budgets.ts";
 import type { PageLighthouse } from "./lighthouse.ts";
 import type { Machine } from "./machine.ts";
@@ -342,6 +348,17 @@ function apiSection(
     .join(", ");
   const perDatabase = databases.flatMap((db) => {
     if ("skipped" in db) return [`### ${db.database}`, "", `Not measured: ${db.skipped}`, ""];
+    const membership = db.membership
+      ? [
+          `The membership check, one request at a time (${db.membership.pairs.toLocaleString("en-US")} pairs of ` +
+            "GET /v1/users/me with and without X-Organization, alternating which goes first): median " +
+            `${db.membership.withoutMs.toFixed(2)} ms without the header, ${db.membership.withMs.toFixed(2)} ms with it, ` +
+            `so it adds ${membershipCheckMs(db.membership).toFixed(2)} ms${mark(
+              checks.find((c) => c.subject === db.database && c.id === "api-membership-check"),
+            )}.`,
+          "",
+        ]
+      : [];
     return [
       `### ${db.database}`,
       "",
@@ -357,6 +374,7 @@ function apiSection(
         ]),
       ),
       "",
+      ...membership,
     ];
   });
   const loop = databases.flatMap((db) => {
@@ -381,8 +399,10 @@ function apiSection(
       `(${SERVICE_CONNECTIONS} for the generation service's introspect and consume, as their budgets say), ` +
       `against one route at a time: ${settings.warmupSeconds} s of warm-up for each, then ${settings.rounds} rounds ` +
       `of ${settings.durationSeconds} s per route (baseline, products, users/me, token, introspect, consume, usage in turn, ` +
-      "so drift hits them alike). Requests/s and latency (milliseconds) are the medians over the rounds; the ratio is the median of " +
-      "each round's requests/s over the baseline's in that round, which cancels out most of the machine's speed. " +
+      "on PostgreSQL users/me with X-Organization right after users/me and consume through organisation keys " +
+      "right after consume, so drift hits them alike). Requests/s and latency (milliseconds) are the medians over the rounds; the ratio is the median of " +
+      "each round's requests/s over the baseline's in that round, which cancels out most of the machine's speed; the " +
+      "organisation keys' consume is compared with the personal keys' the same way, round by round. " +
       "autocannon runs on the same machine as the server, so the two share its cores.",
     "",
     "The server is the production start (`npm run build`, then `node server/main.ts`) on a free port and a fresh " +

@@ -12,7 +12,7 @@
 // --duration=<seconds per API run, 5>
 // --dist=<another build to measure, e.g. an older commit's, for a side-by-side comparison>
 // --rounds=<API rounds over the routes, 3> --usage-charges=<the usage benchmark user's charges, 100000>
-// --out=<file> --postgres=<admin URL, postgres://postgres@127.0.0.1:5432/postgres> --no-postgres
+// --out=<file> --postgres=<admin URL, postgres://postgres@127.0.0.1:5432/postgres> --no-postgres --no-pglite
 // --lhr-dir=<folder for every Lighthouse run's full JSON result, to see which element or task>
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -27,6 +27,7 @@ import {
   type DatabaseKind,
   DEFAULT_API_SETTINGS,
   measureLoginLoad,
+  measureMembershipCheck,
   measureRoutes,
 } from "./api.ts";
 import {
@@ -43,12 +44,13 @@ import { EXPLANATIONS, MEASURES } from "./explanations.ts";
 import { aggregateRuns, audit, type LighthouseRun, type PageLighthouse } from "./lighthouse.ts";
 import { describeMachine, loadAverageNow } from "./machine.ts";
 import { measureDist, type PageWeight } from "./page-weight.ts";
-import { createTempDatabase, DEFAULT_ADMIN_URL } from "./postgres.ts";
+import { createTempDatabase, DEFAULT_ADMIN_URL, grantCredits } from "./postgres.ts";
 import { renderReport } from "./report.ts";
 import {
   createServiceKey,
   SERVER_SETTINGS,
   seedApiAccess,
+  seedOrgs,
   seedUsageHistory,
   seedUser,
   startServer,
@@ -94,6 +96,8 @@ Sections (all by default): weight, lighthouse, api, console
 PostgreSQL (the api section measures it beside PGlite; the console section needs it):
   --postgres=<url>      an admin connection, default $BENCH_POSTGRES_URL or ${DEFAULT_ADMIN_URL}
   --no-postgres         PGlite only (the console section then refuses to run)
+  --no-pglite           the api section on PostgreSQL only (the organisations' routes are measured
+                        there only: their credits are written into its database)
   The role in that URL must be allowed to CREATE DATABASE: each run creates bench_<random>, fills
   it, and drops it at the end (DROP ... WITH (FORCE): its owner or a superuser). When no server
   answers there, the api section says so and measures PGlite only.
@@ -113,6 +117,7 @@ function options() {
       out: { type: "string" },
       postgres: { type: "string", default: process.env.BENCH_POSTGRES_URL || DEFAULT_ADMIN_URL },
       "no-postgres": { type: "boolean", default: false },
+      "no-pglite": { type: "boolean", default: false },
       "lhr-dir": { type: "string" },
       dist: { type: "string" },
     },
@@ -138,7 +143,8 @@ function options() {
   const pages = routes ? LIGHTHOUSE_PAGES.filter((p) => routes.includes(p.route)) : LIGHTHOUSE_PAGES;
   if (routes && pages.length !== routes.length)
     throw new Error(`--pages: choose from ${LIGHTHOUSE_PAGES.map((p) => p.route).join(", ")}`);
-  const partial = values.only !== undefined || routes !== undefined || values.dist !== undefined;
+  const partial =
+    values.only !== undefined || routes !== undefined || values.dist !== undefined || values["no-pglite"];
   return {
     sections: new Set(only as Section[]),
     runs,
@@ -147,6 +153,7 @@ function options() {
     // A partial run must not overwrite the full report unless asked to.
     out: values.out ?? (partial ? undefined : "docs/benchmarks.md"),
     postgres: values["no-postgres"] ? undefined : values.postgres,
+    pglite: !values["no-pglite"],
     lhrDir: values["lhr-dir"],
     dist: values.dist,
   };
@@ -219,14 +226,24 @@ async function apiForDatabase(
     const customers = [user];
     while (customers.length < CHARGED_CUSTOMERS) customers.push(await seedUser(server.origin));
     const access = await seedApiAccess(server, customers);
+    // The organisations' routes need credits written into the database: PostgreSQL's, not the
+    // server's own PGlite.
+    const orgs = databaseUrl
+      ? await seedOrgs(server.origin, customers, (ids, credits) => grantCredits(databaseUrl, ids, credits))
+      : undefined;
+    if (orgs)
+      log(`  seeded ${orgs.keys.length} team organisations, each with credits, an owner's cap and a key`);
     const seeding = performance.now();
     const usage = await seedUsageHistory(server, access.serviceKey, settings.usageCharges, USAGE_DAYS);
     log(
       `  seeded ${settings.usageCharges} charges over ${USAGE_DAYS} days in ${((performance.now() - seeding) / 1000).toFixed(0)} s`,
     );
-    const routes = await measureRoutes(server.origin, user, settings, log, access, usage);
+    const routes = await measureRoutes(server.origin, user, settings, log, access, usage, orgs);
+    const membership = orgs
+      ? await measureMembershipCheck(server.origin, user, orgs, settings.membershipPairs, log)
+      : undefined;
     const loginLoad = await measureLoginLoad(server.origin, user, settings, log);
-    return { database, routes, loginLoad };
+    return { database, routes, loginLoad, ...(membership ? { membership } : {}) };
   } finally {
     await server.stop();
   }
@@ -236,8 +253,13 @@ async function apiSection(
   distDir: string,
   settings: ApiSettings,
   postgresAdmin?: string,
+  pglite = true,
 ): Promise<DatabaseApi[]> {
-  const databases: DatabaseApi[] = [await apiForDatabase("PGlite", distDir, settings)];
+  const databases: DatabaseApi[] = [
+    pglite
+      ? await apiForDatabase("PGlite", distDir, settings)
+      : { database: "PGlite", skipped: "--no-pglite" },
+  ];
   if (!postgresAdmin) {
     databases.push({ database: "PostgreSQL", skipped: "--no-postgres" });
     return databases;
@@ -305,7 +327,8 @@ async function main(): Promise<void> {
       lighthouse = await lighthouseSection(snapshot, opts.pages, opts.runs, opts.lhrDir);
     }
     let databases: DatabaseApi[] | undefined;
-    if (opts.sections.has("api")) databases = await apiSection(snapshot, opts.api, opts.postgres);
+    if (opts.sections.has("api"))
+      databases = await apiSection(snapshot, opts.api, opts.postgres, opts.pglite);
     let console_: ConsoleFigures | undefined;
     if (opts.sections.has("console")) {
       if (!opts.postgres)

@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { envSchema } from "../server/env.ts";
 import { operatorSocketPath, sendOperatorCommand } from "../server/operator/socket.ts";
+import { ORG_HEADER } from "../server/orgs/membership.ts";
 import { berlinToday } from "../src/lib/usage-view.ts";
 
 /** Per-IP and per-account limits raised so the login benchmarks measure the server, not the limiter. */
@@ -203,6 +204,73 @@ export interface SeededApiAccess {
   keys: Array<{ key: string; id: string }>;
   serviceKey: string;
 }
+
+/**
+ * Team organisations of the charged customers (issue 33's budgets): each customer owns one, with
+ * credits, a monthly cap on their own spending, and a key made with X-Organization.
+ */
+export interface SeededOrgs {
+  /** The first customer's (the benchmark user's) organisation: GET /v1/users/me with X-Organization. */
+  orgId: string;
+  /** One key per organisation, in the customers' order: consume goes round all of them. */
+  keys: Array<{ key: string; id: string }>;
+}
+
+/** Credits each team organisation gets (it starts with none): far more than a run charges. */
+export const ORG_CREDITS = 1_000_000;
+/** The owners' monthly cap, credits: a cap that is checked and counted on every charge but never reached. */
+export const ORG_MEMBER_CAP = 1_000_000;
+
+/**
+ * For each user: POST /v1/orgs (the user owns it), credits written into the database by `grant`
+ * (no call gives a new organisation credits without a payment), the owner's own monthly cap
+ * (PATCH .../members/{user_id}), and an API key made with X-Organization.
+ */
+export async function seedOrgs(
+  origin: string,
+  users: readonly SeededUser[],
+  grant: (orgIds: readonly string[], credits: number) => Promise<void>,
+): Promise<SeededOrgs> {
+  const orgs: Array<{ id: string; user: SeededUser }> = [];
+  for (const [i, user] of users.entries()) {
+    const org = (await call(`${origin}/v1/orgs`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Authorization: `Bearer ${user.accessToken}` },
+      body: JSON.stringify({ name: `Benchmark team ${i + 1}` }),
+    })) as { id: string };
+    orgs.push({ id: org.id, user });
+  }
+  await grant(
+    orgs.map((o) => o.id),
+    ORG_CREDITS,
+  );
+  const keys: SeededOrgs["keys"] = [];
+  for (const { id, user } of orgs) {
+    const auth = { Authorization: `Bearer ${user.accessToken}` };
+    const me = (await call(`${origin}/v1/users/me`, { headers: auth })) as { id: string };
+    await call(`${origin}/v1/orgs/${id}/members/${me.id}`, {
+      method: "PATCH",
+      headers: { ...auth, "Content-Type": "application/json" },
+      body: JSON.stringify({ monthly_credit_cap: ORG_MEMBER_CAP }),
+    });
+    const created = (await call(`${origin}/v1/api-keys`, {
+      method: "POST",
+      headers: { ...auth, "Content-Type": "application/json", [ORG_HEADER]: id },
+      body: JSON.stringify({ name: "benchmark" }),
+    })) as { id: string; key: string };
+    keys.push({ key: created.key, id: created.id });
+  }
+  const first = orgs[0];
+  if (!first) throw new Error("seedOrgs: no users");
+  // The organisation's balance must be what was granted, else consume would measure refusals.
+  const seen = (await call(`${origin}/v1/users/me`, {
+    headers: { Authorization: `Bearer ${first.user.accessToken}`, [ORG_HEADER]: first.id },
+  })) as { credit_balance: number; organization?: { id: string } };
+  if (seen.organization?.id !== first.id || seen.credit_balance !== ORG_CREDITS)
+    throw new Error(`The organisation's users/me answered ${JSON.stringify(seen)}`);
+  return { orgId: first.id, keys };
+}
+
 async function call(url: string, init: RequestInit): Promise<unknown> {
   const res = await fetch(url, init);
   const body: unknown = await res.json().catch(() => undefined);

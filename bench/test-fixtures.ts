@@ -1,5 +1,5 @@
 // Figures shaped like a run's, for the budget and report tests.
-import type { DatabaseApi, LoadFigures, RouteSpec } from "./api.ts";
+import type { DatabaseApi, LoadFigures, MembershipCheckFigures, RouteFigures, RouteSpec } from "./api.ts";
 import { aggregateRuns, type LighthouseRun, type PageLighthouse } from "./lighthouse.ts";
 import type { Machine } from "./machine.ts";
 import type { PageWeight } from "./page-weight.ts";
@@ -71,6 +71,31 @@ export function load(requestsPerSecond: number, p99 = 5): LoadFigures {
 
 const route = (id: RouteSpec["id"]): RouteSpec => ({ id, label: id, method: "GET", path: `/${id}` });
 
+/** A route measured in one round (the baseline's 10,000 requests/s being its ratio's reference). */
+const measured = (id: RouteSpec["id"], figures: LoadFigures, ratio: number): RouteFigures => ({
+  route: route(id),
+  figures,
+  ratio,
+  rounds: [figures],
+});
+
+/** The organisations' routes (PostgreSQL): each round's consume rates, personal and organisation. */
+export interface OrgFigures {
+  personalRates: number[];
+  orgRates: number[];
+  consumeP99: number;
+  meP99: number;
+  membership: MembershipCheckFigures;
+}
+
+/** Round by round figures of one route: `rates` per round, the same p99 in each. */
+function inRounds(id: RouteSpec["id"], rates: readonly number[], p99: number): RouteFigures {
+  const rounds = rates.map((r) => load(r, p99));
+  const sorted = [...rates].sort((a, b) => a - b);
+  const middle = sorted[Math.floor(sorted.length / 2)] ?? 0;
+  return { route: route(id), figures: load(middle, p99), ratio: middle / 10_000, rounds };
+}
+
 export function database(
   kind: "PGlite" | "PostgreSQL",
   productsRatio: number,
@@ -78,22 +103,24 @@ export function database(
   meP99: number,
   service: { ratio: number; p99: number } = { ratio: 0.4, p99: 8 },
   usageP99 = 30,
+  orgs?: OrgFigures,
 ): DatabaseApi {
   return {
     database: kind,
     routes: [
-      { route: route("baseline"), figures: load(10_000), ratio: 1 },
-      { route: route("products"), figures: load(10_000 * productsRatio), ratio: productsRatio },
-      { route: route("me"), figures: load(10_000 * meRatio), ratio: meRatio },
-      { route: route("token"), figures: load(60), ratio: 0.006 },
-      {
-        route: route("introspect"),
-        figures: load(10_000 * service.ratio, service.p99),
-        ratio: service.ratio,
-      },
-      { route: route("consume"), figures: load(10_000 * service.ratio, service.p99), ratio: service.ratio },
-      { route: route("usage"), figures: load(500, usageP99), ratio: 0.05 },
+      measured("baseline", load(10_000), 1),
+      measured("products", load(10_000 * productsRatio), productsRatio),
+      measured("me", load(10_000 * meRatio), meRatio),
+      ...(orgs ? [measured("me-org", load(10_000 * meRatio, orgs.meP99), meRatio)] : []),
+      measured("token", load(60), 0.006),
+      measured("introspect", load(10_000 * service.ratio, service.p99), service.ratio),
+      orgs
+        ? inRounds("consume", orgs.personalRates, service.p99)
+        : measured("consume", load(10_000 * service.ratio, service.p99), service.ratio),
+      ...(orgs ? [inRounds("consume-org", orgs.orgRates, orgs.consumeP99)] : []),
+      measured("usage", load(500, usageP99), 0.05),
     ],
+    ...(orgs ? { membership: orgs.membership } : {}),
     loginLoad: {
       logins: 20,
       probeRate: 50,
