@@ -6,7 +6,9 @@ import type { APIRequestContext, Browser, Page } from "@playwright/test";
 import { ORG_DETAIL } from "../../contract/org-messages.ts";
 import { INVITATION_TEXT } from "../../src/lib/invitation-text.ts";
 import { ORG_PAGE_TEXT } from "../../src/lib/org-text.ts";
+import { PROFILE_TEXT } from "../../src/lib/profile-text.ts";
 import { UI_TEXT } from "../../src/lib/ui-text.ts";
+import { USAGE_TEXT } from "../../src/lib/usage-text.ts";
 import {
   createVerifiedUser,
   openSignedIn,
@@ -15,6 +17,8 @@ import {
   tokenViaApi,
 } from "../fixtures/account.ts";
 import { axeViolations } from "../fixtures/axe.ts";
+import { FRENCH_BUSINESS, payOnCheckout } from "../fixtures/checkout.ts";
+import { makeServiceKey } from "../fixtures/service-key.ts";
 import { anyOf, expect, test } from "../fixtures/test.ts";
 
 const T = ORG_PAGE_TEXT;
@@ -465,5 +469,138 @@ test.describe("deleting an organisation", () => {
       headers: { Authorization: `Bearer ${ownerToken}` },
     });
     expect(gone.status()).toBe(404);
+  });
+});
+
+test.describe("a team's whole journey", () => {
+  // Two checkouts, webhooks and a dozen pages: longer than a single page's journey.
+  test.describe.configure({ timeout: 180_000 });
+  test.use({ allowedConsoleErrors: [/status of 409/] });
+
+  test("owner creates and pays for an organisation, a developer joins by mail, spends until the cap refuses, the owner reads usage by member, removes them and tops up with a VAT ID", async ({
+    page,
+    request,
+    browser,
+  }) => {
+    const owner = await createVerifiedUser(request, "owner");
+    const developer = await createVerifiedUser(request, "dev");
+    const name = orgName("Journey");
+    const tokensOnProfile = async () =>
+      Number((await page.getByLabel(PROFILE_TEXT.tokens).inputValue()).replaceAll(",", ""));
+    const profileUntil = async (check: () => Promise<void>) =>
+      expect(async () => {
+        await page.goto("/profile");
+        await check();
+      }).toPass({ timeout: 20_000, intervals: [500, 1000, 2000] });
+
+    // 1. The owner creates the organisation and subscribes it to Tier A as a French business.
+    await openSignedIn(page, await tokenViaApi(request, owner), "/profile");
+    const create = page.locator("[data-create-org]");
+    await create.getByLabel(T.createName).fill(name);
+    await create.getByRole("button", { name: T.create }).click();
+    await expect(page).toHaveURL(/\/org\/members$/);
+    const orgId = (await page.evaluate(() => localStorage.getItem("x-organization"))) ?? "";
+    await page.goto("/plans");
+    await page
+      .locator('[data-plan-card][data-tier="A"]')
+      .getByRole("button", { name: /to Tier A/ })
+      .click();
+    await payOnCheckout(page, "4242 4242 4242 4242", FRENCH_BUSINESS);
+    await expect(page.getByRole("heading", { name: UI_TEXT.payment.success })).toBeVisible();
+    await profileUntil(async () => {
+      await expect(page.getByLabel(PROFILE_TEXT.plan)).toHaveValue("Tier A", { timeout: 2000 });
+    });
+    const paid = await tokensOnProfile();
+    expect(paid).toBeGreaterThanOrEqual(1000);
+
+    // 2. It invites a developer, whose mail leads to the invitation; they log in and accept.
+    await page.goto("/org/members");
+    const invite = page.locator("[data-invite-form]");
+    await invite.getByLabel(T.inviteEmail).fill(developer.email);
+    await invite.getByRole("button", { name: T.sendInvite }).click();
+    await expect(page.locator(`[data-invitation="${developer.email}"]`)).toBeVisible();
+    const devPage = await newPage(browser);
+    await devPage.goto(await invitationPath(request, developer.email));
+    await devPage.getByRole("button", { name: INVITATION_TEXT.logIn }).click();
+    await logInOnForm(devPage, developer);
+    await devPage.getByRole("button", { name: INVITATION_TEXT.accept }).click();
+    await devPage.getByRole("button", { name: INVITATION_TEXT.switchTo(name) }).click();
+    await expect(devPage.locator('[data-profile-field="organization"]')).toHaveValue(`${name} (Developer)`);
+    // The developer's top bar shows the organisation's balance, not their own 50 free credits.
+    await expect(accountArea(devPage).locator("[data-credit-balance]")).toContainText(
+      paid.toLocaleString("en-US"),
+    );
+
+    // 3. The owner caps the developer at 12 credits a month.
+    await page.reload();
+    const row = page.locator(`[data-member="${developer.username}"]`);
+    await row.getByRole("button", { name: `${T.edit} ${developer.username}` }).click();
+    const edit = page.getByRole("dialog", { name: T.editTitle(developer.username) });
+    await edit.getByLabel(T.cap).fill("12");
+    await edit.getByRole("button", { name: T.save }).click();
+    await expect(row).toContainText("12 credits");
+
+    // 4. The developer's key spends comics (5 credits each) until the cap refuses the third.
+    const devToken = await devPage.evaluate(() => localStorage.getItem("x-access-token"));
+    const key = await request.post("/v1/api-keys", {
+      headers: { Authorization: `Bearer ${devToken}`, "X-Organization": orgId },
+      data: { name: "Comic renderer" },
+    });
+    expect(key.status(), await key.text()).toBe(201);
+    const keyId = ((await key.json()) as { id: string }).id;
+    const service = await makeServiceKey();
+    const consume = (n: number) =>
+      request.post("/v1/credits/consume", {
+        headers: { Authorization: `Bearer ${service}` },
+        data: {
+          api_key_id: keyId,
+          feature: "comic",
+          people: "one",
+          idempotency_key: `journey-${orgId}-${n}`,
+        },
+      });
+    expect((await consume(1)).status()).toBe(200);
+    expect((await consume(2)).status()).toBe(200);
+    const refused = await consume(3);
+    expect(refused.status()).toBe(402);
+    expect(((await refused.json()) as { detail: string }).detail).toBe(ORG_DETAIL.memberCapReached);
+    await page.reload();
+    await expect(row).toContainText("10 credits");
+
+    // 5. The owner reads the usage by member.
+    await page.goto("/profile/usage");
+    const usage = page.locator("[data-usage]");
+    await expect(usage).toHaveAttribute("data-status", "ready");
+    await usage.locator("[data-usage-stack]").getByRole("radio", { name: USAGE_TEXT.stacks.member }).check();
+    const byMember = page.locator('[data-usage-totals="usage-by-member"] tbody tr');
+    await expect(byMember.filter({ hasText: developer.username }).locator("td")).toHaveText(["2", "10"]);
+
+    // 6. The owner removes the developer: the dialog names the key, which stops at once.
+    await page.goto("/org/members");
+    await row.getByRole("button", { name: `${T.remove} ${developer.username}` }).click();
+    const remove = page.getByRole("dialog", { name: T.removeTitle(developer.username) });
+    await expect(remove).toContainText("Comic renderer");
+    await remove.getByRole("button", { name: T.confirmRemove }).click();
+    await expect(page.locator("[data-removal-result]")).toContainText("Comic renderer");
+    const afterRemoval = await consume(4);
+    expect(afterRemoval.status()).toBe(404);
+    // The developer's portal notices on its next page: back to their own account, said once.
+    await devPage.goto("/profile");
+    await expect(devPage.getByText(ORG_DETAIL.noLongerMember)).toBeVisible();
+    await expect(devPage.locator('[data-profile-field="organization"]')).toHaveCount(0);
+    await devPage.context().close();
+
+    // 7. The owner tops up 500 credits, again as the French business (reverse charge).
+    await page.goto("/profile");
+    await page.getByRole("radio", { name: /500 credit pack/ }).check();
+    await page.getByRole("button", { name: PROFILE_TEXT.buy, exact: true }).click();
+    await payOnCheckout(page, "4242 4242 4242 4242", FRENCH_BUSINESS);
+    await expect(page.getByRole("heading", { name: UI_TEXT.payment.success })).toBeVisible();
+    await profileUntil(async () => {
+      expect(await tokensOnProfile()).toBe(paid - 10 + 500);
+    });
+    await page.goto("/profile/billing");
+    await expect(page.locator("[data-billing]")).toContainText(FRENCH_BUSINESS.vatId ?? "");
+    expect(await axeViolations(page)).toEqual([]);
   });
 });
