@@ -48,10 +48,6 @@ export function renameOrganization(orgId: string, name: string): Promise<Org> {
   return apiRequest(orgPath(orgId), "orgSchema", { method: "PATCH", body: { name }, auth: true });
 }
 
-export function loadOrganization(orgId: string): Promise<Org> {
-  return apiRequest(orgPath(orgId), "orgSchema", { auth: true });
-}
-
 /**
  * `DELETE /v1/orgs/{id}`: without `confirmForfeit` the server answers 409 with what would be lost
  * (credits, subscription days) when there is anything; the caller shows it and asks again.
