@@ -33,13 +33,20 @@ function require(actor: Actor, permission: Permission): void {
 }
 
 /** `userId`'s membership of `orgId` (locked with `forUpdate`), or undefined. */
-async function membershipOf(tx: Tx, orgId: string, userId: string, forUpdate = false) {
+async function membershipOf(tx: Db | Tx, orgId: string, userId: string, forUpdate = false) {
   const query = tx
     .select({ role: organizationMembers.role })
     .from(organizationMembers)
     .where(and(eq(organizationMembers.orgId, orgId), eq(organizationMembers.userId, userId)));
   const [row] = forUpdate ? await query.for("update") : await query;
   return row;
+}
+
+/** Refuses (403) staff who are members of organisation `orgId`, whatever its state. */
+export async function refuseOrgMember(db: Db | Tx, actor: Actor, orgId: string): Promise<void> {
+  if (!isUserId(orgId)) return;
+  const member = await membershipOf(db, orgId, actor.id);
+  refuse(staffOnOrgRefusal({ personal: false, deleted: false }, member?.role));
 }
 
 /**

@@ -15,6 +15,7 @@ import type { PaymentProvider } from "../billing/ports/payment-provider.ts";
 import { auditLog, invoices } from "../db/schema/index.ts";
 import type { Db, Tx } from "../db/types.ts";
 import { type Actor, audit, auditEntryOf, earlierKeyedAction, refuseOwnAccount } from "./actor.ts";
+import { refuseOrgMember } from "./org-actions.ts";
 import { holds } from "./permissions.ts";
 import { OperatorRefusal } from "./refusal.ts";
 
@@ -69,6 +70,9 @@ export async function refundPayment(
     : [];
   if (!found) throw new OperatorRefusal(404, REFUND_TEXT.notFound);
   refuseOwnAccount(actor, { id: found.userId }, ADMIN_TEXT.notOwnAccount);
+  // The payment is its organisation's (a personal one's id is its user's): staff never refund for
+  // an organisation they are a member of (ORGANISATIONS.md, "The operator console").
+  await refuseOrgMember(deps.db, actor, found.userId);
   // The reason reaches the provider: refused here if the audit entry could not hold it.
   auditEntryOf(actor, {
     action: "payment.refund",
@@ -121,6 +125,7 @@ export async function refundPayment(
       {
         action: "payment.refund",
         subjectUserId: row.userId,
+        subjectOrgId: row.userId,
         reason: request.reason,
         details: {
           invoice_id: row.id,

@@ -8,7 +8,13 @@ import { ADMIN_ORG_TEXT, type AdminOrg, type AdminOrgRow } from "../../../contra
 import { ORG_DETAIL } from "../../../contract/org-messages.ts";
 import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
 import { verifyAuditChain } from "../../audit/audit-log.ts";
-import { auditLog, billingCustomers, organizationMembers, organizations } from "../../db/schema/index.ts";
+import {
+  auditLog,
+  billingCustomers,
+  invoices,
+  organizationMembers,
+  organizations,
+} from "../../db/schema/index.ts";
 import { adminCall, adminGet, staffMember } from "../../testing/admin.ts";
 import { getJson, verifiedUser } from "../../testing/api-client.ts";
 import { useTestApp } from "../../testing/suite.ts";
@@ -288,6 +294,33 @@ describe.each(TEST_DATABASES)("the console's organisations (%s)", (kind) => {
       expect(res.status, path).toBe(403);
       expect(await res.json()).toEqual({ detail: ADMIN_ORG_TEXT.notOwnOrganisation });
     }
+    // Nor refund the organisation's payments.
+    const invoiceId = "5d0b6b7e-1c2d-4e3f-8a9b-0c1d2e3f4a5b";
+    const party = { name: "Acme Studio", country: "DE", vatId: null };
+    await ctx.t.deps.db.insert(invoices).values({
+      id: invoiceId,
+      userId: org,
+      fulfilmentKey: "topup:acme-1",
+      provider: "local",
+      kind: "topup",
+      status: "paid",
+      issuedAt: ctx.t.clock.now(),
+      description: "1,000 credits",
+      currency: "eur",
+      net: 1000,
+      tax: 190,
+      total: 1190,
+      seller: party,
+      buyer: party,
+      createdAt: ctx.t.clock.now(),
+      updatedAt: ctx.t.clock.now(),
+    } as typeof invoices.$inferInsert);
+    const refund = await adminCall(ctx.t, `/v1/admin/payments/${invoiceId}/refund`, ada.accessToken, {
+      reason: REASON,
+      idempotency_key: "refund-own-1",
+    });
+    expect(refund.status).toBe(403);
+    expect(await refund.json()).toEqual({ detail: ADMIN_ORG_TEXT.notOwnOrganisation });
     // Their own personal organisation too.
     const own = await act(sue.accessToken, `${sue.id}/credits`, { amount: 5, idempotency_key: "own-2" });
     expect(own.status).toBe(403);
