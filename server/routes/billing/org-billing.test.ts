@@ -16,7 +16,15 @@ import {
 } from "../../db/schema/index.ts";
 import { VAT_ID_MESSAGES } from "../../domain/vat.ts";
 import { verifiedUser } from "../../testing/api-client.ts";
-import { checkoutPath, me, payAndSettle, sendWebhook, TIER, TOP_UP } from "../../testing/billing.ts";
+import {
+  advanceDays,
+  checkoutPath,
+  me,
+  payAndSettle,
+  sendWebhook,
+  TIER,
+  TOP_UP,
+} from "../../testing/billing.ts";
 import { topUpPurchase } from "../../testing/purchase-events.ts";
 import { useTestApp } from "../../testing/suite.ts";
 import { teamOrg } from "../../testing/team-org.ts";
@@ -180,6 +188,32 @@ describe.each(TEST_DATABASES)("billing for an organisation (%s)", (kind) => {
     const customers = await ctx.t.deps.db.select().from(billingCustomers);
     expect(new Set(customers.map((c) => c.userId))).toEqual(new Set([team.org, team.bob.id]));
     expect(new Set(customers.map((c) => c.customerId)).size).toBe(2);
+  });
+
+  it("a declined renewal of the organisation's plan mails its billing e-mail, owners and billing members", async () => {
+    const team = await acme();
+    const details = {
+      name: "Acme GmbH",
+      email: "books@acme.test",
+      address: { line1: "Hauptstr. 1", postal_code: "10115", city: "Berlin", country: "DE" },
+    };
+    expect((await call("PUT", "/v1/billing/details", team.ann.accessToken, team.org, details)).status).toBe(
+      200,
+    );
+    const res = await checkout(team.bob.accessToken, team.org);
+    await payAndSettle(
+      ctx.t,
+      checkoutPath(((await res.json()) as { url: string }).url),
+      "4000 0000 0000 0341",
+    );
+    await advanceDays(ctx.t, 32);
+    const failed = (await ctx.t.mails()).filter((m) => / failed/.test(m.subject));
+    expect(failed.map((m) => m.to).sort()).toEqual(
+      ["books@acme.test", team.ann.email, team.bob.email].sort(),
+    );
+    // The billing e-mail is greeted by the organisation's name; members by their own.
+    expect(failed.find((m) => m.to === "books@acme.test")?.text).toContain("Acme");
+    expect(failed.find((m) => m.to === team.bob.email)?.text).toContain("bob");
   });
 
   it("billing mails go to the owners and billing members, once each, whatever is redelivered", async () => {
