@@ -10,7 +10,7 @@ import { randomUUID } from "node:crypto";
 import { and, eq, gte, sql } from "drizzle-orm";
 import { ADMIN_TEXT, type AdminLedgerEntry } from "../../contract/admin.ts";
 import { GOODWILL_SOURCE } from "../../contract/billing.ts";
-import { insertGrant, userGrants } from "../billing/ledger-store.ts";
+import { insertGrant, lockUser, userGrants } from "../billing/ledger-store.ts";
 import { auditLog, creditAdjustments, creditGrants } from "../db/schema/index.ts";
 import type { Db, Tx } from "../db/types.ts";
 import { berlinMidnightDaysAgo } from "../domain/berlin-time.ts";
@@ -119,6 +119,9 @@ const customerSubject = (actor: Actor, customerId: string): CreditSubject => ({
   async lock(tx) {
     const customer = await lockCustomer(tx, customerId);
     refuseOwnAccount(actor, customer, ADMIN_TEXT.notOwnAccount);
+    // The credits are the personal organisation's: its row is the lock every spend of it takes
+    // (billing/spends.ts), so a take-back and a charge never plan from the same balance.
+    await lockUser(tx, customer.id);
     // From here on the id is the database's own: the audit entry hashes what the log stores.
     return { id: customer.id, subjectUserId: customer.id };
   },
