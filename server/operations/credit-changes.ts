@@ -10,6 +10,7 @@ import { randomUUID } from "node:crypto";
 import { and, eq, gte, sql } from "drizzle-orm";
 import { ADMIN_TEXT, type AdminLedgerEntry } from "../../contract/admin.ts";
 import { GOODWILL_SOURCE } from "../../contract/billing.ts";
+import { canonicalUuid } from "../accounts/users.ts";
 import { insertGrant, lockUser, userGrants } from "../billing/ledger-store.ts";
 import { auditLog, creditAdjustments, creditGrants } from "../db/schema/index.ts";
 import type { Db, Tx } from "../db/types.ts";
@@ -117,11 +118,13 @@ export interface CreditSubject {
 /** A customer: their row locked, never the staff member's own account. */
 const customerSubject = (actor: Actor, customerId: string): CreditSubject => ({
   async lock(tx) {
+    // The credits are the personal organisation's: its row is the lock every spend of it takes
+    // (billing/spends.ts), so a take-back and a charge never plan from the same balance. Taken
+    // before the user's row, in the order account deletion takes them (the subscription's end
+    // locks the organisation, then the erasure the user).
+    await lockUser(tx, canonicalUuid(customerId));
     const customer = await lockCustomer(tx, customerId);
     refuseOwnAccount(actor, customer, ADMIN_TEXT.notOwnAccount);
-    // The credits are the personal organisation's: its row is the lock every spend of it takes
-    // (billing/spends.ts), so a take-back and a charge never plan from the same balance.
-    await lockUser(tx, customer.id);
     // From here on the id is the database's own: the audit entry hashes what the log stores.
     return { id: customer.id, subjectUserId: customer.id };
   },
