@@ -4,6 +4,7 @@
 import * as z from "zod/mini";
 import { emailSchema } from "./account.ts";
 import { currencySchema } from "./billing.ts";
+import { BILLING_DETAILS_MESSAGES } from "./billing-details-messages.ts";
 
 /** disputed: the buyer's bank is disputing the payment; its credits are frozen until it is decided. */
 export const invoiceStatusSchema = z.enum(["paid", "failed", "refunded", "disputed"]);
@@ -77,17 +78,6 @@ export const invoiceSchema = z.extend(invoiceSummarySchema, {
   note: z.nullable(z.string()),
 });
 export type Invoice = z.infer<typeof invoiceSchema>;
-
-/** The words of the billing details form (PUT /v1/billing/details), shown beside its fields. */
-export const BILLING_DETAILS_MESSAGES = {
-  nameMissing: "Enter the name for the invoice (yours or your company's).",
-  line1Missing: "Enter the street and number.",
-  postalCodeMissing: "Enter the postal code.",
-  cityMissing: "Enter the city.",
-  countryMissing: "Choose your country.",
-  tooLong: (max: number) => `At most ${max} characters.`,
-  saved: "Billing details saved",
-} as const;
 
 const required = (max: number, missing: string) =>
   z

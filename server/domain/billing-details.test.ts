@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { BILLING_DETAILS_MESSAGES } from "../../contract/invoices.ts";
+import { BILLING_DETAILS_MESSAGES } from "../../contract/billing-details-messages.ts";
 import { addressLines, checkBillingDetails } from "./billing-details.ts";
 import { VAT_ID_MESSAGES } from "./vat.ts";
 

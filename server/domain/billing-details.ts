@@ -1,7 +1,7 @@
 // The rule of an organisation's billing details (PUT /v1/billing/details) beyond their shape: the
 // address's country must be one we sell to, and a VAT ID must be an EU VAT ID of that country in
 // its format (the checkout's own rule, domain/vat.ts). A plain function the route and its tests call.
-import { BILLING_DETAILS_MESSAGES } from "../../contract/invoices.ts";
+import { BILLING_DETAILS_MESSAGES } from "../../contract/billing-details-messages.ts";
 import { BUYER_COUNTRIES, checkVatId } from "./vat.ts";
 
 export type BillingDetailsCheck =

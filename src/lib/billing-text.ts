@@ -36,6 +36,7 @@ export const BILLING_TEXT = {
   addDetails: "Add billing details",
   saveDetails: "Save billing details",
   saving: "Saving…",
+  loadingForm: "Loading the form…",
   cancel: "Cancel",
   optional: "(optional)",
   chooseCountry: "Choose a country",

@@ -1,7 +1,7 @@
 // Billing for an organisation in the browser: the billing details form on /profile/billing (the
 // API's messages beside the fields, then what is on file), and a team organisation named in every
 // dialog that moves its money.
-import { BILLING_DETAILS_MESSAGES } from "../../contract/invoices.ts";
+import { BILLING_DETAILS_MESSAGES } from "../../contract/billing-details-messages.ts";
 import { VAT_ID_MESSAGES } from "../../server/domain/vat.ts";
 import { BILLING_TEXT } from "../../src/lib/billing-text.ts";
 import { PAYING_ORG_TEXT } from "../../src/lib/paying-org.ts";

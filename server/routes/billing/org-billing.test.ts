@@ -4,7 +4,7 @@
 // billing members, once each.
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { BILLING_DETAILS_MESSAGES } from "../../../contract/invoices.ts";
+import { BILLING_DETAILS_MESSAGES } from "../../../contract/billing-details-messages.ts";
 import { ORG_DETAIL } from "../../../contract/org-messages.ts";
 import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
 import {
