@@ -137,6 +137,9 @@ describe("orgErrorMessage", () => {
     [undefined, undefined, ERROR_TEXT.oops],
     [400, "Bad request", "Bad request"],
     [499, "Closed", "Closed"],
+    [399, "Not a refusal", ERROR_TEXT.oops],
+    [422, "Unprocessable", ERROR_TEXT.oops],
+    [undefined, "No answer", ERROR_TEXT.oops],
   ])("%s %j -> %s", (status, detail, message) => {
     expect(orgErrorMessage({ status, detail })).toBe(message);
   });
@@ -180,7 +183,9 @@ describe("forfeitOf", () => {
     [{ detail: "x", credits: 1 }, null],
     [{ detail: "A personal organisation has no other members" }, null],
     [null, null],
+    [undefined, null],
     ["Conflict", null],
+    [409, null],
   ])("%j -> %j", (body, forfeit) => {
     expect(forfeitOf(body)).toEqual(forfeit);
   });

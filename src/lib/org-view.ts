@@ -44,8 +44,11 @@ export function memberOffer(actor: MemberRef, target: MemberRef, ownerCount: num
   };
 }
 
-/** Whether a role sees /org/settings' actions (rename; transfer and delete are an owner's). */
-export const seesSettings = (role: OrgRole): boolean => can(role, "rename") || can(role, "transfer");
+/**
+ * Whether a role sees /org/settings' actions: renaming, which every role that may also transfer or
+ * delete may do (the role table), so it alone decides.
+ */
+export const seesSettings = (role: OrgRole): boolean => can(role, "rename");
 
 /**
  * A cap as typed into the form: empty means no cap (null); otherwise the number, which the
@@ -57,19 +60,20 @@ export function capFromInput(text: string): number | null {
 }
 
 const HOUR_MS = 3_600_000;
-const BERLIN_PARTS = new Intl.DateTimeFormat("en-CA", {
-  timeZone: "Europe/Berlin",
-  year: "numeric",
-  month: "2-digit",
-  day: "2-digit",
-  hour: "2-digit",
-  minute: "2-digit",
-  hourCycle: "h23",
-});
 
 function berlinParts(date: Date): Record<string, number> {
+  // Made per call (a page asks once): the members page is the only user.
+  const berlin = new Intl.DateTimeFormat("en-GB", {
+    timeZone: "Europe/Berlin",
+    year: "numeric",
+    month: "numeric",
+    day: "numeric",
+    hour: "numeric",
+    minute: "numeric",
+    hourCycle: "h23",
+  });
   const parts: Record<string, number> = {};
-  for (const { type, value } of BERLIN_PARTS.formatToParts(date)) parts[type] = Number(value);
+  for (const { type, value } of berlin.formatToParts(date)) parts[type] = Number(value);
   return parts;
 }
 
@@ -91,10 +95,10 @@ export function nextBerlinMonthStart(now: Date): Date {
  * generic message.
  */
 export function orgErrorMessage(failed: FailedAnswer): string {
-  const { status } = failed;
+  // No answer (undefined) counts as no refusal.
+  const status = failed.status ?? 0;
   const detail = detailText(failed.detail);
-  if (detail && status !== undefined && status >= 400 && status < 500 && status !== 401 && status !== 422)
-    return detail;
+  if (detail && status >= 400 && status < 500 && status !== 401 && status !== 422) return detail;
   return accountActionErrorMessage(failed);
 }
 
@@ -118,8 +122,7 @@ export function keysStoppedByRemoval<K extends OrgKey>(keys: readonly K[], userI
 
 /** What deleting would forfeit, from the 409 `DELETE /v1/orgs/{id}` answers without confirmation. */
 export function forfeitOf(body: unknown): { credits: number; subscriptionDays: number } | null {
-  if (typeof body !== "object" || body === null) return null;
-  const { credits, subscription_days } = body as { credits?: unknown; subscription_days?: unknown };
+  const { credits, subscription_days } = (body ?? {}) as { credits?: unknown; subscription_days?: unknown };
   if (typeof credits !== "number" || typeof subscription_days !== "number") return null;
   return { credits, subscriptionDays: subscription_days };
 }
