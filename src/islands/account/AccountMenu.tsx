@@ -56,7 +56,8 @@ function useDismiss(ref: React.RefObject<HTMLDetailsElement | null>) {
   }, [ref]);
 }
 
-const OrgMenu = lazy(() => import("../org/OrgMenu.tsx"));
+// A chunk that fails to load leaves the menu without its organisation part, never without the menu.
+const OrgMenu = lazy(() => import("../org/OrgMenu.tsx").catch(() => ({ default: () => null })));
 
 /** True once the <details> around `ref` (the desktop menu, or the mobile menu) has been opened. */
 function useOpenedOnce(ref: React.RefObject<HTMLElement | null>, signedIn: boolean): boolean {
