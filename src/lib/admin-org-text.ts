@@ -1,6 +1,28 @@
 // The words of the console's organisation page (/admin/orgs/{id}) and of the customer page's list
 // of organisations: only the console's pages load this module.
 export const ADMIN_ORG_PAGE_TEXT = {
+  /** The console's menu entry and the search page (/admin/orgs). */
+  nav: "Organisations",
+  search: {
+    title: "Organisations",
+    intro:
+      "Find an organisation by the start of its name, its id (a personal organisation's is its user's), an API key or its start (gpk_…), an invoice number (INV-…) or a Stripe customer id (cus_…).",
+    label: "Search organisations",
+    placeholder: "Acme, gpk_3xT9, INV-2026-000012, cus_…",
+    submit: "Search",
+    none: "No organisation matches.",
+    failed: "The search failed. Reload the page or try again.",
+    columns: {
+      organisation: "Organisation",
+      owners: "Owners",
+      plan: "Plan",
+      balance: "Credits",
+      members: "Members",
+      status: "Status",
+    },
+    deleted: "Deleted",
+    active: "Active",
+  },
   title: "Organisation",
   loading: "Loading the organisation…",
   notFound: "There is no organisation with this id.",

@@ -3,11 +3,33 @@
 // action reloads the page from the server, so what staff see is what the API says.
 import { atom } from "nanostores";
 import type { AdminLedgerEntry, AdminPayment, AuditEntryView } from "../../contract/admin.ts";
-import type { AdminOrg, AdminOrgMember } from "../../contract/admin-orgs.ts";
+import type { AdminOrg, AdminOrgMember, AdminOrgRow } from "../../contract/admin-orgs.ts";
 import type { UsageRow } from "../../contract/usage.ts";
 import { apiRequest } from "../lib/api-client.ts";
 import { presetRange } from "../lib/usage-view.ts";
 import type { ActionCall } from "./admin.ts";
+
+export interface OrgSearchState {
+  status: "idle" | "loading" | "ready" | "failed";
+  q: string;
+  rows: readonly AdminOrgRow[];
+}
+
+export const $orgSearch = atom<OrgSearchState>({ status: "idle", q: "", rows: [] });
+
+/** GET /v1/admin/orgs?q=: the newest fifty that match, as the API answers. */
+export async function searchOrgs(q: string): Promise<void> {
+  $orgSearch.set({ ...$orgSearch.get(), status: "loading", q });
+  try {
+    const page = await apiRequest(`/v1/admin/orgs?${new URLSearchParams({ q })}`, "adminOrgSearchSchema", {
+      auth: true,
+    });
+    // A later search wins over an earlier one still answering.
+    if ($orgSearch.get().q === q) $orgSearch.set({ status: "ready", q, rows: page.data });
+  } catch {
+    if ($orgSearch.get().q === q) $orgSearch.set({ ...$orgSearch.get(), status: "failed" });
+  }
+}
 
 export interface OrgPageState {
   status: "idle" | "loading" | "ready" | "failed" | "missing";

@@ -79,4 +79,18 @@ test("an admin finds a customer's team, grants it credits and makes a member an 
   await expect(page.locator("[data-make-owner]")).toHaveCount(0);
   await page.getByRole("tab", { name: O.sections.audit }).click();
   await expect(page.locator('[data-audit-entry="member.role_change"]')).toContainText("Identity checked");
+
+  // The console's menu finds the team by the start of its name, now with two owners.
+  await page.getByRole("link", { name: O.nav }).click();
+  await expect(page).toHaveURL(/\/admin\/orgs$/);
+  await page.getByLabel(O.search.label).fill("pixel f");
+  await page.getByRole("button", { name: O.search.submit }).click();
+  const row = page.locator(`[data-org-row="${org.id}"]`);
+  await expect(row).toHaveCount(1);
+  await expect(page.locator("[data-org-row]")).toHaveCount(1);
+  await expect(row).toContainText(dev.username);
+  await expect(row).toContainText(owner.username);
+  expect(await axeViolations(page)).toEqual([]);
+  await row.getByRole("link", { name: "Pixel Foundry" }).click();
+  await expect(page.locator("[data-org-name]")).toHaveText("Pixel Foundry");
 });
