@@ -177,7 +177,7 @@ describe.each(TEST_DATABASES)("the console's organisations (%s)", (kind) => {
   });
 
   it("support grants an organisation credits once per key; the entry names the organisation", async () => {
-    const { org, sue } = await acme();
+    const { ann, org, sue } = await acme();
     const body = { amount: 100, idempotency_key: "org-grant-1" };
     const first = await act(sue.accessToken, `${org}/credits`, body);
     expect(first.status, await first.clone().text()).toBe(201);
@@ -190,6 +190,12 @@ describe.each(TEST_DATABASES)("the console's organisations (%s)", (kind) => {
       balance_after: 100,
     });
     expect((await act(sue.accessToken, `${org}/credits`, { ...body, amount: 90 })).status).toBe(409);
+    // The grant's mail goes to the organisation's owners, once.
+    await ctx.t.tasks.idle();
+    const mails = (await ctx.t.mails()).filter((m) => m.subject.includes("credits from"));
+    expect(mails.map((m) => [m.to, m.subject])).toEqual([
+      [ann.email, "100 credits from GenAI Studio support"],
+    ]);
 
     // Support may not take back; an admin may, within the unspent credits.
     const takeBack = await act(sue.accessToken, `${org}/credits`, { amount: -10, idempotency_key: "tb-1" });
