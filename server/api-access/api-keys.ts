@@ -6,6 +6,7 @@
 import { and, desc, eq, inArray, isNull, or, type SQL, sql } from "drizzle-orm";
 import { API_KEY_LIMIT_PER_USER } from "../../contract/api-key-rules.ts";
 import { ORG_KEY_MAX } from "../../contract/org-messages.ts";
+import { can } from "../../contract/org-roles.ts";
 import { GRANT_COLUMNS, NEWEST_GRANT_FIRST, toCreditGrant } from "../billing/ledger-store.ts";
 import { STATE_COLUMNS, stateFromRow } from "../billing/subscription-store.ts";
 import { liveSubscriptionOf } from "../billing/user-billing.ts";
@@ -40,7 +41,7 @@ export interface NewApiKey {
 export type CreateKeyResult =
   | { ok: true; row: ApiKeyRow; key: string }
   /** `limit`: the member's 20; `org_limit`: the organisation's 200. */
-  | { ok: false; reason: "limit" | "org_limit" | "no_user" };
+  | { ok: false; reason: "limit" | "org_limit" | "no_user" | "not_allowed" };
 
 /** Who makes a key, and for which organisation. */
 export interface KeyOwner {
@@ -67,6 +68,15 @@ export async function createApiKey(
       .where(and(eq(organizations.id, orgId), isNull(organizations.deletedAt)))
       .for("update");
     if (!org) return { ok: false, reason: "no_user" } as const;
+    // The caller's role as it is now, under the organisation's lock: a member demoted or removed
+    // since the request began makes no key (a role change takes the same lock).
+    const [membership] = await tx
+      .select({ role: organizationMembers.role })
+      .from(organizationMembers)
+      .where(and(eq(organizationMembers.orgId, orgId), eq(organizationMembers.userId, createdBy)));
+    if (!membership || !can(membership.role, owner.shared ? "makeSharedKeys" : "ownKeys")) {
+      return { ok: false, reason: "not_allowed" } as const;
+    }
     const [live] = await tx
       .select({
         all: sql<number>`count(*)::int`,
@@ -295,9 +305,9 @@ export async function authenticateApiKeyWithHolder(
   const first = rows[0];
   if (!first || !isUsableApiKey(first.key, now) || !keyMatches(key, first.key.secretHash)) return undefined;
   const { org, creator, member } = first;
-  if (org.disabledAt !== null || org.deletedAt !== null || !creator || creator.disabledAt !== null)
-    return undefined;
-  if (!first.key.shared && member?.userId == null) return undefined;
+  if (org.disabledAt !== null || org.deletedAt !== null || !creator) return undefined;
+  // A member's key stops when they leave or staff disable them; a shared key goes on.
+  if (!first.key.shared && (creator.disabledAt !== null || member?.userId == null)) return undefined;
   const grants = new Map<string, CreditGrant>();
   for (const { grant } of rows)
     if (grant && !grants.has(grant.id)) grants.set(grant.id, toCreditGrant(grant));

@@ -345,8 +345,9 @@ function batchState([locked, keyRows, earlierRows, grantRows, usageRows, memberR
         {
           ...key,
           memberId: key.shared ? null : (key.createdBy ?? key.userId),
-          // A shared key outlives its creator's membership; a member's key stops with it.
-          creatorActive: creatorDisabledAt === null && (key.shared || memberUserId !== null),
+          // A shared key outlives its creator's membership and account (ORGANISATIONS.md); a
+          // member's key stops when they leave or staff disable them.
+          creatorActive: key.shared || (creatorDisabledAt === null && memberUserId !== null),
           memberCap: key.shared ? null : memberCap,
         },
       ]),

@@ -109,7 +109,8 @@ export function passwordChangedMail(args: {
   /** When, as the mail shows it ("2026-11-25 21:14 UTC"). */
   at: string;
   ip: string | null;
-  keys: readonly { name: string; prefix: string }[];
+  /** With the organisation each spends (null or absent: the personal account). */
+  keys: readonly { name: string; prefix: string; orgName?: string | null }[];
   /** The passkeys that still sign in without the password (issue 30): a stranger's is removed by hand. */
   passkeys?: readonly { name: string }[];
   /** Reset through a mailed link, or changed on the security page with the current password. */
@@ -121,7 +122,7 @@ export function passwordChangedMail(args: {
     args.keys.length === 0
       ? ["Your account has no API keys."]
       : [
-          `These API keys keep working: ${args.keys.map((k) => `${k.name} (${k.prefix}…)`).join(", ")}. If you did not ${args.how === "changed" ? "change" : "reset"} your password, revoke them all now.`,
+          `These API keys keep working: ${args.keys.map((k) => `${k.name} (${k.prefix}…${k.orgName ? `, ${k.orgName}` : ""})`).join(", ")}. If you did not ${args.how === "changed" ? "change" : "reset"} your password, revoke them all now.`,
         ];
   const passkeys =
     args.passkeys && args.passkeys.length > 0

@@ -67,9 +67,25 @@ export function memberGoneMail(args: KeysRevokedMail & { portalUrl: string }): M
   });
 }
 
+/** To an owner: a member revoked every API key they made ("Revoke all API keys"). */
+export function keysRevokedByMemberMail(args: KeysRevokedMail & { portalUrl: string }): MailMessage {
+  const keys = args.keys.map((k) => `${k.name} (${k.prefix}…)`).join(", ");
+  return render(args.to, {
+    subject: `${args.member} revoked ${args.keys.length === 1 ? "1 API key" : `${args.keys.length} API keys`} in ${args.orgName}`,
+    greeting: `Hi ${args.owner},`,
+    paragraphs: [
+      `${args.member} revoked every API key they made, and with them these keys of the organisation "${args.orgName}": ${keys}.`,
+      "Programs that used them need a new key.",
+    ],
+    action: { label: "See the API keys", url: `${args.portalUrl}/profile/api-keys` },
+    closing: "Members revoke all their keys after a password reset or when a key may have leaked.",
+  });
+}
+
 export interface OrgMails {
   invitation(mail: InvitationMail): void;
   memberGone(mail: KeysRevokedMail): void;
+  keysRevokedByMember(mail: KeysRevokedMail): void;
 }
 
 export function createOrgMails(deps: {
@@ -85,6 +101,10 @@ export function createOrgMails(deps: {
     memberGone(mail) {
       const message = memberGoneMail({ ...mail, portalUrl: deps.portalUrl });
       deps.tasks.run("member gone mail", () => deps.mailer.send(message));
+    },
+    keysRevokedByMember(mail) {
+      const message = keysRevokedByMemberMail({ ...mail, portalUrl: deps.portalUrl });
+      deps.tasks.run("keys revoked mail", () => deps.mailer.send(message));
     },
   };
 }

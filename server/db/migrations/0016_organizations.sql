@@ -43,14 +43,36 @@ CREATE TABLE "organizations" (
 	CONSTRAINT "organizations_personal_unnamed" CHECK (not "organizations"."personal" or "organizations"."name" is null)
 );
 --> statement-breakpoint
+-- A user row brings its personal organisation, whichever instance writes it (one of the previous
+-- version during a rolling deploy too), and takes it along when it is deleted. Made before the
+-- backfill below, so a user registered while this migration runs is covered by one or the other.
+CREATE FUNCTION "personal_organization_of_user"() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF TG_OP = 'INSERT' THEN
+    INSERT INTO "organizations" ("id", "personal", "created_at") VALUES (NEW."id", true, NEW."created_at")
+    ON CONFLICT DO NOTHING;
+    INSERT INTO "organization_members" ("org_id", "user_id", "role", "joined_at")
+    VALUES (NEW."id", NEW."id", 'owner', NEW."created_at") ON CONFLICT DO NOTHING;
+    RETURN NEW;
+  END IF;
+  DELETE FROM "organizations" WHERE "id" = OLD."id" AND "personal";
+  RETURN OLD;
+END $$;
+--> statement-breakpoint
+CREATE TRIGGER "users_personal_organization" AFTER INSERT OR DELETE ON "users"
+FOR EACH ROW EXECUTE FUNCTION "personal_organization_of_user"();
+--> statement-breakpoint
 -- Every user's personal organisation, with the user's id, as its owner: the billing rows keep their
 -- user_id, which now names the paying organisation (decision 027). The low-balance threshold and the
 -- dispute hold move with the balance they are about.
 INSERT INTO "organizations" ("id", "name", "personal", "created_at", "low_balance_threshold", "dispute_hold_at")
-SELECT "id", NULL, true, "created_at", "low_balance_threshold", "dispute_hold_at" FROM "users";
+SELECT "id", NULL, true, "created_at", "low_balance_threshold", "dispute_hold_at" FROM "users"
+ON CONFLICT ("id") DO UPDATE SET "low_balance_threshold" = excluded."low_balance_threshold",
+  "dispute_hold_at" = excluded."dispute_hold_at";
 --> statement-breakpoint
 INSERT INTO "organization_members" ("org_id", "user_id", "role", "joined_at")
-SELECT "id", "id", 'owner', "created_at" FROM "users";
+SELECT "id", "id", 'owner', "created_at" FROM "users"
+ON CONFLICT DO NOTHING;
 --> statement-breakpoint
 ALTER TABLE "api_keys" DROP CONSTRAINT "api_keys_user_id_users_id_fk";
 --> statement-breakpoint
@@ -111,21 +133,4 @@ ALTER TABLE "local_subscriptions" ADD CONSTRAINT "local_subscriptions_user_id_or
 ALTER TABLE "subscriptions" ADD CONSTRAINT "subscriptions_user_id_organizations_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."organizations"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "usage_daily" ADD CONSTRAINT "usage_daily_user_id_organizations_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."organizations"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 CREATE INDEX "api_keys_created_by_idx" ON "api_keys" USING btree ("created_by");--> statement-breakpoint
-CREATE INDEX "audit_log_subject_org_idx" ON "audit_log" USING btree ("subject_org_id","seq");--> statement-breakpoint
--- A user row brings its personal organisation, whichever instance writes it (one of the previous
--- version during a rolling deploy too), and takes it along when it is deleted.
-CREATE FUNCTION "personal_organization_of_user"() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  IF TG_OP = 'INSERT' THEN
-    INSERT INTO "organizations" ("id", "personal", "created_at") VALUES (NEW."id", true, NEW."created_at")
-    ON CONFLICT DO NOTHING;
-    INSERT INTO "organization_members" ("org_id", "user_id", "role", "joined_at")
-    VALUES (NEW."id", NEW."id", 'owner', NEW."created_at") ON CONFLICT DO NOTHING;
-    RETURN NEW;
-  END IF;
-  DELETE FROM "organizations" WHERE "id" = OLD."id" AND "personal";
-  RETURN OLD;
-END $$;
---> statement-breakpoint
-CREATE TRIGGER "users_personal_organization" AFTER INSERT OR DELETE ON "users"
-FOR EACH ROW EXECUTE FUNCTION "personal_organization_of_user"();
+CREATE INDEX "audit_log_subject_org_idx" ON "audit_log" USING btree ("subject_org_id","seq");

@@ -1,6 +1,7 @@
 // The customer's API keys: create (the key is in this answer only), list, revoke. Only an access
 // token from login manages keys: a program holding a key cannot make itself more keys.
 import { OpenAPIHono } from "@hono/zod-openapi";
+import { and, eq, inArray } from "drizzle-orm";
 import type { Context } from "hono";
 import {
   type ApiKey,
@@ -16,7 +17,7 @@ import { can, type OrgRole } from "../../../contract/org-roles.ts";
 import type { KeyScope } from "../../api-access/api-keys.ts";
 import { createApiKey, listApiKeys, revokeAllApiKeys, revokeApiKey } from "../../api-access/api-keys.ts";
 import { appendSecurityEvent } from "../../audit/security-events.ts";
-import type { ApiKeyRow } from "../../db/schema/index.ts";
+import { type ApiKeyRow, organizationMembers, organizations, users } from "../../db/schema/index.ts";
 import { fromMillicredits, toMillicredits } from "../../domain/ledger.ts";
 import type { AppEnv } from "../../http/app-env.ts";
 import { limitWrites, reauthRefusal, requireRecentAuth, requireUser } from "../../http/auth-guard.ts";
@@ -94,6 +95,43 @@ function keyEvent(
       ...(org.personal ? {} : { org_id: org.id }),
     },
   };
+}
+
+/**
+ * Each team organisation's owners are mailed the keys a member's "Revoke all" took from it
+ * (ORGANISATIONS.md); a personal organisation's owner is the member, who knows.
+ */
+async function mailOwnersOfRevokedKeys(
+  deps: ApiDeps,
+  member: { id: string; username: string },
+  keys: readonly Pick<ApiKeyRow, "name" | "prefix" | "userId">[],
+): Promise<void> {
+  const byOrg = Map.groupBy(
+    keys.filter((k) => k.userId !== member.id),
+    (k) => k.userId,
+  );
+  if (byOrg.size === 0) return;
+  const owners = await deps.db
+    .select({
+      orgId: organizationMembers.orgId,
+      email: users.email,
+      username: users.username,
+      orgName: organizations.name,
+    })
+    .from(organizationMembers)
+    .innerJoin(users, eq(users.id, organizationMembers.userId))
+    .innerJoin(organizations, eq(organizations.id, organizationMembers.orgId))
+    .where(and(inArray(organizationMembers.orgId, [...byOrg.keys()]), eq(organizationMembers.role, "owner")));
+  for (const owner of owners) {
+    if (owner.username === member.username) continue;
+    deps.orgMails.keysRevokedByMember({
+      to: owner.email,
+      owner: owner.username,
+      orgName: owner.orgName ?? "",
+      member: member.username,
+      keys: byOrg.get(owner.orgId) ?? [],
+    });
+  }
 }
 
 export function apiKeyRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
@@ -181,6 +219,7 @@ export function apiKeyRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
       });
       if (!result.ok) {
         if (result.reason === "no_user") throw new ApiError(404, ORG_DETAIL.notFound);
+        if (result.reason === "not_allowed") throw new ApiError(403, ORG_DETAIL.notAllowed);
         throw new ApiError(409, limitMessage(org, result.reason));
       }
       deps.securityMails.apiKeyCreated(user, result.row, clientIp(c, deps.trustProxy));
@@ -284,8 +323,9 @@ export function apiKeyRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
     async (c) => {
       const { user } = c.var;
       const now = deps.clock.now();
-      const revoked = await deps.db.transaction(async (tx) => {
-        const count = (await revokeAllApiKeys(tx, user.id, now)).length;
+      const { count, keys } = await deps.db.transaction(async (tx) => {
+        const keys = await revokeAllApiKeys(tx, user.id, now);
+        const count = keys.length;
         await appendSecurityEvent(
           tx,
           {
@@ -297,9 +337,10 @@ export function apiKeyRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
           },
           now,
         );
-        return count;
+        return { count, keys };
       });
-      return c.json({ revoked }, 200);
+      await mailOwnersOfRevokedKeys(deps, user, keys);
+      return c.json({ revoked: count }, 200);
     },
   );
 

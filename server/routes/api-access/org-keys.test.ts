@@ -166,6 +166,13 @@ describe.each(TEST_DATABASES)("organisation API keys (%s)", (kind) => {
     expect(afterLeaving.status).toBe(404);
     expect(await afterLeaving.json()).toEqual({ detail: DETAIL.apiKeyNotFound });
     expect((await charge(service, shared.id, 4)).status).toBe(200);
+    // Staff disabling the owner who made it stops their own keys, not the organisation's shared key.
+    await ctx.database.db
+      .update(users)
+      .set({ disabledAt: ctx.t.clock.now() })
+      .where(eq(users.id, ann.id));
+    expect(await introspect(ctx.t, service, shared.key)).toMatchObject({ active: true, sub: org });
+    expect((await charge(service, shared.id, 5)).status).toBe(200);
   });
 
   it("lets each role see and revoke only the keys the role table gives it", async () => {
@@ -255,5 +262,54 @@ describe.each(TEST_DATABASES)("organisation API keys (%s)", (kind) => {
       .delete(organizationMembers)
       .where(and(eq(organizationMembers.orgId, org), eq(organizationMembers.userId, bob.id)));
     expect((await me()).organization).toEqual({ id: bob.id, name: null, personal: true, role: "owner" });
+  });
+
+  it("revokes every key a member made in every organisation, and mails each organisation's owners", async () => {
+    const ann = await verifiedUser(ctx.t, "ann");
+    const bob = await verifiedUser(ctx.t, "bob");
+    const org = await acme([
+      [ann, "owner", null],
+      [bob, "developer", null],
+    ]);
+    const team = (await (await makeKey(org, bob.accessToken, { name: "Team job" })).json()) as {
+      id: string;
+      key: string;
+    };
+    const own = (await (await makeKey(bob.id, bob.accessToken, { name: "Own job" })).json()) as {
+      id: string;
+      key: string;
+    };
+    const anns = (await (await makeKey(org, ann.accessToken, { name: "Ann's" })).json()) as {
+      id: string;
+      key: string;
+    };
+
+    // The keys that keep working after a password change are named with their organisation.
+    const keysOf = async () => {
+      const { usableApiKeys } = await import("../../api-access/api-keys.ts");
+      return (await usableApiKeys(ctx.database.db, bob.id, ctx.t.clock.now())).map((k) => [
+        k.name,
+        k.orgName,
+      ]);
+    };
+    expect((await keysOf()).sort()).toEqual([
+      ["Own job", null],
+      ["Team job", "Acme"],
+    ]);
+
+    const res = await postJson(ctx.t.app, "/v1/api-keys/revoke-all", {}, inOrg(org, bob.accessToken));
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ revoked: 2 });
+    const service = await serviceKey(ctx.t);
+    expect(await introspect(ctx.t, service, team.key)).toEqual({ active: false });
+    expect(await introspect(ctx.t, service, own.key)).toEqual({ active: false });
+    expect(await introspect(ctx.t, service, anns.key)).toMatchObject({ active: true });
+    await ctx.t.tasks.idle();
+    const toAnn = (await ctx.t.mails()).filter(
+      (m) => m.to === "ann@example.com" && m.subject.includes("revoked"),
+    );
+    expect(toAnn.map((m) => m.subject)).toEqual(["bob revoked 1 API key in Acme"]);
+    expect(toAnn[0]?.text).toContain("Team job");
+    expect(toAnn[0]?.text).not.toContain("Own job");
   });
 });

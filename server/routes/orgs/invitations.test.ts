@@ -4,6 +4,7 @@
 import { randomUUID } from "node:crypto";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
+import { DETAIL } from "../../../contract/messages.ts";
 import { ORG_DETAIL } from "../../../contract/org-messages.ts";
 import { ORG_TEXT } from "../../../contract/orgs.ts";
 import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
@@ -152,6 +153,25 @@ describe.each(TEST_DATABASES)("organisation invitations (%s)", (kind) => {
       expect((await send(who, org.id, "d2@example.com")).status).toBe(403);
       expect((await call(ctx.t, "GET", `/v1/orgs/${org.id}/invitations`, who.accessToken)).status).toBe(403);
     }
+  });
+
+  it("asks for recent authentication to invite a billing member, or to resend such an invitation", async () => {
+    const ann = await verifiedUser(ctx.t, "ann");
+    const org = await createTeam(ctx.t, ann);
+    const billing = await json<{ id: string }>(await send(ann, org.id, "b1@example.com", "billing"), 201);
+    ctx.t.clock.advance(11 * 60_000);
+    expect(await json(await send(ann, org.id, "b2@example.com", "billing"), 403)).toMatchObject({
+      detail: DETAIL.reauthRequired,
+      reauth_required: true,
+    });
+    const resend = await call(
+      ctx.t,
+      "POST",
+      `/v1/orgs/${org.id}/invitations/${billing.id}/resend`,
+      ann.accessToken,
+    );
+    expect(await json(resend, 403)).toMatchObject({ reauth_required: true });
+    await json(await send(ann, org.id, "d1@example.com", "developer"), 201);
   });
 
   it("lists pending invitations, revokes one (its link stops) and resends another with a new link", async () => {

@@ -2,8 +2,9 @@
 // and the person at that address looks at the link and accepts it (/v1/invitations/{token}). The
 // token is in the mail only; the database keeps its SHA-256.
 import { OpenAPIHono } from "@hono/zod-openapi";
+import { and, eq } from "drizzle-orm";
 import { maskEmail, ORG_DETAIL } from "../../../contract/org-messages.ts";
-import { can, canGiveRole } from "../../../contract/org-roles.ts";
+import { can, canGiveRole, roleNeedsRecentAuth } from "../../../contract/org-roles.ts";
 import {
   acceptedInvitationSchema,
   type Invitation,
@@ -17,9 +18,15 @@ import { mailTime } from "../../accounts/security-mails.ts";
 import { isUserId } from "../../accounts/users.ts";
 import { normaliseEmail } from "../../auth/email-address.ts";
 import { lockUser } from "../../billing/ledger-store.ts";
-import { organizationMembers } from "../../db/schema/index.ts";
+import { organizationInvitations, organizationMembers } from "../../db/schema/index.ts";
 import type { AppEnv } from "../../http/app-env.ts";
-import { limitWrites, requireUser } from "../../http/auth-guard.ts";
+import {
+  isRecentAuth,
+  limitWrites,
+  reauthRefusal,
+  reauthRequired,
+  requireUser,
+} from "../../http/auth-guard.ts";
 import { ApiError } from "../../http/errors.ts";
 import {
   addRoute,
@@ -104,7 +111,7 @@ export function invitationRoutes(deps: OrgRouteDeps): OpenAPIHono<AppEnv> {
         201: { description: "The invitation (the link is in the mail only)", content: invitationContent() },
         ...errorResponses(registry, {
           401: "No valid access token",
-          403: managing,
+          403: reauthRefusal(registry, `${managing}, or (inviting a billing member) `),
           404: NOT_A_MEMBER,
           409: `"${ORG_DETAIL.alreadyMember}", "${ORG_DETAIL.alreadyInvited}", "${ORG_DETAIL.tooManyPending}", or "${ORG_DETAIL.personalHasNoMembers}"`,
           422: "An address that is not an e-mail address, or a role that cannot be invited (owner)",
@@ -118,6 +125,10 @@ export function invitationRoutes(deps: OrgRouteDeps): OpenAPIHono<AppEnv> {
     async (c) => {
       const body = await parseJsonBody(c, invitationRequestSchema);
       const actor = actorOf(c, deps.trustProxy);
+      // Inviting a billing member makes one, as a role change does: it needs recent authentication.
+      if (roleNeedsRecentAuth(body.role) && !isRecentAuth(deps.clock, c.var.claims)) {
+        throw await reauthRequired(deps, actor.id);
+      }
       const now = deps.clock.now();
       const { view, token, orgName } = await deps.db.transaction(async (tx) => {
         const me = await lockMembership(tx, c.var.org.id, actor.id);
@@ -215,7 +226,7 @@ export function invitationRoutes(deps: OrgRouteDeps): OpenAPIHono<AppEnv> {
         200: { description: "The invitation as renewed", content: invitationContent() },
         ...errorResponses(registry, {
           401: "No valid access token",
-          403: managing,
+          403: reauthRefusal(registry, `${managing}, or (a billing invitation) `),
           404: `${NOT_A_MEMBER}; or "${ORG_DETAIL.invitationNotFound}"`,
           429: "Too many signed-in writes",
         }),
@@ -227,6 +238,21 @@ export function invitationRoutes(deps: OrgRouteDeps): OpenAPIHono<AppEnv> {
     async (c) => {
       const invitationId = pathId(c, "invitation_id", "uuid");
       const actor = actorOf(c, deps.trustProxy);
+      // A new link to a billing invitation is a new way in: recent authentication, as for the
+      // first. Asked before the transaction (the question reads the database itself); an
+      // invitation's role never changes.
+      if (isUserId(invitationId) && !isRecentAuth(deps.clock, c.var.claims)) {
+        const [pending] = await deps.db
+          .select({ role: organizationInvitations.role })
+          .from(organizationInvitations)
+          .where(
+            and(
+              eq(organizationInvitations.id, invitationId),
+              eq(organizationInvitations.orgId, c.var.org.id),
+            ),
+          );
+        if (pending && roleNeedsRecentAuth(pending.role)) throw await reauthRequired(deps, actor.id);
+      }
       const now = deps.clock.now();
       const { view, token, orgName } = await deps.db.transaction(async (tx) => {
         const me = await lockMembership(tx, c.var.org.id, actor.id);
@@ -234,6 +260,7 @@ export function invitationRoutes(deps: OrgRouteDeps): OpenAPIHono<AppEnv> {
         if (!isUserId(invitationId)) throw new ApiError(404, ORG_DETAIL.invitationNotFound);
         const renewed = await renewInvitation(tx, me.id, invitationId, now);
         if (!canGiveRole(me.role, renewed.view.row.role)) throw new ApiError(403, ORG_DETAIL.notAllowed);
+
         await auditOrg(
           tx,
           actor,
