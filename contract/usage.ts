@@ -11,27 +11,9 @@ export const USAGE_MAX_DAYS = 366;
 export const USAGE_DIMENSIONS = ["day", "feature", "api_key", "member"] as const;
 export type UsageDimension = (typeof USAGE_DIMENSIONS)[number];
 
-/**
- * Whose charges a `member` group holds: a member's (the keys they made), the organisation's shared
- * keys', or those made without a key (an access token's, or staff's manual charges).
- */
-export const MEMBER_GROUPS = ["member", "shared_keys", "without_key"] as const;
-export type MemberGroup = (typeof MEMBER_GROUPS)[number];
+import { MEMBER_GROUPS } from "./usage-members.ts";
 
-/** How pages and the CSV name a group that is not one member's. */
-export const MEMBER_GROUP_LABELS = {
-  shared_keys: "Shared keys",
-  without_key: "Without a key",
-  /** A key whose maker's account is gone. */
-  unknown_member: "Former member",
-} as const;
-
-/** A member group's label: the member's username, or what the group stands for. */
-export function memberGroupLabel(group: MemberGroup, username: string | null | undefined): string {
-  if (group === "shared_keys") return MEMBER_GROUP_LABELS.shared_keys;
-  if (group === "without_key") return MEMBER_GROUP_LABELS.without_key;
-  return username ?? MEMBER_GROUP_LABELS.unknown_member;
-}
+export { MEMBER_GROUP_LABELS, MEMBER_GROUPS, type MemberGroup, memberGroupLabel } from "./usage-members.ts";
 
 export const USAGE_RULES = {
   dateFormat: "Use a date as YYYY-MM-DD",

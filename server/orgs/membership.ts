@@ -2,11 +2,12 @@
 // organisation a call acts on"). Read from the database on every request, so a removed member or a
 // changed role takes effect at once on every instance. A call that names an organisation the caller
 // is not a member of, or names one malformed, answers 404: a 403 would tell a stranger it exists.
-import { and, eq, isNull } from "drizzle-orm";
+import { and, eq, isNull, sql } from "drizzle-orm";
 import type { MiddlewareHandler } from "hono";
 import { ORG_DETAIL } from "../../contract/org-messages.ts";
 import { can, type OrgAbility, type OrgRole } from "../../contract/org-roles.ts";
 import { canonicalUuid, isUserId } from "../accounts/users.ts";
+import { preparedPerHandle } from "../db/prepared.ts";
 import { organizationMembers, organizations } from "../db/schema/index.ts";
 import type { DbOrTx } from "../db/types.ts";
 import type { AppEnv } from "../http/app-env.ts";
@@ -38,14 +39,9 @@ export const personalOrg = (userId: string): ActingOrg => ({
   monthlyCreditCap: null,
 });
 
-/** `userId`'s membership of organisation `orgId` (not deleted), or undefined. */
-export async function findMembership(
-  db: DbOrTx,
-  orgId: string,
-  userId: string,
-): Promise<ActingOrg | undefined> {
-  if (!isUserId(orgId)) return undefined;
-  const [row] = await db
+// Every call with X-Organization runs this one (the membership check): prepared, as the user's read is.
+const membershipQuery = preparedPerHandle((db) =>
+  db
     .select({
       id: organizations.id,
       name: organizations.name,
@@ -57,12 +53,22 @@ export async function findMembership(
     .innerJoin(organizations, eq(organizations.id, organizationMembers.orgId))
     .where(
       and(
-        eq(organizationMembers.orgId, orgId),
-        eq(organizationMembers.userId, userId),
+        eq(organizationMembers.orgId, sql.placeholder("orgId")),
+        eq(organizationMembers.userId, sql.placeholder("userId")),
         isNull(organizations.deletedAt),
       ),
     )
-    .limit(1);
+    .prepare("membership"),
+);
+
+/** `userId`'s membership of organisation `orgId` (not deleted), or undefined. */
+export async function findMembership(
+  db: DbOrTx,
+  orgId: string,
+  userId: string,
+): Promise<ActingOrg | undefined> {
+  if (!isUserId(orgId)) return undefined;
+  const [row] = await membershipQuery(db).execute({ orgId, userId });
   return row;
 }
 

@@ -5,7 +5,7 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { type User, userSchema } from "../../../contract/account.ts";
-import { findUserWithBilling, userBilling } from "../../billing/user-billing.ts";
+import { findMembershipWithBilling, findUserWithBilling } from "../../billing/user-billing.ts";
 import type { AppEnv } from "../../http/app-env.ts";
 import { authenticate } from "../../http/auth-guard.ts";
 import {
@@ -16,7 +16,7 @@ import {
   SIGNED_IN,
   schemaRef,
 } from "../../http/openapi.ts";
-import { findMembership, headerOrgId, ORG_HEADER } from "../../orgs/membership.ts";
+import { headerOrgId, ORG_HEADER } from "../../orgs/membership.ts";
 import type { ApiDeps } from "../api-deps.ts";
 import { presentUserWithBilling } from "./present-user.ts";
 
@@ -51,9 +51,9 @@ export function userRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
         const wanted = headerOrgId(c.req.header(ORG_HEADER));
         // The personal organisation costs no second read: its billing came with the user.
         if (wanted === undefined || wanted === account.user.id) return c.json(personal, 200);
-        const org = await findMembership(deps.db, wanted, account.user.id);
-        if (!org) return c.json(personal, 200);
-        const billing = await userBilling(deps.db, org.id, now, deps.tiers);
+        const found = await findMembershipWithBilling(deps.db, wanted, account.user.id, now, deps.tiers);
+        if (!found) return c.json(personal, 200);
+        const { org, billing } = found;
         const answer: User = {
           ...personal,
           ...billing,
