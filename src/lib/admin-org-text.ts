@@ -1,5 +1,7 @@
 // The words of the console's organisation page (/admin/orgs/{id}) and of the customer page's list
 // of organisations: only the console's pages load this module.
+import { CUSTOMER_ORGS_TEXT } from "./customer-orgs-text.ts";
+
 export const ADMIN_ORG_PAGE_TEXT = {
   /** The console's menu entry and the search page (/admin/orgs). */
   nav: "Organisations",
@@ -103,12 +105,5 @@ export const ADMIN_ORG_PAGE_TEXT = {
     makeOwner: (member: string, name: string) =>
       `${member} becomes an owner of ${name}: they can then manage its members, billing and keys. Do this only after checking their identity.`,
   },
-  /** The customer page's list of the user's organisations. */
-  customerOrgs: {
-    title: "Organisations",
-    caption: "The organisations of this customer",
-    organisation: "Organisation",
-    role: "Role",
-    deleted: "deleted",
-  },
+  customerOrgs: CUSTOMER_ORGS_TEXT,
 } as const;

@@ -1,7 +1,8 @@
 // /profile/usage's view of the usage answers: the range presets on Berlin's calendar, and the
 // charges per day and feature pivoted into the series a stacked chart and its table show.
 import { featureName } from "../../contract/credit-costs.ts";
-import { memberGroupLabel, type UsageRow } from "../../contract/usage.ts";
+import type { UsageRow } from "../../contract/usage.ts";
+import { memberGroupLabel } from "../../contract/usage-members.ts";
 
 export const USAGE_PRESETS = ["days7", "days30", "days90", "thisMonth"] as const;
 export type UsagePreset = (typeof USAGE_PRESETS)[number];

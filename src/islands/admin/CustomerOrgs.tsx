@@ -1,10 +1,8 @@
 // The customer page's organisations (ORGANISATIONS.md, "The operator console"): each one the
 // customer is a member of, with their role there, linking to the organisation's console page.
 import type { CustomerOrg } from "../../../contract/admin-orgs.ts";
-import { ADMIN_ORG_PAGE_TEXT } from "../../lib/admin-org-text.ts";
+import { CUSTOMER_ORGS_TEXT as T } from "../../lib/customer-orgs-text.ts";
 import { Section, Table } from "./ConsoleTable.tsx";
-
-const T = ADMIN_ORG_PAGE_TEXT.customerOrgs;
 
 export function CustomerOrgs({ orgs }: { orgs: readonly CustomerOrg[] }) {
   if (orgs.length === 0) return null;
@@ -15,7 +13,7 @@ export function CustomerOrgs({ orgs }: { orgs: readonly CustomerOrg[] }) {
           <tr key={org.id} data-customer-org={org.personal ? "personal" : org.name}>
             <td>
               <a className="link" href={`/admin/orgs/${org.id}`}>
-                {org.name ?? ADMIN_ORG_PAGE_TEXT.personal}
+                {org.name ?? T.personal}
               </a>
               {org.deleted && <span className="badge badge-ghost badge-sm ml-2">{T.deleted}</span>}
             </td>

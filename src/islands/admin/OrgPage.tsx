@@ -6,7 +6,7 @@ import { useStore } from "@nanostores/react";
 import { lazy, type ReactNode, Suspense, useEffect, useState } from "react";
 import type { User } from "../../../contract/account.ts";
 import type { AdminOrg, AdminOrgMember } from "../../../contract/admin-orgs.ts";
-import { memberGroupLabel } from "../../../contract/usage.ts";
+import { memberGroupLabel } from "../../../contract/usage-members.ts";
 import { formatBalance } from "../../lib/account-view.ts";
 import { mayMakeOwner, type OrgActionKind, orgActionsFor } from "../../lib/admin-org-actions.ts";
 import { ADMIN_ORG_PAGE_TEXT } from "../../lib/admin-org-text.ts";
