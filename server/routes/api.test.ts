@@ -73,6 +73,7 @@ const CONTRACT_PATHS = [
   "/v1/admin/customers",
   "/v1/admin/customers/{id}",
   "/v1/admin/customers/{id}/ledger",
+  "/v1/admin/customers/{id}/organizations",
   "/v1/admin/customers/{id}/payments",
   "/v1/admin/customers/{id}/usage",
   "/v1/admin/customers/{id}/audit",
@@ -90,6 +91,19 @@ const CONTRACT_PATHS = [
   "/v1/admin/reports/vat",
   "/v1/admin/reports/vat.csv",
   "/v1/admin/metrics",
+  "/v1/admin/orgs",
+  "/v1/admin/orgs/{id}",
+  "/v1/admin/orgs/{id}/audit",
+  "/v1/admin/orgs/{id}/credits",
+  "/v1/admin/orgs/{id}/disable",
+  "/v1/admin/orgs/{id}/dispute-hold/clear",
+  "/v1/admin/orgs/{id}/enable",
+  "/v1/admin/orgs/{id}/ledger",
+  "/v1/admin/orgs/{id}/members",
+  "/v1/admin/orgs/{id}/owner",
+  "/v1/admin/orgs/{id}/payments",
+  "/v1/admin/orgs/{id}/subscription/cancel",
+  "/v1/admin/orgs/{id}/usage",
 ];
 
 describe.each(TEST_DATABASES)("the /v1 API as a whole (%s)", (kind) => {
