@@ -5,7 +5,7 @@
 import { and, eq, TransactionRollbackError } from "drizzle-orm";
 import type { Logger } from "pino";
 import type { Clock } from "../clock.ts";
-import { checkoutSessions, webhookEvents } from "../db/schema/index.ts";
+import { checkoutSessions, organizations, webhookEvents } from "../db/schema/index.ts";
 import type { Db, Tx } from "../db/types.ts";
 import { snapshotOrder } from "../domain/subscription.ts";
 import type { BillingMailSender } from "./billing-mails.ts";
@@ -105,6 +105,41 @@ export function webhookHandler(deps: WebhookDeps) {
     return { event: { ...event, ...snapshot, current: true }, asOf };
   }
 
+  /**
+   * Money arriving for a deleted organisation (a checkout completed while it was being deleted) is
+   * never turned into credits or a plan nobody can use or cancel (ORGANISATIONS.md: "a payment
+   * arriving for it is refunded"). A new subscription is ended at once with its first invoice
+   * refunded, through the provider; a top-up is not recorded and is logged at error level, as a
+   * payment for an unknown payer is, for an operator to refund. True when handled here.
+   */
+  async function refusedForDeletedOrg(tx: Tx, orgId: string, event: UserEvent): Promise<boolean> {
+    if (
+      event.kind !== "subscription_started" &&
+      event.kind !== "topup_paid" &&
+      event.kind !== "renewal_paid"
+    ) {
+      return false;
+    }
+    const [org] = await tx
+      .select({ deletedAt: organizations.deletedAt })
+      .from(organizations)
+      .where(eq(organizations.id, orgId));
+    if (!org?.deletedAt) return false;
+    if ("subscriptionId" in event && event.subscriptionId) {
+      await provider.cancelNow(tx, event.subscriptionId, true);
+      logger.warn(
+        { eventId: event.eventId, orgId, subscriptionId: event.subscriptionId },
+        "A subscription paid for a deleted organisation was ended and its invoice refunded",
+      );
+      return true;
+    }
+    logger.error(
+      { eventId: event.eventId, orgId, type: event.eventType },
+      "Billing needs attention: a payment for a deleted organisation; refund it in the console",
+    );
+    return tx.rollback();
+  }
+
   /** An event about a user's subscription or a purchase: found, locked, fulfilled and recorded. */
   async function fulfilForUser(tx: Tx, event: UserEvent, now: Date): Promise<void> {
     const subscriptionId = "subscriptionId" in event ? event.subscriptionId : null;
@@ -120,6 +155,7 @@ export function webhookHandler(deps: WebhookDeps) {
       tx.rollback();
     }
     const userId = candidate as string;
+    if (await refusedForDeletedOrg(tx, userId, event)) return;
     const { stored, state } = await currentState(tx, userId, now);
     const ordered = event.kind === "subscription_updated" ? await inOrder(tx, event, now) : null;
     const result = fulfil(state, ordered?.event ?? event, now, catalogue);
