@@ -1,6 +1,6 @@
 // The staff member behind an operator action, and the audit entry the action writes in its own
 // transaction: no effect without its entry, no entry without its effect (OPERATIONS.md).
-import { and, desc, eq, sql } from "drizzle-orm";
+import { and, desc, eq, or, sql } from "drizzle-orm";
 import { ADMIN_TEXT } from "../../contract/admin-rules.ts";
 import { isUserId } from "../accounts/users.ts";
 import { type AuditEntry, appendAudit, checkStorable } from "../audit/audit-log.ts";
@@ -60,6 +60,9 @@ export function audit(tx: Tx, actor: Actor, entry: ActionEntry, now: Date): Prom
  * answers what the first did and does nothing more. Read under the customer's or organisation's
  * row lock, so two concurrent repeats see each other.
  */
+const subjectId = (subject: string | { orgId: string }) =>
+  typeof subject === "string" ? subject : subject.orgId;
+
 export async function earlierKeyedAction(
   tx: Tx,
   subject: string | { orgId: string },
@@ -71,9 +74,10 @@ export async function earlierKeyedAction(
     .from(auditLog)
     .where(
       and(
-        typeof subject === "string"
-          ? eq(auditLog.subjectUserId, subject)
-          : eq(auditLog.subjectOrgId, subject.orgId),
+        // A personal organisation's id is its user's: a key used on the customer page and then on
+        // the organisation page (or the other way round) is the same action. A team organisation's
+        // id is no user's, so either column names one subject.
+        or(eq(auditLog.subjectUserId, subjectId(subject)), eq(auditLog.subjectOrgId, subjectId(subject))),
         eq(auditLog.action, action),
         sql`${auditLog.details}->>'idempotency_key' = ${idempotencyKey}`,
       ),

@@ -1,7 +1,7 @@
 // The console's organisation calls through the API (ORGANISATIONS.md, "The operator console"):
 // the search, the organisation "as for a customer", the actions with their roles, reasons and
 // idempotency keys, each audited with subject_org_id, and staff refused on their own organisations.
-import { eq } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { ADMIN_TEXT } from "../../../contract/admin.ts";
 import { ADMIN_ORG_TEXT, type AdminOrg, type AdminOrgRow } from "../../../contract/admin-orgs.ts";
@@ -174,6 +174,23 @@ describe.each(TEST_DATABASES)("the console's organisations (%s)", (kind) => {
     }
     const stranger = await getJson(ctx.t.app, `/v1/admin/orgs/${org}`, ann.accessToken);
     expect(stranger.status).toBe(403);
+  });
+
+  it("a key used on the customer page and again on their personal organisation's page grants once", async () => {
+    const { ann, sue } = await acme();
+    const body = { amount: 20, idempotency_key: "both-pages-1" };
+    const asCustomer = await adminCall(ctx.t, `/v1/admin/customers/${ann.id}/credits`, sue.accessToken, {
+      reason: REASON,
+      ...body,
+    });
+    expect(asCustomer.status, await asCustomer.clone().text()).toBe(201);
+    const asOrg = await act(sue.accessToken, `${ann.id}/credits`, body);
+    expect(await asOrg.json()).toMatchObject({ replayed: true });
+    const grants = await ctx.t.deps.db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.action, "credits.grant"), eq(auditLog.subjectUserId, ann.id)));
+    expect(grants).toHaveLength(1);
   });
 
   it("support grants an organisation credits once per key; the entry names the organisation", async () => {
