@@ -10,6 +10,7 @@ import {
   retryAfterSeconds,
   sameAddress,
   subscriptionDaysLeft,
+  visibleDetails,
   visibleIp,
   windowStart,
 } from "./org-rules.ts";
@@ -145,5 +146,16 @@ describe("the invitation mail", () => {
 
   it("escapes the token in the link", () => {
     expect(invitationLink("https://portal.test", "a/b")).toBe("https://portal.test/invitations/a%2Fb");
+  });
+});
+
+describe("activity details", () => {
+  it("shows a browser only on the viewer's own events", () => {
+    const details = { key_id: "k", user_agent: "Firefox" };
+    expect(visibleDetails("me", "me", details)).toEqual(details);
+    expect(visibleDetails("other", "me", details)).toEqual({ key_id: "k" });
+    expect(visibleDetails(null, "me", details)).toEqual({ key_id: "k" });
+    const plain = { key_id: "k" };
+    expect(visibleDetails("other", "me", plain)).toBe(plain);
   });
 });

@@ -78,5 +78,19 @@ export const billingActivityPatterns = (): string[] => BILLING_ACTIVITY_PREFIXES
 export const visibleIp = (actorId: string | null, viewerId: string, ip: string | null): string | null =>
   actorId === viewerId ? ip : null;
 
+/**
+ * An event's details as the viewer may see them: another member's browser (`user_agent`, which
+ * security events keep) is theirs as their address is, so only their own events show it.
+ */
+export function visibleDetails(
+  actorId: string | null,
+  viewerId: string,
+  details: Record<string, unknown>,
+): Record<string, unknown> {
+  if (actorId === viewerId || !("user_agent" in details)) return details;
+  const { user_agent: _hidden, ...rest } = details;
+  return rest;
+}
+
 /** Two addresses are one when they are equal ignoring case (invitations and accepting them). */
 export const sameAddress = (a: string, b: string): boolean => a.toLowerCase() === b.toLowerCase();

@@ -11,7 +11,7 @@ import type { AppEnv } from "../../http/app-env.ts";
 import { requireUser } from "../../http/auth-guard.ts";
 import { ApiError, RequestValidationError } from "../../http/errors.ts";
 import { addRoute, errorResponses, jsonContent, SIGNED_IN, schemaRef } from "../../http/openapi.ts";
-import { billingActivityPatterns, visibleIp } from "../../orgs/org-rules.ts";
+import { billingActivityPatterns, visibleDetails, visibleIp } from "../../orgs/org-rules.ts";
 import { NOT_A_MEMBER, ORG_ID_PARAMETER, type OrgRouteDeps, pathOrg } from "./org-deps.ts";
 
 export const ACTIVITY_PAGE_SIZE = 50;
@@ -89,7 +89,7 @@ export function activityRoutes(deps: OrgRouteDeps): OpenAPIHono<AppEnv> {
         action: row.action,
         actor: { id: row.actorId, label: row.actorLabel },
         subject_user_id: row.subjectUserId,
-        details: row.details,
+        details: visibleDetails(row.actorId, user.id, row.details),
         ip: visibleIp(row.actorId, user.id, row.ip),
       }));
       const last = page.at(-1);
