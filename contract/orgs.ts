@@ -10,6 +10,7 @@ import { INVITABLE_ROLES, ORG_ROLES } from "./org-roles.ts";
 export const ORG_TEXT = {
   memberNotFound: "Member not found",
   tooManyInvitesPerHour: "You sent 20 invitations in the last hour: try again later.",
+  resentRecently: "This invitation was mailed less than an hour ago: try again later.",
   tooManyInvitesPerDay: "This organisation sent 50 invitations today: try again tomorrow.",
   transferToSelf: "Choose another member to transfer the organisation to",
   capInvalid: "Enter a number of credits from 0 with at most 3 decimals, or nothing for no limit",

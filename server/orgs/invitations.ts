@@ -4,7 +4,7 @@
 // counts it checks stay true until it commits.
 import { randomUUID } from "node:crypto";
 import { and, asc, eq, gt, isNull, min, sql } from "drizzle-orm";
-import { ORG_DETAIL } from "../../contract/org-messages.ts";
+import { INVITES_PER_INVITER_HOUR, ORG_DETAIL } from "../../contract/org-messages.ts";
 import type { OrgRole } from "../../contract/org-roles.ts";
 import { ORG_TEXT } from "../../contract/orgs.ts";
 import { generateSecretToken, hashSecretToken } from "../auth/secret-tokens.ts";
@@ -17,7 +17,13 @@ import {
 } from "../db/schema/index.ts";
 import type { DbOrTx, Tx } from "../db/types.ts";
 import { ApiError } from "../http/errors.ts";
-import { invitationExpiry, invitationLimit, retryAfterSeconds, windowStart } from "./org-rules.ts";
+import {
+  invitationExpiry,
+  invitationLimit,
+  resendWaitSeconds,
+  retryAfterSeconds,
+  windowStart,
+} from "./org-rules.ts";
 import { auditOrg, type OrgActor } from "./orgs.ts";
 
 const pending = (now: Date) =>
@@ -217,6 +223,22 @@ export async function revokeInvitation(
 /** A new token (the old link stops working) and seven more days. */
 export async function renewInvitation(tx: Tx, orgId: string, invitationId: string, now: Date) {
   const view = await pendingById(tx, orgId, invitationId, now);
+  // A resend is a mail: each invitation at most once an hour, and the organisation's invitations
+  // mailed in the last hour (created or resent) count against the hourly limit of 20.
+  const wait = resendWaitSeconds(view.row.expiresAt, now);
+  if (wait > 0) {
+    throw new ApiError(429, ORG_TEXT.resentRecently, { "Retry-After": String(wait) });
+  }
+  const mailed = await countSince(
+    tx,
+    and(
+      eq(organizationInvitations.orgId, orgId),
+      gt(organizationInvitations.expiresAt, invitationExpiry(windowStart("per_hour", now))),
+    ),
+  );
+  if (mailed.n >= INVITES_PER_INVITER_HOUR) {
+    throw new ApiError(429, ORG_TEXT.tooManyInvitesPerHour, { "Retry-After": "3600" });
+  }
   const token = generateSecretToken();
   const [row] = await tx
     .update(organizationInvitations)

@@ -7,6 +7,8 @@ import {
   invitationExpiry,
   invitationLimit,
   isBillingActivity,
+  lastSentAt,
+  resendWaitSeconds,
   retryAfterSeconds,
   sameAddress,
   subscriptionDaysLeft,
@@ -157,5 +159,17 @@ describe("activity details", () => {
     expect(visibleDetails(null, "me", details)).toEqual({ key_id: "k" });
     const plain = { key_id: "k" };
     expect(visibleDetails("other", "me", plain)).toBe(plain);
+  });
+});
+
+describe("resends", () => {
+  it("waits an hour after an invitation's latest mail", () => {
+    const sent = new Date("2026-11-20T10:00:00Z");
+    const expires = invitationExpiry(sent);
+    expect(lastSentAt(expires)).toEqual(sent);
+    expect(resendWaitSeconds(expires, sent)).toBe(3600);
+    expect(resendWaitSeconds(expires, new Date("2026-11-20T10:59:59.500Z"))).toBe(1);
+    expect(resendWaitSeconds(expires, new Date("2026-11-20T11:00:00Z"))).toBe(0);
+    expect(resendWaitSeconds(expires, new Date("2026-11-21T10:00:00Z"))).toBe(0);
   });
 });

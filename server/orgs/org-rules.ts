@@ -47,6 +47,21 @@ export function retryAfterSeconds(limit: "per_hour" | "per_day", oldestCounted: 
   return Math.max(1, Math.ceil(wait / 1000));
 }
 
+/**
+ * When an invitation was last mailed: its expiry is always 7 days after its latest mail (creation
+ * or resend), so no column of its own is needed.
+ */
+export const lastSentAt = (expiresAt: Date): Date => new Date(expiresAt.getTime() - INVITATION_DAYS * DAY_MS);
+
+/**
+ * Seconds until `invitation` may be mailed again, or 0: a resend is a mail like an invitation, so
+ * each invitation is mailed at most once an hour (a manager cannot flood an address by resending).
+ */
+export function resendWaitSeconds(expiresAt: Date, now: Date): number {
+  const wait = lastSentAt(expiresAt).getTime() + HOUR_MS - now.getTime();
+  return wait <= 0 ? 0 : Math.ceil(wait / 1000);
+}
+
 /** Days of a paid period left at `now`, counted up (a part of a day is a day); 0 without one. */
 export function subscriptionDaysLeft(periodEnd: Date | null, now: Date): number {
   if (periodEnd === null) return 0;

@@ -234,6 +234,22 @@ describe.each(TEST_DATABASES)("organisation invitations (%s)", (kind) => {
   });
 
   describe("limits", () => {
+    it("mails each invitation at most once an hour, resends included", async () => {
+      const ann = await verifiedUser(ctx.t, "ann");
+      const org = await createTeam(ctx.t, ann);
+      await invite(ctx.t, org, ann, "one@example.com", "developer");
+      const [row] = await ctx.t.deps.db.select().from(organizationInvitations);
+      const resend = () =>
+        call(ctx.t, "POST", `/v1/orgs/${org.id}/invitations/${row?.id}/resend`, ann.accessToken);
+      ctx.t.clock.advance(HOUR - 60_000);
+      const early = await resend();
+      expect(await json(early, 429)).toEqual({ detail: ORG_TEXT.resentRecently });
+      expect(early.headers.get("retry-after")).toBe("60");
+      ctx.t.clock.advance(60_000);
+      await json(await resend(), 200);
+      expect((await resend()).status).toBe(429);
+    });
+
     it("refuses the 21st invitation of an hour by one inviter with 429 and when to retry", async () => {
       const ann = await verifiedUser(ctx.t, "ann");
       const org = await createTeam(ctx.t, ann);

@@ -228,7 +228,7 @@ export function invitationRoutes(deps: OrgRouteDeps): OpenAPIHono<AppEnv> {
           401: "No valid access token",
           403: reauthRefusal(registry, `${managing}, or (a billing invitation) `),
           404: `${NOT_A_MEMBER}; or "${ORG_DETAIL.invitationNotFound}"`,
-          429: "Too many signed-in writes",
+          429: `"${ORG_TEXT.resentRecently}" (each invitation is mailed at most once an hour), "${ORG_TEXT.tooManyInvitesPerHour}" (20 mails an hour per organisation, resends included), or too many signed-in writes`,
         }),
       },
     },
