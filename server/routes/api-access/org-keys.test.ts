@@ -167,10 +167,7 @@ describe.each(TEST_DATABASES)("organisation API keys (%s)", (kind) => {
     expect(await afterLeaving.json()).toEqual({ detail: DETAIL.apiKeyNotFound });
     expect((await charge(service, shared.id, 4)).status).toBe(200);
     // Staff disabling the owner who made it stops their own keys, not the organisation's shared key.
-    await ctx.database.db
-      .update(users)
-      .set({ disabledAt: ctx.t.clock.now() })
-      .where(eq(users.id, ann.id));
+    await ctx.database.db.update(users).set({ disabledAt: ctx.t.clock.now() }).where(eq(users.id, ann.id));
     expect(await introspect(ctx.t, service, shared.key)).toMatchObject({ active: true, sub: org });
     expect((await charge(service, shared.id, 5)).status).toBe(200);
   });
