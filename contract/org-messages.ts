@@ -32,8 +32,7 @@ export const ORG_NAME_MIN = 2;
 export const ORG_NAME_MAX = 60;
 /** Team organisations one person may own. */
 export const ORG_OWNED_MAX = 20;
-/** Live keys per member in an organisation, and per organisation. */
-export const ORG_MEMBER_KEY_MAX = 20;
+/** Live keys per organisation (a member's own 20 are API_KEY_LIMIT_PER_USER). */
 export const ORG_KEY_MAX = 200;
 export const INVITATION_DAYS = 7;
 export const INVITES_PER_INVITER_HOUR = 20;

@@ -13,7 +13,7 @@ export type UsageDimension = (typeof USAGE_DIMENSIONS)[number];
 
 import { MEMBER_GROUPS } from "./usage-members.ts";
 
-export { MEMBER_GROUP_LABELS, MEMBER_GROUPS, type MemberGroup, memberGroupLabel } from "./usage-members.ts";
+export { type MemberGroup, memberGroupLabel } from "./usage-members.ts";
 
 export const USAGE_RULES = {
   dateFormat: "Use a date as YYYY-MM-DD",

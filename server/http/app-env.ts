@@ -1,7 +1,7 @@
 // Hono's typed context for the API: what middleware puts on `c.var`.
 import type { AccessTokenClaims } from "../auth/access-tokens.ts";
 import type { ServiceKeyRow, UserRow } from "../db/schema/index.ts";
-import type { ActingOrg } from "../orgs/membership.ts";
+import type { ActingOrg } from "../orgs/acting-org.ts";
 
 export interface AppEnv {
   Variables: {

@@ -5,7 +5,7 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
 import type { MiddlewareHandler } from "hono";
 import { ORG_DETAIL } from "../../contract/org-messages.ts";
-import { can, type OrgAbility, type OrgRole } from "../../contract/org-roles.ts";
+import { can, type OrgAbility } from "../../contract/org-roles.ts";
 import { canonicalUuid, isUserId } from "../accounts/users.ts";
 import { preparedPerHandle } from "../db/prepared.ts";
 import { organizationMembers, organizations } from "../db/schema/index.ts";
@@ -13,20 +13,12 @@ import type { DbOrTx } from "../db/types.ts";
 import type { AppEnv } from "../http/app-env.ts";
 import { ApiError } from "../http/errors.ts";
 import { READS_ORG_HEADER } from "../http/openapi.ts";
+import type { ActingOrg } from "./acting-org.ts";
 
 /** The one header that chooses the organisation (never a query parameter or a cookie). */
 export const ORG_HEADER = "X-Organization";
 
-export interface ActingOrg {
-  id: string;
-  /** Null for a personal organisation. */
-  name: string | null;
-  personal: boolean;
-  /** The caller's role in it. */
-  role: OrgRole;
-  /** The caller's monthly cap there, in milli-credits; null: none. */
-  monthlyCreditCap: number | null;
-}
+export type { ActingOrg };
 
 export const orgNotFound = () => new ApiError(404, ORG_DETAIL.notFound);
 
