@@ -112,7 +112,7 @@ describe.skipIf(reason !== "")(`a server killed mid-fulfilment, restarted on Pos
   }
 
   it.each([
-    ["while it waits for the user's row lock", "user row", 1],
+    ["while it waits for the paying organisation's row lock", "user row", 1],
     ["while it inserts the purchase's grant", "fulfilment key", 0],
   ] as const)(
     "grants a subscription exactly once when the server is killed %s and the provider redelivers",
@@ -126,8 +126,9 @@ describe.skipIf(reason !== "")(`a server killed mid-fulfilment, restarted on Pos
       const holder = await openLockHolder(db);
       try {
         if (lock === "user row") {
-          // lockUser() in the webhook transaction waits here, after it recorded the event id.
-          await holder.sql`select 1 from users where id = ${account.id} for update`;
+          // lockUser() in the webhook transaction waits here, after it recorded the event id: it
+          // locks the paying organisation, the user's personal one (its id is the user's).
+          await holder.sql`select 1 from organizations where id = ${account.id} for update`;
         } else {
           // An uncommitted grant with the purchase's fulfilment key (on another user, so the server's
           // user lock is free): the server's INSERT ... ON CONFLICT (fulfilment_key) waits for it,
@@ -144,7 +145,8 @@ describe.skipIf(reason !== "")(`a server killed mid-fulfilment, restarted on Pos
           (res) => res.status,
           () => "no answer" as const,
         );
-        const expected = lock === "user row" ? /from "users".*for update/is : /insert into "credit_grants"/i;
+        const expected =
+          lock === "user row" ? /from "organizations".*for update/is : /insert into "credit_grants"/i;
         const blocked = await waitUntilBlocked(holder.pid, expected);
         // Truly mid-fulfilment: the event id is already recorded in the open transaction.
         expect(blocked.written).toContain("webhook_events");
@@ -208,9 +210,10 @@ describe.skipIf(reason !== "")(`a server killed mid-fulfilment, restarted on Pos
 
     const holder = await openLockHolder(db);
     try {
-      // NO KEY UPDATE lets the payment's own writes through (they only check that the user
-      // exists) and stops the webhook transaction at lockUser(), after it recorded the event.
-      await holder.sql`select 1 from users where id = ${account.id} for no key update`;
+      // NO KEY UPDATE lets the payment's own writes through (they only check that the paying
+      // organisation exists) and stops the webhook transaction at lockUser(), which locks it, after
+      // it recorded the event.
+      await holder.sql`select 1 from organizations where id = ${account.id} for no key update`;
       const paid = await fetch(`${server1.baseUrl}${checkoutPath}`, {
         method: "POST",
         headers: { "Content-Type": "application/x-www-form-urlencoded" },
@@ -219,7 +222,7 @@ describe.skipIf(reason !== "")(`a server killed mid-fulfilment, restarted on Pos
       });
       expect(paid.status).toBe(303);
       const blocked = await waitUntilBlocked(holder.pid);
-      expect(blocked.query).toMatch(/from "users".*for update/is);
+      expect(blocked.query).toMatch(/from "organizations".*for update/is);
       expect(blocked.written).toContain("webhook_events");
       await server1.kill("SIGKILL");
     } finally {

@@ -102,9 +102,9 @@ describe.each(TEST_DATABASES)("password reset (%s)", (kind) => {
     it("finds the account whatever the case of the address, and mails the stored address", async () => {
       await register(ctx.t, "ann", { email: "Ann@Example.com" });
       expect((await requestReset("ANN@example.COM")).status).toBe(200);
-      const mails = await ctx.t.mails();
-      expect(mails[0]?.to).toBe("Ann@example.com");
-      expect(mails[0]?.subject).toMatch(/reset/i);
+      // The verification mail and the reset mail carry the same (test) clock time: find it by subject.
+      const reset = (await ctx.t.mails()).filter((m) => /reset/i.test(m.subject));
+      expect(reset.map((m) => m.to)).toEqual(["Ann@example.com"]);
     });
 
     it("422 for an invalid address", async () => {
