@@ -114,13 +114,55 @@ export const loadSchemas = (): Promise<Schemas> => import("./schemas.ts");
  * The one place a call is made: base URL, Bearer header, the chosen organisation (X-Organization:
  * the calls the contract lists act on it, the others ignore it), no retry; any failure as an ApiError.
  */
-async function send<T>(
+/** The signed-in calls under way: Sign Out lets them finish before the token stops working. */
+const signedInCalls = new Set<Promise<unknown>>();
+
+/** Set by Sign Out: the stored token is about to stop working, so no new call may use it. */
+let signingOut = false;
+
+/**
+ * Sign Out's first step: no new call with the stored token is sent (it would be answered 401, a
+ * failure the visitor did not cause: the account menu asks for its organisation list as it opens,
+ * and Sign Out is in that menu), and it resolves once every such call under way has an answer, or
+ * after `timeoutMs`. The page is left (and this module loaded afresh) once signed out.
+ */
+/** Sign Out's last step, once the token is gone from the browser: calls without it are refused anyway. */
+export function signedOut(): void {
+  signingOut = false;
+}
+
+export function endSignedInCalls(timeoutMs: number): Promise<unknown> {
+  signingOut = true;
+  if (signedInCalls.size === 0) return Promise.resolve();
+  return Promise.race([
+    Promise.allSettled([...signedInCalls]),
+    new Promise((resolve) => setTimeout(resolve, timeoutMs)),
+  ]);
+}
+
+function send<T>(path: string, request: ApiRequest, responseType?: "blob"): Promise<T> {
+  const token = typeof request.auth === "string" ? request.auth : request.auth ? readStoredToken() : null;
+  // The token is being signed out: the server could only answer 401.
+  if (request.auth === true && signingOut) {
+    return Promise.reject(new ApiError(401, undefined, "Signed out"));
+  }
+  const call = sendWith<T>(path, request, token, responseType);
+  if (!token) return call;
+  signedInCalls.add(call);
+  const forget = () => {
+    signedInCalls.delete(call);
+  };
+  call.then(forget, forget);
+  return call;
+}
+
+async function sendWith<T>(
   path: string,
-  { method = "GET", body, auth = false, timeoutMs }: ApiRequest,
+  { method = "GET", body, timeoutMs }: ApiRequest,
+  token: string | null,
   responseType?: "blob",
 ): Promise<T> {
   const headers: Record<string, string> = {};
-  const token = typeof auth === "string" ? auth : auth ? readStoredToken() : null;
   if (token) headers.Authorization = `Bearer ${token}`;
   const organization = chosenOrganization();
   if (organization) headers["X-Organization"] = organization;

@@ -241,6 +241,33 @@ describe("signOut and refreshUser", () => {
     expect($auth.get().isAuthenticated).toBe(false);
   });
 
+  it("sign-out lets a signed-in call under way finish before the token stops working", async () => {
+    await logIn("ada", "Secret1!");
+    const order: string[] = [];
+    let answer: (value: Response) => void = () => {};
+    fetchMock.mockImplementation(async (input: RequestInfo | URL) => {
+      const url = String(input);
+      order.push(url.replace(/^.*\/v1/, "/v1"));
+      if (url.endsWith("/v1/orgs")) return new Promise<Response>((resolve) => (answer = resolve));
+      return json(200, { detail: "Logged out" });
+    });
+    const { apiRequest } = await import("../lib/api-client.ts");
+    const list = apiRequest("/v1/orgs", "anyAnswerSchema", { auth: true });
+    const out = signOut();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(order).toEqual(["/v1/orgs"]);
+    // A call asked for once Sign Out began is not sent with the dying token.
+    await expect(apiRequest("/v1/credits/ledger", "anyAnswerSchema", { auth: true })).rejects.toMatchObject({
+      status: 401,
+    });
+    expect(order).toEqual(["/v1/orgs"]);
+    answer(json(200, { data: [] }));
+    await list;
+    await out;
+    expect(order).toEqual(["/v1/orgs", "/v1/logout"]);
+    expect($auth.get().isAuthenticated).toBe(false);
+  });
+
   it("sign-out signs the browser out even when the server cannot be reached", async () => {
     await logIn("ada", "Secret1!");
     fetchMock.mockImplementation(async () => {

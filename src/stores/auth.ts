@@ -4,7 +4,7 @@
 import type { PublicKeyCredentialRequestOptionsJSON } from "@simplewebauthn/browser";
 import { atom } from "nanostores";
 import type { User } from "../../contract/account.ts";
-import { ApiError, apiRequest } from "../lib/api-client.ts";
+import { ApiError, apiRequest, endSignedInCalls, signedOut } from "../lib/api-client.ts";
 import {
   chooseOrganization,
   chosenOrganization,
@@ -230,6 +230,7 @@ const SIGN_OUT_TIMEOUT_MS = 3000;
 export async function signOut(): Promise<void> {
   const { token } = $auth.get();
   if (token) {
+    await endSignedInCalls(SIGN_OUT_TIMEOUT_MS);
     await apiRequest("/v1/logout", "detailSchema", {
       method: "POST",
       auth: token,
@@ -238,6 +239,7 @@ export async function signOut(): Promise<void> {
   }
   chooseOrganization(null);
   setLoggedOut();
+  signedOut();
 }
 
 /**

@@ -6,7 +6,7 @@ import { atom } from "nanostores";
 import type { OrgRole } from "../../contract/org-roles.ts";
 import type { Invitation, KeyRef, Member, Org, OrgListItem } from "../../contract/orgs.ts";
 import { apiRequest } from "../lib/api-client.ts";
-import { chooseOrganization } from "../lib/auth-storage.ts";
+import { chooseOrganization, readStoredToken } from "../lib/auth-storage.ts";
 import { withReauth } from "./reauth.ts";
 
 export type OrgListState =
@@ -17,7 +17,8 @@ export const $organizations = atom<OrgListState>({ status: "idle", orgs: [] });
 
 /** `GET /v1/orgs` once per page (the switcher asks when the menu first opens). */
 export async function loadOrganizations(): Promise<void> {
-  if ($organizations.get().status !== "idle") return;
+  // Signed out meanwhile (the menu holds Sign Out): there is no list to ask for.
+  if ($organizations.get().status !== "idle" || !readStoredToken()) return;
   $organizations.set({ status: "loading", orgs: [] });
   try {
     const { data } = await apiRequest("/v1/orgs", "orgListSchema", { auth: true });
