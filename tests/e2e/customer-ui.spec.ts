@@ -64,6 +64,8 @@ for (const view of VIEWS) {
         /^curl https:\/\/\S+\/background-remover \\\n {2}-H "Authorization: Bearer \$GENAI_API_KEY" \\\n {2}-F "image=@photo\.jpg"$/,
       );
 
+      // Measured where it comes to rest: its entrance slides it in from below the screen.
+      await toast.evaluate((el) => Promise.all(el.getAnimations().map((a) => a.finished)));
       const header = await page.locator("header").first().boundingBox();
       const shown = await toast.boundingBox();
       expect(header && shown).toBeTruthy();
