@@ -35,10 +35,10 @@ import { pathId } from "../../http/path-id.ts";
 import { parseJsonBody } from "../../http/validation.ts";
 import { accountActions } from "../../operations/account-actions.ts";
 import type { Actor } from "../../operations/actor.ts";
-import { changeCredits } from "../../operations/credit-changes.ts";
 import type { Permission } from "../../operations/permissions.ts";
 import { REFUND_TEXT, refundPayment } from "../../operations/refunds.ts";
 import { type AdminDeps, actorOf, done, requirePermission, staffSecurity } from "./admin-deps.ts";
+import { answerCreditChange } from "./credit-change-answer.ts";
 
 interface ActionSpec<S extends z.ZodMiniType> {
   method?: "post" | "delete";
@@ -141,29 +141,7 @@ export function adminActionRoutes(deps: AdminDeps): OpenAPIHono<AppEnv> {
       schema: creditChangeResultSchema,
     },
     handle: async (c, body, actor, now) => {
-      const result = await changeCredits(
-        deps.db,
-        actor,
-        id(c),
-        {
-          amount: body.amount,
-          reason: body.reason,
-          expiresAt: body.expires_at ? new Date(body.expires_at) : null,
-          idempotencyKey: body.idempotency_key,
-          note: body.note || null,
-        },
-        now,
-        deps.supportGrantLimits,
-        deps.billing.announceGoodwill,
-      );
-      // The grant's mail was queued with it: out once the transaction has committed.
-      if (!result.replayed && body.amount > 0) deps.billing.sendMailsSoon();
-      return {
-        ...result.entry,
-        balance_after: result.balanceAfter,
-        audit_id: result.auditId,
-        replayed: result.replayed,
-      };
+      return answerCreditChange(deps, actor, id(c), body, now);
     },
   });
 

@@ -48,7 +48,6 @@ import {
 import { pathId } from "../../http/path-id.ts";
 import { parseJsonBody } from "../../http/validation.ts";
 import type { Actor } from "../../operations/actor.ts";
-import { changeCredits } from "../../operations/credit-changes.ts";
 import { customerLedger, customerPayments } from "../../operations/customer-views.ts";
 import { orgActions, orgCreditSubject } from "../../operations/org-actions.ts";
 import {
@@ -61,6 +60,7 @@ import {
 import type { Permission } from "../../operations/permissions.ts";
 import { USAGE_PARAMETERS, usageAnswer } from "../usage/routes.ts";
 import { type AdminDeps, actorOf, done, requirePermission, staffSecurity } from "./admin-deps.ts";
+import { answerCreditChange } from "./credit-change-answer.ts";
 
 const cursorParameter = {
   name: "cursor",
@@ -386,28 +386,7 @@ export function adminOrgRoutes(deps: AdminDeps): OpenAPIHono<AppEnv> {
       schema: creditChangeResultSchema,
     },
     handle: async (c, body, actor, now) => {
-      const result = await changeCredits(
-        deps.db,
-        actor,
-        orgCreditSubject(actor, id(c)),
-        {
-          amount: body.amount,
-          reason: body.reason,
-          expiresAt: body.expires_at ? new Date(body.expires_at) : null,
-          idempotencyKey: body.idempotency_key,
-          note: body.note || null,
-        },
-        now,
-        deps.supportGrantLimits,
-        deps.billing.announceGoodwill,
-      );
-      if (!result.replayed && body.amount > 0) deps.billing.sendMailsSoon();
-      return {
-        ...result.entry,
-        balance_after: result.balanceAfter,
-        audit_id: result.auditId,
-        replayed: result.replayed,
-      };
+      return answerCreditChange(deps, actor, orgCreditSubject(actor, id(c)), body, now);
     },
   });
 
