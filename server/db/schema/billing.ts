@@ -18,7 +18,9 @@ import {
   uniqueIndex,
   uuid,
 } from "drizzle-orm/pg-core";
+import { VAT_ID_STATUSES } from "../../../contract/vat-id-verification.ts";
 import { TAX_TREATMENTS } from "../../domain/vat.ts";
+import { users } from "./accounts.ts";
 import { organizations } from "./organizations.ts";
 
 const at = (name: string) => timestamp(name, { withTimezone: true });
@@ -92,6 +94,12 @@ export const billingCustomers = pgTable(
     country: text("country"),
     /** A format-checked EU VAT ID of `country`, or null (a consumer). */
     vatId: text("vat_id"),
+    /**
+     * Whether the provider has confirmed `vatId` (decision 031): pending, verified, unverified or
+     * unavailable, as Stripe's tax ID verification says; null without a VAT ID. Only a verified
+     * one is shown as giving reverse charge.
+     */
+    vatIdStatus: text("vat_id_status", { enum: VAT_ID_STATUSES }),
     /** Where invoices go (PUT /v1/billing/details); null: the owners' addresses as before. */
     email: text("email"),
     /** The postal address as given: {line1, line2?, postal_code, city, country}. */
@@ -232,6 +240,11 @@ export const checkoutSessions = pgTable(
     successUrl: text("success_url").notNull(),
     cancelUrl: text("cancel_url").notNull(),
     customerId: text("customer_id").notNull(),
+    /**
+     * The member who opened it (null: before migration 0017, or the member's account is gone).
+     * Removing the member from the organisation expires the sessions they opened.
+     */
+    openedBy: uuid("opened_by").references(() => users.id, { onDelete: "set null" }),
     /** Once paid: the subscription and its first invoice (subscription mode) or the payment intent. */
     subscriptionId: text("subscription_id"),
     invoiceId: text("invoice_id"),
