@@ -5,6 +5,7 @@ import * as z from "zod/mini";
 import { emailSchema } from "./account.ts";
 import { currencySchema } from "./billing.ts";
 import { BILLING_DETAILS_MESSAGES } from "./billing-details-messages.ts";
+import { VAT_ID_STATUSES } from "./vat-id-verification.ts";
 
 /** disputed: the buyer's bank is disputing the payment; its credits are frozen until it is decided. */
 export const invoiceStatusSchema = z.enum(["paid", "failed", "refunded", "disputed"]);
@@ -123,6 +124,11 @@ export const billingDetailsSchema = z.object({
       name: z.nullable(z.string()),
       country: z.string(),
       vat_id: z.nullable(z.string()),
+      /**
+       * Whether the VAT ID is confirmed (Stripe's tax ID verification; the local checkout confirms a
+       * well-formed one at once): only "verified" gives reverse charge. Null without a VAT ID.
+       */
+      vat_id_status: z.nullable(z.enum(VAT_ID_STATUSES)),
       /** The billing e-mail the details give; null: the owners' addresses. */
       email: z.nullable(z.string()),
       /** Null when only a checkout gave the details (it collects a country, not an address). */

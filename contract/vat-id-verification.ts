@@ -15,10 +15,20 @@ export function vatIdStatusOf(value: unknown): VatIdStatus {
   return VAT_ID_STATUSES.find((s) => s === value) ?? "pending";
 }
 
+/** The badge beside the VAT ID on Billing: a word of its own, so the colour is never the only signal. */
+export const VAT_ID_STATUS_BADGE: Record<VatIdStatus, string> = {
+  pending: "Being checked",
+  verified: "Confirmed",
+  unverified: "Not confirmed",
+  unavailable: "Not checked yet",
+};
+
 /** What Billing says beside the VAT ID, for each state. */
 export const VAT_ID_STATUS_TEXT: Record<VatIdStatus, string> = {
-  pending: "Being checked: VAT is charged until it is confirmed",
-  verified: "Confirmed: reverse charge applies",
+  pending: "Being checked against the EU's VIES register: VAT is charged until it is confirmed.",
+  verified:
+    "Confirmed: no VAT is charged (reverse charge) when the seller is in another EU country than yours.",
   unverified: "Not confirmed by the EU's VIES register: VAT is charged. Check the number and save it again.",
-  unavailable: "Could not be checked yet (the register did not answer): VAT is charged until it is confirmed",
+  unavailable:
+    "Could not be checked yet (the register did not answer): VAT is charged until it is confirmed.",
 };

@@ -1,7 +1,7 @@
 // Saving an organisation's billing details (PUT /v1/billing/details): on the provider customer
 // first (made now if the organisation has none), then next to its id here, with an audit entry
 // `billing_details.change` in the same transaction. Invoices issued from then on carry them as the
-// buyer; invoices already issued keep theirs.
+// buyer; invoices already issued keep theirs. The VAT ID's state is the provider's answer (decision 031).
 import { appendAudit } from "../audit/audit-log.ts";
 import type { RequestOrigin } from "../audit/security-events.ts";
 import type { Clock } from "../clock.ts";
@@ -26,9 +26,9 @@ export function billingDetailsCommands(deps: { db: Db; clock: Clock; provider: P
       await deps.db.transaction(async (tx) => {
         await lockUser(tx, orgId);
         // The provider first: when it refuses, nothing changed here and the caller is told.
-        await deps.provider.saveCustomerDetails(tx, orgId, details);
+        const saved = await deps.provider.saveCustomerDetails(tx, orgId, details);
         const now = deps.clock.now();
-        await saveGivenBillingDetails(tx, orgId, details, now);
+        await saveGivenBillingDetails(tx, orgId, details, saved.vatIdStatus, now);
         const personal = change.orgName === null;
         await appendAudit(
           tx,

@@ -90,7 +90,9 @@ export function fulfil(
     case "invoice_document":
     case "charge_refunded":
     case "dispute":
-      // Handled before fulfilment (billing/invoices.ts, billing/reversals.ts): no subscription change.
+    case "vat_id_checked":
+      // Handled before fulfilment (billing/invoices.ts, billing/reversals.ts, billing/webhooks.ts):
+      // no subscription change.
       return { ok: true, state, effects: [], note: null };
   }
 }

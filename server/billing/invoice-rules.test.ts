@@ -50,6 +50,12 @@ describe("taxOfPayment", () => {
       0,
     ],
     [
+      "a French business whose VAT ID is not confirmed yet, charged VAT: France's 20 %",
+      { net: 5000, tax: 1000, reverseCharge: false, buyer: buyer("FR", "FR40303265045") },
+      "eu_consumer",
+      2000,
+    ],
+    [
       "the provider's own word for reverse charge",
       { net: 5000, tax: 0, reverseCharge: true, buyer: buyer("FR") },
       "reverse_charge",
@@ -74,6 +80,10 @@ describe("taxOfPayment", () => {
     [
       "tax that is not the rate's (the amounts stand on their own)",
       { net: 5000, tax: 951, reverseCharge: false, buyer: buyer("DE") },
+    ],
+    [
+      "a VAT ID and tax that is neither reverse charge nor the country's rate",
+      { net: 5000, tax: 999, reverseCharge: false, buyer: buyer("FR", "FR40303265045") },
     ],
     ["reverse charge with tax on it", { net: 5000, tax: 950, reverseCharge: true, buyer: buyer("DE") }],
   ])("%s: no treatment", (_case, payment) => {

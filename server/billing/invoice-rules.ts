@@ -34,7 +34,8 @@ export function creditNoteAmounts(
 /**
  * The VAT treatment and rate the amounts show, decided as the checkout decides it; null when the
  * payment carries no buyer country (a payment made before VAT was collected) or when the provider's
- * tax does not match the rate (then the amounts stand on their own).
+ * tax does not match the rate (then the amounts stand on their own). A VAT ID gives reverse charge
+ * only once confirmed (decision 031): charged VAT despite one, the buyer counts as a consumer.
  */
 export function taxOfPayment(
   payment: Pick<PaymentFacts, "net" | "tax" | "reverseCharge"> & {
@@ -45,10 +46,13 @@ export function taxOfPayment(
 ): { treatment: TaxTreatment | null; rateBasisPoints: number | null } {
   const country = payment.buyer.country;
   if (!country) return { treatment: null, rateBasisPoints: null };
-  const decision = payment.reverseCharge
-    ? { treatment: "reverse_charge" as const, rateBasisPoints: 0 }
-    : decideVat({ sellerCountry, buyerCountry: country, vatId: payment.buyer.vatId, at: paidAt });
-  if (vatOf(payment.net, decision.rateBasisPoints) !== payment.tax)
-    return { treatment: null, rateBasisPoints: null };
+  const decide = (vatId: string | null) =>
+    payment.reverseCharge
+      ? { treatment: "reverse_charge" as const, rateBasisPoints: 0 }
+      : decideVat({ sellerCountry, buyerCountry: country, vatId, at: paidAt });
+  const matches = (d: { rateBasisPoints: number }) => vatOf(payment.net, d.rateBasisPoints) === payment.tax;
+  const withVatId = decide(payment.buyer.vatId);
+  const decision = matches(withVatId) ? withVatId : decide(null);
+  if (!matches(decision)) return { treatment: null, rateBasisPoints: null };
   return { treatment: decision.treatment, rateBasisPoints: decision.rateBasisPoints };
 }

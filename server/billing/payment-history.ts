@@ -6,6 +6,7 @@ import type { Tx } from "../db/types.ts";
 import { berlinDateOf } from "../domain/berlin-time.ts";
 import { addressLines } from "../domain/billing-details.ts";
 import type { Seller } from "../domain/vat.ts";
+import { collectedVatIdStatus } from "../domain/vat-id-status.ts";
 import { paymentFailedMail, receiptMail } from "../mail/billing-templates.ts";
 import { queueBillingMail } from "./billing-mails.ts";
 import type { Catalogue } from "./catalogue.ts";
@@ -109,13 +110,23 @@ export function paymentHistory(deps: PaymentHistoryDeps) {
   return async function recordHistory(tx: Tx, userId: string, event: BillingEvent, now: Date): Promise<void> {
     const common = { userId, provider: provider.kind };
     // The buyer's details of a payment become the details on file (the next checkout starts from them).
+    // Its VAT ID's state: confirmed by the local checkout, else kept when it is the one on file,
+    // else pending until the provider's check arrives (decision 031).
     if ("payment" in event && event.payment?.buyer.country) {
       const { buyer } = event.payment;
       const at = "paidAt" in event ? event.paidAt : event.created;
+      const vatIdStatus = collectedVatIdStatus({
+        provider: provider.kind,
+        atCheckout: event.kind === "topup_paid" || event.kind === "subscription_started",
+        vatId: buyer.vatId,
+        onFile: await findBillingDetails(tx, userId).then((d) =>
+          d ? { vatId: d.vatId, status: d.vatIdStatus } : null,
+        ),
+      });
       await saveBillingDetails(
         tx,
         userId,
-        { name: buyer.name, country: buyer.country as string, vatId: buyer.vatId },
+        { name: buyer.name, country: buyer.country as string, vatId: buyer.vatId, vatIdStatus },
         at,
       );
     }

@@ -95,6 +95,7 @@ export function billingReads(db: Db) {
               name: details.name,
               country: details.country,
               vat_id: details.vatId,
+              vat_id_status: details.vatId ? (details.vatIdStatus ?? "pending") : null,
               email: details.email,
               address: address ? { ...address, line2: address.line2 ?? null } : null,
             }

@@ -2,10 +2,12 @@
 // `subscriptions` (active or past_due), or none for FREE. Saving a FREE state ends the live row.
 import { randomUUID } from "node:crypto";
 import { and, eq, inArray, isNull, lte, or, sql } from "drizzle-orm";
+import type { VatIdStatus } from "../../contract/vat-id-verification.ts";
 import { preparedPerHandle } from "../db/prepared.ts";
 import { billingCustomers, subscriptions } from "../db/schema/index.ts";
 import type { DbOrTx } from "../db/types.ts";
 import { FREE, type SubscriptionState } from "../domain/subscription.ts";
+import { compactVatId } from "../domain/vat.ts";
 import { billingEmailOf } from "./billing-contacts.ts";
 import type { BillingDetailsOnFile, CustomerDetails, CustomerStore } from "./ports/payment-provider.ts";
 
@@ -148,6 +150,7 @@ export async function findBillingDetails(
       name: billingCustomers.name,
       country: billingCustomers.country,
       vatId: billingCustomers.vatId,
+      vatIdStatus: billingCustomers.vatIdStatus,
       email: billingCustomers.email,
       address: billingCustomers.address,
       updatedAt: billingCustomers.detailsUpdatedAt,
@@ -164,7 +167,7 @@ export async function findBillingDetails(
 export async function saveBillingDetails(
   db: DbOrTx,
   userId: string,
-  details: { name: string | null; country: string; vatId: string | null },
+  details: { name: string | null; country: string; vatId: string | null; vatIdStatus: VatIdStatus | null },
   at: Date,
 ): Promise<void> {
   await db
@@ -173,6 +176,7 @@ export async function saveBillingDetails(
       name: details.name,
       country: details.country,
       vatId: details.vatId,
+      vatIdStatus: details.vatId === null ? null : details.vatIdStatus,
       // A postal address given for another country no longer describes the buyer.
       address: sql`case when ${billingCustomers.address}->>'country' = ${details.country} then ${billingCustomers.address} else null end`,
       detailsUpdatedAt: at,
@@ -185,11 +189,15 @@ export async function saveBillingDetails(
     );
 }
 
-/** The organisation's billing details as given (PUT /v1/billing/details), next to its customer id. */
+/**
+ * The organisation's billing details as given (PUT /v1/billing/details), next to its customer id,
+ * with the VAT ID's state as the provider answered it.
+ */
 export async function saveGivenBillingDetails(
   db: DbOrTx,
   orgId: string,
   details: CustomerDetails,
+  vatIdStatus: VatIdStatus | null,
   at: Date,
 ): Promise<void> {
   await db
@@ -198,11 +206,34 @@ export async function saveGivenBillingDetails(
       name: details.name,
       country: details.address.country,
       vatId: details.vatId,
+      vatIdStatus: details.vatId === null ? null : vatIdStatus,
       email: details.email,
       address: details.address,
       detailsUpdatedAt: at,
     })
     .where(eq(billingCustomers.userId, orgId));
+}
+
+/**
+ * The provider's check of a VAT ID (customer.tax_id.*): the state of the customer's VAT ID when it
+ * is still that value (compared as stored, compact and in capitals). A VAT ID replaced since, or
+ * another customer's, is left as it is. Answers how many rows changed (0 or 1).
+ */
+export async function saveVatIdCheck(
+  db: DbOrTx,
+  check: { customerId: string; vatId: string; status: VatIdStatus },
+): Promise<number> {
+  const changed = await db
+    .update(billingCustomers)
+    .set({ vatIdStatus: check.status })
+    .where(
+      and(
+        eq(billingCustomers.customerId, check.customerId),
+        sql`upper(regexp_replace(${billingCustomers.vatId}, '[[:space:]./-]', '', 'g')) = ${compactVatId(check.vatId)}`,
+      ),
+    )
+    .returning({ userId: billingCustomers.userId });
+  return changed.length;
 }
 
 /** When the user's command or an applied provider snapshot last changed this subscription. */

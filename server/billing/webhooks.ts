@@ -19,7 +19,13 @@ import type { PaymentProvider } from "./ports/payment-provider.ts";
 import { reversePayment } from "./reversals.ts";
 import { currentState, type RunEffects } from "./subscription-changes.ts";
 import type { subscriptionMails } from "./subscription-mails.ts";
-import { findUserByProviderIds, lastChangedAt, markChanged, saveState } from "./subscription-store.ts";
+import {
+  findUserByProviderIds,
+  lastChangedAt,
+  markChanged,
+  saveState,
+  saveVatIdCheck,
+} from "./subscription-store.ts";
 
 export type WebhookOutcome =
   | { status: 200; duplicate: boolean }
@@ -56,7 +62,7 @@ async function markSessionPaid(tx: Tx, event: BillingEvent, now: Date): Promise<
 /** The events about one user's subscription or purchase (the others are about a payment or nobody). */
 type UserEvent = Exclude<
   BillingEvent,
-  { kind: "ignored" | "invoice_document" | "charge_refunded" | "dispute" }
+  { kind: "ignored" | "invoice_document" | "charge_refunded" | "dispute" | "vat_id_checked" }
 >;
 
 type SubscriptionUpdated = Extract<BillingEvent, { kind: "subscription_updated" }>;
@@ -205,6 +211,13 @@ export function webhookHandler(deps: WebhookDeps) {
           );
         } else if (event.kind === "invoice_document") {
           await recordInvoiceDocument(tx, event.document, now);
+        } else if (event.kind === "vat_id_checked") {
+          // Only the customer's VAT ID of that value: one replaced since keeps nothing of it.
+          const changed = await saveVatIdCheck(tx, event);
+          logger.info(
+            { eventId: event.eventId, customerId: event.customerId, status: event.status, changed },
+            "VAT ID check recorded",
+          );
         } else if (event.kind === "charge_refunded" || event.kind === "dispute") {
           await reversePayment(tx, event, now, { provider, logger });
         } else {

@@ -95,9 +95,12 @@ export const VAT_ID_MESSAGES = {
 /** jsvat names Greece EL (its VAT prefix) and the rest by their ISO code. */
 const isoOfVatPrefix = (prefix: string) => (prefix === "EL" ? "GR" : prefix);
 
+/** A VAT ID as we store and compare it: without spaces, dots, dashes or slashes, in capitals. */
+export const compactVatId = (input: string): string => input.replace(/[\s.\-/]/g, "").toUpperCase();
+
 /** Format check (and check digits) of an EU VAT ID for a buyer in `country`. */
 export function checkVatId(input: string, country: string): VatIdCheck {
-  const compact = input.replace(/[\s.\-/]/g, "").toUpperCase();
+  const compact = compactVatId(input);
   if (!isEuCountry(country)) return { ok: false, message: VAT_ID_MESSAGES.outsideEu };
   const result = checkVAT(compact, vatIdCountries);
   if (!result.isValid || !result.country) return { ok: false, message: VAT_ID_MESSAGES.invalid };

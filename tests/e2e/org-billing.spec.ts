@@ -2,6 +2,7 @@
 // API's messages beside the fields, then what is on file), and a team organisation named in every
 // dialog that moves its money.
 import { BILLING_DETAILS_MESSAGES } from "../../contract/billing-details-messages.ts";
+import { VAT_ID_STATUS_BADGE, VAT_ID_STATUS_TEXT } from "../../contract/vat-id-verification.ts";
 import { VAT_ID_MESSAGES } from "../../server/domain/vat.ts";
 import { BILLING_TEXT } from "../../src/lib/billing-text.ts";
 import { PAYING_ORG_TEXT } from "../../src/lib/paying-org.ts";
@@ -50,6 +51,9 @@ test("billing details are given on /profile/billing, each refusal beside its fie
   await expect(card).toContainText("Acme GmbH");
   await expect(card).toContainText("Hauptstr. 1, 10115 Berlin");
   await expect(card).toContainText("DE136695976");
+  // The local checkout's stand-in confirms a well-formed VAT ID at once: the state says so in words.
+  await expect(card.locator('[data-vat-id-status="verified"]')).toContainText(VAT_ID_STATUS_BADGE.verified);
+  await expect(card.getByText(VAT_ID_STATUS_TEXT.verified)).toBeVisible();
   await expect(card).toContainText(T.invoicesGoTo("books@acme.test"));
   expect(await axeViolations(page)).toEqual([]);
 

@@ -2,6 +2,7 @@
 // fulfilment, the billing history and the reversals act on. A provider adapter
 // (server/payments/stripe/event-parser.ts reads Stripe's events, which the local checkout also
 // sends) turns what it receives into these; billing never sees a provider's own shapes.
+import type { VatIdStatus } from "../../../contract/vat-id-verification.ts";
 import type { Period } from "../../domain/subscription.ts";
 
 /** The buyer as Checkout collected them (name, e-mail, country, VAT ID). */
@@ -153,6 +154,16 @@ export type BillingEvent = EventRef &
         customerId: string | null;
         subscriptionId: string;
         endedAt: Date;
+      }
+    | {
+        /**
+         * The provider's check of a customer's VAT ID (Stripe's customer.tax_id.created and
+         * .updated): the state of that value, for that customer.
+         */
+        kind: "vat_id_checked";
+        customerId: string;
+        vatId: string;
+        status: VatIdStatus;
       }
     | { kind: "ignored"; reason: string }
   );

@@ -3,6 +3,7 @@
 // (server/payments/stripe/). Both sit outside billing and import only these ports; billing never
 // imports them. Calls that change a subscription are idempotent: repeating one leaves the provider
 // as the first left it.
+import type { VatIdStatus } from "../../../contract/vat-id-verification.ts";
 import type { DbOrTx } from "../../db/types.ts";
 import type { BillingEvent, SubscriptionSnapshot } from "./events.ts";
 
@@ -73,9 +74,11 @@ export interface PaymentProvider {
   /**
    * Puts the organisation's billing details on its customer (made now when it has none yet, with
    * metadata.org_id): name, e-mail, postal address and VAT ID, which the provider's invoices and
-   * its tax calculation use from then on. Answers the customer id.
+   * its tax calculation use from then on. Answers the customer id, and the VAT ID's state (null
+   * without one): Stripe's verification of the tax ID it made or already had; the local stand-in
+   * confirms a well-formed ID at once (decision 031).
    */
-  saveCustomerDetails(db: DbOrTx, orgId: string, details: CustomerDetails): Promise<string>;
+  saveCustomerDetails(db: DbOrTx, orgId: string, details: CustomerDetails): Promise<SavedCustomerDetails>;
   /** The invoice (in_…) a payment intent paid, when the provider's events do not say (refunds, disputes). */
   invoiceOfPayment(paymentIntentId: string): Promise<string | null>;
   /**
@@ -91,6 +94,13 @@ export interface CustomerDetails {
   email: string;
   address: { line1: string; line2: string | null; postal_code: string; city: string; country: string };
   vatId: string | null;
+}
+
+/** What saving the details on the provider's customer answers. */
+export interface SavedCustomerDetails {
+  customerId: string;
+  /** Null without a VAT ID. */
+  vatIdStatus: VatIdStatus | null;
 }
 
 /** A refund of one of our invoice rows, as the provider needs to make it. */
@@ -142,6 +152,8 @@ export interface BillingDetailsOnFile {
   name: string | null;
   country: string | null;
   vatId: string | null;
+  /** Whether `vatId` is confirmed (decision 031): only a verified one gives reverse charge. */
+  vatIdStatus: VatIdStatus | null;
   /** Given on /profile/billing only (a checkout collects neither). */
   email: string | null;
   address: {

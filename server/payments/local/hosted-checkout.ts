@@ -3,7 +3,13 @@
 // it and queues the events Stripe would send: checkout.session.completed, and for a subscription
 // its first invoice.paid.
 import { and, eq } from "drizzle-orm";
-import type { CreatedCheckout, CustomerStore, NewCheckout } from "../../billing/ports/payment-provider.ts";
+import type {
+  CreatedCheckout,
+  CustomerDetails,
+  CustomerStore,
+  NewCheckout,
+  SavedCustomerDetails,
+} from "../../billing/ports/payment-provider.ts";
 import type { Clock } from "../../clock.ts";
 import { type CheckoutSessionRow, checkoutSessions, localSubscriptions } from "../../db/schema/index.ts";
 import type { Db, DbOrTx, Tx } from "../../db/types.ts";
@@ -181,10 +187,16 @@ export function hostedCheckout(deps: {
     /**
      * The stand-in keeps no customer record of its own: the details billing saves next to the
      * customer id (billing_customers) are what its invoices and renewals read, as Stripe reads its
-     * customer's. So it only makes the customer when the organisation has none yet.
+     * customer's. So it only makes the customer when the organisation has none yet. A VAT ID is
+     * well-formed by now (PUT /v1/billing/details refuses any other): the stand-in confirms it at
+     * once, as its checkout does (decision 031).
      */
-    async saveCustomerDetails(tx: DbOrTx, orgId: string): Promise<string> {
-      return ensureCustomer(tx, orgId);
+    async saveCustomerDetails(
+      tx: DbOrTx,
+      orgId: string,
+      details: CustomerDetails,
+    ): Promise<SavedCustomerDetails> {
+      return { customerId: await ensureCustomer(tx, orgId), vatIdStatus: details.vatId ? "verified" : null };
     },
 
     async expireOpenCheckouts(tx: DbOrTx, userId: string): Promise<void> {

@@ -1,6 +1,7 @@
 // The Stripe objects the local checkout's events describe, made from its own rows: a subscription,
 // a subscription invoice (with the tax Stripe Tax would compute), a checkout session's tax, and
 // fresh event ids. event-builders.ts turns them into the events.
+import { givesReverseCharge } from "../../../contract/vat-id-verification.ts";
 import type { Catalogue, CustomerStore } from "../../billing/ports/payment-provider.ts";
 import type { CheckoutSessionRow, LocalSubscriptionRow } from "../../db/schema/index.ts";
 import type { DbOrTx } from "../../db/types.ts";
@@ -56,6 +57,8 @@ export function localStripeObjects(deps: {
    * The tax of a subscription invoice: from the session's details for the first one, and from the
    * details on file at the time of each renewal (Stripe Tax taxes every invoice from the customer's
    * address then). Absent when no details were collected (a subscription older than VAT collection).
+   * A VAT ID on file gives reverse charge only while it is confirmed (decision 031): one a check
+   * has not confirmed is charged VAT, and the invoice still names it.
    */
   async function renewalTax(
     tx: DbOrTx,
@@ -68,7 +71,7 @@ export function localStripeObjects(deps: {
     const decision = decideVat({
       sellerCountry: deps.sellerCountry,
       buyerCountry: details.country,
-      vatId: details.vatId,
+      vatId: givesReverseCharge(details.vatIdStatus) ? details.vatId : null,
       at: now,
     });
     return {
@@ -79,7 +82,7 @@ export function localStripeObjects(deps: {
         name: details.name,
         email: await emailOf(tx, userId),
         country: details.country,
-        vatId: decision.vatId,
+        vatId: decision.treatment === "outside_eu" ? null : details.vatId,
       },
     };
   }

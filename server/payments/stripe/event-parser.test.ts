@@ -2,6 +2,7 @@
 // family becomes, which fallback each field takes on an older API version or a sparse object, and
 // what is refused. (events.test.ts reads the local checkout's full events back, end to end.)
 import { describe, expect, it } from "vitest";
+import { stripeFixture } from "../local/stripe-fixtures.ts";
 import { parseStripeEvent, parseStripeSubscription } from "./event-parser.ts";
 
 const T = 1_736_499_600; // 2025-01-10T09:00:00Z
@@ -646,5 +647,63 @@ describe("disputes", () => {
       ok: false,
       error: expect.stringMatching(/^charge\.dispute\.created evt_1: id: /),
     });
+  });
+});
+
+describe("customer.tax_id.created and .updated", () => {
+  /** Stripe's own example tax ID (fixtures3.json): an eu_vat of customer cus_QXg1o8vcGmoR32, pending. */
+  const taxId = (extra: Record<string, unknown> = {}) => ({ ...stripeFixture("tax_id"), ...extra });
+
+  it.each(["customer.tax_id.created", "customer.tax_id.updated"])(
+    "%s: the customer's VAT ID and its check, as Stripe's example has them",
+    (type) => {
+      expect(parsed(event(type, taxId()))).toEqual({
+        ...REF(type),
+        kind: "vat_id_checked",
+        customerId: "cus_QXg1o8vcGmoR32",
+        vatId: "DE123456789",
+        status: "pending",
+      });
+    },
+  );
+
+  it.each(["verified", "unverified", "unavailable"] as const)("reads the status %s", (status) => {
+    const raw = taxId({ verification: { status, verified_address: null, verified_name: null } });
+    expect(parsed(event("customer.tax_id.updated", raw))).toMatchObject({ status });
+  });
+
+  it("reads an unknown status, or none, as pending: never as verified", () => {
+    expect(
+      parsed(event("customer.tax_id.updated", taxId({ verification: { status: "confirmed_later" } }))),
+    ).toMatchObject({ status: "pending" });
+    expect(parsed(event("customer.tax_id.updated", taxId({ verification: null })))).toMatchObject({
+      status: "pending",
+    });
+  });
+
+  it("reads an expanded customer by its id", () => {
+    const raw = taxId({ customer: { id: "cus_2", object: "customer" } });
+    expect(parsed(event("customer.tax_id.updated", raw))).toMatchObject({ customerId: "cus_2" });
+  });
+
+  it("ignores another type of tax ID, and one of no customer (an account's)", () => {
+    expect(parsed(event("customer.tax_id.updated", taxId({ type: "gb_vat" })))).toMatchObject({
+      kind: "ignored",
+      reason: "tax ID of type gb_vat",
+    });
+    expect(parsed(event("customer.tax_id.created", taxId({ customer: null })))).toMatchObject({
+      kind: "ignored",
+    });
+  });
+
+  it("refuses a tax ID without its value, naming the field", () => {
+    expect(parseStripeEvent(event("customer.tax_id.updated", taxId({ value: "" })))).toEqual({
+      ok: false,
+      error: expect.stringMatching(/^customer\.tax_id\.updated evt_1: value: /),
+    });
+  });
+
+  it("ignores a deleted tax ID (customer.tax_id.deleted): a replaced VAT ID is gone from file already", () => {
+    expect(parsed(event("customer.tax_id.deleted", taxId()))).toMatchObject({ kind: "ignored" });
   });
 });

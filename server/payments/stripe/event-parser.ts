@@ -9,6 +9,7 @@
 // reads the older places (`invoice.subscription`, `line.price`, `subscription.current_period_*`)
 // so a Stripe webhook endpoint left on an older version still works.
 import * as z from "zod";
+import { vatIdStatusOf } from "../../../contract/vat-id-verification.ts";
 import type {
   BillingEvent,
   EventRef,
@@ -148,6 +149,15 @@ const disputeSchema = z.object({
   charge: idRef.nullish(),
   payment_intent: idRef.nullish(),
   status: z.string(),
+});
+
+/** A customer's tax ID (customer.tax_id.*): Stripe checks an EU VAT ID against VIES and says so. */
+const taxIdSchema = z.object({
+  id: z.string().min(1),
+  type: z.string(),
+  value: z.string().min(1),
+  customer: idRef.nullish(),
+  verification: z.object({ status: z.string() }).nullish(),
 });
 
 const fromSeconds = (s: number) => new Date(s * 1000);
@@ -460,6 +470,28 @@ function readDisputeEvent({ ref, fail }: Reading, object: unknown): ParseResult 
 }
 
 /**
+ * customer.tax_id.created and .updated: Stripe's check of a customer's EU VAT ID. An unknown status
+ * (a newer API version's word) reads as pending, never as verified; without a verification, too.
+ */
+function readTaxIdEvent({ ref, ignored, fail }: Reading, object: unknown): ParseResult {
+  const parsed = taxIdSchema.safeParse(object);
+  if (!parsed.success) return fail(describeIssues(parsed.error));
+  const t = parsed.data;
+  if (t.type !== "eu_vat") return ignored(`tax ID of type ${t.type}`);
+  if (!t.customer) return ignored("tax ID of no customer");
+  return {
+    ok: true,
+    event: {
+      ...ref,
+      kind: "vat_id_checked",
+      customerId: t.customer,
+      vatId: t.value,
+      status: vatIdStatusOf(t.verification?.status),
+    },
+  };
+}
+
+/**
  * Reduces a verified webhook event (its JSON already parsed) to a BillingEvent. Event types and
  * variants we do not act on come back as kind "ignored" (answer 200, nothing to do). `ok: false`
  * means an event we act on is missing what we need: log it as an error; whether to answer 4xx (so
@@ -502,6 +534,9 @@ export function parseStripeEvent(input: unknown): ParseResult {
     case "charge.dispute.created":
     case "charge.dispute.closed":
       return readDisputeEvent(reading, object);
+    case "customer.tax_id.created":
+    case "customer.tax_id.updated":
+      return readTaxIdEvent(reading, object);
     default:
       return reading.ignored(`event type ${ref.eventType} is not used`);
   }

@@ -132,7 +132,7 @@ describe("Stripe adapter (SDK pointed at a local stand-in; real Stripe is not re
     expect(await database.db.select().from(checkoutSessions)).toHaveLength(2);
   });
 
-  it("puts the organisation's billing details on its customer, made with metadata.org_id when it has none", async () => {
+  it("puts the organisation's billing details on its customer, made with metadata.org_id when it has none, and answers the VAT ID's verification", async () => {
     routes = [
       on("POST", "/v1/customers", { id: "cus_9", object: "customer" }),
       on("POST", "/v1/customers/cus_9", { id: "cus_9", object: "customer" }),
@@ -141,7 +141,13 @@ describe("Stripe adapter (SDK pointed at a local stand-in; real Stripe is not re
         has_more: false,
         data: [
           { id: "txi_old", object: "tax_id", type: "eu_vat", value: "DE111111111" },
-          { id: "txi_same", object: "tax_id", type: "eu_vat", value: "FR40303265045" },
+          {
+            id: "txi_same",
+            object: "tax_id",
+            type: "eu_vat",
+            value: "FR40303265045",
+            verification: { status: "verified", verified_address: null, verified_name: null },
+          },
         ],
       }),
       on("DELETE", "/v1/customers/cus_9/tax_ids/txi_old", { id: "txi_old", object: "tax_id", deleted: true }),
@@ -152,7 +158,11 @@ describe("Stripe adapter (SDK pointed at a local stand-in; real Stripe is not re
       address: { line1: "1 rue de Rivoli", line2: null, postal_code: "75001", city: "Paris", country: "FR" },
       vatId: "FR40303265045",
     };
-    expect(await provider().saveCustomerDetails(database.db, userId, details)).toBe("cus_9");
+    // The VAT ID kept answers its verification as Stripe has it.
+    expect(await provider().saveCustomerDetails(database.db, userId, details)).toEqual({
+      customerId: "cus_9",
+      vatIdStatus: "verified",
+    });
     const created = requests.find((r) => r.method === "POST" && r.path === "/v1/customers");
     expect(Object.fromEntries(created?.body ?? [])).toEqual({
       email: "compta@example.fr",
@@ -181,12 +191,40 @@ describe("Stripe adapter (SDK pointed at a local stand-in; real Stripe is not re
     routes = [
       on("POST", "/v1/customers/cus_9", { id: "cus_9", object: "customer" }),
       on("GET", "/v1/customers/cus_9/tax_ids", { object: "list", has_more: false, data: [] }),
-      on("POST", "/v1/customers/cus_9/tax_ids", { id: "txi_new", object: "tax_id" }),
+      // Stripe's example tax ID, as made now: VIES did not answer this time.
+      on("POST", "/v1/customers/cus_9/tax_ids", {
+        ...stripeFixture("tax_id"),
+        id: "txi_new",
+        customer: "cus_9",
+        value: "FR40303265045",
+        verification: { status: "unavailable", verified_address: null, verified_name: null },
+      }),
     ];
-    await provider().saveCustomerDetails(database.db, userId, { ...details, vatId: "FR40303265045" });
+    expect(
+      await provider().saveCustomerDetails(database.db, userId, { ...details, vatId: "FR40303265045" }),
+    ).toEqual({ customerId: "cus_9", vatIdStatus: "unavailable" });
     expect(requests.some((r) => r.method === "POST" && r.path === "/v1/customers")).toBe(false);
     const taxId = requests.find((r) => r.method === "POST" && r.path === "/v1/customers/cus_9/tax_ids");
     expect(Object.fromEntries(taxId?.body ?? [])).toEqual({ type: "eu_vat", value: "FR40303265045" });
+
+    // Without a VAT ID: the customer keeps none, and there is no state.
+    standIn.reset();
+    routes = [
+      on("POST", "/v1/customers/cus_9", { id: "cus_9", object: "customer" }),
+      on("GET", "/v1/customers/cus_9/tax_ids", {
+        object: "list",
+        has_more: false,
+        data: [{ ...stripeFixture("tax_id"), id: "txi_new", customer: "cus_9", value: "FR40303265045" }],
+      }),
+      on("DELETE", "/v1/customers/cus_9/tax_ids/txi_new", { id: "txi_new", object: "tax_id", deleted: true }),
+    ];
+    expect(await provider().saveCustomerDetails(database.db, userId, { ...details, vatId: null })).toEqual({
+      customerId: "cus_9",
+      vatIdStatus: null,
+    });
+    expect(requests.map((r) => `${r.method} ${r.path}`)).toContain(
+      "DELETE /v1/customers/cus_9/tax_ids/txi_new",
+    );
   });
 
   const refundOf = (over: Partial<Parameters<ReturnType<typeof provider>["refundPayment"]>[1]>) => ({

@@ -12,6 +12,7 @@ import {
   TOP_UP_KEYS,
   type TopUpKey,
 } from "../../../contract/product-ids.ts";
+import { vatIdStatusOf } from "../../../contract/vat-id-verification.ts";
 import type {
   CreatedCheckout,
   CustomerStore,
@@ -217,15 +218,17 @@ export function createStripeProvider(deps: {
         address: { line1, line2: line2 ?? "", postal_code, city, country },
       });
       // The customer's VAT ID: the one given, and no other (Stripe Tax reverse-charges on it once
-      // its verification confirms it).
+      // its verification confirms it). Its state is that verification's, of the tax ID kept or made
+      // now (usually pending: Stripe checks with VIES and sends customer.tax_id.updated).
       const taxIds = await stripe.customers.listTaxIds(customer, { limit: 100 });
       for (const taxId of taxIds.data) {
         if (taxId.value !== details.vatId) await stripe.customers.deleteTaxId(customer, taxId.id);
       }
-      if (details.vatId && !taxIds.data.some((t) => t.value === details.vatId)) {
-        await stripe.customers.createTaxId(customer, { type: "eu_vat", value: details.vatId });
-      }
-      return customer;
+      if (!details.vatId) return { customerId: customer, vatIdStatus: null };
+      const taxId =
+        taxIds.data.find((t) => t.value === details.vatId) ??
+        (await stripe.customers.createTaxId(customer, { type: "eu_vat", value: details.vatId }));
+      return { customerId: customer, vatIdStatus: vatIdStatusOf(taxId.verification?.status) };
     },
 
     async createPortalSession(_db, p) {

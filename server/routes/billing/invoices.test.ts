@@ -9,9 +9,10 @@ import type { BillingDetails, Invoice, InvoiceSummary } from "../../../contract/
 import { pdfText } from "../../../tests/fixtures/pdf-text.ts";
 import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
 import { seriesOf } from "../../billing/invoice-rules.ts";
-import { checkoutSessions, webhookDeliveries } from "../../db/schema/index.ts";
+import { billingCustomers, checkoutSessions, webhookDeliveries } from "../../db/schema/index.ts";
 import { VAT_ID_MESSAGES } from "../../domain/vat.ts";
 import { BUYER_MESSAGES } from "../../payments/local/buyer-details.ts";
+import { stripeFixture } from "../../payments/local/stripe-fixtures.ts";
 import { getJson, postJson, verifiedUser } from "../../testing/api-client.ts";
 import {
   advanceDays,
@@ -180,7 +181,14 @@ describe.each(TEST_DATABASES)("VAT, invoices and billing history (%s)", (kind) =
         await getJson(ctx.t.app, "/v1/billing/details", user.accessToken)
       ).json()) as BillingDetails;
       expect(details).toEqual({
-        details: { name: GERMAN_CONSUMER.name, country: "DE", vat_id: null, email: null, address: null },
+        details: {
+          name: GERMAN_CONSUMER.name,
+          country: "DE",
+          vat_id: null,
+          vat_id_status: null,
+          email: null,
+          address: null,
+        },
         // Nobody gave a billing e-mail: invoices go to the owner.
         billing_email: user.email,
         can_update_payment_method: true,
@@ -264,6 +272,58 @@ describe.each(TEST_DATABASES)("VAT, invoices and billing history (%s)", (kind) =
         /^Tier A monthly subscription, \d{4}-\d{2}-\d{2} to \d{4}-\d{2}-\d{2}$/,
       );
       expect(renewal?.number).toBe(numberAfter(first?.number, new Date(renewal?.date ?? 0)));
+    });
+
+    it("a VAT ID that Stripe's check did not confirm is charged VAT at the next renewal, and still named", async () => {
+      const user = await verifiedUser(ctx.t, "ann");
+      await payAndSettle(
+        ctx.t,
+        await openSubscriptionCheckout(ctx.t, user.accessToken, "A"),
+        undefined,
+        FRENCH_BUSINESS,
+      );
+      const [customer] = await ctx.t.deps.db
+        .select()
+        .from(billingCustomers)
+        .where(eq(billingCustomers.userId, user.id));
+      // The local checkout confirmed the well-formed ID it collected: the first payment is reverse charged.
+      expect(customer).toMatchObject({ vatId: "FR40303265045", vatIdStatus: "verified" });
+      const checked = await sendWebhook(ctx.t, {
+        id: "evt_tax_id_1",
+        object: "event",
+        type: "customer.tax_id.updated",
+        created: Math.floor(ctx.t.clock.now().getTime() / 1000),
+        livemode: false,
+        data: {
+          object: {
+            ...stripeFixture("tax_id"),
+            customer: customer?.customerId,
+            country: "FR",
+            value: "FR40303265045",
+            verification: { status: "unverified", verified_address: null, verified_name: null },
+          },
+        },
+      });
+      expect(checked.status).toBe(200);
+      await advanceDays(ctx.t, 32);
+      const token = await tokenFor(ctx.t, "ann");
+      const [renewal, first] = await history(token);
+      expect(first).toMatchObject({ kind: "subscription", tax: 0, tax_treatment: "reverse_charge" });
+      expect(renewal).toMatchObject({
+        kind: "renewal",
+        status: "paid",
+        tax_rate: 20,
+        tax: vat(priceOf("A"), 20),
+        tax_treatment: "eu_consumer",
+      });
+      const full = await invoice(token, renewal?.id ?? "");
+      expect(full.buyer).toMatchObject({ name: "Exemple SARL", country: "FR", vat_id: "FR40303265045" });
+      expect(full.note).toBeNull();
+      // The renewal carried the same VAT ID: its state stays as Stripe's check left it.
+      const details = (await (
+        await getJson(ctx.t.app, "/v1/billing/details", token)
+      ).json()) as BillingDetails;
+      expect(details.details).toMatchObject({ vat_id: "FR40303265045", vat_id_status: "unverified" });
     });
 
     it("another user's invoice, an unknown id and a malformed id all answer 404", async () => {

@@ -5,6 +5,7 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { BILLING_DETAILS_MESSAGES } from "../../../contract/billing-details-messages.ts";
+import type { BillingDetails } from "../../../contract/invoices.ts";
 import { ORG_DETAIL } from "../../../contract/org-messages.ts";
 import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
 import {
@@ -15,6 +16,7 @@ import {
   webhookDeliveries,
 } from "../../db/schema/index.ts";
 import { VAT_ID_MESSAGES } from "../../domain/vat.ts";
+import { stripeFixture } from "../../payments/local/stripe-fixtures.ts";
 import { verifiedUser } from "../../testing/api-client.ts";
 import {
   advanceDays,
@@ -259,6 +261,8 @@ describe.each(TEST_DATABASES)("billing for an organisation (%s)", (kind) => {
           name: "Acme GmbH",
           country: "DE",
           vat_id: "DE136695976",
+          // The local stand-in confirms a well-formed VAT ID at once.
+          vat_id_status: "verified",
           email: "books@acme.test",
           address: { ...ACME.address, line2: null },
         },
@@ -297,6 +301,74 @@ describe.each(TEST_DATABASES)("billing for an organisation (%s)", (kind) => {
       expect(receipts.map((m) => m.to).sort()).toEqual(
         ["books@acme.test", team.ann.email, team.bob.email].sort(),
       );
+    });
+
+    /** Stripe's customer.tax_id.updated for `value` of the customer `customerId`, signed. */
+    const taxIdChecked = (id: string, customerId: string, value: string, status: string) =>
+      sendWebhook(ctx.t, {
+        id,
+        object: "event",
+        type: "customer.tax_id.updated",
+        created: Math.floor(ctx.t.clock.now().getTime() / 1000),
+        livemode: false,
+        data: {
+          object: {
+            ...stripeFixture("tax_id"),
+            customer: customerId,
+            value,
+            verification: { status, verified_address: null, verified_name: null },
+          },
+        },
+      });
+    const detailsOf = async (token: string, org?: string) =>
+      ((await (await call("GET", "/v1/billing/details", token, org)).json()) as BillingDetails).details;
+
+    it("without a VAT ID there is no state; a new VAT ID is confirmed again", async () => {
+      const user = await verifiedUser(ctx.t, "ann");
+      const without = await put(user.accessToken, undefined, { ...ACME, vat_id: "" });
+      expect(without.status).toBe(200);
+      expect(((await without.json()) as BillingDetails).details).toMatchObject({
+        vat_id: null,
+        vat_id_status: null,
+      });
+      const [row] = await ctx.t.deps.db.select().from(billingCustomers);
+      expect(row).toMatchObject({ vatId: null, vatIdStatus: null });
+      const withId = await put(user.accessToken, undefined, ACME);
+      expect(((await withId.json()) as BillingDetails).details).toMatchObject({
+        vat_id: "DE136695976",
+        vat_id_status: "verified",
+      });
+    });
+
+    it("Stripe's check of the VAT ID on file is kept and shown; a check of another value changes nothing", async () => {
+      const team = await acme();
+      expect((await put(team.bob.accessToken, team.org, ACME)).status).toBe(200);
+      const [customer] = await ctx.t.deps.db
+        .select()
+        .from(billingCustomers)
+        .where(eq(billingCustomers.userId, team.org));
+      const customerId = customer?.customerId ?? "";
+      // Another organisation with the same VAT ID: another customer's check is not Acme's.
+      const other = await verifiedUser(ctx.t, "olga");
+      expect((await put(other.accessToken, undefined, ACME)).status).toBe(200);
+
+      // A check of a VAT ID replaced since (another value), and one for another customer: nothing.
+      expect((await taxIdChecked("evt_old", customerId, "DE999999999", "unverified")).status).toBe(200);
+      expect((await taxIdChecked("evt_other", "cus_nobody", "DE136695976", "unverified")).status).toBe(200);
+      expect(await detailsOf(team.ann.accessToken, team.org)).toMatchObject({ vat_id_status: "verified" });
+
+      // The check of the VAT ID on file, written as Stripe may write it: unverified, shown to Billing.
+      expect((await taxIdChecked("evt_1", customerId, "de 136 695 976", "unverified")).status).toBe(200);
+      expect(await detailsOf(team.ann.accessToken, team.org)).toMatchObject({
+        vat_id: "DE136695976",
+        vat_id_status: "unverified",
+      });
+      expect(await detailsOf(other.accessToken)).toMatchObject({ vat_id_status: "verified" });
+      // A redelivery changes nothing more; a later check does.
+      expect((await taxIdChecked("evt_1", customerId, "DE136695976", "verified")).status).toBe(200);
+      expect(await detailsOf(team.ann.accessToken, team.org)).toMatchObject({ vat_id_status: "unverified" });
+      expect((await taxIdChecked("evt_2", customerId, "DE136695976", "verified")).status).toBe(200);
+      expect(await detailsOf(team.ann.accessToken, team.org)).toMatchObject({ vat_id_status: "verified" });
     });
 
     it.each([

@@ -4,6 +4,11 @@
 import { lazy, Suspense, useState } from "react";
 import { countryName } from "../../../contract/invoice-document.ts";
 import type { BillingDetails } from "../../../contract/invoices.ts";
+import {
+  VAT_ID_STATUS_BADGE,
+  VAT_ID_STATUS_TEXT,
+  type VatIdStatus,
+} from "../../../contract/vat-id-verification.ts";
 import { BILLING_TEXT } from "../../lib/billing-text.ts";
 
 const DetailsForm = lazy(() => import("./BillingDetailsForm.tsx"));
@@ -12,6 +17,26 @@ const T = BILLING_TEXT;
 
 function addressText(address: NonNullable<NonNullable<BillingDetails["details"]>["address"]>): string {
   return [address.line1, address.line2, `${address.postal_code} ${address.city}`].filter(Boolean).join(", ");
+}
+
+/** The badge's colour for each state; its word says the same (VAT_ID_STATUS_BADGE). */
+const STATUS_BADGE_CLASS: Record<VatIdStatus, string> = {
+  pending: "badge-info",
+  verified: "badge-success",
+  unverified: "badge-error",
+  unavailable: "badge-warning",
+};
+
+/** Whether the VAT ID is confirmed, and what that means for the VAT (decision 031). */
+function VatIdState({ status }: { status: VatIdStatus }) {
+  return (
+    <span className="mt-1 flex flex-wrap items-center gap-2" data-vat-id-status={status}>
+      <span className={`badge badge-soft badge-sm ${STATUS_BADGE_CLASS[status]}`}>
+        {VAT_ID_STATUS_BADGE[status]}
+      </span>
+      <span className="text-xs">{VAT_ID_STATUS_TEXT[status]}</span>
+    </span>
+  );
 }
 
 export function BillingDetailsCard({ details }: { details: BillingDetails }) {
@@ -53,7 +78,10 @@ export function BillingDetailsCard({ details }: { details: BillingDetails }) {
                 <dt className="font-medium">{T.country}</dt>
                 <dd>{countryName(onFile.country)}</dd>
                 <dt className="font-medium">{T.vatId}</dt>
-                <dd className={onFile.vat_id ? "font-mono" : undefined}>{onFile.vat_id ?? T.noVatId}</dd>
+                <dd>
+                  {onFile.vat_id ? <span className="font-mono">{onFile.vat_id}</span> : T.noVatId}
+                  {onFile.vat_id && onFile.vat_id_status && <VatIdState status={onFile.vat_id_status} />}
+                </dd>
               </dl>
             ) : (
               <p className="text-sm">{T.detailsNone}</p>
