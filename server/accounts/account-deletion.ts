@@ -51,7 +51,7 @@ export async function eraseAccount(
   await tx.delete(userTokens).where(eq(userTokens.userId, userId));
   await tx
     .update(billingCustomers)
-    .set({ name: null, vatId: null, email: null, address: null, detailsUpdatedAt: now })
+    .set({ name: null, vatId: null, vatIdStatus: null, email: null, address: null, detailsUpdatedAt: now })
     .where(eq(billingCustomers.userId, userId));
   // Only the personal organisation's settings are the person's (a company's are not).
   await tx.update(organizations).set({ lowBalanceThreshold: null }).where(eq(organizations.id, userId));

@@ -1,8 +1,6 @@
 // Migration 0015 (credit_grants.note) on a database the previous schema made and filled: the
 // grants there keep their credits and read as having no note; a new grant stores one.
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { rmSync } from "node:fs";
 import { sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/pglite";
 import { migrate } from "drizzle-orm/pglite/migrator";
@@ -12,25 +10,10 @@ import { rowsOf } from "../../tests/fixtures/test-db.ts";
 import { insertUser } from "../accounts/users.ts";
 import { insertGrant, userGrants } from "../billing/ledger-store.ts";
 import { toLedgerEntry } from "../billing/reads.ts";
+import { migrationsBefore } from "../testing/migrations.ts";
 import { openPglite } from "./client.ts";
-import { MIGRATIONS_FOLDER } from "./migrate.ts";
 
 const NOTE_MIGRATION = "0015_grant_notes";
-
-/** A copy of the migrations that stops before `tag`: the schema as it was before that migration. */
-function migrationsBefore(tag: string): string {
-  const dir = mkdtempSync(join(tmpdir(), "migrations-before-"));
-  cpSync(MIGRATIONS_FOLDER, dir, { recursive: true });
-  const journalPath = join(dir, "meta", "_journal.json");
-  const journal = JSON.parse(readFileSync(journalPath, "utf8")) as {
-    entries: { tag: string; idx: number }[];
-  };
-  const cut = journal.entries.findIndex((e) => e.tag === tag);
-  expect(cut).toBeGreaterThan(0);
-  journal.entries = journal.entries.slice(0, cut);
-  writeFileSync(journalPath, JSON.stringify(journal));
-  return dir;
-}
 
 describe("migration 0015: notes on credit grants", () => {
   const before = migrationsBefore(NOTE_MIGRATION);

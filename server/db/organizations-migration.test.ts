@@ -5,15 +5,8 @@
 // billing rows now name each user's personal organisation, whose id is the user's. On PGlite, and on
 // PostgreSQL in a scratch database when TEST_DATABASE_URL is set.
 import { randomUUID } from "node:crypto";
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { rmSync } from "node:fs";
 import { sql } from "drizzle-orm";
-import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
-import { migrate as migratePgliteDb } from "drizzle-orm/pglite/migrator";
-import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
-import { migrate as migratePostgresDb } from "drizzle-orm/postgres-js/migrator";
-import postgres from "postgres";
 import { afterAll, describe, expect, it } from "vitest";
 import { tierForProductId } from "../../contract/catalogue.ts";
 import { PRODUCT_IDS } from "../../contract/product-ids.ts";
@@ -23,23 +16,11 @@ import { generateKey } from "../api-access/key-format.ts";
 import type { AccessTokens } from "../auth/access-tokens.ts";
 import { spendCredits } from "../billing/spends.ts";
 import { userBilling } from "../billing/user-billing.ts";
-import { type DatabaseHandle, openPglite, openPostgres } from "./client.ts";
+import { migrationsBefore, scratchDatabase } from "../testing/migrations.ts";
 import { MIGRATIONS_FOLDER } from "./migrate.ts";
 import type { Db } from "./types.ts";
 
 const ORGANISATIONS = "0016_organizations";
-
-function migrationsBefore(tag: string): string {
-  const dir = mkdtempSync(join(tmpdir(), "migrations-before-"));
-  cpSync(MIGRATIONS_FOLDER, dir, { recursive: true });
-  const journalPath = join(dir, "meta", "_journal.json");
-  const journal = JSON.parse(readFileSync(journalPath, "utf8")) as { entries: { tag: string }[] };
-  const cut = journal.entries.findIndex((e) => e.tag === tag);
-  expect(cut).toBeGreaterThan(0);
-  journal.entries = journal.entries.slice(0, cut);
-  writeFileSync(journalPath, JSON.stringify(journal));
-  return dir;
-}
 
 const NOW = new Date("2026-11-20T10:00:00Z");
 const iso = (d: Date) => d.toISOString();
@@ -131,53 +112,12 @@ async function introspectKey(db: Db, key: string) {
   );
 }
 
-interface Scratch {
-  /** Applies the migrations of `folder` (the ones before 0016, then all). */
-  migrate(folder: string): Promise<void>;
-  handle: DatabaseHandle;
-  close(): Promise<void>;
-}
-
-async function scratch(kind: "pglite" | "postgres"): Promise<Scratch> {
-  if (kind === "pglite") {
-    const handle = await openPglite(undefined);
-    return {
-      handle,
-      migrate: (folder) => migratePgliteDb(drizzlePglite(handle.client), { migrationsFolder: folder }),
-      close: () => handle.close(),
-    };
-  }
-  const base = process.env.TEST_DATABASE_URL as string;
-  const name = `org_migration_${randomUUID().replaceAll("-", "")}`;
-  const admin = postgres(base, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`create database ${name}`);
-  const url = new URL(base);
-  url.pathname = `/${name}`;
-  const handle = openPostgres(url.toString(), 4);
-  return {
-    handle,
-    migrate: async (folder) => {
-      const client = postgres(url.toString(), { max: 1, onnotice: () => {} });
-      try {
-        await migratePostgresDb(drizzlePostgres({ client }), { migrationsFolder: folder });
-      } finally {
-        await client.end({ timeout: 5 });
-      }
-    },
-    close: async () => {
-      await handle.close();
-      await admin.unsafe(`drop database if exists ${name} with (force)`);
-      await admin.end({ timeout: 5 });
-    },
-  };
-}
-
 describe.each(TEST_DATABASES)("migration 0016: organisations (%s)", (kind) => {
   const before = migrationsBefore(ORGANISATIONS);
   afterAll(() => rmSync(before, { recursive: true, force: true }));
 
   it("keeps every row, sum and invoice, and every key introspects as before", async () => {
-    const db = await scratch(kind);
+    const db = await scratchDatabase(kind);
     try {
       await db.migrate(before);
       const { ann, bob, annKey, bobKey } = await fillAsBefore(db.handle.db);
