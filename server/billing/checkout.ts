@@ -22,6 +22,8 @@ export interface CheckoutDeps {
 
 /** The paying organisation (a personal one has its user's id). */
 type Payer = { id: string; personal: boolean };
+/** The member who clicked: the session records them, and their removal expires it. */
+type Opener = { id: string };
 
 /** A team organisation's second subscription is refused in the organisation's words. */
 const refusalFor = (code: BillingErrorCode, payer: Payer): BillingErrorCode =>
@@ -32,6 +34,7 @@ export function checkouts(deps: CheckoutDeps) {
 
   async function checkout(
     payer: Payer,
+    opener: Opener,
     mode: "subscription" | "payment",
     offer: { productId: string; priceId: string; name: string; amount: number; currency: string },
   ) {
@@ -42,6 +45,7 @@ export function checkouts(deps: CheckoutDeps) {
       if (!allowed.ok) throw new BillingRefusal(refusalFor(allowed.error.code, payer));
       const created = await provider.createCheckoutSession(tx, {
         userId: payer.id,
+        openedBy: opener.id,
         // The organisation's billing e-mail, never the address of the member who clicked.
         email: (await billingEmailOf(tx, payer.id)) ?? "",
         mode,
@@ -58,11 +62,11 @@ export function checkouts(deps: CheckoutDeps) {
   }
 
   return {
-    createSubscriptionCheckout(payer: Payer, productId: string, priceId: string) {
+    createSubscriptionCheckout(payer: Payer, opener: Opener, productId: string, priceId: string) {
       const found = catalogue.findSubscriptionPrice(productId, priceId);
       if (!found.ok) throw new BillingRefusal(found.error);
       const { tier } = found.offer;
-      return checkout(payer, "subscription", {
+      return checkout(payer, opener, "subscription", {
         productId,
         priceId,
         name: tier.name,
@@ -71,10 +75,10 @@ export function checkouts(deps: CheckoutDeps) {
       });
     },
 
-    createTopUpCheckout(payer: Payer, productId: string) {
+    createTopUpCheckout(payer: Payer, opener: Opener, productId: string) {
       const offer = catalogue.findTopUp(productId);
       if (!offer) throw new BillingRefusal("product_not_found");
-      return checkout(payer, "payment", {
+      return checkout(payer, opener, "payment", {
         productId,
         priceId: offer.priceId,
         name: offer.topUp.name,

@@ -7,7 +7,14 @@
 import { randomUUID } from "node:crypto";
 import { and, eq, inArray, or, type SQL } from "drizzle-orm";
 import type { Logger } from "pino";
-import { creditAdjustments, creditGrants, type InvoiceRow, invoices } from "../db/schema/index.ts";
+import {
+  billingCustomers,
+  creditAdjustments,
+  creditGrants,
+  type InvoiceRow,
+  invoices,
+  organizations,
+} from "../db/schema/index.ts";
 import type { Tx } from "../db/types.ts";
 import { disputeStep, refundStep } from "../domain/reversal.ts";
 import { issueCreditNote } from "./credit-notes.ts";
@@ -35,6 +42,17 @@ export async function findPurchase(
     .limit(1);
   const [row] = lock ? await query.for("update") : await query;
   return row;
+}
+
+/** Whether `customerId` is the provider customer of an organisation that was deleted. */
+async function ofDeletedOrganisation(tx: Tx, customerId: string | null): Promise<boolean> {
+  if (!customerId) return false;
+  const [row] = await tx
+    .select({ deletedAt: organizations.deletedAt })
+    .from(billingCustomers)
+    .innerJoin(organizations, eq(organizations.id, billingCustomers.userId))
+    .where(eq(billingCustomers.customerId, customerId));
+  return Boolean(row?.deletedAt);
 }
 
 /** Records one adjustment; false when its provider fact was already applied. */
@@ -165,6 +183,15 @@ export async function reversePayment(
   if (!found && event.paymentIntentId) {
     ids = { paymentIntentId: null, invoiceId: await provider.invoiceOfPayment(event.paymentIntentId) };
     found = await findPurchase(tx, ids);
+  }
+  if (!found && event.kind === "charge_refunded" && (await ofDeletedOrganisation(tx, event.customerId))) {
+    // The refund billing made of a payment that arrived for a deleted organisation (webhooks.ts):
+    // it granted nothing, so nothing is taken back.
+    logger.info(
+      { eventId: event.eventId, chargeId: event.chargeId, customerId: event.customerId },
+      "Refund of a payment for a deleted organisation: nothing to take back",
+    );
+    return;
   }
   if (!found || !(await lockUser(tx, found.userId))) {
     logger.error(

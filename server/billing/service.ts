@@ -81,8 +81,12 @@ export function createBilling(deps: BillingDeps) {
     updateSubscription,
     cancelSubscription,
     endSubscriptionNow,
-    /** Closes the user's open checkouts in `tx` (an account being deleted): none can be paid after. */
-    closeOpenCheckouts: (tx: DbOrTx, userId: string) => deps.provider.expireOpenCheckouts(tx, userId),
+    /**
+     * Closes the organisation's open checkouts in `tx` (an account or organisation being deleted),
+     * or only those `openedBy` opened (a member being removed): none can be paid after.
+     */
+    closeOpenCheckouts: (tx: DbOrTx, orgId: string, openedBy?: string) =>
+      deps.provider.expireOpenCheckouts(tx, orgId, openedBy),
     ledger,
     invoices,
     invoice,

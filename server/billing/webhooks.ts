@@ -112,11 +112,13 @@ export function webhookHandler(deps: WebhookDeps) {
   }
 
   /**
-   * Money arriving for a deleted organisation (a checkout completed while it was being deleted) is
-   * never turned into credits or a plan nobody can use or cancel (ORGANISATIONS.md: "a payment
-   * arriving for it is refunded"). A new subscription is ended at once with its first invoice
-   * refunded, through the provider; a top-up is not recorded and is logged at error level, as a
-   * payment for an unknown payer is, for an operator to refund. True when handled here.
+   * Money arriving for a deleted organisation (a checkout completed while it was being deleted, or
+   * a renewal charged in the same moment) is never turned into credits or a plan nobody can use or
+   * cancel: it is refunded automatically (ORGANISATIONS.md). A subscription is ended at once, and
+   * the payment is refunded in full, once per payment however many events describe it; the event
+   * is recorded and its refund comes back as charge.refunded, which finds nothing to take back
+   * (reversals.ts). Only when the provider finds no payment to refund is it left, logged at error
+   * level, for an operator. True when handled here.
    */
   async function refusedForDeletedOrg(tx: Tx, orgId: string, event: UserEvent): Promise<boolean> {
     if (
@@ -131,16 +133,31 @@ export function webhookHandler(deps: WebhookDeps) {
       .from(organizations)
       .where(eq(organizations.id, orgId));
     if (!org?.deletedAt) return false;
+    const context = { eventId: event.eventId, orgId, type: event.eventType };
+    const paymentIntentId = event.kind === "topup_paid" ? event.paymentIntentId : null;
     if ("subscriptionId" in event && event.subscriptionId) {
-      await provider.cancelNow(tx, event.subscriptionId, true);
-      logger.warn(
-        { eventId: event.eventId, orgId, subscriptionId: event.subscriptionId },
-        "A subscription paid for a deleted organisation was ended and its invoice refunded",
-      );
+      await provider.cancelNow(tx, event.subscriptionId, false);
+      if (!paymentIntentId && !event.invoiceId) {
+        // A checkout event that does not name the first invoice: invoice.paid, which does, refunds it.
+        logger.warn(context, "A subscription paid for a deleted organisation was ended");
+        return true;
+      }
+    }
+    const refunded = await provider.refundUnclaimedPayment(tx, {
+      orgId,
+      customerId: event.customerId,
+      paymentIntentId,
+      providerInvoiceId: event.invoiceId,
+      total: event.payment?.total ?? null,
+      currency: event.payment?.currency ?? null,
+      reason: "Paid for an organisation that was deleted",
+    });
+    if (refunded) {
+      logger.warn(context, "A payment for a deleted organisation was refunded in full; nothing granted");
       return true;
     }
     logger.error(
-      { eventId: event.eventId, orgId, type: event.eventType },
+      context,
       "Billing needs attention: a payment for a deleted organisation; refund it in the console",
     );
     return tx.rollback();

@@ -14,6 +14,8 @@ export type { Catalogue } from "../catalogue.ts";
 export interface NewCheckout {
   /** The paying organisation (a personal one has its user's id). */
   userId: string;
+  /** The member who opens it: their removal from the organisation expires it. */
+  openedBy: string;
   /** The organisation's billing e-mail, for a customer made now. */
   email: string;
   mode: "subscription" | "payment";
@@ -42,14 +44,25 @@ export interface PaymentProvider {
   setCancelAtPeriodEnd(db: DbOrTx, subscriptionId: string, cancelAtPeriodEnd: boolean): Promise<void>;
   /** From the end of the current period, bill `productId` (null: drop a scheduled change). */
   scheduleChange(db: DbOrTx, subscriptionId: string, productId: string | null): Promise<void>;
-  /** Ends the subscription now (a second subscription paid by mistake is refunded). */
+  /**
+   * Ends the subscription now, without proration, and voids its invoices still open: nothing more
+   * is collected for it (a second subscription paid by mistake is refunded besides).
+   */
   cancelNow(db: DbOrTx, subscriptionId: string, refundLatestInvoice: boolean): Promise<void>;
   /**
-   * Closes the user's checkout sessions that are still open, so that none can be paid any more
-   * (an account being deleted). A session the provider has already completed is left as it is:
-   * its payment arrives as an event like any other.
+   * Refunds in full a payment that no billing account can take: it arrived for an organisation
+   * deleted meanwhile (ORGANISATIONS.md). Once per payment however many events describe it; a
+   * payment refunded already counts as done. False when the provider finds no payment to refund
+   * (then an operator must look).
    */
-  expireOpenCheckouts(db: DbOrTx, userId: string): Promise<void>;
+  refundUnclaimedPayment(db: DbOrTx, payment: UnclaimedPayment): Promise<boolean>;
+  /**
+   * Closes the organisation's checkout sessions that are still open, so that none can be paid any
+   * more (an account or organisation being deleted); with `openedBy`, only those that member
+   * opened (the member is being removed). A session the provider has already completed is left as
+   * it is: its payment arrives as an event like any other.
+   */
+  expireOpenCheckouts(db: DbOrTx, userId: string, openedBy?: string): Promise<void>;
   /**
    * A page where the customer changes their card (Stripe's Billing Portal; the local stand-in's
    * card page), coming back to `returnUrl`. A past-due invoice is paid with the new card.
@@ -101,6 +114,20 @@ export interface SavedCustomerDetails {
   customerId: string;
   /** Null without a VAT ID. */
   vatIdStatus: VatIdStatus | null;
+}
+
+/** A payment that arrived for nobody who can take it, as its event names it. */
+export interface UnclaimedPayment {
+  /** The organisation it was paid for. */
+  orgId: string;
+  customerId: string | null;
+  /** What carried it: a payment intent (pi_…), the provider's invoice (in_…), or both. */
+  paymentIntentId: string | null;
+  providerInvoiceId: string | null;
+  /** Minor units, as the event says (null: not said). */
+  total: number | null;
+  currency: string | null;
+  reason: string;
 }
 
 /** A refund of one of our invoice rows, as the provider needs to make it. */

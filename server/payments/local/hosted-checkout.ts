@@ -178,6 +178,7 @@ export function hostedCheckout(deps: {
         successUrl: checkout.successUrl,
         cancelUrl: checkout.cancelUrl,
         customerId: await ensureCustomer(tx, checkout.userId),
+        openedBy: checkout.openedBy,
         createdAt: now,
         expiresAt: new Date(now.getTime() + SESSION_LIFETIME_MS),
       });
@@ -199,7 +200,7 @@ export function hostedCheckout(deps: {
       return { customerId: await ensureCustomer(tx, orgId), vatIdStatus: details.vatId ? "verified" : null };
     },
 
-    async expireOpenCheckouts(tx: DbOrTx, userId: string): Promise<void> {
+    async expireOpenCheckouts(tx: DbOrTx, userId: string, openedBy?: string): Promise<void> {
       // In the deleting transaction: a payment of one of them waits for it (openSession locks the
       // row), then finds the session expired.
       await tx
@@ -208,6 +209,7 @@ export function hostedCheckout(deps: {
         .where(
           and(
             eq(checkoutSessions.userId, userId),
+            openedBy === undefined ? undefined : eq(checkoutSessions.openedBy, openedBy),
             eq(checkoutSessions.provider, "local"),
             eq(checkoutSessions.status, "open"),
           ),

@@ -71,6 +71,7 @@ export function createLocalProvider(deps: {
     cancelNow: subscriptions.cancelNow,
     retrieveSubscription: subscriptions.retrieveSubscription,
     refundPayment: refunds.refundPayment,
+    refundUnclaimedPayment: refunds.refundUnclaimedPayment,
     runBillingCycle: cycle.runBillingCycle,
     // The local stand-in takes no refunds (no Dashboard): its payments are all found by their own ids.
     invoiceOfPayment: async () => null,

@@ -2,8 +2,10 @@
 // billing about it: a charge.refunded event with the charge's cumulative refunded amount, queued
 // like every other event of the stand-in. The charge id is derived from our invoice row, so every
 // refund of one payment names the same charge, as Stripe's do.
-import type { CustomerStore, RefundRequest } from "../../billing/ports/payment-provider.ts";
+import { eq } from "drizzle-orm";
+import type { CustomerStore, RefundRequest, UnclaimedPayment } from "../../billing/ports/payment-provider.ts";
 import type { Clock } from "../../clock.ts";
+import { webhookDeliveries } from "../../db/schema/index.ts";
 import type { DbOrTx } from "../../db/types.ts";
 import { newStripeId } from "../stripe/format.ts";
 import { enqueueEvent } from "./deliveries.ts";
@@ -12,6 +14,12 @@ import { type LocalStripeObjects, seconds } from "./stripe-objects.ts";
 
 /** The one charge of a local payment: "ch_" and our invoice row's id without dashes. */
 export const localChargeId = (invoiceId: string) => `ch_${invoiceId.replaceAll("-", "")}`;
+
+/**
+ * The charge of a payment we never recorded (no invoice row): named after what carried it, so that
+ * every event describing the payment names the same charge.
+ */
+const unclaimedChargeId = (carrier: string) => `ch_${carrier.replace(/^(pi|in)_/, "")}`;
 
 export function localRefunds(deps: {
   clock: Clock;
@@ -38,6 +46,37 @@ export function localRefunds(deps: {
       });
       await enqueueEvent(db, event, now);
       return { refundId: newStripeId("re"), status: "succeeded" };
+    },
+
+    /**
+     * As Stripe would tell it: one charge.refunded for the whole payment. Its event id is the
+     * charge's, so the second event describing the same payment (checkout.session.completed, then
+     * invoice.paid) finds it queued and refunds nothing more.
+     */
+    async refundUnclaimedPayment(db: DbOrTx, payment: UnclaimedPayment): Promise<boolean> {
+      const carrier = payment.paymentIntentId ?? payment.providerInvoiceId;
+      if (!carrier) return false;
+      const chargeId = unclaimedChargeId(carrier);
+      const eventId = `evt_refund_${chargeId}`;
+      const queued = await db
+        .select({ id: webhookDeliveries.id })
+        .from(webhookDeliveries)
+        .where(eq(webhookDeliveries.eventId, eventId));
+      if (queued.length > 0) return true;
+      const now = deps.clock.now();
+      const total = payment.total ?? 0;
+      const event = chargeRefundedEvent(deps.objects.meta(now), {
+        id: chargeId,
+        paymentIntentId: payment.paymentIntentId,
+        invoiceId: payment.providerInvoiceId,
+        customerId: payment.customerId ?? (await deps.customers.findCustomerId(db, payment.orgId)) ?? "",
+        amount: total,
+        amountRefunded: total,
+        currency: payment.currency ?? "eur",
+        created: seconds(now),
+      });
+      await enqueueEvent(db, { ...event, id: eventId }, now);
+      return true;
     },
   };
 }

@@ -110,6 +110,11 @@ export function subscriptionCommands(deps: { clock: Clock; objects: LocalStripeO
         .from(localSubscriptions)
         .where(eq(localSubscriptions.id, subscriptionId));
       if (!sub || sub.status === "canceled") return;
+      // Its open invoice (a renewal still being retried) is voided: nothing more is collected.
+      await tx
+        .update(localSubscriptions)
+        .set({ openInvoiceId: null, nextPaymentAttempt: null })
+        .where(eq(localSubscriptions.id, subscriptionId));
       // A refund of the local provider's money is only this record; nothing else to move.
       await endSubscription(tx, subscriptionId, now, now, deps.objects);
     },

@@ -76,6 +76,7 @@ describe("Stripe adapter (SDK pointed at a local stand-in; real Stripe is not re
     routes = checkoutRoutes();
     const checkout = {
       userId,
+      openedBy: userId,
       email: "ann@example.com",
       mode: "subscription" as const,
       productId: "prod_b",
@@ -378,6 +379,9 @@ describe("Stripe adapter (SDK pointed at a local stand-in; real Stripe is not re
           : undefined,
       on("GET", "/v1/checkout/sessions/cs_paid_meanwhile", closed("cs_paid_meanwhile", "complete")),
     ];
+    // A member's removal asks only about the sessions they opened: none of these.
+    await provider().expireOpenCheckouts(database.db, userId, randomUUID());
+    expect(requests).toEqual([]);
     await provider().expireOpenCheckouts(database.db, userId);
     // Only the open ones still within their lifetime are asked about.
     expect(requests.map((r) => `${r.method} ${r.path}`)).toEqual([
@@ -437,9 +441,103 @@ describe("Stripe adapter (SDK pointed at a local stand-in; real Stripe is not re
     });
   });
 
+  it("cancels a subscription now without proration and voids its invoices still open", async () => {
+    routes = [
+      on("DELETE", "/v1/subscriptions/sub_1", { id: "sub_1", object: "subscription", status: "canceled" }),
+      on("GET", "/v1/invoices", {
+        object: "list",
+        data: [{ id: "in_open", object: "invoice", status: "open" }],
+        has_more: false,
+      }),
+      on("POST", "/v1/invoices/in_open/void", { id: "in_open", object: "invoice", status: "void" }),
+    ];
+    await provider().cancelNow(database.db, "sub_1", false);
+    expect(requests.map((r) => `${r.method} ${r.path}`)).toEqual([
+      "DELETE /v1/subscriptions/sub_1",
+      "GET /v1/invoices",
+      "POST /v1/invoices/in_open/void",
+    ]);
+    expect(requests[0]?.query.get("prorate")).toBe("false");
+    expect(requests[1]?.query.get("subscription")).toBe("sub_1");
+    expect(requests[1]?.query.get("status")).toBe("open");
+  });
+
+  describe("refunds a payment that arrived for a deleted organisation", () => {
+    const unclaimed = (over: { paymentIntentId?: string | null; providerInvoiceId?: string | null }) => ({
+      orgId: userId,
+      customerId: "cus_1",
+      paymentIntentId: null,
+      providerInvoiceId: null,
+      total: 9_401,
+      currency: "eur",
+      reason: "Paid for an organisation that was deleted",
+      ...over,
+    });
+
+    it("in full, on its payment intent, once per payment", async () => {
+      routes = [on("POST", "/v1/refunds", { id: "re_1", object: "refund", status: "succeeded" })];
+      expect(
+        await provider().refundUnclaimedPayment(database.db, unclaimed({ paymentIntentId: "pi_1" })),
+      ).toBe(true);
+      const [request] = requests;
+      expect(request?.path).toBe("/v1/refunds");
+      expect(request?.body.get("payment_intent")).toBe("pi_1");
+      // No amount: all of it.
+      expect(request?.body.has("amount")).toBe(false);
+      expect(request?.body.get("metadata[org_id]")).toBe(userId);
+      expect(request?.headers["idempotency-key"]).toBe("unclaimed-refund:pi_1");
+    });
+
+    it("through the payment intent that paid a subscription's invoice; none found: not refunded", async () => {
+      routes = [
+        on("GET", "/v1/invoice_payments", {
+          object: "list",
+          data: [
+            {
+              id: "inpay_1",
+              object: "invoice_payment",
+              payment: { type: "payment_intent", payment_intent: "pi_9" },
+            },
+          ],
+          has_more: false,
+        }),
+        on("POST", "/v1/refunds", { id: "re_2", object: "refund", status: "pending" }),
+      ];
+      expect(
+        await provider().refundUnclaimedPayment(database.db, unclaimed({ providerInvoiceId: "in_1" })),
+      ).toBe(true);
+      expect(requests[0]?.query.get("invoice")).toBe("in_1");
+      expect(requests[1]?.body.get("payment_intent")).toBe("pi_9");
+
+      standIn.reset();
+      routes = [on("GET", "/v1/invoice_payments", { object: "list", data: [], has_more: false })];
+      expect(
+        await provider().refundUnclaimedPayment(database.db, unclaimed({ providerInvoiceId: "in_2" })),
+      ).toBe(false);
+      expect(await provider().refundUnclaimedPayment(database.db, unclaimed({}))).toBe(false);
+      expect(requests.some((r) => r.path === "/v1/refunds")).toBe(false);
+    });
+
+    it("counts a payment refunded already as done, and throws on any other failure", async () => {
+      const refusal = (code: string) => () => ({
+        status: 400,
+        body: { error: { type: "invalid_request_error", code, message: code } },
+      });
+      routes = [refusal("charge_already_refunded")];
+      expect(
+        await provider().refundUnclaimedPayment(database.db, unclaimed({ paymentIntentId: "pi_1" })),
+      ).toBe(true);
+      routes = [refusal("resource_missing")];
+      await expect(
+        provider().refundUnclaimedPayment(database.db, unclaimed({ paymentIntentId: "pi_1" })),
+      ).rejects.toThrow();
+    });
+  });
+
   it("treats cancelling a subscription Stripe no longer has as done", async () => {
     await expect(provider().cancelNow(database.db, "sub_gone", true)).resolves.toBeUndefined();
     expect(requests[0]).toMatchObject({ method: "DELETE", path: "/v1/subscriptions/sub_gone" });
+    expect(requests).toHaveLength(1);
   });
 
   const product = (id: string, metadata: Record<string, string>, unitAmount: number, currency: string) => ({

@@ -119,6 +119,7 @@ export function createStripeProvider(deps: {
         successUrl: checkout.successUrl,
         cancelUrl: checkout.cancelUrl,
         customerId: customer,
+        openedBy: checkout.openedBy,
         createdAt: now,
         expiresAt: new Date(session.expires_at * 1000),
       });
@@ -179,13 +180,14 @@ export function createStripeProvider(deps: {
       });
     },
 
-    async expireOpenCheckouts(db, userId) {
+    async expireOpenCheckouts(db, userId, openedBy) {
       const open = await db
         .select({ id: checkoutSessions.id })
         .from(checkoutSessions)
         .where(
           and(
             eq(checkoutSessions.userId, userId),
+            openedBy === undefined ? undefined : eq(checkoutSessions.openedBy, openedBy),
             eq(checkoutSessions.provider, "stripe"),
             eq(checkoutSessions.status, "open"),
             gt(checkoutSessions.expiresAt, deps.clock.now()),
@@ -264,13 +266,11 @@ export function createStripeProvider(deps: {
     },
 
     async refundPayment(_db, refund) {
-      let paymentIntent = refund.paymentReference?.startsWith("pi_") ? refund.paymentReference : null;
-      if (!paymentIntent && refund.providerInvoiceId) {
-        // A subscription's invoice: the payment intent that paid it.
-        const payments = await stripe.invoicePayments.list({ invoice: refund.providerInvoiceId, limit: 1 });
-        const paid = payments.data[0]?.payment?.payment_intent;
-        paymentIntent = typeof paid === "string" ? paid : (paid?.id ?? null);
-      }
+      const paymentIntent = await paymentIntentOf(
+        stripe,
+        refund.paymentReference?.startsWith("pi_") ? refund.paymentReference : null,
+        refund.providerInvoiceId,
+      );
       if (!paymentIntent) return null;
       const created = await stripe.refunds.create(
         {
@@ -287,12 +287,48 @@ export function createStripeProvider(deps: {
       try {
         await stripe.subscriptions.cancel(subscriptionId, { prorate: false });
       } catch (error) {
-        if (!isMissing(error)) throw error; // already gone: done
+        if (isMissing(error)) return; // already gone: done
+        throw error;
+      }
+      // Stripe stops collecting a cancelled subscription's open invoices but leaves them open, owed
+      // on their hosted pages: void them (ORGANISATIONS.md, deleting an organisation).
+      for await (const invoice of stripe.invoices.list({ subscription: subscriptionId, status: "open" })) {
+        if (invoice.id) await stripe.invoices.voidInvoice(invoice.id);
       }
       // Refunds are left to an operator: the billing service logs every such case at error level.
       void refundLatestInvoice;
     },
+
+    async refundUnclaimedPayment(_db, payment) {
+      const paymentIntent = await paymentIntentOf(stripe, payment.paymentIntentId, payment.providerInvoiceId);
+      if (!paymentIntent) return false;
+      try {
+        await stripe.refunds.create(
+          { payment_intent: paymentIntent, metadata: { org_id: payment.orgId, reason: payment.reason } },
+          // One refund per payment, whichever of its events asked first.
+          { idempotencyKey: `unclaimed-refund:${paymentIntent}` },
+        );
+      } catch (error) {
+        // A second event of the same payment a day later (past the key's lifetime): done already.
+        if ((error as { code?: string }).code !== "charge_already_refunded") throw error;
+      }
+      return true;
+    },
   };
+}
+
+/** The payment intent that carried a payment: the one named, else the one that paid `invoiceId`. */
+async function paymentIntentOf(
+  stripe: Stripe,
+  paymentIntentId: string | null,
+  invoiceId: string | null,
+): Promise<string | null> {
+  if (paymentIntentId) return paymentIntentId;
+  if (!invoiceId) return null;
+  // A subscription's invoice: the payment intent that paid it.
+  const payments = await stripe.invoicePayments.list({ invoice: invoiceId, limit: 1 });
+  const paid = payments.data[0]?.payment?.payment_intent;
+  return typeof paid === "string" ? paid : (paid?.id ?? null);
 }
 
 async function priceOfProduct(stripe: Stripe, productId: string): Promise<string> {

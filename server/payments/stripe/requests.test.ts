@@ -56,6 +56,9 @@ const PARAMETER_TYPES: Record<string, string[]> = {
   "products.list": ["Stripe.ProductListParams"],
   "billingPortal.sessions.create": ["Stripe.BillingPortal.SessionCreateParams"],
   "invoicePayments.list": ["Stripe.InvoicePaymentListParams"],
+  "invoices.list": ["Stripe.InvoiceListParams"],
+  "invoices.voidInvoice": ["string"],
+  "refunds.create": ["Stripe.RefundCreateParams", "Stripe.RequestOptions"],
 };
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -183,6 +186,14 @@ describe("every request of the Stripe adapter against the SDK's published parame
         url: "/v1/invoice_payments",
         data: [{ id: "inpay_1", object: "invoice_payment", invoice: "in_1" }],
       }),
+      on("GET", "/v1/invoices", {
+        object: "list",
+        has_more: false,
+        url: "/v1/invoices",
+        data: [{ id: "in_open", object: "invoice", status: "open" }],
+      }),
+      on("POST", "/v1/invoices/in_open/void", { id: "in_open", object: "invoice", status: "void" }),
+      on("POST", "/v1/refunds", { id: "re_1", object: "refund", status: "succeeded" }),
       on("POST", "/v1/billing_portal/sessions", {
         id: "bps_1",
         object: "billing_portal.session",
@@ -212,6 +223,7 @@ describe("every request of the Stripe adapter against the SDK's published parame
     // Every call of the adapter, in every variant.
     const checkout = {
       userId,
+      openedBy: userId,
       email: "ann@example.com",
       productName: "Tier B",
       amount: 34900,
@@ -237,6 +249,23 @@ describe("every request of the Stripe adapter against the SDK's published parame
     await provider.scheduleChange(database.db, "sub_2", "prod_c");
     await provider.scheduleChange(database.db, "sub_2", null);
     await provider.cancelNow(database.db, "sub_1", false);
+    const unclaimed = {
+      orgId: userId,
+      customerId: "cus_1",
+      total: 9401,
+      currency: "eur",
+      reason: "Paid for an organisation that was deleted",
+    };
+    await provider.refundUnclaimedPayment(database.db, {
+      ...unclaimed,
+      paymentIntentId: "pi_1",
+      providerInvoiceId: null,
+    });
+    await provider.refundUnclaimedPayment(database.db, {
+      ...unclaimed,
+      paymentIntentId: null,
+      providerInvoiceId: "in_1",
+    });
     await provider.createPortalSession(database.db, {
       userId,
       customerId: "cus_1",

@@ -1,14 +1,19 @@
 // A payment that completes for an organisation deleted meanwhile (ORGANISATIONS.md: "a payment
-// arriving for it is refunded automatically"): a subscription is ended at once with its invoice
-// refunded and grants nothing; a top-up is logged for an operator to refund, granting nothing.
+// arriving for it is refunded automatically"): it grants nothing, a subscription is ended at once,
+// and the payment is refunded in full at the provider, once however many events describe it. The
+// refund's own charge.refunded then finds nothing to take back.
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
 import {
+  billingCustomers,
+  creditAdjustments,
   creditGrants,
+  invoices,
   localSubscriptions,
   organizations,
   subscriptions,
+  webhookDeliveries,
   webhookEvents,
 } from "../../db/schema/index.ts";
 import { verifiedUser } from "../../testing/api-client.ts";
@@ -19,6 +24,12 @@ import { teamOrg } from "../../testing/team-org.ts";
 
 describe.each(TEST_DATABASES)("payments for a deleted organisation (%s)", (kind) => {
   const ctx = useTestApp(kind);
+
+  const deleteOrg = (org: string) =>
+    ctx.t.deps.db
+      .update(organizations)
+      .set({ deletedAt: ctx.t.clock.now() })
+      .where(eq(organizations.id, org));
 
   async function openCheckout(path: string, body: unknown) {
     const ann = await verifiedUser(ctx.t, "ann");
@@ -34,42 +45,77 @@ describe.each(TEST_DATABASES)("payments for a deleted organisation (%s)", (kind)
     });
     expect(res.status).toBe(200);
     // Deleted while the buyer was on the checkout page.
-    await ctx.t.deps.db
-      .update(organizations)
-      .set({ deletedAt: ctx.t.clock.now() })
-      .where(eq(organizations.id, org));
+    await deleteOrg(org);
     return { org, page: checkoutPath(((await res.json()) as { url: string }).url) };
   }
 
-  it("ends a subscription paid for it at once, refunds it, and grants nothing", async () => {
+  /** The charge.refunded events the provider sent, with what each refunded. */
+  async function refundsSent() {
+    const rows = await ctx.t.deps.db
+      .select()
+      .from(webhookDeliveries)
+      .where(eq(webhookDeliveries.type, "charge.refunded"));
+    return rows.map((r) => {
+      const charge = (JSON.parse(r.payload) as { data: { object: Record<string, unknown> } }).data.object;
+      return { amount: charge.amount, refunded: charge.amount_refunded, delivered: r.lastStatus };
+    });
+  }
+
+  /** The refunds' own charge.refunded events that the webhook recorded (a rolled-back one is not). */
+  async function refundEventsRecorded() {
+    const events = await ctx.t.deps.db
+      .select()
+      .from(webhookEvents)
+      .where(eq(webhookEvents.type, "charge.refunded"));
+    return events.map((e) => e.eventId);
+  }
+
+  async function nothingGranted(org: string) {
+    const db = ctx.t.deps.db;
+    expect(await db.select().from(creditGrants).where(eq(creditGrants.userId, org))).toEqual([]);
+    expect(await db.select().from(invoices).where(eq(invoices.userId, org))).toEqual([]);
+    expect(await db.select().from(creditAdjustments)).toEqual([]);
+  }
+
+  it("ends a subscription paid for it at once, refunds its payment in full, and grants nothing", async () => {
     const { org, page } = await openCheckout("/v1/create-checkout-session", {
       product: TIER("A").product,
       price: TIER("A").price,
     });
     await payAndSettle(ctx.t, page);
     const db = ctx.t.deps.db;
-    expect(await db.select().from(creditGrants).where(eq(creditGrants.userId, org))).toEqual([]);
+    await nothingGranted(org);
     const live = (await db.select().from(subscriptions).where(eq(subscriptions.userId, org))).filter(
       (s) => s.status !== "ended",
     );
     expect(live).toEqual([]);
     const atProvider = await db.select().from(localSubscriptions).where(eq(localSubscriptions.userId, org));
     expect(atProvider.map((s) => s.status)).toEqual(["canceled"]);
+    // The checkout and the first invoice both describe the payment: one refund, of all of it
+    // (Tier A with German VAT), answered 200 by the webhook, which found nothing to take back.
+    expect(await refundsSent()).toEqual([{ amount: 9401, refunded: 9401, delivered: 200 }]);
+    expect(await refundEventsRecorded()).toHaveLength(1);
   });
 
-  it("leaves a top-up paid for it unprocessed for an operator, granting nothing", async () => {
+  it("records the event of a refunded top-up, and a second event of the same payment refunds nothing more", async () => {
     const ann = await verifiedUser(ctx.t, "ann");
     const org = await teamOrg(ctx.t, "Acme", [{ id: ann.id, role: "owner" }]);
+    await deleteOrg(org);
+    const purchase = topUpPurchase(org, ctx.t.clock.now());
     await ctx.t.deps.db
-      .update(organizations)
-      .set({ deletedAt: ctx.t.clock.now() })
-      .where(eq(organizations.id, org));
-    const paid = topUpPurchase(org, ctx.t.clock.now()).checkout();
-    // Answered (as for an unknown payer) but not recorded: an operator refunds the payment, logged
-    // at error level, and can have the event sent again.
-    expect((await sendWebhook(ctx.t, paid)).status).toBe(200);
-    const db = ctx.t.deps.db;
-    expect(await db.select().from(creditGrants).where(eq(creditGrants.userId, org))).toEqual([]);
-    expect(await db.select().from(webhookEvents)).toEqual([]);
+      .insert(billingCustomers)
+      .values({ userId: org, customerId: purchase.session.customerId, createdAt: ctx.t.clock.now() });
+    const first = purchase.checkout();
+    expect((await sendWebhook(ctx.t, first)).status).toBe(200);
+    // Another event describing the same payment (a redelivery under a new id).
+    expect((await sendWebhook(ctx.t, purchase.checkout())).status).toBe(200);
+    await ctx.t.local.deliverer.deliverDue();
+    await nothingGranted(org);
+    expect(await refundEventsRecorded()).toHaveLength(1);
+    const recorded = (await ctx.t.deps.db.select().from(webhookEvents)).map((e) => e.eventId);
+    expect(recorded).toContain(first.id);
+    expect(await refundsSent()).toEqual([
+      { amount: purchase.session.amountSubtotal, refunded: purchase.session.amountSubtotal, delivered: 200 },
+    ]);
   });
 });

@@ -125,7 +125,10 @@ export function billingRoutes(deps: BillingRouteDeps): OpenAPIHono<AppEnv> {
     writes,
     async (c) => {
       const body = await parseJsonBody(c, checkoutSessionRequestSchema);
-      return c.json(await deps.billing.createSubscriptionCheckout(c.var.org, body.product, body.price), 200);
+      return c.json(
+        await deps.billing.createSubscriptionCheckout(c.var.org, c.var.user, body.product, body.price),
+        200,
+      );
     },
   );
 
@@ -162,7 +165,7 @@ export function billingRoutes(deps: BillingRouteDeps): OpenAPIHono<AppEnv> {
     writes,
     async (c) => {
       const body = await parseJsonBody(c, topUpCheckoutRequestSchema);
-      return c.json(await deps.billing.createTopUpCheckout(c.var.org, body.product_id), 200);
+      return c.json(await deps.billing.createTopUpCheckout(c.var.org, c.var.user, body.product_id), 200);
     },
   );
 

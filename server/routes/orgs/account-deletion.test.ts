@@ -6,8 +6,15 @@ import { describe, expect, it } from "vitest";
 import { DETAIL } from "../../../contract/messages.ts";
 import { ORG_DETAIL } from "../../../contract/org-messages.ts";
 import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
-import { apiKeys, auditLog, organizationMembers, organizations } from "../../db/schema/index.ts";
+import {
+  apiKeys,
+  auditLog,
+  checkoutSessions,
+  organizationMembers,
+  organizations,
+} from "../../db/schema/index.ts";
 import { verifiedUser } from "../../testing/api-client.ts";
+import { TIER } from "../../testing/billing.ts";
 import { call, createTeam, insertKey, json, member, type Person } from "../../testing/org-calls.ts";
 import { useTestApp } from "../../testing/suite.ts";
 import { NO_LIMITS } from "../../testing/test-app.ts";
@@ -78,6 +85,28 @@ describe.each(TEST_DATABASES)("account deletion and organisations (%s)", (kind) 
     expect(mail?.subject).toBe("dev left Acme: 1 API key revoked");
     expect(mail?.text).toContain(`(gpk_${inAcme}…)`);
     expect(mail?.text).not.toContain(shared);
+  });
+
+  it("expires the checkouts the account opened for a team it leaves", async () => {
+    const ann = await verifiedUser(ctx.t, "ann");
+    const acme = await createTeam(ctx.t, ann, "Acme");
+    const bill = await member(ctx.t, acme, ann, "bill", "billing");
+    const res = await ctx.t.app.request("/v1/create-checkout-session", {
+      method: "POST",
+      headers: {
+        Authorization: `Bearer ${bill.accessToken}`,
+        "Content-Type": "application/json",
+        "X-Organization": acme.id,
+      },
+      body: JSON.stringify({ product: TIER("A").product, price: TIER("A").price }),
+    });
+    expect(res.status).toBe(200);
+    expect(await json(await deleteAccount(bill), 200)).toEqual({ detail: DETAIL.accountDeleted });
+    const sessions = await ctx.t.deps.db
+      .select({ status: checkoutSessions.status })
+      .from(checkoutSessions)
+      .where(eq(checkoutSessions.userId, acme.id));
+    expect(sessions).toEqual([{ status: "expired" }]);
   });
 
   it("goes ahead once another member owns the team", async () => {

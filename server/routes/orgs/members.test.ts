@@ -10,12 +10,14 @@ import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
 import {
   apiKeys,
   auditLog,
+  checkoutSessions,
   memberCreditUsage,
   organizationInvitations,
   organizationMembers,
 } from "../../db/schema/index.ts";
 import { berlinMonth } from "../../domain/berlin-time.ts";
 import { verifiedUser } from "../../testing/api-client.ts";
+import { checkoutPath, openSubscriptionCheckout, payAt, TIER } from "../../testing/billing.ts";
 import {
   call,
   createTeam,
@@ -258,6 +260,48 @@ describe.each(TEST_DATABASES)("organisation members (%s)", (kind) => {
       // Their access ends at once.
       expect((await call(ctx.t, "GET", `/v1/orgs/${org.id}`, max.accessToken)).status).toBe(404);
       expect((await lastAudit(org.id))?.action).toBe("member.remove");
+    });
+
+    it("expires the checkouts the member opened for the organisation, and no one else's", async () => {
+      const { org, ann, bill } = await acme();
+      const open = async (who: Person) => {
+        const res = await ctx.t.app.request("/v1/create-checkout-session", {
+          method: "POST",
+          headers: {
+            Authorization: `Bearer ${who.accessToken}`,
+            "Content-Type": "application/json",
+            "X-Organization": org.id,
+          },
+          body: JSON.stringify({ product: TIER("A").product, price: TIER("A").price }),
+        });
+        return checkoutPath((await json<{ url: string }>(res, 200)).url)
+          .split("/")
+          .pop() as string;
+      };
+      const billsSession = await open(bill);
+      const annsSession = await open(ann);
+      // Bill's checkout of his own account stays open: he leaves Acme, not his account.
+      const personal = (await openSubscriptionCheckout(ctx.t, bill.accessToken, "B")).split("/").pop();
+      await json(await remove(ann, org.id, bill.id), 200);
+      const statuses = Object.fromEntries(
+        (
+          await ctx.t.deps.db
+            .select({
+              id: checkoutSessions.id,
+              status: checkoutSessions.status,
+              openedBy: checkoutSessions.openedBy,
+            })
+            .from(checkoutSessions)
+        ).map((s) => [s.id, `${s.status} by ${s.openedBy === bill.id ? "bill" : "ann"}`]),
+      );
+      expect(statuses).toEqual({
+        [billsSession]: "expired by bill",
+        [annsSession]: "open by ann",
+        [personal as string]: "open by bill",
+      });
+      // His page no longer takes a payment.
+      const paid = await payAt(ctx.t, `/_checkout/${billsSession}`);
+      expect(paid.status).not.toBe(303);
     });
 
     it("lets anyone leave but the last owner", async () => {

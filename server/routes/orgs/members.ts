@@ -242,7 +242,7 @@ export function memberRoutes(deps: OrgRouteDeps): OpenAPIHono<AppEnv> {
       tags: TAGS,
       summary: "Remove a member, or leave (the caller's own id)",
       description:
-        "At once on every instance: their access ends, the keys they made in the organisation are revoked (listed), the shared keys they made keep working (listed, to revoke too if they should stop), and the invitations they sent are revoked. The last owner cannot leave or be removed.",
+        "At once on every instance: their access ends, the keys they made in the organisation are revoked (listed), the shared keys they made keep working (listed, to revoke too if they should stop), the invitations they sent are revoked, and the checkout sessions they opened for the organisation expire. The last owner cannot leave or be removed.",
       security,
       parameters: [ORG_ID_PARAMETER, USER_ID_PARAMETER],
       responses: {
@@ -278,6 +278,8 @@ export function memberRoutes(deps: OrgRouteDeps): OpenAPIHono<AppEnv> {
         );
         if (refusal) refuse(refusal);
         const removal = await endMembership(tx, orgId, target.userId, now);
+        // Nor can they pay, or be charged, through a checkout they opened for the organisation.
+        await deps.billing.closeOpenCheckouts(tx, orgId, target.userId);
         const leaving = target.userId === actor.id;
         await auditOrg(
           tx,

@@ -12,14 +12,16 @@ import {
   auditLog,
   creditAdjustments,
   creditGrants,
+  localSubscriptions,
   organizationInvitations,
   organizations,
   subscriptions,
   users,
+  webhookDeliveries,
 } from "../../db/schema/index.ts";
 import { bearer } from "../../testing/api-access.ts";
 import { login, postJson, verifiedUser } from "../../testing/api-client.ts";
-import { checkoutPath, payAndSettle, TIER } from "../../testing/billing.ts";
+import { advanceDays, checkoutPath, payAndSettle, TIER } from "../../testing/billing.ts";
 import {
   call,
   createTeam,
@@ -255,6 +257,45 @@ describe.each(TEST_DATABASES)("organisations (%s)", (kind) => {
         .where(eq(creditAdjustments.userId, org.id));
       expect(adjustments.map((a) => a.kind)).toEqual(["forfeit"]);
       expect(adjustments[0]?.amount).toBe(asked.credits * 1000);
+    });
+
+    it("voids a past-due renewal's open invoice: nothing more is collected after the deletion", async () => {
+      const ann = await verifiedUser(ctx.t, "ann");
+      const org = await createTeam(ctx.t, ann);
+      const res = await postJson(
+        ctx.t.app,
+        "/v1/create-checkout-session",
+        { product: TIER("A").product, price: TIER("A").price },
+        { ...bearer(ann.accessToken), "X-Organization": org.id },
+      );
+      expect(res.status).toBe(200);
+      // A card whose renewals are declined: the next month's invoice stays open, retried.
+      await payAndSettle(
+        ctx.t,
+        checkoutPath(((await res.json()) as { url: string }).url),
+        "4000000000000341",
+      );
+      await advanceDays(ctx.t, 32);
+      const db = ctx.t.deps.db;
+      const atProvider = async () =>
+        (await db.select().from(localSubscriptions).where(eq(localSubscriptions.userId, org.id)))[0];
+      expect(await atProvider()).toMatchObject({ status: "past_due", openInvoiceId: expect.any(String) });
+      const failures = async () =>
+        (await db.select().from(webhookDeliveries)).filter((d) => d.type === "invoice.payment_failed").length;
+      const failedBefore = await failures();
+      const fresh = await signedInAgain(ann);
+      const done = await call(ctx.t, "DELETE", `/v1/orgs/${org.id}`, fresh.accessToken, {
+        confirm_forfeit: true,
+      });
+      expect(done.status).toBe(204);
+      expect(await atProvider()).toMatchObject({
+        status: "canceled",
+        openInvoiceId: null,
+        nextPaymentAttempt: null,
+      });
+      // The retries that would have come find nothing to collect.
+      await advanceDays(ctx.t, 10);
+      expect(await failures()).toBe(failedBefore);
     });
 
     it("is for owners only, with a recent password, and never for a personal organisation", async () => {

@@ -213,6 +213,8 @@ export function accountDataRoutes(deps: ApiDeps & { billing: Billing }): OpenAPI
         // No checkout left open for the deleted account to be charged through.
         await deps.billing.closeOpenCheckouts(tx, user.id);
         left = await leaveEveryTeam(tx, actor, now);
+        // Nor one the account opened for a team it leaves.
+        for (const orgId of left.keys()) await deps.billing.closeOpenCheckouts(tx, orgId, user.id);
         await eraseAccount(tx, { userId: user.id, unusablePasswordHash, now, origin });
       };
       try {
