@@ -60,6 +60,8 @@ export default {
     "server/domain/billing-recipients.ts",
     "src/lib/org-view.ts",
     "src/lib/admin-org-actions.ts",
+    // Auto top-up (issue 34): settings, consent, trigger, limit and failure rules.
+    "server/domain/auto-top-up.ts",
   ],
   coverageAnalysis: "perTest",
   concurrency: 2,
