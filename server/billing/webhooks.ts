@@ -5,7 +5,7 @@
 import { and, eq, TransactionRollbackError } from "drizzle-orm";
 import type { Logger } from "pino";
 import type { Clock } from "../clock.ts";
-import { checkoutSessions, organizations, webhookEvents } from "../db/schema/index.ts";
+import { checkoutSessions, creditGrants, organizations, webhookEvents } from "../db/schema/index.ts";
 import type { Db, Tx } from "../db/types.ts";
 import { snapshotOrder } from "../domain/subscription.ts";
 import type { BillingMailSender } from "./billing-mails.ts";
@@ -117,8 +117,10 @@ export function webhookHandler(deps: WebhookDeps) {
    * cancel: it is refunded automatically (ORGANISATIONS.md). A subscription is ended at once, and
    * the payment is refunded in full, once per payment however many events describe it; the event
    * is recorded and its refund comes back as charge.refunded, which finds nothing to take back
-   * (reversals.ts). Only when the provider finds no payment to refund is it left, logged at error
-   * level, for an operator. True when handled here.
+   * (reversals.ts). When the provider finds no payment to refund, or refuses the refund for good,
+   * the event is recorded, granting nothing, and logged at error level for an operator. A payment
+   * granted before the deletion is not refunded: the deletion's forfeit settled it. True when
+   * handled here.
    */
   async function refusedForDeletedOrg(tx: Tx, orgId: string, event: UserEvent): Promise<boolean> {
     if (
@@ -134,6 +136,17 @@ export function webhookHandler(deps: WebhookDeps) {
       .where(eq(organizations.id, orgId));
     if (!org?.deletedAt) return false;
     const context = { eventId: event.eventId, orgId, type: event.eventType };
+    // A second event of a payment granted before the deletion (the checkout's, then its first
+    // invoice's, in either order): the deletion's forfeit has settled it. Refunding it now would
+    // hand back money for a plan that was used.
+    const [granted] = await tx
+      .select({ id: creditGrants.id })
+      .from(creditGrants)
+      .where(eq(creditGrants.fulfilmentKey, event.fulfilmentKey));
+    if (granted) {
+      logger.info(context, "A payment granted before its organisation was deleted: nothing to do");
+      return true;
+    }
     const paymentIntentId = event.kind === "topup_paid" ? event.paymentIntentId : null;
     if ("subscriptionId" in event && event.subscriptionId) {
       await provider.cancelNow(tx, event.subscriptionId, false);
@@ -156,11 +169,12 @@ export function webhookHandler(deps: WebhookDeps) {
       logger.warn(context, "A payment for a deleted organisation was refunded in full; nothing granted");
       return true;
     }
+    // Recorded all the same, granting nothing: a redelivery would be refused the same way.
     logger.error(
       context,
-      "Billing needs attention: a payment for a deleted organisation; refund it in the console",
+      "Billing needs attention: a payment for a deleted organisation could not be refunded automatically; refund it at the provider",
     );
-    return tx.rollback();
+    return true;
   }
 
   /** An event about a user's subscription or a purchase: found, locked, fulfilled and recorded. */

@@ -43,6 +43,19 @@ export const BILLING_ERRORS = {
     status: 400,
     message: "You have no subscription, so there is no payment method to update",
   },
+  /** A member removed while their checkout waited for the organisation's lock (ORGANISATIONS.md: 404, never 403). */
+  org_not_found: { status: 404, message: ORG_DETAIL.notFound },
+  /** A member whose role lost the billing ability while their checkout waited for the lock. */
+  org_role_not_allowed: { status: 403, message: ORG_DETAIL.notAllowed },
+  /**
+   * A member with this many checkouts of the organisation still open: each is expired at the
+   * provider, one call each, when the member is removed, so their number is kept small.
+   */
+  too_many_open_checkouts: {
+    status: 409,
+    message:
+      "You have 10 checkouts open for this organisation: pay one, or try again when they expire (24 hours at most)",
+  },
   /** `POST /v1/webhooks/stripe` with a missing, malformed, wrong or stale `Stripe-Signature`. */
   invalid_signature: { status: 400, message: "Invalid or expired webhook signature" },
 } as const satisfies Record<string, { status: number; message: string }>;

@@ -52,8 +52,9 @@ export interface PaymentProvider {
   /**
    * Refunds in full a payment that no billing account can take: it arrived for an organisation
    * deleted meanwhile (ORGANISATIONS.md). Once per payment however many events describe it; a
-   * payment refunded already counts as done. False when the provider finds no payment to refund
-   * (then an operator must look).
+   * payment refunded already counts as done. False when the provider finds no payment to refund,
+   * or refuses the refund for good (disputed meanwhile): then an operator must look. Thrown when
+   * the provider could not be asked (try again).
    */
   refundUnclaimedPayment(db: DbOrTx, payment: UnclaimedPayment): Promise<boolean>;
   /**

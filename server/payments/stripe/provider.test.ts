@@ -272,6 +272,7 @@ describe("Stripe adapter (SDK pointed at a local stand-in; real Stripe is not re
     const answer = await provider().refundPayment(database.db, refundOf({ providerInvoiceId: "in_1" }));
     expect(answer).toEqual({ refundId: "re_2", status: "pending" });
     expect(requests[0]?.query.get("invoice")).toBe("in_1");
+    expect(requests[0]?.query.get("status")).toBe("paid");
     expect(requests[1]?.body.get("payment_intent")).toBe("pi_9");
 
     routes = [on("GET", "/v1/invoice_payments", { object: "list", data: [], has_more: false })];
@@ -507,6 +508,7 @@ describe("Stripe adapter (SDK pointed at a local stand-in; real Stripe is not re
         await provider().refundUnclaimedPayment(database.db, unclaimed({ providerInvoiceId: "in_1" })),
       ).toBe(true);
       expect(requests[0]?.query.get("invoice")).toBe("in_1");
+      expect(requests[0]?.query.get("status")).toBe("paid");
       expect(requests[1]?.body.get("payment_intent")).toBe("pi_9");
 
       standIn.reset();
@@ -518,7 +520,7 @@ describe("Stripe adapter (SDK pointed at a local stand-in; real Stripe is not re
       expect(requests.some((r) => r.path === "/v1/refunds")).toBe(false);
     });
 
-    it("counts a payment refunded already as done, and throws on any other failure", async () => {
+    it("counts a payment refunded already as done, one refused for good as not refunded, and throws otherwise", async () => {
       const refusal = (code: string) => () => ({
         status: 400,
         body: { error: { type: "invalid_request_error", code, message: code } },
@@ -527,6 +529,13 @@ describe("Stripe adapter (SDK pointed at a local stand-in; real Stripe is not re
       expect(
         await provider().refundUnclaimedPayment(database.db, unclaimed({ paymentIntentId: "pi_1" })),
       ).toBe(true);
+      for (const code of ["charge_disputed", "refund_disputed_payment", "charge_not_refundable"]) {
+        routes = [refusal(code)];
+        expect(
+          await provider().refundUnclaimedPayment(database.db, unclaimed({ paymentIntentId: "pi_1" })),
+          code,
+        ).toBe(false);
+      }
       routes = [refusal("resource_missing")];
       await expect(
         provider().refundUnclaimedPayment(database.db, unclaimed({ paymentIntentId: "pi_1" })),
@@ -534,10 +543,22 @@ describe("Stripe adapter (SDK pointed at a local stand-in; real Stripe is not re
     });
   });
 
-  it("treats cancelling a subscription Stripe no longer has as done", async () => {
+  it("treats cancelling a subscription Stripe has cancelled already as done, and still voids its open invoices", async () => {
+    routes = [
+      on("GET", "/v1/invoices", {
+        object: "list",
+        data: [{ id: "in_left_open", object: "invoice", status: "open" }],
+        has_more: false,
+      }),
+      on("POST", "/v1/invoices/in_left_open/void", { id: "in_left_open", object: "invoice", status: "void" }),
+    ];
     await expect(provider().cancelNow(database.db, "sub_gone", true)).resolves.toBeUndefined();
-    expect(requests[0]).toMatchObject({ method: "DELETE", path: "/v1/subscriptions/sub_gone" });
-    expect(requests).toHaveLength(1);
+    // Cancelled before (an earlier try, or Stripe after its retries): what it left open is voided.
+    expect(requests.map((r) => `${r.method} ${r.path}`)).toEqual([
+      "DELETE /v1/subscriptions/sub_gone",
+      "GET /v1/invoices",
+      "POST /v1/invoices/in_left_open/void",
+    ]);
   });
 
   const product = (id: string, metadata: Record<string, string>, unitAmount: number, currency: string) => ({

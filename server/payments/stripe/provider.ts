@@ -287,8 +287,9 @@ export function createStripeProvider(deps: {
       try {
         await stripe.subscriptions.cancel(subscriptionId, { prorate: false });
       } catch (error) {
-        if (isMissing(error)) return; // already gone: done
-        throw error;
+        // Already cancelled (by an earlier try of this step, or by Stripe after its retries): its
+        // open invoices may still be there, so go on.
+        if (!isMissing(error)) throw error;
       }
       // Stripe stops collecting a cancelled subscription's open invoices but leaves them open, owed
       // on their hosted pages: void them (ORGANISATIONS.md, deleting an organisation).
@@ -309,13 +310,25 @@ export function createStripeProvider(deps: {
           { idempotencyKey: `unclaimed-refund:${paymentIntent}` },
         );
       } catch (error) {
+        const code = (error as { code?: string }).code ?? "";
         // A second event of the same payment a day later (past the key's lifetime): done already.
-        if ((error as { code?: string }).code !== "charge_already_refunded") throw error;
+        if (code === "charge_already_refunded") return true;
+        // Refused for good (disputed meanwhile, not refundable): an operator must look. Anything
+        // else (Stripe unreachable, a 5xx) is thrown, and the event is delivered again.
+        if (PERMANENT_REFUND_REFUSALS.has(code)) return false;
+        throw error;
       }
       return true;
     },
   };
 }
+
+/** Stripe's refusals of a refund that no retry changes. */
+const PERMANENT_REFUND_REFUSALS = new Set([
+  "charge_disputed",
+  "refund_disputed_payment",
+  "charge_not_refundable",
+]);
 
 /** The payment intent that carried a payment: the one named, else the one that paid `invoiceId`. */
 async function paymentIntentOf(
@@ -326,7 +339,8 @@ async function paymentIntentOf(
   if (paymentIntentId) return paymentIntentId;
   if (!invoiceId) return null;
   // A subscription's invoice: the payment intent that paid it.
-  const payments = await stripe.invoicePayments.list({ invoice: invoiceId, limit: 1 });
+  // The payment that paid it: an invoice may also hold failed or cancelled attempts.
+  const payments = await stripe.invoicePayments.list({ invoice: invoiceId, status: "paid", limit: 1 });
   const paid = payments.data[0]?.payment?.payment_intent;
   return typeof paid === "string" ? paid : (paid?.id ?? null);
 }

@@ -18,7 +18,7 @@ import {
 } from "../../db/schema/index.ts";
 import { verifiedUser } from "../../testing/api-client.ts";
 import { checkoutPath, payAndSettle, sendWebhook, TIER } from "../../testing/billing.ts";
-import { topUpPurchase } from "../../testing/purchase-events.ts";
+import { subscriptionPurchase, topUpPurchase } from "../../testing/purchase-events.ts";
 import { useTestApp } from "../../testing/suite.ts";
 import { teamOrg } from "../../testing/team-org.ts";
 
@@ -95,6 +95,21 @@ describe.each(TEST_DATABASES)("payments for a deleted organisation (%s)", (kind)
     // (Tier A with German VAT), answered 200 by the webhook, which found nothing to take back.
     expect(await refundsSent()).toEqual([{ amount: 9401, refunded: 9401, delivered: 200 }]);
     expect(await refundEventsRecorded()).toHaveLength(1);
+  });
+
+  it("refunds nothing of a payment granted before the deletion, whichever of its events comes last", async () => {
+    const ann = await verifiedUser(ctx.t, "ann");
+    const org = await teamOrg(ctx.t, "Acme", [{ id: ann.id, role: "owner" }]);
+    const purchase = subscriptionPurchase(org, ctx.t.clock.now(), "A");
+    expect((await sendWebhook(ctx.t, purchase.events.checkout())).status).toBe(200);
+    const grants = () => ctx.t.deps.db.select().from(creditGrants).where(eq(creditGrants.userId, org));
+    expect(await grants()).toHaveLength(1);
+    // The plan was used, then the organisation deleted; the first invoice's event arrives late.
+    await deleteOrg(org);
+    expect((await sendWebhook(ctx.t, purchase.events.invoice())).status).toBe(200);
+    await ctx.t.local.deliverer.deliverDue();
+    expect(await refundsSent()).toEqual([]);
+    expect(await grants()).toHaveLength(1);
   });
 
   it("records the event of a refunded top-up, and a second event of the same payment refunds nothing more", async () => {

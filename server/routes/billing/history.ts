@@ -252,7 +252,7 @@ export function billingHistoryRoutes(deps: ApiDeps & { billing: Billing }): Open
     auth,
     ...billingOrg,
     limitWrites(deps.limiter),
-    async (c) => c.json(await deps.billing.portalSession(c.var.org.id), 200),
+    async (c) => c.json(await deps.billing.portalSession(c.var.org, c.var.user), 200),
   );
 
   return app;

@@ -16,6 +16,7 @@ import { DETAIL } from "../../../contract/messages.ts";
 import { ORG_DETAIL } from "../../../contract/org-messages.ts";
 import type { Catalogue } from "../../billing/catalogue.ts";
 import type { Billing } from "../../billing/service.ts";
+import { BILLING_ERRORS } from "../../domain/billing-errors.ts";
 import type { AppEnv } from "../../http/app-env.ts";
 import { limitWrites, requireUser } from "../../http/auth-guard.ts";
 import { addRoute, errorResponses, jsonContent, PUBLIC, SIGNED_IN, schemaRef } from "../../http/openapi.ts";
@@ -114,7 +115,7 @@ export function billingRoutes(deps: BillingRouteDeps): OpenAPIHono<AppEnv> {
           401: "No valid access token",
           ...ORG_REFUSALS,
           404: "Unknown product, or a price not of that product; or the organisation is not found (X-Organization)",
-          409: `"You already have an active subscription" (for a team organisation "${ORG_DETAIL.alreadySubscribed}")`,
+          409: `"You already have an active subscription" (for a team organisation "${ORG_DETAIL.alreadySubscribed}"); or "${BILLING_ERRORS.too_many_open_checkouts.message}"`,
           422: "Invalid body",
           503: `"${DETAIL.checkoutUnavailable}": no Stripe, and the local checkout is off on this server's public HOST (LOCAL_CHECKOUT_ON_PUBLIC_HOST)`,
         }),
@@ -155,6 +156,7 @@ export function billingRoutes(deps: BillingRouteDeps): OpenAPIHono<AppEnv> {
           ...ORG_REFUSALS,
           403: `"Top-ups are not available on the Free plan"; or "${ORG_DETAIL.notAllowed}"`,
           404: "Unknown top-up product; or the organisation is not found (X-Organization)",
+          409: `"${BILLING_ERRORS.too_many_open_checkouts.message}"`,
           503: `"${DETAIL.checkoutUnavailable}": no Stripe, and the local checkout is off on this server's public HOST (LOCAL_CHECKOUT_ON_PUBLIC_HOST)`,
           422: "Invalid body",
         }),

@@ -7,6 +7,7 @@ import { DETAIL } from "../../../contract/messages.ts";
 import { ORG_DETAIL } from "../../../contract/org-messages.ts";
 import { ORG_TEXT } from "../../../contract/orgs.ts";
 import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
+import { checkouts, MAX_OPEN_CHECKOUTS_PER_MEMBER } from "../../billing/checkout.ts";
 import {
   apiKeys,
   auditLog,
@@ -16,8 +17,9 @@ import {
   organizationMembers,
 } from "../../db/schema/index.ts";
 import { berlinMonth } from "../../domain/berlin-time.ts";
+import { BILLING_ERRORS } from "../../domain/billing-errors.ts";
 import { verifiedUser } from "../../testing/api-client.ts";
-import { checkoutPath, openSubscriptionCheckout, payAt, TIER } from "../../testing/billing.ts";
+import { checkoutPath, openSubscriptionCheckout, payAt, TIER, TOP_UP } from "../../testing/billing.ts";
 import {
   call,
   createTeam,
@@ -302,6 +304,66 @@ describe.each(TEST_DATABASES)("organisation members (%s)", (kind) => {
       // His page no longer takes a payment.
       const paid = await payAt(ctx.t, `/_checkout/${billsSession}`);
       expect(paid.status).not.toBe(303);
+    });
+
+    it("keeps a member to 10 open checkouts of the organisation, counting only the open ones", async () => {
+      const { org, ann, bill } = await acme();
+      const open = (who: Person) =>
+        ctx.t.app.request("/v1/create-checkout-session", {
+          method: "POST",
+          headers: {
+            Authorization: `Bearer ${who.accessToken}`,
+            "Content-Type": "application/json",
+            "X-Organization": org.id,
+          },
+          body: JSON.stringify({ product: TIER("A").product, price: TIER("A").price }),
+        });
+      for (let i = 0; i < MAX_OPEN_CHECKOUTS_PER_MEMBER; i++) await json(await open(bill), 200);
+      expect(await json(await open(bill), 409)).toEqual({
+        detail: BILLING_ERRORS.too_many_open_checkouts.message,
+      });
+      // Another member's count is their own, and the personal organisation has no such count.
+      await json(await open(ann), 200);
+      await openSubscriptionCheckout(ctx.t, bill.accessToken, "B");
+      // One that lapsed (after 24 hours) no longer counts.
+      const [first] = await ctx.t.deps.db
+        .select({ id: checkoutSessions.id })
+        .from(checkoutSessions)
+        .where(eq(checkoutSessions.openedBy, bill.id))
+        .limit(1);
+      await ctx.t.deps.db
+        .update(checkoutSessions)
+        .set({ expiresAt: new Date(ctx.t.clock.now().getTime() - 1) })
+        .where(eq(checkoutSessions.id, first?.id ?? ""));
+      await json(await open(bill), 200);
+      expect(await json(await open(bill), 409)).toMatchObject({ detail: expect.any(String) });
+    });
+
+    it("refuses a checkout to a member removed, or moved out of billing, while it waited for the lock", async () => {
+      const { org, ann, bill, dev } = await acme();
+      const billing = checkouts({
+        db: ctx.t.deps.db,
+        clock: ctx.t.clock,
+        catalogue: ctx.t.catalogue,
+        provider: ctx.t.local.provider,
+        portalUrl: "http://localhost",
+      });
+      // What the request's middleware read before the removal committed.
+      const asRead = { id: org.id, personal: false };
+      await json(await remove(ann, org.id, bill.id), 200);
+      await expect(
+        billing.createTopUpCheckout(asRead, { id: bill.id }, TOP_UP("500").product),
+      ).rejects.toMatchObject({
+        code: "org_not_found",
+      });
+      await expect(billing.portalSession(asRead, { id: bill.id })).rejects.toMatchObject({
+        code: "org_not_found",
+      });
+      // A developer has no billing ability: a role changed meanwhile refuses the same way.
+      await expect(
+        billing.createSubscriptionCheckout(asRead, { id: dev.id }, TIER("A").product, TIER("A").price),
+      ).rejects.toMatchObject({ code: "org_role_not_allowed" });
+      expect(await ctx.t.deps.db.select().from(checkoutSessions)).toEqual([]);
     });
 
     it("lets anyone leave but the last owner", async () => {
