@@ -30,6 +30,7 @@ export default defineConfig({
       "server/operations/org-permissions.test.ts",
       "src/lib/org-view.test.ts",
       "src/lib/admin-org-actions.test.ts",
+      "contract/vat-id-verification.test.ts",
     ],
     environment: "node",
     maxWorkers: 1,
