@@ -60,9 +60,8 @@ export default {
     "server/domain/billing-recipients.ts",
     "src/lib/org-view.ts",
     "src/lib/admin-org-actions.ts",
-    // Which VAT ID states give reverse charge, and the state a collected VAT ID is stored in.
+    // Which VAT ID states give reverse charge.
     "contract/vat-id-verification.ts",
-    "server/domain/vat-id-status.ts",
     // Auto top-up (issue 34): settings, consent, trigger, limit and failure rules.
     "server/domain/auto-top-up.ts",
   ],

@@ -17,6 +17,7 @@ import {
   totpFactors,
   users,
   userTokens,
+  vatIdChecks,
   webauthnChallenges,
 } from "../db/schema/index.ts";
 import type { Tx } from "../db/types.ts";
@@ -49,10 +50,14 @@ export async function eraseAccount(
   await tx.delete(emailChanges).where(eq(emailChanges.userId, userId));
   await tx.delete(knownBrowsers).where(eq(knownBrowsers.userId, userId));
   await tx.delete(userTokens).where(eq(userTokens.userId, userId));
-  await tx
+  const erased = await tx
     .update(billingCustomers)
-    .set({ name: null, vatId: null, vatIdStatus: null, email: null, address: null, detailsUpdatedAt: now })
-    .where(eq(billingCustomers.userId, userId));
+    .set({ name: null, vatId: null, email: null, address: null, detailsUpdatedAt: now })
+    .where(eq(billingCustomers.userId, userId))
+    .returning({ customerId: billingCustomers.customerId });
+  // The checks of the VAT IDs the person gave go with them.
+  for (const { customerId } of erased)
+    await tx.delete(vatIdChecks).where(eq(vatIdChecks.customerId, customerId));
   // Only the personal organisation's settings are the person's (a company's are not).
   await tx.update(organizations).set({ lowBalanceThreshold: null }).where(eq(organizations.id, userId));
   const name = deletedName(userId);

@@ -6,7 +6,6 @@ import type { Tx } from "../db/types.ts";
 import { berlinDateOf } from "../domain/berlin-time.ts";
 import { addressLines } from "../domain/billing-details.ts";
 import type { Seller } from "../domain/vat.ts";
-import { collectedVatIdStatus } from "../domain/vat-id-status.ts";
 import { paymentFailedMail, receiptMail } from "../mail/billing-templates.ts";
 import { queueBillingMail } from "./billing-mails.ts";
 import type { Catalogue } from "./catalogue.ts";
@@ -19,7 +18,12 @@ import {
 import type { BillingEvent } from "./ports/events.ts";
 import type { PaymentProvider } from "./ports/payment-provider.ts";
 import { tierNameIn } from "./subscription-mails.ts";
-import { findBillingDetails, saveBillingDetails } from "./subscription-store.ts";
+import {
+  findBillingDetails,
+  findCustomerId,
+  saveBillingDetails,
+  saveVatIdCheck,
+} from "./subscription-store.ts";
 
 export interface PaymentHistoryDeps {
   catalogue: Catalogue;
@@ -110,25 +114,25 @@ export function paymentHistory(deps: PaymentHistoryDeps) {
   return async function recordHistory(tx: Tx, userId: string, event: BillingEvent, now: Date): Promise<void> {
     const common = { userId, provider: provider.kind };
     // The buyer's details of a payment become the details on file (the next checkout starts from them).
-    // Its VAT ID's state: confirmed by the local checkout, else kept when it is the one on file,
-    // else pending until the provider's check arrives (decision 031).
+    // Its VAT ID is as confirmed as the provider's check of it says (decision 031): the local
+    // checkout confirms the well-formed one it collects as it takes the payment; a renewal carries
+    // the ID on file and leaves its check as it is; Stripe's check comes as an event, before or
+    // after this one.
     if ("payment" in event && event.payment?.buyer.country) {
       const { buyer } = event.payment;
       const at = "paidAt" in event ? event.paidAt : event.created;
-      const vatIdStatus = collectedVatIdStatus({
-        provider: provider.kind,
-        atCheckout: event.kind === "topup_paid" || event.kind === "subscription_started",
-        vatId: buyer.vatId,
-        onFile: await findBillingDetails(tx, userId).then((d) =>
-          d ? { vatId: d.vatId, status: d.vatIdStatus } : null,
-        ),
-      });
       await saveBillingDetails(
         tx,
         userId,
-        { name: buyer.name, country: buyer.country as string, vatId: buyer.vatId, vatIdStatus },
+        { name: buyer.name, country: buyer.country as string, vatId: buyer.vatId },
         at,
       );
+      const atLocalCheckout =
+        provider.kind === "local" && (event.kind === "topup_paid" || event.kind === "subscription_started");
+      const customerId = buyer.vatId && atLocalCheckout ? await findCustomerId(tx, userId) : undefined;
+      if (buyer.vatId && customerId) {
+        await saveVatIdCheck(tx, { customerId, vatId: buyer.vatId, status: "verified", created: at });
+      }
     }
     if ("document" in event && event.document) await recordInvoiceDocument(tx, event.document, now);
     const paid = paidInvoiceOf(event);

@@ -4,7 +4,7 @@ import { randomUUID } from "node:crypto";
 import { and, eq, inArray, isNull, lte, or, sql } from "drizzle-orm";
 import type { VatIdStatus } from "../../contract/vat-id-verification.ts";
 import { preparedPerHandle } from "../db/prepared.ts";
-import { billingCustomers, subscriptions } from "../db/schema/index.ts";
+import { billingCustomers, subscriptions, vatIdChecks } from "../db/schema/index.ts";
 import type { DbOrTx } from "../db/types.ts";
 import { FREE, type SubscriptionState } from "../domain/subscription.ts";
 import { compactVatId } from "../domain/vat.ts";
@@ -147,17 +147,55 @@ export async function findBillingDetails(
 ): Promise<BillingDetailsOnFile | undefined> {
   const [row] = await db
     .select({
+      customerId: billingCustomers.customerId,
       name: billingCustomers.name,
       country: billingCustomers.country,
       vatId: billingCustomers.vatId,
-      vatIdStatus: billingCustomers.vatIdStatus,
       email: billingCustomers.email,
       address: billingCustomers.address,
       updatedAt: billingCustomers.detailsUpdatedAt,
     })
     .from(billingCustomers)
     .where(eq(billingCustomers.userId, userId));
-  return row?.country ? row : undefined;
+  if (!row?.country) return undefined;
+  const { customerId, ...details } = row;
+  return { ...details, vatIdStatus: await vatIdStatusOf(db, customerId, row.vatId) };
+}
+
+/** The state of a customer's VAT ID: its own check's, else pending; null without a VAT ID. */
+async function vatIdStatusOf(db: DbOrTx, customerId: string, vatId: string | null) {
+  if (vatId === null) return null;
+  const [check] = await db
+    .select({ status: vatIdChecks.status })
+    .from(vatIdChecks)
+    .where(and(eq(vatIdChecks.customerId, customerId), eq(vatIdChecks.vatId, compactVatId(vatId))));
+  return check?.status ?? "pending";
+}
+
+/**
+ * Stores the provider's check of a customer's VAT ID, unless a newer fact about that ID is stored
+ * (events arrive in any order; one of the same second is taken, as the later to arrive). Answers
+ * whether it was stored.
+ */
+export async function saveVatIdCheck(
+  db: DbOrTx,
+  check: { customerId: string; vatId: string; status: VatIdStatus; created: Date },
+): Promise<boolean> {
+  const stored = await db
+    .insert(vatIdChecks)
+    .values({
+      customerId: check.customerId,
+      vatId: compactVatId(check.vatId),
+      status: check.status,
+      checkedAt: check.created,
+    })
+    .onConflictDoUpdate({
+      target: [vatIdChecks.customerId, vatIdChecks.vatId],
+      set: { status: check.status, checkedAt: check.created },
+      setWhere: lte(vatIdChecks.checkedAt, check.created),
+    })
+    .returning({ status: vatIdChecks.status });
+  return stored.length > 0;
 }
 
 /**
@@ -167,7 +205,7 @@ export async function findBillingDetails(
 export async function saveBillingDetails(
   db: DbOrTx,
   userId: string,
-  details: { name: string | null; country: string; vatId: string | null; vatIdStatus: VatIdStatus | null },
+  details: { name: string | null; country: string; vatId: string | null },
   at: Date,
 ): Promise<void> {
   await db
@@ -176,7 +214,6 @@ export async function saveBillingDetails(
       name: details.name,
       country: details.country,
       vatId: details.vatId,
-      vatIdStatus: details.vatId === null ? null : details.vatIdStatus,
       // A postal address given for another country no longer describes the buyer.
       address: sql`case when ${billingCustomers.address}->>'country' = ${details.country} then ${billingCustomers.address} else null end`,
       detailsUpdatedAt: at,
@@ -200,40 +237,28 @@ export async function saveGivenBillingDetails(
   vatIdStatus: VatIdStatus | null,
   at: Date,
 ): Promise<void> {
-  await db
+  const [saved] = await db
     .update(billingCustomers)
     .set({
       name: details.name,
       country: details.address.country,
       vatId: details.vatId,
-      vatIdStatus: details.vatId === null ? null : vatIdStatus,
       email: details.email,
       address: details.address,
       detailsUpdatedAt: at,
     })
-    .where(eq(billingCustomers.userId, orgId));
-}
-
-/**
- * The provider's check of a VAT ID (customer.tax_id.*): the state of the customer's VAT ID when it
- * is still that value (compared as stored, compact and in capitals). A VAT ID replaced since, or
- * another customer's, is left as it is. Answers how many rows changed (0 or 1).
- */
-export async function saveVatIdCheck(
-  db: DbOrTx,
-  check: { customerId: string; vatId: string; status: VatIdStatus },
-): Promise<number> {
-  const changed = await db
-    .update(billingCustomers)
-    .set({ vatIdStatus: check.status })
-    .where(
-      and(
-        eq(billingCustomers.customerId, check.customerId),
-        sql`upper(regexp_replace(${billingCustomers.vatId}, '[[:space:]./-]', '', 'g')) = ${compactVatId(check.vatId)}`,
-      ),
-    )
-    .returning({ userId: billingCustomers.userId });
-  return changed.length;
+    .where(eq(billingCustomers.userId, orgId))
+    .returning({ customerId: billingCustomers.customerId });
+  // The provider's answer as of now (Stripe dates its events in whole seconds).
+  if (saved && details.vatId && vatIdStatus) {
+    const second = new Date(Math.floor(at.getTime() / 1000) * 1000);
+    await saveVatIdCheck(db, {
+      customerId: saved.customerId,
+      vatId: details.vatId,
+      status: vatIdStatus,
+      created: second,
+    });
+  }
 }
 
 /** When the user's command or an applied provider snapshot last changed this subscription. */

@@ -2,13 +2,14 @@
 // a personal organisation's checkout sessions and a team's, and billing customers with and without
 // a VAT ID. After it nothing is lost: every session is as it was and names who opened it where that
 // is known (a personal organisation's one member), and every VAT ID on file still gives reverse
-// charge (it is "verified"), as it did before. On PGlite, and on PostgreSQL in a scratch database
+// charge (a check says "verified"), as it did before. On PGlite, and on PostgreSQL in a scratch database
 // when TEST_DATABASE_URL is set.
 import { randomUUID } from "node:crypto";
 import { rmSync } from "node:fs";
 import { sql } from "drizzle-orm";
 import { afterAll, describe, expect, it } from "vitest";
 import { rowsOf, TEST_DATABASES } from "../../tests/fixtures/test-db.ts";
+import { findBillingDetails } from "../billing/subscription-store.ts";
 import { migrationsBefore, scratchDatabase } from "../testing/migrations.ts";
 import { MIGRATIONS_FOLDER } from "./migrate.ts";
 import type { Db } from "./types.ts";
@@ -58,10 +59,10 @@ const customers = (db: Db) =>
   );
 
 describe.each(TEST_DATABASES)("migration 0017: who opened a checkout, and VAT IDs' state (%s)", (kind) => {
-  const before = migrationsBefore("0017_checkout_opener_and_vat_id_status");
+  const before = migrationsBefore("0017_checkout_opener_and_vat_id_checks");
   afterAll(() => rmSync(before, { recursive: true, force: true }));
 
-  it("keeps every session and customer, names a personal session's opener, and keeps VAT IDs verified", async () => {
+  it("keeps every session and customer, names a personal session's opener, and keeps VAT IDs confirmed", async () => {
     const db = await scratchDatabase(kind);
     try {
       await db.migrate(before);
@@ -82,16 +83,19 @@ describe.each(TEST_DATABASES)("migration 0017: who opened a checkout, and VAT ID
         { id: "cs_ann_paid", opened_by: ann },
         { id: "cs_teamSessionsopen", opened_by: null },
       ]);
-      const states = rowsOf(
+      const checks = rowsOf(
         await db.handle.db.execute(
-          sql`select customer_id, vat_id_status from billing_customers order by customer_id`,
+          sql`select customer_id, vat_id, status from vat_id_checks order by customer_id`,
         ),
       );
-      expect(states).toEqual([
-        { customer_id: "cus_ann", vat_id_status: "verified" },
-        { customer_id: "cus_bob", vat_id_status: null },
-        { customer_id: "cus_team", vat_id_status: "verified" },
+      expect(checks).toEqual([
+        { customer_id: "cus_ann", vat_id: "DE123456789", status: "verified" },
+        { customer_id: "cus_team", vat_id: "FR12345678901", status: "verified" },
       ]);
+      // As the billing details read them: each VAT ID on file confirmed, as it was before.
+      expect((await findBillingDetails(db.handle.db, ann))?.vatIdStatus).toBe("verified");
+      expect((await findBillingDetails(db.handle.db, team))?.vatIdStatus).toBe("verified");
+      expect((await findBillingDetails(db.handle.db, bob))?.vatIdStatus).toBeNull();
 
       // A session opened after the migration names its opener; deleting the opener's account keeps
       // the team's session, naming nobody.

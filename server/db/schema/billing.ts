@@ -94,12 +94,6 @@ export const billingCustomers = pgTable(
     country: text("country"),
     /** A format-checked EU VAT ID of `country`, or null (a consumer). */
     vatId: text("vat_id"),
-    /**
-     * Whether the provider has confirmed `vatId` (decision 031): pending, verified, unverified or
-     * unavailable, as Stripe's tax ID verification says; null without a VAT ID. Only a verified
-     * one is shown as giving reverse charge.
-     */
-    vatIdStatus: text("vat_id_status", { enum: VAT_ID_STATUSES }),
     /** Where invoices go (PUT /v1/billing/details); null: the owners' addresses as before. */
     email: text("email"),
     /** The postal address as given: {line1, line2?, postal_code, city, country}. */
@@ -116,6 +110,25 @@ export interface BillingAddress {
   city: string;
   country: string;
 }
+
+/**
+ * The provider's checks of VAT IDs (decision 031), one row per customer and VAT ID (compact, in
+ * capitals): whether the ID is confirmed, as of when. The VAT ID on file is as confirmed as its own
+ * row says, and pending without one. Kept apart from billing_customers because a check may arrive
+ * before the payment that brings its ID, after the ID was replaced, or out of order; and an instance
+ * of the previous version, which changes `vat_id` alone, cannot leave a stale state behind.
+ */
+export const vatIdChecks = pgTable(
+  "vat_id_checks",
+  {
+    customerId: text("customer_id").notNull(),
+    vatId: text("vat_id").notNull(),
+    status: text("status", { enum: VAT_ID_STATUSES }).notNull(),
+    /** When the provider made this fact: an older one changes nothing. */
+    checkedAt: at("checked_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.customerId, t.vatId] })],
+);
 
 /** One bucket of credits. Every grant names what paid for it (fulfilment key and payment reference). */
 export const creditGrants = pgTable(

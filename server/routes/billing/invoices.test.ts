@@ -9,7 +9,7 @@ import type { BillingDetails, Invoice, InvoiceSummary } from "../../../contract/
 import { pdfText } from "../../../tests/fixtures/pdf-text.ts";
 import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
 import { seriesOf } from "../../billing/invoice-rules.ts";
-import { billingCustomers, checkoutSessions, webhookDeliveries } from "../../db/schema/index.ts";
+import { billingCustomers, checkoutSessions, vatIdChecks, webhookDeliveries } from "../../db/schema/index.ts";
 import { VAT_ID_MESSAGES } from "../../domain/vat.ts";
 import { BUYER_MESSAGES } from "../../payments/local/buyer-details.ts";
 import { stripeFixture } from "../../payments/local/stripe-fixtures.ts";
@@ -287,7 +287,10 @@ describe.each(TEST_DATABASES)("VAT, invoices and billing history (%s)", (kind) =
         .from(billingCustomers)
         .where(eq(billingCustomers.userId, user.id));
       // The local checkout confirmed the well-formed ID it collected: the first payment is reverse charged.
-      expect(customer).toMatchObject({ vatId: "FR40303265045", vatIdStatus: "verified" });
+      expect(customer).toMatchObject({ vatId: "FR40303265045" });
+      expect(await ctx.t.deps.db.select().from(vatIdChecks)).toMatchObject([
+        { customerId: customer?.customerId, vatId: "FR40303265045", status: "verified" },
+      ]);
       const checked = await sendWebhook(ctx.t, {
         id: "evt_tax_id_1",
         object: "event",

@@ -13,6 +13,7 @@ import {
   billingCustomers,
   billingMails,
   checkoutSessions,
+  vatIdChecks,
   webhookDeliveries,
 } from "../../db/schema/index.ts";
 import { VAT_ID_MESSAGES } from "../../domain/vat.ts";
@@ -303,13 +304,13 @@ describe.each(TEST_DATABASES)("billing for an organisation (%s)", (kind) => {
       );
     });
 
-    /** Stripe's customer.tax_id.updated for `value` of the customer `customerId`, signed. */
-    const taxIdChecked = (id: string, customerId: string, value: string, status: string) =>
+    /** Stripe's customer.tax_id.updated for `value` of the customer `customerId`, signed (made `ago` seconds before now). */
+    const taxIdChecked = (id: string, customerId: string, value: string, status: string, ago = 0) =>
       sendWebhook(ctx.t, {
         id,
         object: "event",
         type: "customer.tax_id.updated",
-        created: Math.floor(ctx.t.clock.now().getTime() / 1000),
+        created: Math.floor(ctx.t.clock.now().getTime() / 1000) - ago,
         livemode: false,
         data: {
           object: {
@@ -332,7 +333,8 @@ describe.each(TEST_DATABASES)("billing for an organisation (%s)", (kind) => {
         vat_id_status: null,
       });
       const [row] = await ctx.t.deps.db.select().from(billingCustomers);
-      expect(row).toMatchObject({ vatId: null, vatIdStatus: null });
+      expect(row).toMatchObject({ vatId: null });
+      expect(await ctx.t.deps.db.select().from(vatIdChecks)).toEqual([]);
       const withId = await put(user.accessToken, undefined, ACME);
       expect(((await withId.json()) as BillingDetails).details).toMatchObject({
         vat_id: "DE136695976",
@@ -369,6 +371,39 @@ describe.each(TEST_DATABASES)("billing for an organisation (%s)", (kind) => {
       expect(await detailsOf(team.ann.accessToken, team.org)).toMatchObject({ vat_id_status: "unverified" });
       expect((await taxIdChecked("evt_2", customerId, "DE136695976", "verified")).status).toBe(200);
       expect(await detailsOf(team.ann.accessToken, team.org)).toMatchObject({ vat_id_status: "verified" });
+    });
+
+    it("keeps the newer check of an ID, a check that comes before its ID, and reads an ID nobody checked as pending", async () => {
+      const user = await verifiedUser(ctx.t, "ann");
+      expect((await put(user.accessToken, undefined, ACME)).status).toBe(200);
+      const [customer] = await ctx.t.deps.db.select().from(billingCustomers);
+      const customerId = customer?.customerId ?? "";
+      ctx.t.clock.advance(60_000);
+      // Stripe's "unverified" of a minute later, then its "pending" of when the ID was created.
+      expect((await taxIdChecked("evt_new", customerId, "DE136695976", "unverified")).status).toBe(200);
+      expect((await taxIdChecked("evt_old", customerId, "DE136695976", "pending", 60)).status).toBe(200);
+      expect(await detailsOf(user.accessToken)).toMatchObject({ vat_id_status: "unverified" });
+      // A check of an ID the customer gives only later (a checkout's event still on its way)…
+      expect((await taxIdChecked("evt_early", customerId, "DE 811 569 869", "verified")).status).toBe(200);
+      expect(await detailsOf(user.accessToken)).toMatchObject({ vat_id_status: "unverified" });
+      // …counts once that ID is on file, here as an instance of the previous version writes it
+      // (vat_id alone, during a rolling deploy).
+      const onFile = (vatId: string) =>
+        ctx.t.deps.db
+          .update(billingCustomers)
+          .set({ vatId })
+          .where(eq(billingCustomers.customerId, customerId));
+      await onFile("DE811569869");
+      expect(await detailsOf(user.accessToken)).toMatchObject({
+        vat_id: "DE811569869",
+        vat_id_status: "verified",
+      });
+      // An ID no check is about is pending, never the state of the ID it replaced.
+      await onFile("DE129273398");
+      expect(await detailsOf(user.accessToken)).toMatchObject({
+        vat_id: "DE129273398",
+        vat_id_status: "pending",
+      });
     });
 
     it.each([

@@ -31,9 +31,7 @@ const STATUS_BADGE_CLASS: Record<VatIdStatus, string> = {
 function VatIdState({ status }: { status: VatIdStatus }) {
   return (
     <span className="mt-1 flex flex-wrap items-center gap-2" data-vat-id-status={status}>
-      <span className={`badge badge-soft badge-sm ${STATUS_BADGE_CLASS[status]}`}>
-        {VAT_ID_STATUS_BADGE[status]}
-      </span>
+      <span className={`badge badge-sm ${STATUS_BADGE_CLASS[status]}`}>{VAT_ID_STATUS_BADGE[status]}</span>
       <span className="text-xs">{VAT_ID_STATUS_TEXT[status]}</span>
     </span>
   );
