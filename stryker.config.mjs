@@ -14,6 +14,7 @@
 //   three-decimal amount's floating-point error equals.
 // - server/csv/paged-csv.ts, the stream's pull: `last === undefined ||` is there for the type of `last`; an
 //   empty page is always shorter than a page, so the length test decides alone.
+// - server/orgs/org-rules.ts, resendWaitSeconds: `wait <= 0` against `wait < 0`; at 0 both answer 0.
 // - server/payments/stripe/event-parser.ts, invoicePayment: `?? []` against `?? ["Stryker was here"]`;
 //   no stand-in array holds a reverse-charge tax line.
 // Options: https://stryker-mutator.io/docs/stryker-js/configuration

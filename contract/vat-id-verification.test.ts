@@ -42,9 +42,11 @@ describe("VAT ID verification", () => {
     expect(new Set(sentences).size).toBe(4);
     expect(new Set(badges).size).toBe(4);
     for (const text of [...sentences, ...badges]) expect(text.trim().length).toBeGreaterThan(3);
-    // Only the confirmed state says VAT is not charged; every other one says it is.
+    // Only the confirmed state speaks of reverse charge; every other one says VAT is charged.
     for (const status of VAT_ID_STATUSES) {
-      expect(VAT_ID_STATUS_TEXT[status].includes("VAT is charged")).toBe(status !== "verified");
+      const text = VAT_ID_STATUS_TEXT[status];
+      expect(text.includes("reverse charge"), status).toBe(status === "verified");
+      expect(/(^|[^o] )VAT is charged/.test(text), status).toBe(status !== "verified");
     }
   });
 });

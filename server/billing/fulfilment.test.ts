@@ -252,6 +252,10 @@ describe("fulfil", () => {
         status: "needs_response",
       },
     ],
+    [
+      "a VAT ID's check",
+      { ...REF, kind: "vat_id_checked", customerId: "cus_42", vatId: "DE136695976", status: "verified" },
+    ],
   ] as const)("%s changes neither the plan nor the credits here (its own handler does)", (_case, event) => {
     for (const state of [FREE, ACTIVE_A]) {
       expect(fulfil(state, event, new Date(T_PAY * 1000), catalogue)).toEqual({

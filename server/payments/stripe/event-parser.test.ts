@@ -693,6 +693,7 @@ describe("customer.tax_id.created and .updated", () => {
     });
     expect(parsed(event("customer.tax_id.created", taxId({ customer: null })))).toMatchObject({
       kind: "ignored",
+      reason: "tax ID of no customer",
     });
   });
 
