@@ -243,10 +243,11 @@ export function webhookHandler(deps: WebhookDeps) {
         } else if (event.kind === "invoice_document") {
           await recordInvoiceDocument(tx, event.document, now);
         } else if (event.kind === "vat_id_checked") {
-          // Only the customer's VAT ID of that value: one replaced since keeps nothing of it.
-          const changed = await saveVatIdCheck(tx, event);
+          // Kept for that customer and VAT ID whenever it comes, unless a newer check of the same
+          // ID is (decision 031): the ID may be on file already, or come with a payment later.
+          const stored = await saveVatIdCheck(tx, event);
           logger.info(
-            { eventId: event.eventId, customerId: event.customerId, status: event.status, changed },
+            { eventId: event.eventId, customerId: event.customerId, status: event.status, stored },
             "VAT ID check recorded",
           );
         } else if (event.kind === "charge_refunded" || event.kind === "dispute") {
