@@ -10,6 +10,7 @@ import {
   measureMembershipCheck,
   membershipCheckMs,
   ratioOverRounds,
+  roundOrder,
 } from "./api.ts";
 import { load } from "./test-fixtures.ts";
 
@@ -119,6 +120,30 @@ describe("apiRoutes with organisations (issue 33)", () => {
       "Content-Type": "application/json",
       Authorization: "Bearer gsk_service",
     });
+  });
+
+  it("runs each compared pair side by side, the pair's order reversed in even rounds", () => {
+    const routes = apiRoutes(user, access, undefined, orgs);
+    const ids = (round: number) => roundOrder(routes, round).map((r) => r.id);
+    const asBuilt = ["baseline", "products", "me", "me-org", "token", "introspect", "consume", "consume-org"];
+    expect(ids(1)).toEqual(asBuilt);
+    expect(ids(3)).toEqual(asBuilt);
+    const reversed = [
+      "baseline",
+      "products",
+      "me-org",
+      "me",
+      "token",
+      "introspect",
+      "consume-org",
+      "consume",
+    ];
+    expect(ids(2)).toEqual(reversed);
+    expect(ids(4)).toEqual(reversed);
+    // Without organisations (PGlite) nothing moves, and the routes given are left as they were.
+    const alone = apiRoutes(user, access, undefined, undefined);
+    expect(roundOrder(alone, 2).map((r) => r.id)).toEqual(alone.map((r) => r.id));
+    expect(routes.map((r) => r.id)).toEqual(asBuilt);
   });
 
   it("charges the organisations' keys in turn, never reusing an idempotency key across the two consumes", () => {

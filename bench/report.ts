@@ -399,8 +399,9 @@ function apiSection(
       `(${SERVICE_CONNECTIONS} for the generation service's introspect and consume, as their budgets say), ` +
       `against one route at a time: ${settings.warmupSeconds} s of warm-up for each, then ${settings.rounds} rounds ` +
       `of ${settings.durationSeconds} s per route (baseline, products, users/me, token, introspect, consume, usage in turn, ` +
-      "on PostgreSQL users/me with X-Organization right after users/me and consume through organisation keys " +
-      "right after consume, so drift hits them alike). Requests/s and latency (milliseconds) are the medians over the rounds; the ratio is the median of " +
+      "on PostgreSQL users/me with X-Organization beside users/me and consume through organisation keys " +
+      "beside consume, the pair's order reversed in every even round, so drift and what the first leaves in the " +
+      "database hit them alike). Requests/s and latency (milliseconds) are the medians over the rounds; the ratio is the median of " +
       "each round's requests/s over the baseline's in that round, which cancels out most of the machine's speed; the " +
       "organisation keys' consume is compared with the personal keys' the same way, round by round. " +
       "autocannon runs on the same machine as the server, so the two share its cores.",
