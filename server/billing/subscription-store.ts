@@ -1,7 +1,7 @@
 // The subscription state machine's state in the database: the user's one live row of
 // `subscriptions` (active or past_due), or none for FREE. Saving a FREE state ends the live row.
 import { randomUUID } from "node:crypto";
-import { and, eq, inArray, isNull, lte, or, sql } from "drizzle-orm";
+import { and, eq, inArray, isNull, lt, lte, or, sql } from "drizzle-orm";
 import type { VatIdStatus } from "../../contract/vat-id-verification.ts";
 import { preparedPerHandle } from "../db/prepared.ts";
 import { billingCustomers, subscriptions, vatIdChecks } from "../db/schema/index.ts";
@@ -174,12 +174,15 @@ async function vatIdStatusOf(db: DbOrTx, customerId: string, vatId: string | nul
 
 /**
  * Stores the provider's check of a customer's VAT ID, unless a newer fact about that ID is stored
- * (events arrive in any order; one of the same second is taken, as the later to arrive). Answers
+ * (events arrive in any order; one of the same second is taken, as the later to arrive). Our own
+ * read of the provider's answer (`asRead`: saving the details) never replaces a check of its own
+ * second: Stripe's event of that second may be VIES' answer, which came after the read. Answers
  * whether it was stored.
  */
 export async function saveVatIdCheck(
   db: DbOrTx,
   check: { customerId: string; vatId: string; status: VatIdStatus; created: Date },
+  asRead = false,
 ): Promise<boolean> {
   const stored = await db
     .insert(vatIdChecks)
@@ -192,7 +195,7 @@ export async function saveVatIdCheck(
     .onConflictDoUpdate({
       target: [vatIdChecks.customerId, vatIdChecks.vatId],
       set: { status: check.status, checkedAt: check.created },
-      setWhere: lte(vatIdChecks.checkedAt, check.created),
+      setWhere: (asRead ? lt : lte)(vatIdChecks.checkedAt, check.created),
     })
     .returning({ status: vatIdChecks.status });
   return stored.length > 0;
@@ -252,12 +255,11 @@ export async function saveGivenBillingDetails(
   // The provider's answer as of now (Stripe dates its events in whole seconds).
   if (saved && details.vatId && vatIdStatus) {
     const second = new Date(Math.floor(at.getTime() / 1000) * 1000);
-    await saveVatIdCheck(db, {
-      customerId: saved.customerId,
-      vatId: details.vatId,
-      status: vatIdStatus,
-      created: second,
-    });
+    await saveVatIdCheck(
+      db,
+      { customerId: saved.customerId, vatId: details.vatId, status: vatIdStatus, created: second },
+      true,
+    );
   }
 }
 

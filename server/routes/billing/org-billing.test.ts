@@ -404,6 +404,19 @@ describe.each(TEST_DATABASES)("billing for an organisation (%s)", (kind) => {
         vat_id: "DE129273398",
         vat_id_status: "pending",
       });
+      // Stripe's check of the second the details are saved in wins over the save's own read of it.
+      expect((await taxIdChecked("evt_same_second", customerId, "DE136695976", "unverified")).status).toBe(
+        200,
+      );
+      expect((await put(user.accessToken, undefined, ACME)).status).toBe(200);
+      expect(await detailsOf(user.accessToken)).toMatchObject({
+        vat_id: "DE136695976",
+        vat_id_status: "unverified",
+      });
+      // A second later, saving reads the provider's answer again.
+      ctx.t.clock.advance(1000);
+      expect((await put(user.accessToken, undefined, ACME)).status).toBe(200);
+      expect(await detailsOf(user.accessToken)).toMatchObject({ vat_id_status: "verified" });
     });
 
     it.each([
