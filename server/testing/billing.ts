@@ -23,6 +23,16 @@ export async function openSubscriptionCheckout(t: TestApp, token: string, tier: 
   return checkoutPath(((await res.json()) as { url: string }).url);
 }
 
+/** POST /v1/create-checkout-session for `tier` as the member with `token`, for organisation `orgId`. */
+export function requestOrgCheckout(t: TestApp, token: string, orgId: string, tier: TierKey = "A") {
+  return postJson(
+    t.app,
+    "/v1/create-checkout-session",
+    { product: TIER(tier).product, price: TIER(tier).price },
+    { Authorization: `Bearer ${token}`, "X-Organization": orgId },
+  );
+}
+
 export async function openTopUpCheckout(t: TestApp, token: string, pack: TopUpKey): Promise<string> {
   const res = await postJson(
     t.app,

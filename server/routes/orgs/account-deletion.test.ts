@@ -14,7 +14,7 @@ import {
   organizations,
 } from "../../db/schema/index.ts";
 import { verifiedUser } from "../../testing/api-client.ts";
-import { TIER } from "../../testing/billing.ts";
+import { requestOrgCheckout } from "../../testing/billing.ts";
 import { call, createTeam, insertKey, json, member, type Person } from "../../testing/org-calls.ts";
 import { useTestApp } from "../../testing/suite.ts";
 import { NO_LIMITS } from "../../testing/test-app.ts";
@@ -91,16 +91,7 @@ describe.each(TEST_DATABASES)("account deletion and organisations (%s)", (kind) 
     const ann = await verifiedUser(ctx.t, "ann");
     const acme = await createTeam(ctx.t, ann, "Acme");
     const bill = await member(ctx.t, acme, ann, "bill", "billing");
-    const res = await ctx.t.app.request("/v1/create-checkout-session", {
-      method: "POST",
-      headers: {
-        Authorization: `Bearer ${bill.accessToken}`,
-        "Content-Type": "application/json",
-        "X-Organization": acme.id,
-      },
-      body: JSON.stringify({ product: TIER("A").product, price: TIER("A").price }),
-    });
-    expect(res.status).toBe(200);
+    expect((await requestOrgCheckout(ctx.t, bill.accessToken, acme.id)).status).toBe(200);
     expect(await json(await deleteAccount(bill), 200)).toEqual({ detail: DETAIL.accountDeleted });
     const sessions = await ctx.t.deps.db
       .select({ status: checkoutSessions.status })

@@ -19,7 +19,14 @@ import {
 import { berlinMonth } from "../../domain/berlin-time.ts";
 import { BILLING_ERRORS } from "../../domain/billing-errors.ts";
 import { verifiedUser } from "../../testing/api-client.ts";
-import { checkoutPath, openSubscriptionCheckout, payAt, TIER, TOP_UP } from "../../testing/billing.ts";
+import {
+  checkoutPath,
+  openSubscriptionCheckout,
+  payAt,
+  requestOrgCheckout,
+  TIER,
+  TOP_UP,
+} from "../../testing/billing.ts";
 import {
   call,
   createTeam,
@@ -267,15 +274,7 @@ describe.each(TEST_DATABASES)("organisation members (%s)", (kind) => {
     it("expires the checkouts the member opened for the organisation, and no one else's", async () => {
       const { org, ann, bill } = await acme();
       const open = async (who: Person) => {
-        const res = await ctx.t.app.request("/v1/create-checkout-session", {
-          method: "POST",
-          headers: {
-            Authorization: `Bearer ${who.accessToken}`,
-            "Content-Type": "application/json",
-            "X-Organization": org.id,
-          },
-          body: JSON.stringify({ product: TIER("A").product, price: TIER("A").price }),
-        });
+        const res = await requestOrgCheckout(ctx.t, who.accessToken, org.id);
         return checkoutPath((await json<{ url: string }>(res, 200)).url)
           .split("/")
           .pop() as string;
@@ -308,16 +307,7 @@ describe.each(TEST_DATABASES)("organisation members (%s)", (kind) => {
 
     it("keeps a member to 10 open checkouts of the organisation, counting only the open ones", async () => {
       const { org, ann, bill } = await acme();
-      const open = (who: Person) =>
-        ctx.t.app.request("/v1/create-checkout-session", {
-          method: "POST",
-          headers: {
-            Authorization: `Bearer ${who.accessToken}`,
-            "Content-Type": "application/json",
-            "X-Organization": org.id,
-          },
-          body: JSON.stringify({ product: TIER("A").product, price: TIER("A").price }),
-        });
+      const open = (who: Person) => requestOrgCheckout(ctx.t, who.accessToken, org.id);
       for (let i = 0; i < MAX_OPEN_CHECKOUTS_PER_MEMBER; i++) await json(await open(bill), 200);
       expect(await json(await open(bill), 409)).toEqual({
         detail: BILLING_ERRORS.too_many_open_checkouts.message,
