@@ -91,7 +91,12 @@ export function fulfil(
     case "charge_refunded":
     case "dispute":
     case "vat_id_checked":
-      // Handled before fulfilment (billing/invoices.ts, billing/reversals.ts, billing/webhooks.ts):
+    case "card_saved":
+    case "card_updated":
+    case "card_detached":
+    case "auto_top_up_paid":
+    case "auto_top_up_failed":
+      // Handled before fulfilment (billing/auto-top-up/ for the last five) (billing/invoices.ts, billing/reversals.ts, billing/webhooks.ts):
       // no subscription change.
       return { ok: true, state, effects: [], note: null };
   }

@@ -8,13 +8,14 @@ import type { Clock } from "../clock.ts";
 import { checkoutSessions, creditGrants, organizations, webhookEvents } from "../db/schema/index.ts";
 import type { Db, Tx } from "../db/types.ts";
 import { snapshotOrder } from "../domain/subscription.ts";
+import type { AutoTopUpEngine } from "./auto-top-up/engine.ts";
 import type { BillingMailSender } from "./billing-mails.ts";
 import type { Catalogue } from "./catalogue.ts";
 import { fulfil } from "./fulfilment.ts";
 import { recordInvoiceDocument } from "./invoices.ts";
 import { lockUser } from "./ledger-store.ts";
 import type { paymentHistory } from "./payment-history.ts";
-import type { BillingEvent } from "./ports/events.ts";
+import { type AutoTopUpEvent, type BillingEvent, isAutoTopUpEvent } from "./ports/events.ts";
 import type { PaymentProvider } from "./ports/payment-provider.ts";
 import { reversePayment } from "./reversals.ts";
 import { currentState, type RunEffects } from "./subscription-changes.ts";
@@ -41,6 +42,8 @@ export interface WebhookDeps {
   recordHistory: ReturnType<typeof paymentHistory>;
   queueSubscriptionMails: ReturnType<typeof subscriptionMails>;
   mails: BillingMailSender;
+  /** Saved cards and auto top-up invoices (billing/auto-top-up/). */
+  autoTopUp: Pick<AutoTopUpEngine, "handleEvent">;
 }
 
 /** Our record of a Stripe checkout session becomes complete when its payment arrives (local ones already are). */
@@ -62,7 +65,7 @@ async function markSessionPaid(tx: Tx, event: BillingEvent, now: Date): Promise<
 /** The events about one user's subscription or purchase (the others are about a payment or nobody). */
 type UserEvent = Exclude<
   BillingEvent,
-  { kind: "ignored" | "invoice_document" | "charge_refunded" | "dispute" | "vat_id_checked" }
+  { kind: "ignored" | "invoice_document" | "charge_refunded" | "dispute" | "vat_id_checked" } | AutoTopUpEvent
 >;
 
 type SubscriptionUpdated = Extract<BillingEvent, { kind: "subscription_updated" }>;
@@ -250,6 +253,8 @@ export function webhookHandler(deps: WebhookDeps) {
             { eventId: event.eventId, customerId: event.customerId, status: event.status, stored },
             "VAT ID check recorded",
           );
+        } else if (isAutoTopUpEvent(event)) {
+          await deps.autoTopUp.handleEvent(tx, event, now);
         } else if (event.kind === "charge_refunded" || event.kind === "dispute") {
           await reversePayment(tx, event, now, { provider, logger });
         } else {

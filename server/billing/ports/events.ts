@@ -165,5 +165,84 @@ export type BillingEvent = EventRef &
         vatId: string;
         status: VatIdStatus;
       }
+    | {
+        /**
+         * A card saved for later charges (checkout.session.completed in setup mode, or
+         * setup_intent.succeeded): once per SetupIntent, the newest SetupIntent's card wins.
+         */
+        kind: "card_saved";
+        orgId: string;
+        customerId: string | null;
+        setupIntentId: string;
+        /** When the provider made the SetupIntent. */
+        setupAt: Date;
+        /** The setup page (cs_…), when the event names it. */
+        checkoutSessionId: string | null;
+        /**
+         * The card (pm_…). Neither event carries its details: the handler asks the provider
+         * (PaymentProvider.retrieveCard).
+         */
+        paymentMethodId: string;
+      }
+    | {
+        /** payment_method.updated / .automatically_updated: the card's new details. */
+        kind: "card_updated";
+        customerId: string | null;
+        card: SavedCardFacts;
+      }
+    | {
+        /** payment_method.detached: auto top-up stops using it. */
+        kind: "card_detached";
+        customerId: string | null;
+        paymentMethodId: string;
+      }
+    | {
+        /** invoice.paid of an auto top-up (metadata.auto_top_up_attempt_id): grants once. */
+        kind: "auto_top_up_paid";
+        attemptId: string;
+        customerId: string | null;
+        invoiceId: string;
+        paymentIntentId: string | null;
+        paidAt: Date;
+        payment: PaymentFacts;
+        document: InvoiceDocument;
+      }
+    | {
+        /**
+         * invoice.payment_failed / invoice.payment_action_required of an auto top-up: a decline, or
+         * the bank asks for authentication (then `payUrl` is where the customer pays).
+         */
+        kind: "auto_top_up_failed";
+        attemptId: string;
+        customerId: string | null;
+        invoiceId: string;
+        actionRequired: boolean;
+        /** Stripe's decline code (or the error's code), when the event carries it. */
+        code: string | null;
+        payUrl: string | null;
+      }
     | { kind: "ignored"; reason: string }
   );
+
+/** A saved card as the provider describes it (Stripe's PaymentMethod with `card`). */
+export interface SavedCardFacts {
+  /** pm_… */
+  paymentMethodId: string;
+  brand: string;
+  last4: string;
+  expMonth: number;
+  expYear: number;
+}
+
+/** The events auto top-up acts on (billing/auto-top-up/), each handled in the webhook's transaction. */
+export const AUTO_TOP_UP_EVENT_KINDS = [
+  "card_saved",
+  "card_updated",
+  "card_detached",
+  "auto_top_up_paid",
+  "auto_top_up_failed",
+] as const;
+export type AutoTopUpEvent = Extract<BillingEvent, { kind: (typeof AUTO_TOP_UP_EVENT_KINDS)[number] }>;
+
+export const isAutoTopUpEvent = (event: BillingEvent): event is AutoTopUpEvent =>
+  (AUTO_TOP_UP_EVENT_KINDS as readonly string[]).includes(event.kind);

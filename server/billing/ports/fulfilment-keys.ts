@@ -40,3 +40,8 @@ export function renewalKey(subscriptionId: string, periodStart: Date): string {
 export function freeCreditsKey(userId: string): string {
   return `free:${userId}`;
 }
+
+/** The pack of auto top-up attempt `attemptId` (AUTO-TOP-UP.md), from its charge's answer or its event. */
+export function autoTopUpKey(attemptId: string): string {
+  return `auto_top_up:${attemptId}`;
+}

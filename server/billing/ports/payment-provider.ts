@@ -5,7 +5,13 @@
 // as the first left it.
 import type { VatIdStatus } from "../../../contract/vat-id-verification.ts";
 import type { DbOrTx } from "../../db/types.ts";
-import type { BillingEvent, SubscriptionSnapshot } from "./events.ts";
+import type {
+  BillingEvent,
+  InvoiceDocument,
+  PaymentFacts,
+  SavedCardFacts,
+  SubscriptionSnapshot,
+} from "./events.ts";
 
 // The catalogue billing sells from: the provider is given it (the local checkout shows its names
 // and prices; Stripe's ids are read into it at start).
@@ -93,6 +99,32 @@ export interface PaymentProvider {
    * confirms a well-formed ID at once (decision 031).
    */
   saveCustomerDetails(db: DbOrTx, orgId: string, details: CustomerDetails): Promise<SavedCustomerDetails>;
+  /**
+   * Auto top-up (AUTO-TOP-UP.md). A hosted page that saves a card for later charges without the
+   * customer (Stripe: a Checkout Session in setup mode), recorded in card_setup_sessions with who
+   * opened it. The card is saved from the provider's event (`card_saved`), never from the redirect.
+   */
+  createCardSetupSession(db: DbOrTx, setup: NewCardSetup): Promise<CreatedCheckout>;
+  /** A saved card's details (brand, last 4, expiry); null when the provider does not know it. */
+  retrieveCard(db: DbOrTx, paymentMethodId: string): Promise<SavedCardFacts | null>;
+  /** Detaches a saved card at the provider; a card detached already counts as done. */
+  detachCard(db: DbOrTx, paymentMethodId: string): Promise<void>;
+  /**
+   * Makes the one-off invoice of an auto top-up attempt (one item at the pack's price, tax as the
+   * provider computes it for the customer, metadata.auto_top_up_attempt_id), finalised and ready to
+   * pay. Idempotent per attempt: asked again, it answers the same invoice. Thrown: try again later.
+   */
+  createAutoTopUpInvoice(db: DbOrTx, charge: AutoTopUpCharge): Promise<{ invoiceId: string }>;
+  /**
+   * Pays that invoice off-session with the saved card (Stripe: `off_session=true`, idempotency key
+   * `auto-top-up:<attempt id>:pay`). Every decline is an answer, never a throw; thrown only when the
+   * provider could not be asked (then the attempt is read, not paid again, on the next run).
+   */
+  payAutoTopUpInvoice(db: DbOrTx, charge: AutoTopUpCharge, invoiceId: string): Promise<AutoTopUpChargeAnswer>;
+  /** The invoice's state as the provider has it now: how a restart settles an attempt without paying again. */
+  readAutoTopUpInvoice(db: DbOrTx, invoiceId: string): Promise<AutoTopUpChargeAnswer>;
+  /** Voids an unpaid auto top-up invoice (its payment link then says it is no longer needed); done when paid or void already. */
+  voidAutoTopUpInvoice(db: DbOrTx, invoiceId: string, attemptId: string): Promise<void>;
   /** The invoice (in_…) a payment intent paid, when the provider's events do not say (refunds, disputes). */
   invoiceOfPayment(paymentIntentId: string): Promise<string | null>;
   /**
@@ -101,6 +133,56 @@ export interface PaymentProvider {
    */
   readWebhook(rawBody: Uint8Array, signature: string | undefined, now: Date): Promise<WebhookRead>;
 }
+
+/** A card-setup page to open (POST /v1/billing/payment-method/setup). */
+export interface NewCardSetup {
+  orgId: string;
+  /** The member who opens it: their removal from the organisation expires it (decision 028). */
+  openedBy: string;
+  /** The organisation's billing e-mail, for a customer made now. */
+  email: string;
+  /** The packs' currency. */
+  currency: string;
+  successUrl: string;
+  cancelUrl: string;
+  /** Shown on the page: "By saving this card you allow <seller> to charge it ...". */
+  consentText: string;
+}
+
+/** One auto top-up attempt's charge, as the provider needs to make it. */
+export interface AutoTopUpCharge {
+  attemptId: string;
+  orgId: string;
+  customerId: string;
+  /** The saved card (pm_…). */
+  paymentMethodId: string;
+  productId: string;
+  /** The pack's price at the provider (Stripe: price_…). */
+  priceId: string;
+  /** "Auto top-up: 500 credits". */
+  description: string;
+  /** Net, minor units. */
+  amount: number;
+  currency: string;
+}
+
+/** The state of an auto top-up invoice: what its payment answered, or what reading it says. */
+export type AutoTopUpChargeAnswer =
+  | {
+      status: "paid";
+      invoiceId: string;
+      paymentIntentId: string | null;
+      paidAt: Date;
+      payment: PaymentFacts;
+      document: InvoiceDocument;
+    }
+  /** The bank asks the customer to authenticate: they pay at `payUrl` (Stripe's hosted invoice page). */
+  | { status: "requires_action"; invoiceId: string; payUrl: string }
+  /** `code`: Stripe's `decline_code`, else the error's `code`. */
+  | { status: "declined"; invoiceId: string; code: string | null }
+  /** Not settled yet (still processing, or not yet paid): the event or the next read will say. */
+  | { status: "open"; invoiceId: string }
+  | { status: "void"; invoiceId: string };
 
 /** An organisation's billing details (PUT /v1/billing/details), checked: the VAT ID fits the country. */
 export interface CustomerDetails {

@@ -6,3 +6,4 @@ export * from "./audit.ts";
 export * from "./billing.ts";
 export * from "./mfa.ts";
 export * from "./organizations.ts";
+export * from "./auto-top-up.ts";

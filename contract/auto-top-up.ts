@@ -1,0 +1,112 @@
+// Zod schemas of auto top-up's calls (AUTO-TOP-UP.md): the saved card, the settings and their
+// consent, and what GET answers about the state and the attempts. The portal checks the server's
+// answers with them; the server validates requests and documents them in OpenAPI from the same
+// objects. `zod/mini`, browser-safe, like billing.ts.
+import * as z from "zod/mini";
+
+const moneySchema = z.object({
+  /** Minor units (cents). */
+  amount: z.number().check(z.int()),
+  currency: z.string().check(z.minLength(3), z.maxLength(3)),
+});
+
+/** `PUT /v1/billing/auto-top-up`'s consent: the customer accepted the text shown for these values. */
+export const autoTopUpConsentSchema = z.object({
+  text_version: z.string().check(z.minLength(1), z.maxLength(100)),
+  accepted: z.literal(true),
+});
+
+/** `PUT /v1/billing/auto-top-up`. */
+export const autoTopUpRequestSchema = z.object({
+  enabled: z.boolean(),
+  /** Whole credits. */
+  threshold: z.number().check(z.int()),
+  product_id: z.string().check(z.trim(), z.minLength(1, "Field required"), z.maxLength(255)),
+  monthly_limit: moneySchema,
+  consent: z.optional(autoTopUpConsentSchema),
+});
+export type AutoTopUpRequest = z.infer<typeof autoTopUpRequestSchema>;
+
+export const savedCardSchema = z.object({
+  brand: z.string(),
+  last4: z.string(),
+  exp_month: z.number(),
+  exp_year: z.number(),
+});
+export type SavedCard = z.infer<typeof savedCardSchema>;
+
+export const AUTO_TOP_UP_STATES = ["active", "paused", "off"] as const;
+export const ATTEMPT_STATES = [
+  "processing",
+  "authentication_required",
+  "paid",
+  "failed",
+  "cancelled",
+] as const;
+
+export const autoTopUpAttemptSchema = z.object({
+  id: z.string(),
+  at: z.string(),
+  status: z.enum(ATTEMPT_STATES),
+  credits: z.number(),
+  amount: moneySchema,
+  /** The invoice's number once paid (ours, or Stripe's). */
+  invoice_number: z.nullable(z.string()),
+  /** What the customer reads about a failure, or the pending authentication. */
+  detail: z.nullable(z.string()),
+  /** Where a payment the bank wants confirmed is completed (authentication_required only). */
+  pay_url: z.nullable(z.string()),
+});
+export type AutoTopUpAttempt = z.infer<typeof autoTopUpAttemptSchema>;
+
+/** `GET /v1/billing/auto-top-up` (and the answer of PUT). */
+export const autoTopUpSchema = z.object({
+  enabled: z.boolean(),
+  /** Null until first saved. */
+  threshold: z.nullable(z.number()),
+  product_id: z.nullable(z.string()),
+  monthly_limit: z.nullable(moneySchema),
+  charged_this_month: moneySchema,
+  /** When this month's limit resets (the next Berlin month), ISO 8601. */
+  limit_resets_at: z.string(),
+  card: z.nullable(savedCardSchema),
+  status: z.enum(AUTO_TOP_UP_STATES),
+  /** Why paused or off (a key: `declined`, `monthly_limit`, `card_removed`...), null while active. */
+  paused_reason: z.nullable(z.string()),
+  /** The sentence Billing shows for the reason. */
+  reason_text: z.nullable(z.string()),
+  /** A `monthly_limit` pause ends then. */
+  paused_until: z.nullable(z.string()),
+  consent_text_version: z.string(),
+  last_attempt: z.nullable(
+    z.object({
+      at: z.string(),
+      status: z.enum(ATTEMPT_STATES),
+      credits: z.number(),
+      invoice_number: z.nullable(z.string()),
+      detail: z.nullable(z.string()),
+    }),
+  ),
+  /** The latest attempts, newest first (at most 10). */
+  attempts: z.array(autoTopUpAttemptSchema),
+});
+export type AutoTopUp = z.infer<typeof autoTopUpSchema>;
+
+/** `POST /v1/billing/auto-top-up/consent-text`: the text to accept for these values, before PUT. */
+export const consentTextRequestSchema = z.object({
+  threshold: z.number().check(z.int()),
+  product_id: z.string().check(z.trim(), z.minLength(1, "Field required"), z.maxLength(255)),
+  monthly_limit: moneySchema,
+});
+export const consentTextSchema = z.object({ text: z.string(), text_version: z.string() });
+
+/** What `?card=` on /profile/billing says after the provider's card page. */
+export const CARD_RETURN_TEXT = {
+  saved: "Your card is being saved. It appears here in a moment.",
+  cancelled: "No card was saved.",
+} as const;
+
+/** The console's `POST /v1/admin/orgs/{id}/auto-top-up/off {reason}`. */
+export const adminAutoTopUpOffSchema = z.object({
+  reason: z.string().check(z.trim(), z.minLength(1, "Field required"), z.maxLength(200)),
+});
