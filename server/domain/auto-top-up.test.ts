@@ -708,6 +708,14 @@ describe("why auto top-up is paused or off", () => {
       "dispute_hold",
       { status: "off", sentence: "Auto top-up is off because a payment of this organisation is disputed." },
     ],
+    [
+      "staff",
+      {
+        status: "off",
+        sentence:
+          "Auto top-up was turned off by our support team. Contact support, or turn it on again under Billing.",
+      },
+    ],
     ["member_left", { status: "paused", sentence: "The member who saved this card left" }],
   ] as const)("%s", (reason, expected) => {
     expect(offReason(reason)).toEqual(expected);
@@ -719,6 +727,7 @@ describe("why auto top-up is paused or off", () => {
       "card_removed",
       "organisation_disabled",
       "dispute_hold",
+      "staff",
     ]);
   });
 

@@ -26,6 +26,12 @@ export interface AutoTopUpEngine {
    * mails owners and billing members once. Nothing when it is off already.
    */
   turnOff(tx: Tx, orgId: string, reason: OffReason, actor: AutoTopUpActor | null, now: Date): Promise<void>;
+  /**
+   * After the billing details changed (so the VAT, and one pack's gross, may have): pauses with
+   * `limit_below_pack` when one pack now costs more than the monthly limit, and resumes such a
+   * pause when it no longer does.
+   */
+  billingDetailsChanged(tx: Tx, orgId: string, now: Date): Promise<void>;
   /** The member who saved the card left the organisation: paused until a member saves a card. */
   memberLeft(tx: Tx, orgId: string, userId: string, now: Date): Promise<void>;
   /**
