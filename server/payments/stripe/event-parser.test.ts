@@ -3,7 +3,12 @@
 // what is refused. (events.test.ts reads the local checkout's full events back, end to end.)
 import { describe, expect, it } from "vitest";
 import { stripeFixture } from "../local/stripe-fixtures.ts";
-import { parseStripeEvent, parseStripeSubscription } from "./event-parser.ts";
+import {
+  parseAutoTopUpInvoice,
+  parseStripeCard,
+  parseStripeEvent,
+  parseStripeSubscription,
+} from "./event-parser.ts";
 
 const T = 1_736_499_600; // 2025-01-10T09:00:00Z
 const at = (seconds: number) => new Date(seconds * 1000);
@@ -706,5 +711,691 @@ describe("customer.tax_id.created and .updated", () => {
 
   it("ignores a deleted tax ID (customer.tax_id.deleted): a replaced VAT ID is gone from file already", () => {
     expect(parsed(event("customer.tax_id.deleted", taxId()))).toMatchObject({ kind: "ignored" });
+  });
+});
+
+// Auto top-up (AUTO-TOP-UP.md): saved cards and the one-off invoices that charge them.
+const ORG = "0b7f3a52-5d2e-4c61-9a43-8f0c2d9e1a11";
+const ATTEMPT = "6a1d9c0e-2b3f-4e57-8a19-c4d5e6f70812";
+
+describe("auto top-up: a card saved", () => {
+  /** Stripe's example SetupIntent (fixtures3.json), succeeded for one of our setup pages. */
+  const setupIntent = (extra: Record<string, unknown> = {}) => ({
+    ...stripeFixture("setup_intent"),
+    status: "succeeded",
+    customer: "cus_1",
+    payment_method: "pm_1",
+    metadata: { org_id: ORG },
+    ...extra,
+  });
+  /** Stripe's example session in setup mode, as a setup page of ours completes it. */
+  const setupSession = (extra: Record<string, unknown> = {}) => ({
+    ...stripeFixture("checkout.session"),
+    mode: "setup",
+    payment_status: "no_payment_required",
+    status: "complete",
+    customer: "cus_1",
+    metadata: { org_id: ORG },
+    setup_intent: "seti_1Pgag7B7WZ01zgkWSgwGdb8Z",
+    ...extra,
+  });
+
+  it("setup_intent.succeeded saves its card for metadata.org_id, made when the intent was", () => {
+    expect(parsed(event("setup_intent.succeeded", setupIntent()))).toEqual({
+      ...REF("setup_intent.succeeded"),
+      kind: "card_saved",
+      orgId: ORG,
+      customerId: "cus_1",
+      setupIntentId: "seti_1Pgag7B7WZ01zgkWSgwGdb8Z",
+      setupAt: at(1_234_567_890),
+      checkoutSessionId: null,
+      paymentMethodId: "pm_1",
+    });
+  });
+
+  it("reads expanded objects by their ids, and an intent of no customer", () => {
+    const raw = setupIntent({ customer: null, payment_method: { id: "pm_2", object: "payment_method" } });
+    expect(parsed(event("setup_intent.succeeded", raw))).toMatchObject({
+      customerId: null,
+      paymentMethodId: "pm_2",
+    });
+  });
+
+  it.each([
+    ["no metadata", { metadata: null }],
+    ["metadata of something else (a subscription's card)", { metadata: { user_id: ORG } }],
+  ])("ignores a setup intent with %s: Stripe's own are not auto top-up's", (_case, extra) => {
+    expect(parsed(event("setup_intent.succeeded", setupIntent(extra)))).toEqual({
+      ...REF("setup_intent.succeeded"),
+      kind: "ignored",
+      reason: "setup intent without metadata.org_id: not auto top-up's",
+    });
+  });
+
+  it.each([
+    [
+      "no payment method",
+      { payment_method: null },
+      "setup intent seti_1Pgag7B7WZ01zgkWSgwGdb8Z without a payment_method",
+    ],
+    [
+      "an org_id that is no organisation's id",
+      { metadata: { org_id: "org_1" } },
+      'metadata.org_id is not an organisation id: "org_1"',
+    ],
+    ["an empty org_id", { metadata: { org_id: "" } }, 'metadata.org_id is not an organisation id: ""'],
+  ])("refuses an intent of ours with %s", (_case, extra, error) => {
+    expect(parseStripeEvent(event("setup_intent.succeeded", setupIntent(extra)))).toEqual({
+      ok: false,
+      error: `setup_intent.succeeded evt_1: ${error}`,
+    });
+  });
+
+  it.each([
+    ["no id", { id: "" }, /^setup_intent\.succeeded evt_1: id: /],
+    ["no creation time", { created: undefined }, /^setup_intent\.succeeded evt_1: created: /],
+    ["a malformed payment method", { payment_method: 7 }, /^setup_intent\.succeeded evt_1: payment_method: /],
+  ])("refuses an unreadable intent: %s", (_case, extra, error) => {
+    expect(parseStripeEvent(event("setup_intent.succeeded", setupIntent(extra)))).toEqual({
+      ok: false,
+      error: expect.stringMatching(error),
+    });
+  });
+
+  it("a completed setup session naming its intent only is left to setup_intent.succeeded", () => {
+    expect(parsed(event("checkout.session.completed", setupSession()))).toEqual({
+      ...REF("checkout.session.completed"),
+      kind: "ignored",
+      reason: "setup-mode session names its setup intent only: setup_intent.succeeded carries the card",
+    });
+  });
+
+  it("a completed setup session with its intent expanded saves the card, naming the session", () => {
+    const raw = setupSession({ setup_intent: setupIntent({ customer: "cus_other" }) });
+    expect(parsed(event("checkout.session.completed", raw))).toEqual({
+      ...REF("checkout.session.completed"),
+      kind: "card_saved",
+      orgId: ORG,
+      customerId: "cus_1",
+      setupIntentId: "seti_1Pgag7B7WZ01zgkWSgwGdb8Z",
+      setupAt: at(1_234_567_890),
+      checkoutSessionId: "cs_test_a1YS1URlnyQCN5fUUduORoQ7Pw41PJqDWkIVQCpJPqkfIhd6tVY8XB1OLY",
+      paymentMethodId: "pm_1",
+    });
+  });
+
+  it("the session's customer, else its intent's, else none", () => {
+    const raw = (customer: string | null, intentCustomer: string | null) =>
+      event(
+        "checkout.session.completed",
+        setupSession({ customer, setup_intent: setupIntent({ customer: intentCustomer }) }),
+      );
+    expect(parsed(raw(null, "cus_2"))).toMatchObject({ customerId: "cus_2" });
+    expect(parsed(raw(null, null))).toMatchObject({ customerId: null });
+  });
+
+  it("a setup session's org_id is its own, whatever its intent says", () => {
+    const raw = setupSession({ setup_intent: setupIntent({ metadata: null }) });
+    expect(parsed(event("checkout.session.completed", raw))).toMatchObject({
+      kind: "card_saved",
+      orgId: ORG,
+    });
+  });
+
+  it.each([
+    ["no metadata", { metadata: null }],
+    ["no org_id", { metadata: { user_id: ORG } }],
+  ])("ignores a setup session with %s (not a setup page of ours), even unpaid", (_case, extra) => {
+    expect(parsed(event("checkout.session.completed", setupSession(extra)))).toMatchObject({
+      kind: "ignored",
+      reason: "setup-mode checkout session without metadata.org_id",
+    });
+  });
+
+  it.each([
+    ["no setup intent", { setup_intent: null }, "setup-mode session without a setup_intent"],
+    [
+      "an expanded intent without a card",
+      { setup_intent: { ...setupIntent(), payment_method: null } },
+      "setup intent seti_1Pgag7B7WZ01zgkWSgwGdb8Z without a payment_method",
+    ],
+    [
+      "an org_id that is no organisation's id",
+      { metadata: { org_id: "x" }, setup_intent: setupIntent() },
+      'metadata.org_id is not an organisation id: "x"',
+    ],
+  ])("refuses a setup session of ours with %s", (_case, extra, error) => {
+    expect(parseStripeEvent(event("checkout.session.completed", setupSession(extra)))).toEqual({
+      ok: false,
+      error: `checkout.session.completed evt_1: ${error}`,
+    });
+  });
+
+  it("refuses a setup session whose expanded intent is unreadable", () => {
+    const raw = setupSession({ setup_intent: { id: "seti_1" } });
+    expect(parseStripeEvent(event("checkout.session.completed", raw))).toEqual({
+      ok: false,
+      error: expect.stringMatching(/^checkout\.session\.completed evt_1: setup_intent: /),
+    });
+  });
+});
+
+describe("auto top-up: the saved card's changes", () => {
+  /** Stripe's example PaymentMethod (fixtures3.json): a Visa ending 4242, expiring 8/2030. */
+  const paymentMethod = (extra: Record<string, unknown> = {}) => ({
+    ...stripeFixture("payment_method"),
+    customer: "cus_1",
+    ...extra,
+  });
+  const CARD = {
+    paymentMethodId: "pm_1Pgc75B7WZ01zgkWlHVgdEGJ",
+    brand: "visa",
+    last4: "4242",
+    expMonth: 8,
+    expYear: 2030,
+  };
+
+  it.each(["payment_method.updated", "payment_method.automatically_updated"])(
+    "%s: the card's new brand, last 4 and expiry",
+    (type) => {
+      expect(parsed(event(type, paymentMethod()))).toEqual({
+        ...REF(type),
+        kind: "card_updated",
+        customerId: "cus_1",
+        card: CARD,
+      });
+    },
+  );
+
+  it("an updated card of no customer, or an expanded one", () => {
+    expect(parsed(event("payment_method.updated", paymentMethod({ customer: null })))).toMatchObject({
+      customerId: null,
+    });
+    expect(
+      parsed(
+        event("payment_method.updated", paymentMethod({ customer: { id: "cus_2", object: "customer" } })),
+      ),
+    ).toMatchObject({ customerId: "cus_2" });
+  });
+
+  it("ignores an update of a payment method that is not a card", () => {
+    const raw = paymentMethod({ type: "sepa_debit", card: undefined, sepa_debit: { last4: "3000" } });
+    expect(parsed(event("payment_method.updated", raw))).toEqual({
+      ...REF("payment_method.updated"),
+      kind: "ignored",
+      reason: "payment method of type sepa_debit, not a card",
+    });
+  });
+
+  it.each([
+    ["no id", { id: "" }, /^payment_method\.updated evt_1: id: /],
+    ["no type", { type: undefined }, /^payment_method\.updated evt_1: type: /],
+    ["a card without its last 4", { card: { brand: "visa", exp_month: 8, exp_year: 2030 } }, /card\.last4: /],
+    [
+      "a fractional expiry month",
+      { card: { brand: "visa", last4: "4242", exp_month: 8.5, exp_year: 2030 } },
+      /card\.exp_month: /,
+    ],
+  ])("refuses an unreadable payment method: %s", (_case, extra, error) => {
+    expect(parseStripeEvent(event("payment_method.updated", paymentMethod(extra)))).toEqual({
+      ok: false,
+      error: expect.stringMatching(error),
+    });
+  });
+
+  it("payment_method.detached: the card, and its customer from before (a detached one names none)", () => {
+    const raw = event("payment_method.detached", paymentMethod({ customer: null }), {});
+    const withPrevious = { ...raw, data: { ...raw.data, previous_attributes: { customer: "cus_1" } } };
+    expect(parsed(withPrevious)).toEqual({
+      ...REF("payment_method.detached"),
+      kind: "card_detached",
+      customerId: "cus_1",
+      paymentMethodId: "pm_1Pgc75B7WZ01zgkWlHVgdEGJ",
+    });
+  });
+
+  it("a detached card's customer: from before, else its own, else none", () => {
+    const detached = (customer: string | null, previous: unknown) => {
+      const raw = event("payment_method.detached", paymentMethod({ customer }));
+      return parsed({ ...raw, data: { ...raw.data, previous_attributes: previous } });
+    };
+    expect(detached("cus_now", { customer: "cus_before" })).toMatchObject({ customerId: "cus_before" });
+    expect(detached("cus_now", { customer: null })).toMatchObject({ customerId: "cus_now" });
+    expect(detached("cus_now", { type: "card" })).toMatchObject({ customerId: "cus_now" });
+    expect(detached("cus_now", null)).toMatchObject({ customerId: "cus_now" });
+    expect(detached(null, undefined)).toMatchObject({ customerId: null });
+  });
+
+  it("a detached payment method of any type is read (the saved card is found by its id)", () => {
+    const raw = paymentMethod({ type: "sepa_debit", card: null });
+    expect(parsed(event("payment_method.detached", raw))).toMatchObject({ kind: "card_detached" });
+  });
+
+  it("refuses a detachment whose previous customer is malformed", () => {
+    const raw = event("payment_method.detached", paymentMethod());
+    expect(parseStripeEvent({ ...raw, data: { ...raw.data, previous_attributes: { customer: 7 } } })).toEqual(
+      {
+        ok: false,
+        error: expect.stringMatching(/^payment_method\.detached evt_1: previous_attributes: customer: /),
+      },
+    );
+  });
+
+  it("refuses an unreadable detached payment method", () => {
+    expect(parseStripeEvent(event("payment_method.detached", { id: "pm_1" }))).toEqual({
+      ok: false,
+      error: expect.stringMatching(/^payment_method\.detached evt_1: type: /),
+    });
+  });
+});
+
+describe("auto top-up: its invoices", () => {
+  /**
+   * Stripe's example invoice (fixtures3.json), finalised and paid, as an auto top-up makes it. The
+   * example names a subscription under `parent` and is billed "manual": neither may make it a
+   * renewal's or a checkout top-up's.
+   */
+  const autoInvoice = (extra: Record<string, unknown> = {}) => ({
+    ...stripeFixture("invoice"),
+    status: "paid",
+    number: "A1B2C3-0007",
+    hosted_invoice_url: "https://invoice.stripe.com/i/acct_1/test_7",
+    invoice_pdf: "https://pay.stripe.com/invoice/acct_1/test_7/pdf",
+    customer: "cus_1",
+    currency: "eur",
+    subtotal: 5000,
+    total_excluding_tax: 5000,
+    total_taxes: [{ amount: 950, taxability_reason: "standard_rated" }],
+    total: 5950,
+    amount_due: 5950,
+    amount_paid: 5950,
+    status_transitions: {
+      finalized_at: T - 60,
+      paid_at: T - 30,
+      marked_uncollectible_at: null,
+      voided_at: null,
+    },
+    metadata: { auto_top_up_attempt_id: ATTEMPT },
+    ...extra,
+  });
+  const PAYMENT = {
+    net: 5000,
+    tax: 950,
+    total: 5950,
+    currency: "eur",
+    reverseCharge: false,
+    buyer: { name: null, email: null, country: null, vatId: null },
+  };
+  const DOCUMENT = {
+    invoiceId: "in_1Pgc6tB7WZ01zgkWu9fdqL6I",
+    number: "A1B2C3-0007",
+    hostedInvoiceUrl: "https://invoice.stripe.com/i/acct_1/test_7",
+    invoicePdfUrl: "https://pay.stripe.com/invoice/acct_1/test_7/pdf",
+  };
+
+  it("invoice.paid grants the attempt's pack, with the payment and the document", () => {
+    expect(parsed(event("invoice.paid", autoInvoice()))).toEqual({
+      ...REF("invoice.paid"),
+      kind: "auto_top_up_paid",
+      attemptId: ATTEMPT,
+      customerId: "cus_1",
+      invoiceId: "in_1Pgc6tB7WZ01zgkWu9fdqL6I",
+      paymentIntentId: null,
+      paidAt: at(T - 30),
+      payment: PAYMENT,
+      document: DOCUMENT,
+    });
+  });
+
+  it("is never a subscription's or a checkout top-up's invoice, whatever else it says", () => {
+    for (const extra of [
+      { billing_reason: "subscription_cycle" },
+      { billing_reason: "subscription_create", subscription: "sub_1" },
+      { parent: null, billing_reason: "manual" },
+    ]) {
+      expect(parsed(event("invoice.paid", autoInvoice(extra))).kind).toBe("auto_top_up_paid");
+      expect(parsed(event("invoice.payment_failed", autoInvoice(extra))).kind).toBe("auto_top_up_failed");
+    }
+  });
+
+  it("a paid invoice without paid_at was paid when the event says; without a document yet, an empty one", () => {
+    const raw = autoInvoice({
+      status_transitions: null,
+      number: null,
+      hosted_invoice_url: null,
+      invoice_pdf: null,
+    });
+    expect(parsed(event("invoice.paid", raw))).toMatchObject({
+      paidAt: at(T),
+      document: { invoiceId: DOCUMENT.invoiceId, number: null, hostedInvoiceUrl: null, invoicePdfUrl: null },
+    });
+  });
+
+  it("reads the payment intent before API version 2025-03-31, and from expanded payments", () => {
+    expect(parsed(event("invoice.paid", autoInvoice({ payment_intent: "pi_old" })))).toMatchObject({
+      paymentIntentId: "pi_old",
+    });
+    const payments = {
+      data: [
+        {
+          status: "canceled",
+          is_default: false,
+          payment: { type: "payment_intent", payment_intent: "pi_x" },
+        },
+        {
+          status: "paid",
+          is_default: false,
+          payment: { type: "payment_intent", payment_intent: { id: "pi_paid", status: "succeeded" } },
+        },
+      ],
+    };
+    expect(parsed(event("invoice.paid", autoInvoice({ payments, payment_intent: "pi_old" })))).toMatchObject({
+      paymentIntentId: "pi_paid",
+    });
+  });
+
+  it.each([
+    [
+      "amounts that do not add up",
+      { total: 5951 },
+      "amounts do not add up: net 5000 + tax 950 is not the total 5951",
+    ],
+    [
+      "an attempt id that is not ours",
+      { metadata: { auto_top_up_attempt_id: "att_1" } },
+      'metadata.auto_top_up_attempt_id is not an attempt id: "att_1"',
+    ],
+    [
+      "an empty attempt id",
+      { metadata: { auto_top_up_attempt_id: "" } },
+      'metadata.auto_top_up_attempt_id is not an attempt id: ""',
+    ],
+  ])("refuses a paid auto top-up with %s", (_case, extra, error) => {
+    expect(parseStripeEvent(event("invoice.paid", autoInvoice(extra)))).toEqual({
+      ok: false,
+      error: `invoice.paid evt_1: ${error}`,
+    });
+  });
+
+  it("refuses an unreadable auto top-up invoice with the field", () => {
+    expect(parseStripeEvent(event("invoice.payment_failed", autoInvoice({ currency: undefined })))).toEqual({
+      ok: false,
+      error: expect.stringMatching(/^invoice\.payment_failed evt_1: currency: /),
+    });
+  });
+
+  it("invoice.payment_failed: a decline, with its page; Stripe's event carries no decline code", () => {
+    const raw = autoInvoice({ status: "open", amount_paid: 0, status_transitions: null, attempt_count: 1 });
+    expect(parsed(event("invoice.payment_failed", raw))).toEqual({
+      ...REF("invoice.payment_failed"),
+      kind: "auto_top_up_failed",
+      attemptId: ATTEMPT,
+      customerId: "cus_1",
+      invoiceId: "in_1Pgc6tB7WZ01zgkWu9fdqL6I",
+      actionRequired: false,
+      code: null,
+      payUrl: "https://invoice.stripe.com/i/acct_1/test_7",
+    });
+  });
+
+  it("invoice.payment_action_required: the bank asks for authentication, paid at the hosted page", () => {
+    const raw = autoInvoice({ status: "open", customer: null, hosted_invoice_url: null });
+    expect(parsed(event("invoice.payment_action_required", raw))).toMatchObject({
+      kind: "auto_top_up_failed",
+      customerId: null,
+      actionRequired: true,
+      payUrl: null,
+    });
+  });
+
+  it.each([
+    [
+      "its decline code",
+      {
+        id: "pi_1",
+        status: "requires_payment_method",
+        last_payment_error: { code: "card_declined", decline_code: "insufficient_funds" },
+      },
+      "insufficient_funds",
+    ],
+    [
+      "else the error's code",
+      {
+        id: "pi_1",
+        status: "requires_payment_method",
+        last_payment_error: { code: "expired_card", decline_code: null },
+      },
+      "expired_card",
+    ],
+    ["else none", { id: "pi_1", status: "requires_payment_method", last_payment_error: null }, null],
+    ["else none (not expanded)", "pi_1", null],
+  ])("a failure's code from an expanded payment intent: %s", (_case, intent, code) => {
+    const raw = autoInvoice({ status: "open", payment_intent: intent });
+    expect(parsed(event("invoice.payment_failed", raw))).toMatchObject({ code });
+  });
+
+  it("the payment of a failure: the default one, else the first", () => {
+    const pay = (id: string, isDefault: boolean | null) => ({
+      status: "open",
+      is_default: isDefault,
+      payment: {
+        payment_intent: { id, status: "requires_payment_method", last_payment_error: { code: id } },
+      },
+    });
+    const codeOf = (data: unknown[]) =>
+      (
+        parsed(event("invoice.payment_failed", autoInvoice({ status: "open", payments: { data } }))) as {
+          code: string | null;
+        }
+      ).code;
+    expect(codeOf([pay("first", false), pay("default", true)])).toBe("default");
+    expect(codeOf([pay("first", null), pay("second", false)])).toBe("first");
+    expect(codeOf([])).toBeNull();
+    expect(codeOf([{ status: "open", payment: {} }])).toBeNull();
+  });
+
+  it("invoice.payment_action_required of another invoice (a renewal's) is ignored, never read as paid", () => {
+    expect(parsed(event("invoice.payment_action_required", invoice()))).toEqual({
+      ...REF("invoice.payment_action_required"),
+      kind: "ignored",
+      reason: "invoice not of an auto top-up",
+    });
+  });
+
+  it("an invoice with other metadata is read as before", () => {
+    expect(parsed(event("invoice.paid", invoice({ metadata: { user_id: "user_1" } })))).toMatchObject({
+      kind: "renewal_paid",
+    });
+  });
+
+  it.each([
+    "payment_intent.succeeded",
+    "payment_intent.payment_failed",
+    "payment_intent.requires_action",
+    "payment_intent.created",
+  ])("%s never grants, even of an auto top-up's invoice", (type) => {
+    const intent = {
+      ...stripeFixture("payment_intent"),
+      status: "succeeded",
+      amount_received: 5950,
+      metadata: { auto_top_up_attempt_id: ATTEMPT, org_id: ORG },
+    };
+    expect(parsed(event(type, intent))).toEqual({
+      ...REF(type),
+      kind: "ignored",
+      reason: `event type ${type} is not used`,
+    });
+  });
+});
+
+describe("auto top-up: reading its invoice as Stripe answers it", () => {
+  const NOW = new Date("2030-01-15T10:00:00.000Z");
+  const base = (extra: Record<string, unknown> = {}) => ({
+    ...stripeFixture("invoice"),
+    id: "in_7",
+    currency: "eur",
+    subtotal: 5000,
+    total_excluding_tax: 5000,
+    total_taxes: [{ amount: 950, taxability_reason: "standard_rated" }],
+    total: 5950,
+    amount_due: 5950,
+    hosted_invoice_url: "https://invoice.stripe.com/i/acct_1/test_7",
+    metadata: { auto_top_up_attempt_id: ATTEMPT },
+    ...extra,
+  });
+  const withIntent = (intent: unknown, extra: Record<string, unknown> = {}) =>
+    base({
+      status: "open",
+      payments: {
+        data: [
+          { status: "open", is_default: true, payment: { type: "payment_intent", payment_intent: intent } },
+        ],
+      },
+      ...extra,
+    });
+  const read = (object: unknown) => {
+    const result = parseAutoTopUpInvoice(object, NOW);
+    if (!result.ok) throw new Error(result.error);
+    return result.answer;
+  };
+
+  it("paid: the payment, its intent, when it was paid, and the document", () => {
+    const paid = base({
+      status: "paid",
+      amount_paid: 5950,
+      number: "A1B2C3-0007",
+      status_transitions: { paid_at: 1_900_000_000 },
+      payments: {
+        data: [
+          { status: "paid", is_default: true, payment: { type: "payment_intent", payment_intent: "pi_7" } },
+        ],
+      },
+    });
+    expect(read(paid)).toEqual({
+      status: "paid",
+      invoiceId: "in_7",
+      paymentIntentId: "pi_7",
+      paidAt: new Date(1_900_000_000_000),
+      payment: {
+        net: 5000,
+        tax: 950,
+        total: 5950,
+        currency: "eur",
+        reverseCharge: false,
+        buyer: { name: null, email: null, country: null, vatId: null },
+      },
+      document: {
+        invoiceId: "in_7",
+        number: "A1B2C3-0007",
+        hostedInvoiceUrl: "https://invoice.stripe.com/i/acct_1/test_7",
+        invoicePdfUrl: null,
+      },
+    });
+    expect(read(base({ status: "paid", status_transitions: null }))).toMatchObject({
+      paidAt: NOW,
+      paymentIntentId: null,
+    });
+  });
+
+  it("refuses a paid invoice whose amounts do not add up, and one it cannot read", () => {
+    expect(parseAutoTopUpInvoice(base({ status: "paid", total: 1 }), NOW)).toEqual({
+      ok: false,
+      error: "invoice in_7: amounts do not add up: net 5000 + tax 950 is not the total 1",
+    });
+    expect(parseAutoTopUpInvoice({ id: "in_7" }, NOW)).toEqual({
+      ok: false,
+      error: expect.stringMatching(/^invoice: currency: /),
+    });
+  });
+
+  it("void", () => {
+    expect(read(base({ status: "void" }))).toEqual({ status: "void", invoiceId: "in_7" });
+  });
+
+  it("uncollectible: declined, with the last decline's code", () => {
+    const intent = {
+      id: "pi_7",
+      status: "requires_payment_method",
+      last_payment_error: { decline_code: "lost_card" },
+    };
+    expect(read(withIntent(intent, { status: "uncollectible" }))).toEqual({
+      status: "declined",
+      invoiceId: "in_7",
+      code: "lost_card",
+    });
+    expect(read(base({ status: "uncollectible" }))).toEqual({
+      status: "declined",
+      invoiceId: "in_7",
+      code: null,
+    });
+  });
+
+  it("open, its payment waiting for authentication: paid by the customer at the hosted page", () => {
+    const intent = { id: "pi_7", status: "requires_action", last_payment_error: null };
+    expect(read(withIntent(intent))).toEqual({
+      status: "requires_action",
+      invoiceId: "in_7",
+      payUrl: "https://invoice.stripe.com/i/acct_1/test_7",
+    });
+    expect(parseAutoTopUpInvoice(withIntent(intent, { hosted_invoice_url: null }), NOW)).toEqual({
+      ok: false,
+      error: "invoice in_7: no hosted_invoice_url",
+    });
+  });
+
+  it("open, its last attempt declined: declined with the code", () => {
+    const intent = {
+      id: "pi_7",
+      status: "requires_payment_method",
+      last_payment_error: { code: "card_declined", decline_code: "insufficient_funds" },
+    };
+    expect(read(withIntent(intent))).toEqual({
+      status: "declined",
+      invoiceId: "in_7",
+      code: "insufficient_funds",
+    });
+  });
+
+  it.each([
+    ["not attempted yet", { id: "pi_7", status: "requires_payment_method", last_payment_error: null }],
+    ["processing", { id: "pi_7", status: "processing" }],
+    ["a payment intent not expanded", "pi_7"],
+    [
+      "a declined status of another kind",
+      { id: "pi_7", status: "canceled", last_payment_error: { code: "x" } },
+    ],
+  ])("open otherwise: %s", (_case, intent) => {
+    expect(read(withIntent(intent))).toEqual({ status: "open", invoiceId: "in_7" });
+  });
+
+  it("a draft (made, not finalised yet) and one naming no payment are open", () => {
+    expect(read(base({ status: "draft" }))).toEqual({ status: "open", invoiceId: "in_7" });
+    expect(read(base({ status: "open" }))).toEqual({ status: "open", invoiceId: "in_7" });
+  });
+});
+
+describe("a saved card as Stripe answers it", () => {
+  it("its brand, last 4 and expiry; none for a payment method that is not a card", () => {
+    expect(parseStripeCard(stripeFixture("payment_method"))).toEqual({
+      ok: true,
+      card: {
+        paymentMethodId: "pm_1Pgc75B7WZ01zgkWlHVgdEGJ",
+        brand: "visa",
+        last4: "4242",
+        expMonth: 8,
+        expYear: 2030,
+      },
+    });
+    expect(parseStripeCard({ ...stripeFixture("payment_method"), type: "sepa_debit", card: null })).toEqual({
+      ok: true,
+      card: null,
+    });
+  });
+
+  it("refuses one it cannot read, naming the field", () => {
+    expect(parseStripeCard({ id: "pm_1" })).toEqual({
+      ok: false,
+      error: expect.stringMatching(/^payment method: type: /),
+    });
   });
 });

@@ -8,6 +8,10 @@
 // `pricing.price_details`, and a subscription's current period lives on its items; the parser also
 // reads the older places (`invoice.subscription`, `line.price`, `subscription.current_period_*`)
 // so a Stripe webhook endpoint left on an older version still works.
+//
+// Auto top-up (AUTO-TOP-UP.md) adds saved cards (setup-mode sessions, setup intents, payment
+// methods) and its one-off invoices, told apart from every other invoice by
+// `metadata.auto_top_up_attempt_id` before anything else is read of them.
 import * as z from "zod";
 import { vatIdStatusOf } from "../../../contract/vat-id-verification.ts";
 import type {
@@ -15,9 +19,11 @@ import type {
   EventRef,
   InvoiceDocument,
   PaymentFacts,
+  SavedCardFacts,
   SubscriptionSnapshot,
 } from "../../billing/ports/events.ts";
 import { firstPaymentKey, renewalKey, topUpKey } from "../../billing/ports/fulfilment-keys.ts";
+import type { AutoTopUpChargeAnswer } from "../../billing/ports/payment-provider.ts";
 import { METADATA, payerOf } from "./format.ts";
 
 export type ParseResult = { ok: true; event: BillingEvent } | { ok: false; error: string };
@@ -33,12 +39,25 @@ const envelopeSchema = z.object({
   type: z.string().min(1),
   created: seconds,
   livemode: z.boolean().optional(),
-  data: z.object({ object: z.record(z.string(), z.unknown()) }),
+  data: z.object({
+    object: z.record(z.string(), z.unknown()),
+    /** What an update changed, as it was before (payment_method.detached: the customer). */
+    previous_attributes: z.record(z.string(), z.unknown()).nullish(),
+  }),
 });
 
 const addressSchema = z.object({ country: z.string().nullish() }).nullish();
 const taxIdsSchema = z.array(z.object({ type: z.string(), value: z.string() })).nullish();
 const euVatIdOf = (ids: z.infer<typeof taxIdsSchema>) => ids?.find((t) => t.type === "eu_vat")?.value ?? null;
+
+/** A SetupIntent, in its own event or expanded on its setup-mode session. */
+const setupIntentSchema = z.object({
+  id: z.string().min(1),
+  created: seconds,
+  customer: idRef.nullish(),
+  payment_method: idRef.nullish(),
+  metadata: metadataSchema,
+});
 
 const sessionSchema = z.object({
   id: z.string().min(1),
@@ -50,6 +69,8 @@ const sessionSchema = z.object({
   subscription: idRef.nullish(),
   invoice: idRef.nullish(),
   payment_intent: idRef.nullish(),
+  /** Setup mode: the SetupIntent's id, or the SetupIntent when the session was expanded. */
+  setup_intent: z.union([z.string().min(1), setupIntentSchema]).nullish(),
   amount_subtotal: z.number().int().nullish(),
   amount_total: z.number().int().nullish(),
   total_details: z.object({ amount_tax: z.number().int().nullish() }).nullish(),
@@ -77,8 +98,22 @@ const lineSchema = z.object({
   proration: z.boolean().nullish(),
 });
 
+/** A payment intent as an invoice names it: by id, or expanded (then its state and last decline). */
+const paymentIntentRef = z.union([
+  z.string().min(1),
+  z.object({
+    id: z.string().min(1),
+    status: z.string(),
+    last_payment_error: z
+      .object({ code: z.string().nullish(), decline_code: z.string().nullish() })
+      .nullish(),
+  }),
+]);
+
 const invoiceSchema = z.object({
   id: z.string().min(1),
+  status: z.string().nullish(),
+  metadata: metadataSchema,
   number: z.string().nullish(),
   hosted_invoice_url: z.string().nullish(),
   invoice_pdf: z.string().nullish(),
@@ -109,6 +144,35 @@ const invoiceSchema = z.object({
   /** Before API version 2025-03-31. */
   subscription: idRef.nullish(),
   lines: z.object({ data: z.array(lineSchema) }),
+  /** Only when expanded (never in an event): the invoice's payment attempts. */
+  payments: z
+    .object({
+      data: z.array(
+        z.object({
+          status: z.string(),
+          is_default: z.boolean().nullish(),
+          payment: z.object({ payment_intent: paymentIntentRef.nullish() }),
+        }),
+      ),
+    })
+    .nullish(),
+  /** Before API version 2025-03-31. */
+  payment_intent: paymentIntentRef.nullish(),
+});
+
+/** A saved card (payment_method.*; PaymentMethodResource.retrieve). */
+const paymentMethodSchema = z.object({
+  id: z.string().min(1),
+  type: z.string(),
+  customer: idRef.nullish(),
+  card: z
+    .object({
+      brand: z.string(),
+      last4: z.string(),
+      exp_month: z.number().int(),
+      exp_year: z.number().int(),
+    })
+    .nullish(),
 });
 
 const subscriptionSchema = z.object({
@@ -162,6 +226,12 @@ const taxIdSchema = z.object({
 
 const fromSeconds = (s: number) => new Date(s * 1000);
 
+/**
+ * Our ids in auto top-up's metadata (org_id, auto_top_up_attempt_id) are UUIDs: anything else is
+ * refused here rather than reach the database as one.
+ */
+const uuidSchema = z.guid();
+
 function sessionPayment(s: z.infer<typeof sessionSchema>): PaymentFacts | null {
   if (s.amount_total == null || !s.currency) return null;
   const tax = s.total_details?.amount_tax ?? 0;
@@ -202,15 +272,45 @@ function invoicePayment(inv: z.infer<typeof invoiceSchema>): PaymentFacts {
   };
 }
 
-/** Stripe's document of the invoice, once it has a number or a page (the local provider's have neither). */
-function invoiceDocument(inv: z.infer<typeof invoiceSchema>): InvoiceDocument | null {
-  if (!inv.number && !inv.hosted_invoice_url && !inv.invoice_pdf) return null;
+/** The invoice's number and pages, each null while it has none. */
+function documentOf(inv: z.infer<typeof invoiceSchema>): InvoiceDocument {
   return {
     invoiceId: inv.id,
     number: inv.number ?? null,
     hostedInvoiceUrl: inv.hosted_invoice_url ?? null,
     invoicePdfUrl: inv.invoice_pdf ?? null,
   };
+}
+
+/** Stripe's document of the invoice, once it has a number or a page (the local provider's have neither). */
+function invoiceDocument(inv: z.infer<typeof invoiceSchema>): InvoiceDocument | null {
+  if (!inv.number && !inv.hosted_invoice_url && !inv.invoice_pdf) return null;
+  return documentOf(inv);
+}
+
+type PaymentIntentRef = z.infer<typeof paymentIntentRef>;
+
+/**
+ * The payment intent of an invoice's payment: the attempt that paid it, else the default one (made
+ * at finalisation, the one `invoices.pay` confirms), else the first; before API version 2025-03-31
+ * the invoice's own `payment_intent`. Null when the invoice names none (an event's never lists
+ * its payments).
+ */
+function paymentIntentOfInvoice(inv: z.infer<typeof invoiceSchema>): PaymentIntentRef | null {
+  const payments = inv.payments?.data ?? [];
+  const chosen =
+    payments.find((p) => p.status === "paid") ?? payments.find((p) => p.is_default) ?? payments[0];
+  return chosen?.payment.payment_intent ?? inv.payment_intent ?? null;
+}
+
+const intentIdOf = (intent: PaymentIntentRef | null) =>
+  intent === null ? null : typeof intent === "string" ? intent : intent.id;
+
+/** The last decline of an expanded payment intent: its decline code, else the error's code. */
+function declineCodeOf(intent: PaymentIntentRef | null): string | null {
+  if (intent === null || typeof intent === "string") return null;
+  const error = intent.last_payment_error;
+  return error?.decline_code ?? error?.code ?? null;
 }
 
 /**
@@ -241,10 +341,12 @@ interface Reading {
 }
 
 /** checkout.session.completed and .async_payment_succeeded: a top-up paid, or a subscription started. */
-function readSessionEvent({ ref, ignored, fail }: Reading, object: unknown): ParseResult {
+function readSessionEvent(reading: Reading, object: unknown): ParseResult {
+  const { ref, ignored, fail } = reading;
   const parsed = sessionSchema.safeParse(object);
   if (!parsed.success) return fail(describeIssues(parsed.error));
   const s = parsed.data;
+  if (s.mode === "setup") return readSetupSession(reading, s);
   if (s.payment_status !== "paid")
     return ignored(`checkout session not paid yet (payment_status ${s.payment_status})`);
   const userId = payerOf(s.metadata, s.client_reference_id ?? null);
@@ -289,11 +391,126 @@ function readSessionEvent({ ref, ignored, fail }: Reading, object: unknown): Par
   return ignored(`checkout session in ${s.mode} mode`);
 }
 
-/** invoice.paid and invoice.payment_failed: a subscription's first payment, a renewal paid or declined, or a one-time payment's invoice. */
-function readInvoiceEvent({ ref, ignored, fail }: Reading, object: unknown): ParseResult {
+/**
+ * A setup-mode session completed: a card saved for auto top-up. Stripe's session names its
+ * SetupIntent by id only, and neither it nor the event carries the card (pm_…): then the event is
+ * ignored, because setup_intent.succeeded, which Stripe sends for the same SetupIntent, carries it
+ * and saves the card. We do not ask Stripe for the SetupIntent here, so the parser stays a pure
+ * reading of what was sent. A session whose SetupIntent is expanded (a sender that includes it) is
+ * read like that event: either way the card is saved once per SetupIntent (card_saved).
+ */
+function readSetupSession(reading: Reading, s: z.infer<typeof sessionSchema>): ParseResult {
+  const orgId = s.metadata?.[METADATA.orgId];
+  if (orgId === undefined) return reading.ignored("setup-mode checkout session without metadata.org_id");
+  const intent = s.setup_intent;
+  if (!intent) return reading.fail("setup-mode session without a setup_intent");
+  if (typeof intent === "string")
+    return reading.ignored(
+      `setup-mode session names its setup intent only: setup_intent.succeeded carries the card`,
+    );
+  return cardSaved(reading, orgId, s.customer ?? intent.customer ?? null, intent, s.id);
+}
+
+/**
+ * setup_intent.succeeded: a card saved. Only SetupIntents our setup pages made carry
+ * metadata.org_id (setup_intent_data.metadata); Stripe's own (a subscription's card, the billing
+ * portal's) are ignored.
+ */
+function readSetupIntentEvent(reading: Reading, object: unknown): ParseResult {
+  const parsed = setupIntentSchema.safeParse(object);
+  if (!parsed.success) return reading.fail(describeIssues(parsed.error));
+  const intent = parsed.data;
+  const orgId = intent.metadata?.[METADATA.orgId];
+  if (orgId === undefined) return reading.ignored("setup intent without metadata.org_id: not auto top-up's");
+  return cardSaved(reading, orgId, intent.customer ?? null, intent, null);
+}
+
+function cardSaved(
+  { ref, fail }: Reading,
+  orgId: string,
+  customerId: string | null,
+  intent: z.infer<typeof setupIntentSchema>,
+  checkoutSessionId: string | null,
+): ParseResult {
+  if (!uuidSchema.safeParse(orgId).success)
+    return fail(`metadata.org_id is not an organisation id: ${JSON.stringify(orgId)}`);
+  if (!intent.payment_method) return fail(`setup intent ${intent.id} without a payment_method`);
+  return {
+    ok: true,
+    event: {
+      ...ref,
+      kind: "card_saved",
+      orgId,
+      customerId,
+      setupIntentId: intent.id,
+      setupAt: fromSeconds(intent.created),
+      checkoutSessionId,
+      paymentMethodId: intent.payment_method,
+    },
+  };
+}
+
+/**
+ * An auto top-up's invoice (metadata.auto_top_up_attempt_id): paid, declined, or waiting for the
+ * customer's authentication. Never a subscription's or a checkout top-up's, whatever else it says.
+ * A failure's code is the decline the invoice carries (only an expanded payment intent does: an
+ * event's invoice usually has none, so null); `payUrl` is its hosted page, where the customer
+ * authenticates.
+ */
+function readAutoTopUpInvoiceEvent(
+  { ref, fail }: Reading,
+  inv: z.infer<typeof invoiceSchema>,
+  attemptId: string,
+): ParseResult {
+  const common = { attemptId, customerId: inv.customer ?? null, invoiceId: inv.id };
+  const intent = paymentIntentOfInvoice(inv);
+  if (ref.eventType === "invoice.paid") {
+    const payment = invoicePayment(inv);
+    const refusal = amountsRefusal(payment);
+    if (refusal) return fail(refusal);
+    return {
+      ok: true,
+      event: {
+        ...ref,
+        ...common,
+        kind: "auto_top_up_paid",
+        paymentIntentId: intentIdOf(intent),
+        paidAt: paidAtOf(inv, ref.created),
+        payment,
+        document: documentOf(inv),
+      },
+    };
+  }
+  return {
+    ok: true,
+    event: {
+      ...ref,
+      ...common,
+      kind: "auto_top_up_failed",
+      actionRequired: ref.eventType === "invoice.payment_action_required",
+      code: declineCodeOf(intent),
+      payUrl: inv.hosted_invoice_url ?? null,
+    },
+  };
+}
+
+const paidAtOf = (inv: z.infer<typeof invoiceSchema>, otherwise: Date) =>
+  inv.status_transitions?.paid_at == null ? otherwise : fromSeconds(inv.status_transitions.paid_at);
+
+/** invoice.paid, invoice.payment_failed and .payment_action_required: a subscription's first payment, a renewal paid or declined, or a one-time payment's invoice. */
+function readInvoiceEvent(reading: Reading, object: unknown): ParseResult {
+  const { ref, ignored, fail } = reading;
   const parsed = invoiceSchema.safeParse(object);
   if (!parsed.success) return fail(describeIssues(parsed.error));
   const inv = parsed.data;
+  const attemptId = inv.metadata?.[METADATA.autoTopUpAttemptId];
+  if (attemptId !== undefined) {
+    if (!uuidSchema.safeParse(attemptId).success)
+      return fail(`metadata.auto_top_up_attempt_id is not an attempt id: ${JSON.stringify(attemptId)}`);
+    return readAutoTopUpInvoiceEvent(reading, inv, attemptId);
+  }
+  // Authentication asked for another invoice (a renewal): Stripe mails the customer its page.
+  if (ref.eventType === "invoice.payment_action_required") return ignored("invoice not of an auto top-up");
   const subscriptionId = inv.parent?.subscription_details?.subscription ?? inv.subscription ?? null;
   const document = invoiceDocument(inv);
   if (subscriptionId === null) {
@@ -342,8 +559,7 @@ function readInvoiceEvent({ ref, ignored, fail }: Reading, object: unknown): Par
       },
     };
   }
-  const paidAt =
-    inv.status_transitions?.paid_at == null ? ref.created : fromSeconds(inv.status_transitions.paid_at);
+  const paidAt = paidAtOf(inv, ref.created);
   if (reason === "subscription_create") {
     return {
       ok: true,
@@ -491,6 +707,95 @@ function readTaxIdEvent({ ref, ignored, fail }: Reading, object: unknown): Parse
   };
 }
 
+function cardFacts(pm: z.infer<typeof paymentMethodSchema>): SavedCardFacts | null {
+  if (!pm.card) return null;
+  const { brand, last4, exp_month, exp_year } = pm.card;
+  return { paymentMethodId: pm.id, brand, last4, expMonth: exp_month, expYear: exp_year };
+}
+
+/**
+ * payment_method.detached, .updated and .automatically_updated: a saved card removed, or its new
+ * details (the bank's new expiry or number). A detached payment method names its customer no more:
+ * the one it had is in `previous_attributes`.
+ */
+function readPaymentMethodEvent(
+  { ref, ignored, fail }: Reading,
+  object: unknown,
+  previous: Record<string, unknown> | null,
+): ParseResult {
+  const parsed = paymentMethodSchema.safeParse(object);
+  if (!parsed.success) return fail(describeIssues(parsed.error));
+  const pm = parsed.data;
+  if (ref.eventType === "payment_method.detached") {
+    const before = previousCustomerSchema.safeParse(previous);
+    if (!before.success) return fail(`previous_attributes: ${describeIssues(before.error)}`);
+    const customerId = before.data?.customer ?? pm.customer ?? null;
+    return { ok: true, event: { ...ref, kind: "card_detached", customerId, paymentMethodId: pm.id } };
+  }
+  const card = cardFacts(pm);
+  if (card === null) return ignored(`payment method of type ${pm.type}, not a card`);
+  return { ok: true, event: { ...ref, kind: "card_updated", customerId: pm.customer ?? null, card } };
+}
+
+const previousCustomerSchema = z.object({ customer: idRef.nullish() }).nullish();
+
+/** A payment method retrieved from Stripe (or the local stand-in): its card, null when it is not one. */
+export function parseStripeCard(
+  object: unknown,
+): { ok: true; card: SavedCardFacts | null } | { ok: false; error: string } {
+  const parsed = paymentMethodSchema.safeParse(object);
+  if (!parsed.success) return { ok: false, error: `payment method: ${describeIssues(parsed.error)}` };
+  return { ok: true, card: cardFacts(parsed.data) };
+}
+
+/**
+ * An auto top-up's invoice as Stripe answers it (paid now, or retrieved with its payments' intents
+ * expanded): what it says of the charge. An open invoice whose payment waits for the customer's
+ * authentication is `requires_action` (paid at its hosted page); one whose last attempt was
+ * declined is `declined` with the decline code (else the error's code); one not finalised or
+ * attempted yet, or still processing, is `open`. An uncollectible invoice is declined. `now` is
+ * the paid time when a paid invoice does not say it.
+ */
+export function parseAutoTopUpInvoice(
+  object: unknown,
+  now: Date,
+): { ok: true; answer: AutoTopUpChargeAnswer } | { ok: false; error: string } {
+  const parsed = invoiceSchema.safeParse(object);
+  if (!parsed.success) return { ok: false, error: `invoice: ${describeIssues(parsed.error)}` };
+  const inv = parsed.data;
+  const invoiceId = inv.id;
+  const intent = paymentIntentOfInvoice(inv);
+  const answer = (a: AutoTopUpChargeAnswer) => ({ ok: true as const, answer: a });
+  switch (inv.status) {
+    case "paid": {
+      const payment = invoicePayment(inv);
+      const refusal = amountsRefusal(payment);
+      if (refusal) return { ok: false, error: `invoice ${invoiceId}: ${refusal}` };
+      return answer({
+        status: "paid",
+        invoiceId,
+        paymentIntentId: intentIdOf(intent),
+        paidAt: paidAtOf(inv, now),
+        payment,
+        document: documentOf(inv),
+      });
+    }
+    case "void":
+      return answer({ status: "void", invoiceId });
+    case "uncollectible":
+      return answer({ status: "declined", invoiceId, code: declineCodeOf(intent) });
+  }
+  const intentStatus = intent !== null && typeof intent !== "string" ? intent.status : null;
+  if (intentStatus === "requires_action") {
+    if (!inv.hosted_invoice_url) return { ok: false, error: `invoice ${invoiceId}: no hosted_invoice_url` };
+    return answer({ status: "requires_action", invoiceId, payUrl: inv.hosted_invoice_url });
+  }
+  if (intentStatus === "requires_payment_method" && declineCodeOf(intent) !== null) {
+    return answer({ status: "declined", invoiceId, code: declineCodeOf(intent) });
+  }
+  return answer({ status: "open", invoiceId });
+}
+
 /**
  * Reduces a verified webhook event (its JSON already parsed) to a BillingEvent. Event types and
  * variants we do not act on come back as kind "ignored" (answer 200, nothing to do). `ok: false`
@@ -507,6 +812,7 @@ export function parseStripeEvent(input: unknown): ParseResult {
     livemode: env.data.livemode ?? false,
   };
   const object = env.data.data.object;
+  const previous = env.data.data.previous_attributes ?? null;
   const reading: Reading = {
     ref,
     ignored: (reason) => ({ ok: true, event: { ...ref, kind: "ignored", reason } }),
@@ -523,9 +829,16 @@ export function parseStripeEvent(input: unknown): ParseResult {
     case "checkout.session.completed":
     case "checkout.session.async_payment_succeeded":
       return readSessionEvent(reading, object);
+    case "setup_intent.succeeded":
+      return readSetupIntentEvent(reading, object);
     case "invoice.paid":
     case "invoice.payment_failed":
+    case "invoice.payment_action_required":
       return readInvoiceEvent(reading, object);
+    case "payment_method.detached":
+    case "payment_method.updated":
+    case "payment_method.automatically_updated":
+      return readPaymentMethodEvent(reading, object, previous);
     case "customer.subscription.updated":
     case "customer.subscription.deleted":
       return readSubscriptionEvent(reading, object);
@@ -537,6 +850,8 @@ export function parseStripeEvent(input: unknown): ParseResult {
     case "customer.tax_id.created":
     case "customer.tax_id.updated":
       return readTaxIdEvent(reading, object);
+    // payment_intent.* never grants (AUTO-TOP-UP.md): they fire for every checkout top-up and
+    // renewal too, and an auto top-up is granted from its invoice alone.
     default:
       return reading.ignored(`event type ${ref.eventType} is not used`);
   }

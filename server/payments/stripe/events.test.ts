@@ -559,7 +559,17 @@ describe("parseStripeEvent: ignored and refused", () => {
       withSession({ payment_status: "unpaid" }),
       "checkout session not paid yet (payment_status unpaid)",
     ],
-    ["a setup-mode session", withSession({ mode: "setup" }), "checkout session in setup mode"],
+    [
+      "a setup-mode session naming its setup intent only (setup_intent.succeeded saves the card)",
+      withSession({ mode: "setup", payment_status: "no_payment_required", setup_intent: "seti_1" }),
+      "setup-mode session names its setup intent only: setup_intent.succeeded carries the card",
+    ],
+    [
+      "a setup-mode session without org_id (not a setup page of ours)",
+      withSession({ mode: "setup", payment_status: "no_payment_required", metadata: { user_id: "u" } }),
+      "setup-mode checkout session without metadata.org_id",
+    ],
+    ["a session in another mode", withSession({ mode: "embedded" }), "checkout session in embedded mode"],
     [
       "a proration invoice",
       withInvoice({ billing_reason: "subscription_update" }),
@@ -598,6 +608,11 @@ describe("parseStripeEvent: ignored and refused", () => {
       /without a subscription/,
     ],
     ["an invoice without lines", withInvoice({ lines: { data: [] } }), /no subscription line/],
+    [
+      "a setup-mode session of ours without its setup intent",
+      withSession({ mode: "setup", payment_status: "no_payment_required", setup_intent: null }),
+      /setup-mode session without a setup_intent/,
+    ],
     ["an invoice with a malformed amount", withInvoice({ amount_paid: "7900" }), /amount_paid/],
   ])("refuses %s", (_case, event, error) => {
     const result = parseStripeEvent(event);

@@ -17,6 +17,8 @@ export const METADATA = {
   productId: "product_id",
   priceId: "price_id",
   kind: "kind",
+  /** On an auto top-up's invoice: the attempt it charges (AUTO-TOP-UP.md). */
+  autoTopUpAttemptId: "auto_top_up_attempt_id",
 } as const;
 
 export type PurchaseKind = "subscription" | "topup";
