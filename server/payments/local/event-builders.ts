@@ -17,14 +17,14 @@ import type { TaxTreatment } from "../../domain/vat.ts";
 import { checkoutSessionMetadata, STRIPE_API_VERSION, subscriptionMetadata } from "../stripe/format.ts";
 import { stripeFixture } from "./stripe-fixtures.ts";
 
-type DeepPartial<T> = T extends readonly (infer U)[]
+export type DeepPartial<T> = T extends readonly (infer U)[]
   ? DeepPartial<U>[]
   : T extends object
     ? { [K in keyof T]?: DeepPartial<T[K]> }
     : T;
 
 /** Unix seconds. */
-type Seconds = number;
+export type Seconds = number;
 
 export interface EventMeta {
   /** evt_… */
@@ -32,7 +32,7 @@ export interface EventMeta {
   created: Seconds;
 }
 
-function envelope<TType extends string, TObject>(
+export function envelope<TType extends string, TObject>(
   meta: EventMeta,
   type: TType,
   object: TObject,
@@ -62,13 +62,20 @@ export interface SaleTax {
   buyer: BuyerDetails;
 }
 
-const NO_ADDRESS = { city: null, country: null, line1: null, line2: null, postal_code: null, state: null };
+export const NO_ADDRESS = {
+  city: null,
+  country: null,
+  line1: null,
+  line2: null,
+  postal_code: null,
+  state: null,
+};
 
-const taxIdsOf = (buyer: BuyerDetails | undefined) =>
+export const taxIdsOf = (buyer: BuyerDetails | undefined) =>
   buyer?.vatId ? [{ type: "eu_vat" as const, value: buyer.vatId }] : [];
 
 /** Stripe's `taxability_reason` for each treatment. */
-function taxabilityReason(treatment: TaxTreatment) {
+export function taxabilityReason(treatment: TaxTreatment) {
   switch (treatment) {
     case "reverse_charge":
       return "reverse_charge" as const;
@@ -80,7 +87,7 @@ function taxabilityReason(treatment: TaxTreatment) {
 }
 
 /** Stripe's `tax_exempt` of a customer whose VAT is reverse charged. */
-const taxExempt = (tax: SaleTax | undefined) =>
+export const taxExempt = (tax: SaleTax | undefined) =>
   tax?.treatment === "reverse_charge" ? ("reverse" as const) : ("none" as const);
 
 // ---- checkout.session ----

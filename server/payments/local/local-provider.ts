@@ -6,7 +6,9 @@
 //
 // It is put together from one module per part of Stripe it stands in for: the hosted checkout
 // (hosted-checkout.ts), billing's changes to subscriptions (subscriptions.ts), the billing cycle
-// (billing-cycle.ts), the card-change page (card-update.ts), and the Stripe objects its events describe (stripe-objects.ts).
+// (billing-cycle.ts), the card-change page (card-update.ts), auto top-up's card-setup page
+// (card-setup.ts) and off-session charges (off-session-invoices.ts), and the Stripe objects its
+// events describe (stripe-objects.ts).
 import type { Catalogue, CustomerStore, PaymentProvider } from "../../billing/ports/payment-provider.ts";
 import type { Clock } from "../../clock.ts";
 import type { CheckoutSessionRow } from "../../db/schema/index.ts";
@@ -14,8 +16,10 @@ import type { Db } from "../../db/types.ts";
 import { stripeWebhookReader } from "../stripe/webhook-reader.ts";
 import { billingCycle } from "./billing-cycle.ts";
 import type { BuyerDetailsForm } from "./buyer-details.ts";
+import { cardSetups, type SaveCardResult, type SetupPage } from "./card-setup.ts";
 import { type CardPage, type CardUpdateResult, cardUpdates } from "./card-update.ts";
 import { type DetailsResult, hostedCheckout, type PayResult } from "./hosted-checkout.ts";
+import { type InvoicePage, offSessionInvoices } from "./off-session-invoices.ts";
 import { localRefunds } from "./refunds.ts";
 import { localStripeObjects } from "./stripe-objects.ts";
 import { subscriptionCommands } from "./subscriptions.ts";
@@ -33,6 +37,14 @@ export interface LocalProvider extends PaymentProvider {
   findCardPage(id: string): Promise<CardPage>;
   /** Puts a new card on the user's subscription; a past-due invoice is charged to it at once. */
   updateCard(id: string, cardNumber: string): Promise<CardUpdateResult>;
+  /** The card-setup page's session, while a card can be saved on it. */
+  findSetupPage(id: string): Promise<SetupPage>;
+  /** Saves a test card on the setup page; `authenticated`: its simulated 3-D Secure step passed. */
+  submitCard(id: string, cardNumber: string, authenticated: boolean): Promise<SaveCardResult>;
+  /** An auto top-up invoice's payment page, and what it can do now. */
+  findInvoicePage(invoiceId: string): Promise<InvoicePage>;
+  /** The customer confirmed the payment on its page: paid now (`paidNow`) if it still awaited that. */
+  payOnPage(invoiceId: string): Promise<{ page: InvoicePage; paidNow: boolean }>;
   /** Bills every subscription whose period has ended by the billing clock (renewals, cancellations, changes, retries). */
   runBillingCycle(): Promise<number>;
 }
@@ -54,6 +66,8 @@ export function createLocalProvider(deps: {
   const cycle = billingCycle({ db: deps.db, clock: deps.clock, objects });
   const checkout = hostedCheckout({ ...deps, objects });
   const refunds = localRefunds({ clock: deps.clock, customers: deps.customers, objects });
+  const setups = cardSetups({ ...deps, objects });
+  const invoices = offSessionInvoices({ ...deps, objects });
   const cards = cardUpdates({
     ...deps,
     liveSubscriptionOf: subscriptions.liveSubscriptionOf,
@@ -63,6 +77,21 @@ export function createLocalProvider(deps: {
     kind: "local",
     readWebhook: stripeWebhookReader(deps.webhookSecret),
     ...checkout,
+    async expireOpenCheckouts(tx, orgId, openedBy) {
+      await checkout.expireOpenCheckouts(tx, orgId, openedBy);
+      await setups.expireOpenSetups(tx, orgId, openedBy);
+    },
+    createCardSetupSession: setups.createCardSetupSession,
+    findSetupPage: setups.findSetupPage,
+    submitCard: setups.submitCard,
+    retrieveCard: setups.retrieveCard,
+    detachCard: setups.detachCard,
+    createAutoTopUpInvoice: invoices.createAutoTopUpInvoice,
+    payAutoTopUpInvoice: invoices.payAutoTopUpInvoice,
+    readAutoTopUpInvoice: invoices.readAutoTopUpInvoice,
+    voidAutoTopUpInvoice: invoices.voidAutoTopUpInvoice,
+    findInvoicePage: invoices.findInvoicePage,
+    payOnPage: invoices.payOnPage,
     createPortalSession: cards.createPortalSession,
     findCardPage: cards.findCardPage,
     updateCard: cards.updateCard,
