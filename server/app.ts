@@ -194,6 +194,7 @@ export function createApp(deps: AppDeps): Hono {
         provider: local.provider,
         portalUrl: deps.config.portalUrl,
         sellerCountry: deps.config.seller.country,
+        sellerName: deps.config.seller.name,
         productName: (id) => catalogue.findTier(id)?.tier.name ?? catalogue.findTopUp(id)?.topUp.name ?? id,
         afterPayment: local.deliverSoon,
       }),

@@ -10,7 +10,7 @@ import { createHash } from "node:crypto";
 import { type Context, Hono } from "hono";
 import { formatMoney } from "../../../contract/invoice-document.ts";
 import type { CheckoutSessionRow } from "../../db/schema/index.ts";
-import { formatRate, invoiceNote } from "../../domain/vat.ts";
+import { formatRate, invoiceNote, type TaxTreatment } from "../../domain/vat.ts";
 import { escapeHtml } from "../../mail/templates.ts";
 import {
   type BuyerDetailsErrors,
@@ -21,6 +21,8 @@ import {
 import type { CardPage } from "../../payments/local/card-update.ts";
 import type { LocalProvider } from "../../payments/local/local-provider.ts";
 import { sessionHasDetails } from "../../payments/local/stripe-objects.ts";
+import { invoicePageRoutes } from "./invoice-page.ts";
+import { cardSetupRoutes } from "./setup-page.ts";
 
 const STYLE = `
 body{font-family:system-ui,sans-serif;background:#f3f4f6;color:#111827;margin:0;padding:2rem 1rem}
@@ -40,6 +42,7 @@ tr.total th,tr.total td{font-weight:700;border-top:1px solid #d1d5db}
 .note{color:#374151;font-size:.875rem;margin:.25rem 0}
 .details{display:flex;justify-content:space-between;gap:1rem;align-items:baseline}
 .cancel{display:inline-block;margin-top:1rem;color:#1d4ed8}
+button.secondary{background:#fff;color:#4338ca;border:1px solid #4338ca}
 `;
 const STYLE_HASH = createHash("sha256").update(STYLE).digest("base64");
 
@@ -47,7 +50,7 @@ export function checkoutCsp(portalOrigin: string): string {
   return `default-src 'none'; style-src 'sha256-${STYLE_HASH}'; form-action 'self' ${portalOrigin}; base-uri 'none'; frame-ancestors 'none'`;
 }
 
-function page(title: string, body: string): string {
+export function page(title: string, body: string): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex"><title>${escapeHtml(title)}</title><style>${STYLE}</style></head>
 <body><main>${body}</main></body></html>
@@ -102,16 +105,20 @@ ${field("buyer-vat-id", "VAT ID (optional, for businesses)", (aria) => `<input i
 export const DETAILS_SUMMARY = "Check the billing details marked below.";
 export const DETAILS_FIRST = "Enter your billing details before paying: the total depends on them.";
 
-function vatLabel(session: CheckoutSessionRow): string {
-  switch (session.taxTreatment) {
+/** "VAT (19 %)", or why there is none. */
+export function vatLabelOf(treatment: TaxTreatment | null, rateBasisPoints: number | null): string {
+  switch (treatment) {
     case "reverse_charge":
       return "VAT (0 %, reverse charge)";
     case "outside_eu":
       return "VAT (0 %, outside the EU)";
     default:
-      return `VAT (${formatRate(session.taxRateBasisPoints ?? 0)})`;
+      return `VAT (${formatRate(rateBasisPoints ?? 0)})`;
   }
 }
+
+const vatLabel = (session: CheckoutSessionRow) =>
+  vatLabelOf(session.taxTreatment, session.taxRateBasisPoints);
 
 /** Step 2: the total with its VAT, then the card. */
 export function checkoutPage(session: CheckoutSessionRow, productName: string, error?: string): string {
@@ -174,7 +181,7 @@ ${form}
   );
 }
 
-function messagePage(title: string, text: string): string {
+export function messagePage(title: string, text: string): string {
   return page(title, `<h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p>`);
 }
 
@@ -185,10 +192,19 @@ const formOfSession = (s: CheckoutSessionRow): BuyerDetailsForm | undefined =>
     ? { name: s.buyerName ?? "", country: s.buyerCountry, vatId: s.buyerVatId ?? "" }
     : undefined;
 
-const text = (form: Record<string, unknown>, key: string, max: number) => {
+export const text = (form: Record<string, unknown>, key: string, max: number) => {
   const value = form[key];
   return typeof value === "string" ? value.slice(0, max) : "";
 };
+
+/** The posted form, or nothing when it cannot be read (each field then reads as empty). */
+export async function readForm(c: Context): Promise<Record<string, unknown>> {
+  try {
+    return await c.req.parseBody();
+  } catch {
+    return {};
+  }
+}
 
 export function checkoutRoutes(deps: {
   provider: LocalProvider;
@@ -196,6 +212,8 @@ export function checkoutRoutes(deps: {
   portalUrl: string;
   /** The seller's country, named on the details step. */
   sellerCountry: string;
+  /** The seller's name, on the card-setup and invoice pages. */
+  sellerName: string;
   /** Called after a payment: deliver its webhook events. */
   afterPayment: () => void;
 }): Hono {
@@ -204,6 +222,10 @@ export function checkoutRoutes(deps: {
     "Content-Security-Policy": checkoutCsp(new URL(deps.portalUrl).origin),
     "Cache-Control": "no-store",
   };
+  // Auto top-up's pages (their own modules), before the session routes below.
+  const { provider, sellerName, portalUrl, afterPayment } = deps;
+  app.route("/", cardSetupRoutes({ provider, sellerName, headers, afterSave: afterPayment }));
+  app.route("/", invoicePageRoutes({ provider, sellerName, portalUrl, headers, afterPayment }));
   const notFound = () =>
     messagePage(
       "Checkout not found",
@@ -219,14 +241,6 @@ export function checkoutRoutes(deps: {
   };
   const details = (session: CheckoutSessionRow, form: BuyerDetailsForm, errors?: BuyerDetailsErrors) =>
     detailsPage(session, deps.productName(session.productId), deps.sellerCountry, form, errors);
-
-  const readForm = async (c: Context): Promise<Record<string, unknown>> => {
-    try {
-      return await c.req.parseBody();
-    } catch {
-      return {};
-    }
-  };
 
   // The card page (the local stand-in for Stripe's Billing Portal), before the session routes.
   const cardPageGone = (c: Context, reason: "not_found" | "expired") =>
