@@ -3,6 +3,8 @@
 // answers with them; the server validates requests and documents them in OpenAPI from the same
 // objects. `zod/mini`, browser-safe, like billing.ts.
 import * as z from "zod/mini";
+import { ADMIN_TEXT, REASON_MAX, REASON_MIN } from "./admin-rules.ts";
+import { notPrintable, printable } from "./free-text.ts";
 
 const moneySchema = z.object({
   /** Minor units (cents). */
@@ -106,7 +108,49 @@ export const CARD_RETURN_TEXT = {
   cancelled: "No card was saved.",
 } as const;
 
-/** The console's `POST /v1/admin/orgs/{id}/auto-top-up/off {reason}`. */
+/**
+ * The console's `POST /v1/admin/orgs/{id}/auto-top-up/off {reason}`: the reason as every console
+ * action's (admin-rules.ts), kept in the activity log.
+ */
 export const adminAutoTopUpOffSchema = z.object({
-  reason: z.string().check(z.trim(), z.minLength(1, "Field required"), z.maxLength(200)),
+  reason: z
+    .string({ error: ADMIN_TEXT.reasonRequired })
+    .check(
+      z.trim(),
+      z.minLength(1, ADMIN_TEXT.reasonRequired),
+      z.minLength(REASON_MIN, ADMIN_TEXT.reasonTooShort),
+      z.maxLength(REASON_MAX, ADMIN_TEXT.reasonTooLong),
+      printable(notPrintable("The reason"), true),
+    ),
 });
+
+/** The answers of auto top-up's calls that are not a field's (the 409s, 404s and 422 on `consent`). */
+export const AUTO_TOP_UP_TEXT = {
+  /** 409: turning it on, or asking for the consent text, without a saved card. */
+  noCard: "Save a card first: auto top-up charges the saved card.",
+  /** 409: turning it on without a paid plan (a subscription active or past due). */
+  noPlan: "Auto top-up needs a paid plan: top-ups are not available on the Free plan.",
+  /** 409: resuming with the card of a member who left (ORGANISATIONS.md); a newly saved card resumes it. */
+  cardOfMemberWhoLeft: "The member who saved this card left. Save a card to turn auto top-up on again.",
+  /** 422 on `consent`: turning it on, or changing it while on, without accepting the text. */
+  consentRequired: "Accept the text for these values to turn auto top-up on or change it.",
+  /** 422 on `consent`: the text accepted is not the one in force (the page showed an older one). */
+  consentOutdated: "The text has changed since it was shown: read it again and accept it.",
+  /** 409: a member with this many card pages open for the organisation. */
+  tooManyCardSetups:
+    "You have 10 card pages open for this organisation: finish one, or try again when they expire.",
+  /** An attempt awaiting the bank's confirmation, cancelled by turning auto top-up off. */
+  cancelledByTurningOff: "Cancelled: auto top-up was turned off, so this payment is no longer needed.",
+  /** The same, by turning it on again or resuming it (a new payment follows when the balance is low). */
+  cancelledByTurningOn: "Cancelled: auto top-up was turned on again, so this payment is no longer needed.",
+  /** 404: removing the card when none is saved. */
+  noSavedCard: "No card is saved.",
+  /** 409: the console turning it off when it is off. */
+  alreadyOff: "Auto top-up is already off.",
+  /** The console's answer once it is off. */
+  turnedOff: "Auto top-up turned off",
+} as const;
+
+/** The custom text of the card-setup page: saving a card allows the later charges. */
+export const cardSetupConsentText = (seller: string) =>
+  `By saving this card you allow ${seller} to charge it for the automatic credit purchases you turn on under Billing.`;

@@ -181,6 +181,7 @@ export function createApp(deps: AppDeps): Hono {
       provider: deps.payments.provider,
       afterProviderChange,
     },
+    { seller: deps.config.seller, portalUrl: deps.config.portalUrl },
   );
   app.route("/", api);
 

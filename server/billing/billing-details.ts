@@ -6,6 +6,7 @@ import { appendAudit } from "../audit/audit-log.ts";
 import type { RequestOrigin } from "../audit/security-events.ts";
 import type { Clock } from "../clock.ts";
 import type { Db } from "../db/types.ts";
+import type { AutoTopUpEngine } from "./auto-top-up/engine.ts";
 import { lockUser } from "./ledger-store.ts";
 import type { CustomerDetails, PaymentProvider } from "./ports/payment-provider.ts";
 import { saveGivenBillingDetails } from "./subscription-store.ts";
@@ -19,7 +20,12 @@ export interface DetailsChange {
   details: CustomerDetails;
 }
 
-export function billingDetailsCommands(deps: { db: Db; clock: Clock; provider: PaymentProvider }) {
+export function billingDetailsCommands(deps: {
+  db: Db;
+  clock: Clock;
+  provider: PaymentProvider;
+  autoTopUp: Pick<AutoTopUpEngine, "billingDetailsChanged">;
+}) {
   return {
     async saveDetails(change: DetailsChange): Promise<void> {
       const { orgId, details } = change;
@@ -29,6 +35,8 @@ export function billingDetailsCommands(deps: { db: Db; clock: Clock; provider: P
         const saved = await deps.provider.saveCustomerDetails(tx, orgId, details);
         const now = deps.clock.now();
         await saveGivenBillingDetails(tx, orgId, details, saved.vatIdStatus, now);
+        // The VAT, and so one pack's gross, may have changed: a limit below it pauses auto top-up.
+        await deps.autoTopUp.billingDetailsChanged(tx, orgId, now);
         const personal = change.orgName === null;
         await appendAudit(
           tx,

@@ -1,12 +1,15 @@
 // The /v1 API: every account route, the OpenAPI document and its docs page.
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { DETAIL } from "../../contract/messages.ts";
+import { type AutoTopUpSettingsDeps, autoTopUpCommands } from "../billing/auto-top-up/settings.ts";
+import type { Seller } from "../domain/vat.ts";
 import { apiBodyLimit, apiCors, noStore } from "../http/api-middleware.ts";
 import type { AppEnv } from "../http/app-env.ts";
 import { registerSecuritySchemes } from "../http/openapi.ts";
 import { adminActionRoutes } from "./admin/action-routes.ts";
 import type { AdminDeps } from "./admin/admin-deps.ts";
 import { adminAuditRoutes } from "./admin/audit-routes.ts";
+import { adminAutoTopUpRoutes } from "./admin/auto-top-up-routes.ts";
 import { adminCustomerRoutes } from "./admin/customer-routes.ts";
 import { adminOrgRoutes } from "./admin/org-routes.ts";
 import { adminReportRoutes } from "./admin/report-routes.ts";
@@ -22,6 +25,7 @@ import { reauthRoutes } from "./auth/reauth.ts";
 import { registerRoutes } from "./auth/register.ts";
 import { sessionRoutes } from "./auth/sessions.ts";
 import { tokenRoutes } from "./auth/token.ts";
+import { autoTopUpRoutes } from "./billing/auto-top-up.ts";
 import { billingHistoryRoutes } from "./billing/history.ts";
 import { type BillingRouteDeps, billingRoutes } from "./billing/routes.ts";
 import { docsRoutes } from "./docs/routes.ts";
@@ -43,7 +47,11 @@ export function v1Routes(
   deps: ApiDeps,
   corsOrigins: string[],
   billing: Pick<BillingRouteDeps, "billing" | "catalogue">,
-  operations: Pick<AdminDeps, "supportGrantLimits" | "provider" | "afterProviderChange">,
+  operations: Pick<AdminDeps, "supportGrantLimits" | "provider" | "afterProviderChange"> & {
+    provider: AutoTopUpSettingsDeps["provider"];
+  },
+  /** The seller (VAT and the card page's consent text) and the portal (the card page's return). */
+  site: { seller: Pick<Seller, "name" | "country">; portalUrl: string },
 ): OpenAPIHono<AppEnv> {
   // basePath rather than mounting under /v1: the OpenAPI document then shows the full paths.
   const api = new OpenAPIHono<AppEnv>().basePath(API_PREFIX);
@@ -67,6 +75,16 @@ export function v1Routes(
   api.route("/", emailVerificationRoutes(deps));
   api.route("/", billingRoutes({ ...deps, ...billing }));
   api.route("/", billingHistoryRoutes({ ...deps, billing: billing.billing }));
+  const autoTopUp = autoTopUpCommands({
+    db: deps.db,
+    catalogue: billing.catalogue,
+    provider: operations.provider,
+    engine: deps.autoTopUp,
+    seller: site.seller,
+    portalUrl: site.portalUrl,
+    afterProviderChange: operations.afterProviderChange,
+  });
+  api.route("/", autoTopUpRoutes({ ...deps, autoTopUpCommands: autoTopUp }));
   api.route("/", accountDataRoutes({ ...deps, billing: billing.billing }));
   api.route("/", webhookRoutes(billing.billing));
   api.route("/", apiKeyRoutes(deps));
@@ -78,6 +96,7 @@ export function v1Routes(
   api.route("/", adminActionRoutes(admin));
   api.route("/", adminOrgRoutes(admin));
   api.route("/", adminAuditRoutes(admin));
+  api.route("/", adminAutoTopUpRoutes({ ...deps, autoTopUpCommands: autoTopUp }));
   api.route("/", adminReportRoutes(admin));
   documentJwks(api);
   docsRoutes(api, API_PREFIX);
