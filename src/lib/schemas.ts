@@ -40,6 +40,7 @@ export {
   createdApiKeySchema,
   revokedKeysSchema,
 } from "../../contract/api-keys.ts";
+export { autoTopUpSchema, consentTextSchema } from "../../contract/auto-top-up.ts";
 export {
   checkoutUrlSchema,
   ledgerSchema,

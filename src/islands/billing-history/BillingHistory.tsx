@@ -2,9 +2,11 @@
 // invoice; the billing details on file; and the button to the provider's page for changing the card
 // (Stripe's Billing Portal, or the local stand-in's card page), which pays a failed renewal at once.
 import { useStore } from "@nanostores/react";
-import { useEffect, useState } from "react";
+import { lazy, Suspense, useEffect, useState } from "react";
+import type { User } from "../../../contract/account.ts";
 import { formatMoney, vatRateLabel } from "../../../contract/invoice-document.ts";
 import type { InvoiceSummary } from "../../../contract/invoices.ts";
+import { can } from "../../../contract/org-roles.ts";
 import { readStoredToken } from "../../lib/auth-storage.ts";
 import { BILLING_TEXT } from "../../lib/billing-text.ts";
 import { isoDay } from "../../lib/format-date.ts";
@@ -17,6 +19,10 @@ import { RouteGuard } from "../auth/RouteGuard.tsx";
 import { BillingDetailsCard } from "./BillingDetailsCard.tsx";
 
 const T = BILLING_TEXT;
+
+// Auto top-up (AUTO-TOP-UP.md "Pages") is its own chunk, loaded once the details show that the
+// caller may see billing: its form, consent and dialogs stay out of the page's first load.
+const AutoTopUp = lazy(() => import("../billing/AutoTopUp.tsx"));
 
 // Ask for the session and the history at once, before React hydrates (as /profile/usage does).
 let firstLoad: Promise<void> | undefined;
@@ -184,8 +190,15 @@ function PaymentMethodCard({ canUpdate }: { canUpdate: boolean }) {
   );
 }
 
-function BillingView() {
+/** Where auto top-up comes, while its code and answer load: nothing below it moves much. */
+function AutoTopUpPlaceholder() {
+  return <div className="card min-h-72 border border-base-300 bg-base-100" aria-hidden="true" />;
+}
+
+function BillingView({ user }: { user: User }) {
   const state = useStore($billingHistory);
+  // Owners and billing members (a personal organisation's owner is its user); others never see it.
+  const billing = !user.organization || can(user.organization.role, "billing");
   useEffect(() => {
     if (!firstLoad) void loadBillingHistory();
   }, []);
@@ -223,6 +236,11 @@ function BillingView() {
           <PaymentMethodCard canUpdate={state.details.can_update_payment_method} />
         </div>
       )}
+      {state.details && billing && (
+        <Suspense fallback={<AutoTopUpPlaceholder />}>
+          <AutoTopUp />
+        </Suspense>
+      )}
       <section aria-labelledby="billing-history" className="flex flex-col gap-3">
         <h2 id="billing-history" className="text-lg font-semibold">
           {T.historyTitle}
@@ -255,5 +273,5 @@ function BillingView() {
 }
 
 export default function BillingHistory() {
-  return <RouteGuard loadingMessage={T.loading}>{() => <BillingView />}</RouteGuard>;
+  return <RouteGuard loadingMessage={T.loading}>{(user) => <BillingView user={user} />}</RouteGuard>;
 }

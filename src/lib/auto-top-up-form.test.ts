@@ -1,0 +1,301 @@
+import { describe, expect, it } from "vitest";
+import type { AutoTopUp } from "../../contract/auto-top-up.ts";
+import {
+  canResume,
+  cardArrived,
+  cardSignature,
+  chargesMeter,
+  checkForm,
+  defaultPack,
+  errorsFrom422,
+  fieldOf,
+  formFrom,
+  moneyInput,
+  needsConsent,
+  type Pack,
+  packsFrom,
+  parseMoney,
+  resetsText,
+  type SettingsForm,
+} from "./auto-top-up-form.ts";
+import { AUTO_TOP_UP_PAGE_TEXT } from "./auto-top-up-text.ts";
+
+const E = AUTO_TOP_UP_PAGE_TEXT.errors;
+
+const PACKS: Pack[] = packsFrom([
+  {
+    id: "prod_1000",
+    name: "1000 credit pack",
+    default_price: { unit_amount: 9000, currency: "eur" },
+    metadata: { token_amount: "1000" },
+  },
+  {
+    id: "prod_500",
+    name: "500 credit pack",
+    default_price: { unit_amount: 5000, currency: "eur" },
+    metadata: { token_amount: "500" },
+  },
+]);
+
+const NEVER_SET: AutoTopUp = {
+  enabled: false,
+  threshold: null,
+  product_id: null,
+  monthly_limit: null,
+  charged_this_month: { amount: 0, currency: "eur" },
+  limit_resets_at: "2026-11-30T23:00:00.000Z",
+  card: null,
+  status: "off",
+  paused_reason: null,
+  reason_text: null,
+  paused_until: null,
+  consent_text_version: "v1",
+  last_attempt: null,
+  attempts: [],
+};
+
+const ON: AutoTopUp = {
+  ...NEVER_SET,
+  enabled: true,
+  status: "active",
+  threshold: 100,
+  product_id: "prod_500",
+  monthly_limit: { amount: 20000, currency: "eur" },
+  card: { brand: "visa", last4: "4242", exp_month: 12, exp_year: 2030 },
+};
+
+describe("parseMoney: what a person types, in cents", () => {
+  it.each([
+    ["200", 20000],
+    ["200.5", 20050],
+    ["200.50", 20050],
+    ["200,50", 20050],
+    ["0.07", 7],
+    ["1,000", 100000],
+    ["1,000.50", 100050],
+    ["€ 200", 20000],
+    [" 10000 ", 1000000],
+  ])("%j is %i", (text, cents) => {
+    expect(parseMoney(text)).toBe(cents);
+  });
+
+  it.each(["", "abc", "200.505", "-5", "2e3", "200.", "1,00,0", "12.3.4"])("%j is not an amount", (text) => {
+    expect(parseMoney(text)).toBeNull();
+  });
+});
+
+describe("moneyInput: cents as a person types them", () => {
+  it.each([
+    [20000, "200"],
+    [20050, "200.50"],
+    [20005, "200.05"],
+    [7, "0.07"],
+    [0, "0"],
+  ])("%i is %j", (cents, text) => {
+    expect(moneyInput(cents)).toBe(text);
+    expect(parseMoney(text)).toBe(cents);
+  });
+});
+
+describe("formFrom: the form's first values", () => {
+  it("a first setting starts at 100 credits, the 500-credit pack and four packs' net price", () => {
+    expect(formFrom(NEVER_SET, PACKS)).toEqual({
+      enabled: false,
+      threshold: "100",
+      productId: "prod_500",
+      limit: "200",
+    });
+  });
+
+  it("a saved setting starts from what the API has", () => {
+    const saved = {
+      ...ON,
+      threshold: 250,
+      product_id: "prod_1000",
+      monthly_limit: { amount: 45050, currency: "eur" },
+    };
+    expect(formFrom(saved, PACKS)).toEqual({
+      enabled: true,
+      threshold: "250",
+      productId: "prod_1000",
+      limit: "450.50",
+    });
+  });
+
+  it("without a 500-credit pack, the first pack is the default", () => {
+    expect(defaultPack(PACKS.filter((p) => p.credits !== 500))?.id).toBe("prod_1000");
+    expect(defaultPack([])).toBeUndefined();
+  });
+});
+
+describe("checkForm: the PUT body, or a message beside each field", () => {
+  const valid: SettingsForm = { enabled: true, threshold: "100", productId: "prod_500", limit: "200" };
+
+  it("maps the form to the request in minor units and the pack's currency", () => {
+    expect(checkForm({ ...valid, limit: "200.50" }, PACKS)).toEqual({
+      ok: true,
+      request: {
+        enabled: true,
+        threshold: 100,
+        product_id: "prod_500",
+        monthly_limit: { amount: 20050, currency: "eur" },
+      },
+    });
+  });
+
+  it.each<[string, Partial<SettingsForm>, keyof ReturnType<typeof errorsFor>, string]>([
+    ["an unknown pack", { productId: "prod_x" }, "product_id", E.unknownPack],
+    ["an empty threshold", { threshold: "" }, "threshold", E.thresholdNotWhole],
+    ["a threshold with decimals", { threshold: "10.5" }, "threshold", E.thresholdNotWhole],
+    ["a threshold under 10", { threshold: "9" }, "threshold", E.thresholdTooLow],
+    ["a threshold of the pack's credits", { threshold: "500" }, "threshold", E.thresholdTooHigh(500)],
+    ["a limit that is not money", { limit: "lots" }, "monthly_limit", E.limitNotMoney],
+    ["a limit under one pack", { limit: "49.99" }, "monthly_limit", E.limitTooLow("€50.00")],
+    ["a limit over €10,000", { limit: "10000.01" }, "monthly_limit", E.limitTooHigh("€10,000.00")],
+  ])("refuses %s", (_, change, field, message) => {
+    expect(errorsFor({ ...valid, ...change })[field]).toBe(message);
+  });
+
+  it("takes the highest threshold a pack allows and the €10,000 limit", () => {
+    expect(checkForm({ ...valid, threshold: "499", limit: "10000" }, PACKS).ok).toBe(true);
+    expect(checkForm({ ...valid, productId: "prod_1000", threshold: "999" }, PACKS).ok).toBe(true);
+  });
+
+  it("a limit below one pack may be saved while off (turning off is never refused)", () => {
+    expect(checkForm({ ...valid, enabled: false, limit: "10" }, PACKS).ok).toBe(true);
+  });
+
+  function errorsFor(form: SettingsForm) {
+    const checked = checkForm(form, PACKS);
+    if (checked.ok) throw new Error("expected a refusal");
+    return checked.errors;
+  }
+});
+
+describe("errorsFrom422: the API's refusals beside their fields", () => {
+  it.each([
+    [["body", "threshold"], "threshold"],
+    [["body", "product_id"], "product_id"],
+    [["body", "monthly_limit", "amount"], "monthly_limit"],
+    [["body", "monthly_limit", "currency"], "monthly_limit"],
+    [["body", "consent"], "consent"],
+    [["body", "consent", "text_version"], "consent"],
+    [["body", "enabled"], "enabled"],
+    [["body"], "form"],
+    [["query", "x"], "form"],
+    [["threshold"], "threshold"],
+  ])("%j is %s", (loc, field) => {
+    expect(fieldOf(loc)).toBe(field);
+  });
+
+  it("keeps the first message per field", () => {
+    expect(
+      errorsFrom422([
+        { loc: ["body", "threshold"], msg: "low" },
+        { loc: ["body", "threshold"], msg: "second" },
+        { loc: ["body", "monthly_limit", "amount"], msg: "limit" },
+        { loc: ["body", "consent"], msg: "agree" },
+        { msg: "no loc" },
+        { loc: ["body", "threshold"] },
+        "junk",
+        null,
+      ]),
+    ).toEqual({ threshold: "low", monthly_limit: "limit", consent: "agree", form: "no loc" });
+  });
+
+  it("a sentence is the form's; nothing else is anything", () => {
+    expect(errorsFrom422("Consent is needed")).toEqual({ form: "Consent is needed" });
+    expect(errorsFrom422(undefined)).toEqual({});
+    expect(errorsFrom422("")).toEqual({});
+  });
+});
+
+describe("needsConsent", () => {
+  const request = {
+    enabled: true,
+    threshold: 100,
+    product_id: "prod_500",
+    monthly_limit: { amount: 20000, currency: "eur" },
+  };
+  it.each([
+    ["turning on from never set up", NEVER_SET, request, true],
+    ["turning on from off", { ...ON, enabled: false, status: "off" as const }, request, true],
+    ["on again after staff turned it off", { ...ON, status: "off" as const }, request, true],
+    ["saving the same values while on", ON, request, false],
+    ["a new threshold while on", ON, { ...request, threshold: 150 }, true],
+    ["a new pack while on", ON, { ...request, product_id: "prod_1000" }, true],
+    ["a new limit while on", ON, { ...request, monthly_limit: { amount: 30000, currency: "eur" } }, true],
+    ["turning off", ON, { ...request, enabled: false }, false],
+    ["values while off", NEVER_SET, { ...request, enabled: false }, false],
+  ])("%s: %s", (_, state, req, expected) => {
+    expect(needsConsent(state, req)).toBe(expected);
+  });
+});
+
+describe("chargesMeter", () => {
+  it("says what was charged against the limit", () => {
+    expect(
+      chargesMeter({
+        charged_this_month: { amount: 12000, currency: "eur" },
+        monthly_limit: { amount: 20000, currency: "eur" },
+      }),
+    ).toEqual({ value: 12000, max: 20000, text: "€120.00 of €200.00 this month" });
+  });
+  it("a bar never runs past its end", () => {
+    expect(
+      chargesMeter({
+        charged_this_month: { amount: 25000, currency: "eur" },
+        monthly_limit: { amount: 20000, currency: "eur" },
+      }),
+    ).toMatchObject({ value: 20000, max: 20000, text: "€250.00 of €200.00 this month" });
+  });
+  it("without a limit it says so", () => {
+    expect(
+      chargesMeter({ charged_this_month: { amount: 0, currency: "eur" }, monthly_limit: null }).text,
+    ).toBe("€0.00 this month, no limit set");
+  });
+});
+
+describe("resetsText: on the visitor's clock", () => {
+  it.each([
+    ["Europe/Berlin", "Resets on 2026-12-01 at 00:00 (your local time)."],
+    ["America/New_York", "Resets on 2026-11-30 at 18:00 (your local time)."],
+    ["Asia/Tokyo", "Resets on 2026-12-01 at 08:00 (your local time)."],
+  ])("%s", (zone, text) => {
+    expect(resetsText("2026-11-30T23:00:00.000Z", zone)).toBe(text);
+  });
+  it("an unreadable instant says nothing", () => {
+    expect(resetsText("soon")).toBeNull();
+  });
+});
+
+describe("cardArrived: the saved card after the card page", () => {
+  const card = { brand: "visa", last4: "4242", exp_month: 12, exp_year: 2030 };
+  it.each([
+    ["no card yet", "none", null, false],
+    ["the first card", "none", card, true],
+    ["the same card as before", cardSignature(card), card, false],
+    ["a replaced card", cardSignature({ ...card, last4: "1111" }), card, true],
+    ["any card when the one before is not known", null, card, true],
+    ["no card, the one before not known", null, null, false],
+  ])("%s", (_, before, now, arrived) => {
+    expect(cardArrived(before, now)).toBe(arrived);
+  });
+});
+
+describe("canResume", () => {
+  it.each([
+    ["active", { status: "active" as const, paused_reason: null }, false],
+    ["a decline", { status: "paused" as const, paused_reason: "declined" }, true],
+    ["the daily limit", { status: "paused" as const, paused_reason: "daily_limit" }, true],
+    ["the monthly limit", { status: "paused" as const, paused_reason: "monthly_limit" }, false],
+    ["a limit below one pack", { status: "paused" as const, paused_reason: "limit_below_pack" }, false],
+    ["an authentication", { status: "paused" as const, paused_reason: "authentication_required" }, false],
+    ["the card's saver left", { status: "paused" as const, paused_reason: "member_left" }, false],
+  ])("%s", (_, change, expected) => {
+    expect(canResume({ ...ON, ...change })).toBe(expected);
+  });
+  it("never without a card", () => {
+    expect(canResume({ ...ON, status: "paused", paused_reason: "declined", card: null })).toBe(false);
+  });
+});
