@@ -4,6 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { stripeFixture } from "../local/stripe-fixtures.ts";
 import {
+  asksForAuthentication,
   parseAutoTopUpInvoice,
   parseStripeCard,
   parseStripeEvent,
@@ -1343,6 +1344,31 @@ describe("auto top-up: reading its invoice as Stripe answers it", () => {
     });
   });
 
+  it.each([
+    ["decline code", { code: "card_declined", decline_code: "authentication_required" }],
+    ["code", { code: "authentication_required", decline_code: null }],
+    ["code of invoices.pay", { code: "invoice_payment_intent_requires_action" }],
+  ])(
+    "open, declined off-session for authentication (as its %s): the customer pays at the hosted page",
+    (_case, error) => {
+      const intent = { id: "pi_7", status: "requires_payment_method", last_payment_error: error };
+      expect(read(withIntent(intent))).toEqual({
+        status: "requires_action",
+        invoiceId: "in_7",
+        payUrl: "https://invoice.stripe.com/i/acct_1/test_7",
+      });
+    },
+  );
+
+  it("an authentication error on an intent that is no longer waiting is not asked again", () => {
+    const intent = {
+      id: "pi_7",
+      status: "processing",
+      last_payment_error: { code: "authentication_required" },
+    };
+    expect(read(withIntent(intent))).toEqual({ status: "open", invoiceId: "in_7" });
+  });
+
   it("open, its last attempt declined: declined with the code", () => {
     const intent = {
       id: "pi_7",
@@ -1371,6 +1397,21 @@ describe("auto top-up: reading its invoice as Stripe answers it", () => {
   it("a draft (made, not finalised yet) and one naming no payment are open", () => {
     expect(read(base({ status: "draft" }))).toEqual({ status: "open", invoiceId: "in_7" });
     expect(read(base({ status: "open" }))).toEqual({ status: "open", invoiceId: "in_7" });
+  });
+});
+
+describe("asksForAuthentication", () => {
+  it.each([
+    [{ code: "authentication_required" }, true],
+    [{ decline_code: "authentication_required" }, true],
+    [{ code: "invoice_payment_intent_requires_action", decline_code: null }, true],
+    [{ code: "card_declined", decline_code: "insufficient_funds" }, false],
+    [{ code: null, decline_code: null }, false],
+    [{}, false],
+    [null, false],
+    [undefined, false],
+  ])("%j: %s", (error, expected) => {
+    expect(asksForAuthentication(error)).toBe(expected);
   });
 });
 

@@ -314,6 +314,23 @@ function declineCodeOf(intent: PaymentIntentRef | null): string | null {
 }
 
 /**
+ * Stripe's words for "the bank wants the customer to authenticate": an off-session payment's
+ * `authentication_required` (as code or decline code), and `invoices.pay`'s
+ * `invoice_payment_intent_requires_action`. The customer can pay at the invoice's hosted page.
+ */
+const AUTHENTICATION_CODES: ReadonlySet<string> = new Set([
+  "authentication_required",
+  "invoice_payment_intent_requires_action",
+]);
+
+/** Whether a Stripe error (thrown, or a payment intent's last one) asks for the customer's authentication. */
+export function asksForAuthentication(
+  error: { code?: string | null | undefined; decline_code?: string | null | undefined } | null | undefined,
+): boolean {
+  return AUTHENTICATION_CODES.has(error?.code ?? "") || AUTHENTICATION_CODES.has(error?.decline_code ?? "");
+}
+
+/**
  * Why a payment's amounts cannot be recorded, or null when they can: none is negative and net plus
  * tax is the total (prices are net, VAT is added, and no discount is offered). Stripe never sends
  * otherwise; an event that does is refused, so it is redelivered once the cause is found, instead
@@ -785,8 +802,14 @@ export function parseAutoTopUpInvoice(
     case "uncollectible":
       return answer({ status: "declined", invoiceId, code: declineCodeOf(intent) });
   }
-  const intentStatus = intent !== null && typeof intent !== "string" ? intent.status : null;
-  if (intentStatus === "requires_action") {
+  const expanded = intent !== null && typeof intent !== "string" ? intent : null;
+  const intentStatus = expanded?.status ?? null;
+  // An off-session payment the bank wants authenticated fails with authentication_required and
+  // leaves its intent waiting for a payment method: the customer pays at the hosted page too.
+  if (
+    intentStatus === "requires_action" ||
+    (intentStatus === "requires_payment_method" && asksForAuthentication(expanded?.last_payment_error))
+  ) {
     if (!inv.hosted_invoice_url) return { ok: false, error: `invoice ${invoiceId}: no hosted_invoice_url` };
     return answer({ status: "requires_action", invoiceId, payUrl: inv.hosted_invoice_url });
   }

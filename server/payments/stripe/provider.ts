@@ -2,6 +2,7 @@
 // subscription and payment mode for the user's reused Customer, plan changes as subscription
 // schedules that switch the price at the period end, cancel at period end, and the catalogue's ids
 // read from the Stripe account. Fulfilment never happens here: it comes back as webhook events.
+// Auto top-up's calls (setup pages, saved cards, one-off invoices) are in auto-top-up-calls.ts.
 import { and, eq, gt } from "drizzle-orm";
 import type Stripe from "stripe";
 import { TIERS, TOP_UPS } from "../../../contract/catalogue.ts";
@@ -22,6 +23,7 @@ import type {
 import type { Clock } from "../../clock.ts";
 import { checkoutSessions } from "../../db/schema/index.ts";
 import type { DbOrTx } from "../../db/types.ts";
+import { createAutoTopUpCalls, expireSession } from "./auto-top-up-calls.ts";
 import { parseStripeSubscription } from "./event-parser.ts";
 import { checkoutSessionMetadata, METADATA, payerOf, subscriptionMetadata } from "./format.ts";
 import { stripeWebhookReader } from "./webhook-reader.ts";
@@ -57,9 +59,12 @@ export function createStripeProvider(deps: {
     return customers.saveCustomerId(db, orgId, customer.id);
   }
 
+  const autoTopUp = createAutoTopUpCalls({ stripe, clock: deps.clock, customerFor });
+
   return {
     kind: "stripe",
     readWebhook: stripeWebhookReader(deps.webhookSecret),
+    ...autoTopUp.calls,
 
     async createCheckoutSession(db, checkout: NewCheckout): Promise<CreatedCheckout> {
       const customer = await customerFor(db, checkout.userId, checkout.email);
@@ -194,21 +199,13 @@ export function createStripeProvider(deps: {
           ),
         );
       for (const { id } of open) {
-        const status = await stripe.checkout.sessions.expire(id).then(
-          (session) => session.status,
-          async (error: unknown) => {
-            // Stripe expires only an open session. One paid (or expired) meanwhile is as closed as
-            // this call would make it (a payment arrives as its event); any other failure stops
-            // the deletion, to be tried again.
-            const now = (await stripe.checkout.sessions.retrieve(id)).status;
-            if (now === "open") throw error;
-            return now;
-          },
-        );
+        const status = await expireSession(stripe, id);
         if (status === "expired") {
           await db.update(checkoutSessions).set({ status: "expired" }).where(eq(checkoutSessions.id, id));
         }
       }
+      // The card-setup pages too: a removed member's could still save a card for the organisation.
+      await autoTopUp.expireCardSetupSessions(db, userId, openedBy);
     },
 
     async saveCustomerDetails(db, orgId, details) {

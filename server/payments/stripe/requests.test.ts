@@ -13,9 +13,10 @@ import { TIERS, TOP_UPS } from "../../../contract/catalogue.ts";
 import { openTestDatabase, type TestDatabase } from "../../../tests/fixtures/test-db.ts";
 import { customerStore } from "../../billing/subscription-store.ts";
 import { ManualClock } from "../../clock.ts";
-import { users } from "../../db/schema/index.ts";
+import { organizations, users } from "../../db/schema/index.ts";
 import { on, type Route, type StripeStandIn, startStripeStandIn } from "../../testing/stripe-stand-in.ts";
 import { TEST_WEBHOOK_SECRET } from "../../testing/test-app.ts";
+import { stripeFixture } from "../local/stripe-fixtures.ts";
 import { createStripeProvider, loadIdSetFromStripe } from "./provider.ts";
 
 interface Call {
@@ -57,8 +58,17 @@ const PARAMETER_TYPES: Record<string, string[]> = {
   "billingPortal.sessions.create": ["Stripe.BillingPortal.SessionCreateParams"],
   "invoicePayments.list": ["Stripe.InvoicePaymentListParams"],
   "invoices.list": ["Stripe.InvoiceListParams"],
-  "invoices.voidInvoice": ["string"],
+  "invoices.voidInvoice": ["string", "Stripe.InvoiceVoidInvoiceParams", "Stripe.RequestOptions"],
   "refunds.create": ["Stripe.RefundCreateParams", "Stripe.RequestOptions"],
+  // Auto top-up (auto-top-up-calls.ts).
+  "checkout.sessions.expire": ["string"],
+  "paymentMethods.retrieve": ["string"],
+  "paymentMethods.detach": ["string"],
+  "invoices.create": ["Stripe.InvoiceCreateParams", "Stripe.RequestOptions"],
+  "invoiceItems.create": ["Stripe.InvoiceItemCreateParams", "Stripe.RequestOptions"],
+  "invoices.finalizeInvoice": ["string", "Stripe.InvoiceFinalizeInvoiceParams", "Stripe.RequestOptions"],
+  "invoices.pay": ["string", "Stripe.InvoicePayParams", "Stripe.RequestOptions"],
+  "invoices.retrieve": ["string", "Stripe.InvoiceRetrieveParams"],
 };
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -127,6 +137,7 @@ describe("every request of the Stripe adapter against the SDK's published parame
       passwordHash: "x",
       emailVerified: true,
     });
+    await database.db.insert(organizations).values({ id: userId, personal: true }).onConflictDoNothing();
     const subscription = (schedule: string | null) => ({
       id: "sub_1",
       object: "subscription",
@@ -193,6 +204,19 @@ describe("every request of the Stripe adapter against the SDK's published parame
         data: [{ id: "in_open", object: "invoice", status: "open" }],
       }),
       on("POST", "/v1/invoices/in_open/void", { id: "in_open", object: "invoice", status: "void" }),
+      on("POST", /^\/v1\/checkout\/sessions\/cs_test_[^/]+\/expire$/, {
+        id: "cs_test_1",
+        object: "checkout.session",
+        status: "expired",
+      }),
+      on("GET", "/v1/payment_methods/pm_1", { ...stripeFixture("payment_method"), id: "pm_1" }),
+      on("POST", "/v1/payment_methods/pm_1/detach", { ...stripeFixture("payment_method"), id: "pm_1" }),
+      on("POST", "/v1/invoices", { ...stripeFixture("invoice"), id: "in_at" }),
+      on("POST", "/v1/invoiceitems", { ...stripeFixture("invoiceitem"), invoice: "in_at" }),
+      on("POST", "/v1/invoices/in_at/finalize", { ...stripeFixture("invoice"), id: "in_at", status: "open" }),
+      on("POST", "/v1/invoices/in_at/pay", { ...stripeFixture("invoice"), id: "in_at", status: "paid" }),
+      on("GET", "/v1/invoices/in_at", { ...stripeFixture("invoice"), id: "in_at", status: "paid" }),
+      on("POST", "/v1/invoices/in_at/void", { ...stripeFixture("invoice"), id: "in_at", status: "void" }),
       on("POST", "/v1/refunds", { id: "re_1", object: "refund", status: "succeeded" }),
       on("POST", "/v1/billing_portal/sessions", {
         id: "bps_1",
@@ -274,6 +298,36 @@ describe("every request of the Stripe adapter against the SDK's published parame
     expect(await provider.invoiceOfPayment("pi_1")).toBe("in_1");
     await provider.retrieveSubscription(database.db, "sub_1");
     await loadIdSetFromStripe(stripe);
+    // Auto top-up: the setup page (expired again), the card, and an attempt's invoice.
+    await provider.createCardSetupSession(database.db, {
+      orgId: userId,
+      openedBy: userId,
+      email: "ann@example.com",
+      currency: "eur",
+      successUrl: "https://portal.test/profile/billing?card=saved",
+      cancelUrl: "https://portal.test/profile/billing?card=cancelled",
+      consentText: "By saving this card you allow Example GmbH to charge it.",
+    });
+    await provider.expireOpenCheckouts(database.db, userId, userId);
+    await provider.retrieveCard(database.db, "pm_1");
+    await provider.detachCard(database.db, "pm_1");
+    const charge = {
+      attemptId: randomUUID(),
+      orgId: userId,
+      customerId: "cus_1",
+      paymentMethodId: "pm_1",
+      productId: "prod_500",
+      priceId: "price_500",
+      description: "Auto top-up: 500 credits",
+      amount: 1000,
+      currency: "eur",
+    };
+    await provider.createAutoTopUpInvoice(database.db, charge);
+    expect(await provider.payAutoTopUpInvoice(database.db, charge, "in_at")).toMatchObject({
+      status: "paid",
+    });
+    await provider.readAutoTopUpInvoice(database.db, "in_at");
+    await provider.voidAutoTopUpInvoice(database.db, "in_at", charge.attemptId);
 
     const made = new Set(calls.map((c) => c.method));
     for (const method of Object.keys(PARAMETER_TYPES))
