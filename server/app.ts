@@ -18,6 +18,7 @@ import type { MfaSecrets } from "./auth/mfa-secrets.ts";
 import type { PasswordHasher } from "./auth/passwords.ts";
 import type { TokenRevocations } from "./auth/token-revocations.ts";
 import type { BackgroundTasks } from "./background.ts";
+import { createAutoTopUp } from "./billing/auto-top-up/auto-top-up.ts";
 import { createBillingMailSender } from "./billing/billing-mails.ts";
 import { createBilling } from "./billing/service.ts";
 import type { Clock } from "./clock.ts";
@@ -93,7 +94,19 @@ export function createApp(deps: AppDeps): Hono {
     tasks: deps.tasks,
     logger: deps.logger,
   });
+  const autoTopUp = createAutoTopUp({
+    db: deps.db,
+    clock: deps.clock,
+    logger: deps.logger,
+    catalogue: deps.payments.catalogue,
+    provider: deps.payments.provider,
+    seller: deps.config.seller,
+    portalUrl: deps.config.portalUrl,
+    background: deps.tasks,
+    mails: billingMails,
+  });
   const billing = createBilling({
+    autoTopUp,
     db: deps.db,
     clock: deps.clock,
     logger: deps.logger,
@@ -166,6 +179,7 @@ export function createApp(deps: AppDeps): Hono {
         logger: deps.logger,
         portalUrl: deps.config.portalUrl,
       }),
+      autoTopUp,
       orgMails: createOrgMails({ mailer: deps.mailer, tasks: deps.tasks, portalUrl: deps.config.portalUrl }),
       serviceKeys: cachedServiceKeyCheck(deps.db),
       trustProxy,

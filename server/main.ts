@@ -11,6 +11,7 @@ import { createPasswordHasher } from "./auth/passwords.ts";
 import { loadSigningKeys } from "./auth/signing-keys.ts";
 import { createTokenRevocations, REVOCATION_CHANNEL } from "./auth/token-revocations.ts";
 import { createBackgroundTasks } from "./background.ts";
+import { createAutoTopUp } from "./billing/auto-top-up/auto-top-up.ts";
 import { createBillingMailSender, queueExpiringTopUpMails } from "./billing/billing-mails.ts";
 import { systemClock } from "./clock.ts";
 import { openDatabase } from "./db/client.ts";
@@ -166,6 +167,35 @@ async function main(): Promise<void> {
   }, config.BILLING_JOB_INTERVAL_SECONDS * 1000);
   billingMailsJob.unref();
 
+  // Auto top-up's sweep, for both providers: attempts a crash or a timeout left half-done are settled
+  // from the provider (never charged again), unconfirmed payments lapse after 7 days, and monthly
+  // pauses end with their month. Run at start too: a restart reconciles what the crash left.
+  const autoTopUp = createAutoTopUp({
+    db: database.db,
+    clock,
+    logger,
+    catalogue: payments.catalogue,
+    provider: payments.provider,
+    seller: config.seller,
+    portalUrl: config.portalUrl,
+    background: tasks,
+    mails: billingMails,
+  });
+  let sweepRunning = false;
+  const sweepAutoTopUps = () => {
+    if (sweepRunning) return;
+    sweepRunning = true;
+    autoTopUp
+      .runDue()
+      .catch((error: unknown) => logger.error({ err: error }, "Auto top-up sweep failed"))
+      .finally(() => {
+        sweepRunning = false;
+      });
+  };
+  sweepAutoTopUps();
+  const autoTopUpJob = setInterval(sweepAutoTopUps, config.BILLING_JOB_INTERVAL_SECONDS * 1000);
+  autoTopUpJob.unref();
+
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
@@ -174,6 +204,7 @@ async function main(): Promise<void> {
     setTimeout(() => process.exit(1), 10_000).unref();
     clearInterval(billingJob);
     clearInterval(billingMailsJob);
+    clearInterval(autoTopUpJob);
     operatorSocket?.close();
     forgetServer();
     server.close(async () => {

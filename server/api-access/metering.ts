@@ -40,8 +40,10 @@ export type ChargeResult =
       lowBalanceCrossed: number | null;
       /** The member whose month this charge took past 80 % of their cap, if it did (spends.ts). */
       memberCapNearing: MemberCapEvent | null;
+      /** Auto top-up is active and the balance is below its threshold now (spends.ts). */
+      autoTopUpDue: boolean;
     }
-  | { ok: false; reason: SpendRefusal; memberCap?: MemberCapEvent };
+  | { ok: false; reason: SpendRefusal; memberCap?: MemberCapEvent; autoTopUpOrg?: string };
 
 /** The spend a feature charge asks billing for: its price, its ledger text, and what it meters. */
 export function featureSpend(charge: FeatureCharge, requestedBy: string | null): SpendRequest {
@@ -83,5 +85,6 @@ export async function chargeFeature(
     repeated: result.repeated,
     lowBalanceCrossed: result.lowBalanceCrossed,
     memberCapNearing: result.memberCapNearing,
+    autoTopUpDue: result.autoTopUpDue,
   };
 }

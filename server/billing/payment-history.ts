@@ -32,38 +32,43 @@ export interface PaymentHistoryDeps {
   portalUrl: string;
 }
 
+/** The receipt of a payment that has just become paid (once per payment: keyed by its fulfilment key). */
+export async function queueReceipt(
+  tx: Tx,
+  recorded: { row: InvoiceRow; becamePaid: boolean },
+  portalUrl: string,
+  now: Date,
+): Promise<void> {
+  if (!recorded.becamePaid) return;
+  const { row } = recorded;
+  await queueBillingMail(
+    tx,
+    {
+      userId: row.userId,
+      kind: "receipt",
+      dedupeKey: `receipt:${row.fulfilmentKey}`,
+      build: (user) =>
+        receiptMail(user, {
+          description: row.description,
+          date: berlinDateOf(row.issuedAt),
+          number: row.number,
+          currency: row.currency,
+          net: row.net,
+          tax: row.tax,
+          total: row.total,
+          taxRateBasisPoints: row.taxRateBasisPoints,
+          taxTreatment: row.taxTreatment,
+          invoiceUrl: `${portalUrl}/profile/billing/invoice?id=${row.id}`,
+        }),
+    },
+    now,
+  );
+}
+
 export function paymentHistory(deps: PaymentHistoryDeps) {
   const { catalogue, provider } = deps;
   const tierName = tierNameIn(catalogue);
   const periodText = (p: { start: Date; end: Date }) => `${berlinDateOf(p.start)} to ${berlinDateOf(p.end)}`;
-
-  /** The receipt of a payment that has just become paid (once per payment: keyed by its fulfilment key). */
-  async function queueReceipt(tx: Tx, recorded: { row: InvoiceRow; becamePaid: boolean }, now: Date) {
-    if (!recorded.becamePaid) return;
-    const { row } = recorded;
-    await queueBillingMail(
-      tx,
-      {
-        userId: row.userId,
-        kind: "receipt",
-        dedupeKey: `receipt:${row.fulfilmentKey}`,
-        build: (user) =>
-          receiptMail(user, {
-            description: row.description,
-            date: berlinDateOf(row.issuedAt),
-            number: row.number,
-            currency: row.currency,
-            net: row.net,
-            tax: row.tax,
-            total: row.total,
-            taxRateBasisPoints: row.taxRateBasisPoints,
-            taxTreatment: row.taxTreatment,
-            invoiceUrl: `${deps.portalUrl}/profile/billing/invoice?id=${row.id}`,
-          }),
-      },
-      now,
-    );
-  }
 
   const monthly = (productId: string) => `${tierName(productId)} monthly subscription`;
 
@@ -140,7 +145,7 @@ export function paymentHistory(deps: PaymentHistoryDeps) {
       const onFile = await findBillingDetails(tx, userId);
       const buyerAddress = addressLines(onFile?.address ?? null, paid.payment.buyer.country);
       const recorded = await recordPaidInvoice(tx, { ...common, ...paid, buyerAddress }, deps.seller, now);
-      await queueReceipt(tx, recorded, now);
+      await queueReceipt(tx, recorded, deps.portalUrl, now);
       return;
     }
     if (event.kind !== "renewal_failed") return;

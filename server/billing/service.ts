@@ -16,11 +16,12 @@
 import type { Logger } from "pino";
 import type { AccountHooks } from "../accounts/hooks.ts";
 import type { Clock } from "../clock.ts";
-import type { Db, DbOrTx } from "../db/types.ts";
+import type { Db, Tx } from "../db/types.ts";
 import { berlinDateOf, inBerlin } from "../domain/berlin-time.ts";
 import type { Seller } from "../domain/vat.ts";
 import { goodwillGrantMail } from "../mail/billing-templates.ts";
 import type { GrantAnnouncer } from "../operations/credit-changes.ts";
+import type { AutoTopUpEngine } from "./auto-top-up/engine.ts";
 import { billingDetailsCommands } from "./billing-details.ts";
 import { type BillingMailSender, queueBillingMail } from "./billing-mails.ts";
 import type { Catalogue } from "./catalogue.ts";
@@ -50,6 +51,8 @@ export interface BillingDeps {
   mails: BillingMailSender;
   /** After a command changed the subscription at the provider (the local one then delivers its events). */
   afterProviderChange: () => void;
+  /** Auto top-up: its provider events, and turning it off when the plan ends. */
+  autoTopUp: AutoTopUpEngine;
 }
 
 export type Billing = ReturnType<typeof createBilling>;
@@ -82,11 +85,18 @@ export function createBilling(deps: BillingDeps) {
     cancelSubscription,
     endSubscriptionNow,
     /**
-     * Closes the organisation's open checkouts in `tx` (an account or organisation being deleted),
-     * or only those `openedBy` opened (a member being removed): none can be paid after.
+     * Closes the organisation's open checkouts and card-setup pages in `tx` (an account or
+     * organisation being deleted: auto top-up is turned off too), or only those `openedBy` opened (a
+     * member being removed: auto top-up pauses if they saved its card): none can be paid after.
      */
-    closeOpenCheckouts: (tx: DbOrTx, orgId: string, openedBy?: string) =>
-      deps.provider.expireOpenCheckouts(tx, orgId, openedBy),
+    closeOpenCheckouts: async (tx: Tx, orgId: string, openedBy?: string) => {
+      await deps.provider.expireOpenCheckouts(tx, orgId, openedBy);
+      const now = deps.clock.now();
+      // The member who saved the card leaves: paused (ORGANISATIONS.md). The organisation or the
+      // account goes: nothing may be charged any more.
+      if (openedBy) await deps.autoTopUp.memberLeft(tx, orgId, openedBy, now);
+      else await deps.autoTopUp.turnOff(tx, orgId, "organisation_disabled", null, now);
+    },
     ledger,
     invoices,
     invoice,

@@ -4,7 +4,7 @@ import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { TEST_DATABASES } from "../../tests/fixtures/test-db.ts";
 import { revokeApiKey } from "../api-access/api-keys.ts";
-import { apiKeyUsage, creditSpends } from "../db/schema/index.ts";
+import { apiKeyUsage, autoTopUpSettings, creditSpends } from "../db/schema/index.ts";
 import { toMillicredits } from "../domain/ledger.ts";
 import { createKey } from "../testing/api-access.ts";
 import { verifiedUser } from "../testing/api-client.ts";
@@ -64,6 +64,7 @@ describe.each(TEST_DATABASES)("spendBatch (%s)", (kind) => {
       userId: ann.id,
       lowBalanceCrossed: null,
       memberCapNearing: null,
+      autoTopUpDue: false,
       balanceAfter: FREE - 1000,
       repeated: false,
       spendId: expect.any(String),
@@ -94,6 +95,46 @@ describe.each(TEST_DATABASES)("spendBatch (%s)", (kind) => {
     expect(spends.map((s) => s.idempotencyKey).sort()).toEqual(["a1", "b2", "k1", "k2"]);
     expect(await db.select().from(apiKeyUsage).where(eq(apiKeyUsage.apiKeyId, limited.id))).toEqual([
       { apiKeyId: limited.id, month: "2026-11-01", amount: 2000 },
+    ]);
+  });
+
+  it("says when auto top-up is due: active, and the balance below its threshold, or refused for credits", async () => {
+    const ann = await verifiedUser(ctx.t, "ann");
+    const bob = await verifiedUser(ctx.t, "bob");
+    const db = ctx.t.deps.db;
+    const now = ctx.t.clock.now();
+    const settings = (orgId: string, status: "active" | "paused") => ({
+      orgId,
+      enabled: true,
+      status,
+      threshold: TEST_FREE_CREDITS - 10,
+      productId: "prod_pack",
+      monthlyLimit: 10_000,
+      currency: "eur",
+      updatedAt: now,
+    });
+    await db.insert(autoTopUpSettings).values([settings(ann.id, "active"), settings(bob.id, "paused")]);
+    const answers = await spendBatch(db, [
+      // 50 → 41: not below 40 yet.
+      request({ userId: ann.id, idempotencyKey: "a1", amount: 9000 }),
+      // 41 → 40: at the threshold is not below it.
+      request({ userId: ann.id, idempotencyKey: "a2", amount: 1000 }),
+      request({ userId: ann.id, idempotencyKey: "a3", amount: 1 }),
+      request({ userId: ann.id, idempotencyKey: "a4", amount: FREE }),
+      // Paused: never due.
+      request({ userId: bob.id, idempotencyKey: "b1", amount: 20_000 }),
+      request({ userId: bob.id, idempotencyKey: "b2", amount: FREE }),
+      // A repeat is never due again.
+      request({ userId: ann.id, idempotencyKey: "a3", amount: 1 }),
+    ]);
+    expect(answers.map((a) => (a.ok ? a.autoTopUpDue : a.autoTopUpOrg))).toEqual([
+      false,
+      false,
+      true,
+      ann.id,
+      false,
+      undefined,
+      false,
     ]);
   });
 

@@ -17,6 +17,7 @@ import {
   type ApiKeyRow,
   apiKeys,
   apiKeyUsage,
+  autoTopUpSettings,
   creditGrants,
   creditSpends,
   memberCreditUsage,
@@ -35,7 +36,14 @@ import {
 import type { Db } from "../db/types.ts";
 import { berlinDay } from "../domain/berlin-time.ts";
 import { type ChargeFingerprint, isSameCharge } from "../domain/idempotency.ts";
-import { applySpend, balance, type CreditGrant, planSpend, type SpendTake } from "../domain/ledger.ts";
+import {
+  applySpend,
+  balance,
+  type CreditGrant,
+  planSpend,
+  type SpendTake,
+  toMillicredits,
+} from "../domain/ledger.ts";
 import { crossesNearCap, exceedsCap } from "../domain/member-caps.ts";
 import { batched } from "./batched.ts";
 import { GRANT_COLUMNS, NEWEST_GRANT_FIRST, toCreditGrant } from "./ledger-store.ts";
@@ -74,10 +82,17 @@ export type SpendResult =
        * cap (decided under the organisation's lock, so once); else null.
        */
       memberCapNearing: MemberCapEvent | null;
+      /**
+       * The organisation's auto top-up is active and this spend left its balance below the
+       * threshold: the caller nudges auto top-up (after the commit, never inside the spend).
+       */
+      autoTopUpDue: boolean;
     }
   | {
       ok: false;
       reason: SpendRefusal;
+      /** Refused for credits while auto top-up is active: the organisation the caller nudges. */
+      autoTopUpOrg?: string;
       /** For a refusal by the member's cap: whose and which month (the first such refusal mails). */
       memberCap?: MemberCapEvent;
     };
@@ -159,6 +174,8 @@ interface BatchState {
   held: Set<string>;
   /** Each locked user's low-balance threshold in milli-credits, or null for no alert. */
   thresholds: Map<string, number | null>;
+  /** The auto top-up threshold (milli-credits) of the locked organisations where it is active. */
+  autoTopUpThresholds: Map<string, number>;
   /** The batch's API keys, read after the locks (a key revoked a moment ago is seen revoked). */
   keys: Map<string, BatchKey>;
   /** Each user's grants, updated in memory as the batch's spends take from them. */
@@ -210,9 +227,15 @@ const lockOrganizations = statement("lock_organizations", (q, p) =>
       disputeHoldAt: organizations.disputeHoldAt,
       /** A personal organisation is disabled with its user. */
       userDisabledAt: users.disabledAt,
+      /** Whole credits; null unless auto top-up is active (AUTO-TOP-UP.md). */
+      autoTopUpThreshold: autoTopUpSettings.threshold,
     })
     .from(organizations)
     .leftJoin(users, sql`${users.id} = ${organizations.id}`)
+    .leftJoin(
+      autoTopUpSettings,
+      sql`${autoTopUpSettings.orgId} = ${organizations.id} and ${autoTopUpSettings.status} = 'active'`,
+    )
     .where(
       sql`${organizations.id} = any(array(select unnest(${list(p("userIds"), "uuid")}) union select ${apiKeys.userId} from ${apiKeys} where ${apiKeys.id} = any(${list(p("keyIds"), "text")})))`,
     )
@@ -339,6 +362,11 @@ function batchState([locked, keyRows, earlierRows, grantRows, usageRows, memberR
     ),
     held: new Set(locked.filter((u) => u.disputeHoldAt !== null).map((u) => u.id)),
     thresholds: new Map(locked.map((u) => [u.id, u.lowBalanceThreshold])),
+    autoTopUpThresholds: new Map(
+      locked.flatMap((o) =>
+        o.autoTopUpThreshold === null ? [] : [[o.id, toMillicredits(o.autoTopUpThreshold)]],
+      ),
+    ),
     keys: new Map(
       keyRows.map(({ creatorDisabledAt, memberCap, memberUserId, ...key }) => [
         key.id,
@@ -366,6 +394,7 @@ function batchState([locked, keyRows, earlierRows, grantRows, usageRows, memberR
             amount: e.amount,
             lowBalanceCrossed: null,
             memberCapNearing: null,
+            autoTopUpDue: false,
           },
           asked: e,
         },
@@ -494,7 +523,15 @@ function decide(state: BatchState, request: SpendRequest): Decision {
     if (!isSameCharge(earlier.asked, fingerprintOf(request))) {
       return { result: { ok: false, reason: "idempotency_mismatch" } };
     }
-    return { result: { ...earlier.result, repeated: true, lowBalanceCrossed: null, memberCapNearing: null } };
+    return {
+      result: {
+        ...earlier.result,
+        repeated: true,
+        lowBalanceCrossed: null,
+        memberCapNearing: null,
+        autoTopUpDue: false,
+      },
+    };
   }
   // A disabled account's keys are inactive, and nothing else may charge it either; nor one on hold.
   // So are the keys of a member who left or whom staff disabled (the organisation goes on).
@@ -519,7 +556,11 @@ function decide(state: BatchState, request: SpendRequest): Decision {
   }
   const grants = state.grants.get(userId) ?? [];
   const plan = planSpend(grants, request.amount, request.now);
-  if (!plan.ok) return { result: { ok: false, reason: "insufficient" } };
+  const autoTopUpThreshold = state.autoTopUpThresholds.get(userId);
+  if (!plan.ok) {
+    const due = autoTopUpThreshold !== undefined;
+    return { result: { ok: false, reason: "insufficient", ...(due ? { autoTopUpOrg: userId } : {}) } };
+  }
 
   const balanceBefore = balance(grants, request.now);
   const balanceAfter = balanceBefore - request.amount;
@@ -541,6 +582,7 @@ function decide(state: BatchState, request: SpendRequest): Decision {
       cap !== null && crossesNearCap(memberUsed, memberUsed + request.amount, cap)
         ? (capEvent(memberUsed + request.amount) ?? null)
         : null,
+    autoTopUpDue: autoTopUpThreshold !== undefined && balanceAfter < autoTopUpThreshold,
   } as const;
   state.earlier.set(idempotency, { result, asked: fingerprintOf(request) });
   return {

@@ -747,6 +747,7 @@ describe("why auto top-up is paused or off", () => {
       "One pack now costs more than the monthly limit including VAT. Raise the limit or choose another pack under Billing.",
     ],
     ["member_left", "The member who saved this card left"],
+    ["card_replaced", "A new card was saved. Confirm auto top-up for it under Billing to resume."],
   ] as const)("paused: %s", (reason: PauseReason, sentence) => {
     expect(PAUSE_REASONS[reason]).toEqual({ status: "paused", sentence });
   });
@@ -759,6 +760,7 @@ describe("why auto top-up is paused or off", () => {
       "monthly_limit",
       "limit_below_pack",
       "member_left",
+      "card_replaced",
     ]);
   });
 });

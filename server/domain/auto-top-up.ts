@@ -501,6 +501,11 @@ export const PAUSE_REASONS = {
       "One pack now costs more than the monthly limit including VAT. Raise the limit or choose another pack under Billing.",
   },
   member_left: { status: "paused", sentence: ORG_DETAIL.memberLeftCard },
+  /** Consent covers one card: a newer card is charged only once the customer agrees for it. */
+  card_replaced: {
+    status: "paused",
+    sentence: "A new card was saved. Confirm auto top-up for it under Billing to resume.",
+  },
 } as const satisfies Record<string, ReasonInfo>;
 export type PauseReason = keyof typeof PAUSE_REASONS;
 

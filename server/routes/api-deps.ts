@@ -1,4 +1,5 @@
 // What the /v1 routes are built from (assembled by createApp).
+
 import type { Logger } from "pino";
 import type { Accounts } from "../accounts/accounts.ts";
 import type { Passkeys } from "../accounts/passkeys.ts";
@@ -11,6 +12,7 @@ import type { ServiceKeyCheck } from "../api-access/service-keys.ts";
 import type { AccessTokens } from "../auth/access-tokens.ts";
 import type { CodeGuessingAlert } from "../auth/code-guessing.ts";
 import type { TokenRevocations } from "../auth/token-revocations.ts";
+import type { AutoTopUpEngine } from "../billing/auto-top-up/engine.ts";
 import type { Clock } from "../clock.ts";
 import type { Db } from "../db/types.ts";
 import type { TierLookup } from "../domain/subscription.ts";
@@ -44,6 +46,8 @@ export interface ApiDeps {
   memberCaps: MemberCapAlerts;
   /** Mails organisations' invitation links. */
   orgMails: OrgMails;
+  /** Auto top-up (billing/auto-top-up/): consume nudges it; its routes and the console turn it off. */
+  autoTopUp: AutoTopUpEngine;
   /** Checks the generation service's keys. */
   serviceKeys: ServiceKeyCheck;
   /** Accept consume's `at` (simulated history, npm run usage:simulate): development only. */

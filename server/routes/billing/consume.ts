@@ -15,6 +15,7 @@ import type { LowBalanceAlerts } from "../../alerts/low-balance.ts";
 import type { MemberCapAlerts } from "../../alerts/member-cap.ts";
 import { parseKey } from "../../api-access/key-format.ts";
 import { chargeFeature, type FeatureCharge, featureSpend } from "../../api-access/metering.ts";
+import type { AutoTopUpEngine } from "../../billing/auto-top-up/engine.ts";
 import type { Billing } from "../../billing/service.ts";
 import type { MemberCapEvent, SpendRefusal } from "../../billing/spends.ts";
 import type { Db } from "../../db/types.ts";
@@ -48,19 +49,22 @@ type ChargeOutcome =
       repeated: boolean;
       lowBalanceCrossed: number | null;
       memberCapNearing?: MemberCapEvent | null;
+      autoTopUpDue?: boolean;
     }
-  | { ok: false; reason: SpendRefusal; memberCap?: MemberCapEvent };
+  | { ok: false; reason: SpendRefusal; memberCap?: MemberCapEvent; autoTopUpOrg?: string };
 
 interface ChargeAlerts {
   lowBalance: LowBalanceAlerts;
   memberCaps: MemberCapAlerts;
+  autoTopUp: Pick<AutoTopUpEngine, "nudge">;
 }
 
 /**
  * What a charge sets off besides its answer (after the commit, in the background): one that took
  * the balance below the alert threshold mails the organisation; one that took a member past 80 %
- * of their cap, or was refused by it, mails the member and the owners and managers. Both consume
- * forms end here.
+ * of their cap, or was refused by it, mails the member and the owners and managers; one that left
+ * the balance below the auto top-up threshold, or was refused for credits, nudges auto top-up. Both
+ * consume forms end here.
  */
 function afterCharge(result: ChargeOutcome, alerts: ChargeAlerts): ChargeOutcome {
   if (result.ok && result.lowBalanceCrossed !== null) {
@@ -68,6 +72,10 @@ function afterCharge(result: ChargeOutcome, alerts: ChargeAlerts): ChargeOutcome
   }
   if (result.ok && result.memberCapNearing) alerts.memberCaps.nearing(result.memberCapNearing);
   if (!result.ok && result.memberCap) alerts.memberCaps.reached(result.memberCap);
+  // Below the auto top-up threshold: queued and charged in the background, never in this answer.
+  if (result.ok && result.autoTopUpDue) alerts.autoTopUp.nudge(result.userId, "consume_charged");
+  if (!result.ok && result.autoTopUpOrg)
+    alerts.autoTopUp.nudge(result.autoTopUpOrg, "consume_refused_insufficient");
   return result;
 }
 

@@ -1,0 +1,297 @@
+// Auto top-up end to end on the local checkout (AUTO-TOP-UP.md, "The charge" and "When a charge
+// fails"): a spend below the threshold charges the saved card once and grants one pack with its
+// invoice and receipt; each test card's failure pauses with its reason; the limits pause; a crash
+// between the charge and the grant is settled from the provider, never charged twice.
+import { and, eq } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
+import {
+  type AutoTopUpAttemptRow,
+  autoTopUpAttempts,
+  autoTopUpSettings,
+  creditGrants,
+  invoices,
+  localInvoices,
+  savedCards,
+  webhookDeliveries,
+} from "../../db/schema/index.ts";
+import { staffMember } from "../../testing/admin.ts";
+import { postJson, verifiedUser } from "../../testing/api-client.ts";
+import { me, subscribe, TOP_UP } from "../../testing/billing.ts";
+import { useTestApp } from "../../testing/suite.ts";
+import type { TestApp } from "../../testing/test-app.ts";
+import { NO_LIMITS, TEST_PORTAL_URL } from "../../testing/test-app.ts";
+import { createBillingMailSender } from "../billing-mails.ts";
+import { autoTopUpKey } from "../ports/fulfilment-keys.ts";
+import { createAutoTopUp } from "./auto-top-up.ts";
+import { type ChargeDeps, chargeOf } from "./charges.ts";
+import { STALE_AFTER_MS } from "./runner.ts";
+
+const chargeDepsOf = (t: TestApp): ChargeDeps => ({
+  db: t.deps.db,
+  clock: t.clock,
+  logger: t.deps.logger,
+  catalogue: t.catalogue,
+  provider: t.local.provider,
+  seller: t.deps.config.seller,
+  portalUrl: t.deps.config.portalUrl,
+});
+
+const CARDS = {
+  pays: "4242 4242 4242 4242",
+  authenticatesThenPays: "4000 0025 0000 3155",
+  alwaysAuthenticates: "4000 0027 6000 3184",
+  insufficientFunds: "4000 0082 6000 3178",
+  declines: "4000 0000 0000 0341",
+};
+
+/** The 500-credit pack: €50.00 net, €59.50 with German VAT. */
+const PACK = TOP_UP("500").product;
+const PACK_GROSS = 5950;
+
+describe.each(TEST_DATABASES)("auto top-up (%s)", (kind) => {
+  const ctx = useTestApp(kind, { limits: NO_LIMITS });
+
+  /** A subscriber of tier A (1,000 credits + 50 free) with a saved card and auto top-up on. */
+  async function customer(
+    t: TestApp,
+    card = CARDS.pays,
+    settings: { threshold?: number; limit?: number } = {},
+  ) {
+    const user = await verifiedUser(t, "ann");
+    await subscribe(t, user.accessToken, "A");
+    const setup = await t.local.provider.createCardSetupSession(t.deps.db, {
+      orgId: user.id,
+      openedBy: user.id,
+      email: "ann@example.com",
+      currency: "eur",
+      successUrl: `${TEST_PORTAL_URL}/profile/billing?card=saved`,
+      cancelUrl: `${TEST_PORTAL_URL}/profile/billing?card=cancelled`,
+      consentText: "By saving this card you allow Test Operator GmbH to charge it.",
+    });
+    const saved = await t.local.provider.submitCard(setup.id, card, true);
+    expect(saved).toMatchObject({ ok: true });
+    t.local.deliverSoon();
+    await t.tasks.idle();
+    const [row] = await t.deps.db.select().from(savedCards).where(eq(savedCards.orgId, user.id));
+    expect(row).toMatchObject({ savedBy: user.id, last4: card.slice(-4) });
+    await t.deps.db.insert(autoTopUpSettings).values({
+      orgId: user.id,
+      enabled: true,
+      status: "active",
+      threshold: settings.threshold ?? 100,
+      productId: PACK,
+      monthlyLimit: settings.limit ?? 100_000,
+      currency: "eur",
+      cardPaymentMethodId: row?.paymentMethodId ?? null,
+      updatedAt: t.clock.now(),
+    });
+    const admin = await staffMember(t, "boss", "admin");
+    let n = 0;
+    /** Charges `amount` credits as staff would (consume by user id) and waits for what follows. */
+    const spend = async (amount: number) => {
+      n += 1;
+      const res = await postJson(
+        t.app,
+        "/v1/credits/consume",
+        { user_id: user.id, amount, reason: "render", idempotency_key: `spend-${n}` },
+        { Authorization: `Bearer ${admin.accessToken}` },
+      );
+      await settleAll(t);
+      return res;
+    };
+    return { user, spend };
+  }
+
+  /** Waits for background work and the local checkout's webhook deliveries, until nothing moves. */
+  async function settleAll(t: TestApp) {
+    for (let i = 0; i < 5; i += 1) {
+      await t.tasks.idle();
+      t.local.deliverSoon();
+      await t.tasks.idle();
+    }
+  }
+
+  /** A second engine on the same database, as main.ts makes for the sweep. */
+  function engineFor(t: TestApp) {
+    const deps = chargeDepsOf(t);
+    return createAutoTopUp({
+      ...deps,
+      background: t.tasks,
+      mails: createBillingMailSender({ ...t.deps, mailer: t.deps.mailer, tasks: t.tasks }),
+    });
+  }
+
+  const attemptsOf = (t: TestApp, orgId: string) =>
+    t.deps.db.select().from(autoTopUpAttempts).where(eq(autoTopUpAttempts.orgId, orgId));
+  const settingsOf = async (t: TestApp, orgId: string) =>
+    (await t.deps.db.select().from(autoTopUpSettings).where(eq(autoTopUpSettings.orgId, orgId)))[0];
+
+  it("a spend below the threshold buys one pack: credits, invoice, receipt", async () => {
+    const t = ctx.t;
+    const { user, spend } = await customer(t);
+    expect((await spend(1000)).status).toBe(200);
+    expect((await me(t, user.accessToken)).credit_balance).toBe(50 + 500);
+    const [attempt] = await attemptsOf(t, user.id);
+    expect(attempt).toMatchObject({ status: "paid", credits: 500, net: 5000, gross: PACK_GROSS });
+    const grants = await t.deps.db
+      .select()
+      .from(creditGrants)
+      .where(eq(creditGrants.fulfilmentKey, autoTopUpKey(attempt?.id ?? "")));
+    expect(grants).toHaveLength(1);
+    expect(grants[0]).toMatchObject({ kind: "topup", amount: 500_000 });
+    const [invoice] = await t.deps.db
+      .select()
+      .from(invoices)
+      .where(eq(invoices.fulfilmentKey, autoTopUpKey(attempt?.id ?? "")));
+    expect(invoice).toMatchObject({
+      kind: "topup",
+      status: "paid",
+      net: 5000,
+      tax: 950,
+      total: PACK_GROSS,
+      description: "Auto top-up: 500 credit pack",
+    });
+    expect(invoice?.number).toMatch(/^INV-\d{4}-\d{6}$/);
+    const receipts = (await t.mails()).filter((m) => m.subject.includes("Auto top-up: 500 credit pack"));
+    expect(receipts.length).toBeGreaterThan(0);
+    // Above the threshold again: the next spend queues nothing.
+    await spend(10);
+    expect(await attemptsOf(t, user.id)).toHaveLength(1);
+    // The first test also builds the OpenAPI document the suite checks traffic against.
+  }, 90_000);
+
+  it("100 concurrent spends crossing the threshold charge once and grant one pack", async () => {
+    const t = ctx.t;
+    const { user } = await customer(t);
+    const admin = await staffMember(t, "chief", "admin");
+    const answers = await Promise.all(
+      Array.from({ length: 100 }, (_, i) =>
+        postJson(
+          t.app,
+          "/v1/credits/consume",
+          { user_id: user.id, amount: 10, reason: "render", idempotency_key: `burst-${i}` },
+          { Authorization: `Bearer ${admin.accessToken}` },
+        ),
+      ),
+    );
+    expect(answers.every((r) => r.status === 200)).toBe(true);
+    await settleAll(t);
+    const attempts = await attemptsOf(t, user.id);
+    expect(attempts.map((a) => a.status)).toEqual(["paid"]);
+    expect(await t.deps.db.select().from(localInvoices).where(eq(localInvoices.orgId, user.id))).toHaveLength(
+      1,
+    );
+    expect((await me(t, user.accessToken)).credit_balance).toBe(1050 - 1000 + 500);
+    // A hundred requests and their webhooks: slow on a busy two-core machine.
+  }, 90_000);
+
+  it("a card that always asks for authentication pauses, mails the link, and is paid there", async () => {
+    const t = ctx.t;
+    const { user, spend } = await customer(t, CARDS.alwaysAuthenticates);
+    await spend(1000);
+    const [attempt] = await attemptsOf(t, user.id);
+    expect(attempt).toMatchObject({ status: "authentication_required" });
+    expect(attempt?.payUrl).toContain("/_checkout/invoice/");
+    expect(await settingsOf(t, user.id)).toMatchObject({
+      status: "paused",
+      reason: "authentication_required",
+    });
+    const mails = await t.mails();
+    expect(mails.some((m) => m.subject.startsWith("Confirm the automatic payment of €59.50"))).toBe(true);
+    // More spends while it waits queue nothing.
+    await spend(1);
+    expect(await attemptsOf(t, user.id)).toHaveLength(1);
+    const paid = await t.local.provider.payOnPage(attempt?.providerInvoiceId ?? "");
+    expect(paid.paidNow).toBe(true);
+    await settleAll(t);
+    expect((await attemptsOf(t, user.id))[0]).toMatchObject({ status: "paid" });
+    expect(await settingsOf(t, user.id)).toMatchObject({ status: "active", reason: null });
+    expect((await me(t, user.accessToken)).credit_balance).toBe(50 - 1 + 500);
+  });
+
+  it.each([
+    [CARDS.insufficientFunds, "insufficient_funds", "Your card has insufficient funds"],
+    [CARDS.declines, "card_declined", "Your card was declined."],
+  ])(
+    "card %s declines (%s): paused with its sentence, mailed, never retried on its own",
+    async (card, code, sentence) => {
+      const t = ctx.t;
+      const { user, spend } = await customer(t, card);
+      await spend(1000);
+      const [attempt] = await attemptsOf(t, user.id);
+      expect(attempt).toMatchObject({ status: "failed", declineCode: code });
+      expect(attempt?.detail).toContain(sentence);
+      const settings = await settingsOf(t, user.id);
+      expect(settings).toMatchObject({ status: "paused", reason: "declined", declineCode: code });
+      expect(
+        (await t.mails()).filter((m) => m.subject.startsWith("Auto top-up is paused")).length,
+      ).toBeGreaterThan(0);
+      await spend(1);
+      expect(await attemptsOf(t, user.id)).toHaveLength(1);
+      expect((await me(t, user.accessToken)).credit_balance).toBe(49);
+    },
+  );
+
+  it("the monthly limit pauses until the month ends, then it resumes and tops up", async () => {
+    const t = ctx.t;
+    const { user, spend } = await customer(t, CARDS.pays, { limit: PACK_GROSS });
+    await spend(1000);
+    expect(await attemptsOf(t, user.id)).toHaveLength(1);
+    await spend(460);
+    expect(await attemptsOf(t, user.id)).toHaveLength(1);
+    const paused = await settingsOf(t, user.id);
+    expect(paused).toMatchObject({ status: "paused", reason: "monthly_limit" });
+    expect(paused?.pausedUntil?.getTime()).toBeGreaterThan(t.clock.now().getTime());
+    // The sweep after the month's end resumes it, and the balance below the threshold buys a pack.
+    t.clock.set(new Date((paused?.pausedUntil?.getTime() ?? 0) + 60_000));
+    await engineFor(t).runDue();
+    await settleAll(t);
+    expect(await settingsOf(t, user.id)).toMatchObject({ status: "active" });
+    expect((await attemptsOf(t, user.id)).map((a) => a.status).sort()).toEqual(["paid", "paid"]);
+  });
+
+  it("after a crash between the charge and the grant, the sweep settles it from the provider", async () => {
+    const t = ctx.t;
+    const { user } = await customer(t);
+    const db = t.deps.db;
+    // What a crash leaves: the attempt processing, its invoice made and paid at the provider, no grant.
+    const [attempt] = await db
+      .insert(autoTopUpAttempts)
+      .values({
+        id: crypto.randomUUID(),
+        orgId: user.id,
+        status: "processing",
+        provider: "local",
+        productId: PACK,
+        credits: 500,
+        currency: "eur",
+        net: 5000,
+        gross: PACK_GROSS,
+        paymentMethodId: (await db.select().from(savedCards).where(eq(savedCards.orgId, user.id)))[0]
+          ?.paymentMethodId as string,
+        createdAt: t.clock.now(),
+        updatedAt: t.clock.now(),
+      })
+      .returning();
+    const charge = await chargeOf(chargeDepsOf(t), attempt as AutoTopUpAttemptRow);
+    const { invoiceId } = await t.local.provider.createAutoTopUpInvoice(db, charge);
+    await db
+      .update(autoTopUpAttempts)
+      .set({ providerInvoiceId: invoiceId, sentAt: t.clock.now() })
+      .where(eq(autoTopUpAttempts.id, attempt?.id ?? ""));
+    await t.local.provider.payAutoTopUpInvoice(db, charge, invoiceId);
+    // The paid event is lost with the crash: nothing is delivered before the sweep.
+    t.clock.advance(STALE_AFTER_MS + 1000);
+    await db.delete(webhookDeliveries);
+    await engineFor(t).runDue();
+    await settleAll(t);
+    expect((await attemptsOf(t, user.id))[0]).toMatchObject({ status: "paid" });
+    const charged = await db
+      .select()
+      .from(localInvoices)
+      .where(and(eq(localInvoices.orgId, user.id), eq(localInvoices.status, "paid")));
+    expect(charged).toHaveLength(1);
+    expect((await me(t, user.accessToken)).credit_balance).toBe(1050 + 500);
+  });
+});

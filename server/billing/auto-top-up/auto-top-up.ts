@@ -1,0 +1,150 @@
+// Auto top-up (AUTO-TOP-UP.md), put together: the engine the rest of the server calls
+// (engine.ts). A nudge runs in the background, never inside the spend that caused it; nudges for one
+// organisation that arrive while one is running are folded into one more run after it, so a burst of
+// spends crossing the threshold costs two transactions, not one each (the unique index on open
+// attempts is what guarantees one charge, on every instance).
+import type { BackgroundTasks } from "../../background.ts";
+import type { Tx } from "../../db/types.ts";
+import type { BalanceCause, OffReason } from "../../domain/auto-top-up.ts";
+import { limitBelowPack, packGross } from "../../domain/auto-top-up.ts";
+import type { BillingMailSender } from "../billing-mails.ts";
+import { type ChargeDeps, packOf, queueIfDue, vatToday } from "./charges.ts";
+import type { AutoTopUpActor, AutoTopUpEngine } from "./engine.ts";
+import { handleAutoTopUpEvent } from "./events.ts";
+import { cancelOpenAttemptInTx, chargeAttempt, sweep, voidQuietly } from "./runner.ts";
+import { changeStatus, SYSTEM_ACTOR } from "./status.ts";
+import { findCard, findSettings } from "./store.ts";
+
+export interface AutoTopUpDeps extends ChargeDeps {
+  background: BackgroundTasks;
+  mails: BillingMailSender;
+}
+
+/** The detail an attempt cancelled by the customer's or staff's change carries. */
+export const CANCELLED_DETAIL =
+  "Cancelled: auto top-up was changed or turned off before this payment was confirmed.";
+
+export function createAutoTopUp(deps: AutoTopUpDeps): AutoTopUpEngine {
+  const billingUrl = `${deps.portalUrl}/profile/billing`;
+  /** Organisations with a nudge running, and whether another was asked for meanwhile. */
+  const running = new Map<string, { again: BalanceCause | null }>();
+  /** Invoices of attempts cancelled in a transaction, voided once the caller's work is done. */
+  const voidLater = (invoice: { invoiceId: string; attemptId: string } | null) => {
+    if (invoice)
+      deps.background.run("auto-top-up void", () => voidQuietly(deps, invoice.invoiceId, invoice.attemptId));
+  };
+
+  async function runNudge(orgId: string, cause: BalanceCause): Promise<void> {
+    let next: BalanceCause | null = cause;
+    while (next !== null) {
+      const attemptId = await queueIfDue(deps, orgId, next);
+      next = null;
+      if (attemptId) {
+        const settled = await chargeAttempt(deps, attemptId);
+        deps.mails.sendSoon();
+        // A granted pack may still leave the balance below the threshold (a big spend): ask again.
+        if (settled?.granted) next = "auto_top_up_granted";
+      }
+      const state = running.get(orgId);
+      if (state?.again) {
+        next ??= state.again;
+        state.again = null;
+      }
+    }
+  }
+
+  const engine: AutoTopUpEngine = {
+    nudge(orgId, cause) {
+      const state = running.get(orgId);
+      if (state) {
+        state.again = cause;
+        return;
+      }
+      running.set(orgId, { again: null });
+      deps.background.run("auto top-up", () => runNudge(orgId, cause).finally(() => running.delete(orgId)));
+    },
+
+    async turnOff(tx: Tx, orgId: string, reason: OffReason, actor: AutoTopUpActor | null, now: Date) {
+      const settings = await findSettings(tx, orgId);
+      if (!settings || settings.status === "off") return;
+      voidLater(await cancelOpenAttemptInTx(tx, orgId, CANCELLED_DETAIL, now));
+      await changeStatus(
+        tx,
+        orgId,
+        { status: "off", reason },
+        { actor: actor ?? SYSTEM_ACTOR, mailKey: `${orgId}:${settings.consentId}`, billingUrl },
+        now,
+      );
+      deps.mails.sendSoon();
+    },
+
+    async memberLeft(tx, orgId, userId, now) {
+      const card = await findCard(tx, orgId);
+      if (card?.savedBy !== userId) return;
+      await changeStatus(
+        tx,
+        orgId,
+        { status: "paused", reason: "member_left" },
+        { actor: SYSTEM_ACTOR, mailKey: `${orgId}:${card.setupIntentId}`, billingUrl },
+        now,
+      );
+    },
+
+    async billingDetailsChanged(tx, orgId, now) {
+      const settings = await findSettings(tx, orgId);
+      const offer = settings && deps.catalogue.findTopUp(settings.productId);
+      if (!settings || !offer || settings.status === "off") return;
+      const gross = packGross(packOf(offer), await vatToday(tx, orgId, deps.seller, now));
+      const below = limitBelowPack(gross, settings.monthlyLimit);
+      if (below && settings.status === "active") {
+        await changeStatus(
+          tx,
+          orgId,
+          { status: "paused", reason: "limit_below_pack" },
+          { actor: SYSTEM_ACTOR, mailKey: `${orgId}:${settings.consentId}:${now.getTime()}`, billingUrl },
+          now,
+        );
+      } else if (!below && settings.status === "paused" && settings.reason === "limit_below_pack") {
+        await changeStatus(tx, orgId, { status: "active" }, { actor: SYSTEM_ACTOR, billingUrl }, now);
+      }
+    },
+
+    async cancelOpenAttempt(tx, orgId, detail, now) {
+      voidLater(await cancelOpenAttemptInTx(tx, orgId, detail, now));
+    },
+
+    async handleEvent(tx, event, now) {
+      const { grantedFor } = await handleAutoTopUpEvent(
+        tx,
+        {
+          ...deps,
+          cardGone: (t, orgId, at) => engine.turnOff(t, orgId, "card_removed", null, at),
+          cardReplaced: async (t, orgId, at) => {
+            const settings = await findSettings(t, orgId);
+            if (settings?.status === "off" || !settings) return;
+            voidLater(await cancelOpenAttemptInTx(t, orgId, CANCELLED_DETAIL, at));
+            await changeStatus(
+              t,
+              orgId,
+              { status: "paused", reason: "card_replaced" },
+              { actor: SYSTEM_ACTOR, billingUrl },
+              at,
+            );
+          },
+        },
+        event,
+        now,
+      );
+      // After the webhook's commit (the background runs it after this answer's work).
+      if (grantedFor) engine.nudge(grantedFor, "auto_top_up_granted");
+    },
+
+    async runDue() {
+      const { moved, resumed } = await sweep(deps);
+      for (const orgId of resumed) engine.nudge(orgId, "resumed");
+      if (moved > 0) deps.mails.sendSoon();
+      return moved;
+    },
+  };
+  return engine;
+}

@@ -1,0 +1,182 @@
+// The provider's events about saved cards and auto top-up invoices (AUTO-TOP-UP.md, "Events relied
+// on"), in the webhook's transaction. A card is saved from its SetupIntent's event, once per
+// SetupIntent; the newest SetupIntent's card wins whatever order events arrive in. An invoice's
+// event settles its attempt as the charge's own answer would: whichever comes first acts.
+import { eq, lt } from "drizzle-orm";
+import type { Logger } from "pino";
+import { appendAudit } from "../../audit/audit-log.ts";
+import { cardSetupSessions, organizations, savedCards } from "../../db/schema/index.ts";
+import type { Tx } from "../../db/types.ts";
+import { lockUser } from "../ledger-store.ts";
+import type { AutoTopUpEvent } from "../ports/events.ts";
+import type { AutoTopUpChargeAnswer, PaymentProvider } from "../ports/payment-provider.ts";
+import { type ChargeDeps, settleInTx } from "./charges.ts";
+import { findAttempt } from "./store.ts";
+
+export interface EventDeps extends ChargeDeps {
+  provider: PaymentProvider;
+  logger: Logger;
+  /** The organisation's auto top-up must stop (its card was detached at the provider). */
+  cardGone: (tx: Tx, orgId: string, now: Date) => Promise<void>;
+  /** A newer card replaced the saved one: its consent does not cover the new card. */
+  cardReplaced: (tx: Tx, orgId: string, now: Date) => Promise<void>;
+}
+
+/** Handles one event; answers the organisation whose balance a grant moved, if any. */
+export async function handleAutoTopUpEvent(
+  tx: Tx,
+  deps: EventDeps,
+  event: AutoTopUpEvent,
+  now: Date,
+): Promise<{ grantedFor: string | null }> {
+  switch (event.kind) {
+    case "card_saved":
+      await saveCard(tx, deps, event, now);
+      return { grantedFor: null };
+    case "card_updated":
+      await tx
+        .update(savedCards)
+        .set({
+          brand: event.card.brand,
+          last4: event.card.last4,
+          expMonth: event.card.expMonth,
+          expYear: event.card.expYear,
+          updatedAt: now,
+        })
+        .where(eq(savedCards.paymentMethodId, event.card.paymentMethodId));
+      return { grantedFor: null };
+    case "card_detached": {
+      const [card] = await tx
+        .select({ orgId: savedCards.orgId })
+        .from(savedCards)
+        .where(eq(savedCards.paymentMethodId, event.paymentMethodId));
+      if (card && (await lockUser(tx, card.orgId))) {
+        await tx.delete(savedCards).where(eq(savedCards.paymentMethodId, event.paymentMethodId));
+        await deps.cardGone(tx, card.orgId, now);
+      }
+      return { grantedFor: null };
+    }
+    case "auto_top_up_paid": {
+      const answer: AutoTopUpChargeAnswer = {
+        status: "paid",
+        invoiceId: event.invoiceId,
+        paymentIntentId: event.paymentIntentId,
+        paidAt: event.paidAt,
+        payment: event.payment,
+        document: event.document,
+      };
+      const attempt = await findAttempt(tx, event.attemptId);
+      if (!attempt) {
+        deps.logger.error(
+          { eventId: event.eventId, attemptId: event.attemptId },
+          "Billing needs attention: an auto top-up invoice was paid for an unknown attempt",
+        );
+        return { grantedFor: null };
+      }
+      const granted = await settleInTx(tx, deps, event.attemptId, answer, event.eventId, now);
+      return { grantedFor: granted ? attempt.orgId : null };
+    }
+    case "auto_top_up_failed": {
+      const attempt = await findAttempt(tx, event.attemptId);
+      if (!attempt) return { grantedFor: null };
+      let answer: AutoTopUpChargeAnswer;
+      if (event.actionRequired) {
+        answer = {
+          status: "requires_action",
+          invoiceId: event.invoiceId,
+          payUrl: event.payUrl ?? attempt.payUrl ?? "",
+        };
+      } else if (event.code === null && attempt.status === "processing") {
+        // Stripe's invoice events do not carry the decline code: its payment does.
+        const read = await deps.provider.readAutoTopUpInvoice(tx, event.invoiceId);
+        answer =
+          read.status === "declined" ? read : { status: "declined", invoiceId: event.invoiceId, code: null };
+      } else {
+        answer = { status: "declined", invoiceId: event.invoiceId, code: event.code };
+      }
+      await settleInTx(tx, deps, event.attemptId, answer, event.eventId, now);
+      return { grantedFor: null };
+    }
+  }
+}
+
+async function saveCard(
+  tx: Tx,
+  deps: EventDeps,
+  event: Extract<AutoTopUpEvent, { kind: "card_saved" }>,
+  now: Date,
+) {
+  if (!(await lockUser(tx, event.orgId))) {
+    deps.logger.error(
+      { eventId: event.eventId, orgId: event.orgId },
+      "A card was saved for an unknown organisation",
+    );
+    return;
+  }
+  const [org] = await tx
+    .select({ deletedAt: organizations.deletedAt })
+    .from(organizations)
+    .where(eq(organizations.id, event.orgId));
+  if (org?.deletedAt) return;
+  const [session] = await tx
+    .select({ id: cardSetupSessions.id, openedBy: cardSetupSessions.openedBy })
+    .from(cardSetupSessions)
+    .where(
+      event.checkoutSessionId
+        ? eq(cardSetupSessions.id, event.checkoutSessionId)
+        : eq(cardSetupSessions.setupIntentId, event.setupIntentId),
+    );
+  if (session) {
+    await tx
+      .update(cardSetupSessions)
+      .set({ status: "complete", setupIntentId: event.setupIntentId, completedAt: now })
+      .where(eq(cardSetupSessions.id, session.id));
+  }
+  const [current] = await tx.select().from(savedCards).where(eq(savedCards.orgId, event.orgId));
+  // The same SetupIntent (its second event), or an older one arriving late: nothing to change.
+  if (current && (current.setupIntentId === event.setupIntentId || current.setupAt > event.setupAt)) return;
+  const card = await deps.provider.retrieveCard(tx, event.paymentMethodId);
+  if (!card) {
+    deps.logger.warn(
+      { eventId: event.eventId, paymentMethodId: event.paymentMethodId },
+      "Saved card not found at the provider",
+    );
+    return;
+  }
+  const values = {
+    provider: deps.provider.kind,
+    paymentMethodId: card.paymentMethodId,
+    setupIntentId: event.setupIntentId,
+    setupAt: event.setupAt,
+    brand: card.brand,
+    last4: card.last4,
+    expMonth: card.expMonth,
+    expYear: card.expYear,
+    savedBy: session?.openedBy ?? null,
+    savedAt: now,
+    updatedAt: now,
+  };
+  await tx
+    .insert(savedCards)
+    .values({ orgId: event.orgId, ...values })
+    .onConflictDoUpdate({
+      target: savedCards.orgId,
+      set: values,
+      setWhere: lt(savedCards.setupAt, event.setupAt),
+    });
+  await appendAudit(
+    tx,
+    {
+      actorId: session?.openedBy ?? null,
+      actorLabel: session?.openedBy ? "member" : "system",
+      action: "auto_top_up.card_saved",
+      subjectUserId: null,
+      subjectOrgId: event.orgId,
+      reason: null,
+      details: { brand: card.brand, last4: card.last4, replaced: current ? current.last4 : null },
+      ip: null,
+    },
+    now,
+  );
+  if (current) await deps.cardReplaced(tx, event.orgId, now);
+}

@@ -1,0 +1,164 @@
+// Charging an attempt, and the background sweep that settles what a crash, a lost answer or time
+// left behind. The invoice id is stored before its payment is sent, and a payment is sent only with
+// the idempotency key of its attempt (the provider answers a repeat with the first answer); after
+// 23 hours (Stripe keeps keys for 24) an attempt is only ever read, never sent again.
+import type { AutoTopUpAttemptRow } from "../../db/schema/index.ts";
+import type { Tx } from "../../db/types.ts";
+import { lockUser } from "../ledger-store.ts";
+import type { AutoTopUpChargeAnswer } from "../ports/payment-provider.ts";
+import { type ChargeDeps, chargeOf, settleInTx } from "./charges.ts";
+import { changeStatus, SYSTEM_ACTOR } from "./status.ts";
+import {
+  endedMonthlyPauses,
+  expiredAuthentications,
+  findAttempt,
+  findOpenAttempt,
+  staleProcessingAttempts,
+  updateAttempt,
+} from "./store.ts";
+
+const HOUR_MS = 3_600_000;
+/** Stripe keeps an idempotency key 24 hours: a payment is never sent again after 23. */
+export const RESEND_WINDOW_MS = 23 * HOUR_MS;
+/** A customer has 7 days to confirm a payment their bank asked about. */
+export const AUTHENTICATION_WINDOW_MS = 7 * 24 * HOUR_MS;
+/** A processing attempt untouched this long lost its charge (a crash, a timeout): the sweep settles it. */
+export const STALE_AFTER_MS = 2 * 60_000;
+const SWEEP_BATCH = 50;
+
+export const EXPIRED_AUTHENTICATION_DETAIL =
+  "The payment was not confirmed within 7 days, so it was cancelled and nothing was charged. Resume auto top-up under Billing to try again.";
+
+export interface Settled {
+  /** A pack was granted now: the balance moved, so the trigger is asked again. */
+  granted: boolean;
+  orgId: string;
+}
+
+/** Settles `attemptId` from `answer` in its own transaction. */
+export function settle(deps: ChargeDeps, attemptId: string, answer: AutoTopUpChargeAnswer): Promise<boolean> {
+  return deps.db.transaction((tx) => settleInTx(tx, deps, attemptId, answer, null, deps.clock.now()));
+}
+
+/**
+ * Charges a processing attempt, or settles it by reading its invoice when its payment was sent
+ * before (a restart, a second instance's sweep): the provider's answer decides, never a second
+ * payment. Thrown errors (the provider unreachable) leave the attempt processing for the sweep.
+ */
+export async function chargeAttempt(deps: ChargeDeps, attemptId: string): Promise<Settled | null> {
+  const attempt = await findAttempt(deps.db, attemptId);
+  if (attempt?.status !== "processing") return null;
+  const now = deps.clock.now();
+  const { provider } = deps;
+  const sentLongAgo = attempt.sentAt !== null && now.getTime() - attempt.sentAt.getTime() >= RESEND_WINDOW_MS;
+  let answer: AutoTopUpChargeAnswer;
+  if (attempt.providerInvoiceId && attempt.sentAt) {
+    answer = await provider.readAutoTopUpInvoice(deps.db, attempt.providerInvoiceId);
+    // Read "open": the payment never reached the provider, or is still on its way. Within the
+    // window the same key repeats it safely; after it, an operator must look.
+    if (answer.status === "open" && !sentLongAgo)
+      answer = await pay(deps, attempt, attempt.providerInvoiceId);
+    else if (answer.status === "open") {
+      deps.logger.error(
+        { attemptId, orgId: attempt.orgId },
+        "Auto top-up needs attention: unpaid after 23 hours",
+      );
+      await updateAttempt(deps.db, attemptId, {}, now);
+      return null;
+    }
+  } else {
+    const charge = await chargeOf(deps, attempt);
+    const invoiceId =
+      attempt.providerInvoiceId ?? (await provider.createAutoTopUpInvoice(deps.db, charge)).invoiceId;
+    await updateAttempt(deps.db, attemptId, { providerInvoiceId: invoiceId, sentAt: now }, now);
+    answer = await pay(deps, attempt, invoiceId);
+  }
+  const granted = await settle(deps, attemptId, answer);
+  return { granted, orgId: attempt.orgId };
+}
+
+async function pay(deps: ChargeDeps, attempt: AutoTopUpAttemptRow, invoiceId: string) {
+  return deps.provider.payAutoTopUpInvoice(deps.db, await chargeOf(deps, attempt), invoiceId);
+}
+
+/**
+ * Cancels the organisation's open attempt in `tx` (turned off or on again, the card removed, the
+ * organisation deleted). Answers the invoice to void once `tx` has committed, if any.
+ */
+export async function cancelOpenAttemptInTx(tx: Tx, orgId: string, detail: string, now: Date) {
+  const open = await findOpenAttempt(tx, orgId);
+  if (!open) return null;
+  await updateAttempt(tx, open.id, { status: "cancelled", detail, settledAt: now }, now);
+  return open.providerInvoiceId ? { invoiceId: open.providerInvoiceId, attemptId: open.id } : null;
+}
+
+/**
+ * The sweep (the billing job runs it): settles processing attempts a crash or a timeout left,
+ * cancels payments awaiting authentication for 7 days, and resumes `monthly_limit` pauses whose
+ * month has ended. Answers the organisations whose balance or state moved, to ask the trigger again.
+ */
+export async function sweep(deps: ChargeDeps): Promise<{ moved: number; resumed: string[] }> {
+  const now = deps.clock.now();
+  let moved = 0;
+  for (const attempt of await staleProcessingAttempts(
+    deps.db,
+    new Date(now.getTime() - STALE_AFTER_MS),
+    SWEEP_BATCH,
+  )) {
+    try {
+      if (await chargeAttempt(deps, attempt.id)) moved += 1;
+    } catch (error) {
+      deps.logger.warn({ err: error, attemptId: attempt.id }, "Auto top-up attempt could not be settled yet");
+    }
+  }
+  const expired = await expiredAuthentications(
+    deps.db,
+    new Date(now.getTime() - AUTHENTICATION_WINDOW_MS),
+    SWEEP_BATCH,
+  );
+  for (const attempt of expired) {
+    const toVoid = await deps.db.transaction(async (tx) => {
+      await lockUser(tx, attempt.orgId);
+      const current = await findAttempt(tx, attempt.id);
+      if (current?.status !== "authentication_required") return null;
+      await updateAttempt(
+        tx,
+        attempt.id,
+        { status: "cancelled", detail: EXPIRED_AUTHENTICATION_DETAIL, settledAt: now },
+        now,
+      );
+      await changeStatus(
+        tx,
+        attempt.orgId,
+        { status: "paused", reason: "declined", detail: EXPIRED_AUTHENTICATION_DETAIL },
+        {
+          actor: SYSTEM_ACTOR,
+          mailKey: `${attempt.id}:expired`,
+          billingUrl: `${deps.portalUrl}/profile/billing`,
+        },
+        now,
+      );
+      return current.providerInvoiceId;
+    });
+    if (toVoid) await voidQuietly(deps, toVoid, attempt.id);
+    moved += 1;
+  }
+  const resumed: string[] = [];
+  for (const { orgId } of await endedMonthlyPauses(deps.db, now, SWEEP_BATCH)) {
+    const changed = await deps.db.transaction(async (tx) => {
+      await lockUser(tx, orgId);
+      return changeStatus(tx, orgId, { status: "active" }, { actor: SYSTEM_ACTOR, billingUrl: "" }, now);
+    });
+    if (changed) resumed.push(orgId);
+  }
+  return { moved: moved + resumed.length, resumed };
+}
+
+/** Voids an unpaid invoice; a failure is logged (the link then fails at payment, which is harmless). */
+export async function voidQuietly(deps: ChargeDeps, invoiceId: string, attemptId: string): Promise<void> {
+  try {
+    await deps.provider.voidAutoTopUpInvoice(deps.db, invoiceId, attemptId);
+  } catch (error) {
+    deps.logger.warn({ err: error, invoiceId, attemptId }, "Auto top-up invoice could not be voided");
+  }
+}

@@ -1,0 +1,140 @@
+// Auto top-up's rows: the settings, the saved card and the attempts, read and written inside the
+// caller's transaction (which holds the organisation's lock when it changes anything).
+import { randomUUID } from "node:crypto";
+import { and, desc, eq, gte, inArray, lt, sql } from "drizzle-orm";
+import {
+  type AutoTopUpAttemptRow,
+  type AutoTopUpSettingsRow,
+  autoTopUpAttempts,
+  autoTopUpSettings,
+  organizations,
+  type SavedCardRow,
+  savedCards,
+} from "../../db/schema/index.ts";
+import type { DbOrTx } from "../../db/types.ts";
+import type { AttemptStatus } from "../../domain/auto-top-up.ts";
+
+/** The attempts still waiting for money: processing, or the customer's authentication. */
+export const OPEN_ATTEMPT_STATUSES = [
+  "processing",
+  "authentication_required",
+] as const satisfies AttemptStatus[];
+
+export async function findSettings(db: DbOrTx, orgId: string): Promise<AutoTopUpSettingsRow | undefined> {
+  const [row] = await db.select().from(autoTopUpSettings).where(eq(autoTopUpSettings.orgId, orgId));
+  return row;
+}
+
+export async function findCard(db: DbOrTx, orgId: string): Promise<SavedCardRow | undefined> {
+  const [row] = await db.select().from(savedCards).where(eq(savedCards.orgId, orgId));
+  return row;
+}
+
+export async function findAttempt(db: DbOrTx, attemptId: string): Promise<AutoTopUpAttemptRow | undefined> {
+  const [row] = await db.select().from(autoTopUpAttempts).where(eq(autoTopUpAttempts.id, attemptId));
+  return row;
+}
+
+export async function findOpenAttempt(db: DbOrTx, orgId: string): Promise<AutoTopUpAttemptRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(autoTopUpAttempts)
+    .where(and(eq(autoTopUpAttempts.orgId, orgId), inArray(autoTopUpAttempts.status, OPEN_ATTEMPT_STATUSES)));
+  return row;
+}
+
+/** The organisation's attempts made since `since` (the Berlin month's or day's start). */
+export function attemptsSince(db: DbOrTx, orgId: string, since: Date): Promise<AutoTopUpAttemptRow[]> {
+  return db
+    .select()
+    .from(autoTopUpAttempts)
+    .where(and(eq(autoTopUpAttempts.orgId, orgId), gte(autoTopUpAttempts.createdAt, since)))
+    .orderBy(desc(autoTopUpAttempts.createdAt));
+}
+
+export type NewAttempt = Pick<
+  AutoTopUpAttemptRow,
+  "orgId" | "provider" | "productId" | "credits" | "currency" | "net" | "gross" | "paymentMethodId"
+>;
+
+/**
+ * Opens an attempt, unless the organisation has one open already (the unique index decides, not a
+ * read: on any number of instances, one insert wins). Answers the new attempt's id, or null.
+ */
+export async function openAttempt(db: DbOrTx, attempt: NewAttempt, now: Date): Promise<string | null> {
+  const id = randomUUID();
+  const inserted = await db
+    .insert(autoTopUpAttempts)
+    .values({ ...attempt, id, status: "processing", createdAt: now, updatedAt: now })
+    .onConflictDoNothing({
+      target: autoTopUpAttempts.orgId,
+      where: sql`${autoTopUpAttempts.status} in ('processing', 'authentication_required')`,
+    })
+    .returning({ id: autoTopUpAttempts.id });
+  return inserted[0]?.id ?? null;
+}
+
+export async function updateAttempt(
+  db: DbOrTx,
+  attemptId: string,
+  patch: Partial<Omit<AutoTopUpAttemptRow, "id" | "orgId" | "createdAt">>,
+  now: Date,
+): Promise<void> {
+  await db
+    .update(autoTopUpAttempts)
+    .set({ ...patch, updatedAt: now })
+    .where(eq(autoTopUpAttempts.id, attemptId));
+}
+
+/** Processing attempts not touched since `before`: a crash or a lost answer left them; the runner settles them. */
+export function staleProcessingAttempts(
+  db: DbOrTx,
+  before: Date,
+  limit: number,
+): Promise<AutoTopUpAttemptRow[]> {
+  return db
+    .select()
+    .from(autoTopUpAttempts)
+    .where(and(eq(autoTopUpAttempts.status, "processing"), lt(autoTopUpAttempts.updatedAt, before)))
+    .orderBy(autoTopUpAttempts.updatedAt)
+    .limit(limit);
+}
+
+/** Attempts waiting for the customer's authentication since before `before` (7 days: then cancelled). */
+export function expiredAuthentications(
+  db: DbOrTx,
+  before: Date,
+  limit: number,
+): Promise<AutoTopUpAttemptRow[]> {
+  return db
+    .select()
+    .from(autoTopUpAttempts)
+    .where(
+      and(eq(autoTopUpAttempts.status, "authentication_required"), lt(autoTopUpAttempts.createdAt, before)),
+    )
+    .limit(limit);
+}
+
+/** Organisations paused by their monthly limit whose pause has ended. */
+export function endedMonthlyPauses(db: DbOrTx, now: Date, limit: number): Promise<{ orgId: string }[]> {
+  return db
+    .select({ orgId: autoTopUpSettings.orgId })
+    .from(autoTopUpSettings)
+    .where(
+      and(
+        eq(autoTopUpSettings.status, "paused"),
+        eq(autoTopUpSettings.reason, "monthly_limit"),
+        lt(autoTopUpSettings.pausedUntil, now),
+      ),
+    )
+    .limit(limit);
+}
+
+/** The organisation's name as mails say it ("your personal account" for a personal one). */
+export async function organisationName(db: DbOrTx, orgId: string): Promise<string> {
+  const [row] = await db
+    .select({ name: organizations.name })
+    .from(organizations)
+    .where(eq(organizations.id, orgId));
+  return row?.name ?? "your personal account";
+}
