@@ -324,3 +324,28 @@ describe.each(TEST_DATABASES)("local auto top-up invoices (%s)", (kind) => {
     expect(await invoiceEvents()).toEqual([]);
   });
 });
+
+// Concurrency needs connections that really run side by side: PostgreSQL only (.ci/run has it).
+describe.skipIf(!TEST_DATABASES.includes("postgres"))(
+  `local auto top-up invoices racing on PostgreSQL (TEST_DATABASE_URL ${process.env.TEST_DATABASE_URL ? "set" : "unset: skipped"})`,
+  () => {
+    const ctx = useTestApp("postgres");
+
+    it("makes one invoice and charges it once when two instances do both at the same time", async () => {
+      const ann = await verifiedUser(ctx.t, "ann");
+      const pm = await saveCard(ctx.t, ann.id, CARD.pays);
+      const charge = await chargeFor(ctx.t, ann.id, pm);
+      const provider = ctx.t.local.provider;
+      const db = ctx.t.deps.db;
+      const made = await Promise.all([1, 2, 3].map(() => provider.createAutoTopUpInvoice(db, charge)));
+      expect(new Set(made.map((m) => m.invoiceId)).size).toBe(1);
+      expect(await db.select().from(localInvoices)).toHaveLength(1);
+      const invoiceId = made[0]?.invoiceId ?? "";
+      const answers = await Promise.all(
+        [1, 2, 3].map(() => provider.payAutoTopUpInvoice(db, charge, invoiceId)),
+      );
+      expect(answers.map((a) => a.status)).toEqual(["paid", "paid", "paid"]);
+      expect(await queuedEvents(db, "invoice.paid")).toHaveLength(1);
+    });
+  },
+);
