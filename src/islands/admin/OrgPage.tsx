@@ -42,6 +42,9 @@ const loadDialogs = () => import("./OrgActions.tsx");
 const OrgActionDialog = lazy(() => loadDialogs().then((m) => ({ default: m.OrgActionDialog })));
 const MakeOwnerDialog = lazy(() => loadDialogs().then((m) => ({ default: m.MakeOwnerDialog })));
 
+// Auto top-up's panel is its own chunk (the page is near its JavaScript budget).
+const OrgAutoTopUp = lazy(() => import("./OrgAutoTopUp.tsx"));
+
 const DANGEROUS = new Set<OrgActionKind>(["takeBack", "disable", "cancelNow"]);
 const DANGER =
   "btn-error [--btn-rest-fg:color-mix(in_oklab,var(--color-error)_60%,var(--color-base-content))]";
@@ -253,6 +256,13 @@ function OrgView({ viewer, org }: { viewer: User; org: AdminOrg }) {
       <Section id="org-overview" title={S.overview}>
         <Overview org={org} />
       </Section>
+      <Suspense fallback={<div className="min-h-24" />}>
+        <OrgAutoTopUp
+          org={org}
+          name={name}
+          mayAct={viewer.role === "admin" && !viewerIsMember && org.deleted_at === null}
+        />
+      </Suspense>
       <Section id="org-members" title={S.members}>
         <Members
           members={state.members}

@@ -3,10 +3,8 @@
 // (Stripe's Billing Portal, or the local stand-in's card page), which pays a failed renewal at once.
 import { useStore } from "@nanostores/react";
 import { lazy, Suspense, useEffect, useState } from "react";
-import type { User } from "../../../contract/account.ts";
 import { formatMoney, vatRateLabel } from "../../../contract/invoice-document.ts";
 import type { InvoiceSummary } from "../../../contract/invoices.ts";
-import { can } from "../../../contract/org-roles.ts";
 import { readStoredToken } from "../../lib/auth-storage.ts";
 import { BILLING_TEXT } from "../../lib/billing-text.ts";
 import { isoDay } from "../../lib/format-date.ts";
@@ -195,10 +193,8 @@ function AutoTopUpPlaceholder() {
   return <div className="card min-h-72 border border-base-300 bg-base-100" aria-hidden="true" />;
 }
 
-function BillingView({ user }: { user: User }) {
+function BillingView() {
   const state = useStore($billingHistory);
-  // Owners and billing members (a personal organisation's owner is its user); others never see it.
-  const billing = !user.organization || can(user.organization.role, "billing");
   useEffect(() => {
     if (!firstLoad) void loadBillingHistory();
   }, []);
@@ -236,7 +232,8 @@ function BillingView({ user }: { user: User }) {
           <PaymentMethodCard canUpdate={state.details.can_update_payment_method} />
         </div>
       )}
-      {state.details && billing && (
+      {/* The details answer only owners and billing members (403 for other roles), as auto top-up's do. */}
+      {state.details && (
         <Suspense fallback={<AutoTopUpPlaceholder />}>
           <AutoTopUp />
         </Suspense>
@@ -273,5 +270,5 @@ function BillingView({ user }: { user: User }) {
 }
 
 export default function BillingHistory() {
-  return <RouteGuard loadingMessage={T.loading}>{(user) => <BillingView user={user} />}</RouteGuard>;
+  return <RouteGuard loadingMessage={T.loading}>{() => <BillingView />}</RouteGuard>;
 }

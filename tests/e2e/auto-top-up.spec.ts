@@ -1,0 +1,182 @@
+// Auto top-up in the browser (AUTO-TOP-UP.md "Pages"): an owner with a paid plan saves a card on the
+// local checkout's card page, sees it, reads the consent text for the values chosen, agrees, and
+// sees auto top-up active; an admin reads it in the console and turns it off with a reason. On a
+// phone in the dark and a desktop in the light, swept with axe.
+import type { APIRequestContext } from "@playwright/test";
+import { CARD_RETURN_TEXT } from "../../contract/auto-top-up.ts";
+import { ADMIN_PAGE_TEXT } from "../../src/lib/admin-text.ts";
+import { AUTO_TOP_UP_PAGE_TEXT } from "../../src/lib/auto-top-up-text.ts";
+import { createVerifiedUser, openSignedIn, tokenViaApi } from "../fixtures/account.ts";
+import { axeViolations } from "../fixtures/axe.ts";
+import { buyTierAViaForms } from "../fixtures/checkout.ts";
+import { expect, test } from "../fixtures/test.ts";
+import { staffViaCli } from "../fixtures/two-factor.ts";
+
+test.describe.configure({ timeout: 120_000 });
+
+const T = AUTO_TOP_UP_PAGE_TEXT;
+const F = T.form;
+
+const VIEWS = [
+  { name: "phone-dark", width: 390, height: 844, colorScheme: "dark" },
+  { name: "desktop-light", width: 1280, height: 900, colorScheme: "light" },
+] as const;
+
+for (const view of VIEWS) {
+  test(`an owner with a paid plan saves a card and turns auto top-up on (${view.name})`, async ({
+    page,
+    request,
+  }) => {
+    await page.setViewportSize({ width: view.width, height: view.height });
+    await page.emulateMedia({ colorScheme: view.colorScheme });
+    const user = await createVerifiedUser(request, "atu");
+    const token = await tokenViaApi(request, user);
+    await buyTierAViaForms(request, token, { name: "Erika Mustermann", country: "DE", vat_id: "" });
+
+    await openSignedIn(page, token, "/profile/billing");
+    const section = page.locator("[data-auto-top-up]");
+    await expect(section.getByRole("heading", { name: T.title, exact: true })).toBeVisible();
+    await expect(section.locator("[data-auto-top-up-status]")).toContainText(T.statusLabels.off);
+    await expect(section).toContainText(T.card.none);
+    // A threshold the pack cannot lift the balance above is refused beside its field, before sending.
+    const threshold = section.getByLabel(F.threshold);
+    await threshold.fill("5");
+    await section.getByRole("button", { name: F.save, exact: true }).click();
+    await expect(section.locator('[data-field-error="threshold"]')).toHaveText(T.errors.thresholdTooLow);
+    await expect(threshold).toHaveAttribute("aria-invalid", "true");
+    await threshold.fill("100");
+    expect(await axeViolations(page)).toEqual([]);
+    await page.screenshot({
+      path: test.info().outputPath(`auto-top-up-no-card-${view.name}.png`),
+      fullPage: true,
+    });
+
+    // The card is saved on the provider's page (the local checkout's stand-in) and comes back.
+    await section.getByRole("button", { name: T.card.add }).click();
+    await expect(page).toHaveURL(/\/_checkout\/setup\//);
+    await page.getByLabel("Card number").fill("4242 4242 4242 4242");
+    await page.getByRole("button", { name: "Save" }).click();
+    await expect(page).toHaveURL(/\/profile\/billing/);
+    const back = page.locator("[data-auto-top-up] [data-card-return]");
+    await expect(back).toBeVisible();
+    await expect(section.locator('[data-saved-card="4242"]')).toBeVisible({ timeout: 20_000 });
+    await expect(back).toHaveText(T.card.arrived);
+    expect(new URL(page.url()).searchParams.get("card")).toBeNull();
+    await expect(section.getByRole("button", { name: T.card.replace })).toBeVisible();
+
+    // Turning it on shows the text for exactly these values; it is sent only once agreed to.
+    await section.getByRole("switch", { name: F.enabled }).check();
+    await section.getByRole("button", { name: F.save, exact: true }).click();
+    const consent = section.locator("[data-auto-top-up-consent]");
+    await expect(consent.locator("[data-consent-text]")).toContainText(
+      "We will charge your card ending 4242",
+    );
+    await expect(consent.locator("[data-consent-text]")).toContainText(
+      "whenever this organisation's balance falls below 100 credits",
+    );
+    await consent.getByRole("button", { name: T.consent.confirmOn }).click();
+    await expect(consent.locator('[data-field-error="consent"]')).toHaveText(T.consent.mustAgree);
+    await consent.getByLabel(T.consent.agree).check();
+    expect(await axeViolations(page)).toEqual([]);
+    await page.screenshot({
+      path: test.info().outputPath(`auto-top-up-consent-${view.name}.png`),
+      fullPage: true,
+    });
+    await consent.getByRole("button", { name: T.consent.confirmOn }).click();
+
+    await expect(section.locator('[data-auto-top-up-status="active"]')).toContainText(T.statusLabels.active);
+    await expect(page.getByText(F.turnedOn)).toBeVisible();
+    await expect(consent).toHaveCount(0);
+    await expect(section.locator("[data-auto-top-up-charges]")).toContainText("€0.00 of €200.00 this month");
+    // What was saved is what the API has after a reload.
+    await page.reload();
+    await expect(section.locator('[data-auto-top-up-status="active"]')).toBeVisible();
+    await expect(section.getByRole("switch", { name: F.enabled })).toBeChecked();
+    await expect(section.locator('[data-saved-card="4242"]')).toBeVisible();
+    expect(await axeViolations(page)).toEqual([]);
+    await page.screenshot({
+      path: test.info().outputPath(`auto-top-up-active-${view.name}.png`),
+      fullPage: true,
+    });
+  });
+}
+
+test("coming back without a card says no card was saved", async ({ page, request }) => {
+  const user = await createVerifiedUser(request, "atuc");
+  await openSignedIn(page, await tokenViaApi(request, user), "/profile/billing?card=cancelled");
+  await expect(page.locator("[data-auto-top-up] [data-card-return]")).toHaveText(CARD_RETURN_TEXT.cancelled);
+  expect(new URL(page.url()).searchParams.get("card")).toBeNull();
+});
+
+/** A card saved through the local card page's form, as a browser posts it, and auto top-up on. */
+async function autoTopUpOnViaApi(request: APIRequestContext, token: string): Promise<void> {
+  const headers = { Authorization: `Bearer ${token}` };
+  const setup = await request.post("/v1/billing/payment-method/setup", { headers });
+  expect(setup.status(), await setup.text()).toBe(200);
+  const path = new URL(((await setup.json()) as { url: string }).url).pathname;
+  const saved = await request.post(path, { form: { card_number: "4242 4242 4242 4242" }, maxRedirects: 0 });
+  expect(saved.status(), await saved.text()).toBe(303);
+  await expect
+    .poll(
+      async () =>
+        ((await (await request.get("/v1/billing/auto-top-up", { headers })).json()) as { card: unknown })
+          .card,
+    )
+    .not.toBeNull();
+  const packs = (await (await request.get("/v1/top-up/products", { headers })).json()) as {
+    data: Array<{ id: string; metadata: { token_amount: string } }>;
+  };
+  const pack = packs.data.find((p) => p.metadata.token_amount === "500")?.id ?? "";
+  const values = { threshold: 100, product_id: pack, monthly_limit: { amount: 20000, currency: "eur" } };
+  const text = await request.post("/v1/billing/auto-top-up/consent-text", { headers, data: values });
+  expect(text.status(), await text.text()).toBe(200);
+  const { text_version } = (await text.json()) as { text_version: string };
+  const on = await request.put("/v1/billing/auto-top-up", {
+    headers,
+    data: { enabled: true, ...values, consent: { text_version, accepted: true } },
+  });
+  expect(on.status(), await on.text()).toBe(200);
+}
+
+for (const view of VIEWS) {
+  test(`an admin reads a customer's auto top-up and turns it off with a reason (${view.name})`, async ({
+    page,
+    request,
+  }) => {
+    await page.setViewportSize({ width: view.width, height: view.height });
+    await page.emulateMedia({ colorScheme: view.colorScheme });
+    const customer = await createVerifiedUser(request, "atuo");
+    const token = await tokenViaApi(request, customer);
+    await buyTierAViaForms(request, token, { name: "Erika Mustermann", country: "DE", vat_id: "" });
+    await autoTopUpOnViaApi(request, token);
+    const me = (await (
+      await request.get("/v1/users/me", { headers: { Authorization: `Bearer ${token}` } })
+    ).json()) as {
+      id: string;
+    };
+    const admin = await createVerifiedUser(request, "atua");
+    await openSignedIn(page, await staffViaCli(request, admin, "admin"), `/admin/orgs/${me.id}`);
+
+    const panel = page.locator('[data-section="org-auto-top-up"]');
+    await expect(panel.locator('[data-auto-top-up-badge="active"]')).toHaveText(T.statusLabels.active);
+    await expect(panel.locator('[data-saved-card="4242"]')).toBeVisible();
+    await expect(panel.locator("[data-auto-top-up-charges]")).toContainText("€0.00 of €200.00 this month");
+    expect(await axeViolations(page)).toEqual([]);
+
+    await panel.getByRole("button", { name: T.admin.turnOff }).click();
+    const dialog = page.getByRole("dialog");
+    await dialog.getByRole("button", { name: ADMIN_PAGE_TEXT.actions.confirm }).click();
+    // A reason is required.
+    await expect(dialog.locator("[data-action-error]")).toBeVisible();
+    await dialog.getByLabel(ADMIN_PAGE_TEXT.actions.reason).fill("Customer asked by phone, ticket 4711");
+    await dialog.getByRole("button", { name: ADMIN_PAGE_TEXT.actions.confirm }).click();
+    await expect(page.getByText(T.admin.done)).toBeVisible();
+    await expect(panel.locator('[data-auto-top-up-badge="off"]')).toHaveText(T.statusLabels.off);
+    await expect(panel.getByRole("button", { name: T.admin.turnOff })).toHaveCount(0);
+    expect(await axeViolations(page)).toEqual([]);
+    await page.screenshot({
+      path: test.info().outputPath(`console-auto-top-up-${view.name}.png`),
+      fullPage: true,
+    });
+  });
+}
