@@ -30,7 +30,6 @@ import {
   settingsProblems,
 } from "../../domain/auto-top-up.ts";
 import { topUpAllowed } from "../../domain/subscription.ts";
-import { ApiError, RequestValidationError, type ValidationItem } from "../../http/errors.ts";
 import type { Actor } from "../../operations/actor.ts";
 import { audit } from "../../operations/actor.ts";
 import { lockOrganisation } from "../../operations/org-actions.ts";
@@ -71,6 +70,31 @@ export interface MemberChange {
   origin: RequestOrigin;
 }
 
+/** One refused value: where in the body, and what the member reads beside the field. */
+export interface RefusedField {
+  loc: (string | number)[];
+  msg: string;
+  type: "value_error";
+}
+
+/**
+ * What auto top-up's commands throw when they refuse: the contract's status and sentence, or (422)
+ * each refused field. The routes answer it (billing knows nothing of HTTP).
+ */
+export class AutoTopUpRefusal extends Error {
+  readonly status: 403 | 404 | 409 | 422;
+  readonly fields: RefusedField[];
+  constructor(status: 403 | 404 | 409 | 422, detail: string, fields: RefusedField[] = []) {
+    super(detail);
+    this.name = "AutoTopUpRefusal";
+    this.status = status;
+    this.fields = fields;
+  }
+  static invalid(fields: RefusedField[]) {
+    return new AutoTopUpRefusal(422, fields.map((f) => f.msg).join(" "), fields);
+  }
+}
+
 /** Raising the limit with a sign-in older than 10 minutes: the route answers the reauth 403. */
 export class RecentAuthNeeded extends Error {
   constructor() {
@@ -84,7 +108,7 @@ export type SettingsAction = "turned_on" | "resumed" | "changed" | "turned_off";
 /** Card pages one member may have open for one organisation (each is expired when they are removed). */
 export const MAX_OPEN_CARD_SETUPS_PER_MEMBER = 10;
 
-const field = (loc: string[], msg: string): ValidationItem => ({
+const field = (loc: string[], msg: string): RefusedField => ({
   loc: ["body", ...loc],
   msg,
   type: "value_error",
@@ -93,7 +117,7 @@ const field = (loc: string[], msg: string): ValidationItem => ({
 /** The organisation locked, and the member's role in it read again under the lock: owner or billing. */
 async function lockAsBillingMember(tx: Tx, change: Pick<MemberChange, "orgId" | "actor">): Promise<void> {
   const me = await lockMembership(tx, change.orgId, change.actor.id);
-  if (!can(me.role, "billing")) throw new ApiError(403, ORG_DETAIL.notAllowed);
+  if (!can(me.role, "billing")) throw new AutoTopUpRefusal(403, ORG_DETAIL.notAllowed);
 }
 
 const choiceOf = (row: AutoTopUpSettingsRow): AutoTopUpChoice => ({
@@ -133,7 +157,7 @@ function refuseOutOfRange(
 ) {
   const problems = settingsProblems(input, { packs, vat });
   if (problems.length > 0)
-    throw new RequestValidationError(problems.map((p) => field(p.field.split("."), p.message)));
+    throw AutoTopUpRefusal.invalid(problems.map((p) => field(p.field.split("."), p.message)));
 }
 
 export function autoTopUpCommands(deps: AutoTopUpSettingsDeps) {
@@ -159,12 +183,12 @@ export function autoTopUpCommands(deps: AutoTopUpSettingsDeps) {
       await lockAsBillingMember(tx, change);
       const [previous, card] = await Promise.all([findSettingsRow(tx, orgId), findSavedCard(tx, orgId)]);
       if (input.enabled) {
-        if (!card) throw new ApiError(409, AUTO_TOP_UP_TEXT.noCard);
+        if (!card) throw new AutoTopUpRefusal(409, AUTO_TOP_UP_TEXT.noCard);
         const { state } = await currentState(tx, orgId, now);
-        if (!topUpAllowed(state).ok) throw new ApiError(409, AUTO_TOP_UP_TEXT.noPlan);
+        if (!topUpAllowed(state).ok) throw new AutoTopUpRefusal(409, AUTO_TOP_UP_TEXT.noPlan);
         // Paused until a member saves a card (ORGANISATIONS.md): the leaver's card does not resume it.
         if (previous?.reason === "member_left" && previous.cardPaymentMethodId === card.paymentMethodId)
-          throw new ApiError(409, AUTO_TOP_UP_TEXT.cardOfMemberWhoLeft);
+          throw new AutoTopUpRefusal(409, AUTO_TOP_UP_TEXT.cardOfMemberWhoLeft);
       }
       const onFile = await vatOnFile(tx, orgId, deps.seller.country, now);
       const limit: Money = {
@@ -183,9 +207,9 @@ export function autoTopUpCommands(deps: AutoTopUpSettingsDeps) {
       const needsConsent = consentNeeded(previous ? choiceOf(previous) : null, next);
       if (needsConsent) {
         if (!input.consent)
-          throw new RequestValidationError([field(["consent"], AUTO_TOP_UP_TEXT.consentRequired)]);
+          throw AutoTopUpRefusal.invalid([field(["consent"], AUTO_TOP_UP_TEXT.consentRequired)]);
         if (input.consent.text_version !== CONSENT_TEXT_VERSION)
-          throw new RequestValidationError([field(["consent"], AUTO_TOP_UP_TEXT.consentOutdated)]);
+          throw AutoTopUpRefusal.invalid([field(["consent"], AUTO_TOP_UP_TEXT.consentOutdated)]);
       }
       // Raising is measured against what a member last consented to: values saved while off were
       // never authorised, so they cannot carry a higher limit past this check.
@@ -269,7 +293,7 @@ export function autoTopUpCommands(deps: AutoTopUpSettingsDeps) {
     now: Date,
   ): Promise<{ text: string; text_version: string }> {
     const card = await findSavedCard(deps.db, orgId);
-    if (!card) throw new ApiError(409, AUTO_TOP_UP_TEXT.noCard);
+    if (!card) throw new AutoTopUpRefusal(409, AUTO_TOP_UP_TEXT.noCard);
     const onFile = await vatOnFile(deps.db, orgId, deps.seller.country, now);
     const limit = {
       amount: values.monthly_limit.amount,
@@ -302,7 +326,7 @@ export function autoTopUpCommands(deps: AutoTopUpSettingsDeps) {
           ),
         );
       if ((open?.n ?? 0) >= MAX_OPEN_CARD_SETUPS_PER_MEMBER)
-        throw new ApiError(409, AUTO_TOP_UP_TEXT.tooManyCardSetups);
+        throw new AutoTopUpRefusal(409, AUTO_TOP_UP_TEXT.tooManyCardSetups);
       const created = await deps.provider.createCardSetupSession(tx, {
         orgId: change.orgId,
         openedBy: change.actor.id,
@@ -325,7 +349,7 @@ export function autoTopUpCommands(deps: AutoTopUpSettingsDeps) {
     await deps.db.transaction(async (tx) => {
       await lockAsBillingMember(tx, change);
       const card = await findSavedCard(tx, change.orgId);
-      if (!card) throw new ApiError(404, AUTO_TOP_UP_TEXT.noSavedCard);
+      if (!card) throw new AutoTopUpRefusal(404, AUTO_TOP_UP_TEXT.noSavedCard);
       // The provider first: when it refuses, nothing changed here and the member is told.
       await deps.provider.detachCard(tx, card.paymentMethodId);
       await tx.delete(savedCards).where(eq(savedCards.orgId, change.orgId));

@@ -14,6 +14,7 @@ import { checkoutUrlSchema } from "../../../contract/billing.ts";
 import { ORG_DETAIL } from "../../../contract/org-messages.ts";
 import {
   type AutoTopUpCommands,
+  AutoTopUpRefusal,
   type MemberChange,
   RecentAuthNeeded,
 } from "../../billing/auto-top-up/settings.ts";
@@ -27,6 +28,7 @@ import {
   requireRecentAuth,
   requireUser,
 } from "../../http/auth-guard.ts";
+import { ApiError, RequestValidationError } from "../../http/errors.ts";
 import { addRoute, errorResponses, jsonContent, SIGNED_IN, schemaRef } from "../../http/openapi.ts";
 import { originOf } from "../../http/request-origin.ts";
 import { parseJsonBody } from "../../http/validation.ts";
@@ -40,6 +42,19 @@ export type AutoTopUpRouteDeps = Pick<
   /** Auto top-up's commands (billing/auto-top-up/settings.ts), with the engine they call. */
   autoTopUpCommands: AutoTopUpCommands;
 };
+
+/** A command's refusal as the contract answers it: `{detail}` with its status, or the 422 field list. */
+async function answering<T>(command: () => Promise<T>): Promise<T> {
+  try {
+    return await command();
+  } catch (error) {
+    if (error instanceof AutoTopUpRefusal)
+      throw error.fields.length > 0
+        ? new RequestValidationError(error.fields)
+        : new ApiError(error.status, error.message);
+    throw error;
+  }
+}
 
 export function autoTopUpRoutes(deps: AutoTopUpRouteDeps): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>();
@@ -123,7 +138,8 @@ export function autoTopUpRoutes(deps: AutoTopUpRouteDeps): OpenAPIHono<AppEnv> {
       const body = await parseJsonBody(c, autoTopUpRequestSchema);
       const change = memberChange(c);
       try {
-        await commands.saveSettings(change, body, isRecentAuth(deps.clock, c.var.claims), deps.clock.now());
+        const recent = isRecentAuth(deps.clock, c.var.claims);
+        await answering(() => commands.saveSettings(change, body, recent, deps.clock.now()));
       } catch (error) {
         if (error instanceof RecentAuthNeeded) throw await reauthRequired(deps, change.actor.id);
         throw error;
@@ -166,7 +182,7 @@ export function autoTopUpRoutes(deps: AutoTopUpRouteDeps): OpenAPIHono<AppEnv> {
     ...billingOrg,
     async (c) => {
       const body = await parseJsonBody(c, consentTextRequestSchema);
-      return c.json(await commands.textFor(c.var.org.id, body, deps.clock.now()), 200);
+      return c.json(await answering(() => commands.textFor(c.var.org.id, body, deps.clock.now())), 200);
     },
   );
 
@@ -198,7 +214,8 @@ export function autoTopUpRoutes(deps: AutoTopUpRouteDeps): OpenAPIHono<AppEnv> {
     ...billingOrg,
     requireRecentAuth(deps),
     writes,
-    async (c) => c.json(await commands.openCardSetup(memberChange(c), deps.clock.now()), 200),
+    async (c) =>
+      c.json(await answering(() => commands.openCardSetup(memberChange(c), deps.clock.now())), 200),
   );
 
   addRoute(
@@ -226,7 +243,7 @@ export function autoTopUpRoutes(deps: AutoTopUpRouteDeps): OpenAPIHono<AppEnv> {
     writes,
     async (c) => {
       const change = memberChange(c);
-      await commands.removeCard(change, deps.clock.now());
+      await answering(() => commands.removeCard(change, deps.clock.now()));
       return c.json(await view(change.orgId), 200);
     },
   );
