@@ -4,19 +4,19 @@
 import { randomUUID } from "node:crypto";
 import { asc, eq } from "drizzle-orm";
 import { expect } from "vitest";
-import type { VatIdStatus } from "../../../contract/vat-id-verification.ts";
-import type { AutoTopUpCharge } from "../../billing/ports/payment-provider.ts";
+import type { VatIdStatus } from "../../contract/vat-id-verification.ts";
+import type { AutoTopUpCharge } from "../billing/ports/payment-provider.ts";
 import {
   billingCustomers,
   cardSetupSessions,
   localPaymentMethods,
   vatIdChecks,
   webhookDeliveries,
-} from "../../db/schema/index.ts";
-import type { Db } from "../../db/types.ts";
-import { TOP_UP } from "../../testing/billing.ts";
-import type { TestApp } from "../../testing/test-app.ts";
-import { parseStripeEvent } from "../stripe/event-parser.ts";
+} from "../db/schema/index.ts";
+import type { Db } from "../db/types.ts";
+import { parseStripeEvent } from "../payments/stripe/event-parser.ts";
+import { TOP_UP } from "./billing.ts";
+import type { TestApp } from "./test-app.ts";
 
 export const CONSENT =
   "By saving this card you allow Test Operator GmbH to charge it for the automatic credit purchases you turn on under Billing.";

@@ -5,9 +5,16 @@ import { describe, expect, it } from "vitest";
 import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
 import { billingCustomers, cardSetupSessions, localPaymentMethods } from "../../db/schema/index.ts";
 import { verifiedUser } from "../../testing/api-client.ts";
+import {
+  billingEventOf,
+  CARD,
+  CONSENT,
+  openSetup,
+  queuedEvents,
+  saveCard,
+} from "../../testing/local-auto-top-up.ts";
 import { useTestApp } from "../../testing/suite.ts";
 import { TEST_PORTAL_URL } from "../../testing/test-app.ts";
-import { billingEventOf, CARD, CONSENT, openSetup, queuedEvents, saveCard } from "./auto-top-up-testing.ts";
 import { CARD_DECLINED_MESSAGE, CARD_MISSING_MESSAGE, SETUP_CARD_UNKNOWN_MESSAGE } from "./cards.ts";
 
 const HOUR_MS = 3_600_000;

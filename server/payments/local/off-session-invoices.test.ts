@@ -8,8 +8,6 @@ import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
 import type { AutoTopUpCharge } from "../../billing/ports/payment-provider.ts";
 import { localInvoices } from "../../db/schema/index.ts";
 import { verifiedUser } from "../../testing/api-client.ts";
-import { useTestApp } from "../../testing/suite.ts";
-import { TEST_PORTAL_URL } from "../../testing/test-app.ts";
 import {
   billingEventOf,
   CARD,
@@ -17,7 +15,9 @@ import {
   giveBillingDetails,
   queuedEvents,
   saveCard,
-} from "./auto-top-up-testing.ts";
+} from "../../testing/local-auto-top-up.ts";
+import { useTestApp } from "../../testing/suite.ts";
+import { TEST_PORTAL_URL } from "../../testing/test-app.ts";
 
 const INVOICE_EVENTS = [
   "invoice.paid",

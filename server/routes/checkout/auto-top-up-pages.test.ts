@@ -5,6 +5,8 @@ import { describe, expect, it } from "vitest";
 import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
 import { localPaymentMethods } from "../../db/schema/index.ts";
 import { escapeHtml } from "../../mail/templates.ts";
+import { CARD_DECLINED_MESSAGE, SETUP_CARDS_HINT } from "../../payments/local/cards.ts";
+import { verifiedUser } from "../../testing/api-client.ts";
 import {
   CARD,
   CONSENT,
@@ -13,9 +15,7 @@ import {
   openSetup,
   queuedEvents,
   saveCard,
-} from "../../payments/local/auto-top-up-testing.ts";
-import { CARD_DECLINED_MESSAGE, SETUP_CARDS_HINT } from "../../payments/local/cards.ts";
-import { verifiedUser } from "../../testing/api-client.ts";
+} from "../../testing/local-auto-top-up.ts";
 import { useTestApp } from "../../testing/suite.ts";
 import { TEST_SELLER } from "../../testing/test-app.ts";
 import { INVOICE_TEXT } from "./invoice-page.ts";

@@ -10,7 +10,7 @@ import { invoiceNote } from "../../domain/vat.ts";
 import { escapeHtml } from "../../mail/templates.ts";
 import type { LocalProvider } from "../../payments/local/local-provider.ts";
 import type { InvoicePage } from "../../payments/local/off-session-invoices.ts";
-import { messagePage, page, vatLabelOf } from "./page.ts";
+import { messagePage, page, vatLabelOf } from "./layout.ts";
 
 export const INVOICE_TEXT = {
   title: "Confirm your payment",

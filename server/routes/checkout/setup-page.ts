@@ -9,7 +9,7 @@ import { escapeHtml } from "../../mail/templates.ts";
 import type { SaveCardResult } from "../../payments/local/card-setup.ts";
 import { SETUP_CARDS_HINT } from "../../payments/local/cards.ts";
 import type { LocalProvider } from "../../payments/local/local-provider.ts";
-import { messagePage, page, readForm, text } from "./page.ts";
+import { messagePage, page, readForm, text } from "./layout.ts";
 
 export const SETUP_TEXT = {
   title: "Save a card",
