@@ -1028,4 +1028,94 @@ describe.each(TEST_DATABASES)("auto top-up settings (%s)", (kind) => {
       expect(of("turnOff")).toEqual([]);
     });
   });
+
+  // The same calls through the whole app, as main.ts builds it: the routes are mounted, the real
+  // engine is wired, and the suite checks every exchange against the OpenAPI document.
+  describe("through the app", () => {
+    const request = (method: string, path: string, token: string, org?: string, body?: unknown) =>
+      ctx.t.app.request(path, {
+        method,
+        headers: {
+          ...bearer(token),
+          ...(org ? { "X-Organization": org } : {}),
+          ...(body === undefined ? {} : { "Content-Type": "application/json" }),
+          ...fromIp(),
+        },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+
+    it("the calls are mounted under /v1 with their role rule", async () => {
+      const team = await acme();
+      const view = await json<AutoTopUp>(
+        await request("GET", "/v1/billing/auto-top-up", team.bob.accessToken, team.org),
+        200,
+      );
+      expect(view).toMatchObject({
+        status: "off",
+        card: { last4: "4242" },
+        consent_text_version: CONSENT_TEXT_VERSION,
+      });
+      expect((await request("GET", "/v1/billing/auto-top-up", team.carl.accessToken, team.org)).status).toBe(
+        403,
+      );
+      const text = await request(
+        "POST",
+        "/v1/billing/auto-top-up/consent-text",
+        team.ann.accessToken,
+        team.org,
+        {
+          threshold: 100,
+          product_id: PACK_500,
+          monthly_limit: { amount: 20_000, currency: "eur" },
+        },
+      );
+      expect((await json<{ text: string }>(text, 200)).text).toContain("card ending 4242");
+    });
+
+    it("the real engine turns it off when the card is removed, and the console sees it", async () => {
+      const team = await acme();
+      // Saved as on directly, so nothing nudges the engine into a charge meanwhile.
+      await db().insert(autoTopUpSettings).values({
+        orgId: team.org,
+        enabled: true,
+        status: "active",
+        threshold: 100,
+        productId: PACK_500,
+        monthlyLimit: 20_000,
+        currency: "eur",
+        cardPaymentMethodId: team.card,
+        updatedAt: now(),
+      });
+      const view = await json<AutoTopUp>(
+        await request("DELETE", "/v1/billing/payment-method", team.ann.accessToken, team.org),
+        200,
+      );
+      expect(view).toMatchObject({
+        card: null,
+        enabled: false,
+        status: "off",
+        paused_reason: "card_removed",
+      });
+      const admin = await staffMember(ctx.t, "ada", "admin");
+      const seen = await json<AutoTopUp>(
+        await request("GET", `/v1/admin/orgs/${team.org}/auto-top-up`, admin.accessToken),
+        200,
+      );
+      expect(seen).toMatchObject({ status: "off", paused_reason: "card_removed" });
+      const off = await request(
+        "POST",
+        `/v1/admin/orgs/${team.org}/auto-top-up/off`,
+        admin.accessToken,
+        undefined,
+        {
+          reason: "Customer asked by phone",
+        },
+      );
+      expect(await json(off, 409)).toEqual({ detail: AUTO_TOP_UP_TEXT.alreadyOff });
+      expect((await auditOf(team.org)).map((e) => e.action)).toEqual([
+        "auto_top_up.turned_off",
+        "auto_top_up.card_removed",
+      ]);
+    });
+  });
 });
