@@ -102,7 +102,6 @@ export function createLocalProvider(deps: {
     refundPayment: refunds.refundPayment,
     refundUnclaimedPayment: refunds.refundUnclaimedPayment,
     runBillingCycle: cycle.runBillingCycle,
-    // The local stand-in takes no refunds (no Dashboard): its payments are all found by their own ids.
-    invoiceOfPayment: async () => null,
+    invoiceOfPayment: invoices.invoiceOfPayment,
   };
 }

@@ -265,6 +265,14 @@ describe.each(TEST_DATABASES)("local auto top-up invoices (%s)", (kind) => {
     });
   });
 
+  it("names the invoice a payment intent paid, for refunds and disputes", async () => {
+    const { charge } = await orgWithCard(CARD.pays);
+    const { invoiceId } = await createAndPay(charge);
+    const { paymentIntentId } = await invoiceRow(invoiceId);
+    expect(await provider().invoiceOfPayment(paymentIntentId)).toBe(invoiceId);
+    expect(await provider().invoiceOfPayment("pi_of_a_checkout")).toBeNull();
+  });
+
   it("answers a paid invoice paid again without charging or telling billing twice", async () => {
     const { charge } = await orgWithCard(CARD.pays);
     const { invoiceId, answer } = await createAndPay(charge);

@@ -288,6 +288,19 @@ export function offSessionInvoices(deps: {
       });
     },
 
+    /**
+     * The auto top-up invoice a payment intent paid: a refund or dispute names only the payment
+     * intent, and an invoice paid on its page told billing its invoice id alone (as Stripe's
+     * invoice events do). Null for every other payment: the checkout's are found by their own ids.
+     */
+    async invoiceOfPayment(paymentIntentId: string): Promise<string | null> {
+      const [inv] = await db
+        .select({ id: localInvoices.id })
+        .from(localInvoices)
+        .where(eq(localInvoices.paymentIntentId, paymentIntentId));
+      return inv?.id ?? null;
+    },
+
     /** The payment page's invoice and what the page can do with it. */
     async findInvoicePage(invoiceId: string): Promise<InvoicePage> {
       const [inv] = await db.select().from(localInvoices).where(eq(localInvoices.id, invoiceId));
