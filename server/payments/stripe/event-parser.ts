@@ -98,9 +98,15 @@ const lineSchema = z.object({
   proration: z.boolean().nullish(),
 });
 
-/** A payment intent as an invoice names it: by id, or expanded (then its state and last decline). */
+/**
+ * A payment intent as an invoice names it: expanded (its state and last decline), or by id (read
+ * as one whose state is not said).
+ */
 const paymentIntentRef = z.union([
-  z.string().min(1),
+  z
+    .string()
+    .min(1)
+    .transform((id) => ({ id, status: null, last_payment_error: null })),
   z.object({
     id: z.string().min(1),
     status: z.string(),
@@ -303,13 +309,9 @@ function paymentIntentOfInvoice(inv: z.infer<typeof invoiceSchema>): PaymentInte
   return chosen?.payment.payment_intent ?? inv.payment_intent ?? null;
 }
 
-const intentIdOf = (intent: PaymentIntentRef | null) =>
-  intent === null ? null : typeof intent === "string" ? intent : intent.id;
-
 /** The last decline of an expanded payment intent: its decline code, else the error's code. */
 function declineCodeOf(intent: PaymentIntentRef | null): string | null {
-  if (intent === null || typeof intent === "string") return null;
-  const error = intent.last_payment_error;
+  const error = intent?.last_payment_error;
   return error?.decline_code ?? error?.code ?? null;
 }
 
@@ -318,16 +320,16 @@ function declineCodeOf(intent: PaymentIntentRef | null): string | null {
  * `authentication_required` (as code or decline code), and `invoices.pay`'s
  * `invoice_payment_intent_requires_action`. The customer can pay at the invoice's hosted page.
  */
-const AUTHENTICATION_CODES: ReadonlySet<string> = new Set([
+const AUTHENTICATION_CODES: readonly (string | null | undefined)[] = [
   "authentication_required",
   "invoice_payment_intent_requires_action",
-]);
+];
 
 /** Whether a Stripe error (thrown, or a payment intent's last one) asks for the customer's authentication. */
 export function asksForAuthentication(
   error: { code?: string | null | undefined; decline_code?: string | null | undefined } | null | undefined,
 ): boolean {
-  return AUTHENTICATION_CODES.has(error?.code ?? "") || AUTHENTICATION_CODES.has(error?.decline_code ?? "");
+  return AUTHENTICATION_CODES.includes(error?.code) || AUTHENTICATION_CODES.includes(error?.decline_code);
 }
 
 /**
@@ -491,7 +493,7 @@ function readAutoTopUpInvoiceEvent(
         ...ref,
         ...common,
         kind: "auto_top_up_paid",
-        paymentIntentId: intentIdOf(intent),
+        paymentIntentId: intent?.id ?? null,
         paidAt: paidAtOf(inv, ref.created),
         payment,
         document: documentOf(inv),
@@ -514,7 +516,10 @@ function readAutoTopUpInvoiceEvent(
 const paidAtOf = (inv: z.infer<typeof invoiceSchema>, otherwise: Date) =>
   inv.status_transitions?.paid_at == null ? otherwise : fromSeconds(inv.status_transitions.paid_at);
 
-/** invoice.paid, invoice.payment_failed and .payment_action_required: a subscription's first payment, a renewal paid or declined, or a one-time payment's invoice. */
+/**
+ * invoice.paid, .payment_failed and .payment_action_required: an auto top-up's charge, a
+ * subscription's first payment, a renewal paid or declined, or a one-time payment's invoice.
+ */
 function readInvoiceEvent(reading: Reading, object: unknown): ParseResult {
   const { ref, ignored, fail } = reading;
   const parsed = invoiceSchema.safeParse(object);
@@ -526,7 +531,8 @@ function readInvoiceEvent(reading: Reading, object: unknown): ParseResult {
       return fail(`metadata.auto_top_up_attempt_id is not an attempt id: ${JSON.stringify(attemptId)}`);
     return readAutoTopUpInvoiceEvent(reading, inv, attemptId);
   }
-  // Authentication asked for another invoice (a renewal): Stripe mails the customer its page.
+  // Authentication asked for another invoice (a renewal's): not acted on, as before this event was
+  // read at all; the renewal's own payment_failed is.
   if (ref.eventType === "invoice.payment_action_required") return ignored("invoice not of an auto top-up");
   const subscriptionId = inv.parent?.subscription_details?.subscription ?? inv.subscription ?? null;
   const document = invoiceDocument(inv);
@@ -791,7 +797,7 @@ export function parseAutoTopUpInvoice(
       return answer({
         status: "paid",
         invoiceId,
-        paymentIntentId: intentIdOf(intent),
+        paymentIntentId: intent?.id ?? null,
         paidAt: paidAtOf(inv, now),
         payment,
         document: documentOf(inv),
@@ -802,18 +808,18 @@ export function parseAutoTopUpInvoice(
     case "uncollectible":
       return answer({ status: "declined", invoiceId, code: declineCodeOf(intent) });
   }
-  const expanded = intent !== null && typeof intent !== "string" ? intent : null;
-  const intentStatus = expanded?.status ?? null;
+  // No payment yet (a draft, or never attempted): open.
+  if (intent === null) return answer({ status: "open", invoiceId });
   // An off-session payment the bank wants authenticated fails with authentication_required and
   // leaves its intent waiting for a payment method: the customer pays at the hosted page too.
   if (
-    intentStatus === "requires_action" ||
-    (intentStatus === "requires_payment_method" && asksForAuthentication(expanded?.last_payment_error))
+    intent.status === "requires_action" ||
+    (intent.status === "requires_payment_method" && asksForAuthentication(intent.last_payment_error))
   ) {
     if (!inv.hosted_invoice_url) return { ok: false, error: `invoice ${invoiceId}: no hosted_invoice_url` };
     return answer({ status: "requires_action", invoiceId, payUrl: inv.hosted_invoice_url });
   }
-  if (intentStatus === "requires_payment_method" && declineCodeOf(intent) !== null) {
+  if (intent.status === "requires_payment_method" && declineCodeOf(intent) !== null) {
     return answer({ status: "declined", invoiceId, code: declineCodeOf(intent) });
   }
   return answer({ status: "open", invoiceId });
