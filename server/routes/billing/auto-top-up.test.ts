@@ -1117,5 +1117,39 @@ describe.each(TEST_DATABASES)("auto top-up settings (%s)", (kind) => {
         "auto_top_up.card_removed",
       ]);
     });
+
+    it("billing details that make one pack cost more than the limit pause it, and say why", async () => {
+      const team = await acme();
+      const give = (country: string, vat_id?: string) =>
+        request("PUT", "/v1/billing/details", team.ann.accessToken, team.org, {
+          name: "Acme SAS",
+          email: "books@acme.test",
+          address: { line1: "1 rue de Rivoli", postal_code: "75001", city: "Paris", country },
+          ...(vat_id ? { vat_id } : {}),
+        });
+      await json(await give("FR", "FR40303265045"), 200);
+      // Reverse charge: one pack costs its net, €50.00, exactly the limit.
+      await db().insert(autoTopUpSettings).values({
+        orgId: team.org,
+        enabled: true,
+        status: "active",
+        threshold: 100,
+        productId: PACK_500,
+        monthlyLimit: 5000,
+        currency: "eur",
+        cardPaymentMethodId: team.card,
+        updatedAt: now(),
+      });
+      await json(await give("FR"), 200);
+      const view = await json<AutoTopUp>(
+        await request("GET", "/v1/billing/auto-top-up", team.ann.accessToken, team.org),
+        200,
+      );
+      expect(view).toMatchObject({
+        status: "paused",
+        paused_reason: "limit_below_pack",
+        reason_text: PAUSE_REASONS.limit_below_pack.sentence,
+      });
+    });
   });
 });
