@@ -390,10 +390,20 @@ describe("Stripe adapter: auto top-up (SDK pointed at a local stand-in)", () => 
   });
 
   describe("an attempt's invoice", () => {
+    /** Stripe's example invoice item (fixtures3.json), at the pack's price. */
+    const item = (extra: Record<string, unknown> = {}) => ({
+      ...stripeFixture("invoiceitem"),
+      id: "ii_1",
+      invoice: "in_1",
+      amount: 5000,
+      currency: "eur",
+      ...extra,
+    });
+
     it("is made for the customer with the saved card, Stripe Tax and the attempt, one item at the pack's price, then finalised, each step under its own key", async () => {
       routes = [
         on("POST", "/v1/invoices", invoiceOf("draft", { id: "in_1" })),
-        on("POST", "/v1/invoiceitems", { ...stripeFixture("invoiceitem"), id: "ii_1", invoice: "in_1" }),
+        on("POST", "/v1/invoiceitems", item()),
         on("POST", "/v1/invoices/in_1/finalize", invoiceOf("open")),
       ];
       const orgCharge = { ...charge, orgId };
@@ -437,6 +447,23 @@ describe("Stripe adapter: auto top-up (SDK pointed at a local stand-in)", () => 
       expect(await provider().createAutoTopUpInvoice(database.db, orgCharge)).toEqual({ invoiceId: "in_1" });
       expect(requests.map((r) => [r.path, r.headers["idempotency-key"], r.body.toString()])).toEqual(first);
     });
+
+    it.each([
+      ["another amount", { amount: 5500 }, "5500 eur"],
+      ["another currency", { currency: "usd" }, "5000 usd"],
+    ])(
+      "is not finalised when Stripe prices the pack at %s than was consented to",
+      async (_case, extra, priced) => {
+        routes = [
+          on("POST", "/v1/invoices", invoiceOf("draft")),
+          on("POST", "/v1/invoiceitems", item(extra)),
+        ];
+        await expect(provider().createAutoTopUpInvoice(database.db, charge)).rejects.toThrow(
+          `Stripe prices price_500 at ${priced}, not the 5000 eur consented to: auto top-up invoice in_1 left unfinalised`,
+        );
+        expect(asked()).toEqual(["POST /v1/invoices", "POST /v1/invoiceitems"]);
+      },
+    );
 
     it("throws when a step fails, so the attempt makes it again later under the same keys", async () => {
       routes = [

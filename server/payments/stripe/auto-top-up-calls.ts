@@ -176,7 +176,7 @@ export function createAutoTopUpCalls(deps: {
         },
         { idempotencyKey: keyOf(charge.attemptId, "invoice") },
       );
-      await stripe.invoiceItems.create(
+      const item = await stripe.invoiceItems.create(
         {
           customer: charge.customerId,
           invoice: invoice.id,
@@ -188,6 +188,14 @@ export function createAutoTopUpCalls(deps: {
         },
         { idempotencyKey: keyOf(charge.attemptId, "item") },
       );
+      // The customer consented to the pack's price they were shown: a Stripe price changed since
+      // the catalogue was read must not be charged. The invoice stays a draft, which nothing
+      // collects, and the error says why.
+      if (item.amount !== charge.amount || item.currency !== charge.currency) {
+        throw new Error(
+          `Stripe prices ${charge.priceId} at ${item.amount} ${item.currency}, not the ${charge.amount} ${charge.currency} consented to: auto top-up invoice ${invoice.id} left unfinalised`,
+        );
+      }
       await stripe.invoices.finalizeInvoice(
         invoice.id,
         { auto_advance: false },

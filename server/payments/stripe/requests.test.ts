@@ -212,7 +212,12 @@ describe("every request of the Stripe adapter against the SDK's published parame
       on("GET", "/v1/payment_methods/pm_1", { ...stripeFixture("payment_method"), id: "pm_1" }),
       on("POST", "/v1/payment_methods/pm_1/detach", { ...stripeFixture("payment_method"), id: "pm_1" }),
       on("POST", "/v1/invoices", { ...stripeFixture("invoice"), id: "in_at" }),
-      on("POST", "/v1/invoiceitems", { ...stripeFixture("invoiceitem"), invoice: "in_at" }),
+      on("POST", "/v1/invoiceitems", {
+        ...stripeFixture("invoiceitem"),
+        invoice: "in_at",
+        amount: 1000,
+        currency: "eur",
+      }),
       on("POST", "/v1/invoices/in_at/finalize", { ...stripeFixture("invoice"), id: "in_at", status: "open" }),
       on("POST", "/v1/invoices/in_at/pay", { ...stripeFixture("invoice"), id: "in_at", status: "paid" }),
       on("GET", "/v1/invoices/in_at", { ...stripeFixture("invoice"), id: "in_at", status: "paid" }),
