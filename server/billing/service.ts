@@ -59,7 +59,17 @@ export type Billing = ReturnType<typeof createBilling>;
 
 export function createBilling(deps: BillingDeps) {
   const runEffects = effectRunner(deps);
-  const queueSubscriptionMails = subscriptionMails(deps);
+  const mailsOfChange = subscriptionMails(deps);
+  /**
+   * What a subscription's change calls for besides itself, by a command or an event alike: its
+   * mails, and, when the paid plan ended, auto top-up off (it is for paid plans only).
+   */
+  const queueSubscriptionMails: typeof mailsOfChange = async (tx, userId, before, after, now) => {
+    await mailsOfChange(tx, userId, before, after, now);
+    if (before.status !== "free" && after.status === "free") {
+      await deps.autoTopUp.turnOff(tx, userId, "plan_ended", null, now);
+    }
+  };
   const { createSubscriptionCheckout, createTopUpCheckout, portalSession } = checkouts(deps);
   const { updateSubscription, cancelSubscription, endSubscriptionNow } = subscriptionCommands({
     ...deps,

@@ -43,7 +43,7 @@ export interface WebhookDeps {
   queueSubscriptionMails: ReturnType<typeof subscriptionMails>;
   mails: BillingMailSender;
   /** Saved cards and auto top-up invoices (billing/auto-top-up/). */
-  autoTopUp: Pick<AutoTopUpEngine, "handleEvent" | "turnOff">;
+  autoTopUp: Pick<AutoTopUpEngine, "handleEvent">;
 }
 
 /** Our record of a Stripe checkout session becomes complete when its payment arrives (local ones already are). */
@@ -211,10 +211,6 @@ export function webhookHandler(deps: WebhookDeps) {
     await deps.recordHistory(tx, userId, event, now);
     await markSessionPaid(tx, event, now);
     await saveState(tx, userId, stored, result.state, now, event.customerId);
-    // The paid plan ended: auto top-up is for paid plans only (AUTO-TOP-UP.md, "Off").
-    if (stored.status !== "free" && result.state.status === "free") {
-      await deps.autoTopUp.turnOff(tx, userId, "plan_ended", null, now);
-    }
     await deps.queueSubscriptionMails(tx, userId, stored, result.state, now);
   }
 

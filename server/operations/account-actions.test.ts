@@ -24,7 +24,12 @@ describe.each(TEST_DATABASES)("provider actions and their audit entries (%s)", (
       const cora = await verifiedUser(ctx.t, "cora");
       const ada = await staffMember(ctx.t, "ada", "admin");
       const billing = { cancelSubscription: vi.fn(), endSubscriptionNow: vi.fn() };
-      const actions = accountActions({ db: ctx.t.deps.db, accounts: { issueLinkMail: vi.fn() }, billing });
+      const actions = accountActions({
+        db: ctx.t.deps.db,
+        accounts: { issueLinkMail: vi.fn() },
+        billing,
+        autoTopUp: { turnOff: vi.fn() },
+      });
       const actor: Actor = { id: ada.id, label: "ada", role: "admin", ip: null };
       await expect(
         actions.cancelSubscription(actor, cora.id, at, "Bad \u0000 reason", ctx.t.clock.now()),

@@ -2,14 +2,16 @@
 // one of its API keys, send it a verification or reset mail, and cancel its subscription. Each
 // checks the actor's permission, changes the account under its row lock and appends its audit
 // entry in the same transaction (OPERATIONS.md).
+
 import { eq } from "drizzle-orm";
 import { ADMIN_TEXT } from "../../contract/admin.ts";
 import type { Accounts } from "../accounts/accounts.ts";
 import { appendAudit } from "../audit/audit-log.ts";
+import type { AutoTopUpEngine } from "../billing/auto-top-up/engine.ts";
 import type { Billing } from "../billing/service.ts";
 import { apiKeys, organizations, type Role, users } from "../db/schema/index.ts";
 import type { Db, Tx } from "../db/types.ts";
-import { type Actor, audit, auditEntryOf, lockCustomer, refuseOwnAccount } from "./actor.ts";
+import { type Actor, audit, auditEntryOf, autoTopUpActor, lockCustomer, refuseOwnAccount } from "./actor.ts";
 import { holds, type Permission } from "./permissions.ts";
 import { OperatorRefusal } from "./refusal.ts";
 import { refuseStaffRoleWithoutFactor } from "./staff-roles.ts";
@@ -18,6 +20,8 @@ export interface AccountActionDeps {
   db: Db;
   accounts: Pick<Accounts, "issueLinkMail">;
   billing: Pick<Billing, "cancelSubscription" | "endSubscriptionNow">;
+  /** Disabling an account or holding its money turns its personal auto top-up off. */
+  autoTopUp: Pick<AutoTopUpEngine, "turnOff">;
 }
 
 /** What an action answers: the audit entry it wrote. */
@@ -107,6 +111,10 @@ export function accountActions(deps: AccountActionDeps) {
       const details = since ? { since: since.toISOString() } : {};
       const action = on ? spec.setAction : spec.clearAction;
       const row = await audit(tx, actor, { action, subjectUserId: customerId, reason, details }, now);
+      if (on) {
+        const off = onOrg ? "dispute_hold" : "organisation_disabled";
+        await deps.autoTopUp.turnOff(tx, customerId, off, autoTopUpActor(actor), now);
+      }
       return { auditId: row.id };
     });
   }

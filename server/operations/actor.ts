@@ -4,6 +4,7 @@ import { and, desc, eq, or, sql } from "drizzle-orm";
 import { ADMIN_TEXT } from "../../contract/admin-rules.ts";
 import { isUserId } from "../accounts/users.ts";
 import { type AuditEntry, appendAudit, checkStorable } from "../audit/audit-log.ts";
+import type { AutoTopUpActor } from "../billing/auto-top-up/engine.ts";
 import { type AuditRow, auditLog, type Role, type UserRow, users } from "../db/schema/index.ts";
 import type { Tx } from "../db/types.ts";
 import { OperatorRefusal } from "./refusal.ts";
@@ -15,6 +16,13 @@ export interface Actor {
   role: Role;
   ip: string | null;
 }
+
+/** The staff member as auto top-up's activity log names who changed it. */
+export const autoTopUpActor = (actor: Actor): AutoTopUpActor => ({
+  userId: actor.id,
+  label: actor.label,
+  ip: actor.ip,
+});
 
 /**
  * Staff may not grant credits to, refund, disable or change the role of their own account. The

@@ -4,16 +4,18 @@
 // customer (account-actions.ts, credit-changes.ts); each runs under the organisation's row lock
 // (the lock its spends take), refuses staff who are members of it (org-permissions.ts), and
 // writes its audit entry with subject_org_id in the same transaction.
+
 import { and, eq } from "drizzle-orm";
 import { ADMIN_TEXT } from "../../contract/admin.ts";
 import { ADMIN_ORG_TEXT } from "../../contract/admin-org-rules.ts";
 import { ORG_DETAIL } from "../../contract/org-messages.ts";
 import { isUserId } from "../accounts/users.ts";
 import { appendAudit } from "../audit/audit-log.ts";
+import type { AutoTopUpEngine } from "../billing/auto-top-up/engine.ts";
 import type { Billing } from "../billing/service.ts";
 import { type OrganizationRow, organizationMembers, organizations } from "../db/schema/index.ts";
 import type { Db, Tx } from "../db/types.ts";
-import { type Actor, audit, auditEntryOf } from "./actor.ts";
+import { type Actor, audit, auditEntryOf, autoTopUpActor } from "./actor.ts";
 import type { CreditSubject } from "./credit-changes.ts";
 import {
   makeOwnerRefusal,
@@ -111,6 +113,8 @@ const FLAGS = {
 export interface OrgActionDeps {
   db: Db;
   billing: Pick<Billing, "cancelSubscription" | "endSubscriptionNow">;
+  /** Disabling an organisation turns its auto top-up off (AUTO-TOP-UP.md, "Off"). */
+  autoTopUp: Pick<AutoTopUpEngine, "turnOff">;
 }
 
 export function orgActions(deps: OrgActionDeps) {
@@ -130,6 +134,9 @@ export function orgActions(deps: OrgActionDeps) {
       const details = since ? { since: since.toISOString() } : {};
       const action = on ? spec.setAction : spec.clearAction;
       const row = await audit(tx, actor, { action, ...subjectOf(org), reason, details }, now);
+      if (on && flag === "disabled") {
+        await deps.autoTopUp.turnOff(tx, org.id, "organisation_disabled", autoTopUpActor(actor), now);
+      }
       return { auditId: row.id };
     });
   }

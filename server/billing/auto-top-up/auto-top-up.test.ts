@@ -8,7 +8,6 @@ import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
 import {
   type AutoTopUpAttemptRow,
   autoTopUpAttempts,
-  autoTopUpSettings,
   creditGrants,
   invoices,
   localInvoices,
@@ -17,10 +16,19 @@ import {
 } from "../../db/schema/index.ts";
 import { staffMember } from "../../testing/admin.ts";
 import { postJson, verifiedUser } from "../../testing/api-client.ts";
-import { me, subscribe, TOP_UP } from "../../testing/billing.ts";
+import {
+  AUTO_TOP_UP_CARDS,
+  PACK,
+  PACK_GROSS,
+  saveCard,
+  settingsOf,
+  settleAll,
+  turnOn,
+} from "../../testing/auto-top-up.ts";
+import { me, subscribe } from "../../testing/billing.ts";
 import { useTestApp } from "../../testing/suite.ts";
 import type { TestApp } from "../../testing/test-app.ts";
-import { NO_LIMITS, TEST_PORTAL_URL } from "../../testing/test-app.ts";
+import { NO_LIMITS } from "../../testing/test-app.ts";
 import { createBillingMailSender } from "../billing-mails.ts";
 import { autoTopUpKey } from "../ports/fulfilment-keys.ts";
 import { createAutoTopUp } from "./auto-top-up.ts";
@@ -37,17 +45,7 @@ const chargeDepsOf = (t: TestApp): ChargeDeps => ({
   portalUrl: t.deps.config.portalUrl,
 });
 
-const CARDS = {
-  pays: "4242 4242 4242 4242",
-  authenticatesThenPays: "4000 0025 0000 3155",
-  alwaysAuthenticates: "4000 0027 6000 3184",
-  insufficientFunds: "4000 0082 6000 3178",
-  declines: "4000 0000 0000 0341",
-};
-
-/** The 500-credit pack: €50.00 net, €59.50 with German VAT. */
-const PACK = TOP_UP("500").product;
-const PACK_GROSS = 5950;
+const CARDS = AUTO_TOP_UP_CARDS;
 
 describe.each(TEST_DATABASES)("auto top-up (%s)", (kind) => {
   const ctx = useTestApp(kind, { limits: NO_LIMITS });
@@ -55,37 +53,13 @@ describe.each(TEST_DATABASES)("auto top-up (%s)", (kind) => {
   /** A subscriber of tier A (1,000 credits + 50 free) with a saved card and auto top-up on. */
   async function customer(
     t: TestApp,
-    card = CARDS.pays,
+    card: string = CARDS.pays,
     settings: { threshold?: number; limit?: number } = {},
   ) {
     const user = await verifiedUser(t, "ann");
     await subscribe(t, user.accessToken, "A");
-    const setup = await t.local.provider.createCardSetupSession(t.deps.db, {
-      orgId: user.id,
-      openedBy: user.id,
-      email: "ann@example.com",
-      currency: "eur",
-      successUrl: `${TEST_PORTAL_URL}/profile/billing?card=saved`,
-      cancelUrl: `${TEST_PORTAL_URL}/profile/billing?card=cancelled`,
-      consentText: "By saving this card you allow Test Operator GmbH to charge it.",
-    });
-    const saved = await t.local.provider.submitCard(setup.id, card, true);
-    expect(saved).toMatchObject({ ok: true });
-    t.local.deliverSoon();
-    await t.tasks.idle();
-    const [row] = await t.deps.db.select().from(savedCards).where(eq(savedCards.orgId, user.id));
-    expect(row).toMatchObject({ savedBy: user.id, last4: card.slice(-4) });
-    await t.deps.db.insert(autoTopUpSettings).values({
-      orgId: user.id,
-      enabled: true,
-      status: "active",
-      threshold: settings.threshold ?? 100,
-      productId: PACK,
-      monthlyLimit: settings.limit ?? 100_000,
-      currency: "eur",
-      cardPaymentMethodId: row?.paymentMethodId ?? null,
-      updatedAt: t.clock.now(),
-    });
+    const row = await saveCard(t, user.id, user.id, card);
+    await turnOn(t, user.id, row.paymentMethodId, settings);
     const admin = await staffMember(t, "boss", "admin");
     let n = 0;
     /** Charges `amount` credits as staff would (consume by user id) and waits for what follows. */
@@ -103,15 +77,6 @@ describe.each(TEST_DATABASES)("auto top-up (%s)", (kind) => {
     return { user, spend };
   }
 
-  /** Waits for background work and the local checkout's webhook deliveries, until nothing moves. */
-  async function settleAll(t: TestApp) {
-    for (let i = 0; i < 5; i += 1) {
-      await t.tasks.idle();
-      t.local.deliverSoon();
-      await t.tasks.idle();
-    }
-  }
-
   /** A second engine on the same database, as main.ts makes for the sweep. */
   function engineFor(t: TestApp) {
     const deps = chargeDepsOf(t);
@@ -124,9 +89,6 @@ describe.each(TEST_DATABASES)("auto top-up (%s)", (kind) => {
 
   const attemptsOf = (t: TestApp, orgId: string) =>
     t.deps.db.select().from(autoTopUpAttempts).where(eq(autoTopUpAttempts.orgId, orgId));
-  const settingsOf = async (t: TestApp, orgId: string) =>
-    (await t.deps.db.select().from(autoTopUpSettings).where(eq(autoTopUpSettings.orgId, orgId)))[0];
-
   it("a spend below the threshold buys one pack: credits, invoice, receipt", async () => {
     const t = ctx.t;
     const { user, spend } = await customer(t);

@@ -60,7 +60,12 @@ interface ActionSpec<S extends z.ZodMiniType> {
 export function adminActionRoutes(deps: AdminDeps): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>();
   const registry = app.openAPIRegistry;
-  const actions = accountActions({ db: deps.db, accounts: deps.accounts, billing: deps.billing });
+  const actions = accountActions({
+    db: deps.db,
+    accounts: deps.accounts,
+    billing: deps.billing,
+    autoTopUp: deps.autoTopUp,
+  });
 
   function addAction<S extends z.ZodMiniType>(spec: ActionSpec<S>): void {
     const success = spec.success ?? {

@@ -92,7 +92,7 @@ export function adminOrgRoutes(deps: AdminDeps): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>();
   const registry = app.openAPIRegistry;
   const tags = ["admin"];
-  const actions = orgActions({ db: deps.db, billing: deps.billing });
+  const actions = orgActions({ db: deps.db, billing: deps.billing, autoTopUp: deps.autoTopUp });
   const id = (c: Context<AppEnv>) => pathId(c, "id", "uuid");
 
   // --- Reads: support staff and admins ---

@@ -1,0 +1,150 @@
+// What stops auto top-up besides a charge (AUTO-TOP-UP.md, "Off" and "When a charge fails"): staff
+// disabling the account or holding its money, the plan ending, the card detached at the provider, a
+// newer card (its consent covers the old one), the member who saved the card leaving, and a payment
+// left unconfirmed for 7 days. Each is recorded in the activity log and mailed once.
+import { and, eq } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
+import { auditLog, autoTopUpAttempts, savedCards } from "../../db/schema/index.ts";
+import { adminCall, staffMember } from "../../testing/admin.ts";
+import { postJson, verifiedUser } from "../../testing/api-client.ts";
+import { AUTO_TOP_UP_CARDS, saveCard, settingsOf, settleAll, turnOn } from "../../testing/auto-top-up.ts";
+import { subscribe } from "../../testing/billing.ts";
+import { call, createTeam, member } from "../../testing/org-calls.ts";
+import { useTestApp } from "../../testing/suite.ts";
+import { NO_LIMITS, type TestApp } from "../../testing/test-app.ts";
+import { createBillingMailSender } from "../billing-mails.ts";
+import { createAutoTopUp } from "./auto-top-up.ts";
+import { AUTHENTICATION_WINDOW_MS, EXPIRED_AUTHENTICATION_DETAIL } from "./runner.ts";
+
+describe.each(TEST_DATABASES)("what stops auto top-up (%s)", (kind) => {
+  const ctx = useTestApp(kind, { limits: NO_LIMITS });
+
+  async function subscriberWithAutoTopUp(t: TestApp, card: string = AUTO_TOP_UP_CARDS.pays) {
+    const user = await verifiedUser(t, "ann");
+    await subscribe(t, user.accessToken, "A");
+    const saved = await saveCard(t, user.id, user.id, card);
+    await turnOn(t, user.id, saved.paymentMethodId);
+    return { user, saved };
+  }
+
+  const actionsAbout = async (t: TestApp, orgId: string) =>
+    (await t.deps.db.select().from(auditLog).where(eq(auditLog.subjectOrgId, orgId)))
+      .map((r) => r.action)
+      .filter((a) => a.startsWith("auto_top_up."));
+
+  const stoppedMails = async (t: TestApp) =>
+    (await t.mails()).filter((m) => m.subject.startsWith("Auto top-up is"));
+
+  it("staff disabling the account turns it off, audited and mailed once", async () => {
+    const t = ctx.t;
+    const { user } = await subscriberWithAutoTopUp(t);
+    const admin = await staffMember(t, "boss", "admin");
+    const res = await adminCall(t, `/v1/admin/customers/${user.id}/disable`, admin.accessToken, {
+      reason: "Chargeback fraud",
+    });
+    expect(res.status).toBe(200);
+    await settleAll(t);
+    expect(await settingsOf(t, user.id)).toMatchObject({
+      status: "off",
+      reason: "organisation_disabled",
+      enabled: false,
+    });
+    expect(await actionsAbout(t, user.id)).toContain("auto_top_up.turned_off");
+    const mails = await stoppedMails(t);
+    expect(mails.map((m) => m.subject)).toEqual(["Auto top-up is turned off for your personal account"]);
+    // The first test also builds the OpenAPI document the suite checks traffic against.
+  }, 90_000);
+
+  it("the plan ending turns it off", async () => {
+    const t = ctx.t;
+    const { user } = await subscriberWithAutoTopUp(t);
+    const admin = await staffMember(t, "boss", "admin");
+    const res = await adminCall(t, `/v1/admin/customers/${user.id}/subscription/cancel`, admin.accessToken, {
+      at: "now",
+      reason: "Customer asked by phone",
+    });
+    expect(res.status).toBe(200);
+    await settleAll(t);
+    expect(await settingsOf(t, user.id)).toMatchObject({ status: "off", reason: "plan_ended" });
+  });
+
+  it("the card detached at the provider turns it off and forgets the card", async () => {
+    const t = ctx.t;
+    const { user, saved } = await subscriberWithAutoTopUp(t);
+    await t.local.provider.detachCard(t.deps.db, saved.paymentMethodId);
+    await settleAll(t);
+    expect(await settingsOf(t, user.id)).toMatchObject({ status: "off", reason: "card_removed" });
+    expect(await t.deps.db.select().from(savedCards).where(eq(savedCards.orgId, user.id))).toEqual([]);
+  });
+
+  it("a newer card replaces the saved one and pauses until it is consented to", async () => {
+    const t = ctx.t;
+    const { user, saved } = await subscriberWithAutoTopUp(t);
+    t.clock.advance(1000);
+    const newer = await saveCard(t, user.id, user.id, AUTO_TOP_UP_CARDS.authenticatesThenPays);
+    expect(newer.paymentMethodId).not.toBe(saved.paymentMethodId);
+    expect(await settingsOf(t, user.id)).toMatchObject({ status: "paused", reason: "card_replaced" });
+    expect(await actionsAbout(t, user.id)).toEqual(
+      expect.arrayContaining(["auto_top_up.card_saved", "auto_top_up.paused"]),
+    );
+  });
+
+  it("the member who saved the team's card leaving pauses it; another member's leaving does not", async () => {
+    const t = ctx.t;
+    const owner = await verifiedUser(t, "olga");
+    const team = await createTeam(t, owner);
+    const payer = await member(t, team, owner, "bob", "billing");
+    const other = await member(t, team, owner, "cid", "developer");
+    const saved = await saveCard(t, team.id, payer.id);
+    await turnOn(t, team.id, saved.paymentMethodId);
+    const remove = (who: string) =>
+      call(t, "DELETE", `/v1/orgs/${team.id}/members/${who}`, owner.accessToken);
+    expect((await remove(other.id)).status).toBe(200);
+    expect(await settingsOf(t, team.id)).toMatchObject({ status: "active" });
+    expect((await remove(payer.id)).status).toBe(200);
+    await settleAll(t);
+    expect(await settingsOf(t, team.id)).toMatchObject({ status: "paused", reason: "member_left" });
+    expect((await stoppedMails(t)).map((m) => m.subject)).toContain("Auto top-up is paused for Acme Labs");
+  });
+
+  it("a payment left unconfirmed for 7 days is cancelled, its invoice voided, and the pause says so", async () => {
+    const t = ctx.t;
+    const { user } = await subscriberWithAutoTopUp(t, AUTO_TOP_UP_CARDS.alwaysAuthenticates);
+    const admin = await staffMember(t, "boss", "admin");
+    await postJson(
+      t.app,
+      "/v1/credits/consume",
+      { user_id: user.id, amount: 1000, reason: "render", idempotency_key: "big" },
+      { Authorization: `Bearer ${admin.accessToken}` },
+    );
+    await settleAll(t);
+    const [waiting] = await t.deps.db
+      .select()
+      .from(autoTopUpAttempts)
+      .where(eq(autoTopUpAttempts.orgId, user.id));
+    expect(waiting).toMatchObject({ status: "authentication_required" });
+    t.clock.advance(AUTHENTICATION_WINDOW_MS + 60_000);
+    const engine = createAutoTopUp({
+      db: t.deps.db,
+      clock: t.clock,
+      logger: t.deps.logger,
+      catalogue: t.catalogue,
+      provider: t.local.provider,
+      seller: t.deps.config.seller,
+      portalUrl: t.deps.config.portalUrl,
+      background: t.tasks,
+      mails: createBillingMailSender({ ...t.deps, tasks: t.tasks }),
+    });
+    expect(await engine.runDue()).toBeGreaterThan(0);
+    await settleAll(t);
+    const [cancelled] = await t.deps.db
+      .select()
+      .from(autoTopUpAttempts)
+      .where(and(eq(autoTopUpAttempts.orgId, user.id), eq(autoTopUpAttempts.status, "cancelled")));
+    expect(cancelled?.detail).toBe(EXPIRED_AUTHENTICATION_DETAIL);
+    expect(await settingsOf(t, user.id)).toMatchObject({ status: "paused", reason: "declined" });
+    const page = await t.local.provider.findInvoicePage(waiting?.providerInvoiceId ?? "");
+    expect(JSON.stringify(page)).toContain("void");
+  });
+});
