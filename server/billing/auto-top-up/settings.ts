@@ -23,11 +23,13 @@ import type { Db, Tx } from "../../db/types.ts";
 import {
   type AutoTopUpChoice,
   type AutoTopUpPack,
+  type AutoTopUpSettingsInput,
   CONSENT_TEXT_VERSION,
   consentNeeded,
   type Money,
   raisesLimit,
   settingsProblems,
+  type VatToday,
 } from "../../domain/auto-top-up.ts";
 import { topUpAllowed } from "../../domain/subscription.ts";
 import type { Actor } from "../../operations/actor.ts";
@@ -150,11 +152,7 @@ function actionOf(previous: AutoTopUpSettingsRow | undefined, next: AutoTopUpCho
 }
 
 /** The refusals of values out of range, as the project's 422 (each field named). */
-function refuseOutOfRange(
-  input: Parameters<typeof settingsProblems>[0],
-  packs: AutoTopUpPack[],
-  vat: Parameters<typeof settingsProblems>[1]["vat"],
-) {
+function refuseOutOfRange(input: AutoTopUpSettingsInput, packs: AutoTopUpPack[], vat: VatToday) {
   const problems = settingsProblems(input, { packs, vat });
   if (problems.length > 0)
     throw AutoTopUpRefusal.invalid(problems.map((p) => field(p.field.split("."), p.message)));
