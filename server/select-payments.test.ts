@@ -33,7 +33,7 @@ describe("the local checkout on a public HOST", () => {
     );
   });
 
-  it("refuses new checkouts and card changes with a 503 and a sentence, and keeps the rest", async () => {
+  it("refuses new checkouts, card changes and card saving with a 503 and a sentence, and keeps the rest", async () => {
     const cancelNow = async () => undefined;
     const provider = withoutLocalCheckout({ kind: "local", cancelNow } as unknown as PaymentProvider);
     expect(provider.kind).toBe("local");
@@ -41,6 +41,7 @@ describe("the local checkout on a public HOST", () => {
     for (const call of [
       () => provider.createCheckoutSession({} as never, {} as never),
       () => provider.createPortalSession({} as never, {} as never),
+      () => provider.createCardSetupSession({} as never, {} as never),
     ]) {
       const refusal = await call().catch((e: unknown) => e);
       expect(refusal).toBeInstanceOf(ApiError);

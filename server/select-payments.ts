@@ -100,14 +100,20 @@ export async function selectPayments(
 }
 
 /**
- * The local provider with its hosted pages off: starting a checkout or a card change answers 503
- * with a sentence, rather than sending the customer to a /_checkout page that answers 404.
+ * The local provider with its hosted pages off: starting a checkout, a card change or saving a card
+ * for auto top-up answers 503 with a sentence, rather than sending the customer to a /_checkout
+ * page that answers 404.
  */
 export function withoutLocalCheckout(provider: PaymentProvider): PaymentProvider {
   const unavailable = async (): Promise<never> => {
     throw new ApiError(503, DETAIL.checkoutUnavailable);
   };
-  return { ...provider, createCheckoutSession: unavailable, createPortalSession: unavailable };
+  return {
+    ...provider,
+    createCheckoutSession: unavailable,
+    createPortalSession: unavailable,
+    createCardSetupSession: unavailable,
+  };
 }
 
 /**

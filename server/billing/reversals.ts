@@ -175,7 +175,7 @@ export async function reversePayment(
   event: Extract<BillingEvent, { kind: "charge_refunded" | "dispute" }>,
   now: Date,
   deps: { provider: Pick<PaymentProvider, "invoiceOfPayment">; logger: Logger },
-): Promise<void> {
+): Promise<InvoiceRow | null> {
   const { provider, logger } = deps;
   const invoiceId = event.kind === "charge_refunded" ? event.invoiceId : null;
   let ids = { paymentIntentId: event.paymentIntentId, invoiceId };
@@ -191,7 +191,7 @@ export async function reversePayment(
       { eventId: event.eventId, chargeId: event.chargeId, customerId: event.customerId },
       "Refund of a payment for a deleted organisation: nothing to take back",
     );
-    return;
+    return null;
   }
   if (!found || !(await lockUser(tx, found.userId))) {
     logger.error(
@@ -204,7 +204,7 @@ export async function reversePayment(
   if (event.kind === "charge_refunded") {
     const applied = await applyRefund(tx, row, event, now);
     logger.info({ userId: row.userId, invoiceId: row.id, applied }, "Refund");
-    return;
+    return row;
   }
   const applied = await applyDispute(
     tx,
@@ -216,4 +216,5 @@ export async function reversePayment(
     { userId: row.userId, invoiceId: row.id, phase: event.phase, status: event.status, applied },
     "Dispute",
   );
+  return row;
 }

@@ -43,7 +43,7 @@ export interface WebhookDeps {
   queueSubscriptionMails: ReturnType<typeof subscriptionMails>;
   mails: BillingMailSender;
   /** Saved cards and auto top-up invoices (billing/auto-top-up/). */
-  autoTopUp: Pick<AutoTopUpEngine, "handleEvent">;
+  autoTopUp: Pick<AutoTopUpEngine, "handleEvent" | "turnOff">;
 }
 
 /** Our record of a Stripe checkout session becomes complete when its payment arrives (local ones already are). */
@@ -256,7 +256,15 @@ export function webhookHandler(deps: WebhookDeps) {
         } else if (isAutoTopUpEvent(event)) {
           await deps.autoTopUp.handleEvent(tx, event, now);
         } else if (event.kind === "charge_refunded" || event.kind === "dispute") {
-          await reversePayment(tx, event, now, { provider, logger });
+          const purchase = await reversePayment(tx, event, now, { provider, logger });
+          // A dispute of an automatic payment: the card is not charged again without a person.
+          if (
+            event.kind === "dispute" &&
+            event.phase === "created" &&
+            purchase?.fulfilmentKey.startsWith("auto_top_up:")
+          ) {
+            await deps.autoTopUp.turnOff(tx, purchase.userId, "dispute_hold", null, now);
+          }
         } else {
           await fulfilForUser(tx, event, now);
         }
