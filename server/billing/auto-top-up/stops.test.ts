@@ -5,11 +5,13 @@
 import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
-import { auditLog, autoTopUpAttempts, savedCards } from "../../db/schema/index.ts";
+import { auditLog, autoTopUpAttempts, invoices, savedCards } from "../../db/schema/index.ts";
+import { disputeEvent } from "../../payments/local/event-builders.ts";
+import { newStripeId } from "../../payments/stripe/format.ts";
 import { adminCall, staffMember } from "../../testing/admin.ts";
 import { postJson, verifiedUser } from "../../testing/api-client.ts";
 import { AUTO_TOP_UP_CARDS, saveCard, settingsOf, settleAll, turnOn } from "../../testing/auto-top-up.ts";
-import { subscribe } from "../../testing/billing.ts";
+import { sendWebhook, subscribe } from "../../testing/billing.ts";
 import { call, createTeam, member } from "../../testing/org-calls.ts";
 import { useTestApp } from "../../testing/suite.ts";
 import { NO_LIMITS, type TestApp } from "../../testing/test-app.ts";
@@ -67,6 +69,39 @@ describe.each(TEST_DATABASES)("what stops auto top-up (%s)", (kind) => {
     expect(res.status).toBe(200);
     await settleAll(t);
     expect(await settingsOf(t, user.id)).toMatchObject({ status: "off", reason: "plan_ended" });
+  });
+
+  it("a dispute opened on an automatic payment turns it off", async () => {
+    const t = ctx.t;
+    const { user } = await subscriberWithAutoTopUp(t);
+    const admin = await staffMember(t, "boss", "admin");
+    await postJson(
+      t.app,
+      "/v1/credits/consume",
+      { user_id: user.id, amount: 1000, reason: "render", idempotency_key: "big" },
+      { Authorization: `Bearer ${admin.accessToken}` },
+    );
+    await settleAll(t);
+    const [attemptInvoice] = await t.deps.db
+      .select()
+      .from(invoices)
+      .where(and(eq(invoices.userId, user.id), eq(invoices.description, "Auto top-up: 500 credit pack")));
+    expect(attemptInvoice?.paymentReference).toMatch(/^pi_/);
+    const created = Math.floor(t.clock.now().getTime() / 1000);
+    const res = await sendWebhook(
+      t,
+      disputeEvent({ eventId: newStripeId("evt"), created }, "created", {
+        id: "dp_auto",
+        chargeId: "ch_auto",
+        paymentIntentId: attemptInvoice?.paymentReference as string,
+        amount: attemptInvoice?.total as number,
+        currency: "eur",
+        status: "needs_response",
+        created,
+      }),
+    );
+    expect(res.status).toBe(200);
+    expect(await settingsOf(t, user.id)).toMatchObject({ status: "off", reason: "dispute_hold" });
   });
 
   it("the card detached at the provider turns it off and forgets the card", async () => {
