@@ -9,12 +9,19 @@ import { AUTO_TOP_UP_PAGE_TEXT } from "../../src/lib/auto-top-up-text.ts";
 import { createVerifiedUser, openSignedIn, tokenViaApi } from "../fixtures/account.ts";
 import { axeViolations } from "../fixtures/axe.ts";
 import { buyTierAViaForms } from "../fixtures/checkout.ts";
-import { expect, test } from "../fixtures/test.ts";
+import { expect as baseExpect, test } from "../fixtures/test.ts";
 import { staffViaCli } from "../fixtures/two-factor.ts";
 
 test.describe.configure({ timeout: 120_000 });
 
 const T = AUTO_TOP_UP_PAGE_TEXT;
+/**
+ * The section is a chunk of its own that loads after the details answer: on a busy machine (two
+ * journeys in parallel on two cores) the first look at it after a page load takes longer than 5 s.
+ */
+const LOADED = { timeout: 30_000 };
+/** Each answer (a PUT under the organisation's lock, the card's event) gets more than 5 s there too. */
+const expect = baseExpect.configure({ timeout: 15_000 });
 const F = T.form;
 
 const VIEWS = [
@@ -35,8 +42,8 @@ for (const view of VIEWS) {
 
     await openSignedIn(page, token, "/profile/billing");
     const section = page.locator("[data-auto-top-up]");
-    await expect(section.getByRole("heading", { name: T.title, exact: true })).toBeVisible();
-    await expect(section.locator("[data-auto-top-up-status]")).toContainText(T.statusLabels.off);
+    await expect(section.getByRole("heading", { name: T.title, exact: true })).toBeVisible(LOADED);
+    await expect(section.locator("[data-auto-top-up-status]")).toContainText(T.statusLabels.off, LOADED);
     await expect(section).toContainText(T.card.none);
     // A threshold the pack cannot lift the balance above is refused beside its field, before sending.
     const threshold = section.getByLabel(F.threshold);
@@ -58,7 +65,7 @@ for (const view of VIEWS) {
     await page.getByRole("button", { name: "Save" }).click();
     await expect(page).toHaveURL(/\/profile\/billing/);
     const back = page.locator("[data-auto-top-up] [data-card-return]");
-    await expect(back).toBeVisible();
+    await expect(back).toBeVisible(LOADED);
     await expect(section.locator('[data-saved-card="4242"]')).toBeVisible({ timeout: 20_000 });
     await expect(back).toHaveText(T.card.arrived);
     expect(new URL(page.url()).searchParams.get("card")).toBeNull();
@@ -90,7 +97,7 @@ for (const view of VIEWS) {
     await expect(section.locator("[data-auto-top-up-charges]")).toContainText("€0.00 of €200.00 this month");
     // What was saved is what the API has after a reload.
     await page.reload();
-    await expect(section.locator('[data-auto-top-up-status="active"]')).toBeVisible();
+    await expect(section.locator('[data-auto-top-up-status="active"]')).toBeVisible(LOADED);
     await expect(section.getByRole("switch", { name: F.enabled })).toBeChecked();
     await expect(section.locator('[data-saved-card="4242"]')).toBeVisible();
     expect(await axeViolations(page)).toEqual([]);
@@ -104,7 +111,10 @@ for (const view of VIEWS) {
 test("coming back without a card says no card was saved", async ({ page, request }) => {
   const user = await createVerifiedUser(request, "atuc");
   await openSignedIn(page, await tokenViaApi(request, user), "/profile/billing?card=cancelled");
-  await expect(page.locator("[data-auto-top-up] [data-card-return]")).toHaveText(CARD_RETURN_TEXT.cancelled);
+  await expect(page.locator("[data-auto-top-up] [data-card-return]")).toHaveText(
+    CARD_RETURN_TEXT.cancelled,
+    LOADED,
+  );
   expect(new URL(page.url()).searchParams.get("card")).toBeNull();
 });
 
@@ -158,7 +168,10 @@ for (const view of VIEWS) {
     await openSignedIn(page, await staffViaCli(request, admin, "admin"), `/admin/orgs/${me.id}`);
 
     const panel = page.locator('[data-section="org-auto-top-up"]');
-    await expect(panel.locator('[data-auto-top-up-badge="active"]')).toHaveText(T.statusLabels.active);
+    await expect(panel.locator('[data-auto-top-up-badge="active"]')).toHaveText(
+      T.statusLabels.active,
+      LOADED,
+    );
     await expect(panel.locator('[data-saved-card="4242"]')).toBeVisible();
     await expect(panel.locator("[data-auto-top-up-charges]")).toContainText("€0.00 of €200.00 this month");
     expect(await axeViolations(page)).toEqual([]);

@@ -94,7 +94,7 @@ export default function OrgAutoTopUp({
             </div>
             {pending?.pay_url && (
               <p className="text-sm">
-                {T.completePaymentNote}{" "}
+                {!data.reason_text && `${T.completePaymentNote} `}
                 <a className="link" href={pending.pay_url} target="_blank" rel="noopener noreferrer">
                   {T.completePayment}
                 </a>

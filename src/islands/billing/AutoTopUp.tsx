@@ -28,7 +28,9 @@ import {
   Attempts,
   CardSummary,
   ChargesMeter,
+  focusStatus,
   pendingPayment,
+  STATUS_ID,
   StatusBadge,
   statusSentence,
 } from "./AutoTopUpParts.tsx";
@@ -85,6 +87,7 @@ function StatusPanel({ data }: { data: AutoTopUpData }) {
         monthly_limit: data.monthly_limit,
       });
       notify("success", T.resumed);
+      focusStatus();
     } catch (error) {
       if (!(error instanceof ReauthCancelled))
         notify("error", detailText(asApiError(error).detail) || T.form.saveFailed);
@@ -97,6 +100,8 @@ function StatusPanel({ data }: { data: AutoTopUpData }) {
     <div className="flex flex-col gap-2">
       {/* Announced when it changes (a save, a resume, a removed card). */}
       <div
+        id={STATUS_ID}
+        tabIndex={-1}
         role="status"
         className="flex flex-wrap items-center gap-x-3 gap-y-1"
         data-auto-top-up-status={data.status}
@@ -112,7 +117,8 @@ function StatusPanel({ data }: { data: AutoTopUpData }) {
         <div className="flex flex-wrap items-center gap-3">
           {pending?.pay_url && (
             <>
-              <span className="text-sm">{T.completePaymentNote}</span>
+              {/* The reason already says it when the API gives one. */}
+              {!data.reason_text && <span className="text-sm">{T.completePaymentNote}</span>}
               <a href={pending.pay_url} className="btn btn-warning btn-sm" data-complete-payment>
                 {T.completePayment}
               </a>
@@ -184,6 +190,7 @@ function CardPanel({ data }: { data: AutoTopUpData }) {
         onConfirm={async () => {
           await removeCard();
           notify("success", T.card.removed);
+          focusStatus();
         }}
       >
         <p className="text-sm">{T.card.removeBody}</p>

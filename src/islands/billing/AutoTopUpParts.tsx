@@ -23,6 +23,14 @@ export function StatusBadge({ status }: { status: AutoTopUp["status"] }) {
   );
 }
 
+/** Billing's status line: where the focus goes once a save or a removal took away what had it. */
+export const STATUS_ID = "auto-top-up-status";
+
+/** Moves the focus to the status line after the next paint (the control that had it is gone). */
+export function focusStatus(): void {
+  requestAnimationFrame(() => document.getElementById(STATUS_ID)?.focus());
+}
+
 /** The status's sentence: the API's reason, or what the state means. */
 export function statusSentence(data: Pick<AutoTopUp, "status" | "reason_text">): string {
   return data.reason_text ?? T.statusText[data.status];

@@ -23,6 +23,7 @@ import { loadConsentText, saveAutoTopUp } from "../../stores/auto-top-up.ts";
 import { ReauthCancelled } from "../../stores/reauth.ts";
 import { notify } from "../../stores/toast.ts";
 import { FieldError } from "../forms/Field.tsx";
+import { focusStatus } from "./AutoTopUpParts.tsx";
 
 const T = AUTO_TOP_UP_PAGE_TEXT;
 const F = T.form;
@@ -90,6 +91,8 @@ export function AutoTopUpSettings({ data, packs }: { data: AutoTopUp; packs: rea
       setConsent(null);
       setErrors({});
       setForm(formFrom(saved, packs));
+      // The consent panel (or the form, started again from the answer) had the focus.
+      focusStatus();
     } catch (error) {
       refused(error, request.consent !== undefined, request);
     } finally {
