@@ -152,7 +152,7 @@ async function saveCard(
     last4: card.last4,
     expMonth: card.expMonth,
     expYear: card.expYear,
-    savedBy: session?.openedBy ?? null,
+    savedBy: event.openedBy ?? session?.openedBy ?? null,
     savedAt: now,
     updatedAt: now,
   };
@@ -167,8 +167,8 @@ async function saveCard(
   await appendAudit(
     tx,
     {
-      actorId: session?.openedBy ?? null,
-      actorLabel: session?.openedBy ? "member" : "system",
+      actorId: event.openedBy ?? session?.openedBy ?? null,
+      actorLabel: (event.openedBy ?? session?.openedBy) ? "member" : "system",
       action: "auto_top_up.card_saved",
       subjectUserId: null,
       subjectOrgId: event.orgId,

@@ -183,6 +183,8 @@ export type BillingEvent = EventRef &
          * (PaymentProvider.retrieveCard).
          */
         paymentMethodId: string;
+        /** The member who opened the setup page (the SetupIntent's metadata.opened_by), if known. */
+        openedBy: string | null;
       }
     | {
         /** payment_method.updated / .automatically_updated: the card's new details. */

@@ -180,6 +180,8 @@ describe.each(TEST_DATABASES)("local card setup (%s)", (kind) => {
       setupAt: new Date(created * 1000),
       checkoutSessionId: null,
       paymentMethodId: pm.id,
+      // Who opened the page (the card's saver), as the SetupIntent's metadata carries it.
+      openedBy: ann.id,
     });
   });
 

@@ -135,6 +135,7 @@ export function cardSetups(deps: {
       setupIntentSucceededEvent(meta(now), {
         id: setupIntentId,
         orgId: session.orgId,
+        openedBy: session.openedBy,
         customerId: session.customerId,
         paymentMethodId: pm.id,
         created: seconds(now),

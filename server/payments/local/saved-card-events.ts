@@ -96,6 +96,8 @@ export interface SetupIntentInput {
   /** seti_… */
   id: string;
   orgId: string;
+  /** The member who opened the setup page (metadata.opened_by, as Stripe's carries it). */
+  openedBy: string | null;
   customerId: string;
   /** pm_… */
   paymentMethodId: string;
@@ -116,7 +118,7 @@ export function setupIntentSucceededEvent(meta: EventMeta, intent: SetupIntentIn
     latest_attempt: `setatt_${intent.id.replace(/^seti_/, "")}`,
     livemode: false,
     mandate: null,
-    metadata: { [ORG_ID]: intent.orgId },
+    metadata: { [ORG_ID]: intent.orgId, ...(intent.openedBy ? { opened_by: intent.openedBy } : {}) },
     next_action: null,
     on_behalf_of: null,
     payment_method: intent.paymentMethodId,

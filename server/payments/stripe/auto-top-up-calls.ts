@@ -90,7 +90,7 @@ export function createAutoTopUpCalls(deps: {
   const calls: AutoTopUpCalls["calls"] = {
     async createCardSetupSession(db, setup: NewCardSetup): Promise<CreatedCheckout> {
       const customer = await deps.customerFor(db, setup.orgId, setup.email);
-      const metadata = { [METADATA.orgId]: setup.orgId };
+      const metadata = { [METADATA.orgId]: setup.orgId, [METADATA.openedBy]: setup.openedBy };
       // Like createCheckoutSession, no idempotency key: each click opens its own page.
       const session = await stripe.checkout.sessions.create({
         mode: "setup",

@@ -751,7 +751,20 @@ describe("auto top-up: a card saved", () => {
       setupAt: at(1_234_567_890),
       checkoutSessionId: null,
       paymentMethodId: "pm_1",
+      openedBy: null,
     });
+  });
+
+  it("names who opened the page from metadata.opened_by, and nobody for a value that is no user id", () => {
+    const withOpener = (openedBy: string) =>
+      parsed(
+        event("setup_intent.succeeded", setupIntent({ metadata: { org_id: ORG, opened_by: openedBy } })),
+      );
+    expect(withOpener("9b2f0a52-5d2e-4c61-9a43-8f0c2d9e1a22")).toMatchObject({
+      kind: "card_saved",
+      openedBy: "9b2f0a52-5d2e-4c61-9a43-8f0c2d9e1a22",
+    });
+    expect(withOpener("not-a-user")).toMatchObject({ kind: "card_saved", openedBy: null });
   });
 
   it("reads expanded objects by their ids, and an intent of no customer", () => {
@@ -822,6 +835,7 @@ describe("auto top-up: a card saved", () => {
       setupAt: at(1_234_567_890),
       checkoutSessionId: "cs_test_a1YS1URlnyQCN5fUUduORoQ7Pw41PJqDWkIVQCpJPqkfIhd6tVY8XB1OLY",
       paymentMethodId: "pm_1",
+      openedBy: null,
     });
   });
 

@@ -454,6 +454,8 @@ function cardSaved(
   if (!uuidSchema.safeParse(orgId).success)
     return fail(`metadata.org_id is not an organisation id: ${JSON.stringify(orgId)}`);
   if (!intent.payment_method) return fail(`setup intent ${intent.id} without a payment_method`);
+  // Who opened the page: a value that is no user id (not ours) names nobody, rather than failing.
+  const openedBy = intent.metadata?.[METADATA.openedBy];
   return {
     ok: true,
     event: {
@@ -465,6 +467,7 @@ function cardSaved(
       setupAt: fromSeconds(intent.created),
       checkoutSessionId,
       paymentMethodId: intent.payment_method,
+      openedBy: openedBy !== undefined && uuidSchema.safeParse(openedBy).success ? openedBy : null,
     },
   };
 }

@@ -17,6 +17,11 @@ export const METADATA = {
   productId: "product_id",
   priceId: "price_id",
   kind: "kind",
+  /**
+   * On a card-setup page's SetupIntent: the member who opened it, the card's saver (their leaving
+   * pauses auto top-up). Stripe's setup_intent.succeeded names no Checkout Session to look them up by.
+   */
+  openedBy: "opened_by",
   /** On an auto top-up's invoice: the attempt it charges (AUTO-TOP-UP.md). */
   autoTopUpAttemptId: "auto_top_up_attempt_id",
 } as const;
