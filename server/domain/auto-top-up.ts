@@ -527,7 +527,8 @@ export const OFF_REASONS = {
   /** Our staff turned it off from the console (their reason is in the activity log). */
   staff: {
     status: "off",
-    sentence: "Auto top-up was turned off by our support team. Contact support, or turn it on again under Billing.",
+    sentence:
+      "Auto top-up was turned off by our support team. Contact support, or turn it on again under Billing.",
   },
 } as const satisfies Record<string, ReasonInfo>;
 export type OffReason = keyof typeof OFF_REASONS;

@@ -6,9 +6,9 @@
 import type { BackgroundTasks } from "../../background.ts";
 import type { Tx } from "../../db/types.ts";
 import type { BalanceCause, OffReason } from "../../domain/auto-top-up.ts";
-import { limitBelowPack, packGross } from "../../domain/auto-top-up.ts";
+import { limitBelowPack } from "../../domain/auto-top-up.ts";
 import type { BillingMailSender } from "../billing-mails.ts";
-import { type ChargeDeps, packOf, queueIfDue, vatToday } from "./charges.ts";
+import { type ChargeDeps, grossToday, packOf, queueIfDue } from "./charges.ts";
 import type { AutoTopUpActor, AutoTopUpEngine } from "./engine.ts";
 import { handleAutoTopUpEvent } from "./events.ts";
 import { cancelOpenAttemptInTx, chargeAttempt, sweep, voidQuietly } from "./runner.ts";
@@ -94,7 +94,7 @@ export function createAutoTopUp(deps: AutoTopUpDeps): AutoTopUpEngine {
       const settings = await findSettings(tx, orgId);
       const offer = settings && deps.catalogue.findTopUp(settings.productId);
       if (!settings || !offer || settings.status === "off") return;
-      const gross = packGross(packOf(offer), await vatToday(tx, orgId, deps.seller, now));
+      const gross = await grossToday(tx, packOf(offer), orgId, deps.seller, now);
       const below = limitBelowPack(gross, settings.monthlyLimit);
       if (below && settings.status === "active") {
         await changeStatus(

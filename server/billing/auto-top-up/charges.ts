@@ -7,7 +7,6 @@
 import { eq } from "drizzle-orm";
 import type { Logger } from "pino";
 import { formatMoney } from "../../../contract/invoice-document.ts";
-import { givesReverseCharge } from "../../../contract/vat-id-verification.ts";
 import { appendAudit } from "../../audit/audit-log.ts";
 import type { Clock } from "../../clock.ts";
 import type { AutoTopUpAttemptRow } from "../../db/schema/index.ts";
@@ -21,12 +20,11 @@ import {
   monthlyLimitCheck,
   packGross,
   shouldQueue,
-  type VatToday,
 } from "../../domain/auto-top-up.ts";
 import { berlinDateOf, berlinMidnightDaysAgo, startOfBerlinMonth } from "../../domain/berlin-time.ts";
 import { addressLines } from "../../domain/billing-details.ts";
 import { balance, newGrant, toMillicredits } from "../../domain/ledger.ts";
-import { decideVat, type Seller } from "../../domain/vat.ts";
+import type { Seller } from "../../domain/vat.ts";
 import { autoTopUpActionMail } from "../../mail/auto-top-up-templates.ts";
 import { queueBillingMail } from "../billing-mails.ts";
 import type { Catalogue, TopUpOffer } from "../catalogue.ts";
@@ -37,6 +35,7 @@ import { autoTopUpKey } from "../ports/fulfilment-keys.ts";
 import type { AutoTopUpCharge, AutoTopUpChargeAnswer, PaymentProvider } from "../ports/payment-provider.ts";
 import { currentState } from "../subscription-changes.ts";
 import { findBillingDetails, findCustomerId } from "../subscription-store.ts";
+import { vatOnFile } from "./consents.ts";
 import { changeStatus, SYSTEM_ACTOR } from "./status.ts";
 import {
   attemptsSince,
@@ -68,20 +67,9 @@ export const packOf = (offer: TopUpOffer): AutoTopUpPack => ({
   currency: offer.topUp.currency,
 });
 
-/**
- * The organisation's VAT today, from its billing details on file: only a confirmed VAT ID gives
- * reverse charge (decision 031). Without details on file, the seller's own country's VAT: a
- * consent or a limit is never worded below what may be charged.
- */
-export async function vatToday(tx: Tx | Db, orgId: string, seller: Seller, now: Date): Promise<VatToday> {
-  const details = await findBillingDetails(tx, orgId);
-  const vatId = details?.vatId && givesReverseCharge(details.vatIdStatus) ? details.vatId : null;
-  return decideVat({
-    sellerCountry: seller.country,
-    buyerCountry: details?.country ?? seller.country,
-    vatId,
-    at: now,
-  });
+/** One pack's gross at the organisation's VAT today (consents.ts vatOnFile, as its consent words it). */
+export async function grossToday(tx: Tx | Db, pack: AutoTopUpPack, orgId: string, seller: Seller, now: Date) {
+  return packGross(pack, (await vatOnFile(tx, orgId, seller.country, now)).vat);
 }
 
 /**
@@ -144,7 +132,7 @@ export async function queueIfDue(
       return null;
     }
     const pack = packOf(offer);
-    const gross = packGross(pack, await vatToday(tx, orgId, deps.seller, now));
+    const gross = await grossToday(tx, pack, orgId, deps.seller, now);
     const limit = monthlyLimitCheck({
       limit: settings.monthlyLimit,
       packGross: gross,
