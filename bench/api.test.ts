@@ -166,6 +166,30 @@ describe("apiRoutes with organisations (issue 33)", () => {
     expect(new Set(keys).size).toBe(keys.length);
   });
 
+  it("runs consume with auto top-up on in consume's group, each pair's order flipped in even rounds", () => {
+    const autoTopUp = [{ key: "gpk_t", id: "atu-key" }];
+    const routes = apiRoutes(user, access, undefined, orgs, autoTopUp);
+    const ids = (round: number) => roundOrder(routes, round).map((r) => r.id);
+    expect(ids(1).slice(-3)).toEqual(["consume", "consume-org", "consume-auto-top-up"]);
+    expect(ids(2).slice(-3)).toEqual(["consume-auto-top-up", "consume-org", "consume"]);
+    expect(ids(2).slice(0, 5)).toEqual(["baseline", "products", "me-org", "me", "token"]);
+    const on = routes.find((r) => r.id === "consume-auto-top-up");
+    expect(on).toMatchObject({ method: "POST", path: "/v1/credits/consume", connections: 20 });
+    expect(body(on)).toMatchObject({ api_key_id: "atu-key", feature: "background-remover" });
+    // Without organisations (PGlite) the pair is consume and consume with auto top-up on.
+    const pglite = apiRoutes(user, access, undefined, undefined, autoTopUp);
+    expect(
+      roundOrder(pglite, 2)
+        .map((r) => r.id)
+        .slice(-2),
+    ).toEqual(["consume-auto-top-up", "consume"]);
+    expect(
+      roundOrder(pglite, 3)
+        .map((r) => r.id)
+        .slice(-2),
+    ).toEqual(["consume", "consume-auto-top-up"]);
+  });
+
   it("leaves the organisations' routes out without them (PGlite)", () => {
     const ids = apiRoutes(user, access).map((r) => r.id);
     expect(ids).not.toContain("me-org");

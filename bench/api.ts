@@ -2,6 +2,7 @@
 // responsiveness (GET /v1/users/me) while logins hash passwords.
 import autocannon, { type Result } from "autocannon";
 import { ORG_HEADER } from "../server/orgs/membership.ts";
+import type { TopUpLatencyFigures } from "./auto-top-up.ts";
 import type { SeededApiAccess, SeededOrgs, SeededUsage, SeededUser } from "./server.ts";
 import { max, median } from "./stats.ts";
 
@@ -89,6 +90,7 @@ export interface RouteSpec {
     | "introspect"
     | "consume"
     | "consume-org"
+    | "consume-auto-top-up"
     | "usage";
   label: string;
   method: "GET" | "POST";
@@ -124,13 +126,15 @@ function chargeBody(keys: SeededApiAccess["keys"]): string {
 /**
  * The routes measured, the trivial JSON route first: the others are reported as a ratio of it. With
  * `orgs` (PostgreSQL only: their credits are written into its database), users/me with
- * X-Organization follows users/me, and consume through organisation keys follows consume.
+ * X-Organization follows users/me, and consume through organisation keys follows consume. With
+ * `autoTopUp` (the keys of customers whose auto top-up is on), consume through those comes next.
  */
 export function apiRoutes(
   user: SeededUser,
   access?: SeededApiAccess,
   usage?: SeededUsage,
   orgs?: SeededOrgs,
+  autoTopUp?: SeededApiAccess["keys"],
 ): RouteSpec[] {
   const history = usage
     ? ([
@@ -177,6 +181,20 @@ export function apiRoutes(
                 connections: SERVICE_CONNECTIONS,
                 headers: { "Content-Type": "application/json", Authorization: `Bearer ${access.serviceKey}` },
                 nextBody: () => chargeBody(orgs.keys),
+              },
+            ] satisfies RouteSpec[])
+          : []),
+        // Compared with consume in the same run (AUTO-TOP-UP.md "Budgets": unchanged, ±10 %).
+        ...(autoTopUp
+          ? ([
+              {
+                id: "consume-auto-top-up",
+                label: `POST /v1/credits/consume with auto top-up on (threshold far below the balance: never charged; ${autoTopUp.length} customers' keys in turn)`,
+                method: "POST",
+                path: "/v1/credits/consume",
+                connections: SERVICE_CONNECTIONS,
+                headers: { "Content-Type": "application/json", Authorization: `Bearer ${access.serviceKey}` },
+                nextBody: () => chargeBody(autoTopUp),
               },
             ] satisfies RouteSpec[])
           : []),
@@ -262,6 +280,8 @@ export interface ApiSettings {
   usageCharges: number;
   /** Pairs of GET /v1/users/me, with and without X-Organization, timed one at a time (issue 33). */
   membershipPairs: number;
+  /** Spends that cross an auto top-up threshold, each timed to the pack's credits (AUTO-TOP-UP.md: ≥ 20). */
+  autoTopUpCrossings: number;
 }
 
 export const DEFAULT_API_SETTINGS: ApiSettings = {
@@ -274,6 +294,7 @@ export const DEFAULT_API_SETTINGS: ApiSettings = {
   probeRate: 50,
   usageCharges: 100_000,
   membershipPairs: 2_000,
+  autoTopUpCrossings: 24,
 };
 
 const request = (origin: string, route: RouteSpec) => ({
@@ -284,26 +305,32 @@ const request = (origin: string, route: RouteSpec) => ({
   ...(route.nextBody ? { nextBody: route.nextBody } : {}),
 });
 
-/** The routes compared with the one before them, round by round (their budgets are shares of it). */
+/** The routes compared with another, round by round (their budgets are shares of it). */
 const COMPARED_WITH: Partial<Record<RouteSpec["id"], RouteSpec["id"]>> = {
   "me-org": "me",
   "consume-org": "consume",
+  "consume-auto-top-up": "consume",
 };
 
 /**
- * The routes in the order round `round` (from 1) runs them: each compared pair side by side, the
- * pair's order reversed in every even round. Whichever goes second inherits what the first left in
- * the database (dead rows, a vacuum under way): always the same one second made the organisation
- * keys' consume look 10 to 16 % slower in some runs and 3 % faster in others.
+ * The routes in the order round `round` (from 1) runs them: each compared group (a route and those
+ * compared with it, which follow it) side by side, the group's order reversed in every even round.
+ * Whichever goes second inherits what the first left in the database (dead rows, a vacuum under
+ * way): always the same one second made the organisation keys' consume look 10 to 16 % slower in
+ * some runs and 3 % faster in others. In a group of three, each pair's order still flips.
  */
 export function roundOrder(routes: readonly RouteSpec[], round: number): RouteSpec[] {
   const ordered = [...routes];
   if (round % 2 === 1) return ordered;
-  for (const [second, first] of Object.entries(COMPARED_WITH)) {
-    const i = ordered.findIndex((r) => r.id === first);
-    const j = ordered.findIndex((r) => r.id === second);
-    if (i < 0 || j < 0) continue;
-    [ordered[i], ordered[j]] = [ordered[j] as RouteSpec, ordered[i] as RouteSpec];
+  for (const first of new Set(Object.values(COMPARED_WITH))) {
+    const positions = ordered
+      .map((r, i) => (r.id === first || COMPARED_WITH[r.id] === first ? i : -1))
+      .filter((i) => i >= 0);
+    if (positions.length < 2) continue;
+    const group = positions.map((i) => ordered[i] as RouteSpec).reverse();
+    positions.forEach((at, k) => {
+      ordered[at] = group[k] as RouteSpec;
+    });
   }
   return ordered;
 }
@@ -338,8 +365,9 @@ export async function measureRoutes(
   access?: SeededApiAccess,
   usage?: SeededUsage,
   orgs?: SeededOrgs,
+  autoTopUp?: SeededApiAccess["keys"],
 ): Promise<RouteFigures[]> {
-  const routes = apiRoutes(user, access, usage, orgs);
+  const routes = apiRoutes(user, access, usage, orgs, autoTopUp);
   const options = (route: RouteSpec, durationSeconds: number) => ({
     ...request(origin, route),
     connections: route.connections ?? settings.connections,
@@ -482,5 +510,7 @@ export type DatabaseApi =
       loginLoad: LoginLoadFigures;
       /** PostgreSQL only, like the organisations' routes. */
       membership?: MembershipCheckFigures;
+      /** From a spend that crosses the auto top-up threshold to the pack's credits. */
+      autoTopUp?: TopUpLatencyFigures;
     }
   | { database: DatabaseKind; skipped: string };

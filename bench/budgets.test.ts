@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   apiChecks,
+  autoTopUpConsumeShares,
   consoleChecks,
   LIMITS,
   lighthouseChecks,
@@ -8,7 +9,7 @@ import {
   pageWeightChecks,
   summariseBudgets,
 } from "./budgets.ts";
-import { database, type OrgFigures, page, run, weight } from "./test-fixtures.ts";
+import { type AutoTopUpFigures, database, type OrgFigures, page, run, weight } from "./test-fixtures.ts";
 
 const verdicts = (checks: { id: string; subject: string; verdict: string }[]) =>
   Object.fromEntries(checks.map((c) => [`${c.id} ${c.subject}`, c.verdict]));
@@ -155,6 +156,9 @@ describe("apiChecks", () => {
     ]);
     expect(verdicts(checks)).toEqual({
       "api-products PGlite": "pass",
+      "api-auto-top-up-consume-rate PGlite": "not measured",
+      "api-auto-top-up-consume-p99 PGlite": "not measured",
+      "api-auto-top-up-latency PGlite": "not measured",
       "api-me-under-logins PGlite": "pass",
       "api-products PostgreSQL": "fail",
       "api-introspect PostgreSQL": "pass",
@@ -167,6 +171,9 @@ describe("apiChecks", () => {
       "api-membership-check PostgreSQL": "not measured",
       "api-usage-p99 PostgreSQL": "fail",
       "api-me PostgreSQL": "pass",
+      "api-auto-top-up-consume-rate PostgreSQL": "not measured",
+      "api-auto-top-up-consume-p99 PostgreSQL": "not measured",
+      "api-auto-top-up-latency PostgreSQL": "not measured",
       "api-me-under-logins PostgreSQL": "fail",
     });
   });
@@ -185,6 +192,9 @@ describe("apiChecks", () => {
       ["api-membership-check", "not measured", "no PostgreSQL at 127.0.0.1:5432"],
       ["api-usage-p99", "not measured", "no PostgreSQL at 127.0.0.1:5432"],
       ["api-me", "not measured", "no PostgreSQL at 127.0.0.1:5432"],
+      ["api-auto-top-up-consume-rate", "not measured", "no PostgreSQL at 127.0.0.1:5432"],
+      ["api-auto-top-up-consume-p99", "not measured", "no PostgreSQL at 127.0.0.1:5432"],
+      ["api-auto-top-up-latency", "not measured", "no PostgreSQL at 127.0.0.1:5432"],
       ["api-me-under-logins", "not measured", "no PostgreSQL at 127.0.0.1:5432"],
     ]);
   });
@@ -280,6 +290,81 @@ describe("the organisations' budgets (issue 33)", () => {
     expect(bare.map((c) => [c.id, c.verdict, c.measured])).toEqual(
       ORG_IDS.map((id) => [id, "not measured", "not measured"]),
     );
+  });
+});
+
+describe("auto top-up's budgets (AUTO-TOP-UP.md)", () => {
+  const IDS = ["api-auto-top-up-consume-rate", "api-auto-top-up-consume-p99", "api-auto-top-up-latency"];
+  const twentyAt = (ms: number) => Array.from({ length: 20 }, (_, i) => (i < 18 ? 200 : ms));
+  const figures = (overrides: Partial<AutoTopUpFigures> = {}): AutoTopUpFigures => ({
+    rates: [1000, 1000, 1000],
+    p99s: [10, 10, 10],
+    personal: { rates: [1000, 1000, 1000], p99s: [10, 10, 10] },
+    crossingsMs: twentyAt(900),
+    ...overrides,
+  });
+  const row = (f: AutoTopUpFigures, kind: "PGlite" | "PostgreSQL" = "PostgreSQL") =>
+    Object.fromEntries(
+      apiChecks([database(kind, 0.6, 0.3, 20, undefined, 30, undefined, f)])
+        .filter((c) => IDS.includes(c.id))
+        .map((c) => [c.id, [c.measured, c.verdict]]),
+    );
+
+  it("are the contract's: ±10 % of consume without it in the same run, 5 s p95", () => {
+    expect([LIMITS.autoTopUpConsumeTolerance, LIMITS.autoTopUpP95Ms]).toEqual([0.1, 5000]);
+  });
+
+  it("pass at the limits: 10 % slower or faster, p99 10 % higher or lower, p95 5.00 s", () => {
+    const slower = figures({ rates: [900, 900, 900], p99s: [11, 11, 11], crossingsMs: twentyAt(5000) });
+    expect(row(slower)).toEqual({
+      "api-auto-top-up-consume-rate": ["-10.0%", "pass"],
+      "api-auto-top-up-consume-p99": ["+10.0%", "pass"],
+      "api-auto-top-up-latency": ["5.00 s", "pass"],
+    });
+    expect(row(figures({ rates: [1100, 1100, 1100], p99s: [9, 9, 9] }))).toMatchObject({
+      "api-auto-top-up-consume-rate": ["+10.0%", "pass"],
+      "api-auto-top-up-consume-p99": ["-10.0%", "pass"],
+    });
+  });
+
+  it("fail past them, either way: the spend path's cost is unchanged or it is not", () => {
+    expect(row(figures({ rates: [899, 899, 899], p99s: [12, 12, 12], crossingsMs: twentyAt(5001) }))).toEqual(
+      {
+        "api-auto-top-up-consume-rate": ["-10.1%", "fail"],
+        "api-auto-top-up-consume-p99": ["+20.0%", "fail"],
+        "api-auto-top-up-latency": ["5.00 s", "fail"],
+      },
+    );
+    expect(row(figures({ rates: [1200, 1200, 1200] }))["api-auto-top-up-consume-rate"]).toEqual([
+      "+20.0%",
+      "fail",
+    ]);
+  });
+
+  it("compare round by round, not by the medians", () => {
+    // Each round's rate share: 1.40, 0.90, 0.867 (median 0.90); p99: 2.0, 1.0, 0.5 (median 1.0).
+    const f = figures({
+      rates: [1400, 1800, 1300],
+      p99s: [20, 10, 5],
+      personal: { rates: [1000, 2000, 1500], p99s: [10, 10, 10] },
+    });
+    const shares = autoTopUpConsumeShares(database("PostgreSQL", 0.6, 0.3, 20, undefined, 30, undefined, f));
+    expect(shares?.rate).toBeCloseTo(0.9);
+    expect(shares?.p99).toBeCloseTo(1);
+  });
+
+  it("apply to either database, and want at least 20 crossings for the p95", () => {
+    const { crossingsMs: _, ...withoutCrossings } = figures();
+    expect(row(figures(), "PGlite")).toEqual({
+      "api-auto-top-up-consume-rate": ["+0.0%", "pass"],
+      "api-auto-top-up-consume-p99": ["+0.0%", "pass"],
+      "api-auto-top-up-latency": ["0.90 s", "pass"],
+    });
+    expect(row(figures({ crossingsMs: [100, 100] }))["api-auto-top-up-latency"]).toEqual([
+      "not measured",
+      "not measured",
+    ]);
+    expect(row(withoutCrossings)["api-auto-top-up-latency"]?.[1]).toBe("not measured");
   });
 });
 

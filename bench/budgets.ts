@@ -1,6 +1,7 @@
 // The issue's budgets, each checked against the measured figures: pass, fail, or not measured.
 import {
   type DatabaseApi,
+  type LoadFigures,
   membershipCheckMs,
   type RouteFigures,
   type RouteSpec,
@@ -10,6 +11,7 @@ import type { ConsoleFigures } from "./console.ts";
 import type { PageLighthouse } from "./lighthouse.ts";
 import type { PageWeight } from "./page-weight.ts";
 import { kb } from "./sizes.ts";
+import { median } from "./stats.ts";
 
 export const LIMITS = {
   /**
@@ -52,6 +54,13 @@ export const LIMITS = {
   orgConsumeRateOfPersonal: 0.9,
   orgMeP99Ms: 20,
   membershipCheckMs: 1,
+  /**
+   * Auto top-up (AUTO-TOP-UP.md "Budgets"): consume's requests/s and p99 with auto top-up on, each
+   * within this share of consume without it in the same run (either way: "unchanged"); and a
+   * queued top-up's credits on the local checkout within 5 s of the spend that crossed (p95).
+   */
+  autoTopUpConsumeTolerance: 0.1,
+  autoTopUpP95Ms: 5000,
   /** GET /v1/usage over 90 days by day, 100,000 charges in the table, on PostgreSQL (issue 13). */
   usageP99Ms: 50,
   /** The operator console on PostgreSQL (OPERATIONS.md): 100,000 users, 1,000,000 spends. */
@@ -270,6 +279,24 @@ export function orgConsumeShare(db: DatabaseApi): number | undefined {
   return org && personal ? ratioOverRounds(org.rounds, personal.rounds) : undefined;
 }
 
+/** Round by round: the median over the rounds of each round's p99 with auto top-up on over the p99 without. */
+function p99RatioOverRounds(route: readonly LoadFigures[], base: readonly LoadFigures[]): number {
+  return median(route.map((r, i) => r.p99 / (base[i]?.p99 ?? Number.NaN)));
+}
+
+/**
+ * Consume with auto top-up on as a share of consume without it, round by round (the two run in the
+ * same rounds, their order flipped in every other one): requests/s and p99.
+ */
+export function autoTopUpConsumeShares(db: DatabaseApi): { rate: number; p99: number } | undefined {
+  const on = routeOf(db, "consume-auto-top-up");
+  const off = routeOf(db, "consume");
+  if (!on || !off) return undefined;
+  return { rate: ratioOverRounds(on.rounds, off.rounds), p99: p99RatioOverRounds(on.rounds, off.rounds) };
+}
+
+const signedPercent = (ratio: number) => `${ratio >= 1 ? "+" : ""}${((ratio - 1) * 100).toFixed(1)}%`;
+
 export function apiChecks(databases: readonly DatabaseApi[]): BudgetCheck[] {
   const checks: BudgetCheck[] = [];
   for (const db of databases) {
@@ -364,6 +391,33 @@ export function apiChecks(databases: readonly DatabaseApi[]): BudgetCheck[] {
         "lower",
       );
     }
+    // Either database: the customers are made over HTTP, the plan and card on the local checkout.
+    const shares = autoTopUpConsumeShares(db);
+    const within = (v: number) => Math.abs(v - 1) <= LIMITS.autoTopUpConsumeTolerance + 1e-9;
+    add(
+      "api-auto-top-up-consume-rate",
+      `POST /v1/credits/consume with auto top-up on: requests/s within ±${LIMITS.autoTopUpConsumeTolerance * 100}% of consume without it, same run`,
+      shares?.rate,
+      signedPercent,
+      within,
+      "lower",
+    );
+    add(
+      "api-auto-top-up-consume-p99",
+      `POST /v1/credits/consume with auto top-up on: p99 within ±${LIMITS.autoTopUpConsumeTolerance * 100}% of consume without it, same run`,
+      shares?.p99,
+      signedPercent,
+      within,
+      "higher",
+    );
+    add(
+      "api-auto-top-up-latency",
+      `Auto top-up on the local checkout: a spend crossing the threshold to the pack's credits ≤ ${seconds(LIMITS.autoTopUpP95Ms)} (p95 over ≥ 20 crossings)`,
+      "autoTopUp" in db && db.autoTopUp && db.autoTopUp.crossings >= 20 ? db.autoTopUp.p95Ms : undefined,
+      seconds,
+      (v) => v <= LIMITS.autoTopUpP95Ms,
+      "higher",
+    );
     add(
       "api-me-under-logins",
       `GET /v1/users/me p99 < ${ms(LIMITS.meP99UnderLoginsMs)} during 20 concurrent logins`,

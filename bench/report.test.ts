@@ -99,6 +99,33 @@ describe("renderReport", () => {
     expect(markdown).not.toContain("The membership check");
   });
 
+  it("tables consume with auto top-up on beside consume, and says its time to credits", () => {
+    const autoTopUp = {
+      rates: [1050, 980, 1000],
+      p99s: [11, 10, 10],
+      personal: { rates: [1000, 1000, 1000], p99s: [10, 10, 10] },
+      crossingsMs: [...Array.from({ length: 22 }, () => 180), 640, 2400],
+    };
+    const databases = [database("PostgreSQL", 0.7, 0.3, 30, undefined, 30, undefined, autoTopUp)];
+    const text = renderReport(report({ databases, checks: apiChecks(databases) })).replace(/ {2,}/g, " ");
+    expect(text).toContain("| consume-auto-top-up | 1000 | 10.0% | 1 ms | 10 ms | 0 |");
+    expect(text).toContain(
+      "Consume with auto top-up on, against consume without it in the same rounds (each round's ratio, " +
+        "median over the rounds): requests/s +0.0% ✅, p99 +0.0% ✅.",
+    );
+    expect(text).toContain(
+      "Auto top-up's time to credits on the local checkout, 24 crossings one at a time (3 team " +
+        "organisations in turn, each on tier A with a threshold of 400;",
+    );
+    expect(text).toContain("p50 180 ms, p95 640 ms ✅, max 2400 ms.");
+    expect(text).toMatch(
+      /\| API \| Auto top-up on the local checkout: a spend crossing the threshold to the pack's credits ≤ 5\.00 s [^|]+\| ✅ pass \| PostgreSQL: 0\.64 s \|/,
+    );
+    // Without those figures (the PGlite fixture of the other tests), no such sentences.
+    expect(markdown).not.toContain("Consume with auto top-up on");
+    expect(markdown).not.toContain("time to credits");
+  });
+
   it("compares the login and plans pages with the starter and the floor", () => {
     expect(markdown).toContain("| JavaScript (gzip) | 144.5 KB | 78.5 KB | 227.6 KB | 83.0 KB | 67.6 KB |");
   });

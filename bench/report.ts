@@ -6,7 +6,14 @@ import {
   membershipCheckMs,
   SERVICE_CONNECTIONS,
 } from "./api.ts";
-import { type BudgetCheck, LIMITS, PUBLIC_PAGES, summariseBudgets } from "./budgets.ts";
+import { CONSUME_THRESHOLD } from "./auto-top-up.ts";
+import {
+  autoTopUpConsumeShares,
+  type BudgetCheck,
+  LIMITS,
+  PUBLIC_PAGES,
+  summariseBudgets,
+} from "./budgets.ts";
 import type { PageLighthouse } from "./lighthouse.ts";
 import type { Machine } from "./machine.ts";
 import type { PageWeight } from "./page-weight.ts";
@@ -359,6 +366,34 @@ function apiSection(
           "",
         ]
       : [];
+    const shares = autoTopUpConsumeShares(db);
+    const checkMark = (id: string) => mark(checks.find((c) => c.subject === db.database && c.id === id));
+    const change = (ratio: number) => `${ratio >= 1 ? "+" : ""}${((ratio - 1) * 100).toFixed(1)}%`;
+    const autoTopUp = [
+      ...(shares
+        ? [
+            "Consume with auto top-up on, against consume without it in the same rounds (each round's " +
+              `ratio, median over the rounds): requests/s ${change(shares.rate)}` +
+              `${checkMark("api-auto-top-up-consume-rate")}, p99 ${change(shares.p99)}` +
+              `${checkMark("api-auto-top-up-consume-p99")}. Its customers have what turning it on needs ` +
+              "(tier A paid and the card 4242 saved on the local checkout) besides the free credits, and a " +
+              `threshold of ${CONSUME_THRESHOLD} credits their balance never comes near: every charge reads ` +
+              "the settings, none queues a top-up.",
+          ]
+        : []),
+      ...(db.autoTopUp
+        ? [
+            `Auto top-up's time to credits on the local checkout, ${db.autoTopUp.crossings} crossings one ` +
+              `at a time (${db.autoTopUp.organisations} team organisations in turn, each on tier A with a threshold of ` +
+              `${db.autoTopUp.threshold}; a spend taking the balance just below it, then GET /v1/users/me every 10 ms ` +
+              `until the 500 credits are there): p50 ${ms(db.autoTopUp.p50Ms)}, p95 ${ms(db.autoTopUp.p95Ms)}` +
+              `${checkMark("api-auto-top-up-latency")}, max ${ms(db.autoTopUp.maxMs)}` +
+              (db.autoTopUp.missed > 0 ? `, ${db.autoTopUp.missed} not within 30 s` : "") +
+              ". The charge runs after the spend's answer and its own answer grants the pack; the " +
+              "invoice.paid event, delivered later by the billing job, then changes nothing.",
+          ]
+        : []),
+    ];
     return [
       `### ${db.database}`,
       "",
@@ -375,6 +410,7 @@ function apiSection(
       ),
       "",
       ...membership,
+      ...autoTopUp.flatMap((paragraph) => [paragraph, ""]),
     ];
   });
   const loop = databases.flatMap((db) => {
@@ -400,7 +436,8 @@ function apiSection(
       `against one route at a time: ${settings.warmupSeconds} s of warm-up for each, then ${settings.rounds} rounds ` +
       `of ${settings.durationSeconds} s per route (baseline, products, users/me, token, introspect, consume, usage in turn, ` +
       "on PostgreSQL users/me with X-Organization beside users/me and consume through organisation keys " +
-      "beside consume, the pair's order reversed in every even round, so drift and what the first leaves in the " +
+      "beside consume, consume with auto top-up on beside those, each group's order reversed in every even round, " +
+      "so drift and what the first leaves in the " +
       "database hit them alike). Requests/s and latency (milliseconds) are the medians over the rounds; the ratio is the median of " +
       "each round's requests/s over the baseline's in that round, which cancels out most of the machine's speed; the " +
       "organisation keys' consume is compared with the personal keys' the same way, round by round. " +

@@ -31,6 +31,13 @@ import {
   measureRoutes,
 } from "./api.ts";
 import {
+  CONSUME_THRESHOLD,
+  crossingOrgsFor,
+  measureTopUpLatency,
+  seedCrossingOrgs,
+  setUpAutoTopUp,
+} from "./auto-top-up.ts";
+import {
   apiChecks,
   type BudgetCheck,
   consoleChecks,
@@ -47,8 +54,10 @@ import { measureDist, type PageWeight } from "./page-weight.ts";
 import { createTempDatabase, DEFAULT_ADMIN_URL, grantCredits } from "./postgres.ts";
 import { renderReport } from "./report.ts";
 import {
+  createApiKeys,
   createServiceKey,
   SERVER_SETTINGS,
+  type SeededUser,
   seedApiAccess,
   seedOrgs,
   seedUsageHistory,
@@ -233,17 +242,51 @@ async function apiForDatabase(
       : undefined;
     if (orgs)
       log(`  seeded ${orgs.keys.length} team organisations, each with credits, an owner's cap and a key`);
+    // Auto top-up (AUTO-TOP-UP.md "Budgets"), seeded over HTTP while the tokens are fresh (saving a
+    // card needs a recent sign-in): as many customers as consume charges, each with a plan, a card
+    // and auto top-up on far below their balance; and organisations whose balance will cross.
+    const autoTopUpUsers: SeededUser[] = [];
+    while (autoTopUpUsers.length < CHARGED_CUSTOMERS) {
+      const customer = await seedUser(server.origin);
+      await setUpAutoTopUp(server.origin, customer, CONSUME_THRESHOLD);
+      autoTopUpUsers.push(customer);
+    }
+    const autoTopUpKeys = await createApiKeys(server.origin, autoTopUpUsers);
+    const crossingOrgs = await seedCrossingOrgs(
+      server.origin,
+      await seedUser(server.origin),
+      crossingOrgsFor(settings.autoTopUpCrossings),
+    );
+    log(
+      `  seeded ${autoTopUpUsers.length} customers with auto top-up on and ${crossingOrgs.length} organisations to cross its threshold`,
+    );
     const seeding = performance.now();
     const usage = await seedUsageHistory(server, access.serviceKey, settings.usageCharges, USAGE_DAYS);
     log(
       `  seeded ${settings.usageCharges} charges over ${USAGE_DAYS} days in ${((performance.now() - seeding) / 1000).toFixed(0)} s`,
     );
-    const routes = await measureRoutes(server.origin, user, settings, log, access, usage, orgs);
+    const routes = await measureRoutes(
+      server.origin,
+      user,
+      settings,
+      log,
+      access,
+      usage,
+      orgs,
+      autoTopUpKeys,
+    );
     const membership = orgs
       ? await measureMembershipCheck(server.origin, user, orgs, settings.membershipPairs, log)
       : undefined;
+    const autoTopUp = await measureTopUpLatency(
+      server.origin,
+      access.serviceKey,
+      crossingOrgs,
+      settings.autoTopUpCrossings,
+      log,
+    );
     const loginLoad = await measureLoginLoad(server.origin, user, settings, log);
-    return { database, routes, loginLoad, ...(membership ? { membership } : {}) };
+    return { database, routes, loginLoad, autoTopUp, ...(membership ? { membership } : {}) };
   } finally {
     await server.stop();
   }

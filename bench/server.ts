@@ -271,7 +271,8 @@ export async function seedOrgs(
   return { orgId: first.id, keys };
 }
 
-async function call(url: string, init: RequestInit): Promise<unknown> {
+/** A JSON call that must answer 2xx; answers its body. */
+export async function call(url: string, init: RequestInit): Promise<unknown> {
   const res = await fetch(url, init);
   const body: unknown = await res.json().catch(() => undefined);
   if (!res.ok) throw new Error(`${init.method ?? "GET"} ${url}: ${res.status} ${JSON.stringify(body)}`);
@@ -320,16 +321,24 @@ export async function seedApiAccess(
   server: RunningServer,
   users: readonly SeededUser[],
 ): Promise<SeededApiAccess> {
+  return { keys: await createApiKeys(server.origin, users), serviceKey: await createServiceKey(server) };
+}
+
+/** One API key per user (POST /v1/api-keys, their personal organisation's), in the users' order. */
+export async function createApiKeys(
+  origin: string,
+  users: readonly SeededUser[],
+): Promise<SeededApiAccess["keys"]> {
   const keys: SeededApiAccess["keys"] = [];
   for (const user of users) {
-    const created = (await call(`${server.origin}/v1/api-keys`, {
+    const created = (await call(`${origin}/v1/api-keys`, {
       method: "POST",
       headers: { "Content-Type": "application/json", Authorization: `Bearer ${user.accessToken}` },
       body: JSON.stringify({ name: "benchmark" }),
     })) as { id: string; key: string };
     keys.push({ key: created.key, id: created.id });
   }
-  return { keys, serviceKey: await createServiceKey(server) };
+  return keys;
 }
 
 /** A service key for the generation service's calls: the operator's command, through the server's socket. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { max, median, min } from "./stats.ts";
+import { max, median, min, percentile } from "./stats.ts";
 
 describe("median, min, max", () => {
   it.each([
@@ -26,5 +26,21 @@ describe("median, min, max", () => {
     expect(() => median([])).toThrow(/no values/);
     expect(() => min([])).toThrow(/no values/);
     expect(() => max([])).toThrow(/no values/);
+  });
+});
+
+describe("percentile", () => {
+  it.each([
+    [[5], 95, 5],
+    [Array.from({ length: 20 }, (_, i) => i + 1), 95, 19],
+    [Array.from({ length: 24 }, (_, i) => 24 - i), 95, 23],
+    [[1, 2, 3, 4], 50, 2],
+    [[1, 2, 3, 4], 100, 4],
+  ])("by nearest rank: percentile(%j, %d) = %d", (values, p, expected) => {
+    expect(percentile(values, p)).toBe(expected);
+  });
+
+  it("refuses an empty list", () => {
+    expect(() => percentile([], 95)).toThrow(/no values/);
   });
 });

@@ -20,3 +20,10 @@ export function max(values: readonly number[]): number {
   const s = sorted(values, "max");
   return s[s.length - 1] ?? Number.NaN;
 }
+
+/** The nearest-rank percentile (`p` from 0 to 100): the smallest value at least p % of the values do not exceed. */
+export function percentile(values: readonly number[], p: number): number {
+  const s = sorted(values, `p${p}`);
+  const rank = Math.max(1, Math.ceil((p / 100) * s.length));
+  return s[rank - 1] ?? Number.NaN;
+}

@@ -1,5 +1,6 @@
 // Figures shaped like a run's, for the budget and report tests.
 import type { DatabaseApi, LoadFigures, MembershipCheckFigures, RouteFigures, RouteSpec } from "./api.ts";
+import { latencyFigures } from "./auto-top-up.ts";
 import { aggregateRuns, type LighthouseRun, type PageLighthouse } from "./lighthouse.ts";
 import type { Machine } from "./machine.ts";
 import type { PageWeight } from "./page-weight.ts";
@@ -88,12 +89,27 @@ export interface OrgFigures {
   membership: MembershipCheckFigures;
 }
 
-/** Round by round figures of one route: `rates` per round, the same p99 in each. */
-function inRounds(id: RouteSpec["id"], rates: readonly number[], p99: number): RouteFigures {
-  const rounds = rates.map((r) => load(r, p99));
+/** Auto top-up's figures: consume with it on, round by round, and the crossings' times. */
+export interface AutoTopUpFigures {
+  /** Each round's requests/s and p99 of consume with auto top-up on (consume's own: `personal`). */
+  rates: number[];
+  p99s: number[];
+  personal: { rates: number[]; p99s: number[] };
+  crossingsMs?: number[];
+}
+
+/** Round by round figures of one route: `rates` per round, the same p99 in each (or `p99s`). */
+function inRounds(
+  id: RouteSpec["id"],
+  rates: readonly number[],
+  p99: number,
+  p99s?: readonly number[],
+): RouteFigures {
+  const rounds = rates.map((r, i) => load(r, p99s?.[i] ?? p99));
   const sorted = [...rates].sort((a, b) => a - b);
   const middle = sorted[Math.floor(sorted.length / 2)] ?? 0;
-  return { route: route(id), figures: load(middle, p99), ratio: middle / 10_000, rounds };
+  const p99Middle = p99s ? ([...p99s].sort((a, b) => a - b)[Math.floor(p99s.length / 2)] ?? p99) : p99;
+  return { route: route(id), figures: load(middle, p99Middle), ratio: middle / 10_000, rounds };
 }
 
 export function database(
@@ -104,7 +120,13 @@ export function database(
   service: { ratio: number; p99: number } = { ratio: 0.4, p99: 8 },
   usageP99 = 30,
   orgs?: OrgFigures,
+  autoTopUp?: AutoTopUpFigures,
 ): DatabaseApi {
+  const consume = autoTopUp
+    ? inRounds("consume", autoTopUp.personal.rates, service.p99, autoTopUp.personal.p99s)
+    : orgs
+      ? inRounds("consume", orgs.personalRates, service.p99)
+      : measured("consume", load(10_000 * service.ratio, service.p99), service.ratio);
   return {
     database: kind,
     routes: [
@@ -114,13 +136,13 @@ export function database(
       ...(orgs ? [measured("me-org", load(10_000 * meRatio, orgs.meP99), meRatio)] : []),
       measured("token", load(60), 0.006),
       measured("introspect", load(10_000 * service.ratio, service.p99), service.ratio),
-      orgs
-        ? inRounds("consume", orgs.personalRates, service.p99)
-        : measured("consume", load(10_000 * service.ratio, service.p99), service.ratio),
+      consume,
       ...(orgs ? [inRounds("consume-org", orgs.orgRates, orgs.consumeP99)] : []),
+      ...(autoTopUp ? [inRounds("consume-auto-top-up", autoTopUp.rates, 0, autoTopUp.p99s)] : []),
       measured("usage", load(500, usageP99), 0.05),
     ],
     ...(orgs ? { membership: orgs.membership } : {}),
+    ...(autoTopUp?.crossingsMs ? { autoTopUp: latencyFigures(autoTopUp.crossingsMs, 3) } : {}),
     loginLoad: {
       logins: 20,
       probeRate: 50,
