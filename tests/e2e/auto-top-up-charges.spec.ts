@@ -1,0 +1,322 @@
+// Auto top-up's charges in the browser (AUTO-TOP-UP.md, "The charge" and "When a charge fails"): an
+// owner with a paid plan saves a test card on the local checkout's card page, turns auto top-up on,
+// and their program spends below the threshold. A card that pays buys the pack (credits, attempt,
+// invoice, receipt); a card that always asks for authentication pauses until the customer confirms
+// the payment on the mailed page; a card without funds pauses with its sentence and a mail. On a
+// phone in the dark and a desktop in the light, swept with axe.
+import type { APIRequestContext, Locator, Page } from "@playwright/test";
+import { PAUSE_REASONS } from "../../server/domain/auto-top-up.ts";
+import { AUTO_TOP_UP_PAGE_TEXT } from "../../src/lib/auto-top-up-text.ts";
+import { createVerifiedUser, openSignedIn, type TestUser, tokenViaApi } from "../fixtures/account.ts";
+import { axeViolations } from "../fixtures/axe.ts";
+import { buyTierAViaForms } from "../fixtures/checkout.ts";
+import { makeServiceKey } from "../fixtures/service-key.ts";
+import { expect as baseExpect, test } from "../fixtures/test.ts";
+
+// Save a card, turn on, spend, wait for the background charge, maybe pay on a page: several page
+// loads and a webhook or two on a busy machine.
+test.describe.configure({ timeout: 180_000 });
+
+const T = AUTO_TOP_UP_PAGE_TEXT;
+const F = T.form;
+/** The section is a chunk of its own that loads after the billing details (see auto-top-up.spec.ts). */
+const LOADED = { timeout: 30_000 };
+/** The charge runs in the background after the consume answer; its mails and events follow it. */
+const CHARGED = { timeout: 60_000 };
+const expect = baseExpect.configure({ timeout: 15_000 });
+
+const VIEWS = [
+  { name: "phone-dark", width: 390, height: 844, colorScheme: "dark" },
+  { name: "desktop-light", width: 1280, height: 900, colorScheme: "light" },
+] as const;
+type View = (typeof VIEWS)[number];
+
+const THRESHOLD = 100;
+const PACK_CREDITS = 500;
+/** What one comic costs (contract/credit-costs.ts): the program's spend is a batch of them. */
+const COMIC_CREDITS = 5;
+const RECEIPT_SUBJECT = /Auto top-up: 500 credit pack/;
+
+interface Mail {
+  to: string;
+  subject: string;
+  links: string[];
+}
+
+/** The newest mail to `email` whose subject matches, waiting as long as a background charge takes. */
+async function mailTo(request: APIRequestContext, email: string, subject: RegExp): Promise<Mail> {
+  let found: Mail | undefined;
+  await expect
+    .poll(
+      async () => {
+        const { data } = (await (await request.get("/_dev/mail.json")).json()) as { data: Mail[] };
+        found = data.find((m) => m.to.includes(email) && subject.test(m.subject));
+        return Boolean(found);
+      },
+      { message: `a mail to ${email} with a subject like ${subject}`, ...CHARGED },
+    )
+    .toBe(true);
+  return found as Mail;
+}
+
+async function balanceOf(request: APIRequestContext, token: string): Promise<number> {
+  const me = await request.get("/v1/users/me", { headers: { Authorization: `Bearer ${token}` } });
+  expect(me.status(), await me.text()).toBe(200);
+  return ((await me.json()) as { credit_balance: number }).credit_balance;
+}
+
+/**
+ * The customer's program renders comics with its API key until the balance is below the threshold:
+ * one batch, charged by the generation service (its service key) as in production. Answers the
+ * balance after it.
+ */
+async function spendBelowThreshold(request: APIRequestContext, token: string): Promise<number> {
+  const before = await balanceOf(request, token);
+  const key = await request.post("/v1/api-keys", {
+    headers: { Authorization: `Bearer ${token}` },
+    data: { name: "Render farm" },
+  });
+  expect(key.status(), await key.text()).toBe(201);
+  const { id } = (await key.json()) as { id: string };
+  const quantity = Math.ceil((before - (THRESHOLD - 1)) / COMIC_CREDITS);
+  const charge = await request.post("/v1/credits/consume", {
+    headers: { Authorization: `Bearer ${await makeServiceKey()}` },
+    data: {
+      api_key_id: id,
+      feature: "comic",
+      people: "one",
+      quantity,
+      idempotency_key: `atu-batch-${crypto.randomUUID()}`,
+    },
+  });
+  expect(charge.status(), await charge.text()).toBe(200);
+  const after = before - quantity * COMIC_CREDITS;
+  expect(after).toBeLessThan(THRESHOLD);
+  expect(after).toBeGreaterThan(0);
+  return after;
+}
+
+const sectionOf = (page: Page) => page.locator("[data-auto-top-up]");
+/** The attempts as shown at this width: cards on a phone, table rows from `sm` up. */
+const attemptsOf = (page: Page) =>
+  sectionOf(page).locator("[data-auto-top-up-attempts] [data-attempt]").filter({ visible: true });
+/**
+ * The balance where the customer reads it: the top bar's badge on a desktop, the mobile menu's on
+ * a phone (opened to read it, and closed again).
+ */
+async function expectCredits(page: Page, view: View, n: number): Promise<void> {
+  if (view.width >= 768) {
+    await expect(page.locator("[data-credit-balance]").filter({ visible: true }).first()).toHaveText(
+      credits(n),
+    );
+    return;
+  }
+  const menu = page.getByRole("navigation", { name: "Mobile" });
+  await page.getByText("Menu", { exact: true }).click();
+  await expect(menu.locator("[data-credit-balance]")).toHaveText(credits(n));
+  await page.getByText("Menu", { exact: true }).click();
+  await expect(menu).toBeHidden();
+}
+/** A balance as the badge writes it, and not as part of a longer number ("95" is in "595"). */
+const credits = (n: number) => new RegExp(`(^|[^\\d,.])${n.toLocaleString("en-US")}(?![\\d,.])`);
+
+/** Reloads Billing until `check` passes: the section reads the API once per load. */
+async function reloadUntil(page: Page, check: () => Promise<void>): Promise<void> {
+  await expect(async () => {
+    await page.reload();
+    await expect(sectionOf(page).locator("[data-auto-top-up-status]")).toBeVisible(LOADED);
+    await check();
+  }).toPass({ timeout: 90_000, intervals: [1_000, 2_000, 3_000] });
+}
+
+/**
+ * The page as it is, and the section alone at full size to read it. For the latter the sticky top
+ * bar is kept in its place (through the CSSOM, which the CSP allows; an injected style it blocks):
+ * it would cover the section's top in a picture taken scrolled.
+ */
+async function shot(page: Page, name: string, view: View): Promise<void> {
+  // From the top, or the sticky bar is drawn where the page was scrolled to.
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await page.screenshot({ path: test.info().outputPath(`${name}-${view.name}.png`), fullPage: true });
+  const bar = page.locator("header.sticky");
+  await bar.evaluate((el: HTMLElement) => {
+    el.style.position = "static";
+  });
+  await sectionOf(page).screenshot({ path: test.info().outputPath(`${name}-section-${view.name}.png`) });
+  await bar.evaluate((el: HTMLElement) => {
+    el.style.position = "";
+  });
+}
+
+/**
+ * A new owner of Tier A on Billing who saves `card` on the card page (answering the simulated
+ * authentication when it asks), sets the threshold and turns auto top-up on, agreeing to the text.
+ */
+async function ownerWithAutoTopUp(
+  page: Page,
+  request: APIRequestContext,
+  view: View,
+  prefix: string,
+  card: string,
+): Promise<{ user: TestUser; token: string; section: Locator }> {
+  await page.setViewportSize({ width: view.width, height: view.height });
+  await page.emulateMedia({ colorScheme: view.colorScheme });
+  const user = await createVerifiedUser(request, prefix);
+  const token = await tokenViaApi(request, user);
+  await buyTierAViaForms(request, token, { name: "Erika Mustermann", country: "DE", vat_id: "" });
+
+  await openSignedIn(page, token, "/profile/billing");
+  const section = sectionOf(page);
+  await expect(section.locator("[data-auto-top-up-status]")).toContainText(T.statusLabels.off, LOADED);
+  await section.getByRole("button", { name: T.card.add }).click();
+  await expect(page).toHaveURL(/\/_checkout\/setup\//);
+  await page.getByLabel("Card number").fill(card);
+  await page.getByRole("button", { name: "Save" }).click();
+  const last4 = card.replaceAll(" ", "").slice(-4);
+  if (card !== "4242 4242 4242 4242") {
+    // The simulated 3-D Secure step of a card that asks for authentication when saved.
+    await expect(page.getByRole("heading", { name: "Authenticate your card" })).toBeVisible();
+    await expect(page.getByText(`the card ending ${last4}`)).toBeVisible();
+    expect(await axeViolations(page)).toEqual([]);
+    await page.getByRole("button", { name: "Complete authentication" }).click();
+  }
+  await expect(page).toHaveURL(/\/profile\/billing/);
+  await expect(section.locator(`[data-saved-card="${last4}"]`)).toBeVisible({ timeout: 30_000 });
+
+  await section.getByLabel(F.threshold).fill(String(THRESHOLD));
+  await section.getByRole("switch", { name: F.enabled }).check();
+  await section.getByRole("button", { name: F.save, exact: true }).click();
+  const consent = section.locator("[data-auto-top-up-consent]");
+  await expect(consent.locator("[data-consent-text]")).toContainText(
+    `We will charge your card ending ${last4}`,
+  );
+  await expect(consent.locator("[data-consent-text]")).toContainText(
+    `whenever this organisation's balance falls below ${THRESHOLD} credits`,
+  );
+  await consent.getByLabel(T.consent.agree).check();
+  await consent.getByRole("button", { name: T.consent.confirmOn }).click();
+  await expect(section.locator('[data-auto-top-up-status="active"]')).toContainText(T.statusLabels.active);
+  await expect(section.locator("[data-auto-top-up-attempts]")).toContainText(T.attempts.none);
+  return { user, token, section };
+}
+
+for (const view of VIEWS) {
+  test(`a spend below the threshold buys a pack with the saved card (${view.name})`, async ({
+    page,
+    request,
+  }) => {
+    const { user, token, section } = await test.step("save the card and turn on", () =>
+      ownerWithAutoTopUp(page, request, view, "atup", "4242 4242 4242 4242"));
+    const low = await test.step("spend below the threshold", () => spendBelowThreshold(request, token));
+
+    // The charge runs after the answer: Billing shows its outcome on a later load.
+    const attempt = attemptsOf(page).first();
+    await reloadUntil(page, async () => {
+      await expect(attemptsOf(page)).toHaveCount(1);
+      await expect(attempt).toContainText(T.attempts.statusLabels.paid);
+    });
+    await expectCredits(page, view, low + PACK_CREDITS);
+    expect(await balanceOf(request, token)).toBe(low + PACK_CREDITS);
+    await expect(section.locator('[data-auto-top-up-status="active"]')).toBeVisible();
+    await expect(attempt).toContainText("500");
+    await expect(attempt).toContainText("€59.50");
+    const number = (await attempt.textContent())?.match(/INV-\d{4}-\d{6}/)?.[0];
+    expect(number, "the attempt names its invoice").toBeDefined();
+    await expect(section.locator("[data-auto-top-up-charges]")).toContainText("€59.50 of €200.00 this month");
+
+    // The same invoice in the billing history, with a link to it.
+    const history = page
+      .locator("[data-invoice-row], [data-invoice-card]")
+      .filter({ visible: true })
+      .filter({ hasText: "Auto top-up: 500 credit pack" });
+    await expect(history).toHaveCount(1);
+    await expect(history).toContainText("€59.50");
+    await expect(history.getByRole("link", { name: new RegExp(number ?? "no number") })).toBeVisible();
+
+    const receipt = await mailTo(request, user.email, RECEIPT_SUBJECT);
+    expect(receipt.subject).toContain("Auto top-up: 500 credit pack");
+    expect(await axeViolations(page)).toEqual([]);
+    await shot(page, "auto-top-up-paid", view);
+  });
+
+  test(`a payment the bank wants confirmed pauses until it is paid on its page (${view.name})`, async ({
+    page,
+    request,
+  }) => {
+    const { user, token, section } = await test.step("save the card and turn on", () =>
+      ownerWithAutoTopUp(page, request, view, "atua", "4000 0027 6000 3184"));
+    const low = await test.step("spend below the threshold", () => spendBelowThreshold(request, token));
+
+    const paused = section.locator('[data-auto-top-up-status="paused"]');
+    await test.step("see it paused", () =>
+      reloadUntil(page, async () => {
+        await expect(paused).toContainText(T.statusLabels.paused);
+      }));
+    await expect(paused).toContainText(PAUSE_REASONS.authentication_required.sentence);
+    const complete = section.getByRole("link", { name: T.completePayment });
+    await expect(complete).toBeVisible();
+    await expect(attemptsOf(page).first()).toContainText(T.attempts.statusLabels.authentication_required);
+    expect(await axeViolations(page)).toEqual([]);
+    await shot(page, "auto-top-up-paused-authentication", view);
+
+    // The mail carries the same page as the section's link.
+    const mail = await test.step("read the mail", () =>
+      mailTo(request, user.email, /^Confirm the automatic payment of €59\.50/));
+    const link = mail.links.find((l) => new URL(l).pathname.startsWith("/_checkout/invoice/"));
+    expect(link, `a payment link in "${mail.subject}"`).toBeDefined();
+    const pathname = new URL(link ?? "").pathname;
+    expect(new URL((await complete.getAttribute("href")) ?? "", page.url()).pathname).toBe(pathname);
+    await page.goto(pathname);
+    await expect(page.getByRole("heading", { name: "Confirm your payment" })).toBeVisible();
+    await expect(page.getByRole("table", { name: "Payment summary" })).toContainText("€59.50");
+    expect(await axeViolations(page)).toEqual([]);
+    await page.getByRole("button", { name: "Confirm payment" }).click();
+    await expect(page.locator("#payment-state")).toHaveText("Paid. You can close this page.");
+    await page.getByRole("link", { name: "Back to Billing" }).click();
+    await expect(page).toHaveURL(/\/profile\/billing/);
+
+    await test.step("see it active again", () =>
+      reloadUntil(page, async () => {
+        await expect(section.locator('[data-auto-top-up-status="active"]')).toContainText(
+          T.statusLabels.active,
+        );
+        await expect(attemptsOf(page).first()).toContainText(T.attempts.statusLabels.paid);
+      }));
+    await expect(attemptsOf(page)).toHaveCount(1);
+    await expect(attemptsOf(page).first()).toContainText(/INV-\d{4}-\d{6}/);
+    await expect(section.getByRole("link", { name: T.completePayment })).toHaveCount(0);
+    await expectCredits(page, view, low + PACK_CREDITS);
+    expect(await balanceOf(request, token)).toBe(low + PACK_CREDITS);
+    expect(await axeViolations(page)).toEqual([]);
+    await shot(page, "auto-top-up-active-again", view);
+  });
+
+  test(`a card without funds pauses auto top-up with its reason and a mail (${view.name})`, async ({
+    page,
+    request,
+  }) => {
+    const { user, token, section } = await test.step("save the card and turn on", () =>
+      ownerWithAutoTopUp(page, request, view, "atuf", "4000 0082 6000 3178"));
+    const low = await test.step("spend below the threshold", () => spendBelowThreshold(request, token));
+
+    const paused = section.locator('[data-auto-top-up-status="paused"]');
+    await reloadUntil(page, async () => {
+      await expect(paused).toContainText(T.statusLabels.paused);
+    });
+    await expect(paused).toContainText("Your card has insufficient funds for this payment.");
+    await expect(paused).toContainText(PAUSE_REASONS.declined.sentence);
+    const attempt = attemptsOf(page).first();
+    await expect(attempt).toContainText(T.attempts.statusLabels.failed);
+    await expect(attempt).toContainText("Your card has insufficient funds");
+    await expect(section.getByRole("link", { name: T.completePayment })).toHaveCount(0);
+    await expect(section.getByRole("button", { name: T.resume })).toBeVisible();
+    // Nothing was charged, and nothing counts against the limit.
+    await expect(section.locator("[data-auto-top-up-charges]")).toContainText("€0.00 of €200.00 this month");
+    await expectCredits(page, view, low);
+    expect(await balanceOf(request, token)).toBe(low);
+
+    await mailTo(request, user.email, /^Auto top-up is paused/);
+    expect(await axeViolations(page)).toEqual([]);
+    await shot(page, "auto-top-up-paused-declined", view);
+  });
+}
