@@ -105,7 +105,10 @@ export function createBilling(deps: BillingDeps) {
       // The member who saved the card leaves: paused (ORGANISATIONS.md). The organisation or the
       // account goes: nothing may be charged any more.
       if (openedBy) await deps.autoTopUp.memberLeft(tx, orgId, openedBy, now);
-      else await deps.autoTopUp.turnOff(tx, orgId, "organisation_disabled", null, now);
+      else {
+        await deps.autoTopUp.turnOff(tx, orgId, "organisation_disabled", null, now);
+        await deps.autoTopUp.forgetCard(tx, orgId);
+      }
     },
     ledger,
     invoices,

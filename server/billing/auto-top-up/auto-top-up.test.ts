@@ -11,6 +11,7 @@ import {
   creditGrants,
   invoices,
   localInvoices,
+  organizations,
   savedCards,
   webhookDeliveries,
 } from "../../db/schema/index.ts";
@@ -33,7 +34,8 @@ import { createBillingMailSender } from "../billing-mails.ts";
 import { autoTopUpKey } from "../ports/fulfilment-keys.ts";
 import { createAutoTopUp } from "./auto-top-up.ts";
 import { type ChargeDeps, chargeOf } from "./charges.ts";
-import { STALE_AFTER_MS } from "./runner.ts";
+import { GIVE_UP_AFTER_MS, STALE_AFTER_MS } from "./runner.ts";
+import { REFUNDED_DETAIL } from "./settle.ts";
 
 const chargeDepsOf = (t: TestApp): ChargeDeps => ({
   db: t.deps.db,
@@ -255,5 +257,100 @@ describe.each(TEST_DATABASES)("auto top-up (%s)", (kind) => {
       .where(and(eq(localInvoices.orgId, user.id), eq(localInvoices.status, "paid")));
     expect(charged).toHaveLength(1);
     expect((await me(t, user.accessToken)).credit_balance).toBe(1050 + 500);
+  });
+  it("Stripe's payment_failed beside an authentication request keeps the payment waiting for the customer", async () => {
+    const t = ctx.t;
+    const { user, spend } = await customer(t, CARDS.alwaysAuthenticates);
+    await spend(1000);
+    const [waiting] = await attemptsOf(t, user.id);
+    expect(waiting).toMatchObject({ status: "authentication_required" });
+    // invoice.payment_failed carries no decline code: the invoice itself says it waits for the customer.
+    await t.deps.db.transaction((tx) =>
+      engineFor(t).handleEvent(
+        tx,
+        {
+          eventId: "evt_failed_too",
+          eventType: "invoice.payment_failed",
+          created: t.clock.now(),
+          livemode: false,
+          kind: "auto_top_up_failed",
+          attemptId: waiting?.id as string,
+          customerId: null,
+          invoiceId: waiting?.providerInvoiceId as string,
+          actionRequired: false,
+          code: null,
+          payUrl: null,
+        },
+        t.clock.now(),
+      ),
+    );
+    expect((await attemptsOf(t, user.id))[0]).toMatchObject({ status: "authentication_required" });
+    expect(await settingsOf(t, user.id)).toMatchObject({
+      status: "paused",
+      reason: "authentication_required",
+    });
+  });
+
+  it("a declined attempt's invoice is voided: it cannot be paid later beside a new attempt", async () => {
+    const t = ctx.t;
+    const { user, spend } = await customer(t, CARDS.insufficientFunds);
+    await spend(1000);
+    const [failed] = await attemptsOf(t, user.id);
+    expect(failed).toMatchObject({ status: "failed" });
+    const [invoice] = await t.deps.db.select().from(localInvoices).where(eq(localInvoices.orgId, user.id));
+    expect(invoice?.status).toBe("void");
+  });
+
+  it("an attempt the provider never settles gives up after an hour: paused, mailed, the slot free", async () => {
+    const t = ctx.t;
+    const { user } = await customer(t);
+    const card = (await t.deps.db.select().from(savedCards).where(eq(savedCards.orgId, user.id)))[0];
+    // A pack the catalogue no longer sells: every charge of it throws before reaching the provider.
+    await t.deps.db.insert(autoTopUpAttempts).values({
+      id: crypto.randomUUID(),
+      orgId: user.id,
+      status: "processing",
+      provider: "local",
+      productId: "prod_withdrawn",
+      credits: 500,
+      currency: "eur",
+      net: 5000,
+      gross: PACK_GROSS,
+      paymentMethodId: card?.paymentMethodId as string,
+      createdAt: t.clock.now(),
+      updatedAt: t.clock.now(),
+    });
+    const engine = engineFor(t);
+    t.clock.advance(STALE_AFTER_MS + 1000);
+    await engine.runDue();
+    expect((await attemptsOf(t, user.id))[0]).toMatchObject({ status: "processing" });
+    t.clock.advance(GIVE_UP_AFTER_MS);
+    await engine.runDue();
+    await settleAll(t);
+    expect((await attemptsOf(t, user.id))[0]).toMatchObject({
+      status: "failed",
+      declineCode: "processing_error",
+    });
+    expect(await settingsOf(t, user.id)).toMatchObject({ status: "paused", reason: "declined" });
+    expect(t.logs.some((l) => l.includes("the attempt gave up"))).toBe(true);
+  });
+
+  it("a charge completing after its organisation was deleted is refunded, not granted", async () => {
+    const t = ctx.t;
+    const { user, spend } = await customer(t, CARDS.alwaysAuthenticates);
+    await spend(1000);
+    const [waiting] = await attemptsOf(t, user.id);
+    const before = await t.deps.db.select().from(creditGrants).where(eq(creditGrants.userId, user.id));
+    // Deleted while the customer was on the payment page (the deletion's own cancel had not reached it).
+    await t.deps.db
+      .update(organizations)
+      .set({ deletedAt: t.clock.now() })
+      .where(eq(organizations.id, user.id));
+    expect((await t.local.provider.payOnPage(waiting?.providerInvoiceId as string)).paidNow).toBe(true);
+    await settleAll(t);
+    expect((await attemptsOf(t, user.id))[0]).toMatchObject({ status: "cancelled", detail: REFUNDED_DETAIL });
+    expect(await t.deps.db.select().from(creditGrants).where(eq(creditGrants.userId, user.id))).toHaveLength(
+      before.length,
+    );
   });
 });

@@ -3,7 +3,10 @@
 // organisation that arrive while one is running are folded into one more run after it, so a burst of
 // spends crossing the threshold costs two transactions, not one each (the unique index on open
 // attempts is what guarantees one charge, on every instance).
+
+import { eq } from "drizzle-orm";
 import type { BackgroundTasks } from "../../background.ts";
+import { savedCards } from "../../db/schema/index.ts";
 import type { Tx } from "../../db/types.ts";
 import type { BalanceCause, OffReason } from "../../domain/auto-top-up.ts";
 import { limitBelowPack } from "../../domain/auto-top-up.ts";
@@ -81,6 +84,8 @@ export function createAutoTopUp(deps: AutoTopUpDeps): AutoTopUpEngine {
     async memberLeft(tx, orgId, userId, now) {
       const card = await findCard(tx, orgId);
       if (card?.savedBy !== userId) return;
+      // A charge to the leaver's card that has not gone out yet does not go out.
+      voidLater(await cancelOpenAttemptInTx(tx, orgId, CANCELLED_DETAIL, now));
       await changeStatus(
         tx,
         orgId,
@@ -109,6 +114,19 @@ export function createAutoTopUp(deps: AutoTopUpDeps): AutoTopUpEngine {
       }
     },
 
+    async forgetCard(tx, orgId) {
+      const card = await findCard(tx, orgId);
+      if (!card) return;
+      await tx.delete(savedCards).where(eq(savedCards.orgId, orgId));
+      deps.background.run("auto-top-up detach", async () => {
+        try {
+          await deps.provider.detachCard(deps.db, card.paymentMethodId);
+        } catch (error) {
+          deps.logger.warn({ err: error, orgId }, "A deleted organisation's card could not be detached");
+        }
+      });
+    },
+
     async cancelOpenAttempt(tx, orgId, detail, now) {
       voidLater(await cancelOpenAttemptInTx(tx, orgId, detail, now));
     },
@@ -118,6 +136,7 @@ export function createAutoTopUp(deps: AutoTopUpDeps): AutoTopUpEngine {
         tx,
         {
           ...deps,
+          voidLater,
           cardGone: (t, orgId, at) => engine.turnOff(t, orgId, "card_removed", null, at),
           cardReplaced: async (t, orgId, at) => {
             const settings = await findSettings(t, orgId);

@@ -6,8 +6,6 @@
 
 import { eq } from "drizzle-orm";
 import type { Logger } from "pino";
-import { formatMoney } from "../../../contract/invoice-document.ts";
-import { appendAudit } from "../../audit/audit-log.ts";
 import type { Clock } from "../../clock.ts";
 import type { AutoTopUpAttemptRow } from "../../db/schema/index.ts";
 import { organizations } from "../../db/schema/index.ts";
@@ -15,37 +13,21 @@ import type { Db, Tx } from "../../db/types.ts";
 import {
   type AutoTopUpPack,
   type BalanceCause,
-  type ChargeResult,
-  failureOutcome,
   monthlyLimitCheck,
   packGross,
   shouldQueue,
 } from "../../domain/auto-top-up.ts";
 import { berlinDateOf, berlinMidnightDaysAgo, startOfBerlinMonth } from "../../domain/berlin-time.ts";
-import { addressLines } from "../../domain/billing-details.ts";
-import { balance, newGrant, toMillicredits } from "../../domain/ledger.ts";
+import { balance, toMillicredits } from "../../domain/ledger.ts";
 import type { Seller } from "../../domain/vat.ts";
-import { autoTopUpActionMail } from "../../mail/auto-top-up-templates.ts";
-import { queueBillingMail } from "../billing-mails.ts";
 import type { Catalogue, TopUpOffer } from "../catalogue.ts";
-import { recordInvoiceDocument, recordPaidInvoice } from "../invoices.ts";
-import { insertGrant, lockUser, userGrants } from "../ledger-store.ts";
-import { queueReceipt } from "../payment-history.ts";
-import { autoTopUpKey } from "../ports/fulfilment-keys.ts";
-import type { AutoTopUpCharge, AutoTopUpChargeAnswer, PaymentProvider } from "../ports/payment-provider.ts";
+import { lockUser, userGrants } from "../ledger-store.ts";
+import type { AutoTopUpCharge, PaymentProvider } from "../ports/payment-provider.ts";
 import { currentState } from "../subscription-changes.ts";
-import { findBillingDetails, findCustomerId } from "../subscription-store.ts";
+import { findCustomerId } from "../subscription-store.ts";
 import { vatOnFile } from "./consents.ts";
 import { changeStatus, SYSTEM_ACTOR } from "./status.ts";
-import {
-  attemptsSince,
-  findAttempt,
-  findCard,
-  findOpenAttempt,
-  findSettings,
-  openAttempt,
-  updateAttempt,
-} from "./store.ts";
+import { attemptsSince, findCard, findOpenAttempt, findSettings, openAttempt } from "./store.ts";
 
 export interface ChargeDeps {
   db: Db;
@@ -120,6 +102,18 @@ export async function queueIfDue(
         orgId,
         { status: "off", reason: "card_removed" },
         context(`${orgId}:${settings.consentId}`),
+        now,
+      );
+      return null;
+    }
+    // The consent covers one card: a newer one waits for the customer's consent (it normally paused
+    // when it was saved; this catches what that could not see).
+    if (settings.cardPaymentMethodId !== card.paymentMethodId) {
+      await changeStatus(
+        tx,
+        orgId,
+        { status: "paused", reason: "card_replaced" },
+        context(`${orgId}:${card.setupIntentId}`),
         now,
       );
       return null;
@@ -216,178 +210,4 @@ export async function chargeOf(deps: ChargeDeps, attempt: AutoTopUpAttemptRow): 
     amount: attempt.net,
     currency: attempt.currency,
   };
-}
-
-/**
- * Settles an attempt from the provider's answer (the charge's own, a read, or an event's), in `tx`
- * under the organisation's lock. Paid always grants, whatever became of the attempt meanwhile:
- * money taken is credits given. Answers whether a pack was granted now.
- */
-export async function settleInTx(
-  tx: Tx,
-  deps: ChargeDeps,
-  attemptId: string,
-  answer: AutoTopUpChargeAnswer,
-  eventId: string | null,
-  now: Date,
-): Promise<boolean> {
-  const found = await findAttempt(tx, attemptId);
-  if (!found || !(await lockUser(tx, found.orgId))) return false;
-  const attempt = (await findAttempt(tx, attemptId)) as AutoTopUpAttemptRow;
-  if (answer.status === "paid") return grantPaid(tx, deps, attempt, answer, eventId, now);
-  const open = attempt.status === "processing" || attempt.status === "authentication_required";
-  if (!open) return false;
-  if (answer.status === "void") {
-    await updateAttempt(tx, attempt.id, { status: "cancelled", settledAt: now }, now);
-    return false;
-  }
-  if (answer.status === "open") return false;
-  const result: ChargeResult =
-    answer.status === "requires_action"
-      ? { status: "requires_action" }
-      : { status: "declined", code: answer.code };
-  const outcome = failureOutcome(result);
-  if (outcome.next === "grant") return false;
-  const context = { actor: SYSTEM_ACTOR, mailKey: attempt.id, billingUrl: billingUrlOf(deps) };
-  if (outcome.reason === "authentication_required") {
-    if (attempt.status === "authentication_required") return false;
-    const payUrl = answer.status === "requires_action" ? answer.payUrl : attempt.payUrl;
-    await updateAttempt(
-      tx,
-      attempt.id,
-      { status: "authentication_required", payUrl, detail: outcome.sentence },
-      now,
-    );
-    await changeStatus(
-      tx,
-      attempt.orgId,
-      { status: "paused", reason: "authentication_required" },
-      context,
-      now,
-    );
-    await mailPaymentLink(tx, deps, attempt, payUrl, now);
-    return false;
-  }
-  await updateAttempt(
-    tx,
-    attempt.id,
-    { status: "failed", declineCode: outcome.code, detail: outcome.sentence, settledAt: now },
-    now,
-  );
-  await changeStatus(
-    tx,
-    attempt.orgId,
-    { status: "paused", reason: "declined", detail: outcome.sentence, declineCode: outcome.code },
-    context,
-    now,
-  );
-  return false;
-}
-
-async function mailPaymentLink(
-  tx: Tx,
-  deps: ChargeDeps,
-  attempt: AutoTopUpAttemptRow,
-  payUrl: string | null,
-  now: Date,
-): Promise<void> {
-  if (!payUrl) return;
-  const [org] = await tx
-    .select({ name: organizations.name })
-    .from(organizations)
-    .where(eq(organizations.id, attempt.orgId));
-  await queueBillingMail(
-    tx,
-    {
-      userId: attempt.orgId,
-      kind: "auto_top_up_action",
-      dedupeKey: `auto_top_up_action:${attempt.id}`,
-      build: (user) =>
-        autoTopUpActionMail(user, {
-          organisation: org?.name ?? "your personal account",
-          amount: formatMoney(attempt.gross, attempt.currency),
-          credits: new Intl.NumberFormat("en-US").format(attempt.credits),
-          payUrl,
-          billingUrl: billingUrlOf(deps),
-        }),
-    },
-    now,
-  );
-}
-
-/** The pack, once (its fulfilment key), with its invoice and receipt; resumes a pause for this payment. */
-async function grantPaid(
-  tx: Tx,
-  deps: ChargeDeps,
-  attempt: AutoTopUpAttemptRow,
-  paid: Extract<AutoTopUpChargeAnswer, { status: "paid" }>,
-  eventId: string | null,
-  now: Date,
-): Promise<boolean> {
-  const key = autoTopUpKey(attempt.id);
-  const name = deps.catalogue.findTopUp(attempt.productId)?.topUp.name ?? `${attempt.credits} credit pack`;
-  if (paid.document.number !== null) await recordInvoiceDocument(tx, paid.document, now);
-  const granted = await insertGrant(
-    tx,
-    attempt.orgId,
-    newGrant("topup", toMillicredits(attempt.credits), paid.paidAt, name, key),
-    { paymentReference: paid.invoiceId, eventId },
-  );
-  const onFile = await findBillingDetails(tx, attempt.orgId);
-  const recorded = await recordPaidInvoice(
-    tx,
-    {
-      userId: attempt.orgId,
-      fulfilmentKey: key,
-      provider: attempt.provider,
-      kind: "topup",
-      description: `Auto top-up: ${name}`,
-      paidAt: paid.paidAt,
-      payment: paid.payment,
-      providerInvoiceId: paid.invoiceId,
-      paymentReference: paid.paymentIntentId ?? paid.invoiceId,
-      buyerAddress: addressLines(onFile?.address ?? null, paid.payment.buyer.country),
-    },
-    deps.seller,
-    now,
-  );
-  await queueReceipt(tx, recorded, deps.portalUrl, now);
-  if (attempt.status !== "paid") {
-    await updateAttempt(
-      tx,
-      attempt.id,
-      { status: "paid", gross: Math.max(paid.payment.total, attempt.net), settledAt: now, detail: null },
-      now,
-    );
-    await appendAudit(
-      tx,
-      {
-        actorId: null,
-        actorLabel: SYSTEM_ACTOR.label,
-        action: "auto_top_up.charged",
-        subjectUserId: null,
-        subjectOrgId: attempt.orgId,
-        reason: null,
-        details: {
-          attempt_id: attempt.id,
-          credits: attempt.credits,
-          total: paid.payment.total,
-          currency: paid.payment.currency,
-        },
-        ip: null,
-      },
-      now,
-    );
-  }
-  const settings = await findSettings(tx, attempt.orgId);
-  if (settings?.status === "paused" && settings.reason === "authentication_required") {
-    await changeStatus(
-      tx,
-      attempt.orgId,
-      { status: "active" },
-      { actor: SYSTEM_ACTOR, billingUrl: billingUrlOf(deps) },
-      now,
-    );
-  }
-  return granted;
 }

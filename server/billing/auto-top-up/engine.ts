@@ -40,6 +40,11 @@ export interface AutoTopUpEngine {
    * the payment is no longer needed.
    */
   cancelOpenAttempt(tx: Tx, orgId: string, detail: string, now: Date): Promise<void>;
+  /**
+   * The organisation or account is being deleted: its saved card is forgotten in `tx` and detached
+   * at the provider after (a failure there is logged; the card is unusable to us either way).
+   */
+  forgetCard(tx: Tx, orgId: string): Promise<void>;
   /** A provider event about a saved card or an auto top-up invoice, in the webhook's transaction. */
   handleEvent(tx: Tx, event: AutoTopUpEvent, now: Date): Promise<void>;
   /**

@@ -10,7 +10,8 @@ import type { Tx } from "../../db/types.ts";
 import { lockUser } from "../ledger-store.ts";
 import type { AutoTopUpEvent } from "../ports/events.ts";
 import type { AutoTopUpChargeAnswer, PaymentProvider } from "../ports/payment-provider.ts";
-import { type ChargeDeps, settleInTx } from "./charges.ts";
+import type { ChargeDeps } from "./charges.ts";
+import { type InvoiceToVoid, settleInTx } from "./settle.ts";
 import { findAttempt } from "./store.ts";
 
 export interface EventDeps extends ChargeDeps {
@@ -18,6 +19,8 @@ export interface EventDeps extends ChargeDeps {
   logger: Logger;
   /** The organisation's auto top-up must stop (its card was detached at the provider). */
   cardGone: (tx: Tx, orgId: string, now: Date) => Promise<void>;
+  /** Voids a declined attempt's invoice once the webhook's transaction has committed. */
+  voidLater: (invoice: InvoiceToVoid | null) => void;
   /** A newer card replaced the saved one: its consent does not cover the new card. */
   cardReplaced: (tx: Tx, orgId: string, now: Date) => Promise<void>;
 }
@@ -73,7 +76,7 @@ export async function handleAutoTopUpEvent(
         );
         return { grantedFor: null };
       }
-      const granted = await settleInTx(tx, deps, event.attemptId, answer, event.eventId, now);
+      const { granted } = await settleInTx(tx, deps, event.attemptId, answer, event.eventId, now);
       return { grantedFor: granted ? attempt.orgId : null };
     }
     case "auto_top_up_failed": {
@@ -86,15 +89,15 @@ export async function handleAutoTopUpEvent(
           invoiceId: event.invoiceId,
           payUrl: event.payUrl ?? attempt.payUrl ?? "",
         };
-      } else if (event.code === null && attempt.status === "processing") {
-        // Stripe's invoice events do not carry the decline code: its payment does.
-        const read = await deps.provider.readAutoTopUpInvoice(tx, event.invoiceId);
-        answer =
-          read.status === "declined" ? read : { status: "declined", invoiceId: event.invoiceId, code: null };
-      } else {
+      } else if (event.code !== null) {
         answer = { status: "declined", invoiceId: event.invoiceId, code: event.code };
+      } else {
+        // Stripe's invoice events carry no decline code, and a payment that needs the customer's
+        // authentication sends invoice.payment_failed beside payment_action_required: the invoice's
+        // own state decides (a decline with its code, or still waiting for the customer).
+        answer = await deps.provider.readAutoTopUpInvoice(tx, event.invoiceId);
       }
-      await settleInTx(tx, deps, event.attemptId, answer, event.eventId, now);
+      deps.voidLater((await settleInTx(tx, deps, event.attemptId, answer, event.eventId, now)).toVoid);
       return { grantedFor: null };
     }
   }

@@ -6,7 +6,8 @@ import type { AutoTopUpAttemptRow } from "../../db/schema/index.ts";
 import type { Tx } from "../../db/types.ts";
 import { lockUser } from "../ledger-store.ts";
 import type { AutoTopUpChargeAnswer } from "../ports/payment-provider.ts";
-import { type ChargeDeps, chargeOf, settleInTx } from "./charges.ts";
+import { type ChargeDeps, chargeOf } from "./charges.ts";
+import { giveUpInTx, type Settlement, settleInTx } from "./settle.ts";
 import { changeStatus, SYSTEM_ACTOR } from "./status.ts";
 import {
   endedMonthlyPauses,
@@ -24,6 +25,8 @@ export const RESEND_WINDOW_MS = 23 * HOUR_MS;
 export const AUTHENTICATION_WINDOW_MS = 7 * 24 * HOUR_MS;
 /** A processing attempt untouched this long lost its charge (a crash, a timeout): the sweep settles it. */
 export const STALE_AFTER_MS = 2 * 60_000;
+/** A processing attempt the provider has not settled in this long gives up (paused and mailed). */
+export const GIVE_UP_AFTER_MS = HOUR_MS;
 const SWEEP_BATCH = 50;
 
 export const EXPIRED_AUTHENTICATION_DETAIL =
@@ -35,9 +38,29 @@ export interface Settled {
   orgId: string;
 }
 
-/** Settles `attemptId` from `answer` in its own transaction. */
-export function settle(deps: ChargeDeps, attemptId: string, answer: AutoTopUpChargeAnswer): Promise<boolean> {
-  return deps.db.transaction((tx) => settleInTx(tx, deps, attemptId, answer, null, deps.clock.now()));
+/** Settles `attemptId` from `answer` in its own transaction, then voids what it declined. */
+export async function settle(
+  deps: ChargeDeps,
+  attemptId: string,
+  answer: AutoTopUpChargeAnswer,
+): Promise<boolean> {
+  return afterCommit(
+    deps,
+    await deps.db.transaction((tx) => settleInTx(tx, deps, attemptId, answer, null, deps.clock.now())),
+  );
+}
+
+async function afterCommit(deps: ChargeDeps, settled: Settlement): Promise<boolean> {
+  if (settled.toVoid) await voidQuietly(deps, settled.toVoid.invoiceId, settled.toVoid.attemptId);
+  return settled.granted;
+}
+
+/** Gives up on an attempt the provider never settled (see settle.ts giveUpInTx). */
+export async function giveUp(deps: ChargeDeps, attemptId: string): Promise<void> {
+  await afterCommit(
+    deps,
+    await deps.db.transaction((tx) => giveUpInTx(tx, deps, attemptId, deps.clock.now())),
+  );
 }
 
 /**
@@ -59,11 +82,7 @@ export async function chargeAttempt(deps: ChargeDeps, attemptId: string): Promis
     if (answer.status === "open" && !sentLongAgo)
       answer = await pay(deps, attempt, attempt.providerInvoiceId);
     else if (answer.status === "open") {
-      deps.logger.error(
-        { attemptId, orgId: attempt.orgId },
-        "Auto top-up needs attention: unpaid after 23 hours",
-      );
-      await updateAttempt(deps.db, attemptId, {}, now);
+      await giveUp(deps, attemptId);
       return null;
     }
   } else {
@@ -109,6 +128,12 @@ export async function sweep(deps: ChargeDeps): Promise<{ moved: number; resumed:
       if (await chargeAttempt(deps, attempt.id)) moved += 1;
     } catch (error) {
       deps.logger.warn({ err: error, attemptId: attempt.id }, "Auto top-up attempt could not be settled yet");
+      // To the back of the queue: a few that always fail must not hold up the others.
+      await updateAttempt(deps.db, attempt.id, {}, now);
+      if (now.getTime() - attempt.createdAt.getTime() >= GIVE_UP_AFTER_MS) {
+        await giveUp(deps, attempt.id);
+        moved += 1;
+      }
     }
   }
   const expired = await expiredAuthentications(

@@ -78,6 +78,9 @@ function recordingEngine() {
       calls.push({ method: "billingDetailsChanged", args: [orgId] });
     },
     async memberLeft() {},
+    async forgetCard(_tx, orgId) {
+      calls.push({ method: "forgetCard", args: [orgId] });
+    },
     async cancelOpenAttempt(_tx, orgId, detail) {
       calls.push({ method: "cancelOpenAttempt", args: [orgId, detail] });
     },
@@ -196,7 +199,7 @@ describe.each(TEST_DATABASES)("auto top-up settings (%s)", (kind) => {
         savedAt: now(),
         updatedAt: now(),
       })
-      .onConflictDoUpdate({ target: savedCards.orgId, set: { paymentMethodId: id, last4 } });
+      .onConflictDoUpdate({ target: savedCards.orgId, set: { paymentMethodId: id, last4, savedBy } });
     return id;
   }
 
@@ -846,6 +849,174 @@ describe.each(TEST_DATABASES)("auto top-up settings (%s)", (kind) => {
       expect(await json(await put(), 409)).toEqual({ detail: AUTO_TOP_UP_TEXT.cardOfMemberWhoLeft });
       await saveCard(team.org, team.ann.id, "1881");
       expect((await json<AutoTopUp>(await put(), 200)).status).toBe("active");
+    });
+
+    it("a card whose saver left is never turned on again: not after turning off, nor from off", async () => {
+      const team = await acme();
+      const { call } = await setup();
+      const put = (body: unknown) =>
+        call("PUT", "/v1/billing/auto-top-up", team.ann.accessToken, { org: team.org, body });
+      await json(await put(settings()), 200);
+      // Bob, who saved the card, leaves: the engine pauses it (member_left).
+      await db().delete(organizationMembers).where(eq(organizationMembers.userId, team.bob.id));
+      await db()
+        .update(autoTopUpSettings)
+        .set({ status: "paused", reason: "member_left" })
+        .where(eq(autoTopUpSettings.orgId, team.org));
+      // Turning it off clears the reason; turning it on again with consent must still be refused.
+      await json(await put(settings({ enabled: false, consent: undefined })), 200);
+      expect(await json(await put(settings()), 409)).toEqual({
+        detail: AUTO_TOP_UP_TEXT.cardOfMemberWhoLeft,
+      });
+      expect(await consents(team.org)).toHaveLength(1);
+      expect((await settingsRow(team.org))?.status).toBe("off");
+      // A card whose saver is not known (the account deleted) is refused alike.
+      await saveCard(team.org, null, "5556");
+      expect(await json(await put(settings()), 409)).toEqual({
+        detail: AUTO_TOP_UP_TEXT.cardOfMemberWhoLeft,
+      });
+      await saveCard(team.org, team.ann.id, "1881");
+      expect((await json<AutoTopUp>(await put(settings()), 200)).status).toBe("active");
+    });
+
+    it("a card whose saver left before it was ever turned on is refused too", async () => {
+      const team = await acme();
+      await db().delete(organizationMembers).where(eq(organizationMembers.userId, team.bob.id));
+      const { call } = await setup();
+      const res = await call("PUT", "/v1/billing/auto-top-up", team.ann.accessToken, {
+        org: team.org,
+        body: settings(),
+      });
+      expect(await json(res, 409)).toEqual({ detail: AUTO_TOP_UP_TEXT.cardOfMemberWhoLeft });
+      expect(await settingsRow(team.org)).toBeUndefined();
+    });
+
+    it("consent with the text shown: stored when it is the text for these values now", async () => {
+      const team = await acme();
+      const { call } = await setup();
+      const values = {
+        threshold: 100,
+        product_id: PACK_500,
+        monthly_limit: { amount: 20_000, currency: "eur" },
+      };
+      const { text, text_version } = await json<{ text: string; text_version: string }>(
+        await call("POST", "/v1/billing/auto-top-up/consent-text", team.ann.accessToken, {
+          org: team.org,
+          body: values,
+        }),
+        200,
+      );
+      await json(
+        await call("PUT", "/v1/billing/auto-top-up", team.ann.accessToken, {
+          org: team.org,
+          body: { enabled: true, ...values, consent: { text_version, text, accepted: true } },
+        }),
+        200,
+      );
+      const [consent] = await consents(team.org);
+      expect(consent?.text).toBe(text);
+    });
+
+    it.each([
+      ["another card was saved", async (org: string, ann: string) => void (await saveCard(org, ann, "0341"))],
+      ["the VAT on file changed", async (org: string) => details(org, "FR")],
+    ])(
+      "consent to a text the member no longer sees (%s) answers 422 on consent",
+      async (_name, meanwhile) => {
+        const team = await acme();
+        const { call } = await setup();
+        const values = {
+          threshold: 100,
+          product_id: PACK_500,
+          monthly_limit: { amount: 20_000, currency: "eur" },
+        };
+        const { text, text_version } = await json<{ text: string; text_version: string }>(
+          await call("POST", "/v1/billing/auto-top-up/consent-text", team.bob.accessToken, {
+            org: team.org,
+            body: values,
+          }),
+          200,
+        );
+        await meanwhile(team.org, team.ann.id);
+        const res = await call("PUT", "/v1/billing/auto-top-up", team.bob.accessToken, {
+          org: team.org,
+          body: { enabled: true, ...values, consent: { text_version, text, accepted: true } },
+        });
+        expect(await json(res, 422)).toEqual({
+          detail: [{ loc: ["body", "consent"], msg: AUTO_TOP_UP_TEXT.consentChanged, type: "value_error" }],
+        });
+        expect(await consents(team.org)).toEqual([]);
+        expect(await settingsRow(team.org)).toBeUndefined();
+      },
+    );
+
+    it("a consent text longer than 2,000 characters is an invalid body", async () => {
+      const team = await acme();
+      const { call } = await setup();
+      const res = await call("PUT", "/v1/billing/auto-top-up", team.ann.accessToken, {
+        org: team.org,
+        body: settings({
+          consent: { text_version: CONSENT_TEXT_VERSION, text: "x".repeat(2001), accepted: true },
+        }),
+      });
+      expect(res.status).toBe(422);
+      expect(await consents(team.org)).toEqual([]);
+    });
+
+    it("resuming after the VAT on file changed needs consent to the text with the new VAT", async () => {
+      const team = await acme();
+      await details(team.org, "DE");
+      const { call } = await setup();
+      const put = (body: unknown) =>
+        call("PUT", "/v1/billing/auto-top-up", team.ann.accessToken, { org: team.org, body });
+      await json(await put(settings()), 200);
+      await db()
+        .update(autoTopUpSettings)
+        .set({ status: "paused", reason: "daily_limit" })
+        .where(eq(autoTopUpSettings.orgId, team.org));
+      // France's 20 % instead of Germany's 19 %: the consent on file names €59.50.
+      await details(team.org, "FR");
+      expect(await json(await put(settings({ consent: undefined })), 422)).toEqual({
+        detail: [{ loc: ["body", "consent"], msg: AUTO_TOP_UP_TEXT.consentRequired, type: "value_error" }],
+      });
+      expect((await settingsRow(team.org))?.status).toBe("paused");
+      expect((await json<AutoTopUp>(await put(settings()), 200)).status).toBe("active");
+      const [latest, first] = await consents(team.org);
+      expect(first?.text).toContain("€59.50 at today's 19 %");
+      expect(latest?.text).toContain("€60.00 at today's 20 %");
+    });
+
+    it("resuming after a new card was saved (card_replaced) needs consent for it", async () => {
+      const team = await acme();
+      const { call } = await setup();
+      const put = (body: unknown) =>
+        call("PUT", "/v1/billing/auto-top-up", team.ann.accessToken, { org: team.org, body });
+      await json(await put(settings()), 200);
+      // The same last four digits: the text alone would not tell the cards apart.
+      await saveCard(team.org, team.ann.id, "4242");
+      await db()
+        .update(autoTopUpSettings)
+        .set({ status: "paused", reason: "card_replaced" })
+        .where(eq(autoTopUpSettings.orgId, team.org));
+      expect((await put(settings({ consent: undefined }))).status).toBe(422);
+      expect((await json<AutoTopUp>(await put(settings()), 200)).status).toBe("active");
+      expect(await consents(team.org)).toHaveLength(2);
+    });
+
+    it.each([
+      ["a limit of 0", { monthly_limit: { amount: 0, currency: "eur" } }, ["monthly_limit", "amount"]],
+      ["a negative limit", { monthly_limit: { amount: -100, currency: "eur" } }, ["monthly_limit", "amount"]],
+      ["a threshold of 0", { threshold: 0 }, ["threshold"]],
+    ])("turning off with %s answers 422 naming the field, not 500", async (_name, change, loc) => {
+      const team = await acme();
+      const { call } = await setup();
+      const res = await call("PUT", "/v1/billing/auto-top-up", team.ann.accessToken, {
+        org: team.org,
+        body: settings({ enabled: false, consent: undefined, ...change }),
+      });
+      const body = await json<{ detail: { loc: string[] }[] }>(res, 422);
+      expect(body.detail.map((d) => d.loc)).toEqual([["body", ...loc]]);
+      expect(await settingsRow(team.org)).toBeUndefined();
     });
 
     it("off for a reason (the card removed) needs new consent to come back", async () => {

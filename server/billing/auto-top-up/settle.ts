@@ -1,0 +1,299 @@
+// Settling an auto top-up attempt from the provider's answer: the charge's own, a read of its
+// invoice, or an event, whichever comes first, in one transaction under the organisation's lock.
+// Paid grants the pack once (fulfilment key `auto_top_up:<attempt id>`) with its invoice and
+// receipt; authentication pauses and mails the payment link; a decline pauses with its sentence
+// and its invoice is voided (it must not be paid later, beside a new attempt); an attempt the
+// provider never answered for gives up after an hour, paused and mailed, never silently stuck.
+import { eq } from "drizzle-orm";
+import { formatMoney } from "../../../contract/invoice-document.ts";
+import { appendAudit } from "../../audit/audit-log.ts";
+import { type AutoTopUpAttemptRow, organizations } from "../../db/schema/index.ts";
+import type { Tx } from "../../db/types.ts";
+import { type ChargeResult, declineSentence, failureOutcome } from "../../domain/auto-top-up.ts";
+import { addressLines } from "../../domain/billing-details.ts";
+import { newGrant, toMillicredits } from "../../domain/ledger.ts";
+import { autoTopUpActionMail } from "../../mail/auto-top-up-templates.ts";
+import { queueBillingMail } from "../billing-mails.ts";
+import { recordInvoiceDocument, recordPaidInvoice } from "../invoices.ts";
+import { insertGrant, lockUser } from "../ledger-store.ts";
+import { queueReceipt } from "../payment-history.ts";
+import { autoTopUpKey } from "../ports/fulfilment-keys.ts";
+import type { AutoTopUpChargeAnswer } from "../ports/payment-provider.ts";
+import { findBillingDetails, findCustomerId } from "../subscription-store.ts";
+import type { ChargeDeps } from "./charges.ts";
+import { changeStatus, SYSTEM_ACTOR } from "./status.ts";
+import { findAttempt, findSettings, updateAttempt } from "./store.ts";
+
+/** An invoice to void once the settling transaction has committed. */
+export interface InvoiceToVoid {
+  invoiceId: string;
+  attemptId: string;
+}
+
+export interface Settlement {
+  /** A pack was granted now: the balance moved, so the trigger is asked again. */
+  granted: boolean;
+  toVoid: InvoiceToVoid | null;
+}
+
+const NOTHING: Settlement = { granted: false, toVoid: null };
+
+/** The code and sentence of an attempt the provider never answered for (an operator looks too). */
+export const GAVE_UP_CODE = "processing_error";
+
+const billingUrlOf = (deps: Pick<ChargeDeps, "portalUrl">) => `${deps.portalUrl}/profile/billing`;
+
+/**
+ * Settles an attempt from the provider's answer (the charge's own, a read, or an event's), in `tx`
+ * under the organisation's lock. Paid always grants, whatever became of the attempt meanwhile:
+ * money taken is credits given. Answers whether a pack was granted now.
+ */
+export async function settleInTx(
+  tx: Tx,
+  deps: ChargeDeps,
+  attemptId: string,
+  answer: AutoTopUpChargeAnswer,
+  eventId: string | null,
+  now: Date,
+): Promise<Settlement> {
+  const found = await findAttempt(tx, attemptId);
+  if (!found || !(await lockUser(tx, found.orgId))) return NOTHING;
+  const attempt = (await findAttempt(tx, attemptId)) as AutoTopUpAttemptRow;
+  if (answer.status === "paid")
+    return { granted: await grantPaid(tx, deps, attempt, answer, eventId, now), toVoid: null };
+  const open = attempt.status === "processing" || attempt.status === "authentication_required";
+  if (!open) return NOTHING;
+  if (answer.status === "void") {
+    await updateAttempt(tx, attempt.id, { status: "cancelled", settledAt: now }, now);
+    return NOTHING;
+  }
+  if (answer.status === "open") return NOTHING;
+  const result: ChargeResult =
+    answer.status === "requires_action"
+      ? { status: "requires_action" }
+      : { status: "declined", code: answer.code };
+  const outcome = failureOutcome(result);
+  if (outcome.next === "grant") return NOTHING;
+  const context = { actor: SYSTEM_ACTOR, mailKey: attempt.id, billingUrl: billingUrlOf(deps) };
+  if (outcome.reason === "authentication_required") {
+    if (attempt.status === "authentication_required") return NOTHING;
+    const payUrl = answer.status === "requires_action" ? answer.payUrl : attempt.payUrl;
+    await updateAttempt(
+      tx,
+      attempt.id,
+      { status: "authentication_required", payUrl, detail: outcome.sentence },
+      now,
+    );
+    await changeStatus(
+      tx,
+      attempt.orgId,
+      { status: "paused", reason: "authentication_required" },
+      context,
+      now,
+    );
+    await mailPaymentLink(tx, deps, attempt, payUrl, now);
+    return NOTHING;
+  }
+  await updateAttempt(
+    tx,
+    attempt.id,
+    { status: "failed", declineCode: outcome.code, detail: outcome.sentence, settledAt: now },
+    now,
+  );
+  await changeStatus(
+    tx,
+    attempt.orgId,
+    { status: "paused", reason: "declined", detail: outcome.sentence, declineCode: outcome.code },
+    context,
+    now,
+  );
+  return { granted: false, toVoid: { invoiceId: answer.invoiceId, attemptId: attempt.id } };
+}
+
+/**
+ * Gives up on a processing attempt the provider never answered for (unreachable for an hour, a
+ * lasting refusal, a price that no longer matches): failed, paused with a sentence and mailed, so
+ * that the organisation knows and the open-attempt slot is free again. Logged for an operator.
+ */
+export async function giveUpInTx(
+  tx: Tx,
+  deps: ChargeDeps,
+  attemptId: string,
+  now: Date,
+): Promise<Settlement> {
+  const found = await findAttempt(tx, attemptId);
+  if (!found || !(await lockUser(tx, found.orgId))) return NOTHING;
+  const attempt = (await findAttempt(tx, attemptId)) as AutoTopUpAttemptRow;
+  if (attempt.status !== "processing") return NOTHING;
+  const sentence = declineSentence(GAVE_UP_CODE);
+  deps.logger.error(
+    { attemptId, orgId: attempt.orgId, invoiceId: attempt.providerInvoiceId },
+    "Auto top-up needs attention: the provider never settled this charge; the attempt gave up",
+  );
+  await updateAttempt(
+    tx,
+    attempt.id,
+    { status: "failed", declineCode: GAVE_UP_CODE, detail: sentence, settledAt: now },
+    now,
+  );
+  await changeStatus(
+    tx,
+    attempt.orgId,
+    { status: "paused", reason: "declined", detail: sentence, declineCode: GAVE_UP_CODE },
+    { actor: SYSTEM_ACTOR, mailKey: attempt.id, billingUrl: billingUrlOf(deps) },
+    now,
+  );
+  return {
+    granted: false,
+    toVoid: attempt.providerInvoiceId
+      ? { invoiceId: attempt.providerInvoiceId, attemptId: attempt.id }
+      : null,
+  };
+}
+
+async function mailPaymentLink(
+  tx: Tx,
+  deps: ChargeDeps,
+  attempt: AutoTopUpAttemptRow,
+  payUrl: string | null,
+  now: Date,
+): Promise<void> {
+  if (!payUrl) return;
+  const [org] = await tx
+    .select({ name: organizations.name })
+    .from(organizations)
+    .where(eq(organizations.id, attempt.orgId));
+  await queueBillingMail(
+    tx,
+    {
+      userId: attempt.orgId,
+      kind: "auto_top_up_action",
+      dedupeKey: `auto_top_up_action:${attempt.id}`,
+      build: (user) =>
+        autoTopUpActionMail(user, {
+          organisation: org?.name ?? "your personal account",
+          amount: formatMoney(attempt.gross, attempt.currency),
+          credits: new Intl.NumberFormat("en-US").format(attempt.credits),
+          payUrl,
+          billingUrl: billingUrlOf(deps),
+        }),
+    },
+    now,
+  );
+}
+
+/** The pack, once (its fulfilment key), with its invoice and receipt; resumes a pause for this payment. */
+async function grantPaid(
+  tx: Tx,
+  deps: ChargeDeps,
+  attempt: AutoTopUpAttemptRow,
+  paid: Extract<AutoTopUpChargeAnswer, { status: "paid" }>,
+  eventId: string | null,
+  now: Date,
+): Promise<boolean> {
+  if (await refundedForDeletedOrg(tx, deps, attempt, paid, now)) return false;
+  const key = autoTopUpKey(attempt.id);
+  const name = deps.catalogue.findTopUp(attempt.productId)?.topUp.name ?? `${attempt.credits} credit pack`;
+  if (paid.document.number !== null) await recordInvoiceDocument(tx, paid.document, now);
+  const granted = await insertGrant(
+    tx,
+    attempt.orgId,
+    newGrant("topup", toMillicredits(attempt.credits), paid.paidAt, name, key),
+    { paymentReference: paid.invoiceId, eventId },
+  );
+  const onFile = await findBillingDetails(tx, attempt.orgId);
+  const recorded = await recordPaidInvoice(
+    tx,
+    {
+      userId: attempt.orgId,
+      fulfilmentKey: key,
+      provider: attempt.provider,
+      kind: "topup",
+      description: `Auto top-up: ${name}`,
+      paidAt: paid.paidAt,
+      payment: paid.payment,
+      providerInvoiceId: paid.invoiceId,
+      paymentReference: paid.paymentIntentId ?? paid.invoiceId,
+      buyerAddress: addressLines(onFile?.address ?? null, paid.payment.buyer.country),
+    },
+    deps.seller,
+    now,
+  );
+  await queueReceipt(tx, recorded, deps.portalUrl, now);
+  if (attempt.status !== "paid") {
+    await updateAttempt(
+      tx,
+      attempt.id,
+      { status: "paid", gross: Math.max(paid.payment.total, attempt.net), settledAt: now, detail: null },
+      now,
+    );
+    await appendAudit(
+      tx,
+      {
+        actorId: null,
+        actorLabel: SYSTEM_ACTOR.label,
+        action: "auto_top_up.charged",
+        subjectUserId: null,
+        subjectOrgId: attempt.orgId,
+        reason: null,
+        details: {
+          attempt_id: attempt.id,
+          credits: attempt.credits,
+          total: paid.payment.total,
+          currency: paid.payment.currency,
+        },
+        ip: null,
+      },
+      now,
+    );
+  }
+  const settings = await findSettings(tx, attempt.orgId);
+  if (settings?.status === "paused" && settings.reason === "authentication_required") {
+    await changeStatus(
+      tx,
+      attempt.orgId,
+      { status: "active" },
+      { actor: SYSTEM_ACTOR, billingUrl: billingUrlOf(deps) },
+      now,
+    );
+  }
+  return granted;
+}
+
+/**
+ * A charge that completed after its organisation was deleted (it was on its way when the owner
+ * deleted it) is refunded, as any payment arriving for a deleted organisation (decision 030),
+ * instead of granting credits nobody can spend. Once: a refunded attempt is cancelled.
+ */
+async function refundedForDeletedOrg(
+  tx: Tx,
+  deps: ChargeDeps,
+  attempt: AutoTopUpAttemptRow,
+  paid: Extract<AutoTopUpChargeAnswer, { status: "paid" }>,
+  now: Date,
+): Promise<boolean> {
+  const [org] = await tx
+    .select({ deletedAt: organizations.deletedAt })
+    .from(organizations)
+    .where(eq(organizations.id, attempt.orgId));
+  if (!org?.deletedAt) return false;
+  if (attempt.status === "cancelled" && attempt.detail === REFUNDED_DETAIL) return true;
+  const refunded = await deps.provider.refundUnclaimedPayment(tx, {
+    orgId: attempt.orgId,
+    customerId: (await findCustomerId(tx, attempt.orgId)) ?? null,
+    paymentIntentId: paid.paymentIntentId,
+    providerInvoiceId: paid.invoiceId,
+    total: paid.payment.total,
+    currency: paid.payment.currency,
+    reason: "auto top-up paid for a deleted organisation",
+  });
+  if (!refunded)
+    deps.logger.error(
+      { attemptId: attempt.id, invoiceId: paid.invoiceId },
+      "Billing needs attention: an auto top-up paid for a deleted organisation could not be refunded",
+    );
+  await updateAttempt(tx, attempt.id, { status: "cancelled", detail: REFUNDED_DETAIL, settledAt: now }, now);
+  return true;
+}
+
+export const REFUNDED_DETAIL = "Refunded: the organisation was deleted before this payment completed.";
