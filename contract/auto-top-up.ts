@@ -12,9 +12,18 @@ const moneySchema = z.object({
   currency: z.string().check(z.minLength(3), z.maxLength(3)),
 });
 
+/** The longest consent text a PUT may echo: the rendered text is about 400 characters. */
+const CONSENT_TEXT_MAX = 2000;
+
 /** `PUT /v1/billing/auto-top-up`'s consent: the customer accepted the text shown for these values. */
 export const autoTopUpConsentSchema = z.object({
   text_version: z.string().check(z.minLength(1), z.maxLength(100)),
+  /**
+   * The exact text the customer accepted, as `POST /v1/billing/auto-top-up/consent-text` answered
+   * it. When given, the server refuses it (422 on `consent`) unless it is the text it renders now
+   * for these values, card and VAT: a consent is never stored for a text nobody saw.
+   */
+  text: z.optional(z.string().check(z.maxLength(CONSENT_TEXT_MAX))),
   accepted: z.literal(true),
 });
 
@@ -136,6 +145,11 @@ export const AUTO_TOP_UP_TEXT = {
   consentRequired: "Accept the text for these values to turn auto top-up on or change it.",
   /** 422 on `consent`: the text accepted is not the one in force (the page showed an older one). */
   consentOutdated: "The text has changed since it was shown: read it again and accept it.",
+  /**
+   * 422 on `consent`: the text accepted is not the one rendered now for these values (another card
+   * was saved, or the VAT on file changed, since it was shown).
+   */
+  consentChanged: "The terms changed since you agreed to them. Read them again and agree to continue.",
   /** 409: a member with this many card pages open for the organisation. */
   tooManyCardSetups:
     "You have 10 card pages open for this organisation: finish one, or try again when they expire.",

@@ -194,6 +194,39 @@ describe("the settings' ranges", () => {
     ]);
   });
 
+  const notPositive = "The monthly limit must be more than zero.";
+
+  it.each([
+    ["0 while on", true, 0],
+    ["0 while off", false, 0],
+    ["a negative amount while on", true, -1],
+    ["a negative amount while off", false, -5950],
+  ] as const)("monthly limit: %s is refused, whatever the pack costs", (_case, enabled, amount) => {
+    // One problem for the field, not also "at least one pack": the table allows no limit of 0.
+    expect(problems({ enabled, monthly_limit: { amount, currency: "eur" } })).toEqual([
+      { field: "monthly_limit.amount", message: notPositive },
+    ]);
+  });
+
+  it("a limit of 0 without a known pack is still refused", () => {
+    expect(
+      problems({ enabled: false, product_id: "nope", monthly_limit: { amount: 0, currency: "eur" } }),
+    ).toEqual([
+      { field: "product_id", message: "Choose one of the credit packs." },
+      { field: "monthly_limit.amount", message: notPositive },
+    ]);
+  });
+
+  it("one cent while off is a limit (below one pack, which turning off never refuses)", () => {
+    expect(problems({ enabled: false, monthly_limit: { amount: 1, currency: "eur" } })).toEqual([]);
+  });
+
+  it.each([0, -1, 9])("threshold: %s credits is refused while off too", (threshold) => {
+    expect(problems({ enabled: false, threshold })).toEqual([
+      { field: "threshold", message: "The threshold must be at least 10 credits." },
+    ]);
+  });
+
   it("names every field that is out of range, in the body's order", () => {
     expect(problems({ threshold: 500, monthly_limit: { amount: 100, currency: "eur" } })).toEqual([
       {
@@ -241,7 +274,19 @@ describe("consent and recent authentication", () => {
       true,
     ],
   ] as const)("consent: %s → %s", (_case, previous, next, expected) => {
-    expect(consentNeeded(previous, next)).toBe(expected);
+    expect(consentNeeded(previous, next, { consented: "text", now: "text" })).toBe(expected);
+  });
+
+  const paused: AutoTopUpChoice = on;
+  it.each([
+    ["resuming, the text unchanged", paused, on, "text", "text", false],
+    ["resuming, the VAT or price changed since", paused, on, "at 19 %", "at 20 %", true],
+    ["resuming, a replaced card with the same values", paused, on, "ending 4242", "ending 0341", true],
+    ["resuming, no consent on file", paused, on, null, "text", true],
+    ["turning off, the text changed", on, off, "at 19 %", "at 20 %", false],
+    ["saving values while off, the text changed", off, { ...off, threshold: 50 }, "a", "b", false],
+  ] as const)("consent for the text: %s → %s", (_case, previous, next, consented, now, expected) => {
+    expect(consentNeeded(previous, next, { consented, now })).toBe(expected);
   });
 
   it.each([

@@ -68,6 +68,7 @@ export const SETTINGS_MESSAGES = {
   thresholdTooHigh: (packCredits: number) =>
     `The threshold must be below the pack's ${credits(packCredits)} credits, so that one pack lifts the balance above it.`,
   limitNotWhole: "The monthly limit must be a whole number of cents.",
+  limitNotPositive: "The monthly limit must be more than zero.",
   limitCurrency: (currency: string) =>
     `The monthly limit must be in ${currency.toUpperCase()}, the currency of the pack.`,
   limitTooLow: (gross: string) =>
@@ -105,8 +106,12 @@ export function settingsProblems(input: AutoTopUpSettingsInput, context: Setting
     problems.push({ field: "threshold", message: SETTINGS_MESSAGES.thresholdTooHigh(pack.credits) });
 
   const limit = input.monthly_limit;
-  if (!Number.isInteger(limit.amount))
+  const wholeAmount = Number.isInteger(limit.amount);
+  if (!wholeAmount)
     problems.push({ field: "monthly_limit.amount", message: SETTINGS_MESSAGES.limitNotWhole });
+  // Even when turning off: a limit of nothing is no limit, and the table refuses it.
+  else if (limit.amount <= 0)
+    problems.push({ field: "monthly_limit.amount", message: SETTINGS_MESSAGES.limitNotPositive });
   // Without a known pack there is no currency or price to compare the limit with.
   if (pack === undefined) return problems;
   if (limit.currency.toLowerCase() !== pack.currency) {
@@ -116,7 +121,7 @@ export function settingsProblems(input: AutoTopUpSettingsInput, context: Setting
     });
     return problems;
   }
-  if (!Number.isInteger(limit.amount)) return problems;
+  if (!wholeAmount || limit.amount <= 0) return problems;
   const gross = packGross(pack, context.vat);
   if (input.enabled && limit.amount < gross)
     problems.push({
@@ -147,14 +152,30 @@ export interface AutoTopUpChoice {
 
 const sameMoney = (a: Money, b: Money) => a.amount === b.amount && a.currency === b.currency;
 
+/** The consent text stored with the consent in force, and the one rendered now for the next values. */
+interface ConsentTexts {
+  /** Null when no consent is on file for the stored values. */
+  consented: string | null;
+  /** Null when there is nothing to render it for (no card). */
+  now: string | null;
+}
+
 /**
  * Whether a PUT needs fresh consent: turning auto top-up on (from off or from never set up), or,
  * while on, any change of card, pack, threshold or limit. Turning it off, or saving values while it
- * stays off, needs none: nothing is charged, and turning it on later asks then.
+ * stays off, needs none: nothing is charged, and turning it on later asks then. Keeping it on or
+ * resuming it needs consent too when the text for the values differs from the one consented to: the
+ * VAT or the price changed since, or the card was replaced (a consent covers its text, not only the
+ * values).
  */
-export function consentNeeded(previous: AutoTopUpChoice | null, next: AutoTopUpChoice): boolean {
+export function consentNeeded(
+  previous: AutoTopUpChoice | null,
+  next: AutoTopUpChoice,
+  texts: ConsentTexts,
+): boolean {
   if (!next.enabled) return false;
   if (previous === null || !previous.enabled) return true;
+  if (texts.consented !== texts.now) return true;
   return (
     previous.cardId !== next.cardId ||
     previous.productId !== next.productId ||

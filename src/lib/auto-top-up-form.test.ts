@@ -17,6 +17,7 @@ import {
   parseMoney,
   resetsText,
   type SettingsForm,
+  withConsent,
 } from "./auto-top-up-form.ts";
 import { AUTO_TOP_UP_PAGE_TEXT } from "./auto-top-up-text.ts";
 
@@ -152,6 +153,8 @@ describe("checkForm: the PUT body, or a message beside each field", () => {
     ["a limit that is not money", { limit: "lots" }, "monthly_limit", E.limitNotMoney],
     ["a limit under one pack", { limit: "49.99" }, "monthly_limit", E.limitTooLow("€50.00")],
     ["a limit over €10,000", { limit: "10000.01" }, "monthly_limit", E.limitTooHigh("€10,000.00")],
+    ["a limit of 0", { limit: "0" }, "monthly_limit", E.limitNotPositive],
+    ["a limit of 0 while off", { enabled: false, limit: "0" }, "monthly_limit", E.limitNotPositive],
   ])("refuses %s", (_, change, field, message) => {
     expect(errorsFor({ ...valid, ...change })[field]).toBe(message);
   });
@@ -229,6 +232,22 @@ describe("needsConsent", () => {
     ["values while off", NEVER_SET, { ...request, enabled: false }, false],
   ])("%s: %s", (_, state, req, expected) => {
     expect(needsConsent(state, req)).toBe(expected);
+  });
+});
+
+describe("withConsent", () => {
+  it("sends the text shown with its version, replacing any consent before", () => {
+    const request = {
+      enabled: true,
+      threshold: 100,
+      product_id: "prod_500",
+      monthly_limit: { amount: 20000, currency: "eur" },
+      consent: { text_version: "old", accepted: true as const },
+    };
+    expect(withConsent(request, { text: "We will charge…", version: "v2" })).toEqual({
+      ...request,
+      consent: { text_version: "v2", text: "We will charge…", accepted: true },
+    });
   });
 });
 

@@ -122,6 +122,8 @@ export function checkForm(form: SettingsForm, packs: readonly Pack[]): CheckedFo
   const amount = parseMoney(form.limit);
   const currency = pack?.currency ?? "eur";
   if (amount === null) errors.monthly_limit = E.limitNotMoney;
+  // Even when off: the API refuses a limit of nothing.
+  else if (amount <= 0) errors.monthly_limit = E.limitNotPositive;
   // The least limit is one pack's gross, which only the API knows (the VAT): the net is a floor.
   else if (pack && form.enabled && amount < pack.unitAmount)
     errors.monthly_limit = E.limitTooLow(formatMoney(pack.unitAmount, currency));
@@ -183,6 +185,17 @@ export function needsConsent(state: AutoTopUp, request: AutoTopUpRequest): boole
   if (!request.enabled) return false;
   if (!state.enabled || state.status === "off") return true;
   return !sameRequestValues(state, request);
+}
+
+/**
+ * The PUT body once the customer agreed to `shown`, the text the API rendered for these values:
+ * its version and the text itself, so that the API refuses it if the text changed meanwhile.
+ */
+export function withConsent(
+  request: AutoTopUpRequest,
+  shown: { text: string; version: string },
+): AutoTopUpRequest {
+  return { ...request, consent: { text_version: shown.version, text: shown.text, accepted: true } };
 }
 
 /** This month's charges against the limit, for a progress bar and its sentence. */

@@ -30,6 +30,9 @@ export const AUTO_TOP_UP_PAGE_TEXT = {
   pausedUntil: (when: string) => `Resumes on ${when}.`,
   resume: "Resume auto top-up",
   resumed: "Auto top-up is active again.",
+  /** Resuming answered 422 on `consent`: the card or the VAT changed since the terms were agreed to. */
+  resumeNeedsConsent:
+    "The terms changed since you agreed to them. Press Save below to read them again and agree.",
   completePayment: "Complete payment",
   completePaymentNote: "Your bank asks you to confirm the last payment.",
 
@@ -122,6 +125,7 @@ export const AUTO_TOP_UP_PAGE_TEXT = {
     thresholdTooHigh: (packCredits: number) =>
       `The threshold must be below the pack's ${packCredits.toLocaleString("en-US")} credits, so that one pack lifts the balance above it.`,
     limitNotMoney: "Enter the limit as an amount, like 200 or 200.50.",
+    limitNotPositive: "The monthly limit must be more than zero.",
     limitTooLow: (net: string) => `The monthly limit must cover at least one pack: ${net} plus VAT.`,
     limitTooHigh: (most: string) => `The monthly limit can be at most ${most} including VAT.`,
   },

@@ -93,7 +93,7 @@ it("PUT sends the contract's body with the acting organisation", async () => {
     threshold: 100,
     product_id: "prod_500",
     monthly_limit: { amount: 20000, currency: "eur" },
-    consent: { text_version: "v1", accepted: true },
+    consent: { text_version: "v1", text: "We will charge your card ending 4242…", accepted: true },
   });
   const [url, init] = fetchMock.mock.calls[0] as [string, RequestInit];
   expect(url).toMatch(/\/v1\/billing\/auto-top-up$/);
@@ -103,7 +103,8 @@ it("PUT sends the contract's body with the acting organisation", async () => {
     threshold: 100,
     product_id: "prod_500",
     monthly_limit: { amount: 20000, currency: "eur" },
-    consent: { text_version: "v1", accepted: true },
+    // The text shown goes with the consent: the API refuses it if the text changed meanwhile.
+    consent: { text_version: "v1", text: "We will charge your card ending 4242…", accepted: true },
   });
   expect($autoTopUp.get()).toMatchObject({ status: "ready", data: { status: "active", threshold: 100 } });
 });

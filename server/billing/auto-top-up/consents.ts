@@ -154,3 +154,13 @@ export async function lastConsentedLimit(db: DbOrTx, orgId: string): Promise<Mon
   if (typeof limit?.amount !== "number" || typeof limit.currency !== "string") return null;
   return { amount: limit.amount, currency: limit.currency };
 }
+
+/** The text of a stored consent (what the member accepted), or null when there is none. */
+export async function consentTextOf(db: DbOrTx, consentId: string | null): Promise<string | null> {
+  if (consentId === null) return null;
+  const [row] = await db
+    .select({ text: autoTopUpConsents.text })
+    .from(autoTopUpConsents)
+    .where(eq(autoTopUpConsents.id, consentId));
+  return row?.text ?? null;
+}

@@ -17,6 +17,8 @@ import {
   type AutoTopUpSettingsRow,
   autoTopUpSettings,
   cardSetupSessions,
+  organizationMembers,
+  type SavedCardRow,
   savedCards,
 } from "../../db/schema/index.ts";
 import type { Db, Tx } from "../../db/types.ts";
@@ -45,6 +47,7 @@ import {
   autoTopUpPacks,
   type ConsentChoice,
   consentTextFor,
+  consentTextOf,
   lastConsentedLimit,
   storeConsent,
   vatOnFile,
@@ -122,6 +125,25 @@ async function lockAsBillingMember(tx: Tx, change: Pick<MemberChange, "orgId" | 
   if (!can(me.role, "billing")) throw new AutoTopUpRefusal(403, ORG_DETAIL.notAllowed);
 }
 
+/**
+ * Whether the member who saved the card is still a member (ORGANISATIONS.md): a card whose saver
+ * left, or whose saver is not known, is never turned on again. A personal organisation's saver is
+ * its own user (its id is the organisation's).
+ */
+async function saverIsMember(
+  tx: Tx,
+  change: Pick<MemberChange, "orgId" | "personal">,
+  card: Pick<SavedCardRow, "savedBy">,
+): Promise<boolean> {
+  if (card.savedBy === null) return false;
+  if (change.personal) return card.savedBy === change.orgId;
+  const [member] = await tx
+    .select({ userId: organizationMembers.userId })
+    .from(organizationMembers)
+    .where(and(eq(organizationMembers.orgId, change.orgId), eq(organizationMembers.userId, card.savedBy)));
+  return member !== undefined;
+}
+
 const choiceOf = (row: AutoTopUpSettingsRow): AutoTopUpChoice => ({
   // Off (by the customer or the system) needs new consent to come back: it counts as not enabled.
   enabled: row.enabled && row.status !== "off",
@@ -184,8 +206,12 @@ export function autoTopUpCommands(deps: AutoTopUpSettingsDeps) {
         if (!card) throw new AutoTopUpRefusal(409, AUTO_TOP_UP_TEXT.noCard);
         const { state } = await currentState(tx, orgId, now);
         if (!topUpAllowed(state).ok) throw new AutoTopUpRefusal(409, AUTO_TOP_UP_TEXT.noPlan);
-        // Paused until a member saves a card (ORGANISATIONS.md): the leaver's card does not resume it.
-        if (previous?.reason === "member_left" && previous.cardPaymentMethodId === card.paymentMethodId)
+        // Paused until a member saves a card (ORGANISATIONS.md): the leaver's card does not resume
+        // it, nor turn it on again after a turn off (which clears the pause's reason).
+        if (
+          (previous?.reason === "member_left" && previous.cardPaymentMethodId === card.paymentMethodId) ||
+          !(await saverIsMember(tx, change, card))
+        )
           throw new AutoTopUpRefusal(409, AUTO_TOP_UP_TEXT.cardOfMemberWhoLeft);
       }
       const onFile = await vatOnFile(tx, orgId, deps.seller.country, now);
@@ -202,12 +228,24 @@ export function autoTopUpCommands(deps: AutoTopUpSettingsDeps) {
         threshold: input.threshold,
         monthlyLimit: limit,
       };
-      const needsConsent = consentNeeded(previous ? choiceOf(previous) : null, next);
+      // The text for these values as rendered now (the card and VAT read under the lock), and the
+      // one the consent in force was given for: a consent covers its text, not only the values.
+      const choice: ConsentChoice | null =
+        next.enabled && card ? { card, pack, threshold: next.threshold, monthlyLimit: limit } : null;
+      const textNow = choice ? consentTextFor(choice, onFile).text : null;
+      const consented = previous && next.enabled ? await consentTextOf(tx, previous.consentId) : null;
+      const needsConsent = consentNeeded(previous ? choiceOf(previous) : null, next, {
+        consented,
+        now: textNow,
+      });
       if (needsConsent) {
         if (!input.consent)
           throw AutoTopUpRefusal.invalid([field(["consent"], AUTO_TOP_UP_TEXT.consentRequired)]);
         if (input.consent.text_version !== CONSENT_TEXT_VERSION)
           throw AutoTopUpRefusal.invalid([field(["consent"], AUTO_TOP_UP_TEXT.consentOutdated)]);
+        // Another card saved, or the VAT on file changed, since the member read the text.
+        if (input.consent.text !== undefined && input.consent.text !== textNow)
+          throw AutoTopUpRefusal.invalid([field(["consent"], AUTO_TOP_UP_TEXT.consentChanged)]);
       }
       // Raising is measured against what a member last consented to: values saved while off were
       // never authorised, so they cannot carry a higher limit past this check.
@@ -220,11 +258,11 @@ export function autoTopUpCommands(deps: AutoTopUpSettingsDeps) {
       const status = next.enabled ? "active" : "off";
       if (previous && !needsConsent && sameAsStored(previous, next, status)) return null;
       const consentId =
-        needsConsent && card
+        needsConsent && choice
           ? await storeConsent(
               tx,
               orgId,
-              { card, pack, threshold: next.threshold, monthlyLimit: limit },
+              choice,
               onFile,
               { userId: change.actor.id, email: change.actor.email, ...change.origin },
               now,

@@ -112,7 +112,7 @@ export function autoTopUpRoutes(deps: AutoTopUpRouteDeps): OpenAPIHono<AppEnv> {
       tags,
       summary: "Turn auto top-up on or off, or change its pack, threshold or monthly limit",
       description:
-        "`threshold` is whole credits, from 10 to one less than the pack's credits; `monthly_limit` is gross, in the pack's currency, from one pack's price including VAT at the organisation's VAT today to €10,000. Turning it on, and any change of card, pack, threshold or limit while on, needs `consent` for the text `POST /v1/billing/auto-top-up/consent-text` answers for exactly those values; raising the limit above the last consented one needs recent authentication. Turning it off is never refused for want of a card or a plan, and cancels a payment awaiting the bank's confirmation.",
+        "`threshold` is whole credits, from 10 to one less than the pack's credits; `monthly_limit` is gross, in the pack's currency, from one pack's price including VAT at the organisation's VAT today to €10,000. Turning it on, and any change of card, pack, threshold or limit while on, needs `consent` for the text `POST /v1/billing/auto-top-up/consent-text` answers for exactly those values, and so does resuming or keeping it on when that text is no longer the one consented to (a new card, or another VAT on file); `consent.text`, the text as shown, is refused when it is no longer the text for those values. Only a card saved by a current member is turned on. Raising the limit above the last consented one needs recent authentication. Turning it off is never refused for want of a card or a plan, and cancels a payment awaiting the bank's confirmation.",
       security,
       request: {
         body: {
@@ -127,7 +127,7 @@ export function autoTopUpRoutes(deps: AutoTopUpRouteDeps): OpenAPIHono<AppEnv> {
           ...ORG_REFUSALS,
           403: roleOrReauth,
           409: `"${AUTO_TOP_UP_TEXT.noCard}", "${AUTO_TOP_UP_TEXT.noPlan}", or "${AUTO_TOP_UP_TEXT.cardOfMemberWhoLeft}": turning it on`,
-          422: `Invalid body; a value out of range (each field named: product_id, threshold, monthly_limit.amount, monthly_limit.currency); or on consent: "${AUTO_TOP_UP_TEXT.consentRequired}" / "${AUTO_TOP_UP_TEXT.consentOutdated}"`,
+          422: `Invalid body; a value out of range (each field named: product_id, threshold, monthly_limit.amount, monthly_limit.currency); or on consent: "${AUTO_TOP_UP_TEXT.consentRequired}" / "${AUTO_TOP_UP_TEXT.consentOutdated}" / "${AUTO_TOP_UP_TEXT.consentChanged}"`,
         }),
       },
     },
@@ -157,7 +157,7 @@ export function autoTopUpRoutes(deps: AutoTopUpRouteDeps): OpenAPIHono<AppEnv> {
       tags,
       summary: "The text to accept for these values before turning auto top-up on or changing it",
       description:
-        "Rendered for the saved card and the organisation's VAT today; PUT /v1/billing/auto-top-up takes its `text_version` as `consent`. For an organisation without a confirmed VAT ID it ends with the waiver of the right of withdrawal.",
+        "Rendered for the saved card and the organisation's VAT today; PUT /v1/billing/auto-top-up takes its `text_version`, and the text itself as shown, as `consent`. For an organisation without a confirmed VAT ID it ends with the waiver of the right of withdrawal.",
       security,
       request: {
         body: {

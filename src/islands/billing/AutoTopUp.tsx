@@ -7,7 +7,7 @@ import { useStore } from "@nanostores/react";
 import { useEffect, useRef, useState } from "react";
 import { type AutoTopUp as AutoTopUpData, CARD_RETURN_TEXT } from "../../../contract/auto-top-up.ts";
 import { asApiError } from "../../lib/api-client.ts";
-import { canResume, packsFrom } from "../../lib/auto-top-up-form.ts";
+import { canResume, errorsFrom422, packsFrom } from "../../lib/auto-top-up-form.ts";
 import { AUTO_TOP_UP_PAGE_TEXT } from "../../lib/auto-top-up-text.ts";
 import { detailText } from "../../lib/error-messages.ts";
 import { dayAndTime } from "../../lib/format-date.ts";
@@ -89,8 +89,11 @@ function StatusPanel({ data }: { data: AutoTopUpData }) {
       notify("success", T.resumed);
       focusStatus();
     } catch (error) {
-      if (!(error instanceof ReauthCancelled))
-        notify("error", detailText(asApiError(error).detail) || T.form.saveFailed);
+      if (error instanceof ReauthCancelled) return;
+      const failed = asApiError(error);
+      // A new card, or other VAT, since the terms were agreed to: the form below asks again.
+      const consent = failed.status === 422 && errorsFrom422(failed.detail).consent;
+      notify("error", consent ? T.resumeNeedsConsent : detailText(failed.detail) || T.form.saveFailed);
     } finally {
       setBusy(false);
     }

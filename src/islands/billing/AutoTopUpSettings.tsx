@@ -16,6 +16,7 @@ import {
   resetsText,
   type SettingsForm,
   thresholdMax,
+  withConsent,
 } from "../../lib/auto-top-up-form.ts";
 import { AUTO_TOP_UP_PAGE_TEXT, MIN_THRESHOLD } from "../../lib/auto-top-up-text.ts";
 import { detailText } from "../../lib/error-messages.ts";
@@ -68,9 +69,11 @@ export function AutoTopUpSettings({ data, packs }: { data: AutoTopUp; packs: rea
     const failed = asApiError(error);
     if (failed.status === 422) {
       const fields = errorsFrom422(failed.detail);
-      // A replaced card needs consent too, which only the API can tell: ask for it now.
-      if (fields.consent && !sentConsent && Object.keys(fields).length === 1) {
-        void askConsent(request);
+      // A replaced card needs consent too, which only the API can tell: ask for it now. Consent
+      // sent for a text that changed meanwhile (another card, other VAT): show the new text, with
+      // the API's sentence beside "I agree".
+      if (fields.consent && Object.keys(fields).length === 1) {
+        void askConsent(request, sentConsent ? fields.consent : undefined);
         return;
       }
       setErrors(fields);
@@ -100,11 +103,13 @@ export function AutoTopUpSettings({ data, packs }: { data: AutoTopUp; packs: rea
     }
   };
 
-  async function askConsent(request: AutoTopUpRequest) {
+  async function askConsent(request: AutoTopUpRequest, changed?: string) {
     setConsent({ step: "loading" });
     try {
+      // Always fetched again: the text depends on the card and VAT on file, not only the values.
       const { text, text_version } = await loadConsentText(request);
       setConsent({ step: "shown", text, version: text_version, request, agreed: false });
+      if (changed) setErrors({ consent: changed });
     } catch (error) {
       setConsent(null);
       const failed = asApiError(error);
@@ -140,7 +145,7 @@ export function AutoTopUpSettings({ data, packs }: { data: AutoTopUp; packs: rea
       setErrors({ ...errors, consent: T.consent.mustAgree });
       return;
     }
-    await send({ ...consent.request, consent: { text_version: consent.version, accepted: true } });
+    await send(withConsent(consent.request, consent));
   };
 
   const field = (name: "threshold" | "product_id" | "monthly_limit", helped = true) => {
