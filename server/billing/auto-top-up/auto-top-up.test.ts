@@ -353,4 +353,29 @@ describe.each(TEST_DATABASES)("auto top-up (%s)", (kind) => {
       before.length,
     );
   });
+  it("the eleventh top-up of a Berlin day pauses with the daily limit instead of charging", async () => {
+    const t = ctx.t;
+    const { user, spend } = await customer(t);
+    const card = (await t.deps.db.select().from(savedCards).where(eq(savedCards.orgId, user.id)))[0];
+    // Ten earlier top-ups today (however they ended: failed ones count for the day too).
+    await t.deps.db.insert(autoTopUpAttempts).values(
+      Array.from({ length: 10 }, (_, n) => ({
+        id: crypto.randomUUID(),
+        orgId: user.id,
+        status: n % 2 === 0 ? ("paid" as const) : ("failed" as const),
+        provider: "local" as const,
+        productId: PACK,
+        credits: 500,
+        currency: "eur",
+        net: 5000,
+        gross: PACK_GROSS,
+        paymentMethodId: card?.paymentMethodId as string,
+        createdAt: t.clock.now(),
+        updatedAt: t.clock.now(),
+      })),
+    );
+    await spend(1000);
+    expect(await attemptsOf(t, user.id)).toHaveLength(10);
+    expect(await settingsOf(t, user.id)).toMatchObject({ status: "paused", reason: "daily_limit" });
+  });
 });
