@@ -65,6 +65,8 @@ export default {
     "contract/vat-id-verification.ts",
     // Auto top-up (issue 34): settings, consent, trigger, limit and failure rules.
     "server/domain/auto-top-up.ts",
+    // The Billing section's money input (major units to cents) and what it asks consent for.
+    "src/lib/auto-top-up-form.ts",
   ],
   coverageAnalysis: "perTest",
   concurrency: 2,

@@ -31,6 +31,7 @@ export default defineConfig({
       "src/lib/org-view.test.ts",
       "src/lib/admin-org-actions.test.ts",
       "contract/vat-id-verification.test.ts",
+      "src/lib/auto-top-up-form.test.ts",
     ],
     environment: "node",
     maxWorkers: 1,

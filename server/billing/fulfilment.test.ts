@@ -16,6 +16,7 @@ import { parseStripeEvent } from "../payments/stripe/event-parser.ts";
 import { createCatalogue } from "./catalogue.ts";
 import { fulfil, initialFreeGrant } from "./fulfilment.ts";
 import type { BillingEvent } from "./ports/events.ts";
+import { autoTopUpKey } from "./ports/fulfilment-keys.ts";
 
 const catalogue = createCatalogue();
 const ids = PRODUCT_IDS.test;
@@ -256,6 +257,64 @@ describe("fulfil", () => {
       "a VAT ID's check",
       { ...REF, kind: "vat_id_checked", customerId: "cus_42", vatId: "DE136695976", status: "verified" },
     ],
+    [
+      "a saved card",
+      {
+        ...REF,
+        kind: "card_saved",
+        orgId: "0b7f3a52-5d2e-4c61-9a43-8f0c2d9e1a11",
+        customerId: "cus_42",
+        setupIntentId: "seti_1",
+        setupAt: new Date(T_PAY * 1000),
+        checkoutSessionId: null,
+        paymentMethodId: "pm_1",
+        openedBy: null,
+      },
+    ],
+    [
+      "a card's new details",
+      {
+        ...REF,
+        kind: "card_updated",
+        customerId: "cus_42",
+        card: { paymentMethodId: "pm_1", brand: "visa", last4: "4242", expMonth: 12, expYear: 2030 },
+      },
+    ],
+    ["a detached card", { ...REF, kind: "card_detached", customerId: "cus_42", paymentMethodId: "pm_1" }],
+    [
+      "an auto top-up paid",
+      {
+        ...REF,
+        kind: "auto_top_up_paid",
+        attemptId: "0b7f3a52-5d2e-4c61-9a43-8f0c2d9e1a12",
+        customerId: "cus_42",
+        invoiceId: "in_1",
+        paymentIntentId: "pi_1",
+        paidAt: new Date(T_PAY * 1000),
+        payment: {
+          net: 5000,
+          tax: 950,
+          total: 5950,
+          currency: "eur",
+          reverseCharge: false,
+          buyer: { name: null, email: null, country: "DE", vatId: null },
+        },
+        document: { invoiceId: "in_1", number: null, hostedInvoiceUrl: null, invoicePdfUrl: null },
+      },
+    ],
+    [
+      "an auto top-up declined",
+      {
+        ...REF,
+        kind: "auto_top_up_failed",
+        attemptId: "0b7f3a52-5d2e-4c61-9a43-8f0c2d9e1a12",
+        customerId: "cus_42",
+        invoiceId: "in_1",
+        actionRequired: false,
+        code: "card_declined",
+        payUrl: null,
+      },
+    ],
   ] as const)("%s changes neither the plan nor the credits here (its own handler does)", (_case, event) => {
     for (const state of [FREE, ACTIVE_A]) {
       expect(fulfil(state, event, new Date(T_PAY * 1000), catalogue)).toEqual({
@@ -448,6 +507,14 @@ describe("one customer's story, delivered in any order, with redeliveries", () =
         }
       }),
       { numRuns: 300 },
+    );
+  });
+});
+
+describe("the fulfilment key of an auto top-up", () => {
+  it("is its attempt's, so its answer and its event grant once", () => {
+    expect(autoTopUpKey("0b7f3a52-5d2e-4c61-9a43-8f0c2d9e1a12")).toBe(
+      "auto_top_up:0b7f3a52-5d2e-4c61-9a43-8f0c2d9e1a12",
     );
   });
 });
