@@ -76,11 +76,30 @@ describe("parseMoney: what a person types, in cents", () => {
     ["1,000.50", 100050],
     ["€ 200", 20000],
     [" 10000 ", 1000000],
+    ["200,5", 20050],
+    ["10,000", 1000000],
+    ["100,000", 10000000],
+    ["1,000,000", 100000000],
+    ["1,000,000.25", 100000025],
   ])("%j is %i", (text, cents) => {
     expect(parseMoney(text)).toBe(cents);
   });
 
-  it.each(["", "abc", "200.505", "-5", "2e3", "200.", "1,00,0", "12.3.4"])("%j is not an amount", (text) => {
+  it.each([
+    "",
+    "abc",
+    "200.505",
+    "-5",
+    "2e3",
+    "200.",
+    "1,00,0",
+    "12.3.4",
+    "1234,567",
+    "1,0000",
+    "1,000,50",
+    ",50",
+    "1,000,",
+  ])("%j is not an amount", (text) => {
     expect(parseMoney(text)).toBeNull();
   });
 });
@@ -127,6 +146,24 @@ describe("formFrom: the form's first values", () => {
     expect(defaultPack(PACKS.filter((p) => p.credits !== 500))?.id).toBe("prod_1000");
     expect(defaultPack([])).toBeUndefined();
   });
+
+  it("a saved pack without a saved limit starts at four of that pack's net price", () => {
+    expect(formFrom({ ...NEVER_SET, product_id: "prod_1000" }, PACKS)).toEqual({
+      enabled: false,
+      threshold: "100",
+      productId: "prod_1000",
+      limit: "360",
+    });
+  });
+
+  it("without any pack it starts at four €50 packs and no pack", () => {
+    expect(formFrom(NEVER_SET, [])).toEqual({
+      enabled: false,
+      threshold: "100",
+      productId: "",
+      limit: "200",
+    });
+  });
 });
 
 describe("checkForm: the PUT body, or a message beside each field", () => {
@@ -157,6 +194,48 @@ describe("checkForm: the PUT body, or a message beside each field", () => {
     ["a limit of 0 while off", { enabled: false, limit: "0" }, "monthly_limit", E.limitNotPositive],
   ])("refuses %s", (_, change, field, message) => {
     expect(errorsFor({ ...valid, ...change })[field]).toBe(message);
+  });
+
+  it("refuses a threshold of spaces as not whole (not as 0)", () => {
+    expect(errorsFor({ ...valid, threshold: "   " })).toEqual({ threshold: E.thresholdNotWhole });
+  });
+
+  it("an unknown pack's limit over €10,000 is said in euros", () => {
+    expect(errorsFor({ ...valid, productId: "prod_x", limit: "10000.01" })).toEqual({
+      product_id: E.unknownPack,
+      monthly_limit: E.limitTooHigh("€10,000.00"),
+    });
+  });
+
+  it("sends the pack's own currency", () => {
+    const usd: Pack = { id: "prod_usd", name: "500 USD", credits: 500, unitAmount: 5000, currency: "usd" };
+    expect(checkForm({ ...valid, productId: "prod_usd", limit: "40" }, [usd])).toEqual({
+      ok: false,
+      errors: { monthly_limit: E.limitTooLow("$50.00") },
+    });
+    expect(checkForm({ ...valid, productId: "prod_usd" }, [usd])).toEqual({
+      ok: true,
+      request: {
+        enabled: true,
+        threshold: 100,
+        product_id: "prod_usd",
+        monthly_limit: { amount: 20000, currency: "usd" },
+      },
+    });
+  });
+
+  it("takes the least threshold and limit, and spaces around the threshold", () => {
+    expect(checkForm({ ...valid, threshold: "10", limit: "50" }, PACKS)).toEqual({
+      ok: true,
+      request: {
+        enabled: true,
+        threshold: 10,
+        product_id: "prod_500",
+        monthly_limit: { amount: 5000, currency: "eur" },
+      },
+    });
+    const spaced = checkForm({ ...valid, threshold: " 150 " }, PACKS);
+    expect(spaced.ok && spaced.request.threshold).toBe(150);
   });
 
   it("takes the highest threshold a pack allows and the €10,000 limit", () => {
@@ -206,6 +285,22 @@ describe("errorsFrom422: the API's refusals beside their fields", () => {
     ).toEqual({ threshold: "low", monthly_limit: "limit", consent: "agree", form: "no loc" });
   });
 
+  it("skips items that are not objects or whose message is not a sentence", () => {
+    expect(errorsFrom422([undefined, 7, { loc: ["body", "threshold"], msg: 42 }])).toStrictEqual({});
+    expect(
+      errorsFrom422([
+        { loc: ["body", "threshold"], msg: 42 },
+        { loc: ["body", "threshold"], msg: "low" },
+      ]),
+    ).toStrictEqual({
+      threshold: "low",
+    });
+  });
+
+  it.each([[[5]], [[null, "threshold"]], [["body", 5]], [[]]])("%j is the form's", (loc) => {
+    expect(fieldOf(loc)).toBe("form");
+  });
+
   it("a sentence is the form's; nothing else is anything", () => {
     expect(errorsFrom422("Consent is needed")).toEqual({ form: "Consent is needed" });
     expect(errorsFrom422(undefined)).toEqual({});
@@ -228,6 +323,19 @@ describe("needsConsent", () => {
     ["a new threshold while on", ON, { ...request, threshold: 150 }, true],
     ["a new pack while on", ON, { ...request, product_id: "prod_1000" }, true],
     ["a new limit while on", ON, { ...request, monthly_limit: { amount: 30000, currency: "eur" } }, true],
+    [
+      "a limit in another currency while on",
+      ON,
+      { ...request, monthly_limit: { amount: 20000, currency: "usd" } },
+      true,
+    ],
+    [
+      "the same limit in capitals while on",
+      ON,
+      { ...request, monthly_limit: { amount: 20000, currency: "EUR" } },
+      false,
+    ],
+    ["a first limit while on", { ...ON, monthly_limit: null }, request, true],
     ["turning off", ON, { ...request, enabled: false }, false],
     ["values while off", NEVER_SET, { ...request, enabled: false }, false],
   ])("%s: %s", (_, state, req, expected) => {
@@ -273,6 +381,30 @@ describe("chargesMeter", () => {
       chargesMeter({ charged_this_month: { amount: 0, currency: "eur" }, monthly_limit: null }).text,
     ).toBe("€0.00 this month, no limit set");
   });
+  it("without a limit the bar is full at what was charged, and never zero long", () => {
+    expect(
+      chargesMeter({ charged_this_month: { amount: 500, currency: "eur" }, monthly_limit: null }),
+    ).toEqual({
+      value: 500,
+      max: 500,
+      text: "€5.00 this month, no limit set",
+    });
+    expect(chargesMeter({ charged_this_month: { amount: 0, currency: "eur" }, monthly_limit: null })).toEqual(
+      {
+        value: 0,
+        max: 1,
+        text: "€0.00 this month, no limit set",
+      },
+    );
+  });
+  it("a limit of 0 is no limit", () => {
+    expect(
+      chargesMeter({
+        charged_this_month: { amount: 500, currency: "eur" },
+        monthly_limit: { amount: 0, currency: "eur" },
+      }),
+    ).toEqual({ value: 500, max: 500, text: "€5.00 this month, no limit set" });
+  });
 });
 
 describe("resetsText: on the visitor's clock", () => {
@@ -283,6 +415,17 @@ describe("resetsText: on the visitor's clock", () => {
   ])("%s", (zone, text) => {
     expect(resetsText("2026-11-30T23:00:00.000Z", zone)).toBe(text);
   });
+  it("without a zone, the runtime's own", () => {
+    const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+    for (const iso of ["2026-11-30T23:00:00.000Z", "2026-06-15T04:05:00.000Z"]) {
+      const at = new Date(iso);
+      const pad = (n: number) => String(n).padStart(2, "0");
+      const day = `${at.getFullYear()}-${pad(at.getMonth() + 1)}-${pad(at.getDate())}`;
+      const time = `${pad(at.getHours())}:${pad(at.getMinutes())}`;
+      expect(resetsText(iso)).toBe(`Resets on ${day} at ${time} (your local time).`);
+      expect(resetsText(iso)).toBe(resetsText(iso, zone));
+    }
+  });
   it("an unreadable instant says nothing", () => {
     expect(resetsText("soon")).toBeNull();
   });
@@ -290,6 +433,10 @@ describe("resetsText: on the visitor's clock", () => {
 
 describe("cardArrived: the saved card after the card page", () => {
   const card = { brand: "visa", last4: "4242", exp_month: 12, exp_year: 2030 };
+  it("a card's signature, or none", () => {
+    expect(cardSignature(card)).toBe("visa:4242:12:2030");
+    expect(cardSignature(null)).toBe("none");
+  });
   it.each([
     ["no card yet", "none", null, false],
     ["the first card", "none", card, true],
@@ -297,6 +444,7 @@ describe("cardArrived: the saved card after the card page", () => {
     ["a replaced card", cardSignature({ ...card, last4: "1111" }), card, true],
     ["any card when the one before is not known", null, card, true],
     ["no card, the one before not known", null, null, false],
+    ["no card after one", cardSignature(card), null, false],
   ])("%s", (_, before, now, arrived) => {
     expect(cardArrived(before, now)).toBe(arrived);
   });
@@ -311,10 +459,13 @@ describe("canResume", () => {
     ["a limit below one pack", { status: "paused" as const, paused_reason: "limit_below_pack" }, false],
     ["an authentication", { status: "paused" as const, paused_reason: "authentication_required" }, false],
     ["the card's saver left", { status: "paused" as const, paused_reason: "member_left" }, false],
+    ["a pause without a reason", { status: "paused" as const, paused_reason: null }, true],
+    ["off", { status: "off" as const, paused_reason: null }, false],
   ])("%s", (_, change, expected) => {
     expect(canResume({ ...ON, ...change })).toBe(expected);
   });
-  it("never without a card", () => {
+  it("never without a card, nor when turned off", () => {
     expect(canResume({ ...ON, status: "paused", paused_reason: "declined", card: null })).toBe(false);
+    expect(canResume({ ...ON, status: "paused", paused_reason: "declined", enabled: false })).toBe(false);
   });
 });

@@ -66,8 +66,10 @@ const MINOR_PER_MAJOR = 100;
  */
 export function parseMoney(text: string): number | null {
   let s = text.replace(/[\s€$\u00a0]/g, "");
-  if (s.includes(",") && s.includes(".")) s = s.replace(/,/g, "");
-  else if (/,\d{1,2}$/.test(s) && (s.match(/,/g) ?? []).length === 1) s = s.replace(",", ".");
+  // With a point, commas group thousands. A decimal comma is the last and only one: should there be
+  // another, it stays and the text is not an amount.
+  if (s.includes(".")) s = s.replace(/,/g, "");
+  else if (/,\d{1,2}$/.test(s)) s = s.replace(",", ".");
   else if (/^\d{1,3}(,\d{3})+$/.test(s)) s = s.replace(/,/g, "");
   const match = /^(\d+)(?:\.(\d{1,2}))?$/.exec(s);
   if (!match) return null;
@@ -114,14 +116,15 @@ export function checkForm(form: SettingsForm, packs: readonly Pack[]): CheckedFo
   const pack = packs.find((p) => p.id === form.productId);
   if (!pack) errors.product_id = E.unknownPack;
 
-  const threshold = form.threshold.trim() === "" ? Number.NaN : Number(form.threshold.trim());
+  // Number() ignores the spaces around; only nothing but spaces would be 0.
+  const threshold = form.threshold.trim() === "" ? Number.NaN : Number(form.threshold);
   if (!Number.isInteger(threshold)) errors.threshold = E.thresholdNotWhole;
   else if (threshold < MIN_THRESHOLD) errors.threshold = E.thresholdTooLow;
   else if (pack && threshold > thresholdMax(pack)) errors.threshold = E.thresholdTooHigh(pack.credits);
 
-  const amount = parseMoney(form.limit);
+  const amount = parseMoney(form.limit) ?? Number.NaN;
   const currency = pack?.currency ?? "eur";
-  if (amount === null) errors.monthly_limit = E.limitNotMoney;
+  if (Number.isNaN(amount)) errors.monthly_limit = E.limitNotMoney;
   // Even when off: the API refuses a limit of nothing.
   else if (amount <= 0) errors.monthly_limit = E.limitNotPositive;
   // The least limit is one pack's gross, which only the API knows (the VAT): the net is a floor.
@@ -130,7 +133,7 @@ export function checkForm(form: SettingsForm, packs: readonly Pack[]): CheckedFo
   else if (amount > MAX_MONTHLY_LIMIT)
     errors.monthly_limit = E.limitTooHigh(formatMoney(MAX_MONTHLY_LIMIT, currency));
 
-  if (Object.keys(errors).length > 0 || !pack || amount === null) return { ok: false, errors };
+  if (Object.keys(errors).length > 0 || !pack) return { ok: false, errors };
   return {
     ok: true,
     request: {
@@ -150,9 +153,7 @@ const FIELDS: readonly FormField[] = ["enabled", "threshold", "product_id", "mon
  */
 export function fieldOf(loc: readonly unknown[]): FormField {
   const field = loc[0] === "body" ? loc[1] : loc[0];
-  return typeof field === "string" && (FIELDS as readonly string[]).includes(field)
-    ? (field as FormField)
-    : "form";
+  return (FIELDS as readonly unknown[]).includes(field) ? (field as FormField) : "form";
 }
 
 /** The first message per field of a 422 answer's `detail`; a sentence detail is the form's. */
@@ -173,8 +174,9 @@ export function errorsFrom422(detail: unknown): FormErrors {
 const sameRequestValues = (state: AutoTopUp, request: AutoTopUpRequest) =>
   state.threshold === request.threshold &&
   state.product_id === request.product_id &&
-  state.monthly_limit?.amount === request.monthly_limit.amount &&
-  state.monthly_limit?.currency.toLowerCase() === request.monthly_limit.currency.toLowerCase();
+  state.monthly_limit !== null &&
+  state.monthly_limit.amount === request.monthly_limit.amount &&
+  state.monthly_limit.currency.toLowerCase() === request.monthly_limit.currency.toLowerCase();
 
 /**
  * Whether sending `request` needs the customer's consent first: turning auto top-up on, or a change
@@ -221,30 +223,26 @@ export function chargesMeter(state: Pick<AutoTopUp, "charged_this_month" | "mont
   };
 }
 
-const LOCAL_DAY = new Intl.DateTimeFormat("sv-SE", { year: "numeric", month: "2-digit", day: "2-digit" });
-const LOCAL_TIME = new Intl.DateTimeFormat("en-GB", { hour: "2-digit", minute: "2-digit", hourCycle: "h23" });
-
-/** When the limit resets, on the visitor's own clock: "Resets on 2026-12-01 at 00:00 (your local time)." */
+/**
+ * When the limit resets, on the visitor's own clock: "Resets on 2026-12-01 at 00:00 (your local time)."
+ * `timeZone` (tests) stands in for the visitor's; without it, the runtime's own zone.
+ */
 export function resetsText(iso: string, timeZone?: string): string | null {
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return null;
-  const day = timeZone
-    ? new Intl.DateTimeFormat("sv-SE", {
-        year: "numeric",
-        month: "2-digit",
-        day: "2-digit",
-        timeZone,
-      }).format(date)
-    : LOCAL_DAY.format(date);
-  const time = timeZone
-    ? new Intl.DateTimeFormat("en-GB", {
-        hour: "2-digit",
-        minute: "2-digit",
-        hourCycle: "h23",
-        timeZone,
-      }).format(date)
-    : LOCAL_TIME.format(date);
-  return AUTO_TOP_UP_PAGE_TEXT.form.resets(day, time);
+  const day = new Intl.DateTimeFormat("sv-SE", {
+    year: "numeric",
+    month: "2-digit",
+    day: "2-digit",
+    timeZone,
+  });
+  const time = new Intl.DateTimeFormat("en-GB", {
+    hour: "2-digit",
+    minute: "2-digit",
+    hourCycle: "h23",
+    timeZone,
+  });
+  return AUTO_TOP_UP_PAGE_TEXT.form.resets(day.format(date), time.format(date));
 }
 
 /** A card as one string, to tell whether the saved card changed. */
@@ -258,11 +256,16 @@ export const cardSignature = (card: SavedCard | null): string =>
  */
 export function cardArrived(before: string | null, card: SavedCard | null): boolean {
   if (card === null) return false;
-  return before === null || cardSignature(card) !== before;
+  return cardSignature(card) !== before;
 }
 
 /** Pauses that asking again does not end (see canResume). */
-const NOT_RESUMED_BY_ASKING = ["monthly_limit", "limit_below_pack", "authentication_required", "member_left"];
+const NOT_RESUMED_BY_ASKING: readonly (string | null)[] = [
+  "monthly_limit",
+  "limit_below_pack",
+  "authentication_required",
+  "member_left",
+];
 
 /**
  * Whether Billing offers "Resume": a pause the customer ends by asking again (a decline, the daily
@@ -271,5 +274,5 @@ const NOT_RESUMED_BY_ASKING = ["monthly_limit", "limit_below_pack", "authenticat
  */
 export function canResume(state: Pick<AutoTopUp, "status" | "enabled" | "paused_reason" | "card">): boolean {
   if (state.status !== "paused" || !state.enabled || state.card === null) return false;
-  return !NOT_RESUMED_BY_ASKING.includes(state.paused_reason ?? "");
+  return !NOT_RESUMED_BY_ASKING.includes(state.paused_reason);
 }
