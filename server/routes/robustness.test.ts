@@ -228,6 +228,7 @@ describe.each(TEST_DATABASES)("every /v1 endpoint under bad input (%s)", (kind) 
       "/v1/cancel-subscription",
       "/v1/webhooks/stripe",
       "/v1/billing-portal-session",
+      "/v1/billing/payment-method/setup",
       "/v1/logout",
       "/v1/logout/all",
       "/v1/api-keys/revoke-all",

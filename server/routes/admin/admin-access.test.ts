@@ -49,6 +49,8 @@ const PERMISSION_OF: Record<string, keyof typeof PERMISSIONS> = {
   adminEnableOrg: "disableAccount",
   adminClearOrgDisputeHold: "clearDisputeHold",
   adminMakeOrgOwner: "changeRole",
+  adminOrgAutoTopUp: "viewCustomers",
+  adminTurnOffOrgAutoTopUp: "cancelSubscription",
 };
 
 describe.each(TEST_DATABASES)("admin routes × roles (%s)", (kind) => {
