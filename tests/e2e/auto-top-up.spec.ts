@@ -12,7 +12,7 @@ import { buyTierAViaForms } from "../fixtures/checkout.ts";
 import { expect as baseExpect, test } from "../fixtures/test.ts";
 import { staffViaCli } from "../fixtures/two-factor.ts";
 
-test.describe.configure({ timeout: 120_000 });
+test.describe.configure({ timeout: 180_000 });
 
 const T = AUTO_TOP_UP_PAGE_TEXT;
 /**
