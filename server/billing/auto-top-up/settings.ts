@@ -53,7 +53,7 @@ import {
   vatOnFile,
 } from "./consents.ts";
 import type { AutoTopUpActor, AutoTopUpEngine } from "./engine.ts";
-import { findSavedCard, findSettingsRow } from "./view.ts";
+import { findCard, findSettings } from "./store.ts";
 
 export interface AutoTopUpSettingsDeps {
   db: Db;
@@ -201,7 +201,7 @@ export function autoTopUpCommands(deps: AutoTopUpSettingsDeps) {
     const { orgId } = change;
     const action = await deps.db.transaction(async (tx) => {
       await lockAsBillingMember(tx, change);
-      const [previous, card] = await Promise.all([findSettingsRow(tx, orgId), findSavedCard(tx, orgId)]);
+      const [previous, card] = await Promise.all([findSettings(tx, orgId), findCard(tx, orgId)]);
       if (input.enabled) {
         if (!card) throw new AutoTopUpRefusal(409, AUTO_TOP_UP_TEXT.noCard);
         const { state } = await currentState(tx, orgId, now);
@@ -328,7 +328,7 @@ export function autoTopUpCommands(deps: AutoTopUpSettingsDeps) {
     values: { threshold: number; product_id: string; monthly_limit: Money },
     now: Date,
   ): Promise<{ text: string; text_version: string }> {
-    const card = await findSavedCard(deps.db, orgId);
+    const card = await findCard(deps.db, orgId);
     if (!card) throw new AutoTopUpRefusal(409, AUTO_TOP_UP_TEXT.noCard);
     const onFile = await vatOnFile(deps.db, orgId, deps.seller.country, now);
     const limit = {
@@ -384,7 +384,7 @@ export function autoTopUpCommands(deps: AutoTopUpSettingsDeps) {
   async function removeCard(change: MemberChange, now: Date): Promise<void> {
     await deps.db.transaction(async (tx) => {
       await lockAsBillingMember(tx, change);
-      const card = await findSavedCard(tx, change.orgId);
+      const card = await findCard(tx, change.orgId);
       if (!card) throw new AutoTopUpRefusal(404, AUTO_TOP_UP_TEXT.noSavedCard);
       // The provider first: when it refuses, nothing changed here and the member is told.
       await deps.provider.detachCard(tx, card.paymentMethodId);
@@ -409,7 +409,7 @@ export function autoTopUpCommands(deps: AutoTopUpSettingsDeps) {
   async function staffTurnOff(actor: Actor, orgId: string, reason: string, now: Date): Promise<string> {
     return deps.db.transaction(async (tx) => {
       const org = await lockOrganisation(tx, actor, orgId);
-      const settings = await findSettingsRow(tx, org.id);
+      const settings = await findSettings(tx, org.id);
       if (!settings || settings.status === "off") throw new OperatorRefusal(409, AUTO_TOP_UP_TEXT.alreadyOff);
       await deps.engine.turnOff(
         tx,

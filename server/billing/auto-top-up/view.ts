@@ -7,11 +7,8 @@ import {
   type AutoTopUpAttemptRow,
   type AutoTopUpSettingsRow,
   autoTopUpAttempts,
-  autoTopUpSettings,
   invoices,
   providerInvoiceDocuments,
-  type SavedCardRow,
-  savedCards,
 } from "../../db/schema/index.ts";
 import type { DbOrTx } from "../../db/types.ts";
 import {
@@ -24,19 +21,10 @@ import {
 } from "../../domain/auto-top-up.ts";
 import { startOfBerlinMonth } from "../../domain/berlin-time.ts";
 import { autoTopUpKey } from "../ports/fulfilment-keys.ts";
+import { findCard, findSettings } from "./store.ts";
 
 /** The latest attempts GET lists. */
 export const ATTEMPTS_SHOWN = 10;
-
-export async function findSettingsRow(db: DbOrTx, orgId: string): Promise<AutoTopUpSettingsRow | undefined> {
-  const [row] = await db.select().from(autoTopUpSettings).where(eq(autoTopUpSettings.orgId, orgId));
-  return row;
-}
-
-export async function findSavedCard(db: DbOrTx, orgId: string): Promise<SavedCardRow | undefined> {
-  const [row] = await db.select().from(savedCards).where(eq(savedCards.orgId, orgId));
-  return row;
-}
 
 const hasKey = <T extends object>(table: T, key: string): key is Extract<keyof T, string> =>
   Object.hasOwn(table, key);
@@ -124,8 +112,8 @@ export async function autoTopUpView(
   now: Date,
 ): Promise<AutoTopUp> {
   const [settings, card, attempts, thisMonth] = await Promise.all([
-    findSettingsRow(db, orgId),
-    findSavedCard(db, orgId),
+    findSettings(db, orgId),
+    findCard(db, orgId),
     latestAttempts(db, orgId),
     attemptsThisMonth(db, orgId, now),
   ]);
