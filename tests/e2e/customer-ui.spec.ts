@@ -4,7 +4,7 @@
 // without a time zone and two buttons named "Close", and a curl sample cut at the phone's edge.
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import type { Page } from "@playwright/test";
+import type { Locator, Page } from "@playwright/test";
 import { jwtDecode } from "jwt-decode";
 import { DETAIL } from "../../contract/messages.ts";
 import { API_KEYS_TEXT } from "../../src/lib/api-keys-text.ts";
@@ -26,6 +26,38 @@ const VIEWS = [
 type Box = { x: number; y: number; width: number; height: number };
 const overlaps = (a: Box, b: Box) =>
   a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
+
+/** Where an element comes to rest: polled until no animation runs on it and two frames apart
+ *  its box is the same. */
+async function restingBox(element: Locator): Promise<Box> {
+  let box: Box | null = null;
+  await expect
+    .poll(async () => {
+      const settled = await element.evaluate(
+        (el) =>
+          new Promise<{ still: boolean; box: { x: number; y: number; width: number; height: number } }>(
+            (resolve) => {
+              const before = el.getBoundingClientRect();
+              requestAnimationFrame(() =>
+                requestAnimationFrame(() => {
+                  const after = el.getBoundingClientRect();
+                  const running = el.getAnimations().some((a) => a.pending || a.playState === "running");
+                  const same = before.x === after.x && before.y === after.y && before.height === after.height;
+                  resolve({
+                    still: same && !running,
+                    box: { x: after.x, y: after.y, width: after.width, height: after.height },
+                  });
+                }),
+              );
+            },
+          ),
+      );
+      box = settled.box;
+      return settled.still;
+    })
+    .toBe(true);
+  return box as unknown as Box;
+}
 
 /** Counts every toast the page shows from now on, however briefly (one that closed included). */
 async function countToasts(page: Page): Promise<() => Promise<number>> {
@@ -64,10 +96,12 @@ for (const view of VIEWS) {
         /^curl https:\/\/\S+\/background-remover \\\n {2}-H "Authorization: Bearer \$GENAI_API_KEY" \\\n {2}-F "image=@photo\.jpg"$/,
       );
 
-      // Measured where it comes to rest: its entrance slides it in from below the screen.
-      await toast.evaluate((el) => Promise.all(el.getAnimations().map((a) => a.finished)));
+      // Measured where it comes to rest: its entrance slides it in from below the screen, and on a
+      // busy machine that animation may not have started when the toast is first seen, so waiting
+      // for the animations it has then ended once measured it 3000 px down. It is at rest when no
+      // animation runs on it and two frames apart it is in the same place.
+      const shown = await restingBox(toast);
       const header = await page.locator("header").first().boundingBox();
-      const shown = await toast.boundingBox();
       expect(header && shown).toBeTruthy();
       expect(overlaps(header as Box, shown as Box), "the toast covers the top bar").toBe(false);
       // The toast stays on the screen.
