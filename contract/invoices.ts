@@ -7,8 +7,12 @@ import { currencySchema } from "./billing.ts";
 import { BILLING_DETAILS_MESSAGES } from "./billing-details-messages.ts";
 import { VAT_ID_STATUSES } from "./vat-id-verification.ts";
 
-/** disputed: the buyer's bank is disputing the payment; its credits are frozen until it is decided. */
-export const invoiceStatusSchema = z.enum(["paid", "failed", "refunded", "disputed"]);
+/**
+ * failed: declined (no invoice); not_charged: an auto top-up that was due and that a pause held
+ * back (AUTO-TOP-UP.md); disputed: the buyer's bank is disputing the payment, its credits frozen
+ * until it is decided.
+ */
+export const invoiceStatusSchema = z.enum(["paid", "failed", "not_charged", "refunded", "disputed"]);
 
 /** How the VAT was decided: seller's country, an EU consumer's country, reverse charge, outside the EU. */
 export const taxTreatmentSchema = z.enum(["domestic", "eu_consumer", "reverse_charge", "outside_eu"]);

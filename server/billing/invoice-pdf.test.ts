@@ -126,6 +126,7 @@ describe("invoicePdfRefusal", () => {
     [{ status: "refunded", number: "INV-2026-000001" }, null],
     [{ status: "disputed", number: "INV-2026-000001" }, null],
     [{ status: "failed", number: null }, "no_invoice_issued"],
+    [{ status: "not_charged", number: null }, "no_invoice_issued"],
     [{ status: "paid", number: null }, "provider_invoice_pdf"],
   ] as const)("%o -> %s", (row, refusal) => {
     expect(invoicePdfRefusal(row)).toBe(refusal);

@@ -38,13 +38,14 @@ export interface InvoicePdfOptions {
 }
 
 /**
- * Why a stored invoice has no PDF of ours, or null when it has: a failed payment issued no invoice,
+ * Why a stored invoice has no PDF of ours, or null when it has: a failed payment, or one auto
+ * top-up did not make, issued no invoice,
  * and an invoice without our own number is Stripe's document (its `pdf_url`), not ours to render.
  */
 export function invoicePdfRefusal(
   row: Pick<InvoiceWithDocument, "status" | "number">,
 ): "no_invoice_issued" | "provider_invoice_pdf" | null {
-  if (row.status === "failed") return "no_invoice_issued";
+  if (row.status === "failed" || row.status === "not_charged") return "no_invoice_issued";
   if (row.number === null) return "provider_invoice_pdf";
   return null;
 }

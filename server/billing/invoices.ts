@@ -1,7 +1,8 @@
 // Invoices and the billing history. Every payment the webhook handler fulfils gets one row, keyed
 // by the same fulfilment key as its credit grant, inside the same transaction (so a payment is in
-// the history exactly when its credits are in the ledger). A renewal that fails first gets a
-// "failed" row, which its later payment turns into the paid invoice.
+// the history exactly when its credits are in the ledger). A renewal or auto top-up that fails
+// first gets a "failed" row, which its later payment turns into the paid invoice; an auto top-up
+// that a limit held back gets a "not_charged" row.
 //
 // Numbers: a paid row of the local provider gets the next number of its year's series,
 // "INV-2026-000001". The counter row is incremented under its row lock in the payment's
@@ -139,42 +140,63 @@ export async function recordPaidInvoice(
   return { row: inserted, becamePaid: true };
 }
 
+/** A payment that was not made: declined ("failed") or held back by a limit ("not_charged"). */
+export type UnpaidPayment = Omit<PaidInvoice, "paidAt"> & {
+  status: "failed" | "not_charged";
+  attemptedAt: Date;
+};
+
 /**
  * A declined renewal: a "failed" row in the history (once per renewal; a paid one stays paid).
  * Returns whether the row is new or was failed before (false once the renewal is paid).
  */
-export async function recordFailedRenewal(
+export function recordFailedRenewal(
   tx: Tx,
   failed: Omit<PaidInvoice, "paidAt" | "kind"> & { attemptedAt: Date },
+  seller: Seller,
+  now: Date,
+): Promise<boolean> {
+  return recordUnpaid(tx, { ...failed, kind: "renewal", status: "failed" }, seller, now);
+}
+
+/**
+ * A payment that was not made, as a row of the history without a number (once per fulfilment
+ * key; a row already there stays as it is, so a paid one stays paid). A failed row's later
+ * payment turns it into the paid invoice (recordPaidInvoice). Returns whether the row is new or
+ * was unpaid before.
+ */
+export async function recordUnpaid(
+  tx: Tx,
+  unpaid: UnpaidPayment,
   seller: Seller,
   now: Date,
 ): Promise<boolean> {
   const [existing] = await tx
     .select({ status: invoices.status })
     .from(invoices)
-    .where(eq(invoices.fulfilmentKey, failed.fulfilmentKey))
+    .where(eq(invoices.fulfilmentKey, unpaid.fulfilmentKey))
     .for("update");
-  if (existing) return existing.status === "failed";
-  const tax = taxOfPayment(failed.payment, seller.country, failed.attemptedAt);
+  if (existing) return existing.status === unpaid.status;
+  const tax = taxOfPayment(unpaid.payment, seller.country, unpaid.attemptedAt);
   await tx.insert(invoices).values({
     id: randomUUID(),
-    userId: failed.userId,
-    fulfilmentKey: failed.fulfilmentKey,
-    provider: failed.provider,
-    kind: "renewal",
-    status: "failed",
-    issuedAt: failed.attemptedAt,
-    description: failed.description,
-    currency: failed.payment.currency,
-    net: failed.payment.net,
-    tax: failed.payment.tax,
-    total: failed.payment.total,
+    userId: unpaid.userId,
+    fulfilmentKey: unpaid.fulfilmentKey,
+    provider: unpaid.provider,
+    kind: unpaid.kind,
+    status: unpaid.status,
+    issuedAt: unpaid.attemptedAt,
+    description: unpaid.description,
+    currency: unpaid.payment.currency,
+    net: unpaid.payment.net,
+    tax: unpaid.payment.tax,
+    total: unpaid.payment.total,
     taxTreatment: tax.treatment,
     taxRateBasisPoints: tax.rateBasisPoints,
     seller: partyOfSeller(seller),
-    buyer: partyOfBuyer(failed.payment),
-    providerInvoiceId: failed.providerInvoiceId,
-    paymentReference: failed.paymentReference,
+    buyer: partyOfBuyer(unpaid.payment, unpaid.buyerAddress),
+    providerInvoiceId: unpaid.providerInvoiceId,
+    paymentReference: unpaid.paymentReference,
     createdAt: now,
     updatedAt: now,
   });

@@ -522,6 +522,15 @@ export const PAUSE_REASONS = {
       "One pack now costs more than the monthly limit including VAT. Raise the limit or choose another pack under Billing.",
   },
   member_left: { status: "paused", sentence: ORG_DETAIL.memberLeftCard },
+  /**
+   * Consent covers its text: when the billing details change the pack's price or VAT wording (a
+   * new country, a VAT ID confirmed or withdrawn), nothing is charged until a member agrees anew.
+   */
+  consent_changed: {
+    status: "paused",
+    sentence:
+      "Your billing details changed what one pack costs. Read the new terms and confirm auto top-up under Billing to resume.",
+  },
   /** Consent covers one card: a newer card is charged only once the customer agrees for it. */
   card_replaced: {
     status: "paused",

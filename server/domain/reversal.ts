@@ -6,7 +6,7 @@
 // never does. `frozen` holds what an open dispute set aside.
 
 /** A billing-history row's status (the invoices table's). */
-export type PaymentStatus = "paid" | "failed" | "refunded" | "disputed";
+export type PaymentStatus = "paid" | "failed" | "not_charged" | "refunded" | "disputed";
 
 /** The payment as recorded: its total and what is refunded so far (minor units). */
 export interface PaymentRecord {

@@ -2,6 +2,8 @@
 // customer saves one), and settings turned on as PUT /v1/billing/auto-top-up stores them.
 import { eq } from "drizzle-orm";
 import { expect } from "vitest";
+import { packOf } from "../billing/auto-top-up/charges.ts";
+import { storeConsent, vatOnFile } from "../billing/auto-top-up/consents.ts";
 import { createBillingMailSender } from "../billing/billing-mails.ts";
 import { type AutoTopUpSettingsRow, autoTopUpSettings, savedCards } from "../db/schema/index.ts";
 import { TOP_UP } from "./billing.ts";
@@ -58,23 +60,46 @@ export async function saveCard(
   return row as NonNullable<typeof row>;
 }
 
-/** Auto top-up on, as a PUT with consent stores it: the 500 pack below `threshold` credits. */
+/**
+ * Auto top-up on, as a PUT with consent stores it: the 500 pack below `threshold` credits, with
+ * the consent to the text these values render at the organisation's VAT today (a charge is made
+ * only while that text stands).
+ */
 export async function turnOn(
   t: TestApp,
   orgId: string,
   paymentMethodId: string,
   settings: { threshold?: number; limit?: number } = {},
 ): Promise<void> {
+  const now = t.clock.now();
+  const threshold = settings.threshold ?? 100;
+  const monthlyLimit = { amount: settings.limit ?? 100_000, currency: "eur" };
+  const [card] = await t.deps.db
+    .select()
+    .from(savedCards)
+    .where(eq(savedCards.paymentMethodId, paymentMethodId));
+  const offer = t.catalogue.findTopUp(PACK);
+  if (!card || !offer) throw new Error("turnOn needs a saved card and the 500 pack");
+  const onFile = await vatOnFile(t.deps.db, orgId, t.deps.config.seller.country, now);
+  const consentId = await storeConsent(
+    t.deps.db,
+    orgId,
+    { card, pack: packOf(offer), threshold, monthlyLimit },
+    onFile,
+    { userId: card.savedBy ?? orgId, email: "billing@example.com", ip: null, userAgent: null },
+    now,
+  );
   await t.deps.db.insert(autoTopUpSettings).values({
     orgId,
     enabled: true,
     status: "active",
-    threshold: settings.threshold ?? 100,
+    threshold,
     productId: PACK,
-    monthlyLimit: settings.limit ?? 100_000,
-    currency: "eur",
+    monthlyLimit: monthlyLimit.amount,
+    currency: monthlyLimit.currency,
     cardPaymentMethodId: paymentMethodId,
-    updatedAt: t.clock.now(),
+    consentId,
+    updatedAt: now,
   });
 }
 

@@ -16,7 +16,13 @@ export const BILLING_TEXT = {
   total: "Total",
   status: "Status",
   invoice: "Invoice",
-  statusLabels: { paid: "Paid", failed: "Failed", refunded: "Refunded", disputed: "Disputed" },
+  statusLabels: {
+    paid: "Paid",
+    failed: "Failed",
+    not_charged: "Not charged",
+    refunded: "Refunded",
+    disputed: "Disputed",
+  },
   /** A credit note's row: the document a refund issued. */
   creditNoteLabel: "Credit note",
   viewInvoice: "View",
@@ -71,6 +77,7 @@ export const BILLING_TEXT = {
   downloadFailed: "The PDF could not be downloaded. Please try again or contact support.",
   backToBilling: "Back to billing",
   failedInvoice: "This payment failed: no invoice was issued for it.",
+  notChargedInvoice: "Auto top-up held this payment back: nothing was charged and no invoice was issued.",
   stripeInvoice: "Open the invoice",
   stripePdf: "Download the PDF",
 } as const;

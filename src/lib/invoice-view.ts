@@ -11,6 +11,7 @@ export const invoicePagePath = (id: string) => `/profile/billing/invoice?id=${en
  */
 export function invoiceLink(row: InvoiceSummary): { href: string; external: boolean } | null {
   if (row.invoice_url) return { href: row.invoice_url, external: true };
-  if (row.number && row.status !== "failed") return { href: invoicePagePath(row.id), external: false };
+  if (row.number && row.status !== "failed" && row.status !== "not_charged")
+    return { href: invoicePagePath(row.id), external: false };
   return null;
 }

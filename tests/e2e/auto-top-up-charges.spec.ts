@@ -7,6 +7,7 @@
 import type { APIRequestContext, Locator, Page } from "@playwright/test";
 import { PAUSE_REASONS } from "../../server/domain/auto-top-up.ts";
 import { AUTO_TOP_UP_PAGE_TEXT } from "../../src/lib/auto-top-up-text.ts";
+import { BILLING_TEXT } from "../../src/lib/billing-text.ts";
 import { createVerifiedUser, openSignedIn, type TestUser, tokenViaApi } from "../fixtures/account.ts";
 import { axeViolations } from "../fixtures/axe.ts";
 import { buyTierAViaForms } from "../fixtures/checkout.ts";
@@ -314,6 +315,16 @@ for (const view of VIEWS) {
     await expect(section.locator("[data-auto-top-up-charges]")).toContainText("€0.00 of €200.00 this month");
     await expectCredits(page, view, low);
     expect(await balanceOf(request, token)).toBe(low);
+    // The billing history lists the payment that failed, with why, and no invoice to open.
+    const history = page
+      .locator("[data-invoice-row], [data-invoice-card]")
+      .filter({ visible: true })
+      .filter({ hasText: "Auto top-up: 500 credit pack" });
+    await expect(history).toHaveCount(1);
+    await expect(history).toContainText(BILLING_TEXT.statusLabels.failed);
+    await expect(history).toContainText("Your card has insufficient funds for this payment.");
+    await expect(history).toContainText("€59.50");
+    await expect(history.getByRole("link")).toHaveCount(0);
 
     await mailTo(request, user.email, /^Auto top-up is paused/);
     expect(await axeViolations(page)).toEqual([]);

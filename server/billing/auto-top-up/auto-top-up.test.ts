@@ -4,6 +4,7 @@
 // between the charge and the grant is settled from the provider, never charged twice.
 import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
+import type { InvoiceSummary } from "../../../contract/invoices.ts";
 import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
 import {
   type AutoTopUpAttemptRow,
@@ -16,7 +17,7 @@ import {
   webhookDeliveries,
 } from "../../db/schema/index.ts";
 import { staffMember } from "../../testing/admin.ts";
-import { postJson, verifiedUser } from "../../testing/api-client.ts";
+import { getJson, postJson, verifiedUser } from "../../testing/api-client.ts";
 import {
   AUTO_TOP_UP_CARDS,
   PACK,
@@ -87,6 +88,14 @@ describe.each(TEST_DATABASES)("auto top-up (%s)", (kind) => {
       background: t.tasks,
       mails: createBillingMailSender({ ...t.deps, mailer: t.deps.mailer, tasks: t.tasks }),
     });
+  }
+
+  /** The billing history as the customer reads it (GET /v1/billing/invoices), oldest first. */
+  async function historyOf(t: TestApp, token: string): Promise<InvoiceSummary[]> {
+    const res = await getJson(t.app, "/v1/billing/invoices", token);
+    expect(res.status).toBe(200);
+    const rows = ((await res.json()) as { data: InvoiceSummary[] }).data;
+    return rows.filter((r) => r.kind === "topup").reverse();
   }
 
   const attemptsOf = (t: TestApp, orgId: string) =>
@@ -163,6 +172,10 @@ describe.each(TEST_DATABASES)("auto top-up (%s)", (kind) => {
     });
     const mails = await t.mails();
     expect(mails.some((m) => m.subject.startsWith("Confirm the automatic payment of €59.50"))).toBe(true);
+    // The billing history shows the payment waiting, as failed with the reason and no invoice.
+    const [waiting] = await historyOf(t, user.accessToken);
+    expect(waiting).toMatchObject({ status: "failed", number: null, total: PACK_GROSS, tax: 950 });
+    expect(waiting?.description).toContain("Your bank asks you to confirm the last payment.");
     // More spends while it waits queue nothing.
     await spend(1);
     expect(await attemptsOf(t, user.id)).toHaveLength(1);
@@ -170,6 +183,15 @@ describe.each(TEST_DATABASES)("auto top-up (%s)", (kind) => {
     expect(paid.paidNow).toBe(true);
     await settleAll(t);
     expect((await attemptsOf(t, user.id))[0]).toMatchObject({ status: "paid" });
+    // Paid there: the same row is now the numbered invoice, not a second one.
+    const history = await historyOf(t, user.accessToken);
+    expect(history).toHaveLength(1);
+    expect(history[0]).toMatchObject({
+      id: waiting?.id,
+      status: "paid",
+      description: "Auto top-up: 500 credit pack",
+    });
+    expect(history[0]?.number).toMatch(/^INV-/);
     expect(await settingsOf(t, user.id)).toMatchObject({ status: "active", reason: null });
     expect((await me(t, user.accessToken)).credit_balance).toBe(50 - 1 + 500);
   });
@@ -194,6 +216,11 @@ describe.each(TEST_DATABASES)("auto top-up (%s)", (kind) => {
       await spend(1);
       expect(await attemptsOf(t, user.id)).toHaveLength(1);
       expect((await me(t, user.accessToken)).credit_balance).toBe(49);
+      // One failed row in the billing history, with the decline's sentence and no invoice.
+      const history = await historyOf(t, user.accessToken);
+      expect(history).toHaveLength(1);
+      expect(history[0]).toMatchObject({ status: "failed", number: null, net: 5000, total: PACK_GROSS });
+      expect(history[0]?.description).toContain(sentence);
     },
   );
 
@@ -206,6 +233,12 @@ describe.each(TEST_DATABASES)("auto top-up (%s)", (kind) => {
     expect(await attemptsOf(t, user.id)).toHaveLength(1);
     const paused = await settingsOf(t, user.id);
     expect(paused).toMatchObject({ status: "paused", reason: "monthly_limit" });
+    // The pack not bought is in the billing history, once however many spends met the pause.
+    await spend(1);
+    const held = (await historyOf(t, user.accessToken)).filter((r) => r.status === "not_charged");
+    expect(held).toHaveLength(1);
+    expect(held[0]).toMatchObject({ number: null, total: PACK_GROSS, invoice_url: null, pdf_url: null });
+    expect(held[0]?.description).toContain("The next pack would pass this month's limit.");
     expect(paused?.pausedUntil?.getTime()).toBeGreaterThan(t.clock.now().getTime());
     // The sweep after the month's end resumes it, and the balance below the threshold buys a pack.
     t.clock.set(new Date((paused?.pausedUntil?.getTime() ?? 0) + 60_000));
@@ -333,6 +366,11 @@ describe.each(TEST_DATABASES)("auto top-up (%s)", (kind) => {
     });
     expect(await settingsOf(t, user.id)).toMatchObject({ status: "paused", reason: "declined" });
     expect(t.logs.some((l) => l.includes("the attempt gave up"))).toBe(true);
+    const [row] = await historyOf(t, user.accessToken);
+    expect(row).toMatchObject({ status: "failed", number: null });
+    expect(row?.description).toBe(
+      "Auto top-up: 500 credit pack. Your bank could not process this payment just now. Resume auto top-up under Billing to try again, or save another card.",
+    );
   });
 
   it("a charge completing after its organisation was deleted is refunded, not granted", async () => {
@@ -377,5 +415,9 @@ describe.each(TEST_DATABASES)("auto top-up (%s)", (kind) => {
     await spend(1000);
     expect(await attemptsOf(t, user.id)).toHaveLength(10);
     expect(await settingsOf(t, user.id)).toMatchObject({ status: "paused", reason: "daily_limit" });
+    // The pack not bought is in the billing history; the ten seeded attempts never had rows.
+    expect(await historyOf(t, user.accessToken)).toEqual([
+      expect.objectContaining({ status: "not_charged", net: 5000, tax: 950, total: PACK_GROSS }),
+    ]);
   });
 });

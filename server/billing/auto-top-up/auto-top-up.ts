@@ -12,6 +12,7 @@ import type { BalanceCause, OffReason } from "../../domain/auto-top-up.ts";
 import { limitBelowPack } from "../../domain/auto-top-up.ts";
 import type { BillingMailSender } from "../billing-mails.ts";
 import { type ChargeDeps, grossToday, packOf, queueIfDue } from "./charges.ts";
+import { consentStillCovers } from "./consents.ts";
 import type { AutoTopUpActor, AutoTopUpEngine } from "./engine.ts";
 import { handleAutoTopUpEvent } from "./events.ts";
 import { cancelOpenAttemptInTx, chargeAttempt, sweep, voidQuietly } from "./runner.ts";
@@ -99,17 +100,26 @@ export function createAutoTopUp(deps: AutoTopUpDeps): AutoTopUpEngine {
       const settings = await findSettings(tx, orgId);
       const offer = settings && deps.catalogue.findTopUp(settings.productId);
       if (!settings || !offer || settings.status === "off") return;
-      const gross = await grossToday(tx, packOf(offer), orgId, deps.seller, now);
-      const below = limitBelowPack(gross, settings.monthlyLimit);
-      if (below && settings.status === "active") {
+      const pack = packOf(offer);
+      const gross = await grossToday(tx, pack, orgId, deps.seller, now);
+      const card = await findCard(tx, orgId);
+      // One pack above the limit comes first (raising the limit is the way out); otherwise the
+      // consent must still word this price and VAT, or a member agrees anew before a charge.
+      const pause = limitBelowPack(gross, settings.monthlyLimit)
+        ? "limit_below_pack"
+        : card && !(await consentStillCovers(tx, settings, { card, pack }, deps.seller.country, now))
+          ? "consent_changed"
+          : null;
+      const pausedByDetails = settings.reason === "limit_below_pack" || settings.reason === "consent_changed";
+      if (pause && (settings.status === "active" || (settings.status === "paused" && pausedByDetails))) {
         await changeStatus(
           tx,
           orgId,
-          { status: "paused", reason: "limit_below_pack" },
+          { status: "paused", reason: pause },
           { actor: SYSTEM_ACTOR, mailKey: `${orgId}:${settings.consentId}:${now.getTime()}`, billingUrl },
           now,
         );
-      } else if (!below && settings.status === "paused" && settings.reason === "limit_below_pack") {
+      } else if (!pause && settings.status === "paused" && pausedByDetails) {
         await changeStatus(tx, orgId, { status: "active" }, { actor: SYSTEM_ACTOR, billingUrl }, now);
       }
     },

@@ -25,8 +25,9 @@ import { lockUser, userGrants } from "../ledger-store.ts";
 import type { AutoTopUpCharge, PaymentProvider } from "../ports/payment-provider.ts";
 import { currentState } from "../subscription-changes.ts";
 import { findCustomerId } from "../subscription-store.ts";
-import { vatOnFile } from "./consents.ts";
-import { changeStatus, SYSTEM_ACTOR } from "./status.ts";
+import { consentStillCovers, vatOnFile } from "./consents.ts";
+import { recordChargeNotMade } from "./history.ts";
+import { changeStatus, type StatusChange, SYSTEM_ACTOR } from "./status.ts";
 import { attemptsSince, findCard, findOpenAttempt, findSettings, openAttempt } from "./store.ts";
 
 export interface ChargeDeps {
@@ -81,19 +82,20 @@ export async function queueIfDue(
       attemptsToday: thisMonth.filter((a) => a.createdAt >= dayStart).length,
     });
     const context = (mailKey: string) => ({ actor: SYSTEM_ACTOR, mailKey, billingUrl: billingUrlOf(deps) });
+    const offer = deps.catalogue.findTopUp(settings.productId);
+    // A due charge that a pause holds back: the pause (mailed once per fact) and, when it is new,
+    // the charge not made in the billing history under the same fact.
+    const holdBack = async (change: Extract<StatusChange, { status: "paused" }>, fact: string) => {
+      const changed = await changeStatus(tx, orgId, change, context(`${orgId}:${fact}`), now);
+      if (changed && offer)
+        await recordChargeNotMade(tx, deps, orgId, packOf(offer), change.reason, `${orgId}:${fact}`, now);
+    };
     if (decision.action === "skip") return null;
     if (decision.action === "pause") {
-      await changeStatus(
-        tx,
-        orgId,
-        { status: "paused", reason: "daily_limit" },
-        context(`${orgId}:${berlinDateOf(now)}`),
-        now,
-      );
+      await holdBack({ status: "paused", reason: "daily_limit" }, berlinDateOf(now));
       return null;
     }
     if (await stoppedForGood(tx, deps, orgId, now)) return null;
-    const offer = deps.catalogue.findTopUp(settings.productId);
     const card = await findCard(tx, orgId);
     const customerId = await findCustomerId(tx, orgId);
     if (!card || !customerId) {
@@ -109,13 +111,7 @@ export async function queueIfDue(
     // The consent covers one card: a newer one waits for the customer's consent (it normally paused
     // when it was saved; this catches what that could not see).
     if (settings.cardPaymentMethodId !== card.paymentMethodId) {
-      await changeStatus(
-        tx,
-        orgId,
-        { status: "paused", reason: "card_replaced" },
-        context(`${orgId}:${card.setupIntentId}`),
-        now,
-      );
+      await holdBack({ status: "paused", reason: "card_replaced" }, card.setupIntentId);
       return null;
     }
     if (!offer) {
@@ -126,6 +122,15 @@ export async function queueIfDue(
       return null;
     }
     const pack = packOf(offer);
+    // The billing details may have changed the price or VAT the consent words since it was given
+    // (billingDetailsChanged pauses at once; this catches what it could not see).
+    if (!(await consentStillCovers(tx, settings, { card, pack }, deps.seller.country, now))) {
+      await holdBack(
+        { status: "paused", reason: "consent_changed" },
+        `${settings.consentId}:${now.getTime()}`,
+      );
+      return null;
+    }
     const gross = await grossToday(tx, pack, orgId, deps.seller, now);
     const limit = monthlyLimitCheck({
       limit: settings.monthlyLimit,
@@ -139,8 +144,8 @@ export async function queueIfDue(
           ? { status: "paused" as const, reason: limit.reason, pausedUntil: limit.until }
           : { status: "paused" as const, reason: limit.reason };
       const key =
-        limit.reason === "monthly_limit" ? startOfBerlinMonth(now).toISOString() : settings.consentId;
-      await changeStatus(tx, orgId, change, context(`${orgId}:${key}`), now);
+        limit.reason === "monthly_limit" ? startOfBerlinMonth(now).toISOString() : String(settings.consentId);
+      await holdBack(change, key);
       return null;
     }
     return openAttempt(

@@ -5,7 +5,7 @@
 import { randomUUID } from "node:crypto";
 import { desc, eq } from "drizzle-orm";
 import { givesReverseCharge } from "../../../contract/vat-id-verification.ts";
-import { autoTopUpConsents, type SavedCardRow } from "../../db/schema/index.ts";
+import { type AutoTopUpSettingsRow, autoTopUpConsents, type SavedCardRow } from "../../db/schema/index.ts";
 import type { DbOrTx } from "../../db/types.ts";
 import {
   type AutoTopUpPack,
@@ -153,6 +153,30 @@ export async function lastConsentedLimit(db: DbOrTx, orgId: string): Promise<Mon
   const limit = row?.choice.monthly_limit as Partial<Money> | undefined;
   if (typeof limit?.amount !== "number" || typeof limit.currency !== "string") return null;
   return { amount: limit.amount, currency: limit.currency };
+}
+
+/**
+ * Whether the consent in force still covers what a charge would be now: its text is the one these
+ * settings render today (billing details can change the price and VAT it words).
+ */
+export async function consentStillCovers(
+  db: DbOrTx,
+  settings: Pick<AutoTopUpSettingsRow, "orgId" | "consentId" | "threshold" | "monthlyLimit" | "currency">,
+  choice: Pick<ConsentChoice, "card" | "pack">,
+  sellerCountry: string,
+  now: Date,
+): Promise<boolean> {
+  const consented = await consentTextOf(db, settings.consentId);
+  const onFile = await vatOnFile(db, settings.orgId, sellerCountry, now);
+  const { text } = consentTextFor(
+    {
+      ...choice,
+      threshold: settings.threshold,
+      monthlyLimit: { amount: settings.monthlyLimit, currency: settings.currency },
+    },
+    onFile,
+  );
+  return consented === text;
 }
 
 /** The text of a stored consent (what the member accepted), or null when there is none. */

@@ -4,6 +4,7 @@
 // receipt; authentication pauses and mails the payment link; a decline pauses with its sentence
 // and its invoice is voided (it must not be paid later, beside a new attempt); an attempt the
 // provider never answered for gives up after an hour, paused and mailed, never silently stuck.
+// Each failure is a "failed" row of the billing history (history.ts).
 import { eq } from "drizzle-orm";
 import { formatMoney } from "../../../contract/invoice-document.ts";
 import { appendAudit } from "../../audit/audit-log.ts";
@@ -21,6 +22,7 @@ import { autoTopUpKey } from "../ports/fulfilment-keys.ts";
 import type { AutoTopUpChargeAnswer } from "../ports/payment-provider.ts";
 import { findBillingDetails, findCustomerId } from "../subscription-store.ts";
 import type { ChargeDeps } from "./charges.ts";
+import { recordFailedAttempt } from "./history.ts";
 import { changeStatus, SYSTEM_ACTOR } from "./status.ts";
 import { findAttempt, findSettings, updateAttempt } from "./store.ts";
 
@@ -84,6 +86,7 @@ export async function settleInTx(
       { status: "authentication_required", payUrl, detail: outcome.sentence },
       now,
     );
+    await recordFailedAttempt(tx, deps, attempt, outcome.sentence, now);
     await changeStatus(
       tx,
       attempt.orgId,
@@ -100,6 +103,7 @@ export async function settleInTx(
     { status: "failed", declineCode: outcome.code, detail: outcome.sentence, settledAt: now },
     now,
   );
+  await recordFailedAttempt(tx, deps, attempt, outcome.sentence, now);
   await changeStatus(
     tx,
     attempt.orgId,
@@ -136,6 +140,7 @@ export async function giveUpInTx(
     { status: "failed", declineCode: GAVE_UP_CODE, detail: sentence, settledAt: now },
     now,
   );
+  await recordFailedAttempt(tx, deps, attempt, sentence, now);
   await changeStatus(
     tx,
     attempt.orgId,

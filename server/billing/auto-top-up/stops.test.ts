@@ -6,6 +6,7 @@ import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
 import { auditLog, autoTopUpAttempts, invoices, savedCards } from "../../db/schema/index.ts";
+import { PAUSE_REASONS } from "../../domain/auto-top-up.ts";
 import { disputeEvent } from "../../payments/local/event-builders.ts";
 import { newStripeId } from "../../payments/stripe/format.ts";
 import { adminCall, staffMember } from "../../testing/admin.ts";
@@ -16,6 +17,7 @@ import { call, createTeam, member } from "../../testing/org-calls.ts";
 import { useTestApp } from "../../testing/suite.ts";
 import { NO_LIMITS, type TestApp } from "../../testing/test-app.ts";
 import { createBillingMailSender } from "../billing-mails.ts";
+import { saveGivenBillingDetails } from "../subscription-store.ts";
 import { createAutoTopUp } from "./auto-top-up.ts";
 import { AUTHENTICATION_WINDOW_MS, EXPIRED_AUTHENTICATION_DETAIL } from "./runner.ts";
 
@@ -123,6 +125,87 @@ describe.each(TEST_DATABASES)("what stops auto top-up (%s)", (kind) => {
     expect(await actionsAbout(t, user.id)).toEqual(
       expect.arrayContaining(["auto_top_up.card_saved", "auto_top_up.paused"]),
     );
+  });
+
+  /** PUT /v1/billing/details as the customer gives them (a French consumer pays 20 % VAT, not 19 %). */
+  const giveDetails = async (t: TestApp, token: string, country: string) => {
+    const res = await t.app.request("/v1/billing/details", {
+      method: "PUT",
+      headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
+      body: JSON.stringify({
+        name: "Ann Buyer",
+        email: "books@example.com",
+        address: { line1: "1 Street", postal_code: "75001", city: "Paris", country },
+      }),
+    });
+    expect(res.status, await res.text()).toBe(200);
+  };
+
+  it("billing details that change a pack's price pause it until a member agrees anew; changed back, it resumes", async () => {
+    const t = ctx.t;
+    const { user } = await subscriberWithAutoTopUp(t);
+    await giveDetails(t, user.accessToken, "FR");
+    const paused = await settingsOf(t, user.id);
+    expect(paused).toMatchObject({ status: "paused", reason: "consent_changed" });
+    await settleAll(t);
+    // Mailed once to each address (the owner, and the invoice address given with the details).
+    const mails = await stoppedMails(t);
+    expect(mails.map((m) => m.to).sort()).toEqual(["books@example.com", user.email].sort());
+    for (const mail of mails) expect(mail.text).toContain(PAUSE_REASONS.consent_changed.sentence);
+    // A spend below the threshold meanwhile charges nothing.
+    const admin = await staffMember(t, "boss", "admin");
+    const spend = await postJson(
+      t.app,
+      "/v1/credits/consume",
+      { user_id: user.id, amount: 1000, reason: "render", idempotency_key: "spend-1" },
+      { Authorization: `Bearer ${admin.accessToken}` },
+    );
+    expect(spend.status).toBe(200);
+    await settleAll(t);
+    expect(
+      await t.deps.db.select().from(autoTopUpAttempts).where(eq(autoTopUpAttempts.orgId, user.id)),
+    ).toEqual([]);
+    // German details again: the price the consent words stands, and auto top-up resumes.
+    await giveDetails(t, user.accessToken, "DE");
+    expect(await settingsOf(t, user.id)).toMatchObject({ status: "active", reason: null });
+  });
+
+  it("a price changed where no hook saw it is caught before the charge: paused, not charged, in the history", async () => {
+    const t = ctx.t;
+    const { user } = await subscriberWithAutoTopUp(t);
+    // French details written as an older instance (without the hook) would have.
+    await saveGivenBillingDetails(
+      t.deps.db,
+      user.id,
+      {
+        name: "Ann Buyer",
+        email: "books@example.com",
+        address: { line1: "1 Street", line2: null, postal_code: "75001", city: "Paris", country: "FR" },
+        vatId: null,
+      },
+      null,
+      t.clock.now(),
+    );
+    const admin = await staffMember(t, "boss", "admin");
+    await postJson(
+      t.app,
+      "/v1/credits/consume",
+      { user_id: user.id, amount: 1000, reason: "render", idempotency_key: "spend-1" },
+      { Authorization: `Bearer ${admin.accessToken}` },
+    );
+    await settleAll(t);
+    expect(await settingsOf(t, user.id)).toMatchObject({ status: "paused", reason: "consent_changed" });
+    expect(
+      await t.deps.db.select().from(autoTopUpAttempts).where(eq(autoTopUpAttempts.orgId, user.id)),
+    ).toEqual([]);
+    const held = await t.deps.db
+      .select()
+      .from(invoices)
+      .where(and(eq(invoices.userId, user.id), eq(invoices.status, "not_charged")));
+    // The pack at the price it would have cost: €50.00 and 20 % French VAT.
+    expect(held).toEqual([
+      expect.objectContaining({ kind: "topup", net: 5000, tax: 1000, total: 6000, number: null }),
+    ]);
   });
 
   it("the member who saved the team's card leaving pauses it; another member's leaving does not", async () => {

@@ -348,7 +348,7 @@ export const invoices = pgTable(
     fulfilmentKey: text("fulfilment_key").notNull(),
     provider: text("provider", { enum: ["local", "stripe"] }).notNull(),
     kind: text("kind", { enum: ["subscription", "renewal", "topup"] }).notNull(),
-    status: text("status", { enum: ["paid", "failed", "refunded", "disputed"] }).notNull(),
+    status: text("status", { enum: ["paid", "failed", "not_charged", "refunded", "disputed"] }).notNull(),
     /** Ours, "INV-2026-000001", given when paid (a Stripe invoice's number is in provider_invoice_documents). */
     number: text("number"),
     /** Ours only: the position in its year's series. */

@@ -32,6 +32,7 @@ if (typeof document !== "undefined") {
 const STATUS_BADGE: Record<InvoiceSummary["status"], string> = {
   paid: "badge-success",
   failed: "badge-error",
+  not_charged: "badge-ghost",
   refunded: "badge-warning",
   disputed: "badge-warning",
 };

@@ -93,9 +93,9 @@ function Document({ invoice }: { invoice: Invoice }) {
             )}
           </dl>
         </header>
-        {invoice.status === "failed" && (
+        {(invoice.status === "failed" || invoice.status === "not_charged") && (
           <p role="alert" className="alert alert-warning">
-            {T.failedInvoice}
+            {invoice.status === "failed" ? T.failedInvoice : T.notChargedInvoice}
           </p>
         )}
         <div className="grid gap-6 sm:grid-cols-2">

@@ -1,0 +1,124 @@
+// Auto top-up in the billing history (AUTO-TOP-UP.md: "every charge, failure and pause is in the
+// billing history"). A paid charge is its invoice (settle.ts). A charge that failed (declined,
+// given up, or waiting for the customer's authentication) is a "failed" row under the attempt's
+// fulfilment key, so that paying it later turns the same row into the invoice. A charge that was
+// due and not made because auto top-up paused (a limit, a new card without consent) is a
+// "not_charged" row, once per fact (the same key its mail goes out once under). Pauses that no
+// due charge met (a member left, billing details changed) are in the activity log and Billing's
+// status, not here: the history lists payments, made or not.
+import type { AutoTopUpAttemptRow } from "../../db/schema/index.ts";
+import type { Tx } from "../../db/types.ts";
+import { type AutoTopUpPack, PAUSE_REASONS, type PauseReason } from "../../domain/auto-top-up.ts";
+import { addressLines } from "../../domain/billing-details.ts";
+import { type Seller, taxed } from "../../domain/vat.ts";
+import type { Catalogue } from "../catalogue.ts";
+import { recordUnpaid } from "../invoices.ts";
+import { autoTopUpKey } from "../ports/fulfilment-keys.ts";
+import type { PaymentProvider } from "../ports/payment-provider.ts";
+import { findBillingDetails } from "../subscription-store.ts";
+import { vatOnFile } from "./consents.ts";
+
+interface HistoryDeps {
+  catalogue: Catalogue;
+  seller: Seller;
+  provider: Pick<PaymentProvider, "kind">;
+}
+
+/** What a history row of a pack not paid says: the pack and why. */
+export function unpaidDescription(packName: string, why: string): string {
+  return `Auto top-up: ${packName}. ${why}`;
+}
+
+const packName = (deps: HistoryDeps, productId: string, credits: number) =>
+  deps.catalogue.findTopUp(productId)?.topUp.name ?? `${credits} credit pack`;
+
+/** The buyer and VAT of the organisation's billing details on file today. */
+async function buyerToday(tx: Tx, deps: HistoryDeps, orgId: string, now: Date) {
+  const onFile = await findBillingDetails(tx, orgId);
+  const { vat } = await vatOnFile(tx, orgId, deps.seller.country, now);
+  const country = onFile?.country ?? null;
+  return {
+    rateBasisPoints: vat.rateBasisPoints,
+    buyer: {
+      name: onFile?.name ?? null,
+      email: onFile?.email ?? null,
+      country,
+      vatId: onFile?.vatId ?? null,
+    },
+    reverseCharge: vat.treatment === "reverse_charge",
+    address: addressLines(onFile?.address ?? null, country),
+  };
+}
+
+/** An attempt that did not pay (declined, given up, or waiting for authentication): a failed row. */
+export async function recordFailedAttempt(
+  tx: Tx,
+  deps: HistoryDeps,
+  attempt: AutoTopUpAttemptRow,
+  sentence: string,
+  now: Date,
+): Promise<void> {
+  const { buyer, reverseCharge, address } = await buyerToday(tx, deps, attempt.orgId, now);
+  await recordUnpaid(
+    tx,
+    {
+      userId: attempt.orgId,
+      fulfilmentKey: autoTopUpKey(attempt.id),
+      provider: attempt.provider,
+      kind: "topup",
+      status: "failed",
+      description: unpaidDescription(packName(deps, attempt.productId, attempt.credits), sentence),
+      attemptedAt: now,
+      payment: {
+        net: attempt.net,
+        tax: attempt.gross - attempt.net,
+        total: attempt.gross,
+        currency: attempt.currency,
+        reverseCharge,
+        buyer,
+      },
+      providerInvoiceId: attempt.providerInvoiceId,
+      paymentReference: attempt.providerInvoiceId,
+      buyerAddress: address,
+    },
+    deps.seller,
+    now,
+  );
+}
+
+/**
+ * A charge that was due and that a pause held back: a "not_charged" row with the pack's price at
+ * the organisation's VAT today, once per `fact` (a Berlin day, a month, a consent, a card).
+ */
+export async function recordChargeNotMade(
+  tx: Tx,
+  deps: HistoryDeps,
+  orgId: string,
+  pack: AutoTopUpPack,
+  reason: PauseReason,
+  fact: string,
+  now: Date,
+): Promise<void> {
+  const { buyer, reverseCharge, address, rateBasisPoints } = await buyerToday(tx, deps, orgId, now);
+  await recordUnpaid(
+    tx,
+    {
+      userId: orgId,
+      fulfilmentKey: `auto_top_up_not_charged:${reason}:${fact}`,
+      provider: deps.provider.kind,
+      kind: "topup",
+      status: "not_charged",
+      description: unpaidDescription(
+        packName(deps, pack.productId, pack.credits),
+        PAUSE_REASONS[reason].sentence,
+      ),
+      attemptedAt: now,
+      payment: { ...taxed(pack.unitAmount, rateBasisPoints), currency: pack.currency, reverseCharge, buyer },
+      providerInvoiceId: null,
+      paymentReference: null,
+      buyerAddress: address,
+    },
+    deps.seller,
+    now,
+  );
+}
