@@ -5,6 +5,13 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import Stripe from "stripe";
+import { afterAll, beforeAll, beforeEach } from "vitest";
+import { openTestDatabase, type TestDatabase } from "../../tests/fixtures/test-db.ts";
+import type { PaymentProvider } from "../billing/ports/payment-provider.ts";
+import { customerStore } from "../billing/subscription-store.ts";
+import { ManualClock } from "../clock.ts";
+import { createStripeProvider } from "../payments/stripe/provider.ts";
+import { TEST_WEBHOOK_SECRET } from "./test-app.ts";
 
 export interface RecordedRequest {
   method: string;
@@ -85,4 +92,69 @@ export async function startStripeStandIn(currentRoutes?: () => Route[]): Promise
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+}
+
+export interface StripeAdapterContext {
+  /** A new one after `unreachable`, as are `stripe` and `requests`. */
+  readonly standIn: StripeStandIn;
+  readonly stripe: Stripe;
+  readonly requests: RecordedRequest[];
+  database: TestDatabase;
+  /** What the stand-in answers from; emptied before each test. */
+  routes: Route[];
+  clock: ManualClock;
+  /** The Stripe adapter over the stand-in's SDK (the current one) and the customers' store. */
+  provider(): PaymentProvider;
+  /** Runs `during` with Stripe unreachable (the stand-in closed), then starts a new stand-in. */
+  unreachable(during: () => Promise<void>): Promise<void>;
+}
+
+/**
+ * Per-suite wiring for the Stripe adapter's tests: one stand-in and one PGlite database for the
+ * suite, both emptied before each test (the suite's own beforeEach runs after, on empty tables).
+ */
+export function useStripeStandIn(): StripeAdapterContext {
+  let standIn: StripeStandIn;
+  const ctx = {
+    get standIn() {
+      return standIn;
+    },
+    get stripe() {
+      return standIn.stripe;
+    },
+    get requests() {
+      return standIn.requests;
+    },
+    routes: [] as Route[],
+    clock: new ManualClock("2030-01-15T10:00:00.000Z"),
+    provider: () =>
+      createStripeProvider({
+        stripe: standIn.stripe,
+        clock: ctx.clock,
+        webhookSecret: TEST_WEBHOOK_SECRET,
+        customers: customerStore,
+      }),
+    async unreachable(during: () => Promise<void>) {
+      await standIn.close();
+      try {
+        await during();
+      } finally {
+        standIn = await startStripeStandIn(() => ctx.routes);
+      }
+    },
+  } as StripeAdapterContext;
+  beforeAll(async () => {
+    standIn = await startStripeStandIn(() => ctx.routes);
+    ctx.database = await openTestDatabase("pglite");
+  }, 60_000);
+  afterAll(async () => {
+    await standIn?.close();
+    await ctx.database?.close();
+  });
+  beforeEach(async () => {
+    standIn.reset();
+    ctx.routes = [];
+    await ctx.database.reset();
+  });
+  return ctx;
 }

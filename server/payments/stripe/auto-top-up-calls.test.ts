@@ -3,22 +3,10 @@
 // built on Stripe's own example objects): what each call asks Stripe, with which idempotency key,
 // and how each of Stripe's answers (paid, declined, authentication, refused, unreachable) is read.
 import { randomUUID } from "node:crypto";
-import type Stripe from "stripe";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { openTestDatabase, type TestDatabase } from "../../../tests/fixtures/test-db.ts";
-import { customerStore } from "../../billing/subscription-store.ts";
-import { ManualClock } from "../../clock.ts";
+import { beforeEach, describe, expect, it } from "vitest";
 import { cardSetupSessions, organizations, users } from "../../db/schema/index.ts";
-import {
-  type Answer,
-  on,
-  type Route,
-  type StripeStandIn,
-  startStripeStandIn,
-} from "../../testing/stripe-stand-in.ts";
-import { TEST_WEBHOOK_SECRET } from "../../testing/test-app.ts";
+import { type Answer, on, type Route, useStripeStandIn } from "../../testing/stripe-stand-in.ts";
 import { stripeFixture } from "../local/stripe-fixtures.ts";
-import { createStripeProvider } from "./provider.ts";
 
 const CONSENT =
   "By saving this card you allow Example GmbH to charge it for the automatic credit purchases you turn on under Billing.";
@@ -78,34 +66,14 @@ const withPayment = (status: string, intent: unknown) => ({
 });
 
 describe("Stripe adapter: auto top-up (SDK pointed at a local stand-in)", () => {
-  let standIn: StripeStandIn;
-  let stripe: Stripe;
-  let database: TestDatabase;
-  let requests: StripeStandIn["requests"];
-  const clock = new ManualClock("2030-01-15T10:00:00.000Z");
-  let routes: Route[] = [];
-
-  beforeAll(async () => {
-    standIn = await startStripeStandIn(() => routes);
-    stripe = standIn.stripe;
-    requests = standIn.requests;
-    database = await openTestDatabase("pglite");
-  }, 60_000);
-
-  afterAll(async () => {
-    await standIn.close();
-    await database?.close();
-  });
+  const ctx = useStripeStandIn();
 
   let orgId: string;
   let memberA: string;
   let memberB: string;
   beforeEach(async () => {
-    standIn.reset();
-    routes = [];
-    await database.reset();
     [orgId, memberA, memberB] = [randomUUID(), randomUUID(), randomUUID()];
-    await database.db.insert(users).values(
+    await ctx.database.db.insert(users).values(
       [memberA, memberB].map((id, i) => ({
         id,
         username: `member${i}`,
@@ -114,12 +82,12 @@ describe("Stripe adapter: auto top-up (SDK pointed at a local stand-in)", () => 
         emailVerified: true,
       })),
     );
-    await database.db.insert(organizations).values({ id: orgId, name: "Example GmbH", createdBy: memberA });
+    await ctx.database.db
+      .insert(organizations)
+      .values({ id: orgId, name: "Example GmbH", createdBy: memberA });
   });
 
-  const provider = () =>
-    createStripeProvider({ stripe, clock, webhookSecret: TEST_WEBHOOK_SECRET, customers: customerStore });
-  const asked = () => requests.map((r) => `${r.method} ${r.path}`);
+  const asked = () => ctx.requests.map((r) => `${r.method} ${r.path}`);
   const attemptId = "6a1d9c0e-2b3f-4e57-8a19-c4d5e6f70812";
   const charge = {
     attemptId,
@@ -164,19 +132,19 @@ describe("Stripe adapter: auto top-up (SDK pointed at a local stand-in)", () => 
     });
 
     it("is a setup-mode session for the organisation's customer, cards only, with the consent, recorded with its opener", async () => {
-      routes = setupRoutes();
-      expect(await provider().createCardSetupSession(database.db, setup(memberA))).toEqual({
+      ctx.routes = setupRoutes();
+      expect(await ctx.provider().createCardSetupSession(ctx.database.db, setup(memberA))).toEqual({
         id: "cs_test_setup1",
         url: "https://checkout.stripe.com/c/pay/cs_test_setup1",
       });
       expect(asked()).toEqual(["POST /v1/customers", "POST /v1/checkout/sessions"]);
       // The customer is the organisation's, made with its billing e-mail (never the member's).
-      expect(Object.fromEntries(requests[0]?.body ?? [])).toEqual({
+      expect(Object.fromEntries(ctx.requests[0]?.body ?? [])).toEqual({
         email: "billing@example.com",
         "metadata[user_id]": orgId,
         "metadata[org_id]": orgId,
       });
-      expect(Object.fromEntries(requests[1]?.body ?? [])).toEqual({
+      expect(Object.fromEntries(ctx.requests[1]?.body ?? [])).toEqual({
         mode: "setup",
         customer: "cus_1",
         currency: "eur",
@@ -189,7 +157,7 @@ describe("Stripe adapter: auto top-up (SDK pointed at a local stand-in)", () => 
         cancel_url: "https://portal.test/profile/billing?card=cancelled",
         "custom_text[submit][message]": CONSENT,
       });
-      const rows = await database.db.select().from(cardSetupSessions);
+      const rows = await ctx.database.db.select().from(cardSetupSessions);
       expect(rows).toEqual([
         {
           id: "cs_test_setup1",
@@ -204,20 +172,20 @@ describe("Stripe adapter: auto top-up (SDK pointed at a local stand-in)", () => 
           cancelUrl: "https://portal.test/profile/billing?card=cancelled",
           consentText: CONSENT,
           setupIntentId: null,
-          createdAt: clock.now(),
+          createdAt: ctx.clock.now(),
           expiresAt: new Date(1_900_000_001_000),
           completedAt: null,
         },
       ]);
 
       // A second page reuses the customer.
-      await provider().createCardSetupSession(database.db, setup(memberB));
-      expect(requests.filter((r) => r.path === "/v1/customers")).toHaveLength(1);
-      expect(requests.at(-1)?.body.get("customer")).toBe("cus_1");
+      await ctx.provider().createCardSetupSession(ctx.database.db, setup(memberB));
+      expect(ctx.requests.filter((r) => r.path === "/v1/customers")).toHaveLength(1);
+      expect(ctx.requests.at(-1)?.body.get("customer")).toBe("cus_1");
     });
 
     it("refuses a session Stripe answers without a URL, recording nothing", async () => {
-      routes = [
+      ctx.routes = [
         on("POST", "/v1/customers", { id: "cus_1", object: "customer" }),
         on("POST", "/v1/checkout/sessions", {
           id: "cs_test_x",
@@ -226,20 +194,20 @@ describe("Stripe adapter: auto top-up (SDK pointed at a local stand-in)", () => 
           expires_at: 1,
         }),
       ];
-      await expect(provider().createCardSetupSession(database.db, setup(memberA))).rejects.toThrow(
+      await expect(ctx.provider().createCardSetupSession(ctx.database.db, setup(memberA))).rejects.toThrow(
         "Stripe returned setup session cs_test_x without a URL",
       );
-      expect(await database.db.select().from(cardSetupSessions)).toEqual([]);
+      expect(await ctx.database.db.select().from(cardSetupSessions)).toEqual([]);
     });
 
     it("removing a member expires the setup pages they opened; deleting the organisation, all still open", async () => {
-      routes = setupRoutes();
-      await provider().createCardSetupSession(database.db, setup(memberA));
-      await provider().createCardSetupSession(database.db, setup(memberB));
-      await provider().createCardSetupSession(database.db, setup(memberB));
+      ctx.routes = setupRoutes();
+      await ctx.provider().createCardSetupSession(ctx.database.db, setup(memberA));
+      await ctx.provider().createCardSetupSession(ctx.database.db, setup(memberB));
+      await ctx.provider().createCardSetupSession(ctx.database.db, setup(memberB));
       // A page whose lifetime is over, and one completed, are not asked about.
-      await database.db.insert(cardSetupSessions).values([
-        { ...row("cs_test_lapsed", memberA), expiresAt: new Date(clock.now().getTime() - 1000) },
+      await ctx.database.db.insert(cardSetupSessions).values([
+        { ...row("cs_test_lapsed", memberA), expiresAt: new Date(ctx.clock.now().getTime() - 1000) },
         { ...row("cs_test_done", memberA), status: "complete" },
       ]);
       const closed = (id: string, status: string) => ({
@@ -248,7 +216,7 @@ describe("Stripe adapter: auto top-up (SDK pointed at a local stand-in)", () => 
         mode: "setup",
         status,
       });
-      routes = [
+      ctx.routes = [
         on("POST", "/v1/checkout/sessions/cs_test_setup1/expire", closed("cs_test_setup1", "expired")),
         on("POST", "/v1/checkout/sessions/cs_test_setup2/expire", closed("cs_test_setup2", "expired")),
         // Completed meanwhile (the card arrives as its event): left open here until that event.
@@ -258,18 +226,18 @@ describe("Stripe adapter: auto top-up (SDK pointed at a local stand-in)", () => 
             : undefined,
         on("GET", "/v1/checkout/sessions/cs_test_setup3", closed("cs_test_setup3", "complete")),
       ];
-      standIn.reset();
-      await provider().expireOpenCheckouts(database.db, orgId, memberA);
+      ctx.standIn.reset();
+      await ctx.provider().expireOpenCheckouts(ctx.database.db, orgId, memberA);
       expect(asked()).toEqual(["POST /v1/checkout/sessions/cs_test_setup1/expire"]);
 
-      standIn.reset();
-      await provider().expireOpenCheckouts(database.db, orgId);
+      ctx.standIn.reset();
+      await ctx.provider().expireOpenCheckouts(ctx.database.db, orgId);
       expect(asked()).toEqual([
         "POST /v1/checkout/sessions/cs_test_setup2/expire",
         "POST /v1/checkout/sessions/cs_test_setup3/expire",
         "GET /v1/checkout/sessions/cs_test_setup3",
       ]);
-      const rows = await database.db
+      const rows = await ctx.database.db
         .select({ id: cardSetupSessions.id, status: cardSetupSessions.status })
         .from(cardSetupSessions);
       expect(Object.fromEntries(rows.map((r) => [r.id, r.status]))).toEqual({
@@ -281,13 +249,13 @@ describe("Stripe adapter: auto top-up (SDK pointed at a local stand-in)", () => 
       });
 
       // Stripe unreachable for a page still open there: the removal must not go on.
-      standIn.reset();
-      routes = [
+      ctx.standIn.reset();
+      ctx.routes = [
         (req) =>
           req.method === "POST" ? { status: 500, body: { error: { type: "api_error" } } } : undefined,
         on("GET", "/v1/checkout/sessions/cs_test_setup3", closed("cs_test_setup3", "open")),
       ];
-      await expect(provider().expireOpenCheckouts(database.db, orgId)).rejects.toThrow();
+      await expect(ctx.provider().expireOpenCheckouts(ctx.database.db, orgId)).rejects.toThrow();
     });
 
     const row = (id: string, openedBy: string) => ({
@@ -302,57 +270,59 @@ describe("Stripe adapter: auto top-up (SDK pointed at a local stand-in)", () => 
       successUrl: "https://portal.test/ok",
       cancelUrl: "https://portal.test/cancel",
       consentText: CONSENT,
-      createdAt: clock.now(),
-      expiresAt: new Date(clock.now().getTime() + 3_600_000),
+      createdAt: ctx.clock.now(),
+      expiresAt: new Date(ctx.clock.now().getTime() + 3_600_000),
     });
 
     it("leaves another organisation's pages, and the local checkout's, alone", async () => {
       const other = randomUUID();
-      await database.db.insert(organizations).values({ id: other, name: "Other" });
-      await database.db.insert(cardSetupSessions).values([
+      await ctx.database.db.insert(organizations).values({ id: other, name: "Other" });
+      await ctx.database.db.insert(cardSetupSessions).values([
         { ...row("cs_test_other", memberA), orgId: other },
         { ...row("cs_local_1", memberA), provider: "local" },
       ]);
-      await provider().expireOpenCheckouts(database.db, orgId);
-      expect(requests).toEqual([]);
+      await ctx.provider().expireOpenCheckouts(ctx.database.db, orgId);
+      expect(ctx.requests).toEqual([]);
     });
   });
 
   describe("the saved card", () => {
     it("reads its brand, last 4 and expiry; null when Stripe does not know it", async () => {
-      routes = [on("GET", "/v1/payment_methods/pm_1", { ...stripeFixture("payment_method"), id: "pm_1" })];
-      expect(await provider().retrieveCard(database.db, "pm_1")).toEqual({
+      ctx.routes = [
+        on("GET", "/v1/payment_methods/pm_1", { ...stripeFixture("payment_method"), id: "pm_1" }),
+      ];
+      expect(await ctx.provider().retrieveCard(ctx.database.db, "pm_1")).toEqual({
         paymentMethodId: "pm_1",
         brand: "visa",
         last4: "4242",
         expMonth: 8,
         expYear: 2030,
       });
-      expect(await provider().retrieveCard(database.db, "pm_gone")).toBeNull();
+      expect(await ctx.provider().retrieveCard(ctx.database.db, "pm_gone")).toBeNull();
     });
 
     it("throws for a payment method it cannot read, and when Stripe fails", async () => {
-      routes = [on("GET", "/v1/payment_methods/pm_odd", { id: "pm_odd", object: "payment_method" })];
-      await expect(provider().retrieveCard(database.db, "pm_odd")).rejects.toThrow(
+      ctx.routes = [on("GET", "/v1/payment_methods/pm_odd", { id: "pm_odd", object: "payment_method" })];
+      await expect(ctx.provider().retrieveCard(ctx.database.db, "pm_odd")).rejects.toThrow(
         /pm_odd could not be read: payment method: type/,
       );
-      routes = [failure(500, { type: "api_error" })];
-      await expect(provider().retrieveCard(database.db, "pm_1")).rejects.toThrow();
+      ctx.routes = [failure(500, { type: "api_error" })];
+      await expect(ctx.provider().retrieveCard(ctx.database.db, "pm_1")).rejects.toThrow();
     });
 
     it("detaches it", async () => {
-      routes = [
+      ctx.routes = [
         on("POST", "/v1/payment_methods/pm_1/detach", { ...stripeFixture("payment_method"), id: "pm_1" }),
       ];
-      await provider().detachCard(database.db, "pm_1");
+      await ctx.provider().detachCard(ctx.database.db, "pm_1");
       expect(asked()).toEqual(["POST /v1/payment_methods/pm_1/detach"]);
     });
 
     it("counts a card detached already, or gone, as detached", async () => {
       // Gone at Stripe.
-      await expect(provider().detachCard(database.db, "pm_gone")).resolves.toBeUndefined();
+      await expect(ctx.provider().detachCard(ctx.database.db, "pm_gone")).resolves.toBeUndefined();
       // Attached to no customer any more: Stripe refuses, and the card says why.
-      routes = [
+      ctx.routes = [
         (req) =>
           req.method === "POST"
             ? invalidRequest("The payment method you provided is not attached to a customer")(req)
@@ -363,16 +333,16 @@ describe("Stripe adapter: auto top-up (SDK pointed at a local stand-in)", () => 
           customer: null,
         }),
       ];
-      standIn.reset();
-      await expect(provider().detachCard(database.db, "pm_1")).resolves.toBeUndefined();
+      ctx.standIn.reset();
+      await expect(ctx.provider().detachCard(ctx.database.db, "pm_1")).resolves.toBeUndefined();
       expect(asked()).toEqual(["POST /v1/payment_methods/pm_1/detach", "GET /v1/payment_methods/pm_1"]);
       // Refused, and gone by the time it is read.
-      routes = [(req) => (req.method === "POST" ? invalidRequest("refused")(req) : undefined)];
-      await expect(provider().detachCard(database.db, "pm_1")).resolves.toBeUndefined();
+      ctx.routes = [(req) => (req.method === "POST" ? invalidRequest("refused")(req) : undefined)];
+      await expect(ctx.provider().detachCard(ctx.database.db, "pm_1")).resolves.toBeUndefined();
     });
 
     it("throws when a card still attached is refused, or Stripe fails", async () => {
-      routes = [
+      ctx.routes = [
         (req) => (req.method === "POST" ? invalidRequest("refused")(req) : undefined),
         on("GET", "/v1/payment_methods/pm_1", {
           ...stripeFixture("payment_method"),
@@ -380,14 +350,14 @@ describe("Stripe adapter: auto top-up (SDK pointed at a local stand-in)", () => 
           customer: "cus_1",
         }),
       ];
-      await expect(provider().detachCard(database.db, "pm_1")).rejects.toThrow("refused");
-      routes = [
+      await expect(ctx.provider().detachCard(ctx.database.db, "pm_1")).rejects.toThrow("refused");
+      ctx.routes = [
         (req) => (req.method === "POST" ? invalidRequest("refused")(req) : undefined),
         failure(500, { type: "api_error", message: "down" }),
       ];
-      await expect(provider().detachCard(database.db, "pm_1")).rejects.toThrow("down");
-      routes = [failure(500, { type: "api_error", message: "down" })];
-      await expect(provider().detachCard(database.db, "pm_1")).rejects.toThrow("down");
+      await expect(ctx.provider().detachCard(ctx.database.db, "pm_1")).rejects.toThrow("down");
+      ctx.routes = [failure(500, { type: "api_error", message: "down" })];
+      await expect(ctx.provider().detachCard(ctx.database.db, "pm_1")).rejects.toThrow("down");
     });
   });
 
@@ -403,24 +373,26 @@ describe("Stripe adapter: auto top-up (SDK pointed at a local stand-in)", () => 
     });
 
     it("is made for the customer with the saved card, Stripe Tax and the attempt, one item at the pack's price, then finalised, each step under its own key", async () => {
-      routes = [
+      ctx.routes = [
         on("POST", "/v1/invoices", invoiceOf("draft", { id: "in_1" })),
         on("POST", "/v1/invoiceitems", item()),
         on("POST", "/v1/invoices/in_1/finalize", invoiceOf("open")),
       ];
       const orgCharge = { ...charge, orgId };
-      expect(await provider().createAutoTopUpInvoice(database.db, orgCharge)).toEqual({ invoiceId: "in_1" });
+      expect(await ctx.provider().createAutoTopUpInvoice(ctx.database.db, orgCharge)).toEqual({
+        invoiceId: "in_1",
+      });
       expect(asked()).toEqual([
         "POST /v1/invoices",
         "POST /v1/invoiceitems",
         "POST /v1/invoices/in_1/finalize",
       ]);
-      expect(requests.map((r) => r.headers["idempotency-key"])).toEqual([
+      expect(ctx.requests.map((r) => r.headers["idempotency-key"])).toEqual([
         `auto-top-up:${attemptId}:invoice`,
         `auto-top-up:${attemptId}:item`,
         `auto-top-up:${attemptId}:finalize`,
       ]);
-      expect(Object.fromEntries(requests[0]?.body ?? [])).toEqual({
+      expect(Object.fromEntries(ctx.requests[0]?.body ?? [])).toEqual({
         customer: "cus_1",
         currency: "eur",
         collection_method: "charge_automatically",
@@ -431,7 +403,7 @@ describe("Stripe adapter: auto top-up (SDK pointed at a local stand-in)", () => 
         "metadata[auto_top_up_attempt_id]": attemptId,
         "metadata[org_id]": orgId,
       });
-      expect(Object.fromEntries(requests[1]?.body ?? [])).toEqual({
+      expect(Object.fromEntries(ctx.requests[1]?.body ?? [])).toEqual({
         customer: "cus_1",
         invoice: "in_1",
         "pricing[price]": "price_500",
@@ -440,14 +412,18 @@ describe("Stripe adapter: auto top-up (SDK pointed at a local stand-in)", () => 
         "metadata[auto_top_up_attempt_id]": attemptId,
         "metadata[org_id]": orgId,
       });
-      expect(Object.fromEntries(requests[2]?.body ?? [])).toEqual({ auto_advance: "false" });
+      expect(Object.fromEntries(ctx.requests[2]?.body ?? [])).toEqual({ auto_advance: "false" });
 
       // Asked again (a crash before the attempt stored it): the same requests under the same
       // keys, so Stripe answers the same invoice and makes no second one.
-      const first = requests.map((r) => [r.path, r.headers["idempotency-key"], r.body.toString()]);
-      standIn.reset();
-      expect(await provider().createAutoTopUpInvoice(database.db, orgCharge)).toEqual({ invoiceId: "in_1" });
-      expect(requests.map((r) => [r.path, r.headers["idempotency-key"], r.body.toString()])).toEqual(first);
+      const first = ctx.requests.map((r) => [r.path, r.headers["idempotency-key"], r.body.toString()]);
+      ctx.standIn.reset();
+      expect(await ctx.provider().createAutoTopUpInvoice(ctx.database.db, orgCharge)).toEqual({
+        invoiceId: "in_1",
+      });
+      expect(ctx.requests.map((r) => [r.path, r.headers["idempotency-key"], r.body.toString()])).toEqual(
+        first,
+      );
     });
 
     it.each([
@@ -456,11 +432,11 @@ describe("Stripe adapter: auto top-up (SDK pointed at a local stand-in)", () => 
     ])(
       "is not finalised when Stripe prices the pack at %s than was consented to",
       async (_case, extra, priced) => {
-        routes = [
+        ctx.routes = [
           on("POST", "/v1/invoices", invoiceOf("draft")),
           on("POST", "/v1/invoiceitems", item(extra)),
         ];
-        await expect(provider().createAutoTopUpInvoice(database.db, charge)).rejects.toThrow(
+        await expect(ctx.provider().createAutoTopUpInvoice(ctx.database.db, charge)).rejects.toThrow(
           `Stripe prices price_500 at ${priced}, not the 5000 eur consented to: auto top-up invoice in_1 left unfinalised`,
         );
         expect(asked()).toEqual(["POST /v1/invoices", "POST /v1/invoiceitems"]);
@@ -468,17 +444,17 @@ describe("Stripe adapter: auto top-up (SDK pointed at a local stand-in)", () => 
     );
 
     it("throws when a step fails, so the attempt makes it again later under the same keys", async () => {
-      routes = [
+      ctx.routes = [
         on("POST", "/v1/invoices", invoiceOf("draft")),
         failure(500, { type: "api_error", message: "down" }),
       ];
-      await expect(provider().createAutoTopUpInvoice(database.db, charge)).rejects.toThrow("down");
+      await expect(ctx.provider().createAutoTopUpInvoice(ctx.database.db, charge)).rejects.toThrow("down");
       expect(asked()).toEqual(["POST /v1/invoices", "POST /v1/invoiceitems"]);
     });
   });
 
   describe("paying it off-session", () => {
-    const pay = () => provider().payAutoTopUpInvoice(database.db, charge, "in_1");
+    const pay = () => ctx.provider().payAutoTopUpInvoice(ctx.database.db, charge, "in_1");
     const PAID = {
       status: "paid",
       invoiceId: "in_1",
@@ -511,11 +487,11 @@ describe("Stripe adapter: auto top-up (SDK pointed at a local stand-in)", () => 
       });
 
     it("pays with the saved card, off-session, under the attempt's pay key: paid, with the payment and the document", async () => {
-      routes = [on("POST", "/v1/invoices/in_1/pay", paidInvoice())];
+      ctx.routes = [on("POST", "/v1/invoices/in_1/pay", paidInvoice())];
       expect(await pay()).toEqual(PAID);
       expect(asked()).toEqual(["POST /v1/invoices/in_1/pay"]);
-      expect(requests[0]?.headers["idempotency-key"]).toBe(`auto-top-up:${attemptId}:pay`);
-      expect(Object.fromEntries(requests[0]?.body ?? [])).toEqual({
+      expect(ctx.requests[0]?.headers["idempotency-key"]).toBe(`auto-top-up:${attemptId}:pay`);
+      expect(Object.fromEntries(ctx.requests[0]?.body ?? [])).toEqual({
         off_session: "true",
         payment_method: "pm_1",
         "expand[0]": "payments.data.payment.payment_intent",
@@ -533,7 +509,7 @@ describe("Stripe adapter: auto top-up (SDK pointed at a local stand-in)", () => 
         }),
       ],
     ])("%s: the customer pays at the invoice's hosted page", async (_case, answer) => {
-      routes = [
+      ctx.routes = [
         (req) => (req.method === "POST" ? answer(req) : undefined),
         on("GET", "/v1/invoices/in_1", invoiceOf("open")),
       ];
@@ -542,7 +518,7 @@ describe("Stripe adapter: auto top-up (SDK pointed at a local stand-in)", () => 
     });
 
     it("throws when the invoice asking for authentication has no page to send the customer to", async () => {
-      routes = [
+      ctx.routes = [
         (req) => (req.method === "POST" ? cardError("authentication_required")(req) : undefined),
         on("GET", "/v1/invoices/in_1", invoiceOf("open", { hosted_invoice_url: null })),
       ];
@@ -556,14 +532,14 @@ describe("Stripe adapter: auto top-up (SDK pointed at a local stand-in)", () => 
       ["a lost card", cardError("card_declined", "lost_card"), "lost_card"],
       ["a processing error", cardError("processing_error"), "processing_error"],
     ])("%s is a decline with its code, never a throw", async (_case, answer, code) => {
-      routes = [answer];
+      ctx.routes = [answer];
       expect(await pay()).toEqual({ status: "declined", invoiceId: "in_1", code });
       // Nothing more is asked: no retry against a declined card.
       expect(asked()).toEqual(["POST /v1/invoices/in_1/pay"]);
     });
 
     it("a card error without any code is still a decline", async () => {
-      routes = [failure(402, { type: "card_error", message: "Your card was declined." })];
+      ctx.routes = [failure(402, { type: "card_error", message: "Your card was declined." })];
       expect(await pay()).toEqual({ status: "declined", invoiceId: "in_1", code: null });
     });
 
@@ -578,24 +554,19 @@ describe("Stripe adapter: auto top-up (SDK pointed at a local stand-in)", () => 
         failure(400, { type: "idempotency_error", message: "Keys for idempotent requests" }),
       ],
     ])("throws on %s: the attempt is then read, never paid again", async (_case, answer) => {
-      routes = [answer];
+      ctx.routes = [answer];
       await expect(pay()).rejects.toThrow();
       expect(asked()).toEqual(["POST /v1/invoices/in_1/pay"]);
     });
 
     it("throws when Stripe cannot be reached", async () => {
-      await standIn.close();
-      try {
+      await ctx.unreachable(async () => {
         await expect(pay()).rejects.toThrow();
-      } finally {
-        standIn = await startStripeStandIn(() => routes);
-        stripe = standIn.stripe;
-        requests = standIn.requests;
-      }
+      });
     });
 
     it("an invoice paid already (by an earlier try, or at its page) is paid, read as Stripe has it", async () => {
-      routes = [
+      ctx.routes = [
         (req) =>
           req.method === "POST"
             ? invalidRequest("Invoice is already paid", "invoice_already_paid")(req)
@@ -604,20 +575,20 @@ describe("Stripe adapter: auto top-up (SDK pointed at a local stand-in)", () => 
       ];
       expect(await pay()).toEqual(PAID);
       expect(asked()).toEqual(["POST /v1/invoices/in_1/pay", "GET /v1/invoices/in_1"]);
-      expect(requests[1]?.query.get("expand[0]")).toBe("payments.data.payment.payment_intent");
+      expect(ctx.requests[1]?.query.get("expand[0]")).toBe("payments.data.payment.payment_intent");
     });
 
     it("an invoice voided meanwhile is void; one still open after a refusal throws", async () => {
       const refused = (req: Parameters<Route>[0]) =>
         req.method === "POST" ? invalidRequest("This invoice can no longer be paid")(req) : undefined;
-      routes = [refused, on("GET", "/v1/invoices/in_1", invoiceOf("void"))];
+      ctx.routes = [refused, on("GET", "/v1/invoices/in_1", invoiceOf("void"))];
       expect(await pay()).toEqual({ status: "void", invoiceId: "in_1" });
-      routes = [refused, on("GET", "/v1/invoices/in_1", invoiceOf("open"))];
+      ctx.routes = [refused, on("GET", "/v1/invoices/in_1", invoiceOf("open"))];
       await expect(pay()).rejects.toThrow("This invoice can no longer be paid");
     });
 
     it("a payment still processing is open: its event, or the next read, settles it", async () => {
-      routes = [
+      ctx.routes = [
         on(
           "POST",
           "/v1/invoices/in_1/pay",
@@ -631,19 +602,19 @@ describe("Stripe adapter: auto top-up (SDK pointed at a local stand-in)", () => 
     });
 
     it("throws for a paid invoice it cannot read", async () => {
-      routes = [on("POST", "/v1/invoices/in_1/pay", { id: "in_1", object: "invoice", status: "paid" })];
+      ctx.routes = [on("POST", "/v1/invoices/in_1/pay", { id: "in_1", object: "invoice", status: "paid" })];
       await expect(pay()).rejects.toThrow(/Stripe invoice in_1 could not be read: invoice: currency/);
     });
   });
 
   describe("reading it (a restart settles an attempt without paying again)", () => {
-    const read = () => provider().readAutoTopUpInvoice(database.db, "in_1");
+    const read = () => ctx.provider().readAutoTopUpInvoice(ctx.database.db, "in_1");
 
     it("asks for the invoice with its payments' intents", async () => {
-      routes = [on("GET", "/v1/invoices/in_1", invoiceOf("void"))];
+      ctx.routes = [on("GET", "/v1/invoices/in_1", invoiceOf("void"))];
       expect(await read()).toEqual({ status: "void", invoiceId: "in_1" });
       expect(asked()).toEqual(["GET /v1/invoices/in_1"]);
-      expect(requests[0]?.query.getAll("expand[0]")).toEqual(["payments.data.payment.payment_intent"]);
+      expect(ctx.requests[0]?.query.getAll("expand[0]")).toEqual(["payments.data.payment.payment_intent"]);
     });
 
     it.each([
@@ -688,40 +659,40 @@ describe("Stripe adapter: auto top-up (SDK pointed at a local stand-in)", () => 
       ],
       ["open, not paid yet", invoiceOf("open"), { status: "open", invoiceId: "in_1" }],
     ])("%s", async (_case, invoice, answer) => {
-      routes = [on("GET", "/v1/invoices/in_1", invoice)];
+      ctx.routes = [on("GET", "/v1/invoices/in_1", invoice)];
       expect(await read()).toMatchObject(answer);
     });
 
     it("throws when Stripe fails, or does not know the invoice", async () => {
-      routes = [failure(500, { type: "api_error" })];
+      ctx.routes = [failure(500, { type: "api_error" })];
       await expect(read()).rejects.toThrow();
-      routes = [];
+      ctx.routes = [];
       await expect(read()).rejects.toThrow();
     });
   });
 
   describe("voiding it", () => {
-    const voidIt = () => provider().voidAutoTopUpInvoice(database.db, "in_1", attemptId);
+    const voidIt = () => ctx.provider().voidAutoTopUpInvoice(ctx.database.db, "in_1", attemptId);
     const refused = (req: Parameters<Route>[0]) =>
       req.method === "POST" ? invalidRequest("You can only void open invoices")(req) : undefined;
 
     it("voids under the attempt's void key", async () => {
-      routes = [on("POST", "/v1/invoices/in_1/void", invoiceOf("void"))];
+      ctx.routes = [on("POST", "/v1/invoices/in_1/void", invoiceOf("void"))];
       await voidIt();
       expect(asked()).toEqual(["POST /v1/invoices/in_1/void"]);
-      expect(requests[0]?.headers["idempotency-key"]).toBe(`auto-top-up:${attemptId}:void`);
+      expect(ctx.requests[0]?.headers["idempotency-key"]).toBe(`auto-top-up:${attemptId}:void`);
     });
 
     it.each(["paid", "void", "draft"])("an invoice %s already is left as it is", async (status) => {
-      routes = [refused, on("GET", "/v1/invoices/in_1", invoiceOf(status))];
+      ctx.routes = [refused, on("GET", "/v1/invoices/in_1", invoiceOf(status))];
       await expect(voidIt()).resolves.toBeUndefined();
       expect(asked()).toEqual(["POST /v1/invoices/in_1/void", "GET /v1/invoices/in_1"]);
     });
 
     it("throws when an open invoice is refused, or Stripe fails", async () => {
-      routes = [refused, on("GET", "/v1/invoices/in_1", invoiceOf("open"))];
+      ctx.routes = [refused, on("GET", "/v1/invoices/in_1", invoiceOf("open"))];
       await expect(voidIt()).rejects.toThrow("You can only void open invoices");
-      routes = [failure(500, { type: "api_error", message: "down" })];
+      ctx.routes = [failure(500, { type: "api_error", message: "down" })];
       await expect(voidIt()).rejects.toThrow("down");
       expect(asked().at(-1)).toBe("POST /v1/invoices/in_1/void");
     });

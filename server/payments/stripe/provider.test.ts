@@ -3,45 +3,21 @@
 // local node:http server that records every request and answers canned Stripe-shaped JSON. The
 // tests check what the adapter asks Stripe to do, in Stripe's own wire format.
 import { randomUUID } from "node:crypto";
-import type Stripe from "stripe";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { TIERS, TOP_UPS } from "../../../contract/catalogue.ts";
-import { openTestDatabase, type TestDatabase } from "../../../tests/fixtures/test-db.ts";
-import { customerStore } from "../../billing/subscription-store.ts";
-import { ManualClock } from "../../clock.ts";
+import type { PaymentProvider } from "../../billing/ports/payment-provider.ts";
 import { checkoutSessions, users } from "../../db/schema/index.ts";
-import { on, type Route, type StripeStandIn, startStripeStandIn } from "../../testing/stripe-stand-in.ts";
-import { TEST_WEBHOOK_SECRET } from "../../testing/test-app.ts";
+import { on, type Route, useStripeStandIn } from "../../testing/stripe-stand-in.ts";
 import { stripeFixture } from "../local/stripe-fixtures.ts";
-import { createStripeProvider, loadIdSetFromStripe } from "./provider.ts";
+import { loadIdSetFromStripe } from "./provider.ts";
 
 describe("Stripe adapter (SDK pointed at a local stand-in; real Stripe is not reachable here)", () => {
-  let standIn: StripeStandIn;
-  let stripe: Stripe;
-  let database: TestDatabase;
-  let requests: StripeStandIn["requests"];
-  const clock = new ManualClock("2030-01-15T10:00:00.000Z");
-  let routes: Route[] = [];
-
-  beforeAll(async () => {
-    standIn = await startStripeStandIn(() => routes);
-    stripe = standIn.stripe;
-    requests = standIn.requests;
-    database = await openTestDatabase("pglite");
-  });
-
-  afterAll(async () => {
-    await standIn.close();
-    await database?.close();
-  });
+  const ctx = useStripeStandIn();
 
   let userId: string;
   beforeEach(async () => {
-    standIn.reset();
-    routes = [];
-    await database.reset();
     userId = randomUUID();
-    await database.db.insert(users).values({
+    await ctx.database.db.insert(users).values({
       id: userId,
       username: "ann",
       email: "ann@example.com",
@@ -69,11 +45,8 @@ describe("Stripe adapter (SDK pointed at a local stand-in; real Stripe is not re
     ];
   };
 
-  const provider = () =>
-    createStripeProvider({ stripe, clock, webhookSecret: TEST_WEBHOOK_SECRET, customers: customerStore });
-
   it("creates a subscription-mode session with client_reference_id, session and subscription metadata, for a reused customer", async () => {
-    routes = checkoutRoutes();
+    ctx.routes = checkoutRoutes();
     const checkout = {
       userId,
       openedBy: userId,
@@ -87,9 +60,9 @@ describe("Stripe adapter (SDK pointed at a local stand-in; real Stripe is not re
       successUrl: "https://portal.test/payment/success",
       cancelUrl: "https://portal.test/payment/failed",
     };
-    const created = await provider().createCheckoutSession(database.db, checkout);
+    const created = await ctx.provider().createCheckoutSession(ctx.database.db, checkout);
     expect(created).toEqual({ id: "cs_test_1", url: "https://checkout.stripe.com/c/pay/cs_test_1" });
-    const session = requests.find((r) => r.path === "/v1/checkout/sessions");
+    const session = ctx.requests.find((r) => r.path === "/v1/checkout/sessions");
     expect(Object.fromEntries(session?.body ?? [])).toMatchObject({
       mode: "subscription",
       customer: "cus_1",
@@ -114,14 +87,14 @@ describe("Stripe adapter (SDK pointed at a local stand-in; real Stripe is not re
     // invoice_creation is for one-time payments only (a subscription has its invoices anyway).
     expect(session?.body.has("invoice_creation[enabled]")).toBe(false);
     // The second checkout reuses the customer: no second POST /v1/customers.
-    await provider().createCheckoutSession(database.db, {
+    await ctx.provider().createCheckoutSession(ctx.database.db, {
       ...checkout,
       mode: "payment",
       productId: "prod_500",
       priceId: "price_500",
     });
-    expect(requests.filter((r) => r.path === "/v1/customers")).toHaveLength(1);
-    const payment = requests.filter((r) => r.path === "/v1/checkout/sessions")[1];
+    expect(ctx.requests.filter((r) => r.path === "/v1/customers")).toHaveLength(1);
+    const payment = ctx.requests.filter((r) => r.path === "/v1/checkout/sessions")[1];
     expect(payment?.body.get("mode")).toBe("payment");
     expect(payment?.body.get("customer")).toBe("cus_1");
     expect(payment?.body.get("payment_intent_data[metadata][user_id]")).toBe(userId);
@@ -130,11 +103,11 @@ describe("Stripe adapter (SDK pointed at a local stand-in; real Stripe is not re
     expect(payment?.body.get("invoice_creation[invoice_data][metadata][user_id]")).toBe(userId);
     expect(payment?.body.get("automatic_tax[enabled]")).toBe("true");
     // Both sessions are on record, for tracing a later grant back to its checkout.
-    expect(await database.db.select().from(checkoutSessions)).toHaveLength(2);
+    expect(await ctx.database.db.select().from(checkoutSessions)).toHaveLength(2);
   });
 
   it("puts the organisation's billing details on its customer, made with metadata.org_id when it has none, and answers the VAT ID's verification", async () => {
-    routes = [
+    ctx.routes = [
       on("POST", "/v1/customers", { id: "cus_9", object: "customer" }),
       on("POST", "/v1/customers/cus_9", { id: "cus_9", object: "customer" }),
       on("GET", "/v1/customers/cus_9/tax_ids", {
@@ -160,17 +133,17 @@ describe("Stripe adapter (SDK pointed at a local stand-in; real Stripe is not re
       vatId: "FR40303265045",
     };
     // The VAT ID kept answers its verification as Stripe has it.
-    expect(await provider().saveCustomerDetails(database.db, userId, details)).toEqual({
+    expect(await ctx.provider().saveCustomerDetails(ctx.database.db, userId, details)).toEqual({
       customerId: "cus_9",
       vatIdStatus: "verified",
     });
-    const created = requests.find((r) => r.method === "POST" && r.path === "/v1/customers");
+    const created = ctx.requests.find((r) => r.method === "POST" && r.path === "/v1/customers");
     expect(Object.fromEntries(created?.body ?? [])).toEqual({
       email: "compta@example.fr",
       "metadata[user_id]": userId,
       "metadata[org_id]": userId,
     });
-    const updated = requests.find((r) => r.path === "/v1/customers/cus_9");
+    const updated = ctx.requests.find((r) => r.path === "/v1/customers/cus_9");
     expect(Object.fromEntries(updated?.body ?? [])).toEqual({
       name: "Exemple SARL",
       email: "compta@example.fr",
@@ -181,15 +154,17 @@ describe("Stripe adapter (SDK pointed at a local stand-in; real Stripe is not re
       "address[country]": "FR",
     });
     // The other VAT ID goes; the one given is there already, so none is added.
-    expect(requests.map((r) => `${r.method} ${r.path}`)).toContain(
+    expect(ctx.requests.map((r) => `${r.method} ${r.path}`)).toContain(
       "DELETE /v1/customers/cus_9/tax_ids/txi_old",
     );
-    expect(requests.some((r) => r.method === "POST" && r.path === "/v1/customers/cus_9/tax_ids")).toBe(false);
-    expect(requests.some((r) => r.path.endsWith("txi_same"))).toBe(false);
+    expect(ctx.requests.some((r) => r.method === "POST" && r.path === "/v1/customers/cus_9/tax_ids")).toBe(
+      false,
+    );
+    expect(ctx.requests.some((r) => r.path.endsWith("txi_same"))).toBe(false);
 
     // A new VAT ID is added to the customer saved now (no second customer).
-    standIn.reset();
-    routes = [
+    ctx.standIn.reset();
+    ctx.routes = [
       on("POST", "/v1/customers/cus_9", { id: "cus_9", object: "customer" }),
       on("GET", "/v1/customers/cus_9/tax_ids", { object: "list", has_more: false, data: [] }),
       // Stripe's example tax ID, as made now: VIES did not answer this time.
@@ -202,15 +177,17 @@ describe("Stripe adapter (SDK pointed at a local stand-in; real Stripe is not re
       }),
     ];
     expect(
-      await provider().saveCustomerDetails(database.db, userId, { ...details, vatId: "FR40303265045" }),
+      await ctx
+        .provider()
+        .saveCustomerDetails(ctx.database.db, userId, { ...details, vatId: "FR40303265045" }),
     ).toEqual({ customerId: "cus_9", vatIdStatus: "unavailable" });
-    expect(requests.some((r) => r.method === "POST" && r.path === "/v1/customers")).toBe(false);
-    const taxId = requests.find((r) => r.method === "POST" && r.path === "/v1/customers/cus_9/tax_ids");
+    expect(ctx.requests.some((r) => r.method === "POST" && r.path === "/v1/customers")).toBe(false);
+    const taxId = ctx.requests.find((r) => r.method === "POST" && r.path === "/v1/customers/cus_9/tax_ids");
     expect(Object.fromEntries(taxId?.body ?? [])).toEqual({ type: "eu_vat", value: "FR40303265045" });
 
     // Without a VAT ID: the customer keeps none, and there is no state.
-    standIn.reset();
-    routes = [
+    ctx.standIn.reset();
+    ctx.routes = [
       on("POST", "/v1/customers/cus_9", { id: "cus_9", object: "customer" }),
       on("GET", "/v1/customers/cus_9/tax_ids", {
         object: "list",
@@ -219,16 +196,18 @@ describe("Stripe adapter (SDK pointed at a local stand-in; real Stripe is not re
       }),
       on("DELETE", "/v1/customers/cus_9/tax_ids/txi_new", { id: "txi_new", object: "tax_id", deleted: true }),
     ];
-    expect(await provider().saveCustomerDetails(database.db, userId, { ...details, vatId: null })).toEqual({
+    expect(
+      await ctx.provider().saveCustomerDetails(ctx.database.db, userId, { ...details, vatId: null }),
+    ).toEqual({
       customerId: "cus_9",
       vatIdStatus: null,
     });
-    expect(requests.map((r) => `${r.method} ${r.path}`)).toContain(
+    expect(ctx.requests.map((r) => `${r.method} ${r.path}`)).toContain(
       "DELETE /v1/customers/cus_9/tax_ids/txi_new",
     );
   });
 
-  const refundOf = (over: Partial<Parameters<ReturnType<typeof provider>["refundPayment"]>[1]>) => ({
+  const refundOf = (over: Partial<Parameters<PaymentProvider["refundPayment"]>[1]>) => ({
     userId,
     invoiceId: "6f1c2d3e-0000-4000-8000-000000000001",
     paymentReference: null,
@@ -243,10 +222,12 @@ describe("Stripe adapter (SDK pointed at a local stand-in; real Stripe is not re
   });
 
   it("refunds a top-up on its payment intent, once per idempotency key, with the reason in metadata", async () => {
-    routes = [on("POST", "/v1/refunds", { id: "re_1", object: "refund", status: "succeeded" })];
-    const answer = await provider().refundPayment(database.db, refundOf({ paymentReference: "pi_1" }));
+    ctx.routes = [on("POST", "/v1/refunds", { id: "re_1", object: "refund", status: "succeeded" })];
+    const answer = await ctx
+      .provider()
+      .refundPayment(ctx.database.db, refundOf({ paymentReference: "pi_1" }));
     expect(answer).toEqual({ refundId: "re_1", status: "succeeded" });
-    const [request] = requests;
+    const [request] = ctx.requests;
     expect(request?.path).toBe("/v1/refunds");
     expect(request?.body.get("payment_intent")).toBe("pi_1");
     expect(request?.body.get("amount")).toBe("5000");
@@ -255,7 +236,7 @@ describe("Stripe adapter (SDK pointed at a local stand-in; real Stripe is not re
   });
 
   it("refunds a subscription invoice through the payment intent that paid it, and nothing it cannot find", async () => {
-    routes = [
+    ctx.routes = [
       on("GET", "/v1/invoice_payments", {
         object: "list",
         data: [
@@ -269,20 +250,24 @@ describe("Stripe adapter (SDK pointed at a local stand-in; real Stripe is not re
       }),
       on("POST", "/v1/refunds", { id: "re_2", object: "refund", status: "pending" }),
     ];
-    const answer = await provider().refundPayment(database.db, refundOf({ providerInvoiceId: "in_1" }));
+    const answer = await ctx
+      .provider()
+      .refundPayment(ctx.database.db, refundOf({ providerInvoiceId: "in_1" }));
     expect(answer).toEqual({ refundId: "re_2", status: "pending" });
-    expect(requests[0]?.query.get("invoice")).toBe("in_1");
-    expect(requests[0]?.query.get("status")).toBe("paid");
-    expect(requests[1]?.body.get("payment_intent")).toBe("pi_9");
+    expect(ctx.requests[0]?.query.get("invoice")).toBe("in_1");
+    expect(ctx.requests[0]?.query.get("status")).toBe("paid");
+    expect(ctx.requests[1]?.body.get("payment_intent")).toBe("pi_9");
 
-    routes = [on("GET", "/v1/invoice_payments", { object: "list", data: [], has_more: false })];
-    standIn.reset();
-    expect(await provider().refundPayment(database.db, refundOf({ providerInvoiceId: "in_2" }))).toBeNull();
-    expect(requests.some((r) => r.path === "/v1/refunds")).toBe(false);
+    ctx.routes = [on("GET", "/v1/invoice_payments", { object: "list", data: [], has_more: false })];
+    ctx.standIn.reset();
+    expect(
+      await ctx.provider().refundPayment(ctx.database.db, refundOf({ providerInvoiceId: "in_2" })),
+    ).toBeNull();
+    expect(ctx.requests.some((r) => r.path === "/v1/refunds")).toBe(false);
   });
 
   it("cancels at period end", async () => {
-    routes = [
+    ctx.routes = [
       on("GET", "/v1/subscriptions/sub_1", {
         id: "sub_1",
         object: "subscription",
@@ -297,14 +282,14 @@ describe("Stripe adapter (SDK pointed at a local stand-in; real Stripe is not re
         cancel_at_period_end: true,
       }),
     ];
-    await provider().setCancelAtPeriodEnd(database.db, "sub_1", true);
-    const update = requests.find((r) => r.method === "POST");
+    await ctx.provider().setCancelAtPeriodEnd(ctx.database.db, "sub_1", true);
+    const update = ctx.requests.find((r) => r.method === "POST");
     expect(update?.path).toBe("/v1/subscriptions/sub_1");
     expect(update?.body.get("cancel_at_period_end")).toBe("true");
   });
 
   it("schedules a plan change for the period end with a subscription schedule", async () => {
-    routes = [
+    ctx.routes = [
       on("GET", "/v1/subscriptions/sub_1", {
         id: "sub_1",
         object: "subscription",
@@ -325,10 +310,10 @@ describe("Stripe adapter (SDK pointed at a local stand-in; real Stripe is not re
         object: "subscription_schedule",
       }),
     ];
-    await provider().scheduleChange(database.db, "sub_1", "prod_c");
-    const created = requests.find((r) => r.path === "/v1/subscription_schedules");
+    await ctx.provider().scheduleChange(ctx.database.db, "sub_1", "prod_c");
+    const created = ctx.requests.find((r) => r.path === "/v1/subscription_schedules");
     expect(created?.body.get("from_subscription")).toBe("sub_1");
-    const update = requests.find((r) => r.path === "/v1/subscription_schedules/sub_sched_1");
+    const update = ctx.requests.find((r) => r.path === "/v1/subscription_schedules/sub_sched_1");
     expect(Object.fromEntries(update?.body ?? [])).toMatchObject({
       end_behavior: "release",
       "phases[0][items][0][price]": "price_a",
@@ -359,20 +344,20 @@ describe("Stripe adapter (SDK pointed at a local stand-in; real Stripe is not re
       successUrl: "http://localhost/ok",
       cancelUrl: "http://localhost/cancel",
       customerId: "cus_1",
-      createdAt: clock.now(),
+      createdAt: ctx.clock.now(),
       expiresAt,
     });
-    const later = new Date(clock.now().getTime() + 3_600_000);
-    await database.db
+    const later = new Date(ctx.clock.now().getTime() + 3_600_000);
+    await ctx.database.db
       .insert(checkoutSessions)
       .values([
         session("cs_open", "open", later),
         session("cs_paid_meanwhile", "open", later),
         session("cs_done", "complete", later),
-        session("cs_lapsed", "open", new Date(clock.now().getTime() - 1000)),
+        session("cs_lapsed", "open", new Date(ctx.clock.now().getTime() - 1000)),
       ]);
     const closed = (id: string, status: string) => ({ id, object: "checkout.session", status });
-    routes = [
+    ctx.routes = [
       on("POST", "/v1/checkout/sessions/cs_open/expire", closed("cs_open", "expired")),
       (req) =>
         req.path === "/v1/checkout/sessions/cs_paid_meanwhile/expire"
@@ -381,16 +366,16 @@ describe("Stripe adapter (SDK pointed at a local stand-in; real Stripe is not re
       on("GET", "/v1/checkout/sessions/cs_paid_meanwhile", closed("cs_paid_meanwhile", "complete")),
     ];
     // A member's removal asks only about the sessions they opened: none of these.
-    await provider().expireOpenCheckouts(database.db, userId, randomUUID());
-    expect(requests).toEqual([]);
-    await provider().expireOpenCheckouts(database.db, userId);
+    await ctx.provider().expireOpenCheckouts(ctx.database.db, userId, randomUUID());
+    expect(ctx.requests).toEqual([]);
+    await ctx.provider().expireOpenCheckouts(ctx.database.db, userId);
     // Only the open ones still within their lifetime are asked about.
-    expect(requests.map((r) => `${r.method} ${r.path}`)).toEqual([
+    expect(ctx.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
       "POST /v1/checkout/sessions/cs_open/expire",
       "POST /v1/checkout/sessions/cs_paid_meanwhile/expire",
       "GET /v1/checkout/sessions/cs_paid_meanwhile",
     ]);
-    const rows = await database.db
+    const rows = await ctx.database.db
       .select({ id: checkoutSessions.id, status: checkoutSessions.status })
       .from(checkoutSessions);
     // The one paid meanwhile stays open here until its event says complete.
@@ -402,12 +387,12 @@ describe("Stripe adapter (SDK pointed at a local stand-in; real Stripe is not re
     });
 
     // Stripe unreachable for a session still open there: the deletion must not go on.
-    standIn.reset();
-    routes = [
+    ctx.standIn.reset();
+    ctx.routes = [
       (req) => (req.method === "POST" ? { status: 500, body: { error: { type: "api_error" } } } : undefined),
       on("GET", "/v1/checkout/sessions/cs_paid_meanwhile", closed("cs_paid_meanwhile", "open")),
     ];
-    await expect(provider().expireOpenCheckouts(database.db, userId)).rejects.toThrow();
+    await expect(ctx.provider().expireOpenCheckouts(ctx.database.db, userId)).rejects.toThrow();
   });
 
   describe("retrieves a subscription when an event may be stale", () => {
@@ -416,10 +401,10 @@ describe("Stripe adapter (SDK pointed at a local stand-in; real Stripe is not re
 
     it("reads it as customer.subscription.updated is read", async () => {
       const sub = example({ id: "sub_1", status: "active", cancel_at_period_end: false });
-      routes = [on("GET", "/v1/subscriptions/sub_1", sub)];
+      ctx.routes = [on("GET", "/v1/subscriptions/sub_1", sub)];
       const item = (sub.items as { data: { current_period_start: number; current_period_end: number }[] })
         .data[0];
-      expect(await provider().retrieveSubscription(database.db, "sub_1")).toEqual({
+      expect(await ctx.provider().retrieveSubscription(ctx.database.db, "sub_1")).toEqual({
         status: "active",
         cancelAtPeriodEnd: false,
         productId: "prod_QXg1hqf4jFNsqG",
@@ -428,22 +413,22 @@ describe("Stripe adapter (SDK pointed at a local stand-in; real Stripe is not re
           end: new Date((item?.current_period_end ?? 0) * 1000),
         },
       });
-      expect(requests).toMatchObject([{ method: "GET", path: "/v1/subscriptions/sub_1" }]);
+      expect(ctx.requests).toMatchObject([{ method: "GET", path: "/v1/subscriptions/sub_1" }]);
     });
 
     it("answers null for a subscription Stripe does not have, and throws for one it cannot read", async () => {
-      expect(await provider().retrieveSubscription(database.db, "sub_gone")).toBeNull();
-      routes = [on("GET", "/v1/subscriptions/sub_odd", { id: "sub_odd", object: "subscription" })];
-      await expect(provider().retrieveSubscription(database.db, "sub_odd")).rejects.toThrow(
+      expect(await ctx.provider().retrieveSubscription(ctx.database.db, "sub_gone")).toBeNull();
+      ctx.routes = [on("GET", "/v1/subscriptions/sub_odd", { id: "sub_odd", object: "subscription" })];
+      await expect(ctx.provider().retrieveSubscription(ctx.database.db, "sub_odd")).rejects.toThrow(
         /sub_odd could not be read: subscription: status/,
       );
-      routes = [() => ({ status: 500, body: { error: { type: "api_error" } } })];
-      await expect(provider().retrieveSubscription(database.db, "sub_1")).rejects.toThrow();
+      ctx.routes = [() => ({ status: 500, body: { error: { type: "api_error" } } })];
+      await expect(ctx.provider().retrieveSubscription(ctx.database.db, "sub_1")).rejects.toThrow();
     });
   });
 
   it("cancels a subscription now without proration and voids its invoices still open", async () => {
-    routes = [
+    ctx.routes = [
       on("DELETE", "/v1/subscriptions/sub_1", { id: "sub_1", object: "subscription", status: "canceled" }),
       on("GET", "/v1/invoices", {
         object: "list",
@@ -452,15 +437,15 @@ describe("Stripe adapter (SDK pointed at a local stand-in; real Stripe is not re
       }),
       on("POST", "/v1/invoices/in_open/void", { id: "in_open", object: "invoice", status: "void" }),
     ];
-    await provider().cancelNow(database.db, "sub_1", false);
-    expect(requests.map((r) => `${r.method} ${r.path}`)).toEqual([
+    await ctx.provider().cancelNow(ctx.database.db, "sub_1", false);
+    expect(ctx.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
       "DELETE /v1/subscriptions/sub_1",
       "GET /v1/invoices",
       "POST /v1/invoices/in_open/void",
     ]);
-    expect(requests[0]?.query.get("prorate")).toBe("false");
-    expect(requests[1]?.query.get("subscription")).toBe("sub_1");
-    expect(requests[1]?.query.get("status")).toBe("open");
+    expect(ctx.requests[0]?.query.get("prorate")).toBe("false");
+    expect(ctx.requests[1]?.query.get("subscription")).toBe("sub_1");
+    expect(ctx.requests[1]?.query.get("status")).toBe("open");
   });
 
   describe("refunds a payment that arrived for a deleted organisation", () => {
@@ -476,11 +461,11 @@ describe("Stripe adapter (SDK pointed at a local stand-in; real Stripe is not re
     });
 
     it("in full, on its payment intent, once per payment", async () => {
-      routes = [on("POST", "/v1/refunds", { id: "re_1", object: "refund", status: "succeeded" })];
+      ctx.routes = [on("POST", "/v1/refunds", { id: "re_1", object: "refund", status: "succeeded" })];
       expect(
-        await provider().refundUnclaimedPayment(database.db, unclaimed({ paymentIntentId: "pi_1" })),
+        await ctx.provider().refundUnclaimedPayment(ctx.database.db, unclaimed({ paymentIntentId: "pi_1" })),
       ).toBe(true);
-      const [request] = requests;
+      const [request] = ctx.requests;
       expect(request?.path).toBe("/v1/refunds");
       expect(request?.body.get("payment_intent")).toBe("pi_1");
       // No amount: all of it.
@@ -490,7 +475,7 @@ describe("Stripe adapter (SDK pointed at a local stand-in; real Stripe is not re
     });
 
     it("through the payment intent that paid a subscription's invoice; none found: not refunded", async () => {
-      routes = [
+      ctx.routes = [
         on("GET", "/v1/invoice_payments", {
           object: "list",
           data: [
@@ -505,19 +490,23 @@ describe("Stripe adapter (SDK pointed at a local stand-in; real Stripe is not re
         on("POST", "/v1/refunds", { id: "re_2", object: "refund", status: "pending" }),
       ];
       expect(
-        await provider().refundUnclaimedPayment(database.db, unclaimed({ providerInvoiceId: "in_1" })),
+        await ctx
+          .provider()
+          .refundUnclaimedPayment(ctx.database.db, unclaimed({ providerInvoiceId: "in_1" })),
       ).toBe(true);
-      expect(requests[0]?.query.get("invoice")).toBe("in_1");
-      expect(requests[0]?.query.get("status")).toBe("paid");
-      expect(requests[1]?.body.get("payment_intent")).toBe("pi_9");
+      expect(ctx.requests[0]?.query.get("invoice")).toBe("in_1");
+      expect(ctx.requests[0]?.query.get("status")).toBe("paid");
+      expect(ctx.requests[1]?.body.get("payment_intent")).toBe("pi_9");
 
-      standIn.reset();
-      routes = [on("GET", "/v1/invoice_payments", { object: "list", data: [], has_more: false })];
+      ctx.standIn.reset();
+      ctx.routes = [on("GET", "/v1/invoice_payments", { object: "list", data: [], has_more: false })];
       expect(
-        await provider().refundUnclaimedPayment(database.db, unclaimed({ providerInvoiceId: "in_2" })),
+        await ctx
+          .provider()
+          .refundUnclaimedPayment(ctx.database.db, unclaimed({ providerInvoiceId: "in_2" })),
       ).toBe(false);
-      expect(await provider().refundUnclaimedPayment(database.db, unclaimed({}))).toBe(false);
-      expect(requests.some((r) => r.path === "/v1/refunds")).toBe(false);
+      expect(await ctx.provider().refundUnclaimedPayment(ctx.database.db, unclaimed({}))).toBe(false);
+      expect(ctx.requests.some((r) => r.path === "/v1/refunds")).toBe(false);
     });
 
     it("counts a payment refunded already as done, one refused for good as not refunded, and throws otherwise", async () => {
@@ -525,26 +514,28 @@ describe("Stripe adapter (SDK pointed at a local stand-in; real Stripe is not re
         status: 400,
         body: { error: { type: "invalid_request_error", code, message: code } },
       });
-      routes = [refusal("charge_already_refunded")];
+      ctx.routes = [refusal("charge_already_refunded")];
       expect(
-        await provider().refundUnclaimedPayment(database.db, unclaimed({ paymentIntentId: "pi_1" })),
+        await ctx.provider().refundUnclaimedPayment(ctx.database.db, unclaimed({ paymentIntentId: "pi_1" })),
       ).toBe(true);
       for (const code of ["charge_disputed", "refund_disputed_payment", "charge_not_refundable"]) {
-        routes = [refusal(code)];
+        ctx.routes = [refusal(code)];
         expect(
-          await provider().refundUnclaimedPayment(database.db, unclaimed({ paymentIntentId: "pi_1" })),
+          await ctx
+            .provider()
+            .refundUnclaimedPayment(ctx.database.db, unclaimed({ paymentIntentId: "pi_1" })),
           code,
         ).toBe(false);
       }
-      routes = [refusal("resource_missing")];
+      ctx.routes = [refusal("resource_missing")];
       await expect(
-        provider().refundUnclaimedPayment(database.db, unclaimed({ paymentIntentId: "pi_1" })),
+        ctx.provider().refundUnclaimedPayment(ctx.database.db, unclaimed({ paymentIntentId: "pi_1" })),
       ).rejects.toThrow();
     });
   });
 
   it("treats cancelling a subscription Stripe has cancelled already as done, and still voids its open invoices", async () => {
-    routes = [
+    ctx.routes = [
       on("GET", "/v1/invoices", {
         object: "list",
         data: [{ id: "in_left_open", object: "invoice", status: "open" }],
@@ -552,9 +543,9 @@ describe("Stripe adapter (SDK pointed at a local stand-in; real Stripe is not re
       }),
       on("POST", "/v1/invoices/in_left_open/void", { id: "in_left_open", object: "invoice", status: "void" }),
     ];
-    await expect(provider().cancelNow(database.db, "sub_gone", true)).resolves.toBeUndefined();
+    await expect(ctx.provider().cancelNow(ctx.database.db, "sub_gone", true)).resolves.toBeUndefined();
     // Cancelled before (an earlier try, or Stripe after its retries): what it left open is voided.
-    expect(requests.map((r) => `${r.method} ${r.path}`)).toEqual([
+    expect(ctx.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
       "DELETE /v1/subscriptions/sub_gone",
       "GET /v1/invoices",
       "POST /v1/invoices/in_left_open/void",
@@ -588,21 +579,21 @@ describe("Stripe adapter (SDK pointed at a local stand-in; real Stripe is not re
 
   it("reads the catalogue's ids from the Stripe account and refuses a price that differs from the portal's", async () => {
     const products = [...catalogue(), product("prod_other", {}, 1, "eur")];
-    routes = [
+    ctx.routes = [
       on("GET", "/v1/products", { object: "list", data: products, has_more: false, url: "/v1/products" }),
     ];
-    const ids = await loadIdSetFromStripe(stripe);
+    const ids = await loadIdSetFromStripe(ctx.stripe);
     expect(ids.tiers.B).toEqual({ product: "prod_tier_B", price: "price_prod_tier_B" });
     expect(ids.topUps["1000"]).toEqual({ product: "prod_pack_1000", price: "price_prod_pack_1000" });
-    expect(requests[0]?.query.get("active")).toBe("true");
+    expect(ctx.requests[0]?.query.get("active")).toBe("true");
 
     const wrong = products.map((p) =>
       p.id === "prod_tier_A" ? { ...p, default_price: { ...p.default_price, unit_amount: 1 } } : p,
     );
-    routes = [
+    ctx.routes = [
       on("GET", "/v1/products", { object: "list", data: wrong, has_more: false, url: "/v1/products" }),
     ];
-    await expect(loadIdSetFromStripe(stripe)).rejects.toThrow(/prod_tier_A: Stripe price 1 /);
+    await expect(loadIdSetFromStripe(ctx.stripe)).rejects.toThrow(/prod_tier_A: Stripe price 1 /);
   });
 
   it.each([
@@ -641,7 +632,7 @@ describe("Stripe adapter (SDK pointed at a local stand-in; real Stripe is not re
       /prod_tier_C: the price's tax_behavior must be "exclusive" \(prices are net; it is inclusive\)/,
     ],
   ])("refuses to start with %s, saying why", async (_case, change, message) => {
-    routes = [
+    ctx.routes = [
       on("GET", "/v1/products", {
         object: "list",
         data: catalogue().map(change),
@@ -649,13 +640,13 @@ describe("Stripe adapter (SDK pointed at a local stand-in; real Stripe is not re
         url: "/v1/products",
       }),
     ];
-    await expect(loadIdSetFromStripe(stripe)).rejects.toThrow(message);
+    await expect(loadIdSetFromStripe(ctx.stripe)).rejects.toThrow(message);
   });
 
   it("refuses two products that claim the same tier", async () => {
     const products = catalogue();
     const twin = { ...products[0], id: "prod_tier_A_twin" } as CatalogueProduct;
-    routes = [
+    ctx.routes = [
       on("GET", "/v1/products", {
         object: "list",
         data: [...products, twin],
@@ -663,7 +654,7 @@ describe("Stripe adapter (SDK pointed at a local stand-in; real Stripe is not re
         url: "/v1/products",
       }),
     ];
-    await expect(loadIdSetFromStripe(stripe)).rejects.toThrow(
+    await expect(loadIdSetFromStripe(ctx.stripe)).rejects.toThrow(
       /prod_tier_A_twin and prod_tier_A both claim tier=A/,
     );
   });
