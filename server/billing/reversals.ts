@@ -181,7 +181,7 @@ export async function reversePayment(
   let ids = { paymentIntentId: event.paymentIntentId, invoiceId };
   let found = await findPurchase(tx, ids);
   if (!found && event.paymentIntentId) {
-    ids = { paymentIntentId: null, invoiceId: await provider.invoiceOfPayment(event.paymentIntentId) };
+    ids = { paymentIntentId: null, invoiceId: await provider.invoiceOfPayment(tx, event.paymentIntentId) };
     found = await findPurchase(tx, ids);
   }
   if (!found && event.kind === "charge_refunded" && (await ofDeletedOrganisation(tx, event.customerId))) {

@@ -125,8 +125,12 @@ export interface PaymentProvider {
   readAutoTopUpInvoice(db: DbOrTx, invoiceId: string): Promise<AutoTopUpChargeAnswer>;
   /** Voids an unpaid auto top-up invoice (its payment link then says it is no longer needed); done when paid or void already. */
   voidAutoTopUpInvoice(db: DbOrTx, invoiceId: string, attemptId: string): Promise<void>;
-  /** The invoice (in_…) a payment intent paid, when the provider's events do not say (refunds, disputes). */
-  invoiceOfPayment(paymentIntentId: string): Promise<string | null>;
+  /**
+   * The invoice (in_…) a payment intent paid, when the provider's events do not say (refunds,
+   * disputes). `db` is the caller's transaction: on PGlite's one connection a read beside it waits
+   * for it forever.
+   */
+  invoiceOfPayment(db: DbOrTx, paymentIntentId: string): Promise<string | null>;
   /**
    * Reads a webhook request: checks its signature on the raw bytes before anything is parsed, then
    * reduces the event to what billing understands. `now` is the injected clock's time.

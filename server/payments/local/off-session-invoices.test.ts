@@ -269,8 +269,8 @@ describe.each(TEST_DATABASES)("local auto top-up invoices (%s)", (kind) => {
     const { charge } = await orgWithCard(CARD.pays);
     const { invoiceId } = await createAndPay(charge);
     const { paymentIntentId } = await invoiceRow(invoiceId);
-    expect(await provider().invoiceOfPayment(paymentIntentId)).toBe(invoiceId);
-    expect(await provider().invoiceOfPayment("pi_of_a_checkout")).toBeNull();
+    expect(await provider().invoiceOfPayment(db(), paymentIntentId)).toBe(invoiceId);
+    expect(await provider().invoiceOfPayment(db(), "pi_of_a_checkout")).toBeNull();
   });
 
   it("answers a paid invoice paid again without charging or telling billing twice", async () => {

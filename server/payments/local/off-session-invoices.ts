@@ -293,8 +293,8 @@ export function offSessionInvoices(deps: {
      * intent, and an invoice paid on its page told billing its invoice id alone (as Stripe's
      * invoice events do). Null for every other payment: the checkout's are found by their own ids.
      */
-    async invoiceOfPayment(paymentIntentId: string): Promise<string | null> {
-      const [inv] = await db
+    async invoiceOfPayment(tx: DbOrTx, paymentIntentId: string): Promise<string | null> {
+      const [inv] = await tx
         .select({ id: localInvoices.id })
         .from(localInvoices)
         .where(eq(localInvoices.paymentIntentId, paymentIntentId));

@@ -250,7 +250,7 @@ export function createStripeProvider(deps: {
       return read.snapshot;
     },
 
-    async invoiceOfPayment(paymentIntentId) {
+    async invoiceOfPayment(_db, paymentIntentId) {
       // Since API version 2025-03-31 a charge no longer names its invoice: ask which invoice the
       // payment intent paid.
       const payments = await stripe.invoicePayments.list({

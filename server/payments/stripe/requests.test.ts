@@ -300,7 +300,7 @@ describe("every request of the Stripe adapter against the SDK's published parame
       customerId: "cus_1",
       returnUrl: "https://portal.test/profile/billing",
     });
-    expect(await provider.invoiceOfPayment("pi_1")).toBe("in_1");
+    expect(await provider.invoiceOfPayment(database.db, "pi_1")).toBe("in_1");
     await provider.retrieveSubscription(database.db, "sub_1");
     await loadIdSetFromStripe(stripe);
     // Auto top-up: the setup page (expired again), the card, and an attempt's invoice.
