@@ -8,7 +8,6 @@ import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { PRODUCT_IDS } from "../../contract/product-ids.ts";
 import { autoTopUpKey } from "../../server/billing/ports/fulfilment-keys.ts";
-import { keyDigest, LIMITS } from "../../server/http/rate-limit.ts";
 import { printedServiceKey, runCli } from "../fixtures/cli.ts";
 import { grantsOf } from "../fixtures/ledger-queries.ts";
 import {
@@ -17,15 +16,16 @@ import {
   getJson,
   giveCheckoutDetails,
   postJson,
+  removeRateLimitKeys,
   type ScratchDatabase,
   type ServerProcess,
   SYSTEM_REDIS_URL,
   skipReason,
+  startPair,
   startServer,
   stopServers,
   tempDataDir,
   uniqueName,
-  usedIps,
   verifiedAccount,
   waitFor,
 } from "../fixtures/server-process.ts";
@@ -48,8 +48,6 @@ const SPENDS = 100;
 /** Image-to-video for one person: 10 credits a use (contract/credit-costs.ts). */
 const FEATURE = "image-to-video";
 const FEATURE_CREDITS = 10;
-/** The rate limiter's default key namespace (env.ts has no setting for it). */
-const RATE_LIMIT_PREFIX = "portal:rl";
 
 const reason = skipReason({ redis: true });
 
@@ -70,17 +68,7 @@ describe.skipIf(reason !== "")(
       redis = new Redis(SYSTEM_REDIS_URL as string, { maxRetriesPerRequest: 1 });
       // The billing job each second on both: webhook deliveries (the invoice.paid of a charge reaches
       // both instances after the charge's own answer granted the pack) and the sweep.
-      const options = (label: string, dataDir: string) => ({
-        label,
-        databaseUrl: db.url,
-        dataDir,
-        redisUrl: SYSTEM_REDIS_URL,
-        env: { BILLING_JOB_INTERVAL_SECONDS: "1" },
-      });
-      [a, b] = await Promise.all([
-        startServer(options("instance A", dataDirs[0]?.dir as string)),
-        startServer(options("instance B", dataDirs[1]?.dir as string)),
-      ]);
+      [a, b] = await startPair(db, dataDirs);
       // The generation service's key, made as the operator makes it (through A's operator socket).
       const cli = await runCli(
         "scripts/service-key.ts",
@@ -99,10 +87,7 @@ describe.skipIf(reason !== "")(
     afterAll(async () => {
       await stopServers(failed);
       if (redis) {
-        const keys = Object.keys(LIMITS).flatMap((limit) =>
-          [...usernames, ...usedIps].map((k) => `${RATE_LIMIT_PREFIX}:${limit}:${keyDigest(k)}`),
-        );
-        for (let i = 0; i < keys.length; i += 500) await redis.del(...keys.slice(i, i + 500));
+        await removeRateLimitKeys(redis, usernames);
         await redis.quit();
       }
       await db?.drop();

@@ -9,7 +9,6 @@ import { PRODUCT_IDS } from "../../contract/product-ids.ts";
 import { verifyAuditChain } from "../../server/audit/audit-log.ts";
 import { firstPaymentKey, freeCreditsKey, renewalKey } from "../../server/billing/ports/fulfilment-keys.ts";
 import { openPostgres } from "../../server/db/client.ts";
-import { keyDigest, LIMITS } from "../../server/http/rate-limit.ts";
 import { turnOnTwoFactorOverHttp } from "../../server/testing/two-factor-over-http.ts";
 import { runCli } from "../fixtures/cli.ts";
 import { apiLedger, grantKeysOf, grantsOf, recordedEventIds } from "../fixtures/ledger-queries.ts";
@@ -24,7 +23,9 @@ import {
   openLockHolder,
   PASSWORD,
   postJson,
+  rateLimitKey,
   registerAccount,
+  removeRateLimitKeys,
   type ScratchDatabase,
   type ServerProcess,
   SYSTEM_REDIS_URL,
@@ -32,11 +33,10 @@ import {
   sessionsBlockedBy,
   skipReason,
   sleep,
-  startServer,
+  startPair,
   stopServers,
   tempDataDir,
   uniqueName,
-  usedIps,
   verifiedAccount,
   waitFor,
 } from "../fixtures/server-process.ts";
@@ -45,8 +45,6 @@ const FREE_CREDITS = 50;
 const MILLI = 1000;
 const DAY_MS = 86_400_000;
 const SYSTEM_TIMEOUT = 240_000;
-/** The rate limiter's default key namespace (env.ts has no setting for it). */
-const RATE_LIMIT_PREFIX = "portal:rl";
 
 const reason = skipReason({ redis: true });
 
@@ -65,17 +63,7 @@ describe.skipIf(reason !== "")(`two instances on one PostgreSQL and one Redis${r
     db = await createScratchDatabase("pair");
     redis = new Redis(SYSTEM_REDIS_URL as string, { maxRetriesPerRequest: 1 });
     // Both start at once on the empty database: migrations take turns (an advisory lock).
-    const options = (label: string, dataDir: string) => ({
-      label,
-      databaseUrl: db.url,
-      dataDir,
-      redisUrl: SYSTEM_REDIS_URL,
-      env: { BILLING_JOB_INTERVAL_SECONDS: "1" },
-    });
-    [a, b] = await Promise.all([
-      startServer(options("instance A", dataDirs[0]?.dir as string)),
-      startServer(options("instance B", dataDirs[1]?.dir as string)),
-    ]);
+    [a, b] = await startPair(db, dataDirs);
     // An instance whose Redis is not connected yet counts in memory (insurance limiter): wait
     // until a login attempt through each one shows up in Redis.
     for (const server of [a, b]) {
@@ -84,7 +72,7 @@ describe.skipIf(reason !== "")(`two instances on one PostgreSQL and one Redis${r
         usernames.push(probe);
         const ip = freshIp();
         await login(server, probe, "Wrong-password1!", ip);
-        return (await redis.exists(`${RATE_LIMIT_PREFIX}:loginFailureIp:${keyDigest(ip)}`)) === 1;
+        return (await redis.exists(rateLimitKey("loginFailureIp", ip))) === 1;
       });
     }
   }, SYSTEM_TIMEOUT);
@@ -96,13 +84,7 @@ describe.skipIf(reason !== "")(`two instances on one PostgreSQL and one Redis${r
   afterAll(async () => {
     await stopServers(failed);
     if (redis) {
-      const pairs = usernames.flatMap((name) => usedIps.map((ip) => `${name}\u0000${ip}`));
-      const keys = Object.keys(LIMITS).flatMap((limit) =>
-        [...usernames, ...usedIps, ...(limit === "loginFailurePair" ? pairs : [])].map(
-          (k) => `${RATE_LIMIT_PREFIX}:${limit}:${keyDigest(k)}`,
-        ),
-      );
-      for (let i = 0; i < keys.length; i += 500) await redis.del(...keys.slice(i, i + 500));
+      await removeRateLimitKeys(redis, usernames);
       await redis.quit();
     }
     await db?.drop();
