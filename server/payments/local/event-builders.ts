@@ -15,6 +15,7 @@ import type { Stripe } from "stripe";
 import type { BuyerDetails } from "../../billing/ports/events.ts";
 import type { TaxTreatment } from "../../domain/vat.ts";
 import { checkoutSessionMetadata, STRIPE_API_VERSION, subscriptionMetadata } from "../stripe/format.ts";
+import { invoiceAmounts, invoiceLines, invoiceTaxLines } from "./invoice-parts.ts";
 import { stripeFixture } from "./stripe-fixtures.ts";
 
 export type DeepPartial<T> = T extends readonly (infer U)[]
@@ -73,18 +74,6 @@ export const NO_ADDRESS = {
 
 export const taxIdsOf = (buyer: BuyerDetails | undefined) =>
   buyer?.vatId ? [{ type: "eu_vat" as const, value: buyer.vatId }] : [];
-
-/** Stripe's `taxability_reason` for each treatment. */
-export function taxabilityReason(treatment: TaxTreatment) {
-  switch (treatment) {
-    case "reverse_charge":
-      return "reverse_charge" as const;
-    case "outside_eu":
-      return "not_subject_to_tax" as const;
-    default:
-      return "standard_rated" as const;
-  }
-}
 
 /** Stripe's `tax_exempt` of a customer whose VAT is reverse charged. */
 export const taxExempt = (tax: SaleTax | undefined) =>
@@ -250,21 +239,7 @@ function invoiceObject(
   outcome: { paidAt: Seconds } | { nextPaymentAttempt: Seconds | null },
 ) {
   const paid = "paidAt" in outcome;
-  const taxAmount = inv.tax?.amount ?? 0;
-  const total = inv.amount + taxAmount;
   const buyer = inv.tax?.buyer;
-  const taxes = inv.tax
-    ? [
-        {
-          amount: taxAmount,
-          tax_behavior: "exclusive" as const,
-          tax_rate_details: { tax_rate: `txr_${inv.tax.treatment}_${inv.tax.rateBasisPoints}` },
-          taxability_reason: taxabilityReason(inv.tax.treatment),
-          taxable_amount: inv.amount,
-          type: "tax_rate_details" as const,
-        },
-      ]
-    : [];
   // Stripe's invoice-level period_start/period_end are the USAGE period, which for a subscription
   // invoice looks back one period (and is a single instant on the first invoice). The period that
   // is being paid for is the line's. The parser therefore reads the line, never these.
@@ -273,10 +248,7 @@ function invoiceObject(
     id: inv.id,
     object: "invoice" as const,
     account_country: null,
-    amount_due: total,
-    amount_overpaid: 0,
-    amount_paid: paid ? total : 0,
-    amount_remaining: paid ? 0 : total,
+    ...invoiceAmounts(inv.amount, inv.tax?.amount ?? 0, paid),
     attempt_count: inv.attemptCount,
     attempted: true,
     automatic_tax: {
@@ -300,47 +272,27 @@ function invoiceObject(
     // The local provider's invoice document is ours (numbered when paid), not a Stripe page.
     hosted_invoice_url: null,
     invoice_pdf: null,
-    lines: {
-      object: "list" as const,
-      data: [
-        {
-          id: `il_${inv.id.replace(/^in_/, "")}`,
-          object: "line_item" as const,
-          amount: inv.amount,
-          currency: inv.currency,
-          description: `1 × ${inv.productName}`,
-          discount_amounts: [],
-          discountable: true,
-          discounts: [],
-          invoice: inv.id,
-          livemode: false,
-          metadata: {},
-          parent: {
-            type: "subscription_item_details" as const,
-            invoice_item_details: null,
-            subscription_item_details: {
-              invoice_item: null,
-              proration: false,
-              proration_details: { credited_items: null },
-              subscription: inv.subscriptionId,
-              subscription_item: inv.subscriptionItemId,
-            },
-          },
-          period: { start: inv.period.start, end: inv.period.end },
-          pretax_credit_amounts: [],
-          pricing: {
-            type: "price_details" as const,
-            price_details: { price: inv.priceId, product: inv.productId },
-            unit_amount_decimal: String(inv.amount),
-          },
-          quantity: 1,
-          subtotal: inv.amount,
-          taxes,
+    lines: invoiceLines({
+      invoiceId: inv.id,
+      net: inv.amount,
+      tax: inv.tax,
+      currency: inv.currency,
+      description: `1 × ${inv.productName}`,
+      priceId: inv.priceId,
+      productId: inv.productId,
+      period: { start: inv.period.start, end: inv.period.end },
+      parent: {
+        type: "subscription_item_details" as const,
+        invoice_item_details: null,
+        subscription_item_details: {
+          invoice_item: null,
+          proration: false,
+          proration_details: { credited_items: null },
+          subscription: inv.subscriptionId,
+          subscription_item: inv.subscriptionItemId,
         },
-      ],
-      has_more: false,
-      url: `/v1/invoices/${inv.id}/lines`,
-    },
+      },
+    }),
     livemode: false,
     metadata: {},
     next_payment_attempt: paid ? null : outcome.nextPaymentAttempt,
@@ -364,13 +316,7 @@ function invoiceObject(
       paid_at: paid ? outcome.paidAt : null,
       voided_at: null,
     },
-    subtotal: inv.amount,
-    subtotal_excluding_tax: inv.amount,
-    total,
-    total_discount_amounts: [],
-    total_excluding_tax: inv.amount,
-    total_pretax_credit_amounts: [],
-    total_taxes: taxes,
+    total_taxes: invoiceTaxLines(inv.tax, inv.amount),
     webhooks_delivered_at: inv.created,
   } satisfies DeepPartial<Stripe.Invoice>;
   return { ...stripeFixture("invoice"), ...ours };

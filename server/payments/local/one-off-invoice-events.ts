@@ -11,10 +11,10 @@ import {
   NO_ADDRESS,
   type SaleTax,
   type Seconds,
-  taxabilityReason,
   taxExempt,
   taxIdsOf,
 } from "./event-builders.ts";
+import { invoiceAmounts, invoiceLines, invoiceTaxLines } from "./invoice-parts.ts";
 import { stripeFixture } from "./stripe-fixtures.ts";
 
 /** The keys billing reads (server/payments/stripe/format.ts METADATA). */
@@ -50,69 +50,13 @@ export interface OneOffInvoiceInput {
   hostedInvoiceUrl: string | null;
 }
 
-function taxLines(inv: OneOffInvoiceInput) {
-  return [
-    {
-      amount: inv.tax.amount,
-      tax_behavior: "exclusive" as const,
-      tax_rate_details: { tax_rate: `txr_${inv.tax.treatment}_${inv.tax.rateBasisPoints}` },
-      taxability_reason: taxabilityReason(inv.tax.treatment),
-      taxable_amount: inv.net,
-      type: "tax_rate_details" as const,
-    },
-  ];
-}
-
-function lineOf(inv: OneOffInvoiceInput) {
-  const bare = inv.id.replace(/^in_/, "");
-  return {
-    id: `il_${bare}`,
-    object: "line_item" as const,
-    amount: inv.net,
-    currency: inv.currency,
-    description: inv.description,
-    discount_amounts: [],
-    discountable: true,
-    discounts: [],
-    invoice: inv.id,
-    livemode: false,
-    metadata: {},
-    parent: {
-      type: "invoice_item_details" as const,
-      invoice_item_details: {
-        invoice_item: `ii_${bare}`,
-        proration: false,
-        proration_details: { credited_items: null },
-        subscription: null,
-      },
-      subscription_item_details: null,
-    },
-    // A one-off invoice item's period is the instant it was added.
-    period: { start: inv.created, end: inv.created },
-    pretax_credit_amounts: [],
-    pricing: {
-      type: "price_details" as const,
-      price_details: { price: inv.priceId, product: inv.productId },
-      unit_amount_decimal: String(inv.net),
-    },
-    quantity: 1,
-    subtotal: inv.net,
-    taxes: taxLines(inv),
-  };
-}
-
 export function oneOffInvoiceObject(inv: OneOffInvoiceInput) {
-  const total = inv.net + inv.tax.amount;
-  const paid = inv.status === "paid";
   const buyer = inv.tax.buyer;
   const ours = {
     id: inv.id,
     object: "invoice" as const,
     account_country: null,
-    amount_due: total,
-    amount_overpaid: 0,
-    amount_paid: paid ? total : 0,
-    amount_remaining: paid ? 0 : total,
+    ...invoiceAmounts(inv.net, inv.tax.amount, inv.status === "paid"),
     attempt_count: inv.attemptCount,
     attempted: inv.attemptCount > 0,
     // Auto top-up retries nothing on its own against a declined card.
@@ -143,12 +87,27 @@ export function oneOffInvoiceObject(inv: OneOffInvoiceInput) {
     hosted_invoice_url: inv.hostedInvoiceUrl,
     invoice_pdf: null,
     last_finalization_error: null,
-    lines: {
-      object: "list" as const,
-      data: [lineOf(inv)],
-      has_more: false,
-      url: `/v1/invoices/${inv.id}/lines`,
-    },
+    lines: invoiceLines({
+      invoiceId: inv.id,
+      net: inv.net,
+      tax: inv.tax,
+      currency: inv.currency,
+      description: inv.description,
+      priceId: inv.priceId,
+      productId: inv.productId,
+      // A one-off invoice item's period is the instant it was added.
+      period: { start: inv.created, end: inv.created },
+      parent: {
+        type: "invoice_item_details" as const,
+        invoice_item_details: {
+          invoice_item: `ii_${inv.id.replace(/^in_/, "")}`,
+          proration: false,
+          proration_details: { credited_items: null },
+          subscription: null,
+        },
+        subscription_item_details: null,
+      },
+    }),
     livemode: false,
     metadata: { [AUTO_TOP_UP_ATTEMPT_ID]: inv.attemptId, [ORG_ID]: inv.orgId },
     next_payment_attempt: null,
@@ -165,13 +124,7 @@ export function oneOffInvoiceObject(inv: OneOffInvoiceInput) {
       paid_at: inv.paidAt,
       voided_at: inv.voidedAt,
     },
-    subtotal: inv.net,
-    subtotal_excluding_tax: inv.net,
-    total,
-    total_discount_amounts: [],
-    total_excluding_tax: inv.net,
-    total_pretax_credit_amounts: [],
-    total_taxes: taxLines(inv),
+    total_taxes: invoiceTaxLines(inv.tax, inv.net),
     webhooks_delivered_at: inv.created,
   } satisfies DeepPartial<Stripe.Invoice>;
   return { ...stripeFixture("invoice"), ...ours };
