@@ -13,6 +13,11 @@ import { VAT_ID_STATUSES } from "./vat-id-verification.ts";
  * until it is decided.
  */
 export const invoiceStatusSchema = z.enum(["paid", "failed", "not_charged", "refunded", "disputed"]);
+export type InvoiceStatus = z.infer<typeof invoiceStatusSchema>;
+
+/** A payment that was not made (declined, or held back by auto top-up): no invoice was issued. */
+export const issuedNoInvoice = (status: InvoiceStatus): boolean =>
+  status === "failed" || status === "not_charged";
 
 /** How the VAT was decided: seller's country, an EU consumer's country, reverse charge, outside the EU. */
 export const taxTreatmentSchema = z.enum(["domestic", "eu_consumer", "reverse_charge", "outside_eu"]);

@@ -16,7 +16,7 @@ import {
   INVOICE_TEXT as T,
   vatRateLabel,
 } from "../../contract/invoice-document.ts";
-import type { Invoice, InvoiceParty } from "../../contract/invoices.ts";
+import { type Invoice, type InvoiceParty, issuedNoInvoice } from "../../contract/invoices.ts";
 import type { InvoiceWithDocument } from "./invoices.ts";
 
 const require = createRequire(import.meta.url);
@@ -45,7 +45,7 @@ export interface InvoicePdfOptions {
 export function invoicePdfRefusal(
   row: Pick<InvoiceWithDocument, "status" | "number">,
 ): "no_invoice_issued" | "provider_invoice_pdf" | null {
-  if (row.status === "failed" || row.status === "not_charged") return "no_invoice_issued";
+  if (issuedNoInvoice(row.status)) return "no_invoice_issued";
   if (row.number === null) return "provider_invoice_pdf";
   return null;
 }

@@ -80,6 +80,9 @@ export async function recordPaidInvoice(
     .from(invoices)
     .where(eq(invoices.fulfilmentKey, paid.fulfilmentKey))
     .for("update");
+  // A charge auto top-up held back was never sent: no payment can carry its key.
+  if (existing?.status === "not_charged")
+    throw new Error(`payment ${paid.fulfilmentKey} names a charge that was not made`);
   if (existing && existing.status !== "failed") {
     if (!existing.providerInvoiceId && paid.providerInvoiceId) {
       const [updated] = await tx
@@ -172,11 +175,21 @@ export async function recordUnpaid(
   now: Date,
 ): Promise<boolean> {
   const [existing] = await tx
-    .select({ status: invoices.status })
+    .select({ status: invoices.status, description: invoices.description })
     .from(invoices)
     .where(eq(invoices.fulfilmentKey, unpaid.fulfilmentKey))
     .for("update");
-  if (existing) return existing.status === unpaid.status;
+  if (existing) {
+    if (existing.status !== unpaid.status) return false;
+    // The same payment failing again (declined on its payment page after asking for
+    // authentication, or cancelled): the row says how it ended.
+    if (existing.description !== unpaid.description)
+      await tx
+        .update(invoices)
+        .set({ description: unpaid.description, updatedAt: now })
+        .where(eq(invoices.fulfilmentKey, unpaid.fulfilmentKey));
+    return true;
+  }
   const tax = taxOfPayment(unpaid.payment, seller.country, unpaid.attemptedAt);
   await tx.insert(invoices).values({
     id: randomUUID(),

@@ -11,6 +11,7 @@ import {
   CONSENT_TEXT_VERSION,
   type ConsentValues,
   chargedThisMonth,
+  consentCoversCharge,
   consentNeeded,
   consentText,
   countsAgainstLimit,
@@ -367,6 +368,26 @@ describe("the consent text", () => {
     expect(WITHDRAWAL_WAIVER).toBe(
       "I ask for the credits to be supplied at once and know that I lose my right of withdrawal when they are.",
     );
+  });
+});
+
+describe("whether a consent still covers a charge", () => {
+  const agreed = { gross: 5950, currency: "eur", waiver: true };
+  it.each([
+    ["the same price, waiver given and needed", agreed, true],
+    ["the same price; a VAT ID now confirmed needs no waiver", { ...agreed, waiver: false }, true],
+    ["another gross (French VAT instead of German)", { ...agreed, gross: 6000 }, false],
+    ["one cent more", { ...agreed, gross: 5951 }, false],
+    ["one cent less", { ...agreed, gross: 5949 }, false],
+    ["another currency", { ...agreed, currency: "usd" }, false],
+  ] as const)("%s", (_case, today, covered) => {
+    expect(consentCoversCharge(agreed, today)).toBe(covered);
+  });
+
+  it("a business's consent without the waiver does not cover a consumer's charge at the same price", () => {
+    const business = { gross: 5000, currency: "eur", waiver: false };
+    expect(consentCoversCharge(business, { ...business, waiver: true })).toBe(false);
+    expect(consentCoversCharge(business, business)).toBe(true);
   });
 });
 
@@ -805,6 +826,7 @@ describe("why auto top-up is paused or off", () => {
       "monthly_limit",
       "limit_below_pack",
       "member_left",
+      "consent_changed",
       "card_replaced",
     ]);
   });

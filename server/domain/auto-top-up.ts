@@ -215,6 +215,29 @@ export interface ConsentValues {
 export const WITHDRAWAL_WAIVER =
   "I ask for the credits to be supplied at once and know that I lose my right of withdrawal when they are.";
 
+/** What a consent agreed to pay per pack, or what one pack costs today. */
+export interface PackTerms {
+  /** Gross, minor units. */
+  gross: number;
+  currency: string;
+  /** The consent carries the withdrawal waiver; today: a consumer's consent must. */
+  waiver: boolean;
+}
+
+/**
+ * Whether a consent still covers a charge today: the same gross in the same currency, and the
+ * withdrawal waiver given when one is needed now (a VAT ID withdrawn makes the buyer a consumer).
+ * The card's last four digits and the wording are not terms: the card updater renews a card in
+ * place, and a wording change has its own version.
+ */
+export function consentCoversCharge(consented: PackTerms, today: PackTerms): boolean {
+  return (
+    consented.gross === today.gross &&
+    consented.currency === today.currency &&
+    (consented.waiver || !today.waiver)
+  );
+}
+
 /** "€50.00 plus VAT (€59.50 at today's 19 %)", "€50.00 (reverse charge)". */
 function priceWords(pack: AutoTopUpPack, vat: VatToday): string {
   const net = formatMoney(pack.unitAmount, pack.currency);

@@ -9,6 +9,7 @@
 // the same refund, and the entry is written then.
 import { and, eq, sql } from "drizzle-orm";
 import { ADMIN_TEXT } from "../../contract/admin.ts";
+import { issuedNoInvoice } from "../../contract/invoices.ts";
 import { isUserId } from "../accounts/users.ts";
 import { lockUser } from "../billing/ledger-store.ts";
 import type { PaymentProvider } from "../billing/ports/payment-provider.ts";
@@ -98,8 +99,7 @@ export async function refundPayment(
     }
     const [row] = await tx.select().from(invoices).where(eq(invoices.id, invoiceId)).for("update");
     if (!row) throw new OperatorRefusal(404, REFUND_TEXT.notFound);
-    if (row.status === "failed" || row.status === "not_charged")
-      throw new OperatorRefusal(409, REFUND_TEXT.failed);
+    if (issuedNoInvoice(row.status)) throw new OperatorRefusal(409, REFUND_TEXT.failed);
     if (row.status === "disputed") throw new OperatorRefusal(409, REFUND_TEXT.disputed);
     // A refund asked for a moment ago may not be back from the provider yet: count it as made.
     const refundedBefore = Math.max(row.refunded, await refundsRequested(tx, row.userId, row.id));

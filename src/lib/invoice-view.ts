@@ -1,6 +1,6 @@
 // Where each billing history row's invoice is. The numbers and words of an invoice (money, VAT
 // label, country names) are contract/invoice-document.ts's, shared with the PDF the API renders.
-import type { InvoiceSummary } from "../../contract/invoices.ts";
+import { type InvoiceSummary, issuedNoInvoice } from "../../contract/invoices.ts";
 
 /** The portal's own printable page of an invoice (the local checkout's invoices). */
 export const invoicePagePath = (id: string) => `/profile/billing/invoice?id=${encodeURIComponent(id)}`;
@@ -11,7 +11,6 @@ export const invoicePagePath = (id: string) => `/profile/billing/invoice?id=${en
  */
 export function invoiceLink(row: InvoiceSummary): { href: string; external: boolean } | null {
   if (row.invoice_url) return { href: row.invoice_url, external: true };
-  if (row.number && row.status !== "failed" && row.status !== "not_charged")
-    return { href: invoicePagePath(row.id), external: false };
+  if (row.number && !issuedNoInvoice(row.status)) return { href: invoicePagePath(row.id), external: false };
   return null;
 }

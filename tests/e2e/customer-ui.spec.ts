@@ -32,29 +32,36 @@ const overlaps = (a: Box, b: Box) =>
 async function restingBox(element: Locator): Promise<Box> {
   let box: Box | null = null;
   await expect
-    .poll(async () => {
-      const settled = await element.evaluate(
-        (el) =>
-          new Promise<{ still: boolean; box: { x: number; y: number; width: number; height: number } }>(
-            (resolve) => {
-              const before = el.getBoundingClientRect();
-              requestAnimationFrame(() =>
-                requestAnimationFrame(() => {
-                  const after = el.getBoundingClientRect();
-                  const running = el.getAnimations().some((a) => a.pending || a.playState === "running");
-                  const same = before.x === after.x && before.y === after.y && before.height === after.height;
-                  resolve({
-                    still: same && !running,
-                    box: { x: after.x, y: after.y, width: after.width, height: after.height },
-                  });
-                }),
-              );
-            },
-          ),
-      );
-      box = settled.box;
-      return settled.still;
-    })
+    .poll(
+      async () => {
+        const settled = await element.evaluate(
+          (el) =>
+            new Promise<{ still: boolean; box: { x: number; y: number; width: number; height: number } }>(
+              (resolve) => {
+                const before = el.getBoundingClientRect();
+                requestAnimationFrame(() =>
+                  requestAnimationFrame(() => {
+                    const after = el.getBoundingClientRect();
+                    const running = el.getAnimations().some((a) => a.pending || a.playState === "running");
+                    const same =
+                      before.x === after.x &&
+                      before.y === after.y &&
+                      before.width === after.width &&
+                      before.height === after.height;
+                    resolve({
+                      still: same && !running,
+                      box: { x: after.x, y: after.y, width: after.width, height: after.height },
+                    });
+                  }),
+                );
+              },
+            ),
+        );
+        box = settled.box;
+        return settled.still;
+      },
+      { timeout: 4_000 },
+    ) // within the toast's 5 s on screen
     .toBe(true);
   return box as unknown as Box;
 }

@@ -6,9 +6,9 @@
 
 import { eq } from "drizzle-orm";
 import type { BackgroundTasks } from "../../background.ts";
-import { savedCards } from "../../db/schema/index.ts";
+import { type AutoTopUpSettingsRow, savedCards } from "../../db/schema/index.ts";
 import type { Tx } from "../../db/types.ts";
-import type { BalanceCause, OffReason } from "../../domain/auto-top-up.ts";
+import type { AutoTopUpPack, BalanceCause, OffReason } from "../../domain/auto-top-up.ts";
 import { limitBelowPack } from "../../domain/auto-top-up.ts";
 import type { BillingMailSender } from "../billing-mails.ts";
 import { type ChargeDeps, grossToday, packOf, queueIfDue } from "./charges.ts";
@@ -28,6 +28,9 @@ export interface AutoTopUpDeps extends ChargeDeps {
 export const CANCELLED_DETAIL =
   "Cancelled: auto top-up was changed or turned off before this payment was confirmed.";
 
+/** The pauses a change of billing details makes, and its change back ends. */
+const DETAILS_PAUSES: readonly string[] = ["consent_changed", "limit_below_pack"];
+
 export function createAutoTopUp(deps: AutoTopUpDeps): AutoTopUpEngine {
   const billingUrl = `${deps.portalUrl}/profile/billing`;
   /** Organisations with a nudge running, and whether another was asked for meanwhile. */
@@ -37,6 +40,23 @@ export function createAutoTopUp(deps: AutoTopUpDeps): AutoTopUpEngine {
     if (invoice)
       deps.background.run("auto-top-up void", () => voidQuietly(deps, invoice.invoiceId, invoice.attemptId));
   };
+
+  /**
+   * Why the billing details on file stop the next charge, in the trigger's order (charges.ts): one
+   * pack above the limit first (the contract names it for this case), then new terms.
+   */
+  async function detailsPause(
+    tx: Tx,
+    settings: AutoTopUpSettingsRow,
+    pack: AutoTopUpPack,
+    now: Date,
+  ): Promise<"consent_changed" | "limit_below_pack" | null> {
+    const gross = await grossToday(tx, pack, settings.orgId, deps.seller, now);
+    if (limitBelowPack(gross, settings.monthlyLimit)) return "limit_below_pack";
+    return (await consentStillCovers(tx, settings, pack, deps.seller.country, now))
+      ? null
+      : "consent_changed";
+  }
 
   async function runNudge(orgId: string, cause: BalanceCause): Promise<void> {
     let next: BalanceCause | null = cause;
@@ -71,7 +91,7 @@ export function createAutoTopUp(deps: AutoTopUpDeps): AutoTopUpEngine {
     async turnOff(tx: Tx, orgId: string, reason: OffReason, actor: AutoTopUpActor | null, now: Date) {
       const settings = await findSettings(tx, orgId);
       if (!settings || settings.status === "off") return;
-      voidLater(await cancelOpenAttemptInTx(tx, orgId, CANCELLED_DETAIL, now));
+      voidLater(await cancelOpenAttemptInTx(tx, deps, orgId, CANCELLED_DETAIL, now));
       await changeStatus(
         tx,
         orgId,
@@ -86,7 +106,7 @@ export function createAutoTopUp(deps: AutoTopUpDeps): AutoTopUpEngine {
       const card = await findCard(tx, orgId);
       if (card?.savedBy !== userId) return;
       // A charge to the leaver's card that has not gone out yet does not go out.
-      voidLater(await cancelOpenAttemptInTx(tx, orgId, CANCELLED_DETAIL, now));
+      voidLater(await cancelOpenAttemptInTx(tx, deps, orgId, CANCELLED_DETAIL, now));
       await changeStatus(
         tx,
         orgId,
@@ -101,22 +121,16 @@ export function createAutoTopUp(deps: AutoTopUpDeps): AutoTopUpEngine {
       const offer = settings && deps.catalogue.findTopUp(settings.productId);
       if (!settings || !offer || settings.status === "off") return;
       const pack = packOf(offer);
-      const gross = await grossToday(tx, pack, orgId, deps.seller, now);
-      const card = await findCard(tx, orgId);
-      // One pack above the limit comes first (raising the limit is the way out); otherwise the
-      // consent must still word this price and VAT, or a member agrees anew before a charge.
-      const pause = limitBelowPack(gross, settings.monthlyLimit)
-        ? "limit_below_pack"
-        : card && !(await consentStillCovers(tx, settings, { card, pack }, deps.seller.country, now))
-          ? "consent_changed"
-          : null;
-      const pausedByDetails = settings.reason === "limit_below_pack" || settings.reason === "consent_changed";
+      const pause = await detailsPause(tx, settings, pack, now);
+      const pausedByDetails = settings.reason !== null && DETAILS_PAUSES.includes(settings.reason);
       if (pause && (settings.status === "active" || (settings.status === "paused" && pausedByDetails))) {
+        // Mailed once per consent and reason, however often the details go back and forth.
+        const mailKey = `${orgId}:${settings.consentId}:${pause}`;
         await changeStatus(
           tx,
           orgId,
           { status: "paused", reason: pause },
-          { actor: SYSTEM_ACTOR, mailKey: `${orgId}:${settings.consentId}:${now.getTime()}`, billingUrl },
+          { actor: SYSTEM_ACTOR, mailKey, billingUrl },
           now,
         );
       } else if (!pause && settings.status === "paused" && pausedByDetails) {
@@ -138,7 +152,7 @@ export function createAutoTopUp(deps: AutoTopUpDeps): AutoTopUpEngine {
     },
 
     async cancelOpenAttempt(tx, orgId, detail, now) {
-      voidLater(await cancelOpenAttemptInTx(tx, orgId, detail, now));
+      voidLater(await cancelOpenAttemptInTx(tx, deps, orgId, detail, now));
     },
 
     async handleEvent(tx, event, now) {
@@ -151,7 +165,7 @@ export function createAutoTopUp(deps: AutoTopUpDeps): AutoTopUpEngine {
           cardReplaced: async (t, orgId, at) => {
             const settings = await findSettings(t, orgId);
             if (settings?.status === "off" || !settings) return;
-            voidLater(await cancelOpenAttemptInTx(t, orgId, CANCELLED_DETAIL, at));
+            voidLater(await cancelOpenAttemptInTx(t, deps, orgId, CANCELLED_DETAIL, at));
             await changeStatus(
               t,
               orgId,

@@ -122,15 +122,6 @@ export async function queueIfDue(
       return null;
     }
     const pack = packOf(offer);
-    // The billing details may have changed the price or VAT the consent words since it was given
-    // (billingDetailsChanged pauses at once; this catches what it could not see).
-    if (!(await consentStillCovers(tx, settings, { card, pack }, deps.seller.country, now))) {
-      await holdBack(
-        { status: "paused", reason: "consent_changed" },
-        `${settings.consentId}:${now.getTime()}`,
-      );
-      return null;
-    }
     const gross = await grossToday(tx, pack, orgId, deps.seller, now);
     const limit = monthlyLimitCheck({
       limit: settings.monthlyLimit,
@@ -146,6 +137,12 @@ export async function queueIfDue(
       const key =
         limit.reason === "monthly_limit" ? startOfBerlinMonth(now).toISOString() : String(settings.consentId);
       await holdBack(change, key);
+      return null;
+    }
+    // The billing details may have changed the price the consent agreed to since it was given
+    // (billingDetailsChanged pauses at once; this catches what it could not see).
+    if (!(await consentStillCovers(tx, settings, pack, deps.seller.country, now))) {
+      await holdBack({ status: "paused", reason: "consent_changed" }, String(settings.consentId));
       return null;
     }
     return openAttempt(

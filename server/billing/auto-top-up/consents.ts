@@ -10,11 +10,15 @@ import type { DbOrTx } from "../../db/types.ts";
 import {
   type AutoTopUpPack,
   CONSENT_TEXT_VERSION,
+  consentCoversCharge,
   consentText,
   type Money,
+  type PackTerms,
+  packGross,
   type VatToday,
+  WITHDRAWAL_WAIVER,
 } from "../../domain/auto-top-up.ts";
-import { decideVat } from "../../domain/vat.ts";
+import { decideVat, taxed } from "../../domain/vat.ts";
 import type { Catalogue } from "../catalogue.ts";
 import { findBillingDetails } from "../subscription-store.ts";
 
@@ -156,27 +160,43 @@ export async function lastConsentedLimit(db: DbOrTx, orgId: string): Promise<Mon
 }
 
 /**
- * Whether the consent in force still covers what a charge would be now: its text is the one these
- * settings render today (billing details can change the price and VAT it words).
+ * Whether the consent in force still covers what a charge of `pack` would be now (billing details
+ * can change its gross and whether the withdrawal waiver is needed): consentCoversCharge on the
+ * terms the consent stored (its values and text) against today's. No consent covers nothing.
  */
 export async function consentStillCovers(
   db: DbOrTx,
-  settings: Pick<AutoTopUpSettingsRow, "orgId" | "consentId" | "threshold" | "monthlyLimit" | "currency">,
-  choice: Pick<ConsentChoice, "card" | "pack">,
+  settings: Pick<AutoTopUpSettingsRow, "orgId" | "consentId">,
+  pack: AutoTopUpPack,
   sellerCountry: string,
   now: Date,
 ): Promise<boolean> {
-  const consented = await consentTextOf(db, settings.consentId);
+  if (settings.consentId === null) return false;
+  const [consent] = await db
+    .select({ text: autoTopUpConsents.text, choice: autoTopUpConsents.choice })
+    .from(autoTopUpConsents)
+    .where(eq(autoTopUpConsents.id, settings.consentId));
+  const agreed = consent && termsOfConsent(consent);
+  if (!agreed) return false;
   const onFile = await vatOnFile(db, settings.orgId, sellerCountry, now);
-  const { text } = consentTextFor(
-    {
-      ...choice,
-      threshold: settings.threshold,
-      monthlyLimit: { amount: settings.monthlyLimit, currency: settings.currency },
-    },
-    onFile,
-  );
-  return consented === text;
+  return consentCoversCharge(agreed, {
+    gross: packGross(pack, onFile.vat),
+    currency: pack.currency,
+    waiver: !onFile.hasVatId,
+  });
+}
+
+/** The price per pack a stored consent agreed to (its values as storeConsent wrote them). */
+function termsOfConsent(consent: { text: string; choice: Record<string, unknown> }): PackTerms | null {
+  const pack = consent.choice.pack as { net?: unknown; currency?: unknown } | undefined;
+  const vat = consent.choice.vat as { rate_basis_points?: unknown } | undefined;
+  if (typeof pack?.net !== "number" || typeof pack.currency !== "string") return null;
+  if (typeof vat?.rate_basis_points !== "number") return null;
+  return {
+    gross: taxed(pack.net, vat.rate_basis_points).total,
+    currency: pack.currency,
+    waiver: consent.text.includes(WITHDRAWAL_WAIVER),
+  };
 }
 
 /** The text of a stored consent (what the member accepted), or null when there is none. */

@@ -1,24 +1,25 @@
 // Auto top-up in the billing history (AUTO-TOP-UP.md: "every charge, failure and pause is in the
 // billing history"). A paid charge is its invoice (settle.ts). A charge that failed (declined,
 // given up, or waiting for the customer's authentication) is a "failed" row under the attempt's
-// fulfilment key, so that paying it later turns the same row into the invoice. A charge that was
-// due and not made because auto top-up paused (a limit, a new card without consent) is a
-// "not_charged" row, once per fact (the same key its mail goes out once under). Pauses that no
-// due charge met (a member left, billing details changed) are in the activity log and Billing's
-// status, not here: the history lists payments, made or not.
-import type { AutoTopUpAttemptRow } from "../../db/schema/index.ts";
+// fulfilment key, so that paying it later turns the same row into the invoice; it says the latest
+// outcome (declined on its payment page, cancelled). A charge that was due and not made because
+// auto top-up paused (a limit, a new card or new terms without consent) is a "not_charged" row,
+// once per fact (the same key its mail goes out once under). Pauses that no due charge met (a
+// member left, billing details changed) are in the activity log and Billing's status, not here:
+// the history lists payments, made or not (decision 032).
+import { eq } from "drizzle-orm";
+import { type AutoTopUpAttemptRow, invoices } from "../../db/schema/index.ts";
 import type { Tx } from "../../db/types.ts";
 import { type AutoTopUpPack, PAUSE_REASONS, type PauseReason } from "../../domain/auto-top-up.ts";
-import { addressLines } from "../../domain/billing-details.ts";
 import { type Seller, taxed } from "../../domain/vat.ts";
 import type { Catalogue } from "../catalogue.ts";
-import { recordUnpaid } from "../invoices.ts";
+import { recordUnpaid, type UnpaidPayment } from "../invoices.ts";
 import { autoTopUpKey } from "../ports/fulfilment-keys.ts";
 import type { PaymentProvider } from "../ports/payment-provider.ts";
 import { findBillingDetails } from "../subscription-store.ts";
 import { vatOnFile } from "./consents.ts";
 
-interface HistoryDeps {
+export interface HistoryDeps {
   catalogue: Catalogue;
   seller: Seller;
   provider: Pick<PaymentProvider, "kind">;
@@ -32,21 +33,18 @@ export function unpaidDescription(packName: string, why: string): string {
 const packName = (deps: HistoryDeps, productId: string, credits: number) =>
   deps.catalogue.findTopUp(productId)?.topUp.name ?? `${credits} credit pack`;
 
-/** The buyer and VAT of the organisation's billing details on file today. */
+/**
+ * The VAT of the organisation's billing details on file today, and of the buyer only what decides
+ * it (country, VAT ID): these rows are no invoices, so they keep no name, e-mail or address for
+ * the years the invoices table is kept. Paying a failed row fills in the buyer as invoiced.
+ */
 async function buyerToday(tx: Tx, deps: HistoryDeps, orgId: string, now: Date) {
   const onFile = await findBillingDetails(tx, orgId);
   const { vat } = await vatOnFile(tx, orgId, deps.seller.country, now);
-  const country = onFile?.country ?? null;
   return {
     rateBasisPoints: vat.rateBasisPoints,
-    buyer: {
-      name: onFile?.name ?? null,
-      email: onFile?.email ?? null,
-      country,
-      vatId: onFile?.vatId ?? null,
-    },
     reverseCharge: vat.treatment === "reverse_charge",
-    address: addressLines(onFile?.address ?? null, country),
+    buyer: { name: null, email: null, country: onFile?.country ?? null, vatId: onFile?.vatId ?? null },
   };
 }
 
@@ -58,32 +56,46 @@ export async function recordFailedAttempt(
   sentence: string,
   now: Date,
 ): Promise<void> {
-  const { buyer, reverseCharge, address } = await buyerToday(tx, deps, attempt.orgId, now);
-  await recordUnpaid(
-    tx,
-    {
-      userId: attempt.orgId,
-      fulfilmentKey: autoTopUpKey(attempt.id),
-      provider: attempt.provider,
-      kind: "topup",
-      status: "failed",
-      description: unpaidDescription(packName(deps, attempt.productId, attempt.credits), sentence),
-      attemptedAt: now,
-      payment: {
-        net: attempt.net,
-        tax: attempt.gross - attempt.net,
-        total: attempt.gross,
-        currency: attempt.currency,
-        reverseCharge,
-        buyer,
-      },
-      providerInvoiceId: attempt.providerInvoiceId,
-      paymentReference: attempt.providerInvoiceId,
-      buyerAddress: address,
+  const { buyer, reverseCharge } = await buyerToday(tx, deps, attempt.orgId, now);
+  const row: UnpaidPayment = {
+    userId: attempt.orgId,
+    fulfilmentKey: autoTopUpKey(attempt.id),
+    provider: attempt.provider,
+    kind: "topup",
+    status: "failed",
+    description: unpaidDescription(packName(deps, attempt.productId, attempt.credits), sentence),
+    attemptedAt: now,
+    payment: {
+      net: attempt.net,
+      tax: attempt.gross - attempt.net,
+      total: attempt.gross,
+      currency: attempt.currency,
+      reverseCharge,
+      buyer,
     },
-    deps.seller,
-    now,
-  );
+    providerInvoiceId: attempt.providerInvoiceId,
+    paymentReference: attempt.providerInvoiceId,
+  };
+  await recordUnpaid(tx, row, deps.seller, now);
+}
+
+/**
+ * An attempt cancelled (auto top-up changed or turned off, its payment link lapsed, its invoice
+ * voided): the failed row it already has says so. One that never had a row gets none: nothing
+ * was refused by the card, and the customer's own change or staff's cancelled it.
+ */
+export async function recordCancelledAttempt(
+  tx: Tx,
+  deps: HistoryDeps,
+  attempt: AutoTopUpAttemptRow,
+  detail: string,
+  now: Date,
+): Promise<void> {
+  const [row] = await tx
+    .select({ status: invoices.status })
+    .from(invoices)
+    .where(eq(invoices.fulfilmentKey, autoTopUpKey(attempt.id)));
+  if (row?.status === "failed") await recordFailedAttempt(tx, deps, attempt, detail, now);
 }
 
 /**
@@ -99,26 +111,21 @@ export async function recordChargeNotMade(
   fact: string,
   now: Date,
 ): Promise<void> {
-  const { buyer, reverseCharge, address, rateBasisPoints } = await buyerToday(tx, deps, orgId, now);
-  await recordUnpaid(
-    tx,
-    {
-      userId: orgId,
-      fulfilmentKey: `auto_top_up_not_charged:${reason}:${fact}`,
-      provider: deps.provider.kind,
-      kind: "topup",
-      status: "not_charged",
-      description: unpaidDescription(
-        packName(deps, pack.productId, pack.credits),
-        PAUSE_REASONS[reason].sentence,
-      ),
-      attemptedAt: now,
-      payment: { ...taxed(pack.unitAmount, rateBasisPoints), currency: pack.currency, reverseCharge, buyer },
-      providerInvoiceId: null,
-      paymentReference: null,
-      buyerAddress: address,
-    },
-    deps.seller,
-    now,
-  );
+  const { buyer, reverseCharge, rateBasisPoints } = await buyerToday(tx, deps, orgId, now);
+  const row: UnpaidPayment = {
+    userId: orgId,
+    fulfilmentKey: `auto_top_up_not_charged:${reason}:${fact}`,
+    provider: deps.provider.kind,
+    kind: "topup",
+    status: "not_charged",
+    description: unpaidDescription(
+      packName(deps, pack.productId, pack.credits),
+      PAUSE_REASONS[reason].sentence,
+    ),
+    attemptedAt: now,
+    payment: { ...taxed(pack.unitAmount, rateBasisPoints), currency: pack.currency, reverseCharge, buyer },
+    providerInvoiceId: null,
+    paymentReference: null,
+  };
+  await recordUnpaid(tx, row, deps.seller, now);
 }

@@ -7,6 +7,7 @@ import type { Tx } from "../../db/types.ts";
 import { lockUser } from "../ledger-store.ts";
 import type { AutoTopUpChargeAnswer } from "../ports/payment-provider.ts";
 import { type ChargeDeps, chargeOf } from "./charges.ts";
+import { type HistoryDeps, recordCancelledAttempt } from "./history.ts";
 import { giveUpInTx, type Settlement, settleInTx } from "./settle.ts";
 import { changeStatus, SYSTEM_ACTOR } from "./status.ts";
 import {
@@ -104,10 +105,17 @@ async function pay(deps: ChargeDeps, attempt: AutoTopUpAttemptRow, invoiceId: st
  * Cancels the organisation's open attempt in `tx` (turned off or on again, the card removed, the
  * organisation deleted). Answers the invoice to void once `tx` has committed, if any.
  */
-export async function cancelOpenAttemptInTx(tx: Tx, orgId: string, detail: string, now: Date) {
+export async function cancelOpenAttemptInTx(
+  tx: Tx,
+  deps: HistoryDeps,
+  orgId: string,
+  detail: string,
+  now: Date,
+) {
   const open = await findOpenAttempt(tx, orgId);
   if (!open) return null;
   await updateAttempt(tx, open.id, { status: "cancelled", detail, settledAt: now }, now);
+  await recordCancelledAttempt(tx, deps, open, detail, now);
   return open.providerInvoiceId ? { invoiceId: open.providerInvoiceId, attemptId: open.id } : null;
 }
 
@@ -152,6 +160,7 @@ export async function sweep(deps: ChargeDeps): Promise<{ moved: number; resumed:
         { status: "cancelled", detail: EXPIRED_AUTHENTICATION_DETAIL, settledAt: now },
         now,
       );
+      await recordCancelledAttempt(tx, deps, current, EXPIRED_AUTHENTICATION_DETAIL, now);
       await changeStatus(
         tx,
         attempt.orgId,

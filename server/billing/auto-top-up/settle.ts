@@ -22,7 +22,7 @@ import { autoTopUpKey } from "../ports/fulfilment-keys.ts";
 import type { AutoTopUpChargeAnswer } from "../ports/payment-provider.ts";
 import { findBillingDetails, findCustomerId } from "../subscription-store.ts";
 import type { ChargeDeps } from "./charges.ts";
-import { recordFailedAttempt } from "./history.ts";
+import { recordCancelledAttempt, recordFailedAttempt } from "./history.ts";
 import { changeStatus, SYSTEM_ACTOR } from "./status.ts";
 import { findAttempt, findSettings, updateAttempt } from "./store.ts";
 
@@ -39,6 +39,9 @@ export interface Settlement {
 }
 
 const NOTHING: Settlement = { granted: false, toVoid: null };
+
+/** What a waiting payment's row says once its invoice was voided at the provider. */
+export const VOIDED_DETAIL = "Cancelled: this payment's invoice was voided, so nothing was charged.";
 
 /** The code and sentence of an attempt the provider never answered for (an operator looks too). */
 export const GAVE_UP_CODE = "processing_error";
@@ -67,6 +70,7 @@ export async function settleInTx(
   if (!open) return NOTHING;
   if (answer.status === "void") {
     await updateAttempt(tx, attempt.id, { status: "cancelled", settledAt: now }, now);
+    await recordCancelledAttempt(tx, deps, attempt, VOIDED_DETAIL, now);
     return NOTHING;
   }
   if (answer.status === "open") return NOTHING;

@@ -264,5 +264,38 @@ describe.each(TEST_DATABASES)("what stops auto top-up (%s)", (kind) => {
     expect(await settingsOf(t, user.id)).toMatchObject({ status: "paused", reason: "declined" });
     const page = await t.local.provider.findInvoicePage(waiting?.providerInvoiceId ?? "");
     expect(JSON.stringify(page)).toContain("void");
+    // The billing history's row of that payment says how it ended, not that it waits.
+    const rows = await t.deps.db.select().from(invoices).where(eq(invoices.userId, user.id));
+    expect(rows.filter((r) => r.kind === "topup")).toEqual([
+      expect.objectContaining({
+        status: "failed",
+        description: `Auto top-up: 500 credit pack. ${EXPIRED_AUTHENTICATION_DETAIL}`,
+        buyer: expect.objectContaining({ name: null, email: null }),
+      }),
+    ]);
+  });
+
+  it("a card renewed in place by the card updater (new last four digits) keeps auto top-up charging", async () => {
+    const t = ctx.t;
+    const { user, saved } = await subscriberWithAutoTopUp(t);
+    // What payment_method.automatically_updated does to the saved card (events.ts).
+    await t.deps.db
+      .update(savedCards)
+      .set({ last4: "9999", expYear: 2031 })
+      .where(eq(savedCards.paymentMethodId, saved.paymentMethodId));
+    const admin = await staffMember(t, "boss", "admin");
+    await postJson(
+      t.app,
+      "/v1/credits/consume",
+      { user_id: user.id, amount: 1000, reason: "render", idempotency_key: "spend-1" },
+      { Authorization: `Bearer ${admin.accessToken}` },
+    );
+    await settleAll(t);
+    expect(await settingsOf(t, user.id)).toMatchObject({ status: "active" });
+    expect(
+      (await t.deps.db.select().from(autoTopUpAttempts).where(eq(autoTopUpAttempts.orgId, user.id))).map(
+        (a) => a.status,
+      ),
+    ).toEqual(["paid"]);
   });
 });

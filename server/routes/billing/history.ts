@@ -50,7 +50,8 @@ export function billingHistoryRoutes(deps: ApiDeps & { billing: Billing }): Open
       path: "/billing/invoices",
       operationId: "listInvoices",
       tags: ["billing"],
-      summary: "The billing history: every payment (paid, refunded) and failed renewal, newest first",
+      summary:
+        "The billing history: every payment (paid, refunded), failed renewal or auto top-up, and auto top-up held back (not_charged), newest first",
       security,
       responses: {
         200: {
@@ -110,7 +111,7 @@ export function billingHistoryRoutes(deps: ApiDeps & { billing: Billing }): Open
         ...errorResponses(registry, {
           401: "No valid access token",
           ...ORG_REFUSALS,
-          404: "Not one of the organisation's invoices, a failed payment (no invoice issued), or Stripe's invoice; or the organisation is not found",
+          404: "Not one of the organisation's invoices, a payment not made (failed or not_charged: no invoice issued), or Stripe's invoice; or the organisation is not found",
         }),
       },
     },

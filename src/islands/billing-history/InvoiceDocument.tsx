@@ -6,7 +6,7 @@
 import { useStore } from "@nanostores/react";
 import { useEffect, useState } from "react";
 import { documentTitle, formatMoney, partyLines, vatRateLabel } from "../../../contract/invoice-document.ts";
-import type { Invoice, InvoiceParty } from "../../../contract/invoices.ts";
+import { type Invoice, type InvoiceParty, issuedNoInvoice } from "../../../contract/invoices.ts";
 import { readStoredToken } from "../../lib/auth-storage.ts";
 import { BILLING_TEXT } from "../../lib/billing-text.ts";
 import { isoDay } from "../../lib/format-date.ts";
@@ -93,7 +93,7 @@ function Document({ invoice }: { invoice: Invoice }) {
             )}
           </dl>
         </header>
-        {(invoice.status === "failed" || invoice.status === "not_charged") && (
+        {issuedNoInvoice(invoice.status) && (
           <p role="alert" className="alert alert-warning">
             {invoice.status === "failed" ? T.failedInvoice : T.notChargedInvoice}
           </p>
@@ -163,7 +163,7 @@ function Document({ invoice }: { invoice: Invoice }) {
               {T.stripeInvoice}
             </a>
           ) : (
-            invoice.status !== "failed" && (
+            !issuedNoInvoice(invoice.status) && (
               <>
                 <PdfButton invoice={invoice} />
                 <button type="button" className="btn btn-outline btn-sm" onClick={() => window.print()}>
