@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { AutoTopUp } from "../../contract/auto-top-up.ts";
+import { CARD, NEVER_SET } from "./auto-top-up-fixtures.ts";
 import {
   canResume,
   cardArrived,
@@ -38,23 +39,6 @@ const PACKS: Pack[] = packsFrom([
   },
 ]);
 
-const NEVER_SET: AutoTopUp = {
-  enabled: false,
-  threshold: null,
-  product_id: null,
-  monthly_limit: null,
-  charged_this_month: { amount: 0, currency: "eur" },
-  limit_resets_at: "2026-11-30T23:00:00.000Z",
-  card: null,
-  status: "off",
-  paused_reason: null,
-  reason_text: null,
-  paused_until: null,
-  consent_text_version: "v1",
-  last_attempt: null,
-  attempts: [],
-};
-
 const ON: AutoTopUp = {
   ...NEVER_SET,
   enabled: true,
@@ -62,7 +46,7 @@ const ON: AutoTopUp = {
   threshold: 100,
   product_id: "prod_500",
   monthly_limit: { amount: 20000, currency: "eur" },
-  card: { brand: "visa", last4: "4242", exp_month: 12, exp_year: 2030 },
+  card: CARD,
 };
 
 describe("parseMoney: what a person types, in cents", () => {

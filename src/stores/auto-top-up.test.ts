@@ -4,29 +4,12 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { AutoTopUp } from "../../contract/auto-top-up.ts";
 import { chooseOrganization } from "../lib/auth-storage.ts";
+import { CARD, NEVER_SET as STATE } from "../lib/auto-top-up-fixtures.ts";
 import { memoryStorage } from "../lib/memory-storage.ts";
 import { $autoTopUp, loadAutoTopUp, saveAutoTopUp, waitForCard } from "./auto-top-up.ts";
 
 const json = (status: number, body: unknown) =>
   new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
-
-const CARD = { brand: "visa", last4: "4242", exp_month: 12, exp_year: 2030 };
-const STATE: AutoTopUp = {
-  enabled: false,
-  threshold: null,
-  product_id: null,
-  monthly_limit: null,
-  charged_this_month: { amount: 0, currency: "eur" },
-  limit_resets_at: "2026-11-30T23:00:00.000Z",
-  card: null,
-  status: "off",
-  paused_reason: null,
-  reason_text: null,
-  paused_until: null,
-  consent_text_version: "v1",
-  last_attempt: null,
-  attempts: [],
-};
 
 let answers: AutoTopUp[];
 let fetchMock: ReturnType<typeof vi.fn>;
