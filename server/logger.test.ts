@@ -1,5 +1,6 @@
+import { spawn } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { createLogger, serializeError } from "./logger.ts";
+import { createLogger, LOG_CHUNK_BYTES, LOG_FLUSH_MS, serializeError } from "./logger.ts";
 
 function capture() {
   const lines: string[] = [];
@@ -57,5 +58,52 @@ describe("logs", () => {
       message: "boom",
       stack: expect.any(String),
     });
+  });
+});
+
+describe("standard output in chunks", () => {
+  // A child process, as main.ts logs: what the parent reads of its standard output.
+  const child = (script: string) =>
+    spawn(
+      process.execPath,
+      [
+        "--input-type=module",
+        "-e",
+        `import { chunkedStdout, createLogger } from ${JSON.stringify(new URL("./logger.ts", import.meta.url).href)};
+         const logger = createLogger({ level: "info" }, chunkedStdout());
+         ${script}`,
+      ],
+      { stdio: ["ignore", "pipe", "inherit"] },
+    );
+
+  it("shows a lone line within its flush interval, while the process goes on", async () => {
+    const proc = child(`logger.info("first line"); setTimeout(() => process.exit(0), 5000);`);
+    let seen = "";
+    const line = await new Promise<{ time: string }>((resolve) =>
+      proc.stdout.on("data", (chunk: Buffer) => {
+        seen += chunk.toString();
+        if (seen.includes("first line")) resolve(JSON.parse(seen.trim()) as { time: string });
+      }),
+    );
+    // Read soon after it was logged (the flush interval, and a busy machine's margin), well
+    // before the process ends: it did not wait for a full chunk or the exit.
+    expect(Date.now() - Date.parse(line.time)).toBeLessThan(1000);
+    proc.kill();
+  });
+
+  it("writes every line before the process exits, whole", async () => {
+    const proc = child(`for (let n = 0; n < 500; n += 1) logger.info({ n }, "line"); process.exit(0);`);
+    let out = "";
+    proc.stdout.on("data", (chunk: Buffer) => {
+      out += chunk.toString();
+    });
+    await new Promise((resolve) => proc.on("close", resolve));
+    const lines = out
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { n: number });
+    expect(lines.map((l) => l.n)).toEqual(Array.from({ length: 500 }, (_, n) => n));
+    expect(LOG_CHUNK_BYTES).toBe(4096);
+    expect(LOG_FLUSH_MS).toBe(100);
   });
 });

@@ -18,7 +18,7 @@ import { openDatabase } from "./db/client.ts";
 import { postgresChannel } from "./db/postgres-channel.ts";
 import { ConfigError, devPagesNote, loadConfig, localCheckoutNote, startupWarnings } from "./env.ts";
 import { createRateLimiter } from "./http/rate-limit.ts";
-import { createLogger } from "./logger.ts";
+import { chunkedStdout, createLogger } from "./logger.ts";
 import { createMailer } from "./mail/mailer.ts";
 import { noteRunningServer } from "./operator/running-servers.ts";
 import { listenOperatorSocket, operatorSocketPath } from "./operator/socket.ts";
@@ -35,7 +35,7 @@ function describeDatabase(url: string | undefined, dataDir: string): string {
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  const logger = createLogger({ level: config.LOG_LEVEL });
+  const logger = createLogger({ level: config.LOG_LEVEL }, chunkedStdout());
   for (const warning of startupWarnings(config)) logger.warn(warning);
   logger.info(devPagesNote(config));
   const site = config.distDir ? await loadSite(config.distDir) : undefined;
