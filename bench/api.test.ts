@@ -190,6 +190,53 @@ describe("apiRoutes with organisations (issue 33)", () => {
     ).toEqual(["consume", "consume-auto-top-up"]);
   });
 
+  it("measures each floor call right before its project call, the pair's order flipped in even rounds", () => {
+    const autoTopUp = [{ key: "gpk_t", id: "atu-key" }];
+    const routes = apiRoutes(user, access, undefined, orgs, autoTopUp, "http://127.0.0.1:4599");
+    const ids = (round: number) => roundOrder(routes, round).map((r) => r.id);
+    const service = [
+      "floor-introspect",
+      "introspect",
+      "floor-consume",
+      "consume",
+      "floor-consume-org",
+      "consume-org",
+      "consume-auto-top-up",
+    ];
+    expect(ids(1).slice(-7)).toEqual(service);
+    expect(ids(2).slice(-7)).toEqual([
+      "introspect",
+      "floor-introspect",
+      "consume-auto-top-up",
+      "consume-org",
+      "floor-consume-org",
+      "consume",
+      "floor-consume",
+    ]);
+    expect(ids(3).slice(-7)).toEqual(service);
+    // The floor's request is its call's, sent to the floor's origin; the project's keeps its own.
+    for (const [floorId, call] of [
+      ["floor-introspect", "introspect"],
+      ["floor-consume", "consume"],
+      ["floor-consume-org", "consume-org"],
+    ] as const) {
+      const floor = routes.find((r) => r.id === floorId);
+      const project = routes.find((r) => r.id === call);
+      expect(floor).toMatchObject({
+        origin: "http://127.0.0.1:4599",
+        method: project?.method,
+        path: project?.path,
+        headers: project?.headers,
+        connections: 20,
+        label: `floor: ${project?.label}`,
+      });
+      expect(project?.origin).toBeUndefined();
+    }
+    expect(body(routes.find((r) => r.id === "floor-consume-org")).api_key_id).toMatch(/^org-key-/);
+    // Without a floor (PGlite), none of its calls.
+    expect(apiRoutes(user, access, undefined, orgs).some((r) => r.id.startsWith("floor-"))).toBe(false);
+  });
+
   it("leaves the organisations' routes out without them (PGlite)", () => {
     const ids = apiRoutes(user, access).map((r) => r.id);
     expect(ids).not.toContain("me-org");

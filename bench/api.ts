@@ -91,7 +91,8 @@ export interface RouteSpec {
     | "consume"
     | "consume-org"
     | "consume-auto-top-up"
-    | "usage";
+    | "usage"
+    | FloorId;
   label: string;
   method: "GET" | "POST";
   path: string;
@@ -100,6 +101,21 @@ export interface RouteSpec {
   nextBody?: () => string;
   /** Concurrent connections for this route; default: the settings' connections. */
   connections?: number;
+  /** Another server's origin (the floor app's); default: the benchmarked server's. */
+  origin?: string;
+}
+
+/** The floor's calls (bench/floor/app.ts), each measured beside the project's call it is the floor of. */
+export const FLOOR_OF = {
+  introspect: "floor-introspect",
+  consume: "floor-consume",
+  "consume-org": "floor-consume-org",
+} as const;
+type FloorId = (typeof FLOOR_OF)[keyof typeof FLOOR_OF];
+
+/** The same request as `route`, sent to the floor app: measured right before it (reversed in even rounds). */
+function floorOf(route: RouteSpec & { id: keyof typeof FLOOR_OF }, origin: string): RouteSpec {
+  return { ...route, id: FLOOR_OF[route.id], label: `floor: ${route.label}`, origin };
 }
 
 /**
@@ -135,6 +151,7 @@ export function apiRoutes(
   usage?: SeededUsage,
   orgs?: SeededOrgs,
   autoTopUp?: SeededApiAccess["keys"],
+  floorOrigin?: string,
 ): RouteSpec[] {
   const history = usage
     ? ([
@@ -200,6 +217,14 @@ export function apiRoutes(
           : []),
       ] satisfies RouteSpec[])
     : [];
+  // The floor's call right before each project call it is the floor of (PostgreSQL only).
+  const withFloors = floorOrigin
+    ? service.flatMap((r): RouteSpec[] =>
+        r.id === "introspect" || r.id === "consume" || r.id === "consume-org"
+          ? [floorOf({ ...r, id: r.id }, floorOrigin), r]
+          : [r],
+      )
+    : service;
   return [
     { id: "baseline", label: "GET /healthz (baseline: trivial JSON)", method: "GET", path: "/healthz" },
     {
@@ -238,7 +263,7 @@ export function apiRoutes(
         password: user.password,
       }).toString(),
     },
-    ...service,
+    ...withFloors,
     ...history,
   ];
 }
@@ -298,18 +323,25 @@ export const DEFAULT_API_SETTINGS: ApiSettings = {
 };
 
 const request = (origin: string, route: RouteSpec) => ({
-  url: `${origin}${route.path}`,
+  url: `${route.origin ?? origin}${route.path}`,
   method: route.method,
   ...(route.headers ? { headers: route.headers } : {}),
   ...(route.body !== undefined ? { body: route.body } : {}),
   ...(route.nextBody ? { nextBody: route.nextBody } : {}),
 });
 
-/** The routes compared with another, round by round (their budgets are shares of it). */
+/**
+ * The routes compared with another, round by round (their budgets are shares of it): each group is
+ * the route named and those that name it. A floor joins its call's group right before the call, so
+ * the two run back to back in every round, in the other order in even rounds.
+ */
 const COMPARED_WITH: Partial<Record<RouteSpec["id"], RouteSpec["id"]>> = {
   "me-org": "me",
   "consume-org": "consume",
   "consume-auto-top-up": "consume",
+  "floor-introspect": "introspect",
+  "floor-consume": "consume",
+  "floor-consume-org": "consume",
 };
 
 /**
@@ -366,8 +398,9 @@ export async function measureRoutes(
   usage?: SeededUsage,
   orgs?: SeededOrgs,
   autoTopUp?: SeededApiAccess["keys"],
+  floorOrigin?: string,
 ): Promise<RouteFigures[]> {
-  const routes = apiRoutes(user, access, usage, orgs, autoTopUp);
+  const routes = apiRoutes(user, access, usage, orgs, autoTopUp, floorOrigin);
   const options = (route: RouteSpec, durationSeconds: number) => ({
     ...request(origin, route),
     connections: route.connections ?? settings.connections,

@@ -1,15 +1,25 @@
 import { describe, expect, it } from "vitest";
+import type { DatabaseApi } from "./api.ts";
 import {
   apiChecks,
   autoTopUpConsumeShares,
   consoleChecks,
+  floorShare,
   LIMITS,
   lighthouseChecks,
   orgConsumeShare,
   pageWeightChecks,
   summariseBudgets,
 } from "./budgets.ts";
-import { type AutoTopUpFigures, database, type OrgFigures, page, run, weight } from "./test-fixtures.ts";
+import {
+  type AutoTopUpFigures,
+  database,
+  type OrgFigures,
+  page,
+  run,
+  weight,
+  withFloors,
+} from "./test-fixtures.ts";
 
 const verdicts = (checks: { id: string; subject: string; verdict: string }[]) =>
   Object.fromEntries(checks.map((c) => [`${c.id} ${c.subject}`, c.verdict]));
@@ -161,9 +171,10 @@ describe("apiChecks", () => {
       "api-auto-top-up-latency PGlite": "not measured",
       "api-me-under-logins PGlite": "pass",
       "api-products PostgreSQL": "fail",
-      "api-introspect PostgreSQL": "pass",
+      "api-introspect-floor PostgreSQL": "not measured",
+      "api-consume-floor PostgreSQL": "not measured",
+      "api-consume-org-floor PostgreSQL": "not measured",
       "api-introspect-p99 PostgreSQL": "fail",
-      "api-consume PostgreSQL": "pass",
       "api-consume-p99 PostgreSQL": "fail",
       "api-org-consume-p99 PostgreSQL": "not measured",
       "api-org-consume-rate PostgreSQL": "not measured",
@@ -182,9 +193,10 @@ describe("apiChecks", () => {
     const checks = apiChecks([{ database: "PostgreSQL", skipped: "no PostgreSQL at 127.0.0.1:5432" }]);
     expect(checks.map((c) => [c.id, c.verdict, c.measured])).toEqual([
       ["api-products", "not measured", "no PostgreSQL at 127.0.0.1:5432"],
-      ["api-introspect", "not measured", "no PostgreSQL at 127.0.0.1:5432"],
+      ["api-introspect-floor", "not measured", "no PostgreSQL at 127.0.0.1:5432"],
+      ["api-consume-floor", "not measured", "no PostgreSQL at 127.0.0.1:5432"],
+      ["api-consume-org-floor", "not measured", "no PostgreSQL at 127.0.0.1:5432"],
       ["api-introspect-p99", "not measured", "no PostgreSQL at 127.0.0.1:5432"],
-      ["api-consume", "not measured", "no PostgreSQL at 127.0.0.1:5432"],
       ["api-consume-p99", "not measured", "no PostgreSQL at 127.0.0.1:5432"],
       ["api-org-consume-p99", "not measured", "no PostgreSQL at 127.0.0.1:5432"],
       ["api-org-consume-rate", "not measured", "no PostgreSQL at 127.0.0.1:5432"],
@@ -197,6 +209,56 @@ describe("apiChecks", () => {
       ["api-auto-top-up-latency", "not measured", "no PostgreSQL at 127.0.0.1:5432"],
       ["api-me-under-logins", "not measured", "no PostgreSQL at 127.0.0.1:5432"],
     ]);
+  });
+});
+
+describe("the floor's budgets (issue 35)", () => {
+  const IDS = ["api-introspect-floor", "api-consume-floor", "api-consume-org-floor"];
+  const floorChecks = (db: DatabaseApi) => apiChecks([db]).filter((c) => IDS.includes(c.id));
+  const row = (db: DatabaseApi) =>
+    Object.fromEntries(floorChecks(db).map((c) => [c.id, [c.measured, c.verdict, c.worse]]));
+  const postgres = () => database("PostgreSQL", 0.6, 0.3, 20);
+
+  it("is 85% of the floor for each call", () => {
+    expect(LIMITS.floorShare).toBe(0.85);
+  });
+
+  it("judge each call by the median of its rounds' shares of the floor, not by the medians' share", () => {
+    // Introspect's rounds: 0.90, 0.50, 0.86 (median 0.86); the medians' share would be 900 / 1000 = 0.90.
+    const db = withFloors(postgres(), {
+      introspect: { project: [900, 500, 1290], floor: [1000, 1000, 1500] },
+      consume: { project: [849, 849, 849], floor: [1000, 1000, 1000] },
+      "consume-org": { project: [850, 850, 850], floor: [1000, 1000, 1000] },
+    });
+    expect(floorShare(db, "introspect")).toBeCloseTo(0.86);
+    expect(row(db)).toEqual({
+      "api-introspect-floor": ["86.0%", "pass", "lower"],
+      "api-consume-floor": ["84.9%", "fail", "lower"],
+      "api-consume-org-floor": ["85.0%", "pass", "lower"],
+    });
+  });
+
+  it("say which call, against what, and are not measured without the floor (PGlite, or organisations missing)", () => {
+    const db = withFloors(postgres(), { consume: { project: [900], floor: [1000] } });
+    const checks = floorChecks(db);
+    expect(checks.map((c) => [c.id, c.verdict])).toEqual([
+      ["api-introspect-floor", "not measured"],
+      ["api-consume-floor", "pass"],
+      ["api-consume-org-floor", "not measured"],
+    ]);
+    expect(checks[1]?.budget).toBe(
+      "POST /v1/credits/consume (personal keys) ≥ 85% of its floor's requests/s (bare Hono, same SQL, same rounds) at 20 concurrent on PostgreSQL",
+    );
+    expect(floorShare(postgres(), "consume")).toBeUndefined();
+    expect(floorChecks(database("PGlite", 0.6, 0.3, 20))).toEqual([]);
+  });
+
+  it("leave the share of /healthz as context: no budget on it for introspect and consume", () => {
+    const ids = apiChecks([postgres()]).map((c) => c.id);
+    expect(ids).not.toContain("api-introspect");
+    expect(ids).not.toContain("api-consume");
+    expect(ids).toContain("api-introspect-p99");
+    expect(ids).toContain("api-consume-p99");
   });
 });
 

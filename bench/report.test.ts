@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { DEFAULT_API_SETTINGS } from "./api.ts";
 import { apiChecks, lighthouseChecks, pageWeightChecks } from "./budgets.ts";
 import { type BenchReport, renderReport } from "./report.ts";
-import { database, MACHINE, page, run, weight } from "./test-fixtures.ts";
+import { database, MACHINE, page, run, weight, withFloors } from "./test-fixtures.ts";
 
 function report(overrides: Partial<BenchReport> = {}): BenchReport {
   const pageWeight = [weight("/", 76_600), weight("/login", 78_500), weight("/plans", 83_000)];
@@ -124,6 +124,36 @@ describe("renderReport", () => {
     // Without those figures (the PGlite fixture of the other tests), no such sentences.
     expect(markdown).not.toContain("Consume with auto top-up on");
     expect(markdown).not.toContain("time to credits");
+  });
+
+  it("tables introspect and consume against their floor, with p99, the share, each round's, and /healthz as context", () => {
+    const databases = [
+      withFloors(database("PostgreSQL", 0.6, 0.3, 20), {
+        introspect: { project: [900, 500, 1290], floor: [1000, 1000, 1500], p99: 7 },
+        consume: { project: [640, 600, 700], floor: [1000, 1000, 1000], p99: 21 },
+      }),
+    ];
+    const text = renderReport(report({ databases, checks: apiChecks(databases) })).replace(/ {2,}/g, " ");
+    expect(text).toContain(
+      "| Call | Project req/s | Project p99 | Floor req/s | Floor p99 | Share of floor | Each round |",
+    );
+    expect(text).toContain(
+      "| POST /v1/introspect (a personal API key) | 900 | 7 ms ✅ | 1000 | 4 ms | 86.0% ✅ | 90.0%, 50.0%, 86.0% |",
+    );
+    expect(text).toContain(
+      "| POST /v1/credits/consume (personal keys) | 640 | 21 ms ❌ | 1000 | 4 ms | 64.0% ❌ | 64.0%, 60.0%, 70.0% |",
+    );
+    // No organisation keys measured: no row for them, and introspection through one is named as missing.
+    expect(text).not.toContain("organisation keys with a member cap) |");
+    expect(text).toContain(
+      "Context, not a budget: as a share of GET /healthz (10000 req/s in this run), introspect",
+    );
+    expect(text).toContain("Introspection through an organisation's key is not measured");
+    expect(text).toMatch(
+      /\| API \| POST \/v1\/credits\/consume \(personal keys\) ≥ 85% of its floor's requests\/s .* \| ❌ fail/,
+    );
+    // Without the floor (PGlite, or the default fixture) the table is left out.
+    expect(markdown).not.toContain("Share of floor");
   });
 
   it("compares the login and plans pages with the starter and the floor", () => {

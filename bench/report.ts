@@ -10,6 +10,8 @@ import { CONSUME_THRESHOLD } from "./auto-top-up.ts";
 import {
   autoTopUpConsumeShares,
   type BudgetCheck,
+  FLOOR_CALLS,
+  floorShare,
   LIMITS,
   PUBLIC_PAGES,
   summariseBudgets,
@@ -342,6 +344,68 @@ const rps = (f: LoadFigures) => f.requestsPerSecond.toFixed(f.requestsPerSecond 
 const errors = (f: LoadFigures) =>
   f.non2xx + f.errors === 0 ? "0" : `${f.non2xx} non-2xx, ${f.errors} errors`;
 
+/** Each round's share, in order: "61.2%, 64.0%, 66.1%". */
+const roundShares = (project: readonly LoadFigures[], floor: readonly LoadFigures[]) =>
+  project
+    .map((r, i) => ratioText(r.requestsPerSecond / (floor[i]?.requestsPerSecond ?? Number.NaN)))
+    .join(", ");
+
+/**
+ * The generation service's calls against their floor (issue 35): a table of the project's and the
+ * floor's requests/s and p99 and the share, then the share of /healthz as context. Nothing when the
+ * floor was not measured (PGlite, or a run without it).
+ */
+export function floorSection(db: DatabaseApi, checks: readonly BudgetCheck[]): string[] {
+  if (!("routes" in db)) return [];
+  const find = (id: string) => db.routes.find((r) => r.route.id === id);
+  const checkMark = (id: string) => mark(checks.find((c) => c.subject === db.database && c.id === id));
+  const rows = FLOOR_CALLS.flatMap(({ call, floor: floorId, label }) => {
+    const project = find(call);
+    const floor = find(floorId);
+    const share = floorShare(db, call);
+    if (!project || !floor || share === undefined) return [];
+    return [
+      [
+        label,
+        rps(project.figures),
+        `${ms(project.figures.p99)}${checkMark(`api-${call === "consume-org" ? "org-consume" : call}-p99`)}`,
+        rps(floor.figures),
+        ms(floor.figures.p99),
+        `${ratioText(share)}${checkMark(`api-${call}-floor`)}`,
+        roundShares(project.rounds, floor.rounds),
+      ],
+    ];
+  });
+  if (rows.length === 0) return [];
+  const baseline = find("baseline");
+  const context = (["introspect", "consume"] as const).flatMap((id) => {
+    const route = find(id);
+    return route ? [`${id} ${ratioText(route.ratio)}`] : [];
+  });
+  return [
+    "The generation service's calls against their floor: a bare Hono app (bench/floor/app.ts, its own process, " +
+      "no middleware, no request log) with the same driver (postgres.js), the same database, seed and keys, and " +
+      "the minimal SQL of each call (consume: the project's batched transaction, a lock, the reads and one " +
+      "write, one round trip a batch; introspect: one prepared read). Each call and its floor run back to back " +
+      `in every round, in the other order in every even round, ${SERVICE_CONNECTIONS} connections; the share is ` +
+      "the median over the rounds of each round's project requests/s over the floor's.",
+    "",
+    table(
+      ["Call", "Project req/s", "Project p99", "Floor req/s", "Floor p99", "Share of floor", "Each round"],
+      rows,
+    ),
+    "",
+    ...(baseline && context.length > 0
+      ? [
+          `Context, not a budget: as a share of GET /healthz (${rps(baseline.figures)} req/s in this run), ` +
+            `${context.join(", ")}. Introspection through an organisation's key is not measured (the ` +
+            "benchmark introspects a personal key), so it has no floor share yet.",
+          "",
+        ]
+      : []),
+  ];
+}
+
 function apiSection(
   databases: readonly DatabaseApi[],
   settings: ApiSettings,
@@ -397,6 +461,7 @@ function apiSection(
     return [
       `### ${db.database}`,
       "",
+      ...floorSection(db, checks),
       table(
         ["Route", "Requests/s", "Ratio to baseline", "p50", "p99", "Failed"],
         db.routes.map((r) => [

@@ -56,12 +56,14 @@ import { renderReport } from "./report.ts";
 import {
   createApiKeys,
   createServiceKey,
+  type RunningServer,
   SERVER_SETTINGS,
   type SeededUser,
   seedApiAccess,
   seedOrgs,
   seedUsageHistory,
   seedUser,
+  startFloor,
   startServer,
 } from "./server.ts";
 import { kb } from "./sizes.ts";
@@ -230,6 +232,7 @@ async function apiForDatabase(
 ): Promise<DatabaseApi> {
   log(`API on ${database}:`);
   const server = await startServer({ distDir, databaseUrl });
+  let floor: RunningServer | undefined;
   try {
     const user = await seedUser(server.origin);
     const customers = [user];
@@ -265,6 +268,9 @@ async function apiForDatabase(
     log(
       `  seeded ${settings.usageCharges} charges over ${USAGE_DAYS} days in ${((performance.now() - seeding) / 1000).toFixed(0)} s`,
     );
+    // The floor (issue 35): a bare app on the same database, its calls measured beside the project's.
+    floor = databaseUrl ? await startFloor(databaseUrl) : undefined;
+    if (floor) log(`  the floor app (bench/floor/app.ts) answers on ${floor.origin}`);
     const routes = await measureRoutes(
       server.origin,
       user,
@@ -274,7 +280,10 @@ async function apiForDatabase(
       usage,
       orgs,
       autoTopUpKeys,
+      floor?.origin,
     );
+    await floor?.stop();
+    floor = undefined;
     const membership = orgs
       ? await measureMembershipCheck(server.origin, user, orgs, settings.membershipPairs, log)
       : undefined;
@@ -288,6 +297,7 @@ async function apiForDatabase(
     const loginLoad = await measureLoginLoad(server.origin, user, settings, log);
     return { database, routes, loginLoad, autoTopUp, ...(membership ? { membership } : {}) };
   } finally {
+    await floor?.stop();
     await server.stop();
   }
 }

@@ -11,6 +11,7 @@ import { envSchema } from "../server/env.ts";
 import { operatorSocketPath, sendOperatorCommand } from "../server/operator/socket.ts";
 import { ORG_HEADER } from "../server/orgs/membership.ts";
 import { berlinToday } from "../src/lib/usage-view.ts";
+import { FLOOR_ENV } from "./floor/app.ts";
 
 /** Per-IP and per-account limits raised so the login benchmarks measure the server, not the limiter. */
 export const RAISED_RATE_LIMITS: Readonly<Record<string, string>> = {
@@ -107,6 +108,15 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const log = openSync(logFile, "a");
   const child = spawn(process.execPath, [resolve("server/main.ts")], { env, stdio: ["ignore", log, log] });
   closeSync(log);
+  return watched(child, { origin, port, dataDir, logFile }, options.startTimeoutMs ?? 60_000);
+}
+
+/** A started server once it answers /healthz, with its stop (SIGTERM, then SIGKILL after 15 s); stopped if it never does. */
+async function watched(
+  child: ChildProcess,
+  where: Omit<RunningServer, "stop">,
+  startTimeoutMs: number,
+): Promise<RunningServer> {
   const exited = new Promise<void>((done) => child.once("exit", () => done()));
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) {
@@ -115,15 +125,37 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       await exited;
       clearTimeout(timer);
     }
-    rmSync(dataDir, { recursive: true, force: true });
+    rmSync(where.dataDir, { recursive: true, force: true });
   };
   try {
-    await waitForHealth(origin, child, logFile, options.startTimeoutMs ?? 60_000);
+    await waitForHealth(where.origin, child, where.logFile, startTimeoutMs);
   } catch (error) {
     await stop();
     throw error;
   }
-  return { origin, port, dataDir, logFile, stop };
+  return { ...where, stop };
+}
+
+/**
+ * The floor app (bench/floor/app.ts) in its own process against the project's database, on a free
+ * port: the bare calls the project's introspect and consume are measured against (issue 35).
+ */
+export async function startFloor(databaseUrl: string): Promise<RunningServer> {
+  const port = await freePort();
+  const dataDir = mkdtempSync(join(tmpdir(), "portal-bench-floor-"));
+  const logFile = join(dataDir, "floor.log");
+  const origin = `http://127.0.0.1:${port}`;
+  const log = openSync(logFile, "a");
+  const child = spawn(process.execPath, [resolve("bench/floor/app.ts")], {
+    env: {
+      PATH: process.env.PATH ?? "",
+      [FLOOR_ENV.databaseUrl]: databaseUrl,
+      [FLOOR_ENV.port]: String(port),
+    },
+    stdio: ["ignore", log, log],
+  });
+  closeSync(log);
+  return watched(child, { origin, port, dataDir, logFile }, 15_000);
 }
 
 export interface SeededUser {

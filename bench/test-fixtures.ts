@@ -152,3 +152,33 @@ export function database(
     },
   };
 }
+
+/** Each round's requests/s of a call and of its floor, and the call's p99 (the floor's: 4 ms). */
+export interface FloorRounds {
+  project: number[];
+  floor: number[];
+  p99?: number;
+}
+
+/**
+ * `db` with floor routes (issue 35): each call given is measured in rounds beside its floor. The
+ * call's route is replaced (or added), the floor's added after it.
+ */
+export function withFloors(
+  db: DatabaseApi,
+  calls: Partial<Record<"introspect" | "consume" | "consume-org", FloorRounds>>,
+): DatabaseApi {
+  if (!("routes" in db)) return db;
+  const routes = [...db.routes];
+  for (const [call, rounds] of Object.entries(calls) as [
+    "introspect" | "consume" | "consume-org",
+    FloorRounds,
+  ][]) {
+    const project = inRounds(call, rounds.project, rounds.p99 ?? 8);
+    const at = routes.findIndex((r) => r.route.id === call);
+    if (at >= 0) routes[at] = project;
+    else routes.push(project);
+    routes.push(inRounds(`floor-${call}`, rounds.floor, 4));
+  }
+  return { ...db, routes };
+}
