@@ -13,9 +13,14 @@
 //   can arrive before the checkout event, so that is how it is tied to the user.
 import type { Stripe } from "stripe";
 import type { BuyerDetails } from "../../billing/ports/events.ts";
-import type { TaxTreatment } from "../../domain/vat.ts";
 import { checkoutSessionMetadata, STRIPE_API_VERSION, subscriptionMetadata } from "../stripe/format.ts";
-import { invoiceAmounts, invoiceLines, invoiceTaxLines } from "./invoice-parts.ts";
+import {
+  invoiceAmounts,
+  invoiceLines,
+  invoiceTaxLines,
+  type SaleTax,
+  type Seconds,
+} from "./invoice-parts.ts";
 import { stripeFixture } from "./stripe-fixtures.ts";
 
 export type DeepPartial<T> = T extends readonly (infer U)[]
@@ -25,7 +30,7 @@ export type DeepPartial<T> = T extends readonly (infer U)[]
     : T;
 
 /** Unix seconds. */
-export type Seconds = number;
+export type { SaleTax, Seconds } from "./invoice-parts.ts";
 
 export interface EventMeta {
   /** evt_… */
@@ -55,13 +60,6 @@ export function envelope<TType extends string, TObject>(
 // ---- what a sale was taxed ----
 
 /** The tax of one sale, as Stripe Tax computed it (the local checkout computes it the same way). */
-export interface SaleTax {
-  /** Minor units, on top of the net amount. */
-  amount: number;
-  rateBasisPoints: number;
-  treatment: TaxTreatment;
-  buyer: BuyerDetails;
-}
 
 export const NO_ADDRESS = {
   city: null,

@@ -1,8 +1,20 @@
 // Parts of the Stripe invoices the local checkout sends, shared by both kinds, which Stripe builds
 // alike: a subscription's (event-builders.ts) and an auto top-up's one-off invoice
 // (one-off-invoice-events.ts). Their tax lines, amounts and one line.
+import type { BuyerDetails } from "../../billing/ports/events.ts";
 import type { TaxTreatment } from "../../domain/vat.ts";
-import type { SaleTax, Seconds } from "./event-builders.ts";
+
+/** Unix seconds, as Stripe's objects carry times. */
+export type Seconds = number;
+
+/** The VAT of one sale, as the local checkout charges it. */
+export interface SaleTax {
+  /** Minor units, on top of the net amount. */
+  amount: number;
+  rateBasisPoints: number;
+  treatment: TaxTreatment;
+  buyer: BuyerDetails;
+}
 
 /** Stripe's `taxability_reason` for each treatment. */
 function taxabilityReason(treatment: TaxTreatment) {
