@@ -9,6 +9,7 @@ import {
   lighthouseChecks,
   orgConsumeShare,
   pageWeightChecks,
+  shareText,
   summariseBudgets,
 } from "./budgets.ts";
 import {
@@ -219,8 +220,9 @@ describe("the floor's budgets (issue 35)", () => {
     Object.fromEntries(floorChecks(db).map((c) => [c.id, [c.measured, c.verdict, c.worse]]));
   const postgres = () => database("PostgreSQL", 0.6, 0.3, 20);
 
-  it("is 85% of the floor for each call", () => {
+  it("is 85% of the floor for each call, and a share just under it never reads as it", () => {
     expect(LIMITS.floorShare).toBe(0.85);
+    expect([0.8497, 0.85, 0.57, 1.2].map(shareText)).toEqual(["84.9%", "85.0%", "57.0%", "120.0%"]);
   });
 
   it("judge each call by the median of its rounds' shares of the floor, not by the medians' share", () => {

@@ -286,6 +286,12 @@ export function orgConsumeShare(db: DatabaseApi): number | undefined {
   return org && personal ? ratioOverRounds(org.rounds, personal.rounds) : undefined;
 }
 
+/**
+ * A share of the floor, one decimal, cut rather than rounded: 0.8497 reads "84.9%", never the
+ * limit it missed.
+ */
+export const shareText = (ratio: number) => `${(Math.floor(ratio * 1000 + 1e-9) / 10).toFixed(1)}%`;
+
 /** The floor's calls and what each is the floor of, in the order the report lists them. */
 export const FLOOR_CALLS = [
   { call: "introspect", floor: FLOOR_OF.introspect, label: "POST /v1/introspect (a personal API key)" },
@@ -356,7 +362,7 @@ export function apiChecks(databases: readonly DatabaseApi[]): BudgetCheck[] {
           `api-${call}-floor`,
           `${label} ≥ ${LIMITS.floorShare * 100}% of its floor's requests/s (bare Hono, same SQL, same rounds) at 20 concurrent on PostgreSQL`,
           floorShare(db, call),
-          percent,
+          shareText,
           (v) => v >= LIMITS.floorShare,
           "lower",
         );

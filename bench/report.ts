@@ -14,6 +14,7 @@ import {
   floorShare,
   LIMITS,
   PUBLIC_PAGES,
+  shareText,
   summariseBudgets,
 } from "./budgets.ts";
 import type { PageLighthouse } from "./lighthouse.ts";
@@ -371,7 +372,7 @@ export function floorSection(db: DatabaseApi, checks: readonly BudgetCheck[]): s
         `${ms(project.figures.p99)}${checkMark(`api-${call === "consume-org" ? "org-consume" : call}-p99`)}`,
         rps(floor.figures),
         ms(floor.figures.p99),
-        `${ratioText(share)}${checkMark(`api-${call}-floor`)}`,
+        `${shareText(share)}${checkMark(`api-${call}-floor`)}`,
         roundShares(project.rounds, floor.rounds),
       ],
     ];
@@ -501,7 +502,8 @@ function apiSection(
       `against one route at a time: ${settings.warmupSeconds} s of warm-up for each, then ${settings.rounds} rounds ` +
       `of ${settings.durationSeconds} s per route (baseline, products, users/me, token, introspect, consume, usage in turn, ` +
       "on PostgreSQL users/me with X-Organization beside users/me and consume through organisation keys " +
-      "beside consume, consume with auto top-up on beside those, each group's order reversed in every even round, " +
+      "beside consume, consume with auto top-up on beside those, on PostgreSQL each floor call (below) right before " +
+      "its call, each group's order reversed in every even round, " +
       "so drift and what the first leaves in the " +
       "database hit them alike). Requests/s and latency (milliseconds) are the medians over the rounds; the ratio is the median of " +
       "each round's requests/s over the baseline's in that round, which cancels out most of the machine's speed; the " +
