@@ -2,7 +2,7 @@
 // on"), in the webhook's transaction. A card is saved from its SetupIntent's event, once per
 // SetupIntent; the newest SetupIntent's card wins whatever order events arrive in. An invoice's
 // event settles its attempt as the charge's own answer would: whichever comes first acts.
-import { eq, lt } from "drizzle-orm";
+import { eq, lte } from "drizzle-orm";
 import type { Logger } from "pino";
 import { appendAudit } from "../../audit/audit-log.ts";
 import { cardSetupSessions, organizations, savedCards } from "../../db/schema/index.ts";
@@ -165,7 +165,10 @@ async function saveCard(
     .onConflictDoUpdate({
       target: savedCards.orgId,
       set: values,
-      setWhere: lt(savedCards.setupAt, event.setupAt),
+      // Stripe's times are whole seconds: of two SetupIntents made in the same second, the one
+      // whose event arrives later wins, as the check above lets it (the same rule, so a card is
+      // never left unsaved while the pause for it is made).
+      setWhere: lte(savedCards.setupAt, event.setupAt),
     });
   await appendAudit(
     tx,

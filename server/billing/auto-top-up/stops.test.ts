@@ -127,6 +127,15 @@ describe.each(TEST_DATABASES)("what stops auto top-up (%s)", (kind) => {
     );
   });
 
+  it("a card saved in the same second as the one before replaces it (Stripe's times are whole seconds)", async () => {
+    const t = ctx.t;
+    const { user, saved } = await subscriberWithAutoTopUp(t);
+    const newer = await saveCard(t, user.id, user.id, AUTO_TOP_UP_CARDS.declines);
+    expect(newer.paymentMethodId).not.toBe(saved.paymentMethodId);
+    expect(newer.setupAt.getTime()).toBe(saved.setupAt.getTime());
+    expect(await settingsOf(t, user.id)).toMatchObject({ status: "paused", reason: "card_replaced" });
+  });
+
   /** PUT /v1/billing/details as the customer gives them (a French consumer pays 20 % VAT, not 19 %). */
   const giveDetails = async (t: TestApp, token: string, country: string) => {
     const res = await t.app.request("/v1/billing/details", {
