@@ -320,6 +320,30 @@ describe("needsConsent", () => {
       false,
     ],
     ["a first limit while on", { ...ON, monthly_limit: null }, request, true],
+    [
+      "the same values while paused for a new card",
+      { ...ON, status: "paused" as const, paused_reason: "card_replaced" },
+      request,
+      true,
+    ],
+    [
+      "the same values while paused for new terms",
+      { ...ON, status: "paused" as const, paused_reason: "consent_changed" },
+      request,
+      true,
+    ],
+    [
+      "the same values while paused for a decline",
+      { ...ON, status: "paused" as const, paused_reason: "declined" },
+      request,
+      false,
+    ],
+    [
+      "the same values while active with a reason left over",
+      { ...ON, status: "active" as const, paused_reason: "card_replaced" },
+      request,
+      false,
+    ],
     ["turning off", ON, { ...request, enabled: false }, false],
     ["values while off", NEVER_SET, { ...request, enabled: false }, false],
   ])("%s: %s", (_, state, req, expected) => {
@@ -443,6 +467,8 @@ describe("canResume", () => {
     ["a limit below one pack", { status: "paused" as const, paused_reason: "limit_below_pack" }, false],
     ["an authentication", { status: "paused" as const, paused_reason: "authentication_required" }, false],
     ["the card's saver left", { status: "paused" as const, paused_reason: "member_left" }, false],
+    ["a new card", { status: "paused" as const, paused_reason: "card_replaced" }, false],
+    ["new terms", { status: "paused" as const, paused_reason: "consent_changed" }, false],
     ["a pause without a reason", { status: "paused" as const, paused_reason: null }, true],
     ["off", { status: "off" as const, paused_reason: null }, false],
   ])("%s", (_, change, expected) => {

@@ -178,14 +178,19 @@ const sameRequestValues = (state: AutoTopUp, request: AutoTopUpRequest) =>
   state.monthly_limit.amount === request.monthly_limit.amount &&
   state.monthly_limit.currency.toLowerCase() === request.monthly_limit.currency.toLowerCase();
 
+/** Pauses that only new consent ends: a new card, or billing details that changed a pack's price. */
+const CONSENT_PAUSES: readonly (string | null)[] = ["card_replaced", "consent_changed"];
+
 /**
- * Whether sending `request` needs the customer's consent first: turning auto top-up on, or a change
- * of pack, threshold or limit while it is on. (A replaced card needs it too: the API says so with a
- * 422 on `consent`, and the form then asks, see AutoTopUpSettings.)
+ * Whether sending `request` needs the customer's consent first: turning auto top-up on, a change
+ * of pack, threshold or limit while it is on, or saving while paused for a new card or new terms.
+ * (Whatever else changed the text, the API says with a 422 on `consent`, and the form then asks,
+ * see AutoTopUpSettings.)
  */
 export function needsConsent(state: AutoTopUp, request: AutoTopUpRequest): boolean {
   if (!request.enabled) return false;
   if (!state.enabled || state.status === "off") return true;
+  if (state.status === "paused" && CONSENT_PAUSES.includes(state.paused_reason)) return true;
   return !sameRequestValues(state, request);
 }
 
@@ -265,12 +270,15 @@ const NOT_RESUMED_BY_ASKING: readonly (string | null)[] = [
   "limit_below_pack",
   "authentication_required",
   "member_left",
+  // Ended by agreeing to the new text: Save in the settings shows it (needsConsent).
+  ...CONSENT_PAUSES,
 ];
 
 /**
  * Whether Billing offers "Resume": a pause the customer ends by asking again (a decline, the daily
  * limit). A monthly-limit pause ends by itself or with a higher limit, a limit below one pack with a
- * higher limit, an authentication with the payment's page, a card whose saver left with a new card.
+ * higher limit, an authentication with the payment's page, a card whose saver left with a new card,
+ * a new card or new terms with consent (Save).
  */
 export function canResume(state: Pick<AutoTopUp, "status" | "enabled" | "paused_reason" | "card">): boolean {
   if (state.status !== "paused" || !state.enabled || state.card === null) return false;

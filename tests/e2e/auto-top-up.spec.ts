@@ -4,6 +4,7 @@
 // phone in the dark and a desktop in the light, swept with axe.
 import type { APIRequestContext } from "@playwright/test";
 import { CARD_RETURN_TEXT } from "../../contract/auto-top-up.ts";
+import { PAUSE_REASONS } from "../../server/domain/auto-top-up.ts";
 import { ADMIN_PAGE_TEXT } from "../../src/lib/admin-text.ts";
 import { AUTO_TOP_UP_PAGE_TEXT } from "../../src/lib/auto-top-up-text.ts";
 import { createVerifiedUser, openSignedIn, tokenViaApi } from "../fixtures/account.ts";
@@ -118,21 +119,30 @@ test("coming back without a card says no card was saved", async ({ page, request
   expect(new URL(page.url()).searchParams.get("card")).toBeNull();
 });
 
-/** A card saved through the local card page's form, as a browser posts it, and auto top-up on. */
-async function autoTopUpOnViaApi(request: APIRequestContext, token: string): Promise<void> {
+/** `card` saved through the local card page's form, as a browser posts it; waits until it is on file. */
+async function saveCardViaApi(request: APIRequestContext, token: string, card: string): Promise<void> {
   const headers = { Authorization: `Bearer ${token}` };
   const setup = await request.post("/v1/billing/payment-method/setup", { headers });
   expect(setup.status(), await setup.text()).toBe(200);
   const path = new URL(((await setup.json()) as { url: string }).url).pathname;
-  const saved = await request.post(path, { form: { card_number: "4242 4242 4242 4242" }, maxRedirects: 0 });
+  const saved = await request.post(path, { form: { card_number: card }, maxRedirects: 0 });
   expect(saved.status(), await saved.text()).toBe(303);
   await expect
     .poll(
       async () =>
-        ((await (await request.get("/v1/billing/auto-top-up", { headers })).json()) as { card: unknown })
-          .card,
+        (
+          (await (await request.get("/v1/billing/auto-top-up", { headers })).json()) as {
+            card: { last4: string } | null;
+          }
+        ).card?.last4,
     )
-    .not.toBeNull();
+    .toBe(card.slice(-4));
+}
+
+/** A card saved through the local card page's form, as a browser posts it, and auto top-up on. */
+async function autoTopUpOnViaApi(request: APIRequestContext, token: string): Promise<void> {
+  const headers = { Authorization: `Bearer ${token}` };
+  await saveCardViaApi(request, token, "4242 4242 4242 4242");
   const packs = (await (await request.get("/v1/top-up/products", { headers })).json()) as {
     data: Array<{ id: string; metadata: { token_amount: string } }>;
   };
@@ -193,3 +203,31 @@ for (const view of VIEWS) {
     });
   });
 }
+
+test("a new card pauses auto top-up until Save shows the text for it and it is agreed to", async ({
+  page,
+  request,
+}) => {
+  const user = await createVerifiedUser(request, "atur");
+  const token = await tokenViaApi(request, user);
+  await buyTierAViaForms(request, token, { name: "Erika Mustermann", country: "DE", vat_id: "" });
+  await autoTopUpOnViaApi(request, token);
+  // Another card saved: the consent covered the one ending 4242.
+  await saveCardViaApi(request, token, "4000 0000 0000 0341");
+
+  await openSignedIn(page, token, "/profile/billing");
+  const section = page.locator("[data-auto-top-up]");
+  const paused = section.locator('[data-auto-top-up-status="paused"]');
+  await expect(paused).toContainText(T.statusLabels.paused, LOADED);
+  await expect(paused).toContainText(PAUSE_REASONS.card_replaced.sentence);
+  // Asking again cannot end it (only consent can): no Resume, and Save asks for the new text.
+  await expect(section.getByRole("button", { name: T.resume })).toHaveCount(0);
+  await section.getByRole("button", { name: F.save, exact: true }).click();
+  const consent = section.locator("[data-auto-top-up-consent]");
+  await expect(consent.locator("[data-consent-text]")).toContainText("We will charge your card ending 0341");
+  await consent.getByLabel(T.consent.agree).check();
+  expect(await axeViolations(page)).toEqual([]);
+  await consent.getByRole("button", { name: T.consent.confirmChange }).click();
+  await expect(section.locator('[data-auto-top-up-status="active"]')).toContainText(T.statusLabels.active);
+  await expect(section.locator('[data-saved-card="0341"]')).toBeVisible();
+});
