@@ -325,6 +325,9 @@ for (const view of VIEWS) {
     await expect(history).toContainText("Your card has insufficient funds for this payment.");
     await expect(history).toContainText("€59.50");
     await expect(history.getByRole("link")).toHaveCount(0);
+    await expect(history).toContainText(
+      view.width < 640 ? `${BILLING_TEXT.invoice}: ${BILLING_TEXT.noInvoice}` : BILLING_TEXT.noInvoice,
+    );
 
     await mailTo(request, user.email, /^Auto top-up is paused/);
     expect(await axeViolations(page)).toEqual([]);

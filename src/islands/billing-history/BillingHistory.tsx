@@ -37,9 +37,13 @@ const STATUS_BADGE: Record<InvoiceSummary["status"], string> = {
   disputed: "badge-warning",
 };
 
-function InvoiceCell({ row }: { row: InvoiceSummary }) {
+/** A row's invoice link; without one, "None" (on a phone's card, where no column head names it, "Invoice: None"). */
+function InvoiceCell({ row, labelled = false }: { row: InvoiceSummary; labelled?: boolean }) {
   const link = invoiceLink(row);
-  if (!link) return <span className="text-base-content/60">{T.noInvoice}</span>;
+  if (!link)
+    return (
+      <span className="text-base-content/60">{labelled ? `${T.invoice}: ${T.noInvoice}` : T.noInvoice}</span>
+    );
   const label = `${T.viewInvoice}${row.number ? ` ${row.number}` : ""}`;
   return link.external ? (
     <a href={link.href} className="link" target="_blank" rel="noopener noreferrer">
@@ -94,7 +98,7 @@ function HistoryList({ rows }: { rows: readonly InvoiceSummary[] }) {
             <dd className="text-right font-semibold">{amountOf(row, row.total)}</dd>
           </dl>
           <p className="mt-2 text-sm">
-            <InvoiceCell row={row} />
+            <InvoiceCell row={row} labelled />
           </p>
         </li>
       ))}
