@@ -127,6 +127,15 @@ export async function findUserByProviderIds(
   return undefined;
 }
 
+/** The organisation (or user) whose provider customer this is, if any. */
+export async function findOrgOfCustomer(db: DbOrTx, customerId: string): Promise<string | null> {
+  const [row] = await db
+    .select({ userId: billingCustomers.userId })
+    .from(billingCustomers)
+    .where(eq(billingCustomers.customerId, customerId));
+  return row?.userId ?? null;
+}
+
 export async function findCustomerId(db: DbOrTx, userId: string): Promise<string | undefined> {
   const [row] = await db
     .select({ customerId: billingCustomers.customerId })

@@ -21,6 +21,7 @@ import { reversePayment } from "./reversals.ts";
 import { currentState, type RunEffects } from "./subscription-changes.ts";
 import type { subscriptionMails } from "./subscription-mails.ts";
 import {
+  findOrgOfCustomer,
   findUserByProviderIds,
   lastChangedAt,
   markChanged,
@@ -43,7 +44,7 @@ export interface WebhookDeps {
   queueSubscriptionMails: ReturnType<typeof subscriptionMails>;
   mails: BillingMailSender;
   /** Saved cards and auto top-up invoices (billing/auto-top-up/). */
-  autoTopUp: Pick<AutoTopUpEngine, "handleEvent" | "turnOff">;
+  autoTopUp: Pick<AutoTopUpEngine, "handleEvent" | "turnOff" | "billingDetailsChanged">;
 }
 
 /** Our record of a Stripe checkout session becomes complete when its payment arrives (local ones already are). */
@@ -253,6 +254,11 @@ export function webhookHandler(deps: WebhookDeps) {
             { eventId: event.eventId, customerId: event.customerId, status: event.status, stored },
             "VAT ID check recorded",
           );
+          // A confirmed or withdrawn VAT ID changes the VAT, and so what one auto top-up pack
+          // costs: paused (or resumed) now, as for new billing details, not at the next charge.
+          const orgId = stored ? await findOrgOfCustomer(tx, event.customerId) : null;
+          if (orgId && (await lockUser(tx, orgId)))
+            await deps.autoTopUp.billingDetailsChanged(tx, orgId, now);
         } else if (isAutoTopUpEvent(event)) {
           await deps.autoTopUp.handleEvent(tx, event, now);
         } else if (event.kind === "charge_refunded" || event.kind === "dispute") {

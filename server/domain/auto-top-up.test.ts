@@ -372,7 +372,7 @@ describe("the consent text", () => {
 });
 
 describe("whether a consent still covers a charge", () => {
-  const agreed = { gross: 5950, currency: "eur", waiver: true };
+  const agreed = { credits: 500, gross: 5950, currency: "eur", waiver: true };
   it.each([
     ["the same price, waiver given and needed", agreed, true],
     ["the same price; a VAT ID now confirmed needs no waiver", { ...agreed, waiver: false }, true],
@@ -380,12 +380,13 @@ describe("whether a consent still covers a charge", () => {
     ["one cent more", { ...agreed, gross: 5951 }, false],
     ["one cent less", { ...agreed, gross: 5949 }, false],
     ["another currency", { ...agreed, currency: "usd" }, false],
+    ["fewer credits for the same price (the catalogue changed the pack)", { ...agreed, credits: 400 }, false],
   ] as const)("%s", (_case, today, covered) => {
     expect(consentCoversCharge(agreed, today)).toBe(covered);
   });
 
   it("a business's consent without the waiver does not cover a consumer's charge at the same price", () => {
-    const business = { gross: 5000, currency: "eur", waiver: false };
+    const business = { credits: 500, gross: 5000, currency: "eur", waiver: false };
     expect(consentCoversCharge(business, { ...business, waiver: true })).toBe(false);
     expect(consentCoversCharge(business, business)).toBe(true);
   });

@@ -217,6 +217,8 @@ export const WITHDRAWAL_WAIVER =
 
 /** What a consent agreed to pay per pack, or what one pack costs today. */
 export interface PackTerms {
+  /** Credits one pack grants. */
+  credits: number;
   /** Gross, minor units. */
   gross: number;
   currency: string;
@@ -225,13 +227,14 @@ export interface PackTerms {
 }
 
 /**
- * Whether a consent still covers a charge today: the same gross in the same currency, and the
- * withdrawal waiver given when one is needed now (a VAT ID withdrawn makes the buyer a consumer).
+ * Whether a consent still covers a charge today: the same credits for the same gross in the same
+ * currency, and the withdrawal waiver given when one is needed now (a VAT ID withdrawn makes the buyer a consumer).
  * The card's last four digits and the wording are not terms: the card updater renews a card in
  * place, and a wording change has its own version.
  */
 export function consentCoversCharge(consented: PackTerms, today: PackTerms): boolean {
   return (
+    consented.credits === today.credits &&
     consented.gross === today.gross &&
     consented.currency === today.currency &&
     (consented.waiver || !today.waiver)

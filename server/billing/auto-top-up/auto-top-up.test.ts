@@ -33,10 +33,11 @@ import type { TestApp } from "../../testing/test-app.ts";
 import { NO_LIMITS } from "../../testing/test-app.ts";
 import { createBillingMailSender } from "../billing-mails.ts";
 import { autoTopUpKey } from "../ports/fulfilment-keys.ts";
+import { saveGivenBillingDetails } from "../subscription-store.ts";
 import { createAutoTopUp } from "./auto-top-up.ts";
 import { type ChargeDeps, chargeOf } from "./charges.ts";
 import { GIVE_UP_AFTER_MS, STALE_AFTER_MS } from "./runner.ts";
-import { REFUNDED_DETAIL } from "./settle.ts";
+import { REFUNDED_DETAIL, TOTAL_CHANGED_DETAIL } from "./settle.ts";
 
 const chargeDepsOf = (t: TestApp): ChargeDeps => ({
   db: t.deps.db,
@@ -371,6 +372,58 @@ describe.each(TEST_DATABASES)("auto top-up (%s)", (kind) => {
     expect(row?.description).toBe(
       "Auto top-up: 500 credit pack. Your bank could not process this payment just now. Resume auto top-up under Billing to try again, or save another card.",
     );
+  });
+
+  it("an invoice the provider totals otherwise than agreed is not paid: voided, paused for new terms", async () => {
+    const t = ctx.t;
+    const { user } = await customer(t);
+    const card = (await t.deps.db.select().from(savedCards).where(eq(savedCards.orgId, user.id)))[0];
+    // An attempt opened at the German total; then French details arrive where no hook saw them
+    // (as Stripe Tax may read other VAT from the customer than ours).
+    const attemptId = crypto.randomUUID();
+    await t.deps.db.insert(autoTopUpAttempts).values({
+      id: attemptId,
+      orgId: user.id,
+      status: "processing",
+      provider: "local",
+      productId: PACK,
+      credits: 500,
+      currency: "eur",
+      net: 5000,
+      gross: PACK_GROSS,
+      paymentMethodId: card?.paymentMethodId as string,
+      createdAt: t.clock.now(),
+      updatedAt: t.clock.now(),
+    });
+    await saveGivenBillingDetails(
+      t.deps.db,
+      user.id,
+      {
+        name: "Ann Buyer",
+        email: "books@example.com",
+        address: { line1: "1 Street", line2: null, postal_code: "75001", city: "Paris", country: "FR" },
+        vatId: null,
+      },
+      null,
+      t.clock.now(),
+    );
+    const grantsBefore = await t.deps.db.select().from(creditGrants).where(eq(creditGrants.userId, user.id));
+    t.clock.advance(STALE_AFTER_MS + 1000);
+    await engineFor(t).runDue();
+    await settleAll(t);
+    expect((await attemptsOf(t, user.id))[0]).toMatchObject({
+      status: "cancelled",
+      detail: TOTAL_CHANGED_DETAIL,
+    });
+    expect(await settingsOf(t, user.id)).toMatchObject({ status: "paused", reason: "consent_changed" });
+    const [invoice] = await t.deps.db.select().from(localInvoices).where(eq(localInvoices.orgId, user.id));
+    expect(invoice).toMatchObject({ total: 6000, status: "void" });
+    expect(await t.deps.db.select().from(creditGrants).where(eq(creditGrants.userId, user.id))).toHaveLength(
+      grantsBefore.length,
+    );
+    expect(await historyOf(t, user.accessToken)).toEqual([
+      expect.objectContaining({ status: "not_charged", total: 6000 }),
+    ]);
   });
 
   it("a charge completing after its organisation was deleted is refunded, not granted", async () => {

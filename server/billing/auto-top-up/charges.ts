@@ -142,7 +142,10 @@ export async function queueIfDue(
     // The billing details may have changed the price the consent agreed to since it was given
     // (billingDetailsChanged pauses at once; this catches what it could not see).
     if (!(await consentStillCovers(tx, settings, pack, deps.seller.country, now))) {
-      await holdBack({ status: "paused", reason: "consent_changed" }, String(settings.consentId));
+      await holdBack(
+        { status: "paused", reason: "consent_changed" },
+        `${settings.consentId}:consent_changed`,
+      );
       return null;
     }
     return openAttempt(

@@ -180,6 +180,7 @@ export async function consentStillCovers(
   if (!agreed) return false;
   const onFile = await vatOnFile(db, settings.orgId, sellerCountry, now);
   return consentCoversCharge(agreed, {
+    credits: pack.credits,
     gross: packGross(pack, onFile.vat),
     currency: pack.currency,
     waiver: !onFile.hasVatId,
@@ -188,11 +189,13 @@ export async function consentStillCovers(
 
 /** The price per pack a stored consent agreed to (its values as storeConsent wrote them). */
 function termsOfConsent(consent: { text: string; choice: Record<string, unknown> }): PackTerms | null {
-  const pack = consent.choice.pack as { net?: unknown; currency?: unknown } | undefined;
+  const pack = consent.choice.pack as { credits?: unknown; net?: unknown; currency?: unknown } | undefined;
   const vat = consent.choice.vat as { rate_basis_points?: unknown } | undefined;
-  if (typeof pack?.net !== "number" || typeof pack.currency !== "string") return null;
+  if (typeof pack?.net !== "number" || typeof pack.currency !== "string" || typeof pack.credits !== "number")
+    return null;
   if (typeof vat?.rate_basis_points !== "number") return null;
   return {
+    credits: pack.credits,
     gross: taxed(pack.net, vat.rate_basis_points).total,
     currency: pack.currency,
     waiver: consent.text.includes(WITHDRAWAL_WAIVER),

@@ -2,7 +2,7 @@
 // on"), in the webhook's transaction. A card is saved from its SetupIntent's event, once per
 // SetupIntent; the newest SetupIntent's card wins whatever order events arrive in. An invoice's
 // event settles its attempt as the charge's own answer would: whichever comes first acts.
-import { eq, lte } from "drizzle-orm";
+import { eq, inArray, lte } from "drizzle-orm";
 import type { Logger } from "pino";
 import { appendAudit } from "../../audit/audit-log.ts";
 import { cardSetupSessions, organizations, savedCards } from "../../db/schema/index.ts";
@@ -138,6 +138,14 @@ async function saveCard(
   const [current] = await tx.select().from(savedCards).where(eq(savedCards.orgId, event.orgId));
   // The same SetupIntent (its second event), or an older one arriving late: nothing to change.
   if (current && (current.setupIntentId === event.setupIntentId || current.setupAt > event.setupAt)) return;
+  if (current && current.setupAt.getTime() === event.setupAt.getTime()) {
+    // Stripe's times are whole seconds: the card page opened later (milliseconds, ours) decides,
+    // so a late event of the other SetupIntent of that second cannot undo the newer card.
+    const opened = await openedAt(tx, [current.setupIntentId, event.setupIntentId]);
+    const currentOpened = opened.get(current.setupIntentId);
+    const eventOpened = opened.get(event.setupIntentId);
+    if (currentOpened !== undefined && eventOpened !== undefined && currentOpened > eventOpened) return;
+  }
   const card = await deps.provider.retrieveCard(tx, event.paymentMethodId);
   if (!card) {
     deps.logger.warn(
@@ -165,9 +173,9 @@ async function saveCard(
     .onConflictDoUpdate({
       target: savedCards.orgId,
       set: values,
-      // Stripe's times are whole seconds: of two SetupIntents made in the same second, the one
-      // whose event arrives later wins, as the check above lets it (the same rule, so a card is
-      // never left unsaved while the pause for it is made).
+      // Of two SetupIntents of the same second, the check above already chose (the page opened
+      // later, else the later event): the same rule here, so a card is never left unsaved while
+      // the pause for it is made.
       setWhere: lte(savedCards.setupAt, event.setupAt),
     });
   await appendAudit(
@@ -185,4 +193,13 @@ async function saveCard(
     now,
   );
   if (current) await deps.cardReplaced(tx, event.orgId, now);
+}
+
+/** When each SetupIntent's card page was opened (ours, in milliseconds), by SetupIntent id. */
+async function openedAt(tx: Tx, setupIntentIds: string[]): Promise<Map<string, number>> {
+  const rows = await tx
+    .select({ setupIntentId: cardSetupSessions.setupIntentId, createdAt: cardSetupSessions.createdAt })
+    .from(cardSetupSessions)
+    .where(inArray(cardSetupSessions.setupIntentId, setupIntentIds));
+  return new Map(rows.flatMap((r) => (r.setupIntentId ? [[r.setupIntentId, r.createdAt.getTime()]] : [])));
 }

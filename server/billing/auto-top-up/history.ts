@@ -106,7 +106,7 @@ export async function recordChargeNotMade(
   tx: Tx,
   deps: HistoryDeps,
   orgId: string,
-  pack: AutoTopUpPack,
+  pack: Omit<AutoTopUpPack, "currency"> & { currency: string },
   reason: PauseReason,
   fact: string,
   now: Date,

@@ -8,7 +8,7 @@ import { lockUser } from "../ledger-store.ts";
 import type { AutoTopUpChargeAnswer } from "../ports/payment-provider.ts";
 import { type ChargeDeps, chargeOf } from "./charges.ts";
 import { type HistoryDeps, recordCancelledAttempt } from "./history.ts";
-import { giveUpInTx, type Settlement, settleInTx } from "./settle.ts";
+import { giveUpInTx, refuseChangedTotalInTx, type Settlement, settleInTx } from "./settle.ts";
 import { changeStatus, SYSTEM_ACTOR } from "./status.ts";
 import {
   endedMonthlyPauses,
@@ -87,11 +87,18 @@ export async function chargeAttempt(deps: ChargeDeps, attemptId: string): Promis
       return null;
     }
   } else {
-    const charge = await chargeOf(deps, attempt);
-    const invoiceId =
-      attempt.providerInvoiceId ?? (await provider.createAutoTopUpInvoice(deps.db, charge)).invoiceId;
-    await updateAttempt(deps.db, attemptId, { providerInvoiceId: invoiceId, sentAt: now }, now);
-    answer = await pay(deps, attempt, invoiceId);
+    // Made (or, with the same idempotency keys, found) before every payment: its total is what
+    // paying would charge, and only the total agreed to is paid.
+    const invoice = await provider.createAutoTopUpInvoice(deps.db, await chargeOf(deps, attempt));
+    if (invoice.total !== attempt.gross) {
+      await afterCommit(
+        deps,
+        await deps.db.transaction((tx) => refuseChangedTotalInTx(tx, deps, attemptId, invoice, now)),
+      );
+      return { granted: false, orgId: attempt.orgId };
+    }
+    await updateAttempt(deps.db, attemptId, { providerInvoiceId: invoice.invoiceId, sentAt: now }, now);
+    answer = await pay(deps, attempt, invoice.invoiceId);
   }
   const granted = await settle(deps, attemptId, answer);
   return { granted, orgId: attempt.orgId };

@@ -22,7 +22,7 @@ import { autoTopUpKey } from "../ports/fulfilment-keys.ts";
 import type { AutoTopUpChargeAnswer } from "../ports/payment-provider.ts";
 import { findBillingDetails, findCustomerId } from "../subscription-store.ts";
 import type { ChargeDeps } from "./charges.ts";
-import { recordCancelledAttempt, recordFailedAttempt } from "./history.ts";
+import { recordCancelledAttempt, recordChargeNotMade, recordFailedAttempt } from "./history.ts";
 import { changeStatus, SYSTEM_ACTOR } from "./status.ts";
 import { findAttempt, findSettings, updateAttempt } from "./store.ts";
 
@@ -158,6 +158,66 @@ export async function giveUpInTx(
       ? { invoiceId: attempt.providerInvoiceId, attemptId: attempt.id }
       : null,
   };
+}
+
+/** What an attempt whose invoice came out at another total says (the customer agreed to a price). */
+export const TOTAL_CHANGED_DETAIL =
+  "Not charged: with the billing details on file the payment came to another amount than the one agreed to.";
+
+/**
+ * The provider made the attempt's invoice at another total than the attempt's (Stripe Tax read
+ * other VAT from the customer than ours, or the details changed while the attempt waited): it is
+ * not paid. Cancelled, paused for new terms (mailed), a "not_charged" row; its invoice to void.
+ */
+export async function refuseChangedTotalInTx(
+  tx: Tx,
+  deps: ChargeDeps,
+  attemptId: string,
+  invoice: { invoiceId: string; total: number },
+  now: Date,
+): Promise<Settlement> {
+  const found = await findAttempt(tx, attemptId);
+  if (!found || !(await lockUser(tx, found.orgId))) return NOTHING;
+  const attempt = (await findAttempt(tx, attemptId)) as AutoTopUpAttemptRow;
+  if (attempt.status !== "processing") return NOTHING;
+  deps.logger.warn(
+    {
+      attemptId,
+      orgId: attempt.orgId,
+      invoiceId: invoice.invoiceId,
+      total: invoice.total,
+      agreed: attempt.gross,
+    },
+    "Auto top-up not charged: the provider's total differs from the amount agreed to",
+  );
+  await updateAttempt(
+    tx,
+    attempt.id,
+    {
+      status: "cancelled",
+      providerInvoiceId: invoice.invoiceId,
+      detail: TOTAL_CHANGED_DETAIL,
+      settledAt: now,
+    },
+    now,
+  );
+  const changed = await changeStatus(
+    tx,
+    attempt.orgId,
+    { status: "paused", reason: "consent_changed" },
+    { actor: SYSTEM_ACTOR, mailKey: attempt.id, billingUrl: billingUrlOf(deps) },
+    now,
+  );
+  if (changed) {
+    const pack = {
+      productId: attempt.productId,
+      credits: attempt.credits,
+      unitAmount: attempt.net,
+      currency: attempt.currency,
+    };
+    await recordChargeNotMade(tx, deps, attempt.orgId, pack, "consent_changed", attempt.id, now);
+  }
+  return { granted: false, toVoid: { invoiceId: invoice.invoiceId, attemptId: attempt.id } };
 }
 
 async function mailPaymentLink(

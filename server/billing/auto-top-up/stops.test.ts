@@ -5,9 +5,16 @@
 import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
-import { auditLog, autoTopUpAttempts, invoices, savedCards } from "../../db/schema/index.ts";
+import {
+  auditLog,
+  autoTopUpAttempts,
+  billingCustomers,
+  invoices,
+  savedCards,
+} from "../../db/schema/index.ts";
 import { PAUSE_REASONS } from "../../domain/auto-top-up.ts";
 import { disputeEvent } from "../../payments/local/event-builders.ts";
+import { stripeFixture } from "../../payments/local/stripe-fixtures.ts";
 import { newStripeId } from "../../payments/stripe/format.ts";
 import { adminCall, staffMember } from "../../testing/admin.ts";
 import { postJson, verifiedUser } from "../../testing/api-client.ts";
@@ -136,6 +143,48 @@ describe.each(TEST_DATABASES)("what stops auto top-up (%s)", (kind) => {
     expect(await settingsOf(t, user.id)).toMatchObject({ status: "paused", reason: "card_replaced" });
   });
 
+  it("a late event of the older card of the same second does not undo the newer one", async () => {
+    const t = ctx.t;
+    const { user, saved } = await subscriberWithAutoTopUp(t);
+    t.clock.advance(50); // the second card's page opens 50 ms later, in the same second
+    const newer = await saveCard(t, user.id, user.id, AUTO_TOP_UP_CARDS.declines);
+    expect(newer.setupAt.getTime()).toBe(saved.setupAt.getTime());
+    // The first card's event again, late (a redelivery after the second's).
+    const engine = createAutoTopUp({
+      db: t.deps.db,
+      clock: t.clock,
+      logger: t.deps.logger,
+      catalogue: t.catalogue,
+      provider: t.local.provider,
+      seller: t.deps.config.seller,
+      portalUrl: t.deps.config.portalUrl,
+      background: t.tasks,
+      mails: createBillingMailSender({ ...t.deps, tasks: t.tasks }),
+    });
+    await t.deps.db.transaction((tx) =>
+      engine.handleEvent(
+        tx,
+        {
+          eventId: "evt_late",
+          eventType: "setup_intent.succeeded",
+          created: t.clock.now(),
+          livemode: false,
+          kind: "card_saved",
+          orgId: user.id,
+          customerId: null,
+          setupIntentId: saved.setupIntentId,
+          setupAt: saved.setupAt,
+          checkoutSessionId: null,
+          paymentMethodId: saved.paymentMethodId,
+          openedBy: user.id,
+        },
+        t.clock.now(),
+      ),
+    );
+    const [card] = await t.deps.db.select().from(savedCards).where(eq(savedCards.orgId, user.id));
+    expect(card?.paymentMethodId).toBe(newer.paymentMethodId);
+  });
+
   /** PUT /v1/billing/details as the customer gives them (a French consumer pays 20 % VAT, not 19 %). */
   const giveDetails = async (t: TestApp, token: string, country: string) => {
     const res = await t.app.request("/v1/billing/details", {
@@ -177,6 +226,47 @@ describe.each(TEST_DATABASES)("what stops auto top-up (%s)", (kind) => {
     // German details again: the price the consent words stands, and auto top-up resumes.
     await giveDetails(t, user.accessToken, "DE");
     expect(await settingsOf(t, user.id)).toMatchObject({ status: "active", reason: null });
+  });
+
+  it("Stripe withdrawing the check of the VAT ID on file pauses it at once: the pack now costs VAT", async () => {
+    const t = ctx.t;
+    const user = await verifiedUser(t, "ann");
+    await subscribe(t, user.accessToken, "A");
+    // A French business: reverse charge, one pack €50.00, agreed to at that price.
+    const res = await t.app.request("/v1/billing/details", {
+      method: "PUT",
+      headers: { Authorization: `Bearer ${user.accessToken}`, "Content-Type": "application/json" },
+      body: JSON.stringify({
+        name: "Acme SAS",
+        email: "books@example.com",
+        address: { line1: "1 rue de Rivoli", postal_code: "75001", city: "Paris", country: "FR" },
+        vat_id: "FR40303265045",
+      }),
+    });
+    expect(res.status, await res.text()).toBe(200);
+    const saved = await saveCard(t, user.id, user.id);
+    await turnOn(t, user.id, saved.paymentMethodId);
+    const [customer] = await t.deps.db
+      .select()
+      .from(billingCustomers)
+      .where(eq(billingCustomers.userId, user.id));
+    const checked = await sendWebhook(t, {
+      id: "evt_vat_withdrawn",
+      object: "event",
+      type: "customer.tax_id.updated",
+      created: Math.floor(t.clock.now().getTime() / 1000) + 1,
+      livemode: false,
+      data: {
+        object: {
+          ...stripeFixture("tax_id"),
+          customer: customer?.customerId,
+          value: "FR40303265045",
+          verification: { status: "unverified", verified_address: null, verified_name: null },
+        },
+      },
+    });
+    expect(checked.status).toBe(200);
+    expect(await settingsOf(t, user.id)).toMatchObject({ status: "paused", reason: "consent_changed" });
   });
 
   it("a price changed where no hook saw it is caught before the charge: paused, not charged, in the history", async () => {

@@ -114,7 +114,7 @@ export interface PaymentProvider {
    * provider computes it for the customer, metadata.auto_top_up_attempt_id), finalised and ready to
    * pay. Idempotent per attempt: asked again, it answers the same invoice. Thrown: try again later.
    */
-  createAutoTopUpInvoice(db: DbOrTx, charge: AutoTopUpCharge): Promise<{ invoiceId: string }>;
+  createAutoTopUpInvoice(db: DbOrTx, charge: AutoTopUpCharge): Promise<AutoTopUpInvoice>;
   /**
    * Pays that invoice off-session with the saved card (Stripe: `off_session=true`, idempotency key
    * `auto-top-up:<attempt id>:pay`). Every decline is an answer, never a throw; thrown only when the
@@ -168,6 +168,13 @@ export interface AutoTopUpCharge {
   /** Net, minor units. */
   amount: number;
   currency: string;
+}
+
+/** An auto top-up's invoice as the provider made it: its id, and the total with the VAT it worked out. */
+export interface AutoTopUpInvoice {
+  invoiceId: string;
+  /** Gross, minor units: what paying it would charge (Stripe Tax decides Stripe's VAT). */
+  total: number;
 }
 
 /** The state of an auto top-up invoice: what its payment answered, or what reading it says. */

@@ -9,6 +9,7 @@ import type { PaymentFacts } from "../../billing/ports/events.ts";
 import type {
   AutoTopUpCharge,
   AutoTopUpChargeAnswer,
+  AutoTopUpInvoice,
   Catalogue,
   CustomerStore,
 } from "../../billing/ports/payment-provider.ts";
@@ -208,16 +209,16 @@ export function offSessionInvoices(deps: {
   }
 
   return {
-    async createAutoTopUpInvoice(tx: DbOrTx, c: AutoTopUpCharge): Promise<{ invoiceId: string }> {
+    async createAutoTopUpInvoice(tx: DbOrTx, c: AutoTopUpCharge): Promise<AutoTopUpInvoice> {
       const existing = async () =>
         (
           await tx
-            .select({ id: localInvoices.id })
+            .select({ id: localInvoices.id, total: localInvoices.total })
             .from(localInvoices)
             .where(eq(localInvoices.attemptId, c.attemptId))
         )[0];
       const made = await existing();
-      if (made) return { invoiceId: made.id };
+      if (made) return { invoiceId: made.id, total: made.total };
       const now = clock.now();
       const tax = await taxOf(tx, c.orgId, c.amount, now);
       // Two callers for one attempt (a retry racing the first): the unique attempt key keeps one.
@@ -248,7 +249,7 @@ export function offSessionInvoices(deps: {
         .onConflictDoNothing({ target: localInvoices.attemptId });
       const stored = await existing();
       if (!stored) throw new Error(`local invoice of attempt ${c.attemptId} was not made`);
-      return { invoiceId: stored.id };
+      return { invoiceId: stored.id, total: stored.total };
     },
 
     async payAutoTopUpInvoice(

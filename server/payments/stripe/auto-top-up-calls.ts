@@ -196,12 +196,14 @@ export function createAutoTopUpCalls(deps: {
           `Stripe prices ${charge.priceId} at ${item.amount} ${item.currency}, not the ${charge.amount} ${charge.currency} consented to: auto top-up invoice ${invoice.id} left unfinalised`,
         );
       }
-      await stripe.invoices.finalizeInvoice(
+      const finalized = await stripe.invoices.finalizeInvoice(
         invoice.id,
         { auto_advance: false },
         { idempotencyKey: keyOf(charge.attemptId, "finalize") },
       );
-      return { invoiceId: invoice.id };
+      // Stripe Tax worked out the VAT from the customer on file: the runner compares this total
+      // with the one consented to before anything is paid.
+      return { invoiceId: invoice.id, total: finalized.total };
     },
 
     async payAutoTopUpInvoice(_db, charge, invoiceId) {
