@@ -2,10 +2,13 @@
 // customer saves one), and settings turned on as PUT /v1/billing/auto-top-up stores them.
 import { eq } from "drizzle-orm";
 import { expect } from "vitest";
+import { createAutoTopUp } from "../billing/auto-top-up/auto-top-up.ts";
 import { packOf } from "../billing/auto-top-up/charges.ts";
 import { storeConsent, vatOnFile } from "../billing/auto-top-up/consents.ts";
 import { createBillingMailSender } from "../billing/billing-mails.ts";
+import { saveGivenBillingDetails } from "../billing/subscription-store.ts";
 import { type AutoTopUpSettingsRow, autoTopUpSettings, savedCards } from "../db/schema/index.ts";
+import { postJson } from "./api-client.ts";
 import { TOP_UP } from "./billing.ts";
 import { TEST_PORTAL_URL, type TestApp } from "./test-app.ts";
 
@@ -106,4 +109,53 @@ export async function turnOn(
 export async function settingsOf(t: TestApp, orgId: string): Promise<AutoTopUpSettingsRow | undefined> {
   const [row] = await t.deps.db.select().from(autoTopUpSettings).where(eq(autoTopUpSettings.orgId, orgId));
   return row;
+}
+
+/** The engine main.ts makes (a second one on the same database, as the sweep's). */
+export function autoTopUpEngineOf(t: TestApp) {
+  return createAutoTopUp({
+    db: t.deps.db,
+    clock: t.clock,
+    logger: t.deps.logger,
+    catalogue: t.catalogue,
+    provider: t.local.provider,
+    seller: t.deps.config.seller,
+    portalUrl: t.deps.config.portalUrl,
+    background: t.tasks,
+    mails: createBillingMailSender({ ...t.deps, tasks: t.tasks }),
+  });
+}
+
+/** Charges `amount` credits to `orgId` as staff would (consume by user id), then waits for what follows. */
+export async function spendAsStaff(
+  t: TestApp,
+  staffToken: string,
+  orgId: string,
+  amount: number,
+  idempotencyKey: string,
+): Promise<Response> {
+  const res = await postJson(
+    t.app,
+    "/v1/credits/consume",
+    { user_id: orgId, amount, reason: "render", idempotency_key: idempotencyKey },
+    { Authorization: `Bearer ${staffToken}` },
+  );
+  await settleAll(t);
+  return res;
+}
+
+/** French consumer details written as an older instance (without the auto top-up hook) would have. */
+export function frenchDetailsUnseen(t: TestApp, orgId: string): Promise<unknown> {
+  return saveGivenBillingDetails(
+    t.deps.db,
+    orgId,
+    {
+      name: "Ann Buyer",
+      email: "books@example.com",
+      address: { line1: "1 Street", line2: null, postal_code: "75001", city: "Paris", country: "FR" },
+      vatId: null,
+    },
+    null,
+    t.clock.now(),
+  );
 }

@@ -20,6 +20,8 @@ import { staffMember } from "../../testing/admin.ts";
 import { getJson, postJson, verifiedUser } from "../../testing/api-client.ts";
 import {
   AUTO_TOP_UP_CARDS,
+  autoTopUpEngineOf,
+  frenchDetailsUnseen,
   PACK,
   PACK_GROSS,
   saveCard,
@@ -31,10 +33,7 @@ import { me, subscribe } from "../../testing/billing.ts";
 import { useTestApp } from "../../testing/suite.ts";
 import type { TestApp } from "../../testing/test-app.ts";
 import { NO_LIMITS } from "../../testing/test-app.ts";
-import { createBillingMailSender } from "../billing-mails.ts";
 import { autoTopUpKey } from "../ports/fulfilment-keys.ts";
-import { saveGivenBillingDetails } from "../subscription-store.ts";
-import { createAutoTopUp } from "./auto-top-up.ts";
 import { type ChargeDeps, chargeOf } from "./charges.ts";
 import { GIVE_UP_AFTER_MS, STALE_AFTER_MS } from "./runner.ts";
 import { REFUNDED_DETAIL, TOTAL_CHANGED_DETAIL } from "./settle.ts";
@@ -81,22 +80,36 @@ describe.each(TEST_DATABASES)("auto top-up (%s)", (kind) => {
     return { user, spend };
   }
 
-  /** A second engine on the same database, as main.ts makes for the sweep. */
-  function engineFor(t: TestApp) {
-    const deps = chargeDepsOf(t);
-    return createAutoTopUp({
-      ...deps,
-      background: t.tasks,
-      mails: createBillingMailSender({ ...t.deps, mailer: t.deps.mailer, tasks: t.tasks }),
-    });
-  }
-
   /** The billing history as the customer reads it (GET /v1/billing/invoices), oldest first. */
   async function historyOf(t: TestApp, token: string): Promise<InvoiceSummary[]> {
     const res = await getJson(t.app, "/v1/billing/invoices", token);
     expect(res.status).toBe(200);
     const rows = ((await res.json()) as { data: InvoiceSummary[] }).data;
     return rows.filter((r) => r.kind === "topup").reverse();
+  }
+
+  /** An attempt of the 500 pack at the German total with the org's saved card, as the trigger opens one. */
+  async function attemptRow(
+    t: TestApp,
+    orgId: string,
+    over: Partial<typeof autoTopUpAttempts.$inferInsert> = {},
+  ): Promise<typeof autoTopUpAttempts.$inferInsert> {
+    const [card] = await t.deps.db.select().from(savedCards).where(eq(savedCards.orgId, orgId));
+    return {
+      id: crypto.randomUUID(),
+      orgId,
+      status: "processing",
+      provider: "local",
+      productId: PACK,
+      credits: 500,
+      currency: "eur",
+      net: 5000,
+      gross: PACK_GROSS,
+      paymentMethodId: card?.paymentMethodId as string,
+      createdAt: t.clock.now(),
+      updatedAt: t.clock.now(),
+      ...over,
+    };
   }
 
   const attemptsOf = (t: TestApp, orgId: string) =>
@@ -243,7 +256,7 @@ describe.each(TEST_DATABASES)("auto top-up (%s)", (kind) => {
     expect(paused?.pausedUntil?.getTime()).toBeGreaterThan(t.clock.now().getTime());
     // The sweep after the month's end resumes it, and the balance below the threshold buys a pack.
     t.clock.set(new Date((paused?.pausedUntil?.getTime() ?? 0) + 60_000));
-    await engineFor(t).runDue();
+    await autoTopUpEngineOf(t).runDue();
     await settleAll(t);
     expect(await settingsOf(t, user.id)).toMatchObject({ status: "active" });
     expect((await attemptsOf(t, user.id)).map((a) => a.status).sort()).toEqual(["paid", "paid"]);
@@ -282,7 +295,7 @@ describe.each(TEST_DATABASES)("auto top-up (%s)", (kind) => {
     // The paid event is lost with the crash: nothing is delivered before the sweep.
     t.clock.advance(STALE_AFTER_MS + 1000);
     await db.delete(webhookDeliveries);
-    await engineFor(t).runDue();
+    await autoTopUpEngineOf(t).runDue();
     await settleAll(t);
     expect((await attemptsOf(t, user.id))[0]).toMatchObject({ status: "paid" });
     const charged = await db
@@ -300,7 +313,7 @@ describe.each(TEST_DATABASES)("auto top-up (%s)", (kind) => {
     expect(waiting).toMatchObject({ status: "authentication_required" });
     // invoice.payment_failed carries no decline code: the invoice itself says it waits for the customer.
     await t.deps.db.transaction((tx) =>
-      engineFor(t).handleEvent(
+      autoTopUpEngineOf(t).handleEvent(
         tx,
         {
           eventId: "evt_failed_too",
@@ -338,23 +351,11 @@ describe.each(TEST_DATABASES)("auto top-up (%s)", (kind) => {
   it("an attempt the provider never settles gives up after an hour: paused, mailed, the slot free", async () => {
     const t = ctx.t;
     const { user } = await customer(t);
-    const card = (await t.deps.db.select().from(savedCards).where(eq(savedCards.orgId, user.id)))[0];
     // A pack the catalogue no longer sells: every charge of it throws before reaching the provider.
-    await t.deps.db.insert(autoTopUpAttempts).values({
-      id: crypto.randomUUID(),
-      orgId: user.id,
-      status: "processing",
-      provider: "local",
-      productId: "prod_withdrawn",
-      credits: 500,
-      currency: "eur",
-      net: 5000,
-      gross: PACK_GROSS,
-      paymentMethodId: card?.paymentMethodId as string,
-      createdAt: t.clock.now(),
-      updatedAt: t.clock.now(),
-    });
-    const engine = engineFor(t);
+    await t.deps.db
+      .insert(autoTopUpAttempts)
+      .values(await attemptRow(t, user.id, { productId: "prod_withdrawn" }));
+    const engine = autoTopUpEngineOf(t);
     t.clock.advance(STALE_AFTER_MS + 1000);
     await engine.runDue();
     expect((await attemptsOf(t, user.id))[0]).toMatchObject({ status: "processing" });
@@ -377,39 +378,14 @@ describe.each(TEST_DATABASES)("auto top-up (%s)", (kind) => {
   it("an invoice the provider totals otherwise than agreed is not paid: voided, paused for new terms", async () => {
     const t = ctx.t;
     const { user } = await customer(t);
-    const card = (await t.deps.db.select().from(savedCards).where(eq(savedCards.orgId, user.id)))[0];
     // An attempt opened at the German total; then French details arrive where no hook saw them
     // (as Stripe Tax may read other VAT from the customer than ours).
     const attemptId = crypto.randomUUID();
-    await t.deps.db.insert(autoTopUpAttempts).values({
-      id: attemptId,
-      orgId: user.id,
-      status: "processing",
-      provider: "local",
-      productId: PACK,
-      credits: 500,
-      currency: "eur",
-      net: 5000,
-      gross: PACK_GROSS,
-      paymentMethodId: card?.paymentMethodId as string,
-      createdAt: t.clock.now(),
-      updatedAt: t.clock.now(),
-    });
-    await saveGivenBillingDetails(
-      t.deps.db,
-      user.id,
-      {
-        name: "Ann Buyer",
-        email: "books@example.com",
-        address: { line1: "1 Street", line2: null, postal_code: "75001", city: "Paris", country: "FR" },
-        vatId: null,
-      },
-      null,
-      t.clock.now(),
-    );
+    await t.deps.db.insert(autoTopUpAttempts).values(await attemptRow(t, user.id, { id: attemptId }));
+    await frenchDetailsUnseen(t, user.id);
     const grantsBefore = await t.deps.db.select().from(creditGrants).where(eq(creditGrants.userId, user.id));
     t.clock.advance(STALE_AFTER_MS + 1000);
-    await engineFor(t).runDue();
+    await autoTopUpEngineOf(t).runDue();
     await settleAll(t);
     expect((await attemptsOf(t, user.id))[0]).toMatchObject({
       status: "cancelled",
@@ -447,24 +423,13 @@ describe.each(TEST_DATABASES)("auto top-up (%s)", (kind) => {
   it("the eleventh top-up of a Berlin day pauses with the daily limit instead of charging", async () => {
     const t = ctx.t;
     const { user, spend } = await customer(t);
-    const card = (await t.deps.db.select().from(savedCards).where(eq(savedCards.orgId, user.id)))[0];
     // Ten earlier top-ups today (however they ended: failed ones count for the day too).
-    await t.deps.db.insert(autoTopUpAttempts).values(
-      Array.from({ length: 10 }, (_, n) => ({
-        id: crypto.randomUUID(),
-        orgId: user.id,
-        status: n % 2 === 0 ? ("paid" as const) : ("failed" as const),
-        provider: "local" as const,
-        productId: PACK,
-        credits: 500,
-        currency: "eur",
-        net: 5000,
-        gross: PACK_GROSS,
-        paymentMethodId: card?.paymentMethodId as string,
-        createdAt: t.clock.now(),
-        updatedAt: t.clock.now(),
-      })),
+    const earlier = await Promise.all(
+      Array.from({ length: 10 }, (_, n) =>
+        attemptRow(t, user.id, { status: n % 2 === 0 ? "paid" : "failed" }),
+      ),
     );
+    await t.deps.db.insert(autoTopUpAttempts).values(earlier);
     await spend(1000);
     expect(await attemptsOf(t, user.id)).toHaveLength(10);
     expect(await settingsOf(t, user.id)).toMatchObject({ status: "paused", reason: "daily_limit" });

@@ -48,6 +48,13 @@ export const GAVE_UP_CODE = "processing_error";
 
 const billingUrlOf = (deps: Pick<ChargeDeps, "portalUrl">) => `${deps.portalUrl}/profile/billing`;
 
+/** The attempt read again under its organisation's lock (what it is once no one else changes it). */
+async function lockedAttempt(tx: Tx, attemptId: string): Promise<AutoTopUpAttemptRow | undefined> {
+  const found = await findAttempt(tx, attemptId);
+  if (!found || !(await lockUser(tx, found.orgId))) return undefined;
+  return findAttempt(tx, attemptId);
+}
+
 /**
  * Settles an attempt from the provider's answer (the charge's own, a read, or an event's), in `tx`
  * under the organisation's lock. Paid always grants, whatever became of the attempt meanwhile:
@@ -61,9 +68,8 @@ export async function settleInTx(
   eventId: string | null,
   now: Date,
 ): Promise<Settlement> {
-  const found = await findAttempt(tx, attemptId);
-  if (!found || !(await lockUser(tx, found.orgId))) return NOTHING;
-  const attempt = (await findAttempt(tx, attemptId)) as AutoTopUpAttemptRow;
+  const attempt = await lockedAttempt(tx, attemptId);
+  if (!attempt) return NOTHING;
   if (answer.status === "paid")
     return { granted: await grantPaid(tx, deps, attempt, answer, eventId, now), toVoid: null };
   const open = attempt.status === "processing" || attempt.status === "authentication_required";
@@ -129,9 +135,8 @@ export async function giveUpInTx(
   attemptId: string,
   now: Date,
 ): Promise<Settlement> {
-  const found = await findAttempt(tx, attemptId);
-  if (!found || !(await lockUser(tx, found.orgId))) return NOTHING;
-  const attempt = (await findAttempt(tx, attemptId)) as AutoTopUpAttemptRow;
+  const attempt = await lockedAttempt(tx, attemptId);
+  if (!attempt) return NOTHING;
   if (attempt.status !== "processing") return NOTHING;
   const sentence = declineSentence(GAVE_UP_CODE);
   deps.logger.error(
@@ -176,9 +181,8 @@ export async function refuseChangedTotalInTx(
   invoice: { invoiceId: string; total: number },
   now: Date,
 ): Promise<Settlement> {
-  const found = await findAttempt(tx, attemptId);
-  if (!found || !(await lockUser(tx, found.orgId))) return NOTHING;
-  const attempt = (await findAttempt(tx, attemptId)) as AutoTopUpAttemptRow;
+  const attempt = await lockedAttempt(tx, attemptId);
+  if (!attempt) return NOTHING;
   if (attempt.status !== "processing") return NOTHING;
   deps.logger.warn(
     {

@@ -17,15 +17,21 @@ import { disputeEvent } from "../../payments/local/event-builders.ts";
 import { stripeFixture } from "../../payments/local/stripe-fixtures.ts";
 import { newStripeId } from "../../payments/stripe/format.ts";
 import { adminCall, staffMember } from "../../testing/admin.ts";
-import { postJson, verifiedUser } from "../../testing/api-client.ts";
-import { AUTO_TOP_UP_CARDS, saveCard, settingsOf, settleAll, turnOn } from "../../testing/auto-top-up.ts";
+import { verifiedUser } from "../../testing/api-client.ts";
+import {
+  AUTO_TOP_UP_CARDS,
+  autoTopUpEngineOf,
+  frenchDetailsUnseen,
+  saveCard,
+  settingsOf,
+  settleAll,
+  spendAsStaff,
+  turnOn,
+} from "../../testing/auto-top-up.ts";
 import { sendWebhook, subscribe } from "../../testing/billing.ts";
 import { call, createTeam, member } from "../../testing/org-calls.ts";
 import { useTestApp } from "../../testing/suite.ts";
 import { NO_LIMITS, type TestApp } from "../../testing/test-app.ts";
-import { createBillingMailSender } from "../billing-mails.ts";
-import { saveGivenBillingDetails } from "../subscription-store.ts";
-import { createAutoTopUp } from "./auto-top-up.ts";
 import { AUTHENTICATION_WINDOW_MS, EXPIRED_AUTHENTICATION_DETAIL } from "./runner.ts";
 
 describe.each(TEST_DATABASES)("what stops auto top-up (%s)", (kind) => {
@@ -84,13 +90,7 @@ describe.each(TEST_DATABASES)("what stops auto top-up (%s)", (kind) => {
     const t = ctx.t;
     const { user } = await subscriberWithAutoTopUp(t);
     const admin = await staffMember(t, "boss", "admin");
-    await postJson(
-      t.app,
-      "/v1/credits/consume",
-      { user_id: user.id, amount: 1000, reason: "render", idempotency_key: "big" },
-      { Authorization: `Bearer ${admin.accessToken}` },
-    );
-    await settleAll(t);
+    await spendAsStaff(t, admin.accessToken, user.id, 1000, "big");
     const [attemptInvoice] = await t.deps.db
       .select()
       .from(invoices)
@@ -145,22 +145,14 @@ describe.each(TEST_DATABASES)("what stops auto top-up (%s)", (kind) => {
 
   it("a late event of the older card of the same second does not undo the newer one", async () => {
     const t = ctx.t;
+    // 100 ms into a second: both cards' pages open within it.
+    t.clock.set(new Date(Math.ceil(t.clock.now().getTime() / 1000) * 1000 + 100));
     const { user, saved } = await subscriberWithAutoTopUp(t);
     t.clock.advance(50); // the second card's page opens 50 ms later, in the same second
     const newer = await saveCard(t, user.id, user.id, AUTO_TOP_UP_CARDS.declines);
     expect(newer.setupAt.getTime()).toBe(saved.setupAt.getTime());
     // The first card's event again, late (a redelivery after the second's).
-    const engine = createAutoTopUp({
-      db: t.deps.db,
-      clock: t.clock,
-      logger: t.deps.logger,
-      catalogue: t.catalogue,
-      provider: t.local.provider,
-      seller: t.deps.config.seller,
-      portalUrl: t.deps.config.portalUrl,
-      background: t.tasks,
-      mails: createBillingMailSender({ ...t.deps, tasks: t.tasks }),
-    });
+    const engine = autoTopUpEngineOf(t);
     await t.deps.db.transaction((tx) =>
       engine.handleEvent(
         tx,
@@ -212,12 +204,7 @@ describe.each(TEST_DATABASES)("what stops auto top-up (%s)", (kind) => {
     for (const mail of mails) expect(mail.text).toContain(PAUSE_REASONS.consent_changed.sentence);
     // A spend below the threshold meanwhile charges nothing.
     const admin = await staffMember(t, "boss", "admin");
-    const spend = await postJson(
-      t.app,
-      "/v1/credits/consume",
-      { user_id: user.id, amount: 1000, reason: "render", idempotency_key: "spend-1" },
-      { Authorization: `Bearer ${admin.accessToken}` },
-    );
+    const spend = await spendAsStaff(t, admin.accessToken, user.id, 1000, "spend-1");
     expect(spend.status).toBe(200);
     await settleAll(t);
     expect(
@@ -273,26 +260,9 @@ describe.each(TEST_DATABASES)("what stops auto top-up (%s)", (kind) => {
     const t = ctx.t;
     const { user } = await subscriberWithAutoTopUp(t);
     // French details written as an older instance (without the hook) would have.
-    await saveGivenBillingDetails(
-      t.deps.db,
-      user.id,
-      {
-        name: "Ann Buyer",
-        email: "books@example.com",
-        address: { line1: "1 Street", line2: null, postal_code: "75001", city: "Paris", country: "FR" },
-        vatId: null,
-      },
-      null,
-      t.clock.now(),
-    );
+    await frenchDetailsUnseen(t, user.id);
     const admin = await staffMember(t, "boss", "admin");
-    await postJson(
-      t.app,
-      "/v1/credits/consume",
-      { user_id: user.id, amount: 1000, reason: "render", idempotency_key: "spend-1" },
-      { Authorization: `Bearer ${admin.accessToken}` },
-    );
-    await settleAll(t);
+    await spendAsStaff(t, admin.accessToken, user.id, 1000, "spend-1");
     expect(await settingsOf(t, user.id)).toMatchObject({ status: "paused", reason: "consent_changed" });
     expect(
       await t.deps.db.select().from(autoTopUpAttempts).where(eq(autoTopUpAttempts.orgId, user.id)),
@@ -329,30 +299,14 @@ describe.each(TEST_DATABASES)("what stops auto top-up (%s)", (kind) => {
     const t = ctx.t;
     const { user } = await subscriberWithAutoTopUp(t, AUTO_TOP_UP_CARDS.alwaysAuthenticates);
     const admin = await staffMember(t, "boss", "admin");
-    await postJson(
-      t.app,
-      "/v1/credits/consume",
-      { user_id: user.id, amount: 1000, reason: "render", idempotency_key: "big" },
-      { Authorization: `Bearer ${admin.accessToken}` },
-    );
-    await settleAll(t);
+    await spendAsStaff(t, admin.accessToken, user.id, 1000, "big");
     const [waiting] = await t.deps.db
       .select()
       .from(autoTopUpAttempts)
       .where(eq(autoTopUpAttempts.orgId, user.id));
     expect(waiting).toMatchObject({ status: "authentication_required" });
     t.clock.advance(AUTHENTICATION_WINDOW_MS + 60_000);
-    const engine = createAutoTopUp({
-      db: t.deps.db,
-      clock: t.clock,
-      logger: t.deps.logger,
-      catalogue: t.catalogue,
-      provider: t.local.provider,
-      seller: t.deps.config.seller,
-      portalUrl: t.deps.config.portalUrl,
-      background: t.tasks,
-      mails: createBillingMailSender({ ...t.deps, tasks: t.tasks }),
-    });
+    const engine = autoTopUpEngineOf(t);
     expect(await engine.runDue()).toBeGreaterThan(0);
     await settleAll(t);
     const [cancelled] = await t.deps.db
@@ -383,13 +337,7 @@ describe.each(TEST_DATABASES)("what stops auto top-up (%s)", (kind) => {
       .set({ last4: "9999", expYear: 2031 })
       .where(eq(savedCards.paymentMethodId, saved.paymentMethodId));
     const admin = await staffMember(t, "boss", "admin");
-    await postJson(
-      t.app,
-      "/v1/credits/consume",
-      { user_id: user.id, amount: 1000, reason: "render", idempotency_key: "spend-1" },
-      { Authorization: `Bearer ${admin.accessToken}` },
-    );
-    await settleAll(t);
+    await spendAsStaff(t, admin.accessToken, user.id, 1000, "spend-1");
     expect(await settingsOf(t, user.id)).toMatchObject({ status: "active" });
     expect(
       (await t.deps.db.select().from(autoTopUpAttempts).where(eq(autoTopUpAttempts.orgId, user.id))).map(
