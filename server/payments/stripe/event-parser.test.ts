@@ -332,6 +332,23 @@ describe("invoices: the payment", () => {
     });
   });
 
+  // A signed invoice.paid with a currency of five astral-plane letters made the receipt's
+  // Intl.NumberFormat throw and the webhook answer 500 (found by the robustness test).
+  it.each(["𑖮ꏟṫ𖼭ᙔ", "€€€", "eu", "euro", "e1r", ""])("refuses the currency %j as unreadable", (currency) => {
+    expect(parseStripeEvent(event("invoice.paid", invoice({ currency })))).toEqual({
+      ok: false,
+      error: expect.stringMatching(/^invoice\.paid evt_1: currency: /),
+    });
+    expect(parseStripeEvent(event("checkout.session.completed", topUpSession({ currency })))).toEqual({
+      ok: false,
+      error: expect.stringMatching(/^checkout\.session\.completed evt_1: currency: /),
+    });
+  });
+
+  it("takes a currency in capitals too", () => {
+    expect(parseStripeEvent(event("invoice.paid", invoice({ currency: "EUR" }))).ok).toBe(true);
+  });
+
   it("the buyer from the customer fields, with the EU VAT ID", () => {
     expect(
       payment({

@@ -31,6 +31,12 @@ export type ParseResult = { ok: true; event: BillingEvent } | { ok: false; error
 /** An id, or the object it names when the event was expanded. */
 const idRef = z.union([z.string().min(1), z.object({ id: z.string().min(1) }).transform((o) => o.id)]);
 const metadataSchema = z.record(z.string(), z.string()).nullish();
+/**
+ * A currency as Stripe writes it, three ISO 4217 letters ("eur"). Anything else cannot be an amount
+ * of money: refused as a malformed event, never carried on to an invoice or a mail (Intl throws
+ * on it, which made a webhook answer 500).
+ */
+const currencySchema = z.string().regex(/^[a-z]{3}$/i);
 const seconds = z.number().int().nonnegative();
 
 const envelopeSchema = z.object({
@@ -74,7 +80,7 @@ const sessionSchema = z.object({
   amount_subtotal: z.number().int().nullish(),
   amount_total: z.number().int().nullish(),
   total_details: z.object({ amount_tax: z.number().int().nullish() }).nullish(),
-  currency: z.string().nullish(),
+  currency: currencySchema.nullish(),
   customer_details: z
     .object({
       address: addressSchema,
@@ -125,7 +131,7 @@ const invoiceSchema = z.object({
   invoice_pdf: z.string().nullish(),
   billing_reason: z.string().nullish(),
   customer: idRef.nullish(),
-  currency: z.string(),
+  currency: currencySchema,
   amount_paid: z.number(),
   amount_due: z.number().int().nullish(),
   subtotal: z.number().int().nullish(),
@@ -207,7 +213,7 @@ const chargeSchema = z.object({
   id: z.string().min(1),
   amount: z.number().int().nonnegative(),
   amount_refunded: z.number().int().nonnegative(),
-  currency: z.string(),
+  currency: currencySchema,
   customer: idRef.nullish(),
   payment_intent: idRef.nullish(),
   /** Before API version 2025-03-31. */
