@@ -137,7 +137,13 @@ test.describe("account journeys", () => {
     await expect(menu.locator("[data-credit-balance]")).toContainText(/\d/);
     await expect(menu.getByRole("link", { name: UI_TEXT.myAccount })).toBeVisible();
     expect(await axeViolations(page)).toEqual([]);
+    // Signing out loads "/" again, the address this page already has: the URL cannot tell the new
+    // page from the old, so the menu is opened only once the new page has loaded (on CI the click
+    // once landed on the old page and the new one came with the menu closed).
+    const reloaded = page.waitForEvent("framenavigated");
     await menu.getByRole("button", { name: UI_TEXT.signOut }).click();
+    await reloaded;
+    await page.waitForLoadState("load");
     await expect(page).toHaveURL(/\/$/);
     await page.getByText("Menu", { exact: true }).click();
     await expect(menu.getByRole("link", { name: UI_TEXT.logIn })).toBeVisible();
