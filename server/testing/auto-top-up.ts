@@ -3,7 +3,7 @@
 import { eq } from "drizzle-orm";
 import { expect } from "vitest";
 import { createAutoTopUp } from "../billing/auto-top-up/auto-top-up.ts";
-import { packOf } from "../billing/auto-top-up/charges.ts";
+import { type ChargeDeps, packOf } from "../billing/auto-top-up/charges.ts";
 import { storeConsent, vatOnFile } from "../billing/auto-top-up/consents.ts";
 import { createBillingMailSender } from "../billing/billing-mails.ts";
 import { saveGivenBillingDetails } from "../billing/subscription-store.ts";
@@ -111,9 +111,9 @@ export async function settingsOf(t: TestApp, orgId: string): Promise<AutoTopUpSe
   return row;
 }
 
-/** The engine main.ts makes (a second one on the same database, as the sweep's). */
-export function autoTopUpEngineOf(t: TestApp) {
-  return createAutoTopUp({
+/** What charging and settling an attempt needs, on the test app's database and local checkout. */
+export function chargeDepsOf(t: TestApp): ChargeDeps {
+  return {
     db: t.deps.db,
     clock: t.clock,
     logger: t.deps.logger,
@@ -121,6 +121,13 @@ export function autoTopUpEngineOf(t: TestApp) {
     provider: t.local.provider,
     seller: t.deps.config.seller,
     portalUrl: t.deps.config.portalUrl,
+  };
+}
+
+/** The engine main.ts makes (a second one on the same database, as the sweep's). */
+export function autoTopUpEngineOf(t: TestApp) {
+  return createAutoTopUp({
+    ...chargeDepsOf(t),
     background: t.tasks,
     mails: createBillingMailSender({ ...t.deps, tasks: t.tasks }),
   });

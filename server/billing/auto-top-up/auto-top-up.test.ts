@@ -21,6 +21,7 @@ import { getJson, postJson, verifiedUser } from "../../testing/api-client.ts";
 import {
   AUTO_TOP_UP_CARDS,
   autoTopUpEngineOf,
+  chargeDepsOf,
   frenchDetailsUnseen,
   PACK,
   PACK_GROSS,
@@ -34,19 +35,9 @@ import { useTestApp } from "../../testing/suite.ts";
 import type { TestApp } from "../../testing/test-app.ts";
 import { NO_LIMITS } from "../../testing/test-app.ts";
 import { autoTopUpKey } from "../ports/fulfilment-keys.ts";
-import { type ChargeDeps, chargeOf } from "./charges.ts";
+import { chargeOf } from "./charges.ts";
 import { GIVE_UP_AFTER_MS, STALE_AFTER_MS } from "./runner.ts";
 import { REFUNDED_DETAIL, TOTAL_CHANGED_DETAIL } from "./settle.ts";
-
-const chargeDepsOf = (t: TestApp): ChargeDeps => ({
-  db: t.deps.db,
-  clock: t.clock,
-  logger: t.deps.logger,
-  catalogue: t.catalogue,
-  provider: t.local.provider,
-  seller: t.deps.config.seller,
-  portalUrl: t.deps.config.portalUrl,
-});
 
 const CARDS = AUTO_TOP_UP_CARDS;
 
@@ -269,21 +260,7 @@ describe.each(TEST_DATABASES)("auto top-up (%s)", (kind) => {
     // What a crash leaves: the attempt processing, its invoice made and paid at the provider, no grant.
     const [attempt] = await db
       .insert(autoTopUpAttempts)
-      .values({
-        id: crypto.randomUUID(),
-        orgId: user.id,
-        status: "processing",
-        provider: "local",
-        productId: PACK,
-        credits: 500,
-        currency: "eur",
-        net: 5000,
-        gross: PACK_GROSS,
-        paymentMethodId: (await db.select().from(savedCards).where(eq(savedCards.orgId, user.id)))[0]
-          ?.paymentMethodId as string,
-        createdAt: t.clock.now(),
-        updatedAt: t.clock.now(),
-      })
+      .values(await attemptRow(t, user.id))
       .returning();
     const charge = await chargeOf(chargeDepsOf(t), attempt as AutoTopUpAttemptRow);
     const { invoiceId } = await t.local.provider.createAutoTopUpInvoice(db, charge);
