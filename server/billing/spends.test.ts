@@ -153,6 +153,35 @@ describe.each(TEST_DATABASES)("spendBatch (%s)", (kind) => {
     expect(again).toEqual({ ...answers[7], repeated: true });
   });
 
+  it("lets a batch sent behind another's COMMIT see what that one wrote", async () => {
+    const ann = await verifiedUser(ctx.t, "ann");
+    const db = ctx.t.deps.db;
+    // 64 make the first batch; the 6 after it, repeats of its keys and new ones, make the second,
+    // which on PostgreSQL goes out with the first one's writes and COMMIT.
+    const keys = [
+      ...Array.from({ length: 64 }, (_, i) => `p${i}`),
+      ...["p3", "p63", "q1", "p10", "q2", "q1"],
+    ];
+    const answers = await Promise.all(
+      keys.map((idempotencyKey) =>
+        spendCredits(db, request({ userId: ann.id, idempotencyKey, amount: 500 })),
+      ),
+    );
+    const first = answers.slice(0, 64);
+    expect(first.map((a) => a.ok && a.balanceAfter)).toEqual(
+      Array.from({ length: 64 }, (_, i) => FREE - 500 * (i + 1)),
+    );
+    const [p3, p63, q1, p10, q2, q1Again] = answers.slice(64);
+    expect(p3).toEqual({ ...first[3], repeated: true });
+    expect(p63).toEqual({ ...first[63], repeated: true });
+    expect(p10).toEqual({ ...first[10], repeated: true });
+    expect(q1).toMatchObject({ ok: true, repeated: false, balanceAfter: FREE - 32_500 });
+    expect(q2).toMatchObject({ ok: true, repeated: false, balanceAfter: FREE - 33_000 });
+    expect(q1Again).toEqual({ ...q1, repeated: true });
+    const rows = await db.select().from(creditSpends).where(eq(creditSpends.userId, ann.id));
+    expect(rows).toHaveLength(66);
+  });
+
   it("keeps idempotency keys apart per user: the same key charges each user once", async () => {
     const ann = await verifiedUser(ctx.t, "ann");
     const bob = await verifiedUser(ctx.t, "bob");

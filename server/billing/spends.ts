@@ -1,10 +1,12 @@
 // Spending credits: once per (user, idempotency key), never partially, never below zero, and for a
 // charge made with an API key only while the key is usable, for its features, and never past its
-// monthly limit. Concurrent spends are gathered into batches (batched.ts): one transaction locks the
-// batch's users (in id order, so batches on other instances cannot deadlock with it), reads their
-// keys, grants, earlier spends and key usage, decides every spend in arrival order in memory, and
-// writes the outcome in one statement, in two round trips on PostgreSQL (two-trip-transaction.ts)
-// instead of a charge's own eight statements (decision 012). Lists travel as array parameters and
+// monthly limit. Concurrent spends are gathered into batches (pipelined-batches.ts): one transaction
+// locks the batch's users (in id order, so batches on other instances cannot deadlock with it),
+// reads their keys, grants, earlier spends and key usage, decides every spend in arrival order in
+// memory, and writes the outcome in one statement, in two round trips on PostgreSQL
+// (two-trip-transaction.ts) instead of a charge's own eight statements (decision 012); while batches
+// keep coming, a batch's writes and COMMIT travel with the next one's reads, one round trip a batch
+// (decision 036). Lists travel as array parameters and
 // rows as one JSON parameter, so each statement's text, and the server's prepared statement, is the
 // same whatever the batch.
 import { randomUUID } from "node:crypto";
@@ -31,6 +33,7 @@ import {
   type Bound,
   type Param,
   statement,
+  type TwoTripSteps,
   twoTripTransaction,
 } from "../db/two-trip-transaction.ts";
 import type { Db } from "../db/types.ts";
@@ -45,8 +48,8 @@ import {
   toMillicredits,
 } from "../domain/ledger.ts";
 import { crossesNearCap, exceedsCap } from "../domain/member-caps.ts";
-import { batched } from "./batched.ts";
 import { GRANT_COLUMNS, NEWEST_GRANT_FIRST, toCreditGrant } from "./ledger-store.ts";
+import { pipelinedBatches } from "./pipelined-batches.ts";
 
 /** Why a spend was refused (consume answers each with the contract's status and message). */
 export type SpendRefusal =
@@ -144,7 +147,7 @@ const spenders = new WeakMap<Db, (request: SpendRequest) => Promise<SpendResult>
 export function spendCredits(db: Db, request: SpendRequest): Promise<SpendResult> {
   let spend = spenders.get(db);
   if (!spend) {
-    spend = batched((requests: readonly SpendRequest[]) => spendBatch(db, requests), { maxBatch: MAX_BATCH });
+    spend = pipelinedBatches(db, spendSteps, { maxBatch: MAX_BATCH });
     spenders.set(db, spend);
   }
   return spend(request);
@@ -410,7 +413,14 @@ const memberKey = (orgId: string, memberId: string, month: string) =>
 
 /** The spends of a batch, decided in arrival order and written together; one answer per request. */
 export function spendBatch(db: Db, requests: readonly SpendRequest[]): Promise<SpendResult[]> {
-  return twoTripTransaction(db, {
+  return twoTripTransaction(db, spendSteps(requests));
+}
+
+/** A batch's transaction: its reads, and from their answers each spend's decision and the writes. */
+function spendSteps(
+  requests: readonly SpendRequest[],
+): TwoTripSteps<ReturnType<typeof batchReads>, SpendResult[]> {
+  return {
     reads: batchReads(requests),
     decide: (answers) => {
       const state = batchState(answers);
@@ -457,7 +467,7 @@ export function spendBatch(db: Db, requests: readonly SpendRequest[]): Promise<S
         ),
       };
     },
-  });
+  };
 }
 
 /** Adds a spend to its user's Berlin day, feature and key in the batch's daily sums (usage_daily). */

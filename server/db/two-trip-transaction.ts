@@ -150,35 +150,64 @@ function send(connection: Sql, statements: readonly Ready[]): Promise<unknown>[]
 // metering falling from 1,000 to 560 charges a second within a minute). Without sequential scans,
 // every plan made at any size is an index lookup (decision 012). Without parameters, postgres.js
 // sends the two as one simple-protocol message.
-const BEGIN = ["begin; set local enable_seqscan = off"];
+/** What opens a two-trip transaction, sent before its reads. */
+export const TRANSACTION_BEGIN: readonly string[] = ["begin; set local enable_seqscan = off"];
 
-const firstFailure = (outcomes: PromiseSettledResult<unknown>[]) =>
+/** A connection of the pool, pinned for one or more two-trip transactions in a row. */
+export interface PinnedConnection {
+  /**
+   * Sends the statements now, in this order; each promise settles with its statement's answer.
+   * Throws, having sent none of them, when one cannot be sent (a value missing, say).
+   */
+  send(statements: readonly (Bound<unknown> | string)[]): Promise<unknown>[];
+  /** Ends the open transaction; if even that fails, the connection is gone and the caller's error says why. */
+  rollBack(): Promise<void>;
+  release(): void;
+}
+
+/** Pins a connection of `db`'s pool; undefined on PGlite, which runs in process and has one. */
+export function connectionsOf(db: Db): (() => Promise<PinnedConnection>) | undefined {
+  if (!(db instanceof PostgresJsDatabase)) return undefined;
+  const client = (db as unknown as { $client: Sql }).$client;
+  return async () => {
+    const connection = await client.reserve();
+    return {
+      send: (statements) => send(connection, ready(statements)),
+      rollBack: () => rollBack(connection),
+      release: () => connection.release(),
+    };
+  };
+}
+
+export const firstFailure = (outcomes: PromiseSettledResult<unknown>[]) =>
   outcomes.find((o): o is PromiseRejectedResult => o.status === "rejected");
 
+/** The answers of the statements sent after TRANSACTION_BEGIN, once all have succeeded. */
+export const answersAfterBegin = (outcomes: PromiseSettledResult<unknown>[]) =>
+  outcomes.slice(TRANSACTION_BEGIN.length).map((o) => (o as PromiseFulfilledResult<unknown>).value);
+
 export async function twoTripTransaction<T extends Bounds, R>(db: Db, steps: TwoTripSteps<T, R>): Promise<R> {
-  if (!(db instanceof PostgresJsDatabase)) return inDrizzleTransaction(db, steps);
-  const reads = ready([...BEGIN, ...steps.reads]);
-  const connection = await (db as unknown as { $client: Sql }).$client.reserve();
+  const pin = connectionsOf(db);
+  if (!pin) return inDrizzleTransaction(db, steps);
+  const connection = await pin();
   // Whether a transaction is open on the connection, so that it is never handed back inside one.
-  let open = true;
+  let open = false;
   try {
-    const readsDone = await Promise.allSettled(send(connection, reads));
+    const reads = connection.send([...TRANSACTION_BEGIN, ...steps.reads]);
+    open = true;
+    const readsDone = await Promise.allSettled(reads);
     const readFailure = firstFailure(readsDone);
     if (readFailure) throw readFailure.reason;
-    const answers = readsDone
-      .slice(BEGIN.length)
-      .map((o) => (o as PromiseFulfilledResult<unknown>).value) as Answers<T>;
-    const planned = steps.decide(answers);
-    const writes = ready([...planned.writes, "commit"]);
+    const planned = steps.decide(answersAfterBegin(readsDone) as Answers<T>);
     // If a write fails, PostgreSQL aborts the transaction and turns this COMMIT into a ROLLBACK,
     // so either every write is kept or none is; either way the transaction has ended.
-    const outcomes = await Promise.allSettled(send(connection, writes));
+    const writes = connection.send([...planned.writes, "commit"]);
     open = false;
-    const failed = firstFailure(outcomes);
+    const failed = firstFailure(await Promise.allSettled(writes));
     if (failed) throw failed.reason;
     return planned.result;
   } finally {
-    if (open) await rollBack(connection);
+    if (open) await connection.rollBack();
     connection.release();
   }
 }
@@ -200,7 +229,6 @@ function inDrizzleTransaction<T extends Bounds, R>(db: Db, steps: TwoTripSteps<T
   });
 }
 
-/** Ends the open transaction; if even that fails, the connection is gone and the caller's error says why. */
 async function rollBack(connection: Sql): Promise<void> {
   try {
     await connection.unsafe("rollback");

@@ -1,0 +1,268 @@
+// The pipeline's order of sending and its failures, on a fake connection that records what is sent
+// and answers each statement a moment later (the real thing on PostgreSQL is covered by
+// spends.test.ts, the consume route's tests and tests/system).
+import { sql } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { type Bound, type PinnedConnection, statement } from "../db/two-trip-transaction.ts";
+import { type BatchSteps, pipeline } from "./pipelined-batches.ts";
+
+const read = statement("read", (q) => q.execute(sql`select 1`));
+const write = statement("write", (q) => q.execute(sql`select 1`));
+
+/** What a statement is called in the log: `read(1,2)`, `write(3)`, or its text. */
+function label(s: Bound<unknown> | string): string {
+  if (typeof s === "string") return s.startsWith("begin") ? "begin" : s;
+  return `${s.definition.name}(${(s.values.items as number[]).join(",")})`;
+}
+
+interface FakeOptions {
+  /** Statements (by label) that fail when they run. */
+  failing?: string[];
+  /** Statements (by label) that cannot even be sent (send throws). */
+  unsendable?: string[];
+  /** Called on every send, after it is logged: calls arriving meanwhile. */
+  onSend?: (labels: string[]) => void;
+  /** Connections that cannot be pinned, by their number (1 is the first). */
+  unreachable?: number[];
+}
+
+function fakeDatabase(options: FakeOptions = {}) {
+  const log: string[] = [];
+  let pinned = 0;
+  const connect = async (): Promise<PinnedConnection> => {
+    pinned += 1;
+    const n = pinned;
+    if (options.unreachable?.includes(n)) throw new Error(`connection ${n} refused`);
+    log.push(`pin ${n}`);
+    return {
+      send(statements) {
+        const labels = statements.map(label);
+        const cannot = labels.find((l) => options.unsendable?.includes(l));
+        if (cannot) throw new Error(`cannot send ${cannot}`);
+        log.push(`${n}: ${labels.join(" ")}`);
+        options.onSend?.(labels);
+        return labels.map(
+          (l) =>
+            new Promise((resolve, reject) => {
+              setImmediate(() => {
+                log.push(`${n}: answered ${l}`);
+                if (options.failing?.includes(l)) reject(new Error(`${l} failed`));
+                else resolve([l]);
+              });
+            }),
+        );
+      },
+      async rollBack() {
+        log.push(`${n}: rollback`);
+      },
+      release() {
+        log.push(`release ${n}`);
+      },
+    };
+  };
+  return { log, connect };
+}
+
+const steps = (items: readonly number[]): BatchSteps<number> => ({
+  reads: [read({ items })],
+  decide: () => ({ result: items.map((n) => n * 10), writes: [write({ items })] }),
+});
+
+/** What was sent, pinned, rolled back and released, once the pipeline has let go of its connection. */
+async function onlySends(log: string[]): Promise<string[]> {
+  await new Promise(setImmediate);
+  return log.filter((l) => !l.includes("answered"));
+}
+
+describe("pipeline", () => {
+  it("sends the next batch's BEGIN and reads with the previous batch's writes and COMMIT", async () => {
+    let call: (n: number) => Promise<number> = async () => 0;
+    const arrivals: Promise<number>[] = [];
+    const fake = fakeDatabase({
+      // Two charges arrive while the first batch's reads are out, one more with the second's.
+      onSend: (labels) => {
+        if (labels.includes("read(1,2)")) arrivals.push(call(3), call(4));
+        if (labels.includes("read(3,4)")) arrivals.push(call(5));
+      },
+    });
+    call = pipeline(fake.connect, steps, { maxBatch: 10 });
+    const first = await Promise.all([call(1), call(2)]);
+    expect(first).toEqual([10, 20]);
+    expect(await Promise.all(arrivals)).toEqual([30, 40, 50]);
+    expect(await onlySends(fake.log)).toEqual([
+      "pin 1",
+      "1: begin read(1,2)",
+      "1: write(1,2) commit",
+      "1: begin read(3,4)",
+      "1: write(3,4) commit",
+      "1: begin read(5)",
+      "1: write(5) commit",
+      "release 1",
+    ]);
+    // The second batch's reads went out before the first batch's COMMIT had answered.
+    expect(fake.log.indexOf("1: begin read(3,4)")).toBeLessThan(fake.log.indexOf("1: answered commit"));
+  });
+
+  it("answers a batch's callers only once its COMMIT has answered", async () => {
+    const fake = fakeDatabase();
+    const answered: string[] = [];
+    const call = pipeline(fake.connect, steps, { maxBatch: 10 });
+    await Promise.all(
+      [1, 2].map((n) =>
+        call(n).then(() => {
+          answered.push(fake.log.at(-1) ?? "");
+        }),
+      ),
+    );
+    expect(answered).toEqual(["1: answered commit", "1: answered commit"]);
+  });
+
+  it("keeps batches to maxBatch items, in arrival order", async () => {
+    const fake = fakeDatabase();
+    const call = pipeline(fake.connect, steps, { maxBatch: 2 });
+    expect(await Promise.all([1, 2, 3, 4, 5].map(call))).toEqual([10, 20, 30, 40, 50]);
+    expect((await onlySends(fake.log)).filter((l) => l.includes("read"))).toEqual([
+      "1: begin read(1,2)",
+      "1: begin read(3,4)",
+      "1: begin read(5)",
+    ]);
+  });
+
+  it("runs each item of a batch whose write failed again alone, and the batch sent behind it again as it was", async () => {
+    let call: (n: number) => Promise<number> = async () => 0;
+    const later: Promise<number>[] = [];
+    const fake = fakeDatabase({
+      failing: ["write(1,2)", "write(2)"],
+      onSend: (labels) => {
+        if (labels.includes("read(1,2)")) later.push(call(3), call(4));
+      },
+    });
+    call = pipeline(fake.connect, steps, { maxBatch: 10 });
+    const outcomes = await Promise.allSettled([call(1), call(2)]);
+    expect(outcomes[0]).toEqual({ status: "fulfilled", value: 10 });
+    expect(outcomes[1]).toMatchObject({ status: "rejected", reason: new Error("write(2) failed") });
+    expect(await Promise.all(later)).toEqual([30, 40]);
+    expect(await onlySends(fake.log)).toEqual([
+      "pin 1",
+      "1: begin read(1,2)",
+      "1: write(1,2) commit",
+      "1: begin read(3,4)",
+      // The write's failure ended its transaction; the one sent behind it is rolled back untouched.
+      "1: rollback",
+      "release 1",
+      "pin 2",
+      "2: begin read(1)",
+      "2: write(1) commit",
+      "2: begin read(2)",
+      "2: write(2) commit",
+      "2: begin read(3,4)",
+      "2: rollback",
+      "release 2",
+      "pin 3",
+      "3: begin read(3,4)",
+      "3: write(3,4) commit",
+      "release 3",
+    ]);
+  });
+
+  it("rolls back a batch whose read failed, and runs its items again alone", async () => {
+    const fake = fakeDatabase({ failing: ["read(1,2)", "read(1)"] });
+    const call = pipeline(fake.connect, steps, { maxBatch: 10 });
+    const outcomes = await Promise.allSettled([call(1), call(2)]);
+    expect(outcomes[0]).toMatchObject({ status: "rejected", reason: new Error("read(1) failed") });
+    expect(outcomes[1]).toEqual({ status: "fulfilled", value: 20 });
+    expect(await onlySends(fake.log)).toEqual([
+      "pin 1",
+      "1: begin read(1,2)",
+      "1: rollback",
+      "release 1",
+      "pin 2",
+      "2: begin read(1)",
+      "2: rollback",
+      "release 2",
+      "pin 3",
+      "3: begin read(2)",
+      "3: write(2) commit",
+      "release 3",
+    ]);
+  });
+
+  it("rolls back a batch whose decision threw, and answers the lone caller the error", async () => {
+    const fake = fakeDatabase();
+    const bug = new Error("a bug in decide");
+    const call = pipeline(
+      fake.connect,
+      (items: readonly number[]) => ({
+        reads: [read({ items })],
+        decide: () => {
+          throw bug;
+        },
+      }),
+      { maxBatch: 10 },
+    );
+    await expect(call(7)).rejects.toBe(bug);
+    expect(await onlySends(fake.log)).toEqual(["pin 1", "1: begin read(7)", "1: rollback", "release 1"]);
+  });
+
+  it("sends nothing behind writes that could not be sent, and rolls their transaction back", async () => {
+    let call: (n: number) => Promise<number> = async () => 0;
+    const later: Promise<number>[] = [];
+    const fake = fakeDatabase({
+      unsendable: ["write(1)"],
+      onSend: (labels) => {
+        if (labels.includes("read(1)")) later.push(call(2));
+      },
+    });
+    call = pipeline(fake.connect, steps, { maxBatch: 10 });
+    await expect(call(1)).rejects.toThrow("cannot send write(1)");
+    expect(await Promise.all(later)).toEqual([20]);
+    expect(await onlySends(fake.log)).toEqual([
+      "pin 1",
+      "1: begin read(1)",
+      "1: rollback",
+      "release 1",
+      "pin 2",
+      "2: begin read(2)",
+      "2: write(2) commit",
+      "release 2",
+    ]);
+  });
+
+  it("opens no transaction for reads that could not be sent", async () => {
+    const fake = fakeDatabase({ unsendable: ["read(1)"] });
+    const call = pipeline(fake.connect, steps, { maxBatch: 10 });
+    await expect(call(1)).rejects.toThrow("cannot send read(1)");
+    expect(await onlySends(fake.log)).toEqual(["pin 1", "release 1"]);
+  });
+
+  it("answers the error when no connection can be pinned, after trying each item alone", async () => {
+    const fake = fakeDatabase({ unreachable: [1, 2] });
+    const call = pipeline(fake.connect, steps, { maxBatch: 10 });
+    const outcomes = await Promise.allSettled([call(1), call(2)]);
+    expect(outcomes[0]).toMatchObject({ status: "rejected", reason: new Error("connection 2 refused") });
+    expect(outcomes[1]).toEqual({ status: "fulfilled", value: 20 });
+    expect(await onlySends(fake.log)).toEqual([
+      "pin 3",
+      "3: begin read(2)",
+      "3: write(2) commit",
+      "release 3",
+    ]);
+  });
+
+  it("starts again when calls come after the queue ran dry", async () => {
+    const fake = fakeDatabase();
+    const call = pipeline(fake.connect, steps, { maxBatch: 10 });
+    expect(await call(1)).toBe(10);
+    expect(await call(2)).toBe(20);
+    expect(await onlySends(fake.log)).toEqual([
+      "pin 1",
+      "1: begin read(1)",
+      "1: write(1) commit",
+      "release 1",
+      "pin 2",
+      "2: begin read(2)",
+      "2: write(2) commit",
+      "release 2",
+    ]);
+  });
+});
