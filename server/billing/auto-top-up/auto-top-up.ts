@@ -9,10 +9,10 @@ import type { BackgroundTasks } from "../../background.ts";
 import { type AutoTopUpSettingsRow, savedCards } from "../../db/schema/index.ts";
 import type { Tx } from "../../db/types.ts";
 import type { AutoTopUpPack, BalanceCause, OffReason } from "../../domain/auto-top-up.ts";
-import { limitBelowPack } from "../../domain/auto-top-up.ts";
+import { limitBelowPack, packGross } from "../../domain/auto-top-up.ts";
 import type { BillingMailSender } from "../billing-mails.ts";
-import { type ChargeDeps, grossToday, packOf, queueIfDue } from "./charges.ts";
-import { consentStillCovers } from "./consents.ts";
+import { type ChargeDeps, packOf, queueIfDue } from "./charges.ts";
+import { consentStillCovers, vatOnFile } from "./consents.ts";
 import type { AutoTopUpActor, AutoTopUpEngine } from "./engine.ts";
 import { handleAutoTopUpEvent } from "./events.ts";
 import { cancelOpenAttemptInTx, chargeAttempt, sweep, voidQuietly } from "./runner.ts";
@@ -51,11 +51,9 @@ export function createAutoTopUp(deps: AutoTopUpDeps): AutoTopUpEngine {
     pack: AutoTopUpPack,
     now: Date,
   ): Promise<"consent_changed" | "limit_below_pack" | null> {
-    const gross = await grossToday(tx, pack, settings.orgId, deps.seller, now);
-    if (limitBelowPack(gross, settings.monthlyLimit)) return "limit_below_pack";
-    return (await consentStillCovers(tx, settings, pack, deps.seller.country, now))
-      ? null
-      : "consent_changed";
+    const onFile = await vatOnFile(tx, settings.orgId, deps.seller.country, now);
+    if (limitBelowPack(packGross(pack, onFile.vat), settings.monthlyLimit)) return "limit_below_pack";
+    return (await consentStillCovers(tx, settings, pack, onFile)) ? null : "consent_changed";
   }
 
   async function runNudge(orgId: string, cause: BalanceCause): Promise<void> {

@@ -25,7 +25,7 @@ import { lockUser, userGrants } from "../ledger-store.ts";
 import type { AutoTopUpCharge, PaymentProvider } from "../ports/payment-provider.ts";
 import { currentState } from "../subscription-changes.ts";
 import { findCustomerId } from "../subscription-store.ts";
-import { consentStillCovers, vatOnFile } from "./consents.ts";
+import { consentStillCovers, type VatOnFile, vatOnFile } from "./consents.ts";
 import { recordChargeNotMade } from "./history.ts";
 import { changeStatus, type StatusChange, SYSTEM_ACTOR } from "./status.ts";
 import { attemptsSince, findCard, findOpenAttempt, findSettings, openAttempt } from "./store.ts";
@@ -49,11 +49,6 @@ export const packOf = (offer: TopUpOffer): AutoTopUpPack => ({
   unitAmount: offer.topUp.unitAmount,
   currency: offer.topUp.currency,
 });
-
-/** One pack's gross at the organisation's VAT today (consents.ts vatOnFile, as its consent words it). */
-export async function grossToday(tx: Tx | Db, pack: AutoTopUpPack, orgId: string, seller: Seller, now: Date) {
-  return packGross(pack, (await vatOnFile(tx, orgId, seller.country, now)).vat);
-}
 
 /**
  * After a balance change: under the organisation's lock, opens one attempt when the trigger rule
@@ -85,10 +80,23 @@ export async function queueIfDue(
     const offer = deps.catalogue.findTopUp(settings.productId);
     // A due charge that a pause holds back: the pause (mailed once per fact) and, when it is new,
     // the charge not made in the billing history under the same fact.
-    const holdBack = async (change: Extract<StatusChange, { status: "paused" }>, fact: string) => {
+    const holdBack = async (
+      change: Extract<StatusChange, { status: "paused" }>,
+      fact: string,
+      onFile?: VatOnFile,
+    ) => {
       const changed = await changeStatus(tx, orgId, change, context(`${orgId}:${fact}`), now);
       if (changed && offer)
-        await recordChargeNotMade(tx, deps, orgId, packOf(offer), change.reason, `${orgId}:${fact}`, now);
+        await recordChargeNotMade(
+          tx,
+          deps,
+          orgId,
+          packOf(offer),
+          change.reason,
+          `${orgId}:${fact}`,
+          now,
+          onFile,
+        );
     };
     if (decision.action === "skip") return null;
     if (decision.action === "pause") {
@@ -122,7 +130,9 @@ export async function queueIfDue(
       return null;
     }
     const pack = packOf(offer);
-    const gross = await grossToday(tx, pack, orgId, deps.seller, now);
+    // Read once: the pack's gross, the consent's terms and a held-back charge's row all depend on it.
+    const onFile = await vatOnFile(tx, orgId, deps.seller.country, now);
+    const gross = packGross(pack, onFile.vat);
     const limit = monthlyLimitCheck({
       limit: settings.monthlyLimit,
       packGross: gross,
@@ -136,15 +146,16 @@ export async function queueIfDue(
           : { status: "paused" as const, reason: limit.reason };
       const key =
         limit.reason === "monthly_limit" ? startOfBerlinMonth(now).toISOString() : String(settings.consentId);
-      await holdBack(change, key);
+      await holdBack(change, key, onFile);
       return null;
     }
     // The billing details may have changed the price the consent agreed to since it was given
     // (billingDetailsChanged pauses at once; this catches what it could not see).
-    if (!(await consentStillCovers(tx, settings, pack, deps.seller.country, now))) {
+    if (!(await consentStillCovers(tx, settings, pack, onFile))) {
       await holdBack(
         { status: "paused", reason: "consent_changed" },
         `${settings.consentId}:consent_changed`,
+        onFile,
       );
       return null;
     }

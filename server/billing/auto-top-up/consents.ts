@@ -47,6 +47,8 @@ export interface VatOnFile {
    * and the waiver costs a business nothing, while a consumer's missing one cannot be given later.
    */
   hasVatId: boolean;
+  /** Of the buyer, only what decides the VAT (history.ts keeps no more for rows that are no invoices). */
+  buyer: { country: string | null; vatId: string | null };
 }
 
 /**
@@ -72,6 +74,7 @@ export async function vatOnFile(
   return {
     vat: { treatment: decision.treatment, rateBasisPoints: decision.rateBasisPoints },
     hasVatId: confirmedVatId !== null,
+    buyer: { country: details?.country ?? null, vatId: details?.vatId ?? null },
   };
 }
 
@@ -168,8 +171,7 @@ export async function consentStillCovers(
   db: DbOrTx,
   settings: Pick<AutoTopUpSettingsRow, "orgId" | "consentId">,
   pack: AutoTopUpPack,
-  sellerCountry: string,
-  now: Date,
+  onFile: VatOnFile,
 ): Promise<boolean> {
   if (settings.consentId === null) return false;
   const [consent] = await db
@@ -178,7 +180,6 @@ export async function consentStillCovers(
     .where(eq(autoTopUpConsents.id, settings.consentId));
   const agreed = consent && termsOfConsent(consent);
   if (!agreed) return false;
-  const onFile = await vatOnFile(db, settings.orgId, sellerCountry, now);
   return consentCoversCharge(agreed, {
     credits: pack.credits,
     gross: packGross(pack, onFile.vat),

@@ -16,8 +16,7 @@ import type { Catalogue } from "../catalogue.ts";
 import { recordUnpaid, type UnpaidPayment } from "../invoices.ts";
 import { autoTopUpKey } from "../ports/fulfilment-keys.ts";
 import type { PaymentProvider } from "../ports/payment-provider.ts";
-import { findBillingDetails } from "../subscription-store.ts";
-import { vatOnFile } from "./consents.ts";
+import { type VatOnFile, vatOnFile } from "./consents.ts";
 
 export interface HistoryDeps {
   catalogue: Catalogue;
@@ -38,13 +37,12 @@ const packName = (deps: HistoryDeps, productId: string, credits: number) =>
  * it (country, VAT ID): these rows are no invoices, so they keep no name, e-mail or address for
  * the years the invoices table is kept. Paying a failed row fills in the buyer as invoiced.
  */
-async function buyerToday(tx: Tx, deps: HistoryDeps, orgId: string, now: Date) {
-  const onFile = await findBillingDetails(tx, orgId);
-  const { vat } = await vatOnFile(tx, orgId, deps.seller.country, now);
+async function buyerToday(tx: Tx, deps: HistoryDeps, orgId: string, now: Date, known?: VatOnFile) {
+  const { vat, buyer } = known ?? (await vatOnFile(tx, orgId, deps.seller.country, now));
   return {
     rateBasisPoints: vat.rateBasisPoints,
     reverseCharge: vat.treatment === "reverse_charge",
-    buyer: { name: null, email: null, country: onFile?.country ?? null, vatId: onFile?.vatId ?? null },
+    buyer: { name: null, email: null, ...buyer },
   };
 }
 
@@ -110,8 +108,10 @@ export async function recordChargeNotMade(
   reason: PauseReason,
   fact: string,
   now: Date,
+  /** The VAT on file, when the caller has just read it. */
+  onFile?: VatOnFile,
 ): Promise<void> {
-  const { buyer, reverseCharge, rateBasisPoints } = await buyerToday(tx, deps, orgId, now);
+  const { buyer, reverseCharge, rateBasisPoints } = await buyerToday(tx, deps, orgId, now, onFile);
   const row: UnpaidPayment = {
     userId: orgId,
     fulfilmentKey: `auto_top_up_not_charged:${reason}:${fact}`,
