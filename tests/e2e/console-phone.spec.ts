@@ -5,6 +5,7 @@
 import type { APIRequestContext, Locator, Page } from "@playwright/test";
 import { featureName } from "../../contract/credit-costs.ts";
 import { ADMIN_PAGE_TEXT } from "../../src/lib/admin-text.ts";
+import { BILLING_TEXT } from "../../src/lib/billing-text.ts";
 import { createVerifiedUser, openSignedIn, type TestUser, tokenViaApi } from "../fixtures/account.ts";
 import { axeViolations } from "../fixtures/axe.ts";
 import { buyTierAViaForms, buyTopUpViaForms } from "../fixtures/checkout.ts";
@@ -169,6 +170,8 @@ test("at 1280 px a long-standing customer's page is under 2,000 px: long parts a
   // Each part is a tab, kept in the address: a reload opens the same one.
   await openTab(page, S.payments);
   await expect(page.locator("[data-payment]")).toHaveCount(3);
+  // Each payment's status in the customer's own words, as their billing history shows it.
+  await expect(page.locator("[data-payment]").first()).toContainText(BILLING_TEXT.statusLabels.paid);
   await expect(page.locator('[data-panel="credits"]')).toBeHidden();
   await expect(page).toHaveURL(/#payments$/);
   await page.reload();

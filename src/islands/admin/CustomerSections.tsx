@@ -7,10 +7,15 @@ import { featureName } from "../../../contract/credit-costs.ts";
 import { formatMoney } from "../../../contract/invoice-document.ts";
 import { formatBalance } from "../../lib/account-view.ts";
 import { ADMIN_PAGE_TEXT } from "../../lib/admin-text.ts";
+import { BILLING_TEXT } from "../../lib/billing-text.ts";
 import { dayAndTime, isoDay } from "../../lib/format-date.ts";
 import { Table } from "./ConsoleTable.tsx";
 
 const T = ADMIN_PAGE_TEXT.customer;
+
+/** A payment's status in the customer's own words (their billing history's), else as stored. */
+const statusLabel = (status: string) =>
+  (BILLING_TEXT.statusLabels as Record<string, string | undefined>)[status] ?? status;
 const ACTIONS = ADMIN_PAGE_TEXT.customer.sections.actions;
 
 const Empty = ({ text }: { text: string }) => <p className="text-sm text-base-content/70">{text}</p>;
@@ -146,7 +151,7 @@ export function Payments({
           </td>
           <td className="text-right tabular-nums">{p.refunded ? money(p.refunded, p.currency) : "—"}</td>
           <td>
-            {p.status}
+            {statusLabel(p.status)}
             {p.dispute && <span className="badge badge-warning badge-soft ml-1">dispute {p.dispute}</span>}
           </td>
           <td className="font-mono text-xs">{p.credit_notes.map((n) => n.number).join(", ") || "—"}</td>
