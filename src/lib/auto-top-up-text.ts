@@ -32,7 +32,7 @@ export const AUTO_TOP_UP_PAGE_TEXT = {
   resumed: "Auto top-up is active again.",
   /** Resuming answered 422 on `consent`: the card or the VAT changed since the terms were agreed to. */
   resumeNeedsConsent:
-    "The terms changed since you agreed to them. Press Save below to read them again and agree.",
+    "The terms changed since you agreed to them. Read them below and agree to resume auto top-up.",
   completePayment: "Complete payment",
   completePaymentNote: "Your bank asks you to confirm the last payment.",
 

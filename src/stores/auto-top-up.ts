@@ -18,6 +18,13 @@ export interface AutoTopUpState {
 
 export const $autoTopUp = atom<AutoTopUpState>({ status: "loading", data: null });
 
+/**
+ * Resume was refused because the terms changed since they were agreed to (the card's number or
+ * the VAT on file): the settings form shows the new text for these values at once, with the API's
+ * sentence beside "I agree" (AutoTopUpSettings.tsx takes it and sets this back to null).
+ */
+export const $termsToAgree = atom<{ request: AutoTopUpRequest; reason: string } | null>(null);
+
 /** GET: a failure keeps what is shown and says so. */
 export async function loadAutoTopUp(): Promise<AutoTopUp | null> {
   $autoTopUp.set({ ...$autoTopUp.get(), status: "loading" });

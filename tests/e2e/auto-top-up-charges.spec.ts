@@ -5,6 +5,7 @@
 // the payment on the mailed page; a card without funds pauses with its sentence and a mail. On a
 // phone in the dark and a desktop in the light, swept with axe.
 import type { APIRequestContext, Locator, Page } from "@playwright/test";
+import { AUTO_TOP_UP_TEXT } from "../../contract/auto-top-up.ts";
 import { PAUSE_REASONS } from "../../server/domain/auto-top-up.ts";
 import { AUTO_TOP_UP_PAGE_TEXT } from "../../src/lib/auto-top-up-text.ts";
 import { BILLING_TEXT } from "../../src/lib/billing-text.ts";
@@ -17,6 +18,12 @@ import { expect as baseExpect, test } from "../fixtures/test.ts";
 // Save a card, turn on, spend, wait for the background charge, maybe pay on a page: several page
 // loads and a webhook or two on a busy machine.
 test.describe.configure({ timeout: 180_000 });
+// Resume refused for new terms (the declined card's journey) is a 422 the page answers with them.
+test.use({
+  allowedConsoleErrors: [
+    /status of 422 \(Unprocessable Entity\) \(http:\/\/[^)]*\/v1\/billing\/auto-top-up\)$/,
+  ],
+});
 
 const T = AUTO_TOP_UP_PAGE_TEXT;
 const F = T.form;
@@ -332,5 +339,35 @@ for (const view of VIEWS) {
     await mailTo(request, user.email, /^Auto top-up is paused/);
     expect(await axeViolations(page)).toEqual([]);
     await shot(page, "auto-top-up-paused-declined", view);
+
+    await test.step("resume after the VAT changed: the new terms at once, then active", async () => {
+      const details = await request.put("/v1/billing/details", {
+        headers: { Authorization: `Bearer ${token}` },
+        data: {
+          name: "Erika Mustermann",
+          email: user.email,
+          address: { line1: "1 rue de Rivoli", postal_code: "75001", city: "Paris", country: "FR" },
+        },
+      });
+      expect(details.status(), await details.text()).toBe(200);
+      await page.reload();
+      // A decline stays the reason (the new VAT is for the terms to say), so Resume is offered.
+      await expect(paused).toContainText(PAUSE_REASONS.declined.sentence);
+      await section.getByRole("button", { name: T.resume }).click();
+      await expect(page.getByText(T.resumeNeedsConsent)).toBeVisible();
+      const consent = section.locator("[data-auto-top-up-consent]");
+      await expect(consent.locator("[data-consent-text]")).toContainText("€60.00");
+      await expect(consent.locator('[data-field-error="consent"]')).toHaveText(
+        AUTO_TOP_UP_TEXT.consentChanged,
+      );
+      await expect(consent.getByRole("heading", { name: T.consent.title })).toBeFocused();
+      await consent.getByLabel(T.consent.agree).check();
+      const saved = page.waitForResponse(
+        (r) => r.url().endsWith("/v1/billing/auto-top-up") && r.request().method() === "PUT",
+      );
+      await consent.getByRole("button", { name: T.consent.confirmChange }).click();
+      expect((await saved).status()).toBe(200);
+      await expect(page.getByText(T.resumed)).toBeVisible();
+    });
   });
 }

@@ -5,7 +5,11 @@
 // happened and, when saved, reads again until the card is there.
 import { useStore } from "@nanostores/react";
 import { useEffect, useRef, useState } from "react";
-import { type AutoTopUp as AutoTopUpData, CARD_RETURN_TEXT } from "../../../contract/auto-top-up.ts";
+import {
+  AUTO_TOP_UP_TEXT,
+  type AutoTopUp as AutoTopUpData,
+  CARD_RETURN_TEXT,
+} from "../../../contract/auto-top-up.ts";
 import { asApiError } from "../../lib/api-client.ts";
 import { canResume, errorsFrom422, packsFrom } from "../../lib/auto-top-up-form.ts";
 import { AUTO_TOP_UP_PAGE_TEXT } from "../../lib/auto-top-up-text.ts";
@@ -13,6 +17,7 @@ import { detailText } from "../../lib/error-messages.ts";
 import { dayAndTime } from "../../lib/format-date.ts";
 import {
   $autoTopUp,
+  $termsToAgree,
   loadAutoTopUp,
   openCardSetup,
   removeCard,
@@ -79,21 +84,29 @@ function StatusPanel({ data }: { data: AutoTopUpData }) {
   const resume = async () => {
     if (!data.threshold || !data.product_id || !data.monthly_limit) return;
     setBusy(true);
+    const request = {
+      enabled: true,
+      threshold: data.threshold,
+      product_id: data.product_id,
+      monthly_limit: data.monthly_limit,
+    };
     try {
-      await saveAutoTopUp({
-        enabled: true,
-        threshold: data.threshold,
-        product_id: data.product_id,
-        monthly_limit: data.monthly_limit,
-      });
+      await saveAutoTopUp(request);
       notify("success", T.resumed);
       focusStatus();
     } catch (error) {
       if (error instanceof ReauthCancelled) return;
       const failed = asApiError(error);
-      // A new card, or other VAT, since the terms were agreed to: the form below asks again.
-      const consent = failed.status === 422 && errorsFrom422(failed.detail).consent;
-      notify("error", consent ? T.resumeNeedsConsent : detailText(failed.detail) || T.form.saveFailed);
+      // A new card number, or other VAT, since the terms were agreed to: the form below shows
+      // the new text at once, and agreeing to it resumes.
+      const consent = failed.status === 422 ? errorsFrom422(failed.detail).consent : undefined;
+      if (consent) {
+        // The API's sentence is for a Save without consent; beside "I agree", say why instead.
+        $termsToAgree.set({ request, reason: AUTO_TOP_UP_TEXT.consentChanged });
+        notify("info", T.resumeNeedsConsent);
+        return;
+      }
+      notify("error", detailText(failed.detail) || T.form.saveFailed);
     } finally {
       setBusy(false);
     }

@@ -2,7 +2,8 @@
 // limit. Turning it on, or changing values while it is on, first shows the consent text the API
 // renders for exactly those values; the customer ticks "I agree" and the PUT carries its version.
 // Refusals stay beside their fields (422) or above the buttons (409); what was typed is kept.
-import { type FormEvent, useEffect, useId, useRef, useState } from "react";
+import { useStore } from "@nanostores/react";
+import { type FormEvent, useEffect, useEffectEvent, useId, useRef, useState } from "react";
 import type { AutoTopUp, AutoTopUpRequest } from "../../../contract/auto-top-up.ts";
 import { formatMoney } from "../../../contract/invoice-document.ts";
 import { asApiError } from "../../lib/api-client.ts";
@@ -20,7 +21,7 @@ import {
 } from "../../lib/auto-top-up-form.ts";
 import { AUTO_TOP_UP_PAGE_TEXT, MIN_THRESHOLD } from "../../lib/auto-top-up-text.ts";
 import { detailText } from "../../lib/error-messages.ts";
-import { loadConsentText, saveAutoTopUp } from "../../stores/auto-top-up.ts";
+import { $termsToAgree, loadConsentText, saveAutoTopUp } from "../../stores/auto-top-up.ts";
 import { ReauthCancelled } from "../../stores/reauth.ts";
 import { notify } from "../../stores/toast.ts";
 import { FieldError } from "../forms/Field.tsx";
@@ -37,6 +38,8 @@ type Consent =
 function savedMessage(before: AutoTopUp, after: AutoTopUp): string {
   if (after.enabled && !before.enabled) return F.turnedOn;
   if (!after.enabled && before.enabled) return F.turnedOff;
+  // Agreeing to new terms after Resume was refused for them (AutoTopUp.tsx).
+  if (before.status === "paused" && after.status === "active") return T.resumed;
   return F.saved;
 }
 
@@ -119,6 +122,16 @@ export function AutoTopUpSettings({ data, packs }: { data: AutoTopUp; packs: rea
       if (failed.status !== 422) notify("error", message);
     }
   }
+
+  // Resume was refused for new terms (AutoTopUp.tsx): show them now, as Save would have.
+  const termsToAgree = useStore($termsToAgree);
+  const showTerms = useEffectEvent((asked: NonNullable<typeof termsToAgree>) => {
+    $termsToAgree.set(null);
+    void askConsent(asked.request, asked.reason);
+  });
+  useEffect(() => {
+    if (termsToAgree) showTerms(termsToAgree);
+  }, [termsToAgree]);
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
