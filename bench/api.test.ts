@@ -170,8 +170,9 @@ describe("apiRoutes with organisations (issue 33)", () => {
     const autoTopUp = [{ key: "gpk_t", id: "atu-key" }];
     const routes = apiRoutes(user, access, undefined, orgs, autoTopUp);
     const ids = (round: number) => roundOrder(routes, round).map((r) => r.id);
-    expect(ids(1).slice(-3)).toEqual(["consume", "consume-org", "consume-auto-top-up"]);
-    expect(ids(2).slice(-3)).toEqual(["consume-auto-top-up", "consume-org", "consume"]);
+    // Consume with auto top-up on right after consume: both inherit alike what the one before left.
+    expect(ids(1).slice(-3)).toEqual(["consume", "consume-auto-top-up", "consume-org"]);
+    expect(ids(2).slice(-3)).toEqual(["consume-org", "consume-auto-top-up", "consume"]);
     expect(ids(2).slice(0, 5)).toEqual(["baseline", "products", "me-org", "me", "token"]);
     const on = routes.find((r) => r.id === "consume-auto-top-up");
     expect(on).toMatchObject({ method: "POST", path: "/v1/credits/consume", connections: 20 });
@@ -199,17 +200,17 @@ describe("apiRoutes with organisations (issue 33)", () => {
       "introspect",
       "floor-consume",
       "consume",
+      "consume-auto-top-up",
       "floor-consume-org",
       "consume-org",
-      "consume-auto-top-up",
     ];
     expect(ids(1).slice(-7)).toEqual(service);
     expect(ids(2).slice(-7)).toEqual([
       "introspect",
       "floor-introspect",
-      "consume-auto-top-up",
       "consume-org",
       "floor-consume-org",
+      "consume-auto-top-up",
       "consume",
       "floor-consume",
     ]);
