@@ -8,7 +8,7 @@ import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { PRODUCT_IDS } from "../../contract/product-ids.ts";
 import { autoTopUpKey } from "../../server/billing/ports/fulfilment-keys.ts";
-import { printedServiceKey, runCli } from "../fixtures/cli.ts";
+import { generationServiceKey } from "../fixtures/cli.ts";
 import { grantsOf } from "../fixtures/ledger-queries.ts";
 import {
   type Account,
@@ -70,14 +70,7 @@ describe.skipIf(reason !== "")(
       // both instances after the charge's own answer granted the pack) and the sweep.
       [a, b] = await startPair(db, dataDirs);
       // The generation service's key, made as the operator makes it (through A's operator socket).
-      const cli = await runCli(
-        "scripts/service-key.ts",
-        ["create", "generation-api", "--scopes", "introspect,credits:consume"],
-        { DATA_DIR: dataDirs[0]?.dir, DATABASE_URL: db.url, LOG_LEVEL: "silent" },
-      );
-      expect(cli.status, cli.stderr).toBe(0);
-      serviceKey = printedServiceKey(cli) as string;
-      expect(serviceKey).toBeDefined();
+      serviceKey = await generationServiceKey(dataDirs[0]?.dir as string, db.url);
     }, SYSTEM_TIMEOUT);
 
     afterEach((context) => {

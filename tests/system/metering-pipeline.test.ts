@@ -7,7 +7,7 @@
 // - A key revoked through one instance while the other meters through it: once the revocation has
 //   answered, no charge sent through that key is accepted.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { printedServiceKey, runCli } from "../fixtures/cli.ts";
+import { generationServiceKey } from "../fixtures/cli.ts";
 import { apiLedger } from "../fixtures/ledger-queries.ts";
 import {
   createScratchDatabase,
@@ -40,13 +40,7 @@ describe.skipIf(reason !== "")(`metering through a kill and a revocation, two in
       start("instance A", dataDirs[0]?.dir as string),
       start("instance B", dataDirs[1]?.dir as string),
     ]);
-    const cli = await runCli(
-      "scripts/service-key.ts",
-      ["create", "generation-api", "--scopes", "introspect,credits:consume"],
-      { DATA_DIR: dataDirs[0]?.dir, DATABASE_URL: db.url, LOG_LEVEL: "silent" },
-    );
-    expect(cli.status, cli.stderr).toBe(0);
-    service = printedServiceKey(cli) as string;
+    service = await generationServiceKey(dataDirs[0]?.dir as string, db.url);
   }, 180_000);
 
   afterAll(async () => {
