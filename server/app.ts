@@ -25,16 +25,16 @@ import type { Clock } from "./clock.ts";
 import type { Db } from "./db/types.ts";
 import type { Config } from "./env.ts";
 import { errorHandler } from "./http/errors.ts";
+import { fixedHeaders } from "./http/fixed-headers.ts";
 import type { RateLimiter } from "./http/rate-limit.ts";
 import { requestLog } from "./http/request-log.ts";
-import { securityHeaders } from "./http/security-headers.ts";
 import { type Mailer, outboxDir } from "./mail/mailer.ts";
 import { createOrgMails } from "./orgs/org-mails.ts";
 import { JWKS_PATH, jwksHandler } from "./routes/api-access/jwks.ts";
 import { checkoutRoutes } from "./routes/checkout/page.ts";
 import { devBillingRoutes } from "./routes/dev/billing.ts";
 import { devMailRoutes } from "./routes/dev/mail.ts";
-import { v1Routes } from "./routes/v1.ts";
+import { API_PREFIX, v1Routes } from "./routes/v1.ts";
 import type { AppPayments } from "./select-payments.ts";
 import { siteRoutes } from "./site/serve.ts";
 import type { Site } from "./site/site.ts";
@@ -80,7 +80,7 @@ export function createApp(deps: AppDeps): Hono {
   const trustProxy = deps.config.TRUST_PROXY;
   app.onError(errorHandler(deps.logger));
   app.use("*", requestLog(deps.logger, trustProxy));
-  app.use("*", securityHeaders({ trustProxy }));
+  app.use("*", fixedHeaders({ trustProxy, apiPrefix: API_PREFIX }));
 
   app.get("/healthz", (c) => c.json({ status: "ok" }));
   app.get(JWKS_PATH, jwksHandler(deps.accessTokens));

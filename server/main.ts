@@ -1,7 +1,6 @@
 // Starts the one process: reads config, opens and migrates the database, builds the app's
 // dependencies, serves pages and API on one port, and shuts down cleanly.
 
-import { serve } from "@hono/node-server";
 import type { Redis } from "ioredis";
 import { createApp } from "./app.ts";
 import { createAccessTokens } from "./auth/access-tokens.ts";
@@ -17,6 +16,7 @@ import { systemClock } from "./clock.ts";
 import { openDatabase } from "./db/client.ts";
 import { postgresChannel } from "./db/postgres-channel.ts";
 import { ConfigError, devPagesNote, loadConfig, localCheckoutNote, startupWarnings } from "./env.ts";
+import { serveApp } from "./http/fixed-headers.ts";
 import { createRateLimiter } from "./http/rate-limit.ts";
 import { chunkedStdout, createLogger } from "./logger.ts";
 import { createMailer } from "./mail/mailer.ts";
@@ -102,7 +102,7 @@ async function main(): Promise<void> {
 
   // Operator commands run without DATA_DIR find this server's data folder through this note.
   let forgetServer = () => {};
-  const server = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST }, (info) => {
+  const server = serveApp({ fetch: app.fetch, port: config.PORT, hostname: config.HOST }, (info) => {
     if (operatorSocket) {
       try {
         forgetServer = noteRunningServer({

@@ -1,4 +1,4 @@
-// The security headers every answer carries, from the Node server (server/http/security-headers.ts)
+// The security headers every answer carries, from the Node server (server/http/fixed-headers.ts)
 // and from a CDN (the `_headers` file src/integrations/cdn-files.ts writes), so both send the same.
 
 /** The policy of every answer that is not a page (JSON, assets): it allows nothing. */

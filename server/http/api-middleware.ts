@@ -1,5 +1,5 @@
-// Middleware every /v1 answer goes through: CORS for the portal's origins, a body size limit and
-// no caching of account data.
+// Middleware every /v1 answer goes through: CORS for the portal's origins and a body size limit.
+// No caching and `Vary: Origin` are fixed headers (fixed-headers.ts).
 import type { Context, MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
@@ -26,13 +26,8 @@ export function apiCors(origins: string[]): MiddlewareHandler {
   // Access-Control-Expose-Headers on every answer before the route runs, and a header set that
   // early makes the Node adapter turn the route's light answer into a full web Response with a
   // stream for a body: 8 % of an introspection's server time (decision 012). Such requests get
-  // only the Vary that any cached answer needs, set on the answer's own headers: `c.header()` after
-  // the route would make that full Response too.
-  return async (c, next) => {
-    if (c.req.header("origin") !== undefined) return crossOrigin(c, next);
-    await next();
-    c.res.headers.append("Vary", "Origin");
-  };
+  // only the Vary that any cached answer needs, a fixed header (fixed-headers.ts, decision 035).
+  return (c, next) => (c.req.header("origin") === undefined ? next() : crossOrigin(c, next));
 }
 
 const tooLarge = (c: Context) => c.json({ detail: DETAIL.bodyTooLarge }, 413);
@@ -53,9 +48,4 @@ export const apiBodyLimit: MiddlewareHandler = async (c, next) => {
   const length = c.req.header("content-length");
   if (length === undefined || c.req.header("transfer-encoding") !== undefined) return limitBody(c, next);
   return Number(length) > MAX_BODY_BYTES ? tooLarge(c) : next();
-};
-
-export const noStore: MiddlewareHandler = async (c, next) => {
-  await next();
-  if (!c.res.headers.has("Cache-Control")) c.res.headers.set("Cache-Control", "no-store");
 };

@@ -3,7 +3,7 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import { DETAIL } from "../../contract/messages.ts";
 import { type AutoTopUpSettingsDeps, autoTopUpCommands } from "../billing/auto-top-up/settings.ts";
 import type { Seller } from "../domain/vat.ts";
-import { apiBodyLimit, apiCors, noStore } from "../http/api-middleware.ts";
+import { apiBodyLimit, apiCors } from "../http/api-middleware.ts";
 import type { AppEnv } from "../http/app-env.ts";
 import { registerSecuritySchemes } from "../http/openapi.ts";
 import { adminActionRoutes } from "./admin/action-routes.ts";
@@ -56,7 +56,7 @@ export function v1Routes(
   // basePath rather than mounting under /v1: the OpenAPI document then shows the full paths.
   const api = new OpenAPIHono<AppEnv>().basePath(API_PREFIX);
   registerSecuritySchemes(api.openAPIRegistry);
-  api.use("*", apiCors(corsOrigins), apiBodyLimit, noStore);
+  api.use("*", apiCors(corsOrigins), apiBodyLimit);
 
   api.route("/", tokenRoutes(deps));
   api.route("/", sessionRoutes(deps));
