@@ -35,6 +35,8 @@ export default {
     "server/payments/local/retry-schedule.ts",
     "server/payments/stripe/signature.ts",
     "server/api-access/key-format.ts",
+    // Whether a kept introspection may answer: its second, the key's expiry, drops (decision 034).
+    "server/api-access/introspection-cache.ts",
     "server/usage/usage-range.ts",
     "server/usage/usage-csv.ts",
     "server/csv/paged-csv.ts",

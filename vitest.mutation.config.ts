@@ -13,6 +13,7 @@ export default defineConfig({
       "server/payments/local/retry-schedule.test.ts",
       "server/payments/stripe/signature.test.ts",
       "server/api-access/key-format.test.ts",
+      "server/api-access/introspection-cache.test.ts",
       "server/usage/usage-range.test.ts",
       "server/usage/usage-csv.test.ts",
       "server/csv/paged-csv.test.ts",

@@ -10,6 +10,7 @@ import { createSecurityMails } from "./accounts/security-mails.ts";
 import { createTwoFactor } from "./accounts/two-factor.ts";
 import { createLowBalanceAlerts } from "./alerts/low-balance.ts";
 import { createMemberCapAlerts } from "./alerts/member-cap.ts";
+import type { IntrospectionCache } from "./api-access/introspection-cache.ts";
 import { createLastUsed } from "./api-access/last-used.ts";
 import { cachedServiceKeyCheck } from "./api-access/service-keys.ts";
 import type { AccessTokens } from "./auth/access-tokens.ts";
@@ -70,6 +71,8 @@ export interface AppDeps {
   revocations: TokenRevocations;
   /** Seals two-factor secrets and digests recovery codes (MFA_ENCRYPTION_KEY). */
   mfaSecrets: MfaSecrets;
+  /** Active API key introspections for up to 1 s (decision 034); absent: every call reads. */
+  introspectionCache?: IntrospectionCache | undefined;
   payments: AppPayments;
   /** Replaces billing's account hooks (free credits on verification); for tests of the account flow. */
   hooks?: AccountHooks | undefined;
@@ -151,6 +154,7 @@ export function createApp(deps: AppDeps): Hono {
       limiter: deps.limiter,
       tiers: (productId) => deps.payments.catalogue.findTier(productId)?.tier,
       lastUsed: createLastUsed(deps.db, deps.tasks),
+      introspectionCache: deps.introspectionCache,
       securityMails: createSecurityMails({
         db: deps.db,
         mailer: deps.mailer,

@@ -2,6 +2,7 @@
 // dependencies, serves pages and API on one port, and shuts down cleanly.
 
 import type { Redis } from "ioredis";
+import { createIntrospectionCache } from "./api-access/introspection-cache.ts";
 import { createApp } from "./app.ts";
 import { createAccessTokens } from "./auth/access-tokens.ts";
 import { resolveMfaKey, resolveSigningKey } from "./auth/dev-keys.ts";
@@ -70,9 +71,12 @@ async function main(): Promise<void> {
   const revocations = createTokenRevocations(
     database.db,
     clock,
-    config.DATABASE_URL ? postgresChannel(config.DATABASE_URL, REVOCATION_CHANNEL) : undefined,
+    config.DATABASE_URL ? postgresChannel(database.listen, REVOCATION_CHANNEL) : undefined,
   );
   await revocations.start();
+  // API key introspections kept up to 1 s, dropped on every instance by any change (decision 034).
+  const introspectionCache = createIntrospectionCache(database.listen);
+  await introspectionCache.ready;
   const payments = await selectPayments(config, { db: database.db, clock, logger, tasks, signingKeyPem });
   if (payments.local) logger.info(localCheckoutNote(config));
   const app = createApp({
@@ -97,6 +101,7 @@ async function main(): Promise<void> {
       clock,
     ),
     revocations,
+    introspectionCache,
     mfaSecrets: createMfaSecrets(resolveMfaKey(config.MFA_ENCRYPTION_KEY, config.dataDir)),
   });
 

@@ -1,7 +1,8 @@
 // RFC 7662 introspection for the generation service: what a credential a customer's program sent
 // stands for right now. Anything that is not valid at this moment (unknown, malformed, revoked,
 // expired, a token older than a password reset, a deleted account) is the same `{active: false}`,
-// so the answer never helps anyone guess.
+// so the answer never helps anyone guess. An API key's active answer may be kept up to 1 s
+// (introspection-cache.ts, decision 034); an access token's never is.
 import type { Introspection } from "../../contract/api-keys.ts";
 import { FEATURE_IDS } from "../../contract/credit-costs.ts";
 import { concurrentRequestsOf } from "../../contract/plan-limits.ts";
@@ -12,6 +13,7 @@ import type { Db } from "../db/types.ts";
 import { fromMillicredits } from "../domain/ledger.ts";
 import type { TierLookup } from "../domain/subscription.ts";
 import { authenticateApiKeyWithHolder } from "./api-keys.ts";
+import type { IntrospectionCache, KeyIntrospection } from "./introspection-cache.ts";
 import { parseKey } from "./key-format.ts";
 import type { LastUsed } from "./last-used.ts";
 
@@ -22,6 +24,8 @@ export interface IntrospectionDeps {
   accessTokens: AccessTokens;
   tiers: TierLookup;
   lastUsed: LastUsed;
+  /** Active API key answers for up to 1 s (decision 034); absent: every call reads. */
+  introspectionCache?: IntrospectionCache | undefined;
 }
 
 const toSeconds = (date: Date) => Math.floor(date.getTime() / 1000);
@@ -59,13 +63,16 @@ function planFields(
  * organisation's; a personal key's `sub` is its user's id, as before organisations) and for the
  * member who made it, with their monthly cap (ORGANISATIONS.md).
  */
-async function introspectApiKey(deps: IntrospectionDeps, token: string, now: Date): Promise<Introspection> {
+async function readApiKey(
+  deps: IntrospectionDeps,
+  token: string,
+  now: Date,
+): Promise<KeyIntrospection | undefined> {
   const found = await authenticateApiKeyWithHolder(deps.db, token, now);
-  if (!found) return INACTIVE;
+  if (!found) return undefined;
   const { key, org, member, usedThisMonth: used } = found;
-  deps.lastUsed.touch("api", key.id, now);
   const capped = member !== null && member.cap !== null;
-  return {
+  const answer: Introspection = {
     active: true,
     token_type: "api_key",
     sub: org.id,
@@ -82,6 +89,16 @@ async function introspectApiKey(deps: IntrospectionDeps, token: string, now: Dat
     credits_used_this_month: fromMillicredits(used),
     features: key.features ?? [...FEATURE_IDS],
   };
+  return { answer, keyId: key.id, expiresAt: key.expiresAt };
+}
+
+/** A kept answer when the cache has one that holds, else the read; either way the key was used now. */
+async function introspectApiKey(deps: IntrospectionDeps, token: string, now: Date): Promise<Introspection> {
+  const read = () => readApiKey(deps, token, now);
+  const found = await (deps.introspectionCache ? deps.introspectionCache.answer(token, now, read) : read());
+  if (!found) return INACTIVE;
+  deps.lastUsed.touch("api", found.keyId, now);
+  return found.answer;
 }
 
 async function introspectAccessToken(

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { TEST_DATABASES } from "../../tests/fixtures/test-db.ts";
 import { ManualClock } from "../clock.ts";
+import { postgresListener } from "../db/listen.ts";
 import { postgresChannel } from "../db/postgres-channel.ts";
 import { verifiedUser } from "../testing/api-client.ts";
 import { useTestApp } from "../testing/suite.ts";
@@ -47,8 +48,10 @@ describe.each(TEST_DATABASES.filter((kind) => kind === "postgres"))(
       const ann = await verifiedUser(ctx.t, "ann");
       const url = ctx.database.url as string;
       const clock = new ManualClock(ctx.t.clock.now());
-      const [a, b] = [0, 1].map(() =>
-        createTokenRevocations(ctx.database.db, clock, postgresChannel(url, REVOCATION_CHANNEL)),
+      // Each instance has its own LISTEN connection.
+      const listeners = [postgresListener(url), postgresListener(url)];
+      const [a, b] = listeners.map((listener) =>
+        createTokenRevocations(ctx.database.db, clock, postgresChannel(listener.listen, REVOCATION_CHANNEL)),
       ) as [ReturnType<typeof createTokenRevocations>, ReturnType<typeof createTokenRevocations>];
       await Promise.all([a.start(), b.start()]);
       const exp = Math.floor(clock.now().getTime() / 1000) + 60;
@@ -65,6 +68,7 @@ describe.each(TEST_DATABASES.filter((kind) => kind === "postgres"))(
       expect(await waitFor(() => b.isRevoked("j-2"), 300)).toBe(false);
       await a.close();
       await b.close();
+      await Promise.all(listeners.map((listener) => listener.close()));
     });
   },
 );

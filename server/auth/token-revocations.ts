@@ -15,7 +15,6 @@ export interface RevocationChannel {
   notify(tx: Tx, payload: string): Promise<void>;
   /** Calls `onPayload` for each notification and `onResync` once listening (again, after a reconnect). */
   listen(onPayload: (payload: string) => void, onResync: () => void): Promise<void>;
-  close(): Promise<void>;
 }
 
 export interface RevokedToken {
@@ -110,7 +109,6 @@ export function createTokenRevocations(db: Db, clock: Clock, channel?: Revocatio
     },
     async close() {
       clearInterval(timer);
-      await channel?.close();
     },
   };
 }

@@ -6,6 +6,7 @@ import { PGlite } from "@electric-sql/pglite";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
+import { type Listen, pgliteListen, postgresListener } from "./listen.ts";
 import { migratePglite, migratePostgres } from "./migrate.ts";
 import { lockPgliteDir } from "./pglite-lock.ts";
 import * as schema from "./schema/index.ts";
@@ -16,6 +17,8 @@ export interface DatabaseHandle {
   db: Db;
   /** Applies pending migrations (idempotent; safe with several instances starting at once). */
   migrate(): Promise<void>;
+  /** Hears what committed transactions NOTIFY (one LISTEN connection on PostgreSQL, closed with the handle). */
+  listen: Listen;
   close(): Promise<void>;
 }
 
@@ -39,6 +42,7 @@ export function pgliteHandle(
     db,
     client,
     migrate: () => migratePglite(db),
+    listen: pgliteListen(client),
     close: async () => {
       if (!client.closed) await client.close();
       unlock();
@@ -65,11 +69,15 @@ export function openPostgres(databaseUrl: string, poolSize = 10): DatabaseHandle
     connection: { application_name: "genai-portal" },
   });
   const db = drizzlePostgres({ client, schema });
+  const listener = postgresListener(databaseUrl);
   return {
     kind: "postgres",
     db,
     migrate: () => migratePostgres(databaseUrl),
-    close: () => client.end({ timeout: 5 }),
+    listen: listener.listen,
+    close: async () => {
+      await Promise.all([listener.close(), client.end({ timeout: 5 })]);
+    },
   };
 }
 

@@ -7,6 +7,7 @@ import type { SecurityMails } from "../accounts/security-mails.ts";
 import type { TwoFactor } from "../accounts/two-factor.ts";
 import type { LowBalanceAlerts } from "../alerts/low-balance.ts";
 import type { MemberCapAlerts } from "../alerts/member-cap.ts";
+import type { IntrospectionCache } from "../api-access/introspection-cache.ts";
 import type { LastUsed } from "../api-access/last-used.ts";
 import type { ServiceKeyCheck } from "../api-access/service-keys.ts";
 import type { AccessTokens } from "../auth/access-tokens.ts";
@@ -48,6 +49,8 @@ export interface ApiDeps {
   orgMails: OrgMails;
   /** Auto top-up (billing/auto-top-up/): consume nudges it; its routes and the console turn it off. */
   autoTopUp: AutoTopUpEngine;
+  /** Active API key introspections for up to 1 s, dropped on every change (decision 034). */
+  introspectionCache?: IntrospectionCache | undefined;
   /** Checks the generation service's keys. */
   serviceKeys: ServiceKeyCheck;
   /** Accept consume's `at` (simulated history, npm run usage:simulate): development only. */

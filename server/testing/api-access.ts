@@ -22,7 +22,9 @@ export async function serviceKey(
   return (await createServiceKey(t.deps.db, "generation-api", scopes, t.clock.now())).key;
 }
 
-export function introspectRequest(t: TestApp, service: string, token: string, ip = fromIp()) {
+/** Asked once the app has heard of every change committed before (test-app.ts, heardAll). */
+export async function introspectRequest(t: TestApp, service: string, token: string, ip = fromIp()) {
+  await t.heardAll();
   return postForm(t.app, "/v1/introspect", { token }, { ...bearer(service), ...ip });
 }
 

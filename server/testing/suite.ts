@@ -60,13 +60,16 @@ export function useTestApp(kind: TestDatabaseKind, options: SuiteOptions = {}): 
   });
   beforeEach(async () => {
     await ctx.database.reset();
-    ctx.t = createTestApp(ctx.database.db, appOptions);
+    // Introspections are kept as in production (decision 034): the suites check the invalidation.
+    ctx.t = createTestApp(ctx.database.db, { listen: ctx.database.listen, ...appOptions });
+    await ctx.t.listening;
     excused = undefined;
     if (conformance) watching = await watchConformance(ctx.t.app);
   });
   afterEach(async () => {
     // Mail still being sent must not run into the next test's empty tables.
     await ctx.t?.tasks.idle();
+    await ctx.t?.close();
     const broken = (watching?.violations.splice(0) ?? []).filter((v) => !excused?.(v));
     if (broken.length > 0)
       throw new Error(`The API answered outside its OpenAPI document:\n${report(broken)}`);

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import type { Hono } from "hono";
 import { PRODUCT_IDS } from "../../contract/product-ids.ts";
 import type { AccountHooks } from "../accounts/hooks.ts";
+import { createIntrospectionCache } from "../api-access/introspection-cache.ts";
 import { type AppDeps, createApp } from "../app.ts";
 import { createAccessTokens } from "../auth/access-tokens.ts";
 import { createMfaSecrets } from "../auth/mfa-secrets.ts";
@@ -18,6 +19,7 @@ import { type BackgroundTasks, createBackgroundTasks } from "../background.ts";
 import { type Catalogue, createCatalogue } from "../billing/catalogue.ts";
 import { customerStore } from "../billing/subscription-store.ts";
 import { ManualClock } from "../clock.ts";
+import type { Listen } from "../db/listen.ts";
 import type { Db } from "../db/types.ts";
 import type { Seller } from "../domain/vat.ts";
 import type { RateLimitConfig } from "../env.ts";
@@ -28,6 +30,7 @@ import { listOutbox, type OutboxEntry } from "../mail/outbox.ts";
 import type { SendWebhook } from "../payments/local/deliveries.ts";
 import { createLocalPayments, type LocalPayments } from "../payments/local/local-payments.ts";
 import { withoutLocalCheckout } from "../select-payments.ts";
+import { notificationBarrier } from "./heard-all.ts";
 import { newSigningKeyPem } from "./signing-keys.ts";
 
 export const TEST_PORTAL_URL = "https://portal.test";
@@ -73,6 +76,11 @@ export interface TestAppOptions {
   passwords?: PasswordHasher;
   corsOrigins?: string[];
   freeInitialCredits?: number;
+  /**
+   * LISTEN on the test database: the app then keeps introspections as production does (decision
+   * 034), for 1 s of the test's clock. Without it, every introspection reads.
+   */
+  listen?: Listen;
 }
 
 export const TEST_WEBHOOK_SECRET = "whsec_test_".padEnd(40, "x");
@@ -97,6 +105,12 @@ export interface TestApp {
   logs: string[];
   /** Waits for background mail, then lists the outbox, newest first. */
   mails(): Promise<OutboxEntry[]>;
+  /** Settles once the app listens (with `listen`): from then on it keeps introspections. */
+  listening: Promise<void>;
+  /** Waits until the app has heard every notification committed so far (heard-all.ts). */
+  heardAll(): Promise<void>;
+  /** Stops listening (with `listen`; the test database closes the connection). */
+  close(): Promise<void>;
 }
 
 export function createTestApp(db: Db, options: TestAppOptions = {}): TestApp {
@@ -117,6 +131,10 @@ export function createTestApp(db: Db, options: TestAppOptions = {}): TestApp {
   const catalogue = createCatalogue(PRODUCT_IDS.test);
   // One process: no channel between instances. Nothing is revoked yet in a test's fresh database.
   const revocations = createTokenRevocations(db, clock);
+  const introspectionCache = options.listen
+    ? createIntrospectionCache(options.listen, { monotonicNow: () => clock.now().getTime() })
+    : undefined;
+  const barrier = options.listen ? notificationBarrier(db, options.listen) : undefined;
   let app: Hono | undefined;
   // Webhook deliveries reach the app in-process, exactly as they would over HTTP.
   const send: SendWebhook = async (body, headers) => {
@@ -161,6 +179,7 @@ export function createTestApp(db: Db, options: TestAppOptions = {}): TestApp {
     accessTokens: createAccessTokens({ ...TEST_JWT, isRevoked: revocations.isRevoked }, clock),
     revocations,
     mfaSecrets: createMfaSecrets(TEST_MFA_KEY),
+    introspectionCache,
     hooks: options.hooks,
     payments:
       options.localCheckout === false
@@ -177,6 +196,11 @@ export function createTestApp(db: Db, options: TestAppOptions = {}): TestApp {
     tasks,
     dataDir,
     logs,
+    listening: Promise.all([introspectionCache?.ready, barrier?.ready]).then(() => undefined),
+    heardAll: async () => barrier?.heardAll(),
+    async close() {
+      await Promise.all([introspectionCache?.close(), barrier?.close()]);
+    },
     async mails() {
       await tasks.idle();
       return listOutbox(outboxDir(dataDir));

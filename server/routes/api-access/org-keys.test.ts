@@ -10,6 +10,7 @@ import { DETAIL } from "../../../contract/messages.ts";
 import { ORG_DETAIL } from "../../../contract/org-messages.ts";
 import type { OrgRole } from "../../../contract/org-roles.ts";
 import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
+import { INTROSPECTION_TTL_MS } from "../../api-access/introspection-cache.ts";
 import { insertGrant } from "../../billing/ledger-store.ts";
 import { creditSpends, organizationMembers, organizations, users } from "../../db/schema/index.ts";
 import { bearer, consumeRequest, introspect, serviceKey } from "../../testing/api-access.ts";
@@ -100,6 +101,8 @@ describe.each(TEST_DATABASES)("organisation API keys (%s)", (kind) => {
     const refused = await charge(service, key.id, 4);
     expect(refused.status).toBe(402);
     expect(await refused.json()).toEqual({ detail: ORG_DETAIL.memberCapReached });
+    // An answer is kept up to 1 s (decision 034): the charges show in the next second's.
+    ctx.t.clock.advance(INTROSPECTION_TTL_MS + 1);
     expect(await introspect(ctx.t, service, key.key)).toMatchObject({
       credit_balance: 49.1,
       member_credits_used_this_month: 0.9,
