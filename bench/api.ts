@@ -139,6 +139,17 @@ function chargeBody(keys: SeededApiAccess["keys"]): string {
   });
 }
 
+let introspectCounter = 0;
+
+/**
+ * An introspection of the next key in turn: the generation service asks about the keys of the
+ * customers whose programs are running, each many times a second (every request they make).
+ */
+function introspectBody(keys: SeededApiAccess["keys"]): string {
+  introspectCounter += 1;
+  return new URLSearchParams({ token: keys[introspectCounter % keys.length]?.key ?? "" }).toString();
+}
+
 /**
  * The routes measured, the trivial JSON route first: the others are reported as a ratio of it. With
  * `orgs` (PostgreSQL only: their credits are written into its database), users/me with
@@ -168,7 +179,7 @@ export function apiRoutes(
     ? ([
         {
           id: "introspect",
-          label: "POST /v1/introspect (an API key)",
+          label: `POST /v1/introspect (${access.keys.length} customers' keys in turn)`,
           method: "POST",
           path: "/v1/introspect",
           connections: SERVICE_CONNECTIONS,
@@ -176,7 +187,7 @@ export function apiRoutes(
             "Content-Type": "application/x-www-form-urlencoded",
             Authorization: `Bearer ${access.serviceKey}`,
           },
-          body: new URLSearchParams({ token: access.keys[0]?.key ?? "" }).toString(),
+          nextBody: () => introspectBody(access.keys),
         },
         {
           id: "consume",

@@ -52,6 +52,12 @@ export const LIMITS = {
    */
   floorShare: 0.85,
   /**
+   * Introspect with the per-instance cache (decision 034): its floor's requests/s or more. The floor
+   * reads the key every time; the project answers a key asked about again within 1 s from memory,
+   * as under the generation service's load (the same customers' keys, many times a second).
+   */
+  introspectFloorShare: 1,
+  /**
    * Organisations on PostgreSQL (issue 33, ORGANISATIONS.md "Budgets"): consume through an
    * organisation's key whose creator has a monthly cap, at 20 concurrent, and its requests/s as a
    * share of the personal keys' consume in the same run; GET /v1/users/me with X-Organization; what
@@ -294,12 +300,23 @@ export const shareText = (ratio: number) => `${(Math.floor(ratio * 1000 + 1e-9) 
 
 /** The floor's calls and what each is the floor of, in the order the report lists them. */
 export const FLOOR_CALLS = [
-  { call: "introspect", floor: FLOOR_OF.introspect, label: "POST /v1/introspect (a personal API key)" },
-  { call: "consume", floor: FLOOR_OF.consume, label: "POST /v1/credits/consume (personal keys)" },
+  {
+    call: "introspect",
+    floor: FLOOR_OF.introspect,
+    label: "POST /v1/introspect (personal API keys in turn, kept up to 1 s)",
+    share: LIMITS.introspectFloorShare,
+  },
+  {
+    call: "consume",
+    floor: FLOOR_OF.consume,
+    label: "POST /v1/credits/consume (personal keys)",
+    share: LIMITS.floorShare,
+  },
   {
     call: "consume-org",
     floor: FLOOR_OF["consume-org"],
     label: "POST /v1/credits/consume (organisation keys with a member cap)",
+    share: LIMITS.floorShare,
   },
 ] as const;
 
@@ -357,13 +374,13 @@ export function apiChecks(databases: readonly DatabaseApi[]): BudgetCheck[] {
       "lower",
     );
     if (db.database === "PostgreSQL") {
-      for (const { call, label } of FLOOR_CALLS) {
+      for (const { call, label, share } of FLOOR_CALLS) {
         add(
           `api-${call}-floor`,
-          `${label} ≥ ${LIMITS.floorShare * 100}% of its floor's requests/s (bare Hono, same SQL, same rounds) at 20 concurrent on PostgreSQL`,
+          `${label} ≥ ${share * 100}% of its floor's requests/s (bare Hono, same SQL, same rounds) at 20 concurrent on PostgreSQL`,
           floorShare(db, call),
           shareText,
-          (v) => v >= LIMITS.floorShare,
+          (v) => v >= share,
           "lower",
         );
       }

@@ -68,10 +68,12 @@ export const EXPLANATIONS: Readonly<Record<string, string>> = {
     "The same batch as the personal keys' consume (see above), with the member's cap read and counted; its " +
     "floor does the same reads and writes.",
   "api-introspect-floor":
-    "Issue 35's measurement (2026-11-28): introspect is bound by CPU, 177 µs per request against the floor's " +
-    "96 µs, about one full core: about 15 µs mapping a 34-column row, 25 to 30 µs logging and headers, the " +
-    "rest routing and the route's own code. Its database side already equals the floor. Items 3 and 4 of " +
-    "the issue (a narrower read, perhaps a per-instance cache).",
+    "Each instance keeps an API key's active answer up to 1 s (decision 034), so the 20 keys the load asks " +
+    "about in turn are read once a second each and answered from memory otherwise: 137.5 % and 154.6 % of " +
+    "the floor on 2026-11-28. A read costs what issue 35 measured (177 µs of CPU against the floor's 96 µs), " +
+    "so a failure means the answers are not being kept: the server could not LISTEN (nothing is kept until " +
+    "it does), or something notified portal_introspection all the time (migration 0019's triggers fire on " +
+    "revocations, disables, removals and cap changes only).",
   "api-products": "GET /v1/subscription/products answers a JSON string built once at start-up.",
   "api-org-consume-p99":
     "A charge through an organisation's key does what a personal key's does (the key, the organisation's " +

@@ -400,7 +400,7 @@ export function floorSection(db: DatabaseApi, checks: readonly BudgetCheck[]): s
       ? [
           `Context, not a budget: as a share of GET /healthz (${rps(baseline.figures)} req/s in this run), ` +
             `${context.join(", ")}. Introspection through an organisation's key is not measured (the ` +
-            "benchmark introspects a personal key), so it has no floor share yet.",
+            "benchmark introspects personal keys), so it has no floor share yet.",
           "",
         ]
       : []),
