@@ -69,6 +69,8 @@ export default {
     "server/domain/auto-top-up.ts",
     // The Billing section's money input (major units to cents) and what it asks consent for.
     "src/lib/auto-top-up-form.ts",
+    // Metering's pipeline (issue 35): what is sent behind what, and what a failure rolls back.
+    "server/billing/pipelined-batches.ts",
   ],
   coverageAnalysis: "perTest",
   concurrency: 2,

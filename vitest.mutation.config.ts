@@ -33,6 +33,7 @@ export default defineConfig({
       "src/lib/admin-org-actions.test.ts",
       "contract/vat-id-verification.test.ts",
       "src/lib/auto-top-up-form.test.ts",
+      "server/billing/pipelined-batches.test.ts",
     ],
     environment: "node",
     maxWorkers: 1,

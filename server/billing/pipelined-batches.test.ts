@@ -165,6 +165,42 @@ describe("pipeline", () => {
     ]);
   });
 
+  it("runs each item of a batch whose write failed again alone when nothing was sent behind it", async () => {
+    const fake = fakeDatabase({ failing: ["write(1,2)"] });
+    const call = pipeline(fake.connect, steps, { maxBatch: 10 });
+    expect(await Promise.all([call(1), call(2)])).toEqual([10, 20]);
+    expect(await onlySends(fake.log)).toEqual([
+      "pin 1",
+      "1: begin read(1,2)",
+      "1: write(1,2) commit",
+      "release 1",
+      "pin 2",
+      "2: begin read(1)",
+      "2: write(1) commit",
+      "2: begin read(2)",
+      "2: write(2) commit",
+      "release 2",
+    ]);
+  });
+
+  it("rolls back nothing behind a failed write when the next batch's reads could not be sent", async () => {
+    let call: (n: number) => Promise<number> = async () => 0;
+    const later: Promise<number>[] = [];
+    const fake = fakeDatabase({
+      failing: ["write(1,2)"],
+      unsendable: ["read(3,4)"],
+      onSend: (labels) => {
+        if (labels.includes("read(1,2)")) later.push(call(3), call(4));
+      },
+    });
+    call = pipeline(fake.connect, steps, { maxBatch: 10 });
+    expect(await Promise.all([call(1), call(2)])).toEqual([10, 20]);
+    expect(await Promise.all(later)).toEqual([30, 40]);
+    const sends = await onlySends(fake.log);
+    expect(sends.slice(0, 4)).toEqual(["pin 1", "1: begin read(1,2)", "1: write(1,2) commit", "release 1"]);
+    expect(sends.filter((l) => l.endsWith("rollback"))).toEqual([]);
+  });
+
   it("rolls back a batch whose read failed, and runs its items again alone", async () => {
     const fake = fakeDatabase({ failing: ["read(1,2)", "read(1)"] });
     const call = pipeline(fake.connect, steps, { maxBatch: 10 });
@@ -231,7 +267,7 @@ describe("pipeline", () => {
   it("opens no transaction for reads that could not be sent", async () => {
     const fake = fakeDatabase({ unsendable: ["read(1)"] });
     const call = pipeline(fake.connect, steps, { maxBatch: 10 });
-    await expect(call(1)).rejects.toThrow("cannot send read(1)");
+    await expect(call(1)).rejects.toEqual(new Error("cannot send read(1)"));
     expect(await onlySends(fake.log)).toEqual(["pin 1", "release 1"]);
   });
 
@@ -253,6 +289,8 @@ describe("pipeline", () => {
     const fake = fakeDatabase();
     const call = pipeline(fake.connect, steps, { maxBatch: 10 });
     expect(await call(1)).toBe(10);
+    // Once the first drain has quite finished.
+    await new Promise(setImmediate);
     expect(await call(2)).toBe(20);
     expect(await onlySends(fake.log)).toEqual([
       "pin 1",

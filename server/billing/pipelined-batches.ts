@@ -11,19 +11,17 @@
 // back) and each of its items runs again on its own, so a failure reaches only the callers whose
 // item causes it. A batch that was sent behind a failed one is rolled back untouched and runs
 // again as it was. After any failure the pipeline starts again on a fresh connection from the
-// pool, so a connection that broke costs the batches in flight on it and nothing more.
+// pool, so a connection that broke costs the batches in flight on it and nothing more. On PGlite,
+// in process with no round trips to save, spends.ts runs each batch as batched.ts does.
 import {
   answersAfterBegin,
   type Bound,
-  connectionsOf,
   firstFailure,
   type PinnedConnection,
   TRANSACTION_BEGIN,
   type TwoTripSteps,
-  twoTripTransaction,
 } from "../db/two-trip-transaction.ts";
-import type { Db } from "../db/types.ts";
-import { type BatchedOptions, batched } from "./batched.ts";
+import type { BatchedOptions } from "./batched.ts";
 
 /** A batch's two-trip transaction: its reads, and from their answers one result per item and the writes. */
 export type BatchSteps<O> = TwoTripSteps<readonly Bound<unknown>[], readonly O[]>;
@@ -47,21 +45,10 @@ interface Sent<I, O> {
 }
 
 /**
- * `stepsOf` gets the items of a batch in arrival order; its `decide` answers one result per item, in
- * the same order. On PostgreSQL the batches are pipelined (above); on PGlite, in process with no
- * round trips to save, each batch is a two-trip transaction of its own, as batched.ts runs them.
+ * The pipeline on connections from `connect` (two-trip-transaction.ts connectionsOf; its tests give
+ * it a fake one). `stepsOf` gets the items of a batch in arrival order; its `decide` answers one
+ * result per item, in the same order.
  */
-export function pipelinedBatches<I, O>(
-  db: Db,
-  stepsOf: (items: readonly I[]) => BatchSteps<O>,
-  options: BatchedOptions,
-): (item: I) => Promise<O> {
-  const connections = connectionsOf(db);
-  if (!connections) return batched((items) => twoTripTransaction(db, stepsOf(items)), options);
-  return pipeline(connections, stepsOf, options);
-}
-
-/** The pipeline on connections from `connect` (exported for its tests, which give it a fake one). */
 export function pipeline<I, O>(
   connect: () => Promise<PinnedConnection>,
   stepsOf: (items: readonly I[]) => BatchSteps<O>,
@@ -70,12 +57,12 @@ export function pipeline<I, O>(
   const queue: Pending<I, O>[] = [];
   let draining = false;
 
-  /** The next batch: an item to run again, alone; else up to maxBatch items in arrival order. */
+  /**
+   * The next batch: an item to run again, alone; else up to maxBatch items in arrival order. Items
+   * to run alone are always at the front (`failed` puts them there, new calls go to the end).
+   */
   function take(): Pending<I, O>[] {
-    if (queue[0]?.alone) return queue.splice(0, 1);
-    let size = 0;
-    while (size < queue.length && size < options.maxBatch && !queue[size]?.alone) size += 1;
-    return queue.splice(0, size);
+    return queue.splice(0, queue[0]?.alone ? 1 : options.maxBatch);
   }
 
   /**
@@ -85,7 +72,7 @@ export function pipeline<I, O>(
    */
   function failed(batch: Pending<I, O>[], error: unknown, untouched: Pending<I, O>[] = []): void {
     if (batch.length === 1) {
-      batch[0]?.reject(error);
+      for (const pending of batch) pending.reject(error);
       queue.unshift(...untouched);
       return;
     }

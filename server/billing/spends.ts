@@ -31,6 +31,7 @@ import {
 import {
   type Answers,
   type Bound,
+  connectionsOf,
   type Param,
   statement,
   type TwoTripSteps,
@@ -48,8 +49,9 @@ import {
   toMillicredits,
 } from "../domain/ledger.ts";
 import { crossesNearCap, exceedsCap } from "../domain/member-caps.ts";
+import { batched } from "./batched.ts";
 import { GRANT_COLUMNS, NEWEST_GRANT_FIRST, toCreditGrant } from "./ledger-store.ts";
-import { pipelinedBatches } from "./pipelined-batches.ts";
+import { pipeline } from "./pipelined-batches.ts";
 
 /** Why a spend was refused (consume answers each with the contract's status and message). */
 export type SpendRefusal =
@@ -147,7 +149,12 @@ const spenders = new WeakMap<Db, (request: SpendRequest) => Promise<SpendResult>
 export function spendCredits(db: Db, request: SpendRequest): Promise<SpendResult> {
   let spend = spenders.get(db);
   if (!spend) {
-    spend = pipelinedBatches(db, spendSteps, { maxBatch: MAX_BATCH });
+    const connections = connectionsOf(db);
+    const options = { maxBatch: MAX_BATCH };
+    // On PGlite (no pinned connections: in process, no round trips to save) a batch at a time.
+    spend = connections
+      ? pipeline(connections, spendSteps, options)
+      : batched((requests: readonly SpendRequest[]) => spendBatch(db, requests), options);
     spenders.set(db, spend);
   }
   return spend(request);
