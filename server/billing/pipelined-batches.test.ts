@@ -24,6 +24,8 @@ interface FakeOptions {
   onSend?: (labels: string[]) => void;
   /** Connections that cannot be pinned, by their number (1 is the first). */
   unreachable?: number[];
+  /** What the COMMITs answer, in turn (then "COMMIT"). */
+  commitAnswers?: string[];
 }
 
 function fakeDatabase(options: FakeOptions = {}) {
@@ -47,6 +49,9 @@ function fakeDatabase(options: FakeOptions = {}) {
               setImmediate(() => {
                 log.push(`${n}: answered ${l}`);
                 if (options.failing?.includes(l)) reject(new Error(`${l} failed`));
+                // As postgres.js: the rows, with the command PostgreSQL answered.
+                else if (l === "commit")
+                  resolve(Object.assign([], { command: options.commitAnswers?.shift() ?? "COMMIT" }));
                 else resolve([l]);
               });
             }),
@@ -199,6 +204,36 @@ describe("pipeline", () => {
     const sends = await onlySends(fake.log);
     expect(sends.slice(0, 4)).toEqual(["pin 1", "1: begin read(1,2)", "1: write(1,2) commit", "release 1"]);
     expect(sends.filter((l) => l.endsWith("rollback"))).toEqual([]);
+  });
+
+  it("counts a batch whose COMMIT answered ROLLBACK as failed, though every statement answered", async () => {
+    let call: (n: number) => Promise<number> = async () => 0;
+    const later: Promise<number>[] = [];
+    const fake = fakeDatabase({
+      commitAnswers: ["ROLLBACK"],
+      onSend: (labels) => {
+        if (labels.includes("read(1,2)")) later.push(call(3));
+      },
+    });
+    call = pipeline(fake.connect, steps, { maxBatch: 10 });
+    expect(await Promise.all([call(1), call(2)])).toEqual([10, 20]);
+    expect(await Promise.all(later)).toEqual([30]);
+    expect(await onlySends(fake.log)).toEqual([
+      "pin 1",
+      "1: begin read(1,2)",
+      "1: write(1,2) commit",
+      "1: begin read(3)",
+      "1: rollback",
+      "release 1",
+      "pin 2",
+      "2: begin read(1)",
+      "2: write(1) commit",
+      "2: begin read(2)",
+      "2: write(2) commit",
+      "2: begin read(3)",
+      "2: write(3) commit",
+      "release 2",
+    ]);
   });
 
   it("rolls back a batch whose read failed, and runs its items again alone", async () => {

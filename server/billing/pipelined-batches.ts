@@ -16,6 +16,7 @@
 import {
   answersAfterBegin,
   type Bound,
+  commitFailure,
   firstFailure,
   type PinnedConnection,
   TRANSACTION_BEGIN,
@@ -139,9 +140,10 @@ export function pipeline<I, O>(
       }
       const nextBatch = take();
       const next = nextBatch.length > 0 ? sendReads(connection, nextBatch) : undefined;
-      const failure = firstFailure(await Promise.allSettled(writes));
+      // Kept only when COMMIT itself says so (two-trip-transaction.ts commitFailure).
+      const failure = commitFailure(await Promise.allSettled(writes));
       if (failure) {
-        failed(current.batch, failure.reason, await rollBackUntouched(connection, next));
+        failed(current.batch, failure.error, await rollBackUntouched(connection, next));
         return;
       }
       const results = planned.value.result;

@@ -3,7 +3,14 @@ import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { openTestDatabase, rowsOf, TEST_DATABASES, type TestDatabase } from "../../tests/fixtures/test-db.ts";
 import { users } from "./schema/index.ts";
-import { statement, twoTripTransaction } from "./two-trip-transaction.ts";
+import {
+  commitFailure,
+  connectionLost,
+  connectionsOf,
+  statement,
+  TRANSACTION_BEGIN,
+  twoTripTransaction,
+} from "./two-trip-transaction.ts";
 
 const raw = (text: string) => statement(text, (q) => q.execute(sql.raw(text)));
 const now = raw("select now()::text as at, txid_current()::text as tx");
@@ -119,5 +126,71 @@ describe.each(TEST_DATABASES)("twoTripTransaction (%s)", (kind) => {
     );
     expect(answers).toEqual(Array.from({ length: 12 }, (_, i) => i));
     expect(await count()).toBe(12);
+  });
+
+  // PGlite has no pinned connections (connectionsOf is undefined there): these are PostgreSQL's.
+  const pin = () => connectionsOf(database.db);
+
+  it("counts writes as kept only when COMMIT says so, though postgres.js tried a write again", async () => {
+    const connect = pin();
+    if (!connect) return expect(kind).toBe("pglite");
+    const connection = await connect();
+    try {
+      // The insert is prepared on this connection, then the server forgets it inside a transaction:
+      // the insert fails, COMMIT answers ROLLBACK, and postgres.js sends the insert again after it.
+      const prepared = await Promise.allSettled(
+        connection.send([...TRANSACTION_BEGIN, probeInsert({ n: 1 }), "commit"]),
+      );
+      expect(commitFailure(prepared)).toBeUndefined();
+      const outcomes = await Promise.allSettled(
+        connection.send([...TRANSACTION_BEGIN, "deallocate all", probeInsert({ n: 2 }), "commit"]),
+      );
+      expect(outcomes.every((o) => o.status === "fulfilled")).toBe(true);
+      expect(commitFailure(outcomes)?.error).toEqual(
+        new Error("The transaction was not committed: COMMIT answered ROLLBACK"),
+      );
+      const committed = await Promise.allSettled(
+        connection.send([...TRANSACTION_BEGIN, probeInsert({ n: 3 }), "commit"]),
+      );
+      expect(commitFailure(committed)).toBeUndefined();
+    } finally {
+      connection.release();
+    }
+  });
+
+  it("sends nothing more on a connection that is gone and does not hand it back", async () => {
+    const connect = pin();
+    if (!connect) return expect(kind).toBe("pglite");
+    const connection = await connect();
+    const outcomes = await Promise.allSettled(
+      connection.send([...TRANSACTION_BEGIN, "select pg_terminate_backend(pg_backend_pid())"]),
+    );
+    const ended = outcomes.find((o): o is PromiseRejectedResult => o.status === "rejected");
+    expect(connectionLost(ended?.reason)).toBe(true);
+    // Sent on the dead connection, a ROLLBACK would fail inside the driver, where nothing catches it.
+    await connection.rollBack();
+    connection.release();
+    // The pool goes on: every connection it hands out works.
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        twoTripTransaction(database.db, {
+          reads: [now()] as const,
+          decide: () => ({ result: i, writes: [probeInsert({ n: 200 + i })] }),
+        }),
+      ),
+    );
+    expect(answers).toEqual(Array.from({ length: 12 }, (_, i) => i));
+  });
+});
+
+describe("connectionLost", () => {
+  it("is the driver's and the socket's codes and PostgreSQL's connection classes, not a statement's failure", () => {
+    const coded = (code: unknown) => Object.assign(new Error("x"), { code });
+    for (const code of ["CONNECTION_CLOSED", "CONNECTION_DESTROYED", "ECONNRESET", "EPIPE"])
+      expect(connectionLost(coded(code))).toBe(true);
+    for (const code of ["UNDEFINED_VALUE", "23505", "57P01", undefined, 7])
+      expect(connectionLost(coded(code))).toBe(false);
+    expect(connectionLost(undefined)).toBe(false);
+    expect(connectionLost(new Error("no code"))).toBe(false);
   });
 });

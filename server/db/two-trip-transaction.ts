@@ -14,7 +14,7 @@
 import { Column, fillPlaceholders, is, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
 import { PostgresJsDatabase, PostgresJsSession } from "drizzle-orm/postgres-js";
-import type { Sql } from "postgres";
+import postgres, { type Sql } from "postgres";
 import type { Db } from "./types.ts";
 
 /** The query builder a statement is written with: the same calls on PostgreSQL and in PGlite's transaction. */
@@ -165,22 +165,79 @@ export interface PinnedConnection {
   release(): void;
 }
 
-/** Pins a connection of `db`'s pool; undefined on PGlite, which runs in process and has one. */
+/** postgres.js's own codes, and the socket's, for a connection that is gone. */
+const LOST_CONNECTION_CODES = new Set([
+  "CONNECTION_CLOSED",
+  "CONNECTION_ENDED",
+  "CONNECTION_DESTROYED",
+  "CONNECT_TIMEOUT",
+  "ECONNRESET",
+  "EPIPE",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ENOTCONN",
+]);
+
+/**
+ * Whether `error` says the connection itself is gone, not that a statement failed on a live one:
+ * the driver's or the socket's codes, or PostgreSQL's connection exceptions (class 08) and its
+ * shutdowns and terminations (57P01 to 57P04; 57014, a cancelled statement, leaves it alive).
+ */
+export function connectionLost(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null | undefined)?.code;
+  if (typeof code !== "string") return false;
+  if (error instanceof postgres.PostgresError) return code.startsWith("08") || code.startsWith("57P");
+  return LOST_CONNECTION_CODES.has(code);
+}
+
+/**
+ * Pins a connection of `db`'s pool; undefined on PGlite, which runs in process and has one. Once a
+ * statement says the connection is gone, nothing more is sent on it and it is not handed back:
+ * postgres.js has already put it with its closed connections (it reconnects one when needed), a
+ * statement sent on it fails inside the driver where nobody can catch it, and handing it back
+ * would list it as open again.
+ */
 export function connectionsOf(db: Db): (() => Promise<PinnedConnection>) | undefined {
   if (!(db instanceof PostgresJsDatabase)) return undefined;
   const client = (db as unknown as { $client: Sql }).$client;
   return async () => {
     const connection = await client.reserve();
+    let lost = false;
+    const watched = (answer: Promise<unknown>) => {
+      answer.catch((error: unknown) => {
+        if (connectionLost(error)) lost = true;
+      });
+      return answer;
+    };
     return {
-      send: (statements) => send(connection, ready(statements)),
-      rollBack: () => rollBack(connection),
-      release: () => connection.release(),
+      send: (statements) => send(connection, ready(statements)).map(watched),
+      rollBack: () => (lost ? Promise.resolve() : rollBack(connection)),
+      release: () => {
+        if (!lost) connection.release();
+      },
     };
   };
 }
 
 export const firstFailure = (outcomes: PromiseSettledResult<unknown>[]) =>
   outcomes.find((o): o is PromiseRejectedResult => o.status === "rejected");
+
+/**
+ * Why a transaction's writes and COMMIT (sent last) did not commit, or undefined when they did.
+ * Every statement answering is not enough: postgres.js sends a prepared statement again on its
+ * own when the server lost it (FetchPreparedStatement, RevalidateCachedQuery), after everything
+ * already sent. A write that failed so aborts the transaction, COMMIT answers ROLLBACK, and the
+ * write's second try succeeds outside it: only COMMIT's own answer says the writes were kept.
+ */
+export function commitFailure(outcomes: PromiseSettledResult<unknown>[]): { error: unknown } | undefined {
+  const failed = firstFailure(outcomes);
+  if (failed) return { error: failed.reason };
+  const last = outcomes.at(-1) as PromiseFulfilledResult<{ command?: unknown } | undefined> | undefined;
+  const command = last?.value?.command;
+  if (command === "COMMIT") return undefined;
+  return { error: new Error(`The transaction was not committed: COMMIT answered ${String(command)}`) };
+}
 
 /** The answers of the statements sent after TRANSACTION_BEGIN, once all have succeeded. */
 export const answersAfterBegin = (outcomes: PromiseSettledResult<unknown>[]) =>
@@ -203,8 +260,8 @@ export async function twoTripTransaction<T extends Bounds, R>(db: Db, steps: Two
     // so either every write is kept or none is; either way the transaction has ended.
     const writes = connection.send([...planned.writes, "commit"]);
     open = false;
-    const failed = firstFailure(await Promise.allSettled(writes));
-    if (failed) throw failed.reason;
+    const failed = commitFailure(await Promise.allSettled(writes));
+    if (failed) throw failed.error;
     return planned.result;
   } finally {
     if (open) await connection.rollBack();
