@@ -175,7 +175,7 @@ test("an admin refunds a top-up; the customer's billing history shows the refund
     await page.reload();
     await expect(topUp).toContainText("CN-", { timeout: 2000 });
   }).toPass({ timeout: 20_000 });
-  await expect(topUp).toContainText("refunded");
+  await expect(topUp).toContainText(BILLING_TEXT.statusLabels.refunded);
   await expect(page.locator('[data-audit-entry="payment.refund"]')).toContainText("Bought twice by mistake");
 
   await customerPage.goto("/profile/billing");
