@@ -71,6 +71,8 @@ export default {
     "src/lib/auto-top-up-form.ts",
     // Metering's pipeline (issue 35): what is sent behind what, and what a failure rolls back.
     "server/billing/pipelined-batches.ts",
+    // Which failures say a pinned connection is gone, and the answers it would leave unsettled.
+    "server/db/lost-connection.ts",
   ],
   coverageAnalysis: "perTest",
   concurrency: 2,

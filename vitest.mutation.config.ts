@@ -34,6 +34,7 @@ export default defineConfig({
       "contract/vat-id-verification.test.ts",
       "src/lib/auto-top-up-form.test.ts",
       "server/billing/pipelined-batches.test.ts",
+      "server/db/lost-connection.test.ts",
     ],
     environment: "node",
     maxWorkers: 1,

@@ -14,7 +14,8 @@
 import { Column, fillPlaceholders, is, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
 import { PostgresJsDatabase, PostgresJsSession } from "drizzle-orm/postgres-js";
-import postgres, { type Sql } from "postgres";
+import type { Sql } from "postgres";
+import { watchedConnection } from "./lost-connection.ts";
 import type { Db } from "./types.ts";
 
 /** The query builder a statement is written with: the same calls on PostgreSQL and in PGlite's transaction. */
@@ -165,32 +166,6 @@ export interface PinnedConnection {
   release(): void;
 }
 
-/** postgres.js's own codes, and the socket's, for a connection that is gone. */
-const LOST_CONNECTION_CODES = new Set([
-  "CONNECTION_CLOSED",
-  "CONNECTION_ENDED",
-  "CONNECTION_DESTROYED",
-  "CONNECT_TIMEOUT",
-  "ECONNRESET",
-  "EPIPE",
-  "ETIMEDOUT",
-  "EHOSTUNREACH",
-  "ENETUNREACH",
-  "ENOTCONN",
-]);
-
-/**
- * Whether `error` says the connection itself is gone, not that a statement failed on a live one:
- * the driver's or the socket's codes, or PostgreSQL's connection exceptions (class 08) and its
- * shutdowns and terminations (57P01 to 57P04; 57014, a cancelled statement, leaves it alive).
- */
-export function connectionLost(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null | undefined)?.code;
-  if (typeof code !== "string") return false;
-  if (error instanceof postgres.PostgresError) return code.startsWith("08") || code.startsWith("57P");
-  return LOST_CONNECTION_CODES.has(code);
-}
-
 /**
  * Pins a connection of `db`'s pool; undefined on PGlite, which runs in process and has one. Once a
  * statement says the connection is gone, nothing more is sent on it and it is not handed back:
@@ -203,18 +178,12 @@ export function connectionsOf(db: Db): (() => Promise<PinnedConnection>) | undef
   const client = (db as unknown as { $client: Sql }).$client;
   return async () => {
     const connection = await client.reserve();
-    let lost = false;
-    const watched = (answer: Promise<unknown>) => {
-      answer.catch((error: unknown) => {
-        if (connectionLost(error)) lost = true;
-      });
-      return answer;
-    };
+    const watch = watchedConnection();
     return {
-      send: (statements) => send(connection, ready(statements)).map(watched),
-      rollBack: () => (lost ? Promise.resolve() : rollBack(connection)),
+      send: (statements) => send(connection, ready(statements)).map(watch.settled),
+      rollBack: () => (watch.lost() ? Promise.resolve() : rollBack(connection)),
       release: () => {
-        if (!lost) connection.release();
+        if (!watch.lost()) connection.release();
       },
     };
   };
