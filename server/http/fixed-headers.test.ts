@@ -457,6 +457,8 @@ describe("a route's own headers, served and under app.request()", () => {
               }),
             }),
         )
+        .get("/v1/by-origin", (c) => c.json({}, 200, { Vary: "Accept, origin" }))
+        .get("/v1/anything", (c) => c.json({}, 200, { Vary: "*" }))
         .get("/v1/empty", (c) => c.body(null, 204))
         .get("/own", (c) =>
           c.text("x", 200, {
@@ -483,6 +485,20 @@ describe("a route's own headers, served and under app.request()", () => {
       path: "/v1/varied-twice",
       status: 200,
       expect: { vary: "Accept, Cookie, Origin" },
+    },
+    {
+      what: "a Vary that names Origin already, naming it once",
+      method: "GET",
+      path: "/v1/by-origin",
+      status: 200,
+      expect: { vary: "Accept, origin" },
+    },
+    {
+      what: "a Vary of *, which every name is part of",
+      method: "GET",
+      path: "/v1/anything",
+      status: 200,
+      expect: { vary: "*" },
     },
     {
       what: "a streamed body's headers",

@@ -99,6 +99,15 @@ export class FixedHeadersResponse<
   }
 }
 
+/**
+ * A Vary value with `name` added unless it lists it already (names are case-insensitive) or is
+ * `*`, which every name is part of: a route that varies by Origin itself says so once.
+ */
+function withVaryName(own: string, name: string): string {
+  const listed = own.split(",").map((n) => n.trim().toLowerCase());
+  return listed.includes("*") || listed.includes(name.toLowerCase()) ? own : `${own}, ${name}`;
+}
+
 /** `headers` with `vary` appended to their own Vary. A list (raw headers) is left as it is: the
  * Hono adapter always writes an object. */
 function withVary<T extends OutgoingHttpHeaders | OutgoingHttpHeader[] | undefined>(
@@ -109,8 +118,7 @@ function withVary<T extends OutgoingHttpHeaders | OutgoingHttpHeader[] | undefin
   for (const name in headers) {
     if (name.length !== 4 || name.toLowerCase() !== "vary") continue;
     const own = headers[name];
-    const value = Array.isArray(own) ? own.join(", ") : String(own);
-    return { ...headers, [name]: `${value}, ${vary}` };
+    return { ...headers, [name]: withVaryName(Array.isArray(own) ? own.join(", ") : String(own), vary) };
   }
   return headers;
 }
@@ -141,7 +149,9 @@ export function fixedHeaders(options: FixedHeaderOptions): MiddlewareHandler {
     return next().then(() => {
       const h = c.res.headers;
       for (const [name, value] of headers.defaults) if (!h.has(name)) h.set(name, value);
-      if (headers.vary !== undefined) h.append("Vary", headers.vary);
+      const own = h.get("Vary");
+      if (headers.vary !== undefined)
+        h.set("Vary", own === null ? headers.vary : withVaryName(own, headers.vary));
     });
   };
 }
