@@ -51,6 +51,22 @@ describe("the envelope", () => {
     });
   });
 
+  it("refuses an id or a type longer than the 255 characters the API's document allows", () => {
+    const long = "x".repeat(256);
+    expect(parseStripeEvent({ ...event("charge.succeeded", {}), id: long })).toEqual({
+      ok: false,
+      error: expect.stringMatching(/^not a Stripe event: id: /),
+    });
+    expect(parseStripeEvent(event(long, {}))).toEqual({
+      ok: false,
+      error: expect.stringMatching(/^not a Stripe event: type: /),
+    });
+    expect(parsed({ ...event("charge.succeeded", {}), id: "e".repeat(255) })).toMatchObject({
+      eventId: "e".repeat(255),
+    });
+    expect(parsed(event(`x${"y".repeat(254)}`, {}))).toMatchObject({ kind: "ignored" });
+  });
+
   it("names a field inside the envelope by its path", () => {
     expect(parseStripeEvent({ ...event("x", {}), data: { object: "ch_1" } })).toEqual({
       ok: false,

@@ -39,10 +39,13 @@ const metadataSchema = z.record(z.string(), z.string()).nullish();
 const currencySchema = z.string().regex(/^[a-z]{3}$/i);
 const seconds = z.number().int().nonnegative();
 
+/** Stripe's ids and event types are short; the API's document allows 255 characters of each. */
+const ENVELOPE_TEXT_MAX = 255;
+
 const envelopeSchema = z.object({
-  id: z.string().min(1),
+  id: z.string().min(1).max(ENVELOPE_TEXT_MAX),
   object: z.literal("event"),
-  type: z.string().min(1),
+  type: z.string().min(1).max(ENVELOPE_TEXT_MAX),
   created: seconds,
   livemode: z.boolean().optional(),
   data: z.object({
