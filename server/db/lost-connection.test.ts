@@ -5,9 +5,13 @@ import { describe, expect, it } from "vitest";
 import { connectionLost, watchedConnection } from "./lost-connection.ts";
 
 const coded = (code: unknown) => Object.assign(new Error("x"), { code });
-/** An error as PostgreSQL sends it, with its SQLSTATE. */
-const fromServer = (code: unknown) =>
-  Object.assign(Object.create(postgres.PostgresError.prototype) as Error, { code, message: code });
+/** An error as PostgreSQL sends it, with its SQLSTATE and severity. */
+const fromServer = (code: unknown, severity = "ERROR") =>
+  Object.assign(Object.create(postgres.PostgresError.prototype) as Error, {
+    code,
+    severity,
+    message: String(code),
+  });
 
 describe("connectionLost", () => {
   it("is the driver's and the socket's codes for a connection that is gone", () => {
@@ -26,11 +30,18 @@ describe("connectionLost", () => {
       expect(connectionLost(coded(code)), code).toBe(true);
   });
 
-  it("is PostgreSQL's connection exceptions and terminations, not a cancelled or failed statement", () => {
-    for (const code of ["08006", "08003", "57P01", "57P02", "57P03"])
-      expect(connectionLost(fromServer(code)), code).toBe(true);
-    for (const code of ["57014", "23505", "40001", "CONNECTION_CLOSED", undefined, 8006])
+  it("is PostgreSQL's FATAL and PANIC, which end the session, and never an ERROR, whatever its class", () => {
+    for (const [code, severity] of [
+      ["57P01", "FATAL"],
+      ["57P02", "PANIC"],
+      ["08006", "FATAL"],
+      ["XX000", "FATAL"],
+    ])
+      expect(connectionLost(fromServer(code, severity)), `${code} ${severity}`).toBe(true);
+    for (const code of ["57P01", "08006", "08P01", "57014", "23505", "CONNECTION_CLOSED", undefined, 8006])
       expect(connectionLost(fromServer(code)), String(code)).toBe(false);
+    expect(connectionLost(fromServer(7, "FATAL"))).toBe(false);
+    expect(connectionLost(fromServer("57P01", "WARNING"))).toBe(false);
   });
 
   it("is not a statement's failure, nor anything without a code", () => {

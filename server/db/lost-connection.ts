@@ -19,13 +19,16 @@ const LOST_CONNECTION_CODES = new Set([
 
 /**
  * Whether `error` says the connection itself is gone, not that a statement failed on a live one:
- * the driver's or the socket's codes, or PostgreSQL's connection exceptions (class 08) and its
- * shutdowns and terminations (57P01 to 57P04; 57014, a cancelled statement, leaves it alive).
+ * the driver's or the socket's codes, or a FATAL or PANIC from PostgreSQL (a termination or a
+ * shutdown ends the session). An ERROR never does, whatever its class: an 08 or 57P raised as an
+ * ERROR (a protocol check, dblink, RAISE) leaves the session and its transaction open, and one
+ * taken for lost would be left holding its locks, never rolled back nor handed back.
  */
 export function connectionLost(error: unknown): boolean {
   const code = (error as { code?: unknown } | null | undefined)?.code;
   if (typeof code !== "string") return false;
-  if (error instanceof postgres.PostgresError) return code.startsWith("08") || code.startsWith("57P");
+  if (error instanceof postgres.PostgresError)
+    return error.severity === "FATAL" || error.severity === "PANIC";
   return LOST_CONNECTION_CODES.has(code);
 }
 

@@ -99,6 +99,16 @@ describe.each(TEST_DATABASES)("twoTripTransaction (%s)", (kind) => {
     expect(await count()).toBe(0);
   });
 
+  it("refuses a statement with an undefined value before sending it, and writes nothing", async () => {
+    await expect(
+      twoTripTransaction(database.db, {
+        reads: [now()] as const,
+        decide: () => ({ result: 0, writes: [probeInsert({ n: 7 }), probeInsert({ n: undefined })] }),
+      }),
+    ).rejects.toThrow(kind === "pglite" ? /./ : "Statement probe_insert: a value is undefined");
+    expect(await count()).toBe(0);
+  });
+
   it("writes nothing and leaves the connection usable when a read or the decision fails", async () => {
     await expect(
       twoTripTransaction(database.db, {
@@ -167,6 +177,8 @@ describe.each(TEST_DATABASES)("twoTripTransaction (%s)", (kind) => {
     );
     const ended = outcomes.find((o): o is PromiseRejectedResult => o.status === "rejected");
     expect(connectionLost(ended?.reason)).toBe(true);
+    // Nothing more goes out on it: a statement would wait for ever, or reach another's connection.
+    expect(() => connection.send(["select 1"])).toThrow("The pinned connection is gone");
     // Sent on the dead connection, a ROLLBACK would fail inside the driver, where nothing catches it.
     await connection.rollBack();
     connection.release();
@@ -181,6 +193,27 @@ describe.each(TEST_DATABASES)("twoTripTransaction (%s)", (kind) => {
     );
     expect(answers).toEqual(Array.from({ length: 12 }, (_, i) => i));
   });
+
+  it("gives up waiting for a lock after 5 s: a stuck batch would stop all of metering", async () => {
+    const connect = pin();
+    if (!connect) return expect(kind).toBe("pglite");
+    await database.db.execute(sql`insert into two_trip_probe values (1)`);
+    const holder = await connect();
+    try {
+      const held = holder.send([...TRANSACTION_BEGIN, raw("select n from two_trip_probe for update")()]);
+      await Promise.all(held);
+      const started = Date.now();
+      const waited = twoTripTransaction(database.db, {
+        reads: [raw("select n from two_trip_probe where n = 1 for update")()] as const,
+        decide: () => ({ result: 0, writes: [] }),
+      });
+      await expect(waited).rejects.toMatchObject({ code: "55P03" });
+      expect(Date.now() - started).toBeGreaterThanOrEqual(4_900);
+    } finally {
+      await holder.rollBack();
+      holder.release();
+    }
+  }, 15_000);
 
   it("settles every statement sent when the connection goes, those postgres.js still held back too", async () => {
     const connect = pin();

@@ -129,7 +129,10 @@ function ready(statements: readonly (Bound<unknown> | string)[]): Ready[] {
   return statements.map((s) => {
     if (typeof s === "string") return { text: s, params: undefined, columns: undefined };
     const { text, params, columns } = compile(s.definition);
-    return { text, params: fillPlaceholders(params, s.values), columns };
+    const values = fillPlaceholders(params, s.values);
+    // postgres.js would fail an undefined value inside its send, on the statement before it.
+    if (values.includes(undefined)) throw new Error(`Statement ${s.definition.name}: a value is undefined`);
+    return { text, params: values, columns };
   });
 }
 
@@ -150,9 +153,19 @@ function send(connection: Sql, statements: readonly Ready[]): Promise<unknown>[]
 // of credit_spends chosen at a few hundred rows went on scanning it at 50,000 (33 ms a batch,
 // metering falling from 1,000 to 560 charges a second within a minute). Without sequential scans,
 // every plan made at any size is an index lookup (decision 012). Without parameters, postgres.js
-// sends the two as one simple-protocol message.
+// sends them all as one simple-protocol message.
+//
+// And no transaction waits for ever: one batch at a time meters every charge, so a batch stuck on
+// a lock (held by a session that is gone from here but not yet from the server), or a statement
+// that never ends, would stop all of metering. Past the limits it fails, and each of its charges
+// runs again alone (pipelined-batches.ts), safe by its idempotency key. A transaction left open
+// (its process gave up on the connection) is ended by the server, and its locks with it. A batch
+// takes milliseconds; the limits are far above that.
 /** What opens a two-trip transaction, sent before its reads. */
-export const TRANSACTION_BEGIN: readonly string[] = ["begin; set local enable_seqscan = off"];
+export const TRANSACTION_BEGIN: readonly string[] = [
+  "begin; set local enable_seqscan = off; set local lock_timeout = '5s'; " +
+    "set local statement_timeout = '10s'; set local idle_in_transaction_session_timeout = '10s'",
+];
 
 /** A connection of the pool, pinned for one or more two-trip transactions in a row. */
 export interface PinnedConnection {
@@ -180,8 +193,14 @@ export function connectionsOf(db: Db): (() => Promise<PinnedConnection>) | undef
     const connection = await client.reserve();
     const watch = watchedConnection();
     return {
-      send: (statements) => send(connection, ready(statements)).map(watch.settled),
-      rollBack: () => (watch.lost() ? Promise.resolve() : rollBack(connection)),
+      send: (statements) => {
+        // Sent on a connection postgres.js has let go, a statement could wait for ever or go out on
+        // the connection it reconnects for someone else.
+        if (watch.lost()) throw new Error("The pinned connection is gone");
+        return send(connection, ready(statements)).map(watch.settled);
+      },
+      // Watched too: a connection lost during the ROLLBACK is not handed back.
+      rollBack: () => (watch.lost() ? Promise.resolve() : rollBack(connection, watch.settled)),
       release: () => {
         if (!watch.lost()) connection.release();
       },
@@ -255,9 +274,12 @@ function inDrizzleTransaction<T extends Bounds, R>(db: Db, steps: TwoTripSteps<T
   });
 }
 
-async function rollBack(connection: Sql): Promise<void> {
+async function rollBack(
+  connection: Sql,
+  settled: (answer: Promise<unknown>) => Promise<unknown>,
+): Promise<void> {
   try {
-    await connection.unsafe("rollback");
+    await settled(connection.unsafe("rollback").execute());
   } catch {
     // Nothing to add to the error being thrown.
   }
