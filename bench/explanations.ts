@@ -58,13 +58,15 @@ export const EXPLANATIONS: Readonly<Record<string, string>> = {
     "one row per day, feature and key, whatever the number of charges. Summing the 100,000 charges per " +
     "call instead measured p99 783 ms. A failure here is the machine's load: the call is one indexed read.",
   "api-consume-floor":
-    "Consume now sends a batch's writes and COMMIT with the next batch's reads, as the floor does " +
-    "(decision 036); what separates them is the server's CPU per charge. Profiled under this load on " +
-    "2026-11-28, the project's process spent 760 µs a charge against the floor's 414 µs (at a fixed 700 " +
-    "charges/s: 317-524 µs against 200-319 µs), with the same database work. The difference is spread " +
-    "thin: Hono's routing and middleware about 38 µs, the answer and its fixed headers about 40, the batch's " +
-    "statements and row mapping about 24, zod's check of the body 21, the request log 22, the service key " +
-    "and API key checks 28. Credit leases (decision 036) would drop six of a batch's eight statements.",
+    "Consume sends a batch's writes and COMMIT with the next batch's reads, as the floor does (decision " +
+    "036); what separates them is the server's CPU per request, which lengthens each batch's round. Measured " +
+    "on 2026-11-29 at full load: the project's main thread spent about 220 µs a charge against the floor's " +
+    "125-150 µs, while neither the machine (about 140 % of its 200 %) nor PostgreSQL was saturated; both ran " +
+    "batches of about 8 and a round of 2.4-2.8 ms against 2.2 ms. The extra CPU is the request's own work, " +
+    "spread thin: routing and middleware, the fixed headers written with the answer, zod's check of the body, " +
+    "the request log, the key checks. PostgreSQL's cost is about 1.3 ms a batch whatever its size (two " +
+    "batches in flight on two connections doubled it per charge), so what would pass the floor is doing " +
+    "less per batch: credit leases (decision 036) would drop six of a batch's eight statements.",
   "api-consume-org-floor":
     "The same batch as the personal keys' consume (see above), with the member's cap read and counted; its " +
     "floor does the same reads and writes.",
