@@ -6,6 +6,7 @@ import { PGlite } from "@electric-sql/pglite";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
+import { driverPatchMissing } from "./driver-patch.ts";
 import { type Listen, pgliteListen, postgresListener } from "./listen.ts";
 import { migratePglite, migratePostgres } from "./migrate.ts";
 import { lockPgliteDir } from "./pglite-lock.ts";
@@ -63,6 +64,8 @@ export async function openPglite(dataDir: string | undefined): Promise<DatabaseH
 }
 
 export function openPostgres(databaseUrl: string, poolSize = 10): DatabaseHandle {
+  const unpatched = driverPatchMissing();
+  if (unpatched) throw new Error(unpatched);
   const client = postgres(databaseUrl, {
     max: poolSize,
     onnotice: () => {},
