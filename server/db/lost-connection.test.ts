@@ -1,8 +1,14 @@
 // A connection that is gone, told from a statement's failure, and the answers it leaves unsettled
 // (the real thing on PostgreSQL: two-trip-transaction.test.ts).
 import postgres from "postgres";
-import { describe, expect, it } from "vitest";
-import { connectionLost, watchedConnection } from "./lost-connection.ts";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import {
+  ANSWER_DEADLINE_MS,
+  answeredAfterAll,
+  connectionLost,
+  noAnswerError,
+  watchedConnection,
+} from "./lost-connection.ts";
 
 const coded = (code: unknown) => Object.assign(new Error("x"), { code });
 /** An error as PostgreSQL sends it, with its SQLSTATE and severity. */
@@ -122,5 +128,102 @@ describe("watchedConnection", () => {
     later.resolve("fine");
     await expect(answers[1]).resolves.toBe("fine");
     expect(watch.lost()).toBe(false);
+  });
+});
+
+describe("watchedConnection's deadline", () => {
+  beforeEach(() => {
+    vi.useFakeTimers();
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it("is 30 s, well past what the server allows a lock (5 s) or a statement (10 s)", () => {
+    expect(ANSWER_DEADLINE_MS).toBe(30_000);
+  });
+
+  it("takes a connection that stays silent past it for gone, and fails every answer still awaited", async () => {
+    const watch = watchedConnection(1000);
+    const [answered, silent, later] = [pending<string>(), pending(), pending()];
+    const first = [answered, silent].map((p) => watch.settled(p.promise));
+    watch.due(first);
+    answered.resolve("kept");
+    // Sent afterwards, on the same connection: it fails with the rest.
+    const second = watch.settled(later.promise);
+    const outcomes = Promise.allSettled([...first, second]);
+    await vi.advanceTimersByTimeAsync(999);
+    expect(watch.lost()).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(await outcomes).toEqual([
+      { status: "fulfilled", value: "kept" },
+      { status: "rejected", reason: noAnswerError(1000) },
+      { status: "rejected", reason: noAnswerError(1000) },
+    ]);
+    expect(watch.lost()).toBe(true);
+    expect(watch.silent()).toBe(true);
+  });
+
+  it("waits 30 s unless told otherwise", async () => {
+    const watch = watchedConnection();
+    const silent = pending();
+    const answer = watch.settled(silent.promise);
+    answer.catch(() => {});
+    watch.due([answer]);
+    await vi.advanceTimersByTimeAsync(29_999);
+    expect(watch.lost()).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    await expect(answer).rejects.toEqual(noAnswerError(30_000));
+  });
+
+  it("lets a connection be whose answers all came in time, however long it is used afterwards", async () => {
+    const watch = watchedConnection(1000);
+    const [ok, failed] = [pending<string>(), pending()];
+    const answers = [ok, failed].map((p) => watch.settled(p.promise));
+    watch.due(answers);
+    ok.resolve("ok");
+    failed.reject(coded("23505"));
+    await Promise.allSettled(answers);
+    const later = pending<string>();
+    const next = watch.settled(later.promise);
+    await vi.advanceTimersByTimeAsync(5000);
+    expect(watch.lost()).toBe(false);
+    later.resolve("still answered");
+    await expect(next).resolves.toBe("still answered");
+  });
+
+  it("keeps the error of a connection that said it was gone: not silent", async () => {
+    const watch = watchedConnection(1000);
+    const [first, held] = [pending(), pending()];
+    const answers = [first, held].map((p) => watch.settled(p.promise));
+    watch.due(answers);
+    first.reject(gone);
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(await Promise.allSettled(answers)).toEqual([
+      { status: "rejected", reason: gone },
+      { status: "rejected", reason: gone },
+    ]);
+    expect(watch.silent()).toBe(false);
+  });
+
+  it("says in its error how long it waited, with a code of its own", () => {
+    const error = noAnswerError(30_000);
+    expect(error.message).toBe("PostgreSQL did not answer within 30 s: the connection is taken for gone");
+    expect((error as Error & { code: string }).code).toBe("NO_ANSWER");
+  });
+});
+
+describe("answeredAfterAll", () => {
+  const fulfilled = (value: unknown): PromiseSettledResult<unknown> => ({ status: "fulfilled", value });
+  const rejected = (reason: unknown): PromiseSettledResult<unknown> => ({ status: "rejected", reason });
+
+  it("is a silent connection that answered everything after all, a statement's own failure included", () => {
+    expect(answeredAfterAll([])).toBe(true);
+    expect(answeredAfterAll([fulfilled(1), rejected(coded("23505")), fulfilled(2)])).toBe(true);
+  });
+
+  it("is never one where a statement said the connection is gone", () => {
+    expect(answeredAfterAll([fulfilled(1), rejected(gone)])).toBe(false);
+    expect(answeredAfterAll([rejected(coded("ECONNRESET")), fulfilled(1)])).toBe(false);
   });
 });

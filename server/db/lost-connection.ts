@@ -3,6 +3,23 @@
 // stop waiting for answers that will never come. Plain functions, in the mutation set.
 import postgres from "postgres";
 
+/**
+ * How long a pinned connection's statements may go unanswered before it is taken for gone. The
+ * server ends what is stuck on its side sooner (two-trip-transaction.ts TRANSACTION_BEGIN: locks
+ * 5 s, statements 10 s); past this, the connection itself is silent: a peer gone without a word
+ * (a network cut, a host that died) leaves statements in flight until the kernel gives up on
+ * retransmitting, about 15 minutes, and metering would wait that long for every charge.
+ */
+export const ANSWER_DEADLINE_MS = 30_000;
+
+/** What every answer still awaited fails with when the deadline has passed. */
+export function noAnswerError(deadlineMs: number): Error {
+  return Object.assign(
+    new Error(`PostgreSQL did not answer within ${deadlineMs / 1000} s: the connection is taken for gone`),
+    { code: "NO_ANSWER" },
+  );
+}
+
 /** postgres.js's own codes, and the socket's, for a connection that is gone. */
 const LOST_CONNECTION_CODES = new Set([
   "CONNECTION_CLOSED",
@@ -39,13 +56,26 @@ export function connectionLost(error: unknown): boolean {
  * out), and when the connection closes it fails the statements it sent but forgets those it held
  * back: their promises would never settle, and metering, awaiting them, would stop for good.
  */
-export function watchedConnection(): {
+export function watchedConnection(deadlineMs = ANSWER_DEADLINE_MS): {
   /** The answer, or its failure; failed too once another statement said the connection is gone. */
   settled: <T>(answer: Promise<T>) => Promise<T>;
+  /**
+   * `answers` (from `settled`) must all have settled within the deadline; if one has not, the
+   * connection is taken for gone, and every answer still awaited fails with `noAnswerError`.
+   */
+  due: (answers: readonly Promise<unknown>[]) => void;
   lost: () => boolean;
+  /** Taken for gone because it went silent, not because a statement said so: it may answer yet. */
+  silent: () => boolean;
 } {
   let lost = false;
+  let silent = false;
   const awaited = new Set<(error: unknown) => void>();
+  const giveUp = (error: unknown) => {
+    lost = true;
+    for (const fail of awaited) fail(error);
+    awaited.clear();
+  };
   return {
     settled: (answer) =>
       new Promise((resolve, reject) => {
@@ -58,13 +88,32 @@ export function watchedConnection(): {
           (error: unknown) => {
             awaited.delete(reject);
             reject(error);
-            if (lost || !connectionLost(error)) return;
-            lost = true;
-            for (const fail of awaited) fail(error);
-            awaited.clear();
+            if (!lost && connectionLost(error)) giveUp(error);
           },
         );
       }),
+    due: (answers) => {
+      // Never after a statement said the connection is gone: every answer awaited failed then, and
+      // the timer was cleared.
+      const deadline = setTimeout(() => {
+        silent = true;
+        giveUp(noAnswerError(deadlineMs));
+      }, deadlineMs);
+      // Settled (each answer, or its failure): nothing left to wait for.
+      void Promise.allSettled(answers).then(() => clearTimeout(deadline));
+    },
     lost: () => lost,
+    silent: () => silent,
   };
+}
+
+/**
+ * Whether a connection taken for gone for its silence has come back: every statement sent on it
+ * has answered after all (or failed on its own), and none said the connection is gone. Such a
+ * connection is alive, only slow: rolled back, it may be handed back to the pool, which would
+ * otherwise have lost it for good (postgres.js keeps a pinned connection until it is released).
+ */
+export function answeredAfterAll(outcomes: readonly PromiseSettledResult<unknown>[]): boolean {
+  // A fulfilled outcome has no reason, and connectionLost(undefined) is false.
+  return !outcomes.some((o) => connectionLost((o as { reason?: unknown }).reason));
 }

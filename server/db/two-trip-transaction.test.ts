@@ -233,4 +233,36 @@ describe.each(TEST_DATABASES)("twoTripTransaction (%s)", (kind) => {
     for (const o of outcomes.slice(1)) expect(connectionLost((o as PromiseRejectedResult).reason)).toBe(true);
     connection.release();
   });
+
+  it("takes a connection that stays silent for gone, and hands it back once it has answered after all", async () => {
+    const connect = connectionsOf(database.db, 300);
+    if (!connect) return expect(kind).toBe("pglite");
+    const connection = await connect();
+    const [pid] = await Promise.all(connection.send(["select pg_backend_pid() as pid"]));
+    const started = performance.now();
+    // A statement that outlasts the deadline, as one whose connection went silent would.
+    const outcomes = await Promise.allSettled(connection.send([...TRANSACTION_BEGIN, "select pg_sleep(1)"]));
+    expect(performance.now() - started).toBeLessThan(900);
+    expect(outcomes.map((o) => o.status)).toEqual(["fulfilled", "rejected"]);
+    expect((outcomes[1] as PromiseRejectedResult).reason).toMatchObject({ code: "NO_ANSWER" });
+    expect(() => connection.send(["select 1"])).toThrow("The pinned connection is gone");
+    await connection.rollBack();
+    connection.release();
+    // The sleep answers at 1 s: the connection is rolled back, not left inside its transaction, and
+    // handed back, so the pool (5 connections) can pin every one of its connections at once.
+    const backend = (pid as { pid: number }[])[0]?.pid;
+    await expect
+      .poll(
+        async () => {
+          const [row] = rowsOf<{ state: string }>(
+            await database.db.execute(sql`select state from pg_stat_activity where pid = ${backend}`),
+          );
+          return row?.state;
+        },
+        { timeout: 5000, interval: 100 },
+      )
+      .toBe("idle");
+    const pinned = await Promise.all(Array.from({ length: 5 }, () => connect()));
+    for (const p of pinned) p.release();
+  });
 });

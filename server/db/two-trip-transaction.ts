@@ -14,8 +14,8 @@
 import { Column, fillPlaceholders, is, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
 import { PostgresJsDatabase, PostgresJsSession } from "drizzle-orm/postgres-js";
-import type { Sql } from "postgres";
-import { watchedConnection } from "./lost-connection.ts";
+import type { ReservedSql, Sql } from "postgres";
+import { ANSWER_DEADLINE_MS, answeredAfterAll, watchedConnection } from "./lost-connection.ts";
 import type { Db } from "./types.ts";
 
 /** The query builder a statement is written with: the same calls on PostgreSQL and in PGlite's transaction. */
@@ -186,26 +186,56 @@ export interface PinnedConnection {
  * statement sent on it fails inside the driver where nobody can catch it, and handing it back
  * would list it as open again.
  */
-export function connectionsOf(db: Db): (() => Promise<PinnedConnection>) | undefined {
+export function connectionsOf(
+  db: Db,
+  deadlineMs = ANSWER_DEADLINE_MS,
+): (() => Promise<PinnedConnection>) | undefined {
   if (!(db instanceof PostgresJsDatabase)) return undefined;
   const client = (db as unknown as { $client: Sql }).$client;
   return async () => {
     const connection = await client.reserve();
-    const watch = watchedConnection();
+    const watch = watchedConnection(deadlineMs);
+    // Every statement sent and not yet answered, as the driver will settle it.
+    const inFlight = new Set<Promise<unknown>>();
+    const watched = (answers: Promise<unknown>[]) => {
+      for (const answer of answers) {
+        inFlight.add(answer);
+        const done = () => inFlight.delete(answer);
+        answer.then(done, done);
+      }
+      const settled = answers.map(watch.settled);
+      // A connection that goes silent is taken for gone (lost-connection.ts ANSWER_DEADLINE_MS).
+      watch.due(settled);
+      return settled;
+    };
     return {
       send: (statements) => {
         // Sent on a connection postgres.js has let go, a statement could wait for ever or go out on
         // the connection it reconnects for someone else.
         if (watch.lost()) throw new Error("The pinned connection is gone");
-        return send(connection, ready(statements)).map(watch.settled);
+        return watched(send(connection, ready(statements)));
       },
       // Watched too: a connection lost during the ROLLBACK is not handed back.
-      rollBack: () => (watch.lost() ? Promise.resolve() : rollBack(connection, watch.settled)),
+      rollBack: () => (watch.lost() ? Promise.resolve() : rollBack(connection, watched)),
       release: () => {
-        if (!watch.lost()) connection.release();
+        if (!watch.lost()) return connection.release();
+        // Silent, it may still be alive: once everything sent has answered, rolled back and handed
+        // back. If it never answers, postgres.js lets it go when its socket closes.
+        if (watch.silent()) void handBackIfAnswered(connection, [...inFlight]);
       },
     };
   };
+}
+
+/** A connection taken for gone for its silence, handed back once all it was sent has answered. */
+async function handBackIfAnswered(connection: ReservedSql, inFlight: Promise<unknown>[]): Promise<void> {
+  if (!answeredAfterAll(await Promise.allSettled(inFlight))) return;
+  try {
+    await connection.unsafe("rollback").execute();
+  } catch {
+    return; // Gone after all: postgres.js has put it with its closed connections.
+  }
+  connection.release();
 }
 
 export const firstFailure = (outcomes: PromiseSettledResult<unknown>[]) =>
@@ -276,10 +306,10 @@ function inDrizzleTransaction<T extends Bounds, R>(db: Db, steps: TwoTripSteps<T
 
 async function rollBack(
   connection: Sql,
-  settled: (answer: Promise<unknown>) => Promise<unknown>,
+  watched: (answers: Promise<unknown>[]) => Promise<unknown>[],
 ): Promise<void> {
   try {
-    await settled(connection.unsafe("rollback").execute());
+    await watched([connection.unsafe("rollback").execute()])[0];
   } catch {
     // Nothing to add to the error being thrown.
   }
