@@ -143,20 +143,19 @@ describe("watchedConnection's deadline", () => {
     expect(ANSWER_DEADLINE_MS).toBe(30_000);
   });
 
-  it("takes a connection that stays silent past it for gone, and fails every answer still awaited", async () => {
+  it("takes a connection silent for the deadline for gone, and fails every answer still awaited", async () => {
     const watch = watchedConnection(1000);
     const [answered, silent, later] = [pending<string>(), pending(), pending()];
     const first = [answered, silent].map((p) => watch.settled(p.promise));
-    watch.due(first);
-    answered.resolve("kept");
+    await vi.advanceTimersByTimeAsync(100);
     // Sent afterwards, on the same connection: it fails with the rest.
     const second = watch.settled(later.promise);
     const outcomes = Promise.allSettled([...first, second]);
-    await vi.advanceTimersByTimeAsync(999);
+    await vi.advanceTimersByTimeAsync(899);
     expect(watch.lost()).toBe(false);
     await vi.advanceTimersByTimeAsync(1);
     expect(await outcomes).toEqual([
-      { status: "fulfilled", value: "kept" },
+      { status: "rejected", reason: noAnswerError(1000) },
       { status: "rejected", reason: noAnswerError(1000) },
       { status: "rejected", reason: noAnswerError(1000) },
     ]);
@@ -164,42 +163,93 @@ describe("watchedConnection's deadline", () => {
     expect(watch.silent()).toBe(true);
   });
 
+  it("counts the silence again from each answer: a slow connection that answers is waited for", async () => {
+    const watch = watchedConnection(1000);
+    const [slow, slower, slowest] = [pending<string>(), pending<string>(), pending()];
+    const answers = [slow, slower, slowest].map((p) => watch.settled(p.promise));
+    const outcomes = Promise.allSettled(answers);
+    await vi.advanceTimersByTimeAsync(800);
+    slow.resolve("at 0.8 s");
+    await vi.advanceTimersByTimeAsync(900);
+    slower.resolve("at 1.7 s");
+    await vi.advanceTimersByTimeAsync(999);
+    expect(watch.lost()).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(await outcomes).toEqual([
+      { status: "fulfilled", value: "at 0.8 s" },
+      { status: "fulfilled", value: "at 1.7 s" },
+      { status: "rejected", reason: noAnswerError(1000) },
+    ]);
+  });
+
+  it("counts from when the connection is awaited again, not from its last answer before", async () => {
+    const watch = watchedConnection(1000);
+    const first = pending<string>();
+    const answer = watch.settled(first.promise);
+    first.resolve("done");
+    await answer;
+    await vi.advanceTimersByTimeAsync(5000);
+    const next = pending<string>();
+    const nextAnswer = watch.settled(next.promise);
+    await vi.advanceTimersByTimeAsync(999);
+    expect(watch.lost()).toBe(false);
+    next.resolve("in time");
+    await expect(nextAnswer).resolves.toBe("in time");
+    await vi.advanceTimersByTimeAsync(5000);
+    expect(watch.lost()).toBe(false);
+  });
+
+  it("counts a statement's silence from when it was sent, after the connection was idle", async () => {
+    const watch = watchedConnection(1000);
+    const first = pending<string>();
+    const firstAnswer = watch.settled(first.promise);
+    await vi.advanceTimersByTimeAsync(100);
+    first.resolve("at 0.1 s");
+    await firstAnswer;
+    await vi.advanceTimersByTimeAsync(850);
+    // Sent at 0.95 s: silent from then, not from the answer at 0.1 s.
+    const next = watch.settled(pending().promise);
+    const outcome = Promise.allSettled([next]);
+    await vi.advanceTimersByTimeAsync(999);
+    expect(watch.lost()).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(await outcome).toEqual([{ status: "rejected", reason: noAnswerError(1000) }]);
+  });
+
+  it("gives up on a statement sent after an idle spell, and keeps one timer however many are sent", async () => {
+    const watch = watchedConnection(1000);
+    const first = pending<string>();
+    const firstAnswer = watch.settled(first.promise);
+    first.resolve("done");
+    await firstAnswer;
+    await vi.advanceTimersByTimeAsync(5000);
+    expect(vi.getTimerCount()).toBe(0);
+    const answers = [pending(), pending(), pending()].map((p) => watch.settled(p.promise));
+    const outcomes = Promise.allSettled(answers);
+    expect(vi.getTimerCount()).toBe(1);
+    await vi.advanceTimersByTimeAsync(1000);
+    expect((await outcomes).map((o) => o.status)).toEqual(["rejected", "rejected", "rejected"]);
+    expect(watch.silent()).toBe(true);
+  });
+
   it("waits 30 s unless told otherwise", async () => {
     const watch = watchedConnection();
-    const silent = pending();
-    const answer = watch.settled(silent.promise);
+    const answer = watch.settled(pending().promise);
     answer.catch(() => {});
-    watch.due([answer]);
     await vi.advanceTimersByTimeAsync(29_999);
     expect(watch.lost()).toBe(false);
     await vi.advanceTimersByTimeAsync(1);
     await expect(answer).rejects.toEqual(noAnswerError(30_000));
   });
 
-  it("lets a connection be whose answers all came in time, however long it is used afterwards", async () => {
-    const watch = watchedConnection(1000);
-    const [ok, failed] = [pending<string>(), pending()];
-    const answers = [ok, failed].map((p) => watch.settled(p.promise));
-    watch.due(answers);
-    ok.resolve("ok");
-    failed.reject(coded("23505"));
-    await Promise.allSettled(answers);
-    const later = pending<string>();
-    const next = watch.settled(later.promise);
-    await vi.advanceTimersByTimeAsync(5000);
-    expect(watch.lost()).toBe(false);
-    later.resolve("still answered");
-    await expect(next).resolves.toBe("still answered");
-  });
-
   it("keeps the error of a connection that said it was gone: not silent", async () => {
     const watch = watchedConnection(1000);
     const [first, held] = [pending(), pending()];
     const answers = [first, held].map((p) => watch.settled(p.promise));
-    watch.due(answers);
+    const outcomes = Promise.allSettled(answers);
     first.reject(gone);
-    await vi.advanceTimersByTimeAsync(1000);
-    expect(await Promise.allSettled(answers)).toEqual([
+    await vi.advanceTimersByTimeAsync(5000);
+    expect(await outcomes).toEqual([
       { status: "rejected", reason: gone },
       { status: "rejected", reason: gone },
     ]);
@@ -208,7 +258,7 @@ describe("watchedConnection's deadline", () => {
 
   it("says in its error how long it waited, with a code of its own", () => {
     const error = noAnswerError(30_000);
-    expect(error.message).toBe("PostgreSQL did not answer within 30 s: the connection is taken for gone");
+    expect(error.message).toBe("PostgreSQL has not answered for 30 s: the connection is taken for gone");
     expect((error as Error & { code: string }).code).toBe("NO_ANSWER");
   });
 });

@@ -4,10 +4,11 @@
 import postgres from "postgres";
 
 /**
- * How long a pinned connection's statements may go unanswered before it is taken for gone. The
- * server ends what is stuck on its side sooner (two-trip-transaction.ts TRANSACTION_BEGIN: locks
- * 5 s, statements 10 s); past this, the connection itself is silent: a peer gone without a word
- * (a network cut, a host that died) leaves statements in flight until the kernel gives up on
+ * How long a pinned connection may stay silent (no answer at all) while statements sent on it are
+ * awaited before it is taken for gone. Each answer starts the count again, so a server that is slow
+ * but answering is waited for. The server ends what is stuck on its side sooner (two-trip-
+ * transaction.ts TRANSACTION_BEGIN: locks 5 s, statements 10 s); a peer gone without a word (a
+ * network cut, a host that died) leaves statements in flight until the kernel gives up on
  * retransmitting, about 15 minutes, and metering would wait that long for every charge.
  */
 export const ANSWER_DEADLINE_MS = 30_000;
@@ -15,7 +16,7 @@ export const ANSWER_DEADLINE_MS = 30_000;
 /** What every answer still awaited fails with when the deadline has passed. */
 export function noAnswerError(deadlineMs: number): Error {
   return Object.assign(
-    new Error(`PostgreSQL did not answer within ${deadlineMs / 1000} s: the connection is taken for gone`),
+    new Error(`PostgreSQL has not answered for ${deadlineMs / 1000} s: the connection is taken for gone`),
     { code: "NO_ANSWER" },
   );
 }
@@ -56,14 +57,15 @@ export function connectionLost(error: unknown): boolean {
  * out), and when the connection closes it fails the statements it sent but forgets those it held
  * back: their promises would never settle, and metering, awaiting them, would stop for good.
  */
-export function watchedConnection(deadlineMs = ANSWER_DEADLINE_MS): {
-  /** The answer, or its failure; failed too once another statement said the connection is gone. */
-  settled: <T>(answer: Promise<T>) => Promise<T>;
+export function watchedConnection(
+  deadlineMs = ANSWER_DEADLINE_MS,
+  now: () => number = Date.now,
+): {
   /**
-   * `answers` (from `settled`) must all have settled within the deadline; if one has not, the
-   * connection is taken for gone, and every answer still awaited fails with `noAnswerError`.
+   * The answer, or its failure; failed too once another statement said the connection is gone,
+   * or once the connection has been silent for the deadline while answers were awaited.
    */
-  due: (answers: readonly Promise<unknown>[]) => void;
+  settled: <T>(answer: Promise<T>) => Promise<T>;
   lost: () => boolean;
   /** Taken for gone because it went silent, not because a statement said so: it may answer yet. */
   silent: () => boolean;
@@ -71,37 +73,49 @@ export function watchedConnection(deadlineMs = ANSWER_DEADLINE_MS): {
   let lost = false;
   let silent = false;
   const awaited = new Set<(error: unknown) => void>();
+  // The last answer, or when the connection began to be awaited: silence is counted from there.
+  let heardAt = 0;
+  let armed = false;
   const giveUp = (error: unknown) => {
     lost = true;
     for (const fail of awaited) fail(error);
     awaited.clear();
   };
+  const check = () => {
+    armed = false;
+    if (awaited.size === 0) return;
+    const quiet = now() - heardAt;
+    if (quiet < deadlineMs) return arm(deadlineMs - quiet);
+    silent = true;
+    giveUp(noAnswerError(deadlineMs));
+  };
+  const arm = (ms: number) => {
+    armed = true;
+    setTimeout(check, ms);
+  };
+  const heard = () => {
+    heardAt = now();
+  };
   return {
     settled: (answer) =>
       new Promise((resolve, reject) => {
+        if (awaited.size === 0) heard();
         awaited.add(reject);
+        if (!armed) arm(deadlineMs);
         answer.then(
           (value) => {
+            heard();
             awaited.delete(reject);
             resolve(value);
           },
           (error: unknown) => {
+            heard();
             awaited.delete(reject);
             reject(error);
             if (!lost && connectionLost(error)) giveUp(error);
           },
         );
       }),
-    due: (answers) => {
-      // Never after a statement said the connection is gone: every answer awaited failed then, and
-      // the timer was cleared.
-      const deadline = setTimeout(() => {
-        silent = true;
-        giveUp(noAnswerError(deadlineMs));
-      }, deadlineMs);
-      // Settled (each answer, or its failure): nothing left to wait for.
-      void Promise.allSettled(answers).then(() => clearTimeout(deadline));
-    },
     lost: () => lost,
     silent: () => silent,
   };

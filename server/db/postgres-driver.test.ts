@@ -175,6 +175,52 @@ describe.each(TEST_DATABASES.filter((kind) => kind === "postgres"))(
       }
     });
 
+    it("fails a transaction's statement once its connection has closed, and the pool goes on", async () => {
+      const { sql, endBackend } = poolOfOne();
+      try {
+        const uncaught = await uncaughtDuring(async () => {
+          const done = sql.begin(async (tx) => {
+            const [row] = await tx<{ pid: number }[]>`select pg_backend_pid() as pid`;
+            // The backend ends while the transaction waits on something else (Stripe, SMTP).
+            await endBackend(row?.pid ?? 0);
+            await tx`select ${1}::int as n`;
+          });
+          // Unpatched: the statement threw from a setImmediate, out of every caller's reach.
+          await expect(done).rejects.toMatchObject({ code: "CONNECTION_CLOSED" });
+          const [answer] = await sql<{ n: number }[]>`select 7 as n`;
+          expect(answer?.n).toBe(7);
+        });
+        expect(uncaught).toEqual([]);
+      } finally {
+        await sql.end({ timeout: 1 });
+      }
+    });
+
+    it("lets a stale handle's release do nothing: the pool goes on, and another's connection stays its", async () => {
+      const { sql, endBackend } = poolOfOne();
+      try {
+        const stale = await sql.reserve();
+        const [row] = await stale<{ pid: number }[]>`select pg_backend_pid() as pid`;
+        await endBackend(row?.pid ?? 0);
+        // Unpatched, this listed the closed connection as open: the next query failed, and every
+        // later one waited for ever (a pool of one, dead for good).
+        stale.release();
+        const [first] = await sql<{ n: number }[]>`select 6 as n`;
+        expect(first?.n).toBe(6);
+        const mine = await sql.reserve();
+        await mine`begin`;
+        // Unpatched, a second release of the same handle handed the connection another caller had
+        // pinned to the pool, inside that caller's transaction.
+        stale.release();
+        const [inside] = await mine<{ open: boolean }[]>`select now() = statement_timestamp() as open`;
+        expect(inside?.open).toBe(false);
+        await mine`rollback`;
+        mine.release();
+      } finally {
+        await sql.end({ timeout: 1 });
+      }
+    });
+
     it("opens the connection again for the next caller after the server ended it during a statement", async () => {
       const { sql } = poolOfOne();
       try {

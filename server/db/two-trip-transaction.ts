@@ -203,10 +203,8 @@ export function connectionsOf(
         const done = () => inFlight.delete(answer);
         answer.then(done, done);
       }
-      const settled = answers.map(watch.settled);
       // A connection that goes silent is taken for gone (lost-connection.ts ANSWER_DEADLINE_MS).
-      watch.due(settled);
-      return settled;
+      return answers.map(watch.settled);
     };
     return {
       send: (statements) => {
