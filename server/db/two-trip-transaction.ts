@@ -182,9 +182,10 @@ export interface PinnedConnection {
 /**
  * Pins a connection of `db`'s pool; undefined on PGlite, which runs in process and has one. Once a
  * statement says the connection is gone, nothing more is sent on it and it is not handed back:
- * postgres.js has already put it with its closed connections (it reconnects one when needed), a
- * statement sent on it fails inside the driver where nobody can catch it, and handing it back
- * would list it as open again.
+ * postgres.js has already put it with its closed connections (it reconnects one when needed). On
+ * the driver as published, a statement sent on it failed inside the driver where nobody could
+ * catch it, and handing it back listed it as open again; the patch of decision 037 makes both
+ * harmless, and this stays the first guard.
  */
 export function connectionsOf(
   db: Db,
