@@ -73,6 +73,8 @@ export default {
     "server/billing/pipelined-batches.ts",
     // Which failures say a pinned connection is gone, and the answers it would leave unsettled.
     "server/db/lost-connection.ts",
+    // What a charge run again after its COMMIT's answer was lost answers: its own charge, or a replay.
+    "server/billing/retried-spends.ts",
   ],
   coverageAnalysis: "perTest",
   concurrency: 2,

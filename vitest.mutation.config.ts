@@ -35,6 +35,7 @@ export default defineConfig({
       "src/lib/auto-top-up-form.test.ts",
       "server/billing/pipelined-batches.test.ts",
       "server/db/lost-connection.test.ts",
+      "server/billing/retried-spends.test.ts",
     ],
     environment: "node",
     maxWorkers: 1,

@@ -18,15 +18,25 @@ function label(s: Bound<unknown> | string): string {
 interface FakeOptions {
   /** Statements (by label) that fail when they run. */
   failing?: string[];
+  /** Statements (by label) whose answer fails as on a lost connection. */
+  losing?: string[];
   /** Statements (by label) that cannot even be sent (send throws). */
   unsendable?: string[];
   /** Called on every send, after it is logged: calls arriving meanwhile. */
   onSend?: (labels: string[]) => void;
   /** Connections that cannot be pinned, by their number (1 is the first). */
   unreachable?: number[];
-  /** What the COMMITs answer, in turn (then "COMMIT"). */
+  /**
+   * What the COMMITs answer, in turn (then "COMMIT"). "LOST_AFTER": committed, but the answer fails
+   * as on a lost connection; "LOST_BEFORE": the same failure, with nothing committed.
+   */
   commitAnswers?: string[];
+  /** Called with the values of the write a COMMIT kept. */
+  onCommitted?: (values: unknown[]) => void;
 }
+
+const lostConnection = () =>
+  Object.assign(new Error("write CONNECTION_CLOSED"), { code: "CONNECTION_CLOSED" });
 
 function fakeDatabase(options: FakeOptions = {}) {
   const log: string[] = [];
@@ -43,16 +53,24 @@ function fakeDatabase(options: FakeOptions = {}) {
         if (cannot) throw new Error(`cannot send ${cannot}`);
         log.push(`${n}: ${labels.join(" ")}`);
         options.onSend?.(labels);
+        const written = statements.find(
+          (st): st is Bound<unknown> => typeof st !== "string" && st.definition.name === "write",
+        );
         return labels.map(
           (l) =>
             new Promise((resolve, reject) => {
               setImmediate(() => {
                 log.push(`${n}: answered ${l}`);
                 if (options.failing?.includes(l)) reject(new Error(`${l} failed`));
+                else if (options.losing?.includes(l)) reject(lostConnection());
                 // As postgres.js: the rows, with the command PostgreSQL answered.
-                else if (l === "commit")
-                  resolve(Object.assign([], { command: options.commitAnswers?.shift() ?? "COMMIT" }));
-                else resolve([l]);
+                else if (l === "commit") {
+                  const answer = options.commitAnswers?.shift() ?? "COMMIT";
+                  if (answer === "COMMIT" || answer === "LOST_AFTER")
+                    options.onCommitted?.(written?.values.items as unknown[]);
+                  if (answer.startsWith("LOST")) reject(lostConnection());
+                  else resolve(Object.assign([], { command: answer }));
+                } else resolve([l]);
               });
             }),
         );
@@ -337,5 +355,162 @@ describe("pipeline", () => {
       "2: write(2) commit",
       "release 2",
     ]);
+  });
+});
+
+/**
+ * Charges in a fake ledger: each decision is a spend of its own (`3#1`: item 3's first try), or a
+ * repeat of the spend a COMMIT kept for the item; settled as spends.ts settles them.
+ */
+function ledger() {
+  const kept = new Map<number, string>();
+  let tries = 0;
+  type Charge = { item: number; spend: string; repeated: boolean };
+  const chargeSteps = (items: readonly number[]): BatchSteps<Charge> => ({
+    reads: [read({ items })],
+    decide: () => {
+      const result = items.map((item) => {
+        const earlier = kept.get(item);
+        return earlier
+          ? { item, spend: earlier, repeated: true }
+          : { item, spend: `${item}#${++tries}`, repeated: false };
+      });
+      const spends = result.filter((c) => !c.repeated).map((c) => `${c.item}=${c.spend}`);
+      return { result, writes: [write({ items: spends })] };
+    },
+  });
+  const onCommitted = (values: unknown[]) => {
+    for (const value of values as string[]) {
+      const [item, spend] = value.split("=");
+      kept.set(Number(item), spend as string);
+    }
+  };
+  const settle = (first: Charge, again: Charge) =>
+    again.repeated && again.spend === first.spend ? first : again;
+  return { kept, chargeSteps, onCommitted, settle };
+}
+
+describe("pipeline, when a COMMIT's answer is lost", () => {
+  it("answers each item from its first try's decision when that COMMIT went through", async () => {
+    const l = ledger();
+    const fake = fakeDatabase({ commitAnswers: ["LOST_AFTER"], onCommitted: l.onCommitted });
+    const call = pipeline(fake.connect, l.chargeSteps, { maxBatch: 10, settle: l.settle });
+    expect(await Promise.all([call(1), call(2)])).toEqual([
+      { item: 1, spend: "1#1", repeated: false },
+      { item: 2, spend: "2#2", repeated: false },
+    ]);
+    expect(l.kept).toEqual(
+      new Map([
+        [1, "1#1"],
+        [2, "2#2"],
+      ]),
+    );
+    expect(await onlySends(fake.log)).toEqual([
+      "pin 1",
+      "1: begin read(1,2)",
+      "1: write(1=1#1,2=2#2) commit",
+      "release 1",
+      "pin 2",
+      "2: begin read(1)",
+      "2: write() commit",
+      "2: begin read(2)",
+      "2: write() commit",
+      "release 2",
+    ]);
+  });
+
+  it("answers the second try's decision when the first COMMIT kept nothing", async () => {
+    const l = ledger();
+    const fake = fakeDatabase({ commitAnswers: ["LOST_BEFORE"], onCommitted: l.onCommitted });
+    const call = pipeline(fake.connect, l.chargeSteps, { maxBatch: 10, settle: l.settle });
+    expect(await Promise.all([call(1), call(2)])).toEqual([
+      { item: 1, spend: "1#3", repeated: false },
+      { item: 2, spend: "2#4", repeated: false },
+    ]);
+  });
+
+  it("without `settle`, answers what the try again decided: a repeat", async () => {
+    const l = ledger();
+    const fake = fakeDatabase({ commitAnswers: ["LOST_AFTER"], onCommitted: l.onCommitted });
+    const call = pipeline(fake.connect, l.chargeSteps, { maxBatch: 10 });
+    expect(await call(1)).toEqual({ item: 1, spend: "1#1", repeated: true });
+  });
+
+  it("runs a lone item once more instead of failing its caller, and answers its first decision", async () => {
+    const l = ledger();
+    const fake = fakeDatabase({ commitAnswers: ["LOST_AFTER"], onCommitted: l.onCommitted });
+    const call = pipeline(fake.connect, l.chargeSteps, { maxBatch: 10, settle: l.settle });
+    expect(await call(7)).toEqual({ item: 7, spend: "7#1", repeated: false });
+    expect(await onlySends(fake.log)).toEqual([
+      "pin 1",
+      "1: begin read(7)",
+      "1: write(7=7#1) commit",
+      "release 1",
+      "pin 2",
+      "2: begin read(7)",
+      "2: write() commit",
+      "release 2",
+    ]);
+  });
+
+  it("follows the try that went through across several lost answers", async () => {
+    const l = ledger();
+    // The batch's COMMIT kept nothing; item 1's lone try was kept, its answer lost; then it is found.
+    // Item 2's lone try, sent behind item 1's, was rolled back untouched and decides only then.
+    const fake = fakeDatabase({ commitAnswers: ["LOST_BEFORE", "LOST_AFTER"], onCommitted: l.onCommitted });
+    const call = pipeline(fake.connect, l.chargeSteps, { maxBatch: 10, settle: l.settle });
+    expect(await Promise.all([call(1), call(2)])).toEqual([
+      { item: 1, spend: "1#3", repeated: false },
+      { item: 2, spend: "2#4", repeated: false },
+    ]);
+  });
+
+  it("fails a lone item's caller when its answer is lost a second time", async () => {
+    const l = ledger();
+    const fake = fakeDatabase({ commitAnswers: ["LOST_BEFORE", "LOST_BEFORE"], onCommitted: l.onCommitted });
+    const call = pipeline(fake.connect, l.chargeSteps, { maxBatch: 10, settle: l.settle });
+    await expect(call(1)).rejects.toMatchObject({ code: "CONNECTION_CLOSED" });
+    expect((await onlySends(fake.log)).filter((line) => line.startsWith("pin"))).toEqual(["pin 1", "pin 2"]);
+    // The next call is a new one: it gets its own second chance.
+    const fresh = fakeDatabase({ commitAnswers: ["LOST_AFTER"], onCommitted: l.onCommitted });
+    const again = pipeline(fresh.connect, l.chargeSteps, { maxBatch: 10, settle: l.settle });
+    expect(await again(1)).toEqual({ item: 1, spend: "1#3", repeated: false });
+  });
+
+  it("fails a lone item's caller at once on a COMMIT that answered ROLLBACK: nothing was kept", async () => {
+    const l = ledger();
+    const fake = fakeDatabase({ commitAnswers: ["ROLLBACK"], onCommitted: l.onCommitted });
+    const call = pipeline(fake.connect, l.chargeSteps, { maxBatch: 10, settle: l.settle });
+    await expect(call(1)).rejects.toThrow("The transaction was not committed: COMMIT answered ROLLBACK");
+    expect((await onlySends(fake.log)).filter((line) => line.startsWith("pin"))).toEqual(["pin 1"]);
+  });
+
+  it("fails a lone item's caller at once on a write that failed on a live connection", async () => {
+    const l = ledger();
+    const fake = fakeDatabase({ failing: ["write(1=1#1)"], onCommitted: l.onCommitted });
+    const call = pipeline(fake.connect, l.chargeSteps, { maxBatch: 10, settle: l.settle });
+    await expect(call(1)).rejects.toThrow("write(1=1#1) failed");
+    expect((await onlySends(fake.log)).filter((line) => line.startsWith("pin"))).toEqual(["pin 1"]);
+  });
+
+  it("fails a lone item's caller at once when its try again fails on a live connection", async () => {
+    const l = ledger();
+    // The batch's answer is lost; item 1's try again is refused by COMMIT: known, nothing kept.
+    const fake = fakeDatabase({ commitAnswers: ["LOST_BEFORE", "ROLLBACK"], onCommitted: l.onCommitted });
+    const call = pipeline(fake.connect, l.chargeSteps, { maxBatch: 10, settle: l.settle });
+    const [first, second] = await Promise.allSettled([call(1), call(2)]);
+    expect(first).toMatchObject({
+      status: "rejected",
+      reason: new Error("The transaction was not committed: COMMIT answered ROLLBACK"),
+    });
+    expect(second).toEqual({ status: "fulfilled", value: { item: 2, spend: "2#4", repeated: false } });
+  });
+
+  it("fails a lone item's caller at once when its connection is lost before anything was written", async () => {
+    const l = ledger();
+    const fake = fakeDatabase({ losing: ["read(1)"], onCommitted: l.onCommitted });
+    const call = pipeline(fake.connect, l.chargeSteps, { maxBatch: 10, settle: l.settle });
+    await expect(call(1)).rejects.toMatchObject({ code: "CONNECTION_CLOSED" });
+    expect((await onlySends(fake.log)).filter((line) => line.startsWith("pin"))).toEqual(["pin 1"]);
   });
 });

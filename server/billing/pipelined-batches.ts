@@ -13,6 +13,14 @@
 // again as it was. After any failure the pipeline starts again on a fresh connection from the
 // pool, so a connection that broke costs the batches in flight on it and nothing more. On PGlite,
 // in process with no round trips to save, spends.ts runs each batch as batched.ts does.
+//
+// A batch whose COMMIT went out but whose answer never came (the connection lost, or silent) may
+// have committed. Its items run again like any failed batch's, and each may find what its first
+// try wrote: `settle` then answers it from that try's decision, as if the COMMIT's answer had come
+// (for spends: the charge it made, not a replay of it). A lone item in that state runs once more
+// rather than failing its caller with an error for a charge that may well have been made.
+
+import { outcomeUnknown } from "../db/lost-connection.ts";
 import {
   answersAfterBegin,
   type Bound,
@@ -27,12 +35,24 @@ import type { BatchedOptions } from "./batched.ts";
 /** A batch's two-trip transaction: its reads, and from their answers one result per item and the writes. */
 export type BatchSteps<O> = TwoTripSteps<readonly Bound<unknown>[], readonly O[]>;
 
+export interface PipelineOptions<O> extends BatchedOptions {
+  /**
+   * The answer of an item whose earlier try's COMMIT went out with no answer back (`first`: that
+   * try's decision), from what its try again decided (`again`). Without it, `again`.
+   */
+  settle?: (first: O, again: O) => O;
+}
+
 interface Pending<I, O> {
   item: I;
   resolve: (value: O) => void;
   reject: (error: unknown) => void;
   /** Its batch failed: it runs again in a batch of its own, and a second failure is its caller's. */
   alone: boolean;
+  /** What it was decided in a batch whose writes and COMMIT went out, and then failed. */
+  sent?: { decided: O } | undefined;
+  /** It ran alone into an unknown outcome once already: the next failure is its caller's. */
+  retriedAlone?: boolean;
 }
 
 /** How a step of a batch came out; `open`: a transaction is left open on the connection. */
@@ -53,7 +73,7 @@ interface Sent<I, O> {
 export function pipeline<I, O>(
   connect: () => Promise<PinnedConnection>,
   stepsOf: (items: readonly I[]) => BatchSteps<O>,
-  options: BatchedOptions,
+  options: PipelineOptions<O>,
 ): (item: I) => Promise<O> {
   const queue: Pending<I, O>[] = [];
   let draining = false;
@@ -73,7 +93,14 @@ export function pipeline<I, O>(
    */
   function failed(batch: Pending<I, O>[], error: unknown, untouched: Pending<I, O>[] = []): void {
     if (batch.length === 1) {
-      for (const pending of batch) pending.reject(error);
+      const [pending] = batch as [Pending<I, O>];
+      // Its COMMIT may have gone through: once more, to find out, rather than an error for a charge made.
+      if (pending.sent && outcomeUnknown(error) && !pending.retriedAlone) {
+        pending.retriedAlone = true;
+        queue.unshift(pending, ...untouched);
+        return;
+      }
+      pending.reject(error);
       queue.unshift(...untouched);
       return;
     }
@@ -116,6 +143,11 @@ export function pipeline<I, O>(
     return sent.batch;
   }
 
+  /** A call's answer: from its first try's decision when that try's outcome was unknown (`settle`). */
+  function answerOf(pending: Pending<I, O>, result: O): O {
+    return pending.sent && options.settle ? options.settle(pending.sent.decided, result) : result;
+  }
+
   /** Runs batches on one connection until the queue is empty or a batch fails. Never throws. */
   async function runOn(connection: PinnedConnection): Promise<void> {
     let current: Sent<I, O> | undefined = sendReads(connection, take());
@@ -142,13 +174,19 @@ export function pipeline<I, O>(
       const next = nextBatch.length > 0 ? sendReads(connection, nextBatch) : undefined;
       // Kept only when COMMIT itself says so (two-trip-transaction.ts commitFailure).
       const failure = commitFailure(await Promise.allSettled(writes));
+      const results = planned.value.result;
       if (failure) {
+        // Kept whatever the failure: `settle` picks a decision only when the try again finds what
+        // it wrote, which only a COMMIT that went through can have kept. A second try's decision
+        // is settled first: a repeat of the first try's charge if that one went through.
+        current.batch.forEach((pending, i) => {
+          pending.sent = { decided: answerOf(pending, results[i] as O) };
+        });
         failed(current.batch, failure.error, await rollBackUntouched(connection, next));
         return;
       }
-      const results = planned.value.result;
       current.batch.forEach((pending, i) => {
-        pending.resolve(results[i] as O);
+        pending.resolve(answerOf(pending, results[i] as O));
       });
       current = next;
     }

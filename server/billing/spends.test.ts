@@ -1,16 +1,16 @@
 // One batch of spends decided together: each request gets the answer it would have had on its own,
 // in arrival order, and only the spends that succeeded are written.
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { TEST_DATABASES } from "../../tests/fixtures/test-db.ts";
 import { revokeApiKey } from "../api-access/api-keys.ts";
-import { apiKeyUsage, autoTopUpSettings, creditSpends } from "../db/schema/index.ts";
+import { apiKeyUsage, autoTopUpSettings, creditSpends, organizations } from "../db/schema/index.ts";
 import { toMillicredits } from "../domain/ledger.ts";
 import { createKey } from "../testing/api-access.ts";
 import { verifiedUser } from "../testing/api-client.ts";
 import { useTestApp } from "../testing/suite.ts";
 import { NO_LIMITS, TEST_FREE_CREDITS } from "../testing/test-app.ts";
-import { type SpendRequest, spendBatch, spendCredits } from "./spends.ts";
+import { type SpendRequest, spendBatch, spendCredits, spender } from "./spends.ts";
 
 describe.each(TEST_DATABASES)("spendBatch (%s)", (kind) => {
   const ctx = useTestApp(kind, { limits: NO_LIMITS });
@@ -230,3 +230,69 @@ describe.each(TEST_DATABASES)("spendBatch (%s)", (kind) => {
     expect(spends.map((s) => s.amount).sort()).toEqual([100, 100]);
   });
 });
+
+describe.each(TEST_DATABASES.filter((kind) => kind === "postgres"))(
+  "a charge whose COMMIT went through with no answer back (%s)",
+  (kind) => {
+    const ctx = useTestApp(kind, { limits: NO_LIMITS });
+
+    it("is answered as the charge it made, with its alert, not as a replay nor an error", async () => {
+      const db = ctx.t.deps.db;
+      const ann = await verifiedUser(ctx.t, "ann");
+      const bob = await verifiedUser(ctx.t, "bob");
+      const FREE = toMillicredits(TEST_FREE_CREDITS);
+      // Ann's charge takes her below her low-balance alert: the alert is part of the answer.
+      await db
+        .update(organizations)
+        .set({ lowBalanceThreshold: FREE - 500 })
+        .where(eq(organizations.id, ann.id));
+      // The COMMIT of a transaction with a1 or b2 takes 0.6 s, past the pipeline's 400 ms of
+      // silence: the connection is taken for gone while PostgreSQL commits, and each charge runs
+      // again alone (waiting at most 0.2 s for the lock the commit holds).
+      await db.execute(sql`
+        create function slow_commit() returns trigger language plpgsql as $$
+        begin
+          if new.idempotency_key in ('a1', 'b2') then perform pg_sleep(0.6); end if;
+          return null;
+        end $$`);
+      await db.execute(sql`
+        create constraint trigger slow_commit after insert on credit_spends
+        deferrable initially deferred for each row execute function slow_commit()`);
+      try {
+        const spend = spender(db, 400);
+        const request = (userId: string, idempotencyKey: string): SpendRequest => ({
+          userId,
+          amount: 1000,
+          reason: "test",
+          idempotencyKey,
+          requestedBy: null,
+          now: ctx.t.clock.now(),
+        });
+        // Two in one batch, then one alone.
+        const [a, b] = await Promise.all([spend(request(ann.id, "a1")), spend(request(bob.id, "b1"))]);
+        const lone = await spend(request(bob.id, "b2"));
+        expect(a).toMatchObject({
+          ok: true,
+          repeated: false,
+          balanceAfter: FREE - 1000,
+          lowBalanceCrossed: FREE - 500,
+        });
+        expect(b).toMatchObject({
+          ok: true,
+          repeated: false,
+          balanceAfter: FREE - 1000,
+          lowBalanceCrossed: null,
+        });
+        expect(lone).toMatchObject({ ok: true, repeated: false, balanceAfter: FREE - 2000 });
+        const rows = await db.select().from(creditSpends);
+        expect(rows.map((r) => r.idempotencyKey).sort()).toEqual(["a1", "b1", "b2"]);
+        expect(rows.find((r) => r.idempotencyKey === "a1")?.id).toBe(a.ok ? a.spendId : "");
+        // A real repeat is still a replay.
+        expect(await spend(request(ann.id, "a1"))).toMatchObject({ ok: true, repeated: true });
+      } finally {
+        await db.execute(sql`drop trigger slow_commit on credit_spends`);
+        await db.execute(sql`drop function slow_commit()`);
+      }
+    }, 20_000);
+  },
+);

@@ -52,6 +52,7 @@ import { crossesNearCap, exceedsCap } from "../domain/member-caps.ts";
 import { batched } from "./batched.ts";
 import { GRANT_COLUMNS, NEWEST_GRANT_FIRST, toCreditGrant } from "./ledger-store.ts";
 import { pipeline } from "./pipelined-batches.ts";
+import { settleRetriedSpend } from "./retried-spends.ts";
 
 /** Why a spend was refused (consume answers each with the contract's status and message). */
 export type SpendRefusal =
@@ -149,15 +150,23 @@ const spenders = new WeakMap<Db, (request: SpendRequest) => Promise<SpendResult>
 export function spendCredits(db: Db, request: SpendRequest): Promise<SpendResult> {
   let spend = spenders.get(db);
   if (!spend) {
-    const connections = connectionsOf(db);
-    const options = { maxBatch: MAX_BATCH };
-    // On PGlite (no pinned connections: in process, no round trips to save) a batch at a time.
-    spend = connections
-      ? pipeline(connections, spendSteps, options)
-      : batched((requests: readonly SpendRequest[]) => spendBatch(db, requests), options);
+    spend = spender(db);
     spenders.set(db, spend);
   }
   return spend(request);
+}
+
+/**
+ * What spendCredits spends through on `db`: the pipeline on PostgreSQL, whose pinned connection
+ * may stay silent for `deadlineMs` at most (its tests shorten it); on PGlite (no pinned
+ * connections: in process, no round trips to save) a batch at a time.
+ */
+export function spender(db: Db, deadlineMs?: number): (request: SpendRequest) => Promise<SpendResult> {
+  const connections = connectionsOf(db, deadlineMs);
+  const options = { maxBatch: MAX_BATCH };
+  return connections
+    ? pipeline(connections, spendSteps, { ...options, settle: settleRetriedSpend })
+    : batched((requests: readonly SpendRequest[]) => spendBatch(db, requests), options);
 }
 
 const pairKey = (a: string, b: string) => `${a}\u0000${b}`;

@@ -7,6 +7,7 @@ import {
   answeredAfterAll,
   connectionLost,
   noAnswerError,
+  outcomeUnknown,
   watchedConnection,
 } from "./lost-connection.ts";
 
@@ -275,5 +276,24 @@ describe("answeredAfterAll", () => {
   it("is never one where a statement said the connection is gone", () => {
     expect(answeredAfterAll([fulfilled(1), rejected(gone)])).toBe(false);
     expect(answeredAfterAll([rejected(coded("ECONNRESET")), fulfilled(1)])).toBe(false);
+  });
+});
+
+describe("outcomeUnknown", () => {
+  it("is a lost connection, or one that fell silent: COMMIT may have gone through", () => {
+    expect(outcomeUnknown(coded("CONNECTION_CLOSED"))).toBe(true);
+    expect(outcomeUnknown(fromServer("57P01", "FATAL"))).toBe(true);
+    expect(outcomeUnknown(noAnswerError(30_000))).toBe(true);
+  });
+
+  it("is never a statement's failure on a live connection, nor a COMMIT that answered", () => {
+    expect(outcomeUnknown(fromServer("23505"))).toBe(false);
+    expect(outcomeUnknown(fromServer("55P03"))).toBe(false);
+    expect(outcomeUnknown(new Error("The transaction was not committed: COMMIT answered ROLLBACK"))).toBe(
+      false,
+    );
+    expect(outcomeUnknown(coded("NO_ANSWERS"))).toBe(false);
+    expect(outcomeUnknown(undefined)).toBe(false);
+    expect(outcomeUnknown(null)).toBe(false);
   });
 });

@@ -51,6 +51,16 @@ export function connectionLost(error: unknown): boolean {
 }
 
 /**
+ * Whether a transaction whose writes and COMMIT were sent, and which then failed with `error`, may
+ * have committed all the same: the connection was lost, or fell silent, before COMMIT's answer
+ * came. Anything else is a known failure: a write that failed aborted the transaction, and a COMMIT
+ * that answered ROLLBACK kept nothing.
+ */
+export function outcomeUnknown(error: unknown): boolean {
+  return connectionLost(error) || (error as { code?: unknown } | null | undefined)?.code === "NO_ANSWER";
+}
+
+/**
  * Watches the answers of one pinned connection's statements for the first that says the
  * connection is gone, and then fails every answer still awaited. postgres.js holds back what is
  * sent on a pinned connection while a statement new to it is being described (or while 100 are
