@@ -136,7 +136,20 @@ test("changing the password keeps this browser signed in; sign out everywhere en
   const gone = await request.get("/v1/users/me", { headers: { Authorization: `Bearer ${otherToken}` } });
   expect(gone.status()).toBe(401);
   await page.reload();
-  await expect(page.locator('[data-security-event="password.changed"]')).toBeVisible();
+  const changed = page.locator('[data-security-event="password.changed"]');
+  await expect(changed).toBeVisible();
+  // Which browser it was, on a phone too: under what happened, where a fourth column would not fit.
+  const E = SECURITY_TEXT.events;
+  await expect(page.getByRole("columnheader", { name: E.browser })).toBeVisible();
+  await expect(changed.locator("[data-event-browser]")).toBeHidden();
+  await page.setViewportSize({ width: 390, height: 844 });
+  await expect(page.getByRole("columnheader", { name: E.browser })).toBeHidden();
+  await expect(changed.locator("[data-event-browser]")).toBeVisible();
+  await expect(changed.locator("[data-event-browser]")).toContainText(`${E.browser}: `);
+  await expect(changed.locator("[data-event-browser]")).not.toHaveText(`${E.browser}: ${E.unknown}`);
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+  await changed.screenshot({ path: test.info().outputPath("security-event-phone.png") });
+  await page.setViewportSize({ width: 1280, height: 900 });
 
   const Sx = SECURITY_TEXT.sessions;
   await page.getByRole("button", { name: Sx.action }).click();

@@ -1,5 +1,6 @@
 // /profile/security's recent security events: when, what, from which address and browser, newest
-// first. A list of cards on a phone, a table from the sm breakpoint.
+// first. A table; on a phone the browser goes under what happened instead of a fourth column, which
+// would not fit beside the other three.
 import { useStore } from "@nanostores/react";
 import { useEffect } from "react";
 import { dayAndTime } from "../../lib/format-date.ts";
@@ -36,7 +37,12 @@ export function SecurityEvents() {
               {state.events.map((event) => (
                 <tr key={event.id} data-security-event={event.action}>
                   <td className="whitespace-nowrap tabular-nums">{dayAndTime(event.at)}</td>
-                  <td>{SECURITY_EVENT_NAMES[event.action] ?? event.action}</td>
+                  <td>
+                    {SECURITY_EVENT_NAMES[event.action] ?? event.action}
+                    <span className="block text-xs text-base-content/70 sm:hidden" data-event-browser>
+                      {T.browser}: {event.browser ?? T.unknown}
+                    </span>
+                  </td>
                   <td className="font-mono text-xs">{event.ip ?? T.unknown}</td>
                   <td className="hidden sm:table-cell">{event.browser ?? T.unknown}</td>
                 </tr>
