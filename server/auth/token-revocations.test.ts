@@ -5,7 +5,7 @@ import { postgresListener } from "../db/listen.ts";
 import { postgresChannel } from "../db/postgres-channel.ts";
 import { verifiedUser } from "../testing/api-client.ts";
 import { useTestApp } from "../testing/suite.ts";
-import { createTokenRevocations, REVOCATION_CHANNEL } from "./token-revocations.ts";
+import { createTokenRevocations, REVOCATION_CHANNEL, type RevocationChannel } from "./token-revocations.ts";
 
 const waitFor = async (check: () => boolean, ms: number) => {
   const until = Date.now() + ms;
@@ -35,6 +35,30 @@ describe.each(TEST_DATABASES)("token revocations (%s)", (kind) => {
     expect(later.isRevoked("j-old")).toBe(false);
     await here.close();
     await later.close();
+  });
+
+  it("hears a sign-out made elsewhere within its resync, though its channel went deaf", async () => {
+    const ann = await verifiedUser(ctx.t, "ann");
+    const clock = new ManualClock(ctx.t.clock.now());
+    // A channel whose listening failed without a word after a reconnect: it never hears a thing.
+    const deaf: RevocationChannel = {
+      notify: async () => {},
+      listen: async (_onPayload, onResync) => onResync(),
+    };
+    const elsewhere = createTokenRevocations(ctx.database.db, clock);
+    const here = createTokenRevocations(ctx.database.db, clock, deaf, 50);
+    await Promise.all([elsewhere.start(), here.start()]);
+    const exp = Math.floor(clock.now().getTime() / 1000) + 60;
+    await ctx.database.db.transaction((tx) =>
+      elsewhere.revoke(tx, { jti: "j-elsewhere", userId: ann.id, exp }),
+    );
+    expect(here.isRevoked("j-elsewhere")).toBe(false);
+    expect(await waitFor(() => here.isRevoked("j-elsewhere"), 2000)).toBe(true);
+    // Closed, it reads no more: a revocation after that stays unheard.
+    await here.close();
+    await ctx.database.db.transaction((tx) => elsewhere.revoke(tx, { jti: "j-after", userId: ann.id, exp }));
+    expect(await waitFor(() => here.isRevoked("j-after"), 300)).toBe(false);
+    await elsewhere.close();
   });
 });
 

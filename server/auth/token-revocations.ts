@@ -3,8 +3,11 @@
 // database round trip: each instance keeps the set in memory, loaded once at start, and learns of
 // revocations made by other instances through a notification channel (PostgreSQL LISTEN/NOTIFY:
 // the notification is sent when the revoking transaction commits). A channel that reconnects
-// reloads the whole set, so a notification missed while it was down is not lost. On PGlite, one
-// process is the only instance: no channel is needed.
+// reloads the whole set, so a notification missed while it was down is not lost. And the set is
+// read again every 30 s whatever the channel says: postgres.js swallows a failure to listen again
+// after a reconnect, and such a channel would stay deaf without a word, leaving tokens signed out
+// elsewhere accepted here until they expire (a day). On PGlite, one process is the only instance:
+// no channel is needed.
 import { gt, lt } from "drizzle-orm";
 import type { Clock } from "../clock.ts";
 import { revokedAccessTokens } from "../db/schema/index.ts";
@@ -47,7 +50,18 @@ function decode(payload: string): { jti: string; exp: number } | undefined {
 /** How often the set forgets the tokens that have expired by themselves since (and the table too). */
 const SWEEP_INTERVAL_MS = 10 * 60_000;
 
-export function createTokenRevocations(db: Db, clock: Clock, channel?: RevocationChannel): TokenRevocations {
+/**
+ * How often an instance with a channel reads the set again, in case the channel went deaf: the
+ * longest a sign-out elsewhere can then go unheard here. One indexed read of the unexpired rows.
+ */
+export const RESYNC_INTERVAL_MS = 30_000;
+
+export function createTokenRevocations(
+  db: Db,
+  clock: Clock,
+  channel?: RevocationChannel,
+  resyncMs = RESYNC_INTERVAL_MS,
+): TokenRevocations {
   /** jti → exp (seconds). */
   let revoked = new Map<string, number>();
   const nowSeconds = () => Math.floor(clock.now().getTime() / 1000);
@@ -68,6 +82,7 @@ export function createTokenRevocations(db: Db, clock: Clock, channel?: Revocatio
   };
 
   let timer: NodeJS.Timeout | undefined;
+  let resync: NodeJS.Timeout | undefined;
   const start = async () => {
     if (channel) {
       let first = true;
@@ -93,6 +108,10 @@ export function createTokenRevocations(db: Db, clock: Clock, channel?: Revocatio
         .catch(() => undefined);
     }, SWEEP_INTERVAL_MS);
     timer.unref();
+    if (channel) {
+      resync = setInterval(() => void reload().catch(() => undefined), resyncMs);
+      resync.unref();
+    }
   };
 
   return {
@@ -109,6 +128,7 @@ export function createTokenRevocations(db: Db, clock: Clock, channel?: Revocatio
     },
     async close() {
       clearInterval(timer);
+      clearInterval(resync);
     },
   };
 }
