@@ -28,7 +28,8 @@ interface FakeOptions {
   unreachable?: number[];
   /**
    * What the COMMITs answer, in turn (then "COMMIT"). "LOST_AFTER": committed, but the answer fails
-   * as on a lost connection; "LOST_BEFORE": the same failure, with nothing committed.
+   * as on a lost connection; "LOST_BEFORE": the same failure, with nothing committed;
+   * "STRAY_KEPT": answers ROLLBACK, but the write was kept (sent again by the driver after it).
    */
   commitAnswers?: string[];
   /** Called with the values of the write a COMMIT kept. */
@@ -66,9 +67,10 @@ function fakeDatabase(options: FakeOptions = {}) {
                 // As postgres.js: the rows, with the command PostgreSQL answered.
                 else if (l === "commit") {
                   const answer = options.commitAnswers?.shift() ?? "COMMIT";
-                  if (answer === "COMMIT" || answer === "LOST_AFTER")
+                  if (answer === "COMMIT" || answer === "LOST_AFTER" || answer === "STRAY_KEPT")
                     options.onCommitted?.(written?.values.items as unknown[]);
-                  if (answer.startsWith("LOST")) reject(lostConnection());
+                  if (answer === "STRAY_KEPT") resolve(Object.assign([], { command: "ROLLBACK" }));
+                  else if (answer.startsWith("LOST")) reject(lostConnection());
                   else resolve(Object.assign([], { command: answer }));
                 } else resolve([l]);
               });
@@ -477,12 +479,42 @@ describe("pipeline, when a COMMIT's answer is lost", () => {
     expect(await again(1)).toEqual({ item: 1, spend: "1#3", repeated: false });
   });
 
-  it("fails a lone item's caller at once on a COMMIT that answered ROLLBACK: nothing was kept", async () => {
+  it("runs a lone item once more after a COMMIT that answered ROLLBACK though every statement answered", async () => {
     const l = ledger();
-    const fake = fakeDatabase({ commitAnswers: ["ROLLBACK"], onCommitted: l.onCommitted });
-    const call = pipeline(fake.connect, l.chargeSteps, { maxBatch: 10, settle: l.settle });
-    await expect(call(1)).rejects.toThrow("The transaction was not committed: COMMIT answered ROLLBACK");
-    expect((await onlySends(fake.log)).filter((line) => line.startsWith("pin"))).toEqual(["pin 1"]);
+    // The write failed and the driver sent it again after the COMMIT: kept, or not.
+    const kept = fakeDatabase({ commitAnswers: ["STRAY_KEPT"], onCommitted: l.onCommitted });
+    const call = pipeline(kept.connect, l.chargeSteps, { maxBatch: 10, settle: l.settle });
+    expect(await call(1)).toEqual({ item: 1, spend: "1#1", repeated: false });
+    const notKept = fakeDatabase({ commitAnswers: ["ROLLBACK"], onCommitted: l.onCommitted });
+    const again = pipeline(notKept.connect, l.chargeSteps, { maxBatch: 10, settle: l.settle });
+    expect(await again(2)).toEqual({ item: 2, spend: "2#3", repeated: false });
+    expect((await onlySends(notKept.log)).filter((line) => line.startsWith("pin"))).toEqual([
+      "pin 1",
+      "pin 2",
+    ]);
+  });
+
+  it("runs the once-more try alone, not with the calls that came meanwhile", async () => {
+    const l = ledger();
+    let call: (n: number) => Promise<unknown> = async () => undefined;
+    const later: Promise<unknown>[] = [];
+    const fake = fakeDatabase({
+      commitAnswers: ["LOST_AFTER"],
+      onCommitted: l.onCommitted,
+      onSend: (labels) => {
+        if (labels.includes("write(7=7#1)")) later.push(call(8), call(9));
+      },
+    });
+    call = pipeline(fake.connect, l.chargeSteps, { maxBatch: 10, settle: l.settle });
+    expect(await call(7)).toEqual({ item: 7, spend: "7#1", repeated: false });
+    await Promise.all(later);
+    const sends = await onlySends(fake.log);
+    expect(sends.filter((line) => line.includes("read"))).toEqual([
+      "1: begin read(7)",
+      "1: begin read(8,9)",
+      "2: begin read(7)",
+      "2: begin read(8,9)",
+    ]);
   });
 
   it("fails a lone item's caller at once on a write that failed on a live connection", async () => {
@@ -495,15 +527,38 @@ describe("pipeline, when a COMMIT's answer is lost", () => {
 
   it("fails a lone item's caller at once when its try again fails on a live connection", async () => {
     const l = ledger();
-    // The batch's answer is lost; item 1's try again is refused by COMMIT: known, nothing kept.
-    const fake = fakeDatabase({ commitAnswers: ["LOST_BEFORE", "ROLLBACK"], onCommitted: l.onCommitted });
+    // The batch's answer is lost; item 1's try again has its write refused: known, nothing kept.
+    const fake = fakeDatabase({
+      commitAnswers: ["LOST_BEFORE"],
+      failing: ["write(1=1#3)"],
+      onCommitted: l.onCommitted,
+    });
     const call = pipeline(fake.connect, l.chargeSteps, { maxBatch: 10, settle: l.settle });
     const [first, second] = await Promise.allSettled([call(1), call(2)]);
-    expect(first).toMatchObject({
-      status: "rejected",
-      reason: new Error("The transaction was not committed: COMMIT answered ROLLBACK"),
-    });
+    expect(first).toMatchObject({ status: "rejected", reason: new Error("write(1=1#3) failed") });
     expect(second).toEqual({ status: "fulfilled", value: { item: 2, spend: "2#4", repeated: false } });
+  });
+
+  it("keeps nothing of a try whose failure is known, so a lost connection after it goes to the caller", async () => {
+    const l = ledger();
+    // The batch's write is refused (nothing kept); item 1's lone try then loses its connection
+    // before writing anything: nothing of either try can have been kept, so no try again.
+    const fake = fakeDatabase({
+      failing: ["write(1=1#1,2=2#2)"],
+      // As PostgreSQL answers COMMIT after a failed write.
+      commitAnswers: ["ROLLBACK"],
+      losing: ["read(1)"],
+      onCommitted: l.onCommitted,
+    });
+    const call = pipeline(fake.connect, l.chargeSteps, { maxBatch: 10, settle: l.settle });
+    const [first, second] = await Promise.allSettled([call(1), call(2)]);
+    expect(first).toMatchObject({ status: "rejected", reason: { code: "CONNECTION_CLOSED" } });
+    expect(second).toEqual({ status: "fulfilled", value: { item: 2, spend: "2#3", repeated: false } });
+    expect((await onlySends(fake.log)).filter((line) => line.startsWith("pin"))).toEqual([
+      "pin 1",
+      "pin 2",
+      "pin 3",
+    ]);
   });
 
   it("fails a lone item's caller at once when its connection is lost before anything was written", async () => {

@@ -14,11 +14,13 @@
 // pool, so a connection that broke costs the batches in flight on it and nothing more. On PGlite,
 // in process with no round trips to save, spends.ts runs each batch as batched.ts does.
 //
-// A batch whose COMMIT went out but whose answer never came (the connection lost, or silent) may
-// have committed. Its items run again like any failed batch's, and each may find what its first
-// try wrote: `settle` then answers it from that try's decision, as if the COMMIT's answer had come
-// (for spends: the charge it made, not a replay of it). A lone item in that state runs once more
-// rather than failing its caller with an error for a charge that may well have been made.
+// A batch whose COMMIT went out but whose answer never came (the connection lost, or silent), or
+// whose COMMIT did not commit though every statement answered (a write the driver sent again after
+// it: lost-connection.ts outcomeUnknown), may have kept what it wrote. Its items run again like any
+// failed batch's, and each may find what its first try wrote: `settle` then answers it from that
+// try's decision, as if the COMMIT's answer had come (for spends: the charge it made, not a replay
+// of it). A lone item in that state runs once more, alone, rather than failing its caller with an
+// error for a charge that may well have been made.
 
 import { outcomeUnknown } from "../db/lost-connection.ts";
 import {
@@ -38,7 +40,8 @@ export type BatchSteps<O> = TwoTripSteps<readonly Bound<unknown>[], readonly O[]
 export interface PipelineOptions<O> extends BatchedOptions {
   /**
    * The answer of an item whose earlier try's COMMIT went out with no answer back (`first`: that
-   * try's decision), from what its try again decided (`again`). Without it, `again`.
+   * try's decision), from what its try again decided (`again`). Without it, `again`. It must not
+   * throw: it runs where the pipeline can no longer fail a caller.
    */
   settle?: (first: O, again: O) => O;
 }
@@ -49,7 +52,7 @@ interface Pending<I, O> {
   reject: (error: unknown) => void;
   /** Its batch failed: it runs again in a batch of its own, and a second failure is its caller's. */
   alone: boolean;
-  /** What it was decided in a batch whose writes and COMMIT went out, and then failed. */
+  /** What it was decided in a try whose writes and COMMIT went out, and may have been kept. */
   sent?: { decided: O } | undefined;
   /** It ran alone into an unknown outcome once already: the next failure is its caller's. */
   retriedAlone?: boolean;
@@ -97,6 +100,7 @@ export function pipeline<I, O>(
       // Its COMMIT may have gone through: once more, to find out, rather than an error for a charge made.
       if (pending.sent && outcomeUnknown(error) && !pending.retriedAlone) {
         pending.retriedAlone = true;
+        pending.alone = true;
         queue.unshift(pending, ...untouched);
         return;
       }
@@ -176,12 +180,13 @@ export function pipeline<I, O>(
       const failure = commitFailure(await Promise.allSettled(writes));
       const results = planned.value.result;
       if (failure) {
-        // Kept whatever the failure: `settle` picks a decision only when the try again finds what
-        // it wrote, which only a COMMIT that went through can have kept. A second try's decision
-        // is settled first: a repeat of the first try's charge if that one went through.
-        current.batch.forEach((pending, i) => {
-          pending.sent = { decided: answerOf(pending, results[i] as O) };
-        });
+        // What it wrote may have been kept: remembered, for the try again to recognise. A second
+        // try's decision is settled first: a repeat of the first try's charge if that one was kept.
+        if (outcomeUnknown(failure.error)) {
+          current.batch.forEach((pending, i) => {
+            pending.sent = { decided: answerOf(pending, results[i] as O) };
+          });
+        }
         failed(current.batch, failure.error, await rollBackUntouched(connection, next));
         return;
       }

@@ -50,14 +50,22 @@ export function connectionLost(error: unknown): boolean {
   return LOST_CONNECTION_CODES.has(code);
 }
 
+/** The code of commitFailure's own error (two-trip-transaction.ts): every statement answered, and COMMIT did not commit. */
+export const COMMIT_NOT_KEPT = "COMMIT_NOT_KEPT";
+
 /**
  * Whether a transaction whose writes and COMMIT were sent, and which then failed with `error`, may
- * have committed all the same: the connection was lost, or fell silent, before COMMIT's answer
- * came. Anything else is a known failure: a write that failed aborted the transaction, and a COMMIT
- * that answered ROLLBACK kept nothing.
+ * have kept a write all the same:
+ * - the connection was lost, or fell silent, before COMMIT's answer came;
+ * - COMMIT did not commit though every statement answered (`COMMIT_NOT_KEPT`,
+ *   two-trip-transaction.ts commitFailure): postgres.js sent a failed write again after the
+ *   COMMIT, and that second try may have been kept outside the transaction.
+ * Anything else is a known failure: a write that failed on a live connection aborted the
+ * transaction, and nothing was kept.
  */
 export function outcomeUnknown(error: unknown): boolean {
-  return connectionLost(error) || (error as { code?: unknown } | null | undefined)?.code === "NO_ANSWER";
+  const code = (error as { code?: unknown } | null | undefined)?.code;
+  return connectionLost(error) || code === "NO_ANSWER" || code === COMMIT_NOT_KEPT;
 }
 
 /**

@@ -15,7 +15,12 @@ import { Column, fillPlaceholders, is, type SQL, type SQLWrapper, sql } from "dr
 import { PgDialect } from "drizzle-orm/pg-core";
 import { PostgresJsDatabase, PostgresJsSession } from "drizzle-orm/postgres-js";
 import type { ReservedSql, Sql } from "postgres";
-import { ANSWER_DEADLINE_MS, answeredAfterAll, watchedConnection } from "./lost-connection.ts";
+import {
+  ANSWER_DEADLINE_MS,
+  answeredAfterAll,
+  COMMIT_NOT_KEPT,
+  watchedConnection,
+} from "./lost-connection.ts";
 import type { Db } from "./types.ts";
 
 /** The query builder a statement is written with: the same calls on PostgreSQL and in PGlite's transaction. */
@@ -253,7 +258,13 @@ export function commitFailure(outcomes: PromiseSettledResult<unknown>[]): { erro
   const last = outcomes.at(-1) as PromiseFulfilledResult<{ command?: unknown } | undefined> | undefined;
   const command = last?.value?.command;
   if (command === "COMMIT") return undefined;
-  return { error: new Error(`The transaction was not committed: COMMIT answered ${String(command)}`) };
+  // Every statement answered, yet the transaction ended: a write failed and was sent again, and its
+  // second try may have been kept outside the transaction (lost-connection.ts outcomeUnknown).
+  return {
+    error: Object.assign(new Error(`The transaction was not committed: COMMIT answered ${String(command)}`), {
+      code: COMMIT_NOT_KEPT,
+    }),
+  };
 }
 
 /** The answers of the statements sent after TRANSACTION_BEGIN, once all have succeeded. */
