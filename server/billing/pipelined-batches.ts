@@ -90,14 +90,14 @@ export function pipeline<I, O>(
   }
 
   /**
-   * A batch failed with `error`: a lone item's caller gets it; a larger batch's items go back to
-   * the front of the queue, each to run alone, followed by `untouched` (a batch sent after it and
+   * A batch failed with `error`: a lone item's caller gets it (unless what its try wrote may have
+   * been kept: then it runs alone once more, to find out); a larger batch's items go back to the
+   * front of the queue, each to run alone, followed by `untouched` (a batch sent after it and
    * rolled back) as it was.
    */
   function failed(batch: Pending<I, O>[], error: unknown, untouched: Pending<I, O>[] = []): void {
     if (batch.length === 1) {
       const [pending] = batch as [Pending<I, O>];
-      // Its COMMIT may have gone through: once more, to find out, rather than an error for a charge made.
       if (pending.sent && outcomeUnknown(error) && !pending.retriedAlone) {
         pending.retriedAlone = true;
         pending.alone = true;
