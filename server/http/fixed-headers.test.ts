@@ -4,7 +4,7 @@
 
 import { once } from "node:events";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer, request as httpRequest } from "node:http";
+import { createServer, type Server as HttpServer, request as httpRequest } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -22,6 +22,7 @@ import {
   FixedHeadersResponse,
   fixedHeaders,
   fixedHeadersFor,
+  KEEP_ALIVE_TIMEOUT_MS,
   serveApp,
 } from "./fixed-headers.ts";
 
@@ -554,5 +555,20 @@ describe("a route's own headers, served and under app.request()", () => {
     );
     server.close();
     expect(answer).toEqual({ message: "Fine", vary: "Accept, Origin" });
+  });
+});
+
+describe("serveApp", () => {
+  it("keeps an idle connection open longer than a load balancer's 60 s, so a request never meets its close", async () => {
+    const server = serveApp({
+      fetch: () => new Response("ok"),
+      port: 0,
+      hostname: "127.0.0.1",
+    }) as HttpServer;
+    await once(server, "listening");
+    expect(server.keepAliveTimeout).toBe(KEEP_ALIVE_TIMEOUT_MS);
+    expect(KEEP_ALIVE_TIMEOUT_MS).toBeGreaterThan(60_000);
+    expect(server.headersTimeout).toBeGreaterThan(server.keepAliveTimeout);
+    await new Promise((resolve) => server.close(resolve));
   });
 });

@@ -3,6 +3,7 @@
 // /v1 API no caching and `Vary: Origin`. One function decides them for a request; they reach the
 // answer in one of two ways, Node's response or the web Response (docs/decisions/035).
 import {
+  Server as HttpServer,
   type IncomingMessage,
   type OutgoingHttpHeader,
   type OutgoingHttpHeaders,
@@ -157,6 +158,14 @@ export function fixedHeaders(options: FixedHeaderOptions): MiddlewareHandler {
 }
 
 /**
+ * How long an idle kept-alive connection stays open. Node's 5 s default races clients that keep
+ * theirs longer (load balancers, HTTP agents): a request sent as the server closes the socket
+ * fails with "socket hang up", and a POST is not retried. Longer than the usual 60 s idle of a
+ * load balancer, as Node's documentation advises behind one.
+ */
+export const KEEP_ALIVE_TIMEOUT_MS = 65_000;
+
+/**
  * Serves the app as `serve()` of @hono/node-server does, with Node's responses made as
  * `FixedHeadersResponse`, which `fixedHeaders` sets its headers on before the route runs.
  */
@@ -164,5 +173,11 @@ export function serveApp(
   options: Pick<Parameters<typeof serve>[0], "fetch" | "port" | "hostname">,
   listening?: Parameters<typeof serve>[1],
 ): ReturnType<typeof serve> {
-  return serve({ ...options, serverOptions: { ServerResponse: FixedHeadersResponse } }, listening);
+  const server = serve({ ...options, serverOptions: { ServerResponse: FixedHeadersResponse } }, listening);
+  if (server instanceof HttpServer) {
+    server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+    // Above keepAliveTimeout, as Node requires for the keep-alive timeout to apply.
+    server.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 1000;
+  }
+  return server;
 }
