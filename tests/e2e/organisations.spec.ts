@@ -323,7 +323,11 @@ test.describe("the account menu's organisation switcher", () => {
     await page.evaluate((id) => localStorage.setItem("x-organization", id), orgId);
     await openSignedIn(page, ownerToken, "/");
     await openAccountMenu(page);
+    // Sign Out ends on a fresh load of /; the Log In link shows before that load replaces the
+    // page, so reading storage must wait for it or it races the navigation.
+    const reloaded = page.waitForEvent("load");
     await page.getByRole("button", { name: UI_TEXT.signOut }).click();
+    await reloaded;
     await expect(accountArea(page).getByRole("link", { name: UI_TEXT.logIn })).toBeVisible();
     expect(await page.evaluate(() => localStorage.getItem("x-organization"))).toBeNull();
   });
