@@ -5,7 +5,8 @@
 // the notification is sent when the revoking transaction commits). A channel that reconnects
 // reloads the whole set, so a notification missed while it was down is not lost. And the set is
 // read again every 30 s whatever the channel says: postgres.js swallows a failure to listen again
-// after a reconnect, and such a channel would stay deaf without a word, leaving tokens signed out
+// after a reconnect. It sends the LISTEN again at its next connect (db/listen.test.ts), but a LISTEN
+// refused on a live connection would leave the channel deaf without a word, and tokens signed out
 // elsewhere accepted here until they expire (a day). On PGlite, one process is the only instance:
 // no channel is needed.
 import { gt, lt } from "drizzle-orm";
