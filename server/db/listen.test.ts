@@ -18,7 +18,7 @@ const waitFor = async (check: () => boolean, ms: number) => {
  * A TCP relay to PostgreSQL that can cut every connection and then swallow new ones without a word:
  * a network that drops packets, where the driver's connect times out (not one refused at once).
  */
-async function relayTo(port: number) {
+async function relayTo(host: string, port: number) {
   let reachable = true;
   let accepted = 0;
   const sockets = new Set<Socket>();
@@ -31,7 +31,7 @@ async function relayTo(port: number) {
     accepted += 1;
     track(client);
     if (!reachable) return;
-    const upstream = connect(port, "127.0.0.1");
+    const upstream = connect(port, host);
     track(upstream);
     client.pipe(upstream);
     upstream.pipe(client);
@@ -68,7 +68,7 @@ describe.each(TEST_DATABASES.filter((kind) => kind === "postgres"))("listening o
 
   it("listens again, and says so, once the database is back after connects timed out", async () => {
     const direct = new URL(database.url as string);
-    const relay = await relayTo(Number(direct.port || 5432));
+    const relay = await relayTo(direct.hostname, Number(direct.port || 5432));
     const through = new URL(direct);
     through.hostname = "127.0.0.1";
     through.port = String(relay.port);
