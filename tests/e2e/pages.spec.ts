@@ -3,7 +3,7 @@
 import type { APIRequestContext, Page } from "@playwright/test";
 import { createVerifiedUser, openSignedIn, tokenViaApi } from "../fixtures/account.ts";
 import { axeViolations } from "../fixtures/axe.ts";
-import { htmlErrors } from "../fixtures/html.ts";
+import { gluedWords, htmlErrors } from "../fixtures/html.ts";
 import {
   COLOR_SCHEMES,
   NOT_FOUND_CONSOLE_ERROR,
@@ -63,7 +63,9 @@ for (const portalPage of PORTAL_PAGES) {
       const response = await request.get(portalPage.path);
       expect(response.status()).toBe(portalPage.status);
       expect(response.headers()["content-type"]).toContain("text/html");
-      expect(await htmlErrors(await response.text(), portalPage.path)).toEqual([]);
+      const html = await response.text();
+      expect(await htmlErrors(html, portalPage.path)).toEqual([]);
+      expect(gluedWords(html)).toEqual([]);
     });
 
     test("has its own title, description and Open Graph tags", async ({ page, request }) => {
