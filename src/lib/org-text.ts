@@ -41,8 +41,10 @@ export const ORG_PAGE_TEXT = {
   noCap: "No cap",
   memberCount: (count: number) => (count === 1 ? "1 member" : `${count} members`),
   you: "you",
+  // ORGANISATIONS.md: pages say when the month resets in the viewer's local time; said so, as
+  // the auto top-up's limit does, or the time reads as Berlin's after "Berlin time".
   monthNote: (resetsOn: string) =>
-    `Spending is counted per calendar month in Berlin time; it starts again on ${resetsOn}.`,
+    `Spending is counted per calendar month in Berlin time; it starts again on ${resetsOn} (your local time).`,
   edit: "Change",
   editTitle: (name: string) => `Change ${name}'s role and cap`,
   role: "Role",

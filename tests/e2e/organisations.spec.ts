@@ -6,6 +6,7 @@ import type { APIRequestContext, Browser, Page } from "@playwright/test";
 import { ORG_DETAIL } from "../../contract/org-messages.ts";
 import { INVITATION_TEXT } from "../../src/lib/invitation-text.ts";
 import { ORG_PAGE_TEXT } from "../../src/lib/org-text.ts";
+import { nextBerlinMonthStart } from "../../src/lib/org-view.ts";
 import { PROFILE_TEXT } from "../../src/lib/profile-text.ts";
 import { UI_TEXT } from "../../src/lib/ui-text.ts";
 import { USAGE_TEXT } from "../../src/lib/usage-text.ts";
@@ -378,6 +379,33 @@ test.describe("members and settings", () => {
     await confirm.getByRole("button", { name: T.confirmRemove }).click();
     await expect(page.locator("[data-removal-result]")).toContainText("render farm");
     await expect(row).toHaveCount(0);
+  });
+
+  test.describe("in a browser far from Berlin", () => {
+    test.use({ timezoneId: "America/New_York" });
+
+    test("says when the caps' month starts again on the viewer's clock, and that it is theirs", async ({
+      page,
+      request,
+    }) => {
+      const owner = await createVerifiedUser(request, "owner");
+      const ownerToken = await tokenViaApi(request, owner);
+      const orgId = await createOrgViaApi(request, ownerToken, orgName("Month"));
+      await page.goto("/robots.txt");
+      await page.evaluate((id) => localStorage.setItem("x-organization", id), orgId);
+      await openSignedIn(page, ownerToken, "/org/members");
+      // Midnight on the 1st in Berlin is 18:00 or 17:00 the day before in New York.
+      const newYork = new Intl.DateTimeFormat("sv-SE", {
+        timeZone: "America/New_York",
+        year: "numeric",
+        month: "2-digit",
+        day: "2-digit",
+        hour: "2-digit",
+        minute: "2-digit",
+      }).format(nextBerlinMonthStart(new Date()));
+      await expect(page.getByText(T.monthNote(newYork))).toBeVisible();
+      expect(T.monthNote(newYork)).toContain("(your local time)");
+    });
   });
 
   test("a developer sees names and roles only, and may only leave", async ({ page, request }) => {
