@@ -29,7 +29,10 @@ export const UI_TEXT = {
     copy: "Copy",
     copied: "Copied",
     close: "Close",
-    expires: (when: string) => `This token expires ${when}: log in again for a new one.`,
+    // Sign Out revokes the token, and so does confirming the password (POST /v1/reauth answers a
+    // new one, decision 018): a copy in a script stops then, and nothing else would say so.
+    expires: (when: string) =>
+      `This token expires ${when}, or sooner if you sign out or confirm your password again: open this again for the current one.`,
     forPrograms: "For a program, create an API key instead: it does not expire every day.",
     apiKeysLink: "API keys",
   },

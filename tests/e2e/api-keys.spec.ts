@@ -151,7 +151,7 @@ test("the home page's token dialog says when the token expires and links to API 
   await page.getByRole("button", { name: UI_TEXT.token.open }).click();
   const dialog = page.getByRole("dialog", { name: UI_TEXT.token.title });
   await expect(dialog.locator("[data-token-expires]")).toHaveText(
-    /^This token expires \d{4}-\d{2}-\d{2} \d{2}:\d{2} CES?T: log in again for a new one\.$/,
+    /^This token expires \d{4}-\d{2}-\d{2} \d{2}:\d{2} CES?T, or sooner if you sign out or confirm your password again: open this again for the current one\.$/,
   );
   await dialog.getByRole("link", { name: UI_TEXT.token.apiKeysLink }).click();
   await expect(page).toHaveURL(/\/profile\/api-keys$/);
