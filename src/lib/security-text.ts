@@ -129,6 +129,8 @@ export const SECURITY_TEXT = {
     loading: "Loading security events…",
     loadFailed: "The security events could not be loaded. Reload the page to try again.",
     when: "When",
+    // Each time is the browser's own clock; /profile's are Berlin's, and say so, as this does.
+    zoneNote: "Times are in your local time.",
     what: "Event",
     where: "Address",
     browser: "Browser",

@@ -140,6 +140,7 @@ test("changing the password keeps this browser signed in; sign out everywhere en
   await expect(changed).toBeVisible();
   // Which browser it was, on a phone too: under what happened, where a fourth column would not fit.
   const E = SECURITY_TEXT.events;
+  await expect(page.locator("[data-events-zone]")).toHaveText(E.zoneNote);
   await expect(page.getByRole("columnheader", { name: E.browser })).toBeVisible();
   await expect(changed.locator("[data-event-browser]")).toBeHidden();
   await page.setViewportSize({ width: 390, height: 844 });

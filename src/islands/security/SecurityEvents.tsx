@@ -16,11 +16,17 @@ export function SecurityEvents() {
   useEffect(() => {
     void loadSecurityEvents();
   }, []);
+  const listed = state.status === "ready" && state.events.length > 0;
   return (
     <SecurityCard title={T.title} marker="security-events">
       <LoadStatus status={state.status} loading={T.loading} failed={T.loadFailed} />
       {state.status === "ready" && state.events.length === 0 && <p className="text-sm">{T.empty}</p>}
-      {state.status === "ready" && state.events.length > 0 && (
+      {listed && (
+        <p className="text-sm text-base-content/70" data-events-zone>
+          {T.zoneNote}
+        </p>
+      )}
+      {listed && (
         <div className="overflow-x-auto">
           <table className="table table-sm">
             <thead>
