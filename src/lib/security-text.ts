@@ -20,6 +20,8 @@ export const SECURITY_TEXT = {
     scan: "1. Scan this QR code with your authenticator app.",
     manual: "Can't scan it? Enter this key in the app instead:",
     confirmLabel: "2. Enter the 6-digit code the app shows",
+    /** Said at the field, without asking the server, for anything but six digits. */
+    codeShape: "The code is the 6 digits your authenticator app shows.",
     confirm: "Turn on",
     cancelSetup: "Cancel",
     codesTitle: "Save your recovery codes",

@@ -28,6 +28,10 @@ async function setUpOnPage(page: Page) {
   await expect(section.locator("[data-totp-qr]")).toBeVisible();
   const secret = ((await section.locator("[data-totp-secret]").textContent()) ?? "").replace(/\s/g, "");
   expect(secret).toMatch(/^[A-Z2-7]{32}$/);
+  // Not a code at all: said at the field before anything is sent.
+  await section.getByLabel(S.confirmLabel).fill("12");
+  await section.getByRole("button", { name: S.confirm }).click();
+  await expect(section.getByText(S.codeShape)).toBeVisible();
   // A wrong code first: said next to the field, nothing turned on.
   await section.getByLabel(S.confirmLabel).fill("000000");
   await section.getByRole("button", { name: S.confirm }).click();

@@ -59,7 +59,13 @@ function SetupForm({
   onDone: (codes: string[]) => void;
 }) {
   const field = useCodeField();
-  const submit = field.onSubmit(async (code) => {
+  const submit = field.onSubmit(async (typed) => {
+    // Apps show the code as "123 456": the spaces are not part of it.
+    const code = typed.replace(/\s/g, "");
+    if (!/^\d{6}$/.test(code)) {
+      field.setError(T.codeShape);
+      return;
+    }
     onDone(await confirmTotpSetup(code));
     notify("success", T.turnedOn);
   });
