@@ -64,6 +64,7 @@ function SetupForm({
     const code = typed.replace(/\s/g, "");
     if (!/^\d{6}$/.test(code)) {
       field.setError(T.codeShape);
+      field.inputRef.current?.select();
       return;
     }
     onDone(await confirmTotpSetup(code));
