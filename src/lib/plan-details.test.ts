@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Product } from "../../contract/billing.ts";
 import { priceRank, productForCard } from "./live-plans.ts";
-import { byPriceAscending, dialogPlanDetails, otherPlans } from "./plan-details.ts";
+import { byPriceAscending, dialogPlanDetails, otherPlans, planToKeep } from "./plan-details.ts";
 
 const product = (id: string, name: string, unit_amount: number): Product => ({
   id,
@@ -26,6 +26,18 @@ describe("plan details", () => {
     ["Tier Z", null, null],
   ])("the dialog describes %s with %s credits and concurrency %s", (name, credits, concurrency) => {
     expect(dialogPlanDetails(name)).toEqual({ creditsPerMonth: credits, concurrentRequests: concurrency });
+  });
+
+  it("offers the current plan to keep only while a change or the cancellation is pending", () => {
+    const current = { product_id: "b", plan: "Tier B", scheduled_plan: null, cancel_at_period_end: false };
+    expect(planToKeep(products, current)).toBeNull();
+    expect(planToKeep(products, { ...current, scheduled_plan: "Tier C" })?.id).toBe("b");
+    expect(planToKeep(products, { ...current, cancel_at_period_end: true })?.id).toBe("b");
+    // Found by name when the product id is not the catalogue's (a legacy price).
+    expect(planToKeep(products, { ...current, product_id: "old", cancel_at_period_end: true })?.id).toBe("b");
+    expect(
+      planToKeep(products, { ...current, product_id: "x", plan: "Tier X", cancel_at_period_end: true }),
+    ).toBeNull();
   });
 
   it("offers every plan but the current one", () => {

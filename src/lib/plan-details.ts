@@ -1,6 +1,7 @@
 // What the profile's plan dialogs say about each tier: credits (spec section 9) and the dialog's own
 // concurrency figures ("up to 4 (B, C), 5 (D), 10 (E) per the dialog information"; the /plans
 // marketing table keeps its own figures). Products are sorted by price, cheapest first.
+import type { Subscription } from "../../contract/account.ts";
 import { TIERS } from "../../contract/catalogue.ts";
 
 const DIALOG_CONCURRENCY: Readonly<Record<string, number>> = { B: 4, C: 4, D: 5, E: 10 };
@@ -32,4 +33,18 @@ export function otherPlans<T extends { id: string; name: string }>(
   current: { product_id: string | null; plan: string },
 ): T[] {
   return products.filter((p) => p.id !== current.product_id && p.name !== current.plan);
+}
+
+/**
+ * The current plan, to keep, when the end of the period holds something the user may take back: a
+ * scheduled change or the cancellation. Choosing it sends the current plan to
+ * POST /v1/update-subscription, which withdraws either (the mails say "you can change your mind").
+ * Null when nothing is pending: then the dialog offers only the other plans, as the spec says.
+ */
+export function planToKeep<T extends { id: string; name: string }>(
+  products: readonly T[],
+  current: Pick<Subscription, "product_id" | "plan" | "scheduled_plan" | "cancel_at_period_end">,
+): T | null {
+  if (current.scheduled_plan === null && !current.cancel_at_period_end) return null;
+  return products.find((p) => p.id === current.product_id || p.name === current.plan) ?? null;
 }

@@ -17,6 +17,15 @@ export const PROFILE_TEXT = {
   changePlan: "Change Subscription Plan",
   changePlanTitle: "Upgrade/Downgrade plan",
   updatePlan: "Update plan",
+  /** The dialog's first line: the plan now, and when a change would start. */
+  changePlanIntro: (plan: string, periodEnd: string | null) =>
+    `You are on ${plan}. The new plan starts when your current period ends${periodEnd ? `, on ${periodEnd}` : ""}.`,
+  /** The current plan as a choice, offered while a change or the cancellation is pending. */
+  keepPlan: (plan: string) => `Keep ${plan}`,
+  keepPlanNote: (pending: { scheduledPlan: string | null; cancelling: boolean }) =>
+    pending.cancelling
+      ? "Withdraws the cancellation: the plan renews as before."
+      : `Withdraws the change to ${pending.scheduledPlan}.`,
   close: "Close",
   cancelSubscription: "Cancel Subscription",
   cancelTitle: "Cancel your subscription?",

@@ -23,7 +23,7 @@ async function profileUntil(page: Page, check: () => Promise<void>) {
   }).toPass({ timeout: 20_000, intervals: [500, 1000, 2000] });
 }
 
-test("a user subscribes to Tier B, tops up 500 credits, schedules Tier C, cancels and signs out", async ({
+test("a user subscribes to Tier B, tops up 500 credits, schedules Tier C, cancels, keeps Tier B after all and signs out", async ({
   page,
   request,
 }) => {
@@ -78,6 +78,20 @@ test("a user subscribes to Tier B, tops up 500 credits, schedules Tier C, cancel
   await expect(page.locator("[data-scheduled]")).toContainText("Tier C");
   await expect(page.getByLabel(PROFILE_TEXT.plan)).toHaveValue("Tier B");
 
+  // The change can be taken back: the dialog now says it and offers to keep Tier B.
+  await page.getByRole("button", { name: PROFILE_TEXT.changePlan }).click();
+  await expect(change).toContainText(
+    /The new plan starts when your current period ends, on \d{4}-\d{2}-\d{2}\./,
+  );
+  await expect(change).toContainText("Changes to Tier C on");
+  const keep = change.getByRole("radio", { name: new RegExp(PROFILE_TEXT.keepPlan("Tier B")) });
+  await expect(keep).toHaveCount(1);
+  await expect(change).toContainText(
+    PROFILE_TEXT.keepPlanNote({ scheduledPlan: "Tier C", cancelling: false }),
+  );
+  await change.getByRole("button", { name: PROFILE_TEXT.close }).click();
+  await expect(change).toBeHidden();
+
   // Cancel: confirmed in a dialog, then scheduled for the period end.
   await page.getByRole("button", { name: PROFILE_TEXT.cancelSubscription }).click();
   const confirm = page.getByRole("dialog", { name: PROFILE_TEXT.cancelTitle });
@@ -88,6 +102,21 @@ test("a user subscribes to Tier B, tops up 500 credits, schedules Tier C, cancel
   await expect(page.locator("[data-scheduled]")).toContainText("ends on");
   await expect(page.getByRole("button", { name: PROFILE_TEXT.cancelSubscription })).toHaveCount(0);
   expect(await axeViolations(page)).toEqual([]);
+
+  // Changed their mind: keeping Tier B withdraws the cancellation, and it renews as before.
+  await page.getByRole("button", { name: PROFILE_TEXT.changePlan }).click();
+  await expect(change).toContainText(PROFILE_TEXT.keepPlanNote({ scheduledPlan: null, cancelling: true }));
+  await change.getByRole("radio", { name: new RegExp(PROFILE_TEXT.keepPlan("Tier B")) }).check();
+  expect(await axeViolations(page)).toEqual([]);
+  await page.setViewportSize({ width: 390, height: 844 });
+  await change.screenshot({ path: test.info().outputPath("keep-plan-phone.png") });
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await change.getByRole("button", { name: PROFILE_TEXT.updatePlan }).click();
+  await expect(page.getByText(TOAST.planUpdated)).toBeVisible();
+  await expect(change).toBeHidden();
+  await expect(page.locator("[data-scheduled]")).toHaveCount(0);
+  await expect(page.getByRole("button", { name: PROFILE_TEXT.cancelSubscription })).toBeVisible();
+  await expect(page.getByLabel(PROFILE_TEXT.plan)).toHaveValue("Tier B");
 
   await page.getByText(UI_TEXT.greeting(user.username)).first().click();
   await page.getByRole("button", { name: UI_TEXT.signOut }).first().click();

@@ -1,14 +1,17 @@
 // A paid user's plan management: the 'Change Subscription Plan' dialog (titled 'Upgrade/Downgrade
 // plan': every other plan as a radio choice with price and name, 'Update plan' and 'Close') and
 // 'Cancel Subscription' with a confirmation dialog. Each success refetches the user and toasts.
+// While a change or the cancellation is pending, the dialog also offers to keep the current plan,
+// which withdraws it: the only way back, and what the mails promise.
 import { useState } from "react";
 import type { User } from "../../../contract/account.ts";
 import type { Product } from "../../../contract/billing.ts";
-import { subscriptionOf } from "../../lib/account-view.ts";
+import { scheduledChange, subscriptionOf } from "../../lib/account-view.ts";
 import { asApiError } from "../../lib/api-client.ts";
 import { accountActionErrorMessage } from "../../lib/error-messages.ts";
+import { isoDay } from "../../lib/format-date.ts";
 import { PAYING_ORG_TEXT, payingOrganisation } from "../../lib/paying-org.ts";
-import { dialogPlanDetails, otherPlans } from "../../lib/plan-details.ts";
+import { dialogPlanDetails, otherPlans, planToKeep } from "../../lib/plan-details.ts";
 import { formatCredits } from "../../lib/plans.ts";
 import { formatPrice, PRICE_TAX_NOTE } from "../../lib/price.ts";
 import { PROFILE_TEXT } from "../../lib/profile-text.ts";
@@ -26,10 +29,13 @@ function PlanOption({
   product,
   checked,
   onSelect,
+  keep,
 }: {
   product: Product;
   checked: boolean;
   onSelect: () => void;
+  /** The current plan offered to keep: what choosing it withdraws. */
+  keep?: string;
 }) {
   const details = dialogPlanDetails(product.name);
   return (
@@ -43,7 +49,7 @@ function PlanOption({
       />
       <span className="flex flex-1 flex-col">
         <span className="flex items-baseline justify-between gap-2">
-          <span className="font-semibold">{product.name}</span>
+          <span className="font-semibold">{keep ? T.keepPlan(product.name) : product.name}</span>
           <span className="tabular-nums">
             {formatPrice(product.default_price.unit_amount, product.default_price.currency)}{" "}
             <span className="text-xs text-base-content/80">{PRICE_TAX_NOTE}</span>
@@ -53,6 +59,11 @@ function PlanOption({
           {details.creditsPerMonth !== null && `${formatCredits(details.creditsPerMonth)} credits per month`}
           {details.concurrentRequests !== null && `, up to ${details.concurrentRequests} concurrent requests`}
         </span>
+        {keep && (
+          <span className="text-sm" data-keep-plan-note>
+            {keep}
+          </span>
+        )}
       </span>
     </label>
   );
@@ -69,13 +80,27 @@ function PlanChoices({
   onChoose: (productId: string) => void;
 }) {
   const { data: products, failed: loadFailed } = useCatalogue($subscriptionProducts);
-  const choices = products ? otherPlans(products, subscriptionOf(user)) : [];
+  const subscription = subscriptionOf(user);
+  const choices = products ? otherPlans(products, subscription) : [];
+  const keep = products ? planToKeep(products, subscription) : null;
+  const keepNote = T.keepPlanNote({
+    scheduledPlan: subscription.scheduled_plan,
+    cancelling: subscription.cancel_at_period_end,
+  });
   return (
     <>
       {!products && <CatalogueStatus failed={loadFailed} loading="Loading plans…" />}
       {products && (
         <fieldset className="flex flex-col gap-2">
           <legend className="sr-only">Choose a plan</legend>
+          {keep && (
+            <PlanOption
+              product={keep}
+              checked={choice === keep.id}
+              onSelect={() => onChoose(keep.id)}
+              keep={keepNote}
+            />
+          )}
           {choices.map((p) => (
             <PlanOption key={p.id} product={p} checked={choice === p.id} onSelect={() => onChoose(p.id)} />
           ))}
@@ -142,7 +167,8 @@ function ChangePlan({ user }: { user: User }) {
         }
       >
         <p className="mb-3 text-sm text-base-content/80">
-          You are on {subscriptionOf(user).plan}. The new plan starts when your current period ends.
+          {T.changePlanIntro(subscriptionOf(user).plan, isoDay(subscriptionOf(user).expires_at))}{" "}
+          {scheduledChange(subscriptionOf(user))}
         </p>
         <PayingOrg user={user} text={PAYING_ORG_TEXT.changePlan} />
         {open && <PlanChoices user={user} choice={choice} onChoose={setChoice} />}
