@@ -120,7 +120,9 @@ export function emailChangedMail(
     ],
     action: {
       label: "This was not me: change it back",
-      url: `${args.portalUrl}/confirm-email/${encodeURIComponent(args.revertToken)}`,
+      // `back`: the page asks before it acts, so that a mail scanner opening the link does not
+      // change the address back, sign every browser out and end the password.
+      url: `${args.portalUrl}/confirm-email/${encodeURIComponent(args.revertToken)}?back=1`,
     },
     closing: "If this was you, there is nothing else to do.",
   });

@@ -57,7 +57,7 @@ export function registration(name: string, overrides: Record<string, unknown> = 
 
 /** The token at the end of a mailed link (`.../verify-email/{token}`). */
 export function tokenFromLink(link: string): string {
-  return decodeURIComponent(link.split("/").at(-1) ?? "");
+  return decodeURIComponent(link.split("?")[0]?.split("/").at(-1) ?? "");
 }
 
 /**

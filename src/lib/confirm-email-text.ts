@@ -7,4 +7,8 @@ export const CONFIRM_EMAIL_TEXT = {
   profileLink: "Go to your security settings",
   loginLink: "Log in",
   forgotLink: "Reset your password",
+  /** The way back from the old address asks first: it signs every browser out and ends the password. */
+  backIntro:
+    "This changes your account's e-mail address back to this one, signs every browser out and ends the password. Then set a new password with 'Forgot password': the link comes to this address.",
+  backConfirm: "Change it back",
 } as const;

@@ -87,6 +87,6 @@ test("a new e-mail address takes over through its link; the old address hears of
   await page.getByRole("link", { name: SECURITY_TEXT.confirmEmail.profileLink }).click();
   await expect(section.locator("[data-current-email]")).toHaveText(newAddress);
   const told = await readMail(request, user.email, /e-mail address was changed/);
-  // With the way back: a link of its own.
-  expect(portalPath(told, "/confirm-email/")).toMatch(/^\/confirm-email\/[\w-]{43}$/);
+  // With the way back: a link of its own, marked so that the page asks before it acts.
+  expect(portalPath(told, "/confirm-email/")).toMatch(/^\/confirm-email\/[\w-]{43}\?back=1$/);
 });

@@ -55,6 +55,8 @@ describe.each(TEST_DATABASES)("changing the e-mail address (%s)", (kind) => {
 
     const told = await latestMailTo(ctx.t, ann.email, "e-mail address was changed");
     expect(told.mail.text).toContain("changed to Ann.New@example.com");
+    // The way back is marked, so that the page asks before it acts.
+    expect(told.link).toBe(`${ctx.t.deps.config.portalUrl}/confirm-email/${told.token}?back=1`);
     const back = await follow(told.token);
     expect(back.status).toBe(200);
     expect(await back.json()).toEqual({ detail: DETAIL.emailChangeReverted });

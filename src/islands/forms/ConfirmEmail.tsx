@@ -1,6 +1,7 @@
-// /confirm-email/{token}: follows an e-mail change link on load, once. The new address's link says
-// the address changed; the old address's way back says so and that every browser was signed out,
-// pointing to a password reset. A used or expired link says so.
+// /confirm-email/{token}: follows an e-mail change link, once. The new address's link is followed on
+// load and says the address changed. The old address's way back (`?back=1`) asks first, since it
+// signs every browser out and ends the password, and a mail scanner may open links; followed, it
+// says so, pointing to a password reset. A used or expired link says so.
 import { useEffect, useState } from "react";
 import { EMAIL_CHANGE_DETAIL } from "../../../contract/email-change-messages.ts";
 import { CONFIRM_EMAIL_TEXT } from "../../lib/confirm-email-text.ts";
@@ -21,23 +22,46 @@ function confirmOnce(token: string): Promise<string | null> {
   return once;
 }
 
+function follow(token: string, done: (detail: string | null) => void): void {
+  void confirmOnce(token).then((detail) => {
+    // The way back signed every browser out, this one too.
+    if (detail === EMAIL_CHANGE_DETAIL.reverted) forgetSession();
+    done(detail);
+  });
+}
+
 export default function ConfirmEmail() {
-  const [result, setResult] = useState<string | null | "pending">("pending");
+  const [result, setResult] = useState<string | null | "pending" | "ask">("pending");
+  const [token, setToken] = useState<string | null>(null);
 
   useEffect(() => {
-    const token = routeParam(window.location.pathname, "/confirm-email/");
-    if (!token) {
+    const found = routeParam(window.location.pathname, "/confirm-email/");
+    if (!found) {
       setResult(null);
       return;
     }
-    void confirmOnce(token).then((detail) => {
-      // The way back signed every browser out, this one too.
-      if (detail === EMAIL_CHANGE_DETAIL.reverted) forgetSession();
-      setResult(detail);
-    });
+    setToken(found);
+    if (new URLSearchParams(window.location.search).has("back")) setResult("ask");
+    else follow(found, setResult);
   }, []);
 
-  if (result === "pending") return <LoadingState message={T.pending} />;
+  if (result === "ask" && token)
+    return (
+      <div className="flex flex-col gap-4" data-confirm-email-back>
+        <p className="text-sm">{T.backIntro}</p>
+        <button
+          type="button"
+          className="btn btn-error"
+          onClick={() => {
+            setResult("pending");
+            follow(token, setResult);
+          }}
+        >
+          {T.backConfirm}
+        </button>
+      </div>
+    );
+  if (result === "pending" || result === "ask") return <LoadingState message={T.pending} />;
   if (result === null) return <InvalidToken linkHref="/profile/security" linkText={T.profileLink} />;
   const reverted = result === EMAIL_CHANGE_DETAIL.reverted;
   return (
