@@ -120,12 +120,11 @@ export const ORG_PAGE_TEXT = {
   delete: "Delete organisation",
   deleteConfirmTitle: (org: string) => `Delete ${org}?`,
   deleteConfirmBody: "Every member loses access and every API key of the organisation stops working at once.",
+  /** Asked only when something would be lost; with nothing, Delete deletes at once. */
   forfeit: (credits: string, days: number) =>
-    credits === "0" && days === 0
-      ? "It has no credits or paid days left: nothing else is lost."
-      : days > 0
-        ? `${credits} credits and ${days} paid days of the subscription will be lost. This cannot be undone.`
-        : `${credits} credits will be lost. This cannot be undone.`,
+    days > 0
+      ? `${credits} credits and ${days} paid days of the subscription will be lost. This cannot be undone.`
+      : `${credits} credits will be lost. This cannot be undone.`,
   keepOrg: "Keep organisation",
   confirmDelete: "Delete",
   confirmForfeit: "Delete and lose them",

@@ -21,6 +21,7 @@ import { axeViolations } from "../fixtures/axe.ts";
 import { FRENCH_BUSINESS, payOnCheckout } from "../fixtures/checkout.ts";
 import { makeServiceKey } from "../fixtures/service-key.ts";
 import { anyOf, expect, test } from "../fixtures/test.ts";
+import { staffViaCli } from "../fixtures/two-factor.ts";
 
 const T = ORG_PAGE_TEXT;
 
@@ -480,7 +481,7 @@ test.describe("deleting an organisation", () => {
   // Chromium's console note for the server's 409 that says what would be lost.
   test.use({ allowedConsoleErrors: [/status of 409/] });
 
-  test("first says what is lost, then deletes it", async ({ page, request }) => {
+  test("deletes an organisation with nothing to lose at the first Delete", async ({ page, request }) => {
     const owner = await createVerifiedUser(request, "owner");
     const ownerToken = await tokenViaApi(request, owner);
     const name = orgName("Delete");
@@ -491,9 +492,8 @@ test.describe("deleting an organisation", () => {
     await openSignedIn(page, ownerToken, "/org/settings");
     await page.locator("[data-delete-org]").getByRole("button", { name: T.delete }).click();
     const dialog = page.getByRole("dialog", { name: T.deleteConfirmTitle(name) });
+    // No credits, no paid days: nothing to ask about a second time.
     await dialog.getByRole("button", { name: T.confirmDelete }).click();
-    await expect(dialog.locator("[data-forfeit]")).toHaveText(T.forfeit("0", 0));
-    await dialog.getByRole("button", { name: T.confirmForfeit }).click();
     await expect(page).toHaveURL(/\/profile$/);
     await expect(page.getByText(T.deleted(name))).toBeVisible();
     expect(await page.evaluate(() => localStorage.getItem("x-organization"))).toBeNull();
@@ -501,6 +501,37 @@ test.describe("deleting an organisation", () => {
       headers: { Authorization: `Bearer ${ownerToken}` },
     });
     expect(gone.status()).toBe(404);
+  });
+
+  test("says which credits would be lost and deletes only at the second answer", async ({
+    page,
+    request,
+  }) => {
+    const owner = await createVerifiedUser(request, "owner");
+    const ownerToken = await tokenViaApi(request, owner);
+    const name = orgName("Forfeit");
+    const orgId = await createOrgViaApi(request, ownerToken, name);
+    const admin = await createVerifiedUser(request, "ffadm");
+    const granted = await request.post(`/v1/admin/orgs/${orgId}/credits`, {
+      headers: { Authorization: `Bearer ${await staffViaCli(request, admin, "admin")}` },
+      data: { amount: 120, reason: "Test credits to lose", idempotency_key: `forfeit-${orgId}` },
+    });
+    expect(granted.status(), await granted.text()).toBe(201);
+
+    await page.goto("/robots.txt");
+    await page.evaluate((id) => localStorage.setItem("x-organization", id), orgId);
+    await openSignedIn(page, ownerToken, "/org/settings");
+    await page.locator("[data-delete-org]").getByRole("button", { name: T.delete }).click();
+    const dialog = page.getByRole("dialog", { name: T.deleteConfirmTitle(name) });
+    await dialog.getByRole("button", { name: T.confirmDelete }).click();
+    await expect(dialog.locator("[data-forfeit]")).toHaveText(T.forfeit("120", 0));
+    const still = await request.get(`/v1/orgs/${orgId}`, {
+      headers: { Authorization: `Bearer ${ownerToken}` },
+    });
+    expect(still.status()).toBe(200);
+    await dialog.getByRole("button", { name: T.confirmForfeit }).click();
+    await expect(page).toHaveURL(/\/profile$/);
+    await expect(page.getByText(T.deleted(name))).toBeVisible();
   });
 });
 

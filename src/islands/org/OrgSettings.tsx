@@ -176,12 +176,14 @@ function DeleteSection({ org }: { org: UserOrganization }) {
       await deleteOrganization(org.id, forfeit !== null);
     } catch (error) {
       const lost = error instanceof ReauthCancelled ? null : forfeitOf(asApiError(error).body);
-      // Credits or paid days would be lost: the dialog says so and asks once more.
-      if (lost && forfeit === null && asApiError(error).status === 409) {
+      if (!lost || forfeit !== null || asApiError(error).status !== 409) throw error;
+      // The API answers what would be lost before it deletes. Credits or paid days: the dialog
+      // says so and asks once more. Nothing: the Delete already clicked was the answer.
+      if (formatBalance(lost.credits) !== "0" || lost.subscriptionDays > 0) {
         setForfeit(lost);
         return;
       }
-      throw error;
+      await deleteOrganization(org.id, true);
     }
     chooseOrganization(null);
     notifyAfterNavigation("success", T.deleted(name));
