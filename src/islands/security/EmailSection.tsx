@@ -1,8 +1,14 @@
 // /profile/security's e-mail address: the current one, and a new one that takes over only when
 // the link mailed to it is followed (the server says so, and tells the old address).
 import { asApiError } from "../../lib/api-client.ts";
-import { accountActionErrorMessage, detailText, fieldErrorsFrom422 } from "../../lib/error-messages.ts";
+import {
+  API_DETAIL,
+  accountActionErrorMessage,
+  detailText,
+  fieldErrorsFrom422,
+} from "../../lib/error-messages.ts";
 import { SECURITY_TEXT } from "../../lib/security-text.ts";
+import { ERROR_TEXT } from "../../lib/ui-text.ts";
 import { ReauthCancelled } from "../../stores/reauth.ts";
 import { requestEmailChange } from "../../stores/security.ts";
 import { notify } from "../../stores/toast.ts";
@@ -13,10 +19,16 @@ import { SecurityCard } from "./SecurityCard.tsx";
 const T = SECURITY_TEXT.email;
 const FIELDS = ["email"] as const;
 
-/** What a refused address is called next to the field: the server's own words (409, 400, 422). */
+/**
+ * What a refused address is called next to the field: the server's own words (409, 400, 422), but
+ * an address in use in the words registering shows for it (the spec's 'Email already exists!').
+ */
 function refusal(error: unknown): string | undefined {
   const failed = asApiError(error);
-  if (failed.status === 400 || failed.status === 409) return detailText(failed.detail);
+  if (failed.status === 400 || failed.status === 409) {
+    const text = detailText(failed.detail);
+    return text.includes(API_DETAIL.emailExists) ? ERROR_TEXT.emailExists : text;
+  }
   return fieldErrorsFrom422(failed).email;
 }
 
