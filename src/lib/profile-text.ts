@@ -31,6 +31,9 @@ export const PROFILE_TEXT = {
   cancelTitle: "Cancel your subscription?",
   keepSubscription: "Keep subscription",
   confirmCancel: "Yes, cancel",
+  /** What cancelling keeps and until when; a change scheduled for the period's end goes with it. */
+  cancelBody: (plan: string, periodEnd: string | null, scheduledPlan: string | null) =>
+    `Your ${plan} plan and its credits stay until ${periodEnd ? `${periodEnd}, ` : ""}the end of the current period. After that you are on the Free plan and keep your unexpired credits.${scheduledPlan ? ` The change to ${scheduledPlan} scheduled for then is dropped.` : ""}`,
   topUpTitle: "One time top-up packages",
   buy: "Buy",
   breakdown: {

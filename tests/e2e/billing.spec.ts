@@ -96,6 +96,13 @@ test("a user subscribes to Tier B, tops up 500 credits, schedules Tier C, cancel
   await page.getByRole("button", { name: PROFILE_TEXT.cancelSubscription }).click();
   const confirm = page.getByRole("dialog", { name: PROFILE_TEXT.cancelTitle });
   await expect(confirm).toBeVisible();
+  // When it ends, and that the change to Tier C goes with it.
+  await expect(confirm.locator("[data-cancel-body]")).toContainText(
+    /stay until \d{4}-\d{2}-\d{2}, the end of the current period\./,
+  );
+  await expect(confirm.locator("[data-cancel-body]")).toContainText(
+    "The change to Tier C scheduled for then is dropped.",
+  );
   expect(await axeViolations(page)).toEqual([]);
   await confirm.getByRole("button", { name: PROFILE_TEXT.confirmCancel }).click();
   await expect(page.getByText(TOAST.subscriptionCanceled)).toBeVisible();

@@ -217,9 +217,8 @@ function CancelPlan({ user }: { user: User }) {
           </>
         }
       >
-        <p className="text-sm">
-          Your {subscription.plan} plan and its credits stay until the end of the current period. After that
-          you are on the Free plan and keep your unexpired credits.
+        <p className="text-sm" data-cancel-body>
+          {T.cancelBody(subscription.plan, isoDay(subscription.expires_at), subscription.scheduled_plan)}
         </p>
         <PayingOrg user={user} text={PAYING_ORG_TEXT.cancel} />
       </Dialog>
