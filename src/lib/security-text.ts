@@ -117,7 +117,9 @@ export const SECURITY_TEXT = {
     download: "Download my data",
     deleteTitle: "Delete account",
     deleteBody:
-      "Deleting your account ends your plan now, without a refund, revokes your API keys, loses your remaining credits and erases your personal data, except what the law and our security log keep: invoices stay on record for 10 years, as the law requires, and the security log's entries about you for 13 months to 10 years (see what our security log keeps).",
+      "Deleting your account ends your plan now, without a refund, revokes your API keys, loses your remaining credits and erases your personal data, except what the law and our security log keep: invoices stay on record for 10 years, as the law requires, and the security log's entries about you for 13 months to 10 years.",
+    /** On the page only, where "What our security log keeps" follows; the dialog has no such part. */
+    seeLogBelow: "See what our security log keeps below.",
     deleteAction: "Delete account…",
     confirmTitle: "Delete your account?",
     confirmLabel: (username: string) => `Type your username, ${username}, to confirm`,

@@ -50,6 +50,9 @@ test("a customer downloads their data, then deletes the account; the name is fre
   const dialog = page.getByRole("dialog", { name: T.confirmTitle });
   const confirm = dialog.getByRole("button", { name: T.confirm });
   await expect(confirm).toBeDisabled();
+  // The dialog says what is kept, and points to nothing it does not hold.
+  await expect(dialog).toContainText(T.deleteBody);
+  await expect(dialog).not.toContainText(T.seeLogBelow);
   expect(await axeViolations(page)).toEqual([]);
   await dialog.getByLabel(T.confirmLabel(user.username)).fill(user.username.toUpperCase());
   await expect(confirm).toBeDisabled();

@@ -120,7 +120,9 @@ export function DataSection({ username }: { username: string }) {
         </button>
       </div>
       <h3 className="mt-2 font-semibold">{T.deleteTitle}</h3>
-      <p className="text-sm">{T.deleteBody}</p>
+      <p className="text-sm">
+        {T.deleteBody} {T.seeLogBelow}
+      </p>
       <AuditLogKept />
       <div>
         <button type="button" className="btn btn-error btn-sm" onClick={() => setDeleting(true)}>
