@@ -80,6 +80,18 @@ const orgName = (label: string) => `${label} ${Math.random().toString(36).slice(
 /** The top bar's account area at a desktop width (the mobile menu repeats it, hidden). */
 const accountArea = (page: Page) => page.locator('[data-island-slot="account"]');
 
+/** A new user owning a new organisation, signed in on `path` with that organisation chosen. */
+async function openAsNewOwner(page: Page, request: APIRequestContext, label: string, path: string) {
+  const owner = await createVerifiedUser(request, "owner");
+  const ownerToken = await tokenViaApi(request, owner);
+  const name = orgName(label);
+  const orgId = await createOrgViaApi(request, ownerToken, name);
+  await page.goto("/robots.txt");
+  await page.evaluate((id) => localStorage.setItem("x-organization", id), orgId);
+  await openSignedIn(page, ownerToken, path);
+  return { ownerToken, orgId, name };
+}
+
 async function openAccountMenu(page: Page): Promise<void> {
   await accountArea(page).getByText(/^Hi, /).click();
 }
@@ -389,12 +401,7 @@ test.describe("members and settings", () => {
       page,
       request,
     }) => {
-      const owner = await createVerifiedUser(request, "owner");
-      const ownerToken = await tokenViaApi(request, owner);
-      const orgId = await createOrgViaApi(request, ownerToken, orgName("Month"));
-      await page.goto("/robots.txt");
-      await page.evaluate((id) => localStorage.setItem("x-organization", id), orgId);
-      await openSignedIn(page, ownerToken, "/org/members");
+      await openAsNewOwner(page, request, "Month", "/org/members");
       // Midnight on the 1st in Berlin is 18:00 or 17:00 the day before in New York.
       const newYork = new Intl.DateTimeFormat("sv-SE", {
         timeZone: "America/New_York",
@@ -482,14 +489,7 @@ test.describe("deleting an organisation", () => {
   test.use({ allowedConsoleErrors: [/status of 409/] });
 
   test("deletes an organisation with nothing to lose at the first Delete", async ({ page, request }) => {
-    const owner = await createVerifiedUser(request, "owner");
-    const ownerToken = await tokenViaApi(request, owner);
-    const name = orgName("Delete");
-    const orgId = await createOrgViaApi(request, ownerToken, name);
-
-    await page.goto("/robots.txt");
-    await page.evaluate((id) => localStorage.setItem("x-organization", id), orgId);
-    await openSignedIn(page, ownerToken, "/org/settings");
+    const { ownerToken, orgId, name } = await openAsNewOwner(page, request, "Delete", "/org/settings");
     await page.locator("[data-delete-org]").getByRole("button", { name: T.delete }).click();
     const dialog = page.getByRole("dialog", { name: T.deleteConfirmTitle(name) });
     // No credits, no paid days: nothing to ask about a second time.
@@ -507,20 +507,13 @@ test.describe("deleting an organisation", () => {
     page,
     request,
   }) => {
-    const owner = await createVerifiedUser(request, "owner");
-    const ownerToken = await tokenViaApi(request, owner);
-    const name = orgName("Forfeit");
-    const orgId = await createOrgViaApi(request, ownerToken, name);
+    const { ownerToken, orgId, name } = await openAsNewOwner(page, request, "Forfeit", "/org/settings");
     const admin = await createVerifiedUser(request, "ffadm");
     const granted = await request.post(`/v1/admin/orgs/${orgId}/credits`, {
       headers: { Authorization: `Bearer ${await staffViaCli(request, admin, "admin")}` },
       data: { amount: 120, reason: "Test credits to lose", idempotency_key: `forfeit-${orgId}` },
     });
     expect(granted.status(), await granted.text()).toBe(201);
-
-    await page.goto("/robots.txt");
-    await page.evaluate((id) => localStorage.setItem("x-organization", id), orgId);
-    await openSignedIn(page, ownerToken, "/org/settings");
     await page.locator("[data-delete-org]").getByRole("button", { name: T.delete }).click();
     const dialog = page.getByRole("dialog", { name: T.deleteConfirmTitle(name) });
     await dialog.getByRole("button", { name: T.confirmDelete }).click();
