@@ -29,15 +29,14 @@ describe("plan details", () => {
   });
 
   it("offers the current plan to keep only while a change or the cancellation is pending", () => {
-    const current = { product_id: "b", plan: "Tier B", scheduled_plan: null, cancel_at_period_end: false };
+    const current = { status: "active", product_id: "b", scheduled_plan: null, cancel_at_period_end: false };
     expect(planToKeep(products, current)).toBeNull();
     expect(planToKeep(products, { ...current, scheduled_plan: "Tier C" })?.id).toBe("b");
     expect(planToKeep(products, { ...current, cancel_at_period_end: true })?.id).toBe("b");
-    // Found by name when the product id is not the catalogue's (a legacy price).
-    expect(planToKeep(products, { ...current, product_id: "old", cancel_at_period_end: true })?.id).toBe("b");
-    expect(
-      planToKeep(products, { ...current, product_id: "x", plan: "Tier X", cancel_at_period_end: true }),
-    ).toBeNull();
+    // A failing renewal: the server refuses changes until it is paid.
+    expect(planToKeep(products, { ...current, status: "past_due", scheduled_plan: "Tier C" })).toBeNull();
+    // A price the catalogue no longer lists: its namesake would be a change, not a withdrawal.
+    expect(planToKeep(products, { ...current, product_id: "old", cancel_at_period_end: true })).toBeNull();
   });
 
   it("offers every plan but the current one", () => {

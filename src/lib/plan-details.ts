@@ -39,12 +39,16 @@ export function otherPlans<T extends { id: string; name: string }>(
  * The current plan, to keep, when the end of the period holds something the user may take back: a
  * scheduled change or the cancellation. Choosing it sends the current plan to
  * POST /v1/update-subscription, which withdraws either (the mails say "you can change your mind").
- * Null when nothing is pending: then the dialog offers only the other plans, as the spec says.
+ * Null when nothing is pending: then the dialog offers only the other plans, as the spec says. Null
+ * too while a renewal's payment is failing (the server refuses changes then), and for a plan on a
+ * price the catalogue no longer lists: sending the catalogue's product of the same name would
+ * schedule a change to it, not withdraw anything.
  */
-export function planToKeep<T extends { id: string; name: string }>(
+export function planToKeep<T extends { id: string }>(
   products: readonly T[],
-  current: Pick<Subscription, "product_id" | "plan" | "scheduled_plan" | "cancel_at_period_end">,
+  current: Pick<Subscription, "status" | "product_id" | "scheduled_plan" | "cancel_at_period_end">,
 ): T | null {
+  if (current.status === "past_due") return null;
   if (current.scheduled_plan === null && !current.cancel_at_period_end) return null;
-  return products.find((p) => p.id === current.product_id || p.name === current.plan) ?? null;
+  return products.find((p) => p.id === current.product_id) ?? null;
 }

@@ -31,6 +31,9 @@ export const PROFILE_TEXT = {
   cancelTitle: "Cancel your subscription?",
   keepSubscription: "Keep subscription",
   confirmCancel: "Yes, cancel",
+  /** A renewal whose payment failed: cancelling ends the plan at once (server/domain/subscription.ts). */
+  cancelPastDue: (plan: string) =>
+    `Your ${plan} plan's last payment failed, so cancelling ends it now, without a refund. You are then on the Free plan and keep your unexpired credits.`,
   /** What cancelling keeps and until when; a change scheduled for the period's end goes with it. */
   cancelBody: (plan: string, periodEnd: string | null, scheduledPlan: string | null) =>
     `Your ${plan} plan and its credits stay until ${periodEnd ? `${periodEnd}, ` : ""}the end of the current period. After that you are on the Free plan and keep your unexpired credits.${scheduledPlan ? ` The change to ${scheduledPlan} scheduled for then is dropped.` : ""}`,

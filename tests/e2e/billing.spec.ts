@@ -124,6 +124,12 @@ test("a user subscribes to Tier B, tops up 500 credits, schedules Tier C, cancel
   await expect(page.locator("[data-scheduled]")).toHaveCount(0);
   await expect(page.getByRole("button", { name: PROFILE_TEXT.cancelSubscription })).toBeVisible();
   await expect(page.getByLabel(PROFILE_TEXT.plan)).toHaveValue("Tier B");
+  // Nothing pending now: Tier B is not offered, and nothing is left chosen to send.
+  await page.getByRole("button", { name: PROFILE_TEXT.changePlan }).click();
+  await expect(change.getByRole("radio")).toHaveCount(4);
+  await expect(change.getByRole("radio", { checked: true })).toHaveCount(0);
+  await expect(change.getByRole("button", { name: PROFILE_TEXT.updatePlan })).toBeDisabled();
+  await change.getByRole("button", { name: PROFILE_TEXT.close }).click();
 
   await page.getByText(UI_TEXT.greeting(user.username)).first().click();
   await page.getByRole("button", { name: UI_TEXT.signOut }).first().click();

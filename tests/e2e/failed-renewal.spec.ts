@@ -39,6 +39,12 @@ test("a declined renewal: the mail, a new card, and the plan goes on", async ({ 
   // The access token of a month ago has expired: sign in again, then follow the mail's link.
   await openSignedIn(page, await tokenViaApi(api, user), "/profile");
   await expect(page.locator("[data-past-due]")).toBeVisible();
+  // Cancelling now would end the plan at once (its payment failed): the dialog says so, not a date.
+  await page.getByRole("button", { name: PROFILE_TEXT.cancelSubscription }).click();
+  const cancel = page.getByRole("dialog", { name: PROFILE_TEXT.cancelTitle });
+  await expect(cancel.locator("[data-cancel-body]")).toHaveText(PROFILE_TEXT.cancelPastDue("Tier A"));
+  await cancel.getByRole("button", { name: PROFILE_TEXT.keepSubscription }).click();
+  await expect(cancel).toBeHidden();
   await page.goto(link ?? "/profile/billing");
   await expect(page.locator("[data-failed-renewal]")).toBeVisible();
   const rows = page.locator("[data-invoice-row]");

@@ -128,6 +128,9 @@ function ChangePlan({ user }: { user: User }) {
 
   const openDialog = () => {
     retryIfGivenUp($subscriptionProducts);
+    // Nothing chosen: a choice left from before may no longer be offered (a kept plan is not,
+    // once nothing is pending), and Update plan would send it.
+    setChoice(null);
     setOpen(true);
   };
 
@@ -218,7 +221,9 @@ function CancelPlan({ user }: { user: User }) {
         }
       >
         <p className="text-sm" data-cancel-body>
-          {T.cancelBody(subscription.plan, isoDay(subscription.expires_at), subscription.scheduled_plan)}
+          {subscription.status === "past_due"
+            ? T.cancelPastDue(subscription.plan)
+            : T.cancelBody(subscription.plan, isoDay(subscription.expires_at), subscription.scheduled_plan)}
         </p>
         <PayingOrg user={user} text={PAYING_ORG_TEXT.cancel} />
       </Dialog>
