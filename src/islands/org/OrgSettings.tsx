@@ -178,8 +178,9 @@ function DeleteSection({ org }: { org: UserOrganization }) {
       const lost = error instanceof ReauthCancelled ? null : forfeitOf(asApiError(error).body);
       if (!lost || forfeit !== null || asApiError(error).status !== 409) throw error;
       // The API answers what would be lost before it deletes. Credits or paid days: the dialog
-      // says so and asks once more. Nothing: the Delete already clicked was the answer.
-      if (formatBalance(lost.credits) !== "0" || lost.subscriptionDays > 0) {
+      // says so and asks once more. Nothing at all (not even a fraction of a credit, nor a debt):
+      // the Delete already clicked was the answer.
+      if (lost.credits !== 0 || lost.subscriptionDays > 0) {
         setForfeit(lost);
         return;
       }
