@@ -31,21 +31,21 @@ function follow(token: string, done: (detail: string | null) => void): void {
 }
 
 export default function ConfirmEmail() {
-  const [result, setResult] = useState<string | null | "pending" | "ask">("pending");
-  const [token, setToken] = useState<string | null>(null);
+  const [result, setResult] = useState<string | null | "pending">("pending");
+  // The way back's token, while the page waits for the owner's click.
+  const [asking, setAsking] = useState<string | null>(null);
 
   useEffect(() => {
-    const found = routeParam(window.location.pathname, "/confirm-email/");
-    if (!found) {
+    const token = routeParam(window.location.pathname, "/confirm-email/");
+    if (!token) {
       setResult(null);
       return;
     }
-    setToken(found);
-    if (new URLSearchParams(window.location.search).has("back")) setResult("ask");
-    else follow(found, setResult);
+    if (new URLSearchParams(window.location.search).has("back")) setAsking(token);
+    else follow(token, setResult);
   }, []);
 
-  if (result === "ask" && token)
+  if (asking)
     return (
       <div className="flex flex-col gap-4" data-confirm-email-back>
         <p className="text-sm">{T.backIntro}</p>
@@ -53,15 +53,15 @@ export default function ConfirmEmail() {
           type="button"
           className="btn btn-error"
           onClick={() => {
-            setResult("pending");
-            follow(token, setResult);
+            setAsking(null);
+            follow(asking, setResult);
           }}
         >
           {T.backConfirm}
         </button>
       </div>
     );
-  if (result === "pending" || result === "ask") return <LoadingState message={T.pending} />;
+  if (result === "pending") return <LoadingState message={T.pending} />;
   if (result === null) return <InvalidToken linkHref="/profile/security" linkText={T.profileLink} />;
   const reverted = result === EMAIL_CHANGE_DETAIL.reverted;
   return (

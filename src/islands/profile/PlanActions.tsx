@@ -122,6 +122,7 @@ function PayingOrg({ user, text }: { user: User; text: (org: string) => string }
 }
 
 function ChangePlan({ user }: { user: User }) {
+  const subscription = subscriptionOf(user);
   const [open, setOpen] = useState(false);
   const [choice, setChoice] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -170,8 +171,8 @@ function ChangePlan({ user }: { user: User }) {
         }
       >
         <p className="mb-3 text-sm text-base-content/80">
-          {T.changePlanIntro(subscriptionOf(user).plan, isoDay(subscriptionOf(user).expires_at))}{" "}
-          {scheduledChange(subscriptionOf(user))}
+          {T.changePlanIntro(subscription.plan, isoDay(subscription.expires_at))}{" "}
+          {scheduledChange(subscription)}
         </p>
         <PayingOrg user={user} text={PAYING_ORG_TEXT.changePlan} />
         {open && <PlanChoices user={user} choice={choice} onChoose={setChoice} />}
