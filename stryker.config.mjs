@@ -45,6 +45,8 @@ export default {
     "server/domain/idempotency.ts",
     "server/auth/mailbox.ts",
     "server/auth/totp.ts",
+    // An app's code as both sides read it: digits, spaces and dashes.
+    "contract/totp-code.ts",
     "server/auth/recovery-codes.ts",
     "contract/credit-costs.ts",
     // What free text may hold (reasons, names, idempotency keys): the audit log's storability.

@@ -20,6 +20,7 @@ export default defineConfig({
       "server/operations/permissions.test.ts",
       "server/auth/mailbox.test.ts",
       "server/auth/totp.test.ts",
+      "contract/totp-code.test.ts",
       "server/auth/mfa-secrets.test.ts",
       "contract/credit-costs.test.ts",
       "contract/free-text.test.ts",

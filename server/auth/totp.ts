@@ -2,9 +2,9 @@
 // a code from the step before or after now accepted too (clocks drift), and each code accepted
 // once: a code matches only a step later than the last one used. The arithmetic is otpauth's.
 import { Secret, TOTP } from "otpauth";
+import { normaliseCode, TOTP_DIGITS } from "../../contract/totp-code.ts";
 
 export const TOTP_PERIOD_SECONDS = 30;
-export const TOTP_DIGITS = 6;
 /** Steps either side of now whose codes are accepted. */
 export const TOTP_WINDOW = 1;
 
@@ -33,11 +33,6 @@ export function otpauthUrl(secret: string, issuer: string, account: string): str
 /** The code for `at` (tests, and the stand-in authenticator of the browser journeys). */
 export function totpCode(secret: string, at: Date): string {
   return totp(secret).generate({ timestamp: at.getTime() });
-}
-
-/** What a person typed, without the spaces apps show in the middle ("123 456"). */
-export function normaliseCode(code: string): string {
-  return code.replace(/[\s-]/g, "");
 }
 
 /** The time step of `at`: how many periods since the epoch. */

@@ -3,6 +3,7 @@
 // off, and new recovery codes. The sensitive steps confirm the password first when needed.
 import { useStore } from "@nanostores/react";
 import { useEffect, useState } from "react";
+import { isAppCodeShaped } from "../../../contract/totp-code.ts";
 import type { TotpSetup } from "../../../contract/two-factor.ts";
 import { asApiError } from "../../lib/api-client.ts";
 import { accountActionErrorMessage } from "../../lib/error-messages.ts";
@@ -59,10 +60,8 @@ function SetupForm({
   onDone: (codes: string[]) => void;
 }) {
   const field = useCodeField();
-  const submit = field.onSubmit(async (typed) => {
-    // Apps show the code as "123 456": the spaces are not part of it.
-    const code = typed.replace(/\s/g, "");
-    if (!/^\d{6}$/.test(code)) {
+  const submit = field.onSubmit(async (code) => {
+    if (!isAppCodeShaped(code)) {
       field.setError(T.codeShape);
       field.inputRef.current?.select();
       return;
