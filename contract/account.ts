@@ -218,6 +218,15 @@ export type PasswordResetInput = z.infer<typeof passwordResetSchema>;
 /** `POST /v1/user/verify-email`. */
 export const verifyEmailSchema = z.object({ token: tokenSchema });
 
+/**
+ * `POST /v1/user/confirm-email`: the token from either link; `revert: true` when the owner asked on
+ * the page to follow the old address's way back (without it, a way back does nothing: 409).
+ */
+export const confirmEmailChangeSchema = z.object({ token: tokenSchema, revert: z.optional(z.boolean()) });
+
+/** Its 409 for a way back followed without `revert: true`: the page asks the owner, then sends it. */
+export const revertUnconfirmedSchema = z.object({ detail: z.string(), revert_required: z.literal(true) });
+
 // ---- Responses ----
 
 export const roleSchema = z.enum(["user", "support", "admin"]);

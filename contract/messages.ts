@@ -97,6 +97,7 @@ export const DETAIL = {
   emailSame: "This is already your e-mail address",
   emailChanged: EMAIL_CHANGE_DETAIL.changed,
   emailChangeReverted: EMAIL_CHANGE_DETAIL.reverted,
+  emailRevertUnconfirmed: EMAIL_CHANGE_DETAIL.revertUnconfirmed,
 } as const;
 
 /** `msg` of the 422 items that are about the body as a whole rather than one field. */

@@ -29,7 +29,12 @@ export const EMAIL_REVERT_LIFETIME_MS = 7 * 24 * HOUR;
 
 export type EmailChangeResult =
   | { ok: true; kind: "change" | "revert"; user: UserRow; previousEmail: string; revertToken?: string }
-  | { ok: false; reason: "invalid" | "taken" };
+  /**
+   * "unconfirmed": a way back's link followed without `revert`: nothing was done, and the link still
+   * works. A way back signs every browser out and ends the password, so it acts only when the owner
+   * says so on the page; a mail scanner that opens the link, or a page that lost `?back=1`, must not.
+   */
+  | { ok: false; reason: "invalid" | "taken" | "unconfirmed" };
 
 async function issue(
   tx: Db | Tx,
@@ -93,22 +98,26 @@ export function createEmailChanges(deps: { db: Db; clock: Clock }) {
 
     /**
      * Follows a link: the change (the address takes over, counts as verified, and the old address
-     * gets a way back) or the way back (the old address returns, and every session ends).
+     * gets a way back) or, with `revert`, the way back (the old address returns, and every session
+     * ends).
      */
-    async confirm(token: string, origin: RequestOrigin): Promise<EmailChangeResult> {
+    async confirm(token: string, origin: RequestOrigin, revert = false): Promise<EmailChangeResult> {
       const now = clock.now();
       try {
         return await db.transaction(async (tx): Promise<EmailChangeResult> => {
+          const usable = and(
+            eq(emailChanges.tokenHash, hashSecretToken(token)),
+            isNull(emailChanges.usedAt),
+            gt(emailChanges.expiresAt, now),
+          );
+          const [found] = await tx.select().from(emailChanges).where(usable).for("update");
+          if (!found) return { ok: false, reason: "invalid" };
+          if (found.kind === "revert" && !revert) return { ok: false, reason: "unconfirmed" };
+          // Under the row's lock: of two tabs following the link at once, the second finds it used.
           const [link] = await tx
             .update(emailChanges)
             .set({ usedAt: now })
-            .where(
-              and(
-                eq(emailChanges.tokenHash, hashSecretToken(token)),
-                isNull(emailChanges.usedAt),
-                gt(emailChanges.expiresAt, now),
-              ),
-            )
+            .where(and(eq(emailChanges.id, found.id), usable))
             .returning();
           if (!link) return { ok: false, reason: "invalid" };
           const [before] = await tx.select().from(users).where(eq(users.id, link.userId)).for("update");

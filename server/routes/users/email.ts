@@ -4,7 +4,11 @@
 // old address's way back. GET /v1/users/me/email/revert-review lists, after a way back, what was
 // added to the account while the address was changed (issue 30).
 import { OpenAPIHono } from "@hono/zod-openapi";
-import { emailRequestSchema, verifyEmailSchema } from "../../../contract/account.ts";
+import {
+  confirmEmailChangeSchema,
+  emailRequestSchema,
+  revertUnconfirmedSchema,
+} from "../../../contract/account.ts";
 import { revertReviewSchema } from "../../../contract/email-revert.ts";
 import { DETAIL, VALIDATION } from "../../../contract/messages.ts";
 import { createEmailChanges } from "../../accounts/email-change.ts";
@@ -21,6 +25,7 @@ import {
   PUBLIC,
   SIGNED_IN,
   schemaRef,
+  withFields,
 } from "../../http/openapi.ts";
 import { enforceLimits } from "../../http/rate-limit.ts";
 import { originOf } from "../../http/request-origin.ts";
@@ -89,24 +94,38 @@ export function emailChangeRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
       tags: ["account"],
       summary: "Follow an e-mail change link: the new address takes over, or the old one comes back",
       request: {
-        body: { content: jsonContent(schemaRef(registry, "VerifyEmailRequest", verifyEmailSchema, "input")) },
+        body: {
+          content: jsonContent(
+            schemaRef(registry, "ConfirmEmailChange", confirmEmailChangeSchema, "input", {
+              example: { token: "the token from the link", revert: true },
+            }),
+          ),
+        },
       },
       responses: {
-        200: done(`"${DETAIL.emailChanged}", or "${DETAIL.emailChangeReverted}" for the old address's link`),
+        200: done(
+          `"${DETAIL.emailChanged}", or "${DETAIL.emailChangeReverted}" for the old address's link with \`revert: true\``,
+        ),
         ...errorResponses(registry, {
           400: `"${DETAIL.tokenInvalidOrExpired}"`,
-          409: `"${DETAIL.emailExists}": another account took the address meanwhile`,
+          409: withFields(
+            `"${DETAIL.emailExists}": another account took the address meanwhile; or "${DETAIL.emailRevertUnconfirmed}" with \`revert_required: true\`: the old address's way back, sent without \`revert: true\`, did nothing and still works`,
+            schemaRef(registry, "RevertUnconfirmed", revertUnconfirmedSchema),
+          ),
           422: "No token",
           429: `"${DETAIL.tooManyRequests}", with Retry-After`,
         }),
       },
     },
     async (c) => {
-      const body = await parseJsonBody(c, verifyEmailSchema);
+      const body = await parseJsonBody(c, confirmEmailChangeSchema);
       await enforceLimits(deps.limiter, [["emailIp", clientIp(c, deps.trustProxy)]]);
       const origin = originOf(c, deps.trustProxy);
-      const result = await changes.confirm(body.token, origin);
+      const result = await changes.confirm(body.token, origin, body.revert === true);
       if (!result.ok) {
+        if (result.reason === "unconfirmed") {
+          throw new ApiError(409, DETAIL.emailRevertUnconfirmed, {}, { revert_required: true });
+        }
         throw result.reason === "taken"
           ? new ApiError(409, DETAIL.emailExists)
           : new ApiError(400, DETAIL.tokenInvalidOrExpired);

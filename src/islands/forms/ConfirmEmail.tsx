@@ -1,51 +1,56 @@
 // /confirm-email/{token}: follows an e-mail change link, once. The new address's link is followed on
-// load and says the address changed. The old address's way back (`?back=1`) asks first, since it
-// signs every browser out and ends the password, and a mail scanner may open links; followed, it
-// says so, pointing to a password reset. A used or expired link says so.
+// load and says the address changed. The old address's way back asks first, since it signs every
+// browser out and ends the password, and a mail scanner may open links: its link says so
+// (`?back=1`), and one that lost that mark is told apart by the server, which acts on a way back only
+// when the owner's click sends `revert` (409 `revert_required` otherwise). Followed, it says so,
+// pointing to a password reset. A used or expired link says so.
 import { useEffect, useState } from "react";
 import { EMAIL_CHANGE_DETAIL } from "../../../contract/email-change-messages.ts";
 import { CONFIRM_EMAIL_TEXT } from "../../lib/confirm-email-text.ts";
 import { routeParam } from "../../lib/route-param.ts";
-import { confirmEmailChange } from "../../stores/account.ts";
+import { confirmEmailChange, isRevertRequired } from "../../stores/account.ts";
 import { forgetSession } from "../../stores/auth.ts";
 import { LoadingState } from "../auth/LoadingState.tsx";
 import { InvalidToken } from "./InvalidToken.tsx";
 
 const T = CONFIRM_EMAIL_TEXT;
 
-// A link is single use: never send it twice from one page, even if the effect runs twice.
-let started: Promise<string | null> | null = null;
+/** What following the link came to: the server's words, a way back to ask about, or null (unusable). */
+type Outcome = { detail: string } | { ask: string } | null;
 
-function confirmOnce(token: string): Promise<string | null> {
-  const once = started ?? confirmEmailChange(token).catch(() => null);
-  started = once;
-  return once;
-}
-
-function follow(token: string, done: (detail: string | null) => void): void {
-  void confirmOnce(token).then((detail) => {
+async function follow(token: string, revert: boolean): Promise<Outcome> {
+  try {
+    const detail = await confirmEmailChange(token, revert);
     // The way back signed every browser out, this one too.
     if (detail === EMAIL_CHANGE_DETAIL.reverted) forgetSession();
-    done(detail);
-  });
+    return { detail };
+  } catch (error) {
+    return isRevertRequired(error) ? { ask: token } : null;
+  }
+}
+
+// A link is single use: never send it twice from one page load, even if the effect runs twice.
+let started: Promise<Outcome> | null = null;
+
+function followOnLoad(token: string): Promise<Outcome> {
+  started ??= follow(token, false);
+  return started;
 }
 
 export default function ConfirmEmail() {
-  const [result, setResult] = useState<string | null | "pending">("pending");
-  // The way back's token, while the page waits for the owner's click.
-  const [asking, setAsking] = useState<string | null>(null);
+  const [outcome, setOutcome] = useState<Outcome | "pending">("pending");
 
   useEffect(() => {
     const token = routeParam(window.location.pathname, "/confirm-email/");
-    if (!token) {
-      setResult(null);
-      return;
-    }
-    if (new URLSearchParams(window.location.search).has("back")) setAsking(token);
-    else follow(token, setResult);
+    if (!token) setOutcome(null);
+    else if (new URLSearchParams(window.location.search).has("back")) setOutcome({ ask: token });
+    else void followOnLoad(token).then(setOutcome);
   }, []);
 
-  if (asking)
+  if (outcome === "pending") return <LoadingState message={T.pending} />;
+  if (outcome === null) return <InvalidToken linkHref="/profile/security" linkText={T.profileLink} />;
+  if ("ask" in outcome) {
+    const token = outcome.ask;
     return (
       <div className="flex flex-col gap-4" data-confirm-email-back>
         <p className="text-sm">{T.backIntro}</p>
@@ -53,21 +58,20 @@ export default function ConfirmEmail() {
           type="button"
           className="btn btn-error"
           onClick={() => {
-            setAsking(null);
-            follow(asking, setResult);
+            setOutcome("pending");
+            void follow(token, true).then(setOutcome);
           }}
         >
           {T.backConfirm}
         </button>
       </div>
     );
-  if (result === "pending") return <LoadingState message={T.pending} />;
-  if (result === null) return <InvalidToken linkHref="/profile/security" linkText={T.profileLink} />;
-  const reverted = result === EMAIL_CHANGE_DETAIL.reverted;
+  }
+  const reverted = outcome.detail === EMAIL_CHANGE_DETAIL.reverted;
   return (
     <div className="flex flex-col gap-4" data-confirm-email-success>
       <p role="status" className="alert alert-success">
-        {result}
+        {outcome.detail}
       </p>
       <a href={reverted ? "/forgot-password" : "/profile/security"} className="btn btn-primary">
         {reverted ? T.forgotLink : T.profileLink}
