@@ -105,9 +105,13 @@ describe("parseCredits", () => {
 });
 
 describe("parseIsoDayEnd", () => {
-  it("reads an ISO day as the end of that day in UTC", () => {
-    expect(parseIsoDayEnd("2026-12-31")).toBe("2026-12-31T23:59:59.000Z");
-    expect(parseIsoDayEnd(" 2028-02-29 ")).toBe("2028-02-29T23:59:59.000Z");
+  it("reads an ISO day as the last second of that day in Berlin, in winter and in summer", () => {
+    expect(parseIsoDayEnd("2026-12-31")).toBe("2026-12-31T22:59:59.000Z");
+    expect(parseIsoDayEnd(" 2028-02-29 ")).toBe("2028-02-29T22:59:59.000Z");
+    expect(parseIsoDayEnd("2026-07-15")).toBe("2026-07-15T21:59:59.000Z");
+    // The days the clocks change end on the new offset: summer time from 29 March, winter from 25 October.
+    expect(parseIsoDayEnd("2026-03-29")).toBe("2026-03-29T21:59:59.000Z");
+    expect(parseIsoDayEnd("2026-10-25")).toBe("2026-10-25T22:59:59.000Z");
   });
 
   it.each([

@@ -3,6 +3,7 @@
 // test holds them. The server checks the same permissions again (server/operations/permissions.ts).
 import type { Role } from "../../contract/account.ts";
 import type { Customer } from "../../contract/admin.ts";
+import { isoDay } from "./format-date.ts";
 
 export type ActionKind =
   | "grant"
@@ -46,15 +47,25 @@ export function parseCredits(text: string): number | null {
 
 /**
  * A calendar day typed as the console writes days (2026-11-26) that exists on the calendar, as the
- * end of that day in UTC (a grant's expiry); else null. Typed, not picked: a date picker shows the
- * browser's locale (11/26/2026) while every other date in the console is ISO.
+ * last second of that day in Berlin (a grant's expiry: the day the customer's pages and mails then
+ * give, isoDay); else null. Typed, not picked: a date picker shows the browser's locale
+ * (11/26/2026) while every other date in the console is ISO.
  */
 export function parseIsoDayEnd(text: string): string | null {
   const day = text.trim();
   // Parsed, then written back: only a day that reads the same both ways is one (2026-02-30 and
   // 2026-1-5 are not), and anything that is no day at all does not parse.
-  const end = new Date(`${day}T23:59:59Z`);
-  return Number.isNaN(end.getTime()) || end.toISOString().slice(0, 10) !== day ? null : end.toISOString();
+  const utcEnd = new Date(`${day}T23:59:59Z`);
+  if (Number.isNaN(utcEnd.getTime()) || utcEnd.toISOString().slice(0, 10) !== day) return null;
+  // Berlin is 1 hour ahead of UTC in winter and 2 in summer: the day's last second is the one
+  // whose next second is already the next day there.
+  for (const hours of [1, 2]) {
+    const end = new Date(utcEnd.getTime() - hours * 3_600_000);
+    if (isoDay(end.toISOString()) === day && isoDay(new Date(end.getTime() + 1000).toISOString()) !== day) {
+      return end.toISOString();
+    }
+  }
+  return null;
 }
 
 /** An amount of money typed in major units ("5.95", "5,95") as minor units, above 0; else null. */

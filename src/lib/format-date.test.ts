@@ -8,4 +8,13 @@ describe("isoDay and dayAndTime", () => {
     expect(dayAndTime(undefined)).toBeNull();
     expect(dayAndTime("soon")).toBeNull();
   });
+
+  it("gives the Berlin day, as the mails and invoices do, in winter and in summer", () => {
+    expect(isoDay("2026-11-30T22:59:59Z")).toBe("2026-11-30");
+    expect(isoDay("2026-11-30T23:30:00Z")).toBe("2026-12-01");
+    expect(isoDay("2026-07-31T21:59:00Z")).toBe("2026-07-31");
+    expect(isoDay("2026-07-31T22:30:00Z")).toBe("2026-08-01");
+    // A date without a time (an invoice's date) stays that date.
+    expect(isoDay("2026-12-01")).toBe("2026-12-01");
+  });
 });

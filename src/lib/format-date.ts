@@ -1,11 +1,24 @@
-// Dates as the profile shows them (spec section 2: "YYYY-MM-DD from expires_at").
+// Dates and times as the portal shows them. A date ("YYYY-MM-DD from expires_at", spec section 2)
+// is the business's calendar day in Europe/Berlin, the day the mails, invoices and usage history
+// give for the same instant: a plan renewing at 23:30 UTC renews on the next day in Berlin, and
+// the profile must not say the day before the mail. A time of day is the visitor's own clock, and
+// the pages that show one say so.
 
-/** The calendar date of an ISO date-time in UTC, e.g. "2026-12-22"; null when absent or unreadable. */
+// Built on first use: this module is in every page's shell chunk (the top bar's islands use it).
+let berlinDay: Intl.DateTimeFormat | undefined;
+
+/** The Berlin calendar date of an ISO date-time, e.g. "2026-12-22"; null when absent or unreadable. */
 export function isoDay(value: string | null | undefined): string | null {
   if (!value) return null;
   const date = new Date(value);
   if (Number.isNaN(date.getTime())) return null;
-  return date.toISOString().slice(0, 10);
+  berlinDay ??= new Intl.DateTimeFormat("sv-SE", {
+    timeZone: "Europe/Berlin",
+    year: "numeric",
+    month: "2-digit",
+    day: "2-digit",
+  });
+  return berlinDay.format(date);
 }
 
 const DAY_AND_TIME = new Intl.DateTimeFormat("sv-SE", {

@@ -91,7 +91,8 @@ export function Ledger({ lines }: { lines: readonly AdminLedgerEntry[] }) {
       {lines.map((line) => (
         <tr key={`${line.at}-${line.kind}-${line.description}`} data-ledger-line={line.kind}>
           <td className="whitespace-nowrap tabular-nums">
-            {line.kind === "spend" ? `${berlinDay(line.at)} (${T.dayTotal})` : dayAndTime(line.at)}
+            {/* A day's spends: the Berlin day they belong to (the API dates them at that day's end). */}
+            {line.kind === "spend" ? `${isoDay(line.at)} (${T.dayTotal})` : dayAndTime(line.at)}
           </td>
           {/* A spend names its feature as customers know it (as the usage chart does), not by its id. */}
           <td>{line.kind === "spend" ? featureName(line.description) : line.description}</td>
@@ -105,10 +106,6 @@ export function Ledger({ lines }: { lines: readonly AdminLedgerEntry[] }) {
     </Table>
   );
 }
-
-const BERLIN_DAY = new Intl.DateTimeFormat("sv-SE", { timeZone: "Europe/Berlin", dateStyle: "short" });
-/** The Berlin calendar day a day's spends belong to (the API dates them at that day's end). */
-const berlinDay = (at: string) => BERLIN_DAY.format(new Date(at));
 
 const money = (minor: number, currency: string) => formatMoney(minor, currency);
 
