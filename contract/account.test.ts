@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
+  changePasswordFormSchema,
+  changePasswordSchema,
   emailRequestSchema,
   emailSchema,
   FREE_SUBSCRIPTION,
@@ -217,6 +219,43 @@ describe("reset-password form and call", () => {
     ]);
     expect(passwordResetSchema.safeParse({ password: GOOD_PASSWORD, token: "t" }).success).toBe(true);
     expect(messages(verifyEmailSchema.safeParse({ token: "" }))).toEqual([VALIDATION.tokenRequired]);
+  });
+});
+
+describe("change-password form and call", () => {
+  const OTHER = "Bcdefg2@";
+
+  it("refuse the current password as the new one, beside the new password", () => {
+    const form = changePasswordFormSchema.safeParse({
+      currentPassword: GOOD_PASSWORD,
+      password: GOOD_PASSWORD,
+      confirmPassword: GOOD_PASSWORD,
+    });
+    expect(fieldMessages(form, "password")).toEqual([VALIDATION.passwordUnchanged]);
+    const call = changePasswordSchema.safeParse({
+      current_password: GOOD_PASSWORD,
+      new_password: GOOD_PASSWORD,
+    });
+    expect(fieldMessages(call, "new_password")).toEqual([VALIDATION.passwordUnchanged]);
+  });
+
+  it("take a new password that differs, and say nothing more about an empty one", () => {
+    expect(
+      changePasswordFormSchema.safeParse({
+        currentPassword: GOOD_PASSWORD,
+        password: OTHER,
+        confirmPassword: OTHER,
+      }).success,
+    ).toBe(true);
+    expect(
+      changePasswordSchema.safeParse({ current_password: GOOD_PASSWORD, new_password: OTHER }).success,
+    ).toBe(true);
+    const empty = changePasswordFormSchema.safeParse({
+      currentPassword: "",
+      password: "",
+      confirmPassword: "",
+    });
+    expect(fieldMessages(empty, "password")).toEqual([VALIDATION.passwordRequired]);
   });
 });
 

@@ -173,11 +173,32 @@ export const reauthSchema = z
     }),
   );
 
+/**
+ * The new password must not be the current one: the change would sign the other browsers out and
+ * mail "password changed" while nothing changed. Checked only once both are filled in, so an empty
+ * field reports its own message alone.
+ */
+function differsFromCurrent<T extends Record<K | N, string>, K extends string, N extends string>(
+  current: K,
+  next: N,
+) {
+  return z.refine<T>((v) => (v[current] as string) !== (v[next] as string), {
+    path: [next],
+    error: VALIDATION.passwordUnchanged,
+    when: (payload) => {
+      const v = payload.value as Partial<Record<K | N, unknown>> | undefined;
+      return typeof v?.[current] === "string" && typeof v[next] === "string" && v[next] !== "";
+    },
+  });
+}
+
 /** `POST /v1/users/me/password`: the current password proves who asks; the new one follows the rules. */
-export const changePasswordSchema = z.object({
-  current_password: submittedPasswordSchema,
-  new_password: passwordSchema,
-});
+export const changePasswordSchema = z
+  .object({
+    current_password: submittedPasswordSchema,
+    new_password: passwordSchema,
+  })
+  .check(differsFromCurrent("current_password", "new_password"));
 
 /** The change-password form of /profile/security: the current password, the new one twice. */
 export const changePasswordFormSchema = z
@@ -186,7 +207,7 @@ export const changePasswordFormSchema = z
     password: passwordSchema,
     confirmPassword: confirmPasswordSchema,
   })
-  .check(passwordsMatch());
+  .check(passwordsMatch(), differsFromCurrent("currentPassword", "password"));
 
 /** How long after entering the password a sensitive action is allowed (ACCOUNT-SECURITY.md). */
 export const REAUTH_WINDOW_SECONDS = 600;

@@ -18,6 +18,7 @@ export const VALIDATION = {
   passwordSpecial: "Password must contain at least one special character (@$!%*?&#)",
   confirmPasswordRequired: "Please confirm your password",
   passwordsMustMatch: "Passwords must match",
+  passwordUnchanged: "The new password must differ from the current one",
   /** Not in the spec's forms: the verification and reset calls need a token, and say so. */
   tokenRequired: "Token is required",
   tokenTooLong: "Token is invalid or expired.",

@@ -4,7 +4,7 @@
 // off; and staff, whose console asks for two factors before it shows anything.
 
 import type { Page } from "@playwright/test";
-import { DETAIL } from "../../contract/messages.ts";
+import { DETAIL, VALIDATION } from "../../contract/messages.ts";
 import { ADMIN_PAGE_TEXT } from "../../src/lib/admin-text.ts";
 import { CODE_STEP_TEXT } from "../../src/lib/code-step-text.ts";
 import { SECURITY_TEXT } from "../../src/lib/security-text.ts";
@@ -134,7 +134,14 @@ test("changing the password keeps this browser signed in; sign out everywhere en
   await form.getByLabel(P.confirm).fill("Brandnew#77");
   await form.getByRole("button", { name: P.submit }).click();
   await expect(form.locator('[data-field-error="currentPassword"]')).toHaveText(DETAIL.incorrectPassword);
+  // The current password again as the new one changes nothing: said beside the new password.
   await form.getByLabel(P.current).fill(user.password);
+  await form.getByLabel(P.next, { exact: true }).fill(user.password);
+  await form.getByLabel(P.confirm).fill(user.password);
+  await form.getByRole("button", { name: P.submit }).click();
+  await expect(form.locator('[data-field-error="password"]')).toHaveText(VALIDATION.passwordUnchanged);
+  await form.getByLabel(P.next, { exact: true }).fill("Brandnew#77");
+  await form.getByLabel(P.confirm).fill("Brandnew#77");
   await form.getByRole("button", { name: P.submit }).click();
   await expect(page.getByText(P.done)).toBeVisible();
   const gone = await request.get("/v1/users/me", { headers: { Authorization: `Bearer ${otherToken}` } });

@@ -49,6 +49,15 @@ describe.each(TEST_DATABASES)("security settings (%s)", (kind) => {
     expect(weak.status).toBe(422);
     const items = ((await weak.json()) as { detail: { loc: string[]; msg: string }[] }).detail;
     expect(items[0]).toMatchObject({ loc: ["body", "new_password"], msg: VALIDATION.passwordTooShort });
+    const same = await change(ann.accessToken, {
+      current_password: GOOD_PASSWORD,
+      new_password: GOOD_PASSWORD,
+    });
+    expect(same.status).toBe(422);
+    expect(((await same.json()) as { detail: unknown[] }).detail).toEqual([
+      expect.objectContaining({ loc: ["body", "new_password"], msg: VALIDATION.passwordUnchanged }),
+    ]);
+    expect((await getJson(ctx.t.app, "/v1/users/me", ann.accessToken)).status).toBe(200);
     // Five wrong ones from one address, then 429; the password is unchanged throughout.
     for (let i = 0; i < 4; i++) {
       expect(
