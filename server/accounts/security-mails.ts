@@ -6,6 +6,7 @@ import type { Logger } from "pino";
 import type { BackgroundTasks } from "../background.ts";
 import { type ApiKeyRow, type UserRow, users } from "../db/schema/index.ts";
 import type { Db } from "../db/types.ts";
+import { berlinDateTime } from "../domain/berlin-time.ts";
 import { fromMillicredits } from "../domain/ledger.ts";
 import type { Mailer } from "../mail/mailer.ts";
 import {
@@ -52,8 +53,8 @@ export interface SecurityMails {
   ): void;
 }
 
-/** An instant as the security mails show it: "2026-11-25 21:14 UTC". */
-export const mailTime = (at: Date) => `${at.toISOString().slice(0, 16).replace("T", " ")} UTC`;
+/** An instant as the security mails show it: "2026-11-25 22:14 CET" (berlinDateTime). */
+export const mailTime = berlinDateTime;
 
 export function createSecurityMails(deps: {
   db: Db;

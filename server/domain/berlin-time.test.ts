@@ -3,6 +3,7 @@ import { describe, expect, it, vi } from "vitest";
 import {
   addBerlinMonths,
   berlinDateOf,
+  berlinDateTime,
   berlinDay,
   berlinMidnightDaysAgo,
   berlinMonth,
@@ -29,6 +30,17 @@ describe("berlinDateOf", () => {
     ["a leap day", "2024-02-29T12:00:00.000Z", "2024-02-29"],
   ])("%s", (_case, instant, day) => {
     expect(berlinDateOf(new Date(instant))).toBe(day);
+  });
+});
+
+describe("berlinDateTime", () => {
+  it.each([
+    ["winter: CET, an hour ahead, into the next day", "2025-01-10T23:30:59.999Z", "2025-01-11 00:30 CET"],
+    ["summer: CEST, two hours ahead", "2025-07-09T08:05:00.000Z", "2025-07-09 10:05 CEST"],
+    ["the last minute of summer time", "2026-10-25T00:59:00.000Z", "2026-10-25 02:59 CEST"],
+    ["the first of winter time, the hour again", "2026-10-25T01:00:00.000Z", "2026-10-25 02:00 CET"],
+  ])("%s", (_case, instant, text) => {
+    expect(berlinDateTime(new Date(instant))).toBe(text);
   });
 });
 

@@ -16,6 +16,19 @@ const toDate = (zoned: Temporal.ZonedDateTime) => new Date(zoned.epochMillisecon
 export const berlinDateOf = (instant: Date): string => inBerlin(instant).toPlainDate().toString();
 
 /**
+ * `instant` on Berlin's wall clock to the minute with the zone's name then, "2026-11-25 22:14 CET"
+ * (summer: CEST): as mails give a time, on the business's clock like the pages' dates, and
+ * never without its zone.
+ */
+export function berlinDateTime(instant: Date): string {
+  const zoned = inBerlin(instant);
+  const clock = zoned.toPlainTime().toString({ smallestUnit: "minute" });
+  return `${zoned.toPlainDate().toString()} ${clock} ${zoned.offsetNanoseconds === 2 * HOUR_NS ? "CEST" : "CET"}`;
+}
+
+const HOUR_NS = 3_600_000_000_000;
+
+/**
  * The next 00:00 in Berlin strictly after `instant` (an instant at exactly midnight gives the
  * following midnight). Renewal credits are granted then (spec section 9: "credits are added at
  * midnight CET after the renewal payment"). Berlin changes its clocks at 02:00/03:00, so midnight

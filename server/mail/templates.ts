@@ -106,7 +106,7 @@ export function passwordChangedMail(args: {
   to: string;
   username: string;
   portalUrl: string;
-  /** When, as the mail shows it ("2026-11-25 21:14 UTC"). */
+  /** When, as the mail shows it ("2026-11-25 22:14 CET"). */
   at: string;
   ip: string | null;
   /** With the organisation each spends (null or absent: the personal account). */

@@ -26,7 +26,7 @@ export interface InvitationMail {
   inviter: string;
   role: OrgRole;
   token: string;
-  /** As the mail shows it: "2026-12-03 21:14 UTC". */
+  /** As the mail shows it: "2026-12-03 22:14 CET". */
   expires: string;
 }
 

@@ -133,14 +133,14 @@ describe("the invitation mail", () => {
       inviter: "ann",
       role: "billing",
       token: "tok_en",
-      expires: "2026-12-03 12:00 UTC",
+      expires: "2026-12-03 13:00 CET",
       portalUrl: "https://portal.test",
     });
     expect(mail.to).toBe("bob@example.com");
     expect(mail.subject).toContain("ann invited you to Acme <Labs>");
     expect(mail.text).toContain('join the organisation "Acme <Labs>"');
     expect(mail.text).toContain("as a billing member");
-    expect(mail.text).toContain("until 2026-12-03 12:00 UTC");
+    expect(mail.text).toContain("until 2026-12-03 13:00 CET");
     expect(mail.text).toContain("https://portal.test/invitations/tok_en");
     expect(mail.html).toContain("Acme &lt;Labs&gt;");
     expect(mail.html).not.toContain("<Labs>");
