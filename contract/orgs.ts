@@ -62,8 +62,15 @@ export const orgSchema = z.object({
 });
 export type Org = z.infer<typeof orgSchema>;
 
-/** `DELETE /v1/orgs/{id}`. */
-export const deleteOrgRequestSchema = z.object({ confirm_forfeit: z.optional(z.boolean()) });
+/**
+ * `DELETE /v1/orgs/{id}`. With `confirm_forfeit: true`, `forfeit` is what the caller was shown
+ * would be lost (the 409's figures): a deletion that would now lose more is refused again with the
+ * new figures. Without it, whatever there is at that moment is written off.
+ */
+export const deleteOrgRequestSchema = z.object({
+  confirm_forfeit: z.optional(z.boolean()),
+  forfeit: z.optional(z.object({ credits: z.number(), subscription_days: z.number() })),
+});
 
 /** The 409 of `DELETE /v1/orgs/{id}` without `confirm_forfeit: true`: what would be lost. */
 export const forfeitRefusalSchema = z.object({

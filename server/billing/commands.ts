@@ -36,14 +36,19 @@ export function subscriptionCommands(deps: CommandDeps) {
   /**
    * `alsoInTransaction` runs last in the command's transaction: the operator console writes its
    * audit entry there, so the change and its entry commit together or not at all.
+   * `firstInTransaction` runs first, under the user's lock and before the provider is called: a
+   * check that may still refuse the whole command (a refusal after the provider's call would
+   * leave the provider changed and this side not).
    */
   async function command(
     userId: string,
     decide: (state: SubscriptionState) => CommandResult,
     alsoInTransaction?: (tx: Tx) => Promise<void>,
+    firstInTransaction?: (tx: Tx) => Promise<void>,
   ): Promise<void> {
     await db.transaction(async (tx) => {
       await lockUser(tx, userId);
+      await firstInTransaction?.(tx);
       const now = clock.now();
       const { stored, state } = await currentState(tx, userId, now);
       const result = decide(state);
@@ -65,7 +70,10 @@ export function subscriptionCommands(deps: CommandDeps) {
     cancelSubscription: (userId: string, alsoInTransaction?: (tx: Tx) => Promise<void>) =>
       command(userId, (state) => cancel(state), alsoInTransaction),
     /** Staff only: ends the subscription now, without a refund (domain/subscription.ts cancelNow). */
-    endSubscriptionNow: (userId: string, alsoInTransaction?: (tx: Tx) => Promise<void>) =>
-      command(userId, (state) => cancelNow(state), alsoInTransaction),
+    endSubscriptionNow: (
+      userId: string,
+      alsoInTransaction?: (tx: Tx) => Promise<void>,
+      firstInTransaction?: (tx: Tx) => Promise<void>,
+    ) => command(userId, (state) => cancelNow(state), alsoInTransaction, firstInTransaction),
   };
 }

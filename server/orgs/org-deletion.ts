@@ -7,11 +7,14 @@ import { can } from "../../contract/org-roles.ts";
 import { lockUser, userGrants } from "../billing/ledger-store.ts";
 import { BillingRefusal } from "../billing/refusal.ts";
 import type { Billing } from "../billing/service.ts";
+import { userBilling } from "../billing/user-billing.ts";
 import { organizationMembers, organizations, users } from "../db/schema/index.ts";
 import type { Db, Tx } from "../db/types.ts";
 import { fromMillicredits } from "../domain/ledger.ts";
+import type { TierLookup } from "../domain/subscription.ts";
 import { ApiError } from "../http/errors.ts";
 import type { OrgMails } from "./org-mails.ts";
+import { subscriptionDaysLeft } from "./org-rules.ts";
 import {
   auditOrg,
   closeOrg,
@@ -29,24 +32,68 @@ import {
 export interface OrgDeletionDeps {
   db: Db;
   billing: Pick<Billing, "endSubscriptionNow" | "closeOpenCheckouts">;
+  /** The plans' tiers, to tell a paid period from the free plan (userBilling). */
+  tiers?: TierLookup | undefined;
 }
+
+/** What deleting an organisation writes off: its credits, and the days of its paid period left. */
+export interface DeletionLoss {
+  credits: number;
+  subscription_days: number;
+}
+
+/** What deleting `orgId` at `now` would write off (DELETE /v1/orgs/{id}'s 409 says it). */
+export async function lossOnDeletion(
+  db: Db | Tx,
+  orgId: string,
+  now: Date,
+  tiers: TierLookup | undefined,
+): Promise<DeletionLoss> {
+  const billing = await userBilling(db, orgId, now, tiers);
+  const end = billing.subscription?.expires_at;
+  const paid = billing.subscription != null && billing.subscription.status !== "free";
+  return {
+    credits: billing.credit_balance,
+    subscription_days: paid && end ? subscriptionDaysLeft(new Date(end), now) : 0,
+  };
+}
+
+/** The 409 that asks before a deletion would write `loss` off. */
+export const lossRefusal = (loss: DeletionLoss) =>
+  new ApiError(409, ORG_DETAIL.forfeitConfirm, {}, { ...loss });
 
 /**
  * Deletes team organisation `orgId` as `actor` (an owner of it), in one transaction with the
  * subscription's end at the provider (at once, no refund): open checkouts expire, the credits are
  * written off (`forfeit`), invitations and every key are revoked, the memberships end and the row
  * is marked deleted. The provider goes first: if it fails, nothing here changed.
+ *
+ * With `agreed` (what the owner was shown would be lost), a deletion that would now write off more
+ * credits or more paid days (a top-up, a renewal or a purchase landed meanwhile) is refused with
+ * the new figures, before the provider is called and under the organisation's lock, so nothing
+ * lands between the check and the write-off.
  */
 export async function deleteOrganisation(
   deps: OrgDeletionDeps,
   orgId: string,
   actor: OrgActor,
   now: Date,
+  agreed?: DeletionLoss,
 ): Promise<void> {
-  const work = async (tx: Tx) => {
+  const check = async (tx: Tx) => {
     const me = await lockMembership(tx, orgId, actor.id);
     if (me.personal) throw new ApiError(409, ORG_DETAIL.personalHasNoMembers);
     if (!can(me.role, "delete")) throw new ApiError(403, ORG_DETAIL.notAllowed);
+    if (agreed) {
+      const loss = await lossOnDeletion(tx, orgId, now, deps.tiers);
+      if (loss.credits > agreed.credits || loss.subscription_days > agreed.subscription_days) {
+        throw lossRefusal(loss);
+      }
+    }
+    return me;
+  };
+  const work = async (tx: Tx) => {
+    const me = await check(tx);
     await deps.billing.closeOpenCheckouts(tx, orgId);
     const forfeited = await forfeitCredits(tx, orgId, await userGrants(tx, orgId), now);
     const invitations = await revokePendingInvitations(tx, orgId, now);
@@ -69,7 +116,9 @@ export async function deleteOrganisation(
     );
   };
   try {
-    await deps.billing.endSubscriptionNow(orgId, work);
+    await deps.billing.endSubscriptionNow(orgId, work, async (tx) => {
+      await check(tx);
+    });
   } catch (error) {
     if (!(error instanceof BillingRefusal && error.code === "no_paid_plan")) throw error;
     await deps.db.transaction(work);

@@ -50,14 +50,23 @@ export function renameOrganization(orgId: string, name: string): Promise<Org> {
 }
 
 /**
- * `DELETE /v1/orgs/{id}`: without `confirmForfeit` the server answers 409 with what would be lost
- * (credits, subscription days) when there is anything; the caller shows it and asks again.
+ * `DELETE /v1/orgs/{id}`: without `agreed` the server answers 409 with what would be lost
+ * (credits, subscription days); the caller shows it and asks again. With `agreed` (those figures,
+ * as the owner saw them) it deletes, unless more would be lost by now: then 409 with the new ones.
  */
-export async function deleteOrganization(orgId: string, confirmForfeit: boolean): Promise<void> {
+export async function deleteOrganization(
+  orgId: string,
+  agreed: { credits: number; subscriptionDays: number } | null,
+): Promise<void> {
   await withReauth(() =>
     apiRequest(orgPath(orgId), "anyAnswerSchema", {
       method: "DELETE",
-      body: confirmForfeit ? { confirm_forfeit: true } : {},
+      body: agreed
+        ? {
+            confirm_forfeit: true,
+            forfeit: { credits: agreed.credits, subscription_days: agreed.subscriptionDays },
+          }
+        : {},
       auth: true,
     }),
   );

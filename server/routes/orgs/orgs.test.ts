@@ -259,6 +259,64 @@ describe.each(TEST_DATABASES)("organisations (%s)", (kind) => {
       expect(adjustments[0]?.amount).toBe(asked.credits * 1000);
     });
 
+    it("refuses, with the new figures, to lose more than the owner was shown; the provider is not called", async () => {
+      const ann = await verifiedUser(ctx.t, "ann");
+      const org = await createTeam(ctx.t, ann);
+      const res = await postJson(
+        ctx.t.app,
+        "/v1/create-checkout-session",
+        { product: TIER("A").product, price: TIER("A").price },
+        { ...bearer(ann.accessToken), "X-Organization": org.id },
+      );
+      expect(res.status).toBe(200);
+      await payAndSettle(ctx.t, checkoutPath(((await res.json()) as { url: string }).url));
+      const db = ctx.t.deps.db;
+      const atProvider = async () =>
+        (await db.select().from(localSubscriptions).where(eq(localSubscriptions.userId, org.id)))[0]?.status;
+      const shown = await json<{ credits: number; subscription_days: number }>(
+        await call(ctx.t, "DELETE", `/v1/orgs/${org.id}`, ann.accessToken),
+        409,
+      );
+      const remove = (forfeit: { credits: number; subscription_days: number }) =>
+        call(ctx.t, "DELETE", `/v1/orgs/${org.id}`, ann.accessToken, { confirm_forfeit: true, forfeit });
+      // A pack lands while the dialog is open: 500 credits more than it showed.
+      const now = ctx.t.clock.now();
+      await db.insert(creditGrants).values({
+        id: randomUUID(),
+        userId: org.id,
+        kind: "topup",
+        amount: 500_000,
+        remaining: 500_000,
+        grantedAt: now,
+        expiresAt: new Date(now.getTime() + 86_400_000 * 30),
+        source: "Test pack",
+        fulfilmentKey: `test:${org.id}`,
+      });
+      const more = await remove(shown);
+      expect(await json(more, 409)).toEqual({
+        detail: ORG_DETAIL.forfeitConfirm,
+        credits: shown.credits + 500,
+        subscription_days: shown.subscription_days,
+      });
+      // Fewer paid days than there are: refused too.
+      const fewerDays = await remove({
+        credits: shown.credits + 500,
+        subscription_days: shown.subscription_days - 1,
+      });
+      expect(fewerDays.status).toBe(409);
+      expect(await atProvider()).toBe("active");
+      expect((await call(ctx.t, "GET", `/v1/orgs/${org.id}`, ann.accessToken)).status).toBe(200);
+      // Agreed to the new figures (or more): deleted, and the subscription ended at the provider.
+      expect((await remove({ credits: shown.credits + 600, subscription_days: 40 })).status).toBe(204);
+      expect(await atProvider()).toBe("canceled");
+      const adjustments = await db
+        .select()
+        .from(creditAdjustments)
+        .where(eq(creditAdjustments.userId, org.id));
+      // One write-off a grant: the plan's and the pack's, together what the owner agreed to.
+      expect(adjustments.reduce((sum, a) => sum + a.amount, 0)).toBe((shown.credits + 500) * 1000);
+    });
+
     it("voids a past-due renewal's open invoice: nothing more is collected after the deletion", async () => {
       const ann = await verifiedUser(ctx.t, "ann");
       const org = await createTeam(ctx.t, ann);

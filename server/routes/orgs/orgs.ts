@@ -29,8 +29,7 @@ import {
   withFields,
 } from "../../http/openapi.ts";
 import { parseJsonBody } from "../../http/validation.ts";
-import { deleteOrganisation } from "../../orgs/org-deletion.ts";
-import { subscriptionDaysLeft } from "../../orgs/org-rules.ts";
+import { deleteOrganisation, lossOnDeletion, lossRefusal } from "../../orgs/org-deletion.ts";
 import {
   auditOrg,
   createOrg,
@@ -222,7 +221,7 @@ export function orgRoutes(deps: OrgRouteDeps): OpenAPIHono<AppEnv> {
       tags: TAGS,
       summary: "Delete a team organisation (owners, recent authentication)",
       description:
-        "Without `confirm_forfeit: true` it answers 409 with what would be lost. With it, in one transaction: the subscription ends at once at the provider without refund, open checkouts expire, invitations and every key are revoked, a `forfeit` ledger entry writes off the credits, and the memberships end. The organisation stays, marked deleted, for its invoices, payments, ledger and audit (§ 147 AO).",
+        "Without `confirm_forfeit: true` it answers 409 with what would be lost. With it (and `forfeit`, the figures the caller was shown: more to lose by now answers 409 again with the new figures, deleting nothing), in one transaction: the subscription ends at once at the provider without refund, open checkouts expire, invitations and every key are revoked, a `forfeit` ledger entry writes off the credits, and the memberships end. The organisation stays, marked deleted, for its invoices, payments, ledger and audit (§ 147 AO).",
       security,
       parameters: [ORG_ID_PARAMETER],
       request: {
@@ -240,10 +239,10 @@ export function orgRoutes(deps: OrgRouteDeps): OpenAPIHono<AppEnv> {
           403: reauthRefusal(registry, `"${ORG_DETAIL.notAllowed}" (not an owner), or `),
           404: NOT_A_MEMBER,
           409: withFields(
-            `"${ORG_DETAIL.personalHasNoMembers}" for a personal organisation, or "${ORG_DETAIL.forfeitConfirm}" with the credits and the days of the paid period that would be lost`,
+            `"${ORG_DETAIL.personalHasNoMembers}" for a personal organisation, or "${ORG_DETAIL.forfeitConfirm}" with the credits and the days of the paid period that would be lost (without \`confirm_forfeit\`, or when more would be lost than its \`forfeit\` says)`,
             schemaRef(registry, "OrganizationForfeit", forfeitRefusalSchema),
           ),
-          422: "A body that is not `{confirm_forfeit?: boolean}`",
+          422: "A body that is not `{confirm_forfeit?: boolean, forfeit?: {credits, subscription_days}}`",
           500: "The payment provider could not end the subscription: nothing was deleted; try again",
         }),
       },
@@ -257,24 +256,9 @@ export function orgRoutes(deps: OrgRouteDeps): OpenAPIHono<AppEnv> {
       if (org.personal) throw new ApiError(409, ORG_DETAIL.personalHasNoMembers);
       if (!can(org.role, "delete")) throw new ApiError(403, ORG_DETAIL.notAllowed);
       const now = deps.clock.now();
-      if (body.confirm_forfeit !== true) {
-        const billing = await userBilling(deps.db, org.id, now, deps.tiers);
-        const end = billing.subscription?.expires_at;
-        const paid =
-          billing.subscription !== undefined &&
-          billing.subscription !== null &&
-          billing.subscription.status !== "free";
-        throw new ApiError(
-          409,
-          ORG_DETAIL.forfeitConfirm,
-          {},
-          {
-            credits: billing.credit_balance,
-            subscription_days: paid && end ? subscriptionDaysLeft(new Date(end), now) : 0,
-          },
-        );
-      }
-      await deleteOrganisation(deps, org.id, actorOf(c, deps.trustProxy), now);
+      if (body.confirm_forfeit !== true)
+        throw lossRefusal(await lossOnDeletion(deps.db, org.id, now, deps.tiers));
+      await deleteOrganisation(deps, org.id, actorOf(c, deps.trustProxy), now, body.forfeit);
       return c.body(null, 204);
     },
   );

@@ -163,28 +163,42 @@ function TransferSection({ user, org }: { user: User; org: UserOrganization }) {
   );
 }
 
+type Forfeit = { credits: number; subscriptionDays: number };
+
+/**
+ * Deletes with `agreed` as the loss the owner accepted (null: none shown yet); answers null when
+ * deleted, or what would be lost when the API asks first (no `agreed`, or more to lose by now).
+ */
+async function tryDelete(orgId: string, agreed: Forfeit | null): Promise<Forfeit | null> {
+  try {
+    await deleteOrganization(orgId, agreed);
+    return null;
+  } catch (error) {
+    const lost = error instanceof ReauthCancelled ? null : forfeitOf(asApiError(error).body);
+    if (!lost || asApiError(error).status !== 409) throw error;
+    return lost;
+  }
+}
+
 function DeleteSection({ org }: { org: UserOrganization }) {
   const [open, setOpen] = useState(false);
-  const [forfeit, setForfeit] = useState<{ credits: number; subscriptionDays: number } | null>(null);
+  const [forfeit, setForfeit] = useState<Forfeit | null>(null);
   const name = orgName(org);
   const close = () => {
     setOpen(false);
     setForfeit(null);
   };
   const confirm = async () => {
-    try {
-      await deleteOrganization(org.id, forfeit !== null);
-    } catch (error) {
-      const lost = error instanceof ReauthCancelled ? null : forfeitOf(asApiError(error).body);
-      if (!lost || forfeit !== null || asApiError(error).status !== 409) throw error;
-      // The API answers what would be lost before it deletes. Credits or paid days: the dialog
-      // says so and asks once more. Nothing at all (not even a fraction of a credit, nor a debt):
-      // the Delete already clicked was the answer.
-      if (lost.credits !== 0 || lost.subscriptionDays > 0) {
-        setForfeit(lost);
-        return;
-      }
-      await deleteOrganization(org.id, true);
+    let lost = await tryDelete(org.id, forfeit);
+    // Nothing at all to lose (not even a fraction of a credit, nor a debt): the Delete already
+    // clicked was the answer. Agreeing to lose nothing, it is asked again if credits landed meanwhile.
+    if (lost && forfeit === null && lost.credits === 0 && lost.subscriptionDays <= 0) {
+      lost = await tryDelete(org.id, lost);
+    }
+    // Credits or paid days (or more of them than shown): the dialog says so and asks once more.
+    if (lost) {
+      setForfeit(lost);
+      return;
     }
     chooseOrganization(null);
     notifyAfterNavigation("success", T.deleted(name));
