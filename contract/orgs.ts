@@ -69,7 +69,8 @@ export type Org = z.infer<typeof orgSchema>;
  */
 export const deleteOrgRequestSchema = z.object({
   confirm_forfeit: z.optional(z.boolean()),
-  forfeit: z.optional(z.object({ credits: z.number(), subscription_days: z.number() })),
+  // Credits as the 409 gave them (a debt is negative); days are whole and never negative.
+  forfeit: z.optional(z.object({ credits: z.number(), subscription_days: z.int().check(z.minimum(0)) })),
 });
 
 /** The 409 of `DELETE /v1/orgs/{id}` without `confirm_forfeit: true`: what would be lost. */

@@ -92,8 +92,8 @@ export async function deleteOrganisation(
     }
     return me;
   };
-  const work = async (tx: Tx) => {
-    const me = await check(tx);
+  // Everything after the checks; `me` is what they found, in the same transaction.
+  const work = async (tx: Tx, me: Awaited<ReturnType<typeof check>>) => {
     await deps.billing.closeOpenCheckouts(tx, orgId);
     const forfeited = await forfeitCredits(tx, orgId, await userGrants(tx, orgId), now);
     const invitations = await revokePendingInvitations(tx, orgId, now);
@@ -116,12 +116,22 @@ export async function deleteOrganisation(
     );
   };
   try {
-    await deps.billing.endSubscriptionNow(orgId, work, async (tx) => {
-      await check(tx);
-    });
+    // The checks run first in the transaction, before the provider ends the subscription: nothing
+    // may refuse after that call, which no rollback here undoes.
+    let checked: Awaited<ReturnType<typeof check>> | undefined;
+    await deps.billing.endSubscriptionNow(
+      orgId,
+      async (tx) => {
+        if (!checked) throw new Error("deleteOrganisation: the checks did not run first");
+        await work(tx, checked);
+      },
+      async (tx) => {
+        checked = await check(tx);
+      },
+    );
   } catch (error) {
     if (!(error instanceof BillingRefusal && error.code === "no_paid_plan")) throw error;
-    await deps.db.transaction(work);
+    await deps.db.transaction(async (tx) => work(tx, await check(tx)));
   }
 }
 

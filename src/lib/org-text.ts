@@ -125,6 +125,8 @@ export const ORG_PAGE_TEXT = {
     days > 0
       ? `${credits} credits and ${days} paid days of the subscription will be lost. This cannot be undone.`
       : `${credits} credits will be lost. This cannot be undone.`,
+  /** Before the figures, when the answer given was for less: credits or paid days landed meanwhile. */
+  forfeitGrew: "More would be lost now than when you were asked:",
   keepOrg: "Keep organisation",
   confirmDelete: "Delete",
   confirmForfeit: "Delete and lose them",

@@ -532,7 +532,7 @@ test.describe("deleting an organisation", () => {
     // Credits land while the dialog is open: the answer given was for 120, so it asks again.
     await grant(30, "landed");
     await dialog.getByRole("button", { name: T.confirmForfeit }).click();
-    await expect(dialog.locator("[data-forfeit]")).toHaveText(T.forfeit("150", 0));
+    await expect(dialog.locator("[data-forfeit]")).toHaveText(`${T.forfeitGrew} ${T.forfeit("150", 0)}`);
     await stillThere();
     await dialog.getByRole("button", { name: T.confirmForfeit }).click();
     await expect(page).toHaveURL(/\/profile$/);

@@ -2,7 +2,7 @@
 // rule and refusal of ORGANISATIONS.md's "Calls" and "Roles" tables.
 import { randomUUID } from "node:crypto";
 import { and, eq } from "drizzle-orm";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { DETAIL } from "../../../contract/messages.ts";
 import { ORG_DETAIL } from "../../../contract/org-messages.ts";
 import { ORG_TEXT } from "../../../contract/orgs.ts";
@@ -292,22 +292,31 @@ describe.each(TEST_DATABASES)("organisations (%s)", (kind) => {
         source: "Test pack",
         fulfilmentKey: `test:${org.id}`,
       });
+      // The provider is never asked to end the plan of a deletion that is then refused (with
+      // Stripe that end could not be rolled back; the local provider's would be, so it is watched).
+      const cancelNow = vi.spyOn(ctx.t.local.provider, "cancelNow");
       const more = await remove(shown);
       expect(await json(more, 409)).toEqual({
         detail: ORG_DETAIL.forfeitConfirm,
         credits: shown.credits + 500,
         subscription_days: shown.subscription_days,
       });
+      // Days are whole and never negative.
+      expect((await remove({ credits: shown.credits, subscription_days: -1 })).status).toBe(422);
+      expect((await remove({ credits: shown.credits, subscription_days: 1.5 })).status).toBe(422);
       // Fewer paid days than there are: refused too.
       const fewerDays = await remove({
         credits: shown.credits + 500,
         subscription_days: shown.subscription_days - 1,
       });
       expect(fewerDays.status).toBe(409);
+      expect(cancelNow).not.toHaveBeenCalled();
       expect(await atProvider()).toBe("active");
       expect((await call(ctx.t, "GET", `/v1/orgs/${org.id}`, ann.accessToken)).status).toBe(200);
       // Agreed to the new figures (or more): deleted, and the subscription ended at the provider.
       expect((await remove({ credits: shown.credits + 600, subscription_days: 40 })).status).toBe(204);
+      expect(cancelNow).toHaveBeenCalledTimes(1);
+      cancelNow.mockRestore();
       expect(await atProvider()).toBe("canceled");
       const adjustments = await db
         .select()

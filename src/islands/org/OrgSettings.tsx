@@ -183,10 +183,13 @@ async function tryDelete(orgId: string, agreed: Forfeit | null): Promise<Forfeit
 function DeleteSection({ org }: { org: UserOrganization }) {
   const [open, setOpen] = useState(false);
   const [forfeit, setForfeit] = useState<Forfeit | null>(null);
+  // The figures shown were agreed to, and more would be lost by now: the dialog says they changed.
+  const [grew, setGrew] = useState(false);
   const name = orgName(org);
   const close = () => {
     setOpen(false);
     setForfeit(null);
+    setGrew(false);
   };
   const confirm = async () => {
     let lost = await tryDelete(org.id, forfeit);
@@ -197,6 +200,7 @@ function DeleteSection({ org }: { org: UserOrganization }) {
     }
     // Credits or paid days (or more of them than shown): the dialog says so and asks once more.
     if (lost) {
+      setGrew(forfeit !== null);
       setForfeit(lost);
       return;
     }
@@ -225,6 +229,7 @@ function DeleteSection({ org }: { org: UserOrganization }) {
           <p>{T.deleteConfirmBody}</p>
           {forfeit && (
             <p role="alert" className="alert alert-warning" data-forfeit>
+              {grew ? `${T.forfeitGrew} ` : ""}
               {T.forfeit(formatBalance(forfeit.credits), forfeit.subscriptionDays)}
             </p>
           )}
