@@ -241,7 +241,8 @@ export const verifyEmailSchema = z.object({ token: tokenSchema });
 
 /**
  * `POST /v1/user/confirm-email`: the token from either link; `revert: true` when the owner asked on
- * the page to follow the old address's way back (without it, a way back does nothing: 409).
+ * the page to follow the old address's way back (without it, a way back does nothing: 409; with it,
+ * the new address's link does nothing: 400).
  */
 export const confirmEmailChangeSchema = z.object({ token: tokenSchema, revert: z.optional(z.boolean()) });
 

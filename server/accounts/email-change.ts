@@ -112,7 +112,10 @@ export function createEmailChanges(deps: { db: Db; clock: Clock }) {
           );
           const [found] = await tx.select().from(emailChanges).where(usable).for("update");
           if (!found) return { ok: false, reason: "invalid" };
+          // `revert` must say what the link is: a way back without it asks first, and a change
+          // link sent as a way back (a tampered page) does nothing rather than the opposite.
           if (found.kind === "revert" && !revert) return { ok: false, reason: "unconfirmed" };
+          if (found.kind === "change" && revert) return { ok: false, reason: "invalid" };
           // Under the row's lock: of two tabs following the link at once, the second finds it used.
           const [link] = await tx
             .update(emailChanges)

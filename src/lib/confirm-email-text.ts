@@ -11,4 +11,7 @@ export const CONFIRM_EMAIL_TEXT = {
   backIntro:
     "This changes your account's e-mail address back to this one, signs every browser out and ends the password. Then set a new password with 'Forgot password': the link comes to this address.",
   backConfirm: "Change it back",
+  /** No answer, too many tries or a server error: nothing was done and the link still works. */
+  failed: "The link could not be followed just now. Nothing was changed, and the link still works.",
+  retry: "Try again",
 } as const;

@@ -50,6 +50,8 @@ describe.each(TEST_DATABASES)("changing the e-mail address (%s)", (kind) => {
     const link = await latestMailTo(ctx.t, "Ann.New@example.com", "Confirm your new");
     expect(link.mail.to).toBe("Ann.New@example.com"); // the local part as typed, the domain lower-cased
     expect(link.mail.links[0]).toBe(`${ctx.t.deps.config.portalUrl}/confirm-email/${link.token}`);
+    // Sent as a way back, the new address's link does nothing, and still works.
+    expect((await followBack(link.token)).status).toBe(400);
     const done = await follow(link.token);
     expect(done.status).toBe(200);
     expect(await done.json()).toEqual({ detail: DETAIL.emailChanged });

@@ -107,7 +107,7 @@ export function emailChangeRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
           `"${DETAIL.emailChanged}", or "${DETAIL.emailChangeReverted}" for the old address's link with \`revert: true\``,
         ),
         ...errorResponses(registry, {
-          400: `"${DETAIL.tokenInvalidOrExpired}"`,
+          400: `"${DETAIL.tokenInvalidOrExpired}" (also for the new address's link sent with \`revert: true\`)`,
           409: withFields(
             `"${DETAIL.emailExists}": another account took the address meanwhile; or "${DETAIL.emailRevertUnconfirmed}" with \`revert_required: true\`: the old address's way back, sent without \`revert: true\`, did nothing and still works`,
             schemaRef(registry, "RevertUnconfirmed", revertUnconfirmedSchema),

@@ -6,6 +6,7 @@
 // pointing to a password reset. A used or expired link says so.
 import { useEffect, useState } from "react";
 import { EMAIL_CHANGE_DETAIL } from "../../../contract/email-change-messages.ts";
+import { asApiError } from "../../lib/api-client.ts";
 import { CONFIRM_EMAIL_TEXT } from "../../lib/confirm-email-text.ts";
 import { routeParam } from "../../lib/route-param.ts";
 import { confirmEmailChange, isRevertRequired } from "../../stores/account.ts";
@@ -15,8 +16,12 @@ import { InvalidToken } from "./InvalidToken.tsx";
 
 const T = CONFIRM_EMAIL_TEXT;
 
-/** What following the link came to: the server's words, a way back to ask about, or null (unusable). */
-type Outcome = { detail: string } | { ask: string } | null;
+/**
+ * What following the link came to: the server's words, a way back to ask about, a failure that
+ * leaves the link usable (no answer, too many tries, a server error: try again), or null (used,
+ * expired or unknown).
+ */
+type Outcome = { detail: string } | { ask: string } | { retry: string; revert: boolean } | null;
 
 async function follow(token: string, revert: boolean): Promise<Outcome> {
   try {
@@ -25,7 +30,11 @@ async function follow(token: string, revert: boolean): Promise<Outcome> {
     if (detail === EMAIL_CHANGE_DETAIL.reverted) forgetSession();
     return { detail };
   } catch (error) {
-    return isRevertRequired(error) ? { ask: token } : null;
+    if (isRevertRequired(error)) return { ask: token };
+    const status = asApiError(error).status;
+    // 400: the link is used, expired or unknown; 409 (without revert_required): the address was
+    // taken meanwhile. Anything else did nothing to the link.
+    return status === 400 || status === 409 ? null : { retry: token, revert };
   }
 }
 
@@ -49,6 +58,26 @@ export default function ConfirmEmail() {
 
   if (outcome === "pending") return <LoadingState message={T.pending} />;
   if (outcome === null) return <InvalidToken linkHref="/profile/security" linkText={T.profileLink} />;
+  if ("retry" in outcome) {
+    const { retry: token, revert } = outcome;
+    return (
+      <div className="flex flex-col gap-4" data-confirm-email-retry>
+        <p role="alert" className="alert alert-warning">
+          {T.failed}
+        </p>
+        <button
+          type="button"
+          className="btn btn-primary"
+          onClick={() => {
+            setOutcome("pending");
+            void follow(token, revert).then(setOutcome);
+          }}
+        >
+          {T.retry}
+        </button>
+      </div>
+    );
+  }
   if ("ask" in outcome) {
     const token = outcome.ask;
     return (
