@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { dayAndTime, isoDay } from "./format-date.ts";
+import { dayAndTime, isoDay, localDay } from "./format-date.ts";
 
 describe("isoDay and dayAndTime", () => {
   it("answer null for nothing and for text that is no date", () => {
@@ -7,6 +7,15 @@ describe("isoDay and dayAndTime", () => {
     expect(isoDay("soon")).toBeNull();
     expect(dayAndTime(undefined)).toBeNull();
     expect(dayAndTime("soon")).toBeNull();
+    expect(localDay(null)).toBeNull();
+    expect(localDay("soon")).toBeNull();
+  });
+
+  it("localDay is the day of dayAndTime, on the same clock", () => {
+    for (const at of ["2026-11-30T23:30:00Z", "2026-07-31T22:30:00Z", "2026-01-01T00:00:00Z"]) {
+      expect(localDay(at)).toBe(dayAndTime(at)?.slice(0, 10));
+      expect(localDay(at)).toMatch(/^\d{4}-\d\d-\d\d$/);
+    }
   });
 
   it("gives the Berlin day, as the mails and invoices do, in winter and in summer", () => {

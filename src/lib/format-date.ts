@@ -2,7 +2,8 @@
 // is the business's calendar day in Europe/Berlin, the day the mails, invoices and usage history
 // give for the same instant: a plan renewing at 23:30 UTC renews on the next day in Berlin, and
 // the profile must not say the day before the mail. A time of day is the visitor's own clock, and
-// the pages that show one say so.
+// the pages that show one say so; so is the day of an event shown beside such times (a key's or a
+// passkey's creation, beside its last use), localDay.
 
 // Built on first use: this module is in every page's shell chunk (the top bar's islands use it).
 let berlinDay: Intl.DateTimeFormat | undefined;
@@ -19,6 +20,11 @@ export function isoDay(value: string | null | undefined): string | null {
     day: "2-digit",
   });
   return berlinDay.format(date);
+}
+
+/** The visitor's own calendar day of an instant, e.g. "2026-11-24"; null when absent or unreadable. */
+export function localDay(value: string | null | undefined): string | null {
+  return dayAndTime(value)?.slice(0, 10) ?? null;
 }
 
 const DAY_AND_TIME = new Intl.DateTimeFormat("sv-SE", {

@@ -6,7 +6,7 @@ import type { ApiKey, CreatedApiKey } from "../../../contract/api-keys.ts";
 import { featureName } from "../../../contract/credit-costs.ts";
 import { formatBalance } from "../../lib/account-view.ts";
 import { API_KEYS_TEXT } from "../../lib/api-keys-text.ts";
-import { dayAndTime, isoDay } from "../../lib/format-date.ts";
+import { dayAndTime, localDay } from "../../lib/format-date.ts";
 import { $apiKeys, loadApiKeys } from "../../stores/api-keys.ts";
 import { initSession } from "../../stores/auth.ts";
 import { ReauthDialog } from "../auth/ReauthDialog.tsx";
@@ -30,14 +30,14 @@ function usage(key: ApiKey): string {
 
 function expiry(key: ApiKey, now: number): string {
   if (!key.expires_at) return T.never;
-  const day = isoDay(key.expires_at) ?? T.never;
+  const day = localDay(key.expires_at) ?? T.never;
   return Date.parse(key.expires_at) <= now ? `${day} (${T.expired})` : day;
 }
 
 function KeyCard({ apiKey, onRevoke }: { apiKey: ApiKey; onRevoke: (key: ApiKey) => void }) {
   const C = T.columns;
   const facts: Array<[string, string]> = [
-    [C.created, isoDay(apiKey.created_at) ?? ""],
+    [C.created, localDay(apiKey.created_at) ?? ""],
     [C.lastUsed, dayAndTime(apiKey.last_used_at) ?? T.never],
     [C.expires, expiry(apiKey, Date.now())],
     [C.usage, usage(apiKey)],

@@ -5,7 +5,7 @@ import { useEffect, useState } from "react";
 import type { Passkey } from "../../../contract/passkeys.ts";
 import { ApiError, asApiError } from "../../lib/api-client.ts";
 import { accountActionErrorMessage } from "../../lib/error-messages.ts";
-import { dayAndTime, isoDay } from "../../lib/format-date.ts";
+import { dayAndTime, localDay } from "../../lib/format-date.ts";
 import { SECURITY_TEXT } from "../../lib/security-text.ts";
 import { $passkeys, addPasskey, loadPasskeys, removePasskey } from "../../stores/passkeys.ts";
 import { notify } from "../../stores/toast.ts";
@@ -75,7 +75,7 @@ export function PasskeysSection() {
                   {passkey.backed_up && <span className="badge badge-ghost badge-sm ms-2">{T.synced}</span>}
                 </p>
                 <p className="text-base-content/80">
-                  {T.created} {isoDay(passkey.created_at)} · {T.lastUsed}{" "}
+                  {T.created} {localDay(passkey.created_at)} · {T.lastUsed}{" "}
                   {dayAndTime(passkey.last_used_at) ?? T.never}
                 </p>
               </div>
