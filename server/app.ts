@@ -61,6 +61,8 @@ export interface AppDeps {
   db: Db;
   mailer: Mailer;
   clock: Clock;
+  /** Real time, when `clock` may run ahead of it (the billing clock): two-factor codes are read by it. */
+  realClock?: Clock | undefined;
   limiter: RateLimiter;
   logger: Logger;
   /** Where mail sending and other after-the-answer work runs. */
@@ -142,6 +144,7 @@ export function createApp(deps: AppDeps): Hono {
       twoFactor: createTwoFactor({
         db: deps.db,
         clock: deps.clock,
+        codeClock: deps.realClock ?? deps.clock,
         secrets: deps.mfaSecrets,
         issuer: PRODUCT_NAME,
       }),

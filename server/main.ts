@@ -42,7 +42,8 @@ async function main(): Promise<void> {
   const site = config.distDir ? await loadSite(config.distDir) : undefined;
   // The whole app reads the billing clock: real time plus the offset `npm run billing:advance`
   // moves (development with the local provider only; otherwise it stays 0), so tokens, grants and
-  // webhook signatures agree on "now".
+  // webhook signatures agree on "now". Authenticator apps' codes are the exception: they are made
+  // by real time, so two-factor codes are checked against it (realClock).
   const clock = offsetClock(systemClock);
 
   const database = await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.dataDir });
@@ -84,6 +85,7 @@ async function main(): Promise<void> {
     site,
     db: database.db,
     clock,
+    realClock: systemClock,
     logger,
     mailer,
     tasks,

@@ -27,6 +27,12 @@ type Account = Pick<UserRow, "id" | "username">;
 export interface TwoFactorDeps {
   db: Db;
   clock: Clock;
+  /**
+   * The clock authenticator apps make their codes by: real time. The app's clock may run ahead
+   * (`npm run billing:advance`, the local provider's billing clock), and a code checked against it
+   * would lock every account with two-factor sign-in out, staff's too. Default: `clock`.
+   */
+  codeClock?: Clock;
   secrets: MfaSecrets;
   /** The name authenticator apps list the account under (the product's). */
   issuer: string;
@@ -59,6 +65,7 @@ async function confirmedFactor(db: DbOrTx, userId: string) {
 
 export function createTwoFactor(deps: TwoFactorDeps) {
   const { db, clock, secrets } = deps;
+  const codeClock = deps.codeClock ?? clock;
 
   /** Replaces the account's recovery codes with ten new ones; answers them in clear, this once. */
   async function replaceRecoveryCodes(tx: Tx, userId: string, now: Date): Promise<string[]> {
@@ -96,7 +103,12 @@ export function createTwoFactor(deps: TwoFactorDeps) {
     }
     const factor = await confirmedFactor(tx, userId);
     if (!factor) return undefined;
-    const step = acceptedStep(secrets.open(factor.sealedSecret, userId), code, now, factor.lastUsedStep);
+    const step = acceptedStep(
+      secrets.open(factor.sealedSecret, userId),
+      code,
+      codeClock.now(),
+      factor.lastUsedStep,
+    );
     if (step === undefined) return undefined;
     const taken = await tx
       .update(totpFactors)
@@ -175,7 +187,7 @@ export function createTwoFactor(deps: TwoFactorDeps) {
           .for("update");
         if (!factor) return { ok: false, reason: "not_started" } as const;
         if (factor.confirmedAt) return { ok: false, reason: "already_on" } as const;
-        const step = acceptedStep(secrets.open(factor.sealedSecret, user.id), code, now, null);
+        const step = acceptedStep(secrets.open(factor.sealedSecret, user.id), code, codeClock.now(), null);
         if (step === undefined) return { ok: false, reason: "incorrect" } as const;
         await tx
           .update(totpFactors)
