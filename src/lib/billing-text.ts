@@ -56,6 +56,9 @@ export const BILLING_TEXT = {
   city: "City",
   detailsSaveFailed: "The billing details could not be saved. Please try again or contact support.",
   detailsNotAllowed: ORG_DETAIL.notAllowed,
+  /** /profile/billing for a role without billing (a developer, a manager): what it is, and the way on. */
+  billingNotForRole:
+    "Payments, invoices and billing details of this organisation are for its owners and billing members. Ask an owner if you need an invoice, or switch to your personal account in the account menu.",
   name: "Name",
   country: "Country",
   vatId: "VAT ID",

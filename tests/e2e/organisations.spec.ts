@@ -4,6 +4,7 @@
 // and removal, and the settings (rename, transfer, delete with what is forfeited).
 import type { APIRequestContext, Browser, Page } from "@playwright/test";
 import { ORG_DETAIL } from "../../contract/org-messages.ts";
+import { BILLING_TEXT } from "../../src/lib/billing-text.ts";
 import { INVITATION_TEXT } from "../../src/lib/invitation-text.ts";
 import { ORG_PAGE_TEXT } from "../../src/lib/org-text.ts";
 import { nextBerlinMonthStart } from "../../src/lib/org-view.ts";
@@ -413,6 +414,32 @@ test.describe("members and settings", () => {
       }).format(nextBerlinMonthStart(new Date()));
       await expect(page.getByText(T.monthNote(newYork))).toBeVisible();
       await expect(page.getByText(`starts again on ${newYork} (your local time).`)).toBeVisible();
+    });
+  });
+
+  test.describe("billing, for a role without it", () => {
+    // The billing page's calls answer a developer 403, which Chromium notes in the console.
+    test.use({ allowedConsoleErrors: [/status of 403/] });
+
+    test("a developer has no Billing link, and the billing page says whose it is", async ({
+      page,
+      request,
+    }) => {
+      const owner = await createVerifiedUser(request, "owner");
+      const developer = await createVerifiedUser(request, "dev");
+      const ownerToken = await tokenViaApi(request, owner);
+      const orgId = await createOrgViaApi(request, ownerToken, orgName("NoBill"));
+      const devToken = await joinViaApi(request, ownerToken, orgId, developer, "developer");
+      await page.goto("/robots.txt");
+      await page.evaluate((id) => localStorage.setItem("x-organization", id), orgId);
+      await openSignedIn(page, devToken, "/profile");
+      await expect(page.locator("[data-profile]")).toBeVisible();
+      // Neither the account menus (desktop and phone) nor the profile's links offer it.
+      await expect(page.locator('a[href="/profile/billing"]')).toHaveCount(0);
+      await page.goto("/profile/billing");
+      await expect(page.locator("[data-billing-forbidden]")).toHaveText(BILLING_TEXT.billingNotForRole);
+      await expect(page.getByRole("heading", { name: BILLING_TEXT.historyTitle })).toBeHidden();
+      expect(await axeViolations(page)).toEqual([]);
     });
   });
 

@@ -216,8 +216,8 @@ function BillingView() {
         </div>
       )}
       {state.status === "forbidden" && (
-        <div role="alert" className="alert alert-warning" data-billing-forbidden>
-          <span>{T.detailsNotAllowed}</span>
+        <div role="status" className="alert alert-info" data-billing-forbidden>
+          <span>{T.billingNotForRole}</span>
         </div>
       )}
       {state.status === "loading" && invoices.length === 0 && (
@@ -243,7 +243,12 @@ function BillingView() {
           <AutoTopUp />
         </Suspense>
       )}
-      <section aria-labelledby="billing-history" className="flex flex-col gap-3">
+      {/* Nothing to list for a role without billing: the note above says why. */}
+      <section
+        aria-labelledby="billing-history"
+        className="flex flex-col gap-3"
+        hidden={state.status === "forbidden"}
+      >
         <h2 id="billing-history" className="text-lg font-semibold">
           {T.historyTitle}
         </h2>

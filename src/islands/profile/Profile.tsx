@@ -148,9 +148,11 @@ function AccountView({ user }: { user: User }) {
         </h2>
         <p className="text-sm text-base-content/80">{T.accountIntro}</p>
         <div className="flex flex-wrap gap-2">
-          <a href="/profile/billing" className="btn btn-outline" data-billing-link>
-            {UI_TEXT.billing.menu}
-          </a>
+          {billing && (
+            <a href="/profile/billing" className="btn btn-outline" data-billing-link>
+              {UI_TEXT.billing.menu}
+            </a>
+          )}
           <a href="/profile/security" className="btn btn-outline" data-security-link>
             {UI_TEXT.security.menu}
           </a>
