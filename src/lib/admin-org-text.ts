@@ -29,7 +29,7 @@ export const ADMIN_ORG_PAGE_TEXT = {
   loading: "Loading the organisation…",
   notFound: "There is no organisation with this id.",
   failed: "The organisation could not be loaded. Reload the page or try again.",
-  backToCustomers: "Back to the customers",
+  backToOrgs: "Back to the organisations",
   /**
    * A personal organisation's name, as the portal shows it (ORG_DETAIL.personalName, written out:
    * contract/org-messages.ts would add its every message to the console's pages; a test holds them equal).

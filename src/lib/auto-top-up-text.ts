@@ -65,7 +65,8 @@ export const AUTO_TOP_UP_PAGE_TEXT = {
     thresholdUnit: "credits",
     thresholdHelp: (max: number) => `From ${MIN_THRESHOLD} to ${max.toLocaleString("en-US")} credits.`,
     pack: "Buy this pack",
-    packOption: (name: string, price: string) => `${name}, ${price} plus VAT`,
+    // "excl. VAT" as the plans page says: true for every buyer, reverse charge (0 % here) included.
+    packOption: (name: string, price: string) => `${name}, ${price} excl. VAT`,
     limit: "Monthly limit, including VAT",
     limitHelp: (currency: string) => `In ${currency.toUpperCase()}. No more is charged in one month.`,
     resets: (day: string, time: string) => `Resets on ${day} at ${time} (your local time).`,
@@ -126,7 +127,7 @@ export const AUTO_TOP_UP_PAGE_TEXT = {
       `The threshold must be below the pack's ${packCredits.toLocaleString("en-US")} credits, so that one pack lifts the balance above it.`,
     limitNotMoney: "Enter the limit as an amount, like 200 or 200.50.",
     limitNotPositive: "The monthly limit must be more than zero.",
-    limitTooLow: (net: string) => `The monthly limit must cover at least one pack: ${net} plus VAT.`,
+    limitTooLow: (net: string) => `The monthly limit must cover at least one pack: ${net} excl. VAT.`,
     limitTooHigh: (most: string) => `The monthly limit can be at most ${most} including VAT.`,
   },
 

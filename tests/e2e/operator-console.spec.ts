@@ -191,7 +191,11 @@ test("an admin refunds a top-up; the customer's billing history shows the refund
   ).toContainText("500 credit pack");
   expect(await axeViolations(customerPage)).toEqual([]);
   await creditNote.first().getByRole("link").first().click();
-  await expect(customerPage.locator("[data-credit-note]")).toHaveText("Credit note");
+  // Headed, named in the breadcrumb and in the tab as what it is.
+  await expect(customerPage.locator("[data-credit-note]")).toBeVisible();
+  await expect(customerPage.getByRole("heading", { level: 1 })).toHaveText("Credit note");
+  await expect(customerPage.locator("[data-document-crumb]")).toHaveText("Credit note");
+  await expect(customerPage).toHaveTitle(/^Credit note/);
   await expect(customerPage.locator("[data-refers-to]")).toContainText("INV-");
   expect(await axeViolations(customerPage)).toEqual([]);
   await customerContext.close();

@@ -209,8 +209,8 @@ function OrgView({ viewer, org }: { viewer: User; org: AdminOrg }) {
   return (
     <div className="flex flex-col gap-8" data-org={org.id}>
       <header className="flex flex-col gap-3">
-        <a href="/admin/customers" className="link text-sm">
-          ← {T.backToCustomers}
+        <a href="/admin/orgs" className="link text-sm">
+          ← {T.backToOrgs}
         </a>
         <h2 className="text-2xl font-bold sm:text-3xl" data-org-name>
           {name}
@@ -304,8 +304,8 @@ function Loaded({ viewer }: { viewer: User }) {
     return (
       <p role="alert" className="alert alert-warning" data-org-missing>
         {T.notFound}{" "}
-        <a href="/admin/customers" className="link">
-          {T.backToCustomers}
+        <a href="/admin/orgs" className="link">
+          {T.backToOrgs}
         </a>
       </p>
     );

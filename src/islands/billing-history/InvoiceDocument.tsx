@@ -63,17 +63,32 @@ function PdfButton({ invoice }: { invoice: Invoice }) {
   );
 }
 
+/**
+ * The static page is headed "Invoice"; a credit note's document renames the heading, the
+ * breadcrumb and the tab, so that nothing calls it an invoice.
+ */
+function useDocumentTitle(invoice: Invoice): void {
+  useEffect(() => {
+    const title = documentTitle(invoice);
+    if (title === T.invoiceTitle) return;
+    for (const element of document.querySelectorAll("[data-document-title], [data-document-crumb]")) {
+      element.textContent = title;
+    }
+    document.title = document.title.replace(T.invoiceTitle, title);
+  }, [invoice]);
+}
+
 function Document({ invoice }: { invoice: Invoice }) {
   const money = (cents: number) => formatMoney(cents, invoice.currency);
+  useDocumentTitle(invoice);
   return (
-    <article className="card border border-base-300 bg-base-100 print:border-0" data-invoice={invoice.id}>
+    <article
+      className="card border border-base-300 bg-base-100 print:border-0"
+      data-invoice={invoice.id}
+      data-credit-note={invoice.document === "credit_note" ? "" : undefined}
+    >
       <div className="card-body gap-6">
         <header className="flex flex-wrap items-start justify-end gap-4">
-          {invoice.document === "credit_note" && (
-            <h2 className="mr-auto text-xl font-bold" data-credit-note>
-              {documentTitle(invoice)}
-            </h2>
-          )}
           <dl className="grid grid-cols-[auto_auto] gap-x-4 text-sm">
             <dt className="font-medium">
               {invoice.document === "credit_note" ? T.creditNoteNumber : T.invoiceNumber}
