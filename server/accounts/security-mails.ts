@@ -28,7 +28,8 @@ type Recipient = Pick<UserRow, "email" | "username">;
 type FactorOwner = Recipient & Pick<UserRow, "role">;
 
 export interface SecurityMails {
-  apiKeyCreated(user: Recipient, key: ApiKeyRow, ip: string | null): void;
+  /** `team`: the team organisation the key spends for (its name), null for the personal account. */
+  apiKeyCreated(user: Recipient, key: ApiKeyRow, ip: string | null, team: string | null): void;
   twoFactorChanged(user: FactorOwner, enabled: boolean, at: Date, ip: string | null): void;
   passkeyChanged(
     user: FactorOwner,
@@ -64,13 +65,14 @@ export function createSecurityMails(deps: {
   portalUrl: string;
 }): SecurityMails {
   return {
-    apiKeyCreated(user, key, ip) {
+    apiKeyCreated(user, key, ip, team) {
       const mail = apiKeyCreatedMail({
         to: user.email,
         username: user.username,
         portalUrl: deps.portalUrl,
         at: mailTime(key.createdAt),
         ip,
+        team,
         key: {
           name: key.name,
           prefix: key.prefix,

@@ -13,9 +13,12 @@
 // - billing-details.ts: saving the billing details an organisation gives;
 // - spends.ts: spending credits.
 // The provider is reached only through billing's ports (ports/), which server/payments/ implements.
+
+import { eq } from "drizzle-orm";
 import type { Logger } from "pino";
 import type { AccountHooks } from "../accounts/hooks.ts";
 import type { Clock } from "../clock.ts";
+import { organizations } from "../db/schema/index.ts";
 import type { Db, Tx } from "../db/types.ts";
 import { berlinDateOf, inBerlin } from "../domain/berlin-time.ts";
 import type { Seller } from "../domain/vat.ts";
@@ -121,6 +124,12 @@ export function createBilling(deps: BillingDeps) {
       const expires = grant.expiresAt
         ? `${berlinDateOf(grant.expiresAt)} ${inBerlin(grant.expiresAt).toPlainTime().toString({ smallestUnit: "minute" })}`
         : null;
+      // A team's owners and billing members read which of their organisations got them.
+      const [org] = await tx
+        .select({ name: organizations.name, personal: organizations.personal })
+        .from(organizations)
+        .where(eq(organizations.id, grant.customerId));
+      const team = org && !org.personal ? org.name : null;
       await queueBillingMail(
         tx,
         {
@@ -133,6 +142,7 @@ export function createBilling(deps: BillingDeps) {
               note: grant.note,
               expires,
               profileUrl: `${deps.portalUrl}/profile`,
+              team,
             }),
         },
         now,

@@ -153,14 +153,23 @@ export function topUpExpiringMail(
 /** Support granted goodwill credits (the console): the amount, their expiry, and staff's note if any. */
 export function goodwillGrantMail(
   user: MailUser,
-  p: { credits: number; note: string | null; expires: string | null; profileUrl: string },
+  p: {
+    credits: number;
+    note: string | null;
+    expires: string | null;
+    profileUrl: string;
+    /** The team organisation that got them (its name); null for the personal account. */
+    team: string | null;
+  },
 ): MailMessage {
   const amount = credits(p.credits);
   return render(user.email, {
-    subject: `${amount} credits from ${PRODUCT_NAME} support`,
+    subject: p.team
+      ? `${amount} credits for ${p.team} from ${PRODUCT_NAME} support`
+      : `${amount} credits from ${PRODUCT_NAME} support`,
     greeting: `Hi ${user.username},`,
     paragraphs: [
-      `Our support team added ${amount} credits to your account. ${
+      `Our support team added ${amount} credits to ${p.team ? `the organisation ${p.team}` : "your account"}. ${
         p.expires ? `They expire on ${p.expires} (Berlin time)` : "They do not expire"
       }. Subscription and top-up credits are spent first; your profile lists all your credits in the order they are spent.`,
       ...(p.note ? [`Their note: "${p.note}"`] : []),

@@ -153,6 +153,8 @@ export function apiKeyCreatedMail(args: {
   portalUrl: string;
   at: string;
   ip: string | null;
+  /** The team organisation the key spends for; null for the personal account. */
+  team: string | null;
   key: {
     name: string;
     prefix: string;
@@ -161,19 +163,21 @@ export function apiKeyCreatedMail(args: {
     features: readonly string[] | null;
   };
 }): MailMessage {
-  const { key } = args;
+  const { key, team } = args;
   const limits = [
     `expires: ${key.expiresAt ?? "never"}`,
     `monthly credit limit: ${key.monthlyCreditLimit === null ? "none" : credits(key.monthlyCreditLimit)}`,
     `features: ${key.features ? key.features.join(", ") : "all"}`,
   ].join("; ");
   return render(args.to, {
-    subject: `A new API key was created for your ${PRODUCT_NAME} account`,
+    subject: team
+      ? `A new API key was created for ${team} on ${PRODUCT_NAME}`
+      : `A new API key was created for your ${PRODUCT_NAME} account`,
     greeting: `Hi ${args.username},`,
     paragraphs: [
-      `The API key "${key.name}" (${key.prefix}…) was created on ${args.at}${args.ip ? ` from the address ${args.ip}` : ""}.`,
+      `The API key "${key.name}" (${key.prefix}…)${team ? ` of the organisation ${team}` : ""} was created on ${args.at}${args.ip ? ` from the address ${args.ip}` : ""}.`,
       `What it may do: ${limits}.`,
-      "If you did not create it, revoke it now and change your password: anyone holding it can spend your credits.",
+      `If you did not create it, revoke it now and change your password: anyone holding it can spend ${team ? `${team}'s` : "your"} credits.`,
     ],
     action: { label: "See your API keys", url: `${args.portalUrl}/profile/api-keys` },
     closing: "If this was you, there is nothing else to do.",

@@ -207,12 +207,13 @@ describe.each(TEST_DATABASES)("the console's organisations (%s)", (kind) => {
       balance_after: 100,
     });
     expect((await act(sue.accessToken, `${org}/credits`, { ...body, amount: 90 })).status).toBe(409);
-    // The grant's mail goes to the organisation's owners, once.
+    // The grant's mail goes to the organisation's owners, once, and names the organisation.
     await ctx.t.tasks.idle();
-    const mails = (await ctx.t.mails()).filter((m) => m.subject.includes("credits from"));
+    const mails = (await ctx.t.mails()).filter((m) => m.subject.includes("credits for"));
     expect(mails.map((m) => [m.to, m.subject])).toEqual([
-      [ann.email, "100 credits from GenAI Studio support"],
+      [ann.email, "100 credits for Acme Studio from GenAI Studio support"],
     ]);
+    expect(mails[0]?.text).toContain("added 100 credits to the organisation Acme Studio");
 
     // Support may not take back; an admin may, within the unspent credits.
     const takeBack = await act(sue.accessToken, `${org}/credits`, { amount: -10, idempotency_key: "tb-1" });

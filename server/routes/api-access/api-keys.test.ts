@@ -7,6 +7,7 @@ import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
 import { apiKeys, auditLog, users } from "../../db/schema/index.ts";
 import { bearer, consumeRequest, createKey, serviceKey } from "../../testing/api-access.ts";
 import { getJson, login, postJson, register, verifiedUser } from "../../testing/api-client.ts";
+import { createTeam } from "../../testing/org-calls.ts";
 import { useTestApp } from "../../testing/suite.ts";
 
 const DAY = 86_400_000;
@@ -93,6 +94,19 @@ describe.each(TEST_DATABASES)("API keys (%s)", (kind) => {
     // A refused creation mails nothing.
     await postJson(ctx.t.app, "/v1/api-keys", { name: "" }, bearer(ann.accessToken));
     expect((await ctx.t.mails()).filter((m) => m.subject.includes("new API key"))).toHaveLength(1);
+    // A team's key names the organisation whose credits it spends.
+    const org = await createTeam(ctx.t, ann, "Acme Render");
+    const teamKey = await postJson(
+      ctx.t.app,
+      "/v1/api-keys",
+      { name: "Team server" },
+      { ...bearer(ann.accessToken), "X-Organization": org.id },
+    );
+    expect(teamKey.status, await teamKey.clone().text()).toBe(201);
+    const [teamMail] = (await ctx.t.mails()).filter((m) => m.subject.includes("for Acme Render"));
+    expect(teamMail?.subject).toBe("A new API key was created for Acme Render on GenAI Studio");
+    expect(teamMail?.text).toContain(`of the organisation Acme Render was created on`);
+    expect(teamMail?.text).toContain("anyone holding it can spend Acme Render's credits");
   });
 
   it("takes the defaults: never expires, no limit, every feature", async () => {

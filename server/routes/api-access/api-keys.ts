@@ -222,7 +222,12 @@ export function apiKeyRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
         if (result.reason === "not_allowed") throw new ApiError(403, ORG_DETAIL.notAllowed);
         throw new ApiError(409, limitMessage(org, result.reason));
       }
-      deps.securityMails.apiKeyCreated(user, result.row, clientIp(c, deps.trustProxy));
+      deps.securityMails.apiKeyCreated(
+        user,
+        result.row,
+        clientIp(c, deps.trustProxy),
+        org.personal ? null : org.name,
+      );
       const answer: CreatedApiKey = { ...keyFields(result.row), key: result.key, last_used_at: null };
       return c.json(answer, 201);
     },
