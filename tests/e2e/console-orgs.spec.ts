@@ -81,7 +81,7 @@ test("an admin finds a customer's team, grants it credits and makes a member an 
   await expect(page.locator('[data-audit-entry="member.role_change"]')).toContainText("Identity checked");
 
   // The console's menu finds the team by the start of its name, now with two owners.
-  await page.getByRole("link", { name: O.nav }).click();
+  await page.getByRole("link", { name: O.nav, exact: true }).click();
   await expect(page).toHaveURL(/\/admin\/orgs$/);
   await page.getByLabel(O.search.label).fill("pixel f");
   await page.getByRole("button", { name: O.search.submit }).click();
