@@ -5,6 +5,7 @@ import type { InvoiceRow } from "../db/schema/index.ts";
 import type { Tx } from "../db/types.ts";
 import { berlinDateOf } from "../domain/berlin-time.ts";
 import { addressLines } from "../domain/billing-details.ts";
+import { firstPeriodOf } from "../domain/subscription.ts";
 import type { Seller } from "../domain/vat.ts";
 import { paymentFailedMail, receiptMail } from "../mail/billing-templates.ts";
 import { queueBillingMail } from "./billing-mails.ts";
@@ -93,7 +94,9 @@ export function paymentHistory(deps: PaymentHistoryDeps) {
           ? {
               kind: "subscription",
               fulfilmentKey: event.fulfilmentKey,
-              description: monthly(event.productId),
+              // The time of supply, as a renewal's gives it (§ 14 UStG): the checkout's event does
+              // not carry the period, so it is the month the plan shows (firstPeriodOf).
+              description: `${monthly(event.productId)}, ${periodText(firstPeriodOf(event))}`,
               paidAt: event.paidAt,
               payment: event.payment,
               providerInvoiceId: event.invoiceId,
