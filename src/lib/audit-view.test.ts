@@ -38,6 +38,20 @@ describe("detailsText", () => {
     ).toBe("method: password; balance after: 150");
   });
 
+  it("says money as money: a payment's cents beside its currency, and a nested amount", () => {
+    expect(detailsText({ amount: 2000, currency: "eur", charge: "ch_1" })).toBe(
+      "amount: €20.00; charge: ch_1",
+    );
+    expect(detailsText({ monthly_limit: { amount: 20000, currency: "eur" }, threshold: 100 })).toBe(
+      "monthly limit: €200.00; threshold: 100",
+    );
+    // Credits have no currency: a number stays a number, and other objects stay JSON.
+    expect(detailsText({ amount: 250, features: ["comic"] })).toBe('amount: 250; features: ["comic"]');
+    expect(detailsText({ currency: "eur", limit: { amount: "5" } })).toBe(
+      'currency: eur; limit: {"amount":"5"}',
+    );
+  });
+
   it("says a change as from → to", () => {
     expect(detailsText({ from: "user", to: "support" })).toBe("user → support");
   });

@@ -1,6 +1,7 @@
 // An audit entry's details and client as the console's audit tables show them (the customer page's
 // trail and /admin/audit): short text a row can hold on a phone, with the long parts on demand.
 import type { AuditEntryView } from "../../contract/admin.ts";
+import { formatMoney } from "../../contract/invoice-document.ts";
 
 /**
  * Details that are plumbing rather than news to a reader (they stay in the CSV), and the
@@ -8,16 +9,35 @@ import type { AuditEntryView } from "../../contract/admin.ts";
  */
 const QUIET_DETAILS = new Set(["idempotency_key", "description", "grant_id", "takes", "user_agent"]);
 
-/** An audit entry's details as short "key: value" text (never secrets: the server keeps none there). */
+/** Money as the API writes it: minor units with their currency ({amount: 20000, currency: "eur"}). */
+function moneyOf(value: unknown): string | null {
+  const money = value as { amount?: unknown; currency?: unknown } | null;
+  return typeof money === "object" &&
+    money !== null &&
+    typeof money.amount === "number" &&
+    typeof money.currency === "string"
+    ? formatMoney(money.amount, money.currency)
+    : null;
+}
+
+/**
+ * An audit entry's details as short "key: value" text (never secrets: the server keeps none there).
+ * Money reads as money: a payment's `amount` in cents beside its `currency` is "€20.00", not 2000,
+ * and so is a nested {amount, currency}.
+ */
 export function detailsText(details: Record<string, unknown>): string {
   if (typeof details.from === "string" && typeof details.to === "string")
     return `${details.from} → ${details.to}`;
+  const payment = moneyOf(details);
   return Object.entries(details)
-    .filter(([key, value]) => !QUIET_DETAILS.has(key) && value !== null)
-    .map(
-      ([key, value]) =>
-        `${key.replaceAll("_", " ")}: ${typeof value === "object" ? JSON.stringify(value) : String(value)}`,
-    )
+    .filter(([key, value]) => !QUIET_DETAILS.has(key) && value !== null && !(payment && key === "currency"))
+    .map(([key, value]) => {
+      const text =
+        payment && key === "amount"
+          ? payment
+          : (moneyOf(value) ?? (typeof value === "object" ? JSON.stringify(value) : String(value)));
+      return `${key.replaceAll("_", " ")}: ${text}`;
+    })
     .join("; ");
 }
 

@@ -184,6 +184,8 @@ for (const view of VIEWS) {
     );
     await expect(panel.locator('[data-saved-card="4242"]')).toBeVisible();
     await expect(panel.locator("[data-auto-top-up-charges]")).toContainText("€0.00 of €200.00 this month");
+    // The pack by its name, not its product id.
+    await expect(panel.getByText("500 credit pack", { exact: true })).toBeVisible();
     expect(await axeViolations(page)).toEqual([]);
 
     await panel.getByRole("button", { name: T.admin.turnOff }).click();

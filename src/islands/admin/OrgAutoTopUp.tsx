@@ -9,6 +9,7 @@ import { resetsText } from "../../lib/auto-top-up-form.ts";
 import { AUTO_TOP_UP_PAGE_TEXT } from "../../lib/auto-top-up-text.ts";
 import { dayAndTime } from "../../lib/format-date.ts";
 import { $adminAutoTopUp, loadAdminAutoTopUp, turnOffAutoTopUp } from "../../stores/admin-auto-top-up.ts";
+import { $topUpProducts } from "../../stores/catalogue.ts";
 import {
   Attempts,
   CardSummary,
@@ -17,6 +18,7 @@ import {
   StatusBadge,
   statusSentence,
 } from "../billing/AutoTopUpParts.tsx";
+import { useCatalogue } from "../billing/use-catalogue.ts";
 import { ActionDialog } from "./ActionDialog.tsx";
 import { Section } from "./ConsoleTable.tsx";
 
@@ -25,6 +27,13 @@ const A = T.admin;
 
 const DANGER =
   "btn-error [--btn-rest-fg:color-mix(in_oklab,var(--color-error)_60%,var(--color-base-content))]";
+
+/** The pack by the name customers know it by, as the live catalogue gives it; its id until then. */
+function PackName({ productId }: { productId: string | null }) {
+  const { data: packs } = useCatalogue($topUpProducts);
+  if (productId === null) return "—";
+  return packs?.find((p) => p.id === productId)?.name ?? productId;
+}
 
 export default function OrgAutoTopUp({
   org,
@@ -111,7 +120,9 @@ export default function OrgAutoTopUp({
               </div>
               <div className="flex min-w-0 flex-col">
                 <dt className="text-xs text-base-content/70">{A.pack}</dt>
-                <dd className="break-all">{data.product_id ?? "—"}</dd>
+                <dd className="break-all">
+                  <PackName productId={data.product_id} />
+                </dd>
               </div>
               <div className="flex min-w-0 flex-col">
                 <dt className="text-xs text-base-content/70">{A.limit}</dt>
