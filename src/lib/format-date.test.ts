@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { dayAndTime, isoDay, localDay } from "./format-date.ts";
+import { dayAndTime, isoDay, localDay, localDayStart } from "./format-date.ts";
 
 describe("isoDay and dayAndTime", () => {
   it("answer null for nothing and for text that is no date", () => {
@@ -25,5 +25,13 @@ describe("isoDay and dayAndTime", () => {
     expect(isoDay("2026-07-31T22:30:00Z")).toBe("2026-08-01");
     // A date without a time (an invoice's date) stays that date.
     expect(isoDay("2026-12-01")).toBe("2026-12-01");
+  });
+
+  it("localDayStart is the reader's midnight of a typed day, and leaves anything else to the API", () => {
+    expect(localDayStart("2026-11-24")).toBe(new Date(2026, 10, 24).toISOString());
+    expect(localDayStart(" 2026-07-01 ")).toBe(new Date(2026, 6, 1).toISOString());
+    for (const other of ["2026-02-30", "2026-11-24T10:00:00Z", "24.11.2026", ""]) {
+      expect(localDayStart(other)).toBe(other);
+    }
   });
 });

@@ -42,3 +42,15 @@ export function dayAndTime(value: string | Date | null | undefined): string | nu
   if (Number.isNaN(date.getTime())) return null;
   return DAY_AND_TIME.format(date);
 }
+
+/**
+ * A day typed as the console writes days ("2026-11-24") as the instant its reader's day starts, so
+ * that a filter by day agrees with the times the rows show on the same clock; anything else
+ * (an instant, a day that does not exist, text) as it was typed, for the API to judge.
+ */
+export function localDayStart(text: string): string {
+  const day = text.trim();
+  if (!/^\d{4}-\d\d-\d\d$/.test(day)) return text;
+  const start = new Date(`${day}T00:00`);
+  return Number.isNaN(start.getTime()) || localDay(start.toISOString()) !== day ? text : start.toISOString();
+}

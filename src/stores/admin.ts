@@ -15,6 +15,7 @@ import type { CustomerOrg } from "../../contract/admin-orgs.ts";
 import type { UsageRow } from "../../contract/usage.ts";
 import { apiRequest, asApiError, saveDownload } from "../lib/api-client.ts";
 import { fieldErrorsFrom422 } from "../lib/error-messages.ts";
+import { localDayStart } from "../lib/format-date.ts";
 import { presetRange } from "../lib/usage-view.ts";
 
 type Status = "idle" | "loading" | "ready" | "failed";
@@ -246,9 +247,12 @@ export const $auditLog = atom<AuditState>({
   fieldErrors: {},
 });
 
+// A day in From or Before is the reader's day, as the rows' times are on their clock.
 const filterQuery = (filter: AuditFilter) =>
   new URLSearchParams(
-    Object.entries(filter).filter(([, value]) => value.trim() !== "") as [string, string][],
+    Object.entries(filter)
+      .filter(([, value]) => value.trim() !== "")
+      .map(([key, value]) => [key, key === "from" || key === "to" ? localDayStart(value) : value]),
   );
 
 export async function loadAuditLog(filter: AuditFilter, more = false): Promise<void> {
