@@ -5,7 +5,6 @@ import type { InvoiceRow } from "../db/schema/index.ts";
 import type { Tx } from "../db/types.ts";
 import { berlinDateOf } from "../domain/berlin-time.ts";
 import { addressLines } from "../domain/billing-details.ts";
-import { firstPeriodOf } from "../domain/subscription.ts";
 import type { Seller } from "../domain/vat.ts";
 import { paymentFailedMail, receiptMail } from "../mail/billing-templates.ts";
 import { queueBillingMail } from "./billing-mails.ts";
@@ -94,9 +93,7 @@ export function paymentHistory(deps: PaymentHistoryDeps) {
           ? {
               kind: "subscription",
               fulfilmentKey: event.fulfilmentKey,
-              // The time of supply, as a renewal's gives it (§ 14 UStG): the checkout's event does
-              // not carry the period, so it is the month the plan shows (firstPeriodOf).
-              description: `${monthly(event.productId)}, ${periodText(firstPeriodOf(event))}`,
+              description: monthly(event.productId),
               paidAt: event.paidAt,
               payment: event.payment,
               providerInvoiceId: event.invoiceId,

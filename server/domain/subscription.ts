@@ -248,14 +248,6 @@ export interface StartedInput {
   fulfilmentKey: string;
 }
 
-/**
- * A new subscription's first period: the provider's when its event carries it, else a month from
- * the payment (the estimate the provider's own period replaces when its other event comes).
- */
-export function firstPeriodOf(input: { period: Period | null; paidAt: Date }): Period {
-  return input.period ?? { start: input.paidAt, end: addMonths(input.paidAt, 1) };
-}
-
 /** The first payment of a subscription (checkout.session.completed or invoice.paid subscription_create). */
 export function subscriptionStarted(
   state: SubscriptionState,
@@ -297,7 +289,7 @@ export function subscriptionStarted(
     return unchanged(state, "subscription already started", [grant]);
   }
 
-  const period = firstPeriodOf(input);
+  const period = input.period ?? { start: input.paidAt, end: addMonths(input.paidAt, 1) };
   if (period.end.getTime() <= now.getTime()) {
     return unchanged(state, "start of a subscription whose first period is already over (a late replay)", [
       grant,

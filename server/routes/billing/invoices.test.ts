@@ -10,8 +10,6 @@ import { pdfText } from "../../../tests/fixtures/pdf-text.ts";
 import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
 import { seriesOf } from "../../billing/invoice-rules.ts";
 import { billingCustomers, checkoutSessions, vatIdChecks, webhookDeliveries } from "../../db/schema/index.ts";
-import { berlinDateOf } from "../../domain/berlin-time.ts";
-import { addMonths } from "../../domain/ledger.ts";
 import { VAT_ID_MESSAGES } from "../../domain/vat.ts";
 import { BUYER_MESSAGES } from "../../payments/local/buyer-details.ts";
 import { stripeFixture } from "../../payments/local/stripe-fixtures.ts";
@@ -140,17 +138,14 @@ describe.each(TEST_DATABASES)("VAT, invoices and billing history (%s)", (kind) =
   describe("invoices", () => {
     it("a German consumer's subscription: 19 % charged, stored and on a numbered invoice", async () => {
       const user = await verifiedUser(ctx.t, "ann");
-      const paidAt = ctx.t.clock.now();
       await payAndSettle(ctx.t, await openSubscriptionCheckout(ctx.t, user.accessToken, "A"));
-      // The time of supply: the month from the payment, on Berlin's calendar.
-      const description = `Tier A monthly subscription, ${berlinDateOf(paidAt)} to ${berlinDateOf(addMonths(paidAt, 1))}`;
       const net = priceOf("A");
       const [row, ...rest] = await history(user.accessToken);
       expect(rest).toEqual([]);
       expect(row).toMatchObject({
         number: `${series()}-000001`,
         kind: "subscription",
-        description,
+        description: "Tier A monthly subscription",
         currency: "eur",
         net,
         tax: vat(net, 19),
@@ -177,7 +172,9 @@ describe.each(TEST_DATABASES)("VAT, invoices and billing history (%s)", (kind) =
         vat_id: null,
         email: user.email,
       });
-      expect(full.lines).toEqual([{ description, quantity: 1, unit_amount: net, amount: net }]);
+      expect(full.lines).toEqual([
+        { description: "Tier A monthly subscription", quantity: 1, unit_amount: net, amount: net },
+      ]);
       expect(full.note).toBeNull();
       // The details on file are the buyer's, and the card can be changed.
       const details = (await (
