@@ -41,9 +41,11 @@ export function memberCapMail(
   },
 ): MailMessage {
   const whose = args.memberIsRecipient ? "Your" : `${args.member}'s`;
+  // The charge that crossed 80 % may have gone further (to 90 %, or the whole limit): say how far.
+  const share = Math.floor((args.event.used / args.event.cap) * 100);
   const subject =
     kind === "nearing"
-      ? `${whose} ${PRODUCT_NAME} credits in ${args.orgName} are at 80 % of the monthly limit`
+      ? `${whose} ${PRODUCT_NAME} credits in ${args.orgName} are at ${share} % of the monthly limit`
       : `${whose} monthly credit limit in ${args.orgName} is reached`;
   return render(args.to, {
     subject,

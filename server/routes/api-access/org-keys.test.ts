@@ -111,20 +111,25 @@ describe.each(TEST_DATABASES)("organisation API keys (%s)", (kind) => {
     const spends = await ctx.database.db.select().from(creditSpends).where(eq(creditSpends.userId, org));
     expect(spends.map((s) => s.amount)).toEqual([300, 300, 300]);
 
-    // 80 % and the first refusal mail Bob and the owner, once each.
+    // Crossing 80 % and the first refusal mail Bob and the owner, once each.
     await ctx.t.tasks.idle();
-    const capMails = (await ctx.t.mails()).filter((m) => m.subject.includes("Acme"));
+    const capMails = (await ctx.t.mails()).filter(
+      (m) => m.subject.includes("Acme") && m.subject.includes("limit"),
+    );
     expect(capMails.map((m) => [m.to, m.subject]).sort()).toEqual(
       [
         ["ann@example.com", "bob's monthly credit limit in Acme is reached"],
         ["ann@example.com", expect.stringContaining("bob's")],
         ["bob@example.com", "Your monthly credit limit in Acme is reached"],
-        ["bob@example.com", expect.stringContaining("80 %")],
+        // 0.9 of 1 credit: the charge that crossed 80 % took it to 90 %, and the mail says so.
+        ["bob@example.com", "Your GenAI Studio credits in Acme are at 90 % of the monthly limit"],
       ].sort(),
     );
     expect((await charge(service, key.id, 5)).status).toBe(402);
     await ctx.t.tasks.idle();
-    expect((await ctx.t.mails()).filter((m) => m.subject.includes("Acme"))).toHaveLength(4);
+    expect(
+      (await ctx.t.mails()).filter((m) => m.subject.includes("Acme") && m.subject.includes("limit")),
+    ).toHaveLength(4);
 
     // Raising the cap lets the next charge through.
     await ctx.database.db
