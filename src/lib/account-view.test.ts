@@ -55,7 +55,9 @@ describe("account view", () => {
 
   it.each([
     ["2026-12-22T10:00:00Z", "2026-12-22"],
-    ["2026-01-05T23:59:59.000Z", "2026-01-05"],
+    // The Berlin day, as the mails give it: 23:59:59 UTC is already the next day there.
+    ["2026-01-05T22:59:59.000Z", "2026-01-05"],
+    ["2026-01-05T23:59:59.000Z", "2026-01-06"],
     [null, null],
     ["not a date", null],
   ])("shows the plan end %j as %j", (value, day) => {
