@@ -50,6 +50,10 @@ describe("detailsText", () => {
     expect(detailsText({ currency: "eur", limit: { amount: "5" } })).toBe(
       'currency: eur; limit: {"amount":"5"}',
     );
+    // An auto top-up's charge gives its total (and net and tax) beside the currency.
+    expect(detailsText({ total: 5950, net: 5000, tax: 950, currency: "eur", credits: 500 })).toBe(
+      "total: €59.50; net: €50.00; tax: €9.50; credits: 500",
+    );
   });
 
   it("says a change as from → to", () => {

@@ -20,22 +20,30 @@ function moneyOf(value: unknown): string | null {
     : null;
 }
 
+/** The amounts a payment's entry gives in minor units beside its `currency`. */
+const MONEY_DETAILS = new Set(["amount", "net", "tax", "total"]);
+
 /**
  * An audit entry's details as short "key: value" text (never secrets: the server keeps none there).
- * Money reads as money: a payment's `amount` in cents beside its `currency` is "€20.00", not 2000,
- * and so is a nested {amount, currency}.
+ * Money reads as money: a payment's amounts in cents beside its `currency` ("amount", "net", "tax",
+ * "total") are "€20.00", not 2000, and so is a nested {amount, currency}.
  */
 export function detailsText(details: Record<string, unknown>): string {
   if (typeof details.from === "string" && typeof details.to === "string")
     return `${details.from} → ${details.to}`;
-  const payment = moneyOf(details);
+  const currency = typeof details.currency === "string" ? details.currency : null;
+  const paymentPart = (key: string, value: unknown) =>
+    currency !== null && MONEY_DETAILS.has(key) && typeof value === "number"
+      ? formatMoney(value, currency)
+      : null;
+  const folded = Object.entries(details).some(([key, value]) => paymentPart(key, value) !== null);
   return Object.entries(details)
-    .filter(([key, value]) => !QUIET_DETAILS.has(key) && value !== null && !(payment && key === "currency"))
+    .filter(([key, value]) => !QUIET_DETAILS.has(key) && value !== null && !(folded && key === "currency"))
     .map(([key, value]) => {
       const text =
-        payment && key === "amount"
-          ? payment
-          : (moneyOf(value) ?? (typeof value === "object" ? JSON.stringify(value) : String(value)));
+        paymentPart(key, value) ??
+        moneyOf(value) ??
+        (typeof value === "object" ? JSON.stringify(value) : String(value));
       return `${key.replaceAll("_", " ")}: ${text}`;
     })
     .join("; ");

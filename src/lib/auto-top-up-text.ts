@@ -127,7 +127,8 @@ export const AUTO_TOP_UP_PAGE_TEXT = {
       `The threshold must be below the pack's ${packCredits.toLocaleString("en-US")} credits, so that one pack lifts the balance above it.`,
     limitNotMoney: "Enter the limit as an amount, like 200 or 200.50.",
     limitNotPositive: "The monthly limit must be more than zero.",
-    limitTooLow: (net: string) => `The monthly limit must cover at least one pack: ${net} excl. VAT.`,
+    // The limit includes VAT: one pack's net and the VAT on it (none under reverse charge).
+    limitTooLow: (net: string) => `The monthly limit must cover at least one pack: ${net} and the VAT on it.`,
     limitTooHigh: (most: string) => `The monthly limit can be at most ${most} including VAT.`,
   },
 

@@ -46,6 +46,8 @@ export const UI_TEXT = {
     title: "Billing",
     menu: "Billing",
     updatePaymentMethod: "Update payment method",
+    /** The failed renewal's notice for a member whose role has no billing: who can fix it. */
+    askOwnerToUpdate: "An owner or a billing member of the organisation can update the payment method.",
     failedNotice:
       "Your last renewal payment failed. Update your payment method to pay it and keep your plan.",
   },

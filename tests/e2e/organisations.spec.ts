@@ -434,7 +434,9 @@ test.describe("members and settings", () => {
       await page.evaluate((id) => localStorage.setItem("x-organization", id), orgId);
       await openSignedIn(page, devToken, "/profile");
       await expect(page.locator("[data-profile]")).toBeVisible();
-      // Neither the account menus (desktop and phone) nor the profile's links offer it.
+      // Neither the account menus (desktop and phone) nor the profile's links offer it: once both
+      // menus and the profile are there (each has a Usage link), none is a Billing link.
+      await expect(page.locator('a[href="/profile/usage"]')).toHaveCount(3);
       await expect(page.locator('a[href="/profile/billing"]')).toHaveCount(0);
       await page.goto("/profile/billing");
       await expect(page.locator("[data-billing-forbidden]")).toHaveText(BILLING_TEXT.billingNotForRole);

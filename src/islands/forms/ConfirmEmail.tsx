@@ -33,8 +33,8 @@ async function follow(token: string, revert: boolean): Promise<Outcome> {
     if (isRevertRequired(error)) return { ask: token };
     const status = asApiError(error).status;
     // 400: the link is used, expired or unknown; 409 (without revert_required): the address was
-    // taken meanwhile. Anything else did nothing to the link.
-    return status === 400 || status === 409 ? null : { retry: token, revert };
+    // taken meanwhile; 422: no token the API could read. Anything else did nothing to the link.
+    return status === 400 || status === 409 || status === 422 ? null : { retry: token, revert };
   }
 }
 

@@ -92,9 +92,13 @@ function AccountView({ user }: { user: User }) {
           <p role="alert" className="alert alert-warning text-sm" data-past-due>
             <span>
               {UI_TEXT.billing.failedNotice}{" "}
-              <a href="/profile/billing" className="link font-semibold">
-                {UI_TEXT.billing.updatePaymentMethod}
-              </a>
+              {billing ? (
+                <a href="/profile/billing" className="link font-semibold">
+                  {UI_TEXT.billing.updatePaymentMethod}
+                </a>
+              ) : (
+                UI_TEXT.billing.askOwnerToUpdate
+              )}
             </span>
           </p>
         )}
