@@ -18,7 +18,7 @@ import { createTokenRevocations } from "../auth/token-revocations.ts";
 import { type BackgroundTasks, createBackgroundTasks } from "../background.ts";
 import { type Catalogue, createCatalogue } from "../billing/catalogue.ts";
 import { customerStore } from "../billing/subscription-store.ts";
-import { ManualClock } from "../clock.ts";
+import { type Clock, ManualClock } from "../clock.ts";
 import type { Listen } from "../db/listen.ts";
 import type { Db } from "../db/types.ts";
 import type { Seller } from "../domain/vat.ts";
@@ -81,6 +81,8 @@ export interface TestAppOptions {
    * 034), for 1 s of the test's clock. Without it, every introspection reads.
    */
   listen?: Listen;
+  /** Real time beside the app's clock (main.ts's `realClock`): two-factor codes are read by it. */
+  realClock?: Clock;
 }
 
 export const TEST_WEBHOOK_SECRET = "whsec_test_".padEnd(40, "x");
@@ -171,6 +173,7 @@ export function createTestApp(db: Db, options: TestAppOptions = {}): TestApp {
     },
     db,
     clock,
+    realClock: options.realClock,
     logger,
     tasks,
     mailer,
