@@ -93,6 +93,20 @@ async function openAsNewOwner(page: Page, request: APIRequestContext, label: str
   return { ownerToken, orgId, name };
 }
 
+/** A new team with a developer in it, that developer's browser on `path` with the team chosen. */
+async function openAsNewDeveloper(page: Page, request: APIRequestContext, label: string, path: string) {
+  const owner = await createVerifiedUser(request, "owner");
+  const developer = await createVerifiedUser(request, "dev");
+  const ownerToken = await tokenViaApi(request, owner);
+  const name = orgName(label);
+  const orgId = await createOrgViaApi(request, ownerToken, name);
+  const devToken = await joinViaApi(request, ownerToken, orgId, developer, "developer");
+  await page.goto("/robots.txt");
+  await page.evaluate((id) => localStorage.setItem("x-organization", id), orgId);
+  await openSignedIn(page, devToken, path);
+  return { owner, developer, name };
+}
+
 async function openAccountMenu(page: Page): Promise<void> {
   await accountArea(page).getByText(/^Hi, /).click();
 }
@@ -425,14 +439,7 @@ test.describe("members and settings", () => {
       page,
       request,
     }) => {
-      const owner = await createVerifiedUser(request, "owner");
-      const developer = await createVerifiedUser(request, "dev");
-      const ownerToken = await tokenViaApi(request, owner);
-      const orgId = await createOrgViaApi(request, ownerToken, orgName("NoBill"));
-      const devToken = await joinViaApi(request, ownerToken, orgId, developer, "developer");
-      await page.goto("/robots.txt");
-      await page.evaluate((id) => localStorage.setItem("x-organization", id), orgId);
-      await openSignedIn(page, devToken, "/profile");
+      await openAsNewDeveloper(page, request, "NoBill", "/profile");
       await expect(page.locator("[data-profile]")).toBeVisible();
       // Neither the account menus (desktop and phone) nor the profile's links offer it: once both
       // menus and the profile are there (each has a Usage link), none is a Billing link.
@@ -446,16 +453,7 @@ test.describe("members and settings", () => {
   });
 
   test("a developer sees names and roles only, and may only leave", async ({ page, request }) => {
-    const owner = await createVerifiedUser(request, "owner");
-    const developer = await createVerifiedUser(request, "dev");
-    const ownerToken = await tokenViaApi(request, owner);
-    const name = orgName("Leave");
-    const orgId = await createOrgViaApi(request, ownerToken, name);
-    const devToken = await joinViaApi(request, ownerToken, orgId, developer, "developer");
-
-    await page.goto("/robots.txt");
-    await page.evaluate((id) => localStorage.setItem("x-organization", id), orgId);
-    await openSignedIn(page, devToken, "/org/members");
+    const { owner, developer, name } = await openAsNewDeveloper(page, request, "Leave", "/org/members");
     const ownerRow = page.locator(`[data-member="${owner.username}"]`);
     await expect(ownerRow).toContainText("Owner");
     await expect(ownerRow).not.toContainText(owner.email);

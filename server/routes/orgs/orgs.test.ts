@@ -37,6 +37,32 @@ import { NO_LIMITS } from "../../testing/test-app.ts";
 
 describe.each(TEST_DATABASES)("organisations (%s)", (kind) => {
   const ctx = useTestApp(kind, { limits: NO_LIMITS });
+  /** `org` subscribed to Tier A through its checkout, paid with `card` (default: one that works). */
+  const subscribeToTierA = async (owner: { accessToken: string }, org: { id: string }, card?: string) => {
+    const res = await postJson(
+      ctx.t.app,
+      "/v1/create-checkout-session",
+      { product: TIER("A").product, price: TIER("A").price },
+      { ...bearer(owner.accessToken), "X-Organization": org.id },
+    );
+    expect(res.status, await res.clone().text()).toBe(200);
+    await payAndSettle(ctx.t, checkoutPath(((await res.json()) as { url: string }).url), card);
+  };
+  /** A top-up grant of `amount` milli-credits for `orgId`, `remaining` of it unspent, for 30 days. */
+  const insertPack = async (orgId: string, amount: number, remaining = amount) => {
+    const now = ctx.t.clock.now();
+    await ctx.t.deps.db.insert(creditGrants).values({
+      id: randomUUID(),
+      userId: orgId,
+      kind: "topup",
+      amount,
+      remaining,
+      grantedAt: now,
+      expiresAt: new Date(now.getTime() + 86_400_000 * 30),
+      source: "Test pack",
+      fulfilmentKey: `test:${orgId}:${amount}`,
+    });
+  };
 
   /** Signed in again (a later day outlives the token): a token fit for recent-authentication calls. */
   async function signedInAgain(who: Person): Promise<Person> {
@@ -148,18 +174,7 @@ describe.each(TEST_DATABASES)("organisations (%s)", (kind) => {
       const org = await createTeam(ctx.t, ann);
       const dev = await member(ctx.t, org, ann, "dev", "developer");
       const db = ctx.t.deps.db;
-      const now = ctx.t.clock.now();
-      await db.insert(creditGrants).values({
-        id: randomUUID(),
-        userId: org.id,
-        kind: "topup",
-        amount: 12_500,
-        remaining: 12_345,
-        grantedAt: now,
-        expiresAt: new Date(now.getTime() + 86_400_000 * 30),
-        source: "Test pack",
-        fulfilmentKey: `test:${org.id}`,
-      });
+      await insertPack(org.id, 12_500, 12_345);
       const devKey = await insertKey(ctx.t, org.id, dev.id);
       const shared = await insertKey(ctx.t, org.id, ann.id, true);
       await invite(ctx.t, org, ann, "later@example.com", "developer");
@@ -223,14 +238,7 @@ describe.each(TEST_DATABASES)("organisations (%s)", (kind) => {
     it("ends a paid subscription at the provider at once, with the days and credits it forfeits", async () => {
       const ann = await verifiedUser(ctx.t, "ann");
       const org = await createTeam(ctx.t, ann);
-      const res = await postJson(
-        ctx.t.app,
-        "/v1/create-checkout-session",
-        { product: TIER("A").product, price: TIER("A").price },
-        { ...bearer(ann.accessToken), "X-Organization": org.id },
-      );
-      expect(res.status, await res.clone().text()).toBe(200);
-      await payAndSettle(ctx.t, checkoutPath(((await res.json()) as { url: string }).url));
+      await subscribeToTierA(ann, org);
       const db = ctx.t.deps.db;
       const [live] = await db.select().from(subscriptions).where(eq(subscriptions.userId, org.id));
       expect(live?.status).toBe("active");
@@ -262,14 +270,7 @@ describe.each(TEST_DATABASES)("organisations (%s)", (kind) => {
     it("refuses, with the new figures, to lose more than the owner was shown; the provider is not called", async () => {
       const ann = await verifiedUser(ctx.t, "ann");
       const org = await createTeam(ctx.t, ann);
-      const res = await postJson(
-        ctx.t.app,
-        "/v1/create-checkout-session",
-        { product: TIER("A").product, price: TIER("A").price },
-        { ...bearer(ann.accessToken), "X-Organization": org.id },
-      );
-      expect(res.status).toBe(200);
-      await payAndSettle(ctx.t, checkoutPath(((await res.json()) as { url: string }).url));
+      await subscribeToTierA(ann, org);
       const db = ctx.t.deps.db;
       const atProvider = async () =>
         (await db.select().from(localSubscriptions).where(eq(localSubscriptions.userId, org.id)))[0]?.status;
@@ -280,18 +281,7 @@ describe.each(TEST_DATABASES)("organisations (%s)", (kind) => {
       const remove = (forfeit: { credits: number; subscription_days: number }) =>
         call(ctx.t, "DELETE", `/v1/orgs/${org.id}`, ann.accessToken, { confirm_forfeit: true, forfeit });
       // A pack lands while the dialog is open: 500 credits more than it showed.
-      const now = ctx.t.clock.now();
-      await db.insert(creditGrants).values({
-        id: randomUUID(),
-        userId: org.id,
-        kind: "topup",
-        amount: 500_000,
-        remaining: 500_000,
-        grantedAt: now,
-        expiresAt: new Date(now.getTime() + 86_400_000 * 30),
-        source: "Test pack",
-        fulfilmentKey: `test:${org.id}`,
-      });
+      await insertPack(org.id, 500_000);
       // The provider is never asked to end the plan of a deletion that is then refused (with
       // Stripe that end could not be rolled back; the local provider's would be, so it is watched).
       const cancelNow = vi.spyOn(ctx.t.local.provider, "cancelNow");
@@ -329,19 +319,8 @@ describe.each(TEST_DATABASES)("organisations (%s)", (kind) => {
     it("voids a past-due renewal's open invoice: nothing more is collected after the deletion", async () => {
       const ann = await verifiedUser(ctx.t, "ann");
       const org = await createTeam(ctx.t, ann);
-      const res = await postJson(
-        ctx.t.app,
-        "/v1/create-checkout-session",
-        { product: TIER("A").product, price: TIER("A").price },
-        { ...bearer(ann.accessToken), "X-Organization": org.id },
-      );
-      expect(res.status).toBe(200);
       // A card whose renewals are declined: the next month's invoice stays open, retried.
-      await payAndSettle(
-        ctx.t,
-        checkoutPath(((await res.json()) as { url: string }).url),
-        "4000000000000341",
-      );
+      await subscribeToTierA(ann, org, "4000000000000341");
       await advanceDays(ctx.t, 32);
       const db = ctx.t.deps.db;
       const atProvider = async () =>
