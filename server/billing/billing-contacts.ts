@@ -31,6 +31,15 @@ async function organisationContact(
   return row;
 }
 
+/** A team organisation's name; null for a personal one (whose row has none) or an unknown id. */
+export async function teamName(db: DbOrTx, orgId: string): Promise<string | null> {
+  const [row] = await db
+    .select({ name: organizations.name })
+    .from(organizations)
+    .where(eq(organizations.id, orgId));
+  return row?.name ?? null;
+}
+
 /** Everyone billing mails of `orgId` go to (see billingRecipients); empty for an unknown organisation. */
 export async function billingMailRecipients(db: DbOrTx, orgId: string): Promise<MailUser[]> {
   const [contact, members] = await Promise.all([organisationContact(db, orgId), billingMembers(db, orgId)]);

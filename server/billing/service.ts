@@ -14,17 +14,16 @@
 // - spends.ts: spending credits.
 // The provider is reached only through billing's ports (ports/), which server/payments/ implements.
 
-import { eq } from "drizzle-orm";
 import type { Logger } from "pino";
 import type { AccountHooks } from "../accounts/hooks.ts";
 import type { Clock } from "../clock.ts";
-import { organizations } from "../db/schema/index.ts";
 import type { Db, Tx } from "../db/types.ts";
 import { berlinDateOf, inBerlin } from "../domain/berlin-time.ts";
 import type { Seller } from "../domain/vat.ts";
 import { goodwillGrantMail } from "../mail/billing-templates.ts";
 import type { GrantAnnouncer } from "../operations/credit-changes.ts";
 import type { AutoTopUpEngine } from "./auto-top-up/engine.ts";
+import { teamName } from "./billing-contacts.ts";
 import { billingDetailsCommands } from "./billing-details.ts";
 import { type BillingMailSender, queueBillingMail } from "./billing-mails.ts";
 import type { Catalogue } from "./catalogue.ts";
@@ -125,11 +124,7 @@ export function createBilling(deps: BillingDeps) {
         ? `${berlinDateOf(grant.expiresAt)} ${inBerlin(grant.expiresAt).toPlainTime().toString({ smallestUnit: "minute" })}`
         : null;
       // A team's owners and billing members read which of their organisations got them.
-      const [org] = await tx
-        .select({ name: organizations.name, personal: organizations.personal })
-        .from(organizations)
-        .where(eq(organizations.id, grant.customerId));
-      const team = org && !org.personal ? org.name : null;
+      const team = await teamName(tx, grant.customerId);
       await queueBillingMail(
         tx,
         {

@@ -24,7 +24,7 @@ import { findBillingDetails, findCustomerId } from "../subscription-store.ts";
 import type { ChargeDeps } from "./charges.ts";
 import { recordCancelledAttempt, recordChargeNotMade, recordFailedAttempt } from "./history.ts";
 import { changeStatus, SYSTEM_ACTOR } from "./status.ts";
-import { findAttempt, findSettings, updateAttempt } from "./store.ts";
+import { findAttempt, findSettings, organisationName, updateAttempt } from "./store.ts";
 
 /** An invoice to void once the settling transaction has committed. */
 export interface InvoiceToVoid {
@@ -232,10 +232,7 @@ async function mailPaymentLink(
   now: Date,
 ): Promise<void> {
   if (!payUrl) return;
-  const [org] = await tx
-    .select({ name: organizations.name })
-    .from(organizations)
-    .where(eq(organizations.id, attempt.orgId));
+  const organisation = await organisationName(tx, attempt.orgId);
   await queueBillingMail(
     tx,
     {
@@ -244,7 +241,7 @@ async function mailPaymentLink(
       dedupeKey: `auto_top_up_action:${attempt.id}`,
       build: (user) =>
         autoTopUpActionMail(user, {
-          organisation: org?.name ?? "your personal account",
+          organisation,
           amount: formatMoney(attempt.gross, attempt.currency),
           credits: new Intl.NumberFormat("en-US").format(attempt.credits),
           payUrl,

@@ -7,12 +7,12 @@ import {
   type AutoTopUpSettingsRow,
   autoTopUpAttempts,
   autoTopUpSettings,
-  organizations,
   type SavedCardRow,
   savedCards,
 } from "../../db/schema/index.ts";
 import type { DbOrTx } from "../../db/types.ts";
 import type { AttemptStatus } from "../../domain/auto-top-up.ts";
+import { teamName } from "../billing-contacts.ts";
 
 /** The attempts still waiting for money: processing, or the customer's authentication. */
 export const OPEN_ATTEMPT_STATUSES = [
@@ -132,9 +132,5 @@ export function endedMonthlyPauses(db: DbOrTx, now: Date, limit: number): Promis
 
 /** The organisation's name as mails say it ("your personal account" for a personal one). */
 export async function organisationName(db: DbOrTx, orgId: string): Promise<string> {
-  const [row] = await db
-    .select({ name: organizations.name })
-    .from(organizations)
-    .where(eq(organizations.id, orgId));
-  return row?.name ?? "your personal account";
+  return (await teamName(db, orgId)) ?? "your personal account";
 }
