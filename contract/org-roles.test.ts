@@ -13,6 +13,7 @@ import {
   removalRefusal,
   roleChangeRefusal,
   roleNeedsRecentAuth,
+  seesBilling,
 } from "./org-roles.ts";
 
 // The contract's first table: Y where the role may, by row.
@@ -137,5 +138,20 @@ describe("organisation roles", () => {
     expect(roleNeedsRecentAuth("billing")).toBe(true);
     expect(roleNeedsRecentAuth("manager")).toBe(false);
     expect(roleNeedsRecentAuth("developer")).toBe(false);
+  });
+});
+
+describe("seesBilling", () => {
+  it.each([
+    ["owner", true],
+    ["manager", false],
+    ["billing", true],
+    ["developer", false],
+  ] as const)("%s -> %s", (role, sees) => {
+    expect(seesBilling({ role })).toBe(sees);
+  });
+
+  it("offers billing on a personal account (no organisation chosen)", () => {
+    expect(seesBilling(undefined)).toBe(true);
   });
 });

@@ -3,7 +3,7 @@
 // variant shows the same inside the mobile menu. The organisation switcher loads when the menu
 // first opens: most visitors never need it, and every page carries this island.
 import { lazy, Suspense, useEffect, useRef, useState } from "react";
-import { can } from "../../../contract/org-roles.ts";
+import { seesBilling } from "../../../contract/org-roles.ts";
 import { formatBalance } from "../../lib/account-view.ts";
 import { navigate } from "../../lib/navigation.ts";
 import { UI_TEXT } from "../../lib/ui-text.ts";
@@ -105,8 +105,7 @@ export default function AccountMenu({ variant }: Props) {
   }
 
   const greeting = UI_TEXT.greeting(user.username);
-  // Billing is for an organisation's owners and billing members; a personal account is its own.
-  const seesBilling = !user.organization || can(user.organization.role, "billing");
+  const billing = seesBilling(user.organization);
   // Whose credits and plan the bar shows, when that is a team organisation's (the mobile menu's
   // switcher names it, checked, as the menu opens).
   const team = user.organization?.personal === false && (
@@ -131,7 +130,7 @@ export default function AccountMenu({ variant }: Props) {
         <a href="/profile/usage" className="btn btn-sm btn-outline">
           {UI_TEXT.usage.menu}
         </a>
-        {seesBilling && (
+        {billing && (
           <a href="/profile/billing" className="btn btn-sm btn-outline">
             {UI_TEXT.billing.menu}
           </a>
@@ -175,7 +174,7 @@ export default function AccountMenu({ variant }: Props) {
           <li>
             <a href="/profile/usage">{UI_TEXT.usage.menu}</a>
           </li>
-          {seesBilling && (
+          {billing && (
             <li>
               <a href="/profile/billing">{UI_TEXT.billing.menu}</a>
             </li>

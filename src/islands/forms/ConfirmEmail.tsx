@@ -56,6 +56,12 @@ export default function ConfirmEmail() {
     else void followOnLoad(token).then(setOutcome);
   }, []);
 
+  // On the owner's click: the way back's confirmation, or a try again after a failure.
+  const followAgain = (token: string, revert: boolean) => {
+    setOutcome("pending");
+    void follow(token, revert).then(setOutcome);
+  };
+
   if (outcome === "pending") return <LoadingState message={T.pending} />;
   if (outcome === null) return <InvalidToken linkHref="/profile/security" linkText={T.profileLink} />;
   if ("retry" in outcome) {
@@ -65,14 +71,7 @@ export default function ConfirmEmail() {
         <p role="alert" className="alert alert-warning">
           {T.failed}
         </p>
-        <button
-          type="button"
-          className="btn btn-primary"
-          onClick={() => {
-            setOutcome("pending");
-            void follow(token, revert).then(setOutcome);
-          }}
-        >
+        <button type="button" className="btn btn-primary" onClick={() => followAgain(token, revert)}>
           {T.retry}
         </button>
       </div>
@@ -83,14 +82,7 @@ export default function ConfirmEmail() {
     return (
       <div className="flex flex-col gap-4" data-confirm-email-back>
         <p className="text-sm">{T.backIntro}</p>
-        <button
-          type="button"
-          className="btn btn-error"
-          onClick={() => {
-            setOutcome("pending");
-            void follow(token, true).then(setOutcome);
-          }}
-        >
+        <button type="button" className="btn btn-error" onClick={() => followAgain(token, true)}>
           {T.backConfirm}
         </button>
       </div>

@@ -2,7 +2,7 @@
 // what the plan allows: 'Buy Plan' on FREE; change and cancel on a paid plan; top-up packs.
 import { lazy, Suspense } from "react";
 import type { User } from "../../../contract/account.ts";
-import { can } from "../../../contract/org-roles.ts";
+import { can, seesBilling } from "../../../contract/org-roles.ts";
 import { formatBalance, hasPaidPlan, scheduledChange, subscriptionOf } from "../../lib/account-view.ts";
 import { isoDay } from "../../lib/format-date.ts";
 import { PROFILE_TEXT } from "../../lib/profile-text.ts";
@@ -49,7 +49,7 @@ function AccountView({ user }: { user: User }) {
   const org = user.organization;
   const team = org && !org.personal ? org : null;
   // The plan, top-ups and the alert are billing: an organisation's owners and billing members.
-  const billing = !org || can(org.role, "billing");
+  const billing = seesBilling(org);
   return (
     <div className="card-body gap-8" data-profile>
       <section aria-labelledby="account-details" className="flex flex-col gap-4">
