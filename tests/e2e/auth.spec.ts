@@ -12,6 +12,7 @@ import {
   registerViaApi,
   tokenViaApi,
   uniqueUser,
+  visibleGreeting,
 } from "../fixtures/account.ts";
 import { axeViolations } from "../fixtures/axe.ts";
 import { BAD_REQUEST_CONSOLE_ERROR } from "../fixtures/pages.ts";
@@ -73,7 +74,7 @@ test.describe("account journeys", () => {
     await fillLogin(page, user.username, user.password);
     await expect(page).toHaveURL(/\/$/);
     await expect(page.getByText(TOAST.loggedIn)).toBeVisible();
-    const greeting = page.getByText(UI_TEXT.greeting(user.username)).first();
+    const greeting = visibleGreeting(page, user.username);
     await expect(greeting).toBeVisible();
     const balance = page.locator("[data-credit-balance]").first();
     await expect(balance).toContainText(/\d/);
@@ -304,7 +305,7 @@ test.describe("account journeys", () => {
 
     await page.goto("/login");
     await fillLogin(page, user.username, newPassword);
-    await expect(page.getByText(UI_TEXT.greeting(user.username)).first()).toBeVisible();
+    await expect(visibleGreeting(page, user.username)).toBeVisible();
   });
 
   test("invalid and used reset and verification tokens show the invalid state with a way on", async ({
@@ -379,9 +380,9 @@ test.describe("account journeys", () => {
     await page.evaluate(() => localStorage.setItem("originalPath", "https://evil.example/steal"));
     await fillLogin(page, user.username, user.password);
     await expect(page).toHaveURL(/^http:\/\/127\.0\.0\.1:\d+\/$/);
-    await expect(page.getByText(UI_TEXT.greeting(user.username)).first()).toBeVisible();
+    await expect(visibleGreeting(page, user.username)).toBeVisible();
 
-    await page.getByText(UI_TEXT.greeting(user.username)).first().click();
+    await visibleGreeting(page, user.username).click();
     await page.getByRole("button", { name: UI_TEXT.signOut }).first().click();
     // Signed out once the top bar offers Log In (the page was on / already: the URL says nothing).
     await expect(page.getByRole("link", { name: UI_TEXT.logIn }).first()).toBeVisible();

@@ -3,7 +3,7 @@
 import type { Page } from "@playwright/test";
 import { PROFILE_TEXT } from "../../src/lib/profile-text.ts";
 import { ERROR_TEXT, TOAST, UI_TEXT } from "../../src/lib/ui-text.ts";
-import { createVerifiedUser, openSignedIn, tokenViaApi } from "../fixtures/account.ts";
+import { createVerifiedUser, openSignedIn, tokenViaApi, visibleGreeting } from "../fixtures/account.ts";
 import { axeViolations } from "../fixtures/axe.ts";
 import { payOnCheckout } from "../fixtures/checkout.ts";
 import { expect, test } from "../fixtures/test.ts";
@@ -131,7 +131,7 @@ test("a user subscribes to Tier B, tops up 500 credits, schedules Tier C, cancel
   await expect(change.getByRole("button", { name: PROFILE_TEXT.updatePlan })).toBeDisabled();
   await change.getByRole("button", { name: PROFILE_TEXT.close }).click();
 
-  await page.getByText(UI_TEXT.greeting(user.username)).first().click();
+  await visibleGreeting(page, user.username).click();
   await page.getByRole("button", { name: UI_TEXT.signOut }).first().click();
   await expect(page).toHaveURL(/\/$/);
   await expect(page.getByRole("link", { name: UI_TEXT.logIn }).first()).toBeVisible();

@@ -3,7 +3,7 @@
 // browser keeps the session per origin, so a page opened on 127.0.0.1 is sent to localhost, and a
 // mailed link then opens in the same signed-in session (issue 31, item 1).
 import { TOAST, UI_TEXT } from "../../src/lib/ui-text.ts";
-import { portalPath, readMail, uniqueUser } from "../fixtures/account.ts";
+import { portalPath, readMail, uniqueUser, visibleGreeting } from "../fixtures/account.ts";
 import { axeViolations } from "../fixtures/axe.ts";
 import { ownServer } from "../fixtures/own-server.ts";
 import { expect, test } from "../fixtures/test.ts";
@@ -55,6 +55,6 @@ test("a page opened on 127.0.0.1 moves to PORTAL_URL's origin, and the mailed li
   await page.getByRole("button", { name: UI_TEXT.logIn }).click();
   await expect(page).toHaveURL(`${portal}/`);
   await page.goto(`${portal}/profile`);
-  await expect(page.getByText(UI_TEXT.greeting(user.username)).first()).toBeVisible();
+  await expect(visibleGreeting(page, user.username)).toBeVisible();
   await context.close();
 });

@@ -9,7 +9,7 @@ import { ADMIN_PAGE_TEXT } from "../../src/lib/admin-text.ts";
 import { BILLING_TEXT } from "../../src/lib/billing-text.ts";
 import { PROFILE_TEXT } from "../../src/lib/profile-text.ts";
 import { UI_TEXT } from "../../src/lib/ui-text.ts";
-import { createVerifiedUser, openSignedIn, tokenViaApi } from "../fixtures/account.ts";
+import { createVerifiedUser, openSignedIn, tokenViaApi, visibleGreeting } from "../fixtures/account.ts";
 import { axeViolations } from "../fixtures/axe.ts";
 import { buyTierAViaForms, payOnCheckout } from "../fixtures/checkout.ts";
 import { expect, test } from "../fixtures/test.ts";
@@ -38,7 +38,7 @@ test("support finds a customer by key prefix and grants 100 credits; the custome
 
   await openSignedIn(page, await staffViaCli(request, support, "support"), "/profile");
   // The account menu offers the console to staff.
-  await page.getByText(UI_TEXT.greeting(support.username)).first().click();
+  await visibleGreeting(page, support.username).click();
   await page.getByRole("link", { name: UI_TEXT.operatorConsole }).first().click();
   await expect(page).toHaveURL(/\/admin\/customers$/);
   await expect(page.getByRole("heading", { level: 1, name: A.customers.title })).toBeVisible();
@@ -113,7 +113,10 @@ test("an admin disables an account, the customer's next page load says so, and t
   // The customer's next page load: signed out, with the reason.
   const customerPage = await browser.newPage();
   await openSignedIn(customerPage, customerToken, "/profile");
-  await expect(customerPage.getByText("Account disabled. Contact support.")).toBeVisible();
+  // Two page loads and a toast view loaded on demand: on a busy machine more than 5 s.
+  await expect(customerPage.getByText("Account disabled. Contact support.")).toBeVisible({
+    timeout: 15_000,
+  });
   await expect(customerPage).toHaveURL(/\/$/);
   await customerPage.close();
 

@@ -9,7 +9,7 @@ import { CODE_STEP_TEXT } from "../../src/lib/code-step-text.ts";
 import { REAUTH_TEXT } from "../../src/lib/reauth-text.ts";
 import { SECURITY_TEXT } from "../../src/lib/security-text.ts";
 import { TOAST, UI_TEXT } from "../../src/lib/ui-text.ts";
-import { createVerifiedUser, openSignedIn, tokenViaApi } from "../fixtures/account.ts";
+import { createVerifiedUser, openSignedIn, tokenViaApi, visibleGreeting } from "../fixtures/account.ts";
 import { axeViolations } from "../fixtures/axe.ts";
 import {
   freePort,
@@ -91,7 +91,7 @@ test("a passkey is added, signs in without a password, answers the code step, an
   await page.goto("/login");
   await page.getByRole("button", { name: CODE_STEP_TEXT.passkeySignIn }).click();
   await expect(page.getByText(TOAST.loggedIn)).toBeVisible();
-  await expect(page.getByText(UI_TEXT.greeting(user.username)).first()).toBeVisible();
+  await expect(visibleGreeting(page, user.username)).toBeVisible();
 
   // As the second factor once two-factor sign-in is on.
   await turnOnTwoFactorViaApi(api, await tokenViaApi(api, user));

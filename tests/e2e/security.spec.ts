@@ -21,6 +21,7 @@ import {
   type TestUser,
   tokenViaApi,
   uniqueUser,
+  visibleGreeting,
 } from "../fixtures/account.ts";
 import { giveBillingDetails, payOnCheckout } from "../fixtures/checkout.ts";
 import { BAD_REQUEST_CONSOLE_ERROR, NOT_FOUND_CONSOLE_ERROR, PORTAL_PAGES } from "../fixtures/pages.ts";
@@ -455,7 +456,7 @@ test.describe("pages under their policy", () => {
       await page.getByRole("button", { name: UI_TEXT.token.open }).click();
       await expect(page.getByRole("dialog", { name: UI_TEXT.token.title })).toBeVisible();
       await page.keyboard.press("Escape");
-      await page.getByText(UI_TEXT.greeting(user.username)).first().click();
+      await visibleGreeting(page, user.username).click();
       await expect(page.getByRole("link", { name: UI_TEXT.myAccount }).first()).toBeVisible();
 
       // A payment through the hosted checkout makes the user a paying one, with /profile's dialogs.
@@ -671,7 +672,7 @@ test.describe("after login the browser stays on this site", () => {
       await page.evaluate((saved) => localStorage.setItem("originalPath", saved), value(origin));
       await logInThroughForm(page, user);
       await expect(page).toHaveURL((url) => url.origin === origin && url.pathname === lands);
-      await expect(page.getByText(UI_TEXT.greeting(user.username)).first()).toBeVisible();
+      await expect(visibleGreeting(page, user.username)).toBeVisible();
       expect([...hosts]).toEqual([new URL(origin).host]);
       expect(dialogs).toEqual([]);
       expect(await injectedMarkup(page)).toEqual(NOTHING_INJECTED);
