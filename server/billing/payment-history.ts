@@ -88,12 +88,15 @@ export function paymentHistory(deps: PaymentHistoryDeps) {
             }
           : null;
       case "subscription_started":
-        // The checkout event of a subscription may carry no amounts: its invoice event does.
-        return event.payment
+        // Only the first invoice's own event (invoice.paid, subscription_create) makes the invoice:
+        // it alone carries the period, the time of supply an invoice must give (§ 14 UStG), as a
+        // renewal's does. The checkout's event, which may come first, carries none, and an
+        // invoice is never corrected once issued. The provider sends both for every subscription.
+        return event.payment && event.period
           ? {
               kind: "subscription",
               fulfilmentKey: event.fulfilmentKey,
-              description: monthly(event.productId),
+              description: `${monthly(event.productId)}, ${periodText(event.period)}`,
               paidAt: event.paidAt,
               payment: event.payment,
               providerInvoiceId: event.invoiceId,

@@ -60,7 +60,8 @@ export function subscriptionPurchase(userId: string, now: Date, tierKey: TierKey
     },
     events: {
       checkout: () => checkoutSessionCompletedEvent(next(), session),
-      invoice: () =>
+      /** The first invoice's invoice.paid; `end` moves its period's end (Stripe's may differ from ours). */
+      invoice: (end: Date = addMonths(now, 1)) =>
         invoicePaidEvent(
           next(),
           {
@@ -75,7 +76,7 @@ export function subscriptionPurchase(userId: string, now: Date, tierKey: TierKey
             billingReason: "subscription_create",
             amount: info.unitAmount,
             currency: "eur",
-            period,
+            period: { start: period.start, end: seconds(end) },
             created: seconds(now),
             attemptCount: 1,
           },

@@ -10,6 +10,8 @@ import { pdfText } from "../../../tests/fixtures/pdf-text.ts";
 import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
 import { seriesOf } from "../../billing/invoice-rules.ts";
 import { billingCustomers, checkoutSessions, vatIdChecks, webhookDeliveries } from "../../db/schema/index.ts";
+import { berlinDateOf } from "../../domain/berlin-time.ts";
+import { addMonths } from "../../domain/ledger.ts";
 import { VAT_ID_MESSAGES } from "../../domain/vat.ts";
 import { BUYER_MESSAGES } from "../../payments/local/buyer-details.ts";
 import { stripeFixture } from "../../payments/local/stripe-fixtures.ts";
@@ -27,6 +29,7 @@ import {
   type TestBuyer,
   tokenFor,
 } from "../../testing/billing.ts";
+import { subscriptionPurchase } from "../../testing/purchase-events.ts";
 import { useTestApp } from "../../testing/suite.ts";
 import { TEST_PORTAL_URL, TEST_SELLER } from "../../testing/test-app.ts";
 import { DETAILS_FIRST } from "../checkout/page.ts";
@@ -138,14 +141,18 @@ describe.each(TEST_DATABASES)("VAT, invoices and billing history (%s)", (kind) =
   describe("invoices", () => {
     it("a German consumer's subscription: 19 % charged, stored and on a numbered invoice", async () => {
       const user = await verifiedUser(ctx.t, "ann");
+      const paidAt = ctx.t.clock.now();
       await payAndSettle(ctx.t, await openSubscriptionCheckout(ctx.t, user.accessToken, "A"));
+      // The time of supply: the local provider's first period, a month from the payment, on
+      // Berlin's calendar.
+      const description = `Tier A monthly subscription, ${berlinDateOf(paidAt)} to ${berlinDateOf(addMonths(paidAt, 1))}`;
       const net = priceOf("A");
       const [row, ...rest] = await history(user.accessToken);
       expect(rest).toEqual([]);
       expect(row).toMatchObject({
         number: `${series()}-000001`,
         kind: "subscription",
-        description: "Tier A monthly subscription",
+        description,
         currency: "eur",
         net,
         tax: vat(net, 19),
@@ -172,9 +179,7 @@ describe.each(TEST_DATABASES)("VAT, invoices and billing history (%s)", (kind) =
         vat_id: null,
         email: user.email,
       });
-      expect(full.lines).toEqual([
-        { description: "Tier A monthly subscription", quantity: 1, unit_amount: net, amount: net },
-      ]);
+      expect(full.lines).toEqual([{ description, quantity: 1, unit_amount: net, amount: net }]);
       expect(full.note).toBeNull();
       // The details on file are the buyer's, and the card can be changed.
       const details = (await (
@@ -246,6 +251,24 @@ describe.each(TEST_DATABASES)("VAT, invoices and billing history (%s)", (kind) =
       expect((await history(user.accessToken)).map((r) => r.number)).toEqual([
         `${series()}-000002`,
         `${series()}-000001`,
+      ]);
+    });
+
+    it("a subscription's first invoice comes with its invoice event, with the provider's period", async () => {
+      const user = await verifiedUser(ctx.t, "ann");
+      const paidAt = ctx.t.clock.now();
+      const purchase = subscriptionPurchase(user.id, paidAt, "A");
+      // The checkout's event grants the month and starts the plan, but carries no period: no invoice.
+      expect((await sendWebhook(ctx.t, purchase.events.checkout())).status).toBe(200);
+      expect((await me(ctx.t, user.accessToken)).subscription.plan).toBe("Tier A");
+      expect(await history(user.accessToken)).toEqual([]);
+      // Stripe's period, a day shorter than a month from the payment: the invoice gives it as sent.
+      const end = new Date(addMonths(paidAt, 1).getTime() - 86_400_000);
+      expect((await sendWebhook(ctx.t, purchase.events.invoice(end))).status).toBe(200);
+      expect((await sendWebhook(ctx.t, purchase.events.checkout())).status).toBe(200);
+      const rows = await history(user.accessToken);
+      expect(rows.map((r) => [r.number, r.description])).toEqual([
+        [`${series()}-000001`, `Tier A monthly subscription, ${berlinDateOf(paidAt)} to ${berlinDateOf(end)}`],
       ]);
     });
 
