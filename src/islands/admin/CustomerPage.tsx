@@ -9,6 +9,7 @@ import type { AdminPayment, Customer } from "../../../contract/admin.ts";
 import { type ActionKind, availableActions, refundable } from "../../lib/admin-actions.ts";
 import { ADMIN_PAGE_TEXT } from "../../lib/admin-text.ts";
 import { readStoredToken } from "../../lib/auth-storage.ts";
+import { DANGER } from "../../lib/danger-button.ts";
 import { dayAndTime } from "../../lib/format-date.ts";
 import { routeParam } from "../../lib/route-param.ts";
 import { tokenRole } from "../../lib/token-expiry.ts";
@@ -83,10 +84,6 @@ function MoreButton({ part }: { part: "ledger" | "audit" }) {
 }
 
 const DANGEROUS = new Set<ActionKind>(["disable", "cancelNow", "takeBack"]);
-/** An outline button in the error colour, its text darkened (light theme) or lightened (dark) toward
- *  the page's text: daisyUI's light error red on white is 2.9:1, short of WCAG AA's 4.5:1. */
-const DANGER =
-  "btn-error [--btn-rest-fg:color-mix(in_oklab,var(--color-error)_60%,var(--color-base-content))]";
 
 /** The ledger's newest lines: enough to see what happened lately without pushing the rest away. */
 const LEDGER_FIRST = 10;

@@ -7,6 +7,7 @@ import type { AdminOrg } from "../../../contract/admin-orgs.ts";
 import { formatMoney } from "../../../contract/invoice-document.ts";
 import { resetsText } from "../../lib/auto-top-up-form.ts";
 import { AUTO_TOP_UP_PAGE_TEXT } from "../../lib/auto-top-up-text.ts";
+import { DANGER } from "../../lib/danger-button.ts";
 import { dayAndTime } from "../../lib/format-date.ts";
 import { $adminAutoTopUp, loadAdminAutoTopUp, turnOffAutoTopUp } from "../../stores/admin-auto-top-up.ts";
 import { $topUpProducts } from "../../stores/catalogue.ts";
@@ -24,9 +25,6 @@ import { Section } from "./ConsoleTable.tsx";
 
 const T = AUTO_TOP_UP_PAGE_TEXT;
 const A = T.admin;
-
-const DANGER =
-  "btn-error [--btn-rest-fg:color-mix(in_oklab,var(--color-error)_60%,var(--color-base-content))]";
 
 /** The pack by the name customers know it by, as the live catalogue gives it; its id until then. */
 function PackName({ productId }: { productId: string | null }) {

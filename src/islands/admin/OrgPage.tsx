@@ -12,6 +12,7 @@ import { mayMakeOwner, type OrgActionKind, orgActionsFor } from "../../lib/admin
 import { ADMIN_ORG_PAGE_TEXT } from "../../lib/admin-org-text.ts";
 import { ADMIN_PAGE_TEXT } from "../../lib/admin-text.ts";
 import { readStoredToken } from "../../lib/auth-storage.ts";
+import { DANGER } from "../../lib/danger-button.ts";
 import { dayAndTime, isoDay } from "../../lib/format-date.ts";
 import { routeParam } from "../../lib/route-param.ts";
 import { tokenRole } from "../../lib/token-expiry.ts";
@@ -46,8 +47,6 @@ const MakeOwnerDialog = lazy(() => loadDialogs().then((m) => ({ default: m.MakeO
 const OrgAutoTopUp = lazy(() => import("./OrgAutoTopUp.tsx"));
 
 const DANGEROUS = new Set<OrgActionKind>(["takeBack", "disable", "cancelNow"]);
-const DANGER =
-  "btn-error [--btn-rest-fg:color-mix(in_oklab,var(--color-error)_60%,var(--color-base-content))]";
 
 /** The name staff read: a team's name, or "Personal (owner)". */
 const orgName = (org: AdminOrg) =>

@@ -5,6 +5,7 @@ import { type FormEvent, useId, useState } from "react";
 import type { UserOrganization } from "../../../contract/account.ts";
 import type { Invitation } from "../../../contract/orgs.ts";
 import { asApiError, loadSchemas } from "../../lib/api-client.ts";
+import { DANGER_OUTLINE } from "../../lib/danger-button.ts";
 import { detailText, fieldErrorsFrom422 } from "../../lib/error-messages.ts";
 import { type FieldErrors, firstFieldErrors } from "../../lib/form-errors.ts";
 import { isoDay } from "../../lib/format-date.ts";
@@ -14,7 +15,6 @@ import { ROLE_NAMES, ROLE_SUMMARIES } from "../../lib/role-text.ts";
 import { inviteMember, resendInvitation, revokeInvitation } from "../../stores/organizations.ts";
 import { notify } from "../../stores/toast.ts";
 import { FieldError } from "../forms/Field.tsx";
-import { DANGER_OUTLINE } from "./OrgDialog.tsx";
 
 const T = ORG_PAGE_TEXT;
 

@@ -7,13 +7,6 @@ import { ReauthCancelled } from "../../stores/reauth.ts";
 import { notify } from "../../stores/toast.ts";
 import { Dialog } from "../profile/Dialog.tsx";
 
-/**
- * An outline button in the error colour, its text moved toward the page's text: daisyUI's light
- * error red on white is 2.9:1, short of WCAG AA's 4.5:1 (as the console's danger buttons).
- */
-export const DANGER_OUTLINE =
-  "btn btn-outline btn-error [--btn-rest-fg:color-mix(in_oklab,var(--color-error)_60%,var(--color-base-content))]";
-
 export function OrgConfirmDialog({
   open,
   title,

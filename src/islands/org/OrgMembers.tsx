@@ -8,6 +8,7 @@ import type { User, UserOrganization } from "../../../contract/account.ts";
 import { can } from "../../../contract/org-roles.ts";
 import type { Member } from "../../../contract/orgs.ts";
 import { formatBalance } from "../../lib/account-view.ts";
+import { DANGER_OUTLINE } from "../../lib/danger-button.ts";
 import { dayAndTime } from "../../lib/format-date.ts";
 import { ORG_PAGE_TEXT } from "../../lib/org-text.ts";
 import { type MemberOffer, memberOffer, nextBerlinMonthStart, orgName } from "../../lib/org-view.ts";
@@ -18,7 +19,6 @@ import { ReauthDialog } from "../auth/ReauthDialog.tsx";
 import { RouteGuard } from "../auth/RouteGuard.tsx";
 import { Invitations } from "./Invitations.tsx";
 import { EditMemberDialog, RemoveMemberDialog } from "./MemberDialogs.tsx";
-import { DANGER_OUTLINE } from "./OrgDialog.tsx";
 import { PersonalNotice } from "./PersonalNotice.tsx";
 
 // The members are this page's content: ask for the session as soon as the module runs (see Profile).

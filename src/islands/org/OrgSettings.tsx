@@ -9,6 +9,7 @@ import type { Member } from "../../../contract/orgs.ts";
 import { formatBalance } from "../../lib/account-view.ts";
 import { asApiError, loadSchemas } from "../../lib/api-client.ts";
 import { chooseOrganization } from "../../lib/auth-storage.ts";
+import { DANGER_OUTLINE } from "../../lib/danger-button.ts";
 import { fieldErrorsFrom422 } from "../../lib/error-messages.ts";
 import { navigate } from "../../lib/navigation.ts";
 import { ORG_PAGE_TEXT } from "../../lib/org-text.ts";
@@ -27,7 +28,7 @@ import { notifyAfterNavigation } from "../../stores/toast.ts";
 import { ReauthDialog } from "../auth/ReauthDialog.tsx";
 import { RouteGuard } from "../auth/RouteGuard.tsx";
 import { FieldError } from "../forms/Field.tsx";
-import { DANGER_OUTLINE, OrgConfirmDialog } from "./OrgDialog.tsx";
+import { OrgConfirmDialog } from "./OrgDialog.tsx";
 import { PersonalNotice } from "./PersonalNotice.tsx";
 
 if (typeof document !== "undefined") void initSession();
