@@ -55,6 +55,7 @@ export default {
     // (goodwill grants apart, issue 31).
     "src/lib/admin-actions.ts",
     "src/lib/credit-breakdown.ts",
+    "src/lib/key-caps.ts",
     // Organisations (issue 33): the role and change tables, names and masked addresses, member caps.
     "contract/org-roles.ts",
     "contract/org-messages.ts",

@@ -48,9 +48,12 @@ export const API_KEYS_TEXT = {
     lastUsed: "Last used",
     expires: "Expires",
     usage: "Used this month",
+    memberCap: "Member cap this month",
   },
   never: "Never",
   noLimit: "no limit",
+  /** A team key without a limit of its own: its maker's cap may still bound it. */
+  noKeyLimit: "no key limit",
   expired: "expired",
   restrictedTo: "Only",
   usingTitle: "Using your key",

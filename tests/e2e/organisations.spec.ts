@@ -4,6 +4,7 @@
 // and removal, and the settings (rename, transfer, delete with what is forfeited).
 import type { APIRequestContext, Browser, Page } from "@playwright/test";
 import { ORG_DETAIL } from "../../contract/org-messages.ts";
+import { API_KEYS_TEXT } from "../../src/lib/api-keys-text.ts";
 import { BILLING_TEXT } from "../../src/lib/billing-text.ts";
 import { INVITATION_TEXT } from "../../src/lib/invitation-text.ts";
 import { ORG_PAGE_TEXT } from "../../src/lib/org-text.ts";
@@ -661,6 +662,24 @@ test.describe("a team's whole journey", () => {
     expect(((await refused.json()) as { detail: string }).detail).toBe(ORG_DETAIL.memberCapReached);
     await page.reload();
     await expect(row).toContainText("10 credits");
+    // The developer's key card says what bounds it: no limit of its own, and their cap.
+    await devPage.goto("/profile/api-keys");
+    const card = devPage.locator(`[data-api-key="${keyId}"]`);
+    await expect(card).toContainText(`10 credits (${API_KEYS_TEXT.noKeyLimit})`);
+    await expect(card).toContainText("10 of 12 credits (all your keys)");
+    if (process.env.SCREENSHOT_DIR) {
+      await devPage.setViewportSize({ width: 390, height: 844 });
+      await devPage.screenshot({
+        path: `${process.env.SCREENSHOT_DIR}/key-card-member-cap-phone.png`,
+        fullPage: true,
+      });
+    }
+    // The owner sees whose cap it is.
+    await page.goto("/profile/api-keys");
+    await expect(page.locator(`[data-api-key="${keyId}"]`)).toContainText(
+      `10 of 12 credits (all of ${developer.username}'s keys)`,
+    );
+    expect(await axeViolations(page)).toEqual([]);
 
     // 5. The owner reads the usage by member.
     await page.goto("/profile/usage");

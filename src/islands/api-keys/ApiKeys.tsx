@@ -2,13 +2,17 @@
 // shows it once, and a confirmation before revoking. The list lives in the $apiKeys store.
 import { useStore } from "@nanostores/react";
 import { useEffect, useState } from "react";
+import type { User } from "../../../contract/account.ts";
 import type { ApiKey, CreatedApiKey } from "../../../contract/api-keys.ts";
 import { featureName } from "../../../contract/credit-costs.ts";
 import { formatBalance } from "../../lib/account-view.ts";
 import { API_KEYS_TEXT } from "../../lib/api-keys-text.ts";
+import { DANGER_OUTLINE } from "../../lib/danger-button.ts";
 import { dayAndTime, localDay } from "../../lib/format-date.ts";
+import { capOfKey, capText, type KeyCap } from "../../lib/key-caps.ts";
 import { $apiKeys, loadApiKeys } from "../../stores/api-keys.ts";
 import { initSession } from "../../stores/auth.ts";
+import { $members, loadMembers } from "../../stores/organizations.ts";
 import { ReauthDialog } from "../auth/ReauthDialog.tsx";
 import { RouteGuard } from "../auth/RouteGuard.tsx";
 import { CreateKeyDialog } from "./CreateKeyDialog.tsx";
@@ -21,10 +25,10 @@ if (typeof document !== "undefined") void initSession();
 
 const T = API_KEYS_TEXT;
 
-function usage(key: ApiKey): string {
+function usage(key: ApiKey, team: boolean): string {
   const used = formatBalance(key.credits_used_this_month);
   return key.monthly_credit_limit === null
-    ? `${used} credits (${T.noLimit})`
+    ? `${used} credits (${team ? T.noKeyLimit : T.noLimit})`
     : `${used} of ${formatBalance(key.monthly_credit_limit)} credits`;
 }
 
@@ -34,13 +38,22 @@ function expiry(key: ApiKey, now: number): string {
   return Date.parse(key.expires_at) <= now ? `${day} (${T.expired})` : day;
 }
 
-function KeyCard({ apiKey, onRevoke }: { apiKey: ApiKey; onRevoke: (key: ApiKey) => void }) {
+interface KeyCardProps {
+  apiKey: ApiKey;
+  /** Whether the key is a team organisation's (whose members' caps may bound it). */
+  team: boolean;
+  cap: KeyCap | null;
+  onRevoke: (key: ApiKey) => void;
+}
+
+function KeyCard({ apiKey, team, cap, onRevoke }: KeyCardProps) {
   const C = T.columns;
   const facts: Array<[string, string]> = [
     [C.created, localDay(apiKey.created_at) ?? ""],
     [C.lastUsed, dayAndTime(apiKey.last_used_at) ?? T.never],
     [C.expires, expiry(apiKey, Date.now())],
-    [C.usage, usage(apiKey)],
+    [C.usage, usage(apiKey, team)],
+    ...(cap ? [[C.memberCap, capText(cap)] as [string, string]] : []),
   ];
   return (
     <li className="card border border-base-300 bg-base-100" data-api-key={apiKey.id}>
@@ -56,7 +69,7 @@ function KeyCard({ apiKey, onRevoke }: { apiKey: ApiKey; onRevoke: (key: ApiKey)
           </div>
           <button
             type="button"
-            className="btn btn-outline btn-error btn-sm"
+            className={`${DANGER_OUTLINE} btn-sm`}
             onClick={() => onRevoke(apiKey)}
             aria-label={`${T.revoke} ${apiKey.name}`}
           >
@@ -96,8 +109,11 @@ function EmptyState({ onCreate }: { onCreate: () => void }) {
   );
 }
 
-function KeyManager() {
+function KeyManager({ user }: { user: User }) {
   const state = useStore($apiKeys);
+  const members = useStore($members).members;
+  const org = user.organization;
+  const teamId = org && !org.personal ? org.id : null;
   const [creating, setCreating] = useState(false);
   const [created, setCreated] = useState<CreatedApiKey | null>(null);
   const [revoking, setRevoking] = useState<ApiKey | null>(null);
@@ -105,7 +121,10 @@ function KeyManager() {
 
   useEffect(() => {
     void loadApiKeys();
-  }, []);
+    // Every member may read the members' caps and spend (ORGANISATIONS.md): without them a card
+    // says only that the key has no limit of its own.
+    if (teamId) void loadMembers(teamId, false);
+  }, [teamId]);
 
   const { keys, status } = state;
   // The mail after a password reset links to #revoke-all (the page's slot around this island, so the
@@ -122,11 +141,7 @@ function KeyManager() {
         <div className="flex items-center justify-between gap-2">
           <h2 className="text-lg font-semibold">Your keys</h2>
           <div className="flex flex-wrap justify-end gap-2">
-            <button
-              type="button"
-              className="btn btn-outline btn-error btn-sm"
-              onClick={() => setRevokingAll(true)}
-            >
+            <button type="button" className={`${DANGER_OUTLINE} btn-sm`} onClick={() => setRevokingAll(true)}>
               {T.revokeAll}
             </button>
             <button type="button" className="btn btn-primary btn-sm" onClick={() => setCreating(true)}>
@@ -153,7 +168,13 @@ function KeyManager() {
       {keys.length > 0 && (
         <ul className="flex flex-col gap-3" aria-label={T.title}>
           {keys.map((key) => (
-            <KeyCard key={key.id} apiKey={key} onRevoke={setRevoking} />
+            <KeyCard
+              key={key.id}
+              apiKey={key}
+              team={teamId !== null}
+              cap={teamId ? capOfKey(key, members, user.id) : null}
+              onRevoke={setRevoking}
+            />
           ))}
         </ul>
       )}
@@ -174,5 +195,5 @@ function KeyManager() {
 }
 
 export default function ApiKeys() {
-  return <RouteGuard loadingMessage={T.loading}>{() => <KeyManager />}</RouteGuard>;
+  return <RouteGuard loadingMessage={T.loading}>{(user) => <KeyManager user={user} />}</RouteGuard>;
 }
