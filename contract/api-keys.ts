@@ -76,7 +76,11 @@ export const apiKeySchema = z.object({
 });
 export type ApiKey = z.infer<typeof apiKeySchema>;
 
-export const apiKeyListSchema = z.object({ data: z.array(apiKeySchema) });
+export const apiKeyListSchema = z.object({
+  data: z.array(apiKeySchema),
+  /** The server's time of the answer: whether a key has expired is judged by it (see ledgerSchema). */
+  as_of: z.optional(isoDateTime),
+});
 
 /** `POST /v1/api-keys` 201: the key's fields and, this once, the key. */
 export const createdApiKeySchema = z.object({

@@ -84,7 +84,14 @@ export const ledgerEntrySchema = z.object({
   note: z.optional(z.string()),
 });
 export type LedgerEntry = z.infer<typeof ledgerEntrySchema>;
-export const ledgerSchema = z.object({ data: z.array(ledgerEntrySchema) });
+export const ledgerSchema = z.object({
+  data: z.array(ledgerEntrySchema),
+  /**
+   * The server's time of the answer: which grants are live is judged by it, as the balance is, not
+   * by the reader's clock (which may be wrong). Absent from servers older than this field.
+   */
+  as_of: z.optional(z.iso.datetime({ offset: true })),
+});
 
 /** `POST /v1/credits/consume` (admin): spend a user's credits once per idempotency key. */
 export const consumeRequestSchema = z.object({

@@ -4,24 +4,27 @@
 import { atom } from "nanostores";
 import type { ApiKey, CreateApiKeyRequest, CreatedApiKey } from "../../contract/api-keys.ts";
 import { apiRequest, asApiError } from "../lib/api-client.ts";
+import { serverClockOffset } from "../lib/server-clock.ts";
 import { withReauth } from "./reauth.ts";
 
-export type ApiKeysState =
-  | { status: "loading"; keys: readonly ApiKey[] }
-  | { status: "ready"; keys: readonly ApiKey[] }
-  | { status: "failed"; keys: readonly ApiKey[] };
+export type ApiKeysState = {
+  status: "loading" | "ready" | "failed";
+  keys: readonly ApiKey[];
+  /** How far the server's clock is ahead of this browser's: expiry is judged by the server's. */
+  clockOffsetMs?: number;
+};
 
 export const $apiKeys = atom<ApiKeysState>({ status: "loading", keys: [] });
 
 /** Loads (or reloads) the list; a failure keeps the keys already shown and says so. */
 export async function loadApiKeys(): Promise<void> {
-  const { keys } = $apiKeys.get();
-  $apiKeys.set({ status: "loading", keys });
+  const before = $apiKeys.get();
+  $apiKeys.set({ ...before, status: "loading" });
   try {
     const answer = await apiRequest("/v1/api-keys", "apiKeyListSchema", { auth: true });
-    $apiKeys.set({ status: "ready", keys: answer.data });
+    $apiKeys.set({ status: "ready", keys: answer.data, clockOffsetMs: serverClockOffset(answer.as_of) });
   } catch {
-    $apiKeys.set({ status: "failed", keys });
+    $apiKeys.set({ ...before, status: "failed" });
   }
 }
 

@@ -3,6 +3,7 @@
 import { atom } from "nanostores";
 import { apiRequest } from "../lib/api-client.ts";
 import { type CreditPart, creditBreakdown } from "../lib/credit-breakdown.ts";
+import { serverClockOffset } from "../lib/server-clock.ts";
 
 export interface CreditBreakdownState {
   status: "loading" | "ready" | "failed";
@@ -19,7 +20,9 @@ export async function loadCreditBreakdown(balance: number): Promise<void> {
   $creditBreakdown.set({ status: "loading", parts, balance });
   try {
     const ledger = await apiRequest("/v1/credits/ledger", "ledgerSchema", { auth: true });
-    $creditBreakdown.set({ status: "ready", parts: creditBreakdown(ledger.data, new Date()), balance });
+    // Live by the server's clock, as the balance beside it is (a visitor's clock may be wrong).
+    const now = new Date(Date.now() + serverClockOffset(ledger.as_of));
+    $creditBreakdown.set({ status: "ready", parts: creditBreakdown(ledger.data, now), balance });
   } catch {
     $creditBreakdown.set({ status: "failed", parts, balance });
   }

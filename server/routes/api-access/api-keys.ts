@@ -258,15 +258,14 @@ export function apiKeyRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
     requireOrgAbility("ownKeys"),
     async (c) => {
       const { org, user } = c.var;
-      const keys = await listApiKeys(deps.db, org.id, deps.clock.now(), {
-        scope: keyScopeOf(org.role, user.id),
-      });
+      const now = deps.clock.now();
+      const keys = await listApiKeys(deps.db, org.id, now, { scope: keyScopeOf(org.role, user.id) });
       const data: ApiKey[] = keys.map(({ row, usedThisMonth, creator }) => ({
         ...keyFields(row),
         credits_used_this_month: fromMillicredits(usedThisMonth),
         created_by: { user_id: row.createdBy ?? row.userId, username: creator },
       }));
-      return c.json({ data }, 200);
+      return c.json({ data, as_of: now.toISOString() }, 200);
     },
   );
 

@@ -43,6 +43,18 @@ describe.each(TEST_DATABASES)("credits (%s)", (kind) => {
     ]);
   });
 
+  it("the ledger and the key list say the server's time, by which expiry is judged", async () => {
+    const user = await verifiedUser(ctx.t, "ann");
+    // The app's clock, not real time (billing:advance moves it).
+    ctx.t.clock.advance(10 * 60_000);
+    const asOf = ctx.t.clock.now().toISOString();
+    for (const path of ["/v1/credits/ledger", "/v1/api-keys"]) {
+      const res = await getJson(ctx.t.app, path, user.accessToken);
+      expect(res.status).toBe(200);
+      expect(((await res.json()) as { as_of: string }).as_of).toBe(asOf);
+    }
+  });
+
   it("spends subscription credits first, then top-up, then free; fractions are exact", async () => {
     const { adminToken, user } = await adminAndUser();
     await subscribe(ctx.t, user.accessToken, "A");

@@ -268,7 +268,10 @@ describe.each(TEST_DATABASES)("VAT, invoices and billing history (%s)", (kind) =
       expect((await sendWebhook(ctx.t, purchase.events.checkout())).status).toBe(200);
       const rows = await history(user.accessToken);
       expect(rows.map((r) => [r.number, r.description])).toEqual([
-        [`${series()}-000001`, `Tier A monthly subscription, ${berlinDateOf(paidAt)} to ${berlinDateOf(end)}`],
+        [
+          `${series()}-000001`,
+          `Tier A monthly subscription, ${berlinDateOf(paidAt)} to ${berlinDateOf(end)}`,
+        ],
       ]);
     });
 

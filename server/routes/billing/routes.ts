@@ -250,7 +250,10 @@ export function billingRoutes(deps: BillingRouteDeps): OpenAPIHono<AppEnv> {
     },
     auth,
     ...orgWith(deps.db, "ledger"),
-    async (c) => c.json({ data: await deps.billing.ledger(c.var.org.id) }, 200),
+    async (c) => {
+      const asOf = deps.clock.now();
+      return c.json({ data: await deps.billing.ledger(c.var.org.id), as_of: asOf.toISOString() }, 200);
+    },
   );
 
   addConsumeRoute(app, deps);

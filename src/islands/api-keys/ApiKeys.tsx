@@ -40,18 +40,20 @@ function expiry(key: ApiKey, now: number): string {
 
 interface KeyCardProps {
   apiKey: ApiKey;
+  /** The server's now (ms): a key has expired by its clock, not the visitor's. */
+  now: number;
   /** Whether the key is a team organisation's (whose members' caps may bound it). */
   team: boolean;
   cap: KeyCap | null;
   onRevoke: (key: ApiKey) => void;
 }
 
-function KeyCard({ apiKey, team, cap, onRevoke }: KeyCardProps) {
+function KeyCard({ apiKey, now, team, cap, onRevoke }: KeyCardProps) {
   const C = T.columns;
   const facts: Array<[string, string]> = [
     [C.created, localDay(apiKey.created_at) ?? ""],
     [C.lastUsed, dayAndTime(apiKey.last_used_at) ?? T.never],
-    [C.expires, expiry(apiKey, Date.now())],
+    [C.expires, expiry(apiKey, now)],
     [C.usage, usage(apiKey, team)],
     ...(cap ? [[C.memberCap, capText(cap)] as [string, string]] : []),
   ];
@@ -171,6 +173,7 @@ function KeyManager({ user }: { user: User }) {
             <KeyCard
               key={key.id}
               apiKey={key}
+              now={Date.now() + (state.clockOffsetMs ?? 0)}
               team={teamId !== null}
               cap={teamId ? capOfKey(key, members, user.id) : null}
               onRevoke={setRevoking}
