@@ -126,7 +126,7 @@ export function webhookHandler(deps: WebhookDeps) {
    * granted before the deletion is not refunded: the deletion's forfeit settled it. True when
    * handled here.
    */
-  async function refusedForDeletedOrg(tx: Tx, orgId: string, event: UserEvent): Promise<boolean> {
+  async function refusedForDeletedOrg(tx: Tx, orgId: string, event: UserEvent, now: Date): Promise<boolean> {
     if (
       event.kind !== "subscription_started" &&
       event.kind !== "topup_paid" &&
@@ -148,7 +148,10 @@ export function webhookHandler(deps: WebhookDeps) {
       .from(creditGrants)
       .where(eq(creditGrants.fulfilmentKey, event.fulfilmentKey));
     if (granted) {
-      logger.info(context, "A payment granted before its organisation was deleted: nothing to do");
+      // Its invoice is still owed: a subscription's first is made by its invoice event alone
+      // (payment-history.ts), which may be this one, late. Recorded once per payment.
+      await deps.recordHistory(tx, orgId, event, now);
+      logger.info(context, "A payment granted before its organisation was deleted: only its record");
       return true;
     }
     const paymentIntentId = event.kind === "topup_paid" ? event.paymentIntentId : null;
@@ -196,7 +199,7 @@ export function webhookHandler(deps: WebhookDeps) {
       tx.rollback();
     }
     const userId = candidate as string;
-    if (await refusedForDeletedOrg(tx, userId, event)) return;
+    if (await refusedForDeletedOrg(tx, userId, event, now)) return;
     const { stored, state } = await currentState(tx, userId, now);
     const ordered = event.kind === "subscription_updated" ? await inOrder(tx, event, now) : null;
     const result = fulfil(state, ordered?.event ?? event, now, catalogue);

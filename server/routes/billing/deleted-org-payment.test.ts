@@ -110,6 +110,11 @@ describe.each(TEST_DATABASES)("payments for a deleted organisation (%s)", (kind)
     await ctx.t.local.deliverer.deliverDue();
     expect(await refundsSent()).toEqual([]);
     expect(await grants()).toHaveLength(1);
+    // The payment was kept, so its invoice is owed: one, with the period, made by the late event.
+    const rows = await ctx.t.deps.db.select().from(invoices).where(eq(invoices.userId, org));
+    expect(rows.map((r) => [r.kind, r.number !== null, r.description])).toEqual([
+      ["subscription", true, expect.stringMatching(/^Tier A monthly subscription, \d{4}-\d\d-\d\d to /)],
+    ]);
   });
 
   it("records the event of a refunded top-up, and a second event of the same payment refunds nothing more", async () => {
