@@ -26,6 +26,7 @@ export default defineConfig({
       "contract/free-text.test.ts",
       "src/lib/admin-actions.test.ts",
       "src/lib/credit-breakdown.test.ts",
+      "src/lib/key-caps.test.ts",
       "contract/org-roles.test.ts",
       "contract/org-messages.test.ts",
       "server/orgs/org-rules.test.ts",
