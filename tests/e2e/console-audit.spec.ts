@@ -53,7 +53,7 @@ test.describe("the audit log", () => {
   }) => {
     // Seven axe sweeps of a console page (three on the way, four in axeEverywhere): on CI's busy
     // two cores they took longer than the default minute together.
-    test.setTimeout(180_000);
+    test.setTimeout(240_000);
     const customer = await createVerifiedUser(request, "aud");
     // The customer signs in from Chrome on Linux: the log keeps the whole User-Agent.
     const signIn = await request.post("/v1/token", {

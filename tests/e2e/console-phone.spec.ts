@@ -135,7 +135,7 @@ let customer: TestUser;
 let adminToken: string;
 
 test.beforeAll(async ({ request }) => {
-  test.setTimeout(120_000);
+  test.setTimeout(180_000);
   adminToken = await staffViaCli(request, await createVerifiedUser(request, "phoneadm"), "admin");
   customer = await longStandingCustomer(request, adminToken);
 });
@@ -187,7 +187,7 @@ test("at 1280 px a long-standing customer's page is under 2,000 px: long parts a
 });
 
 test("on a phone every button of the customer page is on screen and opens its dialog", async ({ page }) => {
-  test.setTimeout(90_000);
+  test.setTimeout(180_000);
   await page.setViewportSize(PHONE);
   await page.emulateMedia({ colorScheme: "dark" });
   await openSignedIn(page, adminToken, "/admin/customers");

@@ -42,7 +42,7 @@ test("a paying customer reads what credits are worth on the API keys page, and n
   page,
   request,
 }, testInfo) => {
-  test.setTimeout(120_000);
+  test.setTimeout(180_000);
   const customer = await createVerifiedUser(request, "payer");
   const token = await tokenViaApi(request, customer);
   await buyTierAViaForms(request, token, { name: "Erika Mustermann", country: "DE", vat_id: "" });

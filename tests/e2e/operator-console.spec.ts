@@ -135,7 +135,7 @@ test("an admin refunds a top-up; the customer's billing history shows the refund
   request,
   browser,
 }) => {
-  test.setTimeout(90_000);
+  test.setTimeout(180_000);
   const customer = await createVerifiedUser(request, "refund");
   // A context of its own (axe needs one): the customer's browser beside the admin's.
   const customerContext = await browser.newContext();
@@ -208,7 +208,7 @@ test("the quarter's VAT report: a German consumer, a French consumer and a Frenc
   page,
   request,
 }) => {
-  test.setTimeout(90_000);
+  test.setTimeout(180_000);
   const admin = await createVerifiedUser(request, "vatadm");
   const adminToken = await staffViaCli(request, admin, "admin");
   const report = async () => {

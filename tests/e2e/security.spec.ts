@@ -421,7 +421,7 @@ test.describe("pages under their policy", () => {
     page,
   }) => {
     // Twenty-odd pages, each loaded and hydrated in turn: about 30 s on a busy 2-core machine.
-    test.setTimeout(90_000);
+    test.setTimeout(180_000);
     const violations = await recordCspViolations(page);
     for (const portalPage of PORTAL_PAGES) {
       await page.goto(portalPage.path);
@@ -1070,7 +1070,6 @@ test.describe("a hostile or broken network", () => {
   }
 
   test("when users/me never answers, /profile gives up after the timeout and says so", async ({ page }) => {
-    test.setTimeout(60_000);
     await page.route("**/v1/users/me", () => {
       // Never answered: a dead connection or a proxy holding the request.
     });
