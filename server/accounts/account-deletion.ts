@@ -35,6 +35,9 @@ export async function eraseAccount(
   args: { userId: string; unusablePasswordHash: string; now: Date; origin: RequestOrigin },
 ): Promise<void> {
   const { userId, now } = args;
+  // The account's lock before its mailed links', as email-change.ts takes them: a link followed
+  // during the erasure waits for it, then finds itself deleted, rather than deadlocking with it.
+  await tx.select({ id: users.id }).from(users).where(eq(users.id, userId)).for("update");
   // The personal organisation's keys; those made in team organisations went as the account left
   // them (orgs/org-deletion.ts), where the shared keys it made keep working (ORGANISATIONS.md).
   await tx

@@ -70,6 +70,8 @@ export function createEmailChanges(deps: { db: Db; clock: Clock }) {
       if (await findUserByEmail(db, email)) return { ok: false, reason: "taken" };
       const now = clock.now();
       const token = await db.transaction(async (tx) => {
+        // The account's lock before its links', as `confirm` takes them.
+        await tx.select({ id: users.id }).from(users).where(eq(users.id, user.id)).for("update");
         await tx
           .delete(emailChanges)
           .where(
@@ -110,6 +112,15 @@ export function createEmailChanges(deps: { db: Db; clock: Clock }) {
             isNull(emailChanges.usedAt),
             gt(emailChanges.expiresAt, now),
           );
+          // The account's lock first, then the link's: every transaction that ends links of an
+          // account takes the account first. Locking the link first, a way back and a change link
+          // of one account followed at once each held its link and waited for the other's (the
+          // account, the link to delete), and PostgreSQL ended one with a deadlock.
+          const [seen] = await tx.select({ userId: emailChanges.userId }).from(emailChanges).where(usable);
+          if (!seen) return { ok: false, reason: "invalid" };
+          const [before] = await tx.select().from(users).where(eq(users.id, seen.userId)).for("update");
+          if (!before || before.deletedAt) return { ok: false, reason: "invalid" };
+          // Read again under the account's lock: a link followed meanwhile is used or deleted.
           const [found] = await tx.select().from(emailChanges).where(usable).for("update");
           if (!found) return { ok: false, reason: "invalid" };
           // `revert` must say what the link is: a way back without it asks first, and a change
@@ -123,8 +134,6 @@ export function createEmailChanges(deps: { db: Db; clock: Clock }) {
             .where(and(eq(emailChanges.id, found.id), usable))
             .returning();
           if (!link) return { ok: false, reason: "invalid" };
-          const [before] = await tx.select().from(users).where(eq(users.id, link.userId)).for("update");
-          if (!before || before.deletedAt) return { ok: false, reason: "invalid" };
           const [user] = await tx
             .update(users)
             .set({

@@ -1,8 +1,10 @@
 // Changing the e-mail address on PGlite and PostgreSQL: the new address takes over only through
 // its link; the old one is told and can change it back, which signs every session out.
+import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { DETAIL, VALIDATION } from "../../../contract/messages.ts";
 import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
+import { users } from "../../db/schema/index.ts";
 import { auditRowsAbout } from "../../testing/admin.ts";
 import { createKey } from "../../testing/api-access.ts";
 import {
@@ -180,6 +182,33 @@ describe.each(TEST_DATABASES)("changing the e-mail address (%s)", (kind) => {
     await resetAfterWayBack(ann.email);
     const { access_token } = (await (await login(ctx.t, "ann")).json()) as { access_token: string };
     expect(await emailOf(access_token)).toBe(ann.email);
+  });
+
+  it("a way back and a change link followed at the same instant both answer, and the way back wins", async () => {
+    // Each takes the account's lock, then its link's. Taken the other way round, each held its own
+    // link: the change then waited for the account, which the way back held while it waited to
+    // delete the change's link. PostgreSQL ended one of them with a deadlock (a 500 here).
+    for (let round = 0; round < 6; round++) {
+      const name = `race${round}`;
+      const user = await verifiedUser(ctx.t, name);
+      const ask = (email: string) => callAs(ctx.t, "/v1/users/me/email", user.accessToken, { email });
+      expect((await ask(`${name}.b@example.net`)).status).toBe(202);
+      await follow((await latestMailTo(ctx.t, `${name}.b@example.net`, "Confirm your new")).token);
+      const wayBack = await latestMailTo(ctx.t, user.email, "e-mail address was changed");
+      expect((await ask(`${name}.c@example.net`)).status).toBe(202);
+      const change = await latestMailTo(ctx.t, `${name}.c@example.net`, "Confirm your new");
+
+      const [back, moved] = await Promise.all([followBack(wayBack.token), follow(change.token)]);
+      // Whichever goes first, the way back is kept and acts: the change ends no way back, and the
+      // way back ends a change still pending (400 for it) or undoes one just made.
+      expect(back.status).toBe(200);
+      expect([200, 400]).toContain(moved.status);
+      const [row] = await ctx.t.deps.db
+        .select({ email: users.email })
+        .from(users)
+        .where(eq(users.username, name));
+      expect(row?.email).toBe(user.email);
+    }
   });
 
   it("after the way back, lists what was added from a day before the change until the way back, until removed", async () => {
