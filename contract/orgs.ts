@@ -99,7 +99,14 @@ export const memberSchema = z.object({
   spent_this_month: z.number(),
 });
 export type Member = z.infer<typeof memberSchema>;
-export const memberListSchema = z.object({ data: z.array(memberSchema) });
+export const memberListSchema = z.object({
+  data: z.array(memberSchema),
+  /**
+   * The server's time of the answer: `spent_this_month` counts its Berlin month, and the page says
+   * when the caps reset by it (see the ledger's as_of). Optional: an older server leaves it out.
+   */
+  as_of: z.optional(instant),
+});
 
 /** A cap in credits: 0 or more, at most 3 decimals. */
 export const memberCapSchema = z.number({ error: ORG_TEXT.capInvalid }).check(

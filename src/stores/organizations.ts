@@ -7,6 +7,7 @@ import type { OrgRole } from "../../contract/org-roles.ts";
 import type { Invitation, KeyRef, Member, Org, OrgListItem } from "../../contract/orgs.ts";
 import { apiRequest } from "../lib/api-client.ts";
 import { chooseOrganization, readStoredToken } from "../lib/auth-storage.ts";
+import { serverClockOffset } from "../lib/server-clock.ts";
 import { withReauth } from "./reauth.ts";
 
 export type OrgListState =
@@ -82,9 +83,13 @@ export function transferOwnership(orgId: string, userId: string): Promise<unknow
   );
 }
 
-export type MembersState =
-  | { status: "loading" | "failed"; members: readonly Member[]; invitations: readonly Invitation[] }
-  | { status: "ready"; members: readonly Member[]; invitations: readonly Invitation[] };
+export type MembersState = {
+  status: "loading" | "ready" | "failed";
+  members: readonly Member[];
+  invitations: readonly Invitation[];
+  /** How far the server's clock is ahead of this browser's: "this month" is the server's. */
+  clockOffsetMs?: number;
+};
 
 export const $members = atom<MembersState>({ status: "loading", members: [], invitations: [] });
 
@@ -99,7 +104,12 @@ export async function loadMembers(orgId: string, withInvitations: boolean): Prom
         ? apiRequest(orgPath(orgId, "/invitations"), "invitationListSchema", { auth: true })
         : Promise.resolve({ data: [] }),
     ]);
-    $members.set({ status: "ready", members: members.data, invitations: invitations.data });
+    $members.set({
+      status: "ready",
+      members: members.data,
+      invitations: invitations.data,
+      clockOffsetMs: serverClockOffset(members.as_of),
+    });
   } catch {
     $members.set({ ...before, status: "failed" });
   }

@@ -1,12 +1,13 @@
-// The credit breakdown and the key list judge expiry by the server's clock (the answer's as_of),
-// not the browser's: a visitor whose clock is wrong, or a server moved on by billing:advance, sees
-// what the balance beside them counts.
+// The credit breakdown and the key list judge expiry, and the member list its month, by the
+// server's clock (the answer's as_of), not the browser's: a visitor whose clock is wrong, or a
+// server moved on by billing:advance, sees what the balance and the spending beside them count.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { ApiKey } from "../../contract/api-keys.ts";
 import type { LedgerEntry } from "../../contract/billing.ts";
 import { memoryStorage } from "../lib/memory-storage.ts";
 import { $apiKeys, loadApiKeys } from "./api-keys.ts";
 import { $creditBreakdown, loadCreditBreakdown } from "./credits.ts";
+import { $members, loadMembers } from "./organizations.ts";
 
 const json = (body: unknown) =>
   new Response(JSON.stringify(body), { status: 200, headers: { "content-type": "application/json" } });
@@ -85,5 +86,22 @@ describe("the key list", () => {
     );
     await loadApiKeys();
     expect($apiKeys.get()).toMatchObject({ status: "failed", keys: [key], clockOffsetMs });
+  });
+});
+
+describe("the member list", () => {
+  it("keeps how far the server's clock is ahead: the caps reset at the end of its month", async () => {
+    answer = { data: [], as_of: iso(Date.now() + 3 * DAY) };
+    await loadMembers("org-1", false);
+    const { status, clockOffsetMs } = $members.get();
+    expect(status).toBe("ready");
+    expect(clockOffsetMs).toBeGreaterThan(3 * DAY - 1000);
+    expect(clockOffsetMs).toBeLessThanOrEqual(3 * DAY);
+  });
+
+  it("reads the browser's clock for a server without as_of", async () => {
+    answer = { data: [] };
+    await loadMembers("org-1", false);
+    expect($members.get()).toMatchObject({ status: "ready", clockOffsetMs: 0 });
   });
 });

@@ -115,6 +115,17 @@ describe.each(TEST_DATABASES)("organisation members (%s)", (kind) => {
     }
   });
 
+  it("says the server's time, whose Berlin month the spending counts", async () => {
+    const { org, dev } = await acme();
+    // The app's clock, not real time (billing:advance moves it).
+    ctx.t.clock.advance(10 * 60_000);
+    const list = await json<Members & { as_of: string }>(
+      await call(ctx.t, "GET", `/v1/orgs/${org.id}/members`, dev.accessToken),
+      200,
+    );
+    expect(list.as_of).toBe(ctx.t.clock.now().toISOString());
+  });
+
   describe("role changes", () => {
     it("managers move developers and managers between those two roles, and nothing else", async () => {
       const { org, ann, max, bill, dev } = await acme();

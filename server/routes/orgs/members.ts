@@ -104,13 +104,14 @@ export function memberRoutes(deps: OrgRouteDeps): OpenAPIHono<AppEnv> {
     inOrg,
     async (c) => {
       const { org } = c.var;
+      const now = deps.clock.now();
       const [members, spent] = await Promise.all([
         listMembers(deps.db, org.id),
-        spentThisMonth(deps.db, org.id, deps.clock.now()),
+        spentThisMonth(deps.db, org.id, now),
       ]);
       const showEmail = can(org.role, "seeMemberEmails");
       const data = members.map((m) => memberAnswer(m, spent.get(m.userId) ?? 0, showEmail));
-      return c.json({ data }, 200);
+      return c.json({ data, as_of: now.toISOString() }, 200);
     },
   );
 

@@ -109,7 +109,8 @@ function MembersView({ user, org }: { user: User; org: UserOrganization }) {
   const ownerCount = state.members.filter((m) => m.role === "owner").length;
   const actor = { userId: user.id, role: org.role };
   const offerFor = (m: Member) => memberOffer(actor, { userId: m.user_id, role: m.role }, ownerCount);
-  const resets = dayAndTime(nextBerlinMonthStart(new Date())) ?? "";
+  // The server's month: `spent_this_month` counts it, so the caps reset at its end.
+  const resets = dayAndTime(nextBerlinMonthStart(new Date(Date.now() + (state.clockOffsetMs ?? 0)))) ?? "";
   const name = orgName(org);
 
   return (
