@@ -15,7 +15,7 @@ import type { Mailer } from "../mail/mailer.ts";
 import { passwordChangedMail, passwordResetMail, verificationMail } from "../mail/templates.ts";
 import type { AccountHooks } from "./hooks.ts";
 import { mailTime } from "./security-mails.ts";
-import { consumeToken, findUsableToken, issueUserToken, revokeTokens } from "./user-tokens.ts";
+import { consumeTokenOfLockedAccount, findUsableToken, issueUserToken, revokeTokens } from "./user-tokens.ts";
 import { findUserByEmail, findUserByUsername, insertUser, isUniqueViolation } from "./users.ts";
 
 export interface AccountDeps {
@@ -168,7 +168,7 @@ export function createAccounts(deps: AccountDeps) {
     async verifyEmail(token: string): Promise<boolean> {
       const now = clock.now();
       return db.transaction(async (tx) => {
-        const used = await consumeToken(tx, "email_verification", token, now);
+        const used = await consumeTokenOfLockedAccount(tx, "email_verification", token, now);
         if (!used) return false;
         await markEmailVerified(tx, deps, used.userId, now);
         return true;
@@ -243,7 +243,7 @@ export function createAccounts(deps: AccountDeps) {
       const passwordHash = await passwords.hash(password);
       const now = clock.now();
       const user = await db.transaction(async (tx) => {
-        const used = await consumeToken(tx, "password_reset", token, now);
+        const used = await consumeTokenOfLockedAccount(tx, "password_reset", token, now);
         if (!used) return undefined;
         const [changed] = await tx
           .update(users)

@@ -14,7 +14,7 @@ import type { Clock } from "../clock.ts";
 import { apiKeys, emailChanges, passkeys, totpFactors, type UserRow, users } from "../db/schema/index.ts";
 import type { Db, Tx } from "../db/types.ts";
 import { revokeAllTokens } from "./user-tokens.ts";
-import { findUserByEmail, isUniqueViolation } from "./users.ts";
+import { findUserByEmail, isUniqueViolation, lockAccount } from "./users.ts";
 
 /**
  * What a way back leaves as the password: no argon2 hash, so no password verifies against it
@@ -58,20 +58,26 @@ export function createEmailChanges(deps: { db: Db; clock: Clock }) {
   return {
     /**
      * A link for `email` (in clear, for the mail), replacing any earlier one of the account; or
-     * "taken" when another account has the address.
+     * "taken" when another account has the address; or "signedOut" when the session that asked
+     * ended while it asked (a way back or a deletion committed between its check and this).
      */
     async request(
-      user: Pick<UserRow, "id" | "username" | "email">,
+      user: Pick<UserRow, "id" | "username" | "email" | "tokenVersion">,
       newEmail: string,
       origin: RequestOrigin,
-    ): Promise<{ ok: true; token: string; email: string } | { ok: false; reason: "taken" | "same" }> {
+    ): Promise<
+      { ok: true; token: string; email: string } | { ok: false; reason: "taken" | "same" | "signedOut" }
+    > {
       const email = normaliseEmail(newEmail);
       if (email.toLowerCase() === user.email.toLowerCase()) return { ok: false, reason: "same" };
       if (await findUserByEmail(db, email)) return { ok: false, reason: "taken" };
       const now = clock.now();
       const token = await db.transaction(async (tx) => {
-        // The account's lock before its links', as `confirm` takes them.
-        await tx.select({ id: users.id }).from(users).where(eq(users.id, user.id)).for("update");
+        // The account's lock before its links', as `confirm` takes them. Under it, the session
+        // that asked must still be the account's: a way back that committed after the session was
+        // checked ended every pending change and session, and must not be followed by a new link.
+        const account = await lockAccount(tx, user.id);
+        if (!account || account.deletedAt || account.tokenVersion !== user.tokenVersion) return undefined;
         await tx
           .delete(emailChanges)
           .where(
@@ -95,6 +101,7 @@ export function createEmailChanges(deps: { db: Db; clock: Clock }) {
         );
         return issued;
       });
+      if (token === undefined) return { ok: false, reason: "signedOut" };
       return { ok: true, token, email };
     },
 
@@ -112,16 +119,19 @@ export function createEmailChanges(deps: { db: Db; clock: Clock }) {
             isNull(emailChanges.usedAt),
             gt(emailChanges.expiresAt, now),
           );
-          // The account's lock first, then the link's: every transaction that ends links of an
-          // account takes the account first. Locking the link first, a way back and a change link
-          // of one account followed at once each held its link and waited for the other's (the
-          // account, the link to delete), and PostgreSQL ended one with a deadlock.
+          // The account's lock first, then the link's (users.ts lockAccount): locking the link
+          // first, a way back and a change link of one account followed at once each held its
+          // link and waited for the other's, and PostgreSQL ended one with a deadlock.
           const [seen] = await tx.select({ userId: emailChanges.userId }).from(emailChanges).where(usable);
           if (!seen) return { ok: false, reason: "invalid" };
-          const [before] = await tx.select().from(users).where(eq(users.id, seen.userId)).for("update");
+          const before = await lockAccount(tx, seen.userId);
           if (!before || before.deletedAt) return { ok: false, reason: "invalid" };
           // Read again under the account's lock: a link followed meanwhile is used or deleted.
-          const [found] = await tx.select().from(emailChanges).where(usable).for("update");
+          const [found] = await tx
+            .select()
+            .from(emailChanges)
+            .where(and(usable, eq(emailChanges.userId, before.id)))
+            .for("update");
           if (!found) return { ok: false, reason: "invalid" };
           // `revert` must say what the link is: a way back without it asks first, and a change
           // link sent as a way back (a tampered page) does nothing rather than the opposite.
@@ -149,7 +159,7 @@ export function createEmailChanges(deps: { db: Db; clock: Clock }) {
                 ? { tokenVersion: sql`${users.tokenVersion} + 1`, passwordHash: CLEARED_PASSWORD_HASH }
                 : {}),
             })
-            .where(eq(users.id, link.userId))
+            .where(eq(users.id, before.id))
             .returning();
           if (!user) return { ok: false, reason: "invalid" };
           await revokeAllTokens(tx, user.id, now);

@@ -4,6 +4,7 @@ import { and, eq, gt, isNull } from "drizzle-orm";
 import { generateSecretToken, hashSecretToken } from "../auth/secret-tokens.ts";
 import { type UserTokenPurpose, type UserTokenRow, userTokens } from "../db/schema/index.ts";
 import type { DbOrTx } from "../db/types.ts";
+import { lockAccount } from "./users.ts";
 
 const HOUR = 60 * 60 * 1000;
 
@@ -66,6 +67,22 @@ export async function consumeToken(
     .where(usable(purpose, token, now))
     .returning();
   return row;
+}
+
+/**
+ * Uses a token as consumeToken does, having locked its account first (users.ts lockAccount): the
+ * order every transaction that ends an account's links keeps.
+ */
+export async function consumeTokenOfLockedAccount(
+  db: DbOrTx,
+  purpose: UserTokenPurpose,
+  token: string,
+  now: Date,
+): Promise<UserTokenRow | undefined> {
+  const found = await findUsableToken(db, purpose, token, now);
+  if (!found) return undefined;
+  await lockAccount(db, found.userId);
+  return consumeToken(db, purpose, token, now);
 }
 
 /** Ends every still-usable token of one purpose for a user. */

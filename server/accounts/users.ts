@@ -43,6 +43,18 @@ export async function findUserById(db: DbOrTx, id: string): Promise<UserRow | un
   return row;
 }
 
+/**
+ * Locks the account's row until the transaction ends, and answers it as it is now. Every
+ * transaction that ends an account's mailed links (e-mail changes and their ways back, reset and
+ * verification links) takes this lock before it touches a link. Taken in the other order, two such
+ * transactions (a way back and a reset link followed at once, say) each held a row the other
+ * needed, and PostgreSQL ended one of them with a deadlock.
+ */
+export async function lockAccount(db: DbOrTx, id: string): Promise<UserRow | undefined> {
+  const [row] = await db.select().from(users).where(eq(users.id, id)).for("update");
+  return row;
+}
+
 export async function findUserByUsername(db: DbOrTx, username: string): Promise<UserRow | undefined> {
   const [row] = await db
     .select()

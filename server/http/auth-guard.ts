@@ -14,7 +14,8 @@ import { ApiError } from "./errors.ts";
 import { ANSWERS_TOO_MANY, type RefusalWithFields, type Registry, schemaRef, withFields } from "./openapi.ts";
 import { enforceLimits, type RateLimiter } from "./rate-limit.ts";
 
-const UNAUTHORIZED = () =>
+/** The refusal of a request whose session is not (or no longer) valid. */
+export const UNAUTHORIZED = () =>
   new ApiError(401, DETAIL.couldNotValidateCredentials, { "WWW-Authenticate": "Bearer" });
 
 /** The token of an `Authorization: Bearer <token>` header (scheme case-insensitive), if any. */

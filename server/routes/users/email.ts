@@ -14,7 +14,13 @@ import { DETAIL, VALIDATION } from "../../../contract/messages.ts";
 import { createEmailChanges } from "../../accounts/email-change.ts";
 import { isDisposableAddress } from "../../auth/mailbox.ts";
 import type { AppEnv } from "../../http/app-env.ts";
-import { limitWrites, reauthRefusal, requireRecentAuth, requireUser } from "../../http/auth-guard.ts";
+import {
+  limitWrites,
+  reauthRefusal,
+  requireRecentAuth,
+  requireUser,
+  UNAUTHORIZED,
+} from "../../http/auth-guard.ts";
 import { clientIp } from "../../http/client-ip.ts";
 import { ApiError, RequestValidationError } from "../../http/errors.ts";
 import {
@@ -75,6 +81,7 @@ export function emailChangeRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
       }
       const result = await changes.request(user, body.email, originOf(c, deps.trustProxy));
       if (!result.ok) {
+        if (result.reason === "signedOut") throw UNAUTHORIZED();
         throw result.reason === "same"
           ? new ApiError(400, DETAIL.emailSame)
           : new ApiError(409, DETAIL.emailExists);
