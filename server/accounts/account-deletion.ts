@@ -21,6 +21,7 @@ import {
   webauthnChallenges,
 } from "../db/schema/index.ts";
 import type { Tx } from "../db/types.ts";
+import { lockAccount } from "./users.ts";
 
 /** The name a deleted account is listed under (staff see it in the console and the audit log). */
 export const deletedName = (userId: string) => `deleted-${userId}`;
@@ -37,7 +38,7 @@ export async function eraseAccount(
   const { userId, now } = args;
   // The account's lock before its mailed links', as email-change.ts takes them: a link followed
   // during the erasure waits for it, then finds itself deleted, rather than deadlocking with it.
-  await tx.select({ id: users.id }).from(users).where(eq(users.id, userId)).for("update");
+  await lockAccount(tx, userId);
   // The personal organisation's keys; those made in team organisations went as the account left
   // them (orgs/org-deletion.ts), where the shared keys it made keep working (ORGANISATIONS.md).
   await tx

@@ -2,10 +2,10 @@
 // transaction: no effect without its entry, no entry without its effect (OPERATIONS.md).
 import { and, desc, eq, or, sql } from "drizzle-orm";
 import { ADMIN_TEXT } from "../../contract/admin-rules.ts";
-import { isUserId } from "../accounts/users.ts";
+import { isUserId, lockAccount } from "../accounts/users.ts";
 import { type AuditEntry, appendAudit, checkStorable } from "../audit/audit-log.ts";
 import type { AutoTopUpActor } from "../billing/auto-top-up/engine.ts";
-import { type AuditRow, auditLog, type Role, type UserRow, users } from "../db/schema/index.ts";
+import { type AuditRow, auditLog, type Role, type UserRow } from "../db/schema/index.ts";
 import type { Tx } from "../db/types.ts";
 import { OperatorRefusal } from "./refusal.ts";
 
@@ -40,7 +40,7 @@ export function refuseOwnAccount(actor: Actor, customer: { id: string }, notOwnA
  */
 export async function lockCustomer(tx: Tx, customerId: string): Promise<UserRow> {
   if (!isUserId(customerId)) throw new OperatorRefusal(404, ADMIN_TEXT.customerNotFound);
-  const [row] = await tx.select().from(users).where(eq(users.id, customerId)).for("update");
+  const row = await lockAccount(tx, customerId);
   if (!row) throw new OperatorRefusal(404, ADMIN_TEXT.customerNotFound);
   if (row.deletedAt) throw new OperatorRefusal(409, ADMIN_TEXT.accountDeleted);
   return row;
