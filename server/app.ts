@@ -32,7 +32,7 @@ import { requestLog } from "./http/request-log.ts";
 import { type Mailer, outboxDir } from "./mail/mailer.ts";
 import { createOrgMails } from "./orgs/org-mails.ts";
 import { JWKS_PATH, jwksHandler } from "./routes/api-access/jwks.ts";
-import { checkoutRoutes } from "./routes/checkout/page.ts";
+import { checkoutApplication } from "./routes/checkout/page.ts";
 import { devBillingRoutes } from "./routes/dev/billing.ts";
 import { devMailRoutes } from "./routes/dev/mail.ts";
 import { API_PREFIX, v1Routes } from "./routes/v1.ts";
@@ -210,17 +210,18 @@ export function createApp(deps: AppDeps): Hono {
   // Off on a public HOST (select-payments.ts): anyone who reached it could pay with a test card.
   if (local && deps.payments.checkoutPages !== false) {
     const catalogue = deps.payments.catalogue;
-    app.route(
-      "/_checkout",
-      checkoutRoutes({
+    const checkout = checkoutApplication(
+      {
         provider: local.provider,
         portalUrl: deps.config.portalUrl,
         sellerCountry: deps.config.seller.country,
         sellerName: deps.config.seller.name,
         productName: (id) => catalogue.findTier(id)?.tier.name ?? catalogue.findTopUp(id)?.topUp.name ?? id,
         afterPayment: local.deliverSoon,
-      }),
+      },
+      errorHandler(deps.logger),
     );
+    app.all("/_checkout/*", (c) => checkout.fetch(c.req.raw, c.env));
   }
 
   if (deps.config.devPages) {

@@ -6,7 +6,7 @@
 // form-action to a form's redirects). CSRF: the form carries nothing but a card number, and the
 // session id in the URL is the capability (143 random bits, known only to the user who created it);
 // paying needs no cookie, so a cross-site post can do nothing the attacker could not do directly.
-import { type Context, Hono } from "hono";
+import { type Context, type ErrorHandler, Hono } from "hono";
 import { formatMoney } from "../../../contract/invoice-document.ts";
 import type { CheckoutSessionRow } from "../../db/schema/index.ts";
 import { invoiceNote } from "../../domain/vat.ts";
@@ -146,7 +146,13 @@ const formOfSession = (s: CheckoutSessionRow): BuyerDetailsForm | undefined =>
     ? { name: s.buyerName ?? "", country: s.buyerCountry, vatId: s.buyerVatId ?? "" }
     : undefined;
 
-export function checkoutRoutes(deps: {
+/** The checkout pages' own headers: their CSP (a form that posts back here) and no caching. */
+const pageHeaders = (portalUrl: string) => ({
+  "Content-Security-Policy": checkoutCsp(new URL(portalUrl).origin),
+  "Cache-Control": "no-store",
+});
+
+export interface CheckoutDeps {
   provider: LocalProvider;
   productName: (productId: string) => string;
   portalUrl: string;
@@ -156,12 +162,33 @@ export function checkoutRoutes(deps: {
   sellerName: string;
   /** Called after a payment: deliver its webhook events. */
   afterPayment: () => void;
-}): Hono {
+}
+
+/**
+ * The local checkout as an application of its own, answering every path under /_checkout: the app
+ * hands it those requests whole (app.ts). Its routes cannot share the app's router: a session id
+ * and a page name in the same place (/_checkout/{id} beside /_checkout/setup/{id}) are more than
+ * one regular expression can tell apart, and with them Hono's router fell back for every route of
+ * the API to a trie searched on each request (issue 35). A path it has no page for answers its own
+ * "not found" page.
+ */
+export function checkoutApplication(deps: CheckoutDeps, onError: ErrorHandler): Hono {
   const app = new Hono();
-  const headers = {
-    "Content-Security-Policy": checkoutCsp(new URL(deps.portalUrl).origin),
-    "Cache-Control": "no-store",
-  };
+  app.route("/_checkout", checkoutRoutes(deps));
+  app.notFound((c) =>
+    c.html(
+      messagePage("Page not found", "This checkout page does not exist. Start again from the plans page."),
+      404,
+      pageHeaders(deps.portalUrl),
+    ),
+  );
+  app.onError(onError);
+  return app;
+}
+
+export function checkoutRoutes(deps: CheckoutDeps): Hono {
+  const app = new Hono();
+  const headers = pageHeaders(deps.portalUrl);
   // Auto top-up's pages (their own modules), before the session routes below.
   const { provider, sellerName, portalUrl, afterPayment } = deps;
   app.route("/", cardSetupRoutes({ provider, sellerName, headers, afterSave: afterPayment }));
