@@ -1,6 +1,6 @@
 import { crc32 } from "node:zlib";
 import { describe, expect, it } from "vitest";
-import { generateKey, hashKey, keyMatches, parseKey } from "./key-format.ts";
+import { claimsServiceKey, generateKey, hashKey, keyMatches, parseKey } from "./key-format.ts";
 
 describe("key format", () => {
   it("is the kind's prefix, the key id, 43 base62 characters of secret and a 6-character checksum", () => {
@@ -49,5 +49,14 @@ describe("key format", () => {
     expect(parseKey(key.slice(0, -1))).toBeUndefined();
     expect(parseKey("")).toBeUndefined();
     expect(parseKey(`${key}\n`)).toBeUndefined();
+  });
+
+  it("tells a text that claims to be a service key by its prefix alone", () => {
+    expect(claimsServiceKey(generateKey("service").key)).toBe(true);
+    expect(claimsServiceKey("gsk_malformed")).toBe(true);
+    expect(claimsServiceKey(generateKey("api").key)).toBe(false);
+    expect(claimsServiceKey("eyJhbGciOiJFUzI1NiJ9.gsk_.x")).toBe(false);
+    expect(claimsServiceKey("gsk")).toBe(false);
+    expect(claimsServiceKey("")).toBe(false);
   });
 });

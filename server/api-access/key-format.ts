@@ -74,6 +74,13 @@ export function parseKey(text: string): { kind: KeyKind; id: string } | undefine
   return kind ? { kind, id } : undefined;
 }
 
+/**
+ * Whether a text claims to be a service key, by its prefix alone: enough to choose how a request
+ * authenticates (an access token never starts so), without the checksum's cost on every call. A
+ * malformed one is then refused as the service key it claims to be.
+ */
+export const claimsServiceKey = (text: string): boolean => text.startsWith(`${KEY_KINDS.service}_`);
+
 /** Whether `key` is the key whose stored hash is `storedHash` (constant time). */
 export function keyMatches(key: string, storedHash: string): boolean {
   const actual = Buffer.from(hashKey(key), "hex");

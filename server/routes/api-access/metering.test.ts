@@ -224,6 +224,15 @@ describe.each(TEST_DATABASES)("metering (%s)", (kind) => {
     expect((await consumeRequest(ctx.t, await serviceKey(ctx.t), manual)).status).toBe(403);
     expect((await consumeRequest(ctx.t, admin, manual)).status).toBe(200);
     expect((await consumeRequest(ctx.t, "nonsense", body)).status).toBe(401);
+    // A text that claims to be a service key is judged as one: a wrong checksum or a cut-off key
+    // is refused as a service key, never tried as an access token.
+    const service = await serviceKey(ctx.t);
+    for (const claimed of [`${service.slice(0, -1)}${service.endsWith("0") ? "1" : "0"}`, "gsk_short"]) {
+      const refused = await consumeRequest(ctx.t, claimed, body);
+      expect(refused.status).toBe(401);
+      expect(refused.headers.get("www-authenticate")).toBe("Bearer");
+      expect(await refused.json()).toEqual({ detail: DETAIL.invalidServiceKey });
+    }
     const ledger = await getJson(ctx.t.app, "/v1/credits/ledger", ann.accessToken);
     expect(ledger.status).toBe(200);
     expect((await me(ctx.t, ann.accessToken)).credit_balance).toBe(TEST_FREE_CREDITS - 6);

@@ -13,7 +13,7 @@ import { USAGE_MAX_DAYS } from "../../../contract/usage.ts";
 import { canonicalUuid, findUserById } from "../../accounts/users.ts";
 import type { LowBalanceAlerts } from "../../alerts/low-balance.ts";
 import type { MemberCapAlerts } from "../../alerts/member-cap.ts";
-import { parseKey } from "../../api-access/key-format.ts";
+import { claimsServiceKey } from "../../api-access/key-format.ts";
 import { chargeFeature, type FeatureCharge, featureSpend } from "../../api-access/metering.ts";
 import type { AutoTopUpEngine } from "../../billing/auto-top-up/engine.ts";
 import type { Billing } from "../../billing/service.ts";
@@ -204,7 +204,7 @@ export function addConsumeRoute(app: OpenAPIHono<AppEnv>, deps: ApiDeps & { bill
     },
     async (c) => {
       const token = bearerToken(c.req.header("authorization"));
-      const byService = token !== undefined && parseKey(token)?.kind === "service";
+      const byService = token !== undefined && claimsServiceKey(token);
       if (byService) await authenticateService(deps, c, "credits:consume");
       else {
         const { user, claims } = await authenticate(deps, c.req.header("authorization"), userOnly);
