@@ -148,6 +148,13 @@ describe.each(TEST_DATABASES)("the /v1 API as a whole (%s)", (kind) => {
     expect(elsewhere.status).toBe(404);
     expect(elsewhere.headers.get("content-type")).toMatch(/^text\/html/);
     expect(await elsewhere.text()).toContain("This checkout page does not exist.");
+    const huge = await ctx.t.app.request("/_checkout/cs_test_unknown", {
+      method: "POST",
+      headers: { "Content-Type": "application/x-www-form-urlencoded" },
+      body: `name=${"x".repeat(17 * 1024)}`,
+    });
+    expect(huge.status).toBe(413);
+    expect(await huge.text()).toContain("This form sent more than a checkout form holds.");
   });
 
   it("sends the strict API policy and the security headers on JSON answers", async () => {

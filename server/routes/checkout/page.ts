@@ -7,6 +7,7 @@
 // session id in the URL is the capability (143 random bits, known only to the user who created it);
 // paying needs no cookie, so a cross-site post can do nothing the attacker could not do directly.
 import { type Context, type ErrorHandler, Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
 import { formatMoney } from "../../../contract/invoice-document.ts";
 import type { CheckoutSessionRow } from "../../db/schema/index.ts";
 import { invoiceNote } from "../../domain/vat.ts";
@@ -146,6 +147,9 @@ const formOfSession = (s: CheckoutSessionRow): BuyerDetailsForm | undefined =>
     ? { name: s.buyerName ?? "", country: s.buyerCountry, vatId: s.buyerVatId ?? "" }
     : undefined;
 
+/** More than any checkout form's fields (name, country, VAT id, card number, expiry, CVC). */
+const MAX_FORM_BYTES = 16 * 1024;
+
 /** The checkout pages' own headers: their CSP (a form that posts back here) and no caching. */
 const pageHeaders = (portalUrl: string) => ({
   "Content-Security-Policy": checkoutCsp(new URL(portalUrl).origin),
@@ -174,6 +178,19 @@ export interface CheckoutDeps {
  */
 export function checkoutApplication(deps: CheckoutDeps, onError: ErrorHandler): Hono {
   const app = new Hono();
+  // Its forms carry a few short fields: nobody may make it parse megabytes.
+  app.use(
+    "*",
+    bodyLimit({
+      maxSize: MAX_FORM_BYTES,
+      onError: (c) =>
+        c.html(
+          messagePage("Form too large", "This form sent more than a checkout form holds. Start again."),
+          413,
+          pageHeaders(deps.portalUrl),
+        ),
+    }),
+  );
   app.route("/_checkout", checkoutRoutes(deps));
   app.notFound((c) =>
     c.html(
@@ -186,7 +203,7 @@ export function checkoutApplication(deps: CheckoutDeps, onError: ErrorHandler): 
   return app;
 }
 
-export function checkoutRoutes(deps: CheckoutDeps): Hono {
+function checkoutRoutes(deps: CheckoutDeps): Hono {
   const app = new Hono();
   const headers = pageHeaders(deps.portalUrl);
   // Auto top-up's pages (their own modules), before the session routes below.
