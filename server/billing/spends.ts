@@ -173,7 +173,7 @@ const pairKey = (a: string, b: string) => `${a}\u0000${b}`;
 
 /**
  * The columns of a batch's API keys that its decisions read. Not the whole row: the name, prefix,
- * hash and dates other than expiry were read, decoded and dropped for every charge (issue 35).
+ * hash, creation and last use were read, decoded and dropped for every charge (issue 35).
  */
 const BATCH_KEY_COLUMNS = {
   id: apiKeys.id,

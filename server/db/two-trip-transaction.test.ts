@@ -3,7 +3,7 @@ import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { openTestDatabase, rowsOf, TEST_DATABASES, type TestDatabase } from "../../tests/fixtures/test-db.ts";
 import { connectionLost } from "./lost-connection.ts";
-import { users } from "./schema/index.ts";
+import { apiKeys, organizations, users } from "./schema/index.ts";
 import {
   commitFailure,
   connectionsOf,
@@ -19,6 +19,21 @@ const failingRead = raw("select 1 / 0");
 const probeInsert = statement("probe_insert", (q, p) =>
   q.execute(sql`insert into two_trip_probe values (${p("n")}::int)`),
 );
+const keysOf = statement("keys_of", (q, p) =>
+  q
+    .select({
+      id: apiKeys.id,
+      shared: apiKeys.shared,
+      monthlyCreditLimit: apiKeys.monthlyCreditLimit,
+      features: apiKeys.features,
+      createdAt: apiKeys.createdAt,
+      expiresAt: apiKeys.expiresAt,
+    })
+    .from(apiKeys)
+    .where(eq(apiKeys.userId, p("orgId")))
+    .orderBy(apiKeys.id),
+);
+
 const userById = statement("user_by_id", (q, p) =>
   q
     .select({ id: users.id, createdAt: users.createdAt, credits: users.lowBalanceThreshold })
@@ -74,6 +89,51 @@ describe.each(TEST_DATABASES)("twoTripTransaction (%s)", (kind) => {
     });
     expect(answers).toEqual([[{ id: user.id, createdAt: user.createdAt, credits: 12_345 }], []]);
     expect(answers[0][0]?.createdAt).toBeInstanceOf(Date);
+  });
+
+  it("decodes every kind of column the batches read: jsonb, bigint, timestamps, booleans and nulls", async () => {
+    const id = randomUUID();
+    await database.db.insert(organizations).values({ id, name: `decode ${kind}` });
+    const createdAt = new Date("2026-11-29T22:00:00.123Z");
+    await database.db.insert(apiKeys).values([
+      {
+        id: `decode_a_${kind}`,
+        userId: id,
+        shared: true,
+        name: "a",
+        prefix: "gpk_a",
+        secretHash: "x",
+        monthlyCreditLimit: 9_007_199_254_740,
+        features: ["comic", "cloth-swap"],
+        createdAt,
+        expiresAt: createdAt,
+      },
+      { id: `decode_b_${kind}`, userId: id, name: "b", prefix: "gpk_b", secretHash: "y", createdAt },
+    ]);
+    const [rows] = await twoTripTransaction(database.db, {
+      reads: [keysOf({ orgId: id })] as const,
+      decide: (found) => ({ result: found, writes: [] }),
+    });
+    expect(rows).toEqual([
+      {
+        id: `decode_a_${kind}`,
+        shared: true,
+        monthlyCreditLimit: 9_007_199_254_740,
+        features: ["comic", "cloth-swap"],
+        createdAt,
+        expiresAt: createdAt,
+      },
+      {
+        id: `decode_b_${kind}`,
+        shared: false,
+        monthlyCreditLimit: null,
+        features: null,
+        createdAt,
+        expiresAt: null,
+      },
+    ]);
+    expect(rows[0]?.createdAt).toBeInstanceOf(Date);
+    expect(typeof rows[0]?.monthlyCreditLimit).toBe("number");
   });
 
   it("keeps none of the writes when one of them fails", async () => {
