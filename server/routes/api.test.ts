@@ -130,7 +130,7 @@ describe.each(TEST_DATABASES)("the /v1 API as a whole (%s)", (kind) => {
   it("routes every request with one regular expression, not a trie searched per request", async () => {
     // Hono's router takes the fastest of its routers whose patterns fit every route. A route whose
     // parameter shares a place with another route's fixed segment sends every request of the API
-    // to the slower one (issue 35: about 5 µs of each charge); such routes live in an application of
+    // to the slower one (issue 35: about 7 µs a request, decision 040); such routes live in an application of
     // their own (checkout/page.ts checkoutApplication).
     expect((await ctx.t.app.request("/healthz")).status).toBe(200);
     const router = ctx.t.app.router as unknown as { activeRouter: { name: string } };

@@ -178,6 +178,7 @@ export interface CheckoutDeps {
  */
 export function checkoutApplication(deps: CheckoutDeps, onError: ErrorHandler): Hono {
   const app = new Hono();
+  const headers = pageHeaders(deps.portalUrl);
   // Its forms carry a few short fields: nobody may make it parse megabytes.
   app.use(
     "*",
@@ -187,25 +188,24 @@ export function checkoutApplication(deps: CheckoutDeps, onError: ErrorHandler): 
         c.html(
           messagePage("Form too large", "This form sent more than a checkout form holds. Start again."),
           413,
-          pageHeaders(deps.portalUrl),
+          headers,
         ),
     }),
   );
-  app.route("/_checkout", checkoutRoutes(deps));
+  app.route("/_checkout", checkoutRoutes(deps, headers));
   app.notFound((c) =>
     c.html(
       messagePage("Page not found", "This checkout page does not exist. Start again from the plans page."),
       404,
-      pageHeaders(deps.portalUrl),
+      headers,
     ),
   );
   app.onError(onError);
   return app;
 }
 
-function checkoutRoutes(deps: CheckoutDeps): Hono {
+function checkoutRoutes(deps: CheckoutDeps, headers: Readonly<Record<string, string>>): Hono {
   const app = new Hono();
-  const headers = pageHeaders(deps.portalUrl);
   // Auto top-up's pages (their own modules), before the session routes below.
   const { provider, sellerName, portalUrl, afterPayment } = deps;
   app.route("/", cardSetupRoutes({ provider, sellerName, headers, afterSave: afterPayment }));
