@@ -190,6 +190,13 @@ function send(connection: Sql, statements: readonly Ready[]): Promise<unknown>[]
 // every plan made at any size is an index lookup (decision 012). Without parameters, postgres.js
 // sends them all as one simple-protocol message.
 //
+// And every statement runs on that generic plan, never planned again (decision 041). PostgreSQL
+// plans a prepared statement for its values five times, then keeps the generic plan only if it
+// looks no dearer than those five; otherwise it plans every execution anew for good. A server
+// whose first batches charged by user id (a staff charge, usage:simulate) went on planning three
+// of the six reads for every batch charged by key: PostgreSQL's time a charge 12-15 % higher. The
+// generic plans are those spends-plans.test.ts checks.
+//
 // And no transaction waits for ever: one batch at a time meters every charge, so a batch stuck on
 // a lock (held by a session that is gone from here but not yet from the server), or a statement
 // that never ends, would stop all of metering. Past the limits it fails, and each of its charges
@@ -198,7 +205,8 @@ function send(connection: Sql, statements: readonly Ready[]): Promise<unknown>[]
 // takes milliseconds; the limits are far above that.
 /** What opens a two-trip transaction, sent before its reads. */
 export const TRANSACTION_BEGIN: readonly string[] = [
-  "begin; set local enable_seqscan = off; set local lock_timeout = '5s'; " +
+  "begin; set local enable_seqscan = off; set local plan_cache_mode = force_generic_plan; " +
+    "set local lock_timeout = '5s'; " +
     "set local statement_timeout = '10s'; set local idle_in_transaction_session_timeout = '10s'",
 ];
 
