@@ -27,7 +27,12 @@ export function jsonRows<T extends PgTable>(table: T, rows: readonly T["$inferIn
   }
   const json = rows.map((row) => {
     const record: Record<string, unknown> = {};
-    for (const [key, name] of columns) record[name] = (row as Record<string, unknown>)[key] ?? null;
+    for (const [key, name] of columns) {
+      const value = (row as Record<string, unknown>)[key] ?? null;
+      // The text Date's toJSON gives, made here: an object with a toJSON anywhere in it sends
+      // JSON.stringify down its slow path, 3 µs a spend row against 1 µs (decision 041).
+      record[name] = value instanceof Date ? value.toISOString() : value;
+    }
     return record;
   });
   return JSON.stringify(json);
