@@ -53,7 +53,7 @@ describe("jsonRows", () => {
       userId: spend.userId,
       day,
       feature: "comic",
-      apiKeyId: null,
+      apiKeyId: "abcdefghijkl",
       uses,
       credits: uses * 1000,
     });
