@@ -190,12 +190,14 @@ function send(connection: Sql, statements: readonly Ready[]): Promise<unknown>[]
 // every plan made at any size is an index lookup (decision 012). Without parameters, postgres.js
 // sends them all as one simple-protocol message.
 //
-// And every statement runs on that generic plan, never planned again (decision 041). PostgreSQL
-// plans a prepared statement for its values five times, then keeps the generic plan only if it
-// looks no dearer than those five; otherwise it plans every execution anew for good. A server
-// whose first batches charged by user id (a staff charge, usage:simulate) went on planning three
-// of the six reads for every batch charged by key: PostgreSQL's time a charge 12-15 % higher. The
-// generic plans are those spends-plans.test.ts checks.
+// And every statement runs on that generic plan from its first execution (decision 041). By
+// default PostgreSQL plans a prepared statement for its values five times, then uses the generic
+// plan only while it looks cheaper than the running average of every custom plan so far. A server
+// whose first batches charged one user by id (the benchmark's 100,000 seeded charges, a staff
+// charge, usage:simulate) had an average so cheap that the batches by key after them did not
+// raise it within a benchmark's rounds: three of the six reads were planned anew for every batch,
+// and PostgreSQL's time a charge was 12-15 % higher. The generic plans are those
+// spends-plans.test.ts checks.
 //
 // And no transaction waits for ever: one batch at a time meters every charge, so a batch stuck on
 // a lock (held by a session that is gone from here but not yet from the server), or a statement
