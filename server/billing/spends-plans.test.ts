@@ -123,10 +123,13 @@ describe.runIf(onPostgres)("the metering batch's generic plans on empty tables (
       const [write] = await client<{ name: string }[]>`
         select name from pg_prepared_statements where statement like 'with taken_from_grants%'`;
       if (!write) throw new Error("the batch's write was not prepared");
+      // Quoted: postgres.js names statements with random base-36 text, which may begin with a digit.
       const plan = await client.begin(async (tx) => {
         await tx.unsafe(TRANSACTION_BEGIN.join("; ").replace(/^begin; /, ""));
         return planOf(
-          await tx.unsafe(`explain (format json) execute ${write.name}('{}', '{}', '[]', '[]', '[]', '[]')`),
+          await tx.unsafe(
+            `explain (format json) execute "${write.name}"('{}', '{}', '[]', '[]', '[]', '[]')`,
+          ),
         );
       });
       expect(wholeReads(plan)).toEqual([]);
