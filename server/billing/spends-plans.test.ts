@@ -42,6 +42,24 @@ function planOf(rows: Record<string, unknown>[]): PlanNode {
   return explained.Plan;
 }
 
+/** What the batch's transaction sets, without its BEGIN: `begin()` sends one. */
+const BATCH_SETTINGS = TRANSACTION_BEGIN.join("; ").replace(/^begin; /, "");
+
+/**
+ * The plan `client` keeps for `execute` (an EXECUTE of a prepared statement) under the batch's
+ * settings; with `prepare`, the statement is prepared first and deallocated after, in the same
+ * transaction.
+ */
+async function batchPlan(client: postgres.Sql, execute: string, prepare?: string): Promise<PlanNode> {
+  return client.begin(async (tx) => {
+    await tx.unsafe(BATCH_SETTINGS);
+    if (prepare) await tx.unsafe(prepare);
+    const rows = await tx.unsafe(`explain (format json) ${execute}`);
+    if (prepare) await tx.unsafe("deallocate batch_read");
+    return planOf(rows);
+  });
+}
+
 const onPostgres = TEST_DATABASES.includes("postgres");
 
 describe.runIf(onPostgres)("the metering batch's generic plans on empty tables (postgres)", () => {
@@ -75,17 +93,9 @@ describe.runIf(onPostgres)("the metering batch's generic plans on empty tables (
   ]);
 
   /** The plan PostgreSQL keeps for a statement prepared now, as the batch's transaction runs it. */
-  async function genericPlan(text: string, values: unknown[]): Promise<PlanNode> {
-    return sql.begin(async (tx) => {
-      await tx.unsafe(TRANSACTION_BEGIN.join("; ").replace(/^begin; /, ""));
-      await tx.unsafe(`prepare batch_read as ${text}`);
-      const args = values.map((v) =>
-        Array.isArray(v) ? `'{${v.map((x) => `"${x}"`).join(",")}}'` : `'${v}'`,
-      );
-      const rows = await tx.unsafe(`explain (format json) execute batch_read(${args.join(", ")})`);
-      await tx.unsafe("deallocate batch_read");
-      return planOf(rows);
-    });
+  function genericPlan(text: string, values: unknown[]): Promise<PlanNode> {
+    const args = values.map((v) => (Array.isArray(v) ? `'{${v.map((x) => `"${x}"`).join(",")}}'` : `'${v}'`));
+    return batchPlan(sql, `execute batch_read(${args.join(", ")})`, `prepare batch_read as ${text}`);
   }
 
   it("reads nothing whole: every scan looks its rows up by key", async () => {
@@ -124,14 +134,7 @@ describe.runIf(onPostgres)("the metering batch's generic plans on empty tables (
         select name from pg_prepared_statements where statement like 'with taken_from_grants%'`;
       if (!write) throw new Error("the batch's write was not prepared");
       // Quoted: postgres.js names statements with random base-36 text, which may begin with a digit.
-      const plan = await client.begin(async (tx) => {
-        await tx.unsafe(TRANSACTION_BEGIN.join("; ").replace(/^begin; /, ""));
-        return planOf(
-          await tx.unsafe(
-            `explain (format json) execute "${write.name}"('{}', '{}', '[]', '[]', '[]', '[]')`,
-          ),
-        );
-      });
+      const plan = await batchPlan(client, `execute "${write.name}"('{}', '{}', '[]', '[]', '[]', '[]')`);
       expect(wholeReads(plan)).toEqual([]);
       expect(indexesOf(plan)).toContain("credit_grants_pkey");
     } finally {

@@ -1,3 +1,4 @@
+import { getTableColumns } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { jsonRows } from "./json-rows.ts";
 import { creditSpends, usageDaily } from "./schema/index.ts";
@@ -35,9 +36,8 @@ describe("jsonRows", () => {
       api_key_id: "abcdefghijkl",
     });
     expect(Object.keys(row ?? {}).sort()).toEqual(
-      Object.values(creditSpends)
-        .filter((c) => typeof c === "object" && c !== null && "columnType" in c)
-        .map((c) => (c as { name: string }).name)
+      Object.values(getTableColumns(creditSpends))
+        .map((c) => c.name)
         .sort(),
     );
   });
