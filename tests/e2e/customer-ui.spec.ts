@@ -92,14 +92,13 @@ for (const view of VIEWS) {
       await openSignedIn(page, await tokenViaApi(request, user), "/profile/api-keys");
       const seen = await countToasts(page);
       const sample = page.locator("[data-curl-example]");
-      // The sample hydrates when it comes into view (client:visible); until then its button is
-      // static HTML, and a click on it did nothing: on a busy CI machine this test then waited out
-      // its time for a "Copied" that never came.
-      await sample.scrollIntoViewIfNeeded();
-      await expect(page.locator("astro-island[ssr]", { has: sample })).toHaveCount(0);
       // Found by place, not by name: the name is "Copied" for only 2 s after a copy.
       const copy = sample.getByRole("button");
       await expect(copy).toHaveAccessibleName(API_KEYS_TEXT.copyCommand);
+      // The sample hydrates when it comes into view (client:visible), and its button is disabled
+      // until then: a click on the static HTML did nothing, and on a busy CI machine this test then
+      // waited out its time for a "Copied" that never came. Clicks wait for an enabled button.
+      await sample.scrollIntoViewIfNeeded();
       // Twice in a row, as an impatient visitor would: the same words show once.
       await copy.click();
       await copy.click();
@@ -235,5 +234,18 @@ test.describe("turning two-factor sign-in on", () => {
     const header = await page.locator("header").first().boundingBox();
     expect(overlaps(header as Box, (await toast.boundingBox()) as Box)).toBe(false);
     await page.screenshot({ path: join(SHOTS, "two-factor-on-390-dark.png") });
+  });
+});
+
+test.describe("the curl sample before its script runs", () => {
+  test.use({ javaScriptEnabled: false });
+
+  test("shows the command with its copy button disabled, not a button that does nothing", async ({
+    page,
+  }) => {
+    await page.goto("/profile/api-keys");
+    const sample = page.locator("[data-curl-example]");
+    await expect(sample).toContainText("/background-remover");
+    await expect(sample.getByRole("button", { name: API_KEYS_TEXT.copyCommand })).toBeDisabled();
   });
 });

@@ -4,6 +4,7 @@
 import { Fragment, useRef } from "react";
 import { API_KEYS_TEXT } from "../../lib/api-keys-text.ts";
 import { UI_TEXT } from "../../lib/ui-text.ts";
+import { useHydrated } from "../auth/use-hydrated.ts";
 import { useCopy } from "../token/use-copy.ts";
 
 export default function CurlSample({ lines }: { lines: readonly string[] }) {
@@ -11,6 +12,9 @@ export default function CurlSample({ lines }: { lines: readonly string[] }) {
   const { copied, copy } = useCopy(lines.join("\n"), () => {
     if (codeRef.current) window.getSelection()?.selectAllChildren(codeRef.current);
   });
+  // Disabled in the prebuilt HTML: the island hydrates once it comes into view (client:visible),
+  // and a click before that would do nothing at all.
+  const hydrated = useHydrated();
   return (
     <div className="mt-3 rounded-box bg-neutral text-neutral-content" data-curl-example>
       <div className="flex justify-end p-2 pb-0">
@@ -18,6 +22,7 @@ export default function CurlSample({ lines }: { lines: readonly string[] }) {
           type="button"
           className="btn btn-sm"
           onClick={copy}
+          disabled={!hydrated}
           aria-label={copied ? undefined : T.copyCommand}
         >
           {copied ? UI_TEXT.token.copied : UI_TEXT.token.copy}
