@@ -3,6 +3,7 @@
 // spends.test.ts, the consume route's tests and tests/system).
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
+import { noConnectionError } from "../db/lost-connection.ts";
 import { type Bound, type PinnedConnection, statement } from "../db/two-trip-transaction.ts";
 import { type BatchSteps, pipeline } from "./pipelined-batches.ts";
 
@@ -24,6 +25,8 @@ interface FakeOptions {
   unsendable?: string[];
   /** Called on every send, after it is logged: calls arriving meanwhile. */
   onSend?: (labels: string[]) => void;
+  /** What a connection that cannot be pinned fails with; default: "connection N refused". */
+  refusal?: Error;
   /** Connections that cannot be pinned, by their number (1 is the first). */
   unreachable?: number[];
   /**
@@ -45,7 +48,7 @@ function fakeDatabase(options: FakeOptions = {}) {
   const connect = async (): Promise<PinnedConnection> => {
     pinned += 1;
     const n = pinned;
-    if (options.unreachable?.includes(n)) throw new Error(`connection ${n} refused`);
+    if (options.unreachable?.includes(n)) throw options.refusal ?? new Error(`connection ${n} refused`);
     log.push(`pin ${n}`);
     return {
       send(statements) {
@@ -337,6 +340,24 @@ describe("pipeline", () => {
       "3: begin read(2)",
       "3: write(2) commit",
       "release 3",
+    ]);
+  });
+
+  it("answers a whole batch at once when no connection came within the deadline, not each alone", async () => {
+    const fake = fakeDatabase({ unreachable: [1], refusal: noConnectionError(15_000) });
+    const call = pipeline(fake.connect, steps, { maxBatch: 10 });
+    const outcomes = await Promise.allSettled([call(1), call(2)]);
+    expect(outcomes).toEqual([
+      { status: "rejected", reason: noConnectionError(15_000) },
+      { status: "rejected", reason: noConnectionError(15_000) },
+    ]);
+    // One wait for a connection, not one more for each charge: the next call pins the second.
+    expect(await call(3)).toBe(30);
+    expect(await onlySends(fake.log)).toEqual([
+      "pin 2",
+      "2: begin read(3)",
+      "2: write(3) commit",
+      "release 2",
     ]);
   });
 

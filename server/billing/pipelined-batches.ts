@@ -22,7 +22,7 @@
 // of it). A lone item in that state runs once more, alone, rather than failing its caller with an
 // error for a charge that may well have been made.
 
-import { outcomeUnknown } from "../db/lost-connection.ts";
+import { NO_CONNECTION, outcomeUnknown } from "../db/lost-connection.ts";
 import {
   answersAfterBegin,
   type Bound,
@@ -203,7 +203,11 @@ export function pipeline<I, O>(
       try {
         connection = await connect();
       } catch (error) {
-        failed(take(), error);
+        const batch = take();
+        // No connection of the pool came within its deadline: the pool is busy or hung, no item
+        // is at fault, and trying each alone would keep each waiting as long again.
+        if ((error as { code?: unknown }).code === NO_CONNECTION) for (const p of batch) p.reject(error);
+        else failed(batch, error);
         continue;
       }
       try {

@@ -8,7 +8,10 @@ import {
   COMMIT_NOT_KEPT,
   connectionLost,
   noAnswerError,
+  noConnectionError,
   outcomeUnknown,
+  RESERVE_DEADLINE_MS,
+  reservedWithin,
   watchedConnection,
 } from "./lost-connection.ts";
 
@@ -262,6 +265,66 @@ describe("watchedConnection's deadline", () => {
     const error = noAnswerError(30_000);
     expect(error.message).toBe("PostgreSQL has not answered for 30 s: the connection is taken for gone");
     expect((error as Error & { code: string }).code).toBe("NO_ANSWER");
+  });
+});
+
+describe("reservedWithin", () => {
+  beforeEach(() => {
+    vi.useFakeTimers();
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it("waits 15 s, past what the server lets a lock (5 s) or a statement (10 s) hold a connection", () => {
+    expect(RESERVE_DEADLINE_MS).toBe(15_000);
+  });
+
+  it("gives the connection that comes within the deadline, and never gives it back itself", async () => {
+    const reserving = pending<string>();
+    const giveBack = vi.fn();
+    const reserved = reservedWithin(reserving.promise, 1000, giveBack);
+    await vi.advanceTimersByTimeAsync(999);
+    reserving.resolve("connection");
+    expect(await reserved).toBe("connection");
+    // Its timer was stopped: the deadline passing later changes nothing.
+    await vi.advanceTimersByTimeAsync(5000);
+    expect(giveBack).not.toHaveBeenCalled();
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it("fails at the deadline, and gives back the connection that comes after it", async () => {
+    const reserving = pending<string>();
+    const giveBack = vi.fn();
+    const reserved = reservedWithin(reserving.promise, 1000, giveBack);
+    const outcome = Promise.allSettled([reserved]);
+    await vi.advanceTimersByTimeAsync(999);
+    expect(giveBack).not.toHaveBeenCalled();
+    await vi.advanceTimersByTimeAsync(1);
+    expect(await outcome).toEqual([{ status: "rejected", reason: noConnectionError(1000) }]);
+    expect(giveBack).not.toHaveBeenCalled();
+    reserving.resolve("late");
+    await vi.advanceTimersByTimeAsync(0);
+    expect(giveBack).toHaveBeenCalledExactlyOnceWith("late");
+  });
+
+  it("passes on the pool's own failure at once, with its timer stopped", async () => {
+    const reserving = pending<string>();
+    const giveBack = vi.fn();
+    const outcome = Promise.allSettled([reservedWithin(reserving.promise, 1000, giveBack)]);
+    const refused = coded("ECONNREFUSED");
+    reserving.reject(refused);
+    expect(await outcome).toEqual([{ status: "rejected", reason: refused }]);
+    expect(vi.getTimerCount()).toBe(0);
+    expect(giveBack).not.toHaveBeenCalled();
+  });
+
+  it("says in its error how long it waited, with a code of its own, and that nothing was sent", () => {
+    const error = noConnectionError(15_000);
+    expect(error.message).toBe("No database connection was free within 15 s: nothing was sent");
+    expect((error as Error & { code: string }).code).toBe("NO_CONNECTION");
+    // Nothing was sent: a charge that failed so was not kept, and is no repeat when tried again.
+    expect(outcomeUnknown(error)).toBe(false);
   });
 });
 

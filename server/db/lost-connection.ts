@@ -21,6 +21,56 @@ export function noAnswerError(deadlineMs: number): Error {
   );
 }
 
+/**
+ * How long a connection of the pool is waited for before the transaction that wanted it fails,
+ * having sent nothing. postgres.js's `reserve()` waits without end while every connection is busy
+ * or hung (a network cut holds them until the kernel gives up, about 15 minutes), and metering,
+ * one batch at a time, would hold every charge that long. Far above a busy pool's wait
+ * (milliseconds) and the server's own limits on what holds a connection (a lock 5 s, a statement 10 s).
+ */
+export const RESERVE_DEADLINE_MS = 15_000;
+
+/** The code of noConnectionError. */
+export const NO_CONNECTION = "NO_CONNECTION";
+
+/** What a transaction fails with when no connection of the pool came within the deadline. */
+export function noConnectionError(deadlineMs: number): Error {
+  return Object.assign(
+    new Error(`No database connection was free within ${deadlineMs / 1000} s: nothing was sent`),
+    { code: NO_CONNECTION },
+  );
+}
+
+/**
+ * The connection `reserving` gives, if it does within `deadlineMs`; otherwise a failure with
+ * noConnectionError, and the connection, should it come later, goes straight to `giveBack` (were
+ * it kept, the pool would be one connection short for good).
+ */
+export function reservedWithin<C>(
+  reserving: Promise<C>,
+  deadlineMs: number,
+  giveBack: (connection: C) => void,
+): Promise<C> {
+  return new Promise((resolve, reject) => {
+    let late = false;
+    const timer = setTimeout(() => {
+      late = true;
+      reject(noConnectionError(deadlineMs));
+    }, deadlineMs);
+    reserving.then(
+      (connection) => {
+        clearTimeout(timer);
+        if (late) giveBack(connection);
+        else resolve(connection);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error);
+      },
+    );
+  });
+}
+
 /** postgres.js's own codes, and the socket's, for a connection that is gone. */
 const LOST_CONNECTION_CODES = new Set([
   "CONNECTION_CLOSED",

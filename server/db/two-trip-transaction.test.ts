@@ -331,4 +331,22 @@ describe.each(TEST_DATABASES)("twoTripTransaction (%s)", (kind) => {
     const pinned = await Promise.all(Array.from({ length: 5 }, () => connect()));
     for (const p of pinned) p.release();
   });
+
+  it("fails, having sent nothing, when no connection of the pool is free within the deadline", async () => {
+    const connect = connectionsOf(database.db, undefined, 300);
+    if (!connect) return expect(kind).toBe("pglite");
+    // Every connection of the pool (5) pinned elsewhere, as by hung statements.
+    const held = await Promise.all(Array.from({ length: 5 }, () => connect()));
+    const started = performance.now();
+    await expect(connect()).rejects.toMatchObject({ code: "NO_CONNECTION" });
+    expect(performance.now() - started).toBeGreaterThanOrEqual(290);
+    // The connection that frees up goes to the reservation given up on, which hands it straight
+    // back: kept, it would leave the pool one short for good, and this pinning would fail too.
+    held.pop()?.release();
+    const again = await connect();
+    const [answer] = await Promise.all(again.send(["select 1 as one"]));
+    expect(answer).toEqual([{ one: 1 }]);
+    again.release();
+    for (const h of held) h.release();
+  });
 });

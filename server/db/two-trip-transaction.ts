@@ -19,6 +19,8 @@ import {
   ANSWER_DEADLINE_MS,
   answeredAfterAll,
   COMMIT_NOT_KEPT,
+  RESERVE_DEADLINE_MS,
+  reservedWithin,
   watchedConnection,
 } from "./lost-connection.ts";
 import type { Db } from "./types.ts";
@@ -230,16 +232,18 @@ export interface PinnedConnection {
  * postgres.js has already put it with its closed connections (it reconnects one when needed). On
  * the driver as published, a statement sent on it failed inside the driver where nobody could
  * catch it, and handing it back listed it as open again; the patch of decision 037 makes both
- * harmless, and this stays the first guard.
+ * harmless, and this stays the first guard. A pool with no connection free within
+ * `reserveDeadlineMs` fails the pinning, nothing sent (lost-connection.ts RESERVE_DEADLINE_MS).
  */
 export function connectionsOf(
   db: Db,
   deadlineMs = ANSWER_DEADLINE_MS,
+  reserveDeadlineMs = RESERVE_DEADLINE_MS,
 ): (() => Promise<PinnedConnection>) | undefined {
   if (!(db instanceof PostgresJsDatabase)) return undefined;
   const client = (db as unknown as { $client: Sql }).$client;
   return async () => {
-    const connection = await client.reserve();
+    const connection = await reservedWithin(client.reserve(), reserveDeadlineMs, (late) => late.release());
     const watch = watchedConnection(deadlineMs);
     // Every statement sent and not yet answered, as the driver will settle it.
     const inFlight = new Set<Promise<unknown>>();
