@@ -1,6 +1,13 @@
 import { crc32 } from "node:zlib";
 import { describe, expect, it } from "vitest";
-import { claimsServiceKey, generateKey, hashKey, keyMatches, parseKey } from "./key-format.ts";
+import {
+  claimsServiceKey,
+  generateKey,
+  hashKey,
+  keyMatches,
+  parseKey,
+  searchedApiKeyId,
+} from "./key-format.ts";
 
 describe("key format", () => {
   it("is the kind's prefix, the key id, 43 base62 characters of secret and a 6-character checksum", () => {
@@ -58,5 +65,35 @@ describe("key format", () => {
     expect(claimsServiceKey("eyJhbGciOiJFUzI1NiJ9.gsk_.x")).toBe(false);
     expect(claimsServiceKey("gsk")).toBe(false);
     expect(claimsServiceKey("")).toBe(false);
+  });
+});
+
+describe("searchedApiKeyId", () => {
+  it("is a whole API key's id, not its first characters", () => {
+    const { key, id } = generateKey("api");
+    expect(searchedApiKeyId(key)).toBe(id);
+  });
+
+  it("is the start of one as copied from an e-mail, its trailing ellipsis, dots and spaces cut", () => {
+    expect(searchedApiKeyId("gpk_3xT9aQ")).toBe("3xT9aQ");
+    expect(searchedApiKeyId("gpk_3xT9aQ…")).toBe("3xT9aQ");
+    expect(searchedApiKeyId("gpk_3xT9aQ... ")).toBe("3xT9aQ");
+    expect(searchedApiKeyId("gpk_3x.T9 …")).toBe("3x.T9");
+    expect(searchedApiKeyId("gpk_")).toBe("");
+  });
+
+  it("is a start, not a whole key's id, when the checksum is wrong", () => {
+    const { key } = generateKey("api");
+    const broken = `${key.slice(0, -1)}${key.endsWith("0") ? "1" : "0"}`;
+    expect(searchedApiKeyId(broken)).toBe(broken.slice(4));
+  });
+
+  it("is undefined for anything that is no API key: a service key, an e-mail, a key's id alone", () => {
+    const { key, id } = generateKey("service");
+    expect(searchedApiKeyId(key)).toBeUndefined();
+    expect(searchedApiKeyId("ada@example.com")).toBeUndefined();
+    expect(searchedApiKeyId(id)).toBeUndefined();
+    expect(searchedApiKeyId("GPK_3xT9aQ")).toBeUndefined();
+    expect(searchedApiKeyId(" gpk_3xT9aQ")).toBeUndefined();
   });
 });

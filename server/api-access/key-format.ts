@@ -81,6 +81,17 @@ export function parseKey(text: string): { kind: KeyKind; id: string } | undefine
  */
 export const claimsServiceKey = (text: string): boolean => text.startsWith(`${KEY_KINDS.service}_`);
 
+/**
+ * The key id an operator's search names by an API key: a whole key's id, or for the start of one
+ * ("gpk_3xT9…", copied from a support e-mail) that start, its trailing ellipsis, dots or spaces
+ * cut; undefined for a text that is no API key. The consoles match ids that begin with it.
+ */
+export function searchedApiKeyId(text: string): string | undefined {
+  const prefix = `${KEY_KINDS.api}_`;
+  if (!text.startsWith(prefix)) return undefined;
+  return parseKey(text)?.id ?? text.slice(prefix.length).replace(/[…. ]+$/u, "");
+}
+
 /** Whether `key` is the key whose stored hash is `storedHash` (constant time). */
 export function keyMatches(key: string, storedHash: string): boolean {
   const actual = Buffer.from(hashKey(key), "hex");

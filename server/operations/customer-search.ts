@@ -5,7 +5,7 @@
 import { and, desc, eq, inArray, or, type SQL, sql } from "drizzle-orm";
 import type { CustomerRow } from "../../contract/admin.ts";
 import { canonicalUuid, isUserId } from "../accounts/users.ts";
-import { KEY_KINDS, parseKey } from "../api-access/key-format.ts";
+import { searchedApiKeyId } from "../api-access/key-format.ts";
 import { GRANT_COLUMNS, toCreditGrant } from "../billing/ledger-store.ts";
 import { LIVE_STATUSES, STATE_COLUMNS, stateFromRow } from "../billing/subscription-store.ts";
 import { billingAt } from "../billing/user-billing.ts";
@@ -33,11 +33,9 @@ export function searchCondition(q: string): SQL | undefined {
   if (text === "") return undefined;
   const id = canonicalUuid(text);
   if (isUserId(id)) return eq(users.id, id);
-  const apiPrefix = `${KEY_KINDS.api}_`;
-  if (text.startsWith(apiPrefix)) {
-    // A whole key names its id; a start of one ("gpk_3xT9…", from a support e-mail) matches ids by prefix.
-    const id = parseKey(text)?.id ?? text.slice(apiPrefix.length).replace(/[…. ]+$/u, "");
-    return sql`${users.id} in (select ${apiKeys.userId} from ${apiKeys} where ${apiKeys.id} like ${`${escapeLike(id)}%`})`;
+  const keyId = searchedApiKeyId(text);
+  if (keyId !== undefined) {
+    return sql`${users.id} in (select ${apiKeys.userId} from ${apiKeys} where ${apiKeys.id} like ${`${escapeLike(keyId)}%`})`;
   }
   if (/^INV-/i.test(text)) {
     return sql`${users.id} in (select ${invoices.userId} from ${invoices} where ${invoices.number} = ${text.toUpperCase()})`;

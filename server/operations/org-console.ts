@@ -8,7 +8,7 @@ import { FREE_SUBSCRIPTION } from "../../contract/account.ts";
 import type { AdminOrg, AdminOrgMember, AdminOrgRow, CustomerOrg } from "../../contract/admin-orgs.ts";
 import { canonicalUuid, isUserId } from "../accounts/users.ts";
 import { listApiKeys } from "../api-access/api-keys.ts";
-import { KEY_KINDS, parseKey } from "../api-access/key-format.ts";
+import { searchedApiKeyId } from "../api-access/key-format.ts";
 import { userGrants } from "../billing/ledger-store.ts";
 import { toLedgerEntry } from "../billing/reads.ts";
 import { findBillingDetails, loadState } from "../billing/subscription-store.ts";
@@ -41,9 +41,8 @@ export function orgSearchCondition(q: string): SQL | undefined {
   if (text === "") return undefined;
   const id = canonicalUuid(text);
   if (isUserId(id)) return eq(organizations.id, id);
-  const apiPrefix = `${KEY_KINDS.api}_`;
-  if (text.startsWith(apiPrefix)) {
-    const keyId = parseKey(text)?.id ?? text.slice(apiPrefix.length).replace(/[…. ]+$/u, "");
+  const keyId = searchedApiKeyId(text);
+  if (keyId !== undefined) {
     return sql`${organizations.id} in (select ${apiKeys.userId} from ${apiKeys} where ${apiKeys.id} like ${`${escapeLike(keyId)}%`})`;
   }
   if (/^INV-/i.test(text)) {
