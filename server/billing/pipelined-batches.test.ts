@@ -25,8 +25,8 @@ interface FakeOptions {
   unsendable?: string[];
   /** Called on every send, after it is logged: calls arriving meanwhile. */
   onSend?: (labels: string[]) => void;
-  /** What a connection that cannot be pinned fails with; default: "connection N refused". */
-  refusal?: Error;
+  /** What pinning connection N fails with, if it does ("connection N refused" for the unreachable). */
+  refusal?: (n: number) => Error | undefined;
   /** Connections that cannot be pinned, by their number (1 is the first). */
   unreachable?: number[];
   /**
@@ -48,7 +48,9 @@ function fakeDatabase(options: FakeOptions = {}) {
   const connect = async (): Promise<PinnedConnection> => {
     pinned += 1;
     const n = pinned;
-    if (options.unreachable?.includes(n)) throw options.refusal ?? new Error(`connection ${n} refused`);
+    const refused = options.refusal?.(n);
+    if (refused) throw refused;
+    if (options.unreachable?.includes(n)) throw new Error(`connection ${n} refused`);
     log.push(`pin ${n}`);
     return {
       send(statements) {
@@ -343,21 +345,51 @@ describe("pipeline", () => {
     ]);
   });
 
-  it("answers a whole batch at once when no connection came within the deadline, not each alone", async () => {
-    const fake = fakeDatabase({ unreachable: [1], refusal: noConnectionError(15_000) });
-    const call = pipeline(fake.connect, steps, { maxBatch: 10 });
+  it("answers every call that waited when no connection came within the deadline, not each alone", async () => {
+    const fake = fakeDatabase({ refusal: (n) => (n === 1 ? noConnectionError(15_000) : undefined) });
+    const call = pipeline(fake.connect, steps, { maxBatch: 2 });
+    // Three calls: two batches' worth, all waiting for the first pinning.
+    const outcomes = await Promise.allSettled([call(1), call(2), call(3)]);
+    expect(outcomes).toEqual([
+      { status: "rejected", reason: noConnectionError(15_000) },
+      { status: "rejected", reason: noConnectionError(15_000) },
+      { status: "rejected", reason: noConnectionError(15_000) },
+    ]);
+    // One wait for a connection, not one more for each batch: the next call pins the second.
+    expect(await call(4)).toBe(40);
+    expect(await onlySends(fake.log)).toEqual([
+      "pin 2",
+      "2: begin read(4)",
+      "2: write(4) commit",
+      "release 2",
+    ]);
+  });
+
+  it("answers the calls to run alone together too, and keeps those that came during the wait", async () => {
+    let call: (n: number) => Promise<number> = async () => 0;
+    let arrived: Promise<number> | undefined;
+    const fake = fakeDatabase({
+      refusal: (n) => {
+        // The first pinning is refused: its two calls go back to run alone.
+        if (n === 1) return new Error("connection 1 refused");
+        if (n !== 2) return undefined;
+        // While the second waits for a connection, a call arrives; the wait then runs out.
+        arrived = call(3);
+        return noConnectionError(15_000);
+      },
+    });
+    call = pipeline(fake.connect, steps, { maxBatch: 10 });
     const outcomes = await Promise.allSettled([call(1), call(2)]);
     expect(outcomes).toEqual([
       { status: "rejected", reason: noConnectionError(15_000) },
       { status: "rejected", reason: noConnectionError(15_000) },
     ]);
-    // One wait for a connection, not one more for each charge: the next call pins the second.
-    expect(await call(3)).toBe(30);
+    expect(await arrived).toBe(30);
     expect(await onlySends(fake.log)).toEqual([
-      "pin 2",
-      "2: begin read(3)",
-      "2: write(3) commit",
-      "release 2",
+      "pin 3",
+      "3: begin read(3)",
+      "3: write(3) commit",
+      "release 3",
     ]);
   });
 

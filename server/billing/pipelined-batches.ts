@@ -22,7 +22,7 @@
 // of it). A lone item in that state runs once more, alone, rather than failing its caller with an
 // error for a charge that may well have been made.
 
-import { NO_CONNECTION, outcomeUnknown } from "../db/lost-connection.ts";
+import { noConnection, outcomeUnknown } from "../db/lost-connection.ts";
 import {
   answersAfterBegin,
   type Bound,
@@ -199,15 +199,19 @@ export function pipeline<I, O>(
 
   async function drain(): Promise<void> {
     while (queue.length > 0) {
+      // The calls waiting when this pinning starts, those to run alone included.
+      const waiting = queue.length;
       let connection: PinnedConnection;
       try {
         connection = await connect();
       } catch (error) {
-        const batch = take();
-        // No connection of the pool came within its deadline: the pool is busy or hung, no item
-        // is at fault, and trying each alone would keep each waiting as long again.
-        if ((error as { code?: unknown }).code === NO_CONNECTION) for (const p of batch) p.reject(error);
-        else failed(batch, error);
+        // No connection of the pool came within its deadline: no call is at fault, and trying
+        // them one by one would keep each waiting as long again. Every call that waited the whole
+        // deadline gets the error now; one whose earlier try's outcome was unknown too, as when
+        // its try again fails otherwise (its idempotency key tells a later try whether it was
+        // made). Calls that came meanwhile wait for the next pinning.
+        if (noConnection(error)) for (const p of queue.splice(0, waiting)) p.reject(error);
+        else failed(take(), error);
         continue;
       }
       try {

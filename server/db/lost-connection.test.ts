@@ -8,6 +8,7 @@ import {
   COMMIT_NOT_KEPT,
   connectionLost,
   noAnswerError,
+  noConnection,
   noConnectionError,
   outcomeUnknown,
   RESERVE_DEADLINE_MS,
@@ -317,6 +318,30 @@ describe("reservedWithin", () => {
     expect(await outcome).toEqual([{ status: "rejected", reason: refused }]);
     expect(vi.getTimerCount()).toBe(0);
     expect(giveBack).not.toHaveBeenCalled();
+  });
+
+  it("keeps going when the late connection cannot be handed back: nobody waits for it", async () => {
+    const reserving = pending<string>();
+    const outcome = Promise.allSettled([
+      reservedWithin(reserving.promise, 1000, () => {
+        throw new Error("cannot release");
+      }),
+    ]);
+    await vi.advanceTimersByTimeAsync(1000);
+    reserving.resolve("late");
+    await vi.advanceTimersByTimeAsync(0);
+    // Had the throw escaped, the promise of the hand-back would reject with nobody to catch it.
+    expect(await outcome).toEqual([{ status: "rejected", reason: noConnectionError(1000) }]);
+  });
+
+  it("is told from every other failure by its code alone", () => {
+    expect(noConnection(noConnectionError(15_000))).toBe(true);
+    expect(noConnection(coded("NO_CONNECTION"))).toBe(true);
+    expect(noConnection(noAnswerError(30_000))).toBe(false);
+    expect(noConnection(coded("ECONNREFUSED"))).toBe(false);
+    expect(noConnection(new Error("NO_CONNECTION"))).toBe(false);
+    expect(noConnection(null)).toBe(false);
+    expect(noConnection(undefined)).toBe(false);
   });
 
   it("says in its error how long it waited, with a code of its own, and that nothing was sent", () => {

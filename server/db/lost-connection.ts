@@ -23,15 +23,21 @@ export function noAnswerError(deadlineMs: number): Error {
 
 /**
  * How long a connection of the pool is waited for before the transaction that wanted it fails,
- * having sent nothing. postgres.js's `reserve()` waits without end while every connection is busy
- * or hung (a network cut holds them until the kernel gives up, about 15 minutes), and metering,
- * one batch at a time, would hold every charge that long. Far above a busy pool's wait
- * (milliseconds) and the server's own limits on what holds a connection (a lock 5 s, a statement 10 s).
+ * having sent nothing on it. postgres.js's `reserve()` waits without end, in the same queue as every
+ * other query of the pool: while every connection is held by something stuck (a network cut holds
+ * them until the kernel gives up, about 15 minutes) or the pool is far behind its queue. Metering
+ * runs one batch at a time, so it would hold every charge that long. A pool that keeps up answers
+ * in milliseconds; 15 s behind, the generation service's callers have given up, and an error it can
+ * retry with the same idempotency key is the better answer.
  */
 export const RESERVE_DEADLINE_MS = 15_000;
 
 /** The code of noConnectionError. */
 export const NO_CONNECTION = "NO_CONNECTION";
+
+/** Whether `error` is noConnectionError's: no connection came, so nothing was sent on one. */
+export const noConnection = (error: unknown): boolean =>
+  (error as { code?: unknown } | null | undefined)?.code === NO_CONNECTION;
 
 /** What a transaction fails with when no connection of the pool came within the deadline. */
 export function noConnectionError(deadlineMs: number): Error {
@@ -60,11 +66,16 @@ export function reservedWithin<C>(
     reserving.then(
       (connection) => {
         clearTimeout(timer);
-        if (late) giveBack(connection);
-        else resolve(connection);
+        if (!late) return resolve(connection);
+        try {
+          giveBack(connection);
+        } catch {
+          // Nobody waits for it any more; a connection that cannot be handed back is the driver's.
+        }
       },
       (error: unknown) => {
         clearTimeout(timer);
+        // After the deadline this settles nothing: the caller has had its error.
         reject(error);
       },
     );
