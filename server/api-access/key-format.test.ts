@@ -82,10 +82,14 @@ describe("searchedApiKeyId", () => {
     expect(searchedApiKeyId("gpk_")).toBe("");
   });
 
-  it("is a start, not a whole key's id, when the checksum is wrong", () => {
-    const { key } = generateKey("api");
+  it("is the id's length of a key whose checksum is wrong (a typo in its secret): its id", () => {
+    const { key, id } = generateKey("api");
     const broken = `${key.slice(0, -1)}${key.endsWith("0") ? "1" : "0"}`;
-    expect(searchedApiKeyId(broken)).toBe(broken.slice(4));
+    expect(parseKey(broken)).toBeUndefined();
+    expect(searchedApiKeyId(broken)).toBe(id);
+    expect(searchedApiKeyId(`gpk_${"a".repeat(11)}…`)).toBe("a".repeat(11));
+    expect(searchedApiKeyId(`gpk_${"b".repeat(12)}…`)).toBe("b".repeat(12));
+    expect(searchedApiKeyId(`gpk_${"c".repeat(13)}`)).toBe("c".repeat(12));
   });
 
   it("is undefined for anything that is no API key: a service key, an e-mail, a key's id alone", () => {

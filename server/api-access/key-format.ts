@@ -84,12 +84,14 @@ export const claimsServiceKey = (text: string): boolean => text.startsWith(`${KE
 /**
  * The key id an operator's search names by an API key: a whole key's id, or for the start of one
  * ("gpk_3xT9…", copied from a support e-mail) that start, its trailing ellipsis, dots or spaces
- * cut; undefined for a text that is no API key. The consoles match ids that begin with it.
+ * cut; undefined for a text that is no API key. The consoles match ids that begin with it. Only an
+ * id's length of characters counts, so a key with a typo in its secret still finds its id.
  */
 export function searchedApiKeyId(text: string): string | undefined {
   const prefix = `${KEY_KINDS.api}_`;
   if (!text.startsWith(prefix)) return undefined;
-  return parseKey(text)?.id ?? text.slice(prefix.length).replace(/[…. ]+$/u, "");
+  const start = text.slice(prefix.length, prefix.length + ID_LENGTH);
+  return parseKey(text)?.id ?? start.replace(/[…. ]+$/u, "");
 }
 
 /** Whether `key` is the key whose stored hash is `storedHash` (constant time). */
