@@ -13,14 +13,15 @@ export default function CurlSample({ lines }: { lines: readonly string[] }) {
     if (codeRef.current) window.getSelection()?.selectAllChildren(codeRef.current);
   });
   // Disabled in the prebuilt HTML: the island hydrates once it comes into view (client:visible),
-  // and a click before that would do nothing at all.
+  // and a click before that would do nothing at all. No colour transition (as PasskeyButton): an
+  // accessibility check sampling the button mid-fade would measure a contrast it never rests at.
   const hydrated = useHydrated();
   return (
     <div className="mt-3 rounded-box bg-neutral text-neutral-content" data-curl-example>
       <div className="flex justify-end p-2 pb-0">
         <button
           type="button"
-          className="btn btn-sm"
+          className="btn btn-sm transition-none"
           onClick={copy}
           disabled={!hydrated}
           aria-label={copied ? undefined : T.copyCommand}
