@@ -532,6 +532,22 @@ describe("pipeline, when a COMMIT's answer is lost", () => {
     expect(await again(1)).toEqual({ item: 1, spend: "1#3", repeated: false });
   });
 
+  it("fails calls whose first try may have been kept when no connection comes for their try again", async () => {
+    const l = ledger();
+    const fake = fakeDatabase({
+      commitAnswers: ["LOST_AFTER"],
+      onCommitted: l.onCommitted,
+      refusal: (n) => (n === 2 ? noConnectionError(15_000) : undefined),
+    });
+    const call = pipeline(fake.connect, l.chargeSteps, { maxBatch: 10, settle: l.settle });
+    expect(await Promise.allSettled([call(1), call(2)])).toEqual([
+      { status: "rejected", reason: noConnectionError(15_000) },
+      { status: "rejected", reason: noConnectionError(15_000) },
+    ]);
+    // Their charges were made: a later call with the same idempotency key finds each, a repeat.
+    expect(await call(1)).toEqual({ item: 1, spend: "1#1", repeated: true });
+  });
+
   it("runs a lone item once more after a COMMIT that answered ROLLBACK though every statement answered", async () => {
     const l = ledger();
     // The write failed and the driver sent it again after the COMMIT: kept, or not.

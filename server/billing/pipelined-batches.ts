@@ -20,7 +20,8 @@
 // failed batch's, and each may find what its first try wrote: `settle` then answers it from that
 // try's decision, as if the COMMIT's answer had come (for spends: the charge it made, not a replay
 // of it). A lone item in that state runs once more, alone, rather than failing its caller with an
-// error for a charge that may well have been made.
+// error for a charge that may well have been made; unless no connection of the pool comes for that
+// try within RESERVE_DEADLINE_MS (lost-connection.ts), when its caller gets that error.
 
 import { noConnection, outcomeUnknown } from "../db/lost-connection.ts";
 import {
@@ -208,8 +209,8 @@ export function pipeline<I, O>(
         // No connection of the pool came within its deadline: no call is at fault, and trying
         // them one by one would keep each waiting as long again. Every call that waited the whole
         // deadline gets the error now; one whose earlier try's outcome was unknown too, as when
-        // its try again fails otherwise (its idempotency key tells a later try whether it was
-        // made). Calls that came meanwhile wait for the next pinning.
+        // its try again fails with a known outcome (its idempotency key tells a later try whether
+        // it was made). Calls that came meanwhile wait for the next pinning.
         if (noConnection(error)) for (const p of queue.splice(0, waiting)) p.reject(error);
         else failed(take(), error);
         continue;
