@@ -495,6 +495,10 @@ test.describe("members and settings", () => {
     await rename.getByLabel(T.createName).fill(renamed);
     await rename.getByRole("button", { name: T.rename }).click();
     await expect(accountArea(page).locator("[data-org-name]")).toHaveText(renamed);
+    // The sweep after the toast has come: react-toastify loads with the first toast, and on a busy
+    // machine its entrance began after the sweep had waited for the page's animations, so axe
+    // measured the toast mid-fade (a contrast failure in CI).
+    await expect(page.locator(".Toastify__toast", { hasText: T.renamed })).toBeVisible();
     expect(await axeViolations(page)).toEqual([]);
 
     const transfer = page.locator("[data-transfer]");
