@@ -92,16 +92,14 @@ for (const view of VIEWS) {
       await openSignedIn(page, await tokenViaApi(request, user), "/profile/api-keys");
       const seen = await countToasts(page);
       const sample = page.locator("[data-curl-example]");
-      // Found by place, not by name: the name is "Copied" for only 2 s after a copy.
-      const copy = sample.getByRole("button");
-      await expect(copy).toHaveAccessibleName(API_KEYS_TEXT.copyCommand);
+      const copy = sample.getByRole("button", { name: API_KEYS_TEXT.copyCommand });
       // The sample hydrates when it comes into view (client:visible), and its button is disabled
       // until then: a click on the static HTML did nothing, and on a busy CI machine this test then
       // waited out its time for a "Copied" that never came. Clicks wait for an enabled button.
       await sample.scrollIntoViewIfNeeded();
       // Twice in a row, as an impatient visitor would: the same words show once.
       await copy.click();
-      await copy.click();
+      await sample.getByRole("button", { name: UI_TEXT.token.copied }).click();
       const toast = page.locator(".Toastify__toast", { hasText: TOAST.copied });
       await expect(toast).toBeVisible();
       // The command exactly, its three lines as typed (the wrapping is the screen's only).
