@@ -32,12 +32,14 @@ export function noAnswerError(deadlineMs: number): Error {
  */
 export const RESERVE_DEADLINE_MS = 15_000;
 
+/** An error's `code` (the driver's, the socket's, PostgreSQL's SQLSTATE, or ours), if it has one. */
+const codeOf = (error: unknown): unknown => (error as { code?: unknown } | null | undefined)?.code;
+
 /** The code of noConnectionError. */
 export const NO_CONNECTION = "NO_CONNECTION";
 
 /** Whether `error` is noConnectionError's: no connection came, so nothing was sent on one. */
-export const noConnection = (error: unknown): boolean =>
-  (error as { code?: unknown } | null | undefined)?.code === NO_CONNECTION;
+export const noConnection = (error: unknown): boolean => codeOf(error) === NO_CONNECTION;
 
 /** What a transaction fails with when no connection of the pool came within the deadline. */
 export function noConnectionError(deadlineMs: number): Error {
@@ -104,7 +106,7 @@ const LOST_CONNECTION_CODES = new Set([
  * taken for lost would be left holding its locks, never rolled back nor handed back.
  */
 export function connectionLost(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null | undefined)?.code;
+  const code = codeOf(error);
   if (typeof code !== "string") return false;
   if (error instanceof postgres.PostgresError)
     return error.severity === "FATAL" || error.severity === "PANIC";
@@ -125,7 +127,7 @@ export const COMMIT_NOT_KEPT = "COMMIT_NOT_KEPT";
  * transaction, and nothing was kept.
  */
 export function outcomeUnknown(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null | undefined)?.code;
+  const code = codeOf(error);
   return connectionLost(error) || code === "NO_ANSWER" || code === COMMIT_NOT_KEPT;
 }
 
