@@ -4,7 +4,7 @@
 // (issue 32, decision 025): a test whose traffic the document does not describe fails, naming
 // the operation and the rule.
 import type { Hono } from "hono";
-import { afterAll, afterEach, beforeAll, beforeEach } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, expect } from "vitest";
 import { openTestDatabase, type TestDatabase, type TestDatabaseKind } from "../../tests/fixtures/test-db.ts";
 import {
   type ConformanceChecker,
@@ -14,14 +14,21 @@ import {
 } from "./openapi-conformance.ts";
 import { createTestApp, type TestApp, type TestAppOptions } from "./test-app.ts";
 
-// One checker per test file: the document is the same for every app the file builds.
-let checker: Promise<ConformanceChecker> | undefined;
+// One checker per test file: the document is the same for every app the file builds. Files of
+// one worker share this module (vitest.config.ts, isolate: false): a new file builds its own.
+let checker: { file: string | undefined; ready: Promise<ConformanceChecker> } | undefined;
 async function watchConformance(app: Hono): Promise<ConformanceChecker> {
-  checker ??= (async () => {
-    const document = await (await app.request("/v1/openapi.json")).json();
-    return conformanceChecker(document);
-  })();
-  const ready = await checker;
+  const file = expect.getState().testPath;
+  let current = checker;
+  if (!current || current.file !== file) {
+    const ready = (async () => {
+      const document = await (await app.request("/v1/openapi.json")).json();
+      return conformanceChecker(document);
+    })();
+    current = { file, ready };
+    checker = current;
+  }
+  const ready = await current.ready;
   ready.violations.length = 0;
   ready.watch(app);
   return ready;
