@@ -15,18 +15,39 @@ import { expect, test } from "../fixtures/test.ts";
 import { staffViaCli } from "../fixtures/two-factor.ts";
 
 /**
- * Opens the page as a visitor, or, for a page that sends visitors away (/profile and below), as a
- * freshly registered user, so the sweep sees what the page is for; the redirect has its own journey.
+ * The signed-in session each page's tests share in this worker, made at its first test: a freshly
+ * registered user (a staff member for the console's pages) that only ever looks at that page. Its
+ * sweeps and checks change nothing, so six tests need one user, not six: registering, and making a
+ * staff member through the CLI (about 2 s each), were a third of this file's time.
+ */
+const sessions = new Map<string, Promise<string>>();
+
+function sessionFor(request: APIRequestContext, portalPage: PortalPage): Promise<string> {
+  let session = sessions.get(portalPage.path);
+  if (!session) {
+    session = (async () => {
+      const user = await createVerifiedUser(request, "sweep");
+      return portalPage.staffRole
+        ? staffViaCli(request, user, portalPage.staffRole)
+        : tokenViaApi(request, user);
+    })();
+    // A failed sign-up is that test's failure; the next test tries afresh.
+    session.catch(() => sessions.delete(portalPage.path));
+    sessions.set(portalPage.path, session);
+  }
+  return session;
+}
+
+/**
+ * Opens the page as a visitor, or, for a page that sends visitors away (/profile and below),
+ * signed in, once what it shows a new user has loaded (`signedInReady`), so the sweep sees what the
+ * page is for; the redirect has its own journey.
  */
 async function open(page: Page, request: APIRequestContext, portalPage: PortalPage) {
   if (!portalPage.visitorRedirect) return page.goto(portalPage.path);
-  const user = await createVerifiedUser(request, "sweep");
-  const token = portalPage.staffRole
-    ? await staffViaCli(request, user, portalPage.staffRole)
-    : await tokenViaApi(request, user);
-  await openSignedIn(page, token, portalPage.path);
+  const response = await openSignedIn(page, await sessionFor(request, portalPage), portalPage.path);
   await expect(page.locator(portalPage.signedInReady ?? "main")).toBeVisible();
-  return page.goto(portalPage.path);
+  return response;
 }
 
 for (const portalPage of PORTAL_PAGES) {
