@@ -173,7 +173,7 @@ function CustomerView({ viewer, customer }: { viewer: User; customer: Customer }
         <h2 className="text-2xl font-bold sm:text-3xl" data-customer-name>
           {customer.username}
           {customer.role !== "user" && (
-            <span className="badge badge-info badge-soft ml-2 align-middle">{customer.role}</span>
+            <span className="badge badge-info ml-2 align-middle">{customer.role}</span>
           )}
         </h2>
         {customer.disabled_at && (

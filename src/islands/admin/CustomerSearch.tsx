@@ -63,7 +63,7 @@ function ResultList() {
             <td className="whitespace-nowrap">{isoDay(row.created_at)}</td>
             <td>
               {row.disabled ? (
-                <span className="badge badge-error badge-soft">{T.disabled}</span>
+                <span className="badge badge-error">{T.disabled}</span>
               ) : (
                 <span className="badge badge-ghost">{T.active}</span>
               )}

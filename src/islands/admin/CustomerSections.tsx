@@ -149,7 +149,7 @@ export function Payments({
           <td className="text-right tabular-nums">{p.refunded ? money(p.refunded, p.currency) : "—"}</td>
           <td>
             {statusLabel(p.status)}
-            {p.dispute && <span className="badge badge-warning badge-soft ml-1">dispute {p.dispute}</span>}
+            {p.dispute && <span className="badge badge-warning ml-1">dispute {p.dispute}</span>}
           </td>
           <td className="font-mono text-xs">{p.credit_notes.map((n) => n.number).join(", ") || "—"}</td>
           <td>{action?.(p)}</td>

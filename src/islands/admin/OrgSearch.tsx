@@ -55,7 +55,7 @@ function Results() {
               <td className="text-right tabular-nums">{row.member_count}</td>
               <td>
                 {row.deleted ? (
-                  <span className="badge badge-warning badge-soft">{T.deleted}</span>
+                  <span className="badge badge-warning">{T.deleted}</span>
                 ) : (
                   <span className="badge badge-ghost">{T.active}</span>
                 )}
