@@ -15,8 +15,9 @@ export default defineConfig({
           name: "api",
           include: ["server/**/*.test.ts", "tests/system/**/*.test.ts"],
           // The server's test files build their own database and a fresh app for every test, and
-          // hold no state in the modules they share: a worker loads the app's modules once, not
-          // once a file. The whole suite took 548 s instead of 700 s (docs/decisions/042).
+          // the modules they share keep nothing a test depends on (docs/decisions/042 lists what
+          // they keep): a worker loads the app's modules once, not once a file. The whole suite
+          // took 548 s instead of about 700 s.
           isolate: false,
         },
       },
