@@ -15,6 +15,7 @@ import {
 } from "../../stores/admin.ts";
 import { initSession } from "../../stores/auth.ts";
 import { notify } from "../../stores/toast.ts";
+import { FieldError } from "../forms/Field.tsx";
 import { refusalMessage } from "./ActionDialog.tsx";
 import { AuditAction } from "./AuditEntries.tsx";
 import { Table } from "./ConsoleTable.tsx";
@@ -101,11 +102,7 @@ function Filters({
               aria-invalid={error ? true : undefined}
               aria-describedby={error ? `${id}-error` : undefined}
             />
-            {error && (
-              <p id={`${id}-error`} className="text-sm text-error" data-field-error={field}>
-                {error}
-              </p>
-            )}
+            {error && <FieldError id={`${id}-error`} name={field} message={error} />}
           </div>
         );
       })}

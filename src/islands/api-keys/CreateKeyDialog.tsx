@@ -12,6 +12,7 @@ import { type FieldErrors, firstFieldErrors } from "../../lib/form-errors.ts";
 import { createApiKey } from "../../stores/api-keys.ts";
 import { ReauthCancelled } from "../../stores/reauth.ts";
 import { notify } from "../../stores/toast.ts";
+import { FieldError } from "../forms/Field.tsx";
 import { Dialog } from "../profile/Dialog.tsx";
 
 const T = API_KEYS_TEXT;
@@ -28,15 +29,6 @@ function requestFrom(form: HTMLFormElement): Record<string, unknown> {
     monthly_credit_limit: limit === "" ? null : Number(limit),
     features: restricted ? data.getAll("features").map(String) : null,
   };
-}
-
-function FieldError({ id, message }: { id: string; message: string | undefined }) {
-  if (!message) return null;
-  return (
-    <p id={id} className="text-sm text-error" data-field-error>
-      {message}
-    </p>
-  );
 }
 
 export function CreateKeyDialog({
@@ -155,7 +147,7 @@ export function CreateKeyDialog({
             aria-invalid={invalid("name")}
             aria-describedby={describedBy("name")}
           />
-          <FieldError id={`${formId}-name-error`} message={errors.name} />
+          {errors.name && <FieldError id={`${formId}-name-error`} name="name" message={errors.name} />}
         </div>
         <div className="flex flex-col gap-1.5">
           <label htmlFor={`${formId}-expiry`} className="text-sm font-medium">
@@ -175,7 +167,13 @@ export function CreateKeyDialog({
               </option>
             ))}
           </select>
-          <FieldError id={`${formId}-expires_in_days-error`} message={errors.expires_in_days} />
+          {errors.expires_in_days && (
+            <FieldError
+              id={`${formId}-expires_in_days-error`}
+              name="expires_in_days"
+              message={errors.expires_in_days}
+            />
+          )}
         </div>
         <div className="flex flex-col gap-1.5">
           <label htmlFor={`${formId}-limit`} className="text-sm font-medium">
@@ -195,7 +193,13 @@ export function CreateKeyDialog({
           <p id={`${formId}-limit-help`} className="text-xs text-base-content/80">
             {T.limitHelper}
           </p>
-          <FieldError id={`${formId}-monthly_credit_limit-error`} message={errors.monthly_credit_limit} />
+          {errors.monthly_credit_limit && (
+            <FieldError
+              id={`${formId}-monthly_credit_limit-error`}
+              name="monthly_credit_limit"
+              message={errors.monthly_credit_limit}
+            />
+          )}
         </div>
         <fieldset className="flex flex-col gap-2" aria-describedby={describedBy("features")}>
           <legend className="mb-1 text-sm font-medium">{T.features}</legend>
@@ -230,7 +234,9 @@ export function CreateKeyDialog({
               ))}
             </div>
           )}
-          <FieldError id={`${formId}-features-error`} message={errors.features} />
+          {errors.features && (
+            <FieldError id={`${formId}-features-error`} name="features" message={errors.features} />
+          )}
         </fieldset>
       </form>
     </Dialog>

@@ -9,6 +9,7 @@ import { ApiError, asApiError } from "../../lib/api-client.ts";
 import { REAUTH_TEXT } from "../../lib/reauth-text.ts";
 import { ERROR_TEXT } from "../../lib/ui-text.ts";
 import { $reauth, cancelReauth, confirmPassword, confirmWithPasskey } from "../../stores/reauth.ts";
+import { FieldError } from "../forms/Field.tsx";
 import { SingleFieldInput, useSingleField } from "../forms/single-field.tsx";
 import { Dialog } from "../profile/Dialog.tsx";
 
@@ -130,9 +131,7 @@ export function ReauthDialog() {
               {T.usePasskey}
             </button>
             {passkeyState.error && (
-              <p className="text-sm text-error" role="alert">
-                {passkeyState.error}
-              </p>
+              <FieldError id={undefined} name="passkey" message={passkeyState.error} alert />
             )}
           </div>
         )}
