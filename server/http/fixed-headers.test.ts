@@ -161,6 +161,8 @@ function overHttp(port: number, host: string, call: Call): Promise<Exchange> {
 }
 
 const fix = vi.spyOn(FixedHeadersResponse.prototype, "fix");
+// Server test files share their modules (vitest.config.ts): the next file's answers are not ours to count.
+afterAll(() => fix.mockRestore());
 
 /** `call` over HTTP and through app.request(): the same status and headers. Returns the served headers. */
 async function expectSameAnswer(served: Served, call: Call): Promise<Record<string, string>> {

@@ -18,29 +18,28 @@ function sourceFiles(dir: string): string[] {
 
 const COLOURS = "neutral|primary|secondary|accent|info|success|warning|error|ghost";
 const STYLES = "soft|outline|dash";
-const token = (names: string) => new RegExp(`(?<![\\w-])badge-(${names})(?![\\w-])`, "g");
+const token = (names: string) => new RegExp(`(?<![\\w-])badge-(?:${names})(?![\\w-])`, "g");
 
 /**
- * The badges `sources` can draw. Each class list written out whole (`"badge badge-ghost badge-sm"`),
- * as it is; and, since status maps and template literals put a badge together from parts
- * (`` `badge ${STATUS_BADGE[status]}` ``), every colour the sources name, plain and in every style
- * (`badge-soft`, `badge-outline`, `badge-dash`) named anywhere but inside a whole class list.
+ * The badges `sources` can draw. A class attribute written out whole (`className="badge badge-sm"`)
+ * as it is. Badges put together from parts (a status map's `"badge-warning"` in
+ * `` `badge ${STATUS_BADGE[status]}` ``, Astro's `class:list`, a joined string) in every colour the
+ * same file names, plain and in each style (`badge-soft`, `badge-outline`, `badge-dash`) its parts
+ * name. A colour named in one file and styled in another is not drawn styled.
  */
 function badgeClasses(sources: readonly string[]): string[] {
   const found = new Set<string>();
-  const colours = new Set<string>();
-  const styles = new Set<string>([""]);
   for (const source of sources) {
-    const parts = source.replace(/"([^"\n]*)"/g, (quoted, classes: string) => {
-      if (!classes.split(/\s+/).includes("badge")) return quoted;
+    const parts = source.replace(/\b(?:className|class)="([^"\n]*)"/g, (attribute, classes: string) => {
+      if (!classes.split(/\s+/).includes("badge")) return attribute;
       found.add(classes);
-      return '""';
+      return "";
     });
-    for (const [, colour] of source.matchAll(token(COLOURS))) colours.add(`badge-${colour}`);
-    for (const [, style] of parts.matchAll(token(STYLES))) styles.add(`badge-${style}`);
+    const colours = ["", ...new Set([...parts.matchAll(token(COLOURS))].map(([name]) => name))];
+    const styles = ["", ...new Set([...parts.matchAll(token(STYLES))].map(([name]) => name))];
+    for (const style of styles)
+      for (const colour of colours) found.add(["badge", style, colour].filter(Boolean).join(" "));
   }
-  for (const style of styles)
-    for (const colour of ["", ...colours]) found.add(["badge", style, colour].filter(Boolean).join(" "));
   return [...found].sort();
 }
 
@@ -54,7 +53,11 @@ function contrastRatios(elements: Element[]): { classes: string; ratio: number }
     context.fillStyle = "white";
     context.fillRect(0, 0, 1, 1);
     for (const colour of colours) {
+      // A colour the canvas cannot read leaves its fill as it was: told, not painted over.
+      context.fillStyle = "#010203";
       context.fillStyle = colour;
+      if (context.fillStyle === "#010203" && colour !== "#010203")
+        throw new Error(`Unreadable colour ${colour}`);
       context.fillRect(0, 0, 1, 1);
     }
     const [r = 0, g = 0, b = 0] = context.getImageData(0, 0, 1, 1).data;
@@ -68,7 +71,7 @@ function contrastRatios(elements: Element[]): { classes: string; ratio: number }
     const page = painted(behind);
     const text = painted([...behind, getComputedStyle(element).color]);
     const ratio = (Math.max(page, text) + 0.05) / (Math.min(page, text) + 0.05);
-    return { classes: element.className, ratio: Math.round(ratio * 100) / 100 };
+    return { classes: element.className, ratio };
   });
 }
 
@@ -84,11 +87,24 @@ test("finds the badges of the status maps and the islands", () => {
       "badge badge-outline badge-sm block max-w-28 truncate",
     ]),
   );
-  // A style named anywhere is drawn in every colour: the soft badges the console used would be here.
+  // A style among the parts is drawn in every colour of its file: the console's soft badges were.
+  const placeholder = "$" + "{COLOUR[s]}"; // a template literal's, as the file's text holds it
+  const templated = `<b className={\`badge badge-soft ${placeholder}\`} />\nconst COLOUR = { paid: "badge-success" };`;
+  expect(badgeClasses([templated])).toEqual([
+    "badge",
+    "badge badge-soft",
+    "badge badge-soft badge-success",
+    "badge badge-success",
+  ]);
   expect(
-    // biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal, read as a file's.
-    badgeClasses(["<b className={`badge badge-soft ${COLOUR[s]}`} />", 'paid: "badge-success"']),
-  ).toEqual(["badge", "badge badge-soft", "badge badge-soft badge-success", "badge badge-success"]);
+    badgeClasses(['<b class:list={["badge badge-soft", tone]} />\nconst tone = "badge-warning";']),
+  ).toContain("badge badge-soft badge-warning");
+  // A whole attribute as it is; a colour of another file is not styled here.
+  expect(badgeClasses(['<b className="badge badge-outline badge-sm" />', 'x = "badge-neutral"'])).toEqual([
+    "badge",
+    "badge badge-neutral",
+    "badge badge-outline badge-sm",
+  ]);
 });
 
 for (const colorScheme of COLOR_SCHEMES) {
@@ -114,6 +130,10 @@ for (const colorScheme of COLOR_SCHEMES) {
     // the colours behind it, composited on a canvas, against WCAG AA's 4.5:1 for text of this size.
     const measured = await page.locator("main p > .badge").evaluateAll(contrastRatios);
     expect(measured).toHaveLength(BADGES.length);
-    expect(measured.filter(({ ratio }) => ratio < 4.5)).toEqual([]);
+    expect(
+      measured
+        .filter(({ ratio }) => ratio < 4.5)
+        .map(({ classes, ratio }) => `${classes}: ${ratio.toFixed(2)}:1`),
+    ).toEqual([]);
   });
 }

@@ -18,8 +18,8 @@ import { staffViaCli } from "../fixtures/two-factor.ts";
  * The signed-in session each page's tests share in this worker, made at its first test: a freshly
  * registered user (a staff member for the console's pages) that only ever looks at that page. Its
  * sweeps and checks change nothing, so six tests need one user, not six. Registering (about 0.5 s on
- * a busy machine) and making a staff member through the CLI (about 2 s) came to about a fifth of
- * this file's time, and opening the page a second time to more.
+ * a busy machine), making a staff member through the CLI (about 2 s) and opening the page twice
+ * came to about a third of this file's time.
  */
 const sessions = new Map<string, Promise<string>>();
 
