@@ -147,7 +147,7 @@ export function CreateKeyDialog({
             aria-invalid={invalid("name")}
             aria-describedby={describedBy("name")}
           />
-          {errors.name && <FieldError id={`${formId}-name-error`} name="name" message={errors.name} />}
+          <FieldError id={`${formId}-name-error`} name="name" message={errors.name} />
         </div>
         <div className="flex flex-col gap-1.5">
           <label htmlFor={`${formId}-expiry`} className="text-sm font-medium">
@@ -167,13 +167,11 @@ export function CreateKeyDialog({
               </option>
             ))}
           </select>
-          {errors.expires_in_days && (
-            <FieldError
-              id={`${formId}-expires_in_days-error`}
-              name="expires_in_days"
-              message={errors.expires_in_days}
-            />
-          )}
+          <FieldError
+            id={`${formId}-expires_in_days-error`}
+            name="expires_in_days"
+            message={errors.expires_in_days}
+          />
         </div>
         <div className="flex flex-col gap-1.5">
           <label htmlFor={`${formId}-limit`} className="text-sm font-medium">
@@ -193,13 +191,11 @@ export function CreateKeyDialog({
           <p id={`${formId}-limit-help`} className="text-xs text-base-content/80">
             {T.limitHelper}
           </p>
-          {errors.monthly_credit_limit && (
-            <FieldError
-              id={`${formId}-monthly_credit_limit-error`}
-              name="monthly_credit_limit"
-              message={errors.monthly_credit_limit}
-            />
-          )}
+          <FieldError
+            id={`${formId}-monthly_credit_limit-error`}
+            name="monthly_credit_limit"
+            message={errors.monthly_credit_limit}
+          />
         </div>
         <fieldset className="flex flex-col gap-2" aria-describedby={describedBy("features")}>
           <legend className="mb-1 text-sm font-medium">{T.features}</legend>
@@ -234,9 +230,7 @@ export function CreateKeyDialog({
               ))}
             </div>
           )}
-          {errors.features && (
-            <FieldError id={`${formId}-features-error`} name="features" message={errors.features} />
-          )}
+          <FieldError id={`${formId}-features-error`} name="features" message={errors.features} />
         </fieldset>
       </form>
     </Dialog>

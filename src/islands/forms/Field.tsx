@@ -71,7 +71,7 @@ export function Field({
 /**
  * A field's message, tied to its input by `id` (aria-describedby); the icon carries the colour:
  * daisyUI's error colour as text on the light theme's page is 2.9:1, under WCAG AA's 4.5:1.
- * `alert`: a message no input describes, read out when it appears.
+ * `alert`: a message no input describes, read out when it appears. No message, nothing drawn.
  */
 export function FieldError({
   id,
@@ -81,9 +81,10 @@ export function FieldError({
 }: {
   id: string | undefined;
   name: string;
-  message: string;
+  message: string | undefined;
   alert?: boolean;
 }) {
+  if (!message) return null;
   return (
     <p
       id={id}
