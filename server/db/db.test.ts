@@ -1,4 +1,4 @@
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -36,21 +36,32 @@ describe.each(TEST_DATABASES)("schema and migrations (%s)", (kind) => {
 describe("PGlite on disk", () => {
   it("keeps data across a restart and lets only one process open the folder", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "pglite-"));
-    const first = await openPglite(dataDir);
-    await first.migrate();
-    await insertUser(first.db, {
-      username: "ann",
-      email: "ann@example.com",
-      passwordHash: "h",
-      now: new Date(),
-    });
-    await expect(openPglite(dataDir)).rejects.toBeInstanceOf(DatabaseLockedError);
-    await first.close();
+    try {
+      const first = await openPglite(dataDir);
+      try {
+        await first.migrate();
+        await insertUser(first.db, {
+          username: "ann",
+          email: "ann@example.com",
+          passwordHash: "h",
+          now: new Date(),
+        });
+        await expect(openPglite(dataDir)).rejects.toBeInstanceOf(DatabaseLockedError);
+      } finally {
+        // Closed even when an assertion fails: the API tests' workers share modules and live on.
+        await first.close();
+      }
 
-    const second = await openPglite(dataDir);
-    await second.migrate();
-    const rows = await second.db.query.users.findMany();
-    expect(rows.map((r) => r.username)).toEqual(["ann"]);
-    await second.close();
+      const second = await openPglite(dataDir);
+      try {
+        await second.migrate();
+        const rows = await second.db.query.users.findMany();
+        expect(rows.map((r) => r.username)).toEqual(["ann"]);
+      } finally {
+        await second.close();
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   }, 120_000); // a new on-disk PGlite runs initdb first: seconds, more on a busy machine
 });
