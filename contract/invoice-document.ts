@@ -1,6 +1,7 @@
 // What an invoice says and how its numbers read, wherever it is shown: the portal's printable page,
 // the PDF the API renders (server/billing/invoice-pdf.ts) and the billing mails. One module, so the
 // printed page and the PDF of the same invoice never disagree on a word or a cent. Browser-safe.
+import { countryName } from "./country-name.ts";
 import type { Invoice, TaxTreatmentName } from "./invoices.ts";
 
 const MONEY = new Map<string, Intl.NumberFormat>();
@@ -21,18 +22,6 @@ export function vatRateLabel(rate: number | null, treatment: TaxTreatmentName | 
   if (treatment === "reverse_charge") return "0 %, reverse charge";
   if (treatment === "outside_eu") return "0 %, outside the EU";
   return rate === null ? "" : `${rate} %`;
-}
-
-const COUNTRIES = new Intl.DisplayNames(["en"], { type: "region" });
-
-/** "Germany" for DE; the code itself when the runtime does not know it. */
-export function countryName(code: string | null): string {
-  if (!code) return "";
-  try {
-    return COUNTRIES.of(code) ?? code;
-  } catch {
-    return code;
-  }
 }
 
 /** The invoice document's words. */

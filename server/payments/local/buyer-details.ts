@@ -1,8 +1,6 @@
 // The billing details the local checkout asks for before it shows the total, as Stripe Checkout
 // with Stripe Tax does: the name on the invoice, the country, and an optional VAT ID. Reading the
 // form and deciding the VAT are plain functions; the hosted page shows the errors next to the fields.
-import isoCountries from "i18n-iso-countries";
-import english from "i18n-iso-countries/langs/en.json" with { type: "json" };
 import { BUYER_COUNTRIES, checkVatId, decideVat, type TaxDecision } from "../../domain/vat.ts";
 
 export interface BuyerDetailsForm {
@@ -47,14 +45,3 @@ export function readBuyerDetails(
   if (Object.keys(errors).length > 0) return { ok: false, errors };
   return { ok: true, name, decision: decideVat({ sellerCountry, buyerCountry: country, vatId, at }) };
 }
-
-isoCountries.registerLocale(english);
-
-/** "Germany" for DE. */
-export const countryName = (code: string): string => isoCountries.getName(code, "en") ?? code;
-
-/** The countries a buyer can choose, by English name. */
-export const COUNTRY_OPTIONS: readonly { code: string; name: string }[] = BUYER_COUNTRIES.map((code) => ({
-  code,
-  name: countryName(code),
-})).sort((a, b) => a.name.localeCompare(b.name, "en"));

@@ -8,16 +8,13 @@
 // paying needs no cookie, so a cross-site post can do nothing the attacker could not do directly.
 import { type Context, type ErrorHandler, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
+import { countryOptions } from "../../../contract/countries.ts";
+import { countryName } from "../../../contract/country-name.ts";
 import { formatMoney } from "../../../contract/invoice-document.ts";
 import type { CheckoutSessionRow } from "../../db/schema/index.ts";
 import { invoiceNote } from "../../domain/vat.ts";
 import { escapeHtml } from "../../mail/templates.ts";
-import {
-  type BuyerDetailsErrors,
-  type BuyerDetailsForm,
-  COUNTRY_OPTIONS,
-  countryName,
-} from "../../payments/local/buyer-details.ts";
+import type { BuyerDetailsErrors, BuyerDetailsForm } from "../../payments/local/buyer-details.ts";
 import type { CardPage } from "../../payments/local/card-update.ts";
 import type { LocalProvider } from "../../payments/local/local-provider.ts";
 import { sessionHasDetails } from "../../payments/local/stripe-objects.ts";
@@ -51,10 +48,12 @@ export function detailsPage(
   form: BuyerDetailsForm,
   errors: BuyerDetailsErrors = {},
 ): string {
-  const options = COUNTRY_OPTIONS.map(
-    (c) =>
-      `<option value="${c.code}"${c.code === form.country ? " selected" : ""}>${escapeHtml(c.name)}</option>`,
-  ).join("");
+  const options = countryOptions()
+    .map(
+      (c) =>
+        `<option value="${c.code}"${c.code === form.country ? " selected" : ""}>${escapeHtml(c.name)}</option>`,
+    )
+    .join("");
   const summary =
     Object.keys(errors).length > 0 ? `<p class="error" role="alert">${escapeHtml(DETAILS_SUMMARY)}</p>` : "";
   return page(

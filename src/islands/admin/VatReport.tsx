@@ -3,7 +3,8 @@
 import { useStore } from "@nanostores/react";
 import { useEffect, useId, useState } from "react";
 import type { VatLineView } from "../../../contract/admin.ts";
-import { countryName, formatMoney } from "../../../contract/invoice-document.ts";
+import { countryName } from "../../../contract/country-name.ts";
+import { formatMoney } from "../../../contract/invoice-document.ts";
 import { ADMIN_PAGE_TEXT } from "../../lib/admin-text.ts";
 import { recentQuarters } from "../../lib/quarters.ts";
 import { $vatReport, downloadVatCsv, loadVatReport } from "../../stores/admin.ts";

@@ -2,7 +2,7 @@
 // and where invoices and billing mails go), and the button to the form that changes them
 // (BillingDetailsForm.tsx, loaded when first opened).
 import { lazy, Suspense, useState } from "react";
-import { countryName } from "../../../contract/invoice-document.ts";
+import { countryName } from "../../../contract/country-name.ts";
 import type { BillingDetails } from "../../../contract/invoices.ts";
 import {
   VAT_ID_STATUS_BADGE,

@@ -3,8 +3,7 @@
 // checks every field; its messages are shown beside the field.
 import { type FormEvent, useId, useState } from "react";
 import { BILLING_DETAILS_MESSAGES } from "../../../contract/billing-details-messages.ts";
-import { COUNTRY_CODES } from "../../../contract/countries.ts";
-import { countryName } from "../../../contract/invoice-document.ts";
+import { countryOptions } from "../../../contract/countries.ts";
 import type { BillingDetails } from "../../../contract/invoices.ts";
 import { asApiError } from "../../lib/api-client.ts";
 import { BILLING_TEXT } from "../../lib/billing-text.ts";
@@ -33,15 +32,6 @@ function formFrom(details: BillingDetails): Form {
     vat_id: onFile?.vat_id ?? "",
   };
 }
-
-// Sorted by the name a reader looks for, once (the list is the same for every render).
-let countries: { code: string; name: string }[] | undefined;
-const countryOptions = () => {
-  countries ??= COUNTRY_CODES.map((code) => ({ code, name: countryName(code) })).sort((a, b) =>
-    a.name.localeCompare(b.name, "en"),
-  );
-  return countries;
-};
 
 const LABELS: Record<Field, string> = {
   name: T.name,
