@@ -152,6 +152,9 @@ const idempotencyKey = z
   .check(z.minLength(1, "Field required"), z.maxLength(200), printable(notPrintable("The idempotency key")));
 
 /** `POST /v1/credits/consume` by feature: the generation service's charge for one generation (or a batch). */
+/** What a malformed `at` of consume is told (the API checks it twice: the schema, then the route). */
+export const ISO_DATE_TIME_EXPECTED = "Use an ISO 8601 date-time";
+
 export const consumeFeatureRequestSchema = z
   .object({
     user_id: z.optional(z.string().check(z.minLength(1, "Field required"), z.maxLength(64))),
@@ -177,9 +180,7 @@ export const consumeFeatureRequestSchema = z
      * Development only: when the charge happened, for simulated history (npm run usage:simulate).
      * At most 366 days ago and not in the future; any other server refuses it.
      */
-    at: z.optional(
-      z.iso.datetime({ offset: true, error: "Use an ISO 8601 date-time" }).check(z.maxLength(40)),
-    ),
+    at: z.optional(z.iso.datetime({ offset: true, error: ISO_DATE_TIME_EXPECTED }).check(z.maxLength(40))),
   })
   .check(
     z.refine((body) => (body.user_id === undefined) !== (body.api_key_id === undefined), {

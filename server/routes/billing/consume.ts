@@ -5,7 +5,11 @@ import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import * as z from "zod/mini";
 import { ADMIN_TEXT } from "../../../contract/admin-rules.ts";
-import { consumeAnswerSchema, consumeFeatureRequestSchema } from "../../../contract/api-keys.ts";
+import {
+  consumeAnswerSchema,
+  consumeFeatureRequestSchema,
+  ISO_DATE_TIME_EXPECTED,
+} from "../../../contract/api-keys.ts";
 import { consumeRequestSchema } from "../../../contract/billing.ts";
 import { DETAIL } from "../../../contract/messages.ts";
 import { ORG_DETAIL } from "../../../contract/org-messages.ts";
@@ -120,12 +124,17 @@ function answerCharge(c: Context<AppEnv>, result: ChargeOutcome) {
 /** The longest a simulated charge may lie in the past: the usage history's longest range. */
 const BACKDATE_LIMIT_MS = USAGE_MAX_DAYS * 86_400_000;
 
-/** Consume's `at` as the instant to record, or a 422 where it is not allowed or out of range. */
-function backdated(at: string, now: Date, allowed: boolean): Date {
+/**
+ * Consume's `at` as the instant to record, or a 422 where it is not allowed, not a date-time, or out
+ * of range. The schema already refuses text that is not an ISO 8601 date-time; an invalid date here
+ * would pass both comparisons below (NaN compares false) and be recorded as the time of a charge.
+ */
+export function backdated(at: string, now: Date, allowed: boolean): Date {
   const refuse = (msg: string) =>
     new RequestValidationError([{ loc: ["body", "at"], msg, type: "value_error" }]);
   if (!allowed) throw refuse(DETAIL.backdatingDevelopmentOnly);
   const instant = new Date(at);
+  if (Number.isNaN(instant.getTime())) throw refuse(ISO_DATE_TIME_EXPECTED);
   if (instant.getTime() > now.getTime()) throw refuse(DETAIL.backdatingFuture);
   if (now.getTime() - instant.getTime() > BACKDATE_LIMIT_MS) throw refuse(DETAIL.backdatingTooOld);
   return instant;
