@@ -40,6 +40,11 @@ test("a user creates a key, copies it, a program uses it, the list shows the use
   await dialog.getByRole("button", { name: T.create }).click();
   await expect(dialog.getByText("Give the key a name")).toBeVisible();
   await expect(dialog.getByLabel(T.name)).toHaveAttribute("aria-invalid", "true");
+  // The message beside the field, read in both themes (in the error colour as text it measured 2.86:1).
+  for (const colorScheme of ["light", "dark"] as const) {
+    await page.emulateMedia({ colorScheme });
+    expect(await axeViolations(page), colorScheme).toEqual([]);
+  }
   await dialog.getByLabel(T.name).fill("Render server");
   await dialog.getByLabel(T.expiry).selectOption({ label: T.expiryDays(30) });
   await dialog.getByLabel(T.limit).fill("100");

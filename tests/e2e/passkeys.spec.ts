@@ -4,6 +4,7 @@
 // spec runs a server of its own at http://localhost (an IP address cannot be one).
 import { join } from "node:path";
 import type { BrowserContext, Page } from "@playwright/test";
+import { DETAIL } from "../../contract/messages.ts";
 import { API_KEYS_TEXT } from "../../src/lib/api-keys-text.ts";
 import { CODE_STEP_TEXT } from "../../src/lib/code-step-text.ts";
 import { REAUTH_TEXT } from "../../src/lib/reauth-text.ts";
@@ -47,10 +48,11 @@ test.afterAll(async () => {
 });
 
 /** A virtual platform authenticator that verifies its user and is always touched. */
+/** Chromium's virtual authenticator on the page; `forgeSignatures` makes it sign wrongly, or right again. */
 async function withAuthenticator(context: BrowserContext, page: Page) {
   const cdp = await context.newCDPSession(page);
   await cdp.send("WebAuthn.enable");
-  await cdp.send("WebAuthn.addVirtualAuthenticator", {
+  const { authenticatorId } = await cdp.send("WebAuthn.addVirtualAuthenticator", {
     options: {
       protocol: "ctap2",
       transport: "internal",
@@ -60,6 +62,10 @@ async function withAuthenticator(context: BrowserContext, page: Page) {
       automaticPresenceSimulation: true,
     },
   });
+  return {
+    forgeSignatures: (isBogusSignature: boolean) =>
+      cdp.send("WebAuthn.setResponseOverrideBits", { authenticatorId, isBogusSignature }),
+  };
 }
 
 async function signOutHere(page: Page) {
@@ -118,7 +124,7 @@ test("a passkey confirms a sensitive action instead of the password", async ({ b
   const api = await playwright.request.newContext({ baseURL: baseUrl });
   const context = await browser.newContext({ baseURL: baseUrl });
   const page = await context.newPage();
-  await withAuthenticator(context, page);
+  const authenticator = await withAuthenticator(context, page);
   const user = await createVerifiedUser(api, "pkr");
   const token = await tokenViaApi(api, user);
   await openSignedIn(page, token, "/profile/security");
@@ -138,6 +144,18 @@ test("a passkey confirms a sensitive action instead of the password", async ({ b
   const confirm = page.getByRole("dialog", { name: REAUTH_TEXT.title });
   await expect(confirm.getByRole("button", { name: REAUTH_TEXT.usePasskey })).toBeVisible();
   expect(await axeViolations(page)).toEqual([]);
+  // A signature the server cannot verify: the dialog says so, stays open, and may be tried again.
+  await authenticator.forgeSignatures(true);
+  await confirm.getByRole("button", { name: REAUTH_TEXT.usePasskey }).click();
+  const refused = confirm.getByRole("alert");
+  await expect(refused).toHaveText(DETAIL.passkeyNotConfirmed);
+  await expect(confirm.getByRole("button", { name: REAUTH_TEXT.usePasskey })).toBeEnabled();
+  // The message, read in both themes (in the error colour as text it measured 2.86:1).
+  for (const colorScheme of ["light", "dark"] as const) {
+    await page.emulateMedia({ colorScheme });
+    expect(await axeViolations(page), colorScheme).toEqual([]);
+  }
+  await authenticator.forgeSignatures(false);
   await confirm.getByRole("button", { name: REAUTH_TEXT.usePasskey }).click();
   // The key is made without another click, and the page holds the new token.
   await expect(page.getByRole("dialog", { name: API_KEYS_TEXT.createdTitle })).toBeVisible();
