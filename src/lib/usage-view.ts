@@ -31,12 +31,15 @@ export function addDays(day: string, n: number): string {
   return new Date(Date.UTC(y, m - 1, d + n)).toISOString().slice(0, 10);
 }
 
-/** The days a preset covers, both ends included, ending today in Berlin. */
-export function presetRange(preset: UsagePreset, now: Date): { from: string; to: string } {
-  const to = berlinToday(now);
-  if (preset === "thisMonth") return { from: `${to.slice(0, 8)}01`, to };
-  return { from: addDays(to, 1 - PRESET_DAYS[preset]), to };
+/** The days a preset covers, both ends included, ending on `today` (a Berlin day, YYYY-MM-DD). */
+export function presetRangeEnding(preset: UsagePreset, today: string): { from: string; to: string } {
+  if (preset === "thisMonth") return { from: `${today.slice(0, 8)}01`, to: today };
+  return { from: addDays(today, 1 - PRESET_DAYS[preset]), to: today };
 }
+
+/** The days a preset covers, ending today in Berlin on the clock that reads `now`. */
+export const presetRange = (preset: UsagePreset, now: Date): { from: string; to: string } =>
+  presetRangeEnding(preset, berlinToday(now));
 
 /** Every day from `from` to `to`, both included. */
 export function daysOf(from: string, to: string): string[] {

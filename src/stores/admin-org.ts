@@ -6,7 +6,6 @@ import type { AdminLedgerEntry, AdminPayment, AuditEntryView } from "../../contr
 import type { AdminOrg, AdminOrgMember, AdminOrgRow } from "../../contract/admin-orgs.ts";
 import type { UsageRow } from "../../contract/usage.ts";
 import { apiRequest } from "../lib/api-client.ts";
-import { presetRange } from "../lib/usage-view.ts";
 import type { ActionCall } from "./admin.ts";
 
 export interface OrgSearchState {
@@ -59,7 +58,6 @@ export const orgPath = (id: string) => `/v1/admin/orgs/${encodeURIComponent(id)}
 /** Loads every part of the organisation page at once. */
 export async function loadAdminOrg(id: string): Promise<void> {
   $adminOrg.set({ ...$adminOrg.get(), status: "loading" });
-  const range = presetRange("days30", new Date());
   const base = orgPath(id);
   try {
     const [org, members, ledger, payments, usage, audit] = await Promise.all([
@@ -67,9 +65,8 @@ export async function loadAdminOrg(id: string): Promise<void> {
       apiRequest(`${base}/members`, "adminOrgMemberListSchema", { auth: true }),
       apiRequest(`${base}/ledger`, "adminLedgerSchema", { auth: true }),
       apiRequest(`${base}/payments`, "adminPaymentListSchema", { auth: true }),
-      apiRequest(`${base}/usage?from=${range.from}&to=${range.to}&group_by=member`, "usageSchema", {
-        auth: true,
-      }),
+      // The API's default range: the last 30 days on the server's clock.
+      apiRequest(`${base}/usage?group_by=member`, "usageSchema", { auth: true }),
       apiRequest(`${base}/audit`, "auditPageSchema", { auth: true }),
     ]);
     $adminOrg.set({

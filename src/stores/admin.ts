@@ -82,16 +82,15 @@ const customerPath = (id: string) => `/v1/admin/customers/${encodeURIComponent(i
 /** Loads every part of the customer page at once (one round trip's time). */
 export async function loadCustomer(id: string): Promise<void> {
   $customer.set({ ...$customer.get(), status: "loading" });
-  const range = presetRange("days30", new Date());
   const base = customerPath(id);
   try {
     const [customer, ledger, payments, usage, audit, orgs] = await Promise.all([
       apiRequest(base, "customerSchema", { auth: true }),
       apiRequest(`${base}/ledger`, "adminLedgerSchema", { auth: true }),
       apiRequest(`${base}/payments`, "adminPaymentListSchema", { auth: true }),
-      apiRequest(`${base}/usage?from=${range.from}&to=${range.to}&group_by=day,feature`, "usageSchema", {
-        auth: true,
-      }),
+      // No range: the API's default, the last 30 days on the server's clock (the browser's may be off,
+      // and billing:advance moves the server's); the answer says which days those are.
+      apiRequest(`${base}/usage?group_by=day,feature`, "usageSchema", { auth: true }),
       apiRequest(`${base}/audit`, "auditPageSchema", { auth: true }),
       apiRequest(`${base}/organizations`, "customerOrgListSchema", { auth: true }),
     ]);
@@ -102,7 +101,7 @@ export async function loadCustomer(id: string): Promise<void> {
       ledgerCursor: ledger.next_cursor,
       payments: payments.data,
       usage: usage.data,
-      usageRange: range,
+      usageRange: { from: usage.from, to: usage.to },
       audit: audit.data,
       auditCursor: audit.next_cursor,
       orgs: orgs.data,

@@ -4,7 +4,7 @@
 import { atom } from "nanostores";
 import type { UsageRow } from "../../contract/usage.ts";
 import { apiRequest, saveDownload } from "../lib/api-client.ts";
-import { presetRange, type UsagePreset, type UsageStack } from "../lib/usage-view.ts";
+import { presetRange, presetRangeEnding, type UsagePreset, type UsageStack } from "../lib/usage-view.ts";
 
 export interface UsageState {
   status: "loading" | "ready" | "failed";
@@ -22,12 +22,21 @@ export interface UsageState {
   /** group_by=feature, read when the chart stacks members (otherwise its series give these totals) */
   byFeature: readonly UsageRow[];
   total: { uses: number; credits: number };
+  /**
+   * Today in Berlin on the server's clock, once an answer for the API's default period has said it;
+   * the presets end on it. The browser's clock may be off, and billing:advance moves the server's.
+   */
+  serverToday: string | null;
 }
 
-const initial = presetRange("days30", new Date());
+/** The period the API answers when none is given (its last 30 days), and the page's first. */
+const DEFAULT_PRESET: UsagePreset = "days30";
+
+// Shown while the first answer is on its way (the browser's guess at the days).
+const initial = presetRange(DEFAULT_PRESET, new Date());
 export const $usage = atom<UsageState>({
   status: "loading",
-  preset: "days30",
+  preset: DEFAULT_PRESET,
   stack: "feature",
   ...initial,
   daily: [],
@@ -35,21 +44,33 @@ export const $usage = atom<UsageState>({
   byMember: [],
   byFeature: [],
   total: { uses: 0, credits: 0 },
+  serverToday: null,
 });
 
-const query = (from: string, to: string) => `from=${from}&to=${to}`;
+/**
+ * The days to ask for: the preset's, ending on the server's today once known. Before that, the
+ * default period is asked without days, so the server's clock picks them; another preset chosen
+ * before any answer ends on the browser's today.
+ */
+function askedRange(preset: UsagePreset, serverToday: string | null) {
+  if (serverToday !== null) return presetRangeEnding(preset, serverToday);
+  return preset === DEFAULT_PRESET ? undefined : presetRange(preset, new Date());
+}
 
 /**
  * Loads the period of `preset` (ending today in Berlin), stacked by `stack` (by default as now); a
  * failure keeps what is shown and says so.
  */
 export async function loadUsage(preset: UsagePreset, stack: UsageStack = $usage.get().stack): Promise<void> {
-  const { from, to } = presetRange(preset, new Date());
-  $usage.set({ ...$usage.get(), status: "loading", preset, stack, from, to });
+  const before = $usage.get();
+  const asked = askedRange(preset, before.serverToday);
+  const shown = asked ?? presetRange(preset, new Date());
+  $usage.set({ ...before, status: "loading", preset, stack, ...shown });
   const current = () => $usage.get().preset === preset && $usage.get().stack === stack;
+  const days = asked ? `from=${asked.from}&to=${asked.to}&` : "";
   try {
     const totalsBy = (groupBy: string) =>
-      apiRequest(`/v1/usage?${query(from, to)}&group_by=${groupBy}`, "usageSchema", { auth: true });
+      apiRequest(`/v1/usage?${days}group_by=${groupBy}`, "usageSchema", { auth: true });
     const [daily, byKey, byMember, byFeature] = await Promise.all([
       totalsBy(`day,${stack}`),
       totalsBy("api_key"),
@@ -58,17 +79,26 @@ export async function loadUsage(preset: UsagePreset, stack: UsageStack = $usage.
     ]);
     // A later choice of period or stacking wins over an earlier one still answering.
     if (!current()) return;
+    const sameDays = (answer: { from: string; to: string } | undefined) =>
+      answer === undefined || (answer.from === daily.from && answer.to === daily.to);
+    if (!asked && ![byKey, byMember, byFeature].every(sameDays)) {
+      // Berlin's midnight passed between the answers: ask again for the days the first one gave.
+      $usage.set({ ...$usage.get(), serverToday: daily.to });
+      return loadUsage(preset, stack);
+    }
     $usage.set({
       status: "ready",
       preset,
       stack,
-      from,
-      to,
+      from: daily.from,
+      to: daily.to,
       daily: daily.data,
       byKey: byKey.data,
       byMember: byMember.data,
       byFeature: byFeature?.data ?? [],
       total: daily.total,
+      // Asked without days, the answer ends on the server's today.
+      serverToday: asked ? $usage.get().serverToday : daily.to,
     });
   } catch {
     if (current()) $usage.set({ ...$usage.get(), status: "failed" });
@@ -78,5 +108,5 @@ export async function loadUsage(preset: UsagePreset, stack: UsageStack = $usage.
 /** The period's charges as a CSV file the browser saves. Throws ApiError on failure. */
 export async function downloadUsageCsv(): Promise<void> {
   const { from, to } = $usage.get();
-  await saveDownload(`/v1/usage.csv?${query(from, to)}`, `usage-${from}-to-${to}.csv`);
+  await saveDownload(`/v1/usage.csv?from=${from}&to=${to}`, `usage-${from}-to-${to}.csv`);
 }
