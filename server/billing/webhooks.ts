@@ -18,7 +18,7 @@ import type { paymentHistory } from "./payment-history.ts";
 import { type AutoTopUpEvent, type BillingEvent, isAutoTopUpEvent } from "./ports/events.ts";
 import type { PaymentProvider } from "./ports/payment-provider.ts";
 import { reversePayment } from "./reversals.ts";
-import { currentState, type RunEffects } from "./subscription-changes.ts";
+import { type ChangeOrigin, currentState, type RunEffects } from "./subscription-changes.ts";
 import type { subscriptionMails } from "./subscription-mails.ts";
 import {
   findOrgOfCustomer,
@@ -83,6 +83,20 @@ function paymentReferenceOf(event: BillingEvent): string | null {
     default:
       return null;
   }
+}
+
+/** What a paying event says was paid, for a refund when nothing is granted for it. */
+function paymentOf(orgId: string, event: BillingEvent): NonNullable<ChangeOrigin["payment"]> | null {
+  if (event.kind !== "subscription_started" && event.kind !== "renewal_paid" && event.kind !== "topup_paid")
+    return null;
+  return {
+    orgId,
+    customerId: event.customerId,
+    paymentIntentId: event.kind === "topup_paid" ? event.paymentIntentId : null,
+    providerInvoiceId: "invoiceId" in event ? event.invoiceId : null,
+    total: event.payment?.total ?? null,
+    currency: event.payment?.currency ?? null,
+  };
 }
 
 export function webhookHandler(deps: WebhookDeps) {
@@ -211,6 +225,7 @@ export function webhookHandler(deps: WebhookDeps) {
     await deps.runEffects(tx, userId, result.effects, {
       eventId: event.eventId,
       paymentReference: paymentReferenceOf(event),
+      payment: paymentOf(userId, event),
     });
     await deps.recordHistory(tx, userId, event, now);
     await markSessionPaid(tx, event, now);

@@ -52,12 +52,13 @@ export interface PaymentProvider {
   scheduleChange(db: DbOrTx, subscriptionId: string, productId: string | null): Promise<void>;
   /**
    * Ends the subscription now, without proration, and voids its invoices still open: nothing more
-   * is collected for it (a second subscription paid by mistake is refunded besides).
+   * is collected for it. A second subscription paid by mistake (`refundLatestInvoice`) is refunded
+   * besides, by the billing service through refundUnclaimedPayment, which knows the payment.
    */
   cancelNow(db: DbOrTx, subscriptionId: string, refundLatestInvoice: boolean): Promise<void>;
   /**
    * Refunds in full a payment that no billing account can take: it arrived for an organisation
-   * deleted meanwhile (ORGANISATIONS.md). Once per payment however many events describe it; a
+   * deleted meanwhile (ORGANISATIONS.md), or for a second subscription. Once per payment however many events describe it; a
    * payment refunded already counts as done. False when the provider finds no payment to refund,
    * or refuses the refund for good (disputed meanwhile): then an operator must look. Thrown when
    * the provider could not be asked (try again).

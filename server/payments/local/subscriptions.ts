@@ -115,7 +115,7 @@ export function subscriptionCommands(deps: { clock: Clock; objects: LocalStripeO
         .update(localSubscriptions)
         .set({ openInvoiceId: null, nextPaymentAttempt: null })
         .where(eq(localSubscriptions.id, subscriptionId));
-      // A refund of the local provider's money is only this record; nothing else to move.
+      // A second subscription's payment goes back through refundUnclaimedPayment (refunds.ts).
       await endSubscription(tx, subscriptionId, now, now, deps.objects);
     },
   };

@@ -293,7 +293,7 @@ export function createStripeProvider(deps: {
       for await (const invoice of stripe.invoices.list({ subscription: subscriptionId, status: "open" })) {
         if (invoice.id) await stripe.invoices.voidInvoice(invoice.id);
       }
-      // Refunds are left to an operator: the billing service logs every such case at error level.
+      // The refund is the billing service's (refundUnclaimedPayment): it knows the payment.
       void refundLatestInvoice;
     },
 

@@ -1,0 +1,79 @@
+// A second subscription paid while another is live: a checkout opened before the first was paid
+// and paid after it, or two paid at once. It grants nothing, is cancelled at once, and its payment
+// goes back in full, once however many of its events arrive; the customer's invoice for it shows
+// the refund and its credit note. Found by a QA walk: it used to wait for an operator.
+import { eq } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
+import {
+  creditGrants,
+  creditNotes,
+  invoices,
+  localSubscriptions,
+  webhookDeliveries,
+} from "../../db/schema/index.ts";
+import { verifiedUser } from "../../testing/api-client.ts";
+import { me, openSubscriptionCheckout, payAndSettle, sendWebhook, subscribe } from "../../testing/billing.ts";
+import { subscriptionPurchase } from "../../testing/purchase-events.ts";
+import { useTestApp } from "../../testing/suite.ts";
+
+describe.each(TEST_DATABASES)("a second subscription (%s)", (kind) => {
+  const ctx = useTestApp(kind);
+
+  /** The charge.refunded events the provider sent: what each refunded, and the webhook's answer. */
+  async function refundsSent() {
+    const rows = await ctx.t.deps.db
+      .select()
+      .from(webhookDeliveries)
+      .where(eq(webhookDeliveries.type, "charge.refunded"));
+    return rows.map((r) => {
+      const charge = (JSON.parse(r.payload) as { data: { object: Record<string, unknown> } }).data.object;
+      return { amount: charge.amount, refunded: charge.amount_refunded, delivered: r.lastStatus };
+    });
+  }
+
+  it("paid through a checkout opened before the first, is cancelled and refunded in full", async () => {
+    const ann = await verifiedUser(ctx.t, "ann");
+    const stale = await openSubscriptionCheckout(ctx.t, ann.accessToken, "A");
+    await subscribe(ctx.t, ann.accessToken, "B");
+    const subscribed = await me(ctx.t, ann.accessToken);
+    expect(subscribed.subscription.plan).toBe("Tier B");
+
+    await payAndSettle(ctx.t, stale);
+    const db = ctx.t.deps.db;
+    // Nothing granted for it, and the plan is the first one's.
+    const after = await me(ctx.t, ann.accessToken);
+    expect(after.credit_balance).toBe(subscribed.credit_balance);
+    expect(after.subscription).toEqual(subscribed.subscription);
+    expect(await db.select().from(creditGrants).where(eq(creditGrants.userId, ann.id))).toHaveLength(2);
+    const atProvider = await db
+      .select()
+      .from(localSubscriptions)
+      .where(eq(localSubscriptions.userId, ann.id));
+    expect(atProvider.map((s) => s.status).sort()).toEqual(["active", "canceled"]);
+    // Its checkout and its first invoice both describe the payment: one refund, of all of it (Tier A
+    // with German VAT), which the webhook applied to the invoice with a credit note.
+    expect(await refundsSent()).toEqual([{ amount: 9401, refunded: 9401, delivered: 200 }]);
+    const rows = await db.select().from(invoices).where(eq(invoices.userId, ann.id));
+    const second = rows.find((r) => r.total === 9401);
+    expect(second).toMatchObject({ status: "refunded", refunded: 9401 });
+    const notes = await db.select().from(creditNotes).where(eq(creditNotes.userId, ann.id));
+    expect(notes.map((n) => n.invoiceId)).toEqual([second?.id]);
+  });
+
+  it("refunds it once whichever of its events comes first, and a redelivery refunds nothing more", async () => {
+    const ann = await verifiedUser(ctx.t, "ann");
+    await subscribe(ctx.t, ann.accessToken, "B");
+    const before = await me(ctx.t, ann.accessToken);
+    const second = subscriptionPurchase(ann.id, ctx.t.clock.now(), "A");
+    for (const event of [second.events.invoice(), second.events.checkout(), second.events.invoice()]) {
+      expect((await sendWebhook(ctx.t, event)).status).toBe(200);
+    }
+    await ctx.t.local.deliverer.deliverDue();
+    await ctx.t.tasks.idle();
+    expect(await refundsSent()).toHaveLength(1);
+    const after = await me(ctx.t, ann.accessToken);
+    expect(after.credit_balance).toBe(before.credit_balance);
+    expect(after.subscription).toEqual(before.subscription);
+  });
+});
