@@ -1,5 +1,7 @@
+import { eq } from "drizzle-orm";
 import { expect } from "vitest";
 import { PRODUCT_IDS, type TierKey, type TopUpKey } from "../../contract/product-ids.ts";
+import { webhookDeliveries } from "../db/schema/index.ts";
 import { signPayload } from "../payments/stripe/signature.ts";
 import { getJson, login, postJson } from "./api-client.ts";
 import { TEST_WEBHOOK_SECRET, type TestApp } from "./test-app.ts";
@@ -148,5 +150,17 @@ export function sendWebhook(
     method: "POST",
     headers: { "Content-Type": "application/json", "Stripe-Signature": header },
     body,
+  });
+}
+
+/** The charge.refunded events the local provider sent: what each refunded, and the webhook's answer. */
+export async function refundsSent(t: TestApp) {
+  const rows = await t.deps.db
+    .select()
+    .from(webhookDeliveries)
+    .where(eq(webhookDeliveries.type, "charge.refunded"));
+  return rows.map((r) => {
+    const charge = (JSON.parse(r.payload) as { data: { object: Record<string, unknown> } }).data.object;
+    return { amount: charge.amount, refunded: charge.amount_refunded, delivered: r.lastStatus };
   });
 }

@@ -13,11 +13,10 @@ import {
   localSubscriptions,
   organizations,
   subscriptions,
-  webhookDeliveries,
   webhookEvents,
 } from "../../db/schema/index.ts";
 import { verifiedUser } from "../../testing/api-client.ts";
-import { checkoutPath, payAndSettle, sendWebhook, TIER } from "../../testing/billing.ts";
+import { checkoutPath, payAndSettle, refundsSent, sendWebhook, TIER } from "../../testing/billing.ts";
 import { subscriptionPurchase, topUpPurchase } from "../../testing/purchase-events.ts";
 import { useTestApp } from "../../testing/suite.ts";
 import { teamOrg } from "../../testing/team-org.ts";
@@ -47,18 +46,6 @@ describe.each(TEST_DATABASES)("payments for a deleted organisation (%s)", (kind)
     // Deleted while the buyer was on the checkout page.
     await deleteOrg(org);
     return { org, page: checkoutPath(((await res.json()) as { url: string }).url) };
-  }
-
-  /** The charge.refunded events the provider sent, with what each refunded. */
-  async function refundsSent() {
-    const rows = await ctx.t.deps.db
-      .select()
-      .from(webhookDeliveries)
-      .where(eq(webhookDeliveries.type, "charge.refunded"));
-    return rows.map((r) => {
-      const charge = (JSON.parse(r.payload) as { data: { object: Record<string, unknown> } }).data.object;
-      return { amount: charge.amount, refunded: charge.amount_refunded, delivered: r.lastStatus };
-    });
   }
 
   /** The refunds' own charge.refunded events that the webhook recorded (a rolled-back one is not). */
@@ -93,7 +80,7 @@ describe.each(TEST_DATABASES)("payments for a deleted organisation (%s)", (kind)
     expect(atProvider.map((s) => s.status)).toEqual(["canceled"]);
     // The checkout and the first invoice both describe the payment: one refund, of all of it
     // (Tier A with German VAT), answered 200 by the webhook, which found nothing to take back.
-    expect(await refundsSent()).toEqual([{ amount: 9401, refunded: 9401, delivered: 200 }]);
+    expect(await refundsSent(ctx.t)).toEqual([{ amount: 9401, refunded: 9401, delivered: 200 }]);
     expect(await refundEventsRecorded()).toHaveLength(1);
   });
 
@@ -108,7 +95,7 @@ describe.each(TEST_DATABASES)("payments for a deleted organisation (%s)", (kind)
     await deleteOrg(org);
     expect((await sendWebhook(ctx.t, purchase.events.invoice())).status).toBe(200);
     await ctx.t.local.deliverer.deliverDue();
-    expect(await refundsSent()).toEqual([]);
+    expect(await refundsSent(ctx.t)).toEqual([]);
     expect(await grants()).toHaveLength(1);
     // The payment was kept, so its invoice is owed: one, with the period, made by the late event.
     const rows = await ctx.t.deps.db.select().from(invoices).where(eq(invoices.userId, org));
@@ -134,7 +121,7 @@ describe.each(TEST_DATABASES)("payments for a deleted organisation (%s)", (kind)
     expect(await refundEventsRecorded()).toHaveLength(1);
     const recorded = (await ctx.t.deps.db.select().from(webhookEvents)).map((e) => e.eventId);
     expect(recorded).toContain(first.id);
-    expect(await refundsSent()).toEqual([
+    expect(await refundsSent(ctx.t)).toEqual([
       { amount: purchase.session.amountSubtotal, refunded: purchase.session.amountSubtotal, delivered: 200 },
     ]);
   });

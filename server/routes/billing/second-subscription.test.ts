@@ -5,32 +5,21 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
-import {
-  creditGrants,
-  creditNotes,
-  invoices,
-  localSubscriptions,
-  webhookDeliveries,
-} from "../../db/schema/index.ts";
+import { creditGrants, creditNotes, invoices, localSubscriptions } from "../../db/schema/index.ts";
 import { verifiedUser } from "../../testing/api-client.ts";
-import { me, openSubscriptionCheckout, payAndSettle, sendWebhook, subscribe } from "../../testing/billing.ts";
+import {
+  me,
+  openSubscriptionCheckout,
+  payAndSettle,
+  refundsSent,
+  sendWebhook,
+  subscribe,
+} from "../../testing/billing.ts";
 import { subscriptionPurchase } from "../../testing/purchase-events.ts";
 import { useTestApp } from "../../testing/suite.ts";
 
 describe.each(TEST_DATABASES)("a second subscription (%s)", (kind) => {
   const ctx = useTestApp(kind);
-
-  /** The charge.refunded events the provider sent: what each refunded, and the webhook's answer. */
-  async function refundsSent() {
-    const rows = await ctx.t.deps.db
-      .select()
-      .from(webhookDeliveries)
-      .where(eq(webhookDeliveries.type, "charge.refunded"));
-    return rows.map((r) => {
-      const charge = (JSON.parse(r.payload) as { data: { object: Record<string, unknown> } }).data.object;
-      return { amount: charge.amount, refunded: charge.amount_refunded, delivered: r.lastStatus };
-    });
-  }
 
   it("paid through a checkout opened before the first, is cancelled and refunded in full", async () => {
     const ann = await verifiedUser(ctx.t, "ann");
@@ -53,7 +42,7 @@ describe.each(TEST_DATABASES)("a second subscription (%s)", (kind) => {
     expect(atProvider.map((s) => s.status).sort()).toEqual(["active", "canceled"]);
     // Its checkout and its first invoice both describe the payment: one refund, of all of it (Tier A
     // with German VAT), which the webhook applied to the invoice with a credit note.
-    expect(await refundsSent()).toEqual([{ amount: 9401, refunded: 9401, delivered: 200 }]);
+    expect(await refundsSent(ctx.t)).toEqual([{ amount: 9401, refunded: 9401, delivered: 200 }]);
     const rows = await db.select().from(invoices).where(eq(invoices.userId, ann.id));
     const second = rows.find((r) => r.total === 9401);
     expect(second).toMatchObject({ status: "refunded", refunded: 9401 });
@@ -71,7 +60,7 @@ describe.each(TEST_DATABASES)("a second subscription (%s)", (kind) => {
     }
     await ctx.t.local.deliverer.deliverDue();
     await ctx.t.tasks.idle();
-    expect(await refundsSent()).toHaveLength(1);
+    expect(await refundsSent(ctx.t)).toHaveLength(1);
     const after = await me(ctx.t, ann.accessToken);
     expect(after.credit_balance).toBe(before.credit_balance);
     expect(after.subscription).toEqual(before.subscription);
