@@ -229,6 +229,11 @@ export function webhookHandler(deps: WebhookDeps) {
     });
     await deps.recordHistory(tx, userId, event, now);
     await markSessionPaid(tx, event, now);
+    // A subscription has started: a subscription checkout the organisation left open (another tab,
+    // an older link) would now buy nothing, only a cancellation and a refund. Closed instead.
+    if (state.status === "free" && result.state.status !== "free") {
+      await provider.expireSubscriptionCheckouts(tx, userId);
+    }
     await saveState(tx, userId, stored, result.state, now, event.customerId);
     await deps.queueSubscriptionMails(tx, userId, stored, result.state, now);
   }

@@ -72,6 +72,12 @@ export interface PaymentProvider {
    */
   expireOpenCheckouts(db: DbOrTx, userId: string, openedBy?: string): Promise<void>;
   /**
+   * Closes the organisation's subscription checkouts that are still open: a subscription has just
+   * started, and another paid now would buy nothing (it would be cancelled and refunded). A session
+   * the provider has already completed is left as it is (a race the refund covers).
+   */
+  expireSubscriptionCheckouts(db: DbOrTx, orgId: string): Promise<void>;
+  /**
    * A page where the customer changes their card (Stripe's Billing Portal; the local stand-in's
    * card page), coming back to `returnUrl`. A past-due invoice is paid with the new card.
    */

@@ -2,7 +2,7 @@
 // given the buyer's details (which decide the VAT), and paid with a test card. Paying completes
 // it and queues the events Stripe would send: checkout.session.completed, and for a subscription
 // its first invoice.paid.
-import { and, eq } from "drizzle-orm";
+import { and, eq, type SQL } from "drizzle-orm";
 import type {
   CreatedCheckout,
   CustomerDetails,
@@ -141,6 +141,21 @@ async function completeSession(
   );
 }
 
+/** Marks the organisation's local checkout sessions still open, and matching `which`, expired. */
+async function expireOpen(tx: DbOrTx, orgId: string, which: SQL | undefined): Promise<void> {
+  await tx
+    .update(checkoutSessions)
+    .set({ status: "expired" })
+    .where(
+      and(
+        eq(checkoutSessions.userId, orgId),
+        which,
+        eq(checkoutSessions.provider, "local"),
+        eq(checkoutSessions.status, "open"),
+      ),
+    );
+}
+
 export function hostedCheckout(deps: {
   db: Db;
   clock: Clock;
@@ -203,17 +218,16 @@ export function hostedCheckout(deps: {
     async expireOpenCheckouts(tx: DbOrTx, userId: string, openedBy?: string): Promise<void> {
       // In the deleting transaction: a payment of one of them waits for it (openSession locks the
       // row), then finds the session expired.
-      await tx
-        .update(checkoutSessions)
-        .set({ status: "expired" })
-        .where(
-          and(
-            eq(checkoutSessions.userId, userId),
-            openedBy === undefined ? undefined : eq(checkoutSessions.openedBy, openedBy),
-            eq(checkoutSessions.provider, "local"),
-            eq(checkoutSessions.status, "open"),
-          ),
-        );
+      await expireOpen(
+        tx,
+        userId,
+        openedBy === undefined ? undefined : eq(checkoutSessions.openedBy, openedBy),
+      );
+    },
+
+    async expireSubscriptionCheckouts(tx: DbOrTx, orgId: string): Promise<void> {
+      // A session being paid has been marked complete by its own payment (pay, below) already.
+      await expireOpen(tx, orgId, eq(checkoutSessions.mode, "subscription"));
     },
 
     async findSession(id: string): Promise<CheckoutSessionRow | undefined> {

@@ -395,6 +395,49 @@ describe("Stripe adapter (SDK pointed at a local stand-in; real Stripe is not re
     await expect(ctx.provider().expireOpenCheckouts(ctx.database.db, userId)).rejects.toThrow();
   });
 
+  it("expires only the subscription sessions still open once a subscription has started", async () => {
+    const later = new Date(ctx.clock.now().getTime() + 3_600_000);
+    const session = (id: string, mode: "subscription" | "payment") => ({
+      id,
+      provider: "stripe" as const,
+      userId,
+      mode,
+      productId: "prod_x",
+      priceId: "price_x",
+      amount: 1000,
+      currency: "eur",
+      status: "open" as const,
+      url: `https://checkout.stripe.com/c/pay/${id}`,
+      successUrl: "http://localhost/ok",
+      cancelUrl: "http://localhost/cancel",
+      customerId: "cus_1",
+      createdAt: ctx.clock.now(),
+      expiresAt: later,
+    });
+    await ctx.database.db
+      .insert(checkoutSessions)
+      .values([session("cs_other_plan", "subscription"), session("cs_pack", "payment")]);
+    ctx.routes = [
+      on("POST", "/v1/checkout/sessions/cs_other_plan/expire", {
+        id: "cs_other_plan",
+        object: "checkout.session",
+        status: "expired",
+      }),
+    ];
+    await ctx.provider().expireSubscriptionCheckouts(ctx.database.db, userId);
+    // A top-up's checkout stays payable, and no card-setup page is asked about.
+    expect(ctx.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
+      "POST /v1/checkout/sessions/cs_other_plan/expire",
+    ]);
+    const rows = await ctx.database.db
+      .select({ id: checkoutSessions.id, status: checkoutSessions.status })
+      .from(checkoutSessions);
+    expect(Object.fromEntries(rows.map((r) => [r.id, r.status]))).toEqual({
+      cs_other_plan: "expired",
+      cs_pack: "open",
+    });
+  });
+
   describe("retrieves a subscription when an event may be stale", () => {
     // Stripe's own example subscription (its fixtures), with the facts this test names.
     const example = (fields: Record<string, unknown>) => ({ ...stripeFixture("subscription"), ...fields });

@@ -3,7 +3,7 @@
 // schedules that switch the price at the period end, cancel at period end, and the catalogue's ids
 // read from the Stripe account. Fulfilment never happens here: it comes back as webhook events.
 // Auto top-up's calls (setup pages, saved cards, one-off invoices) are in auto-top-up-calls.ts.
-import { and, eq, gt } from "drizzle-orm";
+import { and, eq, gt, type SQL } from "drizzle-orm";
 import type Stripe from "stripe";
 import { TIERS, TOP_UPS } from "../../../contract/catalogue.ts";
 import {
@@ -60,6 +60,31 @@ export function createStripeProvider(deps: {
   }
 
   const autoTopUp = createAutoTopUpCalls({ stripe, clock: deps.clock, customerFor });
+
+  /**
+   * Expires the organisation's Stripe checkout sessions still open and matching `which`, at Stripe
+   * and then here; one Stripe has completed meanwhile is left open here, for its event to complete.
+   */
+  async function expireOpen(db: DbOrTx, orgId: string, which: SQL | undefined): Promise<void> {
+    const open = await db
+      .select({ id: checkoutSessions.id })
+      .from(checkoutSessions)
+      .where(
+        and(
+          eq(checkoutSessions.userId, orgId),
+          which,
+          eq(checkoutSessions.provider, "stripe"),
+          eq(checkoutSessions.status, "open"),
+          gt(checkoutSessions.expiresAt, deps.clock.now()),
+        ),
+      );
+    for (const { id } of open) {
+      const status = await expireSession(stripe, id);
+      if (status === "expired") {
+        await db.update(checkoutSessions).set({ status: "expired" }).where(eq(checkoutSessions.id, id));
+      }
+    }
+  }
 
   return {
     kind: "stripe",
@@ -186,26 +211,17 @@ export function createStripeProvider(deps: {
     },
 
     async expireOpenCheckouts(db, userId, openedBy) {
-      const open = await db
-        .select({ id: checkoutSessions.id })
-        .from(checkoutSessions)
-        .where(
-          and(
-            eq(checkoutSessions.userId, userId),
-            openedBy === undefined ? undefined : eq(checkoutSessions.openedBy, openedBy),
-            eq(checkoutSessions.provider, "stripe"),
-            eq(checkoutSessions.status, "open"),
-            gt(checkoutSessions.expiresAt, deps.clock.now()),
-          ),
-        );
-      for (const { id } of open) {
-        const status = await expireSession(stripe, id);
-        if (status === "expired") {
-          await db.update(checkoutSessions).set({ status: "expired" }).where(eq(checkoutSessions.id, id));
-        }
-      }
+      await expireOpen(
+        db,
+        userId,
+        openedBy === undefined ? undefined : eq(checkoutSessions.openedBy, openedBy),
+      );
       // The card-setup pages too: a removed member's could still save a card for the organisation.
       await autoTopUp.expireCardSetupSessions(db, userId, openedBy);
+    },
+
+    async expireSubscriptionCheckouts(db, orgId) {
+      await expireOpen(db, orgId, eq(checkoutSessions.mode, "subscription"));
     },
 
     async saveCustomerDetails(db, orgId, details) {
