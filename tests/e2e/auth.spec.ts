@@ -344,6 +344,25 @@ test.describe("account journeys", () => {
     await expect(page.getByRole("link", { name: UI_TEXT.logIn }).first()).toBeVisible();
   });
 
+  test("a signed-out visitor's account link (a receipt's invoice) is where the login goes back to", async ({
+    page,
+    request,
+  }) => {
+    const user = await createVerifiedUser(request, "back");
+    await page.goto("/profile/billing?from=mail");
+    await expect(page).toHaveURL(/\/$/);
+    await page.getByRole("link", { name: UI_TEXT.logIn }).first().click();
+    await fillLogin(page, user.username, user.password);
+    await expect(page).toHaveURL(/\/profile\/billing\?from=mail$/);
+    await expect(page.getByText(TOAST.loggedIn)).toBeVisible();
+
+    // Signing out on that page does not send the next login back to it.
+    await visibleGreeting(page, user.username).click();
+    await page.getByRole("button", { name: UI_TEXT.signOut }).first().click();
+    await expect(page).toHaveURL(/\/$/);
+    expect(await page.evaluate(() => localStorage.getItem("originalPath"))).toBeNull();
+  });
+
   test("an expired stored token counts as logged out and is cleared", async ({ page, request }) => {
     const user = await createVerifiedUser(request, "expired");
     const real = await tokenViaApi(request, user);

@@ -691,11 +691,26 @@ test.describe("after login the browser stays on this site", () => {
     await expect(page).toHaveURL(`${new URL(baseURL ?? "").origin}/`);
   });
 
-  test("the route guard sends a visitor of /profile home without saving any path to come back to", async ({
+  test("the route guard sends a visitor of /profile home, keeping only that page of this site to come back to", async ({
     page,
+    request,
+    baseURL,
   }) => {
+    const origin = new URL(baseURL ?? "").origin;
+    const user = await createVerifiedUser(request, "guard");
+    const hosts = new Set<string>();
+    page.on("request", (r) => hosts.add(new URL(r.url()).host));
     await page.goto("/profile?next=https://evil.example");
     await expect(page).toHaveURL(/\/$/);
+    // The page itself, its parameter as it came: a path of this site, which no page follows.
+    expect(await page.evaluate(() => localStorage.getItem("originalPath"))).toBe(
+      "/profile?next=https://evil.example",
+    );
+    await page.goto("/login");
+    await logInThroughForm(page, user);
+    await expect(page).toHaveURL(`${origin}/profile?next=https://evil.example`);
+    await expect(visibleGreeting(page, user.username)).toBeVisible();
+    expect([...hosts]).toEqual([new URL(origin).host]);
     expect(await page.evaluate(() => localStorage.getItem("originalPath"))).toBeNull();
   });
 });
