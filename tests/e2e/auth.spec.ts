@@ -278,6 +278,13 @@ test.describe("account journeys", () => {
     const mail = await readMail(request, user.email, /reset/i);
     const resetPath = portalPath(mail, "/reset-password/");
     await page.goto(resetPath);
+    // Beside the form, what a new password does; the API keys link goes to revoking them all.
+    const keysNote = page.locator("[data-reset-keys-note]");
+    await expect(keysNote).toContainText("API keys keep working");
+    await expect(keysNote.getByRole("link", { name: "API keys" })).toHaveAttribute(
+      "href",
+      "/profile/api-keys#revoke-all",
+    );
     const newPassword = "N3w!password";
     // Both fields' errors at once: the broken rule and the mismatch.
     await page.getByLabel("New password").fill("abc");
@@ -314,6 +321,8 @@ test.describe("account journeys", () => {
   }) => {
     await page.goto("/reset-password/not-a-real-token");
     await expect(page.getByRole("alert").filter({ hasText: ERROR_TEXT.tokenInvalid })).toBeVisible();
+    // An invalid link's message stands alone: no note about what a new password would do.
+    await expect(page.locator("[data-reset-keys-note]")).toHaveCount(0);
     await expect(page.getByRole("link", { name: UI_TEXT.resetPassword.resendLink })).toHaveAttribute(
       "href",
       "/forgot-password",
