@@ -1,7 +1,10 @@
 // What every change to a user's subscription shares, whoever starts it (a user's command, a
 // provider's event, a checkout): the state as it stands now, and running the effects the domain's
 // decision calls for (grants, calls to the provider, alarms for an operator).
+
+import { eq } from "drizzle-orm";
 import type { Logger } from "pino";
+import { creditGrants } from "../db/schema/index.ts";
 import type { Db, Tx } from "../db/types.ts";
 import { periodEnded, type SubscriptionEffect } from "../domain/subscription.ts";
 import { insertGrant } from "./ledger-store.ts";
@@ -18,8 +21,19 @@ export async function currentState(tx: Tx | Db, userId: string, now: Date) {
 export interface ChangeOrigin {
   eventId: string | null;
   paymentReference: string | null;
-  /** What the event says was paid, for a refund of a payment nothing is granted for; null: none. */
-  payment?: Omit<UnclaimedPayment, "reason"> | null;
+  /** What a subscription's paying event says was paid, should it have to go back; null: none. */
+  payment?: PaidFacts | null;
+}
+
+/** A subscription payment as its event tells it. */
+export interface PaidFacts extends Omit<UnclaimedPayment, "reason"> {
+  /** The grant this payment makes (credit_grants.fulfilment_key): when it exists, it was granted. */
+  fulfilmentKey: string;
+  /**
+   * The event is the invoice's (invoice.paid), which writes the invoice row a refund is applied to;
+   * not the checkout's, which may come first (Stripe keeps no order between events).
+   */
+  ofInvoice: boolean;
 }
 
 /** Why a second subscription's payment went back. */
@@ -31,9 +45,10 @@ export function effectRunner(deps: { logger: Logger; provider: PaymentProvider }
   /**
    * A second subscription was paid while another is live (an older checkout left open, or two paid
    * at once): it is cancelled, and its payment goes back in full, as a deleted organisation's does
-   * (webhooks.ts). Its checkout's event and its first invoice's each come here; the provider refunds
-   * a payment once however many events describe it. A checkout event that names neither the
-   * invoice nor a payment intent leaves the refund to the invoice's event, which does.
+   * (webhooks.ts). Only from its invoice's event: a refund the checkout's event made could reach us
+   * before the invoice row it is applied to, and be lost; the provider refunds a payment once
+   * however many events ask. Never a payment that was granted: a late event of a subscription that
+   * ran and ended (a retried or re-sent event) lands here too, and its money was kept for its plan.
    */
   async function refundSecondSubscription(
     tx: Tx,
@@ -43,9 +58,19 @@ export function effectRunner(deps: { logger: Logger; provider: PaymentProvider }
   ): Promise<void> {
     const context = { userId, subscriptionId, eventId: origin.eventId };
     const payment = origin.payment;
-    if (payment && !payment.paymentIntentId && !payment.providerInvoiceId) {
-      logger.warn(context, "A second subscription was cancelled; its invoice's event refunds it");
-      return;
+    if (payment) {
+      const [granted] = await tx
+        .select({ id: creditGrants.id })
+        .from(creditGrants)
+        .where(eq(creditGrants.fulfilmentKey, payment.fulfilmentKey));
+      if (granted) {
+        logger.warn(context, "A late event of a subscription whose payment was granted: not refunded");
+        return;
+      }
+      if (!payment.ofInvoice) {
+        logger.warn(context, "A second subscription was cancelled; its invoice's event refunds it");
+        return;
+      }
     }
     const refunded = payment
       ? await provider.refundUnclaimedPayment(tx, { ...payment, reason: SECOND_SUBSCRIPTION_REFUND_REASON })

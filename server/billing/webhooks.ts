@@ -18,7 +18,7 @@ import type { paymentHistory } from "./payment-history.ts";
 import { type AutoTopUpEvent, type BillingEvent, isAutoTopUpEvent } from "./ports/events.ts";
 import type { PaymentProvider } from "./ports/payment-provider.ts";
 import { reversePayment } from "./reversals.ts";
-import { type ChangeOrigin, currentState, type RunEffects } from "./subscription-changes.ts";
+import { currentState, type PaidFacts, type RunEffects } from "./subscription-changes.ts";
 import type { subscriptionMails } from "./subscription-mails.ts";
 import {
   findOrgOfCustomer,
@@ -85,17 +85,19 @@ function paymentReferenceOf(event: BillingEvent): string | null {
   }
 }
 
-/** What a paying event says was paid, for a refund when nothing is granted for it. */
-function paymentOf(orgId: string, event: BillingEvent): NonNullable<ChangeOrigin["payment"]> | null {
-  if (event.kind !== "subscription_started" && event.kind !== "renewal_paid" && event.kind !== "topup_paid")
-    return null;
+/** What a subscription's paying event says was paid, should it have to go back (subscription-changes.ts). */
+function paymentOf(orgId: string, event: BillingEvent): PaidFacts | null {
+  if (event.kind !== "subscription_started" && event.kind !== "renewal_paid") return null;
   return {
     orgId,
     customerId: event.customerId,
-    paymentIntentId: event.kind === "topup_paid" ? event.paymentIntentId : null,
-    providerInvoiceId: "invoiceId" in event ? event.invoiceId : null,
+    paymentIntentId: null,
+    providerInvoiceId: event.invoiceId,
     total: event.payment?.total ?? null,
     currency: event.payment?.currency ?? null,
+    fulfilmentKey: event.fulfilmentKey,
+    // The checkout's event names its session; the first invoice's, and a renewal's, do not.
+    ofInvoice: event.kind === "renewal_paid" || event.checkoutSessionId === null,
   };
 }
 
@@ -230,9 +232,16 @@ export function webhookHandler(deps: WebhookDeps) {
     await deps.recordHistory(tx, userId, event, now);
     await markSessionPaid(tx, event, now);
     // A subscription has started: a subscription checkout the organisation left open (another tab,
-    // an older link) would now buy nothing, only a cancellation and a refund. Closed instead.
+    // an older link) would now buy nothing, only a cancellation and a refund. Closed instead, at
+    // best: with Stripe these are calls to Stripe, and the plan that was paid must not wait on
+    // them (an unreachable Stripe would roll it back); one left open is refunded if paid.
     if (state.status === "free" && result.state.status !== "free") {
-      await provider.expireSubscriptionCheckouts(tx, userId);
+      await provider.expireSubscriptionCheckouts(tx, userId).catch((error: unknown) => {
+        logger.warn(
+          { eventId: event.eventId, userId, err: error },
+          "Other subscription checkouts could not be closed",
+        );
+      });
     }
     await saveState(tx, userId, stored, result.state, now, event.customerId);
     await deps.queueSubscriptionMails(tx, userId, stored, result.state, now);

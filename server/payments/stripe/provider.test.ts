@@ -514,7 +514,16 @@ describe("Stripe adapter (SDK pointed at a local stand-in; real Stripe is not re
       // No amount: all of it.
       expect(request?.body.has("amount")).toBe(false);
       expect(request?.body.get("metadata[org_id]")).toBe(userId);
-      expect(request?.headers["idempotency-key"]).toBe("unclaimed-refund:pi_1");
+      // One key per payment and reason: Stripe refuses a key sent again with other parameters.
+      const key = request?.headers["idempotency-key"] ?? "";
+      expect(key).toMatch(/^unclaimed-refund:pi_1:[0-9a-f]{16}$/);
+      await ctx.provider().refundUnclaimedPayment(ctx.database.db, unclaimed({ paymentIntentId: "pi_1" }));
+      expect(ctx.requests[1]?.headers["idempotency-key"]).toBe(key);
+      await ctx.provider().refundUnclaimedPayment(ctx.database.db, {
+        ...unclaimed({ paymentIntentId: "pi_1" }),
+        reason: "A second subscription was paid while another was live",
+      });
+      expect(ctx.requests[2]?.headers["idempotency-key"]).not.toBe(key);
     });
 
     it("through the payment intent that paid a subscription's invoice; none found: not refunded", async () => {

@@ -3,6 +3,7 @@
 // schedules that switch the price at the period end, cancel at period end, and the catalogue's ids
 // read from the Stripe account. Fulfilment never happens here: it comes back as webhook events.
 // Auto top-up's calls (setup pages, saved cards, one-off invoices) are in auto-top-up-calls.ts.
+import { createHash } from "node:crypto";
 import { and, eq, gt, type SQL } from "drizzle-orm";
 import type Stripe from "stripe";
 import { TIERS, TOP_UPS } from "../../../contract/catalogue.ts";
@@ -319,8 +320,10 @@ export function createStripeProvider(deps: {
       try {
         await stripe.refunds.create(
           { payment_intent: paymentIntent, metadata: { org_id: payment.orgId, reason: payment.reason } },
-          // One refund per payment, whichever of its events asked first.
-          { idempotencyKey: `unclaimed-refund:${paymentIntent}` },
+          // One refund per payment and reason, whichever of its events asked first. Stripe refuses a
+          // key sent again with other parameters, and the reason is one of them; a refund asked
+          // for another reason of a payment refunded already ends in charge_already_refunded.
+          { idempotencyKey: `unclaimed-refund:${paymentIntent}:${reasonTag(payment.reason)}` },
         );
       } catch (error) {
         const code = (error as { code?: string }).code ?? "";
@@ -335,6 +338,9 @@ export function createStripeProvider(deps: {
     },
   };
 }
+
+/** A short, stable tag of a refund's reason for its idempotency key (keys are at most 255 characters). */
+const reasonTag = (reason: string) => createHash("sha256").update(reason).digest("hex").slice(0, 16);
 
 /** Stripe's refusals of a refund that no retry changes. */
 const PERMANENT_REFUND_REFUSALS = new Set([

@@ -4,7 +4,7 @@
 // however many of its events arrive; its invoice shows the refund and its credit note. Found by a
 // QA walk: such a checkout could be paid, and the refund waited for an operator.
 import { eq } from "drizzle-orm";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
 import {
   checkoutSessions,
@@ -12,6 +12,7 @@ import {
   creditNotes,
   invoices,
   localSubscriptions,
+  subscriptions,
 } from "../../db/schema/index.ts";
 import { verifiedUser } from "../../testing/api-client.ts";
 import {
@@ -51,6 +52,27 @@ describe.each(TEST_DATABASES)("a second subscription (%s)", (kind) => {
     expect(sessions.map((r) => r.status).sort()).toEqual(["complete", "expired", "expired"]);
   });
 
+  it("starts the paid plan even when the other checkouts cannot be closed (the provider unreachable)", async () => {
+    const provider = ctx.t.deps.payments.provider;
+    const expire = vi
+      .spyOn(provider, "expireSubscriptionCheckouts")
+      .mockRejectedValue(new Error("Stripe unreachable"));
+    try {
+      const ann = await verifiedUser(ctx.t, "ann");
+      const stale = await openSubscriptionCheckout(ctx.t, ann.accessToken, "A");
+      await subscribe(ctx.t, ann.accessToken, "B");
+      expect(expire).toHaveBeenCalled();
+      expect((await me(ctx.t, ann.accessToken)).subscription.plan).toBe("Tier B");
+      expect(ctx.t.logs.some((l) => l.includes("Other subscription checkouts could not be closed"))).toBe(
+        true,
+      );
+      // Left open, it can still be paid: that payment goes back (below).
+      expect((await ctx.t.app.request(stale)).status).toBe(200);
+    } finally {
+      expire.mockRestore();
+    }
+  });
+
   it("paid all the same (the provider had completed it), is cancelled and refunded in full", async () => {
     const ann = await verifiedUser(ctx.t, "ann");
     const stale = await openSubscriptionCheckout(ctx.t, ann.accessToken, "A");
@@ -86,19 +108,53 @@ describe.each(TEST_DATABASES)("a second subscription (%s)", (kind) => {
     expect(ctx.t.logs.some((l) => l.includes("its payment refunded in full"))).toBe(true);
   });
 
-  it("refunds it once whichever of its events comes first, and a redelivery refunds nothing more", async () => {
+  it("is refunded from its invoice's event only, once, and the refund finds that invoice", async () => {
     const ann = await verifiedUser(ctx.t, "ann");
     await subscribe(ctx.t, ann.accessToken, "B");
     const before = await me(ctx.t, ann.accessToken);
     const second = subscriptionPurchase(ann.id, ctx.t.clock.now(), "A");
-    for (const event of [second.events.invoice(), second.events.checkout(), second.events.invoice()]) {
+    // The checkout's event first (Stripe keeps no order): cancelled, but not refunded before the
+    // invoice row the refund is applied to exists.
+    expect((await sendWebhook(ctx.t, second.events.checkout())).status).toBe(200);
+    expect(await refundsSent(ctx.t)).toEqual([]);
+    for (const event of [second.events.invoice(), second.events.invoice()]) {
       expect((await sendWebhook(ctx.t, event)).status).toBe(200);
     }
     await ctx.t.local.deliverer.deliverDue();
     await ctx.t.tasks.idle();
-    expect(await refundsSent(ctx.t)).toHaveLength(1);
+    const [refund, ...more] = await refundsSent(ctx.t);
+    expect(more).toEqual([]);
+    expect(refund).toMatchObject({ delivered: 200 });
+    expect(refund?.refunded).toBe(refund?.amount);
+    const rows = await ctx.t.deps.db.select().from(invoices).where(eq(invoices.userId, ann.id));
+    expect(rows.find((r) => r.providerInvoiceId === second.ids.invoice)).toMatchObject({
+      status: "refunded",
+    });
     const after = await me(ctx.t, ann.accessToken);
     expect(after.credit_balance).toBe(before.credit_balance);
     expect(after.subscription).toEqual(before.subscription);
+  });
+
+  it("never refunds a payment that was granted, when a late event of its ended subscription comes", async () => {
+    const ann = await verifiedUser(ctx.t, "ann");
+    const first = subscriptionPurchase(ann.id, ctx.t.clock.now(), "A");
+    expect((await sendWebhook(ctx.t, first.events.invoice())).status).toBe(200);
+    // Ended (by staff, or at Stripe), and another bought since.
+    await ctx.t.deps.db
+      .update(subscriptions)
+      .set({ status: "ended" })
+      .where(eq(subscriptions.userId, ann.id));
+    await subscribe(ctx.t, ann.accessToken, "B");
+    const before = await me(ctx.t, ann.accessToken);
+    expect(before.subscription.plan).toBe("Tier B");
+    // The first subscription's events, retried late or sent again from the dashboard.
+    for (const event of [first.events.checkout(), first.events.invoice()]) {
+      expect((await sendWebhook(ctx.t, event)).status).toBe(200);
+    }
+    await ctx.t.local.deliverer.deliverDue();
+    await ctx.t.tasks.idle();
+    expect(await refundsSent(ctx.t)).toEqual([]);
+    expect(ctx.t.logs.some((l) => l.includes("whose payment was granted: not refunded"))).toBe(true);
+    expect(await me(ctx.t, ann.accessToken)).toEqual(before);
   });
 });
