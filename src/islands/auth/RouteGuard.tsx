@@ -28,7 +28,11 @@ export function RouteGuard({ allowedRoles = DEFAULT_ALLOWED_ROLES, loadingMessag
 
   useEffect(() => {
     if (status !== "ready" || allowed || loadFailed) return;
-    if (!user && !hadUser.current) saveOriginalPath(window.location.pathname + window.location.search);
+    if (!user && !hadUser.current) {
+      // The fragment too: the password-changed mail's "#revoke-all" opens its confirmation after login.
+      const { pathname, search, hash } = window.location;
+      saveOriginalPath(pathname + search + hash);
+    }
     redirect("/");
   }, [status, allowed, loadFailed, user]);
 

@@ -1,6 +1,5 @@
 // /reset-password/{token}: first checks the token (spinner), then either says it is invalid, with a
-// link to request a new one, or shows the new-password form and what a new password does to
-// sessions and API keys. Success: toast, then /.
+// link to request a new one, or shows the new-password form. Success: toast, then /.
 import { useEffect, useState } from "react";
 import { asApiError } from "../../lib/api-client.ts";
 import { accountActionErrorMessage, fieldErrorsFrom422, isInvalidToken } from "../../lib/error-messages.ts";
@@ -56,36 +55,25 @@ export default function ResetPassword() {
   if (check === "invalid")
     return <InvalidToken linkHref="/forgot-password" linkText={UI_TEXT.resetPassword.resendLink} />;
   return (
-    <>
-      <IslandForm formRef={form.ref} onSubmit={submit}>
-        <Field
-          name="password"
-          label="New password"
-          type="password"
-          autoComplete="new-password"
-          helper={UI_TEXT.passwordHelper}
-          error={form.errors.password}
-          onChange={form.onChange}
-        />
-        <Field
-          name="confirmPassword"
-          label="Confirm password"
-          type="password"
-          autoComplete="new-password"
-          error={form.errors.confirmPassword}
-          onChange={form.onChange}
-        />
-        <SubmitButton label={UI_TEXT.submit} busy={form.busy} />
-      </IslandForm>
-      {/* Beside the form only: an invalid link's message stands alone. */}
-      <p className="mt-4 text-sm text-base-content/80" data-reset-keys-note>
-        A new password signs you out of every browser. Your API keys keep working: if you did not ask for this
-        reset, revoke them on{" "}
-        <a href="/profile/api-keys#revoke-all" className="link link-primary">
-          API keys
-        </a>{" "}
-        once you are signed in.
-      </p>
-    </>
+    <IslandForm formRef={form.ref} onSubmit={submit}>
+      <Field
+        name="password"
+        label="New password"
+        type="password"
+        autoComplete="new-password"
+        helper={UI_TEXT.passwordHelper}
+        error={form.errors.password}
+        onChange={form.onChange}
+      />
+      <Field
+        name="confirmPassword"
+        label="Confirm password"
+        type="password"
+        autoComplete="new-password"
+        error={form.errors.confirmPassword}
+        onChange={form.onChange}
+      />
+      <SubmitButton label={UI_TEXT.submit} busy={form.busy} />
+    </IslandForm>
   );
 }
