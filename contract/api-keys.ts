@@ -151,10 +151,10 @@ const idempotencyKey = z
   .string()
   .check(z.minLength(1, "Field required"), z.maxLength(200), printable(notPrintable("The idempotency key")));
 
-/** `POST /v1/credits/consume` by feature: the generation service's charge for one generation (or a batch). */
 /** What a malformed `at` of consume is told (the API checks it twice: the schema, then the route). */
 export const ISO_DATE_TIME_EXPECTED = "Use an ISO 8601 date-time";
 
+/** `POST /v1/credits/consume` by feature: the generation service's charge for one generation (or a batch). */
 export const consumeFeatureRequestSchema = z
   .object({
     user_id: z.optional(z.string().check(z.minLength(1, "Field required"), z.maxLength(64))),

@@ -3,6 +3,7 @@ import {
   addDays,
   berlinToday,
   dailyUsage,
+  daysBetween,
   daysOf,
   featureLabel,
   memberSeriesKey,
@@ -25,6 +26,14 @@ describe("presetRange", () => {
 });
 
 describe("days", () => {
+  it("counts the days between two days, across a leap day, a year end and the clock change", () => {
+    expect(daysBetween("2026-11-30", "2026-11-30")).toBe(0);
+    expect(daysBetween("2028-02-28", "2028-03-01")).toBe(2);
+    expect(daysBetween("2026-12-31", "2026-12-01")).toBe(-30);
+    expect(daysBetween("2026-03-28", "2026-03-30")).toBe(2);
+    expect(daysBetween("2026-11-30", addDays("2026-11-30", 40))).toBe(40);
+  });
+
   it("moves across month and year ends and leap days", () => {
     expect(addDays("2026-12-31", 1)).toBe("2027-01-01");
     expect(addDays("2028-03-01", -1)).toBe("2028-02-29");

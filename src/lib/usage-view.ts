@@ -41,6 +41,15 @@ export function presetRangeEnding(preset: UsagePreset, today: string): { from: s
 export const presetRange = (preset: UsagePreset, now: Date): { from: string; to: string } =>
   presetRangeEnding(preset, berlinToday(now));
 
+/** How many days `to` is after `from` (both YYYY-MM-DD; negative when before). */
+export function daysBetween(from: string, to: string): number {
+  const utc = (day: string) => {
+    const [y, m, d] = day.split("-").map(Number) as [number, number, number];
+    return Date.UTC(y, m - 1, d);
+  };
+  return Math.round((utc(to) - utc(from)) / 86_400_000);
+}
+
 /** Every day from `from` to `to`, both included. */
 export function daysOf(from: string, to: string): string[] {
   const days: string[] = [];

@@ -23,7 +23,7 @@ beforeEach(() => {
   localStorage.setItem("x-access-token", "token");
   asked = [];
   defaultDays = () => ({ from: addDays(SERVER_TODAY, -29), to: SERVER_TODAY });
-  $usage.set({ ...$usage.get(), serverToday: null, preset: "days30", stack: "feature" });
+  $usage.set({ ...$usage.get(), serverDayOffset: null, preset: "days30", stack: "feature" });
   vi.stubGlobal(
     "fetch",
     vi.fn(async (input: RequestInfo | URL) => {
@@ -52,7 +52,7 @@ describe("the usage page's periods", () => {
       status: "ready",
       from: addDays(SERVER_TODAY, -29),
       to: SERVER_TODAY,
-      serverToday: SERVER_TODAY,
+      serverDayOffset: 40,
     });
   });
 
@@ -66,13 +66,27 @@ describe("the usage page's periods", () => {
     await loadUsage("thisMonth");
     expect($usage.get()).toMatchObject({ from: `${SERVER_TODAY.slice(0, 8)}01`, to: SERVER_TODAY });
     // Asked with days, an answer does not move the server's today.
-    expect($usage.get().serverToday).toBe(SERVER_TODAY);
+    expect($usage.get().serverDayOffset).toBe(40);
+  });
+
+  it("moves on with the day on a page left open past midnight", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      await loadUsage("days30");
+      vi.setSystemTime(Date.now() + 86_400_000);
+      asked = [];
+      await loadUsage("days7");
+      const tomorrow = addDays(SERVER_TODAY, 1);
+      expect(asked.every((a) => a.from === addDays(tomorrow, -6) && a.to === tomorrow)).toBe(true);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("ends a preset chosen before any answer on the browser's today", async () => {
     await loadUsage("days90");
     expect(asked.every((a) => a.from === addDays(BROWSER_TODAY, -89) && a.to === BROWSER_TODAY)).toBe(true);
-    expect($usage.get().serverToday).toBeNull();
+    expect($usage.get().serverDayOffset).toBeNull();
   });
 
   it("asks again with the first answer's days when Berlin's midnight passed between the answers", async () => {
@@ -86,6 +100,6 @@ describe("the usage page's periods", () => {
     expect(asked.slice(3).map((a) => `${a.from}/${a.to}`)).toEqual(
       Array(3).fill(`${addDays(SERVER_TODAY, -29)}/${SERVER_TODAY}`),
     );
-    expect($usage.get()).toMatchObject({ status: "ready", to: SERVER_TODAY, serverToday: SERVER_TODAY });
+    expect($usage.get()).toMatchObject({ status: "ready", to: SERVER_TODAY, serverDayOffset: 40 });
   });
 });

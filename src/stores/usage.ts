@@ -4,7 +4,15 @@
 import { atom } from "nanostores";
 import type { UsageRow } from "../../contract/usage.ts";
 import { apiRequest, saveDownload } from "../lib/api-client.ts";
-import { presetRange, presetRangeEnding, type UsagePreset, type UsageStack } from "../lib/usage-view.ts";
+import {
+  addDays,
+  berlinToday,
+  daysBetween,
+  presetRange,
+  presetRangeEnding,
+  type UsagePreset,
+  type UsageStack,
+} from "../lib/usage-view.ts";
 
 export interface UsageState {
   status: "loading" | "ready" | "failed";
@@ -23,10 +31,12 @@ export interface UsageState {
   byFeature: readonly UsageRow[];
   total: { uses: number; credits: number };
   /**
-   * Today in Berlin on the server's clock, once an answer for the API's default period has said it;
-   * the presets end on it. The browser's clock may be off, and billing:advance moves the server's.
+   * How many days the server's today in Berlin is ahead of the browser's (negative: behind), once an
+   * answer for the API's default period has said it; the presets end on the server's today. The
+   * browser's clock may be off, and billing:advance moves the server's. Kept as a difference, so a
+   * page left open past midnight moves on with the day.
    */
-  serverToday: string | null;
+  serverDayOffset: number | null;
 }
 
 /** The period the API answers when none is given (its last 30 days), and the page's first. */
@@ -44,7 +54,7 @@ export const $usage = atom<UsageState>({
   byMember: [],
   byFeature: [],
   total: { uses: 0, credits: 0 },
-  serverToday: null,
+  serverDayOffset: null,
 });
 
 /**
@@ -52,10 +62,14 @@ export const $usage = atom<UsageState>({
  * default period is asked without days, so the server's clock picks them; another preset chosen
  * before any answer ends on the browser's today.
  */
-function askedRange(preset: UsagePreset, serverToday: string | null) {
-  if (serverToday !== null) return presetRangeEnding(preset, serverToday);
+function askedRange(preset: UsagePreset, serverDayOffset: number | null) {
+  if (serverDayOffset !== null)
+    return presetRangeEnding(preset, addDays(berlinToday(new Date()), serverDayOffset));
   return preset === DEFAULT_PRESET ? undefined : presetRange(preset, new Date());
 }
+
+/** The server's today (an answer's last day, asked without days) as days ahead of the browser's. */
+const dayOffsetOf = (serverToday: string) => daysBetween(berlinToday(new Date()), serverToday);
 
 /**
  * Loads the period of `preset` (ending today in Berlin), stacked by `stack` (by default as now); a
@@ -63,7 +77,7 @@ function askedRange(preset: UsagePreset, serverToday: string | null) {
  */
 export async function loadUsage(preset: UsagePreset, stack: UsageStack = $usage.get().stack): Promise<void> {
   const before = $usage.get();
-  const asked = askedRange(preset, before.serverToday);
+  const asked = askedRange(preset, before.serverDayOffset);
   const shown = asked ?? presetRange(preset, new Date());
   $usage.set({ ...before, status: "loading", preset, stack, ...shown });
   const current = () => $usage.get().preset === preset && $usage.get().stack === stack;
@@ -83,7 +97,7 @@ export async function loadUsage(preset: UsagePreset, stack: UsageStack = $usage.
       answer === undefined || (answer.from === daily.from && answer.to === daily.to);
     if (!asked && ![byKey, byMember, byFeature].every(sameDays)) {
       // Berlin's midnight passed between the answers: ask again for the days the first one gave.
-      $usage.set({ ...$usage.get(), serverToday: daily.to });
+      $usage.set({ ...$usage.get(), serverDayOffset: dayOffsetOf(daily.to) });
       return loadUsage(preset, stack);
     }
     $usage.set({
@@ -98,7 +112,7 @@ export async function loadUsage(preset: UsagePreset, stack: UsageStack = $usage.
       byFeature: byFeature?.data ?? [],
       total: daily.total,
       // Asked without days, the answer ends on the server's today.
-      serverToday: asked ? $usage.get().serverToday : daily.to,
+      serverDayOffset: asked ? $usage.get().serverDayOffset : dayOffsetOf(daily.to),
     });
   } catch {
     if (current()) $usage.set({ ...$usage.get(), status: "failed" });
