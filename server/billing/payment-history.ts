@@ -1,7 +1,8 @@
 // The billing history's record of each payment event, in the event's own transaction: the row and
 // invoice of a payment (or of a declined renewal), the billing details on file, and the receipt or
 // payment-failed mail it calls for.
-import type { InvoiceRow } from "../db/schema/index.ts";
+import { eq } from "drizzle-orm";
+import { type InvoiceRow, organizations } from "../db/schema/index.ts";
 import type { Tx } from "../db/types.ts";
 import { berlinDateOf } from "../domain/berlin-time.ts";
 import { addressLines } from "../domain/billing-details.ts";
@@ -41,6 +42,13 @@ export async function queueReceipt(
 ): Promise<void> {
   if (!recorded.becamePaid) return;
   const { row } = recorded;
+  // A team organisation's invoice is read in that organisation: the link names it, so it opens
+  // whichever organisation the reader has chosen in the portal (a personal one needs nothing).
+  const [org] = await tx
+    .select({ personal: organizations.personal })
+    .from(organizations)
+    .where(eq(organizations.id, row.userId));
+  const orgParam = org && !org.personal ? `&org=${row.userId}` : "";
   await queueBillingMail(
     tx,
     {
@@ -58,7 +66,7 @@ export async function queueReceipt(
           total: row.total,
           taxRateBasisPoints: row.taxRateBasisPoints,
           taxTreatment: row.taxTreatment,
-          invoiceUrl: `${portalUrl}/profile/billing/invoice?id=${row.id}`,
+          invoiceUrl: `${portalUrl}/profile/billing/invoice?id=${row.id}${orgParam}`,
         }),
     },
     now,

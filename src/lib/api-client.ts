@@ -71,6 +71,11 @@ export interface ApiRequest {
   auth?: boolean | string;
   /** Give up after this many milliseconds (an ApiError without status, like no answer); default: never. */
   timeoutMs?: number;
+  /**
+   * The organisation this call acts on instead of the chosen one (a mail's link names its own),
+   * leaving the choice as it is; null: the personal one. Default: the chosen organisation.
+   */
+  organization?: string | null;
 }
 
 function toApiError(error: unknown): ApiError {
@@ -158,13 +163,13 @@ function send<T>(path: string, request: ApiRequest, responseType?: "blob"): Prom
 
 async function sendWith<T>(
   path: string,
-  { method = "GET", body, timeoutMs }: ApiRequest,
+  { method = "GET", body, timeoutMs, organization: named }: ApiRequest,
   token: string | null,
   responseType?: "blob",
 ): Promise<T> {
   const headers: Record<string, string> = {};
   if (token) headers.Authorization = `Bearer ${token}`;
-  const organization = chosenOrganization();
+  const organization = named === undefined ? chosenOrganization() : named;
   if (organization) headers["X-Organization"] = organization;
   try {
     const { ofetch } = await import("ofetch");
@@ -200,13 +205,17 @@ export async function apiRequest<K extends SchemaName>(
 }
 
 /** Downloads `path` with the stored token as a file (a CSV export); throws ApiError on failure. */
-export function apiDownload(path: string): Promise<Blob> {
-  return send<Blob>(path, { auth: true }, "blob");
+export function apiDownload(path: string, request: Pick<ApiRequest, "organization"> = {}): Promise<Blob> {
+  return send<Blob>(path, { ...request, auth: true }, "blob");
 }
 
 /** Downloads `path` (apiDownload) and hands it to the browser to save as `filename`. */
-export async function saveDownload(path: string, filename: string): Promise<void> {
-  saveBlob(await apiDownload(path), filename);
+export async function saveDownload(
+  path: string,
+  filename: string,
+  request: Pick<ApiRequest, "organization"> = {},
+): Promise<void> {
+  saveBlob(await apiDownload(path, request), filename);
 }
 
 /** Hands `blob` to the browser to save as `filename`. */

@@ -64,11 +64,12 @@ export type InvoiceState =
 
 export const $invoice = atom<InvoiceState>({ status: "loading" });
 
-export async function loadInvoice(id: string): Promise<void> {
+export async function loadInvoice(id: string, organization?: string): Promise<void> {
   $invoice.set({ status: "loading" });
   try {
     const invoice = await apiRequest(`/v1/billing/invoices/${encodeURIComponent(id)}`, "invoiceSchema", {
       auth: true,
+      ...(organization ? { organization } : {}),
     });
     $invoice.set({ status: "ready", invoice });
   } catch (error) {
@@ -77,6 +78,13 @@ export async function loadInvoice(id: string): Promise<void> {
 }
 
 /** Saves the invoice's PDF, named after its number (our own invoices: Stripe's have Stripe's PDF). Throws ApiError on failure. */
-export async function downloadInvoicePdf(invoice: Pick<Invoice, "id" | "number">): Promise<void> {
-  await saveDownload(`/v1/billing/invoices/${encodeURIComponent(invoice.id)}/pdf`, invoicePdfName(invoice));
+export async function downloadInvoicePdf(
+  invoice: Pick<Invoice, "id" | "number">,
+  organization?: string,
+): Promise<void> {
+  await saveDownload(
+    `/v1/billing/invoices/${encodeURIComponent(invoice.id)}/pdf`,
+    invoicePdfName(invoice),
+    organization ? { organization } : {},
+  );
 }

@@ -51,6 +51,7 @@ describe.each(TEST_DATABASES)("billing e-mails (%s)", (kind) => {
     expect(receipt?.links[0]).toMatch(
       new RegExp(`^${TEST_PORTAL_URL}/profile/billing/invoice\\?id=[0-9a-f-]{36}$`),
     );
+    // A personal invoice's link names no organisation: the personal one is read without one.
     const rows = await ctx.t.deps.db.select().from(billingMails);
     expect(rows.map((r) => r.kind)).toEqual(["receipt"]);
     expect(rows[0]?.sentAt).not.toBeNull();

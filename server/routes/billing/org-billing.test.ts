@@ -228,6 +228,16 @@ describe.each(TEST_DATABASES)("billing for an organisation (%s)", (kind) => {
     await ctx.t.tasks.idle();
     const receipts = (await ctx.t.mails()).filter((m) => /receipt/.test(m.subject));
     expect(receipts.map((m) => m.to).sort()).toEqual([team.ann.email, team.bob.email].sort());
+    // The invoice link names the organisation: the invoice page reads it there, whichever
+    // organisation the reader has chosen in the portal (their personal one would not find it).
+    for (const receipt of receipts) {
+      const link = new URL(receipt.links[0] ?? "");
+      expect(link.pathname).toBe("/profile/billing/invoice");
+      expect(link.searchParams.get("org")).toBe(team.org);
+      const path = `/v1/billing/invoices/${link.searchParams.get("id")}`;
+      expect((await call("GET", path, team.bob.accessToken, team.org)).status).toBe(200);
+      expect((await call("GET", path, team.bob.accessToken)).status).toBe(404);
+    }
     const rows = await ctx.t.deps.db.select().from(billingMails).where(eq(billingMails.userId, team.org));
     expect(rows).toHaveLength(2);
     expect(rows.every((r) => r.sentAt !== null)).toBe(true);

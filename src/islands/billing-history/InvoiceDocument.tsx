@@ -17,13 +17,19 @@ import { RouteGuard } from "../auth/RouteGuard.tsx";
 
 const T = BILLING_TEXT;
 
-const invoiceId = () =>
-  typeof location === "undefined" ? "" : (new URLSearchParams(location.search).get("id") ?? "");
+const param = (name: string) =>
+  typeof location === "undefined" ? "" : (new URLSearchParams(location.search).get(name) ?? "");
+const invoiceId = () => param("id");
+/**
+ * The team organisation a receipt mail's link names (`org`): its invoice is read in it, whichever
+ * organisation the portal has chosen, and the choice stays as it is. None: the chosen one's.
+ */
+const invoiceOrg = () => param("org") || undefined;
 
 let firstLoad: Promise<void> | undefined;
 if (typeof document !== "undefined") {
   void initSession();
-  if (readStoredToken() && invoiceId()) firstLoad = loadInvoice(invoiceId());
+  if (readStoredToken() && invoiceId()) firstLoad = loadInvoice(invoiceId(), invoiceOrg());
 }
 
 function Party({ title, party }: { title: string; party: InvoiceParty }) {
@@ -49,7 +55,7 @@ function PdfButton({ invoice }: { invoice: Invoice }) {
   const download = async () => {
     setBusy(true);
     try {
-      await downloadInvoicePdf(invoice);
+      await downloadInvoicePdf(invoice, invoiceOrg());
     } catch {
       notify("error", T.downloadFailed);
     } finally {
@@ -211,7 +217,7 @@ function InvoiceView() {
   useEffect(() => {
     if (firstLoad) return;
     const id = invoiceId();
-    if (id) void loadInvoice(id);
+    if (id) void loadInvoice(id, invoiceOrg());
     else $invoice.set({ status: "not_found" });
   }, []);
   switch (state.status) {
