@@ -37,6 +37,15 @@ export async function insertGrant(tx: DbOrTx, userId: string, grant: NewGrant, o
   return inserted.length > 0;
 }
 
+/** The id of the grant a payment or an operator's change made (its fulfilment key), if it was made. */
+export async function grantIdOf(db: DbOrTx, fulfilmentKey: string): Promise<string | undefined> {
+  const [grant] = await db
+    .select({ id: creditGrants.id })
+    .from(creditGrants)
+    .where(eq(creditGrants.fulfilmentKey, fulfilmentKey));
+  return grant?.id;
+}
+
 /** The credit_grants columns a ledger grant is made of. */
 export const GRANT_COLUMNS = {
   id: creditGrants.id,

@@ -1,13 +1,10 @@
 // What every change to a user's subscription shares, whoever starts it (a user's command, a
 // provider's event, a checkout): the state as it stands now, and running the effects the domain's
 // decision calls for (grants, calls to the provider, alarms for an operator).
-
-import { eq } from "drizzle-orm";
 import type { Logger } from "pino";
-import { creditGrants } from "../db/schema/index.ts";
 import type { Db, Tx } from "../db/types.ts";
 import { periodEnded, type SubscriptionEffect } from "../domain/subscription.ts";
-import { insertGrant } from "./ledger-store.ts";
+import { grantIdOf, insertGrant } from "./ledger-store.ts";
 import type { PaymentProvider, UnclaimedPayment } from "./ports/payment-provider.ts";
 import { loadState } from "./subscription-store.ts";
 
@@ -59,11 +56,7 @@ export function effectRunner(deps: { logger: Logger; provider: PaymentProvider }
     const context = { userId, subscriptionId, eventId: origin.eventId };
     const payment = origin.payment;
     if (payment) {
-      const [granted] = await tx
-        .select({ id: creditGrants.id })
-        .from(creditGrants)
-        .where(eq(creditGrants.fulfilmentKey, payment.fulfilmentKey));
-      if (granted) {
+      if (await grantIdOf(tx, payment.fulfilmentKey)) {
         logger.warn(context, "A late event of a subscription whose payment was granted: not refunded");
         return;
       }

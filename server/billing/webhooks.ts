@@ -5,7 +5,7 @@
 import { and, eq, TransactionRollbackError } from "drizzle-orm";
 import type { Logger } from "pino";
 import type { Clock } from "../clock.ts";
-import { checkoutSessions, creditGrants, organizations, webhookEvents } from "../db/schema/index.ts";
+import { checkoutSessions, organizations, webhookEvents } from "../db/schema/index.ts";
 import type { Db, Tx } from "../db/types.ts";
 import { snapshotOrder } from "../domain/subscription.ts";
 import type { AutoTopUpEngine } from "./auto-top-up/engine.ts";
@@ -13,7 +13,7 @@ import type { BillingMailSender } from "./billing-mails.ts";
 import type { Catalogue } from "./catalogue.ts";
 import { fulfil } from "./fulfilment.ts";
 import { recordInvoiceDocument } from "./invoices.ts";
-import { lockUser } from "./ledger-store.ts";
+import { grantIdOf, lockUser } from "./ledger-store.ts";
 import type { paymentHistory } from "./payment-history.ts";
 import { type AutoTopUpEvent, type BillingEvent, isAutoTopUpEvent } from "./ports/events.ts";
 import type { PaymentProvider } from "./ports/payment-provider.ts";
@@ -159,11 +159,7 @@ export function webhookHandler(deps: WebhookDeps) {
     // A second event of a payment granted before the deletion (the checkout's, then its first
     // invoice's, in either order): the deletion's forfeit has settled it. Refunding it now would
     // hand back money for a plan that was used.
-    const [granted] = await tx
-      .select({ id: creditGrants.id })
-      .from(creditGrants)
-      .where(eq(creditGrants.fulfilmentKey, event.fulfilmentKey));
-    if (granted) {
+    if (await grantIdOf(tx, event.fulfilmentKey)) {
       // Its invoice is still owed: a subscription's first is made by its invoice event alone
       // (payment-history.ts), which may be this one, late. Recorded once per payment.
       await deps.recordHistory(tx, orgId, event, now);

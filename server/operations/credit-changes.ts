@@ -11,7 +11,7 @@ import { and, eq, gte, sql } from "drizzle-orm";
 import { ADMIN_TEXT, type AdminLedgerEntry } from "../../contract/admin.ts";
 import { GOODWILL_SOURCE } from "../../contract/billing.ts";
 import { canonicalUuid } from "../accounts/users.ts";
-import { insertGrant, lockUser, userGrants } from "../billing/ledger-store.ts";
+import { grantIdOf, insertGrant, lockUser, userGrants } from "../billing/ledger-store.ts";
 import { auditLog, creditAdjustments, creditGrants } from "../db/schema/index.ts";
 import type { Db, Tx } from "../db/types.ts";
 import { berlinMidnightDaysAgo } from "../domain/berlin-time.ts";
@@ -259,12 +259,9 @@ async function grantGoodwill(
     },
     { paymentReference: null, eventId: null },
   );
-  const [grant] = await tx
-    .select({ id: creditGrants.id })
-    .from(creditGrants)
-    .where(eq(creditGrants.fulfilmentKey, fulfilmentKey));
-  if (!grant) throw new Error("The goodwill grant was not written");
-  return grant.id;
+  const grantId = await grantIdOf(tx, fulfilmentKey);
+  if (!grantId) throw new Error("The goodwill grant was not written");
+  return grantId;
 }
 
 function entryOf(at: Date, credits: number, description: string): AdminLedgerEntry {
