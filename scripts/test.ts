@@ -7,10 +7,18 @@
 // .ci/run) turns "no PostgreSQL" into a failure instead of a fallback. Redis, for the shared rate
 // limits, is chosen the same way (TEST_REDIS_URL, else 127.0.0.1:6379, else its tests say skipped).
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, rmSync } from "node:fs";
 import { createConnection } from "node:net";
 import { buildIfStale } from "./build-if-stale.ts";
 import { ensureChromium } from "./chromium.ts";
+import {
+  failureOutsideTests,
+  playwrightCounts,
+  type RunnerResult,
+  runnerLine,
+  summaryLine,
+  vitestCounts,
+} from "./test-summary.ts";
 
 const DEFAULT_PG = "postgres://postgres@127.0.0.1:5432/test";
 const DEFAULT_REDIS = "redis://127.0.0.1:6379";
@@ -51,12 +59,6 @@ function run(bin: string, args: string[], env: NodeJS.ProcessEnv): number {
   return result.status ?? 1;
 }
 
-interface Counts {
-  passed: number;
-  failed: number;
-  skipped: number;
-}
-
 /**
  * How long the runners took, and when .ci/run says when it started (CI_STARTED_AT, Unix seconds),
  * the whole CI run so far: printed here, before the summary, so the summary stays the last line.
@@ -68,25 +70,6 @@ function timeLine(unitSeconds: number, e2eSeconds: number): string {
     parts.push(`.ci/run in all ${Math.round(Date.now() / 1000 - ciStarted)} s`);
   }
   return parts.join(", ");
-}
-
-function vitestCounts(file: string): Counts {
-  if (!existsSync(file)) return { passed: 0, failed: 1, skipped: 0 };
-  const r = JSON.parse(readFileSync(file, "utf8")) as {
-    numPassedTests: number;
-    numFailedTests: number;
-    numPendingTests: number;
-    numTodoTests: number;
-  };
-  return { passed: r.numPassedTests, failed: r.numFailedTests, skipped: r.numPendingTests + r.numTodoTests };
-}
-
-function playwrightCounts(file: string): Counts {
-  if (!existsSync(file)) return { passed: 0, failed: 1, skipped: 0 };
-  const r = JSON.parse(readFileSync(file, "utf8")) as {
-    stats: { expected: number; unexpected: number; flaky: number; skipped: number };
-  };
-  return { passed: r.stats.expected + r.stats.flaky, failed: r.stats.unexpected, skipped: r.stats.skipped };
 }
 
 // Before anything else: a missing browser should cost a minute's install or one clear line, not a
@@ -129,16 +112,19 @@ const e2eStatus = run("node_modules/@playwright/test/cli.js", ["test"], {
   PLAYWRIGHT_JSON_OUTPUT_NAME: `${REPORT_DIR}/playwright.json`,
 });
 
-const unit = vitestCounts(`${REPORT_DIR}/vitest.json`);
-const e2e = playwrightCounts(`${REPORT_DIR}/playwright.json`);
-const total = {
-  passed: unit.passed + e2e.passed,
-  failed: unit.failed + e2e.failed,
-  skipped: unit.skipped + e2e.skipped,
-};
-console.log(`\nunit and API: ${unit.passed} passed, ${unit.failed} failed (Vitest)`);
-console.log(`browser: ${e2e.passed} passed, ${e2e.failed} failed (Playwright, Chromium)`);
+const results: RunnerResult[] = [
+  { runner: "Vitest", counts: vitestCounts(`${REPORT_DIR}/vitest.json`), status: unitStatus },
+  { runner: "Playwright", counts: playwrightCounts(`${REPORT_DIR}/playwright.json`), status: e2eStatus },
+];
+const [unit, e2e] = results as [RunnerResult, RunnerResult];
+console.log(`\n${runnerLine("unit and API", unit)}`);
+console.log(runnerLine("browser", e2e));
+for (const r of results) {
+  const why = failureOutsideTests(r);
+  if (why) console.log(why);
+}
 console.log(`database: ${pg ? "PGlite and PostgreSQL" : "PGlite only"}; Redis: ${redis ? "yes" : "no"}`);
 console.log(`time: ${timeLine(unitSeconds, Math.round((Date.now() - e2eStarted) / 1000))}`);
-console.log(`tests: ${total.passed} passed, ${total.failed} failed, ${total.skipped} skipped`);
-process.exit(unitStatus !== 0 || e2eStatus !== 0 || total.failed > 0 || total.passed === 0 ? 1 : 0);
+const summary = summaryLine(results);
+console.log(summary.line);
+process.exit(summary.ok ? 0 : 1);
