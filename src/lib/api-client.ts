@@ -199,7 +199,11 @@ export async function apiRequest<K extends SchemaName>(
   schemaName: K,
   request: ApiRequest = {},
 ): Promise<Answer<K>> {
+  // Loaded while the call is under way. When the call fails, nobody awaits this promise: its own
+  // failure (the chunk did not load) would then be an unhandled rejection, so it is marked handled
+  // here; `await schemas` below still throws it when the call succeeded.
   const schemas = loadSchemas();
+  schemas.catch(() => {});
   const answer = await send<unknown>(path, request);
   return checked((await schemas)[schemaName] as z.ZodMiniType, answer, path) as Answer<K>;
 }

@@ -73,8 +73,11 @@ function settleOrganization(user: User, newSignIn: boolean): void {
   if (!chosen || !answered || answered === chosen) return;
   chooseOrganization(null);
   if (newSignIn) return;
-  void import("../../contract/org-messages.ts").then(({ ORG_DETAIL }) =>
-    notify("info", ORG_DETAIL.noLongerMember),
+  // A message whose chunk did not load is left out, not turned into an unhandled rejection: the
+  // portal has already moved to the personal organisation.
+  import("../../contract/org-messages.ts").then(
+    ({ ORG_DETAIL }) => notify("info", ORG_DETAIL.noLongerMember),
+    () => {},
   );
 }
 
