@@ -1,13 +1,19 @@
 // A receipt mail's invoice link names a team organisation (`org`): the invoice page reads the
 // invoice and its PDF in that organisation, whatever the portal has chosen, and leaves the choice.
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { apiDownload } from "../lib/api-client.ts";
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { apiDownload, loadSchemas } from "../lib/api-client.ts";
 import { chooseOrganization, chosenOrganization } from "../lib/auth-storage.ts";
 import { memoryStorage } from "../lib/memory-storage.ts";
 import { $invoice, loadInvoice } from "./billing-history.ts";
 
 /** The X-Organization header of each request, in order (null: none). */
 let organizations: (string | null)[];
+
+// Loaded once before the calls: a 404 answer ends a call before its schemas have loaded, and a load
+// still under way when the file ends would be refused by the torn-down environment.
+beforeAll(async () => {
+  await loadSchemas();
+});
 
 beforeEach(() => {
   vi.stubGlobal("localStorage", memoryStorage());
