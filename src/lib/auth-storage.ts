@@ -60,15 +60,33 @@ export function chooseOrganization(id: string | null): void {
   else s?.removeItem(STORAGE_KEYS.organization);
 }
 
-export function saveOriginalPath(path: string): void {
-  storage()?.setItem(STORAGE_KEYS.originalPath, path);
+/**
+ * When the path was saved (Unix ms), beside the spec's key. A refused page is followed by its login
+ * within minutes; on a shared computer a path left behind would otherwise take the next person's
+ * login, days later, to a page of somebody else's errand (an invitation, an organisation's invoice).
+ */
+const ORIGINAL_PATH_SAVED_AT = "originalPathSavedAt";
+
+/** How long a saved path is followed: long enough to register, verify the address and sign in. */
+export const ORIGINAL_PATH_LIFETIME_MS = 60 * 60 * 1000;
+
+export function saveOriginalPath(path: string, now = Date.now()): void {
+  const s = storage();
+  s?.setItem(STORAGE_KEYS.originalPath, path);
+  s?.setItem(ORIGINAL_PATH_SAVED_AT, String(now));
 }
 
-/** Reads and forgets the saved path: it is meant for one login only. */
-export function takeOriginalPath(): string | null {
+/**
+ * Reads and forgets the saved path: it is meant for one login only, within its lifetime. A path
+ * without its time (the spec's key set on its own) is followed, as the spec says.
+ */
+export function takeOriginalPath(now = Date.now()): string | null {
   const s = storage();
   const value = s?.getItem(STORAGE_KEYS.originalPath) ?? null;
+  const savedAt = s?.getItem(ORIGINAL_PATH_SAVED_AT) ?? null;
   s?.removeItem(STORAGE_KEYS.originalPath);
+  s?.removeItem(ORIGINAL_PATH_SAVED_AT);
+  if (savedAt !== null && !(now - Number(savedAt) <= ORIGINAL_PATH_LIFETIME_MS)) return null;
   return value;
 }
 

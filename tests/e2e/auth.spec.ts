@@ -373,6 +373,27 @@ test.describe("account journeys", () => {
     expect(await page.evaluate(() => localStorage.getItem("originalPath"))).toBeNull();
   });
 
+  test("a refused page left for more than an hour is not where a later login goes", async ({
+    page,
+    request,
+  }) => {
+    const user = await createVerifiedUser(request, "stale");
+    await page.goto("/profile/billing?from=mail#invoices");
+    await expect(page).toHaveURL(/\/$/);
+    // The visitor walked away: the next person signs in on this computer two hours later.
+    await page.evaluate(() =>
+      localStorage.setItem(
+        "originalPathSavedAt",
+        String(Number(localStorage.getItem("originalPathSavedAt")) - 7_200_000),
+      ),
+    );
+    await page.getByRole("link", { name: UI_TEXT.logIn }).first().click();
+    await fillLogin(page, user.username, user.password);
+    await expect(page.getByText(TOAST.loggedIn)).toBeVisible();
+    await expect(page).toHaveURL(/^http:\/\/127\.0\.0\.1:\d+\/$/);
+    expect(await page.evaluate(() => localStorage.getItem("originalPath"))).toBeNull();
+  });
+
   test("an expired stored token counts as logged out and is cleared", async ({ page, request }) => {
     const user = await createVerifiedUser(request, "expired");
     const real = await tokenViaApi(request, user);

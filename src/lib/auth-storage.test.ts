@@ -1,0 +1,56 @@
+// The saved page a login returns to: followed once, and only within its lifetime, so that a path
+// left on a shared computer does not take the next person's login somewhere days later.
+import { beforeEach, describe, expect, it, vi } from "vitest";
+import { ORIGINAL_PATH_LIFETIME_MS, saveOriginalPath, takeOriginalPath } from "./auth-storage.ts";
+import { memoryStorage } from "./memory-storage.ts";
+
+const SAVED = 1_800_000_000_000;
+
+beforeEach(() => {
+  vi.stubGlobal("localStorage", memoryStorage());
+  return () => vi.unstubAllGlobals();
+});
+
+describe("the saved original path", () => {
+  it("is taken once, and keeps the spec's key holding the path itself", () => {
+    saveOriginalPath("/profile/billing/invoice?id=in_1&org=o#pdf", SAVED);
+    expect(localStorage.getItem("originalPath")).toBe("/profile/billing/invoice?id=in_1&org=o#pdf");
+    expect(takeOriginalPath(SAVED + 1000)).toBe("/profile/billing/invoice?id=in_1&org=o#pdf");
+    expect(takeOriginalPath(SAVED + 2000)).toBeNull();
+    expect(localStorage.length).toBe(0);
+  });
+
+  it("is followed up to its lifetime, and forgotten after it", () => {
+    saveOriginalPath("/profile", SAVED);
+    expect(takeOriginalPath(SAVED + ORIGINAL_PATH_LIFETIME_MS)).toBe("/profile");
+    saveOriginalPath("/profile", SAVED);
+    expect(takeOriginalPath(SAVED + ORIGINAL_PATH_LIFETIME_MS + 1)).toBeNull();
+    expect(localStorage.length).toBe(0);
+  });
+
+  it("lasts an hour", () => {
+    expect(ORIGINAL_PATH_LIFETIME_MS).toBe(3_600_000);
+  });
+
+  it("is followed when the spec's key was set without a time, as the spec describes", () => {
+    localStorage.setItem("originalPath", "/plans");
+    expect(takeOriginalPath(SAVED)).toBe("/plans");
+  });
+
+  it("is not followed when its time is not a number", () => {
+    saveOriginalPath("/profile", SAVED);
+    localStorage.setItem("originalPathSavedAt", "yesterday");
+    expect(takeOriginalPath(SAVED)).toBeNull();
+  });
+
+  it("takes a later save's time: a path saved again is fresh again", () => {
+    saveOriginalPath("/profile", SAVED);
+    saveOriginalPath("/org/settings", SAVED + ORIGINAL_PATH_LIFETIME_MS);
+    expect(takeOriginalPath(SAVED + ORIGINAL_PATH_LIFETIME_MS + 10)).toBe("/org/settings");
+  });
+
+  it("uses the clock when no time is given", () => {
+    saveOriginalPath("/profile");
+    expect(takeOriginalPath()).toBe("/profile");
+  });
+});
