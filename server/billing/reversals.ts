@@ -44,15 +44,18 @@ export async function findPurchase(
   return row;
 }
 
-/** Whether `customerId` is the provider customer of an organisation that was deleted. */
-async function ofDeletedOrganisation(tx: Tx, customerId: string | null): Promise<boolean> {
-  if (!customerId) return false;
+/** The organisation whose provider customer this is, and whether it was deleted; undefined: none. */
+async function ownerOfCustomer(
+  tx: Tx,
+  customerId: string | null,
+): Promise<{ id: string; deleted: boolean } | undefined> {
+  if (!customerId) return undefined;
   const [row] = await tx
-    .select({ deletedAt: organizations.deletedAt })
+    .select({ id: organizations.id, deletedAt: organizations.deletedAt })
     .from(billingCustomers)
     .innerJoin(organizations, eq(organizations.id, billingCustomers.userId))
     .where(eq(billingCustomers.customerId, customerId));
-  return Boolean(row?.deletedAt);
+  return row ? { id: row.id, deleted: row.deletedAt !== null } : undefined;
 }
 
 /** Records one adjustment; false when its provider fact was already applied. */
@@ -181,17 +184,28 @@ export async function reversePayment(
   let ids = { paymentIntentId: event.paymentIntentId, invoiceId };
   let found = await findPurchase(tx, ids);
   if (!found && event.paymentIntentId) {
-    ids = { paymentIntentId: null, invoiceId: await provider.invoiceOfPayment(tx, event.paymentIntentId) };
-    found = await findPurchase(tx, ids);
+    const ofProvider = await provider.invoiceOfPayment(tx, event.paymentIntentId);
+    found = await findPurchase(tx, { paymentIntentId: null, invoiceId: ofProvider });
+    ids = { paymentIntentId: event.paymentIntentId, invoiceId: ofProvider ?? invoiceId };
   }
-  if (!found && event.kind === "charge_refunded" && (await ofDeletedOrganisation(tx, event.customerId))) {
-    // The refund billing made of a payment that arrived for a deleted organisation (webhooks.ts):
-    // it granted nothing, so nothing is taken back.
-    logger.info(
-      { eventId: event.eventId, chargeId: event.chargeId, customerId: event.customerId },
-      "Refund of a payment for a deleted organisation: nothing to take back",
-    );
-    return null;
+  if (!found) {
+    // A dispute names no customer; it is never billing's own doing, so no transaction of ours races it.
+    const customerId = event.kind === "charge_refunded" ? event.customerId : null;
+    const owner = await ownerOfCustomer(tx, customerId);
+    if (owner?.deleted) {
+      // The refund billing made of a payment that arrived for a deleted organisation (webhooks.ts):
+      // it granted nothing, so nothing is taken back.
+      logger.info(
+        { eventId: event.eventId, chargeId: event.chargeId, customerId },
+        "Refund of a payment for a deleted organisation: nothing to take back",
+      );
+      return null;
+    }
+    // A payment whose record is still being written: billing refunds a second subscription's
+    // payment while it records it (subscription-changes.ts), and the provider's charge.refunded
+    // can arrive before that transaction commits. It holds the organisation's lock until then:
+    // wait for the lock, and look again.
+    if (owner && (await lockUser(tx, owner.id))) found = await findPurchase(tx, ids);
   }
   if (!found || !(await lockUser(tx, found.userId))) {
     logger.error(
