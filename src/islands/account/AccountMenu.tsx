@@ -109,7 +109,12 @@ export default function AccountMenu({ variant }: Props) {
   // Whose credits and plan the bar shows, when that is a team organisation's (the mobile menu's
   // switcher names it, checked, as the menu opens).
   const team = user.organization?.personal === false && (
-    <span className="badge badge-outline badge-sm block max-w-28 truncate" data-org-name>
+    // Cut short in the bar: the whole name shows on hover, and in the menu's switcher.
+    <span
+      className="badge badge-outline badge-sm block max-w-28 truncate"
+      data-org-name
+      title={user.organization.name ?? undefined}
+    >
       {user.organization.name}
     </span>
   );

@@ -57,7 +57,9 @@ export default function OrgMenu({ variant, current }: Props) {
         >
           <span className="flex min-w-0 items-center gap-1.5">
             {selected ? <Check /> : <span className="size-4 shrink-0" />}
-            <span className="truncate">{orgName(org)}</span>
+            <span className="truncate" title={orgName(org)}>
+              {orgName(org)}
+            </span>
             {selected && <span className="sr-only"> ({T.current})</span>}
           </span>
           <span className="badge badge-ghost badge-sm shrink-0">
