@@ -54,6 +54,13 @@ describe("the reports", () => {
     expect(vitestCounts("/nonexistent/vitest.json")).toEqual(counts(0, 1));
     expect(playwrightCounts("/nonexistent/playwright.json")).toEqual(counts(0, 1));
   });
+
+  it("counts a report cut short (a runner killed while writing it) as missing", () => {
+    const file = report({});
+    writeFileSync(file, '{"numPassedTests": 10, "numFai');
+    expect(vitestCounts(file)).toEqual(counts(0, 1));
+    expect(playwrightCounts(file)).toEqual(counts(0, 1));
+  });
 });
 
 describe("failureOutsideTests", () => {
@@ -62,9 +69,15 @@ describe("failureOutsideTests", () => {
     expect(failureOutsideTests(vitest(counts(5, 1), 1))).toBeUndefined();
   });
 
-  it("names the files that failed outside their tests", () => {
+  it("names the suites that failed outside their tests", () => {
     expect(failureOutsideTests(vitest(counts(5, 0, 0, 2), 1))).toBe(
-      'Vitest exited with status 1: 2 test file(s) failed outside their tests (a hook, or the file itself); its report is above, under "FAIL" or "Unhandled Errors".',
+      'Vitest exited with status 1: 2 suite(s) failed outside their tests (a hook, or a file that did not load); its report is above, under "FAIL" or "Unhandled Errors".',
+    );
+  });
+
+  it("says a runner was killed, whatever its counts", () => {
+    expect(failureOutsideTests({ ...vitest(counts(0, 1), 1), signal: "SIGKILL" })).toBe(
+      "Vitest did not finish: it was killed (SIGKILL).",
     );
   });
 
@@ -109,7 +122,20 @@ describe("the summary", () => {
     );
   });
 
-  it("fails when nothing ran", () => {
+  it("fails when nothing ran, or when one runner ran nothing", () => {
     expect(summaryLine([vitest(counts(0)), playwright(counts(0))]).ok).toBe(false);
+    expect(summaryLine([vitest(counts(4)), playwright(counts(0))])).toEqual({
+      line: "tests: 4 passed, 0 failed, 0 skipped; Playwright ran no tests",
+      ok: false,
+    });
+    expect(summaryLine([vitest(counts(0)), playwright(counts(3))]).ok).toBe(false);
+  });
+
+  it("fails when a runner was killed", () => {
+    const killed = summaryLine([{ ...vitest(counts(0, 1), 1), signal: "SIGTERM" }, playwright(counts(3))]);
+    expect(killed).toEqual({
+      line: "tests: 3 passed, 1 failed, 0 skipped; Vitest was killed (SIGTERM)",
+      ok: false,
+    });
   });
 });

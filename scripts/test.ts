@@ -54,9 +54,9 @@ async function chooseService(
   return undefined;
 }
 
-function run(bin: string, args: string[], env: NodeJS.ProcessEnv): number {
+function run(bin: string, args: string[], env: NodeJS.ProcessEnv): { status: number; signal: string | null } {
   const result = spawnSync(process.execPath, [bin, ...args], { stdio: "inherit", env });
-  return result.status ?? 1;
+  return { status: result.status ?? 1, signal: result.signal };
 }
 
 /**
@@ -100,21 +100,21 @@ mkdirSync(REPORT_DIR, { recursive: true });
 buildIfStale();
 
 const started = Date.now();
-const unitStatus = run(
+const unitRun = run(
   "node_modules/vitest/vitest.mjs",
   ["run", "--reporter=default", "--reporter=json", `--outputFile.json=${REPORT_DIR}/vitest.json`],
   env,
 );
 const unitSeconds = Math.round((Date.now() - started) / 1000);
 const e2eStarted = Date.now();
-const e2eStatus = run("node_modules/@playwright/test/cli.js", ["test"], {
+const e2eRun = run("node_modules/@playwright/test/cli.js", ["test"], {
   ...env,
   PLAYWRIGHT_JSON_OUTPUT_NAME: `${REPORT_DIR}/playwright.json`,
 });
 
 const results: RunnerResult[] = [
-  { runner: "Vitest", counts: vitestCounts(`${REPORT_DIR}/vitest.json`), status: unitStatus },
-  { runner: "Playwright", counts: playwrightCounts(`${REPORT_DIR}/playwright.json`), status: e2eStatus },
+  { runner: "Vitest", counts: vitestCounts(`${REPORT_DIR}/vitest.json`), ...unitRun },
+  { runner: "Playwright", counts: playwrightCounts(`${REPORT_DIR}/playwright.json`), ...e2eRun },
 ];
 const [unit, e2e] = results as [RunnerResult, RunnerResult];
 console.log(`\n${runnerLine("unit and API", unit)}`);
