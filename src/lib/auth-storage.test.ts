@@ -37,6 +37,13 @@ describe("the saved original path", () => {
     expect(takeOriginalPath(SAVED)).toBe("/plans");
   });
 
+  it("is not followed when its time is ahead of the clock", () => {
+    saveOriginalPath("/profile", SAVED + 1);
+    expect(takeOriginalPath(SAVED)).toBeNull();
+    saveOriginalPath("/profile", SAVED);
+    expect(takeOriginalPath(SAVED)).toBe("/profile");
+  });
+
   it("is not followed when its time is not a number", () => {
     saveOriginalPath("/profile", SAVED);
     localStorage.setItem("originalPathSavedAt", "yesterday");

@@ -86,7 +86,11 @@ export function takeOriginalPath(now = Date.now()): string | null {
   const savedAt = s?.getItem(ORIGINAL_PATH_SAVED_AT) ?? null;
   s?.removeItem(STORAGE_KEYS.originalPath);
   s?.removeItem(ORIGINAL_PATH_SAVED_AT);
-  if (savedAt !== null && !(now - Number(savedAt) <= ORIGINAL_PATH_LIFETIME_MS)) return null;
+  if (savedAt !== null) {
+    const age = now - Number(savedAt);
+    // A time ahead of the clock (the clock set back, a value set by hand) is not a fresh path.
+    if (!(age >= 0 && age <= ORIGINAL_PATH_LIFETIME_MS)) return null;
+  }
   return value;
 }
 
