@@ -15,4 +15,6 @@ export const PAYING_ORG_TEXT = {
   cancel: (org: string) => `This cancels the plan of ${org}.`,
   topUp: (org: string) => `The credits go to ${org} and are paid on its invoice.`,
   subscribe: (org: string) => ` for ${org}`,
+  /** On /plans, in place of Subscribe, for a member whose role does not buy (ORGANISATIONS.md). */
+  subscribeByOthers: (org: string) => `The plan of ${org} is chosen by its owners and billing members.`,
 } as const;

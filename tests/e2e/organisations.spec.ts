@@ -9,6 +9,7 @@ import { BILLING_TEXT } from "../../src/lib/billing-text.ts";
 import { INVITATION_TEXT } from "../../src/lib/invitation-text.ts";
 import { ORG_PAGE_TEXT } from "../../src/lib/org-text.ts";
 import { nextBerlinMonthStart } from "../../src/lib/org-view.ts";
+import { PAYING_ORG_TEXT } from "../../src/lib/paying-org.ts";
 import { PROFILE_TEXT } from "../../src/lib/profile-text.ts";
 import { UI_TEXT } from "../../src/lib/ui-text.ts";
 import { USAGE_TEXT } from "../../src/lib/usage-text.ts";
@@ -196,6 +197,15 @@ test.describe("creating and joining an organisation", () => {
     await expect(devPage.locator("[data-low-balance-alert]")).toHaveCount(0);
     await expect(devPage.locator("[data-credit-breakdown]")).toHaveCount(0);
     expect(await axeViolations(devPage)).toEqual([]);
+    // Nor is a plan offered: the top bar has no Buy Subscription, and /plans says who chooses it.
+    await expect(devPage.getByRole("link", { name: UI_TEXT.buySubscription })).toHaveCount(0);
+    await devPage.goto("/plans");
+    await expect(devPage.locator("[data-subscribe-by-others]")).toHaveCount(5);
+    await expect(devPage.locator("[data-subscribe-by-others]").first()).toHaveText(
+      PAYING_ORG_TEXT.subscribeByOthers(name),
+    );
+    await expect(devPage.getByRole("button", { name: /Subscribe now/ })).toHaveCount(0);
+    await expect(devPage.getByRole("link", { name: UI_TEXT.buySubscription })).toHaveCount(0);
 
     // The owner sees the developer among the members, and the invitation is gone.
     await page.reload();

@@ -1,4 +1,6 @@
-// The top bar's plan badge: the plan name for a paid plan, otherwise 'Buy Subscription' to /plans.
+// The top bar's plan badge: the plan name for a paid plan, otherwise 'Buy Subscription' to /plans
+// (nothing for a team member whose role does not buy).
+import { seesBilling } from "../../../contract/org-roles.ts";
 import { hasPaidPlan, subscriptionOf } from "../../lib/account-view.ts";
 import { UI_TEXT } from "../../lib/ui-text.ts";
 import { useSession } from "../auth/use-session.ts";
@@ -27,6 +29,8 @@ export default function PlanBadge({ variant, current = false }: Props) {
       </a>
     );
   }
+  // A member whose role does not buy is not offered a subscription (ORGANISATIONS.md).
+  if (user && !seesBilling(user.organization)) return null;
   return (
     <a
       href="/plans"

@@ -2,6 +2,7 @@
 // (originalPath). Users: starts the hosted checkout for the card's live product and price and
 // goes there; a failure shows the spec's checkout message.
 import { useState } from "react";
+import { seesBilling } from "../../../contract/org-roles.ts";
 import { saveOriginalPath } from "../../lib/auth-storage.ts";
 import { type CardIdentity, productForCard } from "../../lib/live-plans.ts";
 import { PAYING_ORG_TEXT, payingOrganisation } from "../../lib/paying-org.ts";
@@ -20,14 +21,15 @@ export default function PlanSubscribe({ name, productIds, ctaText, featured }: P
   const { user } = useSession();
   const hydrated = useHydrated();
   const [busy, setBusy] = useState(false);
-  const className = featured ? "btn btn-block btn-primary" : "btn btn-block btn-outline btn-primary";
+  // A team's name makes the label long: it wraps as one text, and the button grows with it.
+  const className = `btn btn-block h-auto min-h-10 py-2 ${featured ? "btn-primary" : "btn-outline btn-primary"}`;
   const org = user ? payingOrganisation(user) : null;
   const label = (
-    <>
+    <span className="wrap-anywhere">
       {ctaText}
       <span className="sr-only"> to {name}</span>
       {org && <span data-paying-org>{PAYING_ORG_TEXT.subscribe(org)}</span>}
-    </>
+    </span>
   );
 
   if (!user) {
@@ -41,6 +43,16 @@ export default function PlanSubscribe({ name, productIds, ctaText, featured }: P
       >
         {label}
       </a>
+    );
+  }
+
+  // What a role may not do is not offered (ORGANISATIONS.md): a developer or a manager of a team
+  // organisation reads who chooses its plan, where the others have Subscribe.
+  if (org && !seesBilling(user.organization)) {
+    return (
+      <p className="text-sm text-base-content/80 wrap-anywhere" data-subscribe-by-others>
+        {PAYING_ORG_TEXT.subscribeByOthers(org)}
+      </p>
     );
   }
 
