@@ -109,7 +109,7 @@ export default function AccountMenu({ variant }: Props) {
   // Whose credits and plan the bar shows, when that is a team organisation's (the mobile menu's
   // switcher names it, checked, as the menu opens).
   const team = user.organization?.personal === false && (
-    // Cut short in the bar: the whole name shows on hover, and in the menu's switcher.
+    // Cut short in the bar: the whole name shows on hover, and in the phone menu's switcher.
     <span
       className="badge badge-outline badge-sm block max-w-28 truncate"
       data-org-name

@@ -117,7 +117,7 @@ function JoinedView({ org }: { org: Joined }) {
       <div className="grid gap-2 sm:grid-cols-2">
         <button
           type="button"
-          className="btn btn-primary"
+          className="btn btn-primary h-auto min-h-10 py-2 wrap-anywhere"
           onClick={() => {
             chooseOrganization(org.id);
             navigate("/profile");

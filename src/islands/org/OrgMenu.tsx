@@ -44,7 +44,9 @@ export default function OrgMenu({ variant, current }: Props) {
         <button
           type="button"
           className={
-            variant === "desktop" ? "justify-between gap-2" : "btn btn-sm btn-ghost w-full justify-between"
+            variant === "desktop"
+              ? "justify-between gap-2"
+              : "btn btn-sm btn-ghost h-auto min-h-8 w-full justify-between py-1"
           }
           aria-current={selected ? "true" : undefined}
           disabled={switching !== null}
@@ -57,7 +59,11 @@ export default function OrgMenu({ variant, current }: Props) {
         >
           <span className="flex min-w-0 items-center gap-1.5">
             {selected ? <Check /> : <span className="size-4 shrink-0" />}
-            <span className="truncate" title={orgName(org)}>
+            {/* Cut short on the desktop menu (whole on hover); whole on the phone, where nothing hovers. */}
+            <span
+              className={variant === "desktop" ? "truncate" : "text-left wrap-anywhere"}
+              title={orgName(org)}
+            >
               {orgName(org)}
             </span>
             {selected && <span className="sr-only"> ({T.current})</span>}
@@ -74,7 +80,7 @@ export default function OrgMenu({ variant, current }: Props) {
       <li>
         <a
           href="/org/members"
-          className={variant === "desktop" ? undefined : "btn btn-sm btn-outline w-full"}
+          className={variant === "desktop" ? undefined : "btn btn-sm btn-outline h-auto min-h-8 w-full py-1"}
         >
           {T.members}
         </a>
@@ -83,7 +89,9 @@ export default function OrgMenu({ variant, current }: Props) {
         <li>
           <a
             href="/org/settings"
-            className={variant === "desktop" ? undefined : "btn btn-sm btn-outline w-full"}
+            className={
+              variant === "desktop" ? undefined : "btn btn-sm btn-outline h-auto min-h-8 w-full py-1"
+            }
           >
             {T.settings}
           </a>
