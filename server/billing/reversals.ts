@@ -29,18 +29,16 @@ type AdjustmentKind = (typeof creditAdjustments.$inferInsert)["kind"];
 export async function findPurchase(
   tx: Tx,
   ids: { paymentIntentId: string | null; invoiceId: string | null },
-  lock = false,
 ): Promise<InvoiceRow | undefined> {
   const matches: SQL[] = [];
   if (ids.paymentIntentId) matches.push(eq(invoices.paymentReference, ids.paymentIntentId));
   if (ids.invoiceId) matches.push(eq(invoices.providerInvoiceId, ids.invoiceId));
   if (matches.length === 0) return undefined;
-  const query = tx
+  const [row] = await tx
     .select()
     .from(invoices)
     .where(and(or(...matches), inArray(invoices.status, ["paid", "refunded", "disputed"])))
     .limit(1);
-  const [row] = lock ? await query.for("update") : await query;
   return row;
 }
 
@@ -192,7 +190,13 @@ export async function reversePayment(
     // A dispute names no customer; it is never billing's own doing, so no transaction of ours races it.
     const customerId = event.kind === "charge_refunded" ? event.customerId : null;
     const owner = await ownerOfCustomer(tx, customerId);
-    if (owner?.deleted) {
+    // A payment whose record is still being written: billing refunds a second subscription's
+    // payment while it records it (subscription-changes.ts), and the provider's charge.refunded
+    // can arrive before that transaction commits. It holds the organisation's lock until then:
+    // wait for the lock, and look again.
+    if (owner && (await lockUser(tx, owner.id))) found = await findPurchase(tx, ids);
+    // Read after the wait: a deletion may have held the lock before us.
+    if (!found && owner && (await ownerOfCustomer(tx, customerId))?.deleted) {
       // The refund billing made of a payment that arrived for a deleted organisation (webhooks.ts):
       // it granted nothing, so nothing is taken back.
       logger.info(
@@ -201,11 +205,6 @@ export async function reversePayment(
       );
       return null;
     }
-    // A payment whose record is still being written: billing refunds a second subscription's
-    // payment while it records it (subscription-changes.ts), and the provider's charge.refunded
-    // can arrive before that transaction commits. It holds the organisation's lock until then:
-    // wait for the lock, and look again.
-    if (owner && (await lockUser(tx, owner.id))) found = await findPurchase(tx, ids);
   }
   if (!found || !(await lockUser(tx, found.userId))) {
     logger.error(
@@ -214,7 +213,10 @@ export async function reversePayment(
     );
     tx.rollback();
   }
-  const row = (await findPurchase(tx, ids, true)) as InvoiceRow;
+  // The row found, locked now that its organisation is.
+  const [row] = (await tx.select().from(invoices).where(eq(invoices.id, found.id)).for("update")) as [
+    InvoiceRow,
+  ];
   if (event.kind === "charge_refunded") {
     const applied = await applyRefund(tx, row, event, now);
     logger.info({ userId: row.userId, invoiceId: row.id, applied }, "Refund");
