@@ -15,5 +15,6 @@ export const ROLE_SUMMARIES: Readonly<Record<OrgRole, string>> = {
   owner: "Everything, including billing, transfer and deletion",
   manager: "Members, invitations, caps and every API key; no billing",
   billing: "Plans, top-ups, invoices, billing details and usage; no API keys",
-  developer: "Their own API keys and the usage of those keys",
+  // Read by the inviter and by the invitee alike: no "their", no "your".
+  developer: "Own API keys and the usage of those keys",
 };

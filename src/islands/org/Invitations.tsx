@@ -134,7 +134,6 @@ function PendingInvitation({ org, invitation }: { org: UserOrganization; invitat
   const facts = [
     ROLE_NAMES[invitation.role],
     invitation.invited_by ? T.invitedBy(invitation.invited_by.username) : null,
-    T.expires(isoDay(invitation.expires_at) ?? ""),
   ].filter(Boolean);
   return (
     <li
@@ -143,7 +142,11 @@ function PendingInvitation({ org, invitation }: { org: UserOrganization; invitat
     >
       <div className="min-w-0">
         <p className="break-all font-medium">{invitation.email}</p>
-        <p className="text-sm text-base-content/80">{facts.join(" · ")}</p>
+        <p className="text-sm text-base-content/80">
+          {facts.join(" · ")} ·{" "}
+          {/* A narrow row breaks a date at its hyphens ("2026-12-" / "07"): the date stays whole. */}
+          <span className="whitespace-nowrap">{T.expires(isoDay(invitation.expires_at) ?? "")}</span>
+        </p>
       </div>
       <div className="flex gap-2">
         <button
