@@ -75,24 +75,18 @@ export default function OrgMenu({ variant, current }: Props) {
       </li>
     );
   });
+  // The desktop menu styles its rows itself; the phone's are buttons that grow with a wrapped label.
+  const pageLink = variant === "desktop" ? undefined : "btn btn-sm btn-outline h-auto min-h-8 w-full py-1";
   const pages = inTeam && (
     <>
       <li>
-        <a
-          href="/org/members"
-          className={variant === "desktop" ? undefined : "btn btn-sm btn-outline h-auto min-h-8 w-full py-1"}
-        >
+        <a href="/org/members" className={pageLink}>
           {T.members}
         </a>
       </li>
       {seesSettings(current.role) && (
         <li>
-          <a
-            href="/org/settings"
-            className={
-              variant === "desktop" ? undefined : "btn btn-sm btn-outline h-auto min-h-8 w-full py-1"
-            }
-          >
+          <a href="/org/settings" className={pageLink}>
             {T.settings}
           </a>
         </li>
