@@ -5,12 +5,14 @@ import { describe, expect, it } from "vitest";
 import {
   apiRoutes,
   combineRounds,
+  DEFAULT_API_SETTINGS,
   failures,
   figures,
   measureMembershipCheck,
   membershipCheckMs,
   ratioOverRounds,
   roundOrder,
+  roundsProblem,
 } from "./api.ts";
 import { load } from "./test-fixtures.ts";
 
@@ -321,6 +323,20 @@ describe("the membership check's cost", () => {
 });
 
 describe("rounds", () => {
+  it("must be even, so that each compared pair runs in both orders as often", () => {
+    expect(DEFAULT_API_SETTINGS.rounds % 2).toBe(0);
+    expect(roundsProblem(DEFAULT_API_SETTINGS.rounds)).toBeUndefined();
+    expect(roundsProblem(2)).toBeUndefined();
+    expect(roundsProblem(10)).toBeUndefined();
+    expect(roundsProblem(3)).toBe(
+      "--rounds must be even: each compared pair runs in both orders equally often (decision 043)",
+    );
+    expect(roundsProblem(1)).toBe("--rounds must be a whole number ≥ 2");
+    expect(roundsProblem(0)).toBe("--rounds must be a whole number ≥ 2");
+    expect(roundsProblem(2.5)).toBe("--rounds must be a whole number ≥ 2");
+    expect(roundsProblem(Number.NaN)).toBe("--rounds must be a whole number ≥ 2");
+  });
+
   it("combine into medians of rate and percentiles and totals of the counts", () => {
     const rounds = [
       { ...load(1000, 9), max: 30 },

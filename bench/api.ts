@@ -307,7 +307,10 @@ export interface ApiSettings {
   connections: number;
   /** Seconds of each measurement of a route. */
   durationSeconds: number;
-  /** Rounds over the routes (baseline, products, users/me, token, introspect, consume, usage in turn): drift hits all alike. */
+  /**
+   * Rounds over the routes (baseline, products, users/me, token, introspect, consume, usage in turn):
+   * drift hits all alike. Even (`roundsProblem`): each compared pair runs in both orders equally often.
+   */
   rounds: number;
   warmupSeconds: number;
   logins: number;
@@ -325,7 +328,7 @@ export interface ApiSettings {
 export const DEFAULT_API_SETTINGS: ApiSettings = {
   connections: 10,
   durationSeconds: 5,
-  rounds: 3,
+  rounds: 4,
   warmupSeconds: 2,
   logins: 20,
   loginLoadSeconds: 10,
@@ -378,6 +381,20 @@ export function roundOrder(routes: readonly RouteSpec[], round: number): RouteSp
     });
   }
   return ordered;
+}
+
+/**
+ * Why `rounds` cannot be used, or undefined. A compared pair (a call and its floor, consume and the
+ * calls compared with it) swaps its order in every even round, because the second of the two runs
+ * measures lower (decision 043). An odd number of rounds counts one order once more than the other,
+ * and the median of three rounds then lands on that order's side: the floor's shares came out 5 to
+ * 15 points under what the same code measured with the orders balanced.
+ */
+export function roundsProblem(rounds: number): string | undefined {
+  if (!Number.isInteger(rounds) || rounds < 2) return "--rounds must be a whole number ≥ 2";
+  if (rounds % 2 !== 0)
+    return "--rounds must be even: each compared pair runs in both orders equally often (decision 043)";
+  return undefined;
 }
 
 /** One route's rounds as one figure: medians of the rates and percentiles, totals of the counts. */

@@ -9,7 +9,7 @@ export const EXPLANATIONS: Readonly<Record<string, string>> = {
     "loaded machine each round's ratio swings far wider than 10 % from round to round: " +
     "on 2026-11-28 (load average 12 to 16 on 2 cores) the rounds' ratios were 0.65, 1.01, 0.84 in one run " +
     "and 1.40, 0.43, 1.17, 0.86, 0.91 in another (median -9.2 %, within). Rerun on a quiet machine, with " +
-    "more rounds (`--rounds=9`), before reading a failure here as auto top-up's.",
+    "more rounds (`--rounds=10`), before reading a failure here as auto top-up's.",
   "api-auto-top-up-consume-p99":
     "See the requests/s budget above: the same rounds. On 2026-11-28 the p99 with auto top-up on was " +
     "lower than without it in both runs (-21.1 % and -24.3 %): outside ±10 % on the side of noise, not of " +

@@ -389,7 +389,8 @@ export function floorSection(db: DatabaseApi, checks: readonly BudgetCheck[]): s
       "the minimal SQL of each call (consume: the project's batched transaction, a lock, the reads and one " +
       "write, one round trip a batch; introspect: one prepared read). Each call and its floor run back to back " +
       `in every round, in the other order in every even round, ${SERVICE_CONNECTIONS} connections; the share is ` +
-      "the median over the rounds of each round's project requests/s over the floor's.",
+      "the median over the rounds of each round's project requests/s over the floor's. The rounds are even in " +
+      "number, so that each order counts as often: the second of the two measures lower (decision 043).",
     "",
     table(
       ["Call", "Project req/s", "Project p99", "Floor req/s", "Floor p99", "Share of floor", "Each round"],

@@ -11,7 +11,7 @@
 // Options (`npm run bench -- --help` prints them): --only=<sections> --runs=<Lighthouse runs per page, 10> --pages=<routes Lighthouse audits>
 // --duration=<seconds per API run, 5>
 // --dist=<another build to measure, e.g. an older commit's, for a side-by-side comparison>
-// --rounds=<API rounds over the routes, 3> --usage-charges=<the usage benchmark user's charges, 100000>
+// --rounds=<API rounds over the routes, even, 4> --usage-charges=<the usage benchmark user's charges, 100000>
 // --out=<file> --postgres=<admin URL, postgres://postgres@127.0.0.1:5432/postgres> --no-postgres --no-pglite
 // --lhr-dir=<folder for every Lighthouse run's full JSON result, to see which element or task>
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -29,6 +29,7 @@ import {
   measureLoginLoad,
   measureMembershipCheck,
   measureRoutes,
+  roundsProblem,
 } from "./api.ts";
 import {
   CONSUME_THRESHOLD,
@@ -99,7 +100,7 @@ Sections (all by default): weight, lighthouse, api, console
   --runs=<n>            Lighthouse runs per page (10: a page is judged by every run, not one median)
   --lhr-dir=<folder>    keep every Lighthouse run's full JSON result
   --duration=<s>        seconds per API measurement (${DEFAULT_API_SETTINGS.durationSeconds})
-  --rounds=<n>          API rounds over the routes (${DEFAULT_API_SETTINGS.rounds})
+  --rounds=<n>          API rounds over the routes, even (${DEFAULT_API_SETTINGS.rounds})
   --usage-charges=<n>   charges of the usage benchmark's user (${DEFAULT_API_SETTINGS.usageCharges})
   --dist=<folder>       measure another build (e.g. an older commit's) for a comparison
   --out=<file>          where the report goes (docs/benchmarks.md for a full run)
@@ -147,7 +148,8 @@ function options() {
   const usageCharges = Number(values["usage-charges"]);
   if (!Number.isInteger(usageCharges) || usageCharges < 1)
     throw new Error("--usage-charges must be a whole number ≥ 1");
-  if (!Number.isInteger(rounds) || rounds < 1) throw new Error("--rounds must be a whole number ≥ 1");
+  const roundsRefused = roundsProblem(rounds);
+  if (roundsRefused) throw new Error(roundsRefused);
   if (!Number.isInteger(runs) || runs < 1) throw new Error("--runs must be a whole number ≥ 1");
   if (!Number.isFinite(duration) || duration < 1) throw new Error("--duration must be ≥ 1 (seconds)");
   const routes = values.pages?.split(",").map((s) => s.trim());
