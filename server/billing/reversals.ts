@@ -25,6 +25,22 @@ import type { PaymentProvider } from "./ports/payment-provider.ts";
 
 type AdjustmentKind = (typeof creditAdjustments.$inferInsert)["kind"];
 
+/**
+ * A refund of a payment of one of our organisations that no invoice records: the payment's own event
+ * is not on record yet. Billing refunds a second subscription's payment inside the transaction that
+ * records it (subscription-changes.ts); if that transaction rolls back after the provider made the
+ * refund (a crash, a lost connection), the invoice is written only when the provider delivers the
+ * payment's event again. The refund's event is answered 503 so that the provider delivers it again
+ * too (for three days, backing off), and it is applied once the invoice is there. Before, it was
+ * answered 200 and the invoice said paid for good.
+ */
+export class PaymentNotOnRecord extends Error {
+  constructor() {
+    super("The refunded payment is not on record yet");
+    this.name = "PaymentNotOnRecord";
+  }
+}
+
 /** The paid purchase a charge (or a dispute of it) belongs to, by payment intent or invoice id. */
 export async function findPurchase(
   tx: Tx,
@@ -169,7 +185,8 @@ export async function applyDispute(
  * A refund or a dispute of a payment: found by its payment intent (or, before API version
  * 2025-03-31, the charge's invoice; else the provider says which invoice it paid), then applied
  * under the user's lock. A payment we cannot find is logged for an operator and not recorded, so
- * a redelivery after the fix is processed.
+ * a redelivery after the fix is processed; a refund of one of our customers' payments that is not
+ * on record throws PaymentNotOnRecord, for the provider to deliver it again.
  */
 export async function reversePayment(
   tx: Tx,
@@ -186,17 +203,19 @@ export async function reversePayment(
     found = await findPurchase(tx, { paymentIntentId: null, invoiceId: ofProvider });
     ids = { paymentIntentId: event.paymentIntentId, invoiceId: ofProvider ?? invoiceId };
   }
+  let owner: { id: string; deleted: boolean } | undefined;
   if (!found) {
     // A dispute names no customer; it is never billing's own doing, so no transaction of ours races it.
     const customerId = event.kind === "charge_refunded" ? event.customerId : null;
-    const owner = await ownerOfCustomer(tx, customerId);
+    owner = await ownerOfCustomer(tx, customerId);
     // A payment whose record is still being written: billing refunds a second subscription's
     // payment while it records it (subscription-changes.ts), and the provider's charge.refunded
     // can arrive before that transaction commits. It holds the organisation's lock until then:
     // wait for the lock, and look again.
     if (owner && (await lockUser(tx, owner.id))) found = await findPurchase(tx, ids);
     // Read after the wait: a deletion may have held the lock before us.
-    if (!found && owner && (await ownerOfCustomer(tx, customerId))?.deleted) {
+    if (!found && owner) owner = await ownerOfCustomer(tx, customerId);
+    if (!found && owner?.deleted) {
       // The refund billing made of a payment that arrived for a deleted organisation (webhooks.ts):
       // it granted nothing, so nothing is taken back.
       logger.info(
@@ -205,6 +224,13 @@ export async function reversePayment(
       );
       return null;
     }
+  }
+  if (!found && owner && event.kind === "charge_refunded") {
+    logger.error(
+      { eventId: event.eventId, chargeId: event.chargeId, customerId: event.customerId, orgId: owner.id },
+      "Billing needs attention: refund of a payment of a customer we know but not on record; answered 503 so that the provider sends it again",
+    );
+    throw new PaymentNotOnRecord();
   }
   if (!found || !(await lockUser(tx, found.userId))) {
     logger.error(

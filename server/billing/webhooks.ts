@@ -17,7 +17,7 @@ import { grantIdOf, lockUser } from "./ledger-store.ts";
 import type { paymentHistory } from "./payment-history.ts";
 import { type AutoTopUpEvent, type BillingEvent, isAutoTopUpEvent } from "./ports/events.ts";
 import type { PaymentProvider } from "./ports/payment-provider.ts";
-import { reversePayment } from "./reversals.ts";
+import { PaymentNotOnRecord, reversePayment } from "./reversals.ts";
 import { currentState, type PaidFacts, type RunEffects } from "./subscription-changes.ts";
 import type { subscriptionMails } from "./subscription-mails.ts";
 import {
@@ -31,7 +31,9 @@ import {
 
 export type WebhookOutcome =
   | { status: 200; duplicate: boolean }
-  | { status: 400; error: "signature" | "unparseable" };
+  | { status: 400; error: "signature" | "unparseable" }
+  /** A refund of a payment whose record is not written yet (reversals.ts): delivered again later. */
+  | { status: 503; error: "not_on_record" };
 
 export interface WebhookDeps {
   db: Db;
@@ -311,6 +313,9 @@ export function webhookHandler(deps: WebhookDeps) {
       })
       .catch((error: unknown) => {
         if (error instanceof TransactionRollbackError) return { status: 200 as const, duplicate: false };
+        // Nothing kept, the event id included: the provider's next delivery is processed afresh.
+        if (error instanceof PaymentNotOnRecord)
+          return { status: 503 as const, error: "not_on_record" as const };
         throw error;
       });
   };

@@ -8,13 +8,14 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
 import { lockUser } from "../../billing/ledger-store.ts";
 import { findCustomerId } from "../../billing/subscription-store.ts";
-import { creditNotes, invoices } from "../../db/schema/index.ts";
+import { creditNotes, invoices, webhookEvents } from "../../db/schema/index.ts";
 import { chargeRefundedEvent } from "../../payments/local/event-builders.ts";
 import { seconds } from "../../payments/local/stripe-objects.ts";
 import { newStripeId } from "../../payments/stripe/format.ts";
 import { verifiedUser } from "../../testing/api-client.ts";
 import { sendWebhook, subscribe } from "../../testing/billing.ts";
 import { useTestApp } from "../../testing/suite.ts";
+import { NOT_ON_RECORD } from "../webhooks/routes.ts";
 
 describe.each(TEST_DATABASES)(
   "a refund's event that arrives before its payment's record commits (%s)",
@@ -84,5 +85,71 @@ describe.each(TEST_DATABASES)(
         expect(await db.select().from(creditNotes).where(eq(creditNotes.invoiceId, paid.id))).toHaveLength(1);
       },
     );
+
+    // The record's transaction rolled back after the provider made the refund (a crash, a lost
+    // connection): the payment is recorded only when the provider delivers its event again.
+    it("answers 503 to a refund of its customer's payment not on record, and applies it when sent again", async () => {
+      const t = ctx.t;
+      const db = t.deps.db;
+      const ann = await verifiedUser(t, "ann");
+      await subscribe(t, ann.accessToken, "A");
+      const [paid] = await db.select().from(invoices).where(eq(invoices.userId, ann.id));
+      if (!paid?.providerInvoiceId) throw new Error("the plan left no invoice");
+      const customerId = await findCustomerId(db, ann.id);
+      await db
+        .update(invoices)
+        .set({ paymentReference: null, providerInvoiceId: "in_not_this_one" })
+        .where(eq(invoices.id, paid.id));
+      const refunded = chargeRefundedEvent(
+        { eventId: newStripeId("evt"), created: seconds(t.clock.now()) },
+        {
+          id: newStripeId("ch"),
+          paymentIntentId: null,
+          invoiceId: paid.providerInvoiceId,
+          customerId,
+          amount: paid.total,
+          amountRefunded: paid.total,
+          currency: paid.currency,
+          created: seconds(t.clock.now()),
+        },
+      );
+
+      const first = await sendWebhook(t, refunded);
+      expect(first.status).toBe(503);
+      expect(await first.json()).toEqual({ detail: NOT_ON_RECORD });
+      const kept = await db.select().from(webhookEvents).where(eq(webhookEvents.eventId, refunded.id));
+      expect(kept).toEqual([]);
+      const [untouched] = await db.select().from(invoices).where(eq(invoices.id, paid.id));
+      expect(untouched).toMatchObject({ status: "paid", refunded: 0 });
+
+      // The payment's event delivered again has written its record.
+      await db
+        .update(invoices)
+        .set({ paymentReference: paid.paymentReference, providerInvoiceId: paid.providerInvoiceId })
+        .where(eq(invoices.id, paid.id));
+      const again = await sendWebhook(t, refunded);
+      expect(again.status).toBe(200);
+      const [after] = await db.select().from(invoices).where(eq(invoices.id, paid.id));
+      expect(after).toMatchObject({ status: "refunded", refunded: paid.total });
+      expect(await db.select().from(creditNotes).where(eq(creditNotes.invoiceId, paid.id))).toHaveLength(1);
+    });
+
+    it("answers 200 to a refund of a customer nobody knows: nothing to wait for", async () => {
+      const t = ctx.t;
+      const refunded = chargeRefundedEvent(
+        { eventId: newStripeId("evt"), created: seconds(t.clock.now()) },
+        {
+          id: newStripeId("ch"),
+          paymentIntentId: newStripeId("pi"),
+          invoiceId: null,
+          customerId: "cus_nobody",
+          amount: 1000,
+          amountRefunded: 1000,
+          currency: "eur",
+          created: seconds(t.clock.now()),
+        },
+      );
+      expect((await sendWebhook(t, refunded)).status).toBe(200);
+    });
   },
 );

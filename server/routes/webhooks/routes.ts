@@ -5,6 +5,9 @@ import { billingError } from "../../domain/billing-errors.ts";
 import type { AppEnv } from "../../http/app-env.ts";
 import { addRoute, errorResponses, STRIPE_SIGNATURE_SCHEME } from "../../http/openapi.ts";
 
+/** The answer to a refund of a payment not on record yet (billing/reversals.ts PaymentNotOnRecord). */
+export const NOT_ON_RECORD = "The refunded payment is not on record yet: send the event again later";
+
 export function webhookRoutes(billing: Billing): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>();
   addRoute(
@@ -52,6 +55,7 @@ export function webhookRoutes(billing: Billing): OpenAPIHono<AppEnv> {
         },
         ...errorResponses(app.openAPIRegistry, {
           400: "Missing, wrong or stale signature; or an unreadable event",
+          503: `"${NOT_ON_RECORD}": a refund of a customer's payment whose own event is not on record yet; nothing was kept, and the provider delivers it again`,
         }),
       },
     },
@@ -64,6 +68,7 @@ export function webhookRoutes(billing: Billing): OpenAPIHono<AppEnv> {
           outcome.error === "signature" ? billingError("invalid_signature").message : "Unreadable event";
         return c.json({ detail }, 400);
       }
+      if (outcome.status === 503) return c.json({ detail: NOT_ON_RECORD }, 503);
       return c.json({ received: true }, 200);
     },
   );
