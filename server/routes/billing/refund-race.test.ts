@@ -96,6 +96,7 @@ describe.each(TEST_DATABASES)(
       const [paid] = await db.select().from(invoices).where(eq(invoices.userId, ann.id));
       if (!paid?.providerInvoiceId) throw new Error("the plan left no invoice");
       const customerId = await findCustomerId(db, ann.id);
+      if (!customerId) throw new Error("the plan left no provider customer");
       await db
         .update(invoices)
         .set({ paymentReference: null, providerInvoiceId: "in_not_this_one" })
