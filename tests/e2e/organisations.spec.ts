@@ -373,6 +373,184 @@ test.describe("the account menu's organisation switcher", () => {
   });
 });
 
+/** Each item of the top bar at the page's width: its box, and how many lines its visible text takes. */
+async function topBarItems(page: Page) {
+  return page.locator("header").evaluate((header) => {
+    const shown = (el: Element | null | undefined) =>
+      el && el.getClientRects().length > 0 && getComputedStyle(el).visibility !== "hidden" ? el : null;
+    const find = (selector: string) => [...header.querySelectorAll(selector)].find(shown) ?? null;
+    const lines = (el: Element) => {
+      const tops = new Set<number>();
+      const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        if (!node.textContent?.trim() || node.parentElement?.closest(".sr-only")) continue;
+        const range = document.createRange();
+        range.selectNodeContents(node);
+        for (const rect of range.getClientRects()) if (rect.width > 0) tops.add(Math.round(rect.top));
+      }
+      return tops.size;
+    };
+    const items = {
+      logo: find('a[href="/"]'),
+      plan: find("[data-plan-badge]"),
+      reportBug: find('nav[aria-label="Main"] a[target="_blank"]'),
+      credits: find("[data-credit-balance]"),
+      account: find('[data-island-slot="account"] summary'),
+    };
+    const bar = header.getBoundingClientRect();
+    return {
+      bar: { top: bar.top, bottom: bar.bottom, width: document.documentElement.clientWidth },
+      items: Object.entries(items).map(([name, el]) => {
+        const box = el?.getBoundingClientRect();
+        return { name, box: box && { left: box.left, right: box.right, top: box.top, bottom: box.bottom } };
+      }),
+      // The account button holds two lines by design (greeting over the organisation): each one line.
+      lines: Object.fromEntries(
+        [
+          ...Object.entries(items).filter(([name]) => name !== "account"),
+          ["greeting", find('[data-island-slot="account"] summary > span > span:first-child')],
+          ["organisation", find('[data-island-slot="account"] [data-org-name]')],
+        ].map(([name, el]) => [name, el ? lines(el as Element) : 0]),
+      ),
+    };
+  });
+}
+
+/**
+ * How the chosen organisation's row stands out from the menu around it, in WCAG contrast ratios:
+ * its edge or its background against the menu (the better of the two), and its check against the row.
+ */
+async function chosenRowContrast(row: import("@playwright/test").Locator) {
+  return row.evaluate((button) => {
+    const canvas = document.createElement("canvas");
+    canvas.width = canvas.height = 1;
+    const context = canvas.getContext("2d", { willReadFrequently: true }) as CanvasRenderingContext2D;
+    /** `color` painted over `under` (CSS colours, any syntax), as sRGB 0-255. */
+    const paint = (color: string, under = "white") => {
+      context.fillStyle = under;
+      context.fillRect(0, 0, 1, 1);
+      context.fillStyle = color;
+      context.fillRect(0, 0, 1, 1);
+      const [r, g, b] = context.getImageData(0, 0, 1, 1).data;
+      return `rgb(${r} ${g} ${b})`;
+    };
+    const luminance = (color: string) => {
+      const [r = 0, g = 0, b = 0] = (color.match(/\d+/g) ?? []).map((c) => {
+        const v = Number(c) / 255;
+        return v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
+      });
+      return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+    };
+    const contrast = (a: string, b: string) => {
+      const [x, y] = [luminance(a), luminance(b)];
+      return (Math.max(x, y) + 0.05) / (Math.min(x, y) + 0.05);
+    };
+    let surface = button.parentElement?.parentElement ?? null;
+    while (
+      surface &&
+      paint(getComputedStyle(surface).backgroundColor, "red") !==
+        paint(getComputedStyle(surface).backgroundColor, "blue")
+    )
+      surface = surface.parentElement;
+    const menu = paint(surface ? getComputedStyle(surface).backgroundColor : "white");
+    const rowBackground = paint(getComputedStyle(button).backgroundColor, menu);
+    const edges = (
+      getComputedStyle(button).boxShadow.match(/(?:rgba?|oklch|oklab|lab|lch|color)\([^)]*\)/g) ?? []
+    ).map((color) => contrast(paint(color, menu), menu));
+    const check = button.querySelector("svg");
+    return {
+      standsOut: Math.max(contrast(rowBackground, menu), ...edges),
+      check: check ? contrast(paint(getComputedStyle(check).color, rowBackground), rowBackground) : 0,
+    };
+  });
+}
+
+test.describe("a paid team organisation's top bar", () => {
+  test.describe.configure({ timeout: 180_000 });
+
+  test("keeps to one row at 768, 1024 and 1280 px, and the switcher marks the chosen organisation in both themes", async ({
+    page,
+    request,
+  }) => {
+    // A long name, as a studio's would be; Tier A bought for it through the hosted checkout.
+    const { orgId, name } = await openAsNewOwner(page, request, "Northwind Visual Effects", "/plans");
+    await page
+      .locator('[data-plan-card][data-tier="A"]')
+      .getByRole("button", { name: /to Tier A/ })
+      .click();
+    await payOnCheckout(page, "4242 4242 4242 4242");
+    await expect(page.getByRole("heading", { name: UI_TEXT.payment.success })).toBeVisible();
+    await expect(async () => {
+      await page.goto("/");
+      await expect(page.locator("header [data-plan-badge]").filter({ visible: true })).toHaveText("Tier A", {
+        timeout: 2000,
+      });
+    }).toPass({ timeout: 20_000 });
+
+    for (const colorScheme of ["light", "dark"] as const) {
+      await page.emulateMedia({ colorScheme });
+      for (const width of [768, 1024, 1280]) {
+        await page.setViewportSize({ width, height: 800 });
+        await expect(accountArea(page).locator("[data-org-name]")).toHaveText(name);
+        await expect(accountArea(page).locator("[data-org-name]")).toHaveAttribute("title", name);
+        const { bar, items, lines } = await topBarItems(page);
+        // Every item shown, each on one line, side by side without touching, inside the bar.
+        expect(lines, `${width} px`).toEqual({
+          logo: 1,
+          plan: 1,
+          reportBug: 1,
+          credits: 1,
+          greeting: 1,
+          organisation: 1,
+        });
+        const boxes = items.map(({ name: item, box }) => {
+          expect(box, `${item} at ${width} px`).toBeDefined();
+          return { item, ...(box as NonNullable<typeof box>) };
+        });
+        for (const [i, after] of boxes.entries()) {
+          const before = boxes[i - 1];
+          if (!before) continue;
+          expect(after.left, `${before.item} then ${after.item} at ${width} px`).toBeGreaterThanOrEqual(
+            before.right + 4,
+          );
+        }
+        for (const box of boxes) {
+          expect(box.left, `${box.item} at ${width} px`).toBeGreaterThanOrEqual(0);
+          expect(box.right, `${box.item} at ${width} px`).toBeLessThanOrEqual(bar.width);
+          expect(box.top, `${box.item} at ${width} px`).toBeGreaterThanOrEqual(bar.top);
+          expect(box.bottom, `${box.item} at ${width} px`).toBeLessThanOrEqual(bar.bottom);
+        }
+      }
+
+      // The chosen organisation stands out in the switcher: an edge or background at 3:1 against the
+      // menu, a check at 3:1 against its row, and its name says "current" to a screen reader.
+      await page.setViewportSize({ width: 1280, height: 800 });
+      await openAccountMenu(page);
+      const chosen = accountArea(page).locator(`[data-org-choice="${orgId}"]`);
+      await expect(chosen).toHaveAttribute("aria-current", "true");
+      await expect(chosen).toHaveAccessibleName(new RegExp(`\\(${T.current}\\)`));
+      await expect(accountArea(page).locator('[data-org-choice="personal"]')).not.toHaveAttribute(
+        "aria-current",
+      );
+      const desktop = await chosenRowContrast(chosen);
+      expect(desktop.standsOut, `${colorScheme} account menu`).toBeGreaterThanOrEqual(3);
+      expect(desktop.check, `${colorScheme} account menu`).toBeGreaterThanOrEqual(3);
+      expect(await axeViolations(page)).toEqual([]);
+      await page.keyboard.press("Escape");
+
+      // The phone: the bar holds the logo and the menu; the menu's switcher marks it the same way.
+      await page.setViewportSize({ width: 390, height: 844 });
+      await page.locator("[data-mobile-menu] > summary").click();
+      const phoneChosen = page.locator(`[data-mobile-menu] [data-org-choice="${orgId}"]`);
+      await expect(phoneChosen).toHaveAttribute("aria-current", "true");
+      const phone = await chosenRowContrast(phoneChosen);
+      expect(phone.standsOut, `${colorScheme} phone menu`).toBeGreaterThanOrEqual(3);
+      expect(phone.check, `${colorScheme} phone menu`).toBeGreaterThanOrEqual(3);
+      await page.locator("[data-mobile-menu] > summary").click();
+    }
+  });
+});
+
 test.describe("members and settings", () => {
   test("the owner caps a developer and removes them; the dialogs name the keys that stop", async ({
     page,

@@ -24,7 +24,7 @@ const isStaff = (role: string) => role === "support" || role === "admin";
 
 function CreditBadge({ balance }: { balance: number }) {
   return (
-    <span className="tooltip tooltip-bottom" data-tip={UI_TEXT.creditTooltip}>
+    <span className="tooltip tooltip-bottom shrink-0" data-tip={UI_TEXT.creditTooltip}>
       <span className="badge badge-ghost gap-1 font-semibold tabular-nums" data-credit-balance>
         <span className="sr-only">{UI_TEXT.creditTooltip}: </span>
         {formatBalance(balance)}
@@ -107,11 +107,11 @@ export default function AccountMenu({ variant }: Props) {
   const greeting = UI_TEXT.greeting(user.username);
   const billing = seesBilling(user.organization);
   // Whose credits and plan the bar shows, when that is a team organisation's (the mobile menu's
-  // switcher names it, checked, as the menu opens).
+  // switcher names it, checked, as the menu opens). Under the greeting, so that the bar keeps to
+  // one row at 768 px; cut short when long: the whole name shows on hover and in the switcher.
   const team = user.organization?.personal === false && (
-    // Cut short in the bar: the whole name shows on hover, and in the phone menu's switcher.
     <span
-      className="badge badge-outline badge-sm block max-w-28 truncate"
+      className="max-w-full truncate text-xs font-normal text-base-content/80"
       data-org-name
       title={user.organization.name ?? undefined}
     >
@@ -158,11 +158,21 @@ export default function AccountMenu({ variant }: Props) {
   return (
     <>
       <CreditBadge balance={user.credit_balance} />
-      <details className="dropdown dropdown-end" ref={menuRef}>
-        <summary className="btn btn-ghost btn-sm max-w-72">
-          <span className="truncate">{greeting}</span>
-          {team}
-          <svg className="size-4" viewBox="0 0 16 16" fill="none" aria-hidden="true" focusable="false">
+      <details className="dropdown dropdown-end min-w-0" ref={menuRef}>
+        <summary className="btn btn-ghost btn-sm h-auto min-h-8 w-full max-w-48 flex-nowrap py-1 lg:max-w-60">
+          <span className="flex min-w-0 flex-col items-start text-start leading-tight">
+            <span className="max-w-full truncate" title={greeting}>
+              {greeting}
+            </span>
+            {team}
+          </span>
+          <svg
+            className="size-4 shrink-0"
+            viewBox="0 0 16 16"
+            fill="none"
+            aria-hidden="true"
+            focusable="false"
+          >
             <path d="m4 6 4 4 4-4" stroke="currentColor" strokeWidth="1.75" strokeLinecap="round" />
           </svg>
         </summary>

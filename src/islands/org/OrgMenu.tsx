@@ -17,9 +17,24 @@ interface Props {
   current: UserOrganization | undefined;
 }
 
+/**
+ * The chosen organisation's row, the same in both themes and both menus: a primary tint, an edge
+ * in primary (3:1 and more against the menu in either theme) and the check in primary. daisyUI's
+ * own mark for `aria-current` (the neutral colour) is nearly the dark menu's background, and it
+ * drops the focus outline: given back here.
+ */
+const SELECTED =
+  "bg-primary/15 text-base-content ring-1 ring-primary ring-inset focus-visible:outline-2 focus-visible:outline-solid focus-visible:outline-primary";
+
 function Check() {
   return (
-    <svg className="size-4 shrink-0" viewBox="0 0 16 16" fill="none" aria-hidden="true" focusable="false">
+    <svg
+      className="size-4 shrink-0 text-primary"
+      viewBox="0 0 16 16"
+      fill="none"
+      aria-hidden="true"
+      focusable="false"
+    >
       <path d="m3.5 8.5 3 3 6-7" stroke="currentColor" strokeWidth="1.75" strokeLinecap="round" />
     </svg>
   );
@@ -43,11 +58,11 @@ export default function OrgMenu({ variant, current }: Props) {
       <li key={org.id}>
         <button
           type="button"
-          className={
+          className={`${
             variant === "desktop"
               ? "justify-between gap-2"
               : "btn btn-sm btn-ghost h-auto min-h-8 w-full justify-between py-1"
-          }
+          }${selected ? ` ${SELECTED}` : ""}`}
           aria-current={selected ? "true" : undefined}
           disabled={switching !== null}
           data-org-choice={org.personal ? "personal" : org.id}
