@@ -22,17 +22,20 @@ import { holdAfterLostDispute } from "./dispute-hold.ts";
 import { lockUser } from "./ledger-store.ts";
 import type { BillingEvent } from "./ports/events.ts";
 import type { PaymentProvider } from "./ports/payment-provider.ts";
+import { SECOND_SUBSCRIPTION_REFUND_REASON } from "./subscription-changes.ts";
 
 type AdjustmentKind = (typeof creditAdjustments.$inferInsert)["kind"];
 
 /**
- * A refund of a payment of one of our organisations that no invoice records: the payment's own event
- * is not on record yet. Billing refunds a second subscription's payment inside the transaction that
- * records it (subscription-changes.ts); if that transaction rolls back after the provider made the
- * refund (a crash, a lost connection), the invoice is written only when the provider delivers the
- * payment's event again. The refund's event is answered 503 so that the provider delivers it again
- * too (for three days, backing off), and it is applied once the invoice is there. Before, it was
- * answered 200 and the invoice said paid for good.
+ * A refund billing made of a second subscription's payment (subscription-changes.ts) whose payment is
+ * not on record. Billing asks for that refund inside the transaction that records the payment; if
+ * the transaction rolls back after the provider made the refund (a crash, a lost connection), the
+ * invoice is written only when the provider delivers the payment's event again. The refund's event
+ * is answered 503 so that the provider delivers it again too (for three days in live mode, backing
+ * off), and it applies once the invoice is there. Before, it was answered 200, and the invoice said
+ * paid for good. Only with the provider's word that the refund is billing's own, given for that
+ * reason: a refund of a payment we never record (taken outside the portal) has no record on its
+ * way, and is logged for an operator at once.
  */
 export class PaymentNotOnRecord extends Error {
   constructor() {
@@ -192,7 +195,7 @@ export async function reversePayment(
   tx: Tx,
   event: Extract<BillingEvent, { kind: "charge_refunded" | "dispute" }>,
   now: Date,
-  deps: { provider: Pick<PaymentProvider, "invoiceOfPayment">; logger: Logger },
+  deps: { provider: Pick<PaymentProvider, "invoiceOfPayment" | "unclaimedRefundReason">; logger: Logger },
 ): Promise<InvoiceRow | null> {
   const { provider, logger } = deps;
   const invoiceId = event.kind === "charge_refunded" ? event.invoiceId : null;
@@ -225,10 +228,15 @@ export async function reversePayment(
       return null;
     }
   }
-  if (!found && owner && event.kind === "charge_refunded") {
+  if (
+    !found &&
+    owner &&
+    event.kind === "charge_refunded" &&
+    (await provider.unclaimedRefundReason(tx, event.chargeId)) === SECOND_SUBSCRIPTION_REFUND_REASON
+  ) {
     logger.error(
       { eventId: event.eventId, chargeId: event.chargeId, customerId: event.customerId, orgId: owner.id },
-      "Billing needs attention: refund of a payment of a customer we know but not on record; answered 503 so that the provider sends it again",
+      "A second subscription's refund arrived before its payment's record: answered 503, the provider sends it again",
     );
     throw new PaymentNotOnRecord();
   }

@@ -65,6 +65,13 @@ export interface PaymentProvider {
    */
   refundUnclaimedPayment(db: DbOrTx, payment: UnclaimedPayment): Promise<boolean>;
   /**
+   * The reason billing gave when it asked for a refund of this charge through
+   * refundUnclaimedPayment, or null (another refund, or none). The evidence that a refund's
+   * payment, not on record yet, has its record on the way (billing/reversals.ts). Thrown when the
+   * provider could not be asked (try again).
+   */
+  unclaimedRefundReason(db: DbOrTx, chargeId: string): Promise<string | null>;
+  /**
    * Closes the organisation's checkout sessions that are still open, so that none can be paid any
    * more (an account or organisation being deleted); with `openedBy`, only those that member
    * opened (the member is being removed). A session the provider has already completed is left as

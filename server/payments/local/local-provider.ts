@@ -101,6 +101,7 @@ export function createLocalProvider(deps: {
     retrieveSubscription: subscriptions.retrieveSubscription,
     refundPayment: refunds.refundPayment,
     refundUnclaimedPayment: refunds.refundUnclaimedPayment,
+    unclaimedRefundReason: refunds.unclaimedRefundReason,
     runBillingCycle: cycle.runBillingCycle,
     invoiceOfPayment: invoices.invoiceOfPayment,
   };

@@ -78,5 +78,14 @@ export function localRefunds(deps: {
       await enqueueEvent(db, { ...event, id: eventId }, now);
       return true;
     },
+
+    /**
+     * Always null: the stand-in queues a refund's event in the transaction that asks for it, so the
+     * event goes out only once that transaction, and the payment's record with it, has committed.
+     * No refund of ours can be ahead of its record here, as one can be at Stripe.
+     */
+    async unclaimedRefundReason(_db: DbOrTx, _chargeId: string): Promise<string | null> {
+      return null;
+    },
   };
 }

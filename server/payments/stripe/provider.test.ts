@@ -526,6 +526,34 @@ describe("Stripe adapter (SDK pointed at a local stand-in; real Stripe is not re
       expect(ctx.requests[2]?.headers["idempotency-key"]).not.toBe(key);
     });
 
+    it("tells the reason billing gave for a charge's refund from the refunds' metadata; others: none", async () => {
+      const refunds = (...metadata: Record<string, string>[]) =>
+        on("GET", "/v1/refunds", {
+          object: "list",
+          has_more: false,
+          url: "/v1/refunds",
+          data: metadata.map((m, i) => ({ id: `re_${i}`, object: "refund", metadata: m })),
+        });
+      // A console refund names its invoice; billing's unclaimed refunds name the organisation.
+      ctx.routes = [
+        refunds(
+          { invoice_id: "inv_1", reason: "Goodwill" },
+          { org_id: userId, reason: "A second subscription was paid while another was live" },
+        ),
+      ];
+      expect(await ctx.provider().unclaimedRefundReason(ctx.database.db, "ch_1")).toBe(
+        "A second subscription was paid while another was live",
+      );
+      expect(ctx.requests[0]?.query.get("charge")).toBe("ch_1");
+
+      ctx.standIn.reset();
+      ctx.routes = [refunds({ invoice_id: "inv_1", reason: "Goodwill" }, { org_id: userId })];
+      expect(await ctx.provider().unclaimedRefundReason(ctx.database.db, "ch_2")).toBeNull();
+      ctx.standIn.reset();
+      ctx.routes = [refunds()];
+      expect(await ctx.provider().unclaimedRefundReason(ctx.database.db, "ch_3")).toBeNull();
+    });
+
     it("through the payment intent that paid a subscription's invoice; none found: not refunded", async () => {
       ctx.routes = [
         on("GET", "/v1/invoice_payments", {

@@ -336,6 +336,16 @@ export function createStripeProvider(deps: {
       }
       return true;
     },
+
+    async unclaimedRefundReason(_db, chargeId) {
+      // refundUnclaimedPayment's refunds alone carry the organisation in their metadata; a
+      // console refund names its invoice instead.
+      for await (const refund of stripe.refunds.list({ charge: chargeId, limit: 100 })) {
+        const { org_id: orgId, reason } = refund.metadata ?? {};
+        if (orgId && reason) return reason;
+      }
+      return null;
+    },
   };
 }
 

@@ -60,6 +60,7 @@ const PARAMETER_TYPES: Record<string, string[]> = {
   "invoices.list": ["Stripe.InvoiceListParams"],
   "invoices.voidInvoice": ["string", "Stripe.InvoiceVoidInvoiceParams", "Stripe.RequestOptions"],
   "refunds.create": ["Stripe.RefundCreateParams", "Stripe.RequestOptions"],
+  "refunds.list": ["Stripe.RefundListParams"],
   // Auto top-up (auto-top-up-calls.ts).
   "checkout.sessions.expire": ["string"],
   "paymentMethods.retrieve": ["string"],
@@ -223,6 +224,12 @@ describe("every request of the Stripe adapter against the SDK's published parame
       on("GET", "/v1/invoices/in_at", { ...stripeFixture("invoice"), id: "in_at", status: "paid" }),
       on("POST", "/v1/invoices/in_at/void", { ...stripeFixture("invoice"), id: "in_at", status: "void" }),
       on("POST", "/v1/refunds", { id: "re_1", object: "refund", status: "succeeded" }),
+      on("GET", "/v1/refunds", {
+        object: "list",
+        has_more: false,
+        url: "/v1/refunds",
+        data: [{ id: "re_1", object: "refund", metadata: { org_id: "org_1", reason: "A reason" } }],
+      }),
       on("POST", "/v1/billing_portal/sessions", {
         id: "bps_1",
         object: "billing_portal.session",
@@ -295,6 +302,7 @@ describe("every request of the Stripe adapter against the SDK's published parame
       paymentIntentId: null,
       providerInvoiceId: "in_1",
     });
+    expect(await provider.unclaimedRefundReason(database.db, "ch_1")).toBe("A reason");
     await provider.createPortalSession(database.db, {
       userId,
       customerId: "cus_1",

@@ -7,6 +7,7 @@ import { eq } from "drizzle-orm";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
 import { lockUser } from "../../billing/ledger-store.ts";
+import { SECOND_SUBSCRIPTION_REFUND_REASON } from "../../billing/subscription-changes.ts";
 import { findCustomerId } from "../../billing/subscription-store.ts";
 import { creditNotes, invoices, webhookEvents } from "../../db/schema/index.ts";
 import { chargeRefundedEvent } from "../../payments/local/event-builders.ts";
@@ -115,7 +116,15 @@ describe.each(TEST_DATABASES)(
         },
       );
 
+      // The provider's word that billing asked for this refund, for a second subscription (at
+      // Stripe, the refund's metadata; the stand-in's refunds are never ahead of their record).
+      const reasonAsked = vi
+        .spyOn(t.deps.payments.provider, "unclaimedRefundReason")
+        .mockImplementation(async (_db, charge) =>
+          charge === refunded.data.object.id ? SECOND_SUBSCRIPTION_REFUND_REASON : null,
+        );
       const first = await sendWebhook(t, refunded);
+      expect(reasonAsked).toHaveBeenCalledWith(expect.anything(), refunded.data.object.id);
       expect(first.status).toBe(503);
       expect(await first.json()).toEqual({ detail: NOT_ON_RECORD });
       const kept = await db.select().from(webhookEvents).where(eq(webhookEvents.eventId, refunded.id));
@@ -134,6 +143,40 @@ describe.each(TEST_DATABASES)(
       expect(after).toMatchObject({ status: "refunded", refunded: paid.total });
       expect(await db.select().from(creditNotes).where(eq(creditNotes.invoiceId, paid.id))).toHaveLength(1);
     });
+
+    // A payment taken outside the portal (a Dashboard invoice, a payment link), or a refund an
+    // operator made: no record of it is on its way, so waiting for one would only repeat the alarm.
+    it.each([
+      ["for another reason", "An organisation deleted meanwhile"],
+      ["not at all", null],
+    ])(
+      "answers 200 to a refund of its customer's payment not on record that billing asked for %s",
+      async (_, reason) => {
+        const t = ctx.t;
+        const db = t.deps.db;
+        const ann = await verifiedUser(t, "ann");
+        await subscribe(t, ann.accessToken, "A");
+        const customerId = await findCustomerId(db, ann.id);
+        if (!customerId) throw new Error("the plan left no provider customer");
+        vi.spyOn(t.deps.payments.provider, "unclaimedRefundReason").mockResolvedValue(reason);
+        const refunded = chargeRefundedEvent(
+          { eventId: newStripeId("evt"), created: seconds(t.clock.now()) },
+          {
+            id: newStripeId("ch"),
+            paymentIntentId: newStripeId("pi"),
+            invoiceId: null,
+            customerId,
+            amount: 5000,
+            amountRefunded: 5000,
+            currency: "eur",
+            created: seconds(t.clock.now()),
+          },
+        );
+        expect((await sendWebhook(t, refunded)).status).toBe(200);
+        const kept = await db.select().from(webhookEvents).where(eq(webhookEvents.eventId, refunded.id));
+        expect(kept).toEqual([]);
+      },
+    );
 
     it("answers 200 to a refund of a customer nobody knows: nothing to wait for", async () => {
       const t = ctx.t;
