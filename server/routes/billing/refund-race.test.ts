@@ -26,6 +26,22 @@ describe.each(TEST_DATABASES)(
       vi.restoreAllMocks();
     });
 
+    /** Ann's paid plan, its invoice as if not written yet: what is committed does not name the payment. */
+    async function paidPlanNotOnRecord() {
+      const db = ctx.t.deps.db;
+      const ann = await verifiedUser(ctx.t, "ann");
+      await subscribe(ctx.t, ann.accessToken, "A");
+      const [paid] = await db.select().from(invoices).where(eq(invoices.userId, ann.id));
+      if (!paid?.providerInvoiceId) throw new Error("the plan left no invoice");
+      const customerId = await findCustomerId(db, ann.id);
+      if (!customerId) throw new Error("the plan left no provider customer");
+      await db
+        .update(invoices)
+        .set({ paymentReference: null, providerInvoiceId: "in_not_this_one" })
+        .where(eq(invoices.id, paid.id));
+      return { ann, paid: { ...paid, providerInvoiceId: paid.providerInvoiceId }, customerId };
+    }
+
     // Before Stripe API 2025-03-31 a charge names its invoice; after it, only its payment intent,
     // whose invoice the provider is asked for (here a spy answers as Stripe would).
     it.each([
@@ -36,17 +52,7 @@ describe.each(TEST_DATABASES)(
       async (_, names) => {
         const t = ctx.t;
         const db = t.deps.db;
-        const ann = await verifiedUser(t, "ann");
-        await subscribe(t, ann.accessToken, "A");
-        const [paid] = await db.select().from(invoices).where(eq(invoices.userId, ann.id));
-        if (!paid?.providerInvoiceId) throw new Error("the plan left no invoice");
-        const customerId = await findCustomerId(db, ann.id);
-        if (!customerId) throw new Error("the plan left no provider customer");
-        // As if not written yet: what is committed does not name the payment.
-        await db
-          .update(invoices)
-          .set({ paymentReference: null, providerInvoiceId: "in_not_this_one" })
-          .where(eq(invoices.id, paid.id));
+        const { ann, paid, customerId } = await paidPlanNotOnRecord();
 
         const paymentIntentId = newStripeId("pi");
         const invoiceOfPayment = vi
@@ -92,16 +98,7 @@ describe.each(TEST_DATABASES)(
     it("answers 503 to a refund of its customer's payment not on record, and applies it when sent again", async () => {
       const t = ctx.t;
       const db = t.deps.db;
-      const ann = await verifiedUser(t, "ann");
-      await subscribe(t, ann.accessToken, "A");
-      const [paid] = await db.select().from(invoices).where(eq(invoices.userId, ann.id));
-      if (!paid?.providerInvoiceId) throw new Error("the plan left no invoice");
-      const customerId = await findCustomerId(db, ann.id);
-      if (!customerId) throw new Error("the plan left no provider customer");
-      await db
-        .update(invoices)
-        .set({ paymentReference: null, providerInvoiceId: "in_not_this_one" })
-        .where(eq(invoices.id, paid.id));
+      const { paid, customerId } = await paidPlanNotOnRecord();
       const refunded = chargeRefundedEvent(
         { eventId: newStripeId("evt"), created: seconds(t.clock.now()) },
         {
@@ -154,10 +151,7 @@ describe.each(TEST_DATABASES)(
       async (_, reason) => {
         const t = ctx.t;
         const db = t.deps.db;
-        const ann = await verifiedUser(t, "ann");
-        await subscribe(t, ann.accessToken, "A");
-        const customerId = await findCustomerId(db, ann.id);
-        if (!customerId) throw new Error("the plan left no provider customer");
+        const { customerId } = await paidPlanNotOnRecord();
         vi.spyOn(t.deps.payments.provider, "unclaimedRefundReason").mockResolvedValue(reason);
         const refunded = chargeRefundedEvent(
           { eventId: newStripeId("evt"), created: seconds(t.clock.now()) },
