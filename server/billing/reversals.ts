@@ -188,8 +188,8 @@ export async function applyDispute(
  * A refund or a dispute of a payment: found by its payment intent (or, before API version
  * 2025-03-31, the charge's invoice; else the provider says which invoice it paid), then applied
  * under the user's lock. A payment we cannot find is logged for an operator and not recorded, so
- * a redelivery after the fix is processed; a refund of one of our customers' payments that is not
- * on record throws PaymentNotOnRecord, for the provider to deliver it again.
+ * a redelivery after the fix is processed; a second subscription's refund that billing asked for,
+ * of a payment not on record yet, throws PaymentNotOnRecord, for the provider to deliver it again.
  */
 export async function reversePayment(
   tx: Tx,

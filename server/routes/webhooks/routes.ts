@@ -55,7 +55,7 @@ export function webhookRoutes(billing: Billing): OpenAPIHono<AppEnv> {
         },
         ...errorResponses(app.openAPIRegistry, {
           400: "Missing, wrong or stale signature; or an unreadable event",
-          503: `"${NOT_ON_RECORD}": a refund of a customer's payment whose own event is not on record yet; nothing was kept, and the provider delivers it again`,
+          503: `"${NOT_ON_RECORD}": a refund billing asked for, of a second subscription's payment whose own event is not on record yet; nothing was kept, and the provider delivers it again`,
         }),
       },
     },
