@@ -84,7 +84,7 @@ test("finds the badges of the status maps and the islands", () => {
       "badge badge-warning",
       "badge badge-error",
       "badge badge-ghost badge-sm ms-2",
-      "badge badge-outline badge-sm block max-w-28 truncate",
+      "badge badge-ghost gap-1 font-semibold tabular-nums",
     ]),
   );
   // A style among the parts is drawn in every colour of its file: the console's soft badges were.
