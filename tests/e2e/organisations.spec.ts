@@ -22,6 +22,7 @@ import {
 } from "../fixtures/account.ts";
 import { axeViolations } from "../fixtures/axe.ts";
 import { FRENCH_BUSINESS, payOnCheckout } from "../fixtures/checkout.ts";
+import { contrastRatio } from "../fixtures/contrast.ts";
 import { makeServiceKey } from "../fixtures/service-key.ts";
 import { anyOf, expect, test } from "../fixtures/test.ts";
 import { staffViaCli } from "../fixtures/two-factor.ts";
@@ -421,48 +422,41 @@ async function topBarItems(page: Page) {
  * its edge or its background against the menu (the better of the two), and its check against the row.
  */
 async function chosenRowContrast(row: import("@playwright/test").Locator) {
-  return row.evaluate((button) => {
+  const colours = await row.evaluate((button) => {
     const canvas = document.createElement("canvas");
     canvas.width = canvas.height = 1;
     const context = canvas.getContext("2d", { willReadFrequently: true }) as CanvasRenderingContext2D;
     /** `color` painted over `under` (CSS colours, any syntax), as sRGB 0-255. */
-    const paint = (color: string, under = "white") => {
-      context.fillStyle = under;
+    const paint = (color: string, under: string | readonly number[] = "white") => {
+      context.fillStyle = typeof under === "string" ? under : `rgb(${under.join(" ")})`;
       context.fillRect(0, 0, 1, 1);
       context.fillStyle = color;
       context.fillRect(0, 0, 1, 1);
-      const [r, g, b] = context.getImageData(0, 0, 1, 1).data;
-      return `rgb(${r} ${g} ${b})`;
+      return [...context.getImageData(0, 0, 1, 1).data.slice(0, 3)];
     };
-    const luminance = (color: string) => {
-      const [r = 0, g = 0, b = 0] = (color.match(/\d+/g) ?? []).map((c) => {
-        const v = Number(c) / 255;
-        return v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
-      });
-      return 0.2126 * r + 0.7152 * g + 0.0722 * b;
-    };
-    const contrast = (a: string, b: string) => {
-      const [x, y] = [luminance(a), luminance(b)];
-      return (Math.max(x, y) + 0.05) / (Math.min(x, y) + 0.05);
-    };
+    // The nearest ancestor with a background of its own: a transparent one paints as what is under it.
     let surface = button.parentElement?.parentElement ?? null;
     while (
       surface &&
-      paint(getComputedStyle(surface).backgroundColor, "red") !==
-        paint(getComputedStyle(surface).backgroundColor, "blue")
+      paint(getComputedStyle(surface).backgroundColor, "red").join() !==
+        paint(getComputedStyle(surface).backgroundColor, "blue").join()
     )
       surface = surface.parentElement;
     const menu = paint(surface ? getComputedStyle(surface).backgroundColor : "white");
-    const rowBackground = paint(getComputedStyle(button).backgroundColor, menu);
+    const row = paint(getComputedStyle(button).backgroundColor, menu);
     const edges = (
       getComputedStyle(button).boxShadow.match(/(?:rgba?|oklch|oklab|lab|lch|color)\([^)]*\)/g) ?? []
-    ).map((color) => contrast(paint(color, menu), menu));
+    ).map((color) => paint(color, menu));
     const check = button.querySelector("svg");
-    return {
-      standsOut: Math.max(contrast(rowBackground, menu), ...edges),
-      check: check ? contrast(paint(getComputedStyle(check).color, rowBackground), rowBackground) : 0,
-    };
+    return { menu, row, edges, check: check ? paint(getComputedStyle(check).color, row) : null };
   });
+  return {
+    standsOut: Math.max(
+      contrastRatio(colours.row, colours.menu),
+      ...colours.edges.map((edge) => contrastRatio(edge, colours.menu)),
+    ),
+    check: colours.check ? contrastRatio(colours.check, colours.row) : 0,
+  };
 }
 
 test.describe("a paid team organisation's top bar", () => {
