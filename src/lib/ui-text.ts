@@ -89,6 +89,8 @@ export const UI_TEXT = {
 
 /** Success toasts (spec sections 4, 7 and 8). */
 export const TOAST = {
+  /** The close button of a toast shown without react-toastify (toast-fallback.tsx). */
+  close: "Close message",
   loggedIn: "You're logged in successfully!",
   registered: "You're registered successfully!",
   verificationSent: "Email verification link sent successfully, please check your inbox or spam folder",

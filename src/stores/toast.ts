@@ -5,11 +5,17 @@ import { atom } from "nanostores";
 
 export type ToastKind = "success" | "error" | "info";
 
+/** Spec section 9: toasts close after 5000 ms. */
+export const TOAST_AUTO_CLOSE_MS = 5000;
+
 export interface Toast {
   id: number;
   kind: ToastKind;
   message: string;
 }
+
+/** What makes two toasts the same: one of them shows at a time (react-toastify's toastId). */
+export const toastKey = (t: Pick<Toast, "kind" | "message">): string => `${t.kind}:${t.message}`;
 
 const FLASH_KEY = "portal-flash-toasts";
 let nextId = 1;

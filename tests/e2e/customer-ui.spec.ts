@@ -123,6 +123,43 @@ for (const view of VIEWS) {
       expect(await axeViolations(page)).toEqual([]);
     });
 
+    test.describe("with react-toastify's chunk unreachable", () => {
+      // As after a deploy that replaced the chunk while the page was open, or a dropped network.
+      test.use({ allowedConsoleErrors: [/Failed to load resource: net::ERR_FAILED .*\/toast-view\./] });
+
+      test("a toast still shows, closes by itself and by its button", async ({ page, context, request }) => {
+        await context.grantPermissions(["clipboard-read", "clipboard-write"]);
+        await page.route(/\/_astro\/toast-view\.[^/]+\.js$/, (route) => route.abort());
+        const user = await createVerifiedUser(request, "ui");
+        await openSignedIn(page, await tokenViaApi(request, user), "/profile/api-keys");
+        const sample = page.locator("[data-curl-example]");
+        await sample.scrollIntoViewIfNeeded();
+        await sample.getByRole("button", { name: API_KEYS_TEXT.copyCommand }).click();
+        await sample.getByRole("button", { name: UI_TEXT.token.copied }).click();
+        const toast = page.locator("[data-toast-fallback] [role=status]", { hasText: TOAST.copied });
+        await expect(toast).toBeVisible();
+        // The same words twice in a row show once, as react-toastify shows them.
+        await expect(page.locator("[data-toast-fallback] [role=status]")).toHaveCount(1);
+        await expect(page.locator(".Toastify")).toHaveCount(0);
+
+        // Within the toast's 5 s on the screen.
+        const shown = await restingBox(toast);
+        const header = await page.locator("header").first().boundingBox();
+        expect(header).toBeTruthy();
+        expect(overlaps(header as Box, shown), "the toast covers the top bar").toBe(false);
+        expect(shown.y + shown.height).toBeLessThanOrEqual(view.height);
+        expect(shown.x + shown.width).toBeLessThanOrEqual(view.width);
+        await page.screenshot({ path: join(SHOTS, `toast-fallback-${view.width}-${view.colorScheme}.png`) });
+        expect(await axeViolations(page)).toEqual([]);
+        await expect(toast).toHaveCount(0, { timeout: 8_000 });
+
+        // The button says "Copy" again 2 s after a copy (the spec).
+        await sample.getByRole("button", { name: API_KEYS_TEXT.copyCommand }).click();
+        await toast.getByRole("button", { name: TOAST.close }).click();
+        await expect(toast).toHaveCount(0);
+      });
+    });
+
     test("the curl sample is readable whole, with its copy button", async ({ page, request }) => {
       const user = await createVerifiedUser(request, "ui");
       await openSignedIn(page, await tokenViaApi(request, user), "/profile/api-keys");

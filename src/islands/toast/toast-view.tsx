@@ -2,10 +2,7 @@
 // is part of every page's stylesheet (BaseLayout), so a toast never shows unstyled.
 import { useEffect, useSyncExternalStore } from "react";
 import { ToastContainer, type ToastPosition, toast } from "react-toastify/unstyled";
-import { $toasts, drainToasts, type Toast } from "../../stores/toast.ts";
-
-/** Spec section 9: toasts close after 5000 ms, top-right. */
-export const TOAST_AUTO_CLOSE_MS = 5000;
+import { $toasts, drainToasts, TOAST_AUTO_CLOSE_MS, toastKey } from "../../stores/toast.ts";
 
 /** react-toastify's own phone width: up to it a toast spans the screen, pinned to an edge. */
 const PHONE = "(max-width: 480px)";
@@ -23,17 +20,13 @@ function useMedia(query: string): boolean {
   );
 }
 
-/**
- * One toast per message while it shows: react-toastify ignores a toast whose id is on screen, so
- * the same words said twice in a row (an action and its echo) do not stack up.
- */
-const toastIdOf = (t: Pick<Toast, "kind" | "message">) => `${t.kind}:${t.message}`;
-
 export default function ToastView() {
   useEffect(
     () =>
       $toasts.subscribe(() => {
-        for (const t of drainToasts()) toast[t.kind](t.message, { toastId: toastIdOf(t) });
+        // One toast per message while it shows: react-toastify ignores a toast whose id is on
+        // screen, so the same words said twice in a row (an action and its echo) do not stack up.
+        for (const t of drainToasts()) toast[t.kind](t.message, { toastId: toastKey(t) });
       }),
     [],
   );
