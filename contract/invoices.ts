@@ -5,19 +5,12 @@ import * as z from "zod/mini";
 import { emailSchema } from "./account.ts";
 import { currencySchema } from "./billing.ts";
 import { BILLING_DETAILS_MESSAGES } from "./billing-details-messages.ts";
+import { INVOICE_STATUSES } from "./invoice-status.ts";
 import { VAT_ID_STATUSES } from "./vat-id-verification.ts";
 
-/**
- * failed: declined (no invoice); not_charged: an auto top-up that was due and that a pause held
- * back (AUTO-TOP-UP.md); disputed: the buyer's bank is disputing the payment, its credits frozen
- * until it is decided.
- */
-export const invoiceStatusSchema = z.enum(["paid", "failed", "not_charged", "refunded", "disputed"]);
-export type InvoiceStatus = z.infer<typeof invoiceStatusSchema>;
+export { INVOICE_STATUSES, type InvoiceStatus, issuedNoInvoice } from "./invoice-status.ts";
 
-/** A payment that was not made (declined, or held back by auto top-up): no invoice was issued. */
-export const issuedNoInvoice = (status: InvoiceStatus): boolean =>
-  status === "failed" || status === "not_charged";
+export const invoiceStatusSchema = z.enum(INVOICE_STATUSES);
 
 /** How the VAT was decided: seller's country, an EU consumer's country, reverse charge, outside the EU. */
 export const taxTreatmentSchema = z.enum(["domestic", "eu_consumer", "reverse_charge", "outside_eu"]);

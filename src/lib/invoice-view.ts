@@ -1,6 +1,7 @@
 // Where each billing history row's invoice is. The numbers and words of an invoice (money, VAT
 // label, country names) are contract/invoice-document.ts's, shared with the PDF the API renders.
-import { type InvoiceSummary, issuedNoInvoice } from "../../contract/invoices.ts";
+import { issuedNoInvoice } from "../../contract/invoice-status.ts";
+import type { InvoiceSummary } from "../../contract/invoices.ts";
 
 /** The portal's own printable page of an invoice (the local checkout's invoices). */
 export const invoicePagePath = (id: string) => `/profile/billing/invoice?id=${encodeURIComponent(id)}`;

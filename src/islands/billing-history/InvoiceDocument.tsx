@@ -6,7 +6,8 @@
 import { useStore } from "@nanostores/react";
 import { useEffect, useState } from "react";
 import { documentTitle, formatMoney, partyLines, vatRateLabel } from "../../../contract/invoice-document.ts";
-import { type Invoice, type InvoiceParty, issuedNoInvoice } from "../../../contract/invoices.ts";
+import { issuedNoInvoice } from "../../../contract/invoice-status.ts";
+import type { Invoice, InvoiceParty } from "../../../contract/invoices.ts";
 import { readStoredToken } from "../../lib/auth-storage.ts";
 import { BILLING_TEXT } from "../../lib/billing-text.ts";
 import { isoDay } from "../../lib/format-date.ts";

@@ -1,0 +1,15 @@
+// An invoice's status and what follows from it, without zod: the billing pages draw with these.
+// Imported from contract/invoices.ts, they made every page that shows an invoice load zod and the
+// billing schemas up front (about 10 KB gzip); the schemas re-export them.
+
+/**
+ * failed: declined (no invoice); not_charged: an auto top-up that was due and that a pause held
+ * back (AUTO-TOP-UP.md); disputed: the buyer's bank is disputing the payment, its credits frozen
+ * until it is decided.
+ */
+export const INVOICE_STATUSES = ["paid", "failed", "not_charged", "refunded", "disputed"] as const;
+export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
+
+/** A payment that was not made (declined, or held back by auto top-up): no invoice was issued. */
+export const issuedNoInvoice = (status: InvoiceStatus): boolean =>
+  status === "failed" || status === "not_charged";
