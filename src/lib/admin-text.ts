@@ -1,6 +1,11 @@
 // The operator console's words (/admin/customers, /admin/customers/{id}, /admin/audit): only the
 // console's pages load this module.
 export const ADMIN_PAGE_TEXT = {
+  /**
+   * The API's DETAIL.staffMfaRequired, repeated: contract/messages.ts would add every message of
+   * the API to every console page (1.8 KB gzip). admin-text.test.ts checks that the two agree.
+   */
+  staffMfaRequired: "Two-factor authentication is required for staff access",
   /** Staff whose session is from a password alone (ACCOUNT-SECURITY.md). */
   twoFactorRequired:
     "Turn on two-factor authentication on your Security page; it signs this browser in with both factors.",

@@ -4,7 +4,6 @@
 import { useStore } from "@nanostores/react";
 import type { ReactNode } from "react";
 import type { User } from "../../../contract/account.ts";
-import { DETAIL } from "../../../contract/messages.ts";
 import { ADMIN_PAGE_TEXT } from "../../lib/admin-text.ts";
 import { tokenProvesTwoFactors } from "../../lib/token-expiry.ts";
 import { $auth } from "../../stores/auth.ts";
@@ -19,7 +18,7 @@ interface Props {
 function TwoFactorRequired() {
   return (
     <div role="alert" className="alert alert-warning flex flex-col items-start gap-2" data-staff-mfa-required>
-      <p className="font-semibold">{DETAIL.staffMfaRequired}</p>
+      <p className="font-semibold">{ADMIN_PAGE_TEXT.staffMfaRequired}</p>
       <p className="text-sm">{ADMIN_PAGE_TEXT.twoFactorRequired}</p>
       <a href="/profile/security" className="btn btn-sm">
         {ADMIN_PAGE_TEXT.twoFactorLink}
