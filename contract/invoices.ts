@@ -8,7 +8,7 @@ import { BILLING_DETAILS_MESSAGES } from "./billing-details-messages.ts";
 import { INVOICE_STATUSES } from "./invoice-status.ts";
 import { VAT_ID_STATUSES } from "./vat-id-verification.ts";
 
-export { INVOICE_STATUSES, type InvoiceStatus, issuedNoInvoice } from "./invoice-status.ts";
+export { issuedNoInvoice } from "./invoice-status.ts";
 
 export const invoiceStatusSchema = z.enum(INVOICE_STATUSES);
 
