@@ -1,11 +1,12 @@
 // The words of /profile/billing and its invoice page, kept out of UI_TEXT (which every page's
 // islands load) so that only these two pages carry them.
 import { INVOICE_TEXT } from "../../contract/invoice-document.ts";
-import { ORG_DETAIL } from "../../contract/org-messages.ts";
+import { FAILED_RENEWAL_TEXT } from "./failed-renewal-text.ts";
 import { UI_TEXT } from "./ui-text.ts";
 
 export const BILLING_TEXT = {
   ...UI_TEXT.billing,
+  ...FAILED_RENEWAL_TEXT,
   ...INVOICE_TEXT,
   intro: "Your payments and invoices, the billing details on file, and the card your plan is paid with.",
   historyTitle: "Billing history",
@@ -55,7 +56,12 @@ export const BILLING_TEXT = {
   postalCode: "Postal code",
   city: "City",
   detailsSaveFailed: "The billing details could not be saved. Please try again or contact support.",
-  detailsNotAllowed: ORG_DETAIL.notAllowed,
+  /**
+   * The API's ORG_DETAIL.notAllowed, repeated: contract/org-messages.ts would add every organisation
+   * message of the API to the billing pages and the console's customer page (0.8 KB gzip).
+   * billing-text.test.ts checks that the two agree.
+   */
+  detailsNotAllowed: "Your role in this organisation does not allow this",
   /** /profile/billing for a role without billing (a developer, a manager): what it is, and the way on. */
   billingNotForRole:
     "Payments, invoices and billing details of this organisation are for its owners and billing members. Ask an owner if you need an invoice, or switch to your personal account in the account menu.",

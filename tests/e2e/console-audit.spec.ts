@@ -5,6 +5,8 @@
 // counts whole people. Checked with axe.
 import type { Page } from "@playwright/test";
 import { ADMIN_TEXT } from "../../contract/admin-rules.ts";
+import { AUDIT_PAGE_TEXT } from "../../src/lib/admin-audit-text.ts";
+import { REPORTS_PAGE_TEXT } from "../../src/lib/admin-reports-text.ts";
 import { ADMIN_PAGE_TEXT } from "../../src/lib/admin-text.ts";
 import { localDay } from "../../src/lib/format-date.ts";
 import { createVerifiedUser, openSignedIn } from "../fixtures/account.ts";
@@ -12,7 +14,7 @@ import { axeViolations } from "../fixtures/axe.ts";
 import { expect, test } from "../fixtures/test.ts";
 import { staffViaCli } from "../fixtures/two-factor.ts";
 
-const A = ADMIN_PAGE_TEXT;
+const A = { ...ADMIN_PAGE_TEXT, audit: AUDIT_PAGE_TEXT, reports: REPORTS_PAGE_TEXT };
 const CHROME =
   "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36";
 const PHONE = { width: 390, height: 844 };

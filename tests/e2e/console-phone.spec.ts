@@ -4,6 +4,8 @@
 // tabs, the ledger shows its newest lines) and names features as customers know them.
 import type { APIRequestContext, Locator, Page } from "@playwright/test";
 import { featureName } from "../../contract/credit-costs.ts";
+import { AUDIT_PAGE_TEXT } from "../../src/lib/admin-audit-text.ts";
+import { DASHBOARD_TEXT } from "../../src/lib/admin-dashboard-text.ts";
 import { ADMIN_PAGE_TEXT } from "../../src/lib/admin-text.ts";
 import { BILLING_TEXT } from "../../src/lib/billing-text.ts";
 import { createVerifiedUser, openSignedIn, type TestUser, tokenViaApi } from "../fixtures/account.ts";
@@ -13,7 +15,7 @@ import { makeServiceKey } from "../fixtures/service-key.ts";
 import { expect, test } from "../fixtures/test.ts";
 import { staffViaCli } from "../fixtures/two-factor.ts";
 
-const A = ADMIN_PAGE_TEXT;
+const A = { ...ADMIN_PAGE_TEXT, audit: AUDIT_PAGE_TEXT, dashboard: DASHBOARD_TEXT };
 const S = A.customer.sections;
 const PHONE = { width: 390, height: 844 };
 const DESK = { width: 1280, height: 900 };

@@ -5,6 +5,9 @@
 import type { VatReportView } from "../../contract/admin.ts";
 import { ADMIN_TEXT } from "../../contract/admin-rules.ts";
 import { TIERS } from "../../contract/catalogue.ts";
+import { AUDIT_PAGE_TEXT } from "../../src/lib/admin-audit-text.ts";
+import { DASHBOARD_TEXT } from "../../src/lib/admin-dashboard-text.ts";
+import { REPORTS_PAGE_TEXT } from "../../src/lib/admin-reports-text.ts";
 import { ADMIN_PAGE_TEXT } from "../../src/lib/admin-text.ts";
 import { BILLING_TEXT } from "../../src/lib/billing-text.ts";
 import { PROFILE_TEXT } from "../../src/lib/profile-text.ts";
@@ -15,7 +18,12 @@ import { buyTierAViaForms, payOnCheckout } from "../fixtures/checkout.ts";
 import { expect, test } from "../fixtures/test.ts";
 import { staffViaCli } from "../fixtures/two-factor.ts";
 
-const A = ADMIN_PAGE_TEXT;
+const A = {
+  ...ADMIN_PAGE_TEXT,
+  audit: AUDIT_PAGE_TEXT,
+  dashboard: DASHBOARD_TEXT,
+  reports: REPORTS_PAGE_TEXT,
+};
 
 async function apiKeyOf(request: import("@playwright/test").APIRequestContext, token: string) {
   const res = await request.post("/v1/api-keys", {

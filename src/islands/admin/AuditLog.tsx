@@ -3,6 +3,7 @@
 import { useStore } from "@nanostores/react";
 import { type FormEvent, Fragment, useEffect, useId, useRef, useState } from "react";
 import type { AuditEntryView } from "../../../contract/admin.ts";
+import { AUDIT_PAGE_TEXT } from "../../lib/admin-audit-text.ts";
 import { ADMIN_PAGE_TEXT } from "../../lib/admin-text.ts";
 import { dayAndTime } from "../../lib/format-date.ts";
 import {
@@ -24,7 +25,7 @@ import { ADMINS } from "./staff.ts";
 
 if (typeof document !== "undefined") void initSession();
 
-const T = ADMIN_PAGE_TEXT.audit;
+const T = AUDIT_PAGE_TEXT;
 const FIELDS = ["actor", "subject", "action", "from", "to"] as const;
 
 function filterFromUrl(): AuditFilter {

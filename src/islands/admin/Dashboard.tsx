@@ -5,7 +5,7 @@ import { lazy, Suspense, useEffect, useMemo } from "react";
 import type { MetricsView } from "../../../contract/admin.ts";
 import { formatMoney } from "../../../contract/invoice-document.ts";
 import { formatBalance } from "../../lib/account-view.ts";
-import { ADMIN_PAGE_TEXT } from "../../lib/admin-text.ts";
+import { DASHBOARD_TEXT } from "../../lib/admin-dashboard-text.ts";
 import { USAGE_TEXT } from "../../lib/usage-text.ts";
 import { colourOf, type DailyUsage, dailyUsage } from "../../lib/usage-view.ts";
 import { $metrics, loadMetrics } from "../../stores/admin.ts";
@@ -18,7 +18,7 @@ import { ADMINS } from "./staff.ts";
 const UsageChart = lazy(() => import("../usage/UsageChart.tsx"));
 if (typeof document !== "undefined") void initSession();
 
-const T = ADMIN_PAGE_TEXT.dashboard;
+const T = DASHBOARD_TEXT;
 const COUNTS = ["signups", "verified_signups", "new_paying_customers", "churned"] as const;
 const countName = (id: string | null) => T.series[(id ?? "signups") as (typeof COUNTS)[number]] ?? String(id);
 

@@ -5,7 +5,7 @@ import { useEffect, useId, useState } from "react";
 import type { VatLineView } from "../../../contract/admin.ts";
 import { countryName } from "../../../contract/country-name.ts";
 import { formatMoney } from "../../../contract/invoice-document.ts";
-import { ADMIN_PAGE_TEXT } from "../../lib/admin-text.ts";
+import { REPORTS_PAGE_TEXT } from "../../lib/admin-reports-text.ts";
 import { recentQuarters } from "../../lib/quarters.ts";
 import { $vatReport, downloadVatCsv, loadVatReport } from "../../stores/admin.ts";
 import { initSession } from "../../stores/auth.ts";
@@ -17,7 +17,7 @@ import { ADMINS } from "./staff.ts";
 
 if (typeof document !== "undefined") void initSession();
 
-const T = ADMIN_PAGE_TEXT.reports;
+const T = REPORTS_PAGE_TEXT;
 const SECTIONS = ["domestic", "oss", "reverse_charge", "non_eu", "unclassified"] as const;
 
 function quarterFromUrl(fallback: string): string {

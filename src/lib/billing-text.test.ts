@@ -1,0 +1,9 @@
+import { describe, expect, it } from "vitest";
+import { ORG_DETAIL } from "../../contract/org-messages.ts";
+import { BILLING_TEXT } from "./billing-text.ts";
+
+describe("the billing pages' words", () => {
+  it("say what the API says when a role may not change the billing details", () => {
+    expect(BILLING_TEXT.detailsNotAllowed).toBe(ORG_DETAIL.notAllowed);
+  });
+});
