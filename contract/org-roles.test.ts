@@ -1,5 +1,6 @@
 // ORGANISATIONS.md's two role tables, cell by cell: what each role may do, and who may change whom.
 import { describe, expect, it } from "vitest";
+import { seesBilling } from "./org-billing.ts";
 import {
   can,
   canGiveRole,
@@ -13,7 +14,6 @@ import {
   removalRefusal,
   roleChangeRefusal,
   roleNeedsRecentAuth,
-  seesBilling,
 } from "./org-roles.ts";
 
 // The contract's first table: Y where the role may, by row.
@@ -153,5 +153,9 @@ describe("seesBilling", () => {
 
   it("offers billing on a personal account (no organisation chosen)", () => {
     expect(seesBilling(undefined)).toBe(true);
+  });
+
+  it("agrees with what each role may do (org-billing.ts keeps the top bar's copy)", () => {
+    for (const role of ORG_ROLES) expect(seesBilling({ role })).toBe(can(role, "billing"));
   });
 });

@@ -66,13 +66,6 @@ const ABILITIES: Readonly<Record<OrgRole, readonly OrgAbility[]>> = {
 
 export const can = (role: OrgRole, ability: OrgAbility): boolean => ABILITIES[role].includes(ability);
 
-/**
- * Whether the account area offers billing (plans, top-ups, the Billing page) in the chosen
- * organisation: to its owners and billing members; a personal account (none chosen) bills itself.
- * Here beside `can`, not in the organisation pages' helpers: the top bar on every page asks it.
- */
-export const seesBilling = (org: { role: OrgRole } | undefined): boolean => !org || can(org.role, "billing");
-
 /** Who may invite with, or set, a role: owners any; managers developer and manager only. */
 export function canGiveRole(actor: OrgRole, role: OrgRole): boolean {
   if (actor === "owner") return true;

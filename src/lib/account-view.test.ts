@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { FREE_SUBSCRIPTION, type User } from "../../contract/account.ts";
-import { FREE_PLAN, formatBalance, hasPaidPlan, scheduledChange, subscriptionOf } from "./account-view.ts";
+import { FREE_PLAN, formatBalance, hasPaidPlan, subscriptionOf } from "./account-view.ts";
 import { isoDay } from "./format-date.ts";
 import { isRoleAllowed } from "./route-guard.ts";
+import { scheduledChange } from "./scheduled-change.ts";
 
 const user = (subscription: User["subscription"]): User => ({
   id: "u",

@@ -1,6 +1,5 @@
 // What the account islands show for a user, as plain functions (plan badge, balance, profile).
 import type { Subscription, User } from "../../contract/account.ts";
-import { isoDay } from "./format-date.ts";
 
 /**
  * The contract's FREE_SUBSCRIPTION, repeated here because importing it would pull zod into every
@@ -30,14 +29,4 @@ const BALANCE = new Intl.NumberFormat("en-US", { maximumFractionDigits: 2 });
 /** A credit balance for display: 5000 -> "5,000"; 12.5 -> "12.5". */
 export function formatBalance(amount: number): string {
   return BALANCE.format(amount);
-}
-
-/** What is scheduled for the end of the period, in words, or null when nothing is. */
-export function scheduledChange(subscription: Subscription): string | null {
-  const day = isoDay(subscription.expires_at);
-  const when = day ? ` on ${day}` : " at the end of the current period";
-  if (subscription.cancel_at_period_end)
-    return `Your subscription ends${when}; you keep your unexpired credits.`;
-  if (subscription.scheduled_plan) return `Changes to ${subscription.scheduled_plan}${when}.`;
-  return null;
 }

@@ -4,6 +4,12 @@ import { UI_TEXT } from "./ui-text.ts";
 
 export const API_KEYS_TEXT = {
   ...UI_TEXT.apiKeys,
+  /** Also /profile's line about keys. */
+  intro:
+    "Keys let your programs call the generation API without your password. Each key can expire, be " +
+    "limited to some features and a monthly credit budget, and be revoked at any time.",
+  /** Also on /profile/usage, where no key has been made yet. */
+  create: "Create API key",
   createTitle: "Create API key",
   name: "Name",
   namePlaceholder: "e.g. Production server",

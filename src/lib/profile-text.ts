@@ -2,7 +2,10 @@
 // low-balance alert), kept out of UI_TEXT (which every page's islands load) so that only /profile
 // carries them.
 
+import { FAILED_RENEWAL_TEXT } from "./failed-renewal-text.ts";
+
 export const PROFILE_TEXT = {
+  ...FAILED_RENEWAL_TEXT,
   /** The static line under 'My Account', painted before the account has loaded. */
   intro:
     "Your account details, your plan and your credit balance. On a paid plan you can change or " +

@@ -23,60 +23,26 @@ export const UI_TEXT = {
     emailPlaceholder: "Write your email",
     helper: "Enter your email to get a link to reset your password",
   },
-  token: {
-    open: "Get Bearer Token",
-    title: "Copy Bearer Token",
-    copy: "Copy",
-    copied: "Copied",
-    close: "Close",
-    // Sign Out revokes the token, and so does confirming the password (POST /v1/reauth answers a
-    // new one, decision 018): a copy in a script stops then, and nothing else would say so.
-    expires: (when: string) =>
-      `This token expires ${when}, or sooner if you sign out or confirm your password again: open this again for the current one.`,
-    forPrograms: "For a program, create an API key instead: it does not expire every day.",
-    apiKeysLink: "API keys",
-  },
   /** The account menu's words for /profile/usage; the page's own are in usage-text.ts. */
   usage: {
     title: "Usage",
     menu: "Usage",
   },
-  /** The account menu's and /profile's few words about billing; the pages' own are in billing-text.ts. */
+  /** The account menu's words for /profile/billing; the page's own are in billing-text.ts. */
   billing: {
     title: "Billing",
     menu: "Billing",
-    updatePaymentMethod: "Update payment method",
-    /** The failed renewal's notice for a member whose role has no billing: who can fix it. */
-    askOwnerToUpdate: "An owner or a billing member of the organisation can update the payment method.",
-    failedNotice:
-      "Your last renewal payment failed. Update your payment method to pay it and keep your plan.",
   },
-  /** The account menu's and /profile's words for API keys; the page's own are in api-keys-text.ts. */
+  /** The account menu's words for /profile/api-keys; the page's own are in api-keys-text.ts. */
   apiKeys: {
     title: "API keys",
     menu: "API keys",
-    intro:
-      "Keys let your programs call the generation API without your password. Each key can expire, be " +
-      "limited to some features and a monthly credit budget, and be revoked at any time.",
-    create: "Create API key",
   },
   /** The account menu's and /profile's link to /profile/security. */
   security: { menu: "Security" },
-  verifyEmail: {
-    pending: "Verifying your e-mail address…",
-    success: "Email verified successfully!",
-    loginLink: "Login",
-    resendLink: "Resend verification e-mail",
-  },
   resetPassword: {
     checking: "Checking your reset link…",
     resendLink: "Send a new reset link",
-  },
-  payment: {
-    success: "Payment Successful!",
-    failed: "Payment Failed",
-    goToDashboard: "Go to Dashboard",
-    tryAgain: "Try again",
   },
   /** On /login right after registering: the spec's toast says "registered", this says what comes next. */
   checkInbox:

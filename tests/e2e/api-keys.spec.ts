@@ -3,7 +3,7 @@
 // the list, revoke it with confirmation, and the key stops working.
 import type { APIRequestContext } from "@playwright/test";
 import { API_KEYS_TEXT } from "../../src/lib/api-keys-text.ts";
-import { UI_TEXT } from "../../src/lib/ui-text.ts";
+import { TOKEN_TEXT } from "../../src/lib/token-text.ts";
 import { createVerifiedUser, openSignedIn, tokenViaApi } from "../fixtures/account.ts";
 import { axeViolations } from "../fixtures/axe.ts";
 import { makeServiceKey } from "../fixtures/service-key.ts";
@@ -59,8 +59,8 @@ test("a user creates a key, copies it, a program uses it, the list shows the use
   await expect(shown.getByText(T.createdWarning)).toBeVisible();
   const key = await shown.getByLabel("Render server").inputValue();
   expect(key).toMatch(/^gpk_[0-9A-Za-z]{61}$/);
-  await shown.getByRole("button", { name: UI_TEXT.token.copy, exact: true }).click();
-  await expect(shown.getByRole("button", { name: UI_TEXT.token.copied, exact: true })).toBeVisible();
+  await shown.getByRole("button", { name: TOKEN_TEXT.copy, exact: true }).click();
+  await expect(shown.getByRole("button", { name: TOKEN_TEXT.copied, exact: true })).toBeVisible();
   expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(key);
   await shown.getByRole("button", { name: T.done }).click();
   await expect(shown).toBeHidden();
@@ -153,11 +153,11 @@ test("the home page's token dialog says when the token expires and links to API 
 }) => {
   const user = await createVerifiedUser(request, "tokexp");
   await openSignedIn(page, await tokenViaApi(request, user), "/");
-  await page.getByRole("button", { name: UI_TEXT.token.open }).click();
-  const dialog = page.getByRole("dialog", { name: UI_TEXT.token.title });
+  await page.getByRole("button", { name: TOKEN_TEXT.open }).click();
+  const dialog = page.getByRole("dialog", { name: TOKEN_TEXT.title });
   await expect(dialog.locator("[data-token-expires]")).toHaveText(
     /^This token expires \d{4}-\d{2}-\d{2} \d{2}:\d{2} CES?T, or sooner if you sign out or confirm your password again: open this again for the current one\.$/,
   );
-  await dialog.getByRole("link", { name: UI_TEXT.token.apiKeysLink }).click();
+  await dialog.getByRole("link", { name: TOKEN_TEXT.apiKeysLink }).click();
   await expect(page).toHaveURL(/\/profile\/api-keys$/);
 });

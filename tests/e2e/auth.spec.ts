@@ -3,7 +3,9 @@
 // journey visits is swept with axe; any console error fails the test.
 import { VALIDATION } from "../../contract/messages.ts";
 import { PROFILE_TEXT } from "../../src/lib/profile-text.ts";
+import { TOKEN_TEXT } from "../../src/lib/token-text.ts";
 import { ERROR_TEXT, TOAST, UI_TEXT } from "../../src/lib/ui-text.ts";
+import { VERIFY_EMAIL_TEXT } from "../../src/lib/verify-email-text.ts";
 import {
   createVerifiedUser,
   openSignedIn,
@@ -66,9 +68,9 @@ test.describe("account journeys", () => {
 
     const mail = await readMail(request, user.email, /verif/i);
     await page.goto(portalPath(mail, "/verify-email/"));
-    await expect(page.getByText(UI_TEXT.verifyEmail.success)).toBeVisible();
+    await expect(page.getByText(VERIFY_EMAIL_TEXT.success)).toBeVisible();
     expect(await axeViolations(page)).toEqual([]);
-    await page.getByRole("link", { name: UI_TEXT.verifyEmail.loginLink, exact: true }).click();
+    await page.getByRole("link", { name: VERIFY_EMAIL_TEXT.loginLink, exact: true }).click();
 
     await expect(page).toHaveURL(/\/login$/);
     await fillLogin(page, user.username, user.password);
@@ -89,18 +91,18 @@ test.describe("account journeys", () => {
     expect(stored.flag).toBe("true");
     expect(stored.token).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
 
-    await page.getByRole("button", { name: UI_TEXT.token.open }).click();
-    const dialog = page.getByRole("dialog", { name: UI_TEXT.token.title });
+    await page.getByRole("button", { name: TOKEN_TEXT.open }).click();
+    const dialog = page.getByRole("dialog", { name: TOKEN_TEXT.title });
     await expect(dialog).toBeVisible();
     await expect(dialog.getByRole("textbox")).toHaveValue(stored.token ?? "");
     await expect(dialog.getByRole("textbox")).toHaveAttribute("readonly", "");
     expect(await axeViolations(page)).toEqual([]);
-    await dialog.getByRole("button", { name: UI_TEXT.token.copy }).click();
+    await dialog.getByRole("button", { name: TOKEN_TEXT.copy }).click();
     await expect(page.getByText(TOAST.copied)).toBeVisible();
-    await expect(dialog.getByRole("button", { name: UI_TEXT.token.copied })).toBeVisible();
+    await expect(dialog.getByRole("button", { name: TOKEN_TEXT.copied })).toBeVisible();
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(stored.token);
     // The copied indicator resets after 2 s.
-    await expect(dialog.getByRole("button", { name: UI_TEXT.token.copy })).toBeVisible({ timeout: 4000 });
+    await expect(dialog.getByRole("button", { name: TOKEN_TEXT.copy })).toBeVisible({ timeout: 4000 });
     await page.keyboard.press("Escape");
     await expect(dialog).toBeHidden();
 
@@ -332,7 +334,7 @@ test.describe("account journeys", () => {
 
     await page.goto("/verify-email/not-a-real-token");
     await expect(page.getByRole("alert").filter({ hasText: ERROR_TEXT.tokenInvalid })).toBeVisible();
-    await expect(page.getByRole("link", { name: UI_TEXT.verifyEmail.resendLink })).toHaveAttribute(
+    await expect(page.getByRole("link", { name: VERIFY_EMAIL_TEXT.resendLink })).toHaveAttribute(
       "href",
       "/resend-email-verification",
     );
@@ -343,7 +345,7 @@ test.describe("account journeys", () => {
     await registerViaApi(request, user);
     const verifyPath = portalPath(await readMail(request, user.email, /verif/i), "/verify-email/");
     await page.goto(verifyPath);
-    await expect(page.getByText(UI_TEXT.verifyEmail.success)).toBeVisible();
+    await expect(page.getByText(VERIFY_EMAIL_TEXT.success)).toBeVisible();
     await page.goto(verifyPath);
     await expect(page.getByText(ERROR_TEXT.tokenInvalid)).toBeVisible();
   });
@@ -413,7 +415,7 @@ test.describe("account journeys", () => {
       .toEqual([null, null]);
     await expect(page).toHaveURL(/\/$/);
     await expect(page.getByRole("link", { name: UI_TEXT.logIn }).first()).toBeVisible();
-    await expect(page.getByRole("button", { name: UI_TEXT.token.open })).toHaveCount(0);
+    await expect(page.getByRole("button", { name: TOKEN_TEXT.open })).toHaveCount(0);
 
     await openSignedIn(page, "garbage-that-is-no-jwt", "/profile");
     await expect(page).toHaveURL(/\/$/);

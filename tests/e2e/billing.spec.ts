@@ -1,6 +1,7 @@
 // Billing journeys in the browser against the real API and its local hosted checkout: subscribe,
 // pay, top up, change and cancel the plan, a declined card, and who may see /plans.
 import type { Page } from "@playwright/test";
+import { PAYMENT_TEXT } from "../../src/lib/payment-text.ts";
 import { PROFILE_TEXT } from "../../src/lib/profile-text.ts";
 import { ERROR_TEXT, TOAST, UI_TEXT } from "../../src/lib/ui-text.ts";
 import { createVerifiedUser, openSignedIn, tokenViaApi, visibleGreeting } from "../fixtures/account.ts";
@@ -34,9 +35,9 @@ test("a user subscribes to Tier B, tops up 500 credits, schedules Tier C, cancel
   await tierB.getByRole("button", { name: /to Tier B/ }).click();
   await pay(page, "4242 4242 4242 4242");
   await expect(page).toHaveURL(/\/payment\/success$/);
-  await expect(page.getByRole("heading", { name: UI_TEXT.payment.success })).toBeVisible();
+  await expect(page.getByRole("heading", { name: PAYMENT_TEXT.success })).toBeVisible();
   expect(await axeViolations(page)).toEqual([]);
-  await expect(page.getByRole("link", { name: UI_TEXT.payment.goToDashboard })).toHaveAttribute("href", "/");
+  await expect(page.getByRole("link", { name: PAYMENT_TEXT.goToDashboard })).toHaveAttribute("href", "/");
 
   await profileUntil(page, async () => {
     await expect(page.getByLabel(PROFILE_TEXT.plan)).toHaveValue("Tier B", { timeout: 2000 });
@@ -58,7 +59,7 @@ test("a user subscribes to Tier B, tops up 500 credits, schedules Tier C, cancel
   await page.getByRole("radio", { name: /500 credit pack/ }).check();
   await page.getByRole("button", { name: PROFILE_TEXT.buy, exact: true }).click();
   await pay(page, "4242 4242 4242 4242");
-  await expect(page.getByRole("heading", { name: UI_TEXT.payment.success })).toBeVisible();
+  await expect(page.getByRole("heading", { name: PAYMENT_TEXT.success })).toBeVisible();
   await profileUntil(page, async () => {
     expect(await tokensOf(page)).toBe(afterSubscribe + 500);
   });
@@ -151,9 +152,9 @@ test("a declined card stays on the checkout, and cancelling it shows 'Payment Fa
   await expect(page.getByText("Your card was declined.")).toBeVisible();
   await page.getByRole("link", { name: "Cancel" }).click();
   await expect(page).toHaveURL(/\/payment\/failed$/);
-  await expect(page.getByRole("heading", { name: UI_TEXT.payment.failed })).toBeVisible();
+  await expect(page.getByRole("heading", { name: PAYMENT_TEXT.failed })).toBeVisible();
   expect(await axeViolations(page)).toEqual([]);
-  await page.getByRole("link", { name: UI_TEXT.payment.tryAgain }).click();
+  await page.getByRole("link", { name: PAYMENT_TEXT.tryAgain }).click();
   await expect(page).toHaveURL(/\/plans$/);
 });
 

@@ -6,6 +6,7 @@
 import type { APIRequestContext, Page } from "@playwright/test";
 import { ADMIN_TEXT } from "../../contract/admin-rules.ts";
 import { ADMIN_PAGE_TEXT } from "../../src/lib/admin-text.ts";
+import { PAYMENT_TEXT } from "../../src/lib/payment-text.ts";
 import { PROFILE_TEXT } from "../../src/lib/profile-text.ts";
 import { UI_TEXT } from "../../src/lib/ui-text.ts";
 import { createVerifiedUser, openSignedIn, readMail, tokenViaApi } from "../fixtures/account.ts";
@@ -74,10 +75,7 @@ test("a paying customer reads what credits are worth on the API keys page, and n
   // A failed top-up's 'Try again' leads to the packs on /profile, not to /plans.
   await openSignedIn(page, token, "/payment/failed");
   await expect(page.locator("[data-plan-badge]").first()).toHaveText("Tier A");
-  await expect(page.getByRole("link", { name: UI_TEXT.payment.tryAgain })).toHaveAttribute(
-    "href",
-    "/profile",
-  );
+  await expect(page.getByRole("link", { name: PAYMENT_TEXT.tryAgain })).toHaveAttribute("href", "/profile");
 
   // No link on the pages a paying customer uses leads into that redirect.
   for (const path of SIGNED_IN_PAGES) {

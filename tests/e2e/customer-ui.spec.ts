@@ -9,7 +9,8 @@ import { jwtDecode } from "jwt-decode";
 import { DETAIL } from "../../contract/messages.ts";
 import { API_KEYS_TEXT } from "../../src/lib/api-keys-text.ts";
 import { SECURITY_TEXT } from "../../src/lib/security-text.ts";
-import { TOAST, UI_TEXT } from "../../src/lib/ui-text.ts";
+import { TOKEN_TEXT } from "../../src/lib/token-text.ts";
+import { TOAST } from "../../src/lib/ui-text.ts";
 import { createVerifiedUser, openSignedIn, tokenViaApi } from "../fixtures/account.ts";
 import { axeViolations } from "../fixtures/axe.ts";
 import { expect, test } from "../fixtures/test.ts";
@@ -99,7 +100,7 @@ for (const view of VIEWS) {
       await sample.scrollIntoViewIfNeeded();
       // Twice in a row, as an impatient visitor would: the same words show once.
       await copy.click();
-      await sample.getByRole("button", { name: UI_TEXT.token.copied }).click();
+      await sample.getByRole("button", { name: TOKEN_TEXT.copied }).click();
       const toast = page.locator(".Toastify__toast", { hasText: TOAST.copied });
       await expect(toast).toBeVisible();
       // The command exactly, its three lines as typed (the wrapping is the screen's only).
@@ -135,7 +136,7 @@ for (const view of VIEWS) {
         const sample = page.locator("[data-curl-example]");
         await sample.scrollIntoViewIfNeeded();
         await sample.getByRole("button", { name: API_KEYS_TEXT.copyCommand }).click();
-        await sample.getByRole("button", { name: UI_TEXT.token.copied }).click();
+        await sample.getByRole("button", { name: TOKEN_TEXT.copied }).click();
         const toast = page.locator("[data-toast-fallback] [role=status]", { hasText: TOAST.copied });
         await expect(toast).toBeVisible();
         // The same words twice in a row show once, as react-toastify shows them.
@@ -188,8 +189,8 @@ for (const view of VIEWS) {
       await openSignedIn(page, token, "/");
       const header = page.locator("header").first();
       const before = await header.boundingBox();
-      await page.getByRole("button", { name: UI_TEXT.token.open }).click();
-      const dialog = page.getByRole("dialog", { name: UI_TEXT.token.title });
+      await page.getByRole("button", { name: TOKEN_TEXT.open }).click();
+      const dialog = page.getByRole("dialog", { name: TOKEN_TEXT.title });
       await expect(dialog).toBeVisible();
 
       // The page does not move under the dialog, and nothing reserves a scrollbar's gutter for it
@@ -216,9 +217,7 @@ for (const view of VIEWS) {
         .toLocaleString("en-GB", { timeZone: "Europe/Berlin", timeZoneName: "short" })
         .split(" ")
         .at(-1);
-      await expect(dialog.locator("[data-token-expires]")).toHaveText(
-        UI_TEXT.token.expires(`${clock} ${zone}`),
-      );
+      await expect(dialog.locator("[data-token-expires]")).toHaveText(TOKEN_TEXT.expires(`${clock} ${zone}`));
       expect(zone).toMatch(/^CES?T$/);
 
       // One way out, by one name.
@@ -226,12 +225,12 @@ for (const view of VIEWS) {
         .getByRole("button")
         .evaluateAll((buttons) => buttons.map((b) => b.getAttribute("aria-label") ?? b.textContent?.trim()));
       expect(new Set(names).size, names.join(", ")).toBe(names.length);
-      await expect(dialog.getByRole("button", { name: UI_TEXT.token.close })).toHaveCount(1);
+      await expect(dialog.getByRole("button", { name: TOKEN_TEXT.close })).toHaveCount(1);
 
       await page.screenshot({ path: join(SHOTS, `dialog-${view.width}-${view.colorScheme}.png`) });
       expect(await axeViolations(page)).toEqual([]);
 
-      await dialog.getByRole("button", { name: UI_TEXT.token.close }).click();
+      await dialog.getByRole("button", { name: TOKEN_TEXT.close }).click();
       await expect(dialog).toBeHidden();
       expect(await header.boundingBox()).toEqual(before);
     });

@@ -1,6 +1,6 @@
 import { BILLING_TEXT } from "../../src/lib/billing-text.ts";
+import { PAYMENT_TEXT } from "../../src/lib/payment-text.ts";
 import { PROFILE_TEXT } from "../../src/lib/profile-text.ts";
-import { UI_TEXT } from "../../src/lib/ui-text.ts";
 import { createVerifiedUser, openSignedIn, readMail, tokenViaApi } from "../fixtures/account.ts";
 import { axeViolations } from "../fixtures/axe.ts";
 import { payOnCheckout } from "../fixtures/checkout.ts";
@@ -26,7 +26,7 @@ test("a declined renewal: the mail, a new card, and the plan goes on", async ({ 
     .getByRole("button", { name: /to Tier A/ })
     .click();
   await payOnCheckout(page, "4000 0000 0000 0341");
-  await expect(page.getByRole("heading", { name: UI_TEXT.payment.success })).toBeVisible();
+  await expect(page.getByRole("heading", { name: PAYMENT_TEXT.success })).toBeVisible();
   await readMail(api, user.email, /receipt/);
 
   // A month later the renewal is declined (npm run billing:advance does the same).

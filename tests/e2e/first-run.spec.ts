@@ -3,6 +3,7 @@
 // browser keeps the session per origin, so a page opened on 127.0.0.1 is sent to localhost, and a
 // mailed link then opens in the same signed-in session (issue 31, item 1).
 import { TOAST, UI_TEXT } from "../../src/lib/ui-text.ts";
+import { VERIFY_EMAIL_TEXT } from "../../src/lib/verify-email-text.ts";
 import { portalPath, readMail, uniqueUser, visibleGreeting } from "../fixtures/account.ts";
 import { axeViolations } from "../fixtures/axe.ts";
 import { ownServer } from "../fixtures/own-server.ts";
@@ -45,7 +46,7 @@ test("a page opened on 127.0.0.1 moves to PORTAL_URL's origin, and the mailed li
   const link = mail.links.find((l) => l.includes("/verify-email/")) ?? "";
   expect(new URL(link).origin, "mail links use PORTAL_URL").toBe(portal);
   await page.goto(`${portal}${portalPath(mail, "/verify-email/")}`);
-  await expect(page.getByText(UI_TEXT.verifyEmail.success)).toBeVisible();
+  await expect(page.getByText(VERIFY_EMAIL_TEXT.success)).toBeVisible();
 
   // Logged in on the address the log names: the session is localhost's, where PORTAL_URL's links land.
   await page.goto(`${loopback}/login`);

@@ -6,7 +6,7 @@ import { VAT_ID_STATUS_BADGE, VAT_ID_STATUS_TEXT } from "../../contract/vat-id-v
 import { VAT_ID_MESSAGES } from "../../server/domain/vat.ts";
 import { BILLING_TEXT } from "../../src/lib/billing-text.ts";
 import { PAYING_ORG_TEXT } from "../../src/lib/paying-org.ts";
-import { UI_TEXT } from "../../src/lib/ui-text.ts";
+import { PAYMENT_TEXT } from "../../src/lib/payment-text.ts";
 import { createVerifiedUser, openSignedIn, tokenViaApi } from "../fixtures/account.ts";
 import { axeViolations } from "../fixtures/axe.ts";
 import { payOnCheckout } from "../fixtures/checkout.ts";
@@ -81,7 +81,7 @@ test("a team organisation is named in the dialogs that move its money", async ({
   await expect(subscribe).toContainText(PAYING_ORG_TEXT.subscribe("Acme").trim());
   await subscribe.click();
   await payOnCheckout(page, "4242 4242 4242 4242");
-  await expect(page.getByRole("heading", { name: UI_TEXT.payment.success })).toBeVisible();
+  await expect(page.getByRole("heading", { name: PAYMENT_TEXT.success })).toBeVisible();
 
   await expect(async () => {
     await page.goto("/profile");

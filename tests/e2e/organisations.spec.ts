@@ -10,7 +10,9 @@ import { INVITATION_TEXT } from "../../src/lib/invitation-text.ts";
 import { ORG_PAGE_TEXT } from "../../src/lib/org-text.ts";
 import { nextBerlinMonthStart } from "../../src/lib/org-view.ts";
 import { PAYING_ORG_TEXT } from "../../src/lib/paying-org.ts";
+import { PAYMENT_TEXT } from "../../src/lib/payment-text.ts";
 import { PROFILE_TEXT } from "../../src/lib/profile-text.ts";
+import { TOKEN_TEXT } from "../../src/lib/token-text.ts";
 import { UI_TEXT } from "../../src/lib/ui-text.ts";
 import { USAGE_TEXT } from "../../src/lib/usage-text.ts";
 import {
@@ -288,7 +290,7 @@ test.describe("the account menu's organisation switcher", () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await page.emulateMedia({ colorScheme: "dark" });
     await openSignedIn(page, ownerToken, "/");
-    await expect(page.getByRole("button", { name: UI_TEXT.token.open })).toBeVisible();
+    await expect(page.getByRole("button", { name: TOKEN_TEXT.open })).toBeVisible();
     await page.locator("[data-mobile-menu] > summary").click();
     const menu = page.locator("[data-mobile-menu]");
     const acting = page.waitForRequest(
@@ -297,7 +299,7 @@ test.describe("the account menu's organisation switcher", () => {
     await menu.locator(`[data-org-choice="${orgId}"]`).click();
     // The page loads again acting on it: the menu, opened again, marks it and offers its pages.
     await acting;
-    await expect(page.getByRole("button", { name: UI_TEXT.token.open })).toBeVisible();
+    await expect(page.getByRole("button", { name: TOKEN_TEXT.open })).toBeVisible();
     await page.locator("[data-mobile-menu] > summary").click();
     await expect(menu.locator(`[data-org-choice="${orgId}"]`)).toHaveAttribute("aria-current", "true");
     await expect(menu.getByRole("link", { name: T.members })).toBeVisible();
@@ -473,7 +475,7 @@ test.describe("a paid team organisation's top bar", () => {
       .getByRole("button", { name: /to Tier A/ })
       .click();
     await payOnCheckout(page, "4242 4242 4242 4242");
-    await expect(page.getByRole("heading", { name: UI_TEXT.payment.success })).toBeVisible();
+    await expect(page.getByRole("heading", { name: PAYMENT_TEXT.success })).toBeVisible();
     await expect(async () => {
       await page.goto("/");
       await expect(page.locator("header [data-plan-badge]").filter({ visible: true })).toHaveText("Tier A", {
@@ -788,7 +790,7 @@ test.describe("a team's whole journey", () => {
       .getByRole("button", { name: /to Tier A/ })
       .click();
     await payOnCheckout(page, "4242 4242 4242 4242", FRENCH_BUSINESS);
-    await expect(page.getByRole("heading", { name: UI_TEXT.payment.success })).toBeVisible();
+    await expect(page.getByRole("heading", { name: PAYMENT_TEXT.success })).toBeVisible();
     await profileUntil(async () => {
       await expect(page.getByLabel(PROFILE_TEXT.plan)).toHaveValue("Tier A", { timeout: 2000 });
     });
@@ -895,7 +897,7 @@ test.describe("a team's whole journey", () => {
     await page.getByRole("radio", { name: /500 credit pack/ }).check();
     await page.getByRole("button", { name: PROFILE_TEXT.buy, exact: true }).click();
     await payOnCheckout(page, "4242 4242 4242 4242", FRENCH_BUSINESS);
-    await expect(page.getByRole("heading", { name: UI_TEXT.payment.success })).toBeVisible();
+    await expect(page.getByRole("heading", { name: PAYMENT_TEXT.success })).toBeVisible();
     await profileUntil(async () => {
       expect(await tokensOnProfile()).toBe(paid - 10 + 500);
     });

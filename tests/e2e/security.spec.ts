@@ -12,8 +12,10 @@ import { Severity, Type } from "csp_evaluator/dist/finding.js";
 import { CspParser } from "csp_evaluator/dist/parser.js";
 import { VALIDATION } from "../../contract/messages.ts";
 import { checkoutCsp } from "../../server/routes/checkout/page.ts";
+import { PAYMENT_TEXT } from "../../src/lib/payment-text.ts";
 import { PROFILE_TEXT } from "../../src/lib/profile-text.ts";
 import { USER_FETCH_TIMEOUT_MS } from "../../src/lib/retry-policy.ts";
+import { TOKEN_TEXT } from "../../src/lib/token-text.ts";
 import { ERROR_TEXT, TOAST, UI_TEXT } from "../../src/lib/ui-text.ts";
 import {
   createVerifiedUser,
@@ -453,8 +455,8 @@ test.describe("pages under their policy", () => {
       // The first toast loads react-toastify on demand.
       await expect(page.getByText(TOAST.loggedIn)).toBeVisible();
       await waitForIslands(page);
-      await page.getByRole("button", { name: UI_TEXT.token.open }).click();
-      await expect(page.getByRole("dialog", { name: UI_TEXT.token.title })).toBeVisible();
+      await page.getByRole("button", { name: TOKEN_TEXT.open }).click();
+      await expect(page.getByRole("dialog", { name: TOKEN_TEXT.title })).toBeVisible();
       await page.keyboard.press("Escape");
       await visibleGreeting(page, user.username).click();
       await expect(page.getByRole("link", { name: UI_TEXT.myAccount }).first()).toBeVisible();
@@ -467,7 +469,7 @@ test.describe("pages under their policy", () => {
         .getByRole("button", { name: /to Tier A/ })
         .click();
       await payOnCheckout(page, "4242 4242 4242 4242");
-      await expect(page.getByRole("heading", { name: UI_TEXT.payment.success })).toBeVisible();
+      await expect(page.getByRole("heading", { name: PAYMENT_TEXT.success })).toBeVisible();
       await expect(async () => {
         await page.goto("/profile");
         await expect(page.getByLabel(PROFILE_TEXT.plan)).toHaveValue("Tier A", { timeout: 2000 });
@@ -731,11 +733,8 @@ test.describe("URL parameters", () => {
       "success%3F%23",
     ]) {
       await page.goto(`/payment/${status}`);
-      await expect(page.getByRole("heading", { name: UI_TEXT.payment.failed })).toBeVisible();
-      await expect(page.getByRole("link", { name: UI_TEXT.payment.tryAgain })).toHaveAttribute(
-        "href",
-        "/plans",
-      );
+      await expect(page.getByRole("heading", { name: PAYMENT_TEXT.failed })).toBeVisible();
+      await expect(page.getByRole("link", { name: PAYMENT_TEXT.tryAgain })).toHaveAttribute("href", "/plans");
       expect(await injectedMarkup(page)).toEqual(NOTHING_INJECTED);
     }
     // The server answers no page for a path whose decoded form climbs out of its folder.
@@ -941,10 +940,10 @@ test.describe("HTML in account data renders as text", () => {
     });
     const dialogs = recordDialogs(page);
     await openSignedIn(page, token, "/");
-    await page.getByRole("button", { name: UI_TEXT.token.open }).click();
-    const dialog = page.getByRole("dialog", { name: UI_TEXT.token.title });
+    await page.getByRole("button", { name: TOKEN_TEXT.open }).click();
+    const dialog = page.getByRole("dialog", { name: TOKEN_TEXT.title });
     await expect(dialog.getByRole("textbox")).toHaveValue(token);
-    await dialog.getByRole("button", { name: UI_TEXT.token.copy }).click();
+    await dialog.getByRole("button", { name: TOKEN_TEXT.copy }).click();
     await expect(page.getByText(TOAST.copied)).toBeVisible();
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(token);
     expect(authorization).toBe(`Bearer ${token}`);

@@ -4,7 +4,7 @@
 import { readFile } from "node:fs/promises";
 import { TIERS } from "../../contract/catalogue.ts";
 import { BILLING_TEXT } from "../../src/lib/billing-text.ts";
-import { UI_TEXT } from "../../src/lib/ui-text.ts";
+import { PAYMENT_TEXT } from "../../src/lib/payment-text.ts";
 import { createVerifiedUser, openSignedIn, tokenViaApi } from "../fixtures/account.ts";
 import { axeViolations } from "../fixtures/axe.ts";
 import { FRENCH_BUSINESS, GERMAN_CONSUMER, giveBillingDetails } from "../fixtures/checkout.ts";
@@ -51,7 +51,7 @@ test("a German address: 19 % is shown before Pay, charged, and on the invoice", 
   if (shots) await page.screenshot({ path: `${shots}/checkout-total-de.png`, fullPage: true });
   await page.getByLabel("Card number").fill("4242 4242 4242 4242");
   await page.getByRole("button", { name: "Pay" }).click();
-  await expect(page.getByRole("heading", { name: UI_TEXT.payment.success })).toBeVisible();
+  await expect(page.getByRole("heading", { name: PAYMENT_TEXT.success })).toBeVisible();
 
   // The billing history, reached from the account menu's page.
   await expect(async () => {
@@ -127,7 +127,7 @@ test("a French VAT ID: reverse charge, 0 % charged, and the note on the invoice"
   if (shots) await page.screenshot({ path: `${shots}/checkout-total-fr.png`, fullPage: true });
   await page.getByLabel("Card number").fill("4242 4242 4242 4242");
   await page.getByRole("button", { name: "Pay" }).click();
-  await expect(page.getByRole("heading", { name: UI_TEXT.payment.success })).toBeVisible();
+  await expect(page.getByRole("heading", { name: PAYMENT_TEXT.success })).toBeVisible();
 
   await expect(async () => {
     await page.goto("/profile/billing");

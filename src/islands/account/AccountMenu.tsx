@@ -3,7 +3,7 @@
 // variant shows the same inside the mobile menu. The organisation switcher loads when the menu
 // first opens: most visitors never need it, and every page carries this island.
 import { lazy, Suspense, useEffect, useRef, useState } from "react";
-import { seesBilling } from "../../../contract/org-roles.ts";
+import { seesBilling } from "../../../contract/org-billing.ts";
 import { formatBalance } from "../../lib/account-view.ts";
 import { navigate } from "../../lib/navigation.ts";
 import { UI_TEXT } from "../../lib/ui-text.ts";

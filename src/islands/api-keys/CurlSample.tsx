@@ -3,7 +3,7 @@
 // box cut the URL ("…/v1/backgroun") with no sign that there was more (issue 31).
 import { Fragment, useRef } from "react";
 import { API_KEYS_TEXT } from "../../lib/api-keys-text.ts";
-import { UI_TEXT } from "../../lib/ui-text.ts";
+import { TOKEN_TEXT } from "../../lib/token-text.ts";
 import { useHydrated } from "../auth/use-hydrated.ts";
 import { useCopy } from "../token/use-copy.ts";
 
@@ -26,7 +26,7 @@ export default function CurlSample({ lines }: { lines: readonly string[] }) {
           disabled={!hydrated}
           aria-label={copied ? undefined : T.copyCommand}
         >
-          {copied ? UI_TEXT.token.copied : UI_TEXT.token.copy}
+          {copied ? TOKEN_TEXT.copied : TOKEN_TEXT.copy}
         </button>
       </div>
       <pre className="whitespace-pre-wrap px-4 pb-4 text-xs wrap-anywhere">

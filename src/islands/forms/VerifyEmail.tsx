@@ -2,7 +2,7 @@
 // Login link, or 'Token is invalid or expired.' with a link to /resend-email-verification.
 import { useEffect, useState } from "react";
 import { routeParam } from "../../lib/route-param.ts";
-import { UI_TEXT } from "../../lib/ui-text.ts";
+import { VERIFY_EMAIL_TEXT } from "../../lib/verify-email-text.ts";
 import { verifyEmail } from "../../stores/account.ts";
 import { LoadingState } from "../auth/LoadingState.tsx";
 import { InvalidToken } from "./InvalidToken.tsx";
@@ -32,17 +32,17 @@ export default function VerifyEmail() {
     void verifyOnce(token).then((ok) => setResult(ok ? "success" : "failed"));
   }, []);
 
-  if (result === "pending") return <LoadingState message={UI_TEXT.verifyEmail.pending} />;
+  if (result === "pending") return <LoadingState message={VERIFY_EMAIL_TEXT.pending} />;
   if (result === "failed") {
-    return <InvalidToken linkHref="/resend-email-verification" linkText={UI_TEXT.verifyEmail.resendLink} />;
+    return <InvalidToken linkHref="/resend-email-verification" linkText={VERIFY_EMAIL_TEXT.resendLink} />;
   }
   return (
     <div className="flex flex-col gap-4" data-verify-success>
       <p role="status" className="alert alert-success">
-        {UI_TEXT.verifyEmail.success}
+        {VERIFY_EMAIL_TEXT.success}
       </p>
       <a href="/login" className="btn btn-primary">
-        {UI_TEXT.verifyEmail.loginLink}
+        {VERIFY_EMAIL_TEXT.loginLink}
       </a>
     </div>
   );

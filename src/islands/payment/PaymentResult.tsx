@@ -6,8 +6,8 @@
 // would send them to / (spec section 2).
 import { useEffect, useState } from "react";
 import { hasPaidPlan } from "../../lib/account-view.ts";
+import { PAYMENT_TEXT } from "../../lib/payment-text.ts";
 import { routeParam } from "../../lib/route-param.ts";
-import { UI_TEXT } from "../../lib/ui-text.ts";
 import { refreshUserUntilChanged } from "../../stores/auth.ts";
 import { LoadingState } from "../auth/LoadingState.tsx";
 import { useSession } from "../auth/use-session.ts";
@@ -28,11 +28,11 @@ export default function PaymentResult() {
       <div className="flex flex-col items-center gap-4 text-center" data-payment-result="success">
         <h2 className="flex items-center gap-2 text-xl font-bold">
           <span className="status status-success status-lg" aria-hidden="true" />
-          {UI_TEXT.payment.success}
+          {PAYMENT_TEXT.success}
         </h2>
         <p className="text-base-content/80">Thank you! Your credits are on their way to your account.</p>
         <a href="/" className="btn btn-primary">
-          {UI_TEXT.payment.goToDashboard}
+          {PAYMENT_TEXT.goToDashboard}
         </a>
       </div>
     );
@@ -41,13 +41,13 @@ export default function PaymentResult() {
     <div className="flex flex-col items-center gap-4 text-center" data-payment-result="failed">
       <h2 className="flex items-center gap-2 text-xl font-bold">
         <span className="status status-error status-lg" aria-hidden="true" />
-        {UI_TEXT.payment.failed}
+        {PAYMENT_TEXT.failed}
       </h2>
       <p className="text-base-content/80">
         Your card was not charged. You can try again or pick another plan.
       </p>
       <a href={hasPaidPlan(user) ? "/profile" : "/plans"} className="btn btn-primary">
-        {UI_TEXT.payment.tryAgain}
+        {PAYMENT_TEXT.tryAgain}
       </a>
     </div>
   );

@@ -6,7 +6,7 @@
 import { useState } from "react";
 import type { User } from "../../../contract/account.ts";
 import type { Product } from "../../../contract/billing.ts";
-import { scheduledChange, subscriptionOf } from "../../lib/account-view.ts";
+import { subscriptionOf } from "../../lib/account-view.ts";
 import { asApiError } from "../../lib/api-client.ts";
 import { accountActionErrorMessage } from "../../lib/error-messages.ts";
 import { isoDay } from "../../lib/format-date.ts";
@@ -15,6 +15,7 @@ import { dialogPlanDetails, otherPlans, planToKeep } from "../../lib/plan-detail
 import { formatCredits } from "../../lib/plans.ts";
 import { formatPrice, PRICE_TAX_NOTE } from "../../lib/price.ts";
 import { PROFILE_TEXT } from "../../lib/profile-text.ts";
+import { scheduledChange } from "../../lib/scheduled-change.ts";
 import { ERROR_TEXT, TOAST } from "../../lib/ui-text.ts";
 import { cancelSubscription, updateSubscription } from "../../stores/billing.ts";
 import { $subscriptionProducts, retryIfGivenUp } from "../../stores/catalogue.ts";

@@ -2,11 +2,14 @@
 // what the plan allows: 'Buy Plan' on FREE; change and cancel on a paid plan; top-up packs.
 import { lazy, Suspense } from "react";
 import type { User } from "../../../contract/account.ts";
-import { can, seesBilling } from "../../../contract/org-roles.ts";
-import { formatBalance, hasPaidPlan, scheduledChange, subscriptionOf } from "../../lib/account-view.ts";
+import { seesBilling } from "../../../contract/org-billing.ts";
+import { can } from "../../../contract/org-roles.ts";
+import { formatBalance, hasPaidPlan, subscriptionOf } from "../../lib/account-view.ts";
+import { API_KEYS_TEXT } from "../../lib/api-keys-text.ts";
 import { isoDay } from "../../lib/format-date.ts";
 import { PROFILE_TEXT } from "../../lib/profile-text.ts";
 import { ROLE_NAMES } from "../../lib/role-text.ts";
+import { scheduledChange } from "../../lib/scheduled-change.ts";
 import { UI_TEXT } from "../../lib/ui-text.ts";
 import { initSession } from "../../stores/auth.ts";
 import { RouteGuard } from "../auth/RouteGuard.tsx";
@@ -91,13 +94,13 @@ function AccountView({ user }: { user: User }) {
         {subscription.status === "past_due" && (
           <p role="alert" className="alert alert-warning text-sm" data-past-due>
             <span>
-              {UI_TEXT.billing.failedNotice}{" "}
+              {PROFILE_TEXT.failedNotice}{" "}
               {billing ? (
                 <a href="/profile/billing" className="link font-semibold">
-                  {UI_TEXT.billing.updatePaymentMethod}
+                  {PROFILE_TEXT.updatePaymentMethod}
                 </a>
               ) : (
-                UI_TEXT.billing.askOwnerToUpdate
+                PROFILE_TEXT.askOwnerToUpdate
               )}
             </span>
           </p>
@@ -136,7 +139,7 @@ function AccountView({ user }: { user: User }) {
         <h2 id="api-access-heading" className="text-lg font-semibold">
           {T.apiAccessTitle}
         </h2>
-        <p className="text-sm text-base-content/80">{UI_TEXT.apiKeys.intro}</p>
+        <p className="text-sm text-base-content/80">{API_KEYS_TEXT.intro}</p>
         <div className="flex flex-wrap gap-2">
           <a href="/profile/api-keys" className="btn btn-outline" data-api-keys-link>
             {T.manageKeys}

@@ -2,7 +2,7 @@
 // The button says 'Copied' for a moment and a toast confirms (use-copy.ts); without clipboard
 // permission the text is selected so Ctrl+C or a long press still works.
 import { useId } from "react";
-import { UI_TEXT } from "../../lib/ui-text.ts";
+import { TOKEN_TEXT } from "../../lib/token-text.ts";
 import { useCopy } from "./use-copy.ts";
 
 export function CopyField({ label, value }: { label: string; value: string }) {
@@ -26,7 +26,7 @@ export function CopyField({ label, value }: { label: string; value: string }) {
           onFocus={(e) => e.currentTarget.select()}
         />
         <button type="button" className="btn btn-primary join-item min-w-24" onClick={copy}>
-          {copied ? UI_TEXT.token.copied : UI_TEXT.token.copy}
+          {copied ? TOKEN_TEXT.copied : TOKEN_TEXT.copy}
         </button>
       </div>
     </>

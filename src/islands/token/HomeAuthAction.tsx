@@ -7,6 +7,7 @@ import { useStore } from "@nanostores/react";
 import { useId, useRef } from "react";
 import { berlinDayAndTime } from "../../lib/berlin-time.ts";
 import { tokenExpiresAt } from "../../lib/token-expiry.ts";
+import { TOKEN_TEXT } from "../../lib/token-text.ts";
 import { UI_TEXT } from "../../lib/ui-text.ts";
 import { $auth } from "../../stores/auth.ts";
 import { useSession } from "../auth/use-session.ts";
@@ -27,7 +28,7 @@ function TokenDialog({
     <dialog ref={dialogRef} className="modal" aria-labelledby={titleId}>
       <div className="modal-box text-start">
         <h2 id={titleId} className="text-lg font-bold">
-          {UI_TEXT.token.title}
+          {TOKEN_TEXT.title}
         </h2>
         <CopyField label="Bearer token" value={token} />
         <p className="mt-3 text-sm text-base-content/80">
@@ -35,19 +36,19 @@ function TokenDialog({
         </p>
         {expires && (
           <p className="mt-2 text-sm text-base-content/80" data-token-expires>
-            {UI_TEXT.token.expires(expires)}
+            {TOKEN_TEXT.expires(expires)}
           </p>
         )}
         <p className="mt-2 text-sm text-base-content/80">
-          {UI_TEXT.token.forPrograms}{" "}
+          {TOKEN_TEXT.forPrograms}{" "}
           <a href="/profile/api-keys" className="link link-primary">
-            {UI_TEXT.token.apiKeysLink}
+            {TOKEN_TEXT.apiKeysLink}
           </a>
         </p>
         <div className="modal-action">
           <form method="dialog">
             <button type="submit" className="btn">
-              {UI_TEXT.token.close}
+              {TOKEN_TEXT.close}
             </button>
           </form>
         </div>
@@ -56,7 +57,7 @@ function TokenDialog({
           technology: a second button named "Close" only made the dialog's one way out ambiguous. */}
       <form method="dialog" className="modal-backdrop" aria-hidden="true">
         <button type="submit" tabIndex={-1}>
-          {UI_TEXT.token.close}
+          {TOKEN_TEXT.close}
         </button>
       </form>
     </dialog>
@@ -82,7 +83,7 @@ export default function HomeAuthAction() {
         className="btn btn-primary btn-lg btn-block"
         onClick={() => dialogRef.current?.showModal()}
       >
-        {UI_TEXT.token.open}
+        {TOKEN_TEXT.open}
       </button>
       <TokenDialog token={token} dialogRef={dialogRef} />
     </>

@@ -6,8 +6,8 @@ import { useStore } from "@nanostores/react";
 import { lazy, Suspense, useEffect, useMemo, useState } from "react";
 import type { UsageRow } from "../../../contract/usage.ts";
 import { formatBalance } from "../../lib/account-view.ts";
+import { API_KEYS_TEXT } from "../../lib/api-keys-text.ts";
 import { readStoredToken } from "../../lib/auth-storage.ts";
-import { UI_TEXT } from "../../lib/ui-text.ts";
 import { USAGE_TEXT } from "../../lib/usage-text.ts";
 import {
   dailyUsage,
@@ -235,7 +235,7 @@ function UsageView() {
           <h2 className="text-lg font-semibold">{T.emptyTitle}</h2>
           <p className="mt-2 text-sm text-base-content/80">{T.emptyBody}</p>
           <a href="/profile/api-keys" className="btn btn-primary btn-sm mt-4">
-            {UI_TEXT.apiKeys.create}
+            {API_KEYS_TEXT.create}
           </a>
         </div>
       )}
