@@ -147,12 +147,18 @@ export async function removeMember(orgId: string, userId: string, withInvitation
   return answer;
 }
 
+/**
+ * Inviting a billing member (or resending such an invitation) takes a recent sign-in
+ * (ORGANISATIONS.md): the API answers reauth_required, and the password dialog asks and retries.
+ */
 export async function inviteMember(orgId: string, email: string, role: OrgRole): Promise<void> {
-  await apiRequest(orgPath(orgId, "/invitations"), "anyAnswerSchema", {
-    method: "POST",
-    body: { email, role },
-    auth: true,
-  });
+  await withReauth(() =>
+    apiRequest(orgPath(orgId, "/invitations"), "anyAnswerSchema", {
+      method: "POST",
+      body: { email, role },
+      auth: true,
+    }),
+  );
   void loadMembers(orgId, true);
 }
 
@@ -165,10 +171,11 @@ export async function revokeInvitation(orgId: string, invitationId: string): Pro
 }
 
 export async function resendInvitation(orgId: string, invitationId: string): Promise<void> {
-  await apiRequest(
-    orgPath(orgId, `/invitations/${encodeURIComponent(invitationId)}/resend`),
-    "anyAnswerSchema",
-    { method: "POST", auth: true },
+  await withReauth(() =>
+    apiRequest(orgPath(orgId, `/invitations/${encodeURIComponent(invitationId)}/resend`), "anyAnswerSchema", {
+      method: "POST",
+      auth: true,
+    }),
   );
   void loadMembers(orgId, true);
 }

@@ -9,6 +9,7 @@ import type { Page } from "@playwright/test";
 import { DETAIL, VALIDATION } from "../../contract/messages.ts";
 import { API_KEYS_TEXT } from "../../src/lib/api-keys-text.ts";
 import { CONFIRM_EMAIL_TEXT } from "../../src/lib/confirm-email-text.ts";
+import { ORG_PAGE_TEXT } from "../../src/lib/org-text.ts";
 import { REAUTH_TEXT } from "../../src/lib/reauth-text.ts";
 import { SECURITY_TEXT } from "../../src/lib/security-text.ts";
 import { createVerifiedUser, openSignedIn, portalPath, readMail, tokenViaApi } from "../fixtures/account.ts";
@@ -185,4 +186,38 @@ test("the way back refuses the reset link mailed to the new address; the securit
   expect(((await keys.json()) as { data: unknown[] }).data).toEqual([]);
   await context.close();
   await api.dispose();
+});
+
+test("inviting a billing member after 10 minutes asks for the password, then sends the invitation", async ({
+  browser,
+  playwright,
+}) => {
+  const api = await playwright.request.newContext({ baseURL: server().baseUrl });
+  const page = await (await browser.newContext({ baseURL: server().baseUrl })).newPage();
+  const owner = await createVerifiedUser(api, "inviter");
+  const token = await tokenViaApi(api, owner);
+  const created = await api.post("/v1/orgs", {
+    headers: { Authorization: `Bearer ${token}` },
+    data: { name: `Billing team ${Date.now()}` },
+  });
+  expect(created.status(), await created.text()).toBe(201);
+  const orgId = ((await created.json()) as { id: string }).id;
+  // Making a billing member takes a sign-in of the last 10 minutes (ORGANISATIONS.md).
+  const advanced = await api.post("/_dev/billing/advance", { data: { days: 11 / 1440 } });
+  expect(advanced.status(), await advanced.text()).toBe(200);
+  await page.goto("/robots.txt");
+  await page.evaluate((id) => localStorage.setItem("x-organization", id), orgId);
+  await openSignedIn(page, token, "/org/members");
+
+  const invite = page.locator("[data-invite-form]");
+  const email = `billing-${Date.now()}@example.com`;
+  await invite.getByLabel(ORG_PAGE_TEXT.inviteEmail).fill(email);
+  await invite.getByLabel(ORG_PAGE_TEXT.inviteRole).selectOption("billing");
+  await invite.getByRole("button", { name: ORG_PAGE_TEXT.sendInvite }).click();
+  const confirm = page.getByRole("dialog", { name: REAUTH_TEXT.title });
+  await confirm.getByLabel(REAUTH_TEXT.password).fill(owner.password);
+  await confirm.getByRole("button", { name: REAUTH_TEXT.confirm }).click();
+  await expect(page.getByText(ORG_PAGE_TEXT.invited(email)).first()).toBeVisible();
+  await expect(confirm).toBeHidden();
+  await expect(page.locator(`[data-invitation="${email}"]`)).toBeVisible();
 });

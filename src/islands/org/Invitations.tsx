@@ -13,6 +13,7 @@ import { ORG_PAGE_TEXT } from "../../lib/org-text.ts";
 import { invitableRoles, orgErrorMessage } from "../../lib/org-view.ts";
 import { ROLE_NAMES, ROLE_SUMMARIES } from "../../lib/role-text.ts";
 import { inviteMember, resendInvitation, revokeInvitation } from "../../stores/organizations.ts";
+import { ReauthCancelled } from "../../stores/reauth.ts";
 import { notify } from "../../stores/toast.ts";
 import { FieldError } from "../forms/Field.tsx";
 
@@ -42,6 +43,8 @@ function InviteForm({ org }: { org: UserOrganization }) {
       notify("success", T.invited(request.email));
       form.reset();
     } catch (error) {
+      // The password dialog closed without confirming: nothing was sent, nothing to say.
+      if (error instanceof ReauthCancelled) return;
       const failed = asApiError(error);
       const fields = fieldErrorsFrom422(failed);
       // A member or a pending address (409) is about the address; the limits (429) about sending.
@@ -126,7 +129,7 @@ function PendingInvitation({ org, invitation }: { org: UserOrganization; invitat
         notify("success", T.revoked(invitation.email));
       }
     } catch (error) {
-      notify("error", orgErrorMessage(asApiError(error)));
+      if (!(error instanceof ReauthCancelled)) notify("error", orgErrorMessage(asApiError(error)));
     } finally {
       setBusy(null);
     }
