@@ -41,6 +41,14 @@ describe("plan details", () => {
 
   it("offers every plan but the current one", () => {
     expect(otherPlans(products, { product_id: "b", plan: "Tier B" }).map((p) => p.id)).toEqual(["c", "a"]);
+    expect(
+      otherPlans(products, { product_id: "b", plan: "Tier B", scheduled_plan: null }).map((p) => p.id),
+    ).toEqual(["c", "a"]);
+  });
+
+  it("leaves out the plan a change already waits for", () => {
+    const waiting = { product_id: "b", plan: "Tier B", scheduled_plan: "Tier C" };
+    expect(otherPlans(products, waiting).map((p) => p.id)).toEqual(["a"]);
   });
 
   it("matches a card to its live product by id, else by name, and ranks it by price", () => {

@@ -27,12 +27,18 @@ export function byPriceAscending<T extends { default_price: { unit_amount: numbe
   return [...products].sort((a, b) => a.default_price.unit_amount - b.default_price.unit_amount);
 }
 
-/** Every plan the user could change to: all but the current one. */
+/**
+ * Every plan the user could change to: all but the current one, and all but the one a change
+ * already waits for. Chosen again, that one changed nothing and still said "Plan updated
+ * successfully" (found by the QA walk-through); the dialog's note says it is scheduled.
+ */
 export function otherPlans<T extends { id: string; name: string }>(
   products: readonly T[],
-  current: { product_id: string | null; plan: string },
+  current: { product_id: string | null; plan: string; scheduled_plan?: string | null },
 ): T[] {
-  return products.filter((p) => p.id !== current.product_id && p.name !== current.plan);
+  return products.filter(
+    (p) => p.id !== current.product_id && p.name !== current.plan && p.name !== current.scheduled_plan,
+  );
 }
 
 /**
