@@ -37,7 +37,7 @@ export const API_KEYS_TEXT = {
   revokeAll: "Revoke all API keys",
   revokeAllTitle: "Revoke all API keys?",
   revokeAllBody: (count: number) =>
-    `All ${count} of your keys stop working at once, on every program that uses them. This cannot be undone. Do it if a key may have leaked, or after a password reset you did not ask for.`,
+    `${count === 1 ? "Your one key stops working at once, on every program that uses it." : `All ${count} of your keys stop working at once, on every program that uses them.`} This cannot be undone. Do it if a key may have leaked, or after a password reset you did not ask for.`,
   confirmRevokeAll: "Yes, revoke all",
   revokedAll: (count: number) => (count === 1 ? "1 API key revoked" : `${count} API keys revoked`),
   emptyTitle: "No API keys yet",
