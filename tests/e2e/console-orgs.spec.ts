@@ -5,7 +5,13 @@
 
 import { ADMIN_ORG_PAGE_TEXT } from "../../src/lib/admin-org-text.ts";
 import { ADMIN_PAGE_TEXT } from "../../src/lib/admin-text.ts";
-import { createVerifiedUser, openSignedIn, readMail, tokenViaApi } from "../fixtures/account.ts";
+import {
+  createOrgViaApi,
+  createVerifiedUser,
+  openSignedIn,
+  readMail,
+  tokenViaApi,
+} from "../fixtures/account.ts";
 import { axeViolations } from "../fixtures/axe.ts";
 import { expect, test } from "../fixtures/test.ts";
 import { staffViaCli } from "../fixtures/two-factor.ts";
@@ -21,12 +27,7 @@ test("an admin finds a customer's team, grants it credits and makes a member an 
   const dev = await createVerifiedUser(request, "dev");
   const ownerToken = await tokenViaApi(request, owner);
   const auth = (token: string) => ({ Authorization: `Bearer ${token}` });
-  const created = await request.post("/v1/orgs", {
-    headers: auth(ownerToken),
-    data: { name: "Pixel Foundry" },
-  });
-  expect(created.status()).toBe(201);
-  const org = (await created.json()) as { id: string };
+  const org = { id: await createOrgViaApi(request, ownerToken, "Pixel Foundry") };
   const invited = await request.post(`/v1/orgs/${org.id}/invitations`, {
     headers: auth(ownerToken),
     data: { email: dev.email, role: "developer" },

@@ -12,7 +12,14 @@ import { CONFIRM_EMAIL_TEXT } from "../../src/lib/confirm-email-text.ts";
 import { ORG_PAGE_TEXT } from "../../src/lib/org-text.ts";
 import { REAUTH_TEXT } from "../../src/lib/reauth-text.ts";
 import { SECURITY_TEXT } from "../../src/lib/security-text.ts";
-import { createVerifiedUser, openSignedIn, portalPath, readMail, tokenViaApi } from "../fixtures/account.ts";
+import {
+  createOrgViaApi,
+  createVerifiedUser,
+  openSignedIn,
+  portalPath,
+  readMail,
+  tokenViaApi,
+} from "../fixtures/account.ts";
 import { axeViolations } from "../fixtures/axe.ts";
 import { ownServer } from "../fixtures/own-server.ts";
 import { ROOT } from "../fixtures/server-process.ts";
@@ -196,12 +203,7 @@ test("inviting a billing member after 10 minutes asks for the password, then sen
   const page = await (await browser.newContext({ baseURL: server().baseUrl })).newPage();
   const owner = await createVerifiedUser(api, "inviter");
   const token = await tokenViaApi(api, owner);
-  const created = await api.post("/v1/orgs", {
-    headers: { Authorization: `Bearer ${token}` },
-    data: { name: `Billing team ${Date.now()}` },
-  });
-  expect(created.status(), await created.text()).toBe(201);
-  const orgId = ((await created.json()) as { id: string }).id;
+  const orgId = await createOrgViaApi(api, token, `Billing team ${Date.now()}`);
   // Making a billing member takes a sign-in of the last 10 minutes (ORGANISATIONS.md).
   const advanced = await api.post("/_dev/billing/advance", { data: { days: 11 / 1440 } });
   expect(advanced.status(), await advanced.text()).toBe(200);

@@ -7,7 +7,7 @@ import { VAT_ID_MESSAGES } from "../../server/domain/vat.ts";
 import { BILLING_TEXT } from "../../src/lib/billing-text.ts";
 import { PAYING_ORG_TEXT } from "../../src/lib/paying-org.ts";
 import { PAYMENT_TEXT } from "../../src/lib/payment-text.ts";
-import { createVerifiedUser, openSignedIn, tokenViaApi } from "../fixtures/account.ts";
+import { createOrgViaApi, createVerifiedUser, openSignedIn, tokenViaApi } from "../fixtures/account.ts";
 import { axeViolations } from "../fixtures/axe.ts";
 import { payOnCheckout } from "../fixtures/checkout.ts";
 import { expect, test } from "../fixtures/test.ts";
@@ -65,12 +65,7 @@ test("billing details are given on /profile/billing, each refusal beside its fie
 test("a team organisation is named in the dialogs that move its money", async ({ page, request }) => {
   const user = await createVerifiedUser(request, "orgpay");
   const token = await tokenViaApi(request, user);
-  const created = await request.post("/v1/orgs", {
-    data: { name: "Acme" },
-    headers: { Authorization: `Bearer ${token}` },
-  });
-  expect(created.status(), await created.text()).toBe(201);
-  const org = ((await created.json()) as { id: string }).id;
+  const org = await createOrgViaApi(request, token, "Acme");
   await openSignedIn(page, token, "/robots.txt");
   await page.evaluate((id) => localStorage.setItem("x-organization", id), org);
 

@@ -2,7 +2,13 @@
 // owner stacks the chart by member and reads the totals per member; a personal organisation is not
 // offered the choice. Checked with axe.
 import { USAGE_TEXT } from "../../src/lib/usage-text.ts";
-import { createVerifiedUser, openSignedIn, readMail, tokenViaApi } from "../fixtures/account.ts";
+import {
+  createOrgViaApi,
+  createVerifiedUser,
+  openSignedIn,
+  readMail,
+  tokenViaApi,
+} from "../fixtures/account.ts";
 import { axeViolations } from "../fixtures/axe.ts";
 import { makeServiceKey } from "../fixtures/service-key.ts";
 import { expect, test } from "../fixtures/test.ts";
@@ -22,9 +28,7 @@ test("a team's owner stacks usage by member and reads each member's totals; a pe
     Authorization: `Bearer ${token}`,
     ...(org ? { "X-Organization": org } : {}),
   });
-  const org = (await (
-    await request.post("/v1/orgs", { headers: auth(ownerToken), data: { name: "Render Guild" } })
-  ).json()) as { id: string };
+  const org = { id: await createOrgViaApi(request, ownerToken, "Render Guild") };
   await request.post(`/v1/orgs/${org.id}/invitations`, {
     headers: auth(ownerToken),
     data: { email: dev.email, role: "developer" },

@@ -16,6 +16,7 @@ import { TOKEN_TEXT } from "../../src/lib/token-text.ts";
 import { UI_TEXT } from "../../src/lib/ui-text.ts";
 import { USAGE_TEXT } from "../../src/lib/usage-text.ts";
 import {
+  createOrgViaApi,
   createVerifiedUser,
   openSignedIn,
   readMail,
@@ -30,16 +31,6 @@ import { anyOf, expect, test } from "../fixtures/test.ts";
 import { staffViaCli } from "../fixtures/two-factor.ts";
 
 const T = ORG_PAGE_TEXT;
-
-/** A team organisation made through the API, owned by `token`'s user. */
-async function createOrgViaApi(request: APIRequestContext, token: string, name: string): Promise<string> {
-  const response = await request.post("/v1/orgs", {
-    headers: { Authorization: `Bearer ${token}` },
-    data: { name },
-  });
-  expect(response.status(), await response.text()).toBe(201);
-  return ((await response.json()) as { id: string }).id;
-}
 
 async function inviteViaApi(
   request: APIRequestContext,
