@@ -1,22 +1,21 @@
-import { countryName } from "./country-name.ts";
+import { COUNTRY_NAMES } from "./country-name.ts";
 
 // The countries a buyer may give (ISO 3166-1 alpha-2), as the server's checks know them
-// (server/domain/vat.ts BUYER_COUNTRIES, from i18n-iso-countries): the billing details form offers
-// these, by their English names. One string, so the portal carries 750 bytes, not the library.
-export const COUNTRY_CODES: readonly string[] =
-  "AD AE AF AG AI AL AM AO AQ AR AS AT AU AW AX AZ BA BB BD BE BF BG BH BI BJ BL BM BN BO BQ BR BS BT BV BW BY BZ CA CC CD CF CG CH CI CK CL CM CN CO CR CU CV CW CX CY CZ DE DJ DK DM DO DZ EC EE EG EH ER ES ET FI FJ FK FM FO FR GA GB GD GE GF GG GH GI GL GM GN GP GQ GR GS GT GU GW GY HK HM HN HR HT HU ID IE IL IM IN IO IQ IR IS IT JE JM JO JP KE KG KH KI KM KN KP KR KW KY KZ LA LB LC LI LK LR LS LT LU LV LY MA MC MD ME MF MG MH MK ML MM MN MO MP MQ MR MS MT MU MV MW MX MY MZ NA NC NE NF NG NI NL NO NP NR NU NZ OM PA PE PF PG PH PK PL PM PN PR PS PT PW PY QA RE RO RS RU RW SA SB SC SD SE SG SH SI SJ SK SL SM SN SO SR SS ST SV SX SY SZ TC TD TF TG TH TJ TK TL TM TN TO TR TT TV TW TZ UA UG UM US UY UZ VA VC VE VG VI VN VU WF WS XK YE YT ZA ZM ZW".split(
-    " ",
-  );
+// (server/domain/vat.ts BUYER_COUNTRIES, from i18n-iso-countries): the billing details form and the
+// local checkout offer these, by the English names of country-name.ts, so the portal carries that
+// table, not the library.
 
-let options: readonly { code: string; name: string }[] | undefined;
+const OPTIONS: readonly { code: string; name: string }[] = Object.entries(COUNTRY_NAMES).map(
+  ([code, name]) => ({ code, name }),
+);
+
+export const COUNTRY_CODES: readonly string[] = OPTIONS.map((o) => o.code);
 
 /**
- * The countries a buyer may choose, by the name a reader looks for: the billing details form and the
- * local checkout offer the same list, so a name never differs between them (built once, on first use).
+ * The countries a buyer may choose, by the name a reader looks for and in that order: the billing
+ * details form (in the browser) and the local checkout (on the server) offer this one list, taken
+ * from one table rather than from each runtime's region names, so a name never differs between them.
  */
 export function countryOptions(): readonly { code: string; name: string }[] {
-  options ??= COUNTRY_CODES.map((code) => ({ code, name: countryName(code) })).sort((a, b) =>
-    a.name.localeCompare(b.name, "en"),
-  );
-  return options;
+  return OPTIONS;
 }
