@@ -1,6 +1,15 @@
 import { describe, expect, it } from "vitest";
 import type { Customer } from "../../contract/admin.ts";
-import { availableActions, parseCredits, parseIsoDayEnd, parseMoney, refundable } from "./admin-actions.ts";
+import {
+  availableActions,
+  parseCredits,
+  parseIsoDayEnd,
+  parseMoney,
+  refundable,
+  refundMade,
+  refundRecorded,
+  withAskedRefund,
+} from "./admin-actions.ts";
 
 const customer = (over: Partial<Customer> = {}): Customer => ({
   id: "c1",
@@ -155,5 +164,60 @@ describe("refundable", () => {
     ["a disputed one: nothing", { status: "disputed", total: 1190, refunded: 0 }, 0],
   ])("%s", (_case, payment, left) => {
     expect(refundable(payment)).toBe(left);
+  });
+});
+
+describe("refundMade", () => {
+  it.each([
+    ["succeeded", true],
+    ["pending", true],
+    ["requires_action", true],
+    ["failed", false],
+    ["canceled", false],
+  ])("a refund the provider answered %s: money goes back is %s", (status, made) => {
+    expect(refundMade(status)).toBe(made);
+  });
+});
+
+describe("refundRecorded", () => {
+  it.each([
+    ["nothing refunded yet", 0, 1190, false],
+    ["an earlier part only", 190, 1190, false],
+    ["just that", 1190, 1190, true],
+    ["more since (another refund)", 1190, 1000, true],
+  ])("%s", (_case, listed, asked, recorded) => {
+    expect(refundRecorded({ refunded: listed }, asked)).toBe(recorded);
+  });
+});
+
+describe("withAskedRefund (a payment while the API has not recorded a refund the provider answered)", () => {
+  const payment = { id: "p1", status: "paid", total: 1190, refunded: 0, dispute: null };
+
+  it("is the payment as listed when none was asked", () => {
+    expect(withAskedRefund(payment, undefined)).toBe(payment);
+  });
+
+  it("shows a full refund as refunded, all of it", () => {
+    expect(withAskedRefund(payment, 1190)).toEqual({ ...payment, status: "refunded", refunded: 1190 });
+  });
+
+  it("shows a part as refunded so far, the payment still paid", () => {
+    expect(withAskedRefund(payment, 1189)).toEqual({ ...payment, status: "paid", refunded: 1189 });
+    expect(withAskedRefund({ ...payment, refunded: 190 }, 690)).toEqual({ ...payment, refunded: 690 });
+  });
+
+  it("keeps another status than refunded for a part (a dispute opened meanwhile)", () => {
+    expect(withAskedRefund({ ...payment, status: "disputed" }, 500)).toEqual({
+      ...payment,
+      status: "disputed",
+      refunded: 500,
+    });
+  });
+
+  it("is the payment as listed once the list records the refund, or more", () => {
+    const recorded = { ...payment, status: "refunded", refunded: 1190 };
+    expect(withAskedRefund(recorded, 1190)).toBe(recorded);
+    const more = { ...payment, refunded: 700 };
+    expect(withAskedRefund(more, 500)).toBe(more);
   });
 });

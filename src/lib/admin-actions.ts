@@ -82,3 +82,30 @@ export function refundable(payment: { status: string; total: number; refunded: n
   if (payment.status !== "paid") return 0;
   return Math.max(0, payment.total - payment.refunded);
 }
+
+/**
+ * Whether the provider's answer to a refund says money goes back: Stripe answers a refund
+ * "succeeded" or "pending" (and "requires_action" for some methods, which completes later), and
+ * "failed" or "canceled" when none does; the local checkout answers "succeeded".
+ */
+export function refundMade(status: string): boolean {
+  return status !== "failed" && status !== "canceled";
+}
+
+/** Whether a payment as the API lists it already counts a refund that leaves `refunded` refunded. */
+export function refundRecorded(payment: { refunded: number }, refunded: number): boolean {
+  return payment.refunded >= refunded;
+}
+
+/**
+ * A payment as the console shows it once the provider answered a refund that leaves `refunded`
+ * refunded (undefined: none asked): the amount, and "refunded" when that is all of it, as the API
+ * will record it when the provider's charge.refunded comes back (server/domain/reversal.ts).
+ */
+export function withAskedRefund<P extends { status: string; total: number; refunded: number }>(
+  payment: P,
+  refunded: number | undefined,
+): P {
+  if (refunded === undefined || refundRecorded(payment, refunded)) return payment;
+  return { ...payment, refunded, status: refunded >= payment.total ? "refunded" : payment.status };
+}

@@ -25,6 +25,7 @@ export {
   customerSearchSchema,
   metricsSchema,
   reasonRequestSchema,
+  refundResultSchema,
   vatReportSchema,
 } from "../../contract/admin.ts";
 export {

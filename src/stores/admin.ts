@@ -1,6 +1,8 @@
 // The operator console's state: the customer search, the customer page (account, ledger,
 // payments, usage, audit trail) and the audit log page, with the actions that change a customer.
-// Each action reloads the customer page from the server, so what staff see is what the API says.
+// Each action reloads the customer page from the server, so what staff see is what the API says;
+// a refund, which the API records only when the provider's event comes back, also shows what the
+// provider answered until then.
 import { atom } from "nanostores";
 import type {
   AdminLedgerEntry,
@@ -13,6 +15,7 @@ import type {
 } from "../../contract/admin.ts";
 import type { CustomerOrg } from "../../contract/admin-orgs.ts";
 import type { UsageRow } from "../../contract/usage.ts";
+import { refundable, refundMade, refundRecorded, withAskedRefund } from "../lib/admin-actions.ts";
 import { apiRequest, asApiError, saveDownload } from "../lib/api-client.ts";
 import { fieldErrorsFrom422 } from "../lib/error-messages.ts";
 import { localDayStart } from "../lib/format-date.ts";
@@ -79,34 +82,48 @@ export const $customer = atom<CustomerState>(NO_CUSTOMER);
 
 const customerPath = (id: string) => `/v1/admin/customers/${encodeURIComponent(id)}`;
 
+/** Every part of the customer page as the API has it now, asked at once (one round trip's time). */
+async function fetchCustomer(id: string): Promise<CustomerState> {
+  const base = customerPath(id);
+  const [customer, ledger, payments, usage, audit, orgs] = await Promise.all([
+    apiRequest(base, "customerSchema", { auth: true }),
+    apiRequest(`${base}/ledger`, "adminLedgerSchema", { auth: true }),
+    apiRequest(`${base}/payments`, "adminPaymentListSchema", { auth: true }),
+    // No range: the API's default, the last 30 days on the server's clock (the browser's may be off,
+    // and billing:advance moves the server's); the answer says which days those are.
+    apiRequest(`${base}/usage?group_by=day,feature`, "usageSchema", { auth: true }),
+    apiRequest(`${base}/audit`, "auditPageSchema", { auth: true }),
+    apiRequest(`${base}/organizations`, "customerOrgListSchema", { auth: true }),
+  ]);
+  return {
+    status: "ready",
+    customer,
+    ledger: ledger.data,
+    ledgerCursor: ledger.next_cursor,
+    payments: withAskedRefunds(payments.data),
+    usage: usage.data,
+    usageRange: { from: usage.from, to: usage.to },
+    audit: audit.data,
+    auditCursor: audit.next_cursor,
+    orgs: orgs.data,
+  };
+}
+
+/**
+ * The number of the newest read of a customer page: a read that an action's or a refund's later
+ * read overtook (answered after it) shows nothing, so the page never goes back to what it was.
+ */
+let newestRead = 0;
+
 /** Loads every part of the customer page at once (one round trip's time). */
 export async function loadCustomer(id: string): Promise<void> {
+  const read = ++newestRead;
   $customer.set({ ...$customer.get(), status: "loading" });
-  const base = customerPath(id);
   try {
-    const [customer, ledger, payments, usage, audit, orgs] = await Promise.all([
-      apiRequest(base, "customerSchema", { auth: true }),
-      apiRequest(`${base}/ledger`, "adminLedgerSchema", { auth: true }),
-      apiRequest(`${base}/payments`, "adminPaymentListSchema", { auth: true }),
-      // No range: the API's default, the last 30 days on the server's clock (the browser's may be off,
-      // and billing:advance moves the server's); the answer says which days those are.
-      apiRequest(`${base}/usage?group_by=day,feature`, "usageSchema", { auth: true }),
-      apiRequest(`${base}/audit`, "auditPageSchema", { auth: true }),
-      apiRequest(`${base}/organizations`, "customerOrgListSchema", { auth: true }),
-    ]);
-    $customer.set({
-      status: "ready",
-      customer,
-      ledger: ledger.data,
-      ledgerCursor: ledger.next_cursor,
-      payments: payments.data,
-      usage: usage.data,
-      usageRange: { from: usage.from, to: usage.to },
-      audit: audit.data,
-      auditCursor: audit.next_cursor,
-      orgs: orgs.data,
-    });
+    const fresh = await fetchCustomer(id);
+    if (read === newestRead) $customer.set(fresh);
   } catch (error) {
+    if (read !== newestRead) return;
     const missing = (error as { status?: number }).status === 404;
     $customer.set({ ...$customer.get(), status: missing ? "missing" : "failed" });
   }
@@ -151,6 +168,81 @@ export async function runCustomerAction(customerId: string, call: ActionCall): P
     auth: true,
   });
   await loadCustomer(customerId);
+}
+
+// ---- refunds ----
+
+/**
+ * The refunds asked from this page that the provider has answered and the payments list may not
+ * show yet: the payment's id, and how much of it is refunded once the refund is recorded. The API
+ * records a refund when the provider's charge.refunded comes back (server/operations/refunds.ts),
+ * a moment after it answered the console, or seconds after with Stripe: a list read in between
+ * still has the payment as it was. Each is kept until a list read shows it.
+ */
+const askedRefunds = new Map<string, { customerId: string; refunded: number }>();
+
+/** The payments with each refund asked here counted; a refund the list now shows is forgotten. */
+function withAskedRefunds(payments: readonly AdminPayment[]): AdminPayment[] {
+  return payments.map((payment) => {
+    const asked = askedRefunds.get(payment.id);
+    if (asked && refundRecorded(payment, asked.refunded)) askedRefunds.delete(payment.id);
+    return withAskedRefund(payment, asked?.refunded);
+  });
+}
+
+/** Whether the customer's page waits for a refund asked here to be recorded. */
+const awaitsRefund = (customerId: string) =>
+  [...askedRefunds.values()].some((asked) => asked.customerId === customerId);
+
+/**
+ * How long after a refund the customer's page is read again while the list does not show it yet,
+ * so the credit note, the credits taken back and the ledger line come without a reload (about 15 s
+ * in all; the row shows the refund from the provider's answer meanwhile).
+ */
+export const REFUND_FOLLOW_UP_MS: readonly number[] = [1000, 2000, 4000, 8000];
+
+async function followAskedRefunds(customerId: string): Promise<void> {
+  for (const wait of REFUND_FOLLOW_UP_MS) {
+    await new Promise((resolve) => setTimeout(resolve, wait));
+    // Another customer's page, or every refund shown: nothing to follow.
+    if ($customer.get().customer?.id !== customerId || !awaitsRefund(customerId)) return;
+    const read = ++newestRead;
+    try {
+      const fresh = await fetchCustomer(customerId);
+      if (read === newestRead) $customer.set(fresh);
+    } catch {
+      // The page keeps what it shows; the next read, or a reload, tries again.
+    }
+  }
+}
+
+/**
+ * Refunds `payment` (all that is left when `amount` is absent), then shows it: the row at once
+ * from the provider's answer, the rest of the page as the API has it, and again while the API has
+ * not recorded the refund. Throws ApiError when the server refuses it.
+ */
+export async function refundPayment(
+  customerId: string,
+  payment: AdminPayment,
+  request: { amount?: number | undefined; reason: string; idempotency_key: string },
+): Promise<void> {
+  const answer = await apiRequest(actionPath.refund(payment.id), "refundResultSchema", {
+    method: "POST",
+    body: request,
+    auth: true,
+  });
+  if (refundMade(answer.status)) {
+    // `payment` is the row as the page showed it, earlier refunds asked here counted.
+    const refunded = Math.min(payment.total, payment.refunded + (request.amount ?? refundable(payment)));
+    askedRefunds.set(payment.id, { customerId, refunded });
+    const state = $customer.get();
+    $customer.set({
+      ...state,
+      payments: state.payments.map((p) => (p.id === payment.id ? withAskedRefund(p, refunded) : p)),
+    });
+  }
+  await loadCustomer(customerId);
+  if (awaitsRefund(customerId)) void followAskedRefunds(customerId);
 }
 
 export const actionPath = {

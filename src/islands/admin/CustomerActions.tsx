@@ -16,7 +16,7 @@ import {
   refundable,
 } from "../../lib/admin-actions.ts";
 import { ADMIN_PAGE_TEXT } from "../../lib/admin-text.ts";
-import { type ActionCall, actionPath, runCustomerAction } from "../../stores/admin.ts";
+import { type ActionCall, actionPath, refundPayment, runCustomerAction } from "../../stores/admin.ts";
 import { ActionDialog, DialogInput } from "./ActionDialog.tsx";
 
 const T = ADMIN_PAGE_TEXT.actions;
@@ -213,12 +213,15 @@ export function RefundDialog({
       validate={() => (cents === null || cents > left ? T.refundAmountInvalid(money(left)) : null)}
       doneMessage={T.refundDone}
       onClose={close}
-      onConfirm={(reason) =>
-        runCustomerAction(customer.id, {
-          path: actionPath.refund(payment?.id ?? ""),
-          body: { amount: cents ?? undefined, reason, idempotency_key: key },
-        })
-      }
+      onConfirm={async (reason) => {
+        // Only offered for a payment (the dialog is open for one).
+        if (payment)
+          await refundPayment(customer.id, payment, {
+            amount: cents ?? undefined,
+            reason,
+            idempotency_key: key,
+          });
+      }}
     >
       <DialogInput
         label={T.refundAmount(payment?.currency.toUpperCase() ?? "")}
