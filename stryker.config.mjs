@@ -58,7 +58,7 @@ export default {
     "src/lib/key-caps.ts",
     // Organisations (issue 33): the role and change tables, names and masked addresses, member caps.
     "contract/org-roles.ts",
-    "contract/org-billing.ts",
+    "contract/account-area.ts",
     "contract/org-messages.ts",
     "server/domain/member-caps.ts",
     "server/orgs/org-rules.ts",

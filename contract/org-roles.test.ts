@@ -1,6 +1,6 @@
 // ORGANISATIONS.md's two role tables, cell by cell: what each role may do, and who may change whom.
 import { describe, expect, it } from "vitest";
-import { seesBilling } from "./org-billing.ts";
+import { makesKeys, seesBilling } from "./account-area.ts";
 import {
   can,
   canGiveRole,
@@ -155,7 +155,26 @@ describe("seesBilling", () => {
     expect(seesBilling(undefined)).toBe(true);
   });
 
-  it("agrees with what each role may do (org-billing.ts keeps the top bar's copy)", () => {
+  it("agrees with what each role may do (account-area.ts keeps the top bar's copy)", () => {
     for (const role of ORG_ROLES) expect(seesBilling({ role })).toBe(can(role, "billing"));
+  });
+});
+
+describe("makesKeys", () => {
+  it.each([
+    ["owner", true],
+    ["manager", true],
+    ["billing", false],
+    ["developer", true],
+  ] as const)("%s -> %s", (role, makes) => {
+    expect(makesKeys({ role })).toBe(makes);
+  });
+
+  it("offers API keys on a personal account (no organisation chosen)", () => {
+    expect(makesKeys(undefined)).toBe(true);
+  });
+
+  it("agrees with what each role may do (account-area.ts keeps the top bar's copy)", () => {
+    for (const role of ORG_ROLES) expect(makesKeys({ role })).toBe(can(role, "ownKeys"));
   });
 });

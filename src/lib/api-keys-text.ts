@@ -4,6 +4,7 @@ import { UI_TEXT } from "./ui-text.ts";
 
 export const API_KEYS_TEXT = {
   ...UI_TEXT.apiKeys,
+  title: "API keys",
   /** Also /profile's line about keys. */
   intro:
     "Keys let your programs call the generation API without your password. Each key can expire, be " +
@@ -46,6 +47,10 @@ export const API_KEYS_TEXT = {
     "without touching the others.",
   loading: "Loading your API keys…",
   loadFailed: "Your API keys could not be loaded.",
+  /** A billing member on this page: the role may see usage and billing, but make no keys. */
+  notForRole:
+    "Your role in this organisation cannot make API keys: its owners, managers and developers do. " +
+    "You can see the keys' usage on the Usage page.",
   retry: "Try again",
   columns: {
     name: "Name",

@@ -6,6 +6,7 @@ import { UI_TEXT } from "./ui-text.ts";
 
 export const BILLING_TEXT = {
   ...UI_TEXT.billing,
+  title: "Billing",
   ...FAILED_RENEWAL_TEXT,
   ...INVOICE_TEXT,
   intro: "Your payments and invoices, the billing details on file, and the card your plan is paid with.",

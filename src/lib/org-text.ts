@@ -62,11 +62,14 @@ export const ORG_PAGE_TEXT = {
   leaveTitle: (org: string) => `Leave ${org}?`,
   removeBody: (name: string, org: string) =>
     `${name} loses access to ${org} at once, and the invitations they sent are revoked.`,
-  leaveBody: (org: string) => `You lose access to ${org} at once; the API keys you made in it stop working.`,
+  /** The keys the leaver made are named below it, as for a removal (MemberDialogs.tsx). */
+  leaveBody: (org: string) => `You lose access to ${org} at once.`,
   keysWillStop: "These API keys they made will stop working:",
   ownKeysWillStop: "These API keys you made will stop working:",
   noKeys: "They have made no API keys here.",
   keysUnknown: "Every API key they made in the organisation will stop working.",
+  ownNoKeys: "You have made no API keys here.",
+  ownKeysUnknown: "Every API key you made in the organisation will stop working.",
   keepMember: "Keep",
   loadingKeys: "Looking up their API keys…",
   removedTitle: "Member removed",

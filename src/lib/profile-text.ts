@@ -51,6 +51,9 @@ export const PROFILE_TEXT = {
   usageLink: "See usage",
   /** /profile's last two sections: each holds the links its title names. */
   apiAccessTitle: "API keys and usage",
+  /** The same section for a billing member, who makes no keys (ORGANISATIONS.md "Roles"). */
+  usageTitle: "Usage",
+  usageIntro: "What the organisation's API keys have spent, by day, feature, key and member.",
   manageKeys: "Manage API keys",
   accountTitle: "Billing and security",
   accountIntro:

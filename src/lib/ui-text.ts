@@ -24,20 +24,11 @@ export const UI_TEXT = {
     helper: "Enter your email to get a link to reset your password",
   },
   /** The account menu's words for /profile/usage; the page's own are in usage-text.ts. */
-  usage: {
-    title: "Usage",
-    menu: "Usage",
-  },
+  usage: { menu: "Usage" },
   /** The account menu's words for /profile/billing; the page's own are in billing-text.ts. */
-  billing: {
-    title: "Billing",
-    menu: "Billing",
-  },
+  billing: { menu: "Billing" },
   /** The account menu's words for /profile/api-keys; the page's own are in api-keys-text.ts. */
-  apiKeys: {
-    title: "API keys",
-    menu: "API keys",
-  },
+  apiKeys: { menu: "API keys" },
   /** The account menu's and /profile's link to /profile/security. */
   security: { menu: "Security" },
   resetPassword: {

@@ -18,8 +18,10 @@ import { USAGE_TEXT } from "../../src/lib/usage-text.ts";
 import {
   createOrgViaApi,
   createVerifiedUser,
+  invitationPath,
+  inviteViaApi,
+  joinViaApi,
   openSignedIn,
-  readMail,
   type TestUser,
   tokenViaApi,
 } from "../fixtures/account.ts";
@@ -31,46 +33,6 @@ import { anyOf, expect, test } from "../fixtures/test.ts";
 import { staffViaCli } from "../fixtures/two-factor.ts";
 
 const T = ORG_PAGE_TEXT;
-
-async function inviteViaApi(
-  request: APIRequestContext,
-  token: string,
-  orgId: string,
-  email: string,
-  role: "manager" | "billing" | "developer",
-): Promise<void> {
-  const response = await request.post(`/v1/orgs/${orgId}/invitations`, {
-    headers: { Authorization: `Bearer ${token}` },
-    data: { email, role },
-  });
-  expect(response.status(), await response.text()).toBe(201);
-}
-
-/** The /invitations/{token} path of the newest invitation mail to `email`. */
-async function invitationPath(request: APIRequestContext, email: string): Promise<string> {
-  const mail = await readMail(request, email, /invited you to/);
-  const link = mail.links.find((l) => new URL(l).pathname.startsWith("/invitations/"));
-  expect(link, `an /invitations/ link in "${mail.subject}"`).toBeDefined();
-  return new URL(link as string).pathname;
-}
-
-/** Invites `member` and accepts for them through the API: a member of the team in two calls. */
-async function joinViaApi(
-  request: APIRequestContext,
-  ownerToken: string,
-  orgId: string,
-  member: TestUser,
-  role: "manager" | "billing" | "developer",
-): Promise<string> {
-  await inviteViaApi(request, ownerToken, orgId, member.email, role);
-  const token = (await invitationPath(request, member.email)).split("/").at(-1) ?? "";
-  const memberToken = await tokenViaApi(request, member);
-  const accepted = await request.post(`/v1/invitations/${token}/accept`, {
-    headers: { Authorization: `Bearer ${memberToken}` },
-  });
-  expect(accepted.status(), await accepted.text()).toBe(200);
-  return memberToken;
-}
 
 const orgName = (label: string) => `${label} ${Math.random().toString(36).slice(2, 7)}`;
 
@@ -185,7 +147,8 @@ test.describe("creating and joining an organisation", () => {
     expect(await devPage.evaluate(() => localStorage.getItem("x-organization"))).toBeNull();
     await devPage.getByRole("button", { name: INVITATION_TEXT.switchTo(name) }).click();
     await expect(devPage).toHaveURL(/\/profile$/);
-    await expect(devPage.locator('[data-profile-field="organization"]')).toHaveValue(`${name} (Developer)`);
+    await expect(devPage.locator('[data-profile-field="organization"]')).toHaveValue(name);
+    await expect(devPage.locator("[data-profile-org-role]")).toHaveText("Developer");
     // A developer pays for nothing and reads no ledger: no plan actions, no alert, no breakdown.
     await expect(devPage.locator("[data-billing-by-others]")).toBeVisible();
     await expect(devPage.locator("[data-low-balance-alert]")).toHaveCount(0);
@@ -261,7 +224,8 @@ test.describe("the account menu's organisation switcher", () => {
     );
     await switcher.locator(`[data-org-choice="${orgId}"]`).click();
     await meAsked;
-    await expect(page.locator('[data-profile-field="organization"]')).toHaveValue(`${name} (Billing)`);
+    await expect(page.locator('[data-profile-field="organization"]')).toHaveValue(name);
+    await expect(page.locator("[data-profile-org-role]")).toHaveText("Billing");
     await expect(accountArea(page).locator("[data-org-name]")).toHaveText(name);
     expect(await page.evaluate(() => localStorage.getItem("x-organization"))).toBe(orgId);
 
@@ -321,7 +285,8 @@ test.describe("the account menu's organisation switcher", () => {
     await expect(other.locator("[data-profile]")).toBeVisible();
 
     await page.evaluate((id) => localStorage.setItem("x-organization", id), orgId);
-    await expect(other.locator('[data-profile-field="organization"]')).toHaveValue(`${name} (Owner)`);
+    await expect(other.locator('[data-profile-field="organization"]')).toHaveValue(name);
+    await expect(other.locator("[data-profile-org-role]")).toHaveText("Owner");
   });
 
   test("a choice the user is no longer a member of is forgotten, with a toast", async ({ page, request }) => {
@@ -800,7 +765,8 @@ test.describe("a team's whole journey", () => {
     await logInOnForm(devPage, developer);
     await devPage.getByRole("button", { name: INVITATION_TEXT.accept }).click();
     await devPage.getByRole("button", { name: INVITATION_TEXT.switchTo(name) }).click();
-    await expect(devPage.locator('[data-profile-field="organization"]')).toHaveValue(`${name} (Developer)`);
+    await expect(devPage.locator('[data-profile-field="organization"]')).toHaveValue(name);
+    await expect(devPage.locator("[data-profile-org-role]")).toHaveText("Developer");
     // The developer's top bar shows the organisation's balance, not their own 50 free credits.
     await expect(accountArea(devPage).locator("[data-credit-balance]")).toContainText(
       paid.toLocaleString("en-US"),

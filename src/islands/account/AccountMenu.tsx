@@ -3,7 +3,7 @@
 // variant shows the same inside the mobile menu. The organisation switcher loads when the menu
 // first opens: most visitors never need it, and every page carries this island.
 import { lazy, Suspense, useEffect, useRef, useState } from "react";
-import { seesBilling } from "../../../contract/org-billing.ts";
+import { makesKeys, seesBilling } from "../../../contract/account-area.ts";
 import { formatBalance } from "../../lib/account-view.ts";
 import { navigate } from "../../lib/navigation.ts";
 import { UI_TEXT } from "../../lib/ui-text.ts";
@@ -18,6 +18,9 @@ async function handleSignOut() {
   await signOut();
   navigate("/");
 }
+
+/** A page of the account, its menu label, and whether the menu offers it to this user. */
+type MenuLink = [href: string, label: string, offered: boolean];
 
 /** Support staff and admins get the console in their menu; customers never see it. */
 const isStaff = (role: string) => role === "support" || role === "admin";
@@ -105,17 +108,41 @@ export default function AccountMenu({ variant }: Props) {
   }
 
   const greeting = UI_TEXT.greeting(user.username);
-  const billing = seesBilling(user.organization);
+  // The account's pages, once for both variants; each only where the chosen organisation's role
+  // may use it ("what a role may not do is not offered": no API keys for a billing member, no
+  // billing for a manager or a developer).
+  const org = user.organization;
+  const links = (
+    [
+      ["/profile", UI_TEXT.myAccount, true],
+      ["/profile/api-keys", UI_TEXT.apiKeys.menu, makesKeys(org)],
+      ["/profile/usage", UI_TEXT.usage.menu, true],
+      ["/profile/billing", UI_TEXT.billing.menu, seesBilling(org)],
+      ["/profile/security", UI_TEXT.security.menu, true],
+      ["/admin/customers", UI_TEXT.operatorConsole, isStaff(user.role)],
+    ] satisfies MenuLink[]
+  ).filter(([, , offered]) => offered);
+  const link = ([href, label]: MenuLink, className?: string) => (
+    <a
+      key={href}
+      href={href}
+      className={className}
+      // The organisation switcher loads when the menu that holds this link first opens.
+      ref={href === "/profile" ? anchorRef : undefined}
+    >
+      {label}
+    </a>
+  );
   // Whose credits and plan the bar shows, when that is a team organisation's (the mobile menu's
   // switcher names it, checked, as the menu opens). Under the greeting, so that the bar keeps to
   // one row at 768 px; cut short when long: the whole name shows on hover and in the switcher.
-  const team = user.organization?.personal === false && (
+  const team = org?.personal === false && (
     <span
       className="max-w-full truncate text-xs font-normal text-base-content/80"
       data-org-name
-      title={user.organization.name ?? undefined}
+      title={org.name ?? undefined}
     >
-      {user.organization.name}
+      {org.name}
     </span>
   );
   if (variant === "mobile") {
@@ -126,28 +153,7 @@ export default function AccountMenu({ variant }: Props) {
           <CreditBadge balance={user.credit_balance} />
         </p>
         {orgMenu}
-        <a href="/profile" className="btn btn-sm btn-outline" ref={anchorRef}>
-          {UI_TEXT.myAccount}
-        </a>
-        <a href="/profile/api-keys" className="btn btn-sm btn-outline">
-          {UI_TEXT.apiKeys.menu}
-        </a>
-        <a href="/profile/usage" className="btn btn-sm btn-outline">
-          {UI_TEXT.usage.menu}
-        </a>
-        {billing && (
-          <a href="/profile/billing" className="btn btn-sm btn-outline">
-            {UI_TEXT.billing.menu}
-          </a>
-        )}
-        <a href="/profile/security" className="btn btn-sm btn-outline">
-          {UI_TEXT.security.menu}
-        </a>
-        {isStaff(user.role) && (
-          <a href="/admin/customers" className="btn btn-sm btn-outline" data-staff-link>
-            {UI_TEXT.operatorConsole}
-          </a>
-        )}
+        {links.map((entry) => link(entry, "btn btn-sm btn-outline"))}
         <button type="button" className="btn btn-sm" onClick={handleSignOut}>
           {UI_TEXT.signOut}
         </button>
@@ -178,32 +184,9 @@ export default function AccountMenu({ variant }: Props) {
         </summary>
         <ul className="menu dropdown-content z-40 mt-2 w-60 rounded-box border border-base-300 bg-base-100 p-2 shadow-xl">
           {orgMenu}
-          <li>
-            <a href="/profile" ref={anchorRef}>
-              {UI_TEXT.myAccount}
-            </a>
-          </li>
-          <li>
-            <a href="/profile/api-keys">{UI_TEXT.apiKeys.menu}</a>
-          </li>
-          <li>
-            <a href="/profile/usage">{UI_TEXT.usage.menu}</a>
-          </li>
-          {billing && (
-            <li>
-              <a href="/profile/billing">{UI_TEXT.billing.menu}</a>
-            </li>
-          )}
-          <li>
-            <a href="/profile/security">{UI_TEXT.security.menu}</a>
-          </li>
-          {isStaff(user.role) && (
-            <li>
-              <a href="/admin/customers" data-staff-link>
-                {UI_TEXT.operatorConsole}
-              </a>
-            </li>
-          )}
+          {links.map((entry) => (
+            <li key={entry[0]}>{link(entry)}</li>
+          ))}
           <li>
             <button type="button" onClick={handleSignOut}>
               {UI_TEXT.signOut}

@@ -1,6 +1,6 @@
 // The top bar's plan badge: the plan name for a paid plan, otherwise 'Buy Subscription' to /plans
 // (nothing for a team member whose role does not buy).
-import { seesBilling } from "../../../contract/org-billing.ts";
+import { seesBilling } from "../../../contract/account-area.ts";
 import { hasPaidPlan, subscriptionOf } from "../../lib/account-view.ts";
 import { UI_TEXT } from "../../lib/ui-text.ts";
 import { useSession } from "../auth/use-session.ts";

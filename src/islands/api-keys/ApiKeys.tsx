@@ -3,6 +3,7 @@
 import { useStore } from "@nanostores/react";
 import { useEffect, useState } from "react";
 import type { User } from "../../../contract/account.ts";
+import { makesKeys } from "../../../contract/account-area.ts";
 import type { ApiKey, CreatedApiKey } from "../../../contract/api-keys.ts";
 import { featureName } from "../../../contract/credit-costs.ts";
 import { formatBalance } from "../../lib/account-view.ts";
@@ -198,5 +199,18 @@ function KeyManager({ user }: { user: User }) {
 }
 
 export default function ApiKeys() {
-  return <RouteGuard loadingMessage={T.loading}>{(user) => <KeyManager user={user} />}</RouteGuard>;
+  return (
+    <RouteGuard loadingMessage={T.loading}>
+      {(user) =>
+        makesKeys(user.organization) ? (
+          <KeyManager user={user} />
+        ) : (
+          // A billing member reached this page by its address: the menu does not offer it.
+          <p role="status" className="alert alert-info" data-keys-not-for-role>
+            <span>{T.notForRole}</span>
+          </p>
+        )
+      }
+    </RouteGuard>
+  );
 }

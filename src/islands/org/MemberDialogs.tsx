@@ -188,13 +188,21 @@ export function EditMemberDialog({
   );
 }
 
-type KeysPreview = { status: "loading" } | { status: "ready"; keys: readonly KeyRef[] | null };
+/** `none`: a member leaving whose role makes no keys (billing), so there are none to name. */
+type KeysPreview =
+  | { status: "loading" }
+  | { status: "none" }
+  | { status: "ready"; keys: readonly KeyRef[] | null };
 
 /** The keys a removal will stop, where the viewer may see them (every key, or their own). */
 function useKeysPreview(org: UserOrganization, member: Member | null, self: boolean): KeysPreview {
   const [preview, setPreview] = useState<KeysPreview>({ status: "loading" });
   useEffect(() => {
     if (!member) return;
+    if (self && !can(org.role, "ownKeys")) {
+      setPreview({ status: "none" });
+      return;
+    }
     const seesKeys = can(org.role, "allKeys") || (self && can(org.role, "ownKeys"));
     if (!seesKeys) {
       setPreview({ status: "ready", keys: null });
@@ -270,8 +278,12 @@ export function RemoveMemberDialog({
                 {T.loadingKeys}
               </p>
             )}
-            {preview.status === "ready" && preview.keys === null && <p>{T.keysUnknown}</p>}
-            {preview.status === "ready" && preview.keys?.length === 0 && <p>{T.noKeys}</p>}
+            {preview.status === "ready" && preview.keys === null && (
+              <p>{self ? T.ownKeysUnknown : T.keysUnknown}</p>
+            )}
+            {preview.status === "ready" && preview.keys?.length === 0 && (
+              <p>{self ? T.ownNoKeys : T.noKeys}</p>
+            )}
             {preview.status === "ready" && preview.keys && preview.keys.length > 0 && (
               <div>
                 <p>{self ? T.ownKeysWillStop : T.keysWillStop}</p>

@@ -2,7 +2,7 @@
 // (originalPath). Users: starts the hosted checkout for the card's live product and price and
 // goes there; a failure shows the spec's checkout message.
 import { useState } from "react";
-import { seesBilling } from "../../../contract/org-billing.ts";
+import { seesBilling } from "../../../contract/account-area.ts";
 import { saveOriginalPath } from "../../lib/auth-storage.ts";
 import { type CardIdentity, productForCard } from "../../lib/live-plans.ts";
 import { PAYING_ORG_TEXT, payingOrganisation } from "../../lib/paying-org.ts";

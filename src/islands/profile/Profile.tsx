@@ -2,7 +2,7 @@
 // what the plan allows: 'Buy Plan' on FREE; change and cancel on a paid plan; top-up packs.
 import { lazy, Suspense } from "react";
 import type { User } from "../../../contract/account.ts";
-import { seesBilling } from "../../../contract/org-billing.ts";
+import { makesKeys, seesBilling } from "../../../contract/account-area.ts";
 import { can } from "../../../contract/org-roles.ts";
 import { formatBalance, hasPaidPlan, subscriptionOf } from "../../lib/account-view.ts";
 import { API_KEYS_TEXT } from "../../lib/api-keys-text.ts";
@@ -45,6 +45,37 @@ function ReadOnlyField({ id, label, value }: { id: string; label: string; value:
   );
 }
 
+/**
+ * The chosen team organisation: its name, and the user's role in a badge beside it. The role stays
+ * in sight when a long name is cut short (a phone, a tablet); the whole name scrolls in the field.
+ */
+function OrganisationField({ name, role }: { name: string; role: string }) {
+  return (
+    <div className="flex flex-col gap-1.5 sm:col-span-2">
+      <label htmlFor="profile-organization" className="text-sm font-medium">
+        {T.organisation.field}
+      </label>
+      <div className="input w-full">
+        <input
+          id="profile-organization"
+          className="min-w-0 grow"
+          readOnly
+          value={name}
+          aria-describedby="profile-organization-role"
+          data-profile-field="organization"
+        />
+        <span
+          id="profile-organization-role"
+          className="badge badge-soft badge-sm shrink-0"
+          data-profile-org-role
+        >
+          {role}
+        </span>
+      </div>
+    </div>
+  );
+}
+
 function AccountView({ user }: { user: User }) {
   const subscription = subscriptionOf(user);
   const paid = hasPaidPlan(user);
@@ -53,6 +84,8 @@ function AccountView({ user }: { user: User }) {
   const team = org && !org.personal ? org : null;
   // The plan, top-ups and the alert are billing: an organisation's owners and billing members.
   const billing = seesBilling(org);
+  // A billing member makes no API keys: the section offers only the usage.
+  const keys = makesKeys(org);
   return (
     <div className="card-body gap-8" data-profile>
       <section aria-labelledby="account-details" className="flex flex-col gap-4">
@@ -60,15 +93,7 @@ function AccountView({ user }: { user: User }) {
           Account details
         </h2>
         <div className="grid gap-4 sm:grid-cols-2">
-          {team && (
-            <div className="sm:col-span-2">
-              <ReadOnlyField
-                id="organization"
-                label={T.organisation.field}
-                value={`${team.name} (${ROLE_NAMES[team.role]})`}
-              />
-            </div>
-          )}
+          {team && <OrganisationField name={team.name ?? ""} role={ROLE_NAMES[team.role]} />}
           <ReadOnlyField id="username" label={T.username} value={user.username} />
           <ReadOnlyField id="email" label={T.email} value={user.email} />
           <ReadOnlyField id="plan" label={T.plan} value={subscription.plan} />
@@ -137,13 +162,15 @@ function AccountView({ user }: { user: User }) {
       )}
       <section aria-labelledby="api-access-heading" className="flex flex-col items-start gap-3">
         <h2 id="api-access-heading" className="text-lg font-semibold">
-          {T.apiAccessTitle}
+          {keys ? T.apiAccessTitle : T.usageTitle}
         </h2>
-        <p className="text-sm text-base-content/80">{API_KEYS_TEXT.intro}</p>
+        <p className="text-sm text-base-content/80">{keys ? API_KEYS_TEXT.intro : T.usageIntro}</p>
         <div className="flex flex-wrap gap-2">
-          <a href="/profile/api-keys" className="btn btn-outline" data-api-keys-link>
-            {T.manageKeys}
-          </a>
+          {keys && (
+            <a href="/profile/api-keys" className="btn btn-outline" data-api-keys-link>
+              {T.manageKeys}
+            </a>
+          )}
           <a href="/profile/usage" className="btn btn-outline" data-usage-link>
             {T.usageLink}
           </a>

@@ -4,6 +4,7 @@
 // the $usage store; the chart loads on demand (UsageChart.tsx).
 import { useStore } from "@nanostores/react";
 import { lazy, Suspense, useEffect, useMemo, useState } from "react";
+import { makesKeys } from "../../../contract/account-area.ts";
 import type { UsageRow } from "../../../contract/usage.ts";
 import { formatBalance } from "../../lib/account-view.ts";
 import { API_KEYS_TEXT } from "../../lib/api-keys-text.ts";
@@ -234,9 +235,12 @@ function UsageView() {
         <div className="rounded-box border border-dashed border-base-300 p-6 text-center" data-usage-empty>
           <h2 className="text-lg font-semibold">{T.emptyTitle}</h2>
           <p className="mt-2 text-sm text-base-content/80">{T.emptyBody}</p>
-          <a href="/profile/api-keys" className="btn btn-primary btn-sm mt-4">
-            {API_KEYS_TEXT.create}
-          </a>
+          {/* A billing member sees the organisation's usage but makes no keys of their own. */}
+          {user && makesKeys(user.organization) && (
+            <a href="/profile/api-keys" className="btn btn-primary btn-sm mt-4">
+              {API_KEYS_TEXT.create}
+            </a>
+          )}
         </div>
       )}
       {!empty && state.daily.length > 0 && (

@@ -1,0 +1,132 @@
+// What the account area offers a member by role (ORGANISATIONS.md: "What a role may not do is not
+// offered"): a billing member sees the organisation's usage and billing but makes no API keys, so
+// neither the menus, /profile, an empty usage page nor the leave dialog speak of keys of theirs; and
+// a long organisation name never hides the role on /profile.
+import type { Page } from "@playwright/test";
+import { API_KEYS_TEXT } from "../../src/lib/api-keys-text.ts";
+import { ORG_PAGE_TEXT } from "../../src/lib/org-text.ts";
+import { PROFILE_TEXT } from "../../src/lib/profile-text.ts";
+import { UI_TEXT } from "../../src/lib/ui-text.ts";
+import { USAGE_TEXT } from "../../src/lib/usage-text.ts";
+import {
+  createOrgViaApi,
+  createVerifiedUser,
+  joinViaApi,
+  openSignedIn,
+  tokenViaApi,
+} from "../fixtures/account.ts";
+import { axeViolations } from "../fixtures/axe.ts";
+import { expect, test } from "../fixtures/test.ts";
+
+const T = ORG_PAGE_TEXT;
+
+/** A long name (57 of the 60 characters allowed): cut short in the field, never the role beside it. */
+const longName = () =>
+  `Northern Lights Generative Imaging and Video Studio ${Math.random().toString(36).slice(2, 7)}`;
+
+async function openAsMember(
+  page: Page,
+  request: Parameters<typeof createVerifiedUser>[0],
+  role: "billing" | "developer",
+) {
+  const owner = await createVerifiedUser(request, "owner");
+  const member = await createVerifiedUser(request, role.slice(0, 4));
+  const ownerToken = await tokenViaApi(request, owner);
+  const name = longName();
+  const orgId = await createOrgViaApi(request, ownerToken, name);
+  const memberToken = await joinViaApi(request, ownerToken, orgId, member, role);
+  await page.goto("/robots.txt");
+  await page.evaluate((id) => localStorage.setItem("x-organization", id), orgId);
+  await openSignedIn(page, memberToken, "/profile");
+  return { member, name };
+}
+
+/** The account's page links a menu offers, by their address. */
+async function menuLinks(menu: ReturnType<Page["locator"]>): Promise<string[]> {
+  return menu
+    .locator('a[href^="/profile"], a[href^="/admin"]')
+    .evaluateAll((links) => links.map((a) => a.getAttribute("href") ?? ""));
+}
+
+test.describe("a billing member is offered usage and billing, never API keys", () => {
+  for (const width of [390, 768, 1280]) {
+    test(`at ${width} px: menu, /profile, /profile/api-keys, an empty usage page and leaving`, async ({
+      page,
+      request,
+    }) => {
+      await page.setViewportSize({ width, height: 900 });
+      const keyCalls: string[] = [];
+      page.on("request", (r) => {
+        if (new URL(r.url()).pathname.startsWith("/v1/api-keys")) keyCalls.push(r.url());
+      });
+      const { member, name } = await openAsMember(page, request, "billing");
+
+      // /profile: the role in sight beside the long name; the usage section offers no keys.
+      const field = page.locator('[data-profile-field="organization"]');
+      await expect(field).toHaveValue(name);
+      const role = page.locator("[data-profile-org-role]");
+      await expect(role).toHaveText("Billing");
+      await expect(role).toBeInViewport({ ratio: 1 });
+      const fieldBox = await field.boundingBox();
+      const roleBox = await role.boundingBox();
+      expect(fieldBox && roleBox && fieldBox.x + fieldBox.width <= roleBox.x + 1).toBe(true);
+      await expect(page.getByRole("heading", { name: PROFILE_TEXT.usageTitle, exact: true })).toBeVisible();
+      await expect(page.getByText(PROFILE_TEXT.usageIntro)).toBeVisible();
+      await expect(page.locator("[data-api-keys-link]")).toHaveCount(0);
+      await expect(page.locator("[data-usage-link]")).toBeVisible();
+      await expect(page.locator("[data-billing-link]")).toBeVisible();
+      if (process.env.SCREENSHOT_DIR) {
+        await page.screenshot({ path: `${process.env.SCREENSHOT_DIR}/profile-billing-member-${width}.png` });
+      }
+      expect(await axeViolations(page)).toEqual([]);
+
+      // The menu (the phone's, or the top bar's) offers the pages the role may use.
+      const menu =
+        width < 768 ? page.locator("[data-mobile-menu]") : page.locator('[data-island-slot="account"]');
+      if (width < 768) await page.locator("[data-mobile-menu] > summary").click();
+      else await menu.getByText(/^Hi, /).click();
+      await expect(menu.getByRole("link", { name: UI_TEXT.usage.menu })).toBeVisible();
+      expect(await menuLinks(menu)).toEqual([
+        "/profile",
+        "/profile/usage",
+        "/profile/billing",
+        "/profile/security",
+      ]);
+      await expect(menu.getByRole("link", { name: UI_TEXT.apiKeys.menu })).toHaveCount(0);
+
+      // /profile/api-keys by its address: a sentence about the role, and no call for keys.
+      await page.goto("/profile/api-keys");
+      await expect(page.locator("[data-keys-not-for-role]")).toHaveText(API_KEYS_TEXT.notForRole);
+      await expect(page.getByText(API_KEYS_TEXT.loadFailed)).toHaveCount(0);
+      expect(keyCalls).toEqual([]);
+
+      // An empty usage page offers no "Create API key".
+      await page.goto("/profile/usage");
+      await expect(page.locator("[data-usage-empty]")).toContainText(USAGE_TEXT.emptyTitle);
+      await expect(page.getByRole("link", { name: API_KEYS_TEXT.create })).toHaveCount(0);
+
+      // Leaving: the dialog says what leaving does, and nothing about keys of theirs.
+      await page.goto("/org/members");
+      await page.locator(`[data-member="${member.username}"]`).getByRole("button", { name: T.leave }).click();
+      const dialog = page.getByRole("dialog", { name: T.leaveTitle(name) });
+      await expect(dialog).toContainText(T.leaveBody(name));
+      await expect(dialog).not.toContainText("API key");
+      expect(await axeViolations(page)).toEqual([]);
+    });
+  }
+});
+
+test("a developer leaving is told which of their own keys stop, once, in the first person", async ({
+  page,
+  request,
+}) => {
+  await page.setViewportSize({ width: 1280, height: 900 });
+  const { member, name } = await openAsMember(page, request, "developer");
+  await expect(page.locator("[data-profile-org-role]")).toHaveText("Developer");
+  await expect(page.locator("[data-api-keys-link]")).toBeVisible();
+  await page.goto("/org/members");
+  await page.locator(`[data-member="${member.username}"]`).getByRole("button", { name: T.leave }).click();
+  const dialog = page.getByRole("dialog", { name: T.leaveTitle(name) });
+  await expect(dialog.locator("[data-removal-keys=ready]")).toContainText(T.ownNoKeys);
+  await expect(dialog).not.toContainText(/\bthey\b/i);
+});
