@@ -51,6 +51,8 @@ export default {
     "contract/credit-costs.ts",
     // What free text may hold (reasons, names, idempotency keys): the audit log's storability.
     "contract/free-text.ts",
+    // How every amount reads: invoices, billing pages, the console and the mails.
+    "contract/money.ts",
     // The console's money input and which actions a role is offered; the customer's credit parts
     // (goodwill grants apart, issue 31).
     "src/lib/admin-actions.ts",

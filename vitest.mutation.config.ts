@@ -24,6 +24,7 @@ export default defineConfig({
       "server/auth/mfa-secrets.test.ts",
       "contract/credit-costs.test.ts",
       "contract/free-text.test.ts",
+      "contract/money.test.ts",
       "src/lib/admin-actions.test.ts",
       "src/lib/credit-breakdown.test.ts",
       "src/lib/key-caps.test.ts",

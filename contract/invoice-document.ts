@@ -2,20 +2,8 @@
 // the PDF the API renders (server/billing/invoice-pdf.ts) and the billing mails. One module, so the
 // printed page and the PDF of the same invoice never disagree on a word or a cent. Browser-safe.
 import { countryName } from "./country-name.ts";
+import { INVOICE_TEXT } from "./invoice-text.ts";
 import type { Invoice, TaxTreatmentName } from "./invoices.ts";
-
-const MONEY = new Map<string, Intl.NumberFormat>();
-
-/** `formatMoney(9401, "eur")` -> "€94.01": exact cents with the currency's symbol (fixed locale). */
-export function formatMoney(cents: number, currency: string): string {
-  const code = currency.toUpperCase();
-  let format = MONEY.get(code);
-  if (!format) {
-    format = new Intl.NumberFormat("en-US", { style: "currency", currency: code });
-    MONEY.set(code, format);
-  }
-  return format.format(cents / 100);
-}
 
 /** "19 %", "25.5 %"; the reason instead of a rate where no VAT is charged. */
 export function vatRateLabel(rate: number | null, treatment: TaxTreatmentName | null): string {
@@ -23,26 +11,6 @@ export function vatRateLabel(rate: number | null, treatment: TaxTreatmentName | 
   if (treatment === "outside_eu") return "0 %, outside the EU";
   return rate === null ? "" : `${rate} %`;
 }
-
-/** The invoice document's words. */
-export const INVOICE_TEXT = {
-  invoiceTitle: "Invoice",
-  creditNoteTitle: "Credit note",
-  creditNoteNumber: "Credit note number",
-  refersTo: "Corrects invoice",
-  invoiceNumber: "Invoice number",
-  invoiceDate: "Date",
-  seller: "From",
-  buyer: "To",
-  description: "Description",
-  lineQuantity: (quantity: number, unitPrice: string) => `${quantity} × ${unitPrice} (net)`,
-  amount: "Amount (net)",
-  subtotal: "Net total",
-  vatLine: (rate: string) => `VAT ${rate}`.trimEnd(),
-  grandTotal: "Total",
-  vatIdLabel: (id: string) => `VAT ID ${id}`,
-  refundedPart: (amount: string) => `${amount} refunded`,
-} as const;
 
 /** The document's title: an invoice, or the credit note a refund issued. */
 export const documentTitle = (invoice: Pick<Invoice, "document">): string =>

@@ -9,14 +9,10 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import PDFDocument from "pdfkit";
-import {
-  documentTitle,
-  formatMoney,
-  partyLines,
-  INVOICE_TEXT as T,
-  vatRateLabel,
-} from "../../contract/invoice-document.ts";
+import { documentTitle, partyLines, vatRateLabel } from "../../contract/invoice-document.ts";
+import { INVOICE_TEXT as T } from "../../contract/invoice-text.ts";
 import { type Invoice, type InvoiceParty, issuedNoInvoice } from "../../contract/invoices.ts";
+import { formatMoney } from "../../contract/money.ts";
 import type { InvoiceWithDocument } from "./invoices.ts";
 
 const require = createRequire(import.meta.url);

@@ -7,7 +7,7 @@
 // the settings' `threshold` is whole credits as the API shows it, the trigger's balance and
 // threshold are milli-credits as the ledger stores them (ledger.ts).
 import type { Currency } from "../../contract/catalogue.ts";
-import { formatMoney } from "../../contract/invoice-document.ts";
+import { formatMoney } from "../../contract/money.ts";
 import { ORG_DETAIL } from "../../contract/org-messages.ts";
 import { addBerlinMonths, BERLIN, startOfBerlinMonth } from "./berlin-time.ts";
 import type { Millicredits } from "./ledger.ts";

@@ -3,7 +3,7 @@
 // cancellation confirmed, a subscription ended, top-up credits about to expire, and credits support
 // granted. Dates are
 // Berlin calendar days; amounts are exact (cents), as on the invoice.
-import { formatMoney as money } from "../../contract/invoice-document.ts";
+import { formatMoney as money } from "../../contract/money.ts";
 import { formatRate, invoiceNote, type TaxTreatment } from "../domain/vat.ts";
 import type { MailMessage } from "./message.ts";
 import { PRODUCT_NAME, render } from "./templates.ts";

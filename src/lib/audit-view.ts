@@ -1,7 +1,7 @@
 // An audit entry's details and client as the console's audit tables show them (the customer page's
 // trail and /admin/audit): short text a row can hold on a phone, with the long parts on demand.
 import type { AuditEntryView } from "../../contract/admin.ts";
-import { formatMoney } from "../../contract/invoice-document.ts";
+import { formatMoney } from "../../contract/money.ts";
 
 /**
  * Details that are plumbing rather than news to a reader (they stay in the CSV), and the

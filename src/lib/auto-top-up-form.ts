@@ -3,7 +3,7 @@
 // the browser does not know), the API's 422 placed beside the fields, and when consent is needed.
 // Money is integer minor units (cents) everywhere but in the text a person types.
 import type { AutoTopUp, AutoTopUpRequest, SavedCard } from "../../contract/auto-top-up.ts";
-import { formatMoney } from "../../contract/invoice-document.ts";
+import { formatMoney } from "../../contract/money.ts";
 import { AUTO_TOP_UP_PAGE_TEXT, MAX_MONTHLY_LIMIT, MIN_THRESHOLD } from "./auto-top-up-text.ts";
 
 const E = AUTO_TOP_UP_PAGE_TEXT.errors;

@@ -1,6 +1,6 @@
 // The words of /profile/billing and its invoice page, kept out of UI_TEXT (which every page's
 // islands load) so that only these two pages carry them.
-import { INVOICE_TEXT } from "../../contract/invoice-document.ts";
+import { INVOICE_TEXT } from "../../contract/invoice-text.ts";
 import { FAILED_RENEWAL_TEXT } from "./failed-renewal-text.ts";
 import { UI_TEXT } from "./ui-text.ts";
 

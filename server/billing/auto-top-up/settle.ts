@@ -6,7 +6,7 @@
 // provider never answered for gives up after an hour, paused and mailed, never silently stuck.
 // Each failure is a "failed" row of the billing history (history.ts).
 import { eq } from "drizzle-orm";
-import { formatMoney } from "../../../contract/invoice-document.ts";
+import { formatMoney } from "../../../contract/money.ts";
 import { appendAudit } from "../../audit/audit-log.ts";
 import { type AutoTopUpAttemptRow, organizations } from "../../db/schema/index.ts";
 import type { Tx } from "../../db/types.ts";

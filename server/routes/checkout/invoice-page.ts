@@ -4,7 +4,7 @@
 // authentication: it pays the invoice on-session. The invoice id in the URL is the capability, as
 // Stripe's hosted page URL is; the form carries nothing.
 import { type Context, Hono } from "hono";
-import { formatMoney } from "../../../contract/invoice-document.ts";
+import { formatMoney } from "../../../contract/money.ts";
 import type { LocalInvoiceRow } from "../../db/schema/index.ts";
 import { invoiceNote } from "../../domain/vat.ts";
 import { escapeHtml } from "../../mail/templates.ts";

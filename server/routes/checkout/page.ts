@@ -10,7 +10,7 @@ import { type Context, type ErrorHandler, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { countryOptions } from "../../../contract/countries.ts";
 import { countryName } from "../../../contract/country-name.ts";
-import { formatMoney } from "../../../contract/invoice-document.ts";
+import { formatMoney } from "../../../contract/money.ts";
 import type { CheckoutSessionRow } from "../../db/schema/index.ts";
 import { invoiceNote } from "../../domain/vat.ts";
 import { escapeHtml } from "../../mail/templates.ts";

@@ -7,7 +7,7 @@ import { useId, useState } from "react";
 import type { Role } from "../../../contract/account.ts";
 import type { AdminPayment, Customer } from "../../../contract/admin.ts";
 import { ADMIN_TEXT, NOTE_MAX, OPERATOR_CREDITS_MAX } from "../../../contract/admin-rules.ts";
-import { formatMoney } from "../../../contract/invoice-document.ts";
+import { formatMoney } from "../../../contract/money.ts";
 import {
   type ActionKind,
   parseCredits,

@@ -4,7 +4,7 @@
 import type { ReactNode } from "react";
 import type { AdminLedgerEntry, AdminPayment, Customer } from "../../../contract/admin.ts";
 import { featureName } from "../../../contract/credit-costs.ts";
-import { formatMoney } from "../../../contract/invoice-document.ts";
+import { formatMoney } from "../../../contract/money.ts";
 import { formatBalance } from "../../lib/account-view.ts";
 import { ADMIN_PAGE_TEXT } from "../../lib/admin-text.ts";
 import { BILLING_TEXT } from "../../lib/billing-text.ts";

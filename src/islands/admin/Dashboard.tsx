@@ -3,7 +3,7 @@
 import { useStore } from "@nanostores/react";
 import { lazy, Suspense, useEffect, useMemo } from "react";
 import type { MetricsView } from "../../../contract/admin.ts";
-import { formatMoney } from "../../../contract/invoice-document.ts";
+import { formatMoney } from "../../../contract/money.ts";
 import { formatBalance } from "../../lib/account-view.ts";
 import { DASHBOARD_TEXT } from "../../lib/admin-dashboard-text.ts";
 import { USAGE_TEXT } from "../../lib/usage-text.ts";

@@ -4,7 +4,7 @@
 import { useStore } from "@nanostores/react";
 import { useEffect, useState } from "react";
 import type { AdminOrg } from "../../../contract/admin-orgs.ts";
-import { formatMoney } from "../../../contract/invoice-document.ts";
+import { formatMoney } from "../../../contract/money.ts";
 import { resetsText } from "../../lib/auto-top-up-form.ts";
 import { AUTO_TOP_UP_PAGE_TEXT } from "../../lib/auto-top-up-text.ts";
 import { DANGER } from "../../lib/danger-button.ts";

@@ -4,7 +4,7 @@ import { useStore } from "@nanostores/react";
 import { useEffect, useId, useState } from "react";
 import type { VatLineView } from "../../../contract/admin.ts";
 import { countryName } from "../../../contract/country-name.ts";
-import { formatMoney } from "../../../contract/invoice-document.ts";
+import { formatMoney } from "../../../contract/money.ts";
 import { REPORTS_PAGE_TEXT } from "../../lib/admin-reports-text.ts";
 import { recentQuarters } from "../../lib/quarters.ts";
 import { $vatReport, downloadVatCsv, loadVatReport } from "../../stores/admin.ts";

@@ -3,8 +3,9 @@
 // (Stripe's Billing Portal, or the local stand-in's card page), which pays a failed renewal at once.
 import { useStore } from "@nanostores/react";
 import { lazy, Suspense, useEffect, useState } from "react";
-import { formatMoney, vatRateLabel } from "../../../contract/invoice-document.ts";
+import { vatRateLabel } from "../../../contract/invoice-document.ts";
 import type { InvoiceSummary } from "../../../contract/invoices.ts";
+import { formatMoney } from "../../../contract/money.ts";
 import { readStoredToken } from "../../lib/auth-storage.ts";
 import { BILLING_TEXT } from "../../lib/billing-text.ts";
 import { isoDay } from "../../lib/format-date.ts";

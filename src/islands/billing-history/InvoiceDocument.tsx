@@ -5,9 +5,10 @@
 // Stripe invoice links to Stripe's own page and PDF.
 import { useStore } from "@nanostores/react";
 import { useEffect, useState } from "react";
-import { documentTitle, formatMoney, partyLines, vatRateLabel } from "../../../contract/invoice-document.ts";
+import { documentTitle, partyLines, vatRateLabel } from "../../../contract/invoice-document.ts";
 import { issuedNoInvoice } from "../../../contract/invoice-status.ts";
 import type { Invoice, InvoiceParty } from "../../../contract/invoices.ts";
+import { formatMoney } from "../../../contract/money.ts";
 import { readStoredToken } from "../../lib/auth-storage.ts";
 import { BILLING_TEXT } from "../../lib/billing-text.ts";
 import { isoDay } from "../../lib/format-date.ts";

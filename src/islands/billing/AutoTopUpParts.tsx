@@ -2,7 +2,7 @@
 // status in words (with its colour as a second cue) and its reason, the saved card, this month's
 // charges against the limit, and the latest attempts (cards on a phone, a table on wider screens).
 import type { AutoTopUp, AutoTopUpAttempt, SavedCard } from "../../../contract/auto-top-up.ts";
-import { formatMoney } from "../../../contract/invoice-document.ts";
+import { formatMoney } from "../../../contract/money.ts";
 import { chargesMeter } from "../../lib/auto-top-up-form.ts";
 import { AUTO_TOP_UP_PAGE_TEXT } from "../../lib/auto-top-up-text.ts";
 import { dayAndTime } from "../../lib/format-date.ts";

@@ -5,7 +5,7 @@
 import { useStore } from "@nanostores/react";
 import { type FormEvent, useEffect, useEffectEvent, useId, useRef, useState } from "react";
 import type { AutoTopUp, AutoTopUpRequest } from "../../../contract/auto-top-up.ts";
-import { formatMoney } from "../../../contract/invoice-document.ts";
+import { formatMoney } from "../../../contract/money.ts";
 import { asApiError } from "../../lib/api-client.ts";
 import {
   checkForm,

@@ -1,0 +1,43 @@
+import { describe, expect, it } from "vitest";
+import { formatMoney } from "./money.ts";
+
+describe("formatMoney", () => {
+  it("reads cents as the currency's amount with its symbol, whatever case the code has", () => {
+    expect(formatMoney(9401, "eur")).toBe("€94.01");
+    expect(formatMoney(9401, "EUR")).toBe("€94.01");
+    expect(formatMoney(123456, "usd")).toBe("$1,234.56");
+  });
+
+  it("keeps exact cents, zero and a negative amount (a refund)", () => {
+    expect(formatMoney(5, "eur")).toBe("€0.05");
+    expect(formatMoney(0, "eur")).toBe("€0.00");
+    expect(formatMoney(-1900, "eur")).toBe("-€19.00");
+  });
+
+  it("gives each currency its own format, also after another was asked first", () => {
+    expect(formatMoney(100, "gbp")).toBe("£1.00");
+    expect(formatMoney(100, "eur")).toBe("€1.00");
+  });
+
+  it("makes one formatter per currency and reuses it", () => {
+    const Real = Intl.NumberFormat;
+    let made = 0;
+    Intl.NumberFormat = class extends Real {
+      constructor(...args: ConstructorParameters<typeof Real>) {
+        super(...args);
+        made += 1;
+      }
+    } as typeof Intl.NumberFormat;
+    try {
+      expect(formatMoney(100, "jpy")).toBe("¥1");
+      expect(formatMoney(250, "jpy")).toBe("¥3");
+    } finally {
+      Intl.NumberFormat = Real;
+    }
+    expect(made).toBe(1);
+  });
+
+  it("shows a code without a symbol in capitals, whatever case it was given in", () => {
+    expect(formatMoney(150, "chf")).toBe("CHF\u00a01.50");
+  });
+});
