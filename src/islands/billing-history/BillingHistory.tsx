@@ -3,10 +3,11 @@
 // (Stripe's Billing Portal, or the local stand-in's card page), which pays a failed renewal at once.
 import { useStore } from "@nanostores/react";
 import { lazy, Suspense, useEffect, useState } from "react";
+import { seesBilling } from "../../../contract/account-area.ts";
 import { vatRateLabel } from "../../../contract/invoice-document.ts";
 import type { InvoiceSummary } from "../../../contract/invoices.ts";
 import { formatMoney } from "../../../contract/money.ts";
-import { readStoredToken } from "../../lib/auth-storage.ts";
+import { chosenOrganization, readStoredToken } from "../../lib/auth-storage.ts";
 import { BILLING_TEXT } from "../../lib/billing-text.ts";
 import { isoDay } from "../../lib/format-date.ts";
 import { invoiceLink } from "../../lib/invoice-view.ts";
@@ -23,11 +24,22 @@ const T = BILLING_TEXT;
 // caller may see billing: its form, consent and dialogs stay out of the page's first load.
 const AutoTopUp = lazy(() => import("../billing/AutoTopUp.tsx"));
 
-// Ask for the session and the history at once, before React hydrates (as /profile/usage does).
+// Ask for the session and the history at once, before React hydrates (as /profile/usage does), for
+// a personal account, which always bills itself. With an organisation chosen the role decides, and
+// it is known once the session is: a developer or a manager would only be answered 403.
 let firstLoad: Promise<void> | undefined;
 if (typeof document !== "undefined") {
   void initSession();
-  if (readStoredToken()) firstLoad = loadBillingHistory();
+  if (readStoredToken() && chosenOrganization() === null) firstLoad = loadBillingHistory();
+}
+
+/** What a role without billing sees instead of the page (the API would refuse it with 403). */
+function NotForRole() {
+  return (
+    <div role="status" className="alert alert-info" data-billing-forbidden>
+      <span>{T.billingNotForRole}</span>
+    </div>
+  );
 }
 
 const STATUS_BADGE: Record<InvoiceSummary["status"], string> = {
@@ -216,11 +228,8 @@ function BillingView() {
           </button>
         </div>
       )}
-      {state.status === "forbidden" && (
-        <div role="status" className="alert alert-info" data-billing-forbidden>
-          <span>{T.billingNotForRole}</span>
-        </div>
-      )}
+      {/* The role changed since the session was read: the API said so. */}
+      {state.status === "forbidden" && <NotForRole />}
       {state.status === "loading" && invoices.length === 0 && (
         <p role="status" className="flex items-center gap-2 text-sm">
           <span className="loading loading-spinner" aria-hidden="true" />
@@ -281,5 +290,9 @@ function BillingView() {
 }
 
 export default function BillingHistory() {
-  return <RouteGuard loadingMessage={T.loading}>{() => <BillingView />}</RouteGuard>;
+  return (
+    <RouteGuard loadingMessage={T.loading}>
+      {(user) => (seesBilling(user.organization) ? <BillingView /> : <NotForRole />)}
+    </RouteGuard>
+  );
 }
