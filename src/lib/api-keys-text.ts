@@ -37,8 +37,15 @@ export const API_KEYS_TEXT = {
   revoked: "API key revoked",
   revokeAll: "Revoke all API keys",
   revokeAllTitle: "Revoke all API keys?",
-  revokeAllBody: (count: number) =>
-    `${count === 1 ? "Your one key stops working at once, on every program that uses it." : `All ${count} of your keys stop working at once, on every program that uses them.`} This cannot be undone. Do it if a key may have leaked, or after a password reset you did not ask for.`,
+  /**
+   * No count: the call revokes every key the account made in every organisation (ORGANISATIONS.md),
+   * while this page lists the chosen organisation's keys, an owner's including other members'. The
+   * toast afterwards says how many went.
+   */
+  revokeAllBody:
+    "Every API key you made stops working at once, in every organisation, on every program that " +
+    "uses it. This cannot be undone. Do it if a key may have leaked, or after a password reset you " +
+    "did not ask for.",
   confirmRevokeAll: "Yes, revoke all",
   revokedAll: (count: number) => (count === 1 ? "1 API key revoked" : `${count} API keys revoked`),
   emptyTitle: "No API keys yet",
@@ -50,7 +57,12 @@ export const API_KEYS_TEXT = {
   /** A billing member on this page: the role may see usage and billing, but make no keys. */
   notForRole:
     "Your role in this organisation cannot make API keys: its owners, managers and developers do. " +
-    "You can see the keys' usage on the Usage page.",
+    "To make keys of your own, switch to your personal account in the account menu.",
+  /** Beside it: the organisation's usage, which the role may see. */
+  usageLink: "See the organisation's usage",
+  /** Beside it too: revoking covers the keys the account made elsewhere (the password-changed mail links here). */
+  revokeAllElsewhere:
+    "A key may have leaked, or your password was reset without you? Revoke every key you made, in every organisation.",
   retry: "Try again",
   columns: {
     name: "Name",

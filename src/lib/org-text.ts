@@ -72,6 +72,7 @@ export const ORG_PAGE_TEXT = {
   ownKeysUnknown: "Every API key you made in the organisation will stop working.",
   keepMember: "Keep",
   loadingKeys: "Looking up their API keys…",
+  loadingOwnKeys: "Looking up your API keys…",
   removedTitle: "Member removed",
   apiKeysLink: "Go to API keys",
   roleStopsKeys: (role: string) =>

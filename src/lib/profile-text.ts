@@ -62,6 +62,8 @@ export const PROFILE_TEXT = {
   /** For a team organisation, and creating one (ORGANISATIONS.md "Pages"). */
   organisation: {
     field: "Organisation",
+    /** Read before the role's badge beside the organisation's name, for assistive technology. */
+    role: "Your role",
     title: "Organisations",
     intro:
       "An organisation shares one balance, one plan and one invoice among its members. It starts on " +

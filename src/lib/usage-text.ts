@@ -38,6 +38,10 @@ export const USAGE_TEXT = {
   loadFailed: "Your usage could not be loaded.",
   retry: "Try again",
   emptyTitle: "No usage in this period",
+  /** For a team organisation: the usage of every member's keys, which a billing member sees too. */
+  emptyBodyTeam:
+    "When programs call the generation API with the organisation's API keys, each generation and " +
+    "the credits it cost show up here, by day, feature, key and member.",
   emptyBody:
     "When your programs call the generation API with one of your API keys, each generation and the " +
     "credits it cost show up here, by day, feature and key.",

@@ -45,14 +45,20 @@ export async function createApiKey(request: CreateApiKeyRequest): Promise<Create
   return created;
 }
 
-/** Revokes every key of the account; how many were revoked. Throws ApiError on failure. */
-export async function revokeAllApiKeys(): Promise<number> {
+/**
+ * Revokes every key the account made, in every organisation; how many were revoked. Throws ApiError
+ * on failure. `reloadList`: whether the page shows the chosen organisation's list to refresh (a
+ * billing member's shows none, and the API would refuse it the list).
+ */
+export async function revokeAllApiKeys(reloadList = true): Promise<number> {
   const { revoked } = await apiRequest("/v1/api-keys/revoke-all", "revokedKeysSchema", {
     method: "POST",
     auth: true,
   });
-  $apiKeys.set({ ...$apiKeys.get(), keys: [] });
-  void loadApiKeys();
+  if (reloadList) {
+    $apiKeys.set({ ...$apiKeys.get(), keys: [] });
+    void loadApiKeys();
+  }
   return revoked;
 }
 

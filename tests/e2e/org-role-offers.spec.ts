@@ -16,6 +16,7 @@ import {
   tokenViaApi,
 } from "../fixtures/account.ts";
 import { axeViolations } from "../fixtures/axe.ts";
+import { introspect, makeServiceKey } from "../fixtures/service-key.ts";
 import { expect, test } from "../fixtures/test.ts";
 
 const T = ORG_PAGE_TEXT;
@@ -38,7 +39,7 @@ async function openAsMember(
   await page.goto("/robots.txt");
   await page.evaluate((id) => localStorage.setItem("x-organization", id), orgId);
   await openSignedIn(page, memberToken, "/profile");
-  return { member, name };
+  return { member, memberToken, name };
 }
 
 /** The account's page links a menu offers, by their address. */
@@ -96,19 +97,27 @@ test.describe("a billing member is offered usage and billing, never API keys", (
 
       // /profile/api-keys by its address: a sentence about the role, and no call for keys.
       await page.goto("/profile/api-keys");
-      await expect(page.locator("[data-keys-not-for-role]")).toHaveText(API_KEYS_TEXT.notForRole);
+      const notForRole = page.locator("[data-keys-not-for-role]");
+      await expect(notForRole.getByRole("status")).toHaveText(API_KEYS_TEXT.notForRole);
+      await expect(notForRole.getByRole("link", { name: API_KEYS_TEXT.usageLink })).toHaveAttribute(
+        "href",
+        "/profile/usage",
+      );
       await expect(page.getByText(API_KEYS_TEXT.loadFailed)).toHaveCount(0);
       expect(keyCalls).toEqual([]);
 
       // An empty usage page offers no "Create API key".
       await page.goto("/profile/usage");
       await expect(page.locator("[data-usage-empty]")).toContainText(USAGE_TEXT.emptyTitle);
+      await expect(page.locator("[data-usage-empty]")).toContainText(USAGE_TEXT.emptyBodyTeam);
       await expect(page.getByRole("link", { name: API_KEYS_TEXT.create })).toHaveCount(0);
 
       // Leaving: the dialog says what leaving does, and nothing about keys of theirs.
       await page.goto("/org/members");
       await page.locator(`[data-member="${member.username}"]`).getByRole("button", { name: T.leave }).click();
       const dialog = page.getByRole("dialog", { name: T.leaveTitle(name) });
+      // Known at once: no "Looking up…" line first (the first paint already says "none").
+      await expect(dialog.locator("[data-removal-keys]")).toHaveAttribute("data-removal-keys", "none");
       await expect(dialog).toContainText(T.leaveBody(name));
       await expect(dialog).not.toContainText("API key");
       expect(await axeViolations(page)).toEqual([]);
@@ -129,4 +138,28 @@ test("a developer leaving is told which of their own keys stop, once, in the fir
   const dialog = page.getByRole("dialog", { name: T.leaveTitle(name) });
   await expect(dialog.locator("[data-removal-keys=ready]")).toContainText(T.ownNoKeys);
   await expect(dialog).not.toContainText(/\bthey\b/i);
+});
+
+test("the password-changed mail's revoke-all link works for a billing member: keys made elsewhere go", async ({
+  page,
+  request,
+}) => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  const { memberToken } = await openAsMember(page, request, "billing");
+  // A key of their personal account (no organisation named): the one the mail is about.
+  const made = await request.post("/v1/api-keys", {
+    data: { name: "Laptop" },
+    headers: { Authorization: `Bearer ${memberToken}` },
+  });
+  expect(made.status()).toBe(201);
+  const { key } = (await made.json()) as { key: string };
+
+  await page.goto("/profile/api-keys#revoke-all");
+  const dialog = page.getByRole("dialog", { name: API_KEYS_TEXT.revokeAllTitle });
+  await expect(dialog.getByText(API_KEYS_TEXT.revokeAllBody)).toBeVisible();
+  expect(await axeViolations(page)).toEqual([]);
+  await dialog.getByRole("button", { name: API_KEYS_TEXT.confirmRevokeAll }).click();
+  await expect(page.getByText(API_KEYS_TEXT.revokedAll(1))).toBeVisible();
+  expect(new URL(page.url()).hash).toBe("");
+  expect(await introspect(request, await makeServiceKey(), key)).toEqual({ active: false });
 });

@@ -220,6 +220,10 @@ describe.each(TEST_DATABASES)("organisation API keys (%s)", (kind) => {
 
     const revoke = (id: string, token: string) =>
       ctx.t.app.request(`/v1/api-keys/${id}`, { method: "DELETE", headers: inOrg(org, token) });
+    // A billing member makes no keys and may revoke none, not even the organisation's shared one.
+    const byBilling = await revoke(shared.id, dee.accessToken);
+    expect(byBilling.status).toBe(403);
+    expect(await byBilling.json()).toEqual({ detail: ORG_DETAIL.notAllowed });
     expect((await revoke(bobs.id, cid.accessToken)).status).toBe(404);
     expect((await revoke(shared.id, bob.accessToken)).status).toBe(404);
     expect((await revoke(cids.id, bob.accessToken)).status).toBe(204);

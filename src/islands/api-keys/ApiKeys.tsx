@@ -112,6 +112,46 @@ function EmptyState({ onCreate }: { onCreate: () => void }) {
   );
 }
 
+/**
+ * The mail after a password reset links to #revoke-all (the page's slot around this island, so the
+ * anchor is in the built HTML): opens the dialog once `ready`, and uses the fragment up so that a
+ * reload does not ask again.
+ */
+function useAskedByLink(ready: boolean, ask: () => void) {
+  const asked = ready && window.location.hash === "#revoke-all";
+  // biome-ignore lint/correctness/useExhaustiveDependencies: asked once, when the page is ready.
+  useEffect(() => {
+    if (!asked) return;
+    ask();
+    history.replaceState(null, "", window.location.pathname);
+  }, [asked]);
+}
+
+/**
+ * A billing member (who reached this page by its address, or by the password-changed mail): no keys
+ * here, the way to the organisation's usage, and "Revoke all API keys", which still covers the keys
+ * the account made in its personal account and other organisations.
+ */
+function KeysNotForRole() {
+  const [revokingAll, setRevokingAll] = useState(false);
+  useAskedByLink(true, () => setRevokingAll(true));
+  return (
+    <div className="flex flex-col items-start gap-4" data-keys-not-for-role>
+      <p role="status" className="alert alert-info">
+        <span>{T.notForRole}</span>
+      </p>
+      <a href="/profile/usage" className="btn btn-outline btn-sm">
+        {T.usageLink}
+      </a>
+      <p className="text-sm text-base-content/80">{T.revokeAllElsewhere}</p>
+      <button type="button" className={`${DANGER_OUTLINE} btn-sm`} onClick={() => setRevokingAll(true)}>
+        {T.revokeAll}
+      </button>
+      <RevokeAllDialog open={revokingAll} onClose={() => setRevokingAll(false)} reloadList={false} />
+    </div>
+  );
+}
+
 function KeyManager({ user }: { user: User }) {
   const state = useStore($apiKeys);
   const members = useStore($members).members;
@@ -130,14 +170,9 @@ function KeyManager({ user }: { user: User }) {
   }, [teamId]);
 
   const { keys, status } = state;
-  // The mail after a password reset links to #revoke-all (the page's slot around this island, so the
-  // anchor is in the built HTML): ask at once, when there is something to revoke.
-  const askedByLink = status === "ready" && keys.length > 0 && window.location.hash === "#revoke-all";
-  useEffect(() => {
-    if (!askedByLink) return;
-    setRevokingAll(true);
-    history.replaceState(null, "", window.location.pathname);
-  }, [askedByLink]);
+  // Asked by the password-changed mail's link: once the list is there, whether or not it holds keys
+  // (the call covers the keys the account made in other organisations too).
+  useAskedByLink(status === "ready", () => setRevokingAll(true));
   return (
     <div className="flex flex-col gap-4" data-api-keys>
       {keys.length > 0 && (
@@ -192,7 +227,7 @@ function KeyManager({ user }: { user: User }) {
       />
       <NewKeyDialog created={created} onClose={() => setCreated(null)} />
       <RevokeKeyDialog apiKey={revoking} onClose={() => setRevoking(null)} />
-      <RevokeAllDialog open={revokingAll} count={keys.length} onClose={() => setRevokingAll(false)} />
+      <RevokeAllDialog open={revokingAll} onClose={() => setRevokingAll(false)} />
       <ReauthDialog />
     </div>
   );
@@ -201,16 +236,7 @@ function KeyManager({ user }: { user: User }) {
 export default function ApiKeys() {
   return (
     <RouteGuard loadingMessage={T.loading}>
-      {(user) =>
-        makesKeys(user.organization) ? (
-          <KeyManager user={user} />
-        ) : (
-          // A billing member reached this page by its address: the menu does not offer it.
-          <p role="status" className="alert alert-info" data-keys-not-for-role>
-            <span>{T.notForRole}</span>
-          </p>
-        )
-      }
+      {(user) => (makesKeys(user.organization) ? <KeyManager user={user} /> : <KeysNotForRole />)}
     </RouteGuard>
   );
 }

@@ -9,12 +9,13 @@ const T = API_KEYS_TEXT;
 
 export function RevokeAllDialog({
   open,
-  count,
   onClose,
+  reloadList = true,
 }: {
   open: boolean;
-  count: number;
   onClose: () => void;
+  /** False where the page lists no keys (a billing member's): nothing to refresh. */
+  reloadList?: boolean;
 }) {
   return (
     <ConfirmDialog
@@ -23,9 +24,9 @@ export function RevokeAllDialog({
       keepLabel={T.cancel}
       confirmLabel={T.confirmRevokeAll}
       onClose={onClose}
-      onConfirm={async () => notify("success", T.revokedAll(await revokeAllApiKeys()))}
+      onConfirm={async () => notify("success", T.revokedAll(await revokeAllApiKeys(reloadList)))}
     >
-      <p className="text-sm">{T.revokeAllBody(count)}</p>
+      <p className="text-sm">{T.revokeAllBody}</p>
     </ConfirmDialog>
   );
 }

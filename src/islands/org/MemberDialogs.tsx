@@ -194,15 +194,14 @@ type KeysPreview =
   | { status: "none" }
   | { status: "ready"; keys: readonly KeyRef[] | null };
 
+const NO_KEYS_TO_NAME: KeysPreview = { status: "none" };
+
 /** The keys a removal will stop, where the viewer may see them (every key, or their own). */
 function useKeysPreview(org: UserOrganization, member: Member | null, self: boolean): KeysPreview {
   const [preview, setPreview] = useState<KeysPreview>({ status: "loading" });
+  const none = self && !can(org.role, "ownKeys");
   useEffect(() => {
-    if (!member) return;
-    if (self && !can(org.role, "ownKeys")) {
-      setPreview({ status: "none" });
-      return;
-    }
+    if (!member || none) return;
     const seesKeys = can(org.role, "allKeys") || (self && can(org.role, "ownKeys"));
     if (!seesKeys) {
       setPreview({ status: "ready", keys: null });
@@ -217,8 +216,9 @@ function useKeysPreview(org: UserOrganization, member: Member | null, self: bool
     return () => {
       current = false;
     };
-  }, [org, member, self]);
-  return preview;
+  }, [org, member, self, none]);
+  // Known without asking, so the dialog never shows "Looking up…" first.
+  return none ? NO_KEYS_TO_NAME : preview;
 }
 
 interface Removal {
@@ -275,7 +275,7 @@ export function RemoveMemberDialog({
             {preview.status === "loading" && (
               <p className="flex items-center gap-2" role="status">
                 <span className="loading loading-spinner loading-sm" aria-hidden="true" />
-                {T.loadingKeys}
+                {self ? T.loadingOwnKeys : T.loadingKeys}
               </p>
             )}
             {preview.status === "ready" && preview.keys === null && (

@@ -64,12 +64,9 @@ function OrganisationField({ name, role }: { name: string; role: string }) {
           aria-describedby="profile-organization-role"
           data-profile-field="organization"
         />
-        <span
-          id="profile-organization-role"
-          className="badge badge-soft badge-sm shrink-0"
-          data-profile-org-role
-        >
-          {role}
+        <span id="profile-organization-role" className="badge badge-soft badge-sm shrink-0">
+          <span className="sr-only">{T.organisation.role}: </span>
+          <span data-profile-org-role>{role}</span>
         </span>
       </div>
     </div>

@@ -234,7 +234,7 @@ function UsageView() {
       {empty && (
         <div className="rounded-box border border-dashed border-base-300 p-6 text-center" data-usage-empty>
           <h2 className="text-lg font-semibold">{T.emptyTitle}</h2>
-          <p className="mt-2 text-sm text-base-content/80">{T.emptyBody}</p>
+          <p className="mt-2 text-sm text-base-content/80">{team ? T.emptyBodyTeam : T.emptyBody}</p>
           {/* A billing member sees the organisation's usage but makes no keys of their own. */}
           {user && makesKeys(user.organization) && (
             <a href="/profile/api-keys" className="btn btn-primary btn-sm mt-4">
