@@ -58,4 +58,44 @@ describe.each(TEST_DATABASES)("provider actions and their audit entries (%s)", (
     ).rejects.toThrow(UnstorableAuditEntry);
     expect(provider.refundPayment).not.toHaveBeenCalled();
   });
+
+  it("a refund the provider answered failed or canceled leaves the payment to refund again", async () => {
+    const cora = await verifiedUser(ctx.t, "cora");
+    const ada = await staffMember(ctx.t, "ada", "admin");
+    await subscribe(ctx.t, cora.accessToken, "A");
+    const [invoice] = await ctx.t.deps.db.select().from(invoices).where(eq(invoices.userId, cora.id));
+    if (!invoice) throw new Error("no invoice");
+    const answers = ["failed", "canceled", "pending"];
+    const provider = {
+      refundPayment: vi.fn(async (_db: unknown, _request: { amount: number }) => ({
+        refundId: `re_${answers.length}`,
+        status: answers.shift() ?? "",
+      })),
+    };
+    const deps = { db: ctx.t.deps.db, provider, afterProviderChange: vi.fn() };
+    const actor: Actor = { id: ada.id, label: "ada", role: "admin", ip: null };
+    const ask = (idempotencyKey: string) =>
+      refundPayment(
+        deps,
+        actor,
+        invoice.id,
+        { reason: "Bought by mistake", idempotencyKey },
+        ctx.t.clock.now(),
+      );
+    // Nothing went back twice: the whole payment is asked for again each time.
+    expect(await ask("k1")).toMatchObject({ status: "failed" });
+    expect(await ask("k2")).toMatchObject({ status: "canceled" });
+    expect(await ask("k3")).toMatchObject({ status: "pending" });
+    expect(provider.refundPayment.mock.calls.map(([, request]) => request.amount)).toEqual([
+      invoice.total,
+      invoice.total,
+      invoice.total,
+    ]);
+    // A pending refund is money on its way back: nothing is left to refund until it fails.
+    await expect(ask("k4")).rejects.toMatchObject({
+      status: 409,
+      message: "The payment is already refunded in full",
+    });
+    expect(provider.refundPayment).toHaveBeenCalledTimes(3);
+  });
 });

@@ -43,7 +43,11 @@ export interface RefundDone {
   auditId: string;
 }
 
-/** What the console's earlier refunds of this invoice asked for, in minor units. */
+/**
+ * What the console's earlier refunds of this invoice asked for, in minor units: those the provider
+ * answered "failed" or "canceled" moved no money, so they leave the amount to refund again (the
+ * console counts them as not made too, refundMade in src/lib/admin-actions.ts).
+ */
 async function refundsRequested(tx: Tx, userId: string, invoiceId: string): Promise<number> {
   const [row] = await tx
     .select({ sum: sql<string | null>`sum((${auditLog.details}->>'amount')::bigint)` })
@@ -53,6 +57,7 @@ async function refundsRequested(tx: Tx, userId: string, invoiceId: string): Prom
         eq(auditLog.subjectUserId, userId),
         eq(auditLog.action, "payment.refund"),
         sql`${auditLog.details}->>'invoice_id' = ${invoiceId}`,
+        sql`coalesce(${auditLog.details}->>'status', '') not in ('failed', 'canceled')`,
       ),
     );
   return Number(row?.sum ?? 0);
