@@ -8,7 +8,7 @@ import {
   refundable,
   refundMade,
   refundRecorded,
-  withAskedRefund,
+  refundsNotRecorded,
 } from "./admin-actions.ts";
 
 const customer = (over: Partial<Customer> = {}): Customer => ({
@@ -190,34 +190,31 @@ describe("refundRecorded", () => {
   });
 });
 
-describe("withAskedRefund (a payment while the API has not recorded a refund the provider answered)", () => {
-  const payment = { id: "p1", status: "paid", total: 1190, refunded: 0, dispute: null };
+describe("refundsNotRecorded (the refunds asked from the console the list does not count yet)", () => {
+  const listed = [
+    { id: "p1", refunded: 0 },
+    { id: "p2", refunded: 190 },
+    { id: "p3", refunded: 1190 },
+  ];
 
-  it("is the payment as listed when none was asked", () => {
-    expect(withAskedRefund(payment, undefined)).toBe(payment);
+  // Strictly: a payment none was asked of has no key at all, not one holding undefined.
+  it("is nothing when none was asked", () => {
+    expect(refundsNotRecorded(listed, new Map())).toStrictEqual({});
   });
 
-  it("shows a full refund as refunded, all of it", () => {
-    expect(withAskedRefund(payment, 1190)).toEqual({ ...payment, status: "refunded", refunded: 1190 });
+  it("keeps a refund the list does not count, whole or in part, with what it leaves refunded", () => {
+    expect(refundsNotRecorded(listed, new Map([["p1", 1190]]))).toStrictEqual({ p1: 1190 });
+    expect(refundsNotRecorded(listed, new Map([["p2", 690]]))).toStrictEqual({ p2: 690 });
+    expect(refundsNotRecorded(listed, new Map([["p2", 191]]))).toStrictEqual({ p2: 191 });
   });
 
-  it("shows a part as refunded so far, the payment still paid", () => {
-    expect(withAskedRefund(payment, 1189)).toEqual({ ...payment, status: "paid", refunded: 1189 });
-    expect(withAskedRefund({ ...payment, refunded: 190 }, 690)).toEqual({ ...payment, refunded: 690 });
-  });
-
-  it("keeps another status than refunded for a part (a dispute opened meanwhile)", () => {
-    expect(withAskedRefund({ ...payment, status: "disputed" }, 500)).toEqual({
-      ...payment,
-      status: "disputed",
-      refunded: 500,
-    });
-  });
-
-  it("is the payment as listed once the list records the refund, or more", () => {
-    const recorded = { ...payment, status: "refunded", refunded: 1190 };
-    expect(withAskedRefund(recorded, 1190)).toBe(recorded);
-    const more = { ...payment, refunded: 700 };
-    expect(withAskedRefund(more, 500)).toBe(more);
+  it("leaves out a refund the list counts, or more than it, and a payment the list does not hold", () => {
+    const asked = new Map([
+      ["p1", 1190],
+      ["p2", 190],
+      ["p3", 1000],
+      ["p9", 500],
+    ]);
+    expect(refundsNotRecorded(listed, asked)).toStrictEqual({ p1: 1190 });
   });
 });

@@ -98,14 +98,20 @@ export function refundRecorded(payment: { refunded: number }, refunded: number):
 }
 
 /**
- * A payment as the console shows it once the provider answered a refund that leaves `refunded`
- * refunded (undefined: none asked): the amount, and "refunded" when that is all of it, as the API
- * will record it when the provider's charge.refunded comes back (server/domain/reversal.ts).
+ * The refunds asked from the console that `payments` (as the API lists them) do not count yet:
+ * payment id → how much of it is refunded once the provider's charge.refunded is recorded
+ * (server/domain/reversal.ts). The console shows such a payment as listed, with "Refund requested"
+ * beside its status and no Refund button, and never as refunded before the API says so. A payment
+ * the list does not hold is left out.
  */
-export function withAskedRefund<P extends { status: string; total: number; refunded: number }>(
-  payment: P,
-  refunded: number | undefined,
-): P {
-  if (refunded === undefined || refundRecorded(payment, refunded)) return payment;
-  return { ...payment, refunded, status: refunded >= payment.total ? "refunded" : payment.status };
+export function refundsNotRecorded(
+  payments: readonly { id: string; refunded: number }[],
+  asked: ReadonlyMap<string, number>,
+): Record<string, number> {
+  const waiting: Record<string, number> = {};
+  for (const payment of payments) {
+    const refunded = asked.get(payment.id);
+    if (refunded !== undefined && !refundRecorded(payment, refunded)) waiting[payment.id] = refunded;
+  }
+  return waiting;
 }

@@ -100,6 +100,8 @@ export const ADMIN_PAGE_TEXT = {
     emptyUsage: "No metered use in the last 30 days.",
     usageTable: "Credits per day and feature",
     manual: "Manual charge",
+    /** Beside a payment's status while a refund asked here is not recorded yet (the provider's event). */
+    refundRequested: "Refund requested",
     dayTotal: "day total, Berlin",
   },
   actions: {

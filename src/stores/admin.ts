@@ -1,8 +1,8 @@
 // The operator console's state: the customer search, the customer page (account, ledger,
 // payments, usage, audit trail) and the audit log page, with the actions that change a customer.
 // Each action reloads the customer page from the server, so what staff see is what the API says;
-// a refund, which the API records only when the provider's event comes back, also shows what the
-// provider answered until then.
+// a refund, which the API records only when the provider's event comes back, is shown as
+// requested beside the payment as listed until then (or until the page stops reading again).
 import { atom } from "nanostores";
 import type {
   AdminLedgerEntry,
@@ -15,7 +15,7 @@ import type {
 } from "../../contract/admin.ts";
 import type { CustomerOrg } from "../../contract/admin-orgs.ts";
 import type { UsageRow } from "../../contract/usage.ts";
-import { refundable, refundMade, refundRecorded, withAskedRefund } from "../lib/admin-actions.ts";
+import { refundMade, refundRecorded, refundsNotRecorded } from "../lib/admin-actions.ts";
 import { apiRequest, asApiError, saveDownload } from "../lib/api-client.ts";
 import { fieldErrorsFrom422 } from "../lib/error-messages.ts";
 import { localDayStart } from "../lib/format-date.ts";
@@ -63,6 +63,11 @@ export interface CustomerState {
   auditCursor: string | null;
   /** The organisations the customer is a member of, with the role (the personal one first). */
   orgs: readonly CustomerOrg[];
+  /**
+   * The refunds asked from this page that the payments list does not count yet: payment id → how
+   * much is refunded once recorded (refundsNotRecorded). Shown as "Refund requested", never as done.
+   */
+  pendingRefunds: Readonly<Record<string, number>>;
 }
 
 const NO_CUSTOMER: CustomerState = {
@@ -76,6 +81,7 @@ const NO_CUSTOMER: CustomerState = {
   audit: [],
   auditCursor: null,
   orgs: [],
+  pendingRefunds: {},
 };
 
 export const $customer = atom<CustomerState>(NO_CUSTOMER);
@@ -100,33 +106,56 @@ async function fetchCustomer(id: string): Promise<CustomerState> {
     customer,
     ledger: ledger.data,
     ledgerCursor: ledger.next_cursor,
-    payments: withAskedRefunds(payments.data),
+    payments: payments.data,
     usage: usage.data,
     usageRange: { from: usage.from, to: usage.to },
     audit: audit.data,
     auditCursor: audit.next_cursor,
     orgs: orgs.data,
+    pendingRefunds: {},
   };
 }
 
+/** Reads of the customer page, numbered in the order they were asked. */
+let lastRead = 0;
 /**
- * The number of the newest read of a customer page: a read that an action's or a refund's later
- * read overtook (answered after it) shows nothing, so the page never goes back to what it was.
+ * The number of the newest read the page shows (or whose failure it shows): an answer of an older
+ * read arriving later is not shown, so the page never goes back to what it was. A read that failed
+ * without being shown (a follow-up's) does not count, so it cannot hold back an older read's answer.
  */
-let newestRead = 0;
+let appliedRead = 0;
+/** The customer the page was last asked to show: an answer about another one is not shown. */
+let requestedCustomer: string | null = null;
+
+/**
+ * Reads the customer's page and shows it unless a newer read is shown already or another customer
+ * was asked for meanwhile; `failed` says what a failure shows (nothing: the page stays as it is).
+ */
+async function readCustomer(id: string, failed: (error: unknown) => CustomerState | null): Promise<void> {
+  const read = ++lastRead;
+  const current = () => read > appliedRead && id === requestedCustomer;
+  try {
+    const fresh = await fetchCustomer(id);
+    if (!current()) return;
+    appliedRead = read;
+    $customer.set(withPendingRefunds(fresh));
+  } catch (error) {
+    if (!current()) return;
+    const shown = failed(error);
+    if (shown === null) return;
+    appliedRead = read;
+    $customer.set(shown);
+  }
+}
 
 /** Loads every part of the customer page at once (one round trip's time). */
 export async function loadCustomer(id: string): Promise<void> {
-  const read = ++newestRead;
+  requestedCustomer = id;
   $customer.set({ ...$customer.get(), status: "loading" });
-  try {
-    const fresh = await fetchCustomer(id);
-    if (read === newestRead) $customer.set(fresh);
-  } catch (error) {
-    if (read !== newestRead) return;
+  await readCustomer(id, (error) => {
     const missing = (error as { status?: number }).status === 404;
-    $customer.set({ ...$customer.get(), status: missing ? "missing" : "failed" });
-  }
+    return { ...$customer.get(), status: missing ? "missing" : "failed" };
+  });
 }
 
 /** The next page of the ledger or of the audit trail. */
@@ -135,22 +164,28 @@ export async function loadMore(part: "ledger" | "audit"): Promise<void> {
   const id = state.customer?.id;
   const cursor = part === "ledger" ? state.ledgerCursor : state.auditCursor;
   if (!id || !cursor) return;
+  const shownRead = appliedRead;
   const path = `${customerPath(id)}/${part}?cursor=${encodeURIComponent(cursor)}`;
-  if (part === "ledger") {
-    const page = await apiRequest(path, "adminLedgerSchema", { auth: true });
-    $customer.set({
-      ...$customer.get(),
-      ledger: [...state.ledger, ...page.data],
-      ledgerCursor: page.next_cursor,
-    });
-  } else {
-    const page = await apiRequest(path, "auditPageSchema", { auth: true });
-    $customer.set({
-      ...$customer.get(),
-      audit: [...state.audit, ...page.data],
-      auditCursor: page.next_cursor,
-    });
-  }
+  const merged =
+    part === "ledger"
+      ? await apiRequest(path, "adminLedgerSchema", { auth: true }).then((page) => (now: CustomerState) => ({
+          ...now,
+          ledger: [...now.ledger, ...page.data],
+          ledgerCursor: page.next_cursor,
+        }))
+      : await apiRequest(path, "auditPageSchema", { auth: true }).then((page) => (now: CustomerState) => ({
+          ...now,
+          audit: [...now.audit, ...page.data],
+          auditCursor: page.next_cursor,
+        }));
+  const now = $customer.get();
+  if (now.customer?.id !== id) return;
+  // A newer read was shown meanwhile (a refund's follow-up): its first page may end elsewhere, so
+  // the next page is asked again after it rather than added to lines it no longer shows.
+  if (appliedRead !== shownRead) return loadMore(part);
+  // Another "Show more" added this page already.
+  if ((part === "ledger" ? now.ledgerCursor : now.auditCursor) !== cursor) return;
+  $customer.set(merged(now));
 }
 
 /** What an action dialog sends: the call, its body (with the reason), and what to say when done. */
@@ -177,49 +212,75 @@ export async function runCustomerAction(customerId: string, call: ActionCall): P
  * show yet: the payment's id, and how much of it is refunded once the refund is recorded. The API
  * records a refund when the provider's charge.refunded comes back (server/operations/refunds.ts),
  * a moment after it answered the console, or seconds after with Stripe: a list read in between
- * still has the payment as it was. Each is kept until a list read shows it.
+ * still has the payment as it was. Each is kept until a shown read lists it, or until the page
+ * stops reading again (then the page shows what the API says, whatever became of the refund).
  */
 const askedRefunds = new Map<string, { customerId: string; refunded: number }>();
 
-/** The payments with each refund asked here counted; a refund the list now shows is forgotten. */
-function withAskedRefunds(payments: readonly AdminPayment[]): AdminPayment[] {
-  return payments.map((payment) => {
-    const asked = askedRefunds.get(payment.id);
-    if (asked && refundRecorded(payment, asked.refunded)) askedRefunds.delete(payment.id);
-    return withAskedRefund(payment, asked?.refunded);
-  });
+/** A read as the page shows it: the refunds asked here it does not list yet; those it lists are forgotten. */
+function withPendingRefunds(fresh: CustomerState): CustomerState {
+  const customerId = fresh.customer?.id;
+  const asked = new Map(
+    [...askedRefunds]
+      .filter(([, refund]) => refund.customerId === customerId)
+      .map(([paymentId, refund]) => [paymentId, refund.refunded]),
+  );
+  const pendingRefunds = refundsNotRecorded(fresh.payments, asked);
+  for (const payment of fresh.payments) {
+    if (asked.has(payment.id) && !(payment.id in pendingRefunds)) askedRefunds.delete(payment.id);
+  }
+  return { ...fresh, pendingRefunds };
 }
 
 /** Whether the customer's page waits for a refund asked here to be recorded. */
 const awaitsRefund = (customerId: string) =>
   [...askedRefunds.values()].some((asked) => asked.customerId === customerId);
 
-/**
- * How long after a refund the customer's page is read again while the list does not show it yet,
- * so the credit note, the credits taken back and the ledger line come without a reload (about 15 s
- * in all; the row shows the refund from the provider's answer meanwhile).
- */
-export const REFUND_FOLLOW_UP_MS: readonly number[] = [1000, 2000, 4000, 8000];
-
-async function followAskedRefunds(customerId: string): Promise<void> {
-  for (const wait of REFUND_FOLLOW_UP_MS) {
-    await new Promise((resolve) => setTimeout(resolve, wait));
-    // Another customer's page, or every refund shown: nothing to follow.
-    if ($customer.get().customer?.id !== customerId || !awaitsRefund(customerId)) return;
-    const read = ++newestRead;
-    try {
-      const fresh = await fetchCustomer(customerId);
-      if (read === newestRead) $customer.set(fresh);
-    } catch {
-      // The page keeps what it shows; the next read, or a reload, tries again.
-    }
+/** Forgets the refunds asked of the customer's payments: the page shows the payments as listed. */
+function dropAskedRefunds(customerId: string): void {
+  for (const [paymentId, asked] of askedRefunds) {
+    if (asked.customerId === customerId) askedRefunds.delete(paymentId);
+  }
+  const state = $customer.get();
+  if (state.customer?.id === customerId && Object.keys(state.pendingRefunds).length > 0) {
+    $customer.set({ ...state, pendingRefunds: {} });
   }
 }
 
 /**
- * Refunds `payment` (all that is left when `amount` is absent), then shows it: the row at once
- * from the provider's answer, the rest of the page as the API has it, and again while the API has
- * not recorded the refund. Throws ApiError when the server refuses it.
+ * How long after a refund the customer's page is read again while the list does not show it yet,
+ * so the credit note, the credits taken back and the ledger line come without a reload (about 15 s
+ * in all; the row says "Refund requested" meanwhile, and what the API says after the last).
+ */
+export const REFUND_FOLLOW_UP_MS: readonly number[] = [1000, 2000, 4000, 8000];
+
+/** The follower of each customer's refunds: a later refund starts its schedule again. */
+const followers = new Map<string, object>();
+
+function followAskedRefunds(customerId: string): void {
+  const follower = {};
+  followers.set(customerId, follower);
+  const current = () => followers.get(customerId) === follower;
+  void (async () => {
+    for (const wait of REFUND_FOLLOW_UP_MS) {
+      await new Promise((resolve) => setTimeout(resolve, wait));
+      if (!current()) return;
+      // Another customer asked for, or every refund shown: nothing to follow.
+      if (requestedCustomer !== customerId || !awaitsRefund(customerId)) break;
+      // A failed read leaves the page as it is; the next one, or a reload, tries again.
+      await readCustomer(customerId, () => null);
+      if (!current()) return;
+    }
+    followers.delete(customerId);
+    dropAskedRefunds(customerId);
+  })();
+}
+
+/**
+ * Refunds `payment` (all that is left when `amount` is absent), then shows it: "Refund requested"
+ * in its row at once from the provider's answer, the rest of the page as the API has it, and the
+ * page read again while the API has not recorded the refund. Throws ApiError when the server
+ * refuses it.
  */
 export async function refundPayment(
   customerId: string,
@@ -232,17 +293,19 @@ export async function refundPayment(
     auth: true,
   });
   if (refundMade(answer.status)) {
-    // `payment` is the row as the page showed it, earlier refunds asked here counted.
-    const refunded = Math.min(payment.total, payment.refunded + (request.amount ?? refundable(payment)));
+    // An earlier refund asked here and not recorded yet counts as made, as the server counts it.
+    const before = Math.max(payment.refunded, askedRefunds.get(payment.id)?.refunded ?? 0);
+    const refunded = Math.min(payment.total, before + (request.amount ?? payment.total));
     askedRefunds.set(payment.id, { customerId, refunded });
+    // Started again now, before the read below: an earlier refund's follower ending meanwhile
+    // would forget this refund with its own.
+    followAskedRefunds(customerId);
     const state = $customer.get();
-    $customer.set({
-      ...state,
-      payments: state.payments.map((p) => (p.id === payment.id ? withAskedRefund(p, refunded) : p)),
-    });
+    if (state.customer?.id === customerId && !refundRecorded(payment, refunded)) {
+      $customer.set({ ...state, pendingRefunds: { ...state.pendingRefunds, [payment.id]: refunded } });
+    }
   }
   await loadCustomer(customerId);
-  if (awaitsRefund(customerId)) void followAskedRefunds(customerId);
 }
 
 export const actionPath = {

@@ -136,8 +136,10 @@ function CustomerView({ viewer, customer }: { viewer: User; customer: Customer }
       panel: (
         <Payments
           payments={state.payments}
+          pendingRefunds={state.pendingRefunds}
           action={(p) =>
-            mayRefund && refundable(p) > 0 ? (
+            // Not while a refund asked here is on its way: the server counts it as made already.
+            mayRefund && refundable(p) > 0 && state.pendingRefunds[p.id] === undefined ? (
               <button
                 type="button"
                 className="btn btn-error btn-xs"

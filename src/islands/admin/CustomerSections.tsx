@@ -111,9 +111,12 @@ const money = (minor: number, currency: string) => formatMoney(minor, currency);
 
 export function Payments({
   payments,
+  pendingRefunds = {},
   action,
 }: {
   payments: readonly AdminPayment[];
+  /** Refunds asked from the console that the list does not count yet (by payment id). */
+  pendingRefunds?: Readonly<Record<string, number>>;
   action?: (p: AdminPayment) => ReactNode;
 }) {
   if (payments.length === 0) return <Empty text={T.emptyPayments} />;
@@ -150,6 +153,11 @@ export function Payments({
           <td>
             {statusLabel(p.status)}
             {p.dispute && <span className="badge badge-warning ml-1">dispute {p.dispute}</span>}
+            {pendingRefunds[p.id] !== undefined && (
+              <span className="badge badge-info ml-1" data-refund-pending={pendingRefunds[p.id]}>
+                {T.refundRequested}
+              </span>
+            )}
           </td>
           <td className="font-mono text-xs">{p.credit_notes.map((n) => n.number).join(", ") || "—"}</td>
           <td>{action?.(p)}</td>
