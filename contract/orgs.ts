@@ -93,10 +93,13 @@ export const memberSchema = z.object({
   email: z.nullable(z.string()),
   role: roleSchema,
   joined_at: instant,
-  /** Credits the member's keys may spend per Berlin month; null: no cap. */
-  monthly_credit_cap: z.nullable(z.number()),
-  /** Credits the member's keys spent this Berlin month. */
-  spent_this_month: z.number(),
+  /**
+   * Credits the member's keys may spend per Berlin month; null: no cap. Left out, with
+   * `spent_this_month`, of other members for a role that sees only its own usage (developer).
+   */
+  monthly_credit_cap: z.optional(z.nullable(z.number())),
+  /** Credits the member's keys spent this Berlin month (left out as `monthly_credit_cap` is). */
+  spent_this_month: z.optional(z.number()),
 });
 export type Member = z.infer<typeof memberSchema>;
 export const memberListSchema = z.object({

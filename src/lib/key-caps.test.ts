@@ -58,6 +58,21 @@ describe("capOfKey", () => {
     expect(capOfKey(key("u-dev", true), MEMBERS, "u-me")).toBeNull();
   });
 
+  it("is null for a maker whose cap the viewer may not see (another member's, to a developer)", () => {
+    const { monthly_credit_cap: _cap, spent_this_month: _spent, ...hidden } = member("u-dev", "dev", 12, 10);
+    expect(capOfKey(key("u-dev"), [hidden], "u-me")).toBeNull();
+  });
+
+  it("counts nothing spent where the answer gives a cap without spending", () => {
+    const { spent_this_month: _spent, ...capOnly } = member("u-dev", "dev", 12, 10);
+    expect(capOfKey(key("u-dev"), [capOnly], "u-me")).toEqual({
+      cap: 12,
+      spent: 0,
+      own: false,
+      username: "dev",
+    });
+  });
+
   it("counts a cap of 0 (the member may not spend at all)", () => {
     expect(capOfKey(key("u-zero"), [member("u-zero", "zero", 0, 0)], "u-me")).toEqual({
       cap: 0,

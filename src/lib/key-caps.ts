@@ -18,10 +18,11 @@ export interface KeyCap {
 export function capOfKey(key: ApiKey, members: readonly Member[], viewerId: string): KeyCap | null {
   if (key.shared) return null;
   const maker = members.find((m) => m.user_id === key.created_by.user_id);
-  if (!maker || maker.monthly_credit_cap === null) return null;
+  // No cap, or not one the viewer may see (another member's, to a developer).
+  if (maker?.monthly_credit_cap == null) return null;
   return {
     cap: maker.monthly_credit_cap,
-    spent: maker.spent_this_month,
+    spent: maker.spent_this_month ?? 0,
     own: maker.user_id === viewerId,
     username: maker.username,
   };

@@ -601,6 +601,10 @@ test.describe("members and settings", () => {
     const ownerRow = page.locator(`[data-member="${owner.username}"]`);
     await expect(ownerRow).toContainText("Owner");
     await expect(ownerRow).not.toContainText(owner.email);
+    // A developer's usage is "own only": the others' caps and spending are not theirs to read.
+    await expect(ownerRow).not.toContainText(T.columns.spent);
+    await expect(ownerRow).not.toContainText(T.columns.cap);
+    await expect(page.locator(`[data-member="${developer.username}"]`)).toContainText(T.columns.spent);
     await expect(ownerRow.getByRole("button")).toHaveCount(0);
     await expect(page.locator("[data-invite-form]")).toHaveCount(0);
 

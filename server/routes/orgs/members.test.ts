@@ -40,7 +40,16 @@ import {
 import { useTestApp } from "../../testing/suite.ts";
 import { NO_LIMITS } from "../../testing/test-app.ts";
 
-type Members = { data: { user_id: string; username: string; email: string | null; role: string }[] };
+type Members = {
+  data: {
+    user_id: string;
+    username: string;
+    email: string | null;
+    role: string;
+    monthly_credit_cap?: number | null;
+    spent_this_month?: number;
+  }[];
+};
 
 describe.each(TEST_DATABASES)("organisation members (%s)", (kind) => {
   const ctx = useTestApp(kind, { limits: NO_LIMITS });
@@ -113,6 +122,35 @@ describe.each(TEST_DATABASES)("organisation members (%s)", (kind) => {
       );
       expect(list.data.map((m) => m.email)).toEqual([null, null, null, null, null]);
     }
+  });
+
+  it("shows caps and spending to roles that see everyone's usage, and a developer only their own", async () => {
+    const { org, ann, max, bill, dev } = await acme();
+    await ctx.t.deps.db
+      .insert(memberCreditUsage)
+      .values([{ orgId: org.id, userId: dev.id, month: berlinMonth(ctx.t.clock.now()), amount: 4_250 }]);
+    await json(await patch(ann, org.id, dev.id, { monthly_credit_cap: 10 }), 200);
+    await json(await patch(ann, org.id, max.id, { monthly_credit_cap: 20 }), 200);
+    const usageOf = async (who: Person) =>
+      (
+        await json<Members>(await call(ctx.t, "GET", `/v1/orgs/${org.id}/members`, who.accessToken), 200)
+      ).data.map((m) => [m.username, m.monthly_credit_cap, m.spent_this_month]);
+    const everyone = [
+      ["ann", null, 0],
+      ["max", 20, 0],
+      ["bill", null, 0],
+      ["deb", null, 0],
+      ["dev", 10, 4.25],
+    ];
+    for (const who of [ann, max, bill]) expect(await usageOf(who)).toEqual(everyone);
+    // "Usage of everyone: own only" for a developer; the others' names and roles, no more.
+    expect(await usageOf(dev)).toEqual([
+      ["ann", undefined, undefined],
+      ["max", undefined, undefined],
+      ["bill", undefined, undefined],
+      ["deb", undefined, undefined],
+      ["dev", 10, 4.25],
+    ]);
   });
 
   it("says the server's time, whose Berlin month the spending counts", async () => {

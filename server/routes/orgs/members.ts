@@ -109,8 +109,14 @@ export function memberRoutes(deps: OrgRouteDeps): OpenAPIHono<AppEnv> {
         listMembers(deps.db, org.id),
         spentThisMonth(deps.db, org.id, now),
       ]);
-      const showEmail = can(org.role, "seeMemberEmails");
-      const data = members.map((m) => memberAnswer(m, spent.get(m.userId) ?? 0, showEmail));
+      const email = can(org.role, "seeMemberEmails");
+      const everyonesUsage = can(org.role, "allUsage");
+      const data = members.map((m) =>
+        memberAnswer(m, spent.get(m.userId) ?? 0, {
+          email,
+          usage: everyonesUsage || m.userId === c.var.user.id,
+        }),
+      );
       return c.json({ data, as_of: now.toISOString() }, 200);
     },
   );
@@ -225,7 +231,8 @@ export function memberRoutes(deps: OrgRouteDeps): OpenAPIHono<AppEnv> {
           member: memberAnswer(
             { ...target, role: newRole, monthlyCreditCap: newCap },
             spent,
-            can(me.role, "seeMemberEmails"),
+            // Only owners and managers change members, and both see everyone's usage.
+            { email: can(me.role, "seeMemberEmails"), usage: true },
           ),
           revoked_keys: revoked,
         };

@@ -56,13 +56,26 @@ export function orgAnswer(
   };
 }
 
-export function memberAnswer(row: MemberRow, spent: number, showEmail: boolean): Member {
-  return {
+/**
+ * A member as the viewer may see them (ORGANISATIONS.md "Roles"): the e-mail only for roles that
+ * see members' e-mails; the cap and this month's spend only for roles that see everyone's usage, and
+ * to each member their own (a developer's usage is "own only").
+ */
+export function memberAnswer(
+  row: MemberRow,
+  spent: number,
+  shown: { email: boolean; usage: boolean },
+): Member {
+  const member: Member = {
     user_id: row.userId,
     username: row.username,
-    email: showEmail ? row.email : null,
+    email: shown.email ? row.email : null,
     role: row.role,
     joined_at: row.joinedAt.toISOString(),
+  };
+  if (!shown.usage) return member;
+  return {
+    ...member,
     monthly_credit_cap: row.monthlyCreditCap === null ? null : fromMillicredits(row.monthlyCreditCap),
     spent_this_month: fromMillicredits(spent),
   };

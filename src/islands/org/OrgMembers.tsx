@@ -42,11 +42,12 @@ function MemberRow({
   onEdit: () => void;
   onRemove: () => void;
 }) {
-  const facts: Array<[string, string]> = [
-    [C.role, ROLE_NAMES[member.role]],
-    [C.cap, capText(member.monthly_credit_cap)],
-    [C.spent, `${formatBalance(member.spent_this_month)} credits`],
-  ];
+  const facts: Array<[string, string]> = [[C.role, ROLE_NAMES[member.role]]];
+  // Left out by the API where the viewer's role sees only its own usage (a developer, of others).
+  if (member.spent_this_month !== undefined) {
+    facts.push([C.cap, capText(member.monthly_credit_cap ?? null)]);
+    facts.push([C.spent, `${formatBalance(member.spent_this_month)} credits`]);
+  }
   const editable = offer.roles.length > 0 || offer.cap;
   return (
     <li className="card border border-base-300 bg-base-100" data-member={member.username}>
