@@ -72,7 +72,16 @@ export const API_KEYS_TEXT = {
     expires: "Expires",
     usage: "Used this month",
     memberCap: "Member cap this month",
+    /** A team organisation's keys: who made each (an owner's and a manager's list holds everyone's). */
+    madeBy: "Made by",
   },
+  /** The list's heading: a personal account's keys are the user's; a team's list may hold others'. */
+  listTitle: (team: boolean) => (team ? "Keys in this organisation" : "Your keys"),
+  madeByYou: "You",
+  /** A shared key (ORGANISATIONS.md): the organisation's, made by an owner. */
+  sharedBy: (name: string) => `${name} (shared key)`,
+  /** A key whose maker's account is gone. */
+  formerMember: "A former member",
   never: "Never",
   noLimit: "no limit",
   /** A team key without a limit of its own: its maker's cap may still bound it. */

@@ -819,6 +819,7 @@ test.describe("a team's whole journey", () => {
     const card = devPage.locator(`[data-api-key="${keyId}"]`);
     await expect(card).toContainText(`10 credits (${API_KEYS_TEXT.noKeyLimit})`);
     await expect(card).toContainText("10 of 12 credits (all your keys)");
+    await expect(card).toContainText(`${API_KEYS_TEXT.columns.madeBy}${API_KEYS_TEXT.madeByYou}`);
     if (process.env.SCREENSHOT_DIR) {
       await devPage.setViewportSize({ width: 390, height: 844 });
       await devPage.screenshot({
@@ -830,6 +831,11 @@ test.describe("a team's whole journey", () => {
     await page.goto("/profile/api-keys");
     await expect(page.locator(`[data-api-key="${keyId}"]`)).toContainText(
       `10 of 12 credits (all of ${developer.username}'s keys)`,
+    );
+    // The list holds other members' keys: its heading does not say "Your keys", and each card who made it.
+    await expect(page.getByRole("heading", { name: API_KEYS_TEXT.listTitle(true) })).toBeVisible();
+    await expect(page.locator(`[data-api-key="${keyId}"]`)).toContainText(
+      `${API_KEYS_TEXT.columns.madeBy}${developer.username}`,
     );
     expect(await axeViolations(page)).toEqual([]);
 

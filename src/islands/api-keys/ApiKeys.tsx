@@ -45,13 +45,23 @@ interface KeyCardProps {
   now: number;
   /** Whether the key is a team organisation's (whose members' caps may bound it). */
   team: boolean;
+  /** The signed-in user: their own keys read "You". */
+  viewerId: string;
   cap: KeyCap | null;
   onRevoke: (key: ApiKey) => void;
 }
 
-function KeyCard({ apiKey, now, team, cap, onRevoke }: KeyCardProps) {
+/** Who made a team key, as the viewer reads it. */
+function maker(key: ApiKey, viewerId: string): string {
+  const name =
+    key.created_by.user_id === viewerId ? T.madeByYou : (key.created_by.username ?? T.formerMember);
+  return key.shared ? T.sharedBy(name) : name;
+}
+
+function KeyCard({ apiKey, now, team, viewerId, cap, onRevoke }: KeyCardProps) {
   const C = T.columns;
   const facts: Array<[string, string]> = [
+    ...(team ? [[C.madeBy, maker(apiKey, viewerId)] as [string, string]] : []),
     [C.created, localDay(apiKey.created_at) ?? ""],
     [C.lastUsed, dayAndTime(apiKey.last_used_at) ?? T.never],
     [C.expires, expiry(apiKey, now)],
@@ -177,7 +187,7 @@ function KeyManager({ user }: { user: User }) {
     <div className="flex flex-col gap-4" data-api-keys>
       {keys.length > 0 && (
         <div className="flex items-center justify-between gap-2">
-          <h2 className="text-lg font-semibold">Your keys</h2>
+          <h2 className="text-lg font-semibold">{T.listTitle(teamId !== null)}</h2>
           <div className="flex flex-wrap justify-end gap-2">
             <button type="button" className={`${DANGER_OUTLINE} btn-sm`} onClick={() => setRevokingAll(true)}>
               {T.revokeAll}
@@ -211,6 +221,7 @@ function KeyManager({ user }: { user: User }) {
               apiKey={key}
               now={Date.now() + (state.clockOffsetMs ?? 0)}
               team={teamId !== null}
+              viewerId={user.id}
               cap={teamId ? capOfKey(key, members, user.id) : null}
               onRevoke={setRevoking}
             />
