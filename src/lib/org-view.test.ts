@@ -9,6 +9,7 @@ import {
   nextBerlinMonthStart,
   orgErrorMessage,
   orgName,
+  pathAfterSwitch,
   seesSettings,
 } from "./org-view.ts";
 import { ERROR_TEXT } from "./ui-text.ts";
@@ -64,6 +65,28 @@ describe("memberOffer", () => {
     ["developer", 1, { roles: [], cap: false, remove: true }],
   ] as const)("a %s on their own row (%i owners)", (role, owners, offer) => {
     expect(memberOffer(ref("a", role), ref("a", role), owners)).toEqual(offer);
+  });
+});
+
+describe("pathAfterSwitch", () => {
+  it("loads the same page again, acting on the new choice", () => {
+    for (const path of ["/", "/profile", "/profile/api-keys", "/org/members", "/plans", "/invitationsx/a"])
+      expect(pathAfterSwitch(path)).toBeNull();
+  });
+
+  it("leaves a page of a used-up mailed link for /profile", () => {
+    for (const path of [
+      "/invitations/tok",
+      "/invitations",
+      "/verify-email/tok",
+      "/reset-password/tok",
+      "/confirm-email/tok",
+    ])
+      expect(pathAfterSwitch(path)).toBe("/profile");
+  });
+
+  it("looks at the start of the path only", () => {
+    expect(pathAfterSwitch("/profile/invitations/tok")).toBeNull();
   });
 });
 

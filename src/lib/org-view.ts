@@ -48,6 +48,17 @@ export function memberOffer(actor: MemberRef, target: MemberRef, ownerCount: num
  * Whether a role sees /org/settings' actions: renaming, which every role that may also transfer or
  * delete may do (the role table), so it alone decides.
  */
+/**
+ * Where switching organisation goes from `pathname`: null for the same page again, which then acts
+ * on the new choice; /profile from a page a mailed one-time link opened (an invitation just
+ * accepted, an address just confirmed): its token is used up, and that page again would only say so.
+ */
+export function pathAfterSwitch(pathname: string): string | null {
+  return /^\/(?:invitations|verify-email|reset-password|confirm-email)(?:\/|$)/.test(pathname)
+    ? "/profile"
+    : null;
+}
+
 export const seesSettings = (role: OrgRole): boolean => can(role, "rename");
 
 /**

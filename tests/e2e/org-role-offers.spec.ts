@@ -4,6 +4,7 @@
 // a long organisation name never hides the role on /profile.
 import type { Page } from "@playwright/test";
 import { API_KEYS_TEXT } from "../../src/lib/api-keys-text.ts";
+import { INVITATION_TEXT } from "../../src/lib/invitation-text.ts";
 import { ORG_PAGE_TEXT } from "../../src/lib/org-text.ts";
 import { PROFILE_TEXT } from "../../src/lib/profile-text.ts";
 import { UI_TEXT } from "../../src/lib/ui-text.ts";
@@ -11,6 +12,8 @@ import { USAGE_TEXT } from "../../src/lib/usage-text.ts";
 import {
   createOrgViaApi,
   createVerifiedUser,
+  invitationPath,
+  inviteViaApi,
   joinViaApi,
   openSignedIn,
   tokenViaApi,
@@ -162,4 +165,28 @@ test("the password-changed mail's revoke-all link works for a billing member: ke
   await expect(page.getByText(API_KEYS_TEXT.revokedAll(1))).toBeVisible();
   expect(new URL(page.url()).hash).toBe("");
   expect(await introspect(request, await makeServiceKey(), key)).toEqual({ active: false });
+});
+
+test("switching organisation in the menu right after accepting goes to /profile, not the used link", async ({
+  page,
+  request,
+}) => {
+  await page.setViewportSize({ width: 1280, height: 900 });
+  const owner = await createVerifiedUser(request, "owner");
+  const member = await createVerifiedUser(request, "join");
+  const ownerToken = await tokenViaApi(request, owner);
+  const name = longName();
+  const orgId = await createOrgViaApi(request, ownerToken, name);
+  await inviteViaApi(request, ownerToken, orgId, member.email, "developer");
+  const path = await invitationPath(request, member.email);
+
+  await openSignedIn(page, await tokenViaApi(request, member), path);
+  await page.getByRole("button", { name: INVITATION_TEXT.accept }).click();
+  await expect(page.locator("[data-invitation-accepted]")).toContainText(INVITATION_TEXT.acceptedTitle(name));
+  const account = page.locator('[data-island-slot="account"]');
+  await account.getByText(/^Hi, /).click();
+  await account.locator(`[data-org-choice="${orgId}"]`).click();
+  await expect(page).toHaveURL(/\/profile$/);
+  await expect(page.locator('[data-profile-field="organization"]')).toHaveValue(name);
+  await expect(page.getByText(INVITATION_TEXT.invalid)).toHaveCount(0);
 });

@@ -5,7 +5,7 @@ import { useStore } from "@nanostores/react";
 import { useEffect, useState } from "react";
 import type { UserOrganization } from "../../../contract/account.ts";
 import { ORG_PAGE_TEXT } from "../../lib/org-text.ts";
-import { orgName, seesSettings } from "../../lib/org-view.ts";
+import { orgName, pathAfterSwitch, seesSettings } from "../../lib/org-view.ts";
 import { ROLE_NAMES } from "../../lib/role-text.ts";
 import { $organizations, loadOrganizations, switchOrganization } from "../../stores/organizations.ts";
 
@@ -69,7 +69,7 @@ export default function OrgMenu({ variant, current }: Props) {
           onClick={() => {
             if (selected) return;
             setSwitching(org.id);
-            switchOrganization(org);
+            switchOrganization(org, pathAfterSwitch(window.location.pathname) ?? undefined);
           }}
         >
           <span className="flex min-w-0 items-center gap-1.5">
