@@ -59,6 +59,9 @@ export const PROFILE_TEXT = {
   accountIntro:
     "Your invoices, billing details and payment method; your password, two-factor sign-in and the " +
     "places you are signed in.",
+  /** The same section for a role without billing (a manager, a developer): security alone. */
+  securityTitle: "Security",
+  securityIntro: "Your password, two-factor sign-in and the places you are signed in.",
   /** For a team organisation, and creating one (ORGANISATIONS.md "Pages"). */
   organisation: {
     field: "Organisation",

@@ -5,7 +5,8 @@ import { UI_TEXT } from "./ui-text.ts";
 export const USAGE_TEXT = {
   ...UI_TEXT.usage,
   title: "Usage",
-  intro: "What your programs' generations spent, by day, feature and API key.",
+  /** Static, so the same for everyone: a billing member's page shows the organisation's keys, not theirs. */
+  intro: "The credits that generations spent, by day, feature and API key.",
   presets: { days7: "7 days", days30: "30 days", days90: "90 days", thisMonth: "This month" },
   rangeLabel: "Period",
   chartTitle: "Credits used per day",

@@ -136,6 +136,10 @@ test("a developer leaving is told which of their own keys stop, once, in the fir
   const { member, name } = await openAsMember(page, request, "developer");
   await expect(page.locator("[data-profile-org-role]")).toHaveText("Developer");
   await expect(page.locator("[data-api-keys-link]")).toBeVisible();
+  // No billing for a developer: the section offers security alone, and says only that.
+  const security = page.getByRole("region", { name: PROFILE_TEXT.securityTitle });
+  await expect(security).toContainText(PROFILE_TEXT.securityIntro);
+  await expect(page.getByText(PROFILE_TEXT.accountIntro)).toHaveCount(0);
   await page.goto("/org/members");
   await page.locator(`[data-member="${member.username}"]`).getByRole("button", { name: T.leave }).click();
   const dialog = page.getByRole("dialog", { name: T.leaveTitle(name) });

@@ -175,9 +175,9 @@ function AccountView({ user }: { user: User }) {
       </section>
       <section aria-labelledby="account-links-heading" className="flex flex-col items-start gap-3">
         <h2 id="account-links-heading" className="text-lg font-semibold">
-          {T.accountTitle}
+          {billing ? T.accountTitle : T.securityTitle}
         </h2>
-        <p className="text-sm text-base-content/80">{T.accountIntro}</p>
+        <p className="text-sm text-base-content/80">{billing ? T.accountIntro : T.securityIntro}</p>
         <div className="flex flex-wrap gap-2">
           {billing && (
             <a href="/profile/billing" className="btn btn-outline" data-billing-link>
