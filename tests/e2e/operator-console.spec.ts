@@ -181,6 +181,22 @@ test("an admin refunds a top-up; the customer's billing history shows the refund
   await expect(dialog).toBeVisible();
   expect(await axeViolations(page)).toEqual([]);
   await dialog.getByLabel(A.actions.reason).fill("Bought twice by mistake, asked on the phone");
+  // Every title the dialog shows from here on, the one it fades out with included: it must keep
+  // naming the payment (it emptied to "Refund:" as it closed).
+  const invoiceTitle = (await dialog.locator("h2").first().textContent()) ?? "";
+  expect(invoiceTitle).toMatch(/^Refund: \S/);
+  await page.evaluate(() => {
+    const shown = document.querySelector("dialog[open]");
+    const seen: string[] = [];
+    (window as unknown as { refundTitles: string[] }).refundTitles = seen;
+    if (shown)
+      new MutationObserver(() => seen.push(shown.querySelector("h2")?.textContent ?? "")).observe(shown, {
+        subtree: true,
+        childList: true,
+        characterData: true,
+        attributes: true,
+      });
+  });
   // The API records the refund only when the provider's charge.refunded comes back (the local
   // checkout's comes at once). The page's read after the refund is held here, so the row is seen
   // as the provider's answer leaves it, without a reload: the refund requested beside the status as
@@ -206,6 +222,8 @@ test("an admin refunds a top-up; the customer's billing history shows the refund
   await expect(topUp.getByRole("button", { name: /^Refund/ })).toHaveCount(0);
   releaseRead();
   await expect(page.getByText(A.actions.refundDone)).toBeVisible();
+  const titles = await page.evaluate(() => (window as unknown as { refundTitles: string[] }).refundTitles);
+  expect(new Set(titles)).toEqual(new Set([invoiceTitle]));
   // The credit note follows on the page as it is: it reads the customer again until the API has it,
   // and the row then says what the API recorded.
   await expect(topUp).toContainText("CN-", { timeout: 20_000 });

@@ -18,6 +18,7 @@ import {
 import { ADMIN_PAGE_TEXT } from "../../lib/admin-text.ts";
 import { type ActionCall, actionPath, refundPayment, runCustomerAction } from "../../stores/admin.ts";
 import { ActionDialog, DialogInput } from "./ActionDialog.tsx";
+import { useLastShown } from "./use-last-shown.ts";
 
 const T = ADMIN_PAGE_TEXT.actions;
 
@@ -45,7 +46,7 @@ function CreditFields({
 }
 
 export function CustomerActionDialog({
-  kind,
+  kind: asked,
   customer,
   onClose,
 }: {
@@ -53,6 +54,7 @@ export function CustomerActionDialog({
   customer: Customer;
   onClose: () => void;
 }) {
+  const kind = useLastShown(asked);
   const [amount, setAmount] = useState("");
   const [expires, setExpires] = useState("");
   const [note, setNote] = useState("");
@@ -142,7 +144,7 @@ export function CustomerActionDialog({
   }[kind];
   return (
     <ActionDialog
-      open
+      open={asked !== null}
       title={`${T[kind]}: ${name}`}
       effect={effect}
       danger={DANGER.has(kind)}
@@ -187,13 +189,14 @@ export function CustomerActionDialog({
 /** Refund a payment: the whole remaining amount unless a smaller one is typed (admins). */
 export function RefundDialog({
   customer,
-  payment,
+  payment: asked,
   onClose,
 }: {
   customer: Customer;
   payment: AdminPayment | null;
   onClose: () => void;
 }) {
+  const payment = useLastShown(asked);
   const [amount, setAmount] = useState("");
   const [key, setKey] = useState(() => crypto.randomUUID());
   const left = payment ? refundable(payment) : 0;
@@ -206,7 +209,7 @@ export function RefundDialog({
   const cents = amount.trim() === "" ? left : parseMoney(amount);
   return (
     <ActionDialog
-      open={payment !== null}
+      open={asked !== null}
       title={`${T.refund}: ${payment?.invoice_number ?? payment?.description ?? ""}`}
       effect={T.effects.refund(customer.username, money(left))}
       danger
@@ -244,11 +247,12 @@ export function RevokeKeyDialog({
   apiKey: Customer["api_keys"][number] | null;
   onClose: () => void;
 }) {
+  const shown = useLastShown(apiKey);
   return (
     <ActionDialog
       open={apiKey !== null}
-      title={`${T.revokeKey} ${apiKey?.prefix ?? ""}…`}
-      effect={T.effects.revokeKey(apiKey?.prefix ?? "")}
+      title={`${T.revokeKey} ${shown?.prefix ?? ""}…`}
+      effect={T.effects.revokeKey(shown?.prefix ?? "")}
       danger
       doneMessage="API key revoked"
       onClose={onClose}
