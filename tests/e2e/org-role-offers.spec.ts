@@ -194,3 +194,24 @@ test("switching organisation in the menu right after accepting goes to /profile,
   await expect(page.locator('[data-profile-field="organization"]')).toHaveValue(name);
   await expect(page.getByText(INVITATION_TEXT.invalid)).toHaveCount(0);
 });
+
+test("signed out on an invitation, the top bar's Log In comes back to it", async ({ page, request }) => {
+  await page.setViewportSize({ width: 1280, height: 900 });
+  const owner = await createVerifiedUser(request, "owner");
+  const member = await createVerifiedUser(request, "back");
+  const ownerToken = await tokenViaApi(request, owner);
+  const name = longName();
+  const orgId = await createOrgViaApi(request, ownerToken, name);
+  await inviteViaApi(request, ownerToken, orgId, member.email, "developer");
+  const path = await invitationPath(request, member.email);
+
+  await page.goto(path);
+  await expect(page.locator("[data-invitation-signed-out]")).toBeVisible();
+  await page.locator('[data-island-slot="account"]').getByRole("link", { name: UI_TEXT.logIn }).click();
+  await expect(page).toHaveURL(/\/login$/);
+  await page.getByLabel("Username").fill(member.username);
+  await page.getByLabel("Password", { exact: true }).fill(member.password);
+  await page.getByRole("button", { name: UI_TEXT.logIn }).click();
+  await expect(page).toHaveURL(new RegExp(`${path}$`));
+  await expect(page.getByRole("button", { name: INVITATION_TEXT.accept })).toBeVisible();
+});

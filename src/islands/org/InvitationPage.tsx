@@ -54,8 +54,13 @@ function Facts({ invitation }: { invitation: PublicInvitation }) {
   );
 }
 
-/** Log In or Register, each coming back here once signed in. */
+/**
+ * Log In or Register, each coming back here once signed in. The way back is kept as soon as this
+ * shows, so that the top bar's Log In and Register come back here too (ORGANISATIONS.md: "Signed
+ * out: log in or register, then back here").
+ */
 function SignInFirst() {
+  useEffect(() => saveOriginalPath(window.location.pathname), []);
   const go = (path: string) => {
     saveOriginalPath(window.location.pathname);
     navigate(path);
