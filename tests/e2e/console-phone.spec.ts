@@ -168,6 +168,11 @@ test("at 1280 px a long-standing customer's page is under 2,000 px: long parts a
   await expect(ledger).toHaveCount(50);
   await page.getByRole("button", { name: A.customer.more }).click();
   await expect(ledger).not.toHaveCount(50);
+  // A day's spends count their charges; a grant is one event, with no count to read.
+  await expect(spends.first().locator('[data-label="Charges"]')).toHaveText(/^[1-9]\d*$/);
+  await expect(
+    page.locator('[data-ledger-line="grant"]').first().locator('[data-label="Charges"]'),
+  ).toHaveText("");
 
   // Each part is a tab, kept in the address: a reload opens the same one.
   await openTab(page, S.payments);

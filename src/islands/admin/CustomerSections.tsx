@@ -100,7 +100,8 @@ export function Ledger({ lines }: { lines: readonly AdminLedgerEntry[] }) {
             {line.credits > 0 ? "+" : ""}
             {formatBalance(line.credits)}
           </td>
-          <td className="text-right tabular-nums">{line.count}</td>
+          {/* Only a day's spends are made of charges; a grant or an adjustment is one event, not a count. */}
+          <td className="text-right tabular-nums">{line.kind === "spend" ? line.count : ""}</td>
         </tr>
       ))}
     </Table>
