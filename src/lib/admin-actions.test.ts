@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import type { Customer } from "../../contract/admin.ts";
 import {
   availableActions,
   parseCredits,
@@ -10,31 +9,9 @@ import {
   refundRecorded,
   refundsNotRecorded,
 } from "./admin-actions.ts";
+import { adminCustomer } from "./admin-customer-fixture.ts";
 
-const customer = (over: Partial<Customer> = {}): Customer => ({
-  id: "c1",
-  username: "cora",
-  email: "cora@example.com",
-  role: "user",
-  email_verified: true,
-  created_at: "2026-11-01T00:00:00.000Z",
-  last_login_at: null,
-  disabled_at: null,
-  dispute_hold_at: null,
-  subscription: {
-    plan: "FREE",
-    product_id: null,
-    status: "free",
-    expires_at: null,
-    cancel_at_period_end: false,
-    scheduled_plan: null,
-  },
-  credit_balance: 50,
-  credits: [],
-  api_keys: [],
-  billing_details: null,
-  ...over,
-});
+const customer = adminCustomer;
 const paid = customer({
   subscription: {
     plan: "Tier B",

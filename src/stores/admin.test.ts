@@ -4,35 +4,14 @@
 // answering out of order, or about a customer no longer asked for, never put an older page back.
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import type { AdminLedgerEntry, AdminPayment, Customer } from "../../contract/admin.ts";
+import { adminCustomer } from "../lib/admin-customer-fixture.ts";
 import { loadSchemas } from "../lib/api-client.ts";
 import { memoryStorage } from "../lib/memory-storage.ts";
 
 /** The store, loaded afresh for each test: the refunds it waits for are its own module's. */
 let store: typeof import("./admin.ts");
 
-const CUSTOMER: Customer = {
-  id: "c1",
-  username: "cora",
-  email: "cora@example.com",
-  role: "user",
-  email_verified: true,
-  created_at: "2026-11-01T00:00:00.000Z",
-  last_login_at: null,
-  disabled_at: null,
-  dispute_hold_at: null,
-  subscription: {
-    plan: "FREE",
-    product_id: null,
-    status: "free",
-    expires_at: null,
-    cancel_at_period_end: false,
-    scheduled_plan: null,
-  },
-  credit_balance: 50,
-  credits: [],
-  api_keys: [],
-  billing_details: null,
-};
+const CUSTOMER: Customer = adminCustomer();
 
 const payment = (id: string, over: Partial<AdminPayment> = {}): AdminPayment => ({
   id,
