@@ -7,6 +7,8 @@ export const BILLING_DETAILS_MESSAGES = {
   postalCodeMissing: "Enter the postal code.",
   cityMissing: "Enter the city.",
   countryMissing: "Choose your country.",
+  /** The country list's empty choice, in the form and on the local checkout alike. */
+  countryPlaceholder: "Choose your country",
   tooLong: (max: number) => `At most ${max} characters.`,
   saved: "Billing details saved",
 } as const;

@@ -47,7 +47,8 @@ export const BILLING_TEXT = {
   loadingForm: "Loading the form…",
   cancel: "Cancel",
   optional: "(optional)",
-  chooseCountry: "Choose a country",
+  /** BILLING_DETAILS_MESSAGES.countryPlaceholder, repeated (billing-text.test.ts): the console loads these words too. */
+  chooseCountry: "Choose your country",
   address: "Address",
   billingEmail: "Billing e-mail",
   billingEmailNote:

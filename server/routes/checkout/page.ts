@@ -8,6 +8,7 @@
 // paying needs no cookie, so a cross-site post can do nothing the attacker could not do directly.
 import { type Context, type ErrorHandler, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
+import { BILLING_DETAILS_MESSAGES } from "../../../contract/billing-details-messages.ts";
 import { countryOptions } from "../../../contract/countries.ts";
 import { countryName } from "../../../contract/country-name.ts";
 import { formatMoney } from "../../../contract/money.ts";
@@ -63,7 +64,7 @@ export function detailsPage(
 ${summary}
 <form method="post" action="${sessionPath(session)}/details" novalidate>
 ${field("buyer-name", "Name on the invoice", (aria) => `<input id="buyer-name" name="name" autocomplete="name" maxlength="200" required value="${escapeHtml(form.name)}"${aria}>`, errors.name)}
-${field("buyer-country", "Country", (aria) => `<select id="buyer-country" name="country" autocomplete="country" required${aria}><option value="">Choose your country</option>${options}</select>`, errors.country)}
+${field("buyer-country", "Country", (aria) => `<select id="buyer-country" name="country" autocomplete="country" required${aria}><option value="">${escapeHtml(BILLING_DETAILS_MESSAGES.countryPlaceholder)}</option>${options}</select>`, errors.country)}
 ${field("buyer-vat-id", "VAT ID (optional, for businesses)", (aria) => `<input id="buyer-vat-id" name="vat_id" maxlength="20" autocapitalize="characters" value="${escapeHtml(form.vatId)}"${aria}>`, errors.vatId)}
 <p class="hint">The seller is in ${escapeHtml(countryName(sellerCountry))}. VAT is added for buyers in the EU; a business elsewhere in the EU with a VAT ID pays none (reverse charge).</p>
 <button type="submit">Continue</button>
