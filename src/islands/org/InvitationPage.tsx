@@ -119,7 +119,8 @@ function JoinedView({ org }: { org: Joined }) {
         {T.acceptedTitle(org.name)}
       </p>
       <p className="text-sm">{T.acceptedBody}</p>
-      <div className="grid gap-2 sm:grid-cols-2">
+      {/* One above the other: the first names the organisation, up to 60 characters. */}
+      <div className="grid gap-2">
         <button
           type="button"
           className="btn btn-primary h-auto min-h-10 py-2 wrap-anywhere"
