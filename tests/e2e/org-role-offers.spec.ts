@@ -28,16 +28,27 @@ const T = ORG_PAGE_TEXT;
 const longName = () =>
   `Northern Lights Generative Imaging and Video Studio ${Math.random().toString(36).slice(2, 7)}`;
 
-async function openAsMember(
-  page: Page,
-  request: Parameters<typeof createVerifiedUser>[0],
-  role: "billing" | "developer",
-) {
+type Request = Parameters<typeof createVerifiedUser>[0];
+
+/** A new owner's new team with a long name, and a user to join it. */
+async function teamAndNewcomer(request: Request, prefix: string) {
   const owner = await createVerifiedUser(request, "owner");
-  const member = await createVerifiedUser(request, role.slice(0, 4));
+  const member = await createVerifiedUser(request, prefix);
   const ownerToken = await tokenViaApi(request, owner);
   const name = longName();
   const orgId = await createOrgViaApi(request, ownerToken, name);
+  return { member, ownerToken, name, orgId };
+}
+
+/** A team that has invited a newcomer as a developer: the invitation's path, not yet accepted. */
+async function invitedDeveloper(request: Request, prefix: string) {
+  const team = await teamAndNewcomer(request, prefix);
+  await inviteViaApi(request, team.ownerToken, team.orgId, team.member.email, "developer");
+  return { ...team, path: await invitationPath(request, team.member.email) };
+}
+
+async function openAsMember(page: Page, request: Request, role: "billing" | "developer") {
+  const { member, ownerToken, name, orgId } = await teamAndNewcomer(request, role.slice(0, 4));
   const memberToken = await joinViaApi(request, ownerToken, orgId, member, role);
   await page.goto("/robots.txt");
   await page.evaluate((id) => localStorage.setItem("x-organization", id), orgId);
@@ -176,13 +187,7 @@ test("switching organisation in the menu right after accepting goes to /profile,
   request,
 }) => {
   await page.setViewportSize({ width: 1280, height: 900 });
-  const owner = await createVerifiedUser(request, "owner");
-  const member = await createVerifiedUser(request, "join");
-  const ownerToken = await tokenViaApi(request, owner);
-  const name = longName();
-  const orgId = await createOrgViaApi(request, ownerToken, name);
-  await inviteViaApi(request, ownerToken, orgId, member.email, "developer");
-  const path = await invitationPath(request, member.email);
+  const { member, name, orgId, path } = await invitedDeveloper(request, "join");
 
   await openSignedIn(page, await tokenViaApi(request, member), path);
   await page.getByRole("button", { name: INVITATION_TEXT.accept }).click();
@@ -200,13 +205,7 @@ test("switching organisation in the menu right after accepting goes to /profile,
 
 test("signed out on an invitation, the top bar's Log In comes back to it", async ({ page, request }) => {
   await page.setViewportSize({ width: 1280, height: 900 });
-  const owner = await createVerifiedUser(request, "owner");
-  const member = await createVerifiedUser(request, "back");
-  const ownerToken = await tokenViaApi(request, owner);
-  const name = longName();
-  const orgId = await createOrgViaApi(request, ownerToken, name);
-  await inviteViaApi(request, ownerToken, orgId, member.email, "developer");
-  const path = await invitationPath(request, member.email);
+  const { member, path } = await invitedDeveloper(request, "back");
 
   await page.goto(path);
   await expect(page.locator("[data-invitation-signed-out]")).toBeVisible();
