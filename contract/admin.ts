@@ -176,7 +176,10 @@ export const adminLedgerEntrySchema = z.object({
   ]),
   /** Credits: positive in, negative out. */
   credits: z.number(),
-  /** What it was: the grant's source, the feature, or the adjustment's reference. */
+  /**
+   * What it was: the grant's source, the feature, or the adjustment's cause; a refund's or a
+   * dispute's names the payment as the payments list does (its invoice number, a refund's credit note).
+   */
   description: z.string(),
   /** Spends are summed per Berlin day and feature: how many charges the line holds. */
   count: z.number(),

@@ -2,7 +2,7 @@
 // plan, credits and keys; every change of its credits; its payments with refunds, disputes and
 // credit notes; and the audit entries about it. Staff never see secrets: no password or token
 // hash, no key secret (the prefix only).
-import { and, desc, eq, like, type SQL, sql } from "drizzle-orm";
+import { and, desc, eq, inArray, like, type SQL, sql } from "drizzle-orm";
 import { unionAll } from "drizzle-orm/pg-core";
 import { FREE_SUBSCRIPTION } from "../../contract/account.ts";
 import type { AdminLedgerEntry, AdminPayment, Customer } from "../../contract/admin.ts";
@@ -16,11 +16,14 @@ import {
   creditAdjustments,
   creditGrants,
   creditNotes,
+  invoices,
   organizations,
+  providerInvoiceDocuments,
   usageDaily,
   users,
 } from "../db/schema/index.ts";
 import type { DbOrTx } from "../db/types.ts";
+import { berlinDateOf } from "../domain/berlin-time.ts";
 import { fromMillicredits } from "../domain/ledger.ts";
 import type { TierLookup } from "../domain/subscription.ts";
 
@@ -148,6 +151,10 @@ export async function customerLedger(
     .orderBy(desc(lines.at), desc(lines.key))
     .limit(LEDGER_PAGE_SIZE + 1);
   const page = rows.slice(0, LEDGER_PAGE_SIZE);
+  const payments = await paymentsOfAdjustments(
+    db,
+    page.filter((r) => OF_A_PAYMENT.has(r.kind)).map((r) => r.key),
+  );
   const data = page.map((r): AdminLedgerEntry => {
     const kind = r.kind as AdminLedgerEntry["kind"];
     const milli = Number(r.credits);
@@ -156,7 +163,7 @@ export async function customerLedger(
       at: instantOf(r.at).toISOString(),
       kind,
       credits: fromMillicredits(signed),
-      description: lineDescription(kind, r.description),
+      description: lineDescription(kind, r.description, payments.get(r.key)),
       count: Number(r.count),
     };
   });
@@ -181,21 +188,90 @@ function decodeLedgerCursor(cursor: string): { at: string; key: string } | undef
   return { at, key: text.slice(split + 1) };
 }
 
-/** A ledger line's words: spends name their feature, adjustments what caused them. */
-function lineDescription(kind: AdminLedgerEntry["kind"], description: string): string {
+/** Adjustments a refund or a dispute of a payment made: their lines name that payment. */
+const OF_A_PAYMENT = new Set(["refund", "dispute_freeze", "dispute_won", "dispute_lost"]);
+
+/**
+ * The payment an adjustment's line names, as the payments list shows it: the invoice of the
+ * adjusted grant (the same fulfilment key), and for a refund the credit note it issued (the same
+ * reference). The stored reference is the provider's fact (charge or dispute id, cumulative amount
+ * in minor units), which tells an operator nothing.
+ */
+interface PaymentOfLine {
+  /** Ours ("INV-2026-000001") or, with Stripe, the provider's document's number. */
+  invoiceNumber: string | null;
+  /** Null when the grant has no invoice on record. */
+  invoice: { description: string; issuedAt: Date } | null;
+  grantedAt: Date;
+  creditNote: string | null;
+}
+
+/** The payments of the page's adjustments (by their ids), in one read. */
+async function paymentsOfAdjustments(db: DbOrTx, ids: string[]): Promise<Map<string, PaymentOfLine>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .select({
+      id: creditAdjustments.id,
+      grantedAt: creditGrants.grantedAt,
+      number: invoices.number,
+      documentNumber: providerInvoiceDocuments.number,
+      description: invoices.description,
+      issuedAt: invoices.issuedAt,
+      creditNote: creditNotes.number,
+    })
+    .from(creditAdjustments)
+    .innerJoin(creditGrants, eq(creditGrants.id, creditAdjustments.grantId))
+    .leftJoin(invoices, eq(invoices.fulfilmentKey, creditGrants.fulfilmentKey))
+    .leftJoin(providerInvoiceDocuments, eq(providerInvoiceDocuments.invoiceId, invoices.providerInvoiceId))
+    .leftJoin(creditNotes, eq(creditNotes.reference, creditAdjustments.reference))
+    .where(inArray(creditAdjustments.id, ids));
+  return new Map(
+    rows.map((r) => [
+      r.id,
+      {
+        invoiceNumber: r.number ?? r.documentNumber,
+        invoice:
+          r.description !== null && r.issuedAt ? { description: r.description, issuedAt: r.issuedAt } : null,
+        grantedAt: r.grantedAt,
+        creditNote: r.creditNote,
+      },
+    ]),
+  );
+}
+
+/**
+ * What an operator knows a payment by: its invoice number; without one (a provider's invoice
+ * whose document has not arrived, a payment with no invoice document), what the payments list
+ * shows beside it, its description and Berlin day; with no invoice on record, the grant's day.
+ */
+function paymentName(p: PaymentOfLine): string {
+  if (p.invoiceNumber) return p.invoiceNumber;
+  if (p.invoice) return `${p.invoice.description} of ${berlinDateOf(p.invoice.issuedAt)}`;
+  return `no invoice: credits granted ${berlinDateOf(p.grantedAt)}`;
+}
+
+/** A ledger line's words: spends name their feature, adjustments what caused them and the payment. */
+function lineDescription(
+  kind: AdminLedgerEntry["kind"],
+  description: string,
+  payment: PaymentOfLine | undefined,
+): string {
+  const of = (words: string, more = "") => (payment ? `${words} (${paymentName(payment)}${more})` : words);
   switch (kind) {
     case "spend":
       return description === "" ? "Manual charge" : description;
     case "refund":
-      return `Payment refunded (${description})`;
+      return of("Payment refunded", payment?.creditNote ? `; credit note ${payment.creditNote}` : "");
     case "dispute_freeze":
-      return `Held while the payment is disputed (${description})`;
+      return of("Held while the payment is disputed");
     case "dispute_won":
-      return `Dispute won: held credits released (${description})`;
+      return of("Dispute won: held credits released");
     case "dispute_lost":
-      return `Dispute lost: held and unspent credits dropped (${description})`;
+      return of("Dispute lost: held and unspent credits dropped");
     case "operator_take_back":
       return "Taken back by staff";
+    case "forfeit":
+      return "Written off: the organisation was deleted";
     default:
       return description;
   }

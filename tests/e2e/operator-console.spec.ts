@@ -232,6 +232,11 @@ test("an admin refunds a top-up; the customer's billing history shows the refund
   await page.reload();
   await expect(topUp).toContainText("CN-");
   await expect(topUp).toContainText(BILLING_TEXT.statusLabels.refunded);
+  // The ledger names the refunded payment as the list above does, not by the provider's charge.
+  const creditNoteNumber = (await topUp.getByText(/^CN-/).textContent()) ?? "";
+  await expect(page.locator('[data-ledger-line="refund"]')).toContainText(
+    `Payment refunded (${invoiceTitle.replace(/^Refund: /, "")}; credit note ${creditNoteNumber})`,
+  );
   await expect(page.locator('[data-audit-entry="payment.refund"]')).toContainText("Bought twice by mistake");
 
   await customerPage.goto("/profile/billing");
