@@ -220,7 +220,12 @@ export function accountActions(deps: AccountActionDeps) {
     ): Promise<ActionDone> {
       require(actor, "cancelSubscription");
       // Checked apart from the cancel's own transaction (billing takes its locks in its own order).
-      const { id } = await db.transaction((tx) => lockCustomer(tx, customerId));
+      const { id } = await db.transaction(async (tx) => {
+        const customer = await lockCustomer(tx, customerId);
+        // As the organisation's cancel refuses a member (org-actions.ts): staff act on others.
+        refuseOwnAccount(actor, customer, ADMIN_TEXT.notOwnAccount);
+        return customer;
+      });
       // Built, and refused if it cannot be stored, before the provider is asked to cancel.
       const entry = auditEntryOf(actor, {
         action: "subscription.cancel",

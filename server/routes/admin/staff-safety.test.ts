@@ -43,6 +43,25 @@ describe.each(TEST_DATABASES)("staff actions under review (%s)", (kind) => {
     expect(await auditRowsAbout(ctx.t, sue.id)).toEqual([]);
   });
 
+  it("refuses an admin's cancel of their own plan, now or at the period's end", async () => {
+    const ada = await staffMember(ctx.t, "ada", "admin");
+    await subscribe(ctx.t, ada.accessToken, "A");
+    for (const at of ["now", "period_end"]) {
+      const res = await adminCall(
+        ctx.t,
+        `/v1/admin/customers/${upper(ada.id)}/subscription/cancel`,
+        ada.accessToken,
+        { at, reason: REASON },
+      );
+      expect(res.status).toBe(403);
+      expect(await res.json()).toEqual({ detail: ADMIN_TEXT.notOwnAccount });
+    }
+    expect(await me(ctx.t, ada.accessToken)).toMatchObject({
+      subscription: { plan: "Tier A", cancel_at_period_end: false },
+    });
+    expect(await auditRowsAbout(ctx.t, ada.id)).toEqual([]);
+  });
+
   it("acts on the customer an upper-case id names, and every entry keeps the chain whole", async () => {
     const cora = await verifiedUser(ctx.t, "cora");
     const ada = await staffMember(ctx.t, "ada", "admin");
