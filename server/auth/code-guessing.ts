@@ -44,7 +44,7 @@ function tooManyWrongCodes(result: Extract<LimitResult, { allowed: false }>): Ap
   return new ApiError(429, DETAIL.tooManyWrongCodes, { "Retry-After": String(result.retryAfterSeconds) });
 }
 
-interface CodeAttempt {
+export interface CodeAttempt {
   userId: string;
   at: Date;
   ip: string | null;
@@ -87,4 +87,23 @@ export async function codeWasWrong(
 /** The attempt was no guess (the right answer, or an mfa_token that no longer works). */
 export function codeWasNoGuess(limiter: RateLimiter, userId: string): Promise<void> {
   return limiter.refund(LIMIT, userId);
+}
+
+/**
+ * A signed-in call that takes a code of the account's own second factor (turning two-factor off,
+ * new recovery codes): counted as the sign-in's code step counts it, so that a stolen token's 10
+ * minutes of recent authentication cannot be spent guessing, within the signed-in write budget,
+ * the code that removes the second factor. Only "incorrect" is a guess.
+ */
+export async function countedCodeCheck<T extends { ok: true } | { ok: false; reason: string }>(
+  limiter: RateLimiter,
+  alert: CodeGuessingAlert,
+  attempt: CodeAttempt,
+  check: () => Promise<T>,
+): Promise<T> {
+  await admitCode(limiter, alert, attempt);
+  const result = await check();
+  if (!result.ok && result.reason === "incorrect") await codeWasWrong(limiter, alert, attempt);
+  else await codeWasNoGuess(limiter, attempt.userId);
+  return result;
 }

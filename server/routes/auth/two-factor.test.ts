@@ -285,6 +285,32 @@ describe.each(TEST_DATABASES)("two-factor sign-in (%s)", (kind) => {
     expect((await auditRowsAbout(ctx.t, ann.id)).map((r) => r.action)).toContain("mfa.disabled");
   });
 
+  it("counts wrong codes to turn it off or renew the codes against the account, as at sign-in", async () => {
+    const ann = await verifiedUser(ctx.t, "ann");
+    const on = await turnOnTwoFactor(ctx.t, ann.accessToken);
+    const limit = CONTRACT_LIMITS.mfaFailuresPerHour;
+    const off = (code: string) => callAs(ctx.t, `${MFA_PATH}/totp`, on.accessToken, { code }, "DELETE");
+    const renew = (code: string) => callAs(ctx.t, `${MFA_PATH}/recovery-codes`, on.accessToken, { code });
+    // A right code is no guess: renewing with one leaves the count where it was.
+    expect((await renew(codeAt(ctx.t, on.secret, 1))).status).toBe(200);
+    for (let i = 0; i < limit; i++) {
+      const res = await (i % 2 === 0 ? off : renew)("000000");
+      expect(await res.json()).toEqual({ detail: DETAIL.incorrectCode });
+    }
+    await ctx.t.tasks.idle();
+    for (const call of [off, renew]) {
+      const refused = await call(codeAt(ctx.t, on.secret, -1));
+      expect(refused.status).toBe(429);
+      expect(await refused.json()).toEqual({ detail: DETAIL.tooManyWrongCodes });
+    }
+    expect(await status(on.accessToken)).toMatchObject({ totp: true });
+    // The sign-in's code step is closed too, and the owner is mailed once.
+    const step = await postForm(ctx.t.app, "/v1/token", { username: "ann", password: GOOD_PASSWORD });
+    expect(step.status).toBe(429);
+    await ctx.t.tasks.idle();
+    expect(await mailsTo(ann.email, "is guessing your codes")).toHaveLength(1);
+  });
+
   it("keeps no TOTP secret, recovery code, sign-in step token or passkey private key, in the database or the log", async () => {
     const ann = await verifiedUser(ctx.t, "ann");
     const on = await turnOnTwoFactor(ctx.t, ann.accessToken);

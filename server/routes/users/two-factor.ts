@@ -11,6 +11,7 @@ import {
   totpConfirmedSchema,
   totpSetupSchema,
 } from "../../../contract/two-factor.ts";
+import { countedCodeCheck } from "../../auth/code-guessing.ts";
 import type { AppEnv } from "../../http/app-env.ts";
 import { limitWrites, reauthRefusal, requireRecentAuth, requireUser } from "../../http/auth-guard.ts";
 import { clientIp } from "../../http/client-ip.ts";
@@ -184,7 +185,7 @@ export function twoFactorRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
           403: reauthRefusal(registry),
           409: `"${DETAIL.mfaNotOn}", or "${DETAIL.staffKeepSecondFactor}" (a staff account's only second factor)`,
           422: "No code",
-          429: "Too many signed-in writes",
+          429: `Too many signed-in writes, or "${DETAIL.tooManyWrongCodes}" (wrong codes count per account, as at sign-in)`,
         }),
       },
     },
@@ -193,9 +194,15 @@ export function twoFactorRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
       const user = c.var.user;
       const body = await parseJsonBody(c, mfaCodeBodySchema);
       const origin = originOf(c, deps.trustProxy);
-      const result = await deps.twoFactor.disable(user, body.code, origin);
+      const now = deps.clock.now();
+      const result = await countedCodeCheck(
+        deps.limiter,
+        deps.codeGuessingAlert,
+        { userId: user.id, at: now, ip: origin.ip },
+        () => deps.twoFactor.disable(user, body.code, origin),
+      );
       if (!result.ok) throw refused(result.reason);
-      deps.securityMails.twoFactorChanged(user, false, deps.clock.now(), clientIp(c, deps.trustProxy));
+      deps.securityMails.twoFactorChanged(user, false, now, clientIp(c, deps.trustProxy));
       return c.json({ detail: DETAIL.mfaTurnedOff }, 200);
     },
   );
@@ -221,7 +228,7 @@ export function twoFactorRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
           403: reauthRefusal(registry),
           409: `"${DETAIL.mfaNotOn}"`,
           422: "No code",
-          429: "Too many signed-in writes",
+          429: `Too many signed-in writes, or "${DETAIL.tooManyWrongCodes}" (wrong codes count per account, as at sign-in)`,
         }),
       },
     },
@@ -229,9 +236,16 @@ export function twoFactorRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
     async (c) => {
       const body = await parseJsonBody(c, mfaCodeBodySchema);
       const origin = originOf(c, deps.trustProxy);
-      const result = await deps.twoFactor.renewRecoveryCodes(c.var.user, body.code, origin);
+      const user = c.var.user;
+      const now = deps.clock.now();
+      const result = await countedCodeCheck(
+        deps.limiter,
+        deps.codeGuessingAlert,
+        { userId: user.id, at: now, ip: origin.ip },
+        () => deps.twoFactor.renewRecoveryCodes(user, body.code, origin),
+      );
       if (!result.ok) throw refused(result.reason);
-      deps.securityMails.recoveryCodesRenewed(c.var.user, deps.clock.now(), origin.ip);
+      deps.securityMails.recoveryCodesRenewed(user, now, origin.ip);
       return c.json({ recovery_codes: result.recoveryCodes }, 200);
     },
   );
