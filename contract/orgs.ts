@@ -139,6 +139,8 @@ export const memberChangeSchema = z
 export const memberChangedSchema = z.object({
   member: memberSchema,
   revoked_keys: z.array(keyRefSchema),
+  /** How many invitations they had sent for a role the new one cannot give, now revoked. */
+  revoked_invitations: z.number(),
 });
 
 /** `DELETE .../members/{user_id}` 200. */

@@ -112,6 +112,14 @@ export function createBilling(deps: BillingDeps) {
         await deps.autoTopUp.forgetCard(tx, orgId);
       }
     },
+    /**
+     * Closes the checkouts and card-setup pages `openedBy` opened for the organisation, in `tx`: a
+     * member whose new role has no billing can no longer pay or save a card through one opened
+     * before. A card they saved stays, managed by the owners and billing members: only a member
+     * who leaves pauses auto top-up.
+     */
+    closeMemberCheckouts: (tx: Tx, orgId: string, openedBy: string) =>
+      deps.provider.expireOpenCheckouts(tx, orgId, openedBy),
     ledger,
     invoices,
     invoice,

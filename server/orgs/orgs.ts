@@ -5,7 +5,7 @@
 import { randomUUID } from "node:crypto";
 import { and, asc, desc, eq, gt, inArray, isNull, sql } from "drizzle-orm";
 import { ORG_DETAIL, ORG_OWNED_MAX } from "../../contract/org-messages.ts";
-import type { OrgRole } from "../../contract/org-roles.ts";
+import { canGiveRole, INVITABLE_ROLES, type OrgRole } from "../../contract/org-roles.ts";
 import type { KeyRef } from "../../contract/orgs.ts";
 import { appendAudit } from "../audit/audit-log.ts";
 import { lockUser } from "../billing/ledger-store.ts";
@@ -221,12 +221,16 @@ export async function liveSharedKeys(db: DbOrTx, orgId: string, userId: string):
     .orderBy(asc(apiKeys.createdAt));
 }
 
-/** Revokes the pending invitations `invitedBy` sent in the organisation (all of them without it). */
+/**
+ * Revokes the pending invitations `invitedBy` sent in the organisation (all of them without it),
+ * or only those for one of `roles`.
+ */
 export async function revokePendingInvitations(
   tx: Tx,
   orgId: string,
   now: Date,
   invitedBy?: string,
+  roles?: readonly OrgRole[],
 ): Promise<number> {
   const revoked = await tx
     .update(organizationInvitations)
@@ -235,6 +239,7 @@ export async function revokePendingInvitations(
       and(
         eq(organizationInvitations.orgId, orgId),
         invitedBy === undefined ? undefined : eq(organizationInvitations.invitedBy, invitedBy),
+        roles === undefined ? undefined : inArray(organizationInvitations.role, [...roles]),
         isNull(organizationInvitations.acceptedAt),
         isNull(organizationInvitations.revokedAt),
         gt(organizationInvitations.expiresAt, now),
@@ -242,6 +247,23 @@ export async function revokePendingInvitations(
     )
     .returning({ id: organizationInvitations.id });
   return revoked.length;
+}
+
+/**
+ * The pending invitations `userId` sent for a role their new one cannot give (a manager made a
+ * developer: all of them; an owner made a manager: those for billing), revoked in `tx`. An
+ * invitation grants its role when it is accepted, whenever that is: one sent under a role the
+ * inviter no longer holds would hand it on, to anyone's second address.
+ */
+export async function revokeInvitationsBeyondRole(
+  tx: Tx,
+  orgId: string,
+  userId: string,
+  role: OrgRole,
+  now: Date,
+): Promise<number> {
+  const beyond = INVITABLE_ROLES.filter((invited) => !canGiveRole(role, invited));
+  return beyond.length === 0 ? 0 : revokePendingInvitations(tx, orgId, now, userId, beyond);
 }
 
 export interface Removal {

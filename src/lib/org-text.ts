@@ -54,6 +54,11 @@ export const ORG_PAGE_TEXT = {
   save: "Save",
   saving: "Saving…",
   saved: (name: string) => `${name}'s role and cap saved`,
+  /** After `saved`: the invitations they sent for a role the new one cannot give. */
+  invitationsRevoked: (count: number) =>
+    count === 1
+      ? "The invitation they sent for a role theirs no longer gives was revoked."
+      : `The ${count} invitations they sent for roles theirs no longer gives were revoked.`,
   lostKeys: (count: number) =>
     count === 1 ? "1 API key of this member was revoked:" : `${count} API keys of this member were revoked:`,
   remove: "Remove",

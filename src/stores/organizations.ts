@@ -115,13 +115,13 @@ export async function loadMembers(orgId: string, withInvitations: boolean): Prom
   }
 }
 
-/** `PATCH .../members/{user_id}`: a new role and/or cap (null: none); the keys a lost role revoked. */
+/** `PATCH .../members/{user_id}`: a new role and/or cap (null: none); what a lost role revoked. */
 export async function changeMember(
   orgId: string,
   userId: string,
   change: { role?: OrgRole; monthly_credit_cap?: number | null },
   withInvitations: boolean,
-): Promise<readonly KeyRef[]> {
+): Promise<{ keys: readonly KeyRef[]; invitations: number }> {
   const answer = await withReauth(() =>
     apiRequest(orgPath(orgId, `/members/${encodeURIComponent(userId)}`), "memberChangedSchema", {
       method: "PATCH",
@@ -130,7 +130,7 @@ export async function changeMember(
     }),
   );
   void loadMembers(orgId, withInvitations);
-  return answer.revoked_keys;
+  return { keys: answer.revoked_keys, invitations: answer.revoked_invitations };
 }
 
 /**

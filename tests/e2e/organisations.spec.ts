@@ -550,6 +550,33 @@ test.describe("members and settings", () => {
     await expect(row).toHaveCount(0);
   });
 
+  test("a manager made a developer loses the invitations they sent, and the toast says so", async ({
+    page,
+    request,
+  }) => {
+    const owner = await createVerifiedUser(request, "owner");
+    const manager = await createVerifiedUser(request, "mgr");
+    const ownerToken = await tokenViaApi(request, owner);
+    const orgId = await createOrgViaApi(request, ownerToken, orgName("Demote"));
+    const managerToken = await joinViaApi(request, ownerToken, orgId, manager, "manager");
+    const sent = `alt-${manager.username}@example.com`;
+    await inviteViaApi(request, managerToken, orgId, sent, "manager");
+
+    await page.goto("/robots.txt");
+    await page.evaluate((id) => localStorage.setItem("x-organization", id), orgId);
+    await openSignedIn(page, ownerToken, "/org/members");
+    await expect(page.locator(`[data-invitation="${sent}"]`)).toBeVisible();
+    const row = page.locator(`[data-member="${manager.username}"]`);
+    await row.getByRole("button", { name: `${T.edit} ${manager.username}` }).click();
+    const dialog = page.getByRole("dialog", { name: T.editTitle(manager.username) });
+    await dialog.getByRole("radio", { name: /Developer/ }).check();
+    await dialog.getByRole("button", { name: T.save }).click();
+    await expect(page.locator(".Toastify__toast", { hasText: T.invitationsRevoked(1) })).toContainText(
+      T.saved(manager.username),
+    );
+    await expect(page.locator(`[data-invitation="${sent}"]`)).toHaveCount(0);
+  });
+
   test.describe("in a browser far from Berlin", () => {
     test.use({ timezoneId: "America/New_York" });
 

@@ -15,10 +15,12 @@ import {
   memberCreditUsage,
   organizationInvitations,
   organizationMembers,
+  savedCards,
 } from "../../db/schema/index.ts";
 import { berlinMonth } from "../../domain/berlin-time.ts";
 import { BILLING_ERRORS } from "../../domain/billing-errors.ts";
 import { verifiedUser } from "../../testing/api-client.ts";
+import { AUTO_TOP_UP_CARDS, saveCard } from "../../testing/auto-top-up.ts";
 import {
   checkoutPath,
   openSubscriptionCheckout,
@@ -38,7 +40,7 @@ import {
   STALE,
 } from "../../testing/org-calls.ts";
 import { useTestApp } from "../../testing/suite.ts";
-import { NO_LIMITS } from "../../testing/test-app.ts";
+import { NO_LIMITS, TEST_PORTAL_URL } from "../../testing/test-app.ts";
 
 type Members = {
   data: {
@@ -243,6 +245,104 @@ describe.each(TEST_DATABASES)("organisation members (%s)", (kind) => {
       const live = await ctx.t.deps.db.select().from(apiKeys).where(eq(apiKeys.createdBy, dev.id));
       expect(live.filter((k) => k.revokedAt === null).map((k) => k.id)).toEqual([elsewhere]);
       expect((await lastAudit(org.id))?.details).toMatchObject({ from: "developer", to: "billing" });
+    });
+  });
+
+  describe("what a lost role took with it", () => {
+    const pendingOf = async (email: string) =>
+      (
+        await ctx.t.deps.db
+          .select({ revokedAt: organizationInvitations.revokedAt })
+          .from(organizationInvitations)
+          .where(eq(organizationInvitations.email, email))
+      ).map((i) => (i.revokedAt === null ? "pending" : "revoked"));
+
+    it("revokes the invitations a member sent for roles the new one cannot give", async () => {
+      const { org, ann, max } = await acme();
+      // Max's second address, invited as a manager while he was one; and Ann's own invitation.
+      const alt = await invite(ctx.t, org, max, "max.alt@example.com", "manager");
+      await invite(ctx.t, org, max, "intern@example.com", "developer");
+      await invite(ctx.t, org, ann, "payer@example.com", "billing");
+      const res = await json<{ revoked_invitations: number }>(
+        await patch(ann, org.id, max.id, { role: "developer" }),
+        200,
+      );
+      expect(res.revoked_invitations).toBe(2);
+      expect(await pendingOf("max.alt@example.com")).toEqual(["revoked"]);
+      expect(await pendingOf("intern@example.com")).toEqual(["revoked"]);
+      expect(await pendingOf("payer@example.com")).toEqual(["pending"]);
+      expect((await lastAudit(org.id))?.details).toMatchObject({
+        from: "manager",
+        to: "developer",
+        revoked_invitations: 2,
+      });
+      // The old role does not come back through the second address.
+      const maxAlt = await verifiedUser(ctx.t, "maxalt", { email: "max.alt@example.com" });
+      const accepted = await call(ctx.t, "POST", `/v1/invitations/${alt}/accept`, maxAlt.accessToken);
+      expect(await json(accepted, 404)).toEqual({ detail: ORG_DETAIL.invitationNotFound });
+    });
+
+    it("keeps the invitations the new role can still give", async () => {
+      const { org, ann } = await acme();
+      const bob = await member(ctx.t, org, ann, "bob", "manager");
+      await json(await patch(ann, org.id, bob.id, { role: "owner" }), 200);
+      await invite(ctx.t, org, bob, "payer@example.com", "billing");
+      await invite(ctx.t, org, bob, "helper@example.com", "manager");
+      // An owner made a manager: billing is no longer theirs to give, managers still are.
+      const res = await json<{ revoked_invitations: number }>(
+        await patch(ann, org.id, bob.id, { role: "manager" }),
+        200,
+      );
+      expect(res.revoked_invitations).toBe(1);
+      expect(await pendingOf("payer@example.com")).toEqual(["revoked"]);
+      expect(await pendingOf("helper@example.com")).toEqual(["pending"]);
+      // A cap alone changes no role and revokes nothing.
+      const capped = await json<{ revoked_invitations: number }>(
+        await patch(ann, org.id, bob.id, { monthly_credit_cap: 5 }),
+        200,
+      );
+      expect(capped.revoked_invitations).toBe(0);
+      expect(await pendingOf("helper@example.com")).toEqual(["pending"]);
+    });
+
+    it("expires the checkouts and card pages of a member moved out of billing, and keeps their card", async () => {
+      const { org, ann, bill } = await acme();
+      const saved = await saveCard(ctx.t, org.id, bill.id);
+      const checkout = checkoutPath(
+        (await json<{ url: string }>(await requestOrgCheckout(ctx.t, bill.accessToken, org.id), 200)).url,
+      );
+      const setup = await ctx.t.local.provider.createCardSetupSession(ctx.t.deps.db, {
+        orgId: org.id,
+        openedBy: bill.id,
+        email: bill.email,
+        currency: "eur",
+        successUrl: `${TEST_PORTAL_URL}/profile/billing?card=saved`,
+        cancelUrl: `${TEST_PORTAL_URL}/profile/billing?card=cancelled`,
+        consentText: "By saving this card you allow Test Operator GmbH to charge it.",
+      });
+      await json(await patch(ann, org.id, bill.id, { role: "developer" }), 200);
+      expect((await payAt(ctx.t, checkout)).status).not.toBe(303);
+      expect(await ctx.t.local.provider.submitCard(setup.id, AUTO_TOP_UP_CARDS.declines, true)).toMatchObject(
+        {
+          ok: false,
+        },
+      );
+      // The card the organisation has stays: owners and billing members manage it.
+      const cards = await ctx.t.deps.db.select().from(savedCards).where(eq(savedCards.orgId, org.id));
+      expect(cards.map((c) => c.paymentMethodId)).toEqual([saved.paymentMethodId]);
+    });
+
+    it("leaves the checkouts open of a member whose new role still pays", async () => {
+      const { org, ann, bill } = await acme();
+      const checkout = checkoutPath(
+        (await json<{ url: string }>(await requestOrgCheckout(ctx.t, bill.accessToken, org.id), 200)).url,
+      );
+      await json(await patch(ann, org.id, bill.id, { role: "owner" }), 200);
+      const [session] = await ctx.t.deps.db
+        .select({ status: checkoutSessions.status })
+        .from(checkoutSessions)
+        .where(eq(checkoutSessions.id, checkout.split("/").pop() as string));
+      expect(session?.status).toBe("open");
     });
   });
 

@@ -51,6 +51,7 @@ import {
   listMembers,
   lockMembership,
   ownerCount,
+  revokeInvitationsBeyondRole,
   revokeMemberKeys,
   spentThisMonth,
 } from "../../orgs/orgs.ts";
@@ -130,7 +131,7 @@ export function memberRoutes(deps: OrgRouteDeps): OpenAPIHono<AppEnv> {
       tags: TAGS,
       summary: "Change a member's role or monthly credit cap (null: no cap)",
       description:
-        "Owners change anyone (never demoting the last owner); managers move developers and managers between those roles and set their caps, never their own. Making an owner or a billing member needs recent authentication. A role without API keys revokes the member's keys in the organisation: the answer lists them.",
+        "Owners change anyone (never demoting the last owner); managers move developers and managers between those roles and set their caps, never their own. Making an owner or a billing member needs recent authentication. A role without API keys revokes the member's keys in the organisation: the answer lists them. The pending invitations the member sent for a role the new one cannot give are revoked (counted), and a role without billing expires the checkout and card-setup sessions they opened.",
       security,
       parameters: [ORG_ID_PARAMETER, USER_ID_PARAMETER],
       request: {
@@ -140,7 +141,7 @@ export function memberRoutes(deps: OrgRouteDeps): OpenAPIHono<AppEnv> {
       },
       responses: {
         200: {
-          description: "The member as changed, and the keys the change revoked",
+          description: "The member as changed, and the keys and invitations the change revoked",
           content: jsonContent(schemaRef(registry, "OrganizationMemberChanged", memberChangedSchema)),
         },
         ...errorResponses(registry, {
@@ -203,6 +204,14 @@ export function memberRoutes(deps: OrgRouteDeps): OpenAPIHono<AppEnv> {
           roleChanges && losesOwnKeys(target.role, newRole)
             ? await revokeMemberKeys(tx, orgId, target.userId, now)
             : [];
+        // What the old role could do and the new one cannot ends with it, as on removal: the
+        // invitations they sent for roles they can no longer give, the checkouts they opened.
+        const revokedInvitations = roleChanges
+          ? await revokeInvitationsBeyondRole(tx, orgId, target.userId, newRole, now)
+          : 0;
+        if (roleChanges && can(target.role, "billing") && !can(newRole, "billing")) {
+          await deps.billing.closeMemberCheckouts(tx, orgId, target.userId);
+        }
         if (roleChanges) {
           await auditOrg(
             tx,
@@ -210,7 +219,12 @@ export function memberRoutes(deps: OrgRouteDeps): OpenAPIHono<AppEnv> {
             orgId,
             "member.role_change",
             target.userId,
-            { from: target.role, to: newRole, revoked_keys: keyIds(revoked) },
+            {
+              from: target.role,
+              to: newRole,
+              revoked_keys: keyIds(revoked),
+              revoked_invitations: revokedInvitations,
+            },
             now,
           );
         }
@@ -235,6 +249,7 @@ export function memberRoutes(deps: OrgRouteDeps): OpenAPIHono<AppEnv> {
             { email: can(me.role, "seeMemberEmails"), usage: true },
           ),
           revoked_keys: revoked,
+          revoked_invitations: revokedInvitations,
         };
       });
       return c.json(answer, 200);

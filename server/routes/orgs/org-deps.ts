@@ -16,7 +16,7 @@ import type { MemberRow, OrgActor } from "../../orgs/orgs.ts";
 import type { ApiDeps } from "../api-deps.ts";
 
 export interface OrgRouteDeps extends ApiDeps {
-  billing: Pick<Billing, "endSubscriptionNow" | "closeOpenCheckouts">;
+  billing: Pick<Billing, "endSubscriptionNow" | "closeOpenCheckouts" | "closeMemberCheckouts">;
   orgMails: OrgMails;
 }
 

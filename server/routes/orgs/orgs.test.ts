@@ -10,6 +10,7 @@ import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
 import {
   apiKeys,
   auditLog,
+  checkoutSessions,
   creditAdjustments,
   creditGrants,
   localSubscriptions,
@@ -21,7 +22,7 @@ import {
 } from "../../db/schema/index.ts";
 import { bearer } from "../../testing/api-access.ts";
 import { login, postJson, verifiedUser } from "../../testing/api-client.ts";
-import { advanceDays, checkoutPath, payAndSettle, TIER } from "../../testing/billing.ts";
+import { advanceDays, checkoutPath, payAndSettle, requestOrgCheckout, TIER } from "../../testing/billing.ts";
 import {
   call,
   createTeam,
@@ -378,6 +379,39 @@ describe.each(TEST_DATABASES)("organisations (%s)", (kind) => {
         role: "owner",
       });
       expect(await actions(org.id)).toContain("org.transfer");
+    });
+
+    it("leaves the former owner what a manager has: billing invitations and checkouts end", async () => {
+      const ann = await verifiedUser(ctx.t, "ann");
+      const org = await createTeam(ctx.t, ann);
+      const max = await member(ctx.t, org, ann, "max", "manager");
+      await invite(ctx.t, org, ann, "payer@example.com", "billing");
+      await invite(ctx.t, org, ann, "intern@example.com", "developer");
+      const opened = await requestOrgCheckout(ctx.t, ann.accessToken, org.id);
+      const session = checkoutPath((await json<{ url: string }>(opened, 200)).url)
+        .split("/")
+        .pop() as string;
+      const res = await call(ctx.t, "POST", `/v1/orgs/${org.id}/transfer-ownership`, ann.accessToken, {
+        user_id: max.id,
+      });
+      await json(res, 200);
+      const invitations = await ctx.t.deps.db
+        .select({ email: organizationInvitations.email, revokedAt: organizationInvitations.revokedAt })
+        .from(organizationInvitations)
+        .where(eq(organizationInvitations.orgId, org.id));
+      expect(
+        Object.fromEntries(invitations.map((i) => [i.email, i.revokedAt === null ? "pending" : "revoked"])),
+      ).toMatchObject({ "payer@example.com": "revoked", "intern@example.com": "pending" });
+      const [checkout] = await ctx.t.deps.db
+        .select({ status: checkoutSessions.status })
+        .from(checkoutSessions)
+        .where(eq(checkoutSessions.id, session));
+      expect(checkout?.status).toBe("expired");
+      const [entry] = await ctx.t.deps.db
+        .select({ details: auditLog.details })
+        .from(auditLog)
+        .where(and(eq(auditLog.subjectOrgId, org.id), eq(auditLog.action, "org.transfer")));
+      expect(entry?.details).toMatchObject({ revoked_invitations: 1 });
     });
 
     it("refuses a non-owner, a stale sign-in, the caller themselves and a non-member", async () => {

@@ -38,6 +38,7 @@ import {
   lockMembership,
   memberCount,
   orgsOf,
+  revokeInvitationsBeyondRole,
 } from "../../orgs/orgs.ts";
 import {
   actorOf,
@@ -315,13 +316,21 @@ export function orgRoutes(deps: OrgRouteDeps): OpenAPIHono<AppEnv> {
             .where(and(eq(organizationMembers.orgId, me.id), eq(organizationMembers.userId, userId)));
         await setRole(target.userId, "owner");
         await setRole(actor.id, "manager");
+        // A manager gives no billing role and pays nothing: as any role change (members.ts).
+        const revokedInvitations = await revokeInvitationsBeyondRole(tx, me.id, actor.id, "manager", now);
+        await deps.billing.closeMemberCheckouts(tx, me.id, actor.id);
         await auditOrg(
           tx,
           actor,
           me.id,
           "org.transfer",
           target.userId,
-          { to: target.userId, to_username: target.username, from_role: target.role },
+          {
+            to: target.userId,
+            to_username: target.username,
+            from_role: target.role,
+            revoked_invitations: revokedInvitations,
+          },
           now,
         );
         const row = await findOrg(tx, me.id);

@@ -89,8 +89,9 @@ export function EditMemberDialog({
     if (Object.keys(found).length > 0) return;
     setBusy(true);
     try {
-      const keys = await changeMember(org.id, member.user_id, change, withInvitations);
-      notify("success", T.saved(member.username));
+      const { keys, invitations } = await changeMember(org.id, member.user_id, change, withInvitations);
+      const saved = T.saved(member.username);
+      notify("success", invitations > 0 ? `${saved}. ${T.invitationsRevoked(invitations)}` : saved);
       onClose();
       if (keys.length > 0) setRevoked(keys);
     } catch (error) {
