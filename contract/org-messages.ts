@@ -10,6 +10,8 @@ export const ORG_DETAIL = {
   lastOwner: "An organisation needs at least one owner",
   notAllowed: "Your role in this organisation does not allow this",
   ownerLimit: "You own 20 organisations: delete one before creating another.",
+  /** 409 on making someone an owner (a role change or a transfer) who owns 20 already. */
+  memberOwnerLimit: (name: string) => `${name} owns 20 organisations already and cannot own another.`,
   memberKeyLimit: "You have 20 API keys in this organisation: revoke one before creating another.",
   orgKeyLimit: "This organisation has 200 API keys: revoke one before creating another.",
   sharedKeyNeedsLimit: "A shared key needs a monthly credit limit",

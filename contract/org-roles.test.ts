@@ -6,6 +6,7 @@ import {
   canGiveRole,
   capChangeRefusal,
   INVITABLE_ROLES,
+  invitationRolesBeyond,
   isOrgRole,
   losesOwnKeys,
   ORG_ROLES,
@@ -50,6 +51,13 @@ describe("organisation roles", () => {
       for (const role of ORG_ROLES) expect(can(role, ability as OrgAbility), role).toBe(byRole[role]);
     },
   );
+
+  it("names the invitations a member moved to a role no longer stands behind", () => {
+    expect(invitationRolesBeyond("owner")).toEqual([]);
+    expect(invitationRolesBeyond("manager")).toEqual(["billing"]);
+    expect(invitationRolesBeyond("billing")).toEqual(["manager", "billing", "developer"]);
+    expect(invitationRolesBeyond("developer")).toEqual(["manager", "billing", "developer"]);
+  });
 
   it("lets owners give any role and managers only developer and manager", () => {
     for (const role of ORG_ROLES) expect(canGiveRole("owner", role)).toBe(true);

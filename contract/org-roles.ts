@@ -72,6 +72,14 @@ export function canGiveRole(actor: OrgRole, role: OrgRole): boolean {
   return actor === "manager" && (role === "developer" || role === "manager");
 }
 
+/**
+ * The invitation roles `role` cannot give: a member moved to it no longer stands behind the
+ * invitations they sent for these (revoked at the change, decision 045).
+ */
+export function invitationRolesBeyond(role: OrgRole): (typeof INVITABLE_ROLES)[number][] {
+  return INVITABLE_ROLES.filter((invited) => !canGiveRole(role, invited));
+}
+
 export interface MemberRef {
   userId: string;
   role: OrgRole;

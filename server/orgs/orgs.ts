@@ -5,7 +5,7 @@
 import { randomUUID } from "node:crypto";
 import { and, asc, desc, eq, gt, inArray, isNull, sql } from "drizzle-orm";
 import { ORG_DETAIL, ORG_OWNED_MAX } from "../../contract/org-messages.ts";
-import { canGiveRole, INVITABLE_ROLES, type OrgRole } from "../../contract/org-roles.ts";
+import { invitationRolesBeyond, type OrgRole } from "../../contract/org-roles.ts";
 import type { KeyRef } from "../../contract/orgs.ts";
 import { appendAudit } from "../audit/audit-log.ts";
 import { lockUser } from "../billing/ledger-store.ts";
@@ -158,23 +158,31 @@ export async function findOrg(db: DbOrTx, orgId: string): Promise<OrganizationRo
   return row;
 }
 
-/** Creates a team organisation with `actor` as its owner; 409 when they own 20 already. */
-export async function createOrg(tx: Tx, actor: OrgActor, name: string, now: Date): Promise<OrganizationRow> {
-  // One creation at a time per person: the count below stays true until the insert commits.
-  await tx.select({ id: users.id }).from(users).where(eq(users.id, actor.id)).for("update");
+/**
+ * Whether `userId` owns ORG_OWNED_MAX live team organisations already, with their user row locked
+ * for the rest of `tx`: one change of what they own at a time (a creation, a promotion, a
+ * transfer to them), so the count stays true until the change commits.
+ */
+export async function ownsTheMost(tx: Tx, userId: string): Promise<boolean> {
+  await tx.select({ id: users.id }).from(users).where(eq(users.id, userId)).for("update");
   const [owned] = await tx
     .select({ n: sql<number>`count(*)::int` })
     .from(organizationMembers)
     .innerJoin(organizations, eq(organizations.id, organizationMembers.orgId))
     .where(
       and(
-        eq(organizationMembers.userId, actor.id),
+        eq(organizationMembers.userId, userId),
         eq(organizationMembers.role, "owner"),
         eq(organizations.personal, false),
         isNull(organizations.deletedAt),
       ),
     );
-  if ((owned?.n ?? 0) >= ORG_OWNED_MAX) throw new ApiError(409, ORG_DETAIL.ownerLimit);
+  return (owned?.n ?? 0) >= ORG_OWNED_MAX;
+}
+
+/** Creates a team organisation with `actor` as its owner; 409 when they own 20 already. */
+export async function createOrg(tx: Tx, actor: OrgActor, name: string, now: Date): Promise<OrganizationRow> {
+  if (await ownsTheMost(tx, actor.id)) throw new ApiError(409, ORG_DETAIL.ownerLimit);
   const [org] = await tx
     .insert(organizations)
     .values({ id: randomUUID(), name, personal: false, createdBy: actor.id, createdAt: now })
@@ -262,7 +270,7 @@ export async function revokeInvitationsBeyondRole(
   role: OrgRole,
   now: Date,
 ): Promise<number> {
-  const beyond = INVITABLE_ROLES.filter((invited) => !canGiveRole(role, invited));
+  const beyond = invitationRolesBeyond(role);
   return beyond.length === 0 ? 0 : revokePendingInvitations(tx, orgId, now, userId, beyond);
 }
 

@@ -51,6 +51,7 @@ import {
   listMembers,
   lockMembership,
   ownerCount,
+  ownsTheMost,
   revokeInvitationsBeyondRole,
   revokeMemberKeys,
   spentThisMonth,
@@ -148,7 +149,7 @@ export function memberRoutes(deps: OrgRouteDeps): OpenAPIHono<AppEnv> {
           401: "No valid access token",
           403: reauthRefusal(registry, `"${ORG_DETAIL.notAllowed}", or `),
           404: `${NOT_A_MEMBER}; or "${ORG_TEXT.memberNotFound}"`,
-          409: `"${ORG_DETAIL.lastOwner}": the last owner cannot be demoted`,
+          409: `"${ORG_DETAIL.lastOwner}": the last owner cannot be demoted; or "${ORG_DETAIL.memberOwnerLimit("{username}")}"`,
           422: "Neither a role nor a cap, an unknown role, or a cap below 0 or with more than 3 decimals",
         }),
       },
@@ -185,6 +186,9 @@ export function memberRoutes(deps: OrgRouteDeps): OpenAPIHono<AppEnv> {
         if (roleChanges) {
           const refusal = roleChangeRefusal(actorRef, targetRef, newRole, await ownerCount(tx, orgId));
           if (refusal) refuse(refusal);
+          if (newRole === "owner" && (await ownsTheMost(tx, target.userId))) {
+            throw new ApiError(409, ORG_DETAIL.memberOwnerLimit(target.username));
+          }
         }
         const newCap =
           body.monthly_credit_cap === undefined

@@ -128,6 +128,31 @@ describe.each(TEST_DATABASES)("organisations (%s)", (kind) => {
     expect(await json(res, 409)).toEqual({ detail: ORG_DETAIL.ownerLimit });
   });
 
+  it("makes nobody the owner of a 21st, by a role change or a transfer", async () => {
+    const ann = await verifiedUser(ctx.t, "ann");
+    const org = await createTeam(ctx.t, ann);
+    const max = await member(ctx.t, org, ann, "max", "manager");
+    const dev = await member(ctx.t, org, ann, "dev", "developer");
+    for (let i = 1; i <= 20; i++) await createTeam(ctx.t, max, `Max ${i}`);
+    const refused = { detail: ORG_DETAIL.memberOwnerLimit(max.username) };
+    const promote = await call(ctx.t, "PATCH", `/v1/orgs/${org.id}/members/${max.id}`, ann.accessToken, {
+      role: "owner",
+    });
+    expect(await json(promote, 409)).toEqual(refused);
+    const transfer = await call(ctx.t, "POST", `/v1/orgs/${org.id}/transfer-ownership`, ann.accessToken, {
+      user_id: max.id,
+    });
+    expect(await json(transfer, 409)).toEqual(refused);
+    expect(await json(await call(ctx.t, "GET", `/v1/orgs/${org.id}`, max.accessToken), 200)).toMatchObject({
+      role: "manager",
+    });
+    // Anyone below the limit still may be made an owner.
+    const made = await call(ctx.t, "PATCH", `/v1/orgs/${org.id}/members/${dev.id}`, ann.accessToken, {
+      role: "owner",
+    });
+    await json(made, 200);
+  });
+
   it("answers 404 to a non-member, a malformed id and an unknown one alike", async () => {
     const ann = await verifiedUser(ctx.t, "ann");
     const eve = await verifiedUser(ctx.t, "eve");

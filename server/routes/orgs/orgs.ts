@@ -38,6 +38,7 @@ import {
   lockMembership,
   memberCount,
   orgsOf,
+  ownsTheMost,
   revokeInvitationsBeyondRole,
 } from "../../orgs/orgs.ts";
 import {
@@ -288,7 +289,7 @@ export function orgRoutes(deps: OrgRouteDeps): OpenAPIHono<AppEnv> {
           401: "No valid access token",
           403: reauthRefusal(registry, `"${ORG_DETAIL.notAllowed}" (not an owner), or `),
           404: `${NOT_A_MEMBER}; or "${ORG_TEXT.memberNotFound}"`,
-          409: `"${ORG_DETAIL.personalHasNoMembers}"`,
+          409: `"${ORG_DETAIL.personalHasNoMembers}", or "${ORG_DETAIL.memberOwnerLimit("{username}")}"`,
           422: `No \`user_id\`, or the caller's own ("${ORG_TEXT.transferToSelf}")`,
         }),
       },
@@ -309,6 +310,9 @@ export function orgRoutes(deps: OrgRouteDeps): OpenAPIHono<AppEnv> {
         if (targetId === actor.id) throw new ApiError(422, ORG_TEXT.transferToSelf);
         const target = isUserId(targetId) ? await findMember(tx, me.id, targetId) : undefined;
         if (!target) throw new ApiError(404, ORG_TEXT.memberNotFound);
+        if (target.role !== "owner" && (await ownsTheMost(tx, target.userId))) {
+          throw new ApiError(409, ORG_DETAIL.memberOwnerLimit(target.username));
+        }
         const setRole = (userId: string, role: "owner" | "manager") =>
           tx
             .update(organizationMembers)
