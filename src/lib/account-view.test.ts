@@ -50,6 +50,9 @@ describe("account view", () => {
     [5000, "5,000"],
     [12.5, "12.5"],
     [0, "0"],
+    // Never rounded up to more than the account holds.
+    [863.259, "863.259"],
+    [1863.001, "1,863.001"],
   ])("formats the balance %d as %s", (n, text) => {
     expect(formatBalance(n)).toBe(text);
   });

@@ -24,9 +24,11 @@ export function hasPaidPlan(user: User | null): boolean {
   return user !== null && subscriptionOf(user).plan.toUpperCase() !== "FREE";
 }
 
-const BALANCE = new Intl.NumberFormat("en-US", { maximumFractionDigits: 2 });
+// Credits are kept to the thousandth (the background remover costs 0.1 a person, a partial refund
+// takes back 186.741): two digits rounded 863.259 up to 863.26, more than the account holds.
+const BALANCE = new Intl.NumberFormat("en-US", { maximumFractionDigits: 3 });
 
-/** A credit balance for display: 5000 -> "5,000"; 12.5 -> "12.5". */
+/** A credit balance for display: 5000 -> "5,000"; 12.5 -> "12.5"; 863.259 as it is. */
 export function formatBalance(amount: number): string {
   return BALANCE.format(amount);
 }

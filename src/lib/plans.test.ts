@@ -51,6 +51,7 @@ describe("formatCredits", () => {
     [50000, "50,000"],
     [0.1, "0.1"],
     [10, "10"],
+    [-186.741, "-186.741"],
   ])("%d credits print as %s", (amount, text) => {
     expect(formatCredits(amount)).toBe(text);
   });

@@ -52,9 +52,10 @@ export function planCards(
     });
 }
 
-const INTEGER = new Intl.NumberFormat("en-US", { maximumFractionDigits: 2 });
+// To the thousandth, as credits are kept (account-view.ts's formatBalance says why).
+const INTEGER = new Intl.NumberFormat("en-US", { maximumFractionDigits: 3 });
 
-/** Credit amounts as the tables print them: 25000 -> "25,000", 0.1 -> "0.1". */
+/** Credit amounts as the tables print them: 25000 -> "25,000", 0.1 -> "0.1", 186.741 as it is. */
 export function formatCredits(amount: number): string {
   return INTEGER.format(amount);
 }
