@@ -155,6 +155,10 @@ describe("register form", () => {
       "an invalid username",
       { email: "not-an-email", username: "a", password: "abc", confirmPassword: "abd" },
     ],
+    [
+      "a username that is too long",
+      { email: "not-an-email", username: "x".repeat(45), password: "abc", confirmPassword: "abd" },
+    ],
     ["an empty e-mail", { email: "", username: "", password: "abc", confirmPassword: "abd" }],
     [
       "an e-mail that is too long",

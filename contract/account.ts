@@ -79,10 +79,14 @@ export const usernameSchema = z
   .check(
     z.trim(),
     z.minLength(1, VALIDATION.usernameRequired),
-    // Says the pattern's upper bound where a schema reader looks for it; abort keeps the answer to
-    // one message, the pattern's.
-    z.maxLength(USERNAME_MAX, { error: VALIDATION.usernameInvalid, abort: true }),
-    z.regex(USERNAME_PATTERN, onceFilledIn(VALIDATION.usernameInvalid)),
+    // Says the pattern's upper bound where a schema reader looks for it. The pattern is checked
+    // only within it, so a long name gets one message; not with `abort`, which would also stop the
+    // object's "Passwords must match" (see `filledIn`).
+    z.maxLength(USERNAME_MAX, VALIDATION.usernameInvalid),
+    z.regex(
+      USERNAME_PATTERN,
+      onceFilledIn(VALIDATION.usernameInvalid, (value) => value.length <= USERNAME_MAX),
+    ),
   );
 
 /** Longer than any password the rules allow, and far below what would cost the server work to read. */

@@ -223,6 +223,10 @@ test.describe("account journeys", () => {
     await expect(errorOf("username")).toHaveText(VALIDATION.usernameRequired);
     await expect(errorOf("password")).toHaveText(VALIDATION.passwordTooShort);
     await expect(errorOf("confirmPassword")).toHaveText(VALIDATION.passwordsMustMatch);
+    // A username past its length is one message, and the mismatch stays.
+    await page.getByLabel("Username").fill("x".repeat(45));
+    await expect(errorOf("username")).toHaveText(VALIDATION.usernameInvalid);
+    await expect(errorOf("confirmPassword")).toHaveText(VALIDATION.passwordsMustMatch);
   });
 
   test("the login form shows its field messages and the credentials error", async ({ page }) => {
