@@ -12,6 +12,10 @@ export const TOKEN_TEXT = {
   // new one, decision 018): a copy in a script stops then, and nothing else would say so.
   expires: (when: string) =>
     `This token expires ${when}, or sooner if you sign out or confirm your password again: open this again for the current one.`,
-  forPrograms: "For a program, create an API key instead: it does not expire every day.",
+  // An access token always stands for the personal organisation (ORGANISATIONS.md), whatever the
+  // top bar shows: a member of a team would otherwise think it spends the team's balance.
+  personalCredits: "It spends your personal credits, whichever organisation is chosen here.",
+  forPrograms:
+    "For a program, or to spend an organisation's credits, create an API key instead: it does not expire every day.",
   apiKeysLink: "API keys",
 } as const;

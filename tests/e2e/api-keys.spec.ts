@@ -137,7 +137,7 @@ test("the dialogs work from the keyboard alone", async ({ page, request }) => {
   await expect(page.locator("[data-key-name]")).toHaveText("Keyboard key");
 });
 
-test("the home page's token dialog says when the token expires and links to API keys", async ({
+test("the home page's token dialog says when the token expires, whose credits it spends, and links to API keys", async ({
   page,
   request,
 }) => {
@@ -148,6 +148,8 @@ test("the home page's token dialog says when the token expires and links to API 
   await expect(dialog.locator("[data-token-expires]")).toHaveText(
     /^This token expires \d{4}-\d{2}-\d{2} \d{2}:\d{2} CES?T, or sooner if you sign out or confirm your password again: open this again for the current one\.$/,
   );
+  await expect(dialog).toContainText(TOKEN_TEXT.personalCredits);
+  await expect(dialog).toContainText(TOKEN_TEXT.forPrograms);
   await dialog.getByRole("link", { name: TOKEN_TEXT.apiKeysLink }).click();
   await expect(page).toHaveURL(/\/profile\/api-keys$/);
 });

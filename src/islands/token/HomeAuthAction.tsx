@@ -32,7 +32,8 @@ function TokenDialog({
         </h2>
         <CopyField label="Bearer token" value={token} />
         <p className="mt-3 text-sm text-base-content/80">
-          Send it as <code>Authorization: Bearer &lt;token&gt;</code>. Keep it secret: it acts as you.
+          Send it as <code>Authorization: Bearer &lt;token&gt;</code>. Keep it secret: it acts as you.{" "}
+          {TOKEN_TEXT.personalCredits}
         </p>
         {expires && (
           <p className="mt-2 text-sm text-base-content/80" data-token-expires>
