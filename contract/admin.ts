@@ -146,8 +146,16 @@ export const customerSchema = z.object({
   dispute_hold_at: z.nullable(instant),
   subscription: subscriptionSchema,
   credit_balance: z.number(),
-  /** The credits' parts, as /profile shows them (every grant, newest first). */
+  /**
+   * Every grant, newest first. `remaining` is what the ledger kept: a grant past its expiry still
+   * shows it, though none of it is left to spend (judge by `as_of`, as the balance does).
+   */
   credits: z.array(ledgerEntrySchema),
+  /**
+   * The server's time of the answer: which grants are live or expired is judged by it, as
+   * `credit_balance` is, not by the reader's clock. Absent from servers older than this field.
+   */
+  as_of: z.optional(instant),
   api_keys: z.array(adminApiKeySchema),
   billing_details: z.nullable(
     z.object({

@@ -62,6 +62,7 @@ export async function customerOverview(
     subscription: billing.subscription ?? FREE_SUBSCRIPTION,
     credit_balance: billing.credit_balance,
     credits: found.grants.map(toLedgerEntry),
+    as_of: now.toISOString(),
     api_keys: keys.map(({ row, usedThisMonth }) => ({
       id: row.id,
       name: row.name,

@@ -68,6 +68,19 @@ export const ADMIN_PAGE_TEXT = {
       never: "never",
       none: "none",
     },
+    creditColumns: {
+      source: "Source",
+      granted: "Granted",
+      left: "Left",
+      grantedOn: "Granted on",
+      expires: "Expires",
+    },
+    /** A grant past its expiry: none of it is left, this much of it expired unspent. */
+    expired: "expired",
+    expiredUnspent: (credits: string) => `${credits} expired unspent`,
+    /** A renewal's credits, paid for, counted from the day they are granted. */
+    upcoming: "not yet granted",
+    neverExpires: "never",
     ledgerColumns: { at: "When", what: "What", credits: "Credits", count: "Charges" },
     paymentColumns: {
       date: "Date",

@@ -24,17 +24,31 @@ const KIND_ORDER: readonly GrantKind[] = ["subscription", "topup", "free"];
 
 const at = (iso: string | null) => (iso === null ? Number.POSITIVE_INFINITY : Date.parse(iso));
 
-/** Live at `now`: granted at or before it, expiring after it (expiry exactly at now = expired). */
-function isLive(entry: LedgerEntry, now: number): boolean {
-  return Date.parse(entry.granted_at) <= now && now < at(entry.expires_at);
+/**
+ * Where a grant stands at `now`, as the balance counts it: "live" (granted at or before now and
+ * expiring after it: counted), "expired" (expiry exactly at now included; whatever it
+ * had left is gone for good, though the ledger keeps the number) or "upcoming" (a renewal's credits,
+ * paid for, counted from granted_at). The console's credits table marks the last two (issue: an
+ * expired grant read as unspent credits).
+ */
+type GrantStanding = "live" | "expired" | "upcoming";
+
+export function grantStanding(entry: LedgerEntry, now: Date): GrantStanding {
+  const t = now.getTime();
+  if (t >= at(entry.expires_at)) return "expired";
+  return Date.parse(entry.granted_at) <= t ? "live" : "upcoming";
+}
+
+/** What a grant has left to spend at `now`: nothing once it expired, what the ledger says otherwise. */
+export function creditsLeft(entry: LedgerEntry, now: Date): number {
+  return grantStanding(entry, now) === "expired" ? 0 : entry.remaining;
 }
 
 export function creditBreakdown(entries: readonly LedgerEntry[], now: Date): CreditPart[] {
-  const t = now.getTime();
   const parts = new Map<string, CreditPart>();
   // The ledger is newest first: read oldest first, so parts that tie in the sort stay in spend order.
   for (const entry of [...entries].reverse()) {
-    if (entry.remaining <= 0 || !isLive(entry, t)) continue;
+    if (entry.remaining <= 0 || grantStanding(entry, now) !== "live") continue;
     const goodwill = entry.source === GOODWILL_SOURCE ? { note: entry.note ?? null } : undefined;
     // One part per kind and expiry, and per note for support's grants.
     const key = JSON.stringify([entry.kind, entry.expires_at, goodwill ?? null]);

@@ -2,7 +2,7 @@
 // key quoted in their e-mail and grants goodwill credits with a reason; an admin disables an
 // account and the customer's next page load says so; the audit log shows both. Phone and desktop,
 // light and dark, checked with axe.
-import type { VatReportView } from "../../contract/admin.ts";
+import type { Customer, VatReportView } from "../../contract/admin.ts";
 import { ADMIN_TEXT } from "../../contract/admin-rules.ts";
 import { TIERS } from "../../contract/catalogue.ts";
 import { AUDIT_PAGE_TEXT } from "../../src/lib/admin-audit-text.ts";
@@ -94,6 +94,44 @@ test("support finds a customer by key prefix and grants 100 credits; the custome
   await openSignedIn(customerPage, customerToken, "/profile");
   await expect(customerPage.locator("[data-credit-balance]").first()).toContainText("150");
   await customerPage.close();
+});
+
+test("a grant past its expiry shows nothing left, marked expired, while live credits stay as left", async ({
+  page,
+  request,
+}) => {
+  const customer = await createVerifiedUser(request, "exp");
+  const support = await createVerifiedUser(request, "supx");
+  const token = await staffViaCli(request, support, "support");
+  // The month's Tier A credits ran out two months before the server's time with all of it unspent:
+  // the ledger keeps the 1,000, the balance (50, the free credits) does not count them.
+  await page.route("**/v1/admin/customers/*", async (route) => {
+    if (route.request().method() !== "GET") return route.continue();
+    const answer = await route.fetch();
+    const body = (await answer.json()) as Customer;
+    const asOf = Date.parse(body.as_of ?? "");
+    const day = 86_400_000;
+    const expired: Customer["credits"][number] = {
+      kind: "subscription",
+      amount: 1000,
+      remaining: 1000,
+      granted_at: new Date(asOf - 91 * day).toISOString(),
+      expires_at: new Date(asOf - 60 * day).toISOString(),
+      source: "Tier A subscription",
+    };
+    await route.fulfill({ response: answer, json: { ...body, credits: [...body.credits, expired] } });
+  });
+  await openSignedIn(page, token, `/admin/customers?q=${customer.username}`);
+  await page.locator("[data-customer-row]").getByRole("link", { name: customer.username }).click();
+  await expect(page.locator("[data-customer-balance]")).toHaveText("50");
+  const gone = page.locator('[data-credit-grant="expired"]');
+  await expect(gone).toHaveCount(1);
+  await expect(gone.locator("td").nth(2)).toHaveText(`0${A.customer.expiredUnspent("1,000")}`);
+  await expect(gone.locator("td").nth(4)).toContainText(A.customer.expired);
+  const live = page.locator('[data-credit-grant="live"]');
+  await expect(live).toHaveCount(1);
+  await expect(live.locator("td").nth(2)).toHaveText("50");
+  expect(await axeViolations(page)).toEqual([]);
 });
 
 test("an admin disables an account, the customer's next page load says so, and the audit log shows it", async ({

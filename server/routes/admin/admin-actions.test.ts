@@ -2,7 +2,7 @@
 // entry together, a refusal leaving neither, and what a disabled account can no longer do.
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { ADMIN_TEXT, type AdminPayment, type VatReportView } from "../../../contract/admin.ts";
+import { ADMIN_TEXT, type AdminPayment, type Customer, type VatReportView } from "../../../contract/admin.ts";
 import { TIERS } from "../../../contract/catalogue.ts";
 import { DETAIL } from "../../../contract/messages.ts";
 import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
@@ -20,6 +20,7 @@ import {
 import { consumeRequest, createKey, introspect, serviceKey } from "../../testing/api-access.ts";
 import { getJson, latestMailTo, login, register, verifiedUser } from "../../testing/api-client.ts";
 import {
+  advanceDays,
   GERMAN_CONSUMER,
   me,
   openSubscriptionCheckout,
@@ -27,6 +28,7 @@ import {
   payAndSettle,
   subscribe,
   type TestBuyer,
+  tokenFor,
 } from "../../testing/billing.ts";
 import { useTestApp } from "../../testing/suite.ts";
 import { NO_LIMITS } from "../../testing/test-app.ts";
@@ -554,6 +556,34 @@ describe.each(TEST_DATABASES)("customer search and page (%s)", (kind) => {
       (await getJson(ctx.t.app, `/v1/admin/customers/${cora.id}/usage?from=x`, sue.accessToken)).status,
     ).toBe(422);
     expect((await getJson(ctx.t.app, "/v1/admin/customers/not-an-id", sue.accessToken)).status).toBe(404);
+  });
+});
+
+describe.each(TEST_DATABASES)("a customer's expired credits on the console (%s)", (kind) => {
+  const ctx = useTestApp(kind, { limits: NO_LIMITS });
+
+  it("dates the answer, so a grant past its expiry reads as expired and the parts add up to the balance", async () => {
+    const cora = await verifiedUser(ctx.t, "cora");
+    await subscribe(ctx.t, cora.accessToken, "A");
+    // Two months on, the first month's Tier A grant has expired with all of it unspent.
+    await advanceDays(ctx.t, 62);
+    const sue = await staffMember(ctx.t, "sue", "support");
+    const customer = await adminGet<Customer>(ctx.t, `/v1/admin/customers/${cora.id}`, sue.accessToken);
+    expect(customer.as_of).toBe(ctx.t.clock.now().toISOString());
+    const asOf = Date.parse(customer.as_of ?? "");
+    const expired = customer.credits.filter((g) => g.expires_at !== null && Date.parse(g.expires_at) <= asOf);
+    expect(expired).toContainEqual(
+      expect.objectContaining({
+        kind: "subscription",
+        source: "Tier A subscription",
+        remaining: TIERS[0]?.creditsPerMonth,
+      }),
+    );
+    const live = customer.credits.filter(
+      (g) => Date.parse(g.granted_at) <= asOf && (g.expires_at === null || asOf < Date.parse(g.expires_at)),
+    );
+    expect(live.reduce((sum, g) => sum + g.remaining, 0)).toBe(customer.credit_balance);
+    expect(customer.credit_balance).toBe((await me(ctx.t, await tokenFor(ctx.t, "cora"))).credit_balance);
   });
 });
 

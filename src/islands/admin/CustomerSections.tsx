@@ -8,6 +8,7 @@ import { formatMoney } from "../../../contract/money.ts";
 import { formatBalance } from "../../lib/account-view.ts";
 import { ADMIN_PAGE_TEXT } from "../../lib/admin-text.ts";
 import { BILLING_TEXT } from "../../lib/billing-text.ts";
+import { creditsLeft, grantStanding } from "../../lib/credit-breakdown.ts";
 import { dayAndTime, isoDay } from "../../lib/format-date.ts";
 import { Table } from "./ConsoleTable.tsx";
 
@@ -57,23 +58,46 @@ export function Overview({ customer }: { customer: Customer }) {
   );
 }
 
+/**
+ * Every grant with what it has left, judged at the server's time of the answer as the balance is:
+ * an expired grant has 0 left and says how much expired unspent, a renewal not granted yet says
+ * from when it counts, so the Left column never adds up to more than the balance and its renewals.
+ */
 export function CreditParts({ customer }: { customer: Customer }) {
   if (customer.credits.length === 0) return <Empty text={T.emptyLedger} />;
+  const now = customer.as_of ? new Date(customer.as_of) : new Date();
+  const C = T.creditColumns;
   return (
     <Table
       caption={T.sections.credits}
-      head={["Source", "Granted", "Left", "Granted on", "Expires"]}
+      head={[C.source, C.granted, C.left, C.grantedOn, C.expires]}
       numeric={[1, 2]}
     >
-      {customer.credits.map((g) => (
-        <tr key={`${g.granted_at}-${g.source}-${g.amount}`}>
-          <td>{g.source}</td>
-          <td className="text-right tabular-nums">{formatBalance(g.amount)}</td>
-          <td className="text-right tabular-nums">{formatBalance(g.remaining)}</td>
-          <td className="whitespace-nowrap">{isoDay(g.granted_at)}</td>
-          <td className="whitespace-nowrap">{isoDay(g.expires_at) ?? "never"}</td>
-        </tr>
-      ))}
+      {customer.credits.map((g) => {
+        const standing = grantStanding(g, now);
+        return (
+          <tr key={`${g.granted_at}-${g.source}-${g.amount}`} data-credit-grant={standing}>
+            <td>{g.source}</td>
+            <td className="text-right tabular-nums">{formatBalance(g.amount)}</td>
+            <td className="text-right tabular-nums">
+              {formatBalance(creditsLeft(g, now))}
+              {standing === "expired" && g.remaining > 0 && (
+                <span className="block text-xs text-base-content/70">
+                  {T.expiredUnspent(formatBalance(g.remaining))}
+                </span>
+              )}
+            </td>
+            <td className="whitespace-nowrap">
+              {isoDay(g.granted_at)}
+              {standing === "upcoming" && <span className="badge badge-info ml-1">{T.upcoming}</span>}
+            </td>
+            <td className="whitespace-nowrap">
+              {isoDay(g.expires_at) ?? T.neverExpires}
+              {standing === "expired" && <span className="badge badge-warning ml-1">{T.expired}</span>}
+            </td>
+          </tr>
+        );
+      })}
     </Table>
   );
 }
