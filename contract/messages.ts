@@ -70,6 +70,8 @@ export const DETAIL = {
   /** ACCOUNT-SECURITY.md: POST /v1/token's answer when the account has two-factor sign-in on. */
   mfaRequired: "Two-factor code required",
   incorrectCode: "Incorrect code",
+  /** New recovery codes take a code from the app; a recovery code given there is not used up. */
+  appCodeNeeded: "Enter a code from your authenticator app: a recovery code cannot make new ones",
   mfaStepExpired: "This sign-in has expired. Please sign in again",
   /** POST /v1/token and /v1/token/mfa (429): the account's wrong codes passed the hourly limit. */
   tooManyWrongCodes: "Too many wrong codes for this account. Please try again later",

@@ -45,7 +45,7 @@ export type ChallengeResult =
   | { ok: false; reason: "expired" }
   | { ok: false; reason: "incorrect"; triesLeft: number };
 
-type Refusal = "not_on" | "incorrect" | "staff_last_factor";
+type Refusal = "not_on" | "incorrect" | "staff_last_factor" | "app_code_needed";
 
 async function recoveryCodesLeft(db: DbOrTx, userId: string): Promise<number> {
   const [row] = await db
@@ -254,6 +254,9 @@ export function createTwoFactor(deps: TwoFactorDeps) {
       const now = clock.now();
       return db.transaction(async (tx) => {
         if (!(await confirmedFactor(tx, user.id))) return { ok: false, reason: "not_on" } as const;
+        // Not spent: a recovery code here would be used up for nothing (and, counted as a wrong
+        // code, lock its owner out of signing in: code-guessing.ts).
+        if (looksLikeRecoveryCode(code)) return { ok: false, reason: "app_code_needed" } as const;
         if ((await spendSecondFactor(tx, user.id, code, now)) !== "totp") {
           return { ok: false, reason: "incorrect" } as const;
         }

@@ -1,9 +1,10 @@
 // Wrong second factors counted per account (issue 30): the per-address limits alone let someone
 // with the password and 1,000 addresses find a 6-digit code in about 80 minutes. Only someone who
-// gave the right password reaches the code step, so this count cannot lock out an owner who keeps
-// their password; past it (RATE_LIMIT_MFA_FAILURES_PER_HOUR, 10 by default) the account gets no
-// new mfa_token and takes no code for the rest of the hour, and its owner is mailed once (at most
-// once an hour).
+// gave the right password, or holds a token with recent authentication (turning two-factor off,
+// new recovery codes), reaches a counted code; past the count (RATE_LIMIT_MFA_FAILURES_PER_HOUR,
+// 10 by default) the account gets no new mfa_token and takes no code for the rest of the hour, and
+// its owner is mailed once (at most once an hour). A stolen fresh token can so close its owner's
+// code step for an hour: the price of not letting it guess the code that removes the factor.
 //
 // Each code attempt takes its point before the code is checked (a parallel burst is bounded as a
 // sequence is); an attempt that turns out not to be a guess (a right code, a used-up mfa_token)

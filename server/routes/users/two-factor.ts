@@ -39,8 +39,11 @@ export function twoFactorRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
   const codeBody = {
     body: { content: jsonContent(schemaRef(registry, "MfaCodeRequest", mfaCodeBodySchema, "input")) },
   };
-  const refused = (reason: "incorrect" | "not_on" | "not_started" | "already_on" | "staff_last_factor") => {
+  const refused = (
+    reason: "incorrect" | "not_on" | "not_started" | "already_on" | "staff_last_factor" | "app_code_needed",
+  ) => {
     if (reason === "incorrect") return new ApiError(400, DETAIL.incorrectCode);
+    if (reason === "app_code_needed") return new ApiError(400, DETAIL.appCodeNeeded);
     if (reason === "staff_last_factor") return new ApiError(409, DETAIL.staffKeepSecondFactor);
     if (reason === "not_on") return new ApiError(409, DETAIL.mfaNotOn);
     if (reason === "not_started") return new ApiError(409, DETAIL.mfaNotStarted);
@@ -223,7 +226,7 @@ export function twoFactorRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
           content: jsonContent(schemaRef(registry, "RecoveryCodes", recoveryCodesSchema)),
         },
         ...errorResponses(registry, {
-          400: `"${DETAIL.incorrectCode}" (a recovery code does not make new ones)`,
+          400: `"${DETAIL.incorrectCode}", or "${DETAIL.appCodeNeeded}" (a recovery code is not used up)`,
           401: "No valid access token",
           403: reauthRefusal(registry),
           409: `"${DETAIL.mfaNotOn}"`,

@@ -25,8 +25,10 @@ interface Props {
 /** What a refused code is called next to the field. */
 export function codeRefusal(error: unknown): string {
   const failed = asApiError(error);
-  if (failed.status === 400) return DETAIL.incorrectCode;
-  if (failed.status === 429) return ERROR_TEXT.tooManyRequests;
+  const said = typeof failed.detail === "string" ? failed.detail : undefined;
+  if (failed.status === 400) return said === DETAIL.appCodeNeeded ? said : DETAIL.incorrectCode;
+  // Wrong codes counted against the account close the sign-in's code step too: say which limit.
+  if (failed.status === 429) return said === DETAIL.tooManyWrongCodes ? said : ERROR_TEXT.tooManyRequests;
   if (failed.status === 409 && typeof failed.detail === "string") return failed.detail;
   return ERROR_TEXT.oops;
 }
