@@ -7,6 +7,8 @@ export const ADMIN_ORG_TEXT = {
   notSelfOwner: "Staff cannot make themselves an owner",
   memberNotFound: "Member not found",
   alreadyOwner: "The member is already an owner",
+  /** Who ORG_DETAIL.memberOwnerLimit names in the console, which knows the member by id. */
+  thisMember: "The member",
   orgDeleted: "The organisation was deleted: it can no longer be changed",
   alreadyDisabled: "The organisation is already disabled",
   notDisabled: "The organisation is not disabled",

@@ -15,6 +15,7 @@ import type { AutoTopUpEngine } from "../billing/auto-top-up/engine.ts";
 import type { Billing } from "../billing/service.ts";
 import { type OrganizationRow, organizationMembers, organizations } from "../db/schema/index.ts";
 import type { Db, Tx } from "../db/types.ts";
+import { ownsTheMost } from "../orgs/orgs.ts";
 import { type Actor, audit, auditEntryOf, autoTopUpActor } from "./actor.ts";
 import type { CreditSubject } from "./credit-changes.ts";
 import {
@@ -194,6 +195,10 @@ export function orgActions(deps: OrgActionDeps) {
             target,
           ),
         );
+        // The 20 a person may own hold here too (the same organisation-then-user lock order).
+        if (await ownsTheMost(tx, userId)) {
+          throw new OperatorRefusal(409, ORG_DETAIL.memberOwnerLimit(ADMIN_ORG_TEXT.thisMember));
+        }
         await tx
           .update(organizationMembers)
           .set({ role: "owner" })

@@ -303,6 +303,20 @@ describe.each(TEST_DATABASES)("the console's organisations (%s)", (kind) => {
     expect(await personal.json()).toEqual({ detail: ORG_DETAIL.personalHasNoMembers });
   });
 
+  it("makes nobody the owner of a 21st organisation", async () => {
+    const { bob, org, ada } = await acme();
+    for (let i = 1; i <= 20; i++) await teamOrg(ctx.t, `Bob ${i}`, [{ id: bob.id, role: "owner" }]);
+    const res = await act(ada.accessToken, `${org}/owner`, { user_id: bob.id });
+    expect(res.status).toBe(409);
+    expect(await res.json()).toEqual({ detail: ORG_DETAIL.memberOwnerLimit(ADMIN_ORG_TEXT.thisMember) });
+    const [row] = await ctx.t.deps.db
+      .select({ role: organizationMembers.role })
+      .from(organizationMembers)
+      .where(and(eq(organizationMembers.orgId, org), eq(organizationMembers.userId, bob.id)));
+    expect(row?.role).toBe("developer");
+    expect(await orgAudit(org)).toEqual([]);
+  });
+
   it("refuses staff acting on an organisation they are a member of, or a deleted one", async () => {
     const { org, sue, ada } = await acme();
     await ctx.t.deps.db

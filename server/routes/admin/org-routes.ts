@@ -451,7 +451,7 @@ export function adminOrgRoutes(deps: AdminDeps): OpenAPIHono<AppEnv> {
     request: { name: "MakeOwnerRequest", schema: makeOwnerRequestSchema },
     errors: {
       404: `${ORG_DETAIL.notFound}, or "${ADMIN_ORG_TEXT.memberNotFound}"`,
-      409: `${ADMIN_ORG_TEXT.alreadyOwner}, "${ORG_DETAIL.personalHasNoMembers}", or "${ADMIN_ORG_TEXT.orgDeleted}"`,
+      409: `${ADMIN_ORG_TEXT.alreadyOwner}, "${ORG_DETAIL.personalHasNoMembers}", "${ORG_DETAIL.memberOwnerLimit(ADMIN_ORG_TEXT.thisMember)}", or "${ADMIN_ORG_TEXT.orgDeleted}"`,
     },
     handle: async (c, body, actor, now) => {
       const userId = canonicalUuid(body.user_id);
