@@ -57,8 +57,8 @@ export const ORG_PAGE_TEXT = {
   /** After `saved`: the invitations they sent for a role the new one cannot give. */
   invitationsRevoked: (count: number) =>
     count === 1
-      ? "The invitation they sent for a role theirs no longer gives was revoked."
-      : `The ${count} invitations they sent for roles theirs no longer gives were revoked.`,
+      ? "The invitation they sent for a role their new one cannot give was revoked."
+      : `The ${count} invitations they sent for roles their new one cannot give were revoked.`,
   lostKeys: (count: number) =>
     count === 1 ? "1 API key of this member was revoked:" : `${count} API keys of this member were revoked:`,
   remove: "Remove",

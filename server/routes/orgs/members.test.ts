@@ -321,12 +321,17 @@ describe.each(TEST_DATABASES)("organisation members (%s)", (kind) => {
         consentText: "By saving this card you allow Test Operator GmbH to charge it.",
       });
       await json(await patch(ann, org.id, bill.id, { role: "developer" }), 200);
+      const [closed] = await ctx.t.deps.db
+        .select({ status: checkoutSessions.status })
+        .from(checkoutSessions)
+        .where(eq(checkoutSessions.id, checkout.split("/").pop() as string));
+      expect(closed?.status).toBe("expired");
       expect((await payAt(ctx.t, checkout)).status).not.toBe(303);
-      expect(await ctx.t.local.provider.submitCard(setup.id, AUTO_TOP_UP_CARDS.declines, true)).toMatchObject(
-        {
-          ok: false,
-        },
-      );
+      // A card that would pay is refused for the page, not the card.
+      expect(await ctx.t.local.provider.submitCard(setup.id, AUTO_TOP_UP_CARDS.pays, true)).toMatchObject({
+        ok: false,
+        reason: "expired",
+      });
       // The card the organisation has stays: owners and billing members manage it.
       const cards = await ctx.t.deps.db.select().from(savedCards).where(eq(savedCards.orgId, org.id));
       expect(cards.map((c) => c.paymentMethodId)).toEqual([saved.paymentMethodId]);
