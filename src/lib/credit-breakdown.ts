@@ -7,6 +7,7 @@
 import { GOODWILL_SOURCE, type LedgerEntry } from "../../contract/billing.ts";
 import { formatBalance } from "./account-view.ts";
 import { berlinDayAndTime } from "./berlin-time.ts";
+import { grantStanding } from "./grant-standing.ts";
 
 export type GrantKind = LedgerEntry["kind"];
 
@@ -23,26 +24,6 @@ export interface CreditPart {
 const KIND_ORDER: readonly GrantKind[] = ["subscription", "topup", "free"];
 
 const at = (iso: string | null) => (iso === null ? Number.POSITIVE_INFINITY : Date.parse(iso));
-
-/**
- * Where a grant stands at `now`, as the balance counts it: "live" (granted at or before now and
- * expiring after it: counted), "expired" (expiry exactly at now included; whatever it
- * had left is gone for good, though the ledger keeps the number) or "upcoming" (a renewal's credits,
- * paid for, counted from granted_at). The console's credits table marks the last two (issue: an
- * expired grant read as unspent credits).
- */
-type GrantStanding = "live" | "expired" | "upcoming";
-
-export function grantStanding(entry: LedgerEntry, now: Date): GrantStanding {
-  const t = now.getTime();
-  if (t >= at(entry.expires_at)) return "expired";
-  return Date.parse(entry.granted_at) <= t ? "live" : "upcoming";
-}
-
-/** What a grant has left to spend at `now`: nothing once it expired, what the ledger says otherwise. */
-export function creditsLeft(entry: LedgerEntry, now: Date): number {
-  return grantStanding(entry, now) === "expired" ? 0 : entry.remaining;
-}
 
 export function creditBreakdown(entries: readonly LedgerEntry[], now: Date): CreditPart[] {
   const parts = new Map<string, CreditPart>();
