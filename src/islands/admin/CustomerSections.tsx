@@ -8,8 +8,8 @@ import { formatMoney } from "../../../contract/money.ts";
 import { formatBalance } from "../../lib/account-view.ts";
 import { ADMIN_PAGE_TEXT } from "../../lib/admin-text.ts";
 import { BILLING_TEXT } from "../../lib/billing-text.ts";
-import { creditsLeft, grantStanding } from "../../lib/grant-standing.ts";
 import { dayAndTime, isoDay } from "../../lib/format-date.ts";
+import { creditsLeft, grantStanding } from "../../lib/grant-standing.ts";
 import { Table } from "./ConsoleTable.tsx";
 
 const T = ADMIN_PAGE_TEXT.customer;
