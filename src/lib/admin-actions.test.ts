@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { ADMIN_TEXT } from "../../contract/admin-rules.ts";
 import {
   availableActions,
+  creditsProblem,
   parseCredits,
   parseIsoDayEnd,
   parseMoney,
@@ -8,8 +10,10 @@ import {
   refundMade,
   refundRecorded,
   refundsNotRecorded,
+  refusedField,
 } from "./admin-actions.ts";
 import { adminCustomer } from "./admin-customer-fixture.ts";
+import { CREDIT_PROBLEMS } from "./admin-text.ts";
 
 const customer = adminCustomer;
 const paid = customer({
@@ -87,6 +91,65 @@ describe("parseCredits", () => {
 
   it.each([[""], ["0"], ["-5"], ["1.0001"], ["abc"], ["Infinity"]])("refuses %j", (text) => {
     expect(parseCredits(text)).toBeNull();
+  });
+});
+
+describe("creditsProblem", () => {
+  it.each([
+    ["100", "grant"],
+    [" 2,5 ", "grant"],
+    ["0.001", "takeBack"],
+    ["1000000", "grant"],
+  ] as const)("reads %j for a %s", (text, kind) => {
+    expect(creditsProblem(text, kind)).toBeNull();
+  });
+
+  it.each([
+    ["", "grant", ADMIN_TEXT.amountRequired],
+    ["   ", "takeBack", ADMIN_TEXT.amountRequired],
+    ["abc", "grant", CREDIT_PROBLEMS.notANumber],
+    ["Infinity", "grant", CREDIT_PROBLEMS.notANumber],
+    // A minus sign in a grant: the console takes credits back with its own action, never here.
+    ["-10", "grant", CREDIT_PROBLEMS.grantAboveZero],
+    ["0", "grant", CREDIT_PROBLEMS.grantAboveZero],
+    ["-10", "takeBack", CREDIT_PROBLEMS.takeBackAboveZero],
+    ["0,0", "takeBack", CREDIT_PROBLEMS.takeBackAboveZero],
+    ["1.0001", "grant", CREDIT_PROBLEMS.decimals],
+    ["-1.0001", "grant", CREDIT_PROBLEMS.grantAboveZero],
+    ["1000000.001", "grant", ADMIN_TEXT.amountTooLarge],
+    ["2000000", "takeBack", ADMIN_TEXT.amountTooLarge],
+  ] as const)("%j for a %s: %s", (text, kind, message) => {
+    expect(creditsProblem(text, kind)).toBe(message);
+  });
+
+  it("says nothing untrue of a negative amount", () => {
+    expect(creditsProblem("-10", "grant")).not.toMatch(/other than 0|decimals/);
+  });
+});
+
+describe("refusedField", () => {
+  const fields = ["amount", "expires_at", "reason"];
+
+  it("names the body's field of a 422's first error, when the dialog has it", () => {
+    const detail = [
+      { loc: ["body", "amount"], msg: ADMIN_TEXT.amountInvalid, type: "custom" },
+      { loc: ["body", "reason"], msg: ADMIN_TEXT.reasonTooShort, type: "custom" },
+    ];
+    expect(refusedField(detail, fields)).toBe("amount");
+    expect(refusedField([{ loc: ["body", "expires_at"], msg: "x" }], fields)).toBe("expires_at");
+    expect(refusedField([{ loc: ["body", "reason", 0], msg: "x" }], fields)).toBe("reason");
+  });
+
+  it("leaves a refusal of the action as a whole, or of a field the dialog lacks, to the dialog", () => {
+    expect(refusedField("Only an admin may do this", fields)).toBeNull();
+    expect(refusedField(undefined, fields)).toBeNull();
+    expect(refusedField([], fields)).toBeNull();
+    expect(refusedField([{ msg: "x" }], fields)).toBeNull();
+    expect(refusedField([{ loc: "body.amount" }], fields)).toBeNull();
+    expect(refusedField([{ loc: ["body", "idempotency_key"] }], fields)).toBeNull();
+    expect(refusedField([{ loc: ["query", "amount"] }], fields)).toBeNull();
+    expect(refusedField([{ loc: ["body"] }], fields)).toBeNull();
+    expect(refusedField([{ loc: ["body", 0] }], [...fields, "0"])).toBeNull();
   });
 });
 

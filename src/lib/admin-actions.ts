@@ -3,6 +3,8 @@
 // test holds them. The server checks the same permissions again (server/operations/permissions.ts).
 import type { Role } from "../../contract/account.ts";
 import type { Customer } from "../../contract/admin.ts";
+import { ADMIN_TEXT, OPERATOR_CREDITS_MAX } from "../../contract/admin-rules.ts";
+import { CREDIT_PROBLEMS } from "./admin-text.ts";
 import { isoDay } from "./format-date.ts";
 
 export type ActionKind =
@@ -43,6 +45,45 @@ export function parseCredits(text: string): number | null {
   const value = Number(text.replace(",", "."));
   if (!Number.isFinite(value) || value <= 0) return null;
   return Math.round(value * 1000) === value * 1000 ? value : null;
+}
+
+/**
+ * A dialog's problem: its message, and the field it is about (the name of the dialog's input, as
+ * the API names the body's field: "amount", "expires_at", "note", "reason"), or null for the
+ * action as a whole (a 403 or 409, no answer).
+ */
+export interface FieldProblem {
+  field: string | null;
+  message: string;
+}
+
+/**
+ * The field a refusal names, when it is one of `fields`: a 422's first error's `loc` names the
+ * body's field after "body" (["body", "amount"]); anything else is about the action as a whole (null).
+ */
+export function refusedField(detail: unknown, fields: readonly string[]): string | null {
+  if (!Array.isArray(detail)) return null;
+  const loc = (detail[0] as { loc?: unknown } | undefined)?.loc;
+  if (!Array.isArray(loc) || loc[0] !== "body") return null;
+  const field = loc[1];
+  return typeof field === "string" && fields.includes(field) ? field : null;
+}
+
+/**
+ * What is wrong with the credits typed into a grant or a take-back, in words that are true of what
+ * was typed; null when `parseCredits` reads it. The dialogs show it beside the Credits field. A grant
+ * is of more than 0 credits: taking credits back is its own action (Take credits back, admins), so a
+ * minus sign in a grant is refused, not turned into a take-back.
+ */
+export function creditsProblem(text: string, kind: "grant" | "takeBack"): string | null {
+  const typed = text.trim().replace(",", ".");
+  if (typed === "") return ADMIN_TEXT.amountRequired;
+  const value = Number(typed);
+  if (!Number.isFinite(value)) return CREDIT_PROBLEMS.notANumber;
+  if (value <= 0)
+    return kind === "grant" ? CREDIT_PROBLEMS.grantAboveZero : CREDIT_PROBLEMS.takeBackAboveZero;
+  if (parseCredits(typed) === null) return CREDIT_PROBLEMS.decimals;
+  return value > OPERATOR_CREDITS_MAX ? ADMIN_TEXT.amountTooLarge : null;
 }
 
 /**

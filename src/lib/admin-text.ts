@@ -1,5 +1,14 @@
 // The operator console's words (/admin/customers, /admin/customers/{id}, /admin/audit): only the
 // console's pages load this module.
+
+/** What is wrong with the credits typed into a grant or take-back dialog (creditsProblem). */
+export const CREDIT_PROBLEMS = {
+  notANumber: "Give the credits as a number, e.g. 100 or 2.5",
+  grantAboveZero: "Grant more than 0 credits: taking credits back is a separate action (admins only)",
+  takeBackAboveZero: "Take back more than 0 credits",
+  decimals: "Use at most 3 decimals",
+} as const;
+
 export const ADMIN_PAGE_TEXT = {
   /**
    * The API's DETAIL.staffMfaRequired, repeated: contract/messages.ts would add every message of

@@ -8,7 +8,7 @@ import { TIERS } from "../../contract/catalogue.ts";
 import { AUDIT_PAGE_TEXT } from "../../src/lib/admin-audit-text.ts";
 import { DASHBOARD_TEXT } from "../../src/lib/admin-dashboard-text.ts";
 import { REPORTS_PAGE_TEXT } from "../../src/lib/admin-reports-text.ts";
-import { ADMIN_PAGE_TEXT } from "../../src/lib/admin-text.ts";
+import { ADMIN_PAGE_TEXT, CREDIT_PROBLEMS } from "../../src/lib/admin-text.ts";
 import { BILLING_TEXT } from "../../src/lib/billing-text.ts";
 import { PROFILE_TEXT } from "../../src/lib/profile-text.ts";
 import { UI_TEXT } from "../../src/lib/ui-text.ts";
@@ -73,11 +73,26 @@ test("support finds a customer by key prefix and grants 100 credits; the custome
   await dialog.getByRole("button", { name: A.actions.confirm }).click();
   // The reason is required, and said next to the field.
   await expect(dialog.locator("[data-action-error]")).toHaveText("Give a reason");
+  await expect(dialog.getByLabel(A.actions.reason)).toHaveAttribute("aria-invalid", "true");
   await dialog.getByLabel(A.actions.reason).fill("Renders failed during the outage of 24 November");
+  // A minus sign is no take-back here: the grant says so beside the Credits field, which alone is
+  // marked, and no toast repeats it.
+  await dialog.getByLabel(A.actions.amount).fill("-10");
+  await dialog.getByRole("button", { name: A.actions.confirm }).click();
+  await expect(dialog.locator("[data-action-error]")).toHaveText(CREDIT_PROBLEMS.grantAboveZero);
+  await expect(dialog.locator('[data-field-error="amount"]')).toHaveText(CREDIT_PROBLEMS.grantAboveZero);
+  await expect(dialog.getByLabel(A.actions.amount)).toHaveAttribute("aria-invalid", "true");
+  await expect(dialog.getByLabel(A.actions.amount)).toHaveAccessibleDescription(
+    CREDIT_PROBLEMS.grantAboveZero,
+  );
+  await expect(dialog.getByLabel(A.actions.reason)).not.toHaveAttribute("aria-invalid", "true");
+  await expect(page.getByText(CREDIT_PROBLEMS.grantAboveZero)).toHaveCount(1);
+  await dialog.getByLabel(A.actions.amount).fill("100");
   // The expiry is typed as the console writes days; a locale's date is refused beside the field.
   await dialog.getByLabel(A.actions.expires).fill("12/31/2099");
   await dialog.getByRole("button", { name: A.actions.confirm }).click();
-  await expect(dialog.locator("[data-action-error]")).toHaveText(ADMIN_TEXT.dayInvalid);
+  await expect(dialog.locator('[data-field-error="expires_at"]')).toHaveText(ADMIN_TEXT.dayInvalid);
+  await expect(dialog.getByLabel(A.actions.amount)).not.toHaveAttribute("aria-invalid", "true");
   await dialog.getByLabel(A.actions.expires).fill("2099-12-31");
   expect(await axeViolations(page)).toEqual([]);
   await dialog.getByRole("button", { name: A.actions.confirm }).click();

@@ -126,18 +126,25 @@ describe.each(TEST_DATABASES)("operator actions (%s)", (kind) => {
   it("validates the reason, the amount and the expiry", async () => {
     const cora = await verifiedUser(ctx.t, "cora");
     const ada = await staffMember(ctx.t, "ada", "admin");
-    const cases: Array<[Record<string, unknown>, string]> = [
-      [{ amount: 10, reason: "  " }, ADMIN_TEXT.reasonRequired],
-      [{ amount: 10, reason: "ok" }, ADMIN_TEXT.reasonTooShort],
-      [{ amount: 10, reason: "x".repeat(501) }, ADMIN_TEXT.reasonTooLong],
-      [{ amount: 0 }, ADMIN_TEXT.amountInvalid],
-      [{ amount: 1.0001 }, ADMIN_TEXT.amountInvalid],
-      [{ amount: 2_000_000 }, ADMIN_TEXT.amountTooLarge],
+    // Each refusal names its field in `loc`, so the console's dialog says it beside that field.
+    const cases: Array<[Record<string, unknown>, string, string]> = [
+      [{ amount: 10, reason: "  " }, "reason", ADMIN_TEXT.reasonRequired],
+      [{ amount: 10, reason: "ok" }, "reason", ADMIN_TEXT.reasonTooShort],
+      [{ amount: 10, reason: "x".repeat(501) }, "reason", ADMIN_TEXT.reasonTooLong],
+      [{ amount: 0 }, "amount", ADMIN_TEXT.amountInvalid],
+      [{ amount: 1.0001 }, "amount", ADMIN_TEXT.amountInvalid],
+      [{ amount: -1.0001 }, "amount", ADMIN_TEXT.amountInvalid],
+      [{ amount: 2_000_000 }, "amount", ADMIN_TEXT.amountTooLarge],
+      [{ amount: -2_000_000 }, "amount", ADMIN_TEXT.amountTooLarge],
+      [{ amount: "-10" }, "amount", ADMIN_TEXT.amountRequired],
+      [{ amount: 10, expires_at: "31.12.2099" }, "expires_at", ""],
     ];
-    for (const [body, message] of cases) {
+    for (const [body, field, message] of cases) {
       const res = await credits(ada.accessToken, cora.id, body);
       expect(res.status, JSON.stringify(body)).toBe(422);
-      expect(JSON.stringify(await res.json())).toContain(message);
+      const { detail } = (await res.json()) as { detail: Array<{ loc: unknown[]; msg: string }> };
+      expect(detail[0], JSON.stringify(body)).toMatchObject({ loc: ["body", field] });
+      expect(detail[0]?.msg, JSON.stringify(body)).toContain(message);
     }
     const past = await credits(ada.accessToken, cora.id, { amount: 10, expires_at: "2000-01-01T00:00:00Z" });
     expect(past.status).toBe(422);

@@ -1,8 +1,11 @@
 // Every console action asks first: a dialog that says what will happen, takes the reason the audit
-// log keeps (3 to 500 characters, checked before sending), and runs the action on Confirm. The
-// server's refusal is shown in the dialog and as a toast; success closes it with a toast.
-import { type FormEvent, type ReactNode, useEffect, useId, useState } from "react";
+// log keeps (3 to 500 characters, checked before sending), and runs the action on Confirm. A
+// problem with one field (the dialog's own check, or the server's 422 naming it in `loc`) is said
+// beside that field, which alone is marked; any other refusal is shown in the dialog and as a
+// toast. Success closes it with a toast.
+import { createContext, type FormEvent, type ReactNode, useContext, useEffect, useId, useState } from "react";
 import { ADMIN_TEXT } from "../../../contract/admin-rules.ts";
+import { type FieldProblem, refusedField } from "../../lib/admin-actions.ts";
 import { ADMIN_PAGE_TEXT } from "../../lib/admin-text.ts";
 import { asApiError, loadSchemas } from "../../lib/api-client.ts";
 import { notify } from "../../stores/toast.ts";
@@ -24,6 +27,9 @@ export function refusalMessage(error: unknown): string {
     : "The action failed. Try again.";
 }
 
+/** The dialog's problem, so that the field it names shows it (DialogInput). */
+const ProblemContext = createContext<FieldProblem | null>(null);
+
 interface Props {
   open: boolean;
   title: string;
@@ -31,8 +37,10 @@ interface Props {
   effect: string;
   /** The action's own fields, above the reason. */
   children?: ReactNode;
-  /** Checks the own fields; a message stops the action. */
-  validate?: () => string | null;
+  /** Checks the own fields; a problem stops the action and is shown beside the field it names. */
+  validate?: () => FieldProblem | null;
+  /** The names of the own fields (DialogInput's `name`): a 422 naming one is shown beside it. */
+  fields?: readonly string[];
   confirmLabel?: string;
   danger?: boolean;
   onConfirm: (reason: string) => Promise<void>;
@@ -42,7 +50,7 @@ interface Props {
 
 export function ActionDialog(props: Props) {
   const [reason, setReason] = useState("");
-  const [error, setError] = useState<string | null>(null);
+  const [error, setError] = useState<FieldProblem | null>(null);
   const [busy, setBusy] = useState(false);
   const reasonId = useId();
   const helpId = useId();
@@ -62,7 +70,10 @@ export function ActionDialog(props: Props) {
     // The schemas load on the first action, as a form's do on its first submit.
     const checked = (await loadSchemas()).reasonRequestSchema.safeParse({ reason });
     const problem =
-      own ?? (checked.success ? null : (checked.error.issues[0]?.message ?? ADMIN_TEXT.reasonRequired));
+      own ??
+      (checked.success
+        ? null
+        : { field: "reason", message: checked.error.issues[0]?.message ?? ADMIN_TEXT.reasonRequired });
     if (problem) {
       setError(problem);
       return;
@@ -75,14 +86,17 @@ export function ActionDialog(props: Props) {
       props.onClose();
     } catch (failure) {
       const message = refusalMessage(failure);
-      setError(message);
-      notify("error", message);
+      const field = refusedField(asApiError(failure).detail, ["reason", ...(props.fields ?? [])]);
+      setError({ field, message });
+      // A field's problem is said beside it; only a refusal of the action as a whole is a toast too.
+      if (field === null) notify("error", message);
     } finally {
       setBusy(false);
     }
   };
 
   const formId = `${reasonId}-form`;
+  const reasonError = error?.field === "reason" ? error : null;
   return (
     <Dialog
       open={props.open}
@@ -108,7 +122,7 @@ export function ActionDialog(props: Props) {
     >
       <form id={formId} onSubmit={submit} noValidate className="flex flex-col gap-4">
         <p className="text-sm">{props.effect}</p>
-        {props.children}
+        <ProblemContext.Provider value={error}>{props.children}</ProblemContext.Provider>
         <div className="flex flex-col gap-1">
           <label htmlFor={reasonId} className="text-sm font-medium">
             {T.reason}
@@ -116,22 +130,23 @@ export function ActionDialog(props: Props) {
           <textarea
             id={reasonId}
             name="reason"
-            className={`textarea w-full ${error ? "textarea-error" : ""}`}
+            className={`textarea w-full ${reasonError ? "textarea-error" : ""}`}
             rows={3}
             maxLength={600}
             value={reason}
             onChange={(e) => setReason(e.target.value)}
-            aria-describedby={`${helpId}${error ? ` ${errorId}` : ""}`}
-            aria-invalid={error ? true : undefined}
+            aria-describedby={`${helpId}${reasonError ? ` ${errorId}` : ""}`}
+            aria-invalid={reasonError ? true : undefined}
             required
           />
           <p id={helpId} className="text-xs text-base-content/70">
             {T.reasonHelp}
           </p>
+          {reasonError && <FieldMessage id={errorId} field="reason" message={reasonError.message} />}
         </div>
-        {error && (
-          <p id={errorId} role="alert" className="text-sm font-medium" data-action-error>
-            {error}
+        {error && error.field === null && (
+          <p role="alert" className="text-sm font-medium" data-action-error>
+            {error.message}
           </p>
         )}
       </form>
@@ -139,7 +154,19 @@ export function ActionDialog(props: Props) {
   );
 }
 
-/** A labelled input of an action dialog (an amount, an ISO day), controlled by the dialog's state. */
+/** A field's problem, under it (the field points at it with aria-describedby). */
+function FieldMessage({ id, field, message }: { id: string; field: string; message: string }) {
+  return (
+    <p id={id} role="alert" className="text-sm font-medium" data-action-error data-field-error={field}>
+      {message}
+    </p>
+  );
+}
+
+/**
+ * A labelled input of an action dialog (an amount, an ISO day), controlled by the dialog's state;
+ * marked, with the message under it, when the dialog's problem names it.
+ */
 export function DialogInput(props: {
   label: string;
   name: string;
@@ -149,6 +176,9 @@ export function DialogInput(props: {
   placeholder?: string;
 }) {
   const id = useId();
+  const errorId = useId();
+  const problem = useContext(ProblemContext);
+  const message = problem?.field === props.name ? problem.message : null;
   return (
     <div className="flex flex-col gap-1">
       <label htmlFor={id} className="text-sm font-medium">
@@ -158,12 +188,15 @@ export function DialogInput(props: {
         id={id}
         name={props.name}
         type="text"
-        className="input w-full"
+        className={`input w-full ${message ? "input-error" : ""}`}
         inputMode={props.inputMode}
         placeholder={props.placeholder}
         value={props.value}
         onChange={(e) => props.onChange(e.target.value)}
+        aria-invalid={message ? true : undefined}
+        aria-describedby={message ? errorId : undefined}
       />
+      {message && <FieldMessage id={errorId} field={props.name} message={message} />}
     </div>
   );
 }

@@ -6,10 +6,12 @@
 import { useId, useState } from "react";
 import type { Role } from "../../../contract/account.ts";
 import type { AdminPayment, Customer } from "../../../contract/admin.ts";
-import { ADMIN_TEXT, NOTE_MAX, OPERATOR_CREDITS_MAX } from "../../../contract/admin-rules.ts";
+import { ADMIN_TEXT, NOTE_MAX } from "../../../contract/admin-rules.ts";
 import { formatMoney } from "../../../contract/money.ts";
 import {
   type ActionKind,
+  creditsProblem,
+  type FieldProblem,
   parseCredits,
   parseIsoDayEnd,
   parseMoney,
@@ -23,6 +25,8 @@ import { useLastShown } from "./use-last-shown.ts";
 const T = ADMIN_PAGE_TEXT.actions;
 
 const DANGER = new Set<ActionKind>(["takeBack", "disable", "cancelNow"]);
+/** The credit dialogs' own fields, by the names the API gives them in a 422's `loc`. */
+const CREDIT_FIELDS = ["amount", "expires_at", "note"] as const;
 
 function CreditFields({
   amount,
@@ -40,7 +44,9 @@ function CreditFields({
   return (
     <div className="grid gap-3 sm:grid-cols-2">
       <DialogInput label={T.amount} name="amount" inputMode="decimal" value={amount} onChange={setAmount} />
-      {withExpiry && <DialogInput label={T.expires} name="expires" value={expires} onChange={setExpires} />}
+      {withExpiry && (
+        <DialogInput label={T.expires} name="expires_at" value={expires} onChange={setExpires} />
+      )}
     </div>
   );
 }
@@ -83,13 +89,15 @@ export function CustomerActionDialog({
 
   const id = customer.id;
   const credits = kind === "grant" || kind === "takeBack";
-  const validate = (): string | null => {
+  const validate = (): FieldProblem | null => {
     if (!credits) return null;
-    const value = parseCredits(amount);
-    if (value === null) return ADMIN_TEXT.amountInvalid;
-    if (value > OPERATOR_CREDITS_MAX) return ADMIN_TEXT.amountTooLarge;
-    if (kind === "grant" && expires.trim() && parseIsoDayEnd(expires) === null) return ADMIN_TEXT.dayInvalid;
-    return kind === "grant" && note.trim().length > NOTE_MAX ? ADMIN_TEXT.noteTooLong : null;
+    const problem = creditsProblem(amount, kind === "grant" ? "grant" : "takeBack");
+    if (problem) return { field: "amount", message: problem };
+    if (kind === "grant" && expires.trim() && parseIsoDayEnd(expires) === null)
+      return { field: "expires_at", message: ADMIN_TEXT.dayInvalid };
+    return kind === "grant" && note.trim().length > NOTE_MAX
+      ? { field: "note", message: ADMIN_TEXT.noteTooLong }
+      : null;
   };
   const call = (reason: string): ActionCall => {
     switch (kind) {
@@ -149,6 +157,7 @@ export function CustomerActionDialog({
       effect={effect}
       danger={DANGER.has(kind)}
       validate={validate}
+      fields={CREDIT_FIELDS}
       doneMessage={`${T[kind]}: done`}
       onClose={close}
       onConfirm={(reason) => runCustomerAction(id, call(reason))}
@@ -213,7 +222,12 @@ export function RefundDialog({
       title={`${T.refund}: ${payment?.invoice_number ?? payment?.description ?? ""}`}
       effect={T.effects.refund(customer.username, money(left))}
       danger
-      validate={() => (cents === null || cents > left ? T.refundAmountInvalid(money(left)) : null)}
+      validate={() =>
+        cents === null || cents > left
+          ? { field: "amount", message: T.refundAmountInvalid(money(left)) }
+          : null
+      }
+      fields={["amount"]}
       doneMessage={T.refundDone}
       onClose={close}
       onConfirm={async (reason) => {

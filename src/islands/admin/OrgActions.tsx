@@ -4,8 +4,8 @@
 // subscription, and make a member an owner.
 import { useState } from "react";
 import type { AdminOrg, AdminOrgMember } from "../../../contract/admin-orgs.ts";
-import { ADMIN_TEXT, OPERATOR_CREDITS_MAX } from "../../../contract/admin-rules.ts";
-import { parseCredits, parseIsoDayEnd } from "../../lib/admin-actions.ts";
+import { ADMIN_TEXT } from "../../../contract/admin-rules.ts";
+import { creditsProblem, type FieldProblem, parseCredits, parseIsoDayEnd } from "../../lib/admin-actions.ts";
 import type { OrgActionKind } from "../../lib/admin-org-actions.ts";
 import { ADMIN_ORG_PAGE_TEXT } from "../../lib/admin-org-text.ts";
 import { ADMIN_PAGE_TEXT } from "../../lib/admin-text.ts";
@@ -15,6 +15,8 @@ import { ActionDialog, DialogInput } from "./ActionDialog.tsx";
 
 const T = ADMIN_ORG_PAGE_TEXT;
 const DANGEROUS = new Set<OrgActionKind>(["takeBack", "disable", "cancelNow"]);
+/** The credit dialogs' own fields, by the names the API gives them in a 422's `loc`. */
+const CREDIT_FIELDS = ["amount", "expires_at", "note"] as const;
 
 /** The name staff read: a team's name, or "Personal (owner)". */
 const orgName = (org: AdminOrg) =>
@@ -56,13 +58,12 @@ export function OrgActionDialog({
     );
   }
   const credits = kind === "grant" || kind === "takeBack";
-  const validate = (): string | null => {
+  const validate = (): FieldProblem | null => {
     if (!credits) return null;
-    const value = parseCredits(amount);
-    if (value === null) return ADMIN_TEXT.amountInvalid;
-    if (value > OPERATOR_CREDITS_MAX) return ADMIN_TEXT.amountTooLarge;
+    const problem = creditsProblem(amount, kind === "grant" ? "grant" : "takeBack");
+    if (problem) return { field: "amount", message: problem };
     return kind === "grant" && expires.trim() && parseIsoDayEnd(expires) === null
-      ? ADMIN_TEXT.dayInvalid
+      ? { field: "expires_at", message: ADMIN_TEXT.dayInvalid }
       : null;
   };
   const call = (reason: string): ActionCall => {
@@ -102,6 +103,7 @@ export function OrgActionDialog({
       effect={T.effects[kind](name)}
       danger={DANGEROUS.has(kind)}
       validate={validate}
+      fields={CREDIT_FIELDS}
       doneMessage={`${T.actions[kind]}: done`}
       onClose={close}
       onConfirm={(reason) => runOrgAction(org.id, call(reason))}
@@ -118,7 +120,7 @@ export function OrgActionDialog({
           {kind === "grant" && (
             <DialogInput
               label={ADMIN_PAGE_TEXT.actions.expires}
-              name="expires"
+              name="expires_at"
               value={expires}
               onChange={setExpires}
             />
