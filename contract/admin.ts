@@ -111,6 +111,13 @@ export const customerRowSchema = z.object({
   credit_balance: z.number(),
   created_at: instant,
   disabled: z.boolean(),
+  /**
+   * A search by an API key: the matching keys that are a team organisation's, made by this customer
+   * (the member a customer quoting such a key is). Prefix only, never the key. Absent otherwise.
+   */
+  org_keys: z.optional(
+    z.array(z.object({ prefix: z.string(), org_id: z.string(), org_name: z.nullable(z.string()) })),
+  ),
 });
 export type CustomerRow = z.infer<typeof customerRowSchema>;
 

@@ -14,6 +14,7 @@ import {
   billingCustomers,
   creditGrants,
   invoices,
+  organizations,
   subscriptions,
   users,
 } from "../db/schema/index.ts";
@@ -27,6 +28,9 @@ const QUERY_MAX = 200;
 /** LIKE's wildcards taken literally: a prefix search for "ann_" finds "ann_…" only. */
 const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
 
+/** Keys whose id starts with `keyId` (the part of a key the search was given). */
+const keyIdLike = (keyId: string) => sql`${apiKeys.id} like ${`${escapeLike(keyId)}%`}`;
+
 /** The condition on users that `q` stands for; undefined for an empty query (every customer). */
 export function searchCondition(q: string): SQL | undefined {
   const text = q.trim().slice(0, QUERY_MAX);
@@ -35,7 +39,10 @@ export function searchCondition(q: string): SQL | undefined {
   if (isUserId(id)) return eq(users.id, id);
   const keyId = searchedApiKeyId(text);
   if (keyId !== undefined) {
-    return sql`${users.id} in (select ${apiKeys.userId} from ${apiKeys} where ${apiKeys.id} like ${`${escapeLike(keyId)}%`})`;
+    // The member who made the key: a personal key's owner, or for a team organisation's key the
+    // customer who quotes it (its user_id is the organisation's). A key of the previous version
+    // has no created_by and is its personal organisation's, whose id is its user's.
+    return sql`${users.id} in (select coalesce(${apiKeys.createdBy}, ${apiKeys.userId}) from ${apiKeys} where ${keyIdLike(keyId)})`;
   }
   if (/^INV-/i.test(text)) {
     return sql`${users.id} in (select ${invoices.userId} from ${invoices} where ${invoices.number} = ${text.toUpperCase()})`;
@@ -87,10 +94,12 @@ export async function searchCustomers(
     .orderBy(desc(users.createdAt), desc(users.id))
     .limit(SEARCH_PAGE_SIZE + 1);
   const page = rows.slice(0, SEARCH_PAGE_SIZE);
-  const billing = await billingOf(
-    db,
-    page.map((r) => r.id),
-  );
+  const ids = page.map((r) => r.id);
+  const keyId = searchedApiKeyId(q.trim().slice(0, QUERY_MAX));
+  const [billing, orgKeys] = await Promise.all([
+    billingOf(db, ids),
+    keyId === undefined ? undefined : teamKeysMadeBy(db, keyId, ids),
+  ]);
   const last = page.at(-1);
   return {
     data: page.map((r) => {
@@ -105,10 +114,38 @@ export async function searchCustomers(
         credit_balance: at.credit_balance,
         created_at: r.createdAt.toISOString(),
         disabled: r.disabledAt !== null,
+        ...(orgKeys ? { org_keys: orgKeys.get(r.id) ?? [] } : {}),
       };
     }),
     next_cursor: rows.length > SEARCH_PAGE_SIZE && last ? encodeCursor(last.createdAt, last.id) : null,
   };
+}
+
+/**
+ * The team organisations' keys starting with `keyId` that each of `ids` made: what a search by a
+ * key shows beside the member, so staff see whose balance the key spends (the prefix only).
+ */
+async function teamKeysMadeBy(db: DbOrTx, keyId: string, ids: string[]) {
+  const result = new Map<string, NonNullable<CustomerRow["org_keys"]>>();
+  if (ids.length === 0) return result;
+  const rows = await db
+    .select({
+      madeBy: apiKeys.createdBy,
+      prefix: apiKeys.prefix,
+      orgId: organizations.id,
+      orgName: organizations.name,
+    })
+    .from(apiKeys)
+    .innerJoin(organizations, eq(organizations.id, apiKeys.userId))
+    .where(and(keyIdLike(keyId), eq(organizations.personal, false), inArray(apiKeys.createdBy, ids)))
+    .orderBy(apiKeys.createdAt, apiKeys.id);
+  for (const r of rows) {
+    if (r.madeBy === null) continue;
+    const list = result.get(r.madeBy) ?? [];
+    list.push({ prefix: r.prefix, org_id: r.orgId, org_name: r.orgName });
+    result.set(r.madeBy, list);
+  }
+  return result;
 }
 
 /** The grants and live subscription of each of `ids` (billing accounts): two statements for the whole page. */

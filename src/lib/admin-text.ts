@@ -39,6 +39,13 @@ export const ADMIN_PAGE_TEXT = {
     },
     disabled: "Disabled",
     active: "Active",
+    /**
+     * Under a member found by a team organisation's key: whose key it is, and that it spends the
+     * organisation's credits, not the plan and credits on this row.
+     */
+    orgKey: (prefix: string) => `Made key ${prefix}… of the organisation`,
+    orgKeySpends: "It spends the organisation's credits, not this customer's.",
+    unnamedOrg: "(unnamed)",
   },
   customer: {
     title: "Customer",

@@ -43,8 +43,33 @@ test("an admin finds a customer's team, grants it credits and makes a member an 
     (await (await request.get("/v1/users/me", { headers: auth(devToken) })).json()) as { id: string }
   ).id;
 
+  // The developer's key of the team, quoted to support by its start.
+  const made = await request.post("/v1/api-keys", {
+    headers: { ...auth(devToken), "X-Organization": org.id },
+    data: { name: "Foundry renders" },
+  });
+  expect(made.status(), await made.text()).toBe(201);
+  const { prefix } = (await made.json()) as { prefix: string };
+
   const admin = await createVerifiedUser(request, "adm");
-  await openSignedIn(page, await staffViaCli(request, admin, "admin"), `/admin/customers/${devId}`);
+  await openSignedIn(
+    page,
+    await staffViaCli(request, admin, "admin"),
+    `/admin/customers?q=${encodeURIComponent(`${prefix.slice(0, 10)}…`)}`,
+  );
+  // The customer search finds the member who made the organisation's key, and names the organisation.
+  const found = page.locator("[data-customer-row]");
+  await expect(found).toHaveCount(1);
+  await expect(found.getByRole("link", { name: dev.username })).toBeVisible();
+  const orgKey = found.locator(`[data-org-key="${org.id}"]`);
+  await expect(orgKey).toContainText(ADMIN_PAGE_TEXT.customers.orgKey(prefix));
+  await expect(orgKey.getByRole("link", { name: "Pixel Foundry" })).toHaveAttribute(
+    "href",
+    `/admin/orgs/${org.id}`,
+  );
+  expect(await axeViolations(page)).toEqual([]);
+  await found.getByRole("link", { name: dev.username }).click();
+  await expect(page).toHaveURL(new RegExp(`/admin/customers/${devId}$`));
   const orgs = page.locator("[data-section=customer-orgs]");
   await expect(orgs.getByRole("link")).toHaveText([O.personal, "Pixel Foundry"]);
   await expect(orgs.locator("[data-customer-org='Pixel Foundry']")).toContainText("developer");

@@ -3,7 +3,7 @@
 // idempotency keys, each audited with subject_org_id, and staff refused on their own organisations.
 import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { ADMIN_TEXT } from "../../../contract/admin.ts";
+import { ADMIN_TEXT, type CustomerRow } from "../../../contract/admin.ts";
 import { ADMIN_ORG_TEXT, type AdminOrg, type AdminOrgRow } from "../../../contract/admin-orgs.ts";
 import { ORG_DETAIL } from "../../../contract/org-messages.ts";
 import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
@@ -16,6 +16,7 @@ import {
   organizations,
 } from "../../db/schema/index.ts";
 import { adminCall, adminGet, staffMember } from "../../testing/admin.ts";
+import { createKey } from "../../testing/api-access.ts";
 import { getJson, verifiedUser } from "../../testing/api-client.ts";
 import { useTestApp } from "../../testing/suite.ts";
 import { orgKey, recordCharge, teamOrg } from "../../testing/team-org.ts";
@@ -85,6 +86,36 @@ describe.each(TEST_DATABASES)("the console's organisations (%s)", (kind) => {
     expect(personal.data).toEqual([
       { ...expected, id: ann.id, name: null, personal: true, member_count: 1, credit_balance: 50 },
     ]);
+  });
+
+  it("the customer search finds the member who made an organisation's key, and names its organisation", async () => {
+    const { bob, org, key, sue } = await acme();
+    // bob's own key: found as before, with no organisation's key beside him.
+    const own = await createKey(ctx.t, bob.accessToken, { name: "Laptop" });
+    const search = (q: string) =>
+      adminGet<{ data: CustomerRow[] }>(
+        ctx.t,
+        `/v1/admin/customers?q=${encodeURIComponent(q)}`,
+        sue.accessToken,
+      );
+    const orgKeys = [{ prefix: key.prefix, org_id: org, org_name: "Acme Studio" }];
+    // As customers quote a key: whole, its prefix, its start with an ellipsis.
+    for (const q of [key.key, key.prefix, `${key.prefix.slice(0, 10)}…`, key.prefix.slice(0, 8)]) {
+      const found = await search(q);
+      expect(
+        found.data.map((r) => ({ id: r.id, org_keys: r.org_keys })),
+        q,
+      ).toEqual([{ id: bob.id, org_keys: orgKeys }]);
+    }
+    expect((await search(own.prefix)).data.map((r) => ({ id: r.id, org_keys: r.org_keys }))).toEqual([
+      { id: bob.id, org_keys: [] },
+    ]);
+    // Staff see the prefix only: never the key nor its secret part.
+    const body = JSON.stringify(await search(key.key));
+    expect(body).not.toContain(key.key);
+    // Not a key search: no org_keys at all.
+    expect((await search("bob")).data[0]).not.toHaveProperty("org_keys");
+    expect((await search("gpk_nothing")).data).toEqual([]);
   });
 
   it("shows an organisation, its members, usage by member and its customers' organisations", async () => {

@@ -56,6 +56,15 @@ function ResultList() {
                 {row.username}
               </a>
               <span className="block truncate text-xs text-base-content/70">{row.email}</span>
+              {row.org_keys?.map((key) => (
+                <span key={key.prefix} className="block text-xs" data-org-key={key.org_id}>
+                  {T.orgKey(key.prefix)}{" "}
+                  <a className="link link-primary" href={`/admin/orgs/${key.org_id}`}>
+                    {key.org_name ?? T.unnamedOrg}
+                  </a>
+                  . {T.orgKeySpends}
+                </span>
+              ))}
             </td>
             <td>{row.role}</td>
             <td>{row.plan}</td>
