@@ -115,6 +115,8 @@ describe("creditsProblem", () => {
     ["-10", "takeBack", CREDIT_PROBLEMS.takeBackAboveZero],
     ["0,0", "takeBack", CREDIT_PROBLEMS.takeBackAboveZero],
     ["1.0001", "grant", CREDIT_PROBLEMS.decimals],
+    // A decimal comma is a decimal point: 0,0001 is a ten-thousandth, not 1.
+    ["0,0001", "grant", CREDIT_PROBLEMS.decimals],
     ["-1.0001", "grant", CREDIT_PROBLEMS.grantAboveZero],
     ["1000000.001", "grant", ADMIN_TEXT.amountTooLarge],
     ["2000000", "takeBack", ADMIN_TEXT.amountTooLarge],

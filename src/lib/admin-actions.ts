@@ -65,8 +65,7 @@ export function refusedField(detail: unknown, fields: readonly string[]): string
   if (!Array.isArray(detail)) return null;
   const loc = (detail[0] as { loc?: unknown } | undefined)?.loc;
   if (!Array.isArray(loc) || loc[0] !== "body") return null;
-  const field = loc[1];
-  return typeof field === "string" && fields.includes(field) ? field : null;
+  return fields.find((field) => field === loc[1]) ?? null;
 }
 
 /**
