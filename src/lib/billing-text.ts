@@ -1,7 +1,9 @@
 // The words of /profile/billing and its invoice page, kept out of UI_TEXT (which every page's
 // islands load) so that only these two pages carry them.
+
 import { INVOICE_TEXT } from "../../contract/invoice-text.ts";
 import { FAILED_RENEWAL_TEXT } from "./failed-renewal-text.ts";
+import { PAYMENT_STATUS_LABELS } from "./payment-status-text.ts";
 import { UI_TEXT } from "./ui-text.ts";
 
 export const BILLING_TEXT = {
@@ -18,13 +20,7 @@ export const BILLING_TEXT = {
   total: "Total",
   status: "Status",
   invoice: "Invoice",
-  statusLabels: {
-    paid: "Paid",
-    failed: "Failed",
-    not_charged: "Not charged",
-    refunded: "Refunded",
-    disputed: "Disputed",
-  },
+  statusLabels: PAYMENT_STATUS_LABELS,
   /** A credit note's row: the document a refund issued. */
   creditNoteLabel: "Credit note",
   viewInvoice: "View",

@@ -7,16 +7,16 @@ import { featureName } from "../../../contract/credit-costs.ts";
 import { formatMoney } from "../../../contract/money.ts";
 import { formatBalance } from "../../lib/account-view.ts";
 import { ADMIN_PAGE_TEXT } from "../../lib/admin-text.ts";
-import { BILLING_TEXT } from "../../lib/billing-text.ts";
 import { dayAndTime, isoDay } from "../../lib/format-date.ts";
 import { creditsLeft, grantStanding } from "../../lib/grant-standing.ts";
+import { PAYMENT_STATUS_LABELS } from "../../lib/payment-status-text.ts";
 import { Table } from "./ConsoleTable.tsx";
 
 const T = ADMIN_PAGE_TEXT.customer;
 
 /** A payment's status in the customer's own words (their billing history's), else as stored. */
 const statusLabel = (status: string) =>
-  (BILLING_TEXT.statusLabels as Record<string, string | undefined>)[status] ?? status;
+  (PAYMENT_STATUS_LABELS as Record<string, string | undefined>)[status] ?? status;
 const ACTIONS = ADMIN_PAGE_TEXT.customer.sections.actions;
 
 const Empty = ({ text }: { text: string }) => <p className="text-sm text-base-content/70">{text}</p>;
