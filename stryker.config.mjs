@@ -17,6 +17,8 @@
 // - server/orgs/org-rules.ts, resendWaitSeconds: `wait <= 0` against `wait < 0`; at 0 both answer 0.
 // - server/payments/stripe/event-parser.ts, invoicePayment: `?? []` against `?? ["Stryker was here"]`;
 //   no stand-in array holds a reverse-charge tax line.
+// - src/lib/grant-standing.ts, at: `iso === null` against `false`; Date.parse(null) is NaN, and
+//   `now >= NaN` is false as `now >= Infinity` is, so a grant that never expires stays live either way.
 // Options: https://stryker-mutator.io/docs/stryker-js/configuration
 export default {
   testRunner: "vitest",
@@ -57,6 +59,7 @@ export default {
     // (goodwill grants apart, issue 31).
     "src/lib/admin-actions.ts",
     "src/lib/credit-breakdown.ts",
+    "src/lib/grant-standing.ts",
     "src/lib/key-caps.ts",
     // Organisations (issue 33): the role and change tables, names and masked addresses, member caps.
     "contract/org-roles.ts",

@@ -27,6 +27,7 @@ export default defineConfig({
       "contract/money.test.ts",
       "src/lib/admin-actions.test.ts",
       "src/lib/credit-breakdown.test.ts",
+      "src/lib/grant-standing.test.ts",
       "src/lib/key-caps.test.ts",
       "contract/org-roles.test.ts",
       "contract/org-messages.test.ts",
