@@ -503,25 +503,42 @@ test.describe("a paid team organisation's top bar", () => {
   });
 });
 
+/** A new owner's organisation with one member of `role`, joined by invitation. */
+async function teamOfTwo(
+  request: APIRequestContext,
+  label: string,
+  memberName: string,
+  role: "manager" | "developer",
+) {
+  const owner = await createVerifiedUser(request, "owner");
+  const member = await createVerifiedUser(request, memberName);
+  const ownerToken = await tokenViaApi(request, owner);
+  const orgId = await createOrgViaApi(request, ownerToken, orgName(label));
+  const memberToken = await joinViaApi(request, ownerToken, orgId, member, role);
+  return { owner, ownerToken, member, memberToken, orgId };
+}
+
+/** /org/members as the team's owner, with the team chosen. */
+async function openMembersAsOwner(page: Page, team: { ownerToken: string; orgId: string }) {
+  await page.goto("/robots.txt");
+  await page.evaluate((id) => localStorage.setItem("x-organization", id), team.orgId);
+  await openSignedIn(page, team.ownerToken, "/org/members");
+}
+
 test.describe("members and settings", () => {
   test("the owner caps a developer and removes them; the dialogs name the keys that stop", async ({
     page,
     request,
   }) => {
-    const owner = await createVerifiedUser(request, "owner");
-    const developer = await createVerifiedUser(request, "dev");
-    const ownerToken = await tokenViaApi(request, owner);
-    const orgId = await createOrgViaApi(request, ownerToken, orgName("Caps"));
-    const devToken = await joinViaApi(request, ownerToken, orgId, developer, "developer");
+    const team = await teamOfTwo(request, "Caps", "dev", "developer");
+    const { member: developer, orgId } = team;
     const key = await request.post("/v1/api-keys", {
-      headers: { Authorization: `Bearer ${devToken}`, "X-Organization": orgId },
+      headers: { Authorization: `Bearer ${team.memberToken}`, "X-Organization": orgId },
       data: { name: "render farm" },
     });
     expect(key.status(), await key.text()).toBe(201);
 
-    await page.goto("/robots.txt");
-    await page.evaluate((id) => localStorage.setItem("x-organization", id), orgId);
-    await openSignedIn(page, ownerToken, "/org/members");
+    await openMembersAsOwner(page, team);
     const row = page.locator(`[data-member="${developer.username}"]`);
     await expect(row).toContainText(T.noCap);
 
@@ -554,17 +571,12 @@ test.describe("members and settings", () => {
     page,
     request,
   }) => {
-    const owner = await createVerifiedUser(request, "owner");
-    const manager = await createVerifiedUser(request, "mgr");
-    const ownerToken = await tokenViaApi(request, owner);
-    const orgId = await createOrgViaApi(request, ownerToken, orgName("Demote"));
-    const managerToken = await joinViaApi(request, ownerToken, orgId, manager, "manager");
+    const team = await teamOfTwo(request, "Demote", "mgr", "manager");
+    const manager = team.member;
     const sent = `alt-${manager.username}@example.com`;
-    await inviteViaApi(request, managerToken, orgId, sent, "manager");
+    await inviteViaApi(request, team.memberToken, team.orgId, sent, "manager");
 
-    await page.goto("/robots.txt");
-    await page.evaluate((id) => localStorage.setItem("x-organization", id), orgId);
-    await openSignedIn(page, ownerToken, "/org/members");
+    await openMembersAsOwner(page, team);
     await expect(page.locator(`[data-invitation="${sent}"]`)).toBeVisible();
     const row = page.locator(`[data-member="${manager.username}"]`);
     await row.getByRole("button", { name: `${T.edit} ${manager.username}` }).click();
