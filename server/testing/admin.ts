@@ -1,6 +1,7 @@
 // Helpers for tests of the operator console: staff accounts and the admin calls made as they are.
 import { eq } from "drizzle-orm";
 import { expect } from "vitest";
+import type { AdminPayment } from "../../contract/admin.ts";
 import { auditLog, type Role, users } from "../db/schema/index.ts";
 import { bearer } from "./api-access.ts";
 import { fromIp, getJson, verifiedUser } from "./api-client.ts";
@@ -45,6 +46,12 @@ export async function adminGet<T = Record<string, unknown>>(t: TestApp, path: st
   const res = await getJson(t.app, path, token);
   expect(res.status, await res.clone().text()).toBe(200);
   return (await res.json()) as T;
+}
+
+/** The console's payments list of `customerId` (GET /v1/admin/customers/{id}/payments), as `token`. */
+export async function customerPayments(t: TestApp, customerId: string, token: string) {
+  return (await adminGet<{ data: AdminPayment[] }>(t, `/v1/admin/customers/${customerId}/payments`, token))
+    .data;
 }
 
 /** What every test's setup writes to the audit log: sign-ins, the staff's two-factor setup, keys made. */

@@ -40,14 +40,9 @@ export async function settleAll(t: TestApp): Promise<void> {
   await t.tasks.idle();
 }
 
-/** Saves `card` for `orgId` on the local setup page, opened by `openedBy`; answers the saved row. */
-export async function saveCard(
-  t: TestApp,
-  orgId: string,
-  openedBy: string,
-  card: string = AUTO_TOP_UP_CARDS.pays,
-) {
-  const setup = await t.local.provider.createCardSetupSession(t.deps.db, {
+/** A local card-setup page for `orgId`, opened by `openedBy`, as the setup call opens one. */
+export function openCardSetup(t: TestApp, orgId: string, openedBy: string) {
+  return t.local.provider.createCardSetupSession(t.deps.db, {
     orgId,
     openedBy,
     email: "billing@example.com",
@@ -56,6 +51,16 @@ export async function saveCard(
     cancelUrl: `${TEST_PORTAL_URL}/profile/billing?card=cancelled`,
     consentText: "By saving this card you allow Test Operator GmbH to charge it.",
   });
+}
+
+/** Saves `card` for `orgId` on the local setup page, opened by `openedBy`; answers the saved row. */
+export async function saveCard(
+  t: TestApp,
+  orgId: string,
+  openedBy: string,
+  card: string = AUTO_TOP_UP_CARDS.pays,
+) {
+  const setup = await openCardSetup(t, orgId, openedBy);
   expect(await t.local.provider.submitCard(setup.id, card, true)).toMatchObject({ ok: true });
   await settleAll(t);
   const [row] = await t.deps.db.select().from(savedCards).where(eq(savedCards.orgId, orgId));

@@ -2,7 +2,7 @@
 // entry together, a refusal leaving neither, and what a disabled account can no longer do.
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { ADMIN_TEXT, type AdminPayment, type Customer, type VatReportView } from "../../../contract/admin.ts";
+import { ADMIN_TEXT, type Customer, type VatReportView } from "../../../contract/admin.ts";
 import { TIERS } from "../../../contract/catalogue.ts";
 import { DETAIL } from "../../../contract/messages.ts";
 import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
@@ -15,6 +15,7 @@ import {
   adminGet,
   auditRowsAbout,
   auditRowsWithoutSignIns,
+  customerPayments,
   staffMember,
 } from "../../testing/admin.ts";
 import { consumeRequest, createKey, introspect, serviceKey } from "../../testing/api-access.ts";
@@ -360,14 +361,7 @@ describe.each(TEST_DATABASES)("operator actions (%s)", (kind) => {
     await subscribe(ctx.t, cora.accessToken, "A"); // top-ups are for paying customers
     const balanceBefore = (await me(ctx.t, cora.accessToken)).credit_balance;
     await payAndSettle(ctx.t, await openTopUpCheckout(ctx.t, cora.accessToken, "500"));
-    const payments = async () =>
-      (
-        await adminGet<{ data: AdminPayment[] }>(
-          ctx.t,
-          `/v1/admin/customers/${cora.id}/payments`,
-          ada.accessToken,
-        )
-      ).data;
+    const payments = async () => await customerPayments(ctx.t, cora.id, ada.accessToken);
     const [payment] = await payments();
     if (!payment) throw new Error("no payment");
     const path = `/v1/admin/payments/${payment.id}/refund`;
@@ -479,13 +473,7 @@ describe.each(TEST_DATABASES)("customer search and page (%s)", (kind) => {
           sue.accessToken,
         )
       ).data.map((r) => r.id);
-    const [invoice] = (
-      await adminGet<{ data: Array<{ invoice_number: string }> }>(
-        ctx.t,
-        `/v1/admin/customers/${cora.id}/payments`,
-        sue.accessToken,
-      )
-    ).data;
+    const [invoice] = await customerPayments(ctx.t, cora.id, sue.accessToken);
     const [customerRow] = await ctx.t.deps.db
       .select({ customer_id: billingCustomers.customerId })
       .from(billingCustomers)
@@ -617,13 +605,7 @@ describe.each(TEST_DATABASES)("the quarterly VAT report (%s)", (kind) => {
     }
     const net = TIERS.find((t) => t.key === "A")?.unitAmount ?? 0;
     // Marie's payment is refunded in full.
-    const [marieInvoice] = (
-      await adminGet<{ data: AdminPayment[] }>(
-        ctx.t,
-        `/v1/admin/customers/${ids.marie}/payments`,
-        ada.accessToken,
-      )
-    ).data;
+    const [marieInvoice] = await customerPayments(ctx.t, ids.marie ?? "", ada.accessToken);
     const refund = await adminCall(ctx.t, `/v1/admin/payments/${marieInvoice?.id}/refund`, ada.accessToken, {
       reason: "Asked within 14 days",
       idempotency_key: "vat-1",

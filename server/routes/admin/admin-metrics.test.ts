@@ -1,11 +1,11 @@
 // GET /v1/admin/metrics on PGlite and PostgreSQL: every figure of OPERATIONS.md's dashboard from a
 // small, known day of business.
 import { describe, expect, it } from "vitest";
-import type { AdminPayment, MetricsView } from "../../../contract/admin.ts";
+import type { MetricsView } from "../../../contract/admin.ts";
 import { TIERS } from "../../../contract/catalogue.ts";
 import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
 import { berlinDateOf } from "../../domain/berlin-time.ts";
-import { adminCall, adminGet, staffMember } from "../../testing/admin.ts";
+import { adminCall, adminGet, customerPayments, staffMember } from "../../testing/admin.ts";
 import { consumeRequest, createKey, serviceKey } from "../../testing/api-access.ts";
 import { getJson, register, verifiedUser } from "../../testing/api-client.ts";
 import { subscribe } from "../../testing/billing.ts";
@@ -47,13 +47,7 @@ describe.each(TEST_DATABASES)("business metrics (%s)", (kind) => {
       },
     );
     expect(cancel.status).toBe(200);
-    const [bobPayment] = (
-      await adminGet<{ data: AdminPayment[] }>(
-        ctx.t,
-        `/v1/admin/customers/${bob.id}/payments`,
-        ada.accessToken,
-      )
-    ).data;
+    const [bobPayment] = await customerPayments(ctx.t, bob.id, ada.accessToken);
     await adminCall(ctx.t, `/v1/admin/payments/${bobPayment?.id}/refund`, ada.accessToken, {
       reason: "Goodwill after cancelling",
       idempotency_key: "m-1",

@@ -4,13 +4,13 @@
 // adjustment stores. Through the API, on PGlite and PostgreSQL.
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import type { AdminLedgerEntry, AdminPayment } from "../../../contract/admin.ts";
+import type { AdminLedgerEntry } from "../../../contract/admin.ts";
 import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
 import { checkoutSessions, invoices, providerInvoiceDocuments } from "../../db/schema/index.ts";
 import { berlinDateOf } from "../../domain/berlin-time.ts";
 import { disputeEvent } from "../../payments/local/event-builders.ts";
 import { newStripeId } from "../../payments/stripe/format.ts";
-import { adminCall, adminGet, staffMember } from "../../testing/admin.ts";
+import { adminCall, adminGet, customerPayments, staffMember } from "../../testing/admin.ts";
 import { verifiedUser } from "../../testing/api-client.ts";
 import { openTopUpCheckout, payAndSettle, sendWebhook, subscribe } from "../../testing/billing.ts";
 import { call, createTeam } from "../../testing/org-calls.ts";
@@ -33,14 +33,7 @@ describe.each(TEST_DATABASES)("the console's ledger names the payment (%s)", (ki
       .select({ paymentIntentId: checkoutSessions.paymentIntentId })
       .from(checkoutSessions)
       .where(eq(checkoutSessions.id, path.split("/").pop() ?? ""));
-    const payments = async () =>
-      (
-        await adminGet<{ data: AdminPayment[] }>(
-          ctx.t,
-          `/v1/admin/customers/${cora.id}/payments`,
-          ada.accessToken,
-        )
-      ).data;
+    const payments = async () => await customerPayments(ctx.t, cora.id, ada.accessToken);
     const pack = (await payments()).find((p) => p.description.includes("500"));
     if (!pack?.invoice_number || !session?.paymentIntentId) throw new Error("no top-up");
     return { cora, ada, pack, paymentIntentId: session.paymentIntentId, payments };

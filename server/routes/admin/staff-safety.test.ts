@@ -4,12 +4,12 @@
 // deleted account stays deleted.
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { ADMIN_TEXT, type AdminPayment } from "../../../contract/admin.ts";
+import { ADMIN_TEXT } from "../../../contract/admin.ts";
 import { notPrintable } from "../../../contract/free-text.ts";
 import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
 import { verifyAuditChain } from "../../audit/audit-log.ts";
 import { auditLog, creditSpends, users } from "../../db/schema/index.ts";
-import { adminCall, adminGet, auditRowsAbout, staffMember } from "../../testing/admin.ts";
+import { adminCall, adminGet, auditRowsAbout, customerPayments, staffMember } from "../../testing/admin.ts";
 import { consumeRequest, createKey } from "../../testing/api-access.ts";
 import { fromIp, getJson, verifiedUser } from "../../testing/api-client.ts";
 import { me, openTopUpCheckout, payAndSettle, subscribe } from "../../testing/billing.ts";
@@ -86,13 +86,7 @@ describe.each(TEST_DATABASES)("staff actions under review (%s)", (kind) => {
     expect(
       (await act(`/v1/admin/customers/${id}/credits`, { amount: -5, idempotency_key: "t" })).status,
     ).toBe(201);
-    const [payment] = (
-      await adminGet<{ data: AdminPayment[] }>(
-        ctx.t,
-        `/v1/admin/customers/${cora.id}/payments`,
-        ada.accessToken,
-      )
-    ).data;
+    const [payment] = await customerPayments(ctx.t, cora.id, ada.accessToken);
     expect(
       (
         await act(`/v1/admin/payments/${upper(payment?.id ?? "")}/refund`, {

@@ -20,7 +20,7 @@ import {
 import { berlinMonth } from "../../domain/berlin-time.ts";
 import { BILLING_ERRORS } from "../../domain/billing-errors.ts";
 import { verifiedUser } from "../../testing/api-client.ts";
-import { AUTO_TOP_UP_CARDS, saveCard } from "../../testing/auto-top-up.ts";
+import { AUTO_TOP_UP_CARDS, openCardSetup, saveCard } from "../../testing/auto-top-up.ts";
 import {
   checkoutPath,
   openSubscriptionCheckout,
@@ -40,7 +40,7 @@ import {
   STALE,
 } from "../../testing/org-calls.ts";
 import { useTestApp } from "../../testing/suite.ts";
-import { NO_LIMITS, TEST_PORTAL_URL } from "../../testing/test-app.ts";
+import { NO_LIMITS } from "../../testing/test-app.ts";
 
 type Members = {
   data: {
@@ -78,6 +78,18 @@ describe.each(TEST_DATABASES)("organisation members (%s)", (kind) => {
         .from(organizationMembers)
         .where(and(eq(organizationMembers.orgId, orgId), eq(organizationMembers.userId, userId)))
     )[0];
+  /** The path of a checkout `who` opened for the organisation (/_checkout/{session id}). */
+  const openedCheckout = async (who: Person, orgId: string) =>
+    checkoutPath(
+      (await json<{ url: string }>(await requestOrgCheckout(ctx.t, who.accessToken, orgId), 200)).url,
+    );
+  const checkoutStatus = async (path: string) => {
+    const [session] = await ctx.t.deps.db
+      .select({ status: checkoutSessions.status })
+      .from(checkoutSessions)
+      .where(eq(checkoutSessions.id, path.split("/").pop() as string));
+    return session?.status;
+  };
   const lastAudit = async (orgId: string) => {
     const rows = await ctx.t.deps.db.select().from(auditLog).where(eq(auditLog.subjectOrgId, orgId));
     return rows.sort((a, b) => b.seq - a.seq)[0];
@@ -308,24 +320,10 @@ describe.each(TEST_DATABASES)("organisation members (%s)", (kind) => {
     it("expires the checkouts and card pages of a member moved out of billing, and keeps their card", async () => {
       const { org, ann, bill } = await acme();
       const saved = await saveCard(ctx.t, org.id, bill.id);
-      const checkout = checkoutPath(
-        (await json<{ url: string }>(await requestOrgCheckout(ctx.t, bill.accessToken, org.id), 200)).url,
-      );
-      const setup = await ctx.t.local.provider.createCardSetupSession(ctx.t.deps.db, {
-        orgId: org.id,
-        openedBy: bill.id,
-        email: bill.email,
-        currency: "eur",
-        successUrl: `${TEST_PORTAL_URL}/profile/billing?card=saved`,
-        cancelUrl: `${TEST_PORTAL_URL}/profile/billing?card=cancelled`,
-        consentText: "By saving this card you allow Test Operator GmbH to charge it.",
-      });
+      const checkout = await openedCheckout(bill, org.id);
+      const setup = await openCardSetup(ctx.t, org.id, bill.id);
       await json(await patch(ann, org.id, bill.id, { role: "developer" }), 200);
-      const [closed] = await ctx.t.deps.db
-        .select({ status: checkoutSessions.status })
-        .from(checkoutSessions)
-        .where(eq(checkoutSessions.id, checkout.split("/").pop() as string));
-      expect(closed?.status).toBe("expired");
+      expect(await checkoutStatus(checkout)).toBe("expired");
       expect((await payAt(ctx.t, checkout)).status).not.toBe(303);
       // A card that would pay is refused for the page, not the card.
       expect(await ctx.t.local.provider.submitCard(setup.id, AUTO_TOP_UP_CARDS.pays, true)).toMatchObject({
@@ -339,15 +337,9 @@ describe.each(TEST_DATABASES)("organisation members (%s)", (kind) => {
 
     it("leaves the checkouts open of a member whose new role still pays", async () => {
       const { org, ann, bill } = await acme();
-      const checkout = checkoutPath(
-        (await json<{ url: string }>(await requestOrgCheckout(ctx.t, bill.accessToken, org.id), 200)).url,
-      );
+      const checkout = await openedCheckout(bill, org.id);
       await json(await patch(ann, org.id, bill.id, { role: "owner" }), 200);
-      const [session] = await ctx.t.deps.db
-        .select({ status: checkoutSessions.status })
-        .from(checkoutSessions)
-        .where(eq(checkoutSessions.id, checkout.split("/").pop() as string));
-      expect(session?.status).toBe("open");
+      expect(await checkoutStatus(checkout)).toBe("open");
     });
   });
 
@@ -427,12 +419,7 @@ describe.each(TEST_DATABASES)("organisation members (%s)", (kind) => {
 
     it("expires the checkouts the member opened for the organisation, and no one else's", async () => {
       const { org, ann, bill } = await acme();
-      const open = async (who: Person) => {
-        const res = await requestOrgCheckout(ctx.t, who.accessToken, org.id);
-        return checkoutPath((await json<{ url: string }>(res, 200)).url)
-          .split("/")
-          .pop() as string;
-      };
+      const open = async (who: Person) => (await openedCheckout(who, org.id)).split("/").pop() as string;
       const billsSession = await open(bill);
       const annsSession = await open(ann);
       // Bill's checkout of his own account stays open: he leaves Acme, not his account.
