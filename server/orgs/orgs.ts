@@ -5,7 +5,7 @@
 import { randomUUID } from "node:crypto";
 import { and, asc, desc, eq, gt, inArray, isNull, sql } from "drizzle-orm";
 import { ORG_DETAIL, ORG_OWNED_MAX } from "../../contract/org-messages.ts";
-import { invitationRolesBeyond, type OrgRole } from "../../contract/org-roles.ts";
+import { can, invitationRolesBeyond, losesOwnKeys, type OrgRole } from "../../contract/org-roles.ts";
 import type { KeyRef } from "../../contract/orgs.ts";
 import { appendAudit } from "../audit/audit-log.ts";
 import { lockUser } from "../billing/ledger-store.ts";
@@ -263,7 +263,7 @@ export async function revokePendingInvitations(
  * invitation grants its role when it is accepted, whenever that is: one sent under a role the
  * inviter no longer holds would hand it on, to anyone's second address.
  */
-export async function revokeInvitationsBeyondRole(
+async function revokeInvitationsBeyondRole(
   tx: Tx,
   orgId: string,
   userId: string,
@@ -272,6 +272,25 @@ export async function revokeInvitationsBeyondRole(
 ): Promise<number> {
   const beyond = invitationRolesBeyond(role);
   return beyond.length === 0 ? 0 : revokePendingInvitations(tx, orgId, now, userId, beyond);
+}
+
+/**
+ * What a member's change of role from `from` to `to` ends, in `tx` (the caller holds the
+ * organisation's lock), as a removal ends it (decision 045): the keys they made when the new role
+ * has none, the invitations they sent for a role it cannot give, and, when it has no billing, the
+ * checkouts and card-setup pages they opened (`closeCheckouts`). Every change of role goes through
+ * here: a member's PATCH and the former owner of a transfer.
+ */
+export async function endWhatTheRoleLost(
+  tx: Tx,
+  closeCheckouts: (tx: Tx, orgId: string, openedBy: string) => Promise<void>,
+  change: { orgId: string; userId: string; from: OrgRole; to: OrgRole; now: Date },
+): Promise<{ revokedKeys: KeyRef[]; revokedInvitations: number }> {
+  const { orgId, userId, from, to, now } = change;
+  const revokedKeys = losesOwnKeys(from, to) ? await revokeMemberKeys(tx, orgId, userId, now) : [];
+  const revokedInvitations = await revokeInvitationsBeyondRole(tx, orgId, userId, to, now);
+  if (can(from, "billing") && !can(to, "billing")) await closeCheckouts(tx, orgId, userId);
+  return { revokedKeys, revokedInvitations };
 }
 
 export interface Removal {

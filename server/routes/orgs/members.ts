@@ -7,7 +7,6 @@ import { ORG_DETAIL } from "../../../contract/org-messages.ts";
 import {
   can,
   capChangeRefusal,
-  losesOwnKeys,
   type MemberChangeRefusal,
   removalRefusal,
   roleChangeRefusal,
@@ -47,13 +46,12 @@ import { parseJsonBody } from "../../http/validation.ts";
 import {
   auditOrg,
   endMembership,
+  endWhatTheRoleLost,
   findMember,
   listMembers,
   lockMembership,
   ownerCount,
   ownsTheMost,
-  revokeInvitationsBeyondRole,
-  revokeMemberKeys,
   spentThisMonth,
 } from "../../orgs/orgs.ts";
 import {
@@ -204,18 +202,15 @@ export function memberRoutes(deps: OrgRouteDeps): OpenAPIHono<AppEnv> {
           .update(organizationMembers)
           .set({ role: newRole, monthlyCreditCap: newCap })
           .where(and(eq(organizationMembers.orgId, orgId), eq(organizationMembers.userId, target.userId)));
-        const revoked =
-          roleChanges && losesOwnKeys(target.role, newRole)
-            ? await revokeMemberKeys(tx, orgId, target.userId, now)
-            : [];
-        // What the old role could do and the new one cannot ends with it, as on removal: the
-        // invitations they sent for roles they can no longer give, the checkouts they opened.
-        const revokedInvitations = roleChanges
-          ? await revokeInvitationsBeyondRole(tx, orgId, target.userId, newRole, now)
-          : 0;
-        if (roleChanges && can(target.role, "billing") && !can(newRole, "billing")) {
-          await deps.billing.closeMemberCheckouts(tx, orgId, target.userId);
-        }
+        const { revokedKeys: revoked, revokedInvitations } = roleChanges
+          ? await endWhatTheRoleLost(tx, deps.billing.closeMemberCheckouts, {
+              orgId,
+              userId: target.userId,
+              from: target.role,
+              to: newRole,
+              now,
+            })
+          : { revokedKeys: [], revokedInvitations: 0 };
         if (roleChanges) {
           await auditOrg(
             tx,

@@ -33,13 +33,13 @@ import { deleteOrganisation, lossOnDeletion, lossRefusal } from "../../orgs/org-
 import {
   auditOrg,
   createOrg,
+  endWhatTheRoleLost,
   findMember,
   findOrg,
   lockMembership,
   memberCount,
   orgsOf,
   ownsTheMost,
-  revokeInvitationsBeyondRole,
 } from "../../orgs/orgs.ts";
 import {
   actorOf,
@@ -322,9 +322,14 @@ export function orgRoutes(deps: OrgRouteDeps): OpenAPIHono<AppEnv> {
             .where(and(eq(organizationMembers.orgId, me.id), eq(organizationMembers.userId, userId)));
         await setRole(target.userId, "owner");
         await setRole(actor.id, "manager");
-        // A manager gives no billing role and pays nothing: as any role change (members.ts).
-        const revokedInvitations = await revokeInvitationsBeyondRole(tx, me.id, actor.id, "manager", now);
-        await deps.billing.closeMemberCheckouts(tx, me.id, actor.id);
+        // The former owner is a manager now, with what any change of role ends (members.ts).
+        const { revokedInvitations } = await endWhatTheRoleLost(tx, deps.billing.closeMemberCheckouts, {
+          orgId: me.id,
+          userId: actor.id,
+          from: me.role,
+          to: "manager",
+          now,
+        });
         await auditOrg(
           tx,
           actor,
