@@ -31,9 +31,12 @@ const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
 /** Keys whose id starts with `keyId` (the part of a key the search was given). */
 const keyIdLike = (keyId: string) => sql`${apiKeys.id} like ${`${escapeLike(keyId)}%`}`;
 
+/** What of `q` the search reads: trimmed, and no longer than QUERY_MAX. */
+const searchText = (q: string) => q.trim().slice(0, QUERY_MAX);
+
 /** The condition on users that `q` stands for; undefined for an empty query (every customer). */
 export function searchCondition(q: string): SQL | undefined {
-  const text = q.trim().slice(0, QUERY_MAX);
+  const text = searchText(q);
   if (text === "") return undefined;
   const id = canonicalUuid(text);
   if (isUserId(id)) return eq(users.id, id);
@@ -95,7 +98,7 @@ export async function searchCustomers(
     .limit(SEARCH_PAGE_SIZE + 1);
   const page = rows.slice(0, SEARCH_PAGE_SIZE);
   const ids = page.map((r) => r.id);
-  const keyId = searchedApiKeyId(q.trim().slice(0, QUERY_MAX));
+  const keyId = searchedApiKeyId(searchText(q));
   const [billing, orgKeys] = await Promise.all([
     billingOf(db, ids),
     keyId === undefined ? undefined : teamKeysMadeBy(db, keyId, ids),

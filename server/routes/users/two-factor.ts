@@ -14,7 +14,6 @@ import {
 import { countedCodeCheck } from "../../auth/code-guessing.ts";
 import type { AppEnv } from "../../http/app-env.ts";
 import { limitWrites, reauthRefusal, requireRecentAuth, requireUser } from "../../http/auth-guard.ts";
-import { clientIp } from "../../http/client-ip.ts";
 import { ApiError } from "../../http/errors.ts";
 import {
   addRoute,
@@ -205,7 +204,7 @@ export function twoFactorRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
         () => deps.twoFactor.disable(user, body.code, origin),
       );
       if (!result.ok) throw refused(result.reason);
-      deps.securityMails.twoFactorChanged(user, false, now, clientIp(c, deps.trustProxy));
+      deps.securityMails.twoFactorChanged(user, false, now, origin.ip);
       return c.json({ detail: DETAIL.mfaTurnedOff }, 200);
     },
   );
