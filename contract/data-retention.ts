@@ -10,7 +10,7 @@ export const AUDIT_LOG_KEPT = {
   intro:
     "Our security log is not erased with your account: it is tamper-evident, so no entry can be changed or removed before its time is up. It keeps:",
   securityEvents:
-    "Sign-ins (also failed ones), sign-outs, password confirmations, and changes of your password, e-mail address, two-factor sign-in and passkeys (with the passkey's name), and invitations to, joining, role and credit cap changes in and leaving an organisation: each with the time, your username, the IP address and the browser's User-Agent, for 13 months, to investigate misuse of your account (GDPR art. 17(3)(e), legal claims). The e-mail address itself is not in these entries.",
+    "Sign-ins (also failed ones), sign-outs, password confirmations, and changes of your password, e-mail address, two-factor sign-in (also tries with a wrong code) and passkeys (with the passkey's name), and invitations to, joining, role and credit cap changes in and leaving an organisation: each with the time, your username, the IP address and the browser's User-Agent, for 13 months, to investigate misuse of your account (GDPR art. 17(3)(e), legal claims). The e-mail address itself is not in these entries.",
   operatorActions:
     "What our staff did on your account (credits, refunds, cancellations, role changes, the account disabled or put on hold, API keys revoked, e-mails sent, with the address each was sent to, and the reason they gave), organisations you created, renamed, handed over or deleted, your revoking all your API keys (with the IP address and User-Agent) and the deletion itself (with the IP address): for 10 years, like the invoices and payments they explain (GDPR art. 17(3)(b), legal obligation, § 147 AO, and (e)).",
   order:

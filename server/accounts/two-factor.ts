@@ -47,6 +47,18 @@ export type ChallengeResult =
 
 type Refusal = "not_on" | "incorrect" | "staff_last_factor" | "app_code_needed";
 
+/**
+ * The security event of a wrong code given to a signed-in call that takes one (its owner's
+ * /profile/security lists it): what `login.failed` with `step: "mfa"` is at sign-in, named by the
+ * call, as someone holding the owner's session tried to turn the second factor off or to get
+ * recovery codes of their own. A code not checked (429 past the count of wrong codes) writes none,
+ * as at sign-in.
+ */
+export const WRONG_CODE_EVENT = {
+  disable: "mfa.disable_failed",
+  renewRecoveryCodes: "mfa.recovery_codes_renew_failed",
+} as const;
+
 async function recoveryCodesLeft(db: DbOrTx, userId: string): Promise<number> {
   const [row] = await db
     .select({ n: count() })
@@ -213,7 +225,10 @@ export function createTwoFactor(deps: TwoFactorDeps) {
           return { ok: false, reason: "staff_last_factor" } as const;
         }
         const method = await spendSecondFactor(tx, user.id, code, now);
-        if (!method) return { ok: false, reason: "incorrect" } as const;
+        if (!method) {
+          await appendSecurityEvent(tx, event(user, WRONG_CODE_EVENT.disable, origin), now);
+          return { ok: false, reason: "incorrect" } as const;
+        }
         await tx.delete(totpFactors).where(eq(totpFactors.userId, user.id));
         await tx.delete(recoveryCodes).where(eq(recoveryCodes.userId, user.id));
         await appendSecurityEvent(tx, event(user, "mfa.disabled", origin, { with: method }), now);
@@ -258,6 +273,7 @@ export function createTwoFactor(deps: TwoFactorDeps) {
         // code, lock its owner out of signing in: code-guessing.ts).
         if (looksLikeRecoveryCode(code)) return { ok: false, reason: "app_code_needed" } as const;
         if ((await spendSecondFactor(tx, user.id, code, now)) !== "totp") {
+          await appendSecurityEvent(tx, event(user, WRONG_CODE_EVENT.renewRecoveryCodes, origin), now);
           return { ok: false, reason: "incorrect" } as const;
         }
         const codes = await replaceRecoveryCodes(tx, user.id, now);

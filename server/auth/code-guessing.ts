@@ -94,7 +94,8 @@ export function codeWasNoGuess(limiter: RateLimiter, userId: string): Promise<vo
  * A signed-in call that takes a code of the account's own second factor (turning two-factor off,
  * new recovery codes): counted as the sign-in's code step counts it, so that a stolen token's 10
  * minutes of recent authentication cannot be spent guessing, within the signed-in write budget,
- * the code that removes the second factor. Only "incorrect" is a guess.
+ * the code that removes the second factor. Only "incorrect" is a guess; the call writes its own
+ * security event for it (accounts/two-factor.ts, WRONG_CODE_EVENT), as sign-in writes `login.failed`.
  */
 export async function countedCodeCheck<T extends { ok: true } | { ok: false; reason: string }>(
   limiter: RateLimiter,

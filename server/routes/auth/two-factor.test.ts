@@ -8,6 +8,7 @@ import { mfaRequiredSchema } from "../../../contract/two-factor.ts";
 import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
 import { totpFactors, users } from "../../db/schema/index.ts";
 import { auditRowsAbout } from "../../testing/admin.ts";
+import { bearer } from "../../testing/api-access.ts";
 import { fromIp, GOOD_PASSWORD, getJson, login, postForm, verifiedUser } from "../../testing/api-client.ts";
 import { softPasskey } from "../../testing/soft-authenticator.ts";
 import { useTestApp } from "../../testing/suite.ts";
@@ -313,6 +314,74 @@ describe.each(TEST_DATABASES)("two-factor sign-in (%s)", (kind) => {
     // The sign-in's code step is closed too, and the owner is mailed once.
     const step = await postForm(ctx.t.app, "/v1/token", { username: "ann", password: GOOD_PASSWORD });
     expect(step.status).toBe(429);
+    await ctx.t.tasks.idle();
+    expect(await mailsTo(ann.email, "is guessing your codes")).toHaveLength(1);
+  });
+
+  it("lists each wrong code to turn it off or renew the codes in the account's security events, as at sign-in", async () => {
+    const ann = await verifiedUser(ctx.t, "ann");
+    const on = await turnOnTwoFactor(ctx.t, ann.accessToken);
+    const limit = CONTRACT_LIMITS.mfaFailuresPerHour;
+    const firefox = "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0";
+    const send = (path: string, code: string, method: "POST" | "DELETE") =>
+      ctx.t.app.request(path, {
+        method,
+        headers: {
+          ...bearer(on.accessToken),
+          "Content-Type": "application/json",
+          "User-Agent": firefox,
+          ...fromIp("198.51.100.61"),
+        },
+        body: JSON.stringify({ code }),
+      });
+    const off = (code: string) => send(`${MFA_PATH}/totp`, code, "DELETE");
+    const renew = (code: string) => send(`${MFA_PATH}/recovery-codes`, code, "POST");
+    const listed = async () => {
+      const res = await getJson(ctx.t.app, "/v1/users/me/security-events", on.accessToken);
+      return ((await res.json()) as { data: { action: string; ip: string | null; browser: string | null }[] })
+        .data;
+    };
+    const failedRows = async () =>
+      (await auditRowsAbout(ctx.t, ann.id, true)).filter((r) => r.action.endsWith("failed"));
+
+    // A wrong code at sign-in's code step: what a wrong code to these two calls is held to.
+    expect((await codeStep(ctx.t, await passwordStep(ctx.t, "ann"), "000000")).status).toBe(400);
+    expect((await off("000000")).status).toBe(400);
+    expect((await off("abcde-fghjk")).status).toBe(400); // a wrong recovery code
+    expect((await renew("000000")).status).toBe(400);
+    expect((await listed()).slice(0, 3)).toEqual([
+      expect.objectContaining({
+        action: "mfa.recovery_codes_renew_failed",
+        ip: "198.51.100.61",
+        browser: "Firefox 133 on Linux",
+      }),
+      expect.objectContaining({ action: "mfa.disable_failed", ip: "198.51.100.61" }),
+      expect.objectContaining({ action: "mfa.disable_failed", ip: "198.51.100.61" }),
+    ]);
+    const [atSignIn, ...atSettings] = await failedRows();
+    expect(atSignIn).toMatchObject({ action: "login.failed", details: { step: "mfa" } });
+    for (const row of atSettings) {
+      expect(row).toMatchObject({
+        actorId: ann.id,
+        actorLabel: "ann",
+        subjectUserId: ann.id,
+        ip: "198.51.100.61",
+        details: { user_agent: firefox },
+      });
+    }
+    // What is no guess is not listed: a recovery code where only the app's code is taken, a right
+    // code (its own event).
+    expect(await (await renew(on.recoveryCodes[0] ?? "")).json()).toEqual({ detail: DETAIL.appCodeNeeded });
+    expect((await renew(codeAt(ctx.t, on.secret, 1))).status).toBe(200);
+    expect((await listed())[0]?.action).toBe("mfa.recovery_codes_renewed");
+    expect(await failedRows()).toHaveLength(4);
+
+    // Up to the limit every wrong code is listed and the owner is mailed once; past it no code is
+    // checked (429), and nothing more is written, as at sign-in.
+    for (let i = 4; i < limit; i++) expect((await (i % 2 === 0 ? off : renew)("000000")).status).toBe(400);
+    expect((await off("000000")).status).toBe(429);
+    expect((await renew("000000")).status).toBe(429);
+    expect(await failedRows()).toHaveLength(limit);
     await ctx.t.tasks.idle();
     expect(await mailsTo(ann.email, "is guessing your codes")).toHaveLength(1);
   });

@@ -11,6 +11,7 @@ import {
   totpConfirmedSchema,
   totpSetupSchema,
 } from "../../../contract/two-factor.ts";
+import { WRONG_CODE_EVENT } from "../../accounts/two-factor.ts";
 import { countedCodeCheck } from "../../auth/code-guessing.ts";
 import type { AppEnv } from "../../http/app-env.ts";
 import { limitWrites, reauthRefusal, requireRecentAuth, requireUser } from "../../http/auth-guard.ts";
@@ -182,7 +183,7 @@ export function twoFactorRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
           `"${DETAIL.mfaTurnedOff}": the authenticator and the recovery codes are forgotten`,
         ),
         ...errorResponses(registry, {
-          400: `"${DETAIL.incorrectCode}"`,
+          400: `"${DETAIL.incorrectCode}" (listed in the account's security events as \`${WRONG_CODE_EVENT.disable}\`)`,
           401: "No valid access token",
           403: reauthRefusal(registry),
           409: `"${DETAIL.mfaNotOn}", or "${DETAIL.staffKeepSecondFactor}" (a staff account's only second factor)`,
@@ -225,7 +226,7 @@ export function twoFactorRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
           content: jsonContent(schemaRef(registry, "RecoveryCodes", recoveryCodesSchema)),
         },
         ...errorResponses(registry, {
-          400: `"${DETAIL.incorrectCode}", or "${DETAIL.appCodeNeeded}" (a recovery code is not used up)`,
+          400: `"${DETAIL.incorrectCode}" (listed in the account's security events as \`${WRONG_CODE_EVENT.renewRecoveryCodes}\`), or "${DETAIL.appCodeNeeded}" (a recovery code is not used up)`,
           401: "No valid access token",
           403: reauthRefusal(registry),
           409: `"${DETAIL.mfaNotOn}"`,
