@@ -143,6 +143,7 @@ export function checkouts(deps: CheckoutDeps) {
         if (state.status === "free" || !customerId) throw new BillingRefusal("no_payment_method");
         return provider.createPortalSession(tx, {
           userId,
+          openedBy: opener.id,
           customerId,
           returnUrl: `${deps.portalUrl}/profile/billing`,
         });

@@ -97,9 +97,10 @@ export function createBilling(deps: BillingDeps) {
     cancelSubscription,
     endSubscriptionNow,
     /**
-     * Closes the organisation's open checkouts and card-setup pages in `tx` (an account or
-     * organisation being deleted: auto top-up is turned off too), or only those `openedBy` opened (a
-     * member being removed: auto top-up pauses if they saved its card): none can be paid after.
+     * Closes the organisation's open checkouts, card-setup pages and card pages in `tx` (an account
+     * or organisation being deleted: auto top-up is turned off too), or only those `openedBy` opened
+     * (a member being removed, or leaving: auto top-up pauses if they saved its card): none can be
+     * paid or take a card after.
      */
     closeOpenCheckouts: async (tx: Tx, orgId: string, openedBy?: string) => {
       await deps.provider.expireOpenCheckouts(tx, orgId, openedBy);
@@ -113,10 +114,10 @@ export function createBilling(deps: BillingDeps) {
       }
     },
     /**
-     * Closes the checkouts and card-setup pages `openedBy` opened for the organisation, in `tx`: a
-     * member whose new role has no billing can no longer pay or save a card through one opened
-     * before. A card they saved stays, managed by the owners and billing members: only a member
-     * who leaves pauses auto top-up.
+     * Closes the checkouts, card-setup pages and card pages `openedBy` opened for the organisation,
+     * in `tx`: a member whose new role has no billing can no longer pay, save a card or replace the
+     * subscription's card through one opened before. A card they saved stays, managed by the owners
+     * and billing members: only a member who leaves pauses auto top-up.
      */
     closeMemberCheckouts: (tx: Tx, orgId: string, openedBy: string) =>
       deps.provider.expireOpenCheckouts(tx, orgId, openedBy),

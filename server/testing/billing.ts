@@ -85,6 +85,25 @@ export async function payAndSettle(t: TestApp, path: string, card?: string, buye
   return res;
 }
 
+/**
+ * The path of a card page (the local Billing Portal, /_checkout/billing/{id}) the member with
+ * `token` opens for organisation `orgId`, which must have a subscription.
+ */
+export async function openCardPage(t: TestApp, token: string, orgId: string): Promise<string> {
+  const res = await postJson(
+    t.app,
+    "/v1/billing-portal-session",
+    {},
+    { Authorization: `Bearer ${token}`, "X-Organization": orgId },
+  );
+  expect(res.status, await res.clone().text()).toBe(200);
+  return checkoutPath(((await res.json()) as { url: string }).url);
+}
+
+/** Gives a new card on a card page: 303 back to the billing page, or the page refusing it. */
+export const giveCardAt = (t: TestApp, path: string, card = "4242 4242 4242 4242") =>
+  postForm(t, path, { card_number: card });
+
 export async function subscribe(t: TestApp, token: string, tier: TierKey, card?: string) {
   await payAndSettle(t, await openSubscriptionCheckout(t, token, tier), card);
 }

@@ -72,10 +72,12 @@ export interface PaymentProvider {
    */
   unclaimedRefundReason(db: DbOrTx, chargeId: string): Promise<string | null>;
   /**
-   * Closes the organisation's checkout sessions that are still open, so that none can be paid any
-   * more (an account or organisation being deleted); with `openedBy`, only those that member
-   * opened (the member is being removed). A session the provider has already completed is left as
-   * it is: its payment arrives as an event like any other.
+   * Closes the organisation's checkout sessions, card-setup pages and (the local stand-in's) card
+   * pages that are still open, so that none can be paid or take a card any more (an account or
+   * organisation being deleted); with `openedBy`, only those that member opened (the member is
+   * removed, leaves, or loses billing). A session the provider has already completed is left as it
+   * is: its payment arrives as an event like any other. Stripe's Billing Portal sessions cannot be
+   * closed by its API: they end on their own (decision 045).
    */
   expireOpenCheckouts(db: DbOrTx, userId: string, openedBy?: string): Promise<void>;
   /**
@@ -86,11 +88,13 @@ export interface PaymentProvider {
   expireSubscriptionCheckouts(db: DbOrTx, orgId: string): Promise<void>;
   /**
    * A page where the customer changes their card (Stripe's Billing Portal; the local stand-in's
-   * card page), coming back to `returnUrl`. A past-due invoice is paid with the new card.
+   * card page), coming back to `returnUrl`. A past-due invoice is paid with the new card. The local
+   * page records `openedBy`, the member who clicked, and takes a card only while they may manage
+   * billing; Stripe's portal session names the customer alone (decision 045).
    */
   createPortalSession(
     db: DbOrTx,
-    p: { userId: string; customerId: string; returnUrl: string },
+    p: { userId: string; openedBy: string; customerId: string; returnUrl: string },
   ): Promise<{ url: string }>;
   /**
    * Refunds `amount` of a paid purchase (the operator console). With Stripe a Refund on its payment

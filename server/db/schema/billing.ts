@@ -461,6 +461,13 @@ export const localCardSessions = pgTable("local_card_sessions", {
   /** bps_… */
   id: text("id").primaryKey(),
   userId: userRef(),
+  /**
+   * The member who opened it (null: a team's page from before migration 0020, which that migration
+   * closed, or the member's account is gone). It takes a card only while they may still manage the
+   * organisation's billing; losing that (a role change, a transfer, a removal, leaving) expires it
+   * (decision 045).
+   */
+  openedBy: uuid("opened_by").references(() => users.id, { onDelete: "set null" }),
   returnUrl: text("return_url").notNull(),
   createdAt: at("created_at").notNull(),
   expiresAt: at("expires_at").notNull(),

@@ -1,13 +1,17 @@
 // The local checkout's card-change page (Stripe's Billing Portal, reduced to the card): a page
 // for the user's subscription, a new test card put on it, and a past-due invoice charged to it at
-// once, as Stripe retries the open invoice when a new default card is attached.
-import { eq } from "drizzle-orm";
+// once, as Stripe retries the open invoice when a new default card is attached. A page takes a card
+// only while the member who opened it may manage the organisation's billing: losing that expires
+// it (decision 045), and the page asks again when a card is given.
+import { and, eq, gt, isNull } from "drizzle-orm";
+import { can } from "../../../contract/org-roles.ts";
 import type { Clock } from "../../clock.ts";
 import {
   type LocalCardSessionRow,
   type LocalSubscriptionRow,
   localCardSessions,
   localSubscriptions,
+  organizationMembers,
 } from "../../db/schema/index.ts";
 import type { Db, DbOrTx } from "../../db/types.ts";
 import { newStripeId } from "../stripe/format.ts";
@@ -32,6 +36,25 @@ export type CardUpdateResult =
       page: Extract<CardPage, { ok: true }>;
     };
 
+/**
+ * Whether the page's opener may still manage its organisation's billing (a personal organisation's
+ * user is its owner). A page that names nobody takes no card: it was a team's before migration 0020,
+ * or its opener's account is gone.
+ */
+async function openerMayPay(db: DbOrTx, session: LocalCardSessionRow): Promise<boolean> {
+  if (!session.openedBy) return false;
+  const [member] = await db
+    .select({ role: organizationMembers.role })
+    .from(organizationMembers)
+    .where(
+      and(eq(organizationMembers.orgId, session.userId), eq(organizationMembers.userId, session.openedBy)),
+    );
+  return member !== undefined && can(member.role, "billing");
+}
+
+const isOver = (session: LocalCardSessionRow, now: Date) =>
+  session.usedAt !== null || session.expiresAt.getTime() <= now.getTime();
+
 export function cardUpdates(deps: {
   db: Db;
   clock: Clock;
@@ -44,12 +67,13 @@ export function cardUpdates(deps: {
   const { db, clock, liveSubscriptionOf, bill } = deps;
 
   return {
-    async createPortalSession(tx: DbOrTx, p: { userId: string; returnUrl: string }) {
+    async createPortalSession(tx: DbOrTx, p: { userId: string; openedBy: string; returnUrl: string }) {
       const now = clock.now();
       const id = newStripeId("bps");
       await tx.insert(localCardSessions).values({
         id,
         userId: p.userId,
+        openedBy: p.openedBy,
         returnUrl: p.returnUrl,
         createdAt: now,
         expiresAt: new Date(now.getTime() + CARD_SESSION_LIFETIME_MS),
@@ -60,7 +84,7 @@ export function cardUpdates(deps: {
     async findCardPage(id: string): Promise<CardPage> {
       const [session] = await db.select().from(localCardSessions).where(eq(localCardSessions.id, id));
       if (!session) return { ok: false, reason: "not_found" };
-      if (session.usedAt || session.expiresAt.getTime() <= clock.now().getTime())
+      if (isOver(session, clock.now()) || !(await openerMayPay(db, session)))
         return { ok: false, reason: "expired" };
       return { ok: true, session, subscription: await liveSubscriptionOf(db, session.userId) };
     },
@@ -74,7 +98,9 @@ export function cardUpdates(deps: {
           .where(eq(localCardSessions.id, id))
           .for("update");
         if (!session) return { ok: false, reason: "not_found" };
-        if (session.usedAt || session.expiresAt.getTime() <= now.getTime())
+        // The opener's role is read again: a role lost in any way refuses the card. A change of
+        // role that reaches the page after this one locked it waits: the card came before it.
+        if (isOver(session, now) || !(await openerMayPay(tx, session)))
           return { ok: false, reason: "expired" };
         const live = await liveSubscriptionOf(tx, session.userId, true);
         const card = cardOutcome(cardNumber);
@@ -94,6 +120,25 @@ export function cardUpdates(deps: {
         await bill(tx, withCard, now);
         return { ok: true, redirectTo: session.returnUrl, settled: !card.renewalsDecline };
       });
+    },
+
+    /**
+     * Closes the organisation's card pages still open (only those `openedBy` opened, when given),
+     * in the caller's transaction: none takes a card after it commits.
+     */
+    async expireOpenCardPages(tx: DbOrTx, orgId: string, openedBy?: string): Promise<void> {
+      const now = clock.now();
+      await tx
+        .update(localCardSessions)
+        .set({ expiresAt: now })
+        .where(
+          and(
+            eq(localCardSessions.userId, orgId),
+            openedBy === undefined ? undefined : eq(localCardSessions.openedBy, openedBy),
+            isNull(localCardSessions.usedAt),
+            gt(localCardSessions.expiresAt, now),
+          ),
+        );
     },
   };
 }

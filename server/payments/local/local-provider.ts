@@ -80,6 +80,7 @@ export function createLocalProvider(deps: {
     async expireOpenCheckouts(tx, orgId, openedBy) {
       await checkout.expireOpenCheckouts(tx, orgId, openedBy);
       await setups.expireOpenSetups(tx, orgId, openedBy);
+      await cards.expireOpenCardPages(tx, orgId, openedBy);
     },
     createCardSetupSession: setups.createCardSetupSession,
     findSetupPage: setups.findSetupPage,

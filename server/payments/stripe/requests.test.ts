@@ -305,6 +305,7 @@ describe("every request of the Stripe adapter against the SDK's published parame
     expect(await provider.unclaimedRefundReason(database.db, "ch_1")).toBe("A reason");
     await provider.createPortalSession(database.db, {
       userId,
+      openedBy: userId,
       customerId: "cus_1",
       returnUrl: "https://portal.test/profile/billing",
     });

@@ -12,6 +12,7 @@ import {
   apiKeys,
   auditLog,
   checkoutSessions,
+  localCardSessions,
   memberCreditUsage,
   organizationInvitations,
   organizationMembers,
@@ -23,7 +24,10 @@ import { verifiedUser } from "../../testing/api-client.ts";
 import { AUTO_TOP_UP_CARDS, openCardSetup, saveCard } from "../../testing/auto-top-up.ts";
 import {
   checkoutPath,
+  giveCardAt,
+  openCardPage,
   openSubscriptionCheckout,
+  payAndSettle,
   payAt,
   requestOrgCheckout,
   TIER,
@@ -89,6 +93,20 @@ describe.each(TEST_DATABASES)("organisation members (%s)", (kind) => {
       .from(checkoutSessions)
       .where(eq(checkoutSessions.id, path.split("/").pop() as string));
     return session?.status;
+  };
+  /** Whether the card page at `path` (/_checkout/billing/{id}) is still open, as stored. */
+  const cardPageOpen = async (path: string) => {
+    const [page] = await ctx.t.deps.db
+      .select()
+      .from(localCardSessions)
+      .where(eq(localCardSessions.id, path.split("/").pop() as string));
+    return page !== undefined && page.usedAt === null && page.expiresAt > ctx.t.clock.now();
+  };
+  /** The card page's answer to a card that would work: 410 with its expired wording when it is over. */
+  const refusedCard = async (path: string) => {
+    const res = await giveCardAt(ctx.t, path);
+    expect(res.status).toBe(410);
+    expect(await res.text()).toContain("This link has expired or was used.");
   };
   const lastAudit = async (orgId: string) => {
     const rows = await ctx.t.deps.db.select().from(auditLog).where(eq(auditLog.subjectOrgId, orgId));
@@ -335,6 +353,34 @@ describe.each(TEST_DATABASES)("organisation members (%s)", (kind) => {
       expect(cards.map((c) => c.paymentMethodId)).toEqual([saved.paymentMethodId]);
     });
 
+    it("expires the card page of a member moved out of billing: it replaces no card", async () => {
+      const { org, ann, bill } = await acme();
+      await payAndSettle(ctx.t, await openedCheckout(bill, org.id));
+      const billsPage = await openCardPage(ctx.t, bill.accessToken, org.id);
+      const annsPage = await openCardPage(ctx.t, ann.accessToken, org.id);
+      await json(await patch(ann, org.id, bill.id, { role: "developer" }), 200);
+      expect(await cardPageOpen(billsPage)).toBe(false);
+      expect((await ctx.t.app.request(billsPage)).status).toBe(410);
+      await refusedCard(billsPage);
+      // Ann's page is hers: it still takes a card.
+      expect(await cardPageOpen(annsPage)).toBe(true);
+      expect((await giveCardAt(ctx.t, annsPage)).status).toBe(303);
+    });
+
+    it("takes no card on a page whose opener no longer manages billing, however the role went", async () => {
+      const { org, bill } = await acme();
+      await payAndSettle(ctx.t, await openedCheckout(bill, org.id));
+      const page = await openCardPage(ctx.t, bill.accessToken, org.id);
+      // A role written without the routes, which would have expired the page: it asks again.
+      await ctx.t.deps.db
+        .update(organizationMembers)
+        .set({ role: "developer" })
+        .where(and(eq(organizationMembers.orgId, org.id), eq(organizationMembers.userId, bill.id)));
+      expect(await cardPageOpen(page)).toBe(true);
+      expect((await ctx.t.app.request(page)).status).toBe(410);
+      await refusedCard(page);
+    });
+
     it("leaves the checkouts open of a member whose new role still pays", async () => {
       const { org, ann, bill } = await acme();
       const checkout = await openedCheckout(bill, org.id);
@@ -444,6 +490,23 @@ describe.each(TEST_DATABASES)("organisation members (%s)", (kind) => {
       // His page no longer takes a payment.
       const paid = await payAt(ctx.t, `/_checkout/${billsSession}`);
       expect(paid.status).not.toBe(303);
+    });
+
+    it("expires the card pages of a member removed and of one who leaves, and no one else's", async () => {
+      const { org, ann, bill } = await acme();
+      const bea = await member(ctx.t, org, ann, "bea", "billing");
+      await payAndSettle(ctx.t, await openedCheckout(bill, org.id));
+      const billsPage = await openCardPage(ctx.t, bill.accessToken, org.id);
+      const beasPage = await openCardPage(ctx.t, bea.accessToken, org.id);
+      const annsPage = await openCardPage(ctx.t, ann.accessToken, org.id);
+      await json(await remove(ann, org.id, bill.id), 200);
+      await json(await remove(bea, org.id, bea.id), 200);
+      for (const page of [billsPage, beasPage]) {
+        expect(await cardPageOpen(page)).toBe(false);
+        await refusedCard(page);
+      }
+      expect(await cardPageOpen(annsPage)).toBe(true);
+      expect((await ctx.t.app.request(annsPage)).status).toBe(200);
     });
 
     it("keeps a member to 10 open checkouts of the organisation, counting only the open ones", async () => {

@@ -13,6 +13,7 @@ import {
   checkoutSessions,
   creditAdjustments,
   creditGrants,
+  localCardSessions,
   localSubscriptions,
   organizationInvitations,
   organizations,
@@ -22,7 +23,15 @@ import {
 } from "../../db/schema/index.ts";
 import { bearer } from "../../testing/api-access.ts";
 import { login, postJson, verifiedUser } from "../../testing/api-client.ts";
-import { advanceDays, checkoutPath, payAndSettle, requestOrgCheckout, TIER } from "../../testing/billing.ts";
+import {
+  advanceDays,
+  checkoutPath,
+  giveCardAt,
+  openCardPage,
+  payAndSettle,
+  requestOrgCheckout,
+  TIER,
+} from "../../testing/billing.ts";
 import {
   call,
   createTeam,
@@ -437,6 +446,28 @@ describe.each(TEST_DATABASES)("organisations (%s)", (kind) => {
         .from(auditLog)
         .where(and(eq(auditLog.subjectOrgId, org.id), eq(auditLog.action, "org.transfer")));
       expect(entry?.details).toMatchObject({ revoked_invitations: 1 });
+    });
+
+    it("expires the former owner's card page: as a manager they replace no card", async () => {
+      const ann = await verifiedUser(ctx.t, "ann");
+      const org = await createTeam(ctx.t, ann);
+      const max = await member(ctx.t, org, ann, "max", "manager");
+      await subscribeToTierA(ann, org);
+      const page = await openCardPage(ctx.t, ann.accessToken, org.id);
+      const res = await call(ctx.t, "POST", `/v1/orgs/${org.id}/transfer-ownership`, ann.accessToken, {
+        user_id: max.id,
+      });
+      await json(res, 200);
+      const [session] = await ctx.t.deps.db
+        .select({ expiresAt: localCardSessions.expiresAt })
+        .from(localCardSessions)
+        .where(eq(localCardSessions.id, page.split("/").pop() as string));
+      expect(session?.expiresAt.getTime()).toBeLessThanOrEqual(ctx.t.clock.now().getTime());
+      const refused = await giveCardAt(ctx.t, page);
+      expect(refused.status).toBe(410);
+      expect(await refused.text()).toContain("This link has expired or was used.");
+      // The new owner opens a page of their own, which takes the card.
+      expect((await giveCardAt(ctx.t, await openCardPage(ctx.t, max.accessToken, org.id))).status).toBe(303);
     });
 
     it("refuses a non-owner, a stale sign-in, the caller themselves and a non-member", async () => {
