@@ -130,7 +130,7 @@ export function memberRoutes(deps: OrgRouteDeps): OpenAPIHono<AppEnv> {
       tags: TAGS,
       summary: "Change a member's role or monthly credit cap (null: no cap)",
       description:
-        "Owners change anyone (never demoting the last owner); managers move developers and managers between those roles and set their caps, never their own. Making an owner or a billing member needs recent authentication. A role without API keys revokes the member's keys in the organisation: the answer lists them. The pending invitations the member sent for a role the new one cannot give are revoked (counted), and a role without billing expires the checkout and card-setup sessions they opened.",
+        "Owners change anyone (never demoting the last owner); managers move developers and managers between those roles and set their caps, never their own. Making an owner or a billing member needs recent authentication. A role without API keys revokes the member's keys in the organisation: the answer lists them. The pending invitations the member sent for a role the new one cannot give are revoked (counted), and a role without billing expires the checkout and card-setup sessions they opened (and the local card-change page; a Stripe Billing Portal session cannot be ended early).",
       security,
       parameters: [ORG_ID_PARAMETER, USER_ID_PARAMETER],
       request: {
@@ -264,7 +264,7 @@ export function memberRoutes(deps: OrgRouteDeps): OpenAPIHono<AppEnv> {
       tags: TAGS,
       summary: "Remove a member, or leave (the caller's own id)",
       description:
-        "At once on every instance: their access ends, the keys they made in the organisation are revoked (listed), the shared keys they made keep working (listed, to revoke too if they should stop), the invitations they sent are revoked, and the checkout sessions they opened for the organisation expire. The last owner cannot leave or be removed.",
+        "At once on every instance: their access ends, the keys they made in the organisation are revoked (listed), the shared keys they made keep working (listed, to revoke too if they should stop), the invitations they sent are revoked, and the checkout and card-setup sessions they opened for the organisation expire (and the local card-change page; a Stripe Billing Portal session cannot be ended early). The last owner cannot leave or be removed.",
       security,
       parameters: [ORG_ID_PARAMETER, USER_ID_PARAMETER],
       responses: {

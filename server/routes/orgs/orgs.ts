@@ -275,7 +275,7 @@ export function orgRoutes(deps: OrgRouteDeps): OpenAPIHono<AppEnv> {
       summary:
         "Make another member an owner and the caller a manager, in one step (owners, recent authentication)",
       description:
-        "As a role change to manager: the pending billing invitations the caller sent are revoked, and the checkout and card-setup sessions they opened for the organisation expire. Nobody becomes the owner of more than 20 organisations.",
+        "As a role change to manager: the pending billing invitations the caller sent are revoked, and the checkout and card-setup sessions they opened for the organisation expire (and the local card-change page; a Stripe Billing Portal session cannot be ended early). Nobody becomes the owner of more than 20 organisations.",
       security,
       parameters: [ORG_ID_PARAMETER],
       request: {
