@@ -5,12 +5,11 @@
 // closed: no loss of billing could end them, and a page takes a card only for an opener who may
 // still manage billing (decision 045). On PGlite, and on PostgreSQL in a scratch database when
 // TEST_DATABASE_URL is set.
-import { randomUUID } from "node:crypto";
 import { rmSync } from "node:fs";
 import { sql } from "drizzle-orm";
 import { afterAll, describe, expect, it } from "vitest";
 import { rowsOf, TEST_DATABASES } from "../../tests/fixtures/test-db.ts";
-import { migrationsBefore, scratchDatabase } from "../testing/migrations.ts";
+import { fillTeamOfTwo, migrationsBefore, scratchDatabase } from "../testing/migrations.ts";
 import { MIGRATIONS_FOLDER } from "./migrate.ts";
 import type { Db } from "./types.ts";
 
@@ -20,17 +19,7 @@ const LATER = "2999-01-01T00:00:00.000Z";
 const EARLIER = "2026-11-30T08:00:00.000Z";
 
 async function fillAsBefore(db: Db) {
-  const ann = randomUUID();
-  const bob = randomUUID();
-  const team = randomUUID();
-  await db.execute(sql`insert into users (id, username, email, password_hash, email_verified, created_at, updated_at)
-    values (${ann}, 'ann', 'ann@example.com', 'h', true, ${NOW}, ${NOW}),
-           (${bob}, 'bob', 'bob@example.com', 'h', true, ${NOW}, ${NOW})`);
-  // Each user's personal organisation comes with the user's row (migration 0016's trigger).
-  await db.execute(sql`insert into organizations (id, name, personal, created_by, created_at)
-    values (${team}, 'Acme', false, ${ann}, ${NOW})`);
-  await db.execute(sql`insert into organization_members (org_id, user_id, role, joined_at)
-    values (${team}, ${ann}, 'owner', ${NOW}), (${team}, ${bob}, 'billing', ${NOW})`);
+  const { ann, bob, team } = await fillTeamOfTwo(db, NOW);
   const page = (id: string, payer: string, expiresAt: string, usedAt: string | null) =>
     sql`(${id}, ${payer}, 'http://localhost/profile/billing', ${NOW}, ${expiresAt}, ${usedAt})`;
   await db.execute(sql`insert into local_card_sessions (id, user_id, return_url, created_at, expires_at, used_at)

@@ -4,30 +4,19 @@
 // is known (a personal organisation's one member), and every VAT ID on file still gives reverse
 // charge (a check says "verified"), as it did before. On PGlite, and on PostgreSQL in a scratch database
 // when TEST_DATABASE_URL is set.
-import { randomUUID } from "node:crypto";
 import { rmSync } from "node:fs";
 import { sql } from "drizzle-orm";
 import { afterAll, describe, expect, it } from "vitest";
 import { rowsOf, TEST_DATABASES } from "../../tests/fixtures/test-db.ts";
 import { findBillingDetails } from "../billing/subscription-store.ts";
-import { migrationsBefore, scratchDatabase } from "../testing/migrations.ts";
+import { fillTeamOfTwo, migrationsBefore, scratchDatabase } from "../testing/migrations.ts";
 import { MIGRATIONS_FOLDER } from "./migrate.ts";
 import type { Db } from "./types.ts";
 
 const NOW = "2026-11-27T10:00:00.000Z";
 
 async function fillAsBefore(db: Db) {
-  const ann = randomUUID();
-  const bob = randomUUID();
-  const team = randomUUID();
-  await db.execute(sql`insert into users (id, username, email, password_hash, email_verified, created_at, updated_at)
-    values (${ann}, 'ann', 'ann@example.com', 'h', true, ${NOW}, ${NOW}),
-           (${bob}, 'bob', 'bob@example.com', 'h', true, ${NOW}, ${NOW})`);
-  // The trigger of 0016 made each user's personal organisation; the team is made as 0016's code did.
-  await db.execute(sql`insert into organizations (id, name, personal, created_by, created_at)
-    values (${team}, 'Acme', false, ${ann}, ${NOW})`);
-  await db.execute(sql`insert into organization_members (org_id, user_id, role, joined_at)
-    values (${team}, ${ann}, 'owner', ${NOW}), (${team}, ${bob}, 'billing', ${NOW})`);
+  const { ann, bob, team } = await fillTeamOfTwo(db, NOW);
   const session = (id: string, payer: string, status: string) =>
     sql`(${id}, 'local', ${payer}, 'payment', 'prod_500', 'price_500', 900, 'eur', ${status},
          ${`http://localhost/_checkout/${id}`}, 'http://localhost/ok', 'http://localhost/no', ${`cus_${payer.slice(0, 8)}`},

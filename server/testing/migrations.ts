@@ -10,9 +10,11 @@ import { migrate as migratePgliteDb } from "drizzle-orm/pglite/migrator";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import { migrate as migratePostgresDb } from "drizzle-orm/postgres-js/migrator";
 import postgres from "postgres";
+import { sql } from "drizzle-orm";
 import { expect } from "vitest";
 import { type DatabaseHandle, openPglite, openPostgres } from "../db/client.ts";
 import { MIGRATIONS_FOLDER } from "../db/migrate.ts";
+import type { Db } from "../db/types.ts";
 
 /** A copy of the migrations that stops before `tag`: the schema as it was before that migration. */
 export function migrationsBefore(tag: string): string {
@@ -25,6 +27,25 @@ export function migrationsBefore(tag: string): string {
   journal.entries = journal.entries.slice(0, cut);
   writeFileSync(journalPath, JSON.stringify(journal));
   return dir;
+}
+
+/**
+ * Two users, Ann and Bob, and a team organisation Ann owns and Bob manages the billing of, written
+ * as the code since migration 0016 writes them (its trigger made each user's personal organisation
+ * with the user's row), at `now`.
+ */
+export async function fillTeamOfTwo(db: Db, now: string): Promise<{ ann: string; bob: string; team: string }> {
+  const ann = randomUUID();
+  const bob = randomUUID();
+  const team = randomUUID();
+  await db.execute(sql`insert into users (id, username, email, password_hash, email_verified, created_at, updated_at)
+    values (${ann}, 'ann', 'ann@example.com', 'h', true, ${now}, ${now}),
+           (${bob}, 'bob', 'bob@example.com', 'h', true, ${now}, ${now})`);
+  await db.execute(sql`insert into organizations (id, name, personal, created_by, created_at)
+    values (${team}, 'Acme', false, ${ann}, ${now})`);
+  await db.execute(sql`insert into organization_members (org_id, user_id, role, joined_at)
+    values (${team}, ${ann}, 'owner', ${now}), (${team}, ${bob}, 'billing', ${now})`);
+  return { ann, bob, team };
 }
 
 export interface ScratchDatabase {
