@@ -13,6 +13,7 @@ import { passkeys, type UserRow, users } from "../db/schema/index.ts";
 import type { Db, Tx } from "../db/types.ts";
 import type { Mailer } from "../mail/mailer.ts";
 import { passwordChangedMail, passwordResetMail, verificationMail } from "../mail/templates.ts";
+import { endPendingEmailChanges } from "./email-change.ts";
 import type { AccountHooks } from "./hooks.ts";
 import { mailTime } from "./security-mails.ts";
 import { consumeTokenOfLockedAccount, findUsableToken, issueUserToken, revokeTokens } from "./user-tokens.ts";
@@ -234,8 +235,9 @@ export function createAccounts(deps: AccountDeps) {
 
     /**
      * Sets a new password with a reset token: the token and every other reset token of the user die,
-     * the token version goes up (every access token issued before stops working), and the address
-     * counts as verified (the link proved the user reads it).
+     * the token version goes up (every access token issued before stops working), a pending change
+     * of address ends (asked from one of them, it may be an intruder's), and the address counts as
+     * verified (the link proved the user reads it).
      */
     async resetPassword(token: string, password: string, origin: RequestOrigin): Promise<boolean> {
       // Cheap check first: an invalid token must not cost an argon2 hash.
@@ -252,6 +254,7 @@ export function createAccounts(deps: AccountDeps) {
           .returning();
         if (!changed) return undefined;
         await revokeTokens(tx, used.userId, "password_reset", now);
+        await endPendingEmailChanges(tx, used.userId);
         await markEmailVerified(tx, deps, used.userId, now);
         await appendSecurityEvent(
           tx,
@@ -268,7 +271,8 @@ export function createAccounts(deps: AccountDeps) {
 
     /**
      * Sets a new password for a signed-in user who gave the current one (the route checked it):
-     * the token version goes up (every access token ends) and unused reset links die. Returns the
+     * the token version goes up (every access token ends), and unused reset links and a pending
+     * change of address die (asked from one of those sessions, it may be an intruder's). Returns the
      * user as changed, for the new token of the browser that asked.
      */
     async changePassword(userId: string, password: string, origin: RequestOrigin): Promise<UserRow> {
@@ -282,6 +286,7 @@ export function createAccounts(deps: AccountDeps) {
           .returning();
         if (!changed) throw new Error(`No user ${userId}`);
         await revokeTokens(tx, userId, "password_reset", now);
+        await endPendingEmailChanges(tx, userId);
         await appendSecurityEvent(
           tx,
           { action: "password.changed", userId, actorLabel: changed.username, origin },

@@ -38,7 +38,15 @@ export type EmailChangeResult =
 
 async function issue(
   tx: Db | Tx,
-  args: { userId: string; kind: "change" | "revert"; email: string; now: Date; lifetimeMs: number },
+  args: {
+    userId: string;
+    kind: "change" | "revert";
+    email: string;
+    now: Date;
+    lifetimeMs: number;
+    /** A change link's: the account's token version under which it was asked for. */
+    tokenVersion?: number;
+  },
 ): Promise<string> {
   const token = generateSecretToken();
   await tx.insert(emailChanges).values({
@@ -49,8 +57,24 @@ async function issue(
     tokenHash: hashSecretToken(token),
     expiresAt: new Date(args.now.getTime() + args.lifetimeMs),
     createdAt: args.now,
+    tokenVersion: args.tokenVersion ?? null,
   });
   return token;
+}
+
+/**
+ * Ends the account's pending change links (not its ways back, which are the owner's), in the
+ * transaction that signs every session out: signing out everywhere, a new password, a reset. A
+ * change asked from a stolen session must not outlive the owner's answer to it (a review's MEDIUM
+ * 2: the intruder followed it afterwards, had a reset mailed to their address, and signed in).
+ * Call it once the account's row is locked or updated in `tx`, as `confirm` locks it first.
+ */
+export async function endPendingEmailChanges(tx: Tx, userId: string): Promise<void> {
+  await tx
+    .delete(emailChanges)
+    .where(
+      and(eq(emailChanges.userId, userId), eq(emailChanges.kind, "change"), isNull(emailChanges.usedAt)),
+    );
 }
 
 export function createEmailChanges(deps: { db: Db; clock: Clock }) {
@@ -78,21 +102,14 @@ export function createEmailChanges(deps: { db: Db; clock: Clock }) {
         // checked ended every pending change and session, and must not be followed by a new link.
         const account = await lockAccount(tx, user.id);
         if (!account || account.deletedAt || account.tokenVersion !== user.tokenVersion) return undefined;
-        await tx
-          .delete(emailChanges)
-          .where(
-            and(
-              eq(emailChanges.userId, user.id),
-              eq(emailChanges.kind, "change"),
-              isNull(emailChanges.usedAt),
-            ),
-          );
+        await endPendingEmailChanges(tx, user.id);
         const issued = await issue(tx, {
           userId: user.id,
           kind: "change",
           email,
           now,
           lifetimeMs: EMAIL_CHANGE_LIFETIME_MS,
+          tokenVersion: account.tokenVersion,
         });
         await appendSecurityEvent(
           tx,
@@ -137,6 +154,12 @@ export function createEmailChanges(deps: { db: Db; clock: Clock }) {
           // link sent as a way back (a tampered page) does nothing rather than the opposite.
           if (found.kind === "revert" && !revert) return { ok: false, reason: "unconfirmed" };
           if (found.kind === "change" && revert) return { ok: false, reason: "invalid" };
+          // A change asked from a session that has ended since (sign-out everywhere, a new password,
+          // a reset: each raises the token version) is dead, whatever path raised it; those paths
+          // also delete the link. A way back carries no version: it is the owner's, and outlives them.
+          if (found.kind === "change" && found.tokenVersion !== before.tokenVersion) {
+            return { ok: false, reason: "invalid" };
+          }
           // Under the row's lock: of two tabs following the link at once, the second finds it used.
           const [link] = await tx
             .update(emailChanges)

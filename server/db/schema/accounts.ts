@@ -159,6 +159,13 @@ export const emailChanges = pgTable(
     expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
     usedAt: timestamp("used_at", { withTimezone: true }),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull(),
+    /**
+     * A change link's: the account's token version when the change was asked for. The link works
+     * only while the account still has it: signing out everywhere, a new password or a reset ends a
+     * change asked from a session they ended. Null for a way back, which is the owner's and outlives
+     * them; and for change links used before migration 0021, which ended those still pending.
+     */
+    tokenVersion: integer("token_version"),
   },
   (t) => [
     uniqueIndex("email_changes_token_hash_key").on(t.tokenHash),

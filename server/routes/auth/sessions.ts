@@ -1,10 +1,11 @@
 // POST /v1/logout and POST /v1/logout/all (ACCOUNT-SECURITY.md): signing out ends the token for
 // real, not only in the browser that held it. One token: its id is revoked until it expires, on
 // every instance at once (auth/token-revocations.ts). Everywhere: the account's token version goes
-// up, which every request reads with the user.
+// up, which every request reads with the user, and a pending change of address ends.
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { eq, sql } from "drizzle-orm";
 import { DETAIL } from "../../../contract/messages.ts";
+import { endPendingEmailChanges } from "../../accounts/email-change.ts";
 import { appendSecurityEvent } from "../../audit/security-events.ts";
 import { users } from "../../db/schema/index.ts";
 import type { AppEnv } from "../../http/app-env.ts";
@@ -65,7 +66,7 @@ export function sessionRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
       tags: ["auth"],
       summary: "Sign out everywhere: every access token of the account stops working",
       description:
-        "API keys keep working: they are revoked one by one (or all at once) on the API keys page.",
+        "A pending change of the e-mail address ends too (its link answers 400); the old address's way back stays. API keys keep working: they are revoked one by one (or all at once) on the API keys page.",
       security,
       responses: {
         200: done(`"${DETAIL.signedOutEverywhere}"`),
@@ -81,6 +82,8 @@ export function sessionRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
           .update(users)
           .set({ tokenVersion: sql`${users.tokenVersion} + 1`, updatedAt: now })
           .where(eq(users.id, user.id));
+        // A change of address asked from one of those sessions may be an intruder's: it ends too.
+        await endPendingEmailChanges(tx, user.id);
         await appendSecurityEvent(
           tx,
           {

@@ -1,6 +1,6 @@
 // Changing the e-mail address on PGlite and PostgreSQL: the new address takes over only through
 // its link; the old one is told and can change it back, which signs every session out.
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { DETAIL, VALIDATION } from "../../../contract/messages.ts";
 import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
@@ -196,6 +196,82 @@ describe.each(TEST_DATABASES)("changing the e-mail address (%s)", (kind) => {
   const emailNow = async (username: string) =>
     (await ctx.t.deps.db.select({ email: users.email }).from(users).where(eq(users.username, username)))[0]
       ?.email;
+
+  // Review, MEDIUM 2: a change asked with a stolen session outlived the owner's "sign out
+  // everywhere" and new password. The intruder followed it afterwards, asked for a reset at their
+  // address, and signed in as the owner. Whatever ends every session ends the pending change too;
+  // the way back mailed to the old address is the owner's, and stays.
+  it("sign-out everywhere, a new password, a reset and a deletion end the pending change; the way back stays", async () => {
+    const ends: Record<string, (name: string, token: string) => Promise<void>> = {
+      "sign out everywhere": async (_name, token) => {
+        expect((await callAs(ctx.t, "/v1/logout/all", token)).status).toBe(200);
+      },
+      "change the password": async (_name, token) => {
+        const changed = await callAs(ctx.t, "/v1/users/me/password", token, {
+          current_password: GOOD_PASSWORD,
+          new_password: "Owner#2468",
+        });
+        expect(changed.status).toBe(200);
+      },
+      "reset the password": async (name) => {
+        const email = `${name}.b@example.com`;
+        await postJson(ctx.t.app, "/v1/user/password-reset-request", { email }, fromIp());
+        const { token } = await latestMailTo(ctx.t, email, "Reset your");
+        const reset = await postJson(ctx.t.app, "/v1/user/password-reset", { token, password: "Owner#2468" });
+        expect(reset.status).toBe(200);
+      },
+      "delete the account": async (name, token) => {
+        expect((await callAs(ctx.t, "/v1/users/me", token, { confirm: name }, "DELETE")).status).toBe(200);
+      },
+    };
+    for (const [how, end] of Object.entries(ends)) {
+      const name = `end${Object.keys(ends).indexOf(how)}`;
+      const owner = await verifiedUser(ctx.t, name);
+      const ask = (token: string, email: string) => callAs(ctx.t, "/v1/users/me/email", token, { email });
+      // Another move, done before, leaves the owner a way back to the first address.
+      expect((await ask(owner.accessToken, `${name}.b@example.com`)).status).toBe(202);
+      await follow((await latestMailTo(ctx.t, `${name}.b@example.com`, "Confirm your new")).token);
+      const wayBack = await latestMailTo(ctx.t, owner.email, "e-mail address was changed");
+      // The stolen session asks for the intruder's mailbox; the owner then ends every session.
+      const stolen = ((await (await login(ctx.t, name)).json()) as { access_token: string }).access_token;
+      expect((await ask(stolen, `${name}.mallory@example.net`)).status).toBe(202);
+      const link = await latestMailTo(ctx.t, `${name}.mallory@example.net`, "Confirm your new");
+      await end(name, owner.accessToken);
+
+      const late = await follow(link.token);
+      expect(late.status, how).toBe(400);
+      expect(await late.json()).toEqual({ detail: DETAIL.tokenInvalidOrExpired });
+      if (how === "delete the account") continue;
+      expect(await emailNow(name), how).toBe(`${name}.b@example.com`);
+      expect((await followBack(wayBack.token)).status, how).toBe(200);
+      expect(await emailNow(name), how).toBe(owner.email);
+    }
+  });
+
+  it("a change link asked before the account's token version moved is refused, whatever moved it", async () => {
+    const ann = await verifiedUser(ctx.t, "ann");
+    expect(
+      (await callAs(ctx.t, "/v1/users/me/email", ann.accessToken, { email: "m@example.net" })).status,
+    ).toBe(202);
+    const link = await latestMailTo(ctx.t, "m@example.net", "Confirm your new");
+    // As a path that ends every session but leaves the link's row would: only the version moves.
+    await ctx.t.deps.db
+      .update(users)
+      .set({ tokenVersion: sql`${users.tokenVersion} + 1` })
+      .where(eq(users.id, ann.id));
+    const late = await follow(link.token);
+    expect(late.status).toBe(400);
+    expect(await late.json()).toEqual({ detail: DETAIL.tokenInvalidOrExpired });
+    expect(await emailNow("ann")).toBe(ann.email);
+    // A new request, under the version the account has now, works.
+    const signedIn = ((await (await login(ctx.t, "ann")).json()) as { access_token: string }).access_token;
+    expect((await callAs(ctx.t, "/v1/users/me/email", signedIn, { email: "m@example.net" })).status).toBe(
+      202,
+    );
+    expect(
+      (await follow((await latestMailTo(ctx.t, "m@example.net", "Confirm your new")).token)).status,
+    ).toBe(200);
+  });
 
   // Every transaction that ends an account's links locks the account first, then the link
   // (users.ts lockAccount). In the other order each held its own link and waited for the other's
