@@ -5,6 +5,12 @@ import * as z from "zod/mini";
 /** How many events the page shows: the most recent first. */
 export const SECURITY_EVENTS_SHOWN = 20;
 
+/**
+ * How many wrong passwords at sign-in are among them at most: anyone who knows the username can
+ * add those, and must not push the account's own changes out of the list.
+ */
+export const WRONG_PASSWORDS_SHOWN = 5;
+
 /** The audit actions that count as security events (a prefix ends with "."). */
 export const SECURITY_EVENT_PREFIXES = [
   "login.",
@@ -31,6 +37,8 @@ export const securityEventsSchema = z.object({
       browser: z.nullable(z.string()),
     }),
   ),
+  /** Wrong passwords at sign-in older than the WRONG_PASSWORDS_SHOWN listed. */
+  wrong_passwords_not_listed: z.number(),
 });
 export type SecurityEvents = z.infer<typeof securityEventsSchema>;
 

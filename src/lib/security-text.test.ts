@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { SECURITY_EVENT_PREFIXES } from "../../contract/security-events.ts";
-import { SECURITY_EVENT_NAMES } from "./security-text.ts";
+import { SECURITY_EVENT_NAMES, SECURITY_TEXT } from "./security-text.ts";
 
 describe("SECURITY_EVENT_NAMES: how /profile/security names each event of the account", () => {
   it("names a wrong code given to turn two-factor off or to make new recovery codes, by the call", () => {
@@ -17,5 +17,13 @@ describe("SECURITY_EVENT_NAMES: how /profile/security names each event of the ac
     const shown = (action: string) => SECURITY_EVENT_PREFIXES.some((prefix) => action.startsWith(prefix));
     expect(names.filter(([action]) => !shown(action))).toEqual([]);
     expect(new Set(names.map(([, text]) => text)).size).toBe(names.length);
+  });
+});
+
+describe("SECURITY_TEXT.events.wrongPasswordsNotListed: the wrong passwords the list leaves out", () => {
+  it("counts them in words that agree with the number", () => {
+    const said = SECURITY_TEXT.events.wrongPasswordsNotListed;
+    expect(said(1)).toBe("1 earlier failed sign-in with a wrong password is not listed.");
+    expect(said(20)).toBe("20 earlier failed sign-ins with a wrong password are not listed.");
   });
 });

@@ -139,6 +139,9 @@ export const SECURITY_TEXT = {
     where: "Address",
     browser: "Browser",
     unknown: "Unknown",
+    // Only the latest few wrong passwords are listed: anyone who knows the username can add them.
+    wrongPasswordsNotListed: (n: number) =>
+      `${n} earlier failed sign-in${n === 1 ? "" : "s"} with a wrong password ${n === 1 ? "is" : "are"} not listed.`,
   },
 } as const;
 

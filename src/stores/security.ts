@@ -13,7 +13,9 @@ import { withReauth } from "./reauth.ts";
 type Loaded<T> = { status: "loading" } | { status: "failed" } | ({ status: "ready" } & T);
 
 export const $twoFactor = atom<Loaded<{ on: boolean; recoveryCodesLeft: number }>>({ status: "loading" });
-export const $securityEvents = atom<Loaded<{ events: SecurityEvents["data"] }>>({ status: "loading" });
+export const $securityEvents = atom<
+  Loaded<{ events: SecurityEvents["data"]; wrongPasswordsNotListed: number }>
+>({ status: "loading" });
 
 export async function loadTwoFactor(): Promise<void> {
   try {
@@ -27,7 +29,11 @@ export async function loadTwoFactor(): Promise<void> {
 export async function loadSecurityEvents(): Promise<void> {
   try {
     const answer = await apiRequest("/v1/users/me/security-events", "securityEventsSchema", { auth: true });
-    $securityEvents.set({ status: "ready", events: answer.data });
+    $securityEvents.set({
+      status: "ready",
+      events: answer.data,
+      wrongPasswordsNotListed: answer.wrong_passwords_not_listed,
+    });
   } catch {
     $securityEvents.set({ status: "failed" });
   }

@@ -1,8 +1,12 @@
 // GET /v1/users/me/security-events: what /profile/security lists under "Recent security events"
 // (audit/security-event-list.ts says which events those are).
 import { OpenAPIHono } from "@hono/zod-openapi";
-import { SECURITY_EVENTS_SHOWN, securityEventsSchema } from "../../../contract/security-events.ts";
-import { securityEventsOf } from "../../audit/security-event-list.ts";
+import {
+  SECURITY_EVENTS_SHOWN,
+  securityEventsSchema,
+  WRONG_PASSWORDS_SHOWN,
+} from "../../../contract/security-events.ts";
+import { recentSecurityEvents } from "../../audit/security-event-list.ts";
 import type { AppEnv } from "../../http/app-env.ts";
 import { requireUser } from "../../http/auth-guard.ts";
 import { addRoute, errorResponses, jsonContent, SIGNED_IN, schemaRef } from "../../http/openapi.ts";
@@ -19,6 +23,7 @@ export function securityEventRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
       operationId: "listSecurityEvents",
       tags: ["account"],
       summary: `The account's ${SECURITY_EVENTS_SHOWN} most recent security events, newest first`,
+      description: `Among them at most the ${WRONG_PASSWORDS_SHOWN} latest wrong passwords at sign-in (anyone who knows the username can add those); \`wrong_passwords_not_listed\` counts the earlier ones.`,
       security: SIGNED_IN,
       responses: {
         200: {
@@ -29,7 +34,7 @@ export function securityEventRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
       },
     },
     requireUser(deps),
-    async (c) => c.json({ data: await securityEventsOf(deps.db, c.var.user.id, SECURITY_EVENTS_SHOWN) }, 200),
+    async (c) => c.json(await recentSecurityEvents(deps.db, c.var.user.id), 200),
   );
   return app;
 }

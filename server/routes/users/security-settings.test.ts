@@ -108,13 +108,52 @@ describe.each(TEST_DATABASES)("security settings (%s)", (kind) => {
     });
     const res = await getJson(ctx.t.app, "/v1/users/me/security-events", ann.accessToken);
     expect(res.status).toBe(200);
-    const { data } = (await res.json()) as {
+    const { data, wrong_passwords_not_listed } = (await res.json()) as {
       data: { at: string; action: string; ip: string | null; browser: string | null }[];
+      wrong_passwords_not_listed: number;
     };
     expect(data.map((e) => e.action)).toEqual(["login.failed", "login.succeeded"]);
+    expect(wrong_passwords_not_listed).toBe(0);
     expect(data[0]).toMatchObject({ ip: "198.51.100.77", browser: "Chrome 131 on Windows" });
     expect(Date.parse(data[0]?.at ?? "")).toBe(ctx.t.clock.now().getTime());
     expect((await getJson(ctx.t.app, "/v1/users/me/security-events")).status).toBe(401);
+  });
+
+  it("lists at most the 5 latest wrong passwords, so that they cannot push the account's changes out, and counts the rest", async () => {
+    const ann = await verifiedUser(ctx.t, "ann");
+    const changed = await change(ann.accessToken, {
+      current_password: GOOD_PASSWORD,
+      new_password: NEW_PASSWORD,
+    });
+    const { access_token } = (await changed.json()) as { access_token: string };
+    // A wrong password when confirming it is the owner's own session's, not a stranger's: listed as any.
+    const reauth = await postJson(ctx.t.app, "/v1/reauth", { password: "Wrong#123" }, bearer(access_token));
+    expect(reauth.status).toBe(400);
+    // Twenty-five wrong passwords from as many addresses: more than the list's twenty rows.
+    for (let i = 0; i < 25; i++) {
+      const res = await ctx.t.app.request("/v1/token", {
+        method: "POST",
+        headers: { "Content-Type": "application/x-www-form-urlencoded", ...fromIp(`203.0.113.${100 + i}`) },
+        body: new URLSearchParams({ username: "ann", password: "Wrong#123" }).toString(),
+      });
+      expect(res.status).toBe(400);
+    }
+    const res = await getJson(ctx.t.app, "/v1/users/me/security-events", access_token);
+    const answer = (await res.json()) as {
+      data: { action: string; ip: string | null }[];
+      wrong_passwords_not_listed: number;
+    };
+    expect(answer.data.map((e) => e.action)).toEqual([
+      ...Array(5).fill("login.failed"),
+      "login.failed",
+      "password.changed",
+      "login.succeeded",
+    ]);
+    // The latest five, newest first; then the re-authentication's.
+    expect(answer.data.slice(0, 5).map((e) => e.ip)).toEqual(
+      [124, 123, 122, 121, 120].map((n) => `203.0.113.${n}`),
+    );
+    expect(answer.wrong_passwords_not_listed).toBe(20);
   });
 
   it("mails about a sign-in from a browser the account has not used, once per browser, never the first", async () => {

@@ -57,6 +57,11 @@ export function SecurityEvents() {
           </table>
         </div>
       )}
+      {state.status === "ready" && state.wrongPasswordsNotListed > 0 && (
+        <p className="text-sm text-base-content/70" data-wrong-passwords-not-listed>
+          {T.wrongPasswordsNotListed(state.wrongPasswordsNotListed)}
+        </p>
+      )}
     </SecurityCard>
   );
 }
