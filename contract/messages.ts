@@ -84,6 +84,12 @@ export const DETAIL = {
   staffKeepSecondFactor:
     "Staff accounts keep a second factor: add another one (a passkey or an authenticator app) first, or ask an admin to take the staff role away",
   mfaNotStarted: "Start the two-factor setup first",
+  /**
+   * Adding an authenticator app or a passkey with a token that shows the password alone, on an
+   * account whose sign-in asks for a second factor (decision 046): signing in again with it helps.
+   */
+  secondFactorSignInRequired:
+    "This session began with your password alone: sign out, then sign in again with your passkey or authenticator code to add a second factor",
   mfaTurnedOff: "Two-factor authentication is off",
   /** DELETE /v1/users/me: the body's `confirm` must be the account's username. */
   deleteConfirmMismatch: "Type your username exactly to confirm",

@@ -11,7 +11,7 @@ import { acceptedStep, newTotpSecret, otpauthUrl } from "../auth/totp.ts";
 import type { Clock } from "../clock.ts";
 import { mfaChallenges, recoveryCodes, totpFactors, type UserRow, users } from "../db/schema/index.ts";
 import type { Db, DbOrTx, Tx } from "../db/types.ts";
-import { isStaffsLastFactor } from "./staff-factors.ts";
+import { hasSecondFactor, isStaffsLastFactor } from "./staff-factors.ts";
 
 export const MFA_CHALLENGE_LIFETIME_MS = 5 * 60_000;
 export const MFA_CHALLENGE_TRIES = 5;
@@ -149,9 +149,19 @@ export function createTwoFactor(deps: TwoFactorDeps) {
   });
 
   return {
-    /** Whether the account signs in with a second factor. */
+    /** Whether the account has a confirmed authenticator app (two-factor sign-in on, for a customer). */
     async isOn(userId: string): Promise<boolean> {
       return (await confirmedFactor(db, userId)) !== undefined;
+    },
+
+    /**
+     * Whether POST /v1/token asks the account for a second factor after its password (decision
+     * 046): a confirmed authenticator app, or, for staff, any second factor (a passkey too). A
+     * customer's passkey alone does not (decision 023: the password alone signs them in).
+     */
+    async asksAtSignIn(user: Pick<UserRow, "id" | "role">): Promise<boolean> {
+      if (user.role === "user") return (await confirmedFactor(db, user.id)) !== undefined;
+      return hasSecondFactor(db, user.id);
     },
 
     async status(userId: string): Promise<{ totp: boolean; recoveryCodesLeft: number }> {
@@ -181,13 +191,17 @@ export function createTwoFactor(deps: TwoFactorDeps) {
       return { ok: true, secret, otpauthUrl: otpauthUrl(secret, deps.issuer, user.username) };
     },
 
-    /** Turns two-factor on with a code from the new authenticator; answers the recovery codes. */
+    /**
+     * Turns two-factor on with a code from the new authenticator; answers the recovery codes, and
+     * whether the account had a second factor (a passkey) before: only without one is the code
+     * just given a second factor proved (decision 046).
+     */
     async confirm(
       user: Account,
       code: string,
       origin: RequestOrigin,
     ): Promise<
-      | { ok: true; recoveryCodes: string[] }
+      | { ok: true; recoveryCodes: string[]; hadSecondFactor: boolean }
       | { ok: false; reason: "not_started" | "already_on" | "incorrect" }
     > {
       const now = clock.now();
@@ -201,13 +215,15 @@ export function createTwoFactor(deps: TwoFactorDeps) {
         if (factor.confirmedAt) return { ok: false, reason: "already_on" } as const;
         const step = acceptedStep(secrets.open(factor.sealedSecret, user.id), code, codeClock.now(), null);
         if (step === undefined) return { ok: false, reason: "incorrect" } as const;
+        // Read before the app counts: the account's factors other than the one being confirmed.
+        const hadSecondFactor = await hasSecondFactor(tx, user.id, { totp: true });
         await tx
           .update(totpFactors)
           .set({ confirmedAt: now, lastUsedStep: step })
           .where(eq(totpFactors.userId, user.id));
         const codes = await replaceRecoveryCodes(tx, user.id, now);
         await appendSecurityEvent(tx, event(user, "mfa.enabled", origin, { method: "totp" }), now);
-        return { ok: true, recoveryCodes: codes } as const;
+        return { ok: true, recoveryCodes: codes, hadSecondFactor } as const;
       });
     },
 

@@ -73,6 +73,28 @@ export function refuseStaffWithoutTwoFactors(claims: Pick<AccessTokenClaims, "am
   if (!provesTwoFactors(claims.amr)) throw new ApiError(403, DETAIL.staffMfaRequired);
 }
 
+interface ShownFactorDeps {
+  twoFactor: { asksAtSignIn(user: Pick<UserRow, "id" | "role">): Promise<boolean> };
+}
+
+/** How the OpenAPI document describes requireShownSecondFactor's 403, before requireRecentAuth's. */
+export const SHOWN_FACTOR_REFUSAL = `"${DETAIL.secondFactorSignInRequired}" when signing in asks the account for a second factor (an authenticator app is on; for staff, any second factor) and the token shows the password alone (\`amr\` without \`mfa\` or \`hwk\`); or `;
+
+/**
+ * After requireUser, on the calls that add a second factor (an authenticator app, a passkey):
+ * when signing in asks the account for a second factor (two-factor sign-in on; for staff, any
+ * second factor), the token must show one (`amr` `mfa` or `hwk`), or 403. A token that shows only
+ * the password must not add the factor that then stands in for the one it never gave (decision 046).
+ */
+export function requireShownSecondFactor(deps: ShownFactorDeps): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    if (!provesTwoFactors(c.var.claims.amr) && (await deps.twoFactor.asksAtSignIn(c.var.user))) {
+      throw new ApiError(403, DETAIL.secondFactorSignInRequired);
+    }
+    await next();
+  };
+}
+
 /** After requireUser: only the listed roles pass. */
 export function requireRole(...roles: Role[]): MiddlewareHandler<AppEnv> {
   return async (c, next) => {

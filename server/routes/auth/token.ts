@@ -48,7 +48,7 @@ export function tokenRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
       ...errorResponses(registry, {
         400: `"${DETAIL.incorrectCredentials}": unknown user or wrong password (the same answer for both)`,
         403: withFields(
-          `"${DETAIL.emailNotVerified}" or "${DETAIL.accountDisabled}" (only said to someone who gave the right password); or "${DETAIL.mfaRequired}" with \`mfa_token\` and \`methods\` (MfaRequired) when the account has two-factor sign-in on: send the code to POST /v1/token/mfa`,
+          `"${DETAIL.emailNotVerified}" or "${DETAIL.accountDisabled}" (only said to someone who gave the right password); or "${DETAIL.mfaRequired}" with \`mfa_token\` and \`methods\` (MfaRequired) when the account has two-factor sign-in on (an authenticator app; for staff (support, admin), a passkey too): send the code, or the passkey's answer, to POST /v1/token/mfa. \`methods\` lists only what the account has: \`["webauthn"]\` for a staff account whose only second factor is a passkey`,
           schemaRef(registry, "MfaRequired", mfaRequiredSchema),
         ),
         422: "The form is incomplete or malformed",
@@ -72,15 +72,21 @@ export function tokenRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
       throw new ApiError(403, DETAIL.accountDisabled);
     }
     const { user } = result;
-    if (await deps.twoFactor.isOn(user.id)) {
+    // A confirmed authenticator app; for staff, a passkey too (decision 046): a staff account's
+    // password alone never makes a token.
+    if (await deps.twoFactor.asksAtSignIn(user)) {
       // The token waits for the second factor (POST /v1/token/mfa). The attempt stays counted
       // until the code is right: someone who has the password cannot reset the count with it
       // between guesses at the code. No new mfa_token while the account's wrong codes are over
       // their hourly limit (auth/code-guessing.ts).
       await refuseWhileGuessed(deps.limiter, user.id);
       const mfaToken = await deps.twoFactor.startChallenge(user.id);
-      const hasPasskeys = (await deps.passkeys.list(user.id)).length > 0;
-      const methods = MFA_METHODS.filter((m) => m !== "webauthn" || hasPasskeys);
+      // Only what the account has: a staff account with a passkey alone is offered the passkey alone.
+      const [hasApp, hasPasskeys] = await Promise.all([
+        deps.twoFactor.isOn(user.id),
+        deps.passkeys.list(user.id).then((list) => list.length > 0),
+      ]);
+      const methods = MFA_METHODS.filter((m) => (m === "webauthn" ? hasPasskeys : hasApp));
       throw new ApiError(
         403,
         DETAIL.mfaRequired,

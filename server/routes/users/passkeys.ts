@@ -1,6 +1,8 @@
 // The account's passkeys (ACCOUNT-SECURITY.md, /profile/security): list them, add one (options for
 // navigator.credentials.create, then the browser's answer with a name), remove one. Adding and
 // removing need a password entered within 10 minutes, count as signed-in writes and are audited.
+// Adding one to an account whose sign-in asks for a second factor also needs a token that shows
+// one (decision 046).
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { DETAIL } from "../../../contract/messages.ts";
 import {
@@ -12,7 +14,14 @@ import {
 } from "../../../contract/passkeys.ts";
 import type { PasskeyRow } from "../../db/schema/index.ts";
 import type { AppEnv } from "../../http/app-env.ts";
-import { limitWrites, reauthRefusal, requireRecentAuth, requireUser } from "../../http/auth-guard.ts";
+import {
+  limitWrites,
+  reauthRefusal,
+  requireRecentAuth,
+  requireShownSecondFactor,
+  requireUser,
+  SHOWN_FACTOR_REFUSAL,
+} from "../../http/auth-guard.ts";
 import { ApiError } from "../../http/errors.ts";
 import {
   addRoute,
@@ -42,6 +51,14 @@ export function passkeyRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
   const registry = app.openAPIRegistry;
   const security = SIGNED_IN;
   const sensitive = [requireUser(deps), requireRecentAuth(deps), limitWrites(deps.limiter)] as const;
+  // Adding a second factor: before the re-authentication, which would not change the token's amr.
+  const adding = [
+    requireUser(deps),
+    requireShownSecondFactor(deps),
+    requireRecentAuth(deps),
+    limitWrites(deps.limiter),
+  ] as const;
+  const addingRefusal = reauthRefusal(registry, SHOWN_FACTOR_REFUSAL);
 
   addRoute(
     app,
@@ -81,12 +98,12 @@ export function passkeyRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
         },
         ...errorResponses(registry, {
           401: "No valid access token",
-          403: reauthRefusal(registry),
+          403: addingRefusal,
           429: "Too many signed-in writes",
         }),
       },
     },
-    ...sensitive,
+    ...adding,
     async (c) => c.json(await deps.passkeys.registrationOptions(c.var.user), 200),
   );
 
@@ -110,14 +127,14 @@ export function passkeyRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
         ...errorResponses(registry, {
           400: `"${DETAIL.passkeyNotAccepted}": a used or expired challenge, or an answer that does not verify`,
           401: "No valid access token",
-          403: reauthRefusal(registry),
+          403: addingRefusal,
           409: `"${DETAIL.passkeyExists}" or "${DETAIL.passkeyLimit}"`,
           422: "No name, or a malformed answer",
           429: "Too many signed-in writes",
         }),
       },
     },
-    ...sensitive,
+    ...adding,
     async (c) => {
       const body = await parseJsonBody(c, addPasskeySchema);
       const origin = originOf(c, deps.trustProxy);

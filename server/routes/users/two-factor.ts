@@ -1,7 +1,9 @@
 // Two-factor sign-in settings of the signed-in account (ACCOUNT-SECURITY.md): its state, the TOTP
 // setup (a secret, then a code that proves the app has it, which turns two-factor on and answers the
 // recovery codes), turning it off, and new recovery codes. Every change needs a password entered
-// within 10 minutes, counts as a signed-in write, is audited and mailed about.
+// within 10 minutes, counts as a signed-in write, is audited and mailed about. Setting up an app
+// on an account whose sign-in already asks for a second factor (a staff passkey) also needs a token
+// that shows one, and its confirmation adds no factor to the token's amr there (decision 046).
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { DETAIL } from "../../../contract/messages.ts";
 import {
@@ -14,7 +16,14 @@ import {
 import { WRONG_CODE_EVENT } from "../../accounts/two-factor.ts";
 import { countedCodeCheck } from "../../auth/code-guessing.ts";
 import type { AppEnv } from "../../http/app-env.ts";
-import { limitWrites, reauthRefusal, requireRecentAuth, requireUser } from "../../http/auth-guard.ts";
+import {
+  limitWrites,
+  reauthRefusal,
+  requireRecentAuth,
+  requireShownSecondFactor,
+  requireUser,
+  SHOWN_FACTOR_REFUSAL,
+} from "../../http/auth-guard.ts";
 import { ApiError } from "../../http/errors.ts";
 import {
   addRoute,
@@ -36,6 +45,14 @@ export function twoFactorRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
   const registry = app.openAPIRegistry;
   const security = SIGNED_IN;
   const sensitive = [requireUser(deps), requireRecentAuth(deps), limitWrites(deps.limiter)] as const;
+  // Adding a second factor: before the re-authentication, which would not change the token's amr.
+  const adding = [
+    requireUser(deps),
+    requireShownSecondFactor(deps),
+    requireRecentAuth(deps),
+    limitWrites(deps.limiter),
+  ] as const;
+  const addingRefusal = reauthRefusal(registry, SHOWN_FACTOR_REFUSAL);
   const codeBody = {
     body: { content: jsonContent(schemaRef(registry, "MfaCodeRequest", mfaCodeBodySchema, "input")) },
   };
@@ -106,13 +123,13 @@ export function twoFactorRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
         },
         ...errorResponses(registry, {
           401: "No valid access token",
-          403: reauthRefusal(registry),
+          403: addingRefusal,
           409: `"${DETAIL.mfaAlreadyOn}"`,
           429: "Too many signed-in writes",
         }),
       },
     },
-    ...sensitive,
+    ...adding,
     async (c) => {
       const started = await deps.twoFactor.begin(c.var.user);
       if (!started.ok) throw refused("already_on");
@@ -129,7 +146,7 @@ export function twoFactorRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
       tags: ["two-factor"],
       summary: "Turn two-factor sign-in on with a code from the new authenticator app",
       description:
-        'Answers the 10 recovery codes (shown this once) and a new access token that counts the second factor (`amr` `["pwd", "otp", "mfa"]`, what staff need for /v1/admin); the token this is called with stops working.',
+        'Answers the 10 recovery codes (shown this once) and a new access token; the token this is called with stops working. On an account without a second factor before, the new token counts the code as one (`amr` `["pwd", "otp", "mfa"]`, what staff need for /v1/admin); on an account that had a passkey, it keeps the `amr` of the token this is called with.',
       security,
       request: codeBody,
       responses: {
@@ -140,14 +157,14 @@ export function twoFactorRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
         ...errorResponses(registry, {
           400: `"${DETAIL.incorrectCode}"`,
           401: "No valid access token",
-          403: reauthRefusal(registry),
+          403: addingRefusal,
           409: `"${DETAIL.mfaNotStarted}" or "${DETAIL.mfaAlreadyOn}"`,
           422: "No code",
           429: "Too many signed-in writes",
         }),
       },
     },
-    ...sensitive,
+    ...adding,
     async (c) => {
       const { user, claims } = c.var;
       const body = await parseJsonBody(c, mfaCodeBodySchema);
@@ -156,9 +173,11 @@ export function twoFactorRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
       if (!result.ok) throw refused(result.reason);
       const now = deps.clock.now();
       deps.securityMails.twoFactorChanged(user, true, now, origin.ip);
+      // The code just given proves a second factor only when the account had none before: on an
+      // account with a passkey, whoever holds the token enrolled that app themselves (decision 046).
       const issued = await deps.accessTokens.issue(user, {
         authTime: new Date(claims.auth_time * 1000),
-        amr: ["pwd", "otp", "mfa"],
+        amr: result.hadSecondFactor ? claims.amr : ["pwd", "otp", "mfa"],
       });
       await deps.db.transaction((tx) =>
         deps.revocations.revoke(tx, { jti: claims.jti, userId: user.id, exp: claims.exp }),
