@@ -11,6 +11,9 @@ export const CODE_STEP_TEXT = {
   verify: "Verify",
   back: "Back to log in",
   usePasskey: "Use a passkey instead",
+  /** The step of an account whose only second factor is a passkey (a staff account: decision 046). */
+  introPasskey: "Confirm it is you with your passkey to finish signing in.",
+  usePasskeyOnly: "Use your passkey",
   passkeySignIn: "Sign in with a passkey",
   passkeyCancelled: "Passkey sign-in was cancelled.",
   triesLeft: (n: number) => (n === 1 ? "1 try left" : `${n} tries left`),

@@ -1,10 +1,13 @@
 // Passkeys in the browser with Chromium's virtual authenticator (CDP WebAuthn domain): added on
 // /profile/security, signing in without a password on /login, answering the code step of a
-// sign-in with two factors, confirming a sensitive action instead of the password, and removed. WebAuthn needs a domain as its relying party, so this
+// sign-in with two factors, confirming a sensitive action instead of the password, and removed;
+// the only second factor of a staff account, which the password's step then asks for alone
+// (decision 046). WebAuthn needs a domain as its relying party, so this
 // spec runs a server of its own at http://localhost (an IP address cannot be one).
 import { join } from "node:path";
 import type { BrowserContext, Page } from "@playwright/test";
 import { DETAIL } from "../../contract/messages.ts";
+import { ADMIN_PAGE_TEXT } from "../../src/lib/admin-text.ts";
 import { API_KEYS_TEXT } from "../../src/lib/api-keys-text.ts";
 import { CODE_STEP_TEXT } from "../../src/lib/code-step-text.ts";
 import { REAUTH_TEXT } from "../../src/lib/reauth-text.ts";
@@ -12,6 +15,7 @@ import { SECURITY_TEXT } from "../../src/lib/security-text.ts";
 import { TOAST, UI_TEXT } from "../../src/lib/ui-text.ts";
 import { createVerifiedUser, openSignedIn, tokenViaApi, visibleGreeting } from "../fixtures/account.ts";
 import { axeViolations } from "../fixtures/axe.ts";
+import { runCli } from "../fixtures/cli.ts";
 import {
   freePort,
   ROOT,
@@ -161,6 +165,48 @@ test("a passkey confirms a sensitive action instead of the password", async ({ b
   await expect(page.getByRole("dialog", { name: API_KEYS_TEXT.createdTitle })).toBeVisible();
   await expect(confirm).toBeHidden();
   expect(await page.evaluate(() => localStorage.getItem("x-access-token"))).not.toBe(token);
+  await context.close();
+  await api.dispose();
+});
+
+test("a staff account whose only second factor is a passkey: the password's step asks for the passkey alone", async ({
+  browser,
+  playwright,
+}) => {
+  const api = await playwright.request.newContext({ baseURL: baseUrl });
+  const context = await browser.newContext({ baseURL: baseUrl });
+  const page = await context.newPage();
+  await withAuthenticator(context, page);
+  const sam = await createVerifiedUser(api, "pks");
+  await openSignedIn(page, await tokenViaApi(api, sam), "/profile/security");
+  const section = page.locator("[data-passkeys]");
+  await section.getByLabel(P.nameLabel).fill("Chromium");
+  await section.getByRole("button", { name: P.add }).click();
+  await expect(section.locator('[data-passkey="Chromium"]')).toBeVisible();
+  // Support, as an operator makes it: the passkey is the second factor a staff role needs.
+  const granted = await runCli("scripts/user-role.ts", [sam.username, "support"], {
+    DATA_DIR: data.dir,
+    LOG_LEVEL: "silent",
+  });
+  expect(granted.status, granted.stderr).toBe(0);
+
+  // The password alone gives no session: the step offers the passkey, and no code field.
+  await signOutHere(page);
+  await page.goto("/login");
+  await page.getByLabel("Username").fill(sam.username);
+  await page.getByLabel("Password", { exact: true }).fill(sam.password);
+  await page.getByRole("button", { name: UI_TEXT.logIn }).click();
+  await expect(page.getByText(CODE_STEP_TEXT.introPasskey)).toBeVisible();
+  await expect(page.getByLabel(CODE_STEP_TEXT.codeLabel)).toHaveCount(0);
+  await expect(page.getByRole("button", { name: CODE_STEP_TEXT.useRecovery })).toHaveCount(0);
+  expect(await page.evaluate(() => localStorage.getItem("x-access-token"))).toBeNull();
+  expect(await axeViolations(page)).toEqual([]);
+  await page.getByRole("button", { name: CODE_STEP_TEXT.usePasskeyOnly }).click();
+  await expect(page.getByText(TOAST.loggedIn)).toBeVisible();
+
+  // The token shows both factors: the console opens.
+  await page.goto("/admin/customers");
+  await expect(page.getByRole("heading", { level: 1, name: ADMIN_PAGE_TEXT.customers.title })).toBeVisible();
   await context.close();
   await api.dispose();
 });

@@ -1,6 +1,8 @@
 // The second step of /login for an account with two-factor sign-in on: a code from the
 // authenticator app, or a recovery code. A wrong code is said at the field (with the tries left);
-// a step that ended (5 minutes, 5 wrong codes) sends the visitor back to the password.
+// a step that ended (5 minutes, 5 wrong codes) sends the visitor back to the password. Only the
+// methods the step lists are offered: a staff account whose only second factor is a passkey
+// (decision 046) gets the passkey button alone, never a code field no code could answer.
 import { type ReactNode, useState } from "react";
 import { DETAIL } from "../../../contract/messages.ts";
 import { asApiError } from "../../lib/api-client.ts";
@@ -52,6 +54,24 @@ export function CodeStep({ mfaToken, methods, onBack, passkeyButton }: Props) {
       } else notify("error", loginErrorMessage(failed));
     }
   });
+
+  const takesCodes = methods.includes("totp") || methods.includes("recovery_code");
+  if (!takesCodes) {
+    return (
+      <div className="flex flex-col gap-5">
+        <div data-code-step>
+          <h2 className="text-lg font-semibold">{T.title}</h2>
+          <p className="mt-1 text-sm text-base-content/80">{T.introPasskey}</p>
+        </div>
+        {passkeyButton(T.usePasskeyOnly, mfaToken)}
+        <div className="text-sm">
+          <button type="button" className="link" onClick={onBack}>
+            {T.back}
+          </button>
+        </div>
+      </div>
+    );
+  }
 
   return (
     <IslandForm formRef={form.ref} onSubmit={submit}>
