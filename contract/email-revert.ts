@@ -29,8 +29,19 @@ export const revertReviewSchema = z.object({
       passkeys: z.array(z.object({ id: z.string(), name: z.string(), created_at: instant })),
       /** When two-factor sign-in was turned on meanwhile, if it was and still is. */
       two_factor_on_at: z.nullable(instant),
+      /** The keys the account made meanwhile, in every organisation: one made in a team spends its credits. */
       api_keys: z.array(
-        z.object({ id: z.string(), name: z.string(), prefix: z.string(), created_at: instant }),
+        z.object({
+          id: z.string(),
+          name: z.string(),
+          prefix: z.string(),
+          created_at: instant,
+          /**
+           * The organisation the key spends: its id (the X-Organization to revoke the key with) and
+           * its name, null for the personal organisation.
+           */
+          organization: z.object({ id: z.string(), name: z.nullable(z.string()) }),
+        }),
       ),
     }),
   ),

@@ -7,11 +7,20 @@
 // no link into the account (issue 30).
 import { and, between, desc, eq, gt, isNotNull, isNull, or, sql } from "drizzle-orm";
 import { REVERT_REVIEW_DAYS, REVERT_REVIEW_LOOKBACK_HOURS } from "../../contract/email-revert.ts";
+import { madeBy } from "../api-access/api-keys.ts";
 import { appendSecurityEvent, type RequestOrigin } from "../audit/security-events.ts";
 import { normaliseEmail } from "../auth/email-address.ts";
 import { generateSecretToken, hashSecretToken } from "../auth/secret-tokens.ts";
 import type { Clock } from "../clock.ts";
-import { apiKeys, emailChanges, passkeys, totpFactors, type UserRow, users } from "../db/schema/index.ts";
+import {
+  apiKeys,
+  emailChanges,
+  organizations,
+  passkeys,
+  totpFactors,
+  type UserRow,
+  users,
+} from "../db/schema/index.ts";
 import type { Db, Tx } from "../db/types.ts";
 import { revokeAllTokens } from "./user-tokens.ts";
 import { findUserByEmail, isUniqueViolation, lockAccount } from "./users.ts";
@@ -283,18 +292,22 @@ export function createEmailChanges(deps: { db: Db; clock: Clock }) {
           .select({ confirmedAt: totpFactors.confirmedAt })
           .from(totpFactors)
           .where(and(eq(totpFactors.userId, userId), between(totpFactors.confirmedAt, from, to))),
+        // The keys the account made in every organisation, not only its personal one: a key the
+        // intruder made in a team spends the team's credits (a review's MEDIUM 4). Each with its
+        // organisation, where it is revoked (its id is the X-Organization to send; no name: personal).
         db
           .select({
             id: apiKeys.id,
             name: apiKeys.name,
             prefix: apiKeys.prefix,
             createdAt: apiKeys.createdAt,
+            orgId: organizations.id,
+            orgName: organizations.name,
           })
           .from(apiKeys)
-          .where(
-            and(eq(apiKeys.userId, userId), isNull(apiKeys.revokedAt), between(apiKeys.createdAt, from, to)),
-          )
-          .orderBy(apiKeys.createdAt),
+          .innerJoin(organizations, eq(organizations.id, apiKeys.userId))
+          .where(and(madeBy(userId), isNull(apiKeys.revokedAt), between(apiKeys.createdAt, from, to)))
+          .orderBy(apiKeys.createdAt, apiKeys.id),
       ]);
       if (addedPasskeys.length === 0 && !factor?.confirmedAt && keys.length === 0) return undefined;
       return {

@@ -190,7 +190,7 @@ export async function revokeApiKey(
 }
 
 /** The keys a member made: in every organisation, shared ones included (they made them too). */
-const madeBy = (userId: string) =>
+export const madeBy = (userId: string) =>
   or(eq(apiKeys.createdBy, userId), and(isNull(apiKeys.createdBy), eq(apiKeys.userId, userId)));
 
 /**

@@ -73,6 +73,8 @@ export const SECURITY_TEXT = {
     passkeys: "Passkeys",
     apiKeys: "API keys",
     added: "Added",
+    /** Under an API key: the organisation whose credits it spends, where it is revoked. */
+    organisation: (name: string) => `Organisation: ${name}`,
     removePasskey: "Remove",
     revokeKey: "Revoke",
     removeTitle: "Remove this passkey?",

@@ -62,12 +62,16 @@ export async function revokeAllApiKeys(reloadList = true): Promise<number> {
   return revoked;
 }
 
-/** Revokes a key; throws ApiError on failure (a key already gone counts as revoked). */
-export async function revokeApiKey(id: string): Promise<void> {
+/**
+ * Revokes a key; throws ApiError on failure (a key already gone counts as revoked). `organization`:
+ * the key's, when it may not be the chosen one (the security page's review lists every organisation's).
+ */
+export async function revokeApiKey(id: string, organization?: string): Promise<void> {
   try {
     await apiRequest(`/v1/api-keys/${encodeURIComponent(id)}`, "anyAnswerSchema", {
       method: "DELETE",
       auth: true,
+      ...(organization === undefined ? {} : { organization }),
     });
   } catch (error) {
     if (asApiError(error).status !== 404) throw error;

@@ -38,7 +38,8 @@ export async function removeAddedPasskey(id: string): Promise<void> {
   await loadRevertReview();
 }
 
-export async function revokeAddedApiKey(id: string): Promise<void> {
-  await revokeApiKey(id);
+/** Revokes a key listed, in its own organisation (`organization`), whichever the page has chosen. */
+export async function revokeAddedApiKey(id: string, organization?: string): Promise<void> {
+  await revokeApiKey(id, organization);
   await loadRevertReview();
 }

@@ -7,6 +7,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Page } from "@playwright/test";
 import { DETAIL, VALIDATION } from "../../contract/messages.ts";
+import { ORG_DETAIL } from "../../contract/org-messages.ts";
 import { API_KEYS_TEXT } from "../../src/lib/api-keys-text.ts";
 import { CONFIRM_EMAIL_TEXT } from "../../src/lib/confirm-email-text.ts";
 import { ORG_PAGE_TEXT } from "../../src/lib/org-text.ts";
@@ -121,10 +122,19 @@ test("the way back refuses the reset link mailed to the new address; the securit
   const context = await browser.newContext({ baseURL: server().baseUrl });
   const page = await context.newPage();
   const user = await createVerifiedUser(api, "back");
-  // The stolen session: a key for later, the address moved, a reset asked for at the new address.
-  const stolen = { Authorization: `Bearer ${await tokenViaApi(api, user)}` };
+  // The stolen session: keys for later (one in the personal organisation, one in a team, whose
+  // credits it spends), the address moved, a reset asked for at the new address.
+  const stolenToken = await tokenViaApi(api, user);
+  const stolen = { Authorization: `Bearer ${stolenToken}` };
   const key = await api.post("/v1/api-keys", { headers: stolen, data: { name: "Backdoor" } });
   expect(key.status(), await key.text()).toBe(201);
+  const teamName = `Back team ${Date.now()}`;
+  const team = await createOrgViaApi(api, stolenToken, teamName);
+  const teamKey = await api.post("/v1/api-keys", {
+    headers: { ...stolen, "X-Organization": team },
+    data: { name: "Team backdoor" },
+  });
+  expect(teamKey.status(), await teamKey.text()).toBe(201);
   const theirs = `them-${user.email}`;
   const moved = await api.post("/v1/users/me/email", { headers: stolen, data: { email: theirs } });
   expect(moved.status(), await moved.text()).toBe(202);
@@ -176,21 +186,31 @@ test("the way back refuses the reset link mailed to the new address; the securit
   });
   expect(set.status(), await set.text()).toBe(200);
 
-  // Signed in again, the security page lists the key made meanwhile, with a way to revoke it.
+  // Signed in again, the security page lists the keys made meanwhile, each with its organisation
+  // and a way to revoke it there, whichever organisation the page has chosen (the personal one).
   await openSignedIn(page, await tokenViaApi(api, user), "/profile/security");
   const notice = page.locator("[data-revert-review]");
   await expect(notice.getByRole("heading", { name: R.title })).toBeVisible();
   const item = notice.locator('[data-added^="Backdoor"]');
-  await expect(item).toBeVisible();
+  await expect(item).toContainText(R.organisation(ORG_DETAIL.personalName));
+  const teamItem = notice.locator('[data-added^="Team backdoor"]');
+  await expect(teamItem).toContainText(R.organisation(teamName));
   await shoot(page, "revert-review");
-  await item.getByRole("button", { name: R.revokeKey }).click();
-  await page.getByRole("dialog", { name: R.revokeTitle }).getByRole("button", { name: R.revokeKey }).click();
-  await expect(page.getByText(R.revoked)).toBeVisible();
+  for (const listed of [teamItem, item]) {
+    await listed.getByRole("button", { name: R.revokeKey }).click();
+    await page
+      .getByRole("dialog", { name: R.revokeTitle })
+      .getByRole("button", { name: R.revokeKey })
+      .click();
+    await expect(listed).toBeHidden();
+  }
+  await expect(page.getByText(R.revoked).first()).toBeVisible();
   await expect(notice).toBeHidden();
-  const keys = await api.get("/v1/api-keys", {
-    headers: { Authorization: `Bearer ${await tokenViaApi(api, user)}` },
-  });
-  expect(((await keys.json()) as { data: unknown[] }).data).toEqual([]);
+  const owner = { Authorization: `Bearer ${await tokenViaApi(api, user)}` };
+  for (const headers of [owner, { ...owner, "X-Organization": team }]) {
+    const keys = await api.get("/v1/api-keys", { headers });
+    expect(((await keys.json()) as { data: unknown[] }).data).toEqual([]);
+  }
   await context.close();
   await api.dispose();
 });

@@ -6,7 +6,7 @@ import { DETAIL, VALIDATION } from "../../../contract/messages.ts";
 import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
 import { users } from "../../db/schema/index.ts";
 import { auditRowsAbout } from "../../testing/admin.ts";
-import { createKey } from "../../testing/api-access.ts";
+import { bearer, createKey } from "../../testing/api-access.ts";
 import {
   fromIp,
   GOOD_PASSWORD,
@@ -397,7 +397,15 @@ describe.each(TEST_DATABASES)("changing the e-mail address (%s)", (kind) => {
       reverted_at: reverted,
       passkeys: [{ id: passkey.id, name: "Mallory's key", created_at: asked }],
       two_factor_on_at: asked,
-      api_keys: [{ id: key.id, name: "Mallory's", prefix: key.prefix, created_at: keyMade }],
+      api_keys: [
+        {
+          id: key.id,
+          name: "Mallory's",
+          prefix: key.prefix,
+          created_at: keyMade,
+          organization: { id: owner.id, name: null },
+        },
+      ],
     });
     // Removed one by one, each leaves the list; with all gone there is nothing to review.
     const path = `/v1/users/me/passkeys/${encodeURIComponent(passkey.id)}`;
@@ -409,6 +417,69 @@ describe.each(TEST_DATABASES)("changing the e-mail address (%s)", (kind) => {
       (await callAs(ctx.t, "/v1/users/me/mfa/totp", token, { code: codeAt(ctx.t, secret) }, "DELETE")).status,
     ).toBe(200);
     expect(await review(token)).toBeNull();
+  });
+
+  // Review, MEDIUM 4: the review listed only the keys of the personal organisation. A key the
+  // intruder made in a team kept spending the team's credits, and its mails went to their address.
+  it("the review lists the keys made in every organisation, each with its organisation, revocable there", async () => {
+    const ann = await verifiedUser(ctx.t, "ann");
+    const made = await callAs(ctx.t, "/v1/orgs", ann.accessToken, { name: "Ann's team" });
+    expect(made.status).toBe(201);
+    const team = ((await made.json()) as { id: string }).id;
+    const inTeam = (token: string) => ({ ...bearer(token), "X-Organization": team });
+    // The stolen session: a key in the personal organisation, one in the team.
+    const personal = await createKey(ctx.t, ann.accessToken, { name: "personal-backdoor" });
+    const personalMade = ctx.t.clock.now().toISOString();
+    ctx.t.clock.advance(1000);
+    const teamKeyRes = await postJson(
+      ctx.t.app,
+      "/v1/api-keys",
+      { name: "team-backdoor" },
+      inTeam(ann.accessToken),
+    );
+    expect(teamKeyRes.status).toBe(201);
+    const teamKey = (await teamKeyRes.json()) as { id: string; prefix: string };
+    const teamMade = ctx.t.clock.now().toISOString();
+    expect(
+      (await callAs(ctx.t, "/v1/users/me/email", ann.accessToken, { email: "m@example.net" })).status,
+    ).toBe(202);
+    expect(
+      (await follow((await latestMailTo(ctx.t, "m@example.net", "Confirm your new")).token)).status,
+    ).toBe(200);
+    expect(
+      (await followBack((await latestMailTo(ctx.t, ann.email, "e-mail address was changed")).token)).status,
+    ).toBe(200);
+    await resetAfterWayBack(ann.email);
+    const token = ((await (await login(ctx.t, "ann")).json()) as { access_token: string }).access_token;
+    const review = async () => {
+      const res = await getJson(ctx.t.app, "/v1/users/me/email/revert-review", token);
+      expect(res.status).toBe(200);
+      return ((await res.json()) as { review: { api_keys: unknown[] } | null }).review;
+    };
+    expect((await review())?.api_keys).toEqual([
+      {
+        id: personal.id,
+        name: "personal-backdoor",
+        prefix: personal.prefix,
+        created_at: personalMade,
+        organization: { id: ann.id, name: null },
+      },
+      {
+        id: teamKey.id,
+        name: "team-backdoor",
+        prefix: teamKey.prefix,
+        created_at: teamMade,
+        organization: { id: team, name: "Ann's team" },
+      },
+    ]);
+    // Revoked in its organisation (the id the review gives is the X-Organization to send), it leaves.
+    const revoked = await ctx.t.app.request(`/v1/api-keys/${teamKey.id}`, {
+      method: "DELETE",
+      headers: inTeam(token),
+    });
+    expect(revoked.status).toBe(204);
+    const left = (await review())?.api_keys as { name: string }[] | undefined;
+    expect(left?.map((k) => k.name)).toEqual(["personal-backdoor"]);
   });
 
   it("lists nothing more than 30 days after the way back", async () => {

@@ -160,7 +160,7 @@ export function emailChangeRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
       summary:
         "After the old address changed the e-mail back: the passkeys, authenticator and API keys added while it was changed",
       description:
-        "Lists what was added from 24 hours before the change was asked for until the old address's link changed it back, and is still on the account, for 30 days after that link was followed. Remove them with the usual calls (DELETE /v1/users/me/passkeys/{id}, DELETE /v1/users/me/mfa/totp, DELETE /v1/api-keys/{id}).",
+        "Lists what was added from 24 hours before the change was asked for until the old address's link changed it back, and is still on the account, for 30 days after that link was followed. Remove them with the usual calls (DELETE /v1/users/me/passkeys/{id}, DELETE /v1/users/me/mfa/totp, DELETE /v1/api-keys/{id} with X-Organization set to the key's `organization.id`).",
       security: SIGNED_IN,
       responses: {
         200: {
@@ -185,6 +185,7 @@ export function emailChangeRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
           name: k.name,
           prefix: k.prefix,
           created_at: iso(k.createdAt),
+          organization: { id: k.orgId, name: k.orgName },
         })),
       };
       return c.json({ review: review ?? null }, 200);

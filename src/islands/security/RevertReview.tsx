@@ -5,6 +5,7 @@
 import { useStore } from "@nanostores/react";
 import { useEffect, useId, useState } from "react";
 import { dayAndTime } from "../../lib/format-date.ts";
+import { orgName } from "../../lib/org-view.ts";
 import { SECURITY_TEXT } from "../../lib/security-text.ts";
 import { $passkeys } from "../../stores/passkeys.ts";
 import {
@@ -20,17 +21,20 @@ import { ConfirmDialog } from "../profile/ConfirmDialog.tsx";
 
 const T = SECURITY_TEXT.revertReview;
 
-type Pending = { kind: "passkey" | "key"; id: string; name: string };
+/** `organization`: a key's, whose organisation its revocation acts in. */
+type Pending = { kind: "passkey" | "key"; id: string; name: string; organization?: string };
 
 interface Added {
   id: string;
   name: string;
   label: string;
   created_at: string;
+  /** A line under the label: a key's organisation. */
+  detail?: string;
 }
 
 /** One kind of thing added meanwhile (passkeys, API keys), each with its way to remove it; nothing when none. */
-function Group({
+function Group<Item extends Added>({
   title,
   action,
   items,
@@ -38,8 +42,8 @@ function Group({
 }: {
   title: string;
   action: string;
-  items: Added[];
-  onAct: (item: Added) => void;
+  items: Item[];
+  onAct: (item: Item) => void;
 }) {
   if (items.length === 0) return null;
   return (
@@ -54,6 +58,7 @@ function Group({
           >
             <div className="min-w-0 text-sm">
               <p className="truncate font-medium">{item.label}</p>
+              {item.detail && <p className="text-base-content/80">{item.detail}</p>}
               <p className="text-base-content/80">
                 {T.added} {dayAndTime(item.created_at)}
               </p>
@@ -104,8 +109,14 @@ export function RevertReview() {
         <Group
           title={T.apiKeys}
           action={T.revokeKey}
-          items={review.api_keys.map((k) => ({ ...k, label: `${k.name} (${k.prefix}…)` }))}
-          onAct={(k) => setPending({ kind: "key", id: k.id, name: k.name })}
+          items={review.api_keys.map((k) => ({
+            ...k,
+            label: `${k.name} (${k.prefix}…)`,
+            detail: T.organisation(
+              orgName({ name: k.organization.name, personal: k.organization.name === null }),
+            ),
+          }))}
+          onAct={(k) => setPending({ kind: "key", id: k.id, name: k.name, organization: k.organization.id })}
         />
         {review.two_factor_on_at && (
           <p className="text-sm" data-added-two-factor>
@@ -123,7 +134,7 @@ export function RevertReview() {
         confirmLabel={pending?.kind === "key" ? T.revokeKey : T.removePasskey}
         onConfirm={async () => {
           if (!pending) return;
-          if (pending.kind === "key") await revokeAddedApiKey(pending.id);
+          if (pending.kind === "key") await revokeAddedApiKey(pending.id, pending.organization);
           else await removeAddedPasskey(pending.id);
           notify("success", pending.kind === "key" ? T.revoked : T.removed);
         }}
