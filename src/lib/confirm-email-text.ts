@@ -14,4 +14,6 @@ export const CONFIRM_EMAIL_TEXT = {
   /** No answer, too many tries or a server error: nothing was done and the link still works. */
   failed: "The link could not be followed just now. Nothing was changed, and the link still works.",
   retry: "Try again",
+  /** 409: another account took the new address before its link was followed. */
+  taken: "Another account took this address before you confirmed it, so your address did not change.",
 } as const;

@@ -128,6 +128,10 @@ export const SECURITY_TEXT = {
     keep: "Keep my account",
     confirm: "Delete account",
     deleted: "Your account was deleted.",
+    // DELETE /v1/users/me's 409: each organisation named is a link to its settings.
+    teamsFirst:
+      "You are the last owner of these organisations, and they have other members. Make another member their owner, or delete the organisation, in its settings; then delete your account.",
+    unnamedTeam: "Unnamed organisation",
   },
   events: {
     title: "Recent security events",

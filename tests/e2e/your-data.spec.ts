@@ -9,12 +9,15 @@ import { CONFIRM_EMAIL_TEXT } from "../../src/lib/confirm-email-text.ts";
 import { SECURITY_TEXT } from "../../src/lib/security-text.ts";
 import { ERROR_TEXT } from "../../src/lib/ui-text.ts";
 import {
+  createOrgViaApi,
   createVerifiedUser,
+  joinViaApi,
   openSignedIn,
   portalPath,
   readMail,
   registerViaApi,
   tokenViaApi,
+  uniqueUser,
 } from "../fixtures/account.ts";
 import { axeViolations } from "../fixtures/axe.ts";
 import { anyOf, expect, test } from "../fixtures/test.ts";
@@ -68,6 +71,38 @@ test("a customer downloads their data, then deletes the account; the name is fre
   await registerViaApi(request, user);
 });
 
+test.describe("an owner of a team with members", () => {
+  // DELETE /v1/users/me answers 409 with the teams: the console logs the refused call.
+  test.use({ allowedConsoleErrors: [/status of 409/] });
+
+  test("is told which organisations to hand over first, each a link to its settings", async ({
+    page,
+    request,
+  }) => {
+    const owner = await createVerifiedUser(request, "teamowner");
+    const member = await createVerifiedUser(request, "teammate");
+    const ownerToken = await tokenViaApi(request, owner);
+    const orgId = await createOrgViaApi(request, ownerToken, "Render Crew");
+    await joinViaApi(request, ownerToken, orgId, member, "developer");
+    await openSignedIn(page, ownerToken, "/profile/security");
+    await page.locator("[data-account-data]").getByRole("button", { name: T.deleteAction }).click();
+    const dialog = page.getByRole("dialog", { name: T.confirmTitle });
+    await dialog.getByLabel(T.confirmLabel(owner.username)).fill(owner.username);
+    await dialog.getByRole("button", { name: T.confirm }).click();
+
+    const refusal = dialog.locator("[data-teams-first]");
+    await expect(refusal).toContainText(T.teamsFirst);
+    expect(await axeViolations(page)).toEqual([]);
+    // Still signed in, the account still there.
+    expect(
+      (await request.get("/v1/users/me", { headers: { Authorization: `Bearer ${ownerToken}` } })).status(),
+    ).toBe(200);
+    await refusal.getByRole("link", { name: "Render Crew" }).click();
+    await expect(page).toHaveURL(/\/org\/settings$/);
+    expect(await page.evaluate(() => localStorage.getItem("x-organization"))).toBe(orgId);
+  });
+});
+
 test.describe("changing the e-mail address", () => {
   // An address in use answers 409, and the journey cuts the confirm call off once: Chromium notes
   // both in the console.
@@ -109,5 +144,25 @@ test.describe("changing the e-mail address", () => {
     const told = await readMail(request, user.email, /e-mail address was changed/);
     // With the way back: a link of its own, marked so that the page asks before it acts.
     expect(portalPath(told, "/confirm-email/")).toMatch(/^\/confirm-email\/[\w-]{43}\?back=1$/);
+  });
+
+  test("a link to an address another account took meanwhile says so, and nothing changes", async ({
+    page,
+    request,
+  }) => {
+    const user = await createVerifiedUser(request, "late");
+    const token = await tokenViaApi(request, user);
+    const wanted = `wanted-${user.email}`;
+    const asked = await request.post("/v1/users/me/email", {
+      headers: { Authorization: `Bearer ${token}` },
+      data: { email: wanted },
+    });
+    expect(asked.status()).toBe(202);
+    const link = await readMail(request, wanted, /Confirm your new/);
+    await registerViaApi(request, { ...uniqueUser("quick"), email: wanted });
+    await page.goto(portalPath(link, "/confirm-email/"));
+    await expect(page.locator("[data-confirm-email-taken]")).toContainText(CONFIRM_EMAIL_TEXT.taken);
+    const me = await request.get("/v1/users/me", { headers: { Authorization: `Bearer ${token}` } });
+    expect(((await me.json()) as { email: string }).email).toBe(user.email);
   });
 });

@@ -3,7 +3,8 @@
 // browser out and ends the password, and a mail scanner may open links: its link says so
 // (`?back=1`), and one that lost that mark is told apart by the server, which acts on a way back only
 // when the owner's click sends `revert` (409 `revert_required` otherwise). Followed, it says so,
-// pointing to a password reset. A used or expired link says so.
+// pointing to a password reset. A used or expired link says so, and so does an address another
+// account took meanwhile.
 import { useEffect, useState } from "react";
 import { EMAIL_CHANGE_DETAIL } from "../../../contract/email-change-messages.ts";
 import { asApiError } from "../../lib/api-client.ts";
@@ -18,10 +19,15 @@ const T = CONFIRM_EMAIL_TEXT;
 
 /**
  * What following the link came to: the server's words, a way back to ask about, a failure that
- * leaves the link usable (no answer, too many tries, a server error: try again), or null (used,
- * expired or unknown).
+ * leaves the link usable (no answer, too many tries, a server error: try again), the address taken
+ * by another account, or null (used, expired or unknown).
  */
-type Outcome = { detail: string } | { ask: string } | { retry: string; revert: boolean } | null;
+type Outcome =
+  | { detail: string }
+  | { ask: string }
+  | { retry: string; revert: boolean }
+  | { taken: true }
+  | null;
 
 async function follow(token: string, revert: boolean): Promise<Outcome> {
   try {
@@ -32,9 +38,11 @@ async function follow(token: string, revert: boolean): Promise<Outcome> {
   } catch (error) {
     if (isRevertRequired(error)) return { ask: token };
     const status = asApiError(error).status;
-    // 400: the link is used, expired or unknown; 409 (without revert_required): the address was
-    // taken meanwhile; 422: no token the API could read. Anything else did nothing to the link.
-    return status === 400 || status === 409 || status === 422 ? null : { retry: token, revert };
+    // 409 (without revert_required): another account took the address meanwhile.
+    if (status === 409) return { taken: true };
+    // 400: the link is used, expired or unknown; 422: no token the API could read. Anything else
+    // did nothing to the link.
+    return status === 400 || status === 422 ? null : { retry: token, revert };
   }
 }
 
@@ -64,6 +72,18 @@ export default function ConfirmEmail() {
 
   if (outcome === "pending") return <LoadingState message={T.pending} />;
   if (outcome === null) return <InvalidToken linkHref="/profile/security" linkText={T.profileLink} />;
+  if ("taken" in outcome) {
+    return (
+      <div className="flex flex-col gap-4" data-confirm-email-taken>
+        <p role="alert" className="alert alert-warning">
+          {T.taken}
+        </p>
+        <a href="/profile/security" className="btn btn-primary">
+          {T.profileLink}
+        </a>
+      </div>
+    );
+  }
   if ("retry" in outcome) {
     const { retry: token, revert } = outcome;
     return (

@@ -7,7 +7,9 @@ import { AUDIT_LOG_KEPT } from "../../../contract/data-retention.ts";
 import { asApiError } from "../../lib/api-client.ts";
 import { accountActionErrorMessage } from "../../lib/error-messages.ts";
 import { navigate } from "../../lib/navigation.ts";
+import { teamsToHandOver } from "../../lib/org-view.ts";
 import { SECURITY_TEXT } from "../../lib/security-text.ts";
+import { switchOrganization } from "../../stores/organizations.ts";
 import { ReauthCancelled } from "../../stores/reauth.ts";
 import { deleteAccount, downloadAccountData } from "../../stores/security.ts";
 import { notify, notifyAfterNavigation } from "../../stores/toast.ts";
@@ -21,11 +23,38 @@ const failed = (error: unknown) => {
   if (!(error instanceof ReauthCancelled)) notify("error", accountActionErrorMessage(asApiError(error)));
 };
 
+/** Why the account cannot be deleted yet: the teams it is the last owner of, each a link to its settings. */
+function TeamsToHandOver({ teams }: { teams: readonly { id: string; name: string | null }[] }) {
+  return (
+    <div role="alert" className="alert alert-warning flex flex-col items-start text-sm" data-teams-first>
+      <p>{T.teamsFirst}</p>
+      <ul className="list-disc ps-5">
+        {teams.map((team) => (
+          <li key={team.id}>
+            <a
+              className="link"
+              href="/org/settings"
+              onClick={(event) => {
+                event.preventDefault();
+                switchOrganization({ id: team.id, personal: false }, "/org/settings");
+              }}
+            >
+              {team.name ?? T.unnamedTeam}
+            </a>
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}
+
 function DeleteDialog({ open, username, onClose }: { open: boolean; username: string; onClose: () => void }) {
   const [typed, setTyped] = useState("");
   const [busy, setBusy] = useState(false);
+  const [teams, setTeams] = useState<{ id: string; name: string | null }[] | null>(null);
   const close = () => {
     setTyped("");
+    setTeams(null);
     onClose();
   };
   const confirm = async () => {
@@ -36,7 +65,9 @@ function DeleteDialog({ open, username, onClose }: { open: boolean; username: st
       notifyAfterNavigation("success", T.deleted);
       navigate("/");
     } catch (error) {
-      failed(error);
+      const blocking = error instanceof ReauthCancelled ? null : teamsToHandOver(asApiError(error).body);
+      if (blocking) setTeams(blocking);
+      else failed(error);
     } finally {
       setBusy(false);
     }
@@ -65,6 +96,7 @@ function DeleteDialog({ open, username, onClose }: { open: boolean; username: st
     >
       <div className="flex flex-col gap-3">
         <p className="text-sm">{T.deleteBody}</p>
+        {teams && <TeamsToHandOver teams={teams} />}
         <label className="flex flex-col gap-1.5 text-sm font-medium">
           {T.confirmLabel(username)}
           <input
