@@ -7,7 +7,7 @@ export type CardOutcome =
 
 export const CARD_DECLINED_MESSAGE = "Your card was declined.";
 export const CARD_UNKNOWN_MESSAGE =
-  "This test checkout accepts the test cards 4242 4242 4242 4242 (pays) and 4000 0000 0000 0002 (declined).";
+  "This test checkout accepts the test cards 4242 4242 4242 4242 (pays), 4000 0000 0000 0002 (declined) and 4000 0000 0000 0341 (pays now, declines renewals).";
 export const CARD_MISSING_MESSAGE = "Enter a card number.";
 
 export const TEST_CARDS = {
