@@ -1,6 +1,7 @@
 // The provider's events about saved cards and auto top-up invoices (AUTO-TOP-UP.md, "Events relied
 // on"), in the webhook's transaction. A card is saved from its SetupIntent's event, once per
-// SetupIntent; the newest SetupIntent's card wins whatever order events arrive in. An invoice's
+// SetupIntent, while the provider still has it attached to the organisation's customer; the newest
+// SetupIntent's card wins whatever order events arrive in. An invoice's
 // event settles its attempt as the charge's own answer would: whichever comes first acts.
 import { eq, inArray, lte } from "drizzle-orm";
 import type { Logger } from "pino";
@@ -10,6 +11,7 @@ import type { Tx } from "../../db/types.ts";
 import { lockUser } from "../ledger-store.ts";
 import type { AutoTopUpEvent } from "../ports/events.ts";
 import type { AutoTopUpChargeAnswer, PaymentProvider } from "../ports/payment-provider.ts";
+import { findCustomerId } from "../subscription-store.ts";
 import type { ChargeDeps } from "./charges.ts";
 import { type InvoiceToVoid, settleInTx } from "./settle.ts";
 import { findAttempt } from "./store.ts";
@@ -151,6 +153,23 @@ async function saveCard(
     deps.logger.warn(
       { eventId: event.eventId, paymentMethodId: event.paymentMethodId },
       "Saved card not found at the provider",
+    );
+    return;
+  }
+  // Removed at the provider (Stripe's Billing Portal) before this event came: its
+  // payment_method.detached, processed first, found no card to forget. Saved now, Billing would
+  // show a card that every charge is refused on. Neither is a card of another customer saved.
+  const customerId = (await findCustomerId(tx, event.orgId)) ?? event.customerId;
+  if (card.customerId === null || card.customerId !== customerId) {
+    deps.logger.warn(
+      {
+        eventId: event.eventId,
+        orgId: event.orgId,
+        paymentMethodId: event.paymentMethodId,
+        attachedTo: card.customerId,
+        customerId,
+      },
+      "Card not saved: no longer attached to the organisation's customer at the provider",
     );
     return;
   }

@@ -123,8 +123,11 @@ export interface PaymentProvider {
    * opened it. The card is saved from the provider's event (`card_saved`), never from the redirect.
    */
   createCardSetupSession(db: DbOrTx, setup: NewCardSetup): Promise<CreatedCheckout>;
-  /** A saved card's details (brand, last 4, expiry); null when the provider does not know it. */
-  retrieveCard(db: DbOrTx, paymentMethodId: string): Promise<SavedCardFacts | null>;
+  /**
+   * A saved card as the provider has it now: its details (brand, last 4, expiry) and the customer it
+   * is attached to (null once detached); null when the provider does not know it.
+   */
+  retrieveCard(db: DbOrTx, paymentMethodId: string): Promise<RetrievedCard | null>;
   /** Detaches a saved card at the provider; a card detached already counts as done. */
   detachCard(db: DbOrTx, paymentMethodId: string): Promise<void>;
   /**
@@ -154,6 +157,16 @@ export interface PaymentProvider {
    * reduces the event to what billing understands. `now` is the injected clock's time.
    */
   readWebhook(rawBody: Uint8Array, signature: string | undefined, now: Date): Promise<WebhookRead>;
+}
+
+/**
+ * A saved card as retrieveCard answers it. A card removed at the provider (Stripe's Billing Portal)
+ * is still there, detached: only its customer says it can no longer be charged for the
+ * organisation, and an event saving it may arrive after the one removing it (auto-top-up/events.ts).
+ */
+export interface RetrievedCard extends SavedCardFacts {
+  /** The customer (cus_…) it is attached to; null once detached (Stripe: the PaymentMethod's `customer`). */
+  customerId: string | null;
 }
 
 /** A card-setup page to open (POST /v1/billing/payment-method/setup). */

@@ -3,6 +3,7 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
+import { customerStore } from "../../billing/subscription-store.ts";
 import { billingCustomers, cardSetupSessions, localPaymentMethods } from "../../db/schema/index.ts";
 import { verifiedUser } from "../../testing/api-client.ts";
 import {
@@ -240,16 +241,21 @@ describe.each(TEST_DATABASES)("local card setup (%s)", (kind) => {
     expect((await session(otherOrg.id)).status).toBe("open");
   });
 
-  it("retrieves a saved card's details, and null for a card it does not know", async () => {
+  it("retrieves a saved card's details and customer (none once detached), and null for a card it does not know", async () => {
     const ann = await verifiedUser(ctx.t, "ann");
     const pm = await saveCard(ctx.t, ann.id, CARD.authThenPays);
+    const customerId = await customerStore.findCustomerId(db(), ann.id);
+    expect(customerId).toMatch(/^cus_/);
     expect(await provider().retrieveCard(db(), pm)).toEqual({
       paymentMethodId: pm,
+      customerId,
       brand: "visa",
       last4: "3155",
       expMonth: 12,
       expYear: ctx.t.clock.now().getUTCFullYear() + 3,
     });
+    await provider().detachCard(db(), pm);
+    expect(await provider().retrieveCard(db(), pm)).toMatchObject({ paymentMethodId: pm, customerId: null });
     expect(await provider().retrieveCard(db(), "pm_unknown")).toBeNull();
   });
 

@@ -4,8 +4,12 @@
 // checkout.session.completed (mode setup) and setup_intent.succeeded, queued in the same
 // transaction; billing saves the card from those, never from the redirect.
 import { and, eq, isNull } from "drizzle-orm";
-import type { SavedCardFacts } from "../../billing/ports/events.ts";
-import type { CreatedCheckout, CustomerStore, NewCardSetup } from "../../billing/ports/payment-provider.ts";
+import type {
+  CreatedCheckout,
+  CustomerStore,
+  NewCardSetup,
+  RetrievedCard,
+} from "../../billing/ports/payment-provider.ts";
 import type { Clock } from "../../clock.ts";
 import {
   type CardSetupSessionRow,
@@ -215,7 +219,8 @@ export function cardSetups(deps: {
         );
     },
 
-    async retrieveCard(tx: DbOrTx, paymentMethodId: string): Promise<SavedCardFacts | null> {
+    /** The card as Stripe answers it: detached, it names no customer any more (paymentMethodInput). */
+    async retrieveCard(tx: DbOrTx, paymentMethodId: string): Promise<RetrievedCard | null> {
       const [pm] = await tx
         .select()
         .from(localPaymentMethods)
@@ -223,6 +228,7 @@ export function cardSetups(deps: {
       if (!pm) return null;
       return {
         paymentMethodId: pm.id,
+        customerId: paymentMethodInput(pm).customerId,
         brand: pm.brand,
         last4: pm.last4,
         expMonth: pm.expMonth,

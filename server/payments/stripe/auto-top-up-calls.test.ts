@@ -287,18 +287,34 @@ describe("Stripe adapter: auto top-up (SDK pointed at a local stand-in)", () => 
   });
 
   describe("the saved card", () => {
-    it("reads its brand, last 4 and expiry; null when Stripe does not know it", async () => {
+    it("reads its brand, last 4, expiry and customer; null when Stripe does not know it", async () => {
       ctx.routes = [
-        on("GET", "/v1/payment_methods/pm_1", { ...stripeFixture("payment_method"), id: "pm_1" }),
+        on("GET", "/v1/payment_methods/pm_1", {
+          ...stripeFixture("payment_method"),
+          id: "pm_1",
+          customer: "cus_1",
+        }),
       ];
       expect(await ctx.provider().retrieveCard(ctx.database.db, "pm_1")).toEqual({
         paymentMethodId: "pm_1",
+        customerId: "cus_1",
         brand: "visa",
         last4: "4242",
         expMonth: 8,
         expYear: 2030,
       });
       expect(await ctx.provider().retrieveCard(ctx.database.db, "pm_gone")).toBeNull();
+    });
+
+    // Removed in the Billing Portal, a card is still there, detached: `customer` is null.
+    it("answers a detached card as attached to no customer", async () => {
+      ctx.routes = [
+        on("GET", "/v1/payment_methods/pm_1", { ...stripeFixture("payment_method"), id: "pm_1" }),
+      ];
+      expect(await ctx.provider().retrieveCard(ctx.database.db, "pm_1")).toMatchObject({
+        paymentMethodId: "pm_1",
+        customerId: null,
+      });
     });
 
     it("throws for a payment method it cannot read, and when Stripe fails", async () => {

@@ -1463,17 +1463,24 @@ describe("asksForAuthentication", () => {
 });
 
 describe("a saved card as Stripe answers it", () => {
-  it("its brand, last 4 and expiry; none for a payment method that is not a card", () => {
+  it("its brand, last 4, expiry and customer (null: detached); none for a payment method that is not a card", () => {
     expect(parseStripeCard(stripeFixture("payment_method"))).toEqual({
       ok: true,
       card: {
         paymentMethodId: "pm_1Pgc75B7WZ01zgkWlHVgdEGJ",
+        customerId: null,
         brand: "visa",
         last4: "4242",
         expMonth: 8,
         expYear: 2030,
       },
     });
+    for (const customer of ["cus_1", { id: "cus_1", object: "customer" }]) {
+      expect(parseStripeCard({ ...stripeFixture("payment_method"), customer })).toMatchObject({
+        ok: true,
+        card: { customerId: "cus_1" },
+      });
+    }
     expect(parseStripeCard({ ...stripeFixture("payment_method"), type: "sepa_debit", card: null })).toEqual({
       ok: true,
       card: null,

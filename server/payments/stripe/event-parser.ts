@@ -23,7 +23,7 @@ import type {
   SubscriptionSnapshot,
 } from "../../billing/ports/events.ts";
 import { firstPaymentKey, renewalKey, topUpKey } from "../../billing/ports/fulfilment-keys.ts";
-import type { AutoTopUpChargeAnswer } from "../../billing/ports/payment-provider.ts";
+import type { AutoTopUpChargeAnswer, RetrievedCard } from "../../billing/ports/payment-provider.ts";
 import { METADATA, payerOf } from "./format.ts";
 
 export type ParseResult = { ok: true; event: BillingEvent } | { ok: false; error: string };
@@ -774,13 +774,17 @@ function readPaymentMethodEvent(
 
 const previousCustomerSchema = z.object({ customer: idRef.nullish() }).nullish();
 
-/** A payment method retrieved from Stripe (or the local stand-in): its card, null when it is not one. */
+/**
+ * A payment method retrieved from Stripe: its card and the customer it is attached to (`customer`,
+ * null once detached), null when it is not a card.
+ */
 export function parseStripeCard(
   object: unknown,
-): { ok: true; card: SavedCardFacts | null } | { ok: false; error: string } {
+): { ok: true; card: RetrievedCard | null } | { ok: false; error: string } {
   const parsed = paymentMethodSchema.safeParse(object);
   if (!parsed.success) return { ok: false, error: `payment method: ${describeIssues(parsed.error)}` };
-  return { ok: true, card: cardFacts(parsed.data) };
+  const card = cardFacts(parsed.data);
+  return { ok: true, card: card && { ...card, customerId: parsed.data.customer ?? null } };
 }
 
 /**
