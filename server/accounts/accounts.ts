@@ -17,7 +17,7 @@ import { endPendingEmailChanges } from "./email-change.ts";
 import type { AccountHooks } from "./hooks.ts";
 import { mailTime } from "./security-mails.ts";
 import { consumeTokenOfLockedAccount, findUsableToken, issueUserToken, revokeTokens } from "./user-tokens.ts";
-import { findUserByEmail, findUserByUsername, insertUser, isUniqueViolation } from "./users.ts";
+import { findUserByEmail, findUserByUsername, insertUser, isUniqueViolation, lockAccount } from "./users.ts";
 
 export interface AccountDeps {
   db: Db;
@@ -196,19 +196,38 @@ export function createAccounts(deps: AccountDeps) {
       });
     },
 
-    /** Mails a reset link if the address belongs to an account; background, like resendVerification. */
+    /**
+     * Mails a reset link if the address belongs to an account; background, like resendVerification.
+     * The link is written under the account's lock, and only if the address is still the account's:
+     * a way back (email-change.ts) that commits after the lookup has moved the address back and
+     * ended every link, and must not be followed by a new one to the address it undid (a review's
+     * LOW 6). A way back that commits after this transaction ends the link it wrote.
+     */
     requestPasswordReset(emailInput: string): void {
       const email = normaliseEmail(emailInput);
       sendInBackground(deps, "password reset mail", async () => {
         const user = await findUserByEmail(db, email);
         if (!user) return;
-        const token = await issueUserToken(db, {
-          userId: user.id,
-          purpose: "password_reset",
-          now: clock.now(),
+        const issued = await db.transaction(async (tx) => {
+          const account = await lockAccount(tx, user.id);
+          if (!account || account.deletedAt || account.email.toLowerCase() !== email.toLowerCase()) {
+            return undefined;
+          }
+          const token = await issueUserToken(tx, {
+            userId: account.id,
+            purpose: "password_reset",
+            now: clock.now(),
+          });
+          return { token, to: account.email, username: account.username };
         });
+        if (!issued) return;
         await deps.mailer.send(
-          passwordResetMail({ to: user.email, username: user.username, portalUrl: deps.portalUrl, token }),
+          passwordResetMail({
+            to: issued.to,
+            username: issued.username,
+            portalUrl: deps.portalUrl,
+            token: issued.token,
+          }),
         );
       });
     },

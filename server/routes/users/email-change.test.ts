@@ -1,10 +1,11 @@
 // Changing the e-mail address on PGlite and PostgreSQL: the new address takes over only through
 // its link; the old one is told and can change it back, which signs every session out.
 import { eq, sql } from "drizzle-orm";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { DETAIL, VALIDATION } from "../../../contract/messages.ts";
 import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
 import { users } from "../../db/schema/index.ts";
+import type { Db } from "../../db/types.ts";
 import { auditRowsAbout } from "../../testing/admin.ts";
 import { bearer, createKey } from "../../testing/api-access.ts";
 import {
@@ -15,12 +16,43 @@ import {
   login,
   postJson,
   register,
+  tokenFromLink,
   verifiedUser,
 } from "../../testing/api-client.ts";
 import { softPasskey } from "../../testing/soft-authenticator.ts";
 import { useTestApp } from "../../testing/suite.ts";
 import { TEST_PORTAL_URL } from "../../testing/test-app.ts";
 import { callAs, codeAt, signInWithCode, turnOnTwoFactor } from "../../testing/two-factor.ts";
+
+/**
+ * Runs `hook` once, when a read of the users table by `param` (an address) has returned its row and
+ * before its caller goes on: the instant between a lookup by address and what the caller writes.
+ */
+function afterUserLookup(db: Db, param: string, hook: () => Promise<void>) {
+  type Query = { execute: (...args: unknown[]) => Promise<unknown[]>; toSQL: () => { params: unknown[] } };
+  type Builder = { from: (table: unknown) => Query };
+  const select = db.select.bind(db) as unknown as (...fields: unknown[]) => Builder;
+  let armed = true;
+  const spy = vi.spyOn(db, "select").mockImplementation(((...fields: unknown[]) => {
+    const builder = select(...fields);
+    const from = builder.from.bind(builder);
+    builder.from = (table) => {
+      const query = from(table);
+      const execute = query.execute.bind(query);
+      query.execute = async (...args) => {
+        const rows = await execute(...args);
+        if (armed && table === users && rows.length > 0 && query.toSQL().params.includes(param)) {
+          armed = false;
+          await hook();
+        }
+        return rows;
+      };
+      return query;
+    };
+    return builder;
+  }) as unknown as Db["select"]);
+  return { restore: () => spy.mockRestore(), ran: () => !armed };
+}
 
 describe.each(TEST_DATABASES)("changing the e-mail address (%s)", (kind) => {
   const ctx = useTestApp(kind);
@@ -340,6 +372,42 @@ describe.each(TEST_DATABASES)("changing the e-mail address (%s)", (kind) => {
       }
       expect(await emailNow(name)).toBe(`${name}@example.com`);
     }
+  });
+
+  // Review, LOW 6: a reset asked at the moved address looked the account up by that address, then
+  // wrote its link unlocked. A way back that committed in between left the intruder's address a
+  // reset link that still worked after it.
+  it("a reset asked at the moved address while the way back commits leaves that address no link that works", async () => {
+    const { user, wayBack } = await movedAway("racer");
+    const moved = "racer.b@example.net";
+    let back: Response | undefined;
+    const gate = afterUserLookup(ctx.t.deps.db, moved, async () => {
+      back = await followBack(wayBack.token);
+    });
+    try {
+      const asked = await postJson(ctx.t.app, "/v1/user/password-reset-request", { email: moved }, fromIp());
+      expect(asked.status).toBe(200);
+      await ctx.t.deps.tasks.idle();
+    } finally {
+      gate.restore();
+    }
+    // The way back did commit between the reset's lookup and what followed it.
+    expect(gate.ran()).toBe(true);
+    expect(back?.status).toBe(200);
+    expect(await emailNow("racer")).toBe(user.email);
+    const resets = (await ctx.t.mails()).filter(
+      (m) => m.to.toLowerCase() === moved && m.subject.includes("Reset your"),
+    );
+    for (const mail of resets) {
+      const check = await getJson(
+        ctx.t.app,
+        `/v1/user/password-reset-check/${tokenFromLink(mail.links[0] ?? "")}`,
+      );
+      expect(check.status).toBe(400);
+    }
+    expect(resets).toEqual([]);
+    // The owner's address gets one as usual.
+    await resetAfterWayBack(user.email);
   });
 
   it("after the way back, lists what was added from a day before the change until the way back, until removed", async () => {
