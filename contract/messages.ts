@@ -65,6 +65,8 @@ export const DETAIL = {
   reauthRequired: "Confirm your password to continue",
   /** POST /v1/reauth with the password alone on an account with two-factor sign-in on. */
   reauthCodeRequired: "Enter the code from your authenticator app, or a recovery code",
+  /** POST /v1/reauth with a password from a staff account whose only second factor is a passkey (046). */
+  reauthPasskeyRequired: "Confirm with your passkey: this account signs in with it",
   incorrectPassword: "Incorrect password",
   signedOutEverywhere: "Signed out everywhere.",
   /** ACCOUNT-SECURITY.md: POST /v1/token's answer when the account has two-factor sign-in on. */

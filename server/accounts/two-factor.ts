@@ -164,6 +164,18 @@ export function createTwoFactor(deps: TwoFactorDeps) {
       return hasSecondFactor(db, user.id);
     },
 
+    /**
+     * What re-authenticating takes, never less than signing in (decisions 023, 046): the password
+     * and a code when the app is on; the passkey when the account is staff with a passkey alone
+     * (its password alone signs nobody in); otherwise the password alone (or a passkey).
+     */
+    async reauthNeeds(userId: string): Promise<"code" | "passkey" | "password"> {
+      if ((await confirmedFactor(db, userId)) !== undefined) return "code";
+      const [account] = await db.select({ role: users.role }).from(users).where(eq(users.id, userId));
+      if (account && account.role !== "user" && (await hasSecondFactor(db, userId))) return "passkey";
+      return "password";
+    },
+
     async status(userId: string): Promise<{ totp: boolean; recoveryCodesLeft: number }> {
       const on = (await confirmedFactor(db, userId)) !== undefined;
       return { totp: on, recoveryCodesLeft: on ? await recoveryCodesLeft(db, userId) : 0 };

@@ -117,7 +117,7 @@ export function limitWrites(limiter: RateLimiter): MiddlewareHandler<AppEnv> {
 }
 
 /** How the OpenAPI document describes requireRecentAuth's 403. */
-export const REAUTH_REFUSAL = `"${DETAIL.reauthRequired}" with \`reauth_required: true\`, \`methods\` (\`password\`, and \`webauthn\` when the account has a passkey) and \`code_required\` (true when the account has two-factor sign-in on: the password then needs a \`code\` beside it) when the password was entered more than 10 minutes ago (POST /v1/reauth, then retry)`;
+export const REAUTH_REFUSAL = `"${DETAIL.reauthRequired}" with \`reauth_required: true\`, \`methods\` (\`password\`, and \`webauthn\` when the account has a passkey; \`webauthn\` alone for a staff account whose only second factor is a passkey) and \`code_required\` (true when the account has two-factor sign-in on: the password then needs a \`code\` beside it) when the password was entered more than 10 minutes ago (POST /v1/reauth, then retry)`;
 
 /** requireRecentAuth's 403 in the document, its ReauthRequired body beside `{detail}`; `before` names other 403s. */
 export function reauthRefusal(registry: Registry, before = ""): RefusalWithFields {
@@ -130,7 +130,7 @@ export function reauthRefusal(registry: Registry, before = ""): RefusalWithField
 interface RecentAuthDeps {
   clock: Clock;
   passkeys: { list(userId: string): Promise<readonly unknown[]> };
-  twoFactor: { isOn(userId: string): Promise<boolean> };
+  twoFactor: { reauthNeeds(userId: string): Promise<"code" | "passkey" | "password"> };
 }
 
 /** Whether the token's password (or passkey) was entered within the last 10 minutes. */
@@ -143,16 +143,17 @@ export function isRecentAuth(clock: Clock, claims: Pick<AccessTokenClaims, "auth
  * the portal's dialog can offer the passkey, or ask for the code, without asking the server first.
  */
 export async function reauthRequired(deps: RecentAuthDeps, userId: string): Promise<ApiError> {
-  const [hasPasskey, codeRequired] = await Promise.all([
+  const [hasPasskey, needs] = await Promise.all([
     deps.passkeys.list(userId).then((list) => list.length > 0),
-    deps.twoFactor.isOn(userId),
+    deps.twoFactor.reauthNeeds(userId),
   ]);
-  const methods = hasPasskey ? ["password", "webauthn"] : ["password"];
+  // A staff account with a passkey alone is not offered the password (decision 046).
+  const methods = needs === "passkey" ? ["webauthn"] : hasPasskey ? ["password", "webauthn"] : ["password"];
   return new ApiError(
     403,
     DETAIL.reauthRequired,
     {},
-    { reauth_required: true, methods, code_required: codeRequired },
+    { reauth_required: true, methods, code_required: needs === "code" },
   );
 }
 

@@ -6,11 +6,18 @@ export const REAUTH_TEXT = {
   body: "For your security, enter your password again to continue. You won't be asked again for 10 minutes.",
   bodyWithCode:
     "For your security, enter your password and a code from your authenticator app again to continue. You won't be asked again for 10 minutes.",
+  /** A staff account whose only second factor is a passkey confirms with it alone (decision 046). */
+  titlePasskey: "Confirm it is you",
+  bodyPasskey:
+    "For your security, confirm it is you with your passkey to continue. You won't be asked again for 10 minutes.",
   password: "Password",
   code: "Code from your authenticator app, or a recovery code",
   confirm: "Confirm",
   confirming: "Confirming…",
   cancel: "Cancel",
   usePasskey: "Use a passkey instead",
+  usePasskeyOnly: "Use your passkey",
   passkeyCancelled: "The passkey was not used. Try again, or enter your password.",
+  passkeyCancelledOnly: "The passkey was not used. Try again.",
+  passkeyNotConfirmedOnly: "This passkey was not accepted. Try again.",
 } as const;

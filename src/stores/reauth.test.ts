@@ -51,7 +51,11 @@ beforeEach(() => {
         : json(403, {
             detail: "Confirm your password to continue",
             reauth_required: true,
-            methods: localStorage.getItem("has-passkey") ? ["password", "webauthn"] : ["password"],
+            methods: localStorage.getItem("passkey-only")
+              ? ["webauthn"]
+              : localStorage.getItem("has-passkey")
+                ? ["password", "webauthn"]
+                : ["password"],
             code_required: localStorage.getItem("has-2fa") !== null,
           });
     }
@@ -88,19 +92,34 @@ describe("withReauth", () => {
   it("offers a passkey when the 403 lists one, and goes on after the passkey's answer", async () => {
     localStorage.setItem("has-passkey", "yes");
     const done = withReauth(action);
-    await vi.waitFor(() => expect($reauth.get()).toEqual({ open: true, passkey: true, code: false }));
+    await vi.waitFor(() =>
+      expect($reauth.get()).toEqual({ open: true, passkey: true, code: false, password: true }),
+    );
     await confirmWithPasskey();
     expect(await done).toEqual({ detail: "done" });
-    expect($reauth.get()).toEqual({ open: false, passkey: false, code: false });
+    expect($reauth.get()).toEqual({ open: false, passkey: false, code: false, password: true });
     const reauth = fetchMock.mock.calls.find(([input]) => String(input).endsWith("/v1/reauth")) ?? [];
     expect(JSON.parse(String((reauth[1] as RequestInit).body))).toEqual({
       webauthn: { id: "cred-1", response: { clientDataJSON: "e30" } },
     });
   });
 
+  it("asks a staff account whose only second factor is a passkey for the passkey alone", async () => {
+    localStorage.setItem("passkey-only", "yes");
+    const done = withReauth(action);
+    await vi.waitFor(() =>
+      expect($reauth.get()).toEqual({ open: true, passkey: true, code: false, password: false }),
+    );
+    await confirmWithPasskey();
+    expect(await done).toEqual({ detail: "done" });
+    expect($reauth.get()).toEqual({ open: false, passkey: false, code: false, password: true });
+  });
+
   it("does not offer a passkey to an account without one", async () => {
     const done = withReauth(action);
-    await vi.waitFor(() => expect($reauth.get()).toEqual({ open: true, passkey: false, code: false }));
+    await vi.waitFor(() =>
+      expect($reauth.get()).toEqual({ open: true, passkey: false, code: false, password: true }),
+    );
     await confirmPassword("Right#123");
     expect(await done).toEqual({ detail: "done" });
   });
@@ -108,7 +127,9 @@ describe("withReauth", () => {
   it("asks for a code beside the password when the 403 says code_required, and sends both", async () => {
     localStorage.setItem("has-2fa", "yes");
     const done = withReauth(action);
-    await vi.waitFor(() => expect($reauth.get()).toEqual({ open: true, passkey: false, code: true }));
+    await vi.waitFor(() =>
+      expect($reauth.get()).toEqual({ open: true, passkey: false, code: true, password: true }),
+    );
     await expect(confirmPassword("Right#123", "000000")).rejects.toMatchObject({
       status: 400,
       detail: "Incorrect code",
@@ -116,7 +137,7 @@ describe("withReauth", () => {
     expect($reauth.get().open).toBe(true);
     await confirmPassword("Right#123", "123456");
     expect(await done).toEqual({ detail: "done" });
-    expect($reauth.get()).toEqual({ open: false, passkey: false, code: false });
+    expect($reauth.get()).toEqual({ open: false, passkey: false, code: false, password: true });
     const bodies = fetchMock.mock.calls
       .filter(([input]) => String(input).endsWith("/v1/reauth"))
       .map((call) => JSON.parse(String((call[1] as RequestInit).body)));

@@ -9,15 +9,17 @@ import { replaceToken } from "./auth.ts";
 
 /**
  * Whether the "Confirm your password" dialog is open, whether it may offer a passkey instead (the
- * 403 lists `webauthn` among its methods when the account has one), and whether it asks for a code
- * beside the password (the 403's `code_required`).
+ * 403 lists `webauthn` among its methods when the account has one), whether it asks for a code
+ * beside the password (the 403's `code_required`), and whether it asks for the password at all (a
+ * staff account whose only second factor is a passkey confirms with the passkey alone: decision 046).
  */
 export interface ReauthState {
   open: boolean;
   passkey: boolean;
   code: boolean;
+  password: boolean;
 }
-const CLOSED: ReauthState = { open: false, passkey: false, code: false };
+const CLOSED: ReauthState = { open: false, passkey: false, code: false, password: true };
 export const $reauth = atom<ReauthState>(CLOSED);
 
 /** Thrown by withReauth when the visitor closes the dialog instead of confirming. */
@@ -30,7 +32,7 @@ export class ReauthCancelled extends Error {
 
 let waiting: { resolve: () => void; reject: (error: Error) => void } | null = null;
 
-function askForPassword(ways: Pick<ReauthState, "passkey" | "code">): Promise<void> {
+function askForPassword(ways: Pick<ReauthState, "passkey" | "code" | "password">): Promise<void> {
   // A second action asking while the dialog is open takes it over; the first ends as cancelled.
   waiting?.reject(new ReauthCancelled());
   return new Promise<void>((resolve, reject) => {
@@ -49,7 +51,11 @@ export async function withReauth<T>(call: () => Promise<T>): Promise<T> {
     return await call();
   } catch (error) {
     if (!(error instanceof ApiError && error.reauthRequired)) throw error;
-    await askForPassword({ passkey: error.methods.includes("webauthn"), code: error.codeRequired });
+    await askForPassword({
+      passkey: error.methods.includes("webauthn"),
+      code: error.codeRequired,
+      password: error.methods.includes("password"),
+    });
     return call();
   }
 }

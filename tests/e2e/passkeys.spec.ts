@@ -1,8 +1,8 @@
 // Passkeys in the browser with Chromium's virtual authenticator (CDP WebAuthn domain): added on
 // /profile/security, signing in without a password on /login, answering the code step of a
 // sign-in with two factors, confirming a sensitive action instead of the password, and removed;
-// the only second factor of a staff account, which the password's step then asks for alone
-// (decision 046). WebAuthn needs a domain as its relying party, so this
+// the only second factor of a staff account, which the password's step and re-authentication
+// then ask for alone (decision 046). WebAuthn needs a domain as its relying party, so this
 // spec runs a server of its own at http://localhost (an IP address cannot be one).
 import { join } from "node:path";
 import type { BrowserContext, Page } from "@playwright/test";
@@ -207,6 +207,23 @@ test("a staff account whose only second factor is a passkey: the password's step
   // The token shows both factors: the console opens.
   await page.goto("/admin/customers");
   await expect(page.getByRole("heading", { level: 1, name: ADMIN_PAGE_TEXT.customers.title })).toBeVisible();
+
+  // 11 minutes later a sensitive action asks for the passkey alone: the password would be less
+  // than the sign-in asks for.
+  const advanced = await api.post("/_dev/billing/advance", { data: { days: 11 / 1440 } });
+  expect(advanced.status(), await advanced.text()).toBe(200);
+  await page.goto("/profile/api-keys");
+  await page.getByRole("button", { name: API_KEYS_TEXT.create }).click();
+  const form = page.getByRole("dialog", { name: API_KEYS_TEXT.createTitle });
+  await form.getByLabel(API_KEYS_TEXT.name).fill("Console tools");
+  await form.getByRole("button", { name: API_KEYS_TEXT.create }).click();
+  const confirm = page.getByRole("dialog", { name: REAUTH_TEXT.titlePasskey });
+  await expect(confirm.getByText(REAUTH_TEXT.bodyPasskey)).toBeVisible();
+  await expect(confirm.getByLabel(REAUTH_TEXT.password)).toHaveCount(0);
+  await expect(confirm.getByRole("button", { name: REAUTH_TEXT.confirm, exact: true })).toHaveCount(0);
+  expect(await axeViolations(page)).toEqual([]);
+  await confirm.getByRole("button", { name: REAUTH_TEXT.usePasskeyOnly }).click();
+  await expect(page.getByRole("dialog", { name: API_KEYS_TEXT.createdTitle })).toBeVisible();
   await context.close();
   await api.dispose();
 });

@@ -4,7 +4,8 @@
 // password, a wrong code or a refused passkey counts against the sign-in limits like a failed
 // sign-in. Re-authenticating is never weaker than signing in (decision 023): on an account with
 // two-factor sign-in on, the password needs a code beside it, or a stolen session that learnt the
-// password could add a passkey and sign in with it alone from then on.
+// password could add a passkey and sign in with it alone from then on. A staff account whose only
+// second factor is a passkey signs in with it, so it answers here with the passkey alone (046).
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { codeRequiredSchema, reauthSchema, tokenResponseSchema } from "../../../contract/account.ts";
 import { DETAIL } from "../../../contract/messages.ts";
@@ -86,7 +87,7 @@ export function reauthRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
         },
         ...errorResponses(registry, {
           400: withFields(
-            `"${DETAIL.incorrectPassword}", "${DETAIL.incorrectCode}", "${DETAIL.passkeyNotConfirmed}", or "${DETAIL.reauthCodeRequired}" with \`code_required: true\` (CodeRequired: a password without a code on an account with two-factor sign-in on)`,
+            `"${DETAIL.incorrectPassword}", "${DETAIL.incorrectCode}", "${DETAIL.passkeyNotConfirmed}", "${DETAIL.reauthPasskeyRequired}" (a password from a staff account whose only second factor is a passkey: its passkey answers, as at sign-in), or "${DETAIL.reauthCodeRequired}" with \`code_required: true\` (CodeRequired: a password without a code on an account with two-factor sign-in on)`,
             schemaRef(registry, "CodeRequired", codeRequiredSchema),
           ),
           401: "No valid access token",
@@ -100,7 +101,10 @@ export function reauthRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
       const { user, claims } = c.var;
       const body = await parseJsonBody(c, reauthSchema);
       // Asked before the password is checked: the answer says nothing about the password.
-      const codeRequired = !body.webauthn && (await deps.twoFactor.isOn(user.id));
+      const needs = body.webauthn ? undefined : await deps.twoFactor.reauthNeeds(user.id);
+      // A staff account with a passkey alone signs in with the passkey: so it re-authenticates.
+      if (needs === "passkey") throw new ApiError(400, DETAIL.reauthPasskeyRequired);
+      const codeRequired = needs === "code";
       if (codeRequired && body.code === undefined) {
         throw new ApiError(400, DETAIL.reauthCodeRequired, {}, { code_required: true });
       }

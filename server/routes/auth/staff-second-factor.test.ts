@@ -186,6 +186,44 @@ describe.each(TEST_DATABASES)("a staff account's passkey as its second factor (%
     ]);
   });
 
+  it("re-authentication asks it for the passkey, never the password alone, as its sign-in does", async () => {
+    const { key } = await passkeyOnlyStaff();
+    const token = await passkeySignIn(key);
+    ctx.t.clock.advance(10 * 60_000 + 1000);
+    const stale = await callAs(ctx.t, "/v1/api-keys", token, { name: "Render" });
+    expect(stale.status).toBe(403);
+    expect(await stale.json()).toEqual({
+      detail: DETAIL.reauthRequired,
+      reauth_required: true,
+      methods: ["webauthn"],
+      code_required: false,
+    });
+    // Refused before the password is checked: the answer says nothing about it.
+    for (const password of [GOOD_PASSWORD, "Wrong#123"]) {
+      const withPassword = await callAs(ctx.t, "/v1/reauth", token, { password });
+      expect(withPassword.status).toBe(400);
+      expect(await withPassword.json()).toEqual({ detail: DETAIL.reauthPasskeyRequired });
+    }
+    // Changing the password with the current one asks for the passkey first too.
+    const change = await callAs(ctx.t, "/v1/users/me/password", token, {
+      current_password: GOOD_PASSWORD,
+      new_password: "Brand#New123",
+    });
+    expect(change.status).toBe(403);
+    expect(await change.json()).toMatchObject({ methods: ["webauthn"] });
+
+    const options = await callAs(ctx.t, "/v1/reauth/passkey-options", token);
+    expect(options.status).toBe(200);
+    const fresh = await tokenOf(
+      await callAs(ctx.t, "/v1/reauth", token, {
+        webauthn: key.get((await options.json()) as { challenge: string }, ORIGIN),
+      }),
+    );
+    expect(await amrOf(fresh)).toEqual(["hwk"]);
+    expect((await callAs(ctx.t, "/v1/api-keys", fresh, { name: "Render" })).status).toBe(201);
+    // A customer with a passkey alone keeps the password here (decision 023): passkeys.test.ts.
+  });
+
   it("an app confirmed on an account that had a passkey keeps the token's amr: no console after a promotion", async () => {
     // A customer with a passkey signs in with the password alone (decision 023) and enrols an app.
     const cora = await verifiedUser(ctx.t, "cora");

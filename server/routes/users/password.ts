@@ -4,7 +4,8 @@
 // and the owner is mailed, with the API keys that keep working. On an account with two-factor
 // sign-in on, the current password alone is not enough (decision 023): the token must also be
 // fresh (a sign-in with the code, or POST /v1/reauth with it), or a stolen session that learnt the
-// password could take the account over with a new one.
+// password could take the account over with a new one. So on a staff account whose only second
+// factor is a passkey, whose sign-in asks for it (decision 046).
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { changePasswordSchema, tokenResponseSchema } from "../../../contract/account.ts";
 import { DETAIL } from "../../../contract/messages.ts";
@@ -51,7 +52,10 @@ export function passwordChangeRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
         ...errorResponses(registry, {
           400: `"${DETAIL.incorrectPassword}": the current password is wrong`,
           401: "No valid access token",
-          403: reauthRefusal(registry, "On an account with two-factor sign-in on only: "),
+          403: reauthRefusal(
+            registry,
+            "Only on an account with two-factor sign-in on, or a staff account whose only second factor is a passkey (decision 046): ",
+          ),
           422: "The new password breaks a rule (the message says which), or a field is missing",
           429: `"${DETAIL.tooManyRequests}", with Retry-After: too many wrong passwords from this address, or too many writes`,
         }),
@@ -62,7 +66,7 @@ export function passwordChangeRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
     async (c) => {
       const { user, claims } = c.var;
       const body = await parseJsonBody(c, changePasswordSchema);
-      if (!isRecentAuth(deps.clock, claims) && (await deps.twoFactor.isOn(user.id))) {
+      if (!isRecentAuth(deps.clock, claims) && (await deps.twoFactor.reauthNeeds(user.id)) !== "password") {
         throw await reauthRequired(deps, user.id);
       }
       const admitted = await admitAttempt(deps, c, user.username);

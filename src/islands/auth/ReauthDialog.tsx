@@ -1,7 +1,8 @@
 // "Confirm your password": opened by stores/reauth.ts when the API wants the password again for a
 // sensitive action; confirming (or a passkey, when the account has one) retries the action by
 // itself, cancelling leaves it undone. On an account with two-factor sign-in on it asks for a code
-// beside the password, and says a wrong code beside the code's field.
+// beside the password, and says a wrong code beside the code's field. A staff account whose only
+// second factor is a passkey is asked for the passkey alone, as at sign-in (decision 046).
 import { useStore } from "@nanostores/react";
 import { useState } from "react";
 import { DETAIL, VALIDATION } from "../../../contract/messages.ts";
@@ -29,16 +30,22 @@ function isCodeRefusal(error: unknown): boolean {
   return status === 400 && (detail === DETAIL.incorrectCode || detail === DETAIL.reauthCodeRequired);
 }
 
-/** What a refused passkey says: the server's reason, or that its dialog was closed. */
-function passkeyRefusal(error: unknown): string {
-  if (!(error instanceof ApiError)) return T.passkeyCancelled;
+/**
+ * What a refused passkey says: the server's reason, or that its dialog was closed; without the
+ * password as the way out when the dialog does not ask for it.
+ */
+function passkeyRefusal(error: unknown, asksPassword: boolean): string {
+  if (!(error instanceof ApiError)) return asksPassword ? T.passkeyCancelled : T.passkeyCancelledOnly;
   const { status, detail } = asApiError(error);
+  if (!asksPassword && status === 400 && detail === DETAIL.passkeyNotConfirmed) {
+    return T.passkeyNotConfirmedOnly;
+  }
   if (status === 400 && typeof detail === "string") return detail;
   return refusal(error);
 }
 
 export function ReauthDialog() {
-  const { open, passkey, code } = useStore($reauth);
+  const { open, passkey, code, password: asksPassword } = useStore($reauth);
   const field = useSingleField({ required: VALIDATION.passwordRequired, refusal, asTyped: true });
   const codeField = useSingleField({ required: VALIDATION.codeRequired, refusal });
   const formId = `${field.id}-form`;
@@ -62,7 +69,7 @@ export function ReauthDialog() {
       await confirmWithPasskey();
       clear();
     } catch (error) {
-      setPasskeyState({ busy: false, error: passkeyRefusal(error) });
+      setPasskeyState({ busy: false, error: passkeyRefusal(error, asksPassword) });
     }
   };
   const busy = field.busy || passkeyState.busy;
@@ -88,7 +95,7 @@ export function ReauthDialog() {
   return (
     <Dialog
       open={open}
-      title={T.title}
+      title={asksPassword ? T.title : T.titlePasskey}
       onClose={() => {
         if ($reauth.get().open) close();
       }}
@@ -97,22 +104,26 @@ export function ReauthDialog() {
           <button type="button" className="btn" onClick={close}>
             {T.cancel}
           </button>
-          <button type="submit" form={formId} className="btn btn-primary" disabled={busy}>
-            {field.busy && <span className="loading loading-spinner loading-sm" aria-hidden="true" />}
-            {field.busy ? T.confirming : T.confirm}
-          </button>
+          {asksPassword && (
+            <button type="submit" form={formId} className="btn btn-primary" disabled={busy}>
+              {field.busy && <span className="loading loading-spinner loading-sm" aria-hidden="true" />}
+              {field.busy ? T.confirming : T.confirm}
+            </button>
+          )}
         </>
       }
     >
       <form id={formId} className="flex flex-col gap-3" noValidate onSubmit={submit} data-reauth-form>
-        <p className="text-sm">{code ? T.bodyWithCode : T.body}</p>
-        <SingleFieldInput
-          field={field}
-          name="password"
-          label={T.password}
-          type="password"
-          autoComplete="current-password"
-        />
+        <p className="text-sm">{!asksPassword ? T.bodyPasskey : code ? T.bodyWithCode : T.body}</p>
+        {asksPassword && (
+          <SingleFieldInput
+            field={field}
+            name="password"
+            label={T.password}
+            type="password"
+            autoComplete="current-password"
+          />
+        )}
         {code && (
           <SingleFieldInput field={codeField} name="code" label={T.code} autoComplete="one-time-code" short />
         )}
@@ -128,7 +139,7 @@ export function ReauthDialog() {
               {passkeyState.busy && (
                 <span className="loading loading-spinner loading-sm" aria-hidden="true" />
               )}
-              {T.usePasskey}
+              {asksPassword ? T.usePasskey : T.usePasskeyOnly}
             </button>
             {passkeyState.error && (
               <FieldError id={undefined} name="passkey" message={passkeyState.error} alert />
