@@ -24,6 +24,11 @@ export const VALIDATION = {
   tokenTooLong: "Token is invalid or expired.",
   /** ACCOUNT-SECURITY.md: registration refuses throwaway addresses (checked by the server only). */
   emailDisposable: "Please use a permanent email address: this one is from a disposable-mail service",
+  /**
+   * Registration, an address change and an invitation refuse the top-level domains reserved never
+   * to deliver mail (`.invalid`, `.localhost`: RFC 2606, RFC 6761), as they refuse throwaway ones.
+   */
+  emailReserved: "Please use a real email address: this one's domain is reserved and never receives mail",
   /** ACCOUNT-SECURITY.md: the two-factor code step and setup. */
   codeRequired: "Enter the code from your authenticator app",
   codeTooLong: "That is not a code from an authenticator app or a recovery code",

@@ -27,6 +27,16 @@ import { lockAccount } from "./users.ts";
 export const deletedName = (userId: string) => `deleted-${userId}`;
 
 /**
+ * The address a deleted account keeps, unique like every address: one no account can otherwise
+ * have, so the erasure can never find it taken. The `~` is allowed in an address (RFC 5322) but
+ * not by the contract's e-mail schema, and `.invalid` is refused at registration, an address change
+ * and an invitation (auth/mailbox.ts). The form before this one, `<id>@deleted.invalid`, could be
+ * registered by anyone who knew the id, and the unique index then refused every deletion of that
+ * account; accounts deleted before keep it.
+ */
+export const deletedEmail = (userId: string) => `deleted~${userId}@deleted.invalid`;
+
+/**
  * Erases the account in `tx` (call it last in the transaction that also ends the subscription):
  * keys revoked, every token ended, second factors and mailed links gone, billing details cleared,
  * the user row pseudonymised with a password nobody knows.
@@ -69,7 +79,7 @@ export async function eraseAccount(
     .update(users)
     .set({
       username: name,
-      email: `${userId}@deleted.invalid`,
+      email: deletedEmail(userId),
       passwordHash: args.unusablePasswordHash,
       emailVerified: false,
       tokenVersion: sql`${users.tokenVersion} + 1`,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { canonicalMailbox, isDisposableAddress } from "./mailbox.ts";
+import { VALIDATION } from "../../contract/messages.ts";
+import { addressRefusal, canonicalMailbox, isDisposableAddress, isReservedAddress } from "./mailbox.ts";
 
 describe("canonicalMailbox", () => {
   it.each([
@@ -41,5 +42,40 @@ describe("isDisposableAddress", () => {
     ]) {
       expect(isDisposableAddress(address)).toBe(false);
     }
+  });
+});
+
+describe("isReservedAddress", () => {
+  it.each([
+    "0b5c7a3e-2f7d-4c1e-9a55-3f1f0d6b8c21@deleted.invalid",
+    "ann@Example.INVALID",
+    " ann@example.invalid ",
+    "ann@invalid",
+    "ann@mail.localhost",
+    "ann@LocalHost",
+  ])("%s is in a domain that never receives mail", (address) => {
+    expect(isReservedAddress(address)).toBe(true);
+  });
+
+  it.each([
+    "ann@example.com",
+    "invalid@example.com",
+    "ann@invalid.example.com",
+    "ann@localhost.example.org",
+    "ann@example.invalidx",
+    "ann@acme.test",
+    "ann@site.example",
+    "ann@localhost.",
+  ])("%s may receive mail", (address) => {
+    expect(isReservedAddress(address)).toBe(false);
+  });
+});
+
+describe("addressRefusal", () => {
+  it("says which rule refuses the address, and passes the rest", () => {
+    expect(addressRefusal("ann@deleted.invalid")).toBe(VALIDATION.emailReserved);
+    expect(addressRefusal("ann@mail.localhost")).toBe(VALIDATION.emailReserved);
+    expect(addressRefusal("ann@mailinator.com")).toBe(VALIDATION.emailDisposable);
+    expect(addressRefusal("ann@example.com")).toBeNull();
   });
 });

@@ -1,7 +1,9 @@
-// Which mailbox an address delivers to, and whether it belongs to a throwaway-mail service. The
+// Which mailbox an address delivers to, and whether it may be an account's at all: not from a
+// throwaway-mail service, not in a top-level domain that never delivers mail. The
 // free credits are granted once per mailbox (ACCOUNT-SECURITY.md): `ann+1@example.com` and
 // `a.n.n@gmail.com` reach the same person as `ann@example.com` and `ann@gmail.com`.
 import mailchecker from "mailchecker";
+import { VALIDATION } from "../../contract/messages.ts";
 
 /**
  * The canonical form of an address's mailbox: lower case, the `+suffix` of the local part removed,
@@ -39,4 +41,31 @@ export function isDisposableAddress(address: string): boolean {
     if (dot === -1) return false;
     domain = domain.slice(dot + 1);
   }
+}
+
+/**
+ * Top-level domains reserved never to deliver mail: `.invalid` (RFC 2606) and `.localhost` (RFC
+ * 6761, the sender's own host). No person reads mail there. The deleted accounts' pseudonymous
+ * addresses live under `.invalid` (accounts/account-deletion.ts), so an address there could only
+ * stand in another account's way. `.test` and `.example` (RFC 2606 too) deliver no mail either, but a
+ * development or shared test server, whose mail lands in its outbox, may use them (the tests use
+ * acme.test), so they stay allowed.
+ */
+const RESERVED_TLDS: ReadonlySet<string> = new Set(["invalid", "localhost"]);
+
+/** Whether the address's top-level domain is one that never delivers mail. */
+export function isReservedAddress(address: string): boolean {
+  const lower = address.trim().toLowerCase();
+  const domain = lower.slice(lower.lastIndexOf("@") + 1);
+  return RESERVED_TLDS.has(domain.slice(domain.lastIndexOf(".") + 1));
+}
+
+/**
+ * Why an address may not become an account's or be invited, as the 422's message; null when it
+ * may. The one rule that registration, an address change and an invitation apply.
+ */
+export function addressRefusal(address: string): string | null {
+  if (isReservedAddress(address)) return VALIDATION.emailReserved;
+  if (isDisposableAddress(address)) return VALIDATION.emailDisposable;
+  return null;
 }

@@ -3,6 +3,7 @@
 import type { Context } from "hono";
 import type * as z from "zod/mini";
 import { BODY_ERRORS } from "../../contract/messages.ts";
+import { addressRefusal } from "../auth/mailbox.ts";
 import { RequestValidationError, type ValidationItem } from "./errors.ts";
 
 type Issue = { path: PropertyKey[]; message: string };
@@ -34,6 +35,17 @@ export function parseWith<T extends z.ZodMiniType>(schema: T, input: unknown, wh
   const result = schema.safeParse(input);
   if (!result.success) throw new RequestValidationError(validationItems(result.error.issues, input, where));
   return result.data as z.infer<T>;
+}
+
+/**
+ * A 422 beside the body's `email` when the address may not become an account's or be invited
+ * (reserved or disposable, auth/mailbox.ts): registration, an address change and an invitation.
+ */
+export function refuseUnusableAddress(address: string): void {
+  const refused = addressRefusal(address);
+  if (refused !== null) {
+    throw new RequestValidationError([{ loc: ["body", "email"], msg: refused, type: "value_error" }]);
+  }
 }
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;

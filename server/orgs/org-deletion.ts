@@ -136,38 +136,52 @@ export async function deleteOrganisation(
 }
 
 /**
- * In the account deletion's transaction: the account leaves every team organisation it is still a
- * member of, as DELETE .../members/{user_id} does (its keys there revoked, its invitations too).
- * The caller has refused the deletion while the account is the last owner of a team with others,
- * and deleted the teams it was the only member of.
+ * In the account deletion's transaction, before anything outside the database is changed (the
+ * provider's cancellation): locks every team organisation the account is still a member of and
+ * refuses (409) while it is the last owner of one with other members. The locks hold to the end of
+ * the transaction, so leaveEveryTeam finds the same, and nothing after the provider's call refuses.
  */
-export async function leaveEveryTeam(tx: Tx, actor: OrgActor, now: Date): Promise<Map<string, Removal>> {
+export async function lockTeamsToLeave(tx: Tx, userId: string): Promise<{ id: string; role: string }[]> {
   const teams = await tx
     .select({ id: organizations.id })
     .from(organizationMembers)
     .innerJoin(organizations, eq(organizations.id, organizationMembers.orgId))
     .where(
       and(
-        eq(organizationMembers.userId, actor.id),
+        eq(organizationMembers.userId, userId),
         eq(organizations.personal, false),
         isNull(organizations.deletedAt),
       ),
     )
     .orderBy(organizations.id);
-  const left = new Map<string, { role: string; removal: Removal }>();
+  const locked: { id: string; role: string }[] = [];
   for (const { id } of teams) {
     await lockUser(tx, id);
     const [membership] = await tx
       .select({ role: organizationMembers.role })
       .from(organizationMembers)
-      .where(and(eq(organizationMembers.orgId, id), eq(organizationMembers.userId, actor.id)));
+      .where(and(eq(organizationMembers.orgId, id), eq(organizationMembers.userId, userId)));
     if (!membership) continue;
     // Checked before, and again under the lock: an owner who stepped down since must not leave a
     // team without one.
     if (membership.role === "owner" && (await ownerCount(tx, id)) <= 1 && (await memberCount(tx, id)) > 1) {
       throw new ApiError(409, ORG_DETAIL.transferFirst);
     }
-    left.set(id, { role: membership.role, removal: await endMembership(tx, id, actor.id, now) });
+    locked.push({ id, role: membership.role });
+  }
+  return locked;
+}
+
+/**
+ * In the account deletion's transaction: the account leaves every team organisation it is still a
+ * member of, as DELETE .../members/{user_id} does (its keys there revoked, its invitations too).
+ * The caller has refused the deletion while the account is the last owner of a team with others,
+ * and deleted the teams it was the only member of.
+ */
+export async function leaveEveryTeam(tx: Tx, actor: OrgActor, now: Date): Promise<Map<string, Removal>> {
+  const left = new Map<string, { role: string; removal: Removal }>();
+  for (const { id, role } of await lockTeamsToLeave(tx, actor.id)) {
+    left.set(id, { role, removal: await endMembership(tx, id, actor.id, now) });
   }
   // The entries last, once every organisation's lock is held: the chain's lock waits on nothing.
   for (const [id, { role, removal }] of left) {

@@ -46,6 +46,27 @@ describe.each(TEST_DATABASES)("POST /v1/register (%s)", (kind) => {
     expect(await ctx.t.mails()).toEqual([]);
   });
 
+  // Security review, MEDIUM 3: `<id>@deleted.invalid` was a deleted account's address, and anyone
+  // could register it to block that account's deletion. No mail reaches these domains anyway.
+  it("422 next to the e-mail for a domain that never receives mail (.invalid, .localhost), and no account", async () => {
+    for (const email of [
+      "0b5c7a3e-2f7d-4c1e-9a55-3f1f0d6b8c21@deleted.invalid",
+      "ann@Example.INVALID",
+      "ann@mail.localhost",
+    ]) {
+      const res = await post(registration("ann", { email }));
+      expect(res.status).toBe(422);
+      expect(await res.json()).toEqual({
+        detail: [{ loc: ["body", "email"], msg: VALIDATION.emailReserved, type: "value_error" }],
+      });
+    }
+    expect(await ctx.database.db.select().from(users)).toEqual([]);
+    expect(await ctx.t.mails()).toEqual([]);
+    // The documentation and test domains stay open: test servers register them.
+    expect((await post(registration("ann", { email: "ann@acme.test" }))).status).toBe(201);
+    expect((await post(registration("bob", { email: "bob@invalid.example" }))).status).toBe(201);
+  });
+
   it("stores an argon2id hash, never the password", async () => {
     await post(registration("ann"));
     const [row] = await ctx.database.db.select().from(users).where(eq(users.username, "ann"));

@@ -2,10 +2,9 @@
 import { OpenAPIHono, type RouteConfig } from "@hono/zod-openapi";
 import { registeredUserSchema, registerSchema } from "../../../contract/account.ts";
 import { DETAIL, VALIDATION } from "../../../contract/messages.ts";
-import { isDisposableAddress } from "../../auth/mailbox.ts";
 import type { AppEnv } from "../../http/app-env.ts";
 import { clientIp } from "../../http/client-ip.ts";
-import { ApiError, RequestValidationError } from "../../http/errors.ts";
+import { ApiError } from "../../http/errors.ts";
 import {
   addRoute,
   errorResponses,
@@ -15,7 +14,7 @@ import {
   schemaRef,
 } from "../../http/openapi.ts";
 import { enforceLimits } from "../../http/rate-limit.ts";
-import { parseJsonBody } from "../../http/validation.ts";
+import { parseJsonBody, refuseUnusableAddress } from "../../http/validation.ts";
 import type { ApiDeps } from "../api-deps.ts";
 
 export function registerRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
@@ -64,7 +63,7 @@ export function registerRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
       },
       ...errorResponses(registry, {
         400: `"${DETAIL.emailExists}" or "${DETAIL.usernameExists}"`,
-        422: `A field breaks a rule (the messages of the portal's form), or the address is from a disposable-mail service ("${VALIDATION.emailDisposable}")`,
+        422: `A field breaks a rule (the messages of the portal's form), or the address is from a disposable-mail service ("${VALIDATION.emailDisposable}") or in a top-level domain that never receives mail, .invalid or .localhost ("${VALIDATION.emailReserved}")`,
         429: `"${DETAIL.tooManyRequests}", with Retry-After`,
       }),
     },
@@ -73,11 +72,7 @@ export function registerRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
   addRoute(app, route, async (c) => {
     const input = await parseJsonBody(c, registerSchema);
     await enforceLimits(deps.limiter, [["registerIp", clientIp(c, deps.trustProxy)]]);
-    if (isDisposableAddress(input.email)) {
-      throw new RequestValidationError([
-        { loc: ["body", "email"], msg: VALIDATION.emailDisposable, type: "value_error" },
-      ]);
-    }
+    refuseUnusableAddress(input.email);
     const result = await deps.accounts.register(input);
     if (!result.ok)
       throw new ApiError(400, result.conflict === "email" ? DETAIL.emailExists : DETAIL.usernameExists);

@@ -2,7 +2,7 @@
 // account is the last owner of a team with others; a team it is alone in goes with it; from the
 // others it leaves, the keys it made there revoked.
 import { and, eq } from "drizzle-orm";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { DETAIL } from "../../../contract/messages.ts";
 import { ORG_DETAIL } from "../../../contract/org-messages.ts";
 import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
@@ -10,11 +10,12 @@ import {
   apiKeys,
   auditLog,
   checkoutSessions,
+  localSubscriptions,
   organizationMembers,
   organizations,
 } from "../../db/schema/index.ts";
 import { verifiedUser } from "../../testing/api-client.ts";
-import { requestOrgCheckout } from "../../testing/billing.ts";
+import { checkoutPath, payAndSettle, requestOrgCheckout, subscribe } from "../../testing/billing.ts";
 import { call, createTeam, insertKey, json, member, type Person } from "../../testing/org-calls.ts";
 import { useTestApp } from "../../testing/suite.ts";
 import { NO_LIMITS } from "../../testing/test-app.ts";
@@ -37,6 +38,46 @@ describe.each(TEST_DATABASES)("account deletion and organisations (%s)", (kind) 
     expect(await json(await call(ctx.t, "GET", "/v1/orgs", ann.accessToken), 200)).toMatchObject({
       data: [{ personal: true }, { name: "Acme" }, { name: "Solo" }],
     });
+  });
+
+  // Security review, MEDIUM 3: the erasure's refusals came after the provider had ended the plan,
+  // which the rollback does not undo. Here the other owner of a team steps down after the first
+  // check: the team's lock finds the account its last owner, before the provider is called.
+  it("refuses under the team's lock before the provider ends the account's plan", async () => {
+    const ann = await verifiedUser(ctx.t, "ann");
+    await subscribe(ctx.t, ann.accessToken, "A");
+    const acme = await createTeam(ctx.t, ann, "Acme");
+    const carol = await member(ctx.t, acme, ann, "carol", "developer");
+    await member(ctx.t, acme, ann, "dev", "developer");
+    const carolInAcme = and(eq(organizationMembers.orgId, acme.id), eq(organizationMembers.userId, carol.id));
+    await ctx.t.deps.db.update(organizationMembers).set({ role: "owner" }).where(carolInAcme);
+    // A paid team the account is alone in: it goes first, with its plan at the provider.
+    const solo = await createTeam(ctx.t, ann, "Solo");
+    const opened = await requestOrgCheckout(ctx.t, ann.accessToken, solo.id);
+    expect(opened.status).toBe(200);
+    await payAndSettle(ctx.t, checkoutPath(((await opened.json()) as { url: string }).url));
+    const provider = ctx.t.local.provider;
+    const original = provider.cancelNow.bind(provider);
+    const cancelNow = vi.spyOn(provider, "cancelNow").mockImplementation(async (tx, id, refund) => {
+      // While the lone team's plan ends, Carol steps down in Acme (committed with that deletion).
+      if (cancelNow.mock.calls.length === 1) {
+        await tx.update(organizationMembers).set({ role: "developer" }).where(carolInAcme);
+      }
+      await original(tx, id, refund);
+    });
+    try {
+      expect(await json(await deleteAccount(ann), 409)).toEqual({ detail: ORG_DETAIL.transferFirst });
+      // The lone team's plan only; the account's was never asked to end.
+      expect(cancelNow).toHaveBeenCalledTimes(1);
+    } finally {
+      cancelNow.mockRestore();
+    }
+    const subs = await ctx.t.deps.db
+      .select({ status: localSubscriptions.status })
+      .from(localSubscriptions)
+      .where(eq(localSubscriptions.userId, ann.id));
+    expect(subs.map((s) => s.status)).toEqual(["active"]);
+    expect((await call(ctx.t, "GET", "/v1/users/me", ann.accessToken)).status).toBe(200);
   });
 
   it("deletes the teams the account is alone in and leaves the others, revoking its keys there", async () => {

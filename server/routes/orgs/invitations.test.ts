@@ -4,7 +4,7 @@
 import { randomUUID } from "node:crypto";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { DETAIL } from "../../../contract/messages.ts";
+import { DETAIL, VALIDATION } from "../../../contract/messages.ts";
 import { ORG_DETAIL } from "../../../contract/org-messages.ts";
 import { ORG_TEXT } from "../../../contract/orgs.ts";
 import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
@@ -124,6 +124,21 @@ describe.each(TEST_DATABASES)("organisation invitations (%s)", (kind) => {
       detail: ORG_DETAIL.personalHasNoMembers,
     });
     expect((await send(ann, org.id, "not-an-address")).status).toBe(422);
+  });
+
+  it("refuses an address no account can have: a domain that never receives mail, or a disposable one", async () => {
+    const ann = await verifiedUser(ctx.t, "ann");
+    const org = await createTeam(ctx.t, ann);
+    for (const [email, msg] of [
+      [`${randomUUID()}@deleted.invalid`, VALIDATION.emailReserved],
+      ["zed@box.localhost", VALIDATION.emailReserved],
+      ["zed@mailinator.com", VALIDATION.emailDisposable],
+    ] as const) {
+      expect(await json(await send(ann, org.id, email), 422)).toEqual({
+        detail: [{ loc: ["body", "email"], msg, type: "value_error" }],
+      });
+    }
+    expect(await ctx.t.deps.db.select().from(organizationInvitations)).toEqual([]);
   });
 
   it("sends one invitation when the same address is invited twice at once", async () => {

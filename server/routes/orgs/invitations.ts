@@ -3,6 +3,7 @@
 // token is in the mail only; the database keeps its SHA-256.
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { and, eq } from "drizzle-orm";
+import { VALIDATION } from "../../../contract/messages.ts";
 import { maskEmail, ORG_DETAIL } from "../../../contract/org-messages.ts";
 import { can, canGiveRole, roleNeedsRecentAuth } from "../../../contract/org-roles.ts";
 import {
@@ -39,7 +40,7 @@ import {
   schemaRef,
 } from "../../http/openapi.ts";
 import { pathId } from "../../http/path-id.ts";
-import { parseJsonBody } from "../../http/validation.ts";
+import { parseJsonBody, refuseUnusableAddress } from "../../http/validation.ts";
 import {
   createInvitation,
   type InvitationView,
@@ -114,7 +115,7 @@ export function invitationRoutes(deps: OrgRouteDeps): OpenAPIHono<AppEnv> {
           403: reauthRefusal(registry, `${managing}, or (inviting a billing member) `),
           404: NOT_A_MEMBER,
           409: `"${ORG_DETAIL.alreadyMember}", "${ORG_DETAIL.alreadyInvited}", "${ORG_DETAIL.tooManyPending}", or "${ORG_DETAIL.personalHasNoMembers}"`,
-          422: "An address that is not an e-mail address, or a role that cannot be invited (owner)",
+          422: `An address that is not an e-mail address, or one no account may have: from a disposable-mail service ("${VALIDATION.emailDisposable}") or in a top-level domain that never receives mail, .invalid or .localhost ("${VALIDATION.emailReserved}"); or a role that cannot be invited (owner)`,
           429: `"${ORG_TEXT.tooManyInvitesPerHour}", "${ORG_TEXT.tooManyInvitesPerDay}", or too many signed-in writes`,
         }),
       },
@@ -124,6 +125,8 @@ export function invitationRoutes(deps: OrgRouteDeps): OpenAPIHono<AppEnv> {
     limitWrites(deps.limiter),
     async (c) => {
       const body = await parseJsonBody(c, invitationRequestSchema);
+      // An address no account may have (reserved or disposable) could never accept.
+      refuseUnusableAddress(body.email);
       const actor = actorOf(c, deps.trustProxy);
       // Inviting a billing member makes one, as a role change does: it needs recent authentication.
       if (roleNeedsRecentAuth(body.role) && !isRecentAuth(deps.clock, c.var.claims)) {

@@ -3,9 +3,10 @@
 // invoices, and frees the username and e-mail.
 import { eq, inArray } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
+import { emailSchema } from "../../../contract/account.ts";
 import { DETAIL } from "../../../contract/messages.ts";
 import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
-import { deletedName } from "../../accounts/account-deletion.ts";
+import { deletedEmail, deletedName } from "../../accounts/account-deletion.ts";
 import {
   billingCustomers,
   checkoutSessions,
@@ -14,12 +15,22 @@ import {
   invoices,
   knownBrowsers,
   localSubscriptions,
+  organizations,
   users,
 } from "../../db/schema/index.ts";
 import { auditRowsAbout } from "../../testing/admin.ts";
 import { bearer, consumeRequest, createKey, introspect, serviceKey } from "../../testing/api-access.ts";
-import { getJson, login, register, verifiedUser } from "../../testing/api-client.ts";
+import {
+  fromIp,
+  getJson,
+  login,
+  postJson,
+  register,
+  registration,
+  verifiedUser,
+} from "../../testing/api-client.ts";
 import { openSubscriptionCheckout, openTopUpCheckout, payAt, subscribe } from "../../testing/billing.ts";
+import { createTeam } from "../../testing/org-calls.ts";
 import { useTestApp } from "../../testing/suite.ts";
 import { callAs, turnOnTwoFactor } from "../../testing/two-factor.ts";
 
@@ -119,7 +130,7 @@ describe.each(TEST_DATABASES)("the account's data (%s)", (kind) => {
     const [row] = await ctx.database.db.select().from(users).where(eq(users.id, ann.id));
     expect(row).toMatchObject({
       username: deletedName(ann.id),
-      email: `${ann.id}@deleted.invalid`,
+      email: deletedEmail(ann.id),
       emailVerified: false,
     });
     expect(row?.deletedAt).not.toBeNull();
@@ -153,6 +164,63 @@ describe.each(TEST_DATABASES)("the account's data (%s)", (kind) => {
     // The username and the address register again, as a new account.
     const again = await register(ctx.t, "ann", { email: ann.email });
     expect(again.id).not.toBe(ann.id);
+  });
+
+  // Security review, MEDIUM 3: whoever knew an id (a team's co-member sees it) registered
+  // `<id>@deleted.invalid`, the address the erasure gave the account; the unique index then failed
+  // every deletion of it with 500, after its lone teams were deleted and its plan ended.
+  it("cannot be blocked by an account that took the deleted account's address before", async () => {
+    const ann = await verifiedUser(ctx.t, "ann");
+    await subscribe(ctx.t, ann.accessToken, "A");
+    const solo = await createTeam(ctx.t, ann, "Solo");
+    // Registered before registration refused `.invalid` (the row as that registration left it,
+    // verified even): it stays, signs in, and can delete itself too.
+    const mallory = await verifiedUser(ctx.t, "mallory");
+    await ctx.database.db
+      .update(users)
+      .set({ email: `${ann.id}@deleted.invalid` })
+      .where(eq(users.id, mallory.id));
+    const old = { user: mallory };
+
+    const done = await remove(ann.accessToken, "ann");
+    expect(done.status, await done.clone().text()).toBe(200);
+    const rows = await ctx.database.db
+      .select({ id: users.id, email: users.email, deletedAt: users.deletedAt })
+      .from(users)
+      .where(inArray(users.id, [ann.id, old.user.id]));
+    expect(Object.fromEntries(rows.map((r) => [r.id, [r.email, r.deletedAt !== null]]))).toEqual({
+      [ann.id]: [deletedEmail(ann.id), true],
+      [old.user.id]: [`${ann.id}@deleted.invalid`, false],
+    });
+    const [soloRow] = await ctx.database.db.select().from(organizations).where(eq(organizations.id, solo.id));
+    expect(soloRow?.deletedAt).not.toBeNull();
+    const subs = await ctx.database.db
+      .select()
+      .from(localSubscriptions)
+      .where(eq(localSubscriptions.userId, ann.id));
+    expect(subs.length).toBeGreaterThan(0);
+    expect(subs.every((s) => s.status === "canceled")).toBe(true);
+
+    expect((await getJson(ctx.t.app, "/v1/users/me", mallory.accessToken)).status).toBe(200);
+    expect((await remove(mallory.accessToken, "mallory")).status).toBe(200);
+    const [gone] = await ctx.database.db.select().from(users).where(eq(users.id, old.user.id));
+    expect(gone?.email).toBe(deletedEmail(old.user.id));
+  });
+
+  it("gives a deleted account an address no registration can take", async () => {
+    const ann = await verifiedUser(ctx.t, "ann");
+    const pseudonym = deletedEmail(ann.id);
+    expect(emailSchema.safeParse(pseudonym).success).toBe(false);
+    const taken = await postJson(
+      ctx.t.app,
+      "/v1/register",
+      registration("mallory", { email: pseudonym }),
+      fromIp(),
+    );
+    expect(taken.status).toBe(422);
+    expect((await remove(ann.accessToken, "ann")).status).toBe(200);
+    const [row] = await ctx.database.db.select().from(users).where(eq(users.id, ann.id));
+    expect(row?.email).toBe(pseudonym);
   });
 
   it("closes the checkouts left open: none can be paid for the deleted account", async () => {

@@ -33,7 +33,12 @@ import {
 } from "../../http/openapi.ts";
 import { originOf } from "../../http/request-origin.ts";
 import { parseJsonBody } from "../../http/validation.ts";
-import { deleteOrganisation, leaveEveryTeam, mailOwnersOfLeftTeams } from "../../orgs/org-deletion.ts";
+import {
+  deleteOrganisation,
+  leaveEveryTeam,
+  lockTeamsToLeave,
+  mailOwnersOfLeftTeams,
+} from "../../orgs/org-deletion.ts";
 import { lastOwnerOfTeams, type Removal, soleMemberTeams } from "../../orgs/orgs.ts";
 import { type ChargeCursor, usageCharges } from "../../usage/usage-store.ts";
 import type { ApiDeps } from "../api-deps.ts";
@@ -218,8 +223,13 @@ export function accountDataRoutes(deps: ApiDeps & { billing: Billing }): OpenAPI
         await eraseAccount(tx, { userId: user.id, unusablePasswordHash, now, origin });
       };
       try {
-        // The provider first, in the same transaction as the erasure: both happen, or neither.
-        await deps.billing.endSubscriptionNow(user.id, erase);
+        // The provider first, in the same transaction as the erasure: both happen, or neither. What
+        // may still refuse is checked before the provider's call, which no rollback undoes: the
+        // teams to leave, locked until the commit. After it, nothing refuses: the erasure's writes
+        // take no value another row can hold (its address is one no account can have).
+        await deps.billing.endSubscriptionNow(user.id, erase, async (tx) => {
+          await lockTeamsToLeave(tx, user.id);
+        });
       } catch (error) {
         if (!(error instanceof BillingRefusal && error.code === "no_paid_plan")) throw error;
         await deps.db.transaction(erase);

@@ -138,6 +138,20 @@ describe.each(TEST_DATABASES)("changing the e-mail address (%s)", (kind) => {
     expect((await ask("ann2@example.com")).status).toBe(403);
   });
 
+  // Security review, MEDIUM 3: an address in `.invalid` could be a deleted account's pseudonym.
+  it("refuses an address in a domain that never receives mail, beside the field", async () => {
+    const ann = await verifiedUser(ctx.t, "ann");
+    for (const email of [`${ann.id}@deleted.invalid`, "ann@host.LOCALHOST"]) {
+      const res = await callAs(ctx.t, "/v1/users/me/email", ann.accessToken, { email });
+      expect(res.status).toBe(422);
+      expect(await res.json()).toEqual({
+        detail: [{ loc: ["body", "email"], msg: VALIDATION.emailReserved, type: "value_error" }],
+      });
+    }
+    expect(await emailOf(ann.accessToken)).toBe(ann.email);
+    expect((await ctx.t.mails()).filter((m) => m.subject.includes("Confirm your new"))).toEqual([]);
+  });
+
   // Issue 30: "change it back" must evict whoever changed the address. With a stolen session they
   // moved it to their mailbox and asked for a reset there; after the owner's revert the reset link
   // still set a new password.

@@ -12,7 +12,6 @@ import {
 import { revertReviewSchema } from "../../../contract/email-revert.ts";
 import { DETAIL, VALIDATION } from "../../../contract/messages.ts";
 import { createEmailChanges } from "../../accounts/email-change.ts";
-import { isDisposableAddress } from "../../auth/mailbox.ts";
 import type { AppEnv } from "../../http/app-env.ts";
 import {
   limitWrites,
@@ -22,7 +21,7 @@ import {
   UNAUTHORIZED,
 } from "../../http/auth-guard.ts";
 import { clientIp } from "../../http/client-ip.ts";
-import { ApiError, RequestValidationError } from "../../http/errors.ts";
+import { ApiError } from "../../http/errors.ts";
 import {
   addRoute,
   detailAnswer,
@@ -35,7 +34,7 @@ import {
 } from "../../http/openapi.ts";
 import { enforceLimits } from "../../http/rate-limit.ts";
 import { originOf } from "../../http/request-origin.ts";
-import { parseJsonBody } from "../../http/validation.ts";
+import { parseJsonBody, refuseUnusableAddress } from "../../http/validation.ts";
 import type { ApiDeps } from "../api-deps.ts";
 
 export function emailChangeRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
@@ -63,7 +62,7 @@ export function emailChangeRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
           401: "No valid access token",
           403: reauthRefusal(registry),
           409: `"${DETAIL.emailExists}"`,
-          422: `Not an e-mail address, or one from a disposable-mail service ("${VALIDATION.emailDisposable}")`,
+          422: `Not an e-mail address, or one from a disposable-mail service ("${VALIDATION.emailDisposable}") or in a top-level domain that never receives mail, .invalid or .localhost ("${VALIDATION.emailReserved}")`,
           429: "Too many signed-in writes",
         }),
       },
@@ -74,11 +73,7 @@ export function emailChangeRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
     async (c) => {
       const user = c.var.user;
       const body = await parseJsonBody(c, emailRequestSchema);
-      if (isDisposableAddress(body.email)) {
-        throw new RequestValidationError([
-          { loc: ["body", "email"], msg: VALIDATION.emailDisposable, type: "value_error" },
-        ]);
-      }
+      refuseUnusableAddress(body.email);
       const result = await changes.request(user, body.email, originOf(c, deps.trustProxy));
       if (!result.ok) {
         if (result.reason === "signedOut") throw UNAUTHORIZED();
