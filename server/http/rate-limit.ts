@@ -45,7 +45,9 @@ export const LIMITS = {
   mfaFailureAccount: "mfaFailuresPerHour",
   /**
    * Reset and verification mails asked for one mailbox, both calls together, an hour and a day:
-   * the per-minute count alone let a stranger send one mailbox about 4,000 mails a day.
+   * the per-minute count alone let a stranger send one mailbox about 4,000 mails a day. The e-mail
+   * change link (POST /v1/users/me/email) counts here too: one account could otherwise mail any
+   * mailbox 20 links a minute.
    */
   emailRecipientHour: "emailRecipientPerHour",
   emailRecipientDay: "emailRecipientPerDay",

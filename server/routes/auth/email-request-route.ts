@@ -65,7 +65,7 @@ export function addEmailRequestRoute(
         200: detailAnswer(registry, `"${route.answer}"`),
         ...errorResponses(registry, {
           422: "Not a valid e-mail address",
-          429: `"${DETAIL.tooManyRequests}", with Retry-After: too many calls from this client address (an IPv6 client counts by its /64), for this address by this call in a minute, or mails to this address by either call in an hour or a day (the same for an address with or without an account)`,
+          429: `"${DETAIL.tooManyRequests}", with Retry-After: too many calls from this client address (an IPv6 client counts by its /64), for this address by this call in a minute, or mails to this address in an hour or a day, by either call or as an e-mail change link (the same for an address with or without an account)`,
         }),
       },
     },

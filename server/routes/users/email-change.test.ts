@@ -152,6 +152,31 @@ describe.each(TEST_DATABASES)("changing the e-mail address (%s)", (kind) => {
     expect((await ctx.t.mails()).filter((m) => m.subject.includes("Confirm your new"))).toEqual([]);
   });
 
+  // Security review, LOW 5: change links counted only as the account's writes (20 a minute), never
+  // against the mails to their address: one account could send a mailbox about 28,000 a day.
+  it("counts the change link against the mails to its address an hour, with resets and resends", async () => {
+    const ann = await verifiedUser(ctx.t, "ann");
+    const target = "Target@example.org";
+    const ask = (token: string, email = target) => callAs(ctx.t, "/v1/users/me/email", token, { email });
+    const resetFor = (email: string) =>
+      postJson(ctx.t.app, "/v1/user/password-reset-request", { email }, fromIp());
+    // 3 resets (the address's minute allows 3) and 7 links: the hour's 10 mails.
+    for (let i = 0; i < 3; i++) expect((await resetFor("target@example.org")).status).toBe(200);
+    for (let i = 0; i < 7; i++) expect((await ask(ann.accessToken)).status).toBe(202);
+    const over = await ask(ann.accessToken);
+    expect(over.status).toBe(429);
+    expect(await over.json()).toEqual({ detail: DETAIL.tooManyRequests });
+    expect(Number(over.headers.get("retry-after"))).toBeGreaterThan(60);
+    // Per address, whoever asks: another account is refused too; another address is not.
+    const bob = await verifiedUser(ctx.t, "bob");
+    expect((await ask(bob.accessToken, "TARGET@example.org")).status).toBe(429);
+    expect((await ask(ann.accessToken, "ann.other@example.org")).status).toBe(202);
+    const links = (await ctx.t.mails()).filter(
+      (m) => m.to.toLowerCase() === "target@example.org" && m.subject.includes("Confirm your new"),
+    );
+    expect(links).toHaveLength(7);
+  });
+
   // Issue 30: "change it back" must evict whoever changed the address. With a stolen session they
   // moved it to their mailbox and asked for a reset there; after the owner's revert the reset link
   // still set a new password.

@@ -63,7 +63,7 @@ export function emailChangeRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
           403: reauthRefusal(registry),
           409: `"${DETAIL.emailExists}"`,
           422: `Not an e-mail address, or one from a disposable-mail service ("${VALIDATION.emailDisposable}") or in a top-level domain that never receives mail, .invalid or .localhost ("${VALIDATION.emailReserved}")`,
-          429: "Too many signed-in writes",
+          429: `"${DETAIL.tooManyRequests}", with Retry-After: too many signed-in writes, or too many mails to this address in an hour or a day (reset, verification and change links together)`,
         }),
       },
     },
@@ -74,6 +74,12 @@ export function emailChangeRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
       const user = c.var.user;
       const body = await parseJsonBody(c, emailRequestSchema);
       refuseUnusableAddress(body.email);
+      // The link is a mail to an address the caller chose: it counts against that address's hour
+      // and day with the reset and verification mails (decision 024), before anything is stored.
+      await enforceLimits(deps.limiter, [
+        ["emailRecipientHour", body.email],
+        ["emailRecipientDay", body.email],
+      ]);
       const result = await changes.request(user, body.email, originOf(c, deps.trustProxy));
       if (!result.ok) {
         if (result.reason === "signedOut") throw UNAUTHORIZED();
