@@ -5,12 +5,12 @@ import { randomUUID } from "node:crypto";
 import { cpSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { sql } from "drizzle-orm";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { migrate as migratePgliteDb } from "drizzle-orm/pglite/migrator";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import { migrate as migratePostgresDb } from "drizzle-orm/postgres-js/migrator";
 import postgres from "postgres";
-import { sql } from "drizzle-orm";
 import { expect } from "vitest";
 import { type DatabaseHandle, openPglite, openPostgres } from "../db/client.ts";
 import { MIGRATIONS_FOLDER } from "../db/migrate.ts";
@@ -34,7 +34,10 @@ export function migrationsBefore(tag: string): string {
  * as the code since migration 0016 writes them (its trigger made each user's personal organisation
  * with the user's row), at `now`.
  */
-export async function fillTeamOfTwo(db: Db, now: string): Promise<{ ann: string; bob: string; team: string }> {
+export async function fillTeamOfTwo(
+  db: Db,
+  now: string,
+): Promise<{ ann: string; bob: string; team: string }> {
   const ann = randomUUID();
   const bob = randomUUID();
   const team = randomUUID();
