@@ -486,20 +486,28 @@ describe("the trigger", () => {
 describe("the monthly limit", () => {
   // November 2026 in Berlin is CET (UTC+1): it begins 2026-10-31T23:00Z and ends 2026-11-30T23:00Z.
   const now = new Date("2026-11-15T12:00:00Z");
-  const attempt = (madeAt: string, amount: number, status: AttemptStatus = "paid"): LimitAttempt => ({
-    madeAt: new Date(madeAt),
-    amount,
-    status,
-  });
+  const attempt = (
+    madeAt: string,
+    amount: number,
+    status: AttemptStatus = "paid",
+    invoiceLive = false,
+  ): LimitAttempt => ({ madeAt: new Date(madeAt), amount, status, invoiceLive });
 
   it.each([
-    ["processing", true],
-    ["authentication_required", true],
-    ["paid", true],
-    ["failed", false],
-    ["cancelled", false],
-  ] as const)("an attempt %s counts: %s", (status, expected) => {
-    expect(countsAgainstLimit(status)).toBe(expected);
+    ["processing", false, true],
+    ["processing", true, true],
+    ["authentication_required", false, true],
+    ["authentication_required", true, true],
+    ["paid", false, true],
+    ["paid", true, true],
+    ["failed", false, false],
+    ["failed", true, false],
+    // Cancelled while its invoice was made or paid: until the invoice is seen void or paid, a
+    // payment sent before the stop may still land (and paid always grants).
+    ["cancelled", false, false],
+    ["cancelled", true, true],
+  ] as const)("an attempt %s (its invoice live: %s) counts: %s", (status, invoiceLive, expected) => {
+    expect(countsAgainstLimit({ status, invoiceLive })).toBe(expected);
   });
 
   it("knows every attempt status", () => {
@@ -524,6 +532,14 @@ describe("the monthly limit", () => {
         attempt("2026-11-05T10:00:00Z", 5950, "authentication_required"),
       ],
       11_900,
+    ],
+    [
+      "a cancelled attempt keeps counting while its invoice may still be paid",
+      [
+        attempt("2026-11-02T10:00:00Z", 5950, "cancelled", true),
+        attempt("2026-11-03T10:00:00Z", 100, "cancelled", false),
+      ],
+      5950,
     ],
     [
       "Berlin's first instant of November counts, the last of October does not",
@@ -588,6 +604,12 @@ describe("the monthly limit", () => {
       5950,
       [attempt("2026-11-02T10:00:00Z", 5950, "failed"), attempt("2026-11-03T10:00:00Z", 5950, "cancelled")],
       { ok: true },
+    ],
+    [
+      "a cancelled attempt whose invoice may still be paid keeps its room: no second charge beside it",
+      5950,
+      [attempt("2026-11-02T10:00:00Z", 5950, "cancelled", true)],
+      { ok: false, reason: "monthly_limit", until },
     ],
     [
       "an attempt awaiting authentication keeps its room",

@@ -344,11 +344,23 @@ export interface LimitAttempt {
   /** Gross charged or to be charged, minor units. */
   amount: number;
   status: AttemptStatus;
+  /**
+   * Its invoice was made at the provider and is not yet seen void or paid: a payment sent before the
+   * attempt was cancelled may still land on it (and paid always grants).
+   */
+  invoiceLive: boolean;
 }
 
-/** A failed or cancelled attempt took no money and stops counting; a paid one counts even once refunded. */
-export const countsAgainstLimit = (status: AttemptStatus): boolean =>
-  status !== "failed" && status !== "cancelled";
+/**
+ * Whether an attempt counts against its month's limit. A failed one took no money. A cancelled one
+ * stops counting once no payment can land on it: it has no invoice, or its invoice is void (a stop
+ * racing the payment must not make room for a second charge beside the first). A paid one counts
+ * even once refunded.
+ */
+export const countsAgainstLimit = (attempt: Pick<LimitAttempt, "status" | "invoiceLive">): boolean => {
+  if (attempt.status === "cancelled") return attempt.invoiceLive;
+  return attempt.status !== "failed";
+};
 
 /** The first instant of the Berlin month after `now`'s: when a `monthly_limit` pause ends. */
 export const nextBerlinMonth = (now: Date): Date => addBerlinMonths(startOfBerlinMonth(now), 1);
@@ -360,7 +372,7 @@ export function chargedThisMonth(attempts: readonly LimitAttempt[], now: Date): 
   let sum = 0;
   for (const a of attempts) {
     const at = a.madeAt.getTime();
-    if (at >= from && at < until && countsAgainstLimit(a.status)) sum += a.amount;
+    if (at >= from && at < until && countsAgainstLimit(a)) sum += a.amount;
   }
   return sum;
 }

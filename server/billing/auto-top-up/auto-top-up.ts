@@ -38,7 +38,9 @@ export function createAutoTopUp(deps: AutoTopUpDeps): AutoTopUpEngine {
   /** Invoices of attempts cancelled in a transaction, voided once the caller's work is done. */
   const voidLater = (invoice: { invoiceId: string; attemptId: string } | null) => {
     if (invoice)
-      deps.background.run("auto-top-up void", () => voidQuietly(deps, invoice.invoiceId, invoice.attemptId));
+      deps.background.run("auto-top-up void", async () => {
+        await voidQuietly(deps, invoice.invoiceId, invoice.attemptId);
+      });
   };
 
   /**

@@ -28,7 +28,14 @@ import { findCustomerId } from "../subscription-store.ts";
 import { consentStillCovers, type VatOnFile, vatOnFile } from "./consents.ts";
 import { recordChargeNotMade } from "./history.ts";
 import { changeStatus, type StatusChange, SYSTEM_ACTOR } from "./status.ts";
-import { attemptsSince, findCard, findOpenAttempt, findSettings, openAttempt } from "./store.ts";
+import {
+  attemptsSince,
+  findCard,
+  findOpenAttempt,
+  findSettings,
+  limitAttemptOf,
+  openAttempt,
+} from "./store.ts";
 
 export interface ChargeDeps {
   db: Db;
@@ -136,7 +143,7 @@ export async function queueIfDue(
     const limit = monthlyLimitCheck({
       limit: settings.monthlyLimit,
       packGross: gross,
-      attempts: thisMonth.map((a) => ({ madeAt: a.createdAt, amount: a.gross, status: a.status })),
+      attempts: thisMonth.map(limitAttemptOf),
       now,
     });
     if (!limit.ok) {

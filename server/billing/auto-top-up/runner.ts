@@ -8,14 +8,18 @@ import { lockUser } from "../ledger-store.ts";
 import type { AutoTopUpChargeAnswer } from "../ports/payment-provider.ts";
 import { type ChargeDeps, chargeOf } from "./charges.ts";
 import { type HistoryDeps, recordCancelledAttempt } from "./history.ts";
-import { giveUpInTx, refuseChangedTotalInTx, type Settlement, settleInTx } from "./settle.ts";
+import { giveUpInTx, isStopped, refuseChangedTotalInTx, type Settlement, settleInTx } from "./settle.ts";
 import { changeStatus, SYSTEM_ACTOR } from "./status.ts";
 import {
   endedMonthlyPauses,
   expiredAuthentications,
   findAttempt,
   findOpenAttempt,
+  recordStrayInvoice,
   staleProcessingAttempts,
+  storeInvoiceToPay,
+  touchIfProcessing,
+  unclosedCancelledAttempts,
   updateAttempt,
 } from "./store.ts";
 
@@ -29,6 +33,8 @@ export const STALE_AFTER_MS = 2 * 60_000;
 /** A processing attempt the provider has not settled in this long gives up (paused and mailed). */
 export const GIVE_UP_AFTER_MS = HOUR_MS;
 const SWEEP_BATCH = 50;
+/** How far back the sweep voids cancelled attempts' invoices again: past a month, none counts. */
+const UNCLOSED_LOOKBACK_MS = 32 * 24 * HOUR_MS;
 
 export const EXPIRED_AUTHENTICATION_DETAIL =
   "The payment was not confirmed within 7 days, so it was cancelled and nothing was charged. Resume auto top-up under Billing to try again.";
@@ -79,10 +85,12 @@ export async function chargeAttempt(deps: ChargeDeps, attemptId: string): Promis
   if (attempt.providerInvoiceId && attempt.sentAt) {
     answer = await provider.readAutoTopUpInvoice(deps.db, attempt.providerInvoiceId);
     // Read "open": the payment never reached the provider, or is still on its way. Within the
-    // window the same key repeats it safely; after it, an operator must look.
-    if (answer.status === "open" && !sentLongAgo)
+    // window the same key repeats it safely, unless a stop cancelled the attempt since it was read
+    // (the stop voids the invoice itself); after the window, an operator must look.
+    if (answer.status === "open" && !sentLongAgo) {
+      if (!(await stillProcessing(deps, attempt, now))) return { granted: false, orgId: attempt.orgId };
       answer = await pay(deps, attempt, attempt.providerInvoiceId);
-    else if (answer.status === "open") {
+    } else if (answer.status === "open") {
       await giveUp(deps, attemptId);
       return null;
     }
@@ -97,11 +105,32 @@ export async function chargeAttempt(deps: ChargeDeps, attemptId: string): Promis
       );
       return { granted: false, orgId: attempt.orgId };
     }
-    await updateAttempt(deps.db, attemptId, { providerInvoiceId: invoice.invoiceId, sentAt: now }, now);
+    // A stop (turned off, a new card, the saver leaving, staff disabling the organisation) may have
+    // cancelled the attempt while its invoice was being made: then the invoice is never paid.
+    const stored = await deps.db.transaction(async (tx) => {
+      await lockUser(tx, attempt.orgId);
+      if (await storeInvoiceToPay(tx, attemptId, invoice.invoiceId, now)) return "processing";
+      const current = await findAttempt(tx, attemptId);
+      if (!current || !isStopped(current.status)) return current?.status ?? null;
+      await recordStrayInvoice(tx, attemptId, invoice.invoiceId, now);
+      return current.status;
+    });
+    if (stored !== "processing") {
+      if (stored !== null && isStopped(stored)) await voidQuietly(deps, invoice.invoiceId, attemptId);
+      return { granted: false, orgId: attempt.orgId };
+    }
     answer = await pay(deps, attempt, invoice.invoiceId);
   }
   const granted = await settle(deps, attemptId, answer);
   return { granted, orgId: attempt.orgId };
+}
+
+/** The check under the organisation's lock right before a payment is sent: still processing? */
+function stillProcessing(deps: ChargeDeps, attempt: AutoTopUpAttemptRow, now: Date): Promise<boolean> {
+  return deps.db.transaction(async (tx) => {
+    await lockUser(tx, attempt.orgId);
+    return touchIfProcessing(tx, attempt.id, now);
+  });
 }
 
 async function pay(deps: ChargeDeps, attempt: AutoTopUpAttemptRow, invoiceId: string) {
@@ -184,6 +213,19 @@ export async function sweep(deps: ChargeDeps): Promise<{ moved: number; resumed:
     if (toVoid) await voidQuietly(deps, toVoid, attempt.id);
     moved += 1;
   }
+  // Cancelled attempts whose invoice is not yet seen void (the void after the cancel failed, or
+  // was lost with a crash): voided again, and read, until it is; they keep their room until then.
+  for (const attempt of await unclosedCancelledAttempts(
+    deps.db,
+    new Date(now.getTime() - STALE_AFTER_MS),
+    new Date(now.getTime() - UNCLOSED_LOOKBACK_MS),
+    SWEEP_BATCH,
+  )) {
+    // To the back of the queue first: an invoice that cannot be voided must not hold up the others.
+    await updateAttempt(deps.db, attempt.id, {}, now);
+    if (attempt.providerInvoiceId && (await voidQuietly(deps, attempt.providerInvoiceId, attempt.id)))
+      moved += 1;
+  }
   const resumed: string[] = [];
   for (const { orgId } of await endedMonthlyPauses(deps.db, now, SWEEP_BATCH)) {
     const changed = await deps.db.transaction(async (tx) => {
@@ -195,11 +237,23 @@ export async function sweep(deps: ChargeDeps): Promise<{ moved: number; resumed:
   return { moved: moved + resumed.length, resumed };
 }
 
-/** Voids an unpaid invoice; a failure is logged (the link then fails at payment, which is harmless). */
-export async function voidQuietly(deps: ChargeDeps, invoiceId: string, attemptId: string): Promise<void> {
+/**
+ * Voids an unpaid invoice, then reads it: void (or paid after all: money taken is credits given) is
+ * settled, which closes the attempt's invoice; a cancelled attempt stops keeping its room under the
+ * limit only then. A failure is logged (the link then fails at payment, which is harmless; the
+ * sweep voids a cancelled attempt's invoice again). Answers whether a pack was granted now.
+ */
+export async function voidQuietly(deps: ChargeDeps, invoiceId: string, attemptId: string): Promise<boolean> {
   try {
     await deps.provider.voidAutoTopUpInvoice(deps.db, invoiceId, attemptId);
+    const now = await deps.provider.readAutoTopUpInvoice(deps.db, invoiceId);
+    if (now.status !== "paid" && now.status !== "void") return false;
+    const settled = await deps.db.transaction((tx) =>
+      settleInTx(tx, deps, attemptId, now, null, deps.clock.now()),
+    );
+    return settled.granted;
   } catch (error) {
     deps.logger.warn({ err: error, invoiceId, attemptId }, "Auto top-up invoice could not be voided");
+    return false;
   }
 }

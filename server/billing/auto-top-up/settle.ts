@@ -24,7 +24,14 @@ import { findBillingDetails, findCustomerId } from "../subscription-store.ts";
 import type { ChargeDeps } from "./charges.ts";
 import { recordCancelledAttempt, recordChargeNotMade, recordFailedAttempt } from "./history.ts";
 import { changeStatus, SYSTEM_ACTOR } from "./status.ts";
-import { findAttempt, findSettings, organisationName, updateAttempt } from "./store.ts";
+import {
+  findAttempt,
+  findSettings,
+  markInvoiceClosed,
+  organisationName,
+  recordStrayInvoice,
+  updateAttempt,
+} from "./store.ts";
 
 /** An invoice to void once the settling transaction has committed. */
 export interface InvoiceToVoid {
@@ -70,6 +77,9 @@ export async function settleInTx(
 ): Promise<Settlement> {
   const attempt = await lockedAttempt(tx, attemptId);
   if (!attempt) return NOTHING;
+  // Void or paid, nothing more can land on its invoice: a cancelled attempt stops keeping its room.
+  if (answer.status === "paid" || answer.status === "void")
+    await markInvoiceClosed(tx, attempt.id, answer.invoiceId, now);
   if (answer.status === "paid")
     return { granted: await grantPaid(tx, deps, attempt, answer, eventId, now), toVoid: null };
   const open = attempt.status === "processing" || attempt.status === "authentication_required";
@@ -165,6 +175,14 @@ export async function giveUpInTx(
   };
 }
 
+/**
+ * An attempt that ended without money (cancelled by a stop, or failed) while its invoice was being
+ * made: that invoice must never be paid, so it is voided. One another run left waiting for the
+ * customer, or paid, keeps its invoice.
+ */
+export const isStopped = (status: AutoTopUpAttemptRow["status"]): boolean =>
+  status === "cancelled" || status === "failed";
+
 /** What an attempt whose invoice came out at another total says (the customer agreed to a price). */
 export const TOTAL_CHANGED_DETAIL =
   "Not charged: with the billing details on file the payment came to another amount than the one agreed to.";
@@ -183,6 +201,12 @@ export async function refuseChangedTotalInTx(
 ): Promise<Settlement> {
   const attempt = await lockedAttempt(tx, attemptId);
   if (!attempt) return NOTHING;
+  const toVoid = { invoiceId: invoice.invoiceId, attemptId: attempt.id };
+  // Stopped while its invoice was made: nothing is paid, and the invoice is voided all the same.
+  if (isStopped(attempt.status)) {
+    await recordStrayInvoice(tx, attempt.id, invoice.invoiceId, now);
+    return { granted: false, toVoid };
+  }
   if (attempt.status !== "processing") return NOTHING;
   deps.logger.warn(
     {
@@ -221,7 +245,7 @@ export async function refuseChangedTotalInTx(
     };
     await recordChargeNotMade(tx, deps, attempt.orgId, pack, "consent_changed", attempt.id, now);
   }
-  return { granted: false, toVoid: { invoiceId: invoice.invoiceId, attemptId: attempt.id } };
+  return { granted: false, toVoid };
 }
 
 async function mailPaymentLink(

@@ -1,7 +1,7 @@
 // Auto top-up's rows: the settings, the saved card and the attempts, read and written inside the
 // caller's transaction (which holds the organisation's lock when it changes anything).
 import { randomUUID } from "node:crypto";
-import { and, desc, eq, gte, inArray, lt, sql } from "drizzle-orm";
+import { and, desc, eq, gte, inArray, isNotNull, isNull, lt, sql } from "drizzle-orm";
 import {
   type AutoTopUpAttemptRow,
   type AutoTopUpSettingsRow,
@@ -11,7 +11,7 @@ import {
   savedCards,
 } from "../../db/schema/index.ts";
 import type { DbOrTx } from "../../db/types.ts";
-import type { AttemptStatus } from "../../domain/auto-top-up.ts";
+import type { AttemptStatus, LimitAttempt } from "../../domain/auto-top-up.ts";
 import { teamName } from "../billing-contacts.ts";
 
 /** The attempts still waiting for money: processing, or the customer's authentication. */
@@ -52,6 +52,16 @@ export function attemptsSince(db: DbOrTx, orgId: string, since: Date): Promise<A
     .orderBy(desc(autoTopUpAttempts.createdAt));
 }
 
+/** An attempt as the monthly limit reads it (domain/auto-top-up.ts countsAgainstLimit). */
+export const limitAttemptOf = (
+  a: Pick<AutoTopUpAttemptRow, "createdAt" | "gross" | "status" | "providerInvoiceId" | "invoiceClosedAt">,
+): LimitAttempt => ({
+  madeAt: a.createdAt,
+  amount: a.gross,
+  status: a.status,
+  invoiceLive: a.providerInvoiceId !== null && a.invoiceClosedAt === null,
+});
+
 export type NewAttempt = Pick<
   AutoTopUpAttemptRow,
   "orgId" | "provider" | "productId" | "credits" | "currency" | "net" | "gross" | "paymentMethodId"
@@ -84,6 +94,92 @@ export async function updateAttempt(
     .update(autoTopUpAttempts)
     .set({ ...patch, updatedAt: now })
     .where(eq(autoTopUpAttempts.id, attemptId));
+}
+
+/**
+ * Stores the invoice about to be paid, only while the attempt is still processing (in the caller's
+ * transaction, under the organisation's lock): a stop (turned off, the card replaced, the saver
+ * leaving, the organisation disabled) that cancelled it while the invoice was being made wins, and
+ * nothing is paid. The first sending time is kept (the 23-hour window counts from it). Answers
+ * whether the invoice was stored so.
+ */
+export async function storeInvoiceToPay(
+  db: DbOrTx,
+  attemptId: string,
+  invoiceId: string,
+  now: Date,
+): Promise<boolean> {
+  const stored = await db
+    .update(autoTopUpAttempts)
+    .set({
+      providerInvoiceId: invoiceId,
+      sentAt: sql`coalesce(${autoTopUpAttempts.sentAt}, ${now.toISOString()}::timestamptz)`,
+      updatedAt: now,
+    })
+    .where(and(eq(autoTopUpAttempts.id, attemptId), eq(autoTopUpAttempts.status, "processing")))
+    .returning({ id: autoTopUpAttempts.id });
+  return stored.length > 0;
+}
+
+/**
+ * Names the invoice made for an attempt stopped meanwhile (when it names none yet): until the
+ * invoice is seen void or paid the attempt keeps its room under the limit, and the sweep voids it again.
+ */
+export async function recordStrayInvoice(db: DbOrTx, attemptId: string, invoiceId: string, now: Date) {
+  await db
+    .update(autoTopUpAttempts)
+    .set({ providerInvoiceId: invoiceId, updatedAt: now })
+    .where(and(eq(autoTopUpAttempts.id, attemptId), isNull(autoTopUpAttempts.providerInvoiceId)));
+}
+
+/** Whether the attempt is still processing, touched now (the check right before a payment is sent). */
+export async function touchIfProcessing(db: DbOrTx, attemptId: string, now: Date): Promise<boolean> {
+  const touched = await db
+    .update(autoTopUpAttempts)
+    .set({ updatedAt: now })
+    .where(and(eq(autoTopUpAttempts.id, attemptId), eq(autoTopUpAttempts.status, "processing")))
+    .returning({ id: autoTopUpAttempts.id });
+  return touched.length > 0;
+}
+
+/** The provider has `invoiceId` void or paid: no payment can land on the attempt any more. */
+export async function markInvoiceClosed(db: DbOrTx, attemptId: string, invoiceId: string, now: Date) {
+  await db
+    .update(autoTopUpAttempts)
+    .set({ invoiceClosedAt: now })
+    .where(
+      and(
+        eq(autoTopUpAttempts.id, attemptId),
+        eq(autoTopUpAttempts.providerInvoiceId, invoiceId),
+        isNull(autoTopUpAttempts.invoiceClosedAt),
+      ),
+    );
+}
+
+/**
+ * Cancelled attempts made since `since` whose invoice is not yet seen void or paid, untouched since
+ * `before` (their void in the background failed or was lost): the sweep voids them again.
+ */
+export function unclosedCancelledAttempts(
+  db: DbOrTx,
+  before: Date,
+  since: Date,
+  limit: number,
+): Promise<AutoTopUpAttemptRow[]> {
+  return db
+    .select()
+    .from(autoTopUpAttempts)
+    .where(
+      and(
+        eq(autoTopUpAttempts.status, "cancelled"),
+        isNotNull(autoTopUpAttempts.providerInvoiceId),
+        isNull(autoTopUpAttempts.invoiceClosedAt),
+        lt(autoTopUpAttempts.updatedAt, before),
+        gte(autoTopUpAttempts.createdAt, since),
+      ),
+    )
+    .orderBy(autoTopUpAttempts.updatedAt)
+    .limit(limit);
 }
 
 /** Processing attempts not touched since `before`: a crash or a lost answer left them; the runner settles them. */

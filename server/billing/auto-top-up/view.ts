@@ -21,7 +21,7 @@ import {
 } from "../../domain/auto-top-up.ts";
 import { startOfBerlinMonth } from "../../domain/berlin-time.ts";
 import { autoTopUpKey } from "../ports/fulfilment-keys.ts";
-import { findCard, findSettings } from "./store.ts";
+import { findCard, findSettings, limitAttemptOf } from "./store.ts";
 
 /** The latest attempts GET lists. */
 export const ATTEMPTS_SHOWN = 10;
@@ -80,6 +80,8 @@ async function attemptsThisMonth(db: DbOrTx, orgId: string, now: Date) {
       createdAt: autoTopUpAttempts.createdAt,
       gross: autoTopUpAttempts.gross,
       status: autoTopUpAttempts.status,
+      providerInvoiceId: autoTopUpAttempts.providerInvoiceId,
+      invoiceClosedAt: autoTopUpAttempts.invoiceClosedAt,
     })
     .from(autoTopUpAttempts)
     .where(
@@ -117,10 +119,7 @@ export async function autoTopUpView(
     latestAttempts(db, orgId),
     attemptsThisMonth(db, orgId, now),
   ]);
-  const charged = chargedThisMonth(
-    thisMonth.map((a) => ({ madeAt: a.createdAt, amount: a.gross, status: a.status })),
-    now,
-  );
+  const charged = chargedThisMonth(thisMonth.map(limitAttemptOf), now);
   const last = attempts[0];
   return {
     enabled: settings?.enabled ?? false,

@@ -124,7 +124,7 @@ export type AutoTopUpConsentRow = typeof autoTopUpConsents.$inferSelect;
  * One attempt to charge the saved card for one pack. At most one is open (processing, or waiting for
  * the customer's authentication) per organisation: a unique index, so spends crossing the threshold
  * at once, on any number of instances, queue one. It counts against the month it was made in
- * (`created_at`) unless it failed or was cancelled.
+ * (`created_at`) unless it failed, or was cancelled with no invoice that could still be paid.
  */
 export const autoTopUpAttempts = pgTable(
   "auto_top_up_attempts",
@@ -145,6 +145,12 @@ export const autoTopUpAttempts = pgTable(
     providerInvoiceId: text("provider_invoice_id"),
     /** When the payment was first sent: after 23 hours it is never sent again, only read. */
     sentAt: at("sent_at"),
+    /**
+     * When the provider was seen to have the invoice void or paid: no payment can land on it any
+     * more. A cancelled attempt with an invoice counts against the limit until then: a payment sent
+     * before the cancel may still land on it (decision 032, addendum).
+     */
+    invoiceClosedAt: at("invoice_closed_at"),
     /** Where the customer completes a payment their bank wants confirmed (7 days). */
     payUrl: text("pay_url"),
     declineCode: text("decline_code"),

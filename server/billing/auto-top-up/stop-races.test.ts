@@ -1,0 +1,308 @@
+// A stop that lands while an attempt is being charged (AUTO-TOP-UP.md: "turning auto top-up off …
+// cancels it"; decision 032, addendum). With Stripe the invoice is three requests (create, item,
+// finalise) and the payment a fourth: a member turning auto top-up off, staff disabling the
+// organisation or a newer card arriving meanwhile must leave nothing charged, and turning it off
+// and on again must not make room under the monthly limit for a second charge beside the first.
+// The provider here is the local checkout with the stop made to happen during its call.
+import { eq } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
+import {
+  type AutoTopUpAttemptRow,
+  autoTopUpAttempts,
+  creditGrants,
+  localInvoices,
+} from "../../db/schema/index.ts";
+import { CONSENT_TEXT_VERSION } from "../../domain/auto-top-up.ts";
+import { adminCall, staffMember } from "../../testing/admin.ts";
+import { verifiedUser } from "../../testing/api-client.ts";
+import {
+  AUTO_TOP_UP_CARDS,
+  autoTopUpEngineOf,
+  chargeDepsOf,
+  PACK,
+  PACK_GROSS,
+  saveCard,
+  settingsOf,
+  settleAll,
+  spendAsStaff,
+  turnOn,
+} from "../../testing/auto-top-up.ts";
+import { subscribe } from "../../testing/billing.ts";
+import { useTestApp } from "../../testing/suite.ts";
+import { NO_LIMITS, type TestApp } from "../../testing/test-app.ts";
+import type { PaymentProvider } from "../ports/payment-provider.ts";
+import { type ChargeDeps, chargeOf, queueIfDue } from "./charges.ts";
+import { chargeAttempt, STALE_AFTER_MS, sweep } from "./runner.ts";
+import { storeInvoiceToPay } from "./store.ts";
+
+describe.each(TEST_DATABASES)("a stop while an auto top-up is charged (%s)", (kind) => {
+  const ctx = useTestApp(kind, { limits: NO_LIMITS });
+
+  /**
+   * A subscriber of tier A whose balance (50 credits) is below the threshold (100), with auto
+   * top-up on at a limit of one pack, a staff member, and the attempt the trigger opens.
+   */
+  async function belowThreshold(t: TestApp) {
+    const user = await verifiedUser(t, "ann");
+    await subscribe(t, user.accessToken, "A");
+    const card = await saveCard(t, user.id, user.id, AUTO_TOP_UP_CARDS.pays);
+    const admin = await staffMember(t, "boss", "admin");
+    // Spent before auto top-up is on: nothing is queued by it.
+    await spendAsStaff(t, admin.accessToken, user.id, 1000, "spend-1");
+    await turnOn(t, user.id, card.paymentMethodId, { limit: PACK_GROSS });
+    return { user, admin };
+  }
+
+  /** PUT /v1/billing/auto-top-up as the member would, at a limit of one pack. */
+  async function putSettings(t: TestApp, token: string, enabled: boolean) {
+    const res = await t.app.request("/v1/billing/auto-top-up", {
+      method: "PUT",
+      headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
+      body: JSON.stringify({
+        enabled,
+        threshold: 100,
+        product_id: PACK,
+        monthly_limit: { amount: PACK_GROSS, currency: "eur" },
+        ...(enabled ? { consent: { text_version: CONSENT_TEXT_VERSION, accepted: true } } : {}),
+      }),
+    });
+    expect(res.status).toBe(200);
+  }
+
+  /** The charging deps with `during` run inside the provider's `step`, after the real call. */
+  function racing(
+    t: TestApp,
+    step: "createAutoTopUpInvoice" | "payAutoTopUpInvoice",
+    during: () => Promise<void>,
+  ): ChargeDeps {
+    const real = t.local.provider;
+    const provider: PaymentProvider = {
+      ...real,
+      createAutoTopUpInvoice: async (db, charge) => {
+        const made = await real.createAutoTopUpInvoice(db, charge);
+        if (step === "createAutoTopUpInvoice") await during();
+        return made;
+      },
+      payAutoTopUpInvoice: async (db, charge, invoiceId) => {
+        const answer = await real.payAutoTopUpInvoice(db, charge, invoiceId);
+        if (step === "payAutoTopUpInvoice") await during();
+        return answer;
+      },
+    };
+    return { ...chargeDepsOf(t), provider };
+  }
+
+  const attemptsOf = (t: TestApp, orgId: string) =>
+    t.deps.db.select().from(autoTopUpAttempts).where(eq(autoTopUpAttempts.orgId, orgId));
+  const invoicesOf = (t: TestApp, orgId: string) =>
+    t.deps.db.select().from(localInvoices).where(eq(localInvoices.orgId, orgId));
+  const chargedTotal = async (t: TestApp, orgId: string) =>
+    (await invoicesOf(t, orgId)).filter((i) => i.status === "paid").reduce((sum, i) => sum + i.total, 0);
+  const packsGranted = async (t: TestApp, orgId: string) =>
+    (await t.deps.db.select().from(creditGrants).where(eq(creditGrants.userId, orgId))).filter((g) =>
+      g.fulfilmentKey?.startsWith("auto_top_up:"),
+    ).length;
+
+  /** Opens the attempt as the trigger does, and charges it with `deps`. */
+  async function openAndCharge(t: TestApp, deps: ChargeDeps, orgId: string) {
+    const attemptId = await queueIfDue(deps, orgId, "consume_charged");
+    expect(attemptId).not.toBeNull();
+    const settled = await chargeAttempt(deps, attemptId as string);
+    await settleAll(t);
+    return { attemptId: attemptId as string, settled };
+  }
+
+  const stops = [
+    [
+      "the member turning auto top-up off",
+      async (t: TestApp, s: { user: { id: string; accessToken: string } }) =>
+        putSettings(t, s.user.accessToken, false),
+      { status: "off", reason: null },
+    ],
+    [
+      "staff disabling the organisation",
+      async (t: TestApp, s: { user: { id: string }; admin: { accessToken: string } }) => {
+        const res = await adminCall(t, `/v1/admin/customers/${s.user.id}/disable`, s.admin.accessToken, {
+          reason: "Chargeback fraud",
+        });
+        expect(res.status).toBe(200);
+      },
+      { status: "off", reason: "organisation_disabled" },
+    ],
+    [
+      "a newer card replacing the saved one",
+      async (t: TestApp, s: { user: { id: string } }) => {
+        t.clock.advance(1000);
+        await saveCard(t, s.user.id, s.user.id, AUTO_TOP_UP_CARDS.authenticatesThenPays);
+      },
+      { status: "paused", reason: "card_replaced" },
+    ],
+  ] as const;
+
+  it.each(stops)(
+    "%s while the invoice is made: nothing is charged, the invoice is void",
+    async (_name, stop, after) => {
+      const t = ctx.t;
+      const s = await belowThreshold(t);
+      const deps = racing(t, "createAutoTopUpInvoice", () => stop(t, s));
+      const { attemptId, settled } = await openAndCharge(t, deps, s.user.id);
+      expect(settled?.granted).toBe(false);
+      const [invoice] = await invoicesOf(t, s.user.id);
+      expect(invoice?.status).toBe("void");
+      const [attempt] = await attemptsOf(t, s.user.id);
+      expect(attempt).toMatchObject({ id: attemptId, status: "cancelled", providerInvoiceId: invoice?.id });
+      // Seen void: it no longer keeps its room under the limit.
+      expect(attempt?.invoiceClosedAt).not.toBeNull();
+      expect(await chargedTotal(t, s.user.id)).toBe(0);
+      expect(await packsGranted(t, s.user.id)).toBe(0);
+      expect(await settingsOf(t, s.user.id)).toMatchObject(after);
+    },
+  );
+
+  it("turned off and on again while the invoice is made: one pack charged within a one-pack limit", async () => {
+    const t = ctx.t;
+    const s = await belowThreshold(t);
+    const deps = racing(t, "createAutoTopUpInvoice", async () => {
+      await putSettings(t, s.user.accessToken, false);
+      // On again with consent: its nudge opens and charges a second attempt at once.
+      await putSettings(t, s.user.accessToken, true);
+      await settleAll(t);
+    });
+    const { attemptId } = await openAndCharge(t, deps, s.user.id);
+    expect(await chargedTotal(t, s.user.id)).toBe(PACK_GROSS);
+    const attempts = await attemptsOf(t, s.user.id);
+    expect(attempts.find((a) => a.id === attemptId)).toMatchObject({ status: "cancelled" });
+    expect(attempts.filter((a) => a.status === "paid")).toHaveLength(1);
+    expect(await packsGranted(t, s.user.id)).toBe(1);
+    expect((await invoicesOf(t, s.user.id)).map((i) => i.status).sort()).toEqual(["paid", "void"]);
+  });
+
+  it("turned off and on again while the payment is on its way: it keeps its room, no second charge", async () => {
+    const t = ctx.t;
+    const s = await belowThreshold(t);
+    // The payment has reached the provider (money taken) when the stop and the new consent land,
+    // and the stop's void of the invoice has not got through yet (the provider slow to answer it).
+    const real = t.local.provider;
+    const voidAtProvider = real.voidAutoTopUpInvoice;
+    const deps = racing(t, "payAutoTopUpInvoice", async () => {
+      real.voidAutoTopUpInvoice = () => Promise.reject(new Error("provider unreachable"));
+      try {
+        await putSettings(t, s.user.accessToken, false);
+        await putSettings(t, s.user.accessToken, true);
+        await settleAll(t);
+      } finally {
+        real.voidAutoTopUpInvoice = voidAtProvider;
+      }
+    });
+    const { attemptId } = await openAndCharge(t, deps, s.user.id);
+    // Paid always grants, even for an attempt cancelled meanwhile; the turn-on's nudge found the
+    // month's limit taken by it instead of charging a second pack.
+    expect(await chargedTotal(t, s.user.id)).toBe(PACK_GROSS);
+    expect(await attemptsOf(t, s.user.id)).toEqual([
+      expect.objectContaining({ id: attemptId, status: "paid" }),
+    ]);
+    expect(await packsGranted(t, s.user.id)).toBe(1);
+    expect(await settingsOf(t, s.user.id)).toMatchObject({ status: "paused", reason: "monthly_limit" });
+  });
+
+  it("a cancelled attempt's invoice whose void failed keeps its room until the sweep voids it", async () => {
+    const t = ctx.t;
+    const s = await belowThreshold(t);
+    const real = t.local.provider;
+    let voidFails = true;
+    const base = racing(t, "createAutoTopUpInvoice", () => putSettings(t, s.user.accessToken, false));
+    const deps: ChargeDeps = {
+      ...base,
+      provider: {
+        ...base.provider,
+        voidAutoTopUpInvoice: async (db, invoiceId, attemptId) => {
+          if (voidFails) throw new Error("provider unreachable");
+          await real.voidAutoTopUpInvoice(db, invoiceId, attemptId);
+        },
+      },
+    };
+    const { attemptId } = await openAndCharge(t, deps, s.user.id);
+    const [invoice] = await invoicesOf(t, s.user.id);
+    expect(invoice?.status).toBe("open");
+    expect((await attemptsOf(t, s.user.id))[0]).toMatchObject({
+      id: attemptId,
+      status: "cancelled",
+      providerInvoiceId: invoice?.id,
+      invoiceClosedAt: null,
+    });
+    // Turned on again meanwhile: the unvoided invoice keeps the one-pack limit taken.
+    await putSettings(t, s.user.accessToken, true);
+    await settleAll(t);
+    expect(await attemptsOf(t, s.user.id)).toHaveLength(1);
+    expect(await settingsOf(t, s.user.id)).toMatchObject({ status: "paused", reason: "monthly_limit" });
+    // The sweep voids it again once the provider answers, and the room is free.
+    voidFails = false;
+    await sweep(deps);
+    expect((await invoicesOf(t, s.user.id))[0]?.status).toBe("open");
+    t.clock.advance(STALE_AFTER_MS + 1000);
+    await sweep(deps);
+    const [voided] = await invoicesOf(t, s.user.id);
+    expect(voided?.status).toBe("void");
+    expect((await attemptsOf(t, s.user.id))[0]?.invoiceClosedAt).not.toBeNull();
+    expect(await chargedTotal(t, s.user.id)).toBe(0);
+  });
+
+  it("an invoice made before a crash, its id never stored: the sweep finds the same one and pays it once", async () => {
+    const t = ctx.t;
+    const s = await belowThreshold(t);
+    const deps = chargeDepsOf(t);
+    const attemptId = (await queueIfDue(deps, s.user.id, "consume_charged")) as string;
+    const [attempt] = await attemptsOf(t, s.user.id);
+    // The crash: the provider made the invoice (Stripe: under the attempt's idempotency keys).
+    const made = await t.local.provider.createAutoTopUpInvoice(
+      t.deps.db,
+      await chargeOf(deps, attempt as AutoTopUpAttemptRow),
+    );
+    t.clock.advance(STALE_AFTER_MS + 1000);
+    await autoTopUpEngineOf(t).runDue();
+    await settleAll(t);
+    expect(await invoicesOf(t, s.user.id)).toEqual([
+      expect.objectContaining({ id: made.invoiceId, status: "paid" }),
+    ]);
+    expect((await attemptsOf(t, s.user.id))[0]).toMatchObject({
+      id: attemptId,
+      status: "paid",
+      providerInvoiceId: made.invoiceId,
+    });
+    expect(await packsGranted(t, s.user.id)).toBe(1);
+  });
+
+  it("cancelled after a crash left its invoice made but unnamed: the sweep never pays it", async () => {
+    const t = ctx.t;
+    const s = await belowThreshold(t);
+    const deps = chargeDepsOf(t);
+    await queueIfDue(deps, s.user.id, "consume_charged");
+    const [attempt] = await attemptsOf(t, s.user.id);
+    await t.local.provider.createAutoTopUpInvoice(
+      t.deps.db,
+      await chargeOf(deps, attempt as AutoTopUpAttemptRow),
+    );
+    await putSettings(t, s.user.accessToken, false);
+    t.clock.advance(STALE_AFTER_MS + 1000);
+    await autoTopUpEngineOf(t).runDue();
+    await settleAll(t);
+    // Only a processing attempt is ever paid; the invoice nobody named stays unpaid (with Stripe an
+    // open invoice that nothing collects: auto_advance is off).
+    expect((await invoicesOf(t, s.user.id)).map((i) => i.status)).toEqual(["open"]);
+    expect((await attemptsOf(t, s.user.id))[0]).toMatchObject({
+      status: "cancelled",
+      providerInvoiceId: null,
+    });
+    expect(await packsGranted(t, s.user.id)).toBe(0);
+  });
+
+  it("the invoice is stored for payment only while the attempt is still processing", async () => {
+    const t = ctx.t;
+    const s = await belowThreshold(t);
+    const attemptId = (await queueIfDue(chargeDepsOf(t), s.user.id, "consume_charged")) as string;
+    await putSettings(t, s.user.accessToken, false);
+    expect(await storeInvoiceToPay(t.deps.db, attemptId, "in_late", t.clock.now())).toBe(false);
+    expect((await attemptsOf(t, s.user.id))[0]).toMatchObject({ providerInvoiceId: null, sentAt: null });
+  });
+});
