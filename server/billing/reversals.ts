@@ -17,6 +17,7 @@ import {
 } from "../db/schema/index.ts";
 import type { Tx } from "../db/types.ts";
 import { disputeStep, refundStep } from "../domain/reversal.ts";
+import { findAttempt, OPEN_ATTEMPT_STATUSES } from "./auto-top-up/store.ts";
 import { issueCreditNote } from "./credit-notes.ts";
 import { holdAfterLostDispute } from "./dispute-hold.ts";
 import { lockUser } from "./ledger-store.ts";
@@ -27,6 +28,9 @@ import { SECOND_SUBSCRIPTION_REFUND_REASON } from "./subscription-changes.ts";
 type AdjustmentKind = (typeof creditAdjustments.$inferInsert)["kind"];
 
 /**
+ * A refund or dispute of a payment not on record whose record is on its way: a refund billing made
+ * of a second subscription's payment, or an auto top-up whose attempt is still open.
+ *
  * A refund billing made of a second subscription's payment (subscription-changes.ts) whose payment is
  * not on record. Billing asks for that refund inside the transaction that records the payment; if
  * the transaction rolls back after the provider made the refund (a crash, a lost connection), the
@@ -36,10 +40,16 @@ type AdjustmentKind = (typeof creditAdjustments.$inferInsert)["kind"];
  * paid for good. Only with the provider's word that the refund is billing's own, given for that
  * reason: a refund of a payment we never record (taken outside the portal) has no record on its
  * way, and is logged for an operator at once.
+ *
+ * An auto top-up's payment is recorded when its attempt is settled, by the charge's answer, the
+ * sweep (within minutes of a crash or a lost answer) or the invoice's event; a refund or dispute
+ * (an operator's refund at the provider, a chargeback) can come before. While the provider's
+ * invoice names an attempt that is still open, its event is answered 503 too. Before, it was
+ * answered 200 and dropped: the credits stayed, and a dispute did not turn auto top-up off.
  */
 export class PaymentNotOnRecord extends Error {
   constructor() {
-    super("The refunded payment is not on record yet");
+    super("The refunded or disputed payment is not on record yet");
     this.name = "PaymentNotOnRecord";
   }
 }
@@ -185,17 +195,47 @@ export async function applyDispute(
 }
 
 /**
+ * A payment not on record that is an auto top-up's (the provider's invoice names its attempt,
+ * metadata.auto_top_up_attempt_id) whose attempt is open: the transaction settling it (the charge's
+ * answer, the sweep, the invoice's event) holds the organisation's lock until it commits. Waits for
+ * the lock and looks again: the record then found, or `onItsWay` when the attempt is still open (the
+ * sweep settles it within minutes). Any other payment: neither.
+ */
+async function awaitAutoTopUpRecord(
+  tx: Tx,
+  ids: { paymentIntentId: string | null; invoiceId: string },
+  provider: Pick<PaymentProvider, "autoTopUpAttemptOfInvoice">,
+): Promise<{ found: InvoiceRow | undefined; onItsWay: boolean }> {
+  const attemptId = await provider.autoTopUpAttemptOfInvoice(tx, ids.invoiceId);
+  const openAttempt = async () => {
+    const attempt = attemptId ? await findAttempt(tx, attemptId) : undefined;
+    return attempt && (OPEN_ATTEMPT_STATUSES as readonly string[]).includes(attempt.status) ? attempt : null;
+  };
+  const open = await openAttempt();
+  if (!open || !(await lockUser(tx, open.orgId))) return { found: undefined, onItsWay: false };
+  const found = await findPurchase(tx, ids);
+  return { found, onItsWay: !found && (await openAttempt()) !== null };
+}
+
+/**
  * A refund or a dispute of a payment: found by its payment intent (or, before API version
  * 2025-03-31, the charge's invoice; else the provider says which invoice it paid), then applied
  * under the user's lock. A payment we cannot find is logged for an operator and not recorded, so
  * a redelivery after the fix is processed; a second subscription's refund that billing asked for,
- * of a payment not on record yet, throws PaymentNotOnRecord, for the provider to deliver it again.
+ * or a refund or dispute of an auto top-up whose attempt is still open, of a payment not on record
+ * yet, throws PaymentNotOnRecord, for the provider to deliver it again.
  */
 export async function reversePayment(
   tx: Tx,
   event: Extract<BillingEvent, { kind: "charge_refunded" | "dispute" }>,
   now: Date,
-  deps: { provider: Pick<PaymentProvider, "invoiceOfPayment" | "unclaimedRefundReason">; logger: Logger },
+  deps: {
+    provider: Pick<
+      PaymentProvider,
+      "invoiceOfPayment" | "unclaimedRefundReason" | "autoTopUpAttemptOfInvoice"
+    >;
+    logger: Logger;
+  },
 ): Promise<InvoiceRow | null> {
   const { provider, logger } = deps;
   const invoiceId = event.kind === "charge_refunded" ? event.invoiceId : null;
@@ -239,6 +279,17 @@ export async function reversePayment(
       "A second subscription's refund arrived before its payment's record: answered 503, the provider sends it again",
     );
     throw new PaymentNotOnRecord();
+  }
+  if (!found && ids.invoiceId) {
+    const autoTopUp = await awaitAutoTopUpRecord(tx, { ...ids, invoiceId: ids.invoiceId }, provider);
+    found = autoTopUp.found;
+    if (autoTopUp.onItsWay) {
+      logger.warn(
+        { eventId: event.eventId, type: event.eventType, invoiceId: ids.invoiceId },
+        "A refund or dispute of an auto top-up arrived before its payment's record: answered 503, the provider sends it again",
+      );
+      throw new PaymentNotOnRecord();
+    }
   }
   if (!found || !(await lockUser(tx, found.userId))) {
     logger.error(

@@ -153,6 +153,14 @@ export interface PaymentProvider {
    */
   invoiceOfPayment(db: DbOrTx, paymentIntentId: string): Promise<string | null>;
   /**
+   * The auto top-up attempt the provider's invoice (in_…) was made for: its
+   * `metadata.auto_top_up_attempt_id`, null for any other invoice, one whose id is not an attempt's,
+   * or one the provider does not know. Asked for a refund or dispute of a payment not on record
+   * (billing/reversals.ts): an open attempt's record is on its way. Thrown when the provider could
+   * not be asked (try again).
+   */
+  autoTopUpAttemptOfInvoice(db: DbOrTx, invoiceId: string): Promise<string | null>;
+  /**
    * Reads a webhook request: checks its signature on the raw bytes before anything is parsed, then
    * reduces the event to what billing understands. `now` is the injected clock's time.
    */

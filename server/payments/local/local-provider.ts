@@ -105,5 +105,6 @@ export function createLocalProvider(deps: {
     unclaimedRefundReason: refunds.unclaimedRefundReason,
     runBillingCycle: cycle.runBillingCycle,
     invoiceOfPayment: invoices.invoiceOfPayment,
+    autoTopUpAttemptOfInvoice: invoices.autoTopUpAttemptOfInvoice,
   };
 }

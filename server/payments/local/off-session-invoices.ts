@@ -302,6 +302,18 @@ export function offSessionInvoices(deps: {
       return inv?.id ?? null;
     },
 
+    /**
+     * The attempt an invoice was made for: its metadata.auto_top_up_attempt_id, which the stand-in's
+     * invoice objects carry where Stripe's do (oneOffInvoiceObject). Every local invoice is one.
+     */
+    async autoTopUpAttemptOfInvoice(tx: DbOrTx, invoiceId: string): Promise<string | null> {
+      const [inv] = await tx
+        .select({ attemptId: localInvoices.attemptId })
+        .from(localInvoices)
+        .where(eq(localInvoices.id, invoiceId));
+      return inv?.attemptId ?? null;
+    },
+
     /** The payment page's invoice and what the page can do with it. */
     async findInvoicePage(invoiceId: string): Promise<InvoicePage> {
       const [inv] = await db.select().from(localInvoices).where(eq(localInvoices.id, invoiceId));

@@ -717,4 +717,36 @@ describe("Stripe adapter: auto top-up (SDK pointed at a local stand-in)", () => 
       expect(asked().at(-1)).toBe("POST /v1/invoices/in_1/void");
     });
   });
+
+  // A refund or dispute of a payment not on record: the invoice the payment intent paid names its
+  // attempt in its metadata (neither the charge nor the payment intent carries it).
+  describe("the attempt an invoice was made for", () => {
+    const attemptOf = () => ctx.provider().autoTopUpAttemptOfInvoice(ctx.database.db, "in_1");
+
+    it("reads the invoice's metadata.auto_top_up_attempt_id", async () => {
+      ctx.routes = [
+        on(
+          "GET",
+          "/v1/invoices/in_1",
+          invoiceOf("paid", { metadata: { auto_top_up_attempt_id: attemptId } }),
+        ),
+      ];
+      expect(await attemptOf()).toBe(attemptId);
+      expect(asked()).toEqual(["GET /v1/invoices/in_1"]);
+    });
+
+    it.each([
+      ["another invoice (a Checkout top-up's, a renewal's)", { metadata: {} }],
+      ["an id that is no attempt's", { metadata: { auto_top_up_attempt_id: "att" } }],
+    ])("none for %s", async (_, extra) => {
+      ctx.routes = [on("GET", "/v1/invoices/in_1", invoiceOf("paid", extra))];
+      expect(await attemptOf()).toBeNull();
+    });
+
+    it("none for an invoice Stripe does not know; thrown when Stripe fails", async () => {
+      expect(await attemptOf()).toBeNull();
+      ctx.routes = [failure(500, { type: "api_error", message: "down" })];
+      await expect(attemptOf()).rejects.toThrow("down");
+    });
+  });
 });

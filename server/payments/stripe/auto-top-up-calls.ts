@@ -15,7 +15,12 @@ import type {
 import type { Clock } from "../../clock.ts";
 import { cardSetupSessions } from "../../db/schema/index.ts";
 import type { DbOrTx } from "../../db/types.ts";
-import { asksForAuthentication, parseAutoTopUpInvoice, parseStripeCard } from "./event-parser.ts";
+import {
+  asksForAuthentication,
+  autoTopUpAttemptOf,
+  parseAutoTopUpInvoice,
+  parseStripeCard,
+} from "./event-parser.ts";
 import { METADATA } from "./format.ts";
 
 interface AutoTopUpCalls {
@@ -29,6 +34,7 @@ interface AutoTopUpCalls {
     | "payAutoTopUpInvoice"
     | "readAutoTopUpInvoice"
     | "voidAutoTopUpInvoice"
+    | "autoTopUpAttemptOfInvoice"
   >;
   /** expireOpenCheckouts' part for card-setup pages (see PaymentProvider.expireOpenCheckouts). */
   expireCardSetupSessions(db: DbOrTx, orgId: string, openedBy?: string): Promise<void>;
@@ -239,6 +245,14 @@ export function createAutoTopUpCalls(deps: {
     },
 
     readAutoTopUpInvoice: (_db, invoiceId) => readInvoice(invoiceId),
+
+    async autoTopUpAttemptOfInvoice(_db, invoiceId) {
+      const invoice = await stripe.invoices.retrieve(invoiceId).catch((error: unknown) => {
+        if (isMissing(error)) return null;
+        throw error;
+      });
+      return invoice === null ? null : autoTopUpAttemptOf(invoice);
+    },
 
     async voidAutoTopUpInvoice(_db, invoiceId, attemptId) {
       try {

@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { stripeFixture } from "../local/stripe-fixtures.ts";
 import {
   asksForAuthentication,
+  autoTopUpAttemptOf,
   parseAutoTopUpInvoice,
   parseStripeCard,
   parseStripeEvent,
@@ -1492,5 +1493,23 @@ describe("a saved card as Stripe answers it", () => {
       ok: false,
       error: expect.stringMatching(/^payment method: type: /),
     });
+  });
+});
+
+describe("the auto top-up attempt a retrieved invoice names", () => {
+  const attemptId = "6f1c1f0e-8a7b-4c1d-9e2f-3a4b5c6d7e8f";
+  it("its metadata.auto_top_up_attempt_id, when it is an attempt's id", () => {
+    expect(
+      autoTopUpAttemptOf({ ...stripeFixture("invoice"), metadata: { auto_top_up_attempt_id: attemptId } }),
+    ).toBe(attemptId);
+  });
+
+  it.each([
+    ["no such metadata", { metadata: { order_id: "1" } }],
+    ["no metadata at all", { metadata: null }],
+    ["an id that is no UUID", { metadata: { auto_top_up_attempt_id: "att_1" } }],
+    ["metadata that is not Stripe's", { metadata: "odd" }],
+  ])("none for %s", (_, extra) => {
+    expect(autoTopUpAttemptOf({ ...stripeFixture("invoice"), ...extra })).toBeNull();
   });
 });

@@ -788,6 +788,16 @@ export function parseStripeCard(
 }
 
 /**
+ * The auto top-up attempt a retrieved invoice was made for (metadata.auto_top_up_attempt_id), as the
+ * invoice events read it; null for another invoice, or one whose id is not an attempt's.
+ */
+export function autoTopUpAttemptOf(object: unknown): string | null {
+  const parsed = z.object({ metadata: metadataSchema }).safeParse(object);
+  const attemptId = parsed.success ? parsed.data.metadata?.[METADATA.autoTopUpAttemptId] : undefined;
+  return attemptId !== undefined && uuidSchema.safeParse(attemptId).success ? attemptId : null;
+}
+
+/**
  * An auto top-up's invoice as Stripe answers it (paid now, or retrieved with its payments' intents
  * expanded): what it says of the charge. An open invoice whose payment waits for the customer's
  * authentication is `requires_action` (paid at its hosted page); one whose last attempt was

@@ -341,6 +341,7 @@ describe("every request of the Stripe adapter against the SDK's published parame
       status: "paid",
     });
     await provider.readAutoTopUpInvoice(database.db, "in_at");
+    await provider.autoTopUpAttemptOfInvoice(database.db, "in_at");
     await provider.voidAutoTopUpInvoice(database.db, "in_at", charge.attemptId);
 
     const made = new Set(calls.map((c) => c.method));

@@ -5,8 +5,9 @@ import { billingError } from "../../domain/billing-errors.ts";
 import type { AppEnv } from "../../http/app-env.ts";
 import { addRoute, errorResponses, STRIPE_SIGNATURE_SCHEME } from "../../http/openapi.ts";
 
-/** The answer to a refund of a payment not on record yet (billing/reversals.ts PaymentNotOnRecord). */
-export const NOT_ON_RECORD = "The refunded payment is not on record yet: send the event again later";
+/** The answer to a refund or dispute of a payment not on record yet (billing/reversals.ts PaymentNotOnRecord). */
+export const NOT_ON_RECORD =
+  "The refunded or disputed payment is not on record yet: send the event again later";
 
 export function webhookRoutes(billing: Billing): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>();
@@ -55,7 +56,7 @@ export function webhookRoutes(billing: Billing): OpenAPIHono<AppEnv> {
         },
         ...errorResponses(app.openAPIRegistry, {
           400: "Missing, wrong or stale signature; or an unreadable event",
-          503: `"${NOT_ON_RECORD}": a refund billing asked for, of a second subscription's payment whose own event is not on record yet; nothing was kept, and the provider delivers it again`,
+          503: `"${NOT_ON_RECORD}": a refund billing asked for, of a second subscription's payment whose own event is not on record yet, or a refund or dispute of an auto top-up whose attempt is still being settled; nothing was kept, and the provider delivers it again`,
         }),
       },
     },
