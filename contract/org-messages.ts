@@ -1,5 +1,6 @@
 // The user-facing words of organisations (ORGANISATIONS.md): the API answers with them and the
 // portal shows them, so both import them from here.
+import { PERSONAL_ORG_NAME } from "./personal-org.ts";
 
 export const ORG_DETAIL = {
   notFound: "Organisation not found",
@@ -27,7 +28,7 @@ export const ORG_DETAIL = {
   noLongerMember: "You are no longer a member of that organisation",
   memberLeftCard: "The member who saved this card left",
   /** The name the portal shows for a personal organisation, and a name a team may not take. */
-  personalName: "Personal",
+  personalName: PERSONAL_ORG_NAME,
 } as const;
 
 export const ORG_NAME_MIN = 2;

@@ -1,5 +1,6 @@
-// The words of /login's passkey button and code step (two-factor sign-in), apart from the security
-// page's: /login ships only these.
+// The words of /login's code step (two-factor sign-in), apart from the security page's. The step
+// loads with its words once a password needs a second factor; the passkey button's are in
+// passkey-sign-in-text.ts, which /login ships with the page.
 export const CODE_STEP_TEXT = {
   title: "Two-factor authentication",
   intro: "Enter the 6-digit code from your authenticator app.",
@@ -14,7 +15,5 @@ export const CODE_STEP_TEXT = {
   /** The step of an account whose only second factor is a passkey (a staff account: decision 046). */
   introPasskey: "Confirm it is you with your passkey to finish signing in.",
   usePasskeyOnly: "Use your passkey",
-  passkeySignIn: "Sign in with a passkey",
-  passkeyCancelled: "Passkey sign-in was cancelled.",
   triesLeft: (n: number) => (n === 1 ? "1 try left" : `${n} tries left`),
 } as const;

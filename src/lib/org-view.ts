@@ -137,17 +137,3 @@ export function forfeitOf(body: unknown): { credits: number; subscriptionDays: n
   if (typeof credits !== "number" || typeof subscription_days !== "number") return null;
   return { credits, subscriptionDays: subscription_days };
 }
-
-/**
- * The organisations that keep an account from being deleted, from the 409 `DELETE /v1/users/me`
- * answers while it is the last owner of teams with other members; null for any other answer.
- */
-export function teamsToHandOver(body: unknown): { id: string; name: string | null }[] | null {
-  const { organizations } = (body ?? {}) as { organizations?: unknown };
-  if (!Array.isArray(organizations)) return null;
-  const teams = organizations.filter(
-    (org): org is { id: string; name: string | null } =>
-      typeof org?.id === "string" && (typeof org.name === "string" || org.name === null),
-  );
-  return teams.length > 0 ? teams : null;
-}

@@ -52,6 +52,9 @@ export const SECURITY_TEXT = {
     add: "Add a passkey",
     added: "Passkey added.",
     cancelled: "The passkey was not added: the browser's dialog was closed.",
+    alreadyAdded: "The passkey was not added: this device already holds one for your account.",
+    wrongAddress:
+      "The passkey was not added: passkeys work only on the portal's own domain name, not on this address.",
     created: "Added",
     lastUsed: "Last used",
     never: "Never",

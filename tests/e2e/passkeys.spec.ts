@@ -10,6 +10,7 @@ import { DETAIL } from "../../contract/messages.ts";
 import { ADMIN_PAGE_TEXT } from "../../src/lib/admin-text.ts";
 import { API_KEYS_TEXT } from "../../src/lib/api-keys-text.ts";
 import { CODE_STEP_TEXT } from "../../src/lib/code-step-text.ts";
+import { PASSKEY_SIGN_IN_TEXT } from "../../src/lib/passkey-sign-in-text.ts";
 import { REAUTH_TEXT } from "../../src/lib/reauth-text.ts";
 import { SECURITY_TEXT } from "../../src/lib/security-text.ts";
 import { TOAST, UI_TEXT } from "../../src/lib/ui-text.ts";
@@ -95,11 +96,15 @@ test("a passkey is added, signs in without a password, answers the code step, an
   await expect(page.getByText(P.added)).toBeVisible();
   await expect(section.locator('[data-passkey="Chromium"]')).toBeVisible();
   expect(await axeViolations(page)).toEqual([]);
+  // The same authenticator again: the browser refuses it, and the page says why.
+  await section.getByLabel(P.nameLabel).fill("Chromium again");
+  await section.getByRole("button", { name: P.add }).click();
+  await expect(section.getByText(P.alreadyAdded)).toBeVisible();
 
   // Without a password.
   await signOutHere(page);
   await page.goto("/login");
-  await page.getByRole("button", { name: CODE_STEP_TEXT.passkeySignIn }).click();
+  await page.getByRole("button", { name: PASSKEY_SIGN_IN_TEXT.button }).click();
   await expect(page.getByText(TOAST.loggedIn)).toBeVisible();
   await expect(visibleGreeting(page, user.username)).toBeVisible();
 

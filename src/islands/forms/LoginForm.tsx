@@ -3,9 +3,9 @@
 // account with two-factor sign-in on answers with a code step first (CodeStep).
 import { lazy, Suspense, useEffect, useState } from "react";
 import { asApiError } from "../../lib/api-client.ts";
-import { CODE_STEP_TEXT } from "../../lib/code-step-text.ts";
 import { isEmailNotVerified, loginErrorMessage } from "../../lib/error-messages.ts";
 import { navigate, openedAfterRegistering, redirect } from "../../lib/navigation.ts";
+import { PASSKEY_SIGN_IN_TEXT } from "../../lib/passkey-sign-in-text.ts";
 import { TOAST, UI_TEXT } from "../../lib/ui-text.ts";
 import { logIn } from "../../stores/auth.ts";
 import { notify, notifyAfterNavigation } from "../../stores/toast.ts";
@@ -114,7 +114,7 @@ export default function LoginForm() {
       )}
       <SubmitButton label={UI_TEXT.logIn} busy={form.busy} />
       <div className="divider my-0 text-xs">or</div>
-      <PasskeyButton label={CODE_STEP_TEXT.passkeySignIn} onLeaving={setLeaving} />
+      <PasskeyButton label={PASSKEY_SIGN_IN_TEXT.button} onLeaving={setLeaving} />
     </IslandForm>
   );
 }

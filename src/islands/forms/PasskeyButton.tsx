@@ -2,9 +2,10 @@
 // passkey dialog, then the session as after any sign-in. Cancelling the dialog only says so.
 import { useState } from "react";
 import { ApiError, asApiError } from "../../lib/api-client.ts";
-import { CODE_STEP_TEXT } from "../../lib/code-step-text.ts";
 import { loginErrorMessage } from "../../lib/error-messages.ts";
 import { navigate } from "../../lib/navigation.ts";
+import { passkeyFailure } from "../../lib/passkey-failure.ts";
+import { PASSKEY_SIGN_IN_TEXT } from "../../lib/passkey-sign-in-text.ts";
 import { TOAST } from "../../lib/ui-text.ts";
 import { logInWithPasskey } from "../../stores/auth.ts";
 import { notify, notifyAfterNavigation } from "../../stores/toast.ts";
@@ -20,7 +21,11 @@ interface Props {
 
 /** What a failed passkey sign-in says: the server's reason, or that the dialog was closed. */
 function failure(error: unknown): string {
-  if (!(error instanceof ApiError)) return CODE_STEP_TEXT.passkeyCancelled;
+  // Signing in, the browser holds no passkey it could have added twice: any other failure is a cancel.
+  if (!(error instanceof ApiError))
+    return passkeyFailure(error) === "wrongAddress"
+      ? PASSKEY_SIGN_IN_TEXT.wrongAddress
+      : PASSKEY_SIGN_IN_TEXT.cancelled;
   const failed = asApiError(error);
   if (failed.status === 400 && typeof failed.detail === "string") return failed.detail;
   return loginErrorMessage(failed);

@@ -5,11 +5,11 @@
 import { useState } from "react";
 import { AUDIT_LOG_KEPT } from "../../../contract/data-retention.ts";
 import { asApiError } from "../../lib/api-client.ts";
+import { chooseOrganization } from "../../lib/auth-storage.ts";
 import { accountActionErrorMessage } from "../../lib/error-messages.ts";
 import { navigate } from "../../lib/navigation.ts";
-import { teamsToHandOver } from "../../lib/org-view.ts";
 import { SECURITY_TEXT } from "../../lib/security-text.ts";
-import { switchOrganization } from "../../stores/organizations.ts";
+import { teamsToHandOver } from "../../lib/teams-to-hand-over.ts";
 import { ReauthCancelled } from "../../stores/reauth.ts";
 import { deleteAccount, downloadAccountData } from "../../stores/security.ts";
 import { notify, notifyAfterNavigation } from "../../stores/toast.ts";
@@ -34,10 +34,8 @@ function TeamsToHandOver({ teams }: { teams: readonly { id: string; name: string
             <a
               className="link"
               href="/org/settings"
-              onClick={(event) => {
-                event.preventDefault();
-                switchOrganization({ id: team.id, personal: false }, "/org/settings");
-              }}
+              // The settings of the organisation the page acts on: this one, chosen first.
+              onClick={() => chooseOrganization(team.id)}
             >
               {team.name ?? T.unnamedTeam}
             </a>

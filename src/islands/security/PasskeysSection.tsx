@@ -6,6 +6,7 @@ import type { Passkey } from "../../../contract/passkeys.ts";
 import { ApiError, asApiError } from "../../lib/api-client.ts";
 import { accountActionErrorMessage } from "../../lib/error-messages.ts";
 import { dayAndTime, localDay } from "../../lib/format-date.ts";
+import { passkeyFailure } from "../../lib/passkey-failure.ts";
 import { SECURITY_TEXT } from "../../lib/security-text.ts";
 import { $passkeys, addPasskey, loadPasskeys, removePasskey } from "../../stores/passkeys.ts";
 import { notify } from "../../stores/toast.ts";
@@ -16,9 +17,9 @@ import { SecurityCard } from "./SecurityCard.tsx";
 
 const T = SECURITY_TEXT.passkeys;
 
-/** Why a passkey was not added: the server's reason, or the browser's dialog closed. */
+/** Why a passkey was not added: the server's reason, or what the browser's dialog said. */
 function refusal(error: unknown): string {
-  if (!(error instanceof ApiError)) return T.cancelled;
+  if (!(error instanceof ApiError)) return T[passkeyFailure(error)];
   const failed = asApiError(error);
   if ((failed.status === 400 || failed.status === 409) && typeof failed.detail === "string")
     return failed.detail;

@@ -4,8 +4,8 @@
 // below change the list too, so it is read again when they change.
 import { useStore } from "@nanostores/react";
 import { useEffect, useId, useState } from "react";
+import { PERSONAL_ORG_NAME } from "../../../contract/personal-org.ts";
 import { dayAndTime } from "../../lib/format-date.ts";
-import { orgName } from "../../lib/org-view.ts";
 import { SECURITY_TEXT } from "../../lib/security-text.ts";
 import { $passkeys } from "../../stores/passkeys.ts";
 import {
@@ -112,9 +112,7 @@ export function RevertReview() {
           items={review.api_keys.map((k) => ({
             ...k,
             label: `${k.name} (${k.prefix}…)`,
-            detail: T.organisation(
-              orgName({ name: k.organization.name, personal: k.organization.name === null }),
-            ),
+            detail: T.organisation(k.organization.name ?? PERSONAL_ORG_NAME),
           }))}
           onAct={(k) => setPending({ kind: "key", id: k.id, name: k.name, organization: k.organization.id })}
         />
