@@ -57,3 +57,12 @@ export async function holdAfterLostDispute(
   );
   return true;
 }
+
+/** Whether the organisation is on a dispute hold now (in `tx`: one placed by it counts). */
+export async function isOnDisputeHold(tx: Tx, orgId: string): Promise<boolean> {
+  const [org] = await tx
+    .select({ heldAt: organizations.disputeHoldAt })
+    .from(organizations)
+    .where(eq(organizations.id, orgId));
+  return org?.heldAt != null;
+}

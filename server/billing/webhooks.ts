@@ -11,6 +11,7 @@ import { snapshotOrder } from "../domain/subscription.ts";
 import type { AutoTopUpEngine } from "./auto-top-up/engine.ts";
 import type { BillingMailSender } from "./billing-mails.ts";
 import type { Catalogue } from "./catalogue.ts";
+import { isOnDisputeHold } from "./dispute-hold.ts";
 import { fulfil } from "./fulfilment.ts";
 import { recordInvoiceDocument } from "./invoices.ts";
 import { grantIdOf, lockUser } from "./ledger-store.ts";
@@ -293,11 +294,14 @@ export function webhookHandler(deps: WebhookDeps) {
           await deps.autoTopUp.handleEvent(tx, event, now);
         } else if (event.kind === "charge_refunded" || event.kind === "dispute") {
           const purchase = await reversePayment(tx, event, now, { provider, logger });
-          // A dispute of an automatic payment: the card is not charged again without a person.
+          // A dispute of an automatic payment: the card is not charged again without a person. A
+          // lost one of any payment that put the organisation on hold: off while it is on hold
+          // (AUTO-TOP-UP.md, "Off"), and on again only with new consent.
           if (
             event.kind === "dispute" &&
-            event.phase === "created" &&
-            purchase?.fulfilmentKey.startsWith("auto_top_up:")
+            purchase &&
+            ((event.phase === "created" && purchase.fulfilmentKey.startsWith("auto_top_up:")) ||
+              (event.phase === "closed" && (await isOnDisputeHold(tx, purchase.userId))))
           ) {
             await deps.autoTopUp.turnOff(tx, purchase.userId, "dispute_hold", null, now);
           }

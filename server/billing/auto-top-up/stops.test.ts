@@ -10,6 +10,7 @@ import {
   autoTopUpAttempts,
   billingCustomers,
   invoices,
+  organizations,
   savedCards,
 } from "../../db/schema/index.ts";
 import { PAUSE_REASONS } from "../../domain/auto-top-up.ts";
@@ -111,6 +112,46 @@ describe.each(TEST_DATABASES)("what stops auto top-up (%s)", (kind) => {
     );
     expect(res.status).toBe(200);
     expect(await settingsOf(t, user.id)).toMatchObject({ status: "off", reason: "dispute_hold" });
+  });
+
+  it("a lost dispute of another payment that puts the account on hold turns it off", async () => {
+    const t = ctx.t;
+    const { user } = await subscriberWithAutoTopUp(t);
+    const admin = await staffMember(t, "boss", "admin");
+    // The plan's credits spent: a dispute of its payment lost now takes money back for credits gone.
+    await spendAsStaff(t, admin.accessToken, user.id, 900, "big");
+    await settleAll(t);
+    const [planInvoice] = await t.deps.db
+      .select()
+      .from(invoices)
+      .where(eq(invoices.userId, user.id))
+      .orderBy(invoices.createdAt)
+      .limit(1);
+    expect(planInvoice?.description).not.toMatch(/^Auto top-up/);
+    const created = Math.floor(t.clock.now().getTime() / 1000);
+    const dispute = (phase: "created" | "closed", status: "needs_response" | "lost") =>
+      disputeEvent({ eventId: newStripeId("evt"), created }, phase, {
+        id: "dp_plan",
+        chargeId: "ch_plan",
+        paymentIntentId: planInvoice?.paymentReference as string,
+        amount: planInvoice?.total as number,
+        currency: "eur",
+        status,
+        created,
+      });
+    expect((await sendWebhook(t, dispute("created", "needs_response"))).status).toBe(200);
+    // Opened on a payment that was not automatic: auto top-up goes on.
+    expect(await settingsOf(t, user.id)).toMatchObject({ status: "active" });
+    expect((await sendWebhook(t, dispute("closed", "lost"))).status).toBe(200);
+    const [held] = await t.deps.db
+      .select({ at: organizations.disputeHoldAt })
+      .from(organizations)
+      .where(eq(organizations.id, user.id));
+    expect(held?.at).not.toBeNull();
+    expect(await settingsOf(t, user.id)).toMatchObject({ status: "off", reason: "dispute_hold" });
+    expect((await stoppedMails(t)).map((m) => m.subject)).toEqual([
+      "Auto top-up is turned off for your personal account",
+    ]);
   });
 
   it("the card detached at the provider turns it off and forgets the card", async () => {
