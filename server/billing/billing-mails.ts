@@ -2,13 +2,14 @@
 // caller's transaction under a key naming the event it is about: a second queueing of the same key
 // (a redelivered webhook, the same payment arriving as two events) does nothing, so each mail goes
 // out once. The sender sends what is unsent once the transaction has committed, and retries what
-// failed on its next run (after each webhook, and from the billing job).
+// failed on its next run (after each webhook, and from the billing job). A mail about an organisation
+// that goes on is dropped, not sent, once the organisation or its account is deleted.
 import { randomUUID } from "node:crypto";
 import { and, asc, eq, gt, isNull, lt, lte, sql } from "drizzle-orm";
 import type { Logger } from "pino";
 import type { BackgroundTasks } from "../background.ts";
 import type { Clock } from "../clock.ts";
-import { billingMails, creditGrants } from "../db/schema/index.ts";
+import { billingMails, creditGrants, organizations, users } from "../db/schema/index.ts";
 import type { Db, DbOrTx } from "../db/types.ts";
 import { berlinDateOf } from "../domain/berlin-time.ts";
 import { fromMillicredits } from "../domain/ledger.ts";
@@ -66,6 +67,37 @@ export async function queueBillingMail(
   return insert(first, p.dedupeKey);
 }
 
+/**
+ * The mails that speak of an organisation that goes on: the plan it is on now and the plans to
+ * choose from, auto top-up to turn on again or a payment to confirm on Billing, credits to use before
+ * they expire. Once the organisation is deleted (DELETE /v1/orgs/{id}, or the account whose
+ * personal organisation it is), each would contradict the deletion, whose own mail and answer say
+ * what happened (its credits are lost, its plan and auto top-up are gone), and link to pages that
+ * no longer exist: such a mail is not sent. Decided here, as it is about to be sent, and for every
+ * way it was queued: in the deletion's own transaction (its plan's end, auto top-up turned off as
+ * the plan ended), by the provider's events after it, or by a job.
+ */
+const NOT_SENT_ONCE_DELETED: ReadonlySet<string> = new Set([
+  "subscription_ended",
+  "plan_change_applied",
+  "plan_change_scheduled",
+  "cancellation_confirmed",
+  "auto_top_up_off",
+  "auto_top_up_paused",
+  "auto_top_up_action",
+  "topup_expiring",
+]);
+
+/** Whether the organisation is deleted: a team's row marked, or a personal one's account erased. */
+async function organisationDeleted(tx: DbOrTx, orgId: string): Promise<boolean> {
+  const [row] = await tx
+    .select({ orgDeletedAt: organizations.deletedAt, userDeletedAt: users.deletedAt })
+    .from(organizations)
+    .leftJoin(users, eq(users.id, organizations.id))
+    .where(eq(organizations.id, orgId));
+  return row !== undefined && (row.orgDeletedAt !== null || row.userDeletedAt !== null);
+}
+
 /** The dedupe key of an event's mail to a recipient other than the first. */
 const recipientKey = (dedupeKey: string, email: string) => `${dedupeKey}|to:${email.toLowerCase()}`;
 
@@ -94,6 +126,15 @@ export function createBillingMailSender(deps: {
         .where(and(eq(billingMails.id, id), isNull(billingMails.sentAt)))
         .for("update", { skipLocked: true });
       if (!mail) return false;
+      if (NOT_SENT_ONCE_DELETED.has(mail.kind) && (await organisationDeleted(tx, mail.userId))) {
+        // Not kept either: the row holds an address the deletion may have erased everywhere else.
+        await tx.delete(billingMails).where(eq(billingMails.id, id));
+        logger.info(
+          { mailId: id, kind: mail.kind, userId: mail.userId },
+          "Billing mail dropped: organisation deleted",
+        );
+        return false;
+      }
       try {
         await mailer.send({ to: mail.to, subject: mail.subject, text: mail.text, html: mail.html });
       } catch (error) {

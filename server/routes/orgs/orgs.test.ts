@@ -1,7 +1,7 @@
 // /v1/orgs: creating, listing, reading, renaming, deleting and transferring an organisation, each
 // rule and refusal of ORGANISATIONS.md's "Calls" and "Roles" tables.
 import { randomUUID } from "node:crypto";
-import { and, eq } from "drizzle-orm";
+import { and, eq, isNull } from "drizzle-orm";
 import { describe, expect, it, vi } from "vitest";
 import { DETAIL } from "../../../contract/messages.ts";
 import { ORG_DETAIL } from "../../../contract/org-messages.ts";
@@ -10,6 +10,7 @@ import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
 import {
   apiKeys,
   auditLog,
+  billingMails,
   checkoutSessions,
   creditAdjustments,
   creditGrants,
@@ -23,6 +24,7 @@ import {
 } from "../../db/schema/index.ts";
 import { bearer } from "../../testing/api-access.ts";
 import { login, postJson, verifiedUser } from "../../testing/api-client.ts";
+import { saveCard, settingsOf, settleAll, turnOn } from "../../testing/auto-top-up.ts";
 import {
   advanceDays,
   checkoutPath,
@@ -300,6 +302,38 @@ describe.each(TEST_DATABASES)("organisations (%s)", (kind) => {
         .where(eq(creditAdjustments.userId, org.id));
       expect(adjustments.map((a) => a.kind)).toEqual(["forfeit"]);
       expect(adjustments[0]?.amount).toBe(asked.credits * 1000);
+    });
+
+    // QA, MEDIUM: the deletion's plan end and auto top-up turned off mailed the owners and billing
+    // members "you are on the Free plan now, credits stay yours, see the plans" and "turn it on
+    // again on Billing", of an organisation whose credits were just written off.
+    it("mails nobody that the plan ended or auto top-up is off: the organisation is gone", async () => {
+      const ann = await verifiedUser(ctx.t, "ann");
+      const org = await createTeam(ctx.t, ann);
+      const bill = await member(ctx.t, org, ann, "bill", "billing");
+      await subscribeToTierA(ann, org);
+      const card = await saveCard(ctx.t, org.id, ann.id);
+      await turnOn(ctx.t, org.id, card.paymentMethodId);
+      await settleAll(ctx.t);
+      const before = new Set((await ctx.t.mails()).map((m) => m.id));
+
+      const done = await call(ctx.t, "DELETE", `/v1/orgs/${org.id}`, ann.accessToken, {
+        confirm_forfeit: true,
+      });
+      expect(done.status).toBe(204);
+      // The local provider's events about the ended subscription and the detached card, then the job.
+      await settleAll(ctx.t);
+      const [row] = await ctx.t.deps.db.select().from(organizations).where(eq(organizations.id, org.id));
+      expect(row?.deletedAt).not.toBeNull();
+      expect(await settingsOf(ctx.t, org.id)).toMatchObject({ status: "off", enabled: false });
+      const after = (await ctx.t.mails()).filter((m) => !before.has(m.id));
+      expect(after.filter((m) => [ann.email, bill.email].includes(m.to)).map((m) => m.subject)).toEqual([]);
+      expect(after.map((m) => m.text).join("\n")).not.toMatch(/Free plan|Turning it on again/);
+      const unsent = await ctx.t.deps.db
+        .select()
+        .from(billingMails)
+        .where(and(eq(billingMails.userId, org.id), isNull(billingMails.sentAt)));
+      expect(unsent).toEqual([]);
     });
 
     it("refuses, with the new figures, to lose more than the owner was shown; the provider is not called", async () => {

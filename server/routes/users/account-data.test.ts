@@ -9,6 +9,7 @@ import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
 import { deletedEmail, deletedName } from "../../accounts/account-deletion.ts";
 import {
   billingCustomers,
+  billingMails,
   checkoutSessions,
   creditGrants,
   emailChanges,
@@ -29,6 +30,7 @@ import {
   registration,
   verifiedUser,
 } from "../../testing/api-client.ts";
+import { saveCard, settingsOf, settleAll, turnOn } from "../../testing/auto-top-up.ts";
 import { openSubscriptionCheckout, openTopUpCheckout, payAt, subscribe } from "../../testing/billing.ts";
 import { createTeam } from "../../testing/org-calls.ts";
 import { useTestApp } from "../../testing/suite.ts";
@@ -164,6 +166,30 @@ describe.each(TEST_DATABASES)("the account's data (%s)", (kind) => {
     // The username and the address register again, as a new account.
     const again = await register(ctx.t, "ann", { email: ann.email });
     expect(again.id).not.toBe(ann.id);
+  });
+
+  // QA, MEDIUM: the deletion's own transaction ended the plan and turned auto top-up off "because
+  // the paid plan ended", and both mails went out after it: "you are on the Free plan now, credits
+  // stay yours, see the plans" and "turning it on again asks for your consent, open Billing".
+  it("mails only the deletion: not the plan's end, nor auto top-up turned off, once the provider's events are in", async () => {
+    const ann = await verifiedUser(ctx.t, "ann");
+    await subscribe(ctx.t, ann.accessToken, "A");
+    const card = await saveCard(ctx.t, ann.id, ann.id);
+    await turnOn(ctx.t, ann.id, card.paymentMethodId);
+    await settleAll(ctx.t);
+    const before = new Set((await ctx.t.mails()).map((m) => m.id));
+
+    expect((await remove(ann.accessToken, "ann")).status).toBe(200);
+    // The local provider's events about the ended subscription and the detached card, and the job's
+    // sending of whatever is still queued.
+    await settleAll(ctx.t);
+    expect(await settingsOf(ctx.t, ann.id)).toMatchObject({ status: "off", enabled: false });
+    const after = (await ctx.t.mails()).filter((m) => !before.has(m.id));
+    expect(after.map((m) => m.subject)).toEqual(["Your GenAI Studio account was deleted"]);
+    // Nothing left in the outbox to go out later, to the address the erasure removed.
+    const queued = await ctx.database.db.select().from(billingMails).where(eq(billingMails.userId, ann.id));
+    expect(queued.filter((m) => m.sentAt === null)).toEqual([]);
+    expect(queued.map((m) => m.kind)).not.toContain("subscription_ended");
   });
 
   // Security review, MEDIUM 3: whoever knew an id (a team's co-member sees it) registered
