@@ -10,6 +10,7 @@ import {
   RateLimiterRes,
 } from "rate-limiter-flexible";
 import { DETAIL } from "../../contract/messages.ts";
+import { canonicalMailbox } from "../auth/mailbox.ts";
 import type { RateLimitConfig } from "../env.ts";
 import { addressKey } from "./client-ip.ts";
 import { ApiError } from "./errors.ts";
@@ -176,6 +177,19 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
 
 export function tooManyRequests(result: { retryAfterSeconds: number }): ApiError {
   return new ApiError(429, DETAIL.tooManyRequests, { "Retry-After": String(result.retryAfterSeconds) });
+}
+
+/**
+ * The counts of mails to one mailbox, an hour's and a day's (decision 024), keyed by the mailbox
+ * the address delivers to: `ann+1@gmail.com` and `a.nn@gmail.com` are one person's inbox, and an
+ * address typed with another suffix must not buy another hour of mails to it.
+ */
+export function mailboxLimits(address: string): [LimitName, string][] {
+  const mailbox = canonicalMailbox(address);
+  return [
+    ["emailRecipientHour", mailbox],
+    ["emailRecipientDay", mailbox],
+  ];
 }
 
 /** Consumes one point from each named counter; the first one that is exhausted answers 429. */

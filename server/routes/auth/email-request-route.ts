@@ -17,7 +17,7 @@ import {
   PUBLIC,
   schemaRef,
 } from "../../http/openapi.ts";
-import { enforceLimits, type LimitName } from "../../http/rate-limit.ts";
+import { enforceLimits, type LimitName, mailboxLimits } from "../../http/rate-limit.ts";
 import { parseJsonBody } from "../../http/validation.ts";
 import type { ApiDeps } from "../api-deps.ts";
 
@@ -75,8 +75,7 @@ export function addEmailRequestRoute(
         ["emailIp", clientIp(c, deps.trustProxy)],
         [route.addressLimit, email],
         // Both calls mail the same mailbox: an hour's and a day's count over the two together.
-        ["emailRecipientHour", email],
-        ["emailRecipientDay", email],
+        ...mailboxLimits(email),
       ]);
       route.start(email);
       return c.json({ detail: route.answer }, 200);

@@ -170,6 +170,9 @@ describe.each(TEST_DATABASES)("changing the e-mail address (%s)", (kind) => {
     // Per address, whoever asks: another account is refused too; another address is not.
     const bob = await verifiedUser(ctx.t, "bob");
     expect((await ask(bob.accessToken, "TARGET@example.org")).status).toBe(429);
+    // By mailbox: a `+suffix` reaches the same inbox, and is counted with it (review, M1).
+    expect((await ask(bob.accessToken, "target+2@example.org")).status).toBe(429);
+    expect((await resetFor("target+3@example.org")).status).toBe(429);
     expect((await ask(ann.accessToken, "ann.other@example.org")).status).toBe(202);
     const links = (await ctx.t.mails()).filter(
       (m) => m.to.toLowerCase() === "target@example.org" && m.subject.includes("Confirm your new"),

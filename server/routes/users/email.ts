@@ -32,7 +32,7 @@ import {
   schemaRef,
   withFields,
 } from "../../http/openapi.ts";
-import { enforceLimits } from "../../http/rate-limit.ts";
+import { enforceLimits, mailboxLimits } from "../../http/rate-limit.ts";
 import { originOf } from "../../http/request-origin.ts";
 import { parseJsonBody, refuseUnusableAddress } from "../../http/validation.ts";
 import type { ApiDeps } from "../api-deps.ts";
@@ -76,10 +76,7 @@ export function emailChangeRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
       refuseUnusableAddress(body.email);
       // The link is a mail to an address the caller chose: it counts against that address's hour
       // and day with the reset and verification mails (decision 024), before anything is stored.
-      await enforceLimits(deps.limiter, [
-        ["emailRecipientHour", body.email],
-        ["emailRecipientDay", body.email],
-      ]);
+      await enforceLimits(deps.limiter, mailboxLimits(body.email));
       const result = await changes.request(user, body.email, originOf(c, deps.trustProxy));
       if (!result.ok) {
         if (result.reason === "signedOut") throw UNAUTHORIZED();
