@@ -143,7 +143,7 @@ export async function deleteOrganisation(
  */
 export async function lockTeamsToLeave(tx: Tx, userId: string): Promise<{ id: string; role: string }[]> {
   const teams = await tx
-    .select({ id: organizations.id })
+    .select({ id: organizations.id, name: organizations.name })
     .from(organizationMembers)
     .innerJoin(organizations, eq(organizations.id, organizationMembers.orgId))
     .where(
@@ -155,7 +155,7 @@ export async function lockTeamsToLeave(tx: Tx, userId: string): Promise<{ id: st
     )
     .orderBy(organizations.id);
   const locked: { id: string; role: string }[] = [];
-  for (const { id } of teams) {
+  for (const { id, name } of teams) {
     await lockUser(tx, id);
     const [membership] = await tx
       .select({ role: organizationMembers.role })
@@ -164,8 +164,9 @@ export async function lockTeamsToLeave(tx: Tx, userId: string): Promise<{ id: st
     if (!membership) continue;
     // Checked before, and again under the lock: an owner who stepped down since must not leave a
     // team without one.
+    // The answer names the team, as the check before names every one (TransferFirst).
     if (membership.role === "owner" && (await ownerCount(tx, id)) <= 1 && (await memberCount(tx, id)) > 1) {
-      throw new ApiError(409, ORG_DETAIL.transferFirst);
+      throw new ApiError(409, ORG_DETAIL.transferFirst, {}, { organizations: [{ id, name }] });
     }
     locked.push({ id, role: membership.role });
   }

@@ -5,6 +5,7 @@
 import { readFile } from "node:fs/promises";
 import { AUDIT_LOG_KEPT } from "../../contract/data-retention.ts";
 import { DETAIL } from "../../contract/messages.ts";
+import { ORG_DETAIL } from "../../contract/org-messages.ts";
 import { CONFIRM_EMAIL_TEXT } from "../../src/lib/confirm-email-text.ts";
 import { SECURITY_TEXT } from "../../src/lib/security-text.ts";
 import { ERROR_TEXT } from "../../src/lib/ui-text.ts";
@@ -91,6 +92,7 @@ test.describe("an owner of a team with members", () => {
     await dialog.getByRole("button", { name: T.confirm }).click();
 
     const refusal = dialog.locator("[data-teams-first]");
+    await expect(refusal).toContainText(ORG_DETAIL.transferFirst);
     await expect(refusal).toContainText(T.teamsFirst);
     expect(await axeViolations(page)).toEqual([]);
     // Still signed in, the account still there.

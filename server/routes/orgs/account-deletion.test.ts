@@ -66,7 +66,11 @@ describe.each(TEST_DATABASES)("account deletion and organisations (%s)", (kind) 
       await original(tx, id, refund);
     });
     try {
-      expect(await json(await deleteAccount(ann), 409)).toEqual({ detail: ORG_DETAIL.transferFirst });
+      // The team is named, as the first check names them: the portal links to its settings.
+      expect(await json(await deleteAccount(ann), 409)).toEqual({
+        detail: ORG_DETAIL.transferFirst,
+        organizations: [{ id: acme.id, name: "Acme" }],
+      });
       // The lone team's plan only; the account's was never asked to end.
       expect(cancelNow).toHaveBeenCalledTimes(1);
     } finally {

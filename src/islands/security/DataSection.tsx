@@ -9,7 +9,7 @@ import { chooseOrganization } from "../../lib/auth-storage.ts";
 import { accountActionErrorMessage } from "../../lib/error-messages.ts";
 import { navigate } from "../../lib/navigation.ts";
 import { SECURITY_TEXT } from "../../lib/security-text.ts";
-import { teamsToHandOver } from "../../lib/teams-to-hand-over.ts";
+import { type TeamsToHandOver, teamsToHandOver } from "../../lib/teams-to-hand-over.ts";
 import { ReauthCancelled } from "../../stores/reauth.ts";
 import { deleteAccount, downloadAccountData } from "../../stores/security.ts";
 import { notify, notifyAfterNavigation } from "../../stores/toast.ts";
@@ -24,12 +24,13 @@ const failed = (error: unknown) => {
 };
 
 /** Why the account cannot be deleted yet: the teams it is the last owner of, each a link to its settings. */
-function TeamsToHandOver({ teams }: { teams: readonly { id: string; name: string | null }[] }) {
+function TeamsRefusal({ refusal }: { refusal: TeamsToHandOver }) {
   return (
     <div role="alert" className="alert alert-warning flex flex-col items-start text-sm" data-teams-first>
+      <p className="font-semibold">{refusal.detail}</p>
       <p>{T.teamsFirst}</p>
       <ul className="list-disc ps-5">
-        {teams.map((team) => (
+        {refusal.teams.map((team) => (
           <li key={team.id}>
             <a
               className="link"
@@ -49,10 +50,10 @@ function TeamsToHandOver({ teams }: { teams: readonly { id: string; name: string
 function DeleteDialog({ open, username, onClose }: { open: boolean; username: string; onClose: () => void }) {
   const [typed, setTyped] = useState("");
   const [busy, setBusy] = useState(false);
-  const [teams, setTeams] = useState<{ id: string; name: string | null }[] | null>(null);
+  const [refusal, setRefusal] = useState<TeamsToHandOver | null>(null);
   const close = () => {
     setTyped("");
-    setTeams(null);
+    setRefusal(null);
     onClose();
   };
   const confirm = async () => {
@@ -64,7 +65,7 @@ function DeleteDialog({ open, username, onClose }: { open: boolean; username: st
       navigate("/");
     } catch (error) {
       const blocking = error instanceof ReauthCancelled ? null : teamsToHandOver(asApiError(error).body);
-      if (blocking) setTeams(blocking);
+      if (blocking) setRefusal(blocking);
       else failed(error);
     } finally {
       setBusy(false);
@@ -94,7 +95,7 @@ function DeleteDialog({ open, username, onClose }: { open: boolean; username: st
     >
       <div className="flex flex-col gap-3">
         <p className="text-sm">{T.deleteBody}</p>
-        {teams && <TeamsToHandOver teams={teams} />}
+        {refusal && <TeamsRefusal refusal={refusal} />}
         <label className="flex flex-col gap-1.5 text-sm font-medium">
           {T.confirmLabel(username)}
           <input
