@@ -10,7 +10,7 @@ import {
   type InvoiceRow,
   organizations,
 } from "../db/schema/index.ts";
-import type { Tx } from "../db/types.ts";
+import type { DbOrTx, Tx } from "../db/types.ts";
 import { lostDisputeNeedsHold } from "../domain/reversal.ts";
 
 /**
@@ -58,11 +58,16 @@ export async function holdAfterLostDispute(
   return true;
 }
 
-/** Whether the organisation is on a dispute hold now (in `tx`: one placed by it counts). */
-export async function isOnDisputeHold(tx: Tx, orgId: string): Promise<boolean> {
-  const [org] = await tx
+/** Since when the organisation is on a dispute hold; null when it is not (or is unknown). */
+export async function disputeHoldSince(db: DbOrTx, orgId: string): Promise<Date | null> {
+  const [org] = await db
     .select({ heldAt: organizations.disputeHoldAt })
     .from(organizations)
     .where(eq(organizations.id, orgId));
-  return org?.heldAt != null;
+  return org?.heldAt ?? null;
+}
+
+/** Whether the organisation is on a dispute hold now (in `tx`: one placed by it counts). */
+export async function isOnDisputeHold(tx: Tx, orgId: string): Promise<boolean> {
+  return (await disputeHoldSince(tx, orgId)) !== null;
 }

@@ -8,6 +8,7 @@ import { FREE_SUBSCRIPTION } from "../../contract/account.ts";
 import type { AdminLedgerEntry, AdminPayment, Customer } from "../../contract/admin.ts";
 import { isUserId } from "../accounts/users.ts";
 import { listApiKeys } from "../api-access/api-keys.ts";
+import { disputeHoldSince } from "../billing/dispute-hold.ts";
 import { userInvoices } from "../billing/invoices.ts";
 import { toLedgerEntry } from "../billing/reads.ts";
 import { findBillingDetails } from "../billing/subscription-store.ts";
@@ -17,7 +18,6 @@ import {
   creditGrants,
   creditNotes,
   invoices,
-  organizations,
   providerInvoiceDocuments,
   usageDaily,
   users,
@@ -36,13 +36,10 @@ export async function customerOverview(
   tiers: TierLookup,
 ): Promise<Customer | undefined> {
   if (!isUserId(id)) return undefined;
-  const [[user], [personal], found, keys, details] = await Promise.all([
+  const [[user], disputeHoldAt, found, keys, details] = await Promise.all([
     db.select().from(users).where(eq(users.id, id)),
     // The customer's money is their personal organisation's: its dispute hold is the account's.
-    db
-      .select({ disputeHoldAt: organizations.disputeHoldAt })
-      .from(organizations)
-      .where(eq(organizations.id, id)),
+    disputeHoldSince(db, id),
     findUserWithBilling(db, id),
     listApiKeys(db, id, now, { includeRevoked: true }),
     findBillingDetails(db, id),
@@ -58,7 +55,7 @@ export async function customerOverview(
     created_at: user.createdAt.toISOString(),
     last_login_at: iso(user.lastLoginAt),
     disabled_at: iso(user.disabledAt),
-    dispute_hold_at: iso(personal?.disputeHoldAt ?? null),
+    dispute_hold_at: iso(disputeHoldAt),
     subscription: billing.subscription ?? FREE_SUBSCRIPTION,
     credit_balance: billing.credit_balance,
     credits: found.grants.map(toLedgerEntry),
@@ -91,6 +88,7 @@ export async function customerLedger(
   db: DbOrTx,
   id: string,
   cursor: string | undefined,
+  pageSize = LEDGER_PAGE_SIZE,
 ): Promise<{ data: AdminLedgerEntry[]; next_cursor: string | null }> {
   if (!isUserId(id)) return { data: [], next_cursor: null };
   const after = cursor ? decodeLedgerCursor(cursor) : undefined;
@@ -150,8 +148,8 @@ export async function customerLedger(
     .from(lines)
     .where(after ? sql`(${lines.at}, ${lines.key}) < (${after.at}::timestamptz, ${after.key})` : undefined)
     .orderBy(desc(lines.at), desc(lines.key))
-    .limit(LEDGER_PAGE_SIZE + 1);
-  const page = rows.slice(0, LEDGER_PAGE_SIZE);
+    .limit(pageSize + 1);
+  const page = rows.slice(0, pageSize);
   const payments = await paymentsOfAdjustments(
     db,
     page.filter((r) => OF_A_PAYMENT.has(r.kind)).map((r) => r.key),
@@ -172,10 +170,29 @@ export async function customerLedger(
   return {
     data,
     next_cursor:
-      rows.length > LEDGER_PAGE_SIZE && last
+      rows.length > pageSize && last
         ? Buffer.from(`${instantOf(last.at).toISOString()}|${last.key}`).toString("base64url")
         : null,
   };
+}
+
+/** Lines read per query for the whole ledger (spends are summed per day and feature already). */
+const WHOLE_LEDGER_PAGE_SIZE = 1000;
+
+/**
+ * The whole of customerLedger, every page, newest first: what the account's own export holds
+ * (ACCOUNT-SECURITY.md, "Your data"). Its lines name no staff member and no reason staff gave (those
+ * are the audit log's): what the customer was told of a change, and the payment it concerns.
+ */
+export async function wholeLedger(db: DbOrTx, id: string): Promise<AdminLedgerEntry[]> {
+  const entries: AdminLedgerEntry[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await customerLedger(db, id, cursor, WHOLE_LEDGER_PAGE_SIZE);
+    entries.push(...page.data);
+    cursor = page.next_cursor ?? undefined;
+  } while (cursor);
+  return entries;
 }
 
 /** A timestamp read through a raw selection: a Date or the driver's text, depending on the driver. */
@@ -278,24 +295,40 @@ function lineDescription(
   }
 }
 
+/** Where a payment's dispute stands: held while open, then won or lost. */
+export type DisputeState = "open" | "won" | "lost";
+
+/**
+ * The dispute state of each of the organisation's payments that was disputed, by invoice id (the
+ * payments list's `dispute`; the account's export gives it beside each invoice). A payment disputed
+ * again after a won dispute reads by its latest outcome: lost over won over open.
+ */
+export async function paymentDisputes(db: DbOrTx, id: string): Promise<Map<string, DisputeState>> {
+  const rows = await db
+    .select({ invoiceId: invoices.id, kind: creditAdjustments.kind })
+    .from(creditAdjustments)
+    .innerJoin(creditGrants, eq(creditGrants.id, creditAdjustments.grantId))
+    .innerJoin(invoices, eq(invoices.fulfilmentKey, creditGrants.fulfilmentKey))
+    .where(and(eq(creditAdjustments.userId, id), like(creditAdjustments.kind, "dispute%")));
+  const kinds = new Map<string, Set<string>>();
+  for (const r of rows) kinds.set(r.invoiceId, (kinds.get(r.invoiceId) ?? new Set()).add(r.kind));
+  const states = new Map<string, DisputeState>();
+  for (const [invoiceId, of] of kinds) {
+    if (of.has("dispute_lost")) states.set(invoiceId, "lost");
+    else if (of.has("dispute_won")) states.set(invoiceId, "won");
+    else if (of.has("dispute_freeze")) states.set(invoiceId, "open");
+  }
+  return states;
+}
+
 /** The customer's payments, newest first, with their refunds, disputes and credit notes. */
 export async function customerPayments(db: DbOrTx, id: string): Promise<AdminPayment[]> {
   if (!isUserId(id)) return [];
   const [rows, notes, disputes] = await Promise.all([
     userInvoices(db, id),
     db.select().from(creditNotes).where(eq(creditNotes.userId, id)).orderBy(creditNotes.issuedAt),
-    db
-      .select({ kind: creditAdjustments.kind, fulfilmentKey: creditGrants.fulfilmentKey })
-      .from(creditAdjustments)
-      .innerJoin(creditGrants, eq(creditGrants.id, creditAdjustments.grantId))
-      .where(and(eq(creditAdjustments.userId, id), like(creditAdjustments.kind, "dispute%"))),
+    paymentDisputes(db, id),
   ]);
-  const disputeOf = (fulfilmentKey: string) => {
-    const kinds = new Set(disputes.filter((d) => d.fulfilmentKey === fulfilmentKey).map((d) => d.kind));
-    if (kinds.has("dispute_lost")) return "lost";
-    if (kinds.has("dispute_won")) return "won";
-    return kinds.has("dispute_freeze") ? "open" : null;
-  };
   return rows.map((r) => ({
     id: r.id,
     issued_at: r.issuedAt.toISOString(),
@@ -307,7 +340,7 @@ export async function customerPayments(db: DbOrTx, id: string): Promise<AdminPay
     tax: r.tax,
     total: r.total,
     refunded: r.refunded,
-    dispute: disputeOf(r.fulfilmentKey),
+    dispute: disputes.get(r.id) ?? null,
     credit_notes: notes
       .filter((n) => n.invoiceId === r.id)
       .map((n) => ({

@@ -118,7 +118,7 @@ export const SECURITY_TEXT = {
   },
   data: {
     title: "Your data",
-    body: "Download everything we hold about your account as a JSON file: your details, plan, credits, invoices, API keys (never the keys themselves), security events and every charge.",
+    body: "Download everything we hold about your account as a JSON file: your details, plan, credits and every change to them (the ledger, with any dispute), invoices, API keys (never the keys themselves), security events and every charge.",
     download: "Download my data",
     deleteTitle: "Delete account",
     deleteBody:

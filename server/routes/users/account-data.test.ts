@@ -4,6 +4,7 @@
 import { eq, inArray } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { emailSchema } from "../../../contract/account.ts";
+import type { AdminLedgerEntry } from "../../../contract/admin.ts";
 import { DETAIL } from "../../../contract/messages.ts";
 import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
 import { deletedEmail, deletedName } from "../../accounts/account-deletion.ts";
@@ -19,7 +20,9 @@ import {
   organizations,
   users,
 } from "../../db/schema/index.ts";
-import { auditRowsAbout } from "../../testing/admin.ts";
+import { disputeEvent } from "../../payments/local/event-builders.ts";
+import { newStripeId } from "../../payments/stripe/format.ts";
+import { adminCall, adminGet, auditRowsAbout, customerPayments, staffMember } from "../../testing/admin.ts";
 import { bearer, consumeRequest, createKey, introspect, serviceKey } from "../../testing/api-access.ts";
 import {
   fromIp,
@@ -31,7 +34,14 @@ import {
   verifiedUser,
 } from "../../testing/api-client.ts";
 import { saveCard, settingsOf, settleAll, turnOn } from "../../testing/auto-top-up.ts";
-import { openSubscriptionCheckout, openTopUpCheckout, payAt, subscribe } from "../../testing/billing.ts";
+import {
+  openSubscriptionCheckout,
+  openTopUpCheckout,
+  payAndSettle,
+  payAt,
+  sendWebhook,
+  subscribe,
+} from "../../testing/billing.ts";
 import { createTeam } from "../../testing/org-calls.ts";
 import { useTestApp } from "../../testing/suite.ts";
 import { callAs, turnOnTwoFactor } from "../../testing/two-factor.ts";
@@ -91,6 +101,95 @@ describe.each(TEST_DATABASES)("the account's data (%s)", (kind) => {
     expect(data.passkeys).toEqual([]);
     // Never a secret: not the key, not its hash.
     expect(text).not.toContain(key.key);
+  });
+
+  // QA, LOW: "credit_ledger" listed only the grants, with what is left of each: no dispute, refund,
+  // staff change or spend; the account had no dispute hold; a lost dispute's invoice read "refunded".
+  it("exports every ledger entry as the console lists it, the dispute hold and each payment's dispute", async () => {
+    const ann = await verifiedUser(ctx.t, "ann");
+    const ada = await staffMember(ctx.t, "ada", "admin");
+    await subscribe(ctx.t, ann.accessToken, "A");
+    const path = await openTopUpCheckout(ctx.t, ann.accessToken, "500");
+    await payAndSettle(ctx.t, path);
+    const [session] = await ctx.database.db
+      .select({ paymentIntentId: checkoutSessions.paymentIntentId })
+      .from(checkoutSessions)
+      .where(eq(checkoutSessions.id, path.split("/").pop() ?? ""));
+    const pack = (await customerPayments(ctx.t, ann.id, ada.accessToken)).find((p) =>
+      p.description.includes("500"),
+    );
+    if (!pack?.invoice_number || !session?.paymentIntentId) throw new Error("no top-up");
+    const staff = async (path: string, body: Record<string, unknown>) => {
+      const res = await adminCall(ctx.t, path, ada.accessToken, {
+        reason: "Ticket 4711: internal words",
+        idempotency_key: `k-${Math.random()}`,
+        ...body,
+      });
+      expect(res.status, await res.clone().text()).toBeLessThan(300);
+      ctx.t.clock.advance(1000);
+    };
+    await staff(`/v1/admin/customers/${ann.id}/credits`, { amount: 25, note: "Sorry for the outage" });
+    await staff(`/v1/admin/customers/${ann.id}/credits`, { amount: -5 });
+    // Staff's manual charge: every credit of the plan and the free ones, and 300 of the pack's 500.
+    const spent = await postJson(
+      ctx.t.app,
+      "/v1/credits/consume",
+      { user_id: ann.id, amount: 1370, reason: "internal job", idempotency_key: "spend-1" },
+      bearer(ada.accessToken),
+    );
+    expect(spent.status, await spent.clone().text()).toBe(200);
+    const dispute = async (type: "created" | "closed", status: "needs_response" | "lost") => {
+      const created = Math.floor(ctx.t.clock.now().getTime() / 1000);
+      const event = disputeEvent({ eventId: newStripeId("evt"), created }, type, {
+        id: "dp_1",
+        chargeId: "ch_pack",
+        paymentIntentId: session.paymentIntentId as string,
+        amount: pack.total,
+        currency: "eur",
+        status,
+        created,
+      });
+      expect((await sendWebhook(ctx.t, event)).status).toBe(200);
+      await ctx.t.tasks.idle();
+      ctx.t.clock.advance(1000);
+    };
+    await dispute("created", "needs_response");
+    await dispute("closed", "lost");
+
+    const res = await getJson(ctx.t.app, "/v1/users/me/export", ann.accessToken);
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    const data = JSON.parse(text) as {
+      account: { dispute_hold_at: string | null };
+      ledger: AdminLedgerEntry[];
+      credit_ledger: { kind: string; remaining: number }[];
+      invoices: { id: string; status: string; dispute?: string | null; document?: string }[];
+    };
+    // The console's ledger, every page of it, word for word.
+    const console = await adminGet<{ data: AdminLedgerEntry[]; next_cursor: string | null }>(
+      ctx.t,
+      `/v1/admin/customers/${ann.id}/ledger`,
+      ada.accessToken,
+    );
+    expect(console.next_cursor).toBeNull();
+    expect(data.ledger).toEqual(console.data);
+    expect(data.ledger.map((l) => [l.kind, l.description])).toEqual(
+      expect.arrayContaining([
+        ["dispute_lost", `Dispute lost: held and unspent credits dropped (${pack.invoice_number})`],
+        ["dispute_freeze", `Held while the payment is disputed (${pack.invoice_number})`],
+        ["operator_take_back", "Taken back by staff"],
+        ["grant", "Goodwill credits: Sorry for the outage"],
+        ["spend", "Manual charge"],
+      ]),
+    );
+    // What is left of each grant stays where it was.
+    expect(data.credit_ledger.map((g) => g.kind)).toEqual(expect.arrayContaining(["topup", "subscription"]));
+    expect(data.account.dispute_hold_at).not.toBeNull();
+    const invoice = data.invoices.find((i) => i.id === pack.id);
+    expect(invoice).toMatchObject({ status: "refunded", dispute: "lost" });
+    expect(data.invoices.filter((i) => i.id !== pack.id).map((i) => i.dispute)).not.toContain("lost");
+    // Never staff's names nor their internal reasons: the customer does not see them anywhere.
+    expect(text).not.toMatch(/\bada\b|Ticket 4711|internal job/);
   });
 
   it("streams an account without charges as valid JSON too, and asks for the password after 10 minutes", async () => {

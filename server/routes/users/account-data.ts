@@ -14,6 +14,7 @@ import { lowBalanceThreshold } from "../../alerts/low-balance.ts";
 import { listApiKeys } from "../../api-access/api-keys.ts";
 import { securityEventsOf } from "../../audit/security-event-list.ts";
 import { recordSecurityEvent } from "../../audit/security-events.ts";
+import { disputeHoldSince } from "../../billing/dispute-hold.ts";
 import { BillingRefusal } from "../../billing/refusal.ts";
 import type { Billing } from "../../billing/service.ts";
 import type { Tx } from "../../db/types.ts";
@@ -33,6 +34,7 @@ import {
 } from "../../http/openapi.ts";
 import { originOf } from "../../http/request-origin.ts";
 import { parseJsonBody } from "../../http/validation.ts";
+import { paymentDisputes, wholeLedger } from "../../operations/customer-views.ts";
 import {
   deleteOrganisation,
   leaveEveryTeam,
@@ -62,7 +64,7 @@ export function accountDataRoutes(deps: ApiDeps & { billing: Billing }): OpenAPI
       tags: ["account"],
       summary: "Download the account's data as JSON (GDPR art. 15 and 20)",
       description:
-        "The account, billing details, subscription, credit ledger, invoices, API key and passkey metadata (never a key), security events and every charge, streamed.",
+        "The account (with its dispute hold), billing details, subscription, credits (`credit_ledger`: each grant with what is left of it), the ledger (`ledger`: every entry as the operator console lists it, newest first), invoices and credit notes (each invoice with its `dispute`), API key and passkey metadata (never a key), security events and every charge, streamed.",
       security,
       responses: {
         200: {
@@ -94,15 +96,20 @@ export function accountDataRoutes(deps: ApiDeps & { billing: Billing }): OpenAPI
         },
         now,
       );
-      const [account, details, ledger, invoices, keys, events, threshold] = await Promise.all([
-        presentUser(deps.db, user, now, deps.tiers),
-        deps.billing.details(user.id),
-        deps.billing.ledger(user.id),
-        deps.billing.invoices(user.id),
-        listApiKeys(deps.db, user.id, now, { includeRevoked: true }),
-        securityEventsOf(deps.db, user.id, EXPORTED_EVENTS),
-        lowBalanceThreshold(deps.db, user.id),
-      ]);
+      // The personal organisation's money: its id is the user's.
+      const [account, details, grants, ledger, invoices, disputes, holdSince, keys, events, threshold] =
+        await Promise.all([
+          presentUser(deps.db, user, now, deps.tiers),
+          deps.billing.details(user.id),
+          deps.billing.ledger(user.id),
+          wholeLedger(deps.db, user.id),
+          deps.billing.invoices(user.id),
+          paymentDisputes(deps.db, user.id),
+          disputeHoldSince(deps.db, user.id),
+          listApiKeys(deps.db, user.id, now, { includeRevoked: true }),
+          securityEventsOf(deps.db, user.id, EXPORTED_EVENTS),
+          lowBalanceThreshold(deps.db, user.id),
+        ]);
       const [twoFactor, passkeys] = await Promise.all([
         deps.twoFactor.status(user.id),
         deps.passkeys.list(user.id),
@@ -117,10 +124,22 @@ export function accountDataRoutes(deps: ApiDeps & { billing: Billing }): OpenAPI
           // The personal organisation's alert (its id is the user's).
           low_balance_threshold: threshold === null ? null : fromMillicredits(threshold),
           two_factor: twoFactor.totp,
+          // A dispute lost after its credits were spent: nothing is charged until support clears it.
+          dispute_hold_at: holdSince?.toISOString() ?? null,
         },
         billing_details: details,
-        credit_ledger: ledger,
-        invoices,
+        // Each grant with what is left of it and its expiry (as /profile lists the credits).
+        credit_ledger: grants,
+        // Every entry, newest first, as the operator console's ledger lists it: grants, spends per
+        // Berlin day and feature, refunds, disputes, staff's changes and write-offs.
+        ledger,
+        // As the billing history lists them, each invoice with its dispute ("open", "won", "lost" or
+        // null): a lost dispute's invoice reads "refunded" there, the card network having paid back.
+        invoices: invoices.map((invoice) =>
+          invoice.document === "credit_note"
+            ? invoice
+            : { ...invoice, dispute: disputes.get(invoice.id) ?? null },
+        ),
         api_keys: keys.map(({ row }) => ({
           name: row.name,
           prefix: row.prefix,
