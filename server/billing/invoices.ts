@@ -243,14 +243,19 @@ const DOCUMENT_COLUMNS = {
 };
 
 /** A user's billing history, newest first (at most `limit` rows). */
-export async function userInvoices(db: DbOrTx, userId: string, limit = 200): Promise<InvoiceWithDocument[]> {
-  const rows = await db
+export async function userInvoices(
+  db: DbOrTx,
+  userId: string,
+  limit: number | null = 200,
+): Promise<InvoiceWithDocument[]> {
+  const query = db
     .select({ invoice: invoices, document: DOCUMENT_COLUMNS })
     .from(invoices)
     .leftJoin(providerInvoiceDocuments, eq(providerInvoiceDocuments.invoiceId, invoices.providerInvoiceId))
     .where(eq(invoices.userId, userId))
     .orderBy(desc(invoices.issuedAt), desc(invoices.createdAt))
-    .limit(limit);
+    .$dynamic();
+  const rows = await (limit === null ? query : query.limit(limit));
   return rows.map((r) => ({ ...r.invoice, document: r.document }));
 }
 

@@ -44,9 +44,15 @@ export function billingReads(db: Db) {
       return (await userGrants(db, userId)).map(toLedgerEntry);
     },
 
-    /** The billing history with its credit notes, newest first. */
-    async invoices(userId: string): Promise<InvoiceSummary[]> {
-      const [rows, notes] = await Promise.all([userInvoices(db, userId), userCreditNotes(db, userId)]);
+    /**
+     * The billing history with its credit notes, newest first: the latest 200 invoices, or with
+     * `every` all of them (the account's data export).
+     */
+    async invoices(userId: string, every = false): Promise<InvoiceSummary[]> {
+      const [rows, notes] = await Promise.all([
+        userInvoices(db, userId, every ? null : 200),
+        userCreditNotes(db, userId),
+      ]);
       return [...rows.map(invoiceSummary), ...notes.map(creditNoteSummary)].sort((a, b) =>
         b.date.localeCompare(a.date),
       );

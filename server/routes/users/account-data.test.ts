@@ -1,6 +1,7 @@
 // The account's data on PGlite and PostgreSQL: the export holds everything the contract lists and
 // no secret; deletion ends the subscription, keys and tokens, erases what is personal, keeps the
 // invoices, and frees the username and e-mail.
+import { randomUUID } from "node:crypto";
 import { eq, inArray } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { emailSchema } from "../../../contract/account.ts";
@@ -205,6 +206,41 @@ describe.each(TEST_DATABASES)("the account's data (%s)", (kind) => {
       methods: ["password"],
       code_required: false,
     });
+  });
+
+  it("exports every invoice, past the latest 200 the billing history shows", async () => {
+    const bob = await verifiedUser(ctx.t, "bob");
+    const party = { name: "Bob", country: "DE", vatId: null };
+    const at = ctx.t.clock.now();
+    // An auto top-up customer reaches 200 invoices within weeks (up to 10 packs a day).
+    await ctx.t.deps.db.insert(invoices).values(
+      Array.from(
+        { length: 205 },
+        (_, i) =>
+          ({
+            id: randomUUID(),
+            userId: bob.id,
+            fulfilmentKey: `topup:bob-${i}`,
+            provider: "local",
+            kind: "topup",
+            status: "paid",
+            issuedAt: new Date(at.getTime() - i * 60_000),
+            description: "500 credits",
+            currency: "eur",
+            net: 500,
+            tax: 95,
+            total: 595,
+            seller: party,
+            buyer: party,
+            createdAt: at,
+            updatedAt: at,
+          }) as typeof invoices.$inferInsert,
+      ),
+    );
+    const history = await getJson(ctx.t.app, "/v1/billing/invoices", bob.accessToken);
+    expect(((await history.json()) as { data: unknown[] }).data).toHaveLength(200);
+    const exported = await getJson(ctx.t.app, "/v1/users/me/export", bob.accessToken);
+    expect((JSON.parse(await exported.text()) as { invoices: unknown[] }).invoices).toHaveLength(205);
   });
 
   it("deletes: the plan ends now, keys and tokens stop, personal data goes, invoices stay, the names are free", async () => {

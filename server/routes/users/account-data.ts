@@ -103,7 +103,8 @@ export function accountDataRoutes(deps: ApiDeps & { billing: Billing }): OpenAPI
           deps.billing.details(user.id),
           deps.billing.ledger(user.id),
           wholeLedger(deps.db, user.id),
-          deps.billing.invoices(user.id),
+          // Every invoice: the billing history's page shows the latest 200.
+          deps.billing.invoices(user.id, true),
           paymentDisputes(deps.db, user.id),
           disputeHoldSince(deps.db, user.id),
           listApiKeys(deps.db, user.id, now, { includeRevoked: true }),
