@@ -35,11 +35,15 @@ export function createAutoTopUp(deps: AutoTopUpDeps): AutoTopUpEngine {
   const billingUrl = `${deps.portalUrl}/profile/billing`;
   /** Organisations with a nudge running, and whether another was asked for meanwhile. */
   const running = new Map<string, { again: BalanceCause | null }>();
-  /** Invoices of attempts cancelled in a transaction, voided once the caller's work is done. */
+  /**
+   * Invoices of attempts cancelled in a transaction, voided once the caller's work is done; a
+   * `monthly_limit` pause that the open invoice caused, ended by the void, asks the trigger again.
+   */
   const voidLater = (invoice: { invoiceId: string; attemptId: string } | null) => {
     if (invoice)
       deps.background.run("auto-top-up void", async () => {
-        await voidQuietly(deps, invoice.invoiceId, invoice.attemptId);
+        const { resumedFor } = await voidQuietly(deps, invoice.invoiceId, invoice.attemptId);
+        if (resumedFor) engine.nudge(resumedFor, "resumed");
       });
   };
 
@@ -68,6 +72,7 @@ export function createAutoTopUp(deps: AutoTopUpDeps): AutoTopUpEngine {
         deps.mails.sendSoon();
         // A granted pack may still leave the balance below the threshold (a big spend): ask again.
         if (settled?.granted) next = "auto_top_up_granted";
+        else if (settled?.resumed) next = "resumed";
       }
       const state = running.get(orgId);
       if (state?.again) {

@@ -184,6 +184,42 @@ export async function queueIfDue(
 }
 
 /**
+ * Once an attempt's invoice is seen void or paid (settle.ts), in `tx` under the organisation's lock:
+ * a `monthly_limit` pause ends when the month's limit, checked again by the trigger's rule, has room
+ * for a pack now. A cancelled attempt's open invoice kept its room (decision 032, addendum); the
+ * pause it caused must not last the month once the invoice is void and nothing was charged. Such a
+ * pause needs no new consent (it ends by itself with the month; the consented terms are unchanged).
+ * Whether a charge is due is the trigger's to decide: the caller asks it again. True when resumed.
+ */
+export async function resumeIfLimitHasRoom(
+  tx: Tx,
+  deps: ChargeDeps,
+  orgId: string,
+  now: Date,
+): Promise<boolean> {
+  const settings = await findSettings(tx, orgId);
+  if (settings?.status !== "paused" || settings.reason !== "monthly_limit") return false;
+  const offer = deps.catalogue.findTopUp(settings.productId);
+  if (!offer) return false;
+  const onFile = await vatOnFile(tx, orgId, deps.seller.country, now);
+  const thisMonth = await attemptsSince(tx, orgId, startOfBerlinMonth(now));
+  const limit = monthlyLimitCheck({
+    limit: settings.monthlyLimit,
+    packGross: packGross(packOf(offer), onFile.vat),
+    attempts: thisMonth.map(limitAttemptOf),
+    now,
+  });
+  if (!limit.ok) return false;
+  return changeStatus(
+    tx,
+    orgId,
+    { status: "active" },
+    { actor: SYSTEM_ACTOR, billingUrl: billingUrlOf(deps) },
+    now,
+  );
+}
+
+/**
  * Turns auto top-up off when the organisation can no longer be charged: disabled, deleted or on a
  * dispute hold, or without a paid plan. Their own commands do this as they happen; this catches
  * what they could not (a previous version's instance, a missed hook), before any money moves.

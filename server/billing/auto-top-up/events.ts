@@ -27,7 +27,10 @@ export interface EventDeps extends ChargeDeps {
   cardReplaced: (tx: Tx, orgId: string, now: Date) => Promise<void>;
 }
 
-/** Handles one event; answers the organisation whose balance a grant moved, if any. */
+/**
+ * Handles one event; answers the organisation whose balance a grant moved, or whose `monthly_limit`
+ * pause its invoice closing ended (the trigger is asked again either way), if any.
+ */
 export async function handleAutoTopUpEvent(
   tx: Tx,
   deps: EventDeps,
@@ -78,8 +81,8 @@ export async function handleAutoTopUpEvent(
         );
         return { grantedFor: null };
       }
-      const { granted } = await settleInTx(tx, deps, event.attemptId, answer, event.eventId, now);
-      return { grantedFor: granted ? attempt.orgId : null };
+      const { granted, resumedFor } = await settleInTx(tx, deps, event.attemptId, answer, event.eventId, now);
+      return { grantedFor: granted || resumedFor ? attempt.orgId : null };
     }
     case "auto_top_up_failed": {
       const attempt = await findAttempt(tx, event.attemptId);
@@ -99,8 +102,9 @@ export async function handleAutoTopUpEvent(
         // own state decides (a decline with its code, or still waiting for the customer).
         answer = await deps.provider.readAutoTopUpInvoice(tx, event.invoiceId);
       }
-      deps.voidLater((await settleInTx(tx, deps, event.attemptId, answer, event.eventId, now)).toVoid);
-      return { grantedFor: null };
+      const settled = await settleInTx(tx, deps, event.attemptId, answer, event.eventId, now);
+      deps.voidLater(settled.toVoid);
+      return { grantedFor: settled.resumedFor ?? null };
     }
   }
 }

@@ -42,24 +42,31 @@ export const EXPIRED_AUTHENTICATION_DETAIL =
 export interface Settled {
   /** A pack was granted now: the balance moved, so the trigger is asked again. */
   granted: boolean;
+  /** A `monthly_limit` pause ended now (an invoice keeping room closed): the trigger is asked again. */
+  resumed: boolean;
   orgId: string;
 }
+
+/** What settling (and voiding after it) did: a pack granted, a monthly_limit pause ended. */
+export type Outcome = Pick<Settlement, "granted" | "resumedFor">;
 
 /** Settles `attemptId` from `answer` in its own transaction, then voids what it declined. */
 export async function settle(
   deps: ChargeDeps,
   attemptId: string,
   answer: AutoTopUpChargeAnswer,
-): Promise<boolean> {
+): Promise<Outcome> {
   return afterCommit(
     deps,
     await deps.db.transaction((tx) => settleInTx(tx, deps, attemptId, answer, null, deps.clock.now())),
   );
 }
 
-async function afterCommit(deps: ChargeDeps, settled: Settlement): Promise<boolean> {
-  if (settled.toVoid) await voidQuietly(deps, settled.toVoid.invoiceId, settled.toVoid.attemptId);
-  return settled.granted;
+async function afterCommit(deps: ChargeDeps, settled: Settlement): Promise<Outcome> {
+  const voided = settled.toVoid
+    ? await voidQuietly(deps, settled.toVoid.invoiceId, settled.toVoid.attemptId)
+    : null;
+  return { granted: settled.granted, resumedFor: settled.resumedFor ?? voided?.resumedFor };
 }
 
 /** Gives up on an attempt the provider never settled (see settle.ts giveUpInTx). */
@@ -88,7 +95,8 @@ export async function chargeAttempt(deps: ChargeDeps, attemptId: string): Promis
     // window the same key repeats it safely, unless a stop cancelled the attempt since it was read
     // (the stop voids the invoice itself); after the window, an operator must look.
     if (answer.status === "open" && !sentLongAgo) {
-      if (!(await stillProcessing(deps, attempt, now))) return { granted: false, orgId: attempt.orgId };
+      if (!(await stillProcessing(deps, attempt, now)))
+        return { granted: false, resumed: false, orgId: attempt.orgId };
       answer = await pay(deps, attempt, attempt.providerInvoiceId);
     } else if (answer.status === "open") {
       await giveUp(deps, attemptId);
@@ -99,11 +107,11 @@ export async function chargeAttempt(deps: ChargeDeps, attemptId: string): Promis
     // paying would charge, and only the total agreed to is paid.
     const invoice = await provider.createAutoTopUpInvoice(deps.db, await chargeOf(deps, attempt));
     if (invoice.total !== attempt.gross) {
-      await afterCommit(
+      const refused = await afterCommit(
         deps,
         await deps.db.transaction((tx) => refuseChangedTotalInTx(tx, deps, attemptId, invoice, now)),
       );
-      return { granted: false, orgId: attempt.orgId };
+      return { granted: false, resumed: refused.resumedFor !== undefined, orgId: attempt.orgId };
     }
     // A stop (turned off, a new card, the saver leaving, staff disabling the organisation) may have
     // cancelled the attempt while its invoice was being made: then the invoice is never paid.
@@ -116,13 +124,14 @@ export async function chargeAttempt(deps: ChargeDeps, attemptId: string): Promis
       return current.status;
     });
     if (stored !== "processing") {
-      if (stored !== null && isStopped(stored)) await voidQuietly(deps, invoice.invoiceId, attemptId);
-      return { granted: false, orgId: attempt.orgId };
+      const voided =
+        stored !== null && isStopped(stored) ? await voidQuietly(deps, invoice.invoiceId, attemptId) : null;
+      return { granted: false, resumed: voided?.resumedFor !== undefined, orgId: attempt.orgId };
     }
     answer = await pay(deps, attempt, invoice.invoiceId);
   }
-  const granted = await settle(deps, attemptId, answer);
-  return { granted, orgId: attempt.orgId };
+  const settled = await settle(deps, attemptId, answer);
+  return { granted: settled.granted, resumed: settled.resumedFor !== undefined, orgId: attempt.orgId };
 }
 
 /** The check under the organisation's lock right before a payment is sent: still processing? */
@@ -157,19 +166,23 @@ export async function cancelOpenAttemptInTx(
 
 /**
  * The sweep (the billing job runs it): settles processing attempts a crash or a timeout left,
- * cancels payments awaiting authentication for 7 days, and resumes `monthly_limit` pauses whose
- * month has ended. Answers the organisations whose balance or state moved, to ask the trigger again.
+ * cancels payments awaiting authentication for 7 days, voids again what cancelled attempts left
+ * open, and resumes `monthly_limit` pauses whose month has ended (or that such an invoice, closed
+ * now, no longer justifies). Answers the organisations resumed, to ask the trigger again.
  */
 export async function sweep(deps: ChargeDeps): Promise<{ moved: number; resumed: string[] }> {
   const now = deps.clock.now();
   let moved = 0;
+  const resumed = new Set<string>();
   for (const attempt of await staleProcessingAttempts(
     deps.db,
     new Date(now.getTime() - STALE_AFTER_MS),
     SWEEP_BATCH,
   )) {
     try {
-      if (await chargeAttempt(deps, attempt.id)) moved += 1;
+      const settled = await chargeAttempt(deps, attempt.id);
+      if (settled) moved += 1;
+      if (settled?.resumed) resumed.add(settled.orgId);
     } catch (error) {
       deps.logger.warn({ err: error, attemptId: attempt.id }, "Auto top-up attempt could not be settled yet");
       // To the back of the queue: a few that always fail must not hold up the others.
@@ -210,7 +223,8 @@ export async function sweep(deps: ChargeDeps): Promise<{ moved: number; resumed:
       );
       return current.providerInvoiceId;
     });
-    if (toVoid) await voidQuietly(deps, toVoid, attempt.id);
+    const voided = toVoid ? await voidQuietly(deps, toVoid, attempt.id) : null;
+    if (voided?.resumedFor) resumed.add(voided.resumedFor);
     moved += 1;
   }
   // Cancelled attempts whose invoice is not yet seen void (the void after the cancel failed, or
@@ -223,37 +237,39 @@ export async function sweep(deps: ChargeDeps): Promise<{ moved: number; resumed:
   )) {
     // To the back of the queue first: an invoice that cannot be voided must not hold up the others.
     await updateAttempt(deps.db, attempt.id, {}, now);
-    if (attempt.providerInvoiceId && (await voidQuietly(deps, attempt.providerInvoiceId, attempt.id)))
-      moved += 1;
+    if (!attempt.providerInvoiceId) continue;
+    const voided = await voidQuietly(deps, attempt.providerInvoiceId, attempt.id);
+    if (voided.granted) moved += 1;
+    if (voided.resumedFor) resumed.add(voided.resumedFor);
   }
-  const resumed: string[] = [];
   for (const { orgId } of await endedMonthlyPauses(deps.db, now, SWEEP_BATCH)) {
     const changed = await deps.db.transaction(async (tx) => {
       await lockUser(tx, orgId);
       return changeStatus(tx, orgId, { status: "active" }, { actor: SYSTEM_ACTOR, billingUrl: "" }, now);
     });
-    if (changed) resumed.push(orgId);
+    if (changed) resumed.add(orgId);
   }
-  return { moved: moved + resumed.length, resumed };
+  return { moved: moved + resumed.size, resumed: [...resumed] };
 }
 
 /**
  * Voids an unpaid invoice, then reads it: void (or paid after all: money taken is credits given) is
  * settled, which closes the attempt's invoice; a cancelled attempt stops keeping its room under the
- * limit only then. A failure is logged (the link then fails at payment, which is harmless; the
- * sweep voids a cancelled attempt's invoice again). Answers whether a pack was granted now.
+ * limit only then (and a `monthly_limit` pause it caused ends when the limit has room again). A
+ * failure is logged (the link then fails at payment, which is harmless; the sweep voids a cancelled
+ * attempt's invoice again). Answers whether a pack was granted now, and whom a pause ended for.
  */
-export async function voidQuietly(deps: ChargeDeps, invoiceId: string, attemptId: string): Promise<boolean> {
+export async function voidQuietly(deps: ChargeDeps, invoiceId: string, attemptId: string): Promise<Outcome> {
   try {
     await deps.provider.voidAutoTopUpInvoice(deps.db, invoiceId, attemptId);
     const now = await deps.provider.readAutoTopUpInvoice(deps.db, invoiceId);
-    if (now.status !== "paid" && now.status !== "void") return false;
+    if (now.status !== "paid" && now.status !== "void") return { granted: false };
     const settled = await deps.db.transaction((tx) =>
       settleInTx(tx, deps, attemptId, now, null, deps.clock.now()),
     );
-    return settled.granted;
+    return { granted: settled.granted, resumedFor: settled.resumedFor };
   } catch (error) {
     deps.logger.warn({ err: error, invoiceId, attemptId }, "Auto top-up invoice could not be voided");
-    return false;
+    return { granted: false };
   }
 }

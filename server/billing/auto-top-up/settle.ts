@@ -21,7 +21,7 @@ import { queueReceipt } from "../payment-history.ts";
 import { autoTopUpKey } from "../ports/fulfilment-keys.ts";
 import type { AutoTopUpChargeAnswer } from "../ports/payment-provider.ts";
 import { findBillingDetails, findCustomerId } from "../subscription-store.ts";
-import type { ChargeDeps } from "./charges.ts";
+import { type ChargeDeps, resumeIfLimitHasRoom } from "./charges.ts";
 import { recordCancelledAttempt, recordChargeNotMade, recordFailedAttempt } from "./history.ts";
 import { changeStatus, SYSTEM_ACTOR } from "./status.ts";
 import {
@@ -43,6 +43,8 @@ export interface Settlement {
   /** A pack was granted now: the balance moved, so the trigger is asked again. */
   granted: boolean;
   toVoid: InvoiceToVoid | null;
+  /** The organisation whose `monthly_limit` pause ended now (its invoice closed): asked again. */
+  resumedFor?: string | undefined;
 }
 
 const NOTHING: Settlement = { granted: false, toVoid: null };
@@ -65,7 +67,8 @@ async function lockedAttempt(tx: Tx, attemptId: string): Promise<AutoTopUpAttemp
 /**
  * Settles an attempt from the provider's answer (the charge's own, a read, or an event's), in `tx`
  * under the organisation's lock. Paid always grants, whatever became of the attempt meanwhile:
- * money taken is credits given. Answers whether a pack was granted now.
+ * money taken is credits given. Answers whether a pack was granted now, and whether the invoice
+ * closing ended a `monthly_limit` pause (resumeIfLimitHasRoom).
  */
 export async function settleInTx(
   tx: Tx,
@@ -78,8 +81,25 @@ export async function settleInTx(
   const attempt = await lockedAttempt(tx, attemptId);
   if (!attempt) return NOTHING;
   // Void or paid, nothing more can land on its invoice: a cancelled attempt stops keeping its room.
-  if (answer.status === "paid" || answer.status === "void")
-    await markInvoiceClosed(tx, attempt.id, answer.invoiceId, now);
+  const closed =
+    (answer.status === "paid" || answer.status === "void") &&
+    (await markInvoiceClosed(tx, attempt.id, answer.invoiceId, now));
+  const settled = await settleLocked(tx, deps, attempt, answer, eventId, now);
+  // Checked once the attempt is what the answer made it (paid, it keeps counting): the room its
+  // invoice kept may now end a monthly_limit pause it caused.
+  if (closed && (await resumeIfLimitHasRoom(tx, deps, attempt.orgId, now)))
+    return { ...settled, resumedFor: attempt.orgId };
+  return settled;
+}
+
+async function settleLocked(
+  tx: Tx,
+  deps: ChargeDeps,
+  attempt: AutoTopUpAttemptRow,
+  answer: AutoTopUpChargeAnswer,
+  eventId: string | null,
+  now: Date,
+): Promise<Settlement> {
   if (answer.status === "paid")
     return { granted: await grantPaid(tx, deps, attempt, answer, eventId, now), toVoid: null };
   const open = attempt.status === "processing" || attempt.status === "authentication_required";

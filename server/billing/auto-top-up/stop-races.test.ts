@@ -203,6 +203,12 @@ describe.each(TEST_DATABASES)("a stop while an auto top-up is charged (%s)", (ki
       expect.objectContaining({ id: attemptId, status: "paid" }),
     ]);
     expect(await packsGranted(t, s.user.id)).toBe(1);
+    // Its invoice closed (paid) while the pause held: the limit checked again is truly reached,
+    // so the pause stays until next month, also through the sweep.
+    expect((await attemptsOf(t, s.user.id))[0]?.invoiceClosedAt).not.toBeNull();
+    expect(await settingsOf(t, s.user.id)).toMatchObject({ status: "paused", reason: "monthly_limit" });
+    t.clock.advance(STALE_AFTER_MS + 1000);
+    expect((await sweep(deps)).resumed).toEqual([]);
     expect(await settingsOf(t, s.user.id)).toMatchObject({ status: "paused", reason: "monthly_limit" });
   });
 
@@ -238,14 +244,26 @@ describe.each(TEST_DATABASES)("a stop while an auto top-up is charged (%s)", (ki
     expect(await settingsOf(t, s.user.id)).toMatchObject({ status: "paused", reason: "monthly_limit" });
     // The sweep voids it again once the provider answers, and the room is free.
     voidFails = false;
-    await sweep(deps);
+    expect((await sweep(deps)).resumed).toEqual([]);
     expect((await invoicesOf(t, s.user.id))[0]?.status).toBe("open");
     t.clock.advance(STALE_AFTER_MS + 1000);
-    await sweep(deps);
+    const { resumed } = await sweep(deps);
     const [voided] = await invoicesOf(t, s.user.id);
     expect(voided?.status).toBe("void");
     expect((await attemptsOf(t, s.user.id))[0]?.invoiceClosedAt).not.toBeNull();
     expect(await chargedTotal(t, s.user.id)).toBe(0);
+    // Nothing was charged, so the month's limit was never reached: the pause ends with the void,
+    // not next month, and the trigger asked again charges the pack still due.
+    expect(resumed).toEqual([s.user.id]);
+    expect(await settingsOf(t, s.user.id)).toMatchObject({
+      status: "active",
+      reason: null,
+      pausedUntil: null,
+    });
+    autoTopUpEngineOf(t).nudge(s.user.id, "resumed");
+    await settleAll(t);
+    expect(await chargedTotal(t, s.user.id)).toBe(PACK_GROSS);
+    expect((await attemptsOf(t, s.user.id)).map((a) => a.status).sort()).toEqual(["cancelled", "paid"]);
   });
 
   it("an invoice made before a crash, its id never stored: the sweep finds the same one and pays it once", async () => {

@@ -142,9 +142,17 @@ export async function touchIfProcessing(db: DbOrTx, attemptId: string, now: Date
   return touched.length > 0;
 }
 
-/** The provider has `invoiceId` void or paid: no payment can land on the attempt any more. */
-export async function markInvoiceClosed(db: DbOrTx, attemptId: string, invoiceId: string, now: Date) {
-  await db
+/**
+ * The provider has `invoiceId` void or paid: no payment can land on the attempt any more. Answers
+ * whether it was closed now (not before).
+ */
+export async function markInvoiceClosed(
+  db: DbOrTx,
+  attemptId: string,
+  invoiceId: string,
+  now: Date,
+): Promise<boolean> {
+  const closed = await db
     .update(autoTopUpAttempts)
     .set({ invoiceClosedAt: now })
     .where(
@@ -153,7 +161,9 @@ export async function markInvoiceClosed(db: DbOrTx, attemptId: string, invoiceId
         eq(autoTopUpAttempts.providerInvoiceId, invoiceId),
         isNull(autoTopUpAttempts.invoiceClosedAt),
       ),
-    );
+    )
+    .returning({ id: autoTopUpAttempts.id });
+  return closed.length > 0;
 }
 
 /**
