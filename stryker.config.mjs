@@ -74,8 +74,9 @@ export default {
     "src/lib/admin-org-actions.ts",
     // Which VAT ID states give reverse charge.
     "contract/vat-id-verification.ts",
-    // Auto top-up (issue 34): settings, consent, trigger, limit and failure rules.
+    // Auto top-up (issue 34): settings, consent, trigger and failure rules; the monthly limit.
     "server/domain/auto-top-up.ts",
+    "server/domain/auto-top-up-limit.ts",
     // The Billing section's money input (major units to cents) and what it asks consent for.
     "src/lib/auto-top-up-form.ts",
     // Metering's pipeline (issue 35): what is sent behind what, and what a failure rolls back.

@@ -1,4 +1,5 @@
-// Auto top-up's plain rules (AUTO-TOP-UP.md): settings, consent, trigger, monthly limit, failures.
+// Auto top-up's plain rules (AUTO-TOP-UP.md): settings, consent, trigger, failures (the monthly
+// limit's are auto-top-up-limit.ts's).
 //
 // Nothing here does I/O or reads the clock: the server calls these under the organisation's lock
 // with the rows it has read, so every rule is decided in one place and tested as a table.
@@ -9,7 +10,7 @@
 import type { Currency } from "../../contract/catalogue.ts";
 import { formatMoney } from "../../contract/money.ts";
 import { ORG_DETAIL } from "../../contract/org-messages.ts";
-import { addBerlinMonths, BERLIN, startOfBerlinMonth } from "./berlin-time.ts";
+import { BERLIN } from "./berlin-time.ts";
 import type { Millicredits } from "./ledger.ts";
 import { formatRate, type TaxDecision, taxed } from "./vat.ts";
 
@@ -324,78 +325,6 @@ export function shouldQueue(state: TriggerState): QueueDecision {
   if (state.balance >= state.threshold) return { action: "skip", reason: "not_below_threshold" };
   if (state.attemptsToday >= DAILY_ATTEMPT_LIMIT) return { action: "pause", reason: "daily_limit" };
   return { action: "queue" };
-}
-
-// ---------------------------------------------------------------------------------------------
-// The monthly limit
-
-export const ATTEMPT_STATUSES = [
-  "processing",
-  "authentication_required",
-  "paid",
-  "failed",
-  "cancelled",
-] as const;
-export type AttemptStatus = (typeof ATTEMPT_STATUSES)[number];
-
-export interface LimitAttempt {
-  /** When the attempt was made: it counts in that Berlin month. */
-  madeAt: Date;
-  /** Gross charged or to be charged, minor units. */
-  amount: number;
-  status: AttemptStatus;
-  /**
-   * Its invoice was made at the provider and is not yet seen void or paid: a payment sent before the
-   * attempt was cancelled may still land on it (and paid always grants).
-   */
-  invoiceLive: boolean;
-}
-
-/**
- * Whether an attempt counts against its month's limit. A failed one took no money. A cancelled one
- * stops counting once no payment can land on it: it has no invoice, or its invoice is void (a stop
- * racing the payment must not make room for a second charge beside the first). A paid one counts
- * even once refunded.
- */
-export const countsAgainstLimit = (attempt: Pick<LimitAttempt, "status" | "invoiceLive">): boolean => {
-  if (attempt.status === "cancelled") return attempt.invoiceLive;
-  return attempt.status !== "failed";
-};
-
-/** The first instant of the Berlin month after `now`'s: when a `monthly_limit` pause ends. */
-export const nextBerlinMonth = (now: Date): Date => addBerlinMonths(startOfBerlinMonth(now), 1);
-
-/** What counts against the limit in `now`'s Berlin month (GET's `charged_this_month`). */
-export function chargedThisMonth(attempts: readonly LimitAttempt[], now: Date): number {
-  const from = startOfBerlinMonth(now).getTime();
-  const until = nextBerlinMonth(now).getTime();
-  let sum = 0;
-  for (const a of attempts) {
-    const at = a.madeAt.getTime();
-    if (at >= from && at < until && countsAgainstLimit(a)) sum += a.amount;
-  }
-  return sum;
-}
-
-/** One pack costs more than the whole limit: no month could ever buy it. */
-export const limitBelowPack = (packGross: number, limit: number): boolean => packGross > limit;
-
-export type LimitCheck =
-  | { ok: true }
-  | { ok: false; reason: "limit_below_pack" }
-  | { ok: false; reason: "monthly_limit"; until: Date };
-
-/** Whether a charge of one pack's gross fits this Berlin month's limit; a charge that does not is not made. */
-export function monthlyLimitCheck(p: {
-  limit: number;
-  packGross: number;
-  attempts: readonly LimitAttempt[];
-  now: Date;
-}): LimitCheck {
-  if (limitBelowPack(p.packGross, p.limit)) return { ok: false, reason: "limit_below_pack" };
-  if (chargedThisMonth(p.attempts, p.now) + p.packGross > p.limit)
-    return { ok: false, reason: "monthly_limit", until: nextBerlinMonth(p.now) };
-  return { ok: true };
 }
 
 // ---------------------------------------------------------------------------------------------

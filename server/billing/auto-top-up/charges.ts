@@ -10,13 +10,8 @@ import type { Clock } from "../../clock.ts";
 import type { AutoTopUpAttemptRow } from "../../db/schema/index.ts";
 import { organizations } from "../../db/schema/index.ts";
 import type { Db, Tx } from "../../db/types.ts";
-import {
-  type AutoTopUpPack,
-  type BalanceCause,
-  monthlyLimitCheck,
-  packGross,
-  shouldQueue,
-} from "../../domain/auto-top-up.ts";
+import { type AutoTopUpPack, type BalanceCause, packGross, shouldQueue } from "../../domain/auto-top-up.ts";
+import { monthlyLimitCheck } from "../../domain/auto-top-up-limit.ts";
 import { berlinDateOf, berlinMidnightDaysAgo, startOfBerlinMonth } from "../../domain/berlin-time.ts";
 import { balance, toMillicredits } from "../../domain/ledger.ts";
 import type { Seller } from "../../domain/vat.ts";

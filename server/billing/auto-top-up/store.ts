@@ -11,7 +11,7 @@ import {
   savedCards,
 } from "../../db/schema/index.ts";
 import type { DbOrTx } from "../../db/types.ts";
-import type { AttemptStatus, LimitAttempt } from "../../domain/auto-top-up.ts";
+import type { AttemptStatus, LimitAttempt } from "../../domain/auto-top-up-limit.ts";
 import { teamName } from "../billing-contacts.ts";
 
 /** The attempts still waiting for money: processing, or the customer's authentication. */

@@ -13,12 +13,11 @@ import {
 import type { DbOrTx } from "../../db/types.ts";
 import {
   CONSENT_TEXT_VERSION,
-  chargedThisMonth,
   declineSentence,
-  nextBerlinMonth,
   OFF_REASONS,
   PAUSE_REASONS,
 } from "../../domain/auto-top-up.ts";
+import { chargedThisMonth, nextBerlinMonth } from "../../domain/auto-top-up-limit.ts";
 import { startOfBerlinMonth } from "../../domain/berlin-time.ts";
 import { autoTopUpKey } from "../ports/fulfilment-keys.ts";
 import { findCard, findSettings, limitAttemptOf } from "./store.ts";

@@ -15,7 +15,7 @@ import {
   uniqueIndex,
   uuid,
 } from "drizzle-orm/pg-core";
-import { ATTEMPT_STATUSES } from "../../domain/auto-top-up.ts";
+import { ATTEMPT_STATUSES } from "../../domain/auto-top-up-limit.ts";
 import { TAX_TREATMENTS } from "../../domain/vat.ts";
 import { users } from "./accounts.ts";
 import { organizations } from "./organizations.ts";
