@@ -77,6 +77,11 @@ export const autoTopUpSchema = z.object({
   threshold: z.nullable(z.number()),
   product_id: z.nullable(z.string()),
   monthly_limit: z.nullable(moneySchema),
+  /**
+   * What this Berlin month's paid attempts charged (refunded ones too). The limit also keeps room
+   * for money not taken yet (a payment on its way or awaiting authentication, a cancelled attempt's
+   * invoice not yet seen void): never shown as charged.
+   */
   charged_this_month: moneySchema,
   /** When this month's limit resets (the next Berlin month), ISO 8601. */
   limit_resets_at: z.string(),

@@ -3,6 +3,7 @@ import {
   ATTEMPT_STATUSES,
   type AttemptStatus,
   chargedThisMonth,
+  countedThisMonth,
   countsAgainstLimit,
   type LimitAttempt,
   limitBelowPack,
@@ -78,7 +79,35 @@ describe("the monthly limit", () => {
       [attempt("2026-11-30T22:59:59.999Z", 100), attempt("2026-11-30T23:00:00.000Z", 1000)],
       100,
     ],
-  ] as const)("charged this month: %s", (_case, attempts, expected) => {
+  ] as const)("counted this month: %s", (_case, attempts, expected) => {
+    expect(countedThisMonth(attempts, now)).toBe(expected);
+  });
+
+  it.each([
+    ["nothing", [], 0],
+    [
+      "paid attempts only, refunded ones too: room kept for money not taken was not charged",
+      [
+        attempt("2026-11-02T10:00:00Z", 5950, "paid"),
+        attempt("2026-11-03T10:00:00Z", 100, "failed"),
+        attempt("2026-11-04T10:00:00Z", 200, "cancelled", true),
+        attempt("2026-11-05T10:00:00Z", 400, "cancelled"),
+        attempt("2026-11-06T10:00:00Z", 800, "processing", true),
+        attempt("2026-11-07T10:00:00Z", 1600, "authentication_required", true),
+      ],
+      5950,
+    ],
+    [
+      "in Berlin's month only",
+      [
+        attempt("2026-10-31T22:59:59.999Z", 1),
+        attempt("2026-10-31T23:00:00.000Z", 10),
+        attempt("2026-11-30T22:59:59.999Z", 100),
+        attempt("2026-11-30T23:00:00.000Z", 1000),
+      ],
+      110,
+    ],
+  ] as const)("charged this month (GET's figure): %s", (_case, attempts, expected) => {
     expect(chargedThisMonth(attempts, now)).toBe(expected);
   });
 
@@ -103,7 +132,7 @@ describe("the monthly limit", () => {
       attempt("2026-03-31T21:59:59.999Z", 100), // 23:59:59 CEST on 31 March
       attempt("2026-03-31T22:00:00.000Z", 1000), // 00:00 CEST on 1 April
     ];
-    expect(chargedThisMonth(attempts, march)).toBe(110);
+    expect(countedThisMonth(attempts, march)).toBe(110);
   });
 
   it.each([

@@ -1,5 +1,5 @@
 // Auto top-up's monthly limit (AUTO-TOP-UP.md, "Limit"): which attempts count against the limit of
-// the Berlin month they were made in, and whether one more pack fits.
+// the Berlin month they were made in, whether one more pack fits, and what was charged that month.
 //
 // Nothing here does I/O or reads the clock. UNITS: money is integer minor units (cents) of the
 // pack's currency, gross.
@@ -41,17 +41,35 @@ export const countsAgainstLimit = (attempt: Pick<LimitAttempt, "status" | "invoi
 /** The first instant of the Berlin month after `now`'s: when a `monthly_limit` pause ends. */
 export const nextBerlinMonth = (now: Date): Date => addBerlinMonths(startOfBerlinMonth(now), 1);
 
-/** What counts against the limit in `now`'s Berlin month (GET's `charged_this_month`). */
-export function chargedThisMonth(attempts: readonly LimitAttempt[], now: Date): number {
+/** The sum of the attempts made in `now`'s Berlin month that `which` takes. */
+function monthsSum(
+  attempts: readonly LimitAttempt[],
+  now: Date,
+  which: (attempt: LimitAttempt) => boolean,
+): number {
   const from = startOfBerlinMonth(now).getTime();
   const until = nextBerlinMonth(now).getTime();
   let sum = 0;
   for (const a of attempts) {
     const at = a.madeAt.getTime();
-    if (at >= from && at < until && countsAgainstLimit(a)) sum += a.amount;
+    if (at >= from && at < until && which(a)) sum += a.amount;
   }
   return sum;
 }
+
+/**
+ * What counts against the limit in `now`'s Berlin month: charged, or room kept for money that may
+ * still be taken (a payment on its way, awaiting authentication, or a cancelled attempt's live invoice).
+ */
+export const countedThisMonth = (attempts: readonly LimitAttempt[], now: Date): number =>
+  monthsSum(attempts, now, countsAgainstLimit);
+
+/**
+ * What was charged in `now`'s Berlin month (GET's `charged_this_month`): paid attempts only, refunded
+ * ones too (a refund gives no room back). Room kept for money not taken is not "charged".
+ */
+export const chargedThisMonth = (attempts: readonly LimitAttempt[], now: Date): number =>
+  monthsSum(attempts, now, (a) => a.status === "paid");
 
 /** One pack costs more than the whole limit: no month could ever buy it. */
 export const limitBelowPack = (packGross: number, limit: number): boolean => packGross > limit;
@@ -69,7 +87,7 @@ export function monthlyLimitCheck(p: {
   now: Date;
 }): LimitCheck {
   if (limitBelowPack(p.packGross, p.limit)) return { ok: false, reason: "limit_below_pack" };
-  if (chargedThisMonth(p.attempts, p.now) + p.packGross > p.limit)
+  if (countedThisMonth(p.attempts, p.now) + p.packGross > p.limit)
     return { ok: false, reason: "monthly_limit", until: nextBerlinMonth(p.now) };
   return { ok: true };
 }

@@ -72,7 +72,7 @@ async function latestAttempts(db: DbOrTx, orgId: string): Promise<AttemptWithInv
   return rows.map((r) => ({ ...r.attempt, invoiceNumber: r.ours ?? r.providers ?? null }));
 }
 
-/** The attempts made in `now`'s Berlin month (what counts against the limit, by their status). */
+/** The attempts made in `now`'s Berlin month (what was charged: the paid ones). */
 async function attemptsThisMonth(db: DbOrTx, orgId: string, now: Date) {
   return db
     .select({

@@ -382,7 +382,9 @@ describe.each(TEST_DATABASES)("auto top-up settings (%s)", (kind) => {
         updatedAt: new Date(at),
         ...extra,
       });
-      // October's (Berlin) paid attempt; November's: paid (ours), paid (Stripe's number), failed, awaiting authentication.
+      // October's (Berlin) paid attempt; November's: paid (ours), paid (Stripe's number), failed,
+      // cancelled while its invoice is not yet seen void (it keeps room under the limit), awaiting
+      // authentication.
       const october = attempt("2026-10-31T22:30:00Z", "paid");
       const ours = attempt("2026-10-31T23:30:00Z", "paid");
       const stripes = attempt("2026-11-10T09:00:00Z", "paid", { providerInvoiceId: "in_stripe_1" });
@@ -393,7 +395,8 @@ describe.each(TEST_DATABASES)("auto top-up settings (%s)", (kind) => {
         payUrl: "https://pay.test/in_2",
         detail: PAUSE_REASONS.authentication_required.sentence,
       });
-      await db().insert(autoTopUpAttempts).values([october, ours, stripes, failed, pending]);
+      const stopped = attempt("2026-11-11T10:00:00Z", "cancelled", { providerInvoiceId: "in_stopped" });
+      await db().insert(autoTopUpAttempts).values([october, ours, stripes, failed, stopped, pending]);
       await db()
         .insert(invoices)
         .values({
@@ -431,8 +434,9 @@ describe.each(TEST_DATABASES)("auto top-up settings (%s)", (kind) => {
         paused_reason: "declined",
         reason_text: `${PAUSE_REASONS.declined.sentence} ${declineSentence("insufficient_funds")}`,
         card: { brand: "visa", last4: "4242", exp_month: 12, exp_year: 2030 },
-        // November in Berlin began at 23:00 UTC on 31 October: two paid and one awaiting count, the failed one not.
-        charged_this_month: { amount: 3 * 5950, currency: "eur" },
+        // November in Berlin began at 23:00 UTC on 31 October: what was charged, the two paid ones;
+        // not the room kept for money not taken (awaiting authentication, the cancelled one's open invoice).
+        charged_this_month: { amount: 2 * 5950, currency: "eur" },
         last_attempt: {
           at: pending.createdAt.toISOString(),
           status: "authentication_required",
@@ -443,6 +447,7 @@ describe.each(TEST_DATABASES)("auto top-up settings (%s)", (kind) => {
       });
       expect(view.attempts.map((a) => [a.status, a.invoice_number, a.pay_url])).toEqual([
         ["authentication_required", null, "https://pay.test/in_2"],
+        ["cancelled", null, null],
         ["failed", null, null],
         ["paid", "ABCD-0001", null],
         ["paid", "INV-2026-000042", null],
