@@ -1,4 +1,9 @@
-ALTER TABLE "auto_top_up_attempts" ADD COLUMN "invoice_closed_at" timestamp with time zone;
--- No backfill: a cancelled attempt of this month whose invoice is not yet seen void or paid counts
--- against the monthly limit until the sweep has voided and read it again (minutes after the start);
--- older ones count in no month that is still open.
+ALTER TABLE "auto_top_up_attempts" ADD COLUMN "invoice_closed_at" timestamp with time zone;--> statement-breakpoint
+-- Attempts settled before this column, with an invoice, are closed when they were settled: the code
+-- of that time voided the invoice of every cancelled or declined attempt as it settled it, and a
+-- paid one's invoice is paid. Left open, this month's cancelled ones would count against the
+-- monthly limit until the sweep had voided and read them again (50 a run), pausing (and mailing)
+-- customers whose charges were cancelled (decision 032, addendum). Processing attempts and those
+-- awaiting authentication keep theirs open: a payment may still land on them.
+UPDATE "auto_top_up_attempts" SET "invoice_closed_at" = coalesce("settled_at", "updated_at")
+  WHERE "provider_invoice_id" IS NOT NULL AND "status" IN ('paid', 'failed', 'cancelled');
