@@ -11,7 +11,13 @@ import { acceptedStep, newTotpSecret, otpauthUrl } from "../auth/totp.ts";
 import type { Clock } from "../clock.ts";
 import { mfaChallenges, recoveryCodes, totpFactors, type UserRow, users } from "../db/schema/index.ts";
 import type { Db, DbOrTx, Tx } from "../db/types.ts";
-import { hasSecondFactor, isStaffsLastFactor } from "./staff-factors.ts";
+import {
+  isStaffsLastFactor,
+  reauthNeeds,
+  type SignInFactors,
+  signInAsksFactor,
+  signInFactors,
+} from "./staff-factors.ts";
 
 export const MFA_CHALLENGE_LIFETIME_MS = 5 * 60_000;
 export const MFA_CHALLENGE_TRIES = 5;
@@ -149,31 +155,19 @@ export function createTwoFactor(deps: TwoFactorDeps) {
   });
 
   return {
-    /** Whether the account has a confirmed authenticator app (two-factor sign-in on, for a customer). */
-    async isOn(userId: string): Promise<boolean> {
-      return (await confirmedFactor(db, userId)) !== undefined;
+    /** The account's role and second factors (staff-factors.ts), what the calls below decide by. */
+    factors(userId: string): Promise<SignInFactors> {
+      return signInFactors(db, userId);
     },
 
-    /**
-     * Whether POST /v1/token asks the account for a second factor after its password (decision
-     * 046): a confirmed authenticator app, or, for staff, any second factor (a passkey too). A
-     * customer's passkey alone does not (decision 023: the password alone signs them in).
-     */
-    async asksAtSignIn(user: Pick<UserRow, "id" | "role">): Promise<boolean> {
-      if (user.role === "user") return (await confirmedFactor(db, user.id)) !== undefined;
-      return hasSecondFactor(db, user.id);
+    /** Whether POST /v1/token asks the account for a second factor after its password (decision 046). */
+    async asksAtSignIn(userId: string): Promise<boolean> {
+      return signInAsksFactor(await signInFactors(db, userId));
     },
 
-    /**
-     * What re-authenticating takes, never less than signing in (decisions 023, 046): the password
-     * and a code when the app is on; the passkey when the account is staff with a passkey alone
-     * (its password alone signs nobody in); otherwise the password alone (or a passkey).
-     */
+    /** What re-authenticating takes (decisions 023, 046): `code`, `passkey` or `password`. */
     async reauthNeeds(userId: string): Promise<"code" | "passkey" | "password"> {
-      if ((await confirmedFactor(db, userId)) !== undefined) return "code";
-      const [account] = await db.select({ role: users.role }).from(users).where(eq(users.id, userId));
-      if (account && account.role !== "user" && (await hasSecondFactor(db, userId))) return "passkey";
-      return "password";
+      return reauthNeeds(await signInFactors(db, userId));
     },
 
     async status(userId: string): Promise<{ totp: boolean; recoveryCodesLeft: number }> {
@@ -205,15 +199,16 @@ export function createTwoFactor(deps: TwoFactorDeps) {
 
     /**
      * Turns two-factor on with a code from the new authenticator; answers the recovery codes, and
-     * whether the account had a second factor (a passkey) before: only without one is the code
-     * just given a second factor proved (decision 046).
+     * whether signing in asked the account for a second factor before (a staff passkey): only where
+     * it did not is the code just given a second factor proved (decision 046). A customer's passkey
+     * is not asked for, so a customer's confirmation proves one, as an account's without a passkey.
      */
     async confirm(
       user: Account,
       code: string,
       origin: RequestOrigin,
     ): Promise<
-      | { ok: true; recoveryCodes: string[]; hadSecondFactor: boolean }
+      | { ok: true; recoveryCodes: string[]; signInAskedFactor: boolean }
       | { ok: false; reason: "not_started" | "already_on" | "incorrect" }
     > {
       const now = clock.now();
@@ -227,15 +222,15 @@ export function createTwoFactor(deps: TwoFactorDeps) {
         if (factor.confirmedAt) return { ok: false, reason: "already_on" } as const;
         const step = acceptedStep(secrets.open(factor.sealedSecret, user.id), code, codeClock.now(), null);
         if (step === undefined) return { ok: false, reason: "incorrect" } as const;
-        // Read before the app counts: the account's factors other than the one being confirmed.
-        const hadSecondFactor = await hasSecondFactor(tx, user.id, { totp: true });
+        // Read before the app counts (it is not confirmed yet), by the rule POST /v1/token follows.
+        const signInAskedFactor = signInAsksFactor(await signInFactors(tx, user.id));
         await tx
           .update(totpFactors)
           .set({ confirmedAt: now, lastUsedStep: step })
           .where(eq(totpFactors.userId, user.id));
         const codes = await replaceRecoveryCodes(tx, user.id, now);
         await appendSecurityEvent(tx, event(user, "mfa.enabled", origin, { method: "totp" }), now);
-        return { ok: true, recoveryCodes: codes, hadSecondFactor } as const;
+        return { ok: true, recoveryCodes: codes, signInAskedFactor } as const;
       });
     },
 

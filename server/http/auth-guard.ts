@@ -4,6 +4,7 @@
 import type { MiddlewareHandler } from "hono";
 import { REAUTH_WINDOW_SECONDS, reauthRequiredSchema } from "../../contract/account.ts";
 import { DETAIL } from "../../contract/messages.ts";
+import { reauthNeeds, type SignInFactors } from "../accounts/staff-factors.ts";
 import { findUserById } from "../accounts/users.ts";
 import { type AccessTokenClaims, type AccessTokens, provesTwoFactors } from "../auth/access-tokens.ts";
 import type { Clock } from "../clock.ts";
@@ -74,11 +75,11 @@ export function refuseStaffWithoutTwoFactors(claims: Pick<AccessTokenClaims, "am
 }
 
 interface ShownFactorDeps {
-  twoFactor: { asksAtSignIn(user: Pick<UserRow, "id" | "role">): Promise<boolean> };
+  twoFactor: { asksAtSignIn(userId: string): Promise<boolean> };
 }
 
 /** How the OpenAPI document describes requireShownSecondFactor's 403, before requireRecentAuth's. */
-export const SHOWN_FACTOR_REFUSAL = `"${DETAIL.secondFactorSignInRequired}" when signing in asks the account for a second factor (an authenticator app is on; for staff, any second factor) and the token shows the password alone (\`amr\` without \`mfa\` or \`hwk\`); or `;
+const SHOWN_FACTOR_REFUSAL = `"${DETAIL.secondFactorSignInRequired}" when signing in asks the account for a second factor (an authenticator app is on; for staff, any second factor) and the token shows the password alone (\`amr\` without \`mfa\` or \`hwk\`); or `;
 
 /**
  * After requireUser, on the calls that add a second factor (an authenticator app, a passkey):
@@ -88,10 +89,30 @@ export const SHOWN_FACTOR_REFUSAL = `"${DETAIL.secondFactorSignInRequired}" when
  */
 export function requireShownSecondFactor(deps: ShownFactorDeps): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    if (!provesTwoFactors(c.var.claims.amr) && (await deps.twoFactor.asksAtSignIn(c.var.user))) {
+    if (!provesTwoFactors(c.var.claims.amr) && (await deps.twoFactor.asksAtSignIn(c.var.user.id))) {
       throw new ApiError(403, DETAIL.secondFactorSignInRequired);
     }
     await next();
+  };
+}
+
+/**
+ * The guards of a call that adds a second factor (an app's setup or confirmation, a passkey's
+ * options or the passkey), and their 403 as the document describes it. requireShownSecondFactor
+ * runs before the re-authentication, which would not change the token's amr (decision 046).
+ */
+export function addingFactor(
+  deps: GuardDeps & ShownFactorDeps & RecentAuthDeps & { limiter: RateLimiter },
+  registry: Registry,
+) {
+  return {
+    guards: [
+      requireUser(deps),
+      requireShownSecondFactor(deps),
+      requireRecentAuth(deps),
+      limitWrites(deps.limiter),
+    ] as const,
+    refusal: reauthRefusal(registry, SHOWN_FACTOR_REFUSAL),
   };
 }
 
@@ -129,8 +150,7 @@ export function reauthRefusal(registry: Registry, before = ""): RefusalWithField
 
 interface RecentAuthDeps {
   clock: Clock;
-  passkeys: { list(userId: string): Promise<readonly unknown[]> };
-  twoFactor: { reauthNeeds(userId: string): Promise<"code" | "passkey" | "password"> };
+  twoFactor: { factors(userId: string): Promise<SignInFactors> };
 }
 
 /** Whether the token's password (or passkey) was entered within the last 10 minutes. */
@@ -143,12 +163,11 @@ export function isRecentAuth(clock: Clock, claims: Pick<AccessTokenClaims, "auth
  * the portal's dialog can offer the passkey, or ask for the code, without asking the server first.
  */
 export async function reauthRequired(deps: RecentAuthDeps, userId: string): Promise<ApiError> {
-  const [hasPasskey, needs] = await Promise.all([
-    deps.passkeys.list(userId).then((list) => list.length > 0),
-    deps.twoFactor.reauthNeeds(userId),
-  ]);
+  const factors = await deps.twoFactor.factors(userId);
+  const needs = reauthNeeds(factors);
   // A staff account with a passkey alone is not offered the password (decision 046).
-  const methods = needs === "passkey" ? ["webauthn"] : hasPasskey ? ["password", "webauthn"] : ["password"];
+  const methods =
+    needs === "passkey" ? ["webauthn"] : factors.passkey ? ["password", "webauthn"] : ["password"];
   return new ApiError(
     403,
     DETAIL.reauthRequired,

@@ -3,8 +3,9 @@
 // enrolled the holder's own authenticator (whose confirmation answered amr ["pwd","otp","mfa"]) or
 // added the holder's own passkey (amr ["hwk"]): /v1/admin either way. Now the password answers the
 // code step with the passkey as its only method; adding a factor takes a token that shows one; and
-// the confirmation of an app counts it as a second factor only on an account that had none.
-// Customers with a passkey alone still sign in with the password alone (decision 023).
+// the confirmation of an app counts it as a second factor only where signing in asked for none
+// before (a customer's passkey is not asked for). Customers with a passkey alone still sign in with
+// the password alone (decision 023).
 import { describe, expect, it } from "vitest";
 import { DETAIL } from "../../../contract/messages.ts";
 import { mfaRequiredSchema } from "../../../contract/two-factor.ts";
@@ -224,8 +225,9 @@ describe.each(TEST_DATABASES)("a staff account's passkey as its second factor (%
     // A customer with a passkey alone keeps the password here (decision 023): passkeys.test.ts.
   });
 
-  it("an app confirmed on an account that had a passkey keeps the token's amr: no console after a promotion", async () => {
-    // A customer with a passkey signs in with the password alone (decision 023) and enrols an app.
+  it("customers with a passkey: the app's code counts as their second factor, and the same session adds another passkey", async () => {
+    // A customer's passkey is not asked for at sign-in (decision 023): before the app, their sign-in
+    // asked for no second factor, so the code just given is one, as on an account without a passkey.
     const cora = await verifiedUser(ctx.t, "cora");
     expect((await addPasskey(cora.accessToken, softPasskey())).status).toBe(201);
     const started = await callAs(ctx.t, `${MFA_PATH}/totp`, cora.accessToken);
@@ -235,16 +237,40 @@ describe.each(TEST_DATABASES)("a staff account's passkey as its second factor (%
       code: codeAt(ctx.t, secret),
     });
     const token = await tokenOf(confirmed);
-    expect(await amrOf(token)).toEqual(["pwd"]);
+    expect(await amrOf(token)).toEqual(["pwd", "otp", "mfa"]);
     // The old token is signed out, as before.
     expect((await getJson(ctx.t.app, "/v1/users/me", cora.accessToken)).status).toBe(401);
-    await setRole(ctx.t, cora.id, "support");
-    const admin = await getJson(ctx.t.app, ADMIN, token);
-    expect(admin.status).toBe(403);
-    expect(await admin.json()).toEqual({ detail: DETAIL.staffMfaRequired });
+    // Signing in now asks for the code: the new token shows it, so it adds a passkey.
+    expect((await addPasskey(token, softPasskey(), "Phone")).status).toBe(201);
+    const listed = await getJson(ctx.t.app, "/v1/users/me/passkeys", token);
+    expect(((await listed.json()) as { data: unknown[] }).data).toHaveLength(2);
     // Without a factor before, the code just given is the second factor, as ever.
     const ada = await staffMember(ctx.t, "ada", "admin");
     expect(await amrOf(ada.accessToken)).toEqual(["pwd", "otp", "mfa"]);
+  });
+
+  it("staff with a passkey: the app's confirmation keeps the token's amr, as the passkey's sign-in showed it", async () => {
+    const { sam, key } = await passkeyOnlyStaff();
+    const body = mfaRequiredSchema.parse(await (await login(ctx.t, "sam")).json());
+    const signedIn = await tokenOf(
+      await postJson(
+        ctx.t.app,
+        "/v1/token/mfa",
+        {
+          mfa_token: body.mfa_token,
+          webauthn: key.get(await signInOptions({ mfa_token: body.mfa_token }), ORIGIN),
+        },
+        fromIp(),
+      ),
+    );
+    expect(await amrOf(signedIn)).toEqual(["pwd", "hwk", "mfa"]);
+    const started = await callAs(ctx.t, `${MFA_PATH}/totp`, signedIn);
+    const { secret } = (await started.json()) as { secret: string };
+    const after = await tokenOf(
+      await callAs(ctx.t, `${MFA_PATH}/totp/confirm`, signedIn, { code: codeAt(ctx.t, secret) }),
+    );
+    expect(await amrOf(after)).toEqual(["pwd", "hwk", "mfa"]);
+    expect((await auditRowsAbout(ctx.t, sam.id, true)).map((r) => r.action)).toContain("mfa.enabled");
   });
 
   it("customers: a passkey alone still signs in with the password, and the password's token adds factors", async () => {

@@ -3,6 +3,7 @@ import { OpenAPIHono, type RouteConfig } from "@hono/zod-openapi";
 import { loginSchema, tokenResponseSchema } from "../../../contract/account.ts";
 import { DETAIL } from "../../../contract/messages.ts";
 import { MFA_METHODS, mfaRequiredSchema } from "../../../contract/two-factor.ts";
+import { signInAsksFactor } from "../../accounts/staff-factors.ts";
 import { refuseWhileGuessed } from "../../auth/code-guessing.ts";
 import { signInSucceeded } from "../../auth/sign-in-throttle.ts";
 import type { AppEnv } from "../../http/app-env.ts";
@@ -74,7 +75,8 @@ export function tokenRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
     const { user } = result;
     // A confirmed authenticator app; for staff, a passkey too (decision 046): a staff account's
     // password alone never makes a token.
-    if (await deps.twoFactor.asksAtSignIn(user)) {
+    const factors = await deps.twoFactor.factors(user.id);
+    if (signInAsksFactor(factors)) {
       // The token waits for the second factor (POST /v1/token/mfa). The attempt stays counted
       // until the code is right: someone who has the password cannot reset the count with it
       // between guesses at the code. No new mfa_token while the account's wrong codes are over
@@ -82,11 +84,7 @@ export function tokenRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
       await refuseWhileGuessed(deps.limiter, user.id);
       const mfaToken = await deps.twoFactor.startChallenge(user.id);
       // Only what the account has: a staff account with a passkey alone is offered the passkey alone.
-      const [hasApp, hasPasskeys] = await Promise.all([
-        deps.twoFactor.isOn(user.id),
-        deps.passkeys.list(user.id).then((list) => list.length > 0),
-      ]);
-      const methods = MFA_METHODS.filter((m) => (m === "webauthn" ? hasPasskeys : hasApp));
+      const methods = MFA_METHODS.filter((m) => (m === "webauthn" ? factors.passkey : factors.app));
       throw new ApiError(
         403,
         DETAIL.mfaRequired,

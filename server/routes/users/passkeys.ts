@@ -15,12 +15,11 @@ import {
 import type { PasskeyRow } from "../../db/schema/index.ts";
 import type { AppEnv } from "../../http/app-env.ts";
 import {
+  addingFactor,
   limitWrites,
   reauthRefusal,
   requireRecentAuth,
-  requireShownSecondFactor,
   requireUser,
-  SHOWN_FACTOR_REFUSAL,
 } from "../../http/auth-guard.ts";
 import { ApiError } from "../../http/errors.ts";
 import {
@@ -51,14 +50,7 @@ export function passkeyRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
   const registry = app.openAPIRegistry;
   const security = SIGNED_IN;
   const sensitive = [requireUser(deps), requireRecentAuth(deps), limitWrites(deps.limiter)] as const;
-  // Adding a second factor: before the re-authentication, which would not change the token's amr.
-  const adding = [
-    requireUser(deps),
-    requireShownSecondFactor(deps),
-    requireRecentAuth(deps),
-    limitWrites(deps.limiter),
-  ] as const;
-  const addingRefusal = reauthRefusal(registry, SHOWN_FACTOR_REFUSAL);
+  const adding = addingFactor(deps, registry);
 
   addRoute(
     app,
@@ -98,12 +90,12 @@ export function passkeyRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
         },
         ...errorResponses(registry, {
           401: "No valid access token",
-          403: addingRefusal,
+          403: adding.refusal,
           429: "Too many signed-in writes",
         }),
       },
     },
-    ...adding,
+    ...adding.guards,
     async (c) => c.json(await deps.passkeys.registrationOptions(c.var.user), 200),
   );
 
@@ -127,14 +119,14 @@ export function passkeyRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
         ...errorResponses(registry, {
           400: `"${DETAIL.passkeyNotAccepted}": a used or expired challenge, or an answer that does not verify`,
           401: "No valid access token",
-          403: addingRefusal,
+          403: adding.refusal,
           409: `"${DETAIL.passkeyExists}" or "${DETAIL.passkeyLimit}"`,
           422: "No name, or a malformed answer",
           429: "Too many signed-in writes",
         }),
       },
     },
-    ...adding,
+    ...adding.guards,
     async (c) => {
       const body = await parseJsonBody(c, addPasskeySchema);
       const origin = originOf(c, deps.trustProxy);

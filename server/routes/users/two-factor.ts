@@ -17,12 +17,11 @@ import { WRONG_CODE_EVENT } from "../../accounts/two-factor.ts";
 import { countedCodeCheck } from "../../auth/code-guessing.ts";
 import type { AppEnv } from "../../http/app-env.ts";
 import {
+  addingFactor,
   limitWrites,
   reauthRefusal,
   requireRecentAuth,
-  requireShownSecondFactor,
   requireUser,
-  SHOWN_FACTOR_REFUSAL,
 } from "../../http/auth-guard.ts";
 import { ApiError } from "../../http/errors.ts";
 import {
@@ -45,14 +44,7 @@ export function twoFactorRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
   const registry = app.openAPIRegistry;
   const security = SIGNED_IN;
   const sensitive = [requireUser(deps), requireRecentAuth(deps), limitWrites(deps.limiter)] as const;
-  // Adding a second factor: before the re-authentication, which would not change the token's amr.
-  const adding = [
-    requireUser(deps),
-    requireShownSecondFactor(deps),
-    requireRecentAuth(deps),
-    limitWrites(deps.limiter),
-  ] as const;
-  const addingRefusal = reauthRefusal(registry, SHOWN_FACTOR_REFUSAL);
+  const adding = addingFactor(deps, registry);
   const codeBody = {
     body: { content: jsonContent(schemaRef(registry, "MfaCodeRequest", mfaCodeBodySchema, "input")) },
   };
@@ -123,13 +115,13 @@ export function twoFactorRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
         },
         ...errorResponses(registry, {
           401: "No valid access token",
-          403: addingRefusal,
+          403: adding.refusal,
           409: `"${DETAIL.mfaAlreadyOn}"`,
           429: "Too many signed-in writes",
         }),
       },
     },
-    ...adding,
+    ...adding.guards,
     async (c) => {
       const started = await deps.twoFactor.begin(c.var.user);
       if (!started.ok) throw refused("already_on");
@@ -146,7 +138,7 @@ export function twoFactorRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
       tags: ["two-factor"],
       summary: "Turn two-factor sign-in on with a code from the new authenticator app",
       description:
-        'Answers the 10 recovery codes (shown this once) and a new access token; the token this is called with stops working. On an account without a second factor before, the new token counts the code as one (`amr` `["pwd", "otp", "mfa"]`, what staff need for /v1/admin); on an account that had a passkey, it keeps the `amr` of the token this is called with.',
+        'Answers the 10 recovery codes (shown this once) and a new access token; the token this is called with stops working. Where signing in asked for no second factor before (a customer, with or without a passkey; staff without one), the new token counts the code as one (`amr` `["pwd", "otp", "mfa"]`, what staff need for /v1/admin); on a staff account that had a passkey, it keeps the `amr` of the token this is called with.',
       security,
       request: codeBody,
       responses: {
@@ -157,14 +149,14 @@ export function twoFactorRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
         ...errorResponses(registry, {
           400: `"${DETAIL.incorrectCode}"`,
           401: "No valid access token",
-          403: addingRefusal,
+          403: adding.refusal,
           409: `"${DETAIL.mfaNotStarted}" or "${DETAIL.mfaAlreadyOn}"`,
           422: "No code",
           429: "Too many signed-in writes",
         }),
       },
     },
-    ...adding,
+    ...adding.guards,
     async (c) => {
       const { user, claims } = c.var;
       const body = await parseJsonBody(c, mfaCodeBodySchema);
@@ -173,11 +165,12 @@ export function twoFactorRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
       if (!result.ok) throw refused(result.reason);
       const now = deps.clock.now();
       deps.securityMails.twoFactorChanged(user, true, now, origin.ip);
-      // The code just given proves a second factor only when the account had none before: on an
-      // account with a passkey, whoever holds the token enrolled that app themselves (decision 046).
+      // The code just given proves a second factor only where signing in asked for none before: on
+      // a staff account with a passkey, whoever holds the token enrolled that app themselves
+      // (decision 046). A customer's passkey is not asked for: their code counts, as ever.
       const issued = await deps.accessTokens.issue(user, {
         authTime: new Date(claims.auth_time * 1000),
-        amr: result.hadSecondFactor ? claims.amr : ["pwd", "otp", "mfa"],
+        amr: result.signInAskedFactor ? claims.amr : ["pwd", "otp", "mfa"],
       });
       await deps.db.transaction((tx) =>
         deps.revocations.revoke(tx, { jti: claims.jti, userId: user.id, exp: claims.exp }),
