@@ -8,7 +8,7 @@ import { DETAIL, VALIDATION } from "../../contract/messages.ts";
 import { ADMIN_PAGE_TEXT } from "../../src/lib/admin-text.ts";
 import { CODE_STEP_TEXT } from "../../src/lib/code-step-text.ts";
 import { SECURITY_TEXT } from "../../src/lib/security-text.ts";
-import { TOAST, UI_TEXT } from "../../src/lib/ui-text.ts";
+import { ERROR_TEXT, TOAST, UI_TEXT } from "../../src/lib/ui-text.ts";
 import { createVerifiedUser, openSignedIn, type TestUser, tokenViaApi } from "../fixtures/account.ts";
 import { axeViolations } from "../fixtures/axe.ts";
 import { setRoleByCli } from "../fixtures/service-key.ts";
@@ -198,4 +198,36 @@ test("staff signed in with the password alone are sent to two factors; signed in
   await page.goto("/admin/customers");
   await expect(page.locator("[data-staff-mfa-required]")).toBeHidden();
   await expect(page.getByRole("heading", { name: ADMIN_PAGE_TEXT.customers.title })).toBeVisible();
+});
+
+test("a session older than the app turned on elsewhere is told to sign in again before adding a factor", async ({
+  page,
+  request,
+}) => {
+  const user = await createVerifiedUser(request, "tfo");
+  await openSignedIn(page, await tokenViaApi(request, user), "/profile/security");
+  const section = page.locator("[data-two-factor]");
+  await expect(section.locator("[data-two-factor-state]")).toHaveText(S.off);
+  await section.getByRole("button", { name: S.start }).click();
+  await expect(section.locator("[data-totp-secret]")).toBeVisible();
+  // Meanwhile another session turns the app on: this one began with the password alone (decision 046).
+  await turnOnTwoFactorViaApi(request, await tokenViaApi(request, user));
+
+  // The app's confirmation: the server's words beside the field, not "something went wrong".
+  await section.getByLabel(S.confirmLabel).fill("123456");
+  await section.getByRole("button", { name: S.confirm }).click();
+  await expect(section.getByText(DETAIL.secondFactorSignInRequired)).toBeVisible();
+  // Starting the setup again: said in the section.
+  await section.getByRole("button", { name: S.cancelSetup }).click();
+  await section.getByRole("button", { name: S.start }).click();
+  await expect(section.locator('[data-field-error="totp-start"]')).toHaveText(
+    DETAIL.secondFactorSignInRequired,
+  );
+  // Adding a passkey: beside its name, before the browser is asked for one.
+  const passkeys = page.locator("[data-passkeys]");
+  await passkeys.getByLabel(SECURITY_TEXT.passkeys.nameLabel).fill("Laptop");
+  await passkeys.getByRole("button", { name: SECURITY_TEXT.passkeys.add }).click();
+  await expect(passkeys.getByText(DETAIL.secondFactorSignInRequired)).toBeVisible();
+  await expect(page.getByText(ERROR_TEXT.oops)).toHaveCount(0);
+  expect(await axeViolations(page)).toEqual([]);
 });

@@ -4,6 +4,7 @@
 import type { ReactNode } from "react";
 import { DETAIL, VALIDATION } from "../../../contract/messages.ts";
 import { asApiError } from "../../lib/api-client.ts";
+import { signInAgainRefusal } from "../../lib/sign-in-again-refusal.ts";
 import { ERROR_TEXT } from "../../lib/ui-text.ts";
 import { SingleFieldInput, useSingleField } from "../forms/single-field.tsx";
 import { Dialog } from "../profile/Dialog.tsx";
@@ -30,7 +31,8 @@ export function codeRefusal(error: unknown): string {
   // Wrong codes counted against the account close the sign-in's code step too: say which limit.
   if (failed.status === 429) return said === DETAIL.tooManyWrongCodes ? said : ERROR_TEXT.tooManyRequests;
   if (failed.status === 409 && typeof failed.detail === "string") return failed.detail;
-  return ERROR_TEXT.oops;
+  // An app's confirmation with a session of the password alone (decision 046): sign in again.
+  return signInAgainRefusal(failed) ?? ERROR_TEXT.oops;
 }
 
 /** A code field as the security page asks for one. */

@@ -8,6 +8,7 @@ import { accountActionErrorMessage } from "../../lib/error-messages.ts";
 import { dayAndTime, localDay } from "../../lib/format-date.ts";
 import { passkeyFailure } from "../../lib/passkey-failure.ts";
 import { SECURITY_TEXT } from "../../lib/security-text.ts";
+import { signInAgainRefusal } from "../../lib/sign-in-again-refusal.ts";
 import { $passkeys, addPasskey, loadPasskeys, removePasskey } from "../../stores/passkeys.ts";
 import { notify } from "../../stores/toast.ts";
 import { SingleFieldInput, useSingleField } from "../forms/single-field.tsx";
@@ -18,16 +19,16 @@ import { SecurityCard } from "./SecurityCard.tsx";
 const T = SECURITY_TEXT.passkeys;
 
 /** Why a passkey was not added: the server's reason, or what the browser's dialog said. */
-function refusal(error: unknown): string {
+function passkeyRefusal(error: unknown): string {
   if (!(error instanceof ApiError)) return T[passkeyFailure(error)];
   const failed = asApiError(error);
   if ((failed.status === 400 || failed.status === 409) && typeof failed.detail === "string")
     return failed.detail;
-  return accountActionErrorMessage(failed);
+  return signInAgainRefusal(failed) ?? accountActionErrorMessage(failed);
 }
 
 function AddForm() {
-  const field = useSingleField({ required: "Give the passkey a name", refusal });
+  const field = useSingleField({ required: "Give the passkey a name", refusal: passkeyRefusal });
   const submit = field.onSubmit(async (name) => {
     await addPasskey(name);
     field.reset();

@@ -8,6 +8,7 @@ import type { TotpSetup } from "../../../contract/two-factor.ts";
 import { asApiError } from "../../lib/api-client.ts";
 import { accountActionErrorMessage } from "../../lib/error-messages.ts";
 import { SECURITY_TEXT } from "../../lib/security-text.ts";
+import { signInAgainRefusal } from "../../lib/sign-in-again-refusal.ts";
 import { ReauthCancelled } from "../../stores/reauth.ts";
 import {
   $twoFactor,
@@ -18,6 +19,7 @@ import {
   turnOffTwoFactor,
 } from "../../stores/security.ts";
 import { notify } from "../../stores/toast.ts";
+import { FieldError } from "../forms/Field.tsx";
 import { SingleFieldInput } from "../forms/single-field.tsx";
 import { CodeDialog, useCodeField } from "./CodeDialog.tsx";
 import { LoadStatus } from "./LoadStatus.tsx";
@@ -109,6 +111,8 @@ export function TwoFactorSection() {
   const [codes, setCodes] = useState<string[] | null>(null);
   const [dialog, setDialog] = useState<"off" | "renew" | null>(null);
   const [starting, setStarting] = useState(false);
+  /** Why the setup did not start, when the page can say what to do (sign in again). */
+  const [startRefused, setStartRefused] = useState<string | undefined>();
 
   useEffect(() => {
     void loadTwoFactor();
@@ -116,10 +120,13 @@ export function TwoFactorSection() {
 
   const start = async () => {
     setStarting(true);
+    setStartRefused(undefined);
     try {
       setSetup(await startTotpSetup());
     } catch (failure) {
-      if (!(failure instanceof ReauthCancelled))
+      const said = signInAgainRefusal(failure);
+      if (said) setStartRefused(said);
+      else if (!(failure instanceof ReauthCancelled))
         notify("error", accountActionErrorMessage(asApiError(failure)));
     } finally {
       setStarting(false);
@@ -162,6 +169,7 @@ export function TwoFactorSection() {
               {T.start}
             </button>
           </div>
+          <FieldError id={undefined} name="totp-start" message={startRefused} alert />
         </>
       )}
       {state.status === "ready" && !on && setup && (

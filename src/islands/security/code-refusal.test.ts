@@ -19,4 +19,11 @@ describe("what the code dialogs say to a refused code", () => {
     expect(codeRefusal(answer(429, "Too many signed-in writes"))).toBe(ERROR_TEXT.tooManyRequests);
     expect(codeRefusal(answer(429, undefined))).toBe(ERROR_TEXT.tooManyRequests);
   });
+
+  it("says why an app's confirmation with a session of the password alone was refused (decision 046)", () => {
+    expect(codeRefusal(answer(403, DETAIL.secondFactorSignInRequired))).toBe(
+      DETAIL.secondFactorSignInRequired,
+    );
+    expect(codeRefusal(answer(403, "Not enough permissions"))).toBe(ERROR_TEXT.oops);
+  });
 });
