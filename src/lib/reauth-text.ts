@@ -20,4 +20,9 @@ export const REAUTH_TEXT = {
   passkeyCancelled: "The passkey was not used. Try again, or enter your password.",
   passkeyCancelledOnly: "The passkey was not used. Try again.",
   passkeyNotConfirmedOnly: "This passkey was not accepted. Try again.",
+  /** The page's address is not the portal's domain (an IP address): no passkey works here. */
+  passkeyWrongAddress:
+    "Passkeys work only on the portal's own domain name, not on this address. Enter your password.",
+  passkeyWrongAddressOnly:
+    "Passkeys work only on the portal's own domain name, not on this address. Open the portal there to confirm.",
 } as const;

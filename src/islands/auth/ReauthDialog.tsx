@@ -7,6 +7,7 @@ import { useStore } from "@nanostores/react";
 import { useState } from "react";
 import { DETAIL, VALIDATION } from "../../../contract/messages.ts";
 import { ApiError, asApiError } from "../../lib/api-client.ts";
+import { passkeyFailure } from "../../lib/passkey-failure.ts";
 import { REAUTH_TEXT } from "../../lib/reauth-text.ts";
 import { ERROR_TEXT } from "../../lib/ui-text.ts";
 import { $reauth, cancelReauth, confirmPassword, confirmWithPasskey } from "../../stores/reauth.ts";
@@ -31,11 +32,16 @@ function isCodeRefusal(error: unknown): boolean {
 }
 
 /**
- * What a refused passkey says: the server's reason, or that its dialog was closed; without the
- * password as the way out when the dialog does not ask for it.
+ * What a refused passkey says: the server's reason, or what the browser's dialog said (closed, or
+ * an address no passkey works on); without the password as the way out when the dialog does not
+ * ask for it.
  */
-function passkeyRefusal(error: unknown, asksPassword: boolean): string {
-  if (!(error instanceof ApiError)) return asksPassword ? T.passkeyCancelled : T.passkeyCancelledOnly;
+export function passkeyRefusal(error: unknown, asksPassword: boolean): string {
+  if (!(error instanceof ApiError)) {
+    if (passkeyFailure(error) === "wrongAddress")
+      return asksPassword ? T.passkeyWrongAddress : T.passkeyWrongAddressOnly;
+    return asksPassword ? T.passkeyCancelled : T.passkeyCancelledOnly;
+  }
   const { status, detail } = asApiError(error);
   if (!asksPassword && status === 400 && detail === DETAIL.passkeyNotConfirmed) {
     return T.passkeyNotConfirmedOnly;
