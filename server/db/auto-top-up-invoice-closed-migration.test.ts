@@ -15,10 +15,14 @@ import { fillTeamOfTwo, migrationsBefore, scratchDatabase } from "../testing/mig
 import { MIGRATIONS_FOLDER } from "./migrate.ts";
 import type { Db } from "./types.ts";
 
-const NOW = "2026-12-01T08:00:00.000Z";
-const MADE = "2026-12-01T07:00:00.000Z";
-const SETTLED = "2026-12-01T07:05:00.000Z";
-const TOUCHED = "2026-12-01T07:10:00.000Z";
+// Relative to the real clock: the migration compares with the database's now().
+const ago = (ms: number) => new Date(Date.now() - ms).toISOString();
+const HOUR = 3_600_000;
+const NOW = ago(0);
+const MADE = ago(2 * HOUR);
+const SETTLED = ago(HOUR);
+const TOUCHED = ago(HOUR / 2);
+const DAYS_AGO = ago(72 * HOUR);
 
 interface OldAttempt {
   id: string;
@@ -29,6 +33,7 @@ interface OldAttempt {
   payUrl?: string;
   declineCode?: string;
   detail?: string;
+  touched?: string;
 }
 
 /** As the code before 0022 wrote them (runner.ts, settle.ts): one of each way an attempt ends or waits. */
@@ -41,8 +46,10 @@ const OLD_ATTEMPTS: OldAttempt[] = [
     settledAt: SETTLED,
     detail: "Cancelled: auto top-up was turned off before this payment was made.",
   },
+  // Cancelled three days ago: no instance of the previous code can still be paying it.
+  { id: "cancelled_days_ago", status: "cancelled", invoice: "in_days", settledAt: DAYS_AGO },
   // Settled by a version that wrote no settling time: closed when it was last touched.
-  { id: "cancelled_unsettled", status: "cancelled", invoice: "in_old", settledAt: null },
+  { id: "cancelled_unsettled", status: "cancelled", invoice: "in_old", settledAt: null, touched: DAYS_AGO },
   {
     id: "cancelled_without_invoice",
     status: "cancelled",
@@ -89,7 +96,7 @@ async function fillAsBefore(db: Db) {
         decline_code, detail, created_at, settled_at, updated_at)
       values (${ids.get(a.id)}, ${orgId}, ${a.status}, 'stripe', 'prod_topup_500', 500, 'eur', 5000,
         5950, 'pm_1', ${a.invoice}, ${a.sentAt ?? null}, ${a.payUrl ?? null}, ${a.declineCode ?? null},
-        ${a.detail ?? null}, ${MADE}, ${a.settledAt}, ${TOUCHED})`);
+        ${a.detail ?? null}, ${MADE}, ${a.settledAt}, ${a.touched ?? TOUCHED})`);
   }
   return ids;
 }
@@ -125,8 +132,11 @@ describe.each(TEST_DATABASES)("migration 0022: when an auto top-up's invoice was
       const closed = (name: string) => closedAt.get(ids.get(name) as string);
       expect(Object.fromEntries(OLD_ATTEMPTS.map((a) => [a.id, closed(a.id)]))).toEqual({
         paid: SETTLED,
-        cancelled_with_invoice: SETTLED,
-        cancelled_unsettled: TOUCHED,
+        // Cancelled within the day: an instance of the previous code may still be paying it (a
+        // rolling upgrade); the sweep voids and reads it again.
+        cancelled_with_invoice: null,
+        cancelled_days_ago: DAYS_AGO,
+        cancelled_unsettled: DAYS_AGO,
         // No invoice: nothing could land on it, and nothing to close.
         cancelled_without_invoice: null,
         failed: SETTLED,
