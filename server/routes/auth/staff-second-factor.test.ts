@@ -249,6 +249,23 @@ describe.each(TEST_DATABASES)("a staff account's passkey as its second factor (%
     expect(await amrOf(ada.accessToken)).toEqual(["pwd", "otp", "mfa"]);
   });
 
+  it("a customer signed in by passkey who turns the app on: the token adds the code, and claims no password", async () => {
+    const cora = await verifiedUser(ctx.t, "cora");
+    const row = await findUserById(ctx.t.deps.db, cora.id);
+    if (!row) throw new Error("cora is gone");
+    // As a passwordless sign-in issues it (passkey-login.ts).
+    const byPasskey = (
+      await ctx.t.deps.accessTokens.issue(row, { authTime: ctx.t.clock.now(), amr: ["hwk"] })
+    ).token;
+    const started = await callAs(ctx.t, `${MFA_PATH}/totp`, byPasskey);
+    expect(started.status).toBe(201);
+    const { secret } = (await started.json()) as { secret: string };
+    const confirmed = await callAs(ctx.t, `${MFA_PATH}/totp/confirm`, byPasskey, {
+      code: codeAt(ctx.t, secret),
+    });
+    expect(await amrOf(await tokenOf(confirmed))).toEqual(["hwk", "otp", "mfa"]);
+  });
+
   it("staff with a passkey: the app's confirmation keeps the token's amr, as the passkey's sign-in showed it", async () => {
     const { sam, key } = await passkeyOnlyStaff();
     const body = mfaRequiredSchema.parse(await (await login(ctx.t, "sam")).json());

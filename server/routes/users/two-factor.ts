@@ -170,7 +170,8 @@ export function twoFactorRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
       // (decision 046). A customer's passkey is not asked for: their code counts, as ever.
       const issued = await deps.accessTokens.issue(user, {
         authTime: new Date(claims.auth_time * 1000),
-        amr: result.signInAskedFactor ? claims.amr : ["pwd", "otp", "mfa"],
+        // What the token showed, with the code added: a sign-in by passkey claims no password.
+        amr: result.signInAskedFactor ? claims.amr : [...new Set([...claims.amr, "otp", "mfa"] as const)],
       });
       await deps.db.transaction((tx) =>
         deps.revocations.revoke(tx, { jti: claims.jti, userId: user.id, exp: claims.exp }),
