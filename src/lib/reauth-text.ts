@@ -1,5 +1,7 @@
 // The words of the "Confirm your password" dialog, beside the pages that can open it (not in
 // ui-text.ts, which every page carries).
+import { PASSKEY_SIGN_IN_TEXT } from "./passkey-sign-in-text.ts";
+
 /** The "Confirm your password" dialog of sensitive actions (ACCOUNT-SECURITY.md). */
 export const REAUTH_TEXT = {
   title: "Confirm your password",
@@ -21,8 +23,6 @@ export const REAUTH_TEXT = {
   passkeyCancelledOnly: "The passkey was not used. Try again.",
   passkeyNotConfirmedOnly: "This passkey was not accepted. Try again.",
   /** The page's address is not the portal's domain (an IP address): no passkey works here. */
-  passkeyWrongAddress:
-    "Passkeys work only on the portal's own domain name, not on this address. Enter your password.",
-  passkeyWrongAddressOnly:
-    "Passkeys work only on the portal's own domain name, not on this address. Open the portal there to confirm.",
+  passkeyWrongAddress: `${PASSKEY_SIGN_IN_TEXT.wrongAddress} Enter your password.`,
+  passkeyWrongAddressOnly: `${PASSKEY_SIGN_IN_TEXT.wrongAddress} Open the portal there to confirm.`,
 } as const;

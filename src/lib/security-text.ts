@@ -1,6 +1,7 @@
 // The words of /profile/security (ACCOUNT-SECURITY.md), beside the page that shows them (not in
 // ui-text.ts, which every page carries). /login's code step has its own, in code-step-text.ts.
 import { CONFIRM_EMAIL_TEXT } from "./confirm-email-text.ts";
+import { PASSKEY_SIGN_IN_TEXT } from "./passkey-sign-in-text.ts";
 export const SECURITY_TEXT = {
   title: "Security",
   intro: "Two-factor sign-in, your password and sessions, what happened lately, and your data.",
@@ -53,8 +54,7 @@ export const SECURITY_TEXT = {
     added: "Passkey added.",
     cancelled: "The passkey was not added: the browser's dialog was closed.",
     alreadyAdded: "The passkey was not added: this device already holds one for your account.",
-    wrongAddress:
-      "The passkey was not added: passkeys work only on the portal's own domain name, not on this address.",
+    wrongAddress: `The passkey was not added. ${PASSKEY_SIGN_IN_TEXT.wrongAddress}`,
     created: "Added",
     lastUsed: "Last used",
     never: "Never",
