@@ -187,7 +187,12 @@ export function createApp(deps: AppDeps): Hono {
         portalUrl: deps.config.portalUrl,
       }),
       autoTopUp,
-      orgMails: createOrgMails({ mailer: deps.mailer, tasks: deps.tasks, portalUrl: deps.config.portalUrl }),
+      orgMails: createOrgMails({
+        mailer: deps.mailer,
+        tasks: deps.tasks,
+        portalUrl: deps.config.portalUrl,
+        sender: billingMails,
+      }),
       serviceKeys: cachedServiceKeyCheck(deps.db),
       trustProxy,
       allowBackdatedCharges: deps.config.NODE_ENV === "development",

@@ -75,7 +75,9 @@ export async function queueBillingMail(
  * what happened (its credits are lost, its plan and auto top-up are gone), and link to pages that
  * no longer exist: such a mail is not sent. Decided here, as it is about to be sent, and for every
  * way it was queued: in the deletion's own transaction (its plan's end, auto top-up turned off as
- * the plan ended), by the provider's events after it, or by a job.
+ * the plan ended), by the provider's events after it, or by a job. Not in it, so sent: the
+ * deletion's own mail (`org_deleted`, orgs/org-mails.ts), queued in the same transaction, which
+ * says what ended with it.
  */
 const NOT_SENT_ONCE_DELETED: ReadonlySet<string> = new Set([
   "subscription_ended",

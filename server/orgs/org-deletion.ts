@@ -4,6 +4,7 @@
 import { and, eq, isNull } from "drizzle-orm";
 import { ORG_DETAIL } from "../../contract/org-messages.ts";
 import { can } from "../../contract/org-roles.ts";
+import { findCard, findSettings } from "../billing/auto-top-up/store.ts";
 import { lockUser, userGrants } from "../billing/ledger-store.ts";
 import { BillingRefusal } from "../billing/refusal.ts";
 import type { Billing } from "../billing/service.ts";
@@ -32,6 +33,8 @@ import {
 export interface OrgDeletionDeps {
   db: Db;
   billing: Pick<Billing, "endSubscriptionNow" | "closeOpenCheckouts">;
+  /** The deletion's mail to the billing e-mail, owners and billing members (org-mails.ts). */
+  orgMails: Pick<OrgMails, "orgDeleted" | "sendQueued">;
   /** The plans' tiers, to tell a paid period from the free plan (userBilling). */
   tiers?: TierLookup | undefined;
 }
@@ -66,7 +69,9 @@ export const lossRefusal = (loss: DeletionLoss) =>
  * Deletes team organisation `orgId` as `actor` (an owner of it), in one transaction with the
  * subscription's end at the provider (at once, no refund): open checkouts expire, the credits are
  * written off (`forfeit`), invitations and every key are revoked, the memberships end and the row
- * is marked deleted. The provider goes first: if it fails, nothing here changed.
+ * is marked deleted. The provider goes first: if it fails, nothing here changed. The billing e-mail,
+ * owners and billing members it had are mailed what ended (queued in the same transaction, sent
+ * after it commits).
  *
  * With `agreed` (what the owner was shown would be lost), a deletion that would now write off more
  * credits or more paid days (a top-up, a renewal or a purchase landed meanwhile) is refused with
@@ -90,7 +95,30 @@ export async function deleteOrganisation(
         throw lossRefusal(loss);
       }
     }
-    return me;
+    // What the deletion is about to end, read before anything ends it (the plan's end turns auto
+    // top-up off in the same transaction, before `work`): for its mail.
+    const [billing, autoTopUp, card, [deleter]] = await Promise.all([
+      userBilling(tx, orgId, now, deps.tiers),
+      findSettings(tx, orgId),
+      findCard(tx, orgId),
+      tx.select({ username: users.username, email: users.email }).from(users).where(eq(users.id, actor.id)),
+    ]);
+    const subscription = billing.subscription;
+    const paid = subscription != null && subscription.status !== "free";
+    const ending = {
+      deletedBy: deleter ?? { username: actor.username, email: "" },
+      plan: paid
+        ? {
+            name: subscription.plan,
+            daysLeft: subscription.expires_at
+              ? subscriptionDaysLeft(new Date(subscription.expires_at), now)
+              : 0,
+          }
+        : null,
+      autoTopUpWasOn: autoTopUp !== undefined && autoTopUp.status !== "off",
+      card: card ? { last4: card.last4 } : null,
+    };
+    return { ...me, ending };
   };
   // Everything after the checks; `me` is what they found, in the same transaction.
   const work = async (tx: Tx, me: Awaited<ReturnType<typeof check>>) => {
@@ -98,6 +126,20 @@ export async function deleteOrganisation(
     const forfeited = await forfeitCredits(tx, orgId, await userGrants(tx, orgId), now);
     const invitations = await revokePendingInvitations(tx, orgId, now);
     const keys = await revokeOrgKeys(tx, orgId, now);
+    // Queued while the memberships stand: its recipients are the owners and billing members as the
+    // organisation is deleted (and its billing e-mail), the owner deleting it among them.
+    await deps.orgMails.orgDeleted(
+      tx,
+      {
+        orgId,
+        orgName: me.name ?? ORG_DETAIL.personalName,
+        ...me.ending,
+        credits: fromMillicredits(forfeited),
+        keysRevoked: keys.length,
+        invitationsRevoked: invitations,
+      },
+      now,
+    );
     const members = await closeOrg(tx, orgId, now);
     await auditOrg(
       tx,
@@ -133,6 +175,9 @@ export async function deleteOrganisation(
     if (!(error instanceof BillingRefusal && error.code === "no_paid_plan")) throw error;
     await deps.db.transaction(async (tx) => work(tx, await check(tx)));
   }
+  // Committed: its mail goes out (the subscription's command sends what it queued too; a mail is
+  // claimed under its row's lock, so it goes once).
+  deps.orgMails.sendQueued();
 }
 
 /**

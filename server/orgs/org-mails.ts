@@ -1,10 +1,17 @@
-// The mails of organisations (ORGANISATIONS.md): an invitation's link to /invitations/{token}, and
-// the owners' word that a deleted account's keys in their organisation were revoked.
+// The mails of organisations (ORGANISATIONS.md): an invitation's link to /invitations/{token}, the
+// owners' word that a deleted account's keys in their organisation were revoked, and the word that
+// a team organisation was deleted and what ended with it.
 // Links are built from PORTAL_URL, never from the request. Each goes out after the invitation has
 // committed, in the background: the answer never waits for SMTP, and a rolled-back invitation
-// sends nothing. The token travels only in this mail; the database keeps its hash.
+// sends nothing. The token travels only in this mail; the database keeps its hash. The deletion's
+// mail is queued in the deletion's own transaction (billing_mails, billing-mails.ts) and sent
+// after it commits: a deletion rolled back mails nothing.
 import type { OrgRole } from "../../contract/org-roles.ts";
+import { mailTime } from "../accounts/security-mails.ts";
 import type { BackgroundTasks } from "../background.ts";
+import { type BillingMailSender, queueBillingMail } from "../billing/billing-mails.ts";
+import type { DbOrTx } from "../db/types.ts";
+import type { MailUser } from "../mail/billing-templates.ts";
 import type { Mailer } from "../mail/mailer.ts";
 import type { MailMessage } from "../mail/message.ts";
 import { PRODUCT_NAME, render } from "../mail/templates.ts";
@@ -82,16 +89,101 @@ export function keysRevokedByMemberMail(args: KeysRevokedMail & { portalUrl: str
   });
 }
 
+/** What deleting a team organisation ended (org-deletion.ts gathers it in the deletion's transaction). */
+export interface OrgDeletion {
+  orgId: string;
+  orgName: string;
+  /** The owner who deleted it. */
+  deletedBy: { username: string; email: string };
+  /** The paid plan that ended with it, with the whole days of its paid period left; null: none. */
+  plan: { name: string; daysLeft: number } | null;
+  /** The credits written off (the `forfeit` entries). */
+  credits: number;
+  /** Auto top-up was on (active or paused) until the deletion turned it off. */
+  autoTopUpWasOn: boolean;
+  /** The saved card the deletion removed; null: none was saved. */
+  card: { last4: string } | null;
+  keysRevoked: number;
+  invitationsRevoked: number;
+}
+
+const credits = (amount: number) =>
+  new Intl.NumberFormat("en-US", { maximumFractionDigits: 3 }).format(amount);
+const counted = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+
+/**
+ * To the billing e-mail, each owner and each billing member of a team organisation as it was
+ * deleted (the owner who deleted it too: their written confirmation that the paid contract ended):
+ * who deleted it and when, what ended with it, and that its invoices are kept. No link to a page
+ * of the organisation: nobody may open one any more.
+ */
+export function orgDeletedMail(
+  user: MailUser,
+  args: OrgDeletion & { at: string; portalUrl: string },
+): MailMessage {
+  const you = user.email.toLowerCase() === args.deletedBy.email.toLowerCase();
+  const { plan, card } = args;
+  const days =
+    plan && plan.daysLeft > 0 ? ` for the ${counted(plan.daysLeft, "paid day", "paid days")} left` : "";
+  const cardRemoved = card ? `the saved card ending in ${card.last4} was removed` : null;
+  const autoTopUp = args.autoTopUpWasOn
+    ? `Auto top-up was turned off${cardRemoved ? ` and ${cardRemoved}` : ""}.`
+    : card
+      ? `The saved card ending in ${card.last4} was removed.`
+      : null;
+  const revoked = [
+    args.keysRevoked > 0
+      ? `Its ${counted(args.keysRevoked, "API key was", "API keys were")} revoked: programs that used ${args.keysRevoked === 1 ? "it" : "them"} need a key of another organisation.`
+      : null,
+    args.invitationsRevoked > 0
+      ? `Its ${counted(args.invitationsRevoked, "pending invitation was", "pending invitations were")} revoked.`
+      : null,
+  ].filter((p) => p !== null);
+  return render(user.email, {
+    subject: `Organisation ${args.orgName} was deleted`,
+    greeting: `Hi ${user.username},`,
+    paragraphs: [
+      `${you ? "You" : args.deletedBy.username} deleted the ${PRODUCT_NAME} organisation "${args.orgName}" on ${args.at}. None of its members has access to it any more.`,
+      ...(plan
+        ? [
+            `This confirms that its ${plan.name} subscription ended then, at once and without a refund${days}, and is not renewed.`,
+          ]
+        : []),
+      ...(args.credits > 0
+        ? [`Its ${credits(args.credits)} credits were written off: they can no longer be used.`]
+        : []),
+      ...(autoTopUp ? [autoTopUp] : []),
+      ...(revoked.length > 0 ? [revoked.join(" ")] : []),
+      "Its invoices and payments are kept on record as issued, for the period the law requires (10 years). The portal no longer shows them to its former members, and the invoice links in earlier receipt e-mails no longer open: keep those e-mails for your records.",
+    ],
+    action: { label: `Visit ${PRODUCT_NAME}`, url: args.portalUrl },
+    closing: "Questions about this deletion? Reply to this e-mail.",
+  });
+}
+
 export interface OrgMails {
   invitation(mail: InvitationMail): void;
   memberGone(mail: KeysRevokedMail): void;
   keysRevokedByMember(mail: KeysRevokedMail): void;
+  /**
+   * In the deletion's transaction, while the memberships still stand: queues orgDeletedMail for the
+   * organisation's billing e-mail, owners and billing members, once each (billingMailRecipients),
+   * at `at`. Sent by sendQueued() after the commit; the billing mails' sender never drops it.
+   */
+  orgDeleted(tx: DbOrTx, deletion: OrgDeletion, at: Date): Promise<void>;
+  /** Sends what a committed transaction queued (billing_mails), after the answer. */
+  sendQueued(): void;
 }
+
+/** billing_mails' kind of the deletion's mail, sent whatever the organisation's state (billing-mails.ts). */
+const ORG_DELETED_MAIL = "org_deleted";
 
 export function createOrgMails(deps: {
   mailer: Mailer;
   tasks: BackgroundTasks;
   portalUrl: string;
+  /** The billing mails' sender: what a transaction queued goes out after it commits. */
+  sender: BillingMailSender;
 }): OrgMails {
   return {
     invitation(mail) {
@@ -105,6 +197,23 @@ export function createOrgMails(deps: {
     keysRevokedByMember(mail) {
       const message = keysRevokedByMemberMail({ ...mail, portalUrl: deps.portalUrl });
       deps.tasks.run("keys revoked mail", () => deps.mailer.send(message));
+    },
+    async orgDeleted(tx, deletion, at) {
+      const when = mailTime(at);
+      await queueBillingMail(
+        tx,
+        {
+          userId: deletion.orgId,
+          kind: ORG_DELETED_MAIL,
+          // An organisation is deleted once.
+          dedupeKey: `${ORG_DELETED_MAIL}:${deletion.orgId}`,
+          build: (user) => orgDeletedMail(user, { ...deletion, at: when, portalUrl: deps.portalUrl }),
+        },
+        at,
+      );
+    },
+    sendQueued() {
+      deps.sender.sendSoon();
     },
   };
 }

@@ -7,6 +7,7 @@ import { DETAIL } from "../../../contract/messages.ts";
 import { ORG_DETAIL } from "../../../contract/org-messages.ts";
 import { ORG_TEXT } from "../../../contract/orgs.ts";
 import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
+import { mailTime } from "../../accounts/security-mails.ts";
 import {
   apiKeys,
   auditLog,
@@ -22,6 +23,7 @@ import {
   users,
   webhookDeliveries,
 } from "../../db/schema/index.ts";
+import { PRODUCT_NAME } from "../../mail/templates.ts";
 import { bearer } from "../../testing/api-access.ts";
 import { login, postJson, verifiedUser } from "../../testing/api-client.ts";
 import { saveCard, settingsOf, settleAll, turnOn } from "../../testing/auto-top-up.ts";
@@ -45,7 +47,7 @@ import {
   STALE,
 } from "../../testing/org-calls.ts";
 import { useTestApp } from "../../testing/suite.ts";
-import { NO_LIMITS } from "../../testing/test-app.ts";
+import { NO_LIMITS, TEST_PORTAL_URL } from "../../testing/test-app.ts";
 
 describe.each(TEST_DATABASES)("organisations (%s)", (kind) => {
   const ctx = useTestApp(kind, { limits: NO_LIMITS });
@@ -270,6 +272,18 @@ describe.each(TEST_DATABASES)("organisations (%s)", (kind) => {
         .from(auditLog)
         .where(and(eq(auditLog.subjectOrgId, org.id), eq(auditLog.action, "org.delete")));
       expect(entry?.details).toMatchObject({ credits_forfeited: 12.345, invitations_revoked: 1 });
+      // Its only owner's confirmation (the developer is not mailed): on the Free plan, without auto
+      // top-up or a card, only what there was to end.
+      const mails = (await ctx.t.mails()).filter((m) => m.subject.includes("was deleted"));
+      expect(mails.map((m) => [m.to, m.subject])).toEqual([
+        [ann.email, "Organisation Acme Labs was deleted"],
+      ]);
+      const text = mails[0]?.text ?? "";
+      expect(text).toContain("Its 12.345 credits were written off: they can no longer be used.");
+      expect(text).toContain(
+        "Its 2 API keys were revoked: programs that used them need a key of another organisation. Its 1 pending invitation was revoked.",
+      );
+      expect(text).not.toMatch(/subscription|Auto top-up|saved card/);
     });
 
     it("ends a paid subscription at the provider at once, with the days and credits it forfeits", async () => {
@@ -307,15 +321,33 @@ describe.each(TEST_DATABASES)("organisations (%s)", (kind) => {
     // QA, MEDIUM: the deletion's plan end and auto top-up turned off mailed the owners and billing
     // members "you are on the Free plan now, credits stay yours, see the plans" and "turn it on
     // again on Billing", of an organisation whose credits were just written off.
-    it("mails nobody that the plan ended or auto top-up is off: the organisation is gone", async () => {
+    // Review of b1d7ae9: and then nothing replaced them; the other owners and the billing members
+    // never learnt that it was deleted, nor what ended with it.
+    it("mails the owners and billing members that it was deleted and what ended, and nothing else", async () => {
       const ann = await verifiedUser(ctx.t, "ann");
-      const org = await createTeam(ctx.t, ann);
+      const org = await createTeam(ctx.t, ann, "Acme Labs");
       const bill = await member(ctx.t, org, ann, "bill", "billing");
+      const olga = await member(ctx.t, org, ann, "olga", "manager");
+      const promoted = await call(ctx.t, "PATCH", `/v1/orgs/${org.id}/members/${olga.id}`, ann.accessToken, {
+        role: "owner",
+      });
+      await json(promoted, 200);
+      const max = await member(ctx.t, org, ann, "max", "manager");
+      const dev = await member(ctx.t, org, ann, "dev", "developer");
       await subscribeToTierA(ann, org);
       const card = await saveCard(ctx.t, org.id, ann.id);
       await turnOn(ctx.t, org.id, card.paymentMethodId);
+      await insertKey(ctx.t, org.id, dev.id);
+      await insertKey(ctx.t, org.id, ann.id, true);
       await settleAll(ctx.t);
       const before = new Set((await ctx.t.mails()).map((m) => m.id));
+      const shown = await json<{ credits: number; subscription_days: number }>(
+        await call(ctx.t, "DELETE", `/v1/orgs/${org.id}`, ann.accessToken),
+        409,
+      );
+      expect(shown.credits).toBeGreaterThan(0);
+      expect(shown.subscription_days).toBeGreaterThan(0);
+      const at = ctx.t.clock.now();
 
       const done = await call(ctx.t, "DELETE", `/v1/orgs/${org.id}`, ann.accessToken, {
         confirm_forfeit: true,
@@ -327,13 +359,87 @@ describe.each(TEST_DATABASES)("organisations (%s)", (kind) => {
       expect(row?.deletedAt).not.toBeNull();
       expect(await settingsOf(ctx.t, org.id)).toMatchObject({ status: "off", enabled: false });
       const after = (await ctx.t.mails()).filter((m) => !before.has(m.id));
-      expect(after.filter((m) => [ann.email, bill.email].includes(m.to)).map((m) => m.subject)).toEqual([]);
+      // One mail each to the owner who deleted it, the other owner and the billing member; none to
+      // the manager or the developer, and no "plan ended" or "auto top-up is off".
+      expect(after.map((m) => [m.to, m.subject]).sort()).toEqual(
+        [ann, olga, bill].map((p) => [p.email, "Organisation Acme Labs was deleted"]).sort(),
+      );
+      expect(after.map((m) => m.to)).not.toContain(max.email);
       expect(after.map((m) => m.text).join("\n")).not.toMatch(/Free plan|Turning it on again/);
+      const text = (who: Person) => after.find((m) => m.to === who.email)?.text ?? "";
+      const when = mailTime(at);
+      const credits = new Intl.NumberFormat("en-US", { maximumFractionDigits: 3 }).format(shown.credits);
+      // The deleting owner's confirmation; the others read who did it.
+      expect(text(ann)).toContain(`Hi ann,\n\nYou deleted the ${PRODUCT_NAME} organisation "Acme Labs" on `);
+      for (const who of [olga, bill]) {
+        expect(text(who)).toContain(
+          `Hi ${who.username},\n\nann deleted the ${PRODUCT_NAME} organisation "Acme Labs" on `,
+        );
+      }
+      for (const who of [ann, olga, bill]) {
+        const body = text(who);
+        expect(body).toContain(` on ${when}. None of its members has access to it any more.`);
+        expect(body).toContain(
+          `This confirms that its Tier A subscription ended then, at once and without a refund for the ${shown.subscription_days} paid days left, and is not renewed.`,
+        );
+        expect(body).toContain(`Its ${credits} credits were written off: they can no longer be used.`);
+        expect(body).toContain(
+          `Auto top-up was turned off and the saved card ending in ${card.last4} was removed.`,
+        );
+        expect(body).toContain(
+          "Its 2 API keys were revoked: programs that used them need a key of another organisation.",
+        );
+        expect(body).toContain("Its invoices and payments are kept on record as issued");
+        // No page of the deleted organisation: only the portal's front door.
+        expect(after.find((m) => m.to === who.email)?.links).toEqual([TEST_PORTAL_URL]);
+      }
+      // As the mail says: no former member reads its invoices in the portal any more.
+      for (const who of [ann, bill]) {
+        const invoices = await ctx.t.app.request("/v1/billing/invoices", {
+          headers: { ...bearer(who.accessToken), "X-Organization": org.id },
+        });
+        expect(invoices.status).toBe(404);
+      }
+      const queued = await ctx.t.deps.db.select().from(billingMails).where(eq(billingMails.userId, org.id));
+      expect(queued.filter((m) => m.sentAt === null)).toEqual([]);
+      expect(
+        queued
+          .filter((m) => m.kind === "org_deleted")
+          .map((m) => m.to)
+          .sort(),
+      ).toEqual([ann.email, olga.email, bill.email].sort());
       const unsent = await ctx.t.deps.db
         .select()
         .from(billingMails)
         .where(and(eq(billingMails.userId, org.id), isNull(billingMails.sentAt)));
       expect(unsent).toEqual([]);
+    });
+
+    it("mails the deletion to the billing e-mail its details name too, as billing mails go", async () => {
+      const ann = await verifiedUser(ctx.t, "ann");
+      const org = await createTeam(ctx.t, ann, "Acme Labs");
+      const details = {
+        name: "Acme GmbH",
+        email: "books@acme.test",
+        address: { line1: "Hauptstr. 1", postal_code: "10115", city: "Berlin", country: "DE" },
+      };
+      const saved = await ctx.t.app.request("/v1/billing/details", {
+        method: "PUT",
+        headers: { ...bearer(ann.accessToken), "X-Organization": org.id, "Content-Type": "application/json" },
+        body: JSON.stringify(details),
+      });
+      expect(saved.status, await saved.clone().text()).toBe(200);
+      const done = await call(ctx.t, "DELETE", `/v1/orgs/${org.id}`, ann.accessToken, {
+        confirm_forfeit: true,
+      });
+      expect(done.status).toBe(204);
+      await settleAll(ctx.t);
+      const mails = (await ctx.t.mails()).filter((m) => m.subject === "Organisation Acme Labs was deleted");
+      expect(mails.map((m) => m.to).sort()).toEqual(["books@acme.test", ann.email].sort());
+      // Greeted by the organisation's name; told who deleted it.
+      expect(mails.find((m) => m.to === "books@acme.test")?.text).toContain(
+        `Hi Acme Labs,\n\nann deleted the ${PRODUCT_NAME} organisation "Acme Labs" on `,
+      );
     });
 
     it("refuses, with the new figures, to lose more than the owner was shown; the provider is not called", async () => {
@@ -371,6 +477,12 @@ describe.each(TEST_DATABASES)("organisations (%s)", (kind) => {
       expect(fewerDays.status).toBe(409);
       expect(cancelNow).not.toHaveBeenCalled();
       expect(await atProvider()).toBe("active");
+      // A refused deletion queued no mail: it goes only with a deletion that commits.
+      const deletedMails = async () =>
+        (await db.select().from(billingMails).where(eq(billingMails.userId, org.id))).filter(
+          (m) => m.kind === "org_deleted",
+        );
+      expect(await deletedMails()).toEqual([]);
       expect((await call(ctx.t, "GET", `/v1/orgs/${org.id}`, ann.accessToken)).status).toBe(200);
       // Agreed to the new figures (or more): deleted, and the subscription ended at the provider.
       expect((await remove({ credits: shown.credits + 600, subscription_days: 40 })).status).toBe(204);
