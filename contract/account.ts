@@ -326,6 +326,19 @@ export const userSchema = z.object({
   credit_balance: z.number(),
   subscription: z.optional(z.nullable(subscriptionSchema)),
   organization: z.optional(userOrganizationSchema),
+  /**
+   * Whether the organisation (`organization`) is on a dispute hold (ACCOUNT-SECURITY.md): a dispute
+   * was lost after its credits were spent, and its keys' API calls answer 402 "Payment disputed.
+   * Contact support." until support clears the hold. Sent by `GET /v1/users/me`.
+   */
+  dispute_hold: z.optional(
+    z.boolean().check(
+      z.meta({
+        description:
+          'Whether `organization` is on a dispute hold: its API keys are refused 402 "Payment disputed. Contact support." until support clears it.',
+      }),
+    ),
+  ),
 });
 export type User = z.infer<typeof userSchema>;
 

@@ -1,6 +1,7 @@
 // Every user-facing message of the account forms and the account API, exactly as the spec
 // (section 5) and API-CONTRACT.md word them. The portal shows these and the server answers with
 // them, so both import them from here and tests compare against these constants.
+import { PAYMENT_DISPUTED } from "./dispute-hold-messages.ts";
 import { EMAIL_CHANGE_DETAIL } from "./email-change-messages.ts";
 
 /** Form validation messages (spec section 5), in the order the spec lists them. */
@@ -64,7 +65,7 @@ export const DETAIL = {
   /** OPERATIONS.md: login, every token and every charge of an account staff disabled. */
   accountDisabled: "Account disabled. Contact support.",
   /** ACCOUNT-SECURITY.md: consume on an account with a dispute hold. */
-  paymentDisputed: "Payment disputed. Contact support.",
+  paymentDisputed: PAYMENT_DISPUTED,
   idempotencyKeyReused: "Idempotency key reused with a different request",
   signedOut: "Signed out.",
   reauthRequired: "Confirm your password to continue",

@@ -2,7 +2,7 @@ import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { TEST_DATABASES } from "../../tests/fixtures/test-db.ts";
 import { findUserById } from "../accounts/users.ts";
-import { creditGrants } from "../db/schema/index.ts";
+import { creditGrants, organizations } from "../db/schema/index.ts";
 import type { Db } from "../db/types.ts";
 import { newGrant } from "../domain/ledger.ts";
 import { FREE, type PaidState } from "../domain/subscription.ts";
@@ -58,6 +58,7 @@ describe.each(TEST_DATABASES)("findUserWithBilling (%s)", (kind) => {
       user: await accountOf(db(), id),
       grants: await userGrants(db(), id),
       subscription: await loadState(db(), id),
+      disputeHold: false,
     });
     // Newest first: tomorrow's top-up, today's free credits, yesterday's top-up.
     expect(found?.grants.map((g) => g.kind)).toEqual(["topup", "free", "topup"]);
@@ -72,7 +73,20 @@ describe.each(TEST_DATABASES)("findUserWithBilling (%s)", (kind) => {
       user: await accountOf(db(), id),
       grants: [],
       subscription: FREE,
+      disputeHold: false,
     });
+  });
+
+  it("reads the personal organisation's dispute hold in the same statement", async () => {
+    const { id } = await verifiedUser(ctx.t, "ann");
+    await db()
+      .update(organizations)
+      .set({ disputeHoldAt: ctx.t.clock.now() })
+      .where(eq(organizations.id, id));
+    const found = await findUserWithBilling(db(), id);
+    expect(found?.disputeHold).toBe(true);
+    // One row per grant still: the join adds no rows.
+    expect(found?.grants).toEqual(await userGrants(db(), id));
   });
 
   it("finds nobody for an unknown id or one that is not a UUID (no database error)", async () => {

@@ -69,6 +69,8 @@ export interface UserWithBilling {
   user: AccountFields;
   grants: CreditGrant[];
   subscription: SubscriptionState;
+  /** Whether the personal organisation is on a dispute hold (read by findUserWithBilling only). */
+  disputeHold?: boolean;
 }
 
 // The user, each of their grants (newest first) and their live subscription, one row per grant, only
@@ -76,8 +78,10 @@ export interface UserWithBilling {
 // most frequent call).
 const userWithBillingQuery = preparedPerHandle((db) =>
   db
-    .select(USER_WITH_BILLING_COLUMNS)
+    .select({ ...USER_WITH_BILLING_COLUMNS, heldAt: organizations.disputeHoldAt })
     .from(users)
+    // The personal organisation (id = the user's id): its dispute hold comes in the same statement.
+    .leftJoin(organizations, eq(organizations.id, users.id))
     .leftJoin(creditGrants, eq(creditGrants.userId, users.id))
     .leftJoin(subscriptions, liveSubscriptionOf(users.id))
     .where(eq(users.id, sql.placeholder("id")))
@@ -100,6 +104,7 @@ type UserWithBillingRow = {
   user: AccountFields;
   grant: Parameters<typeof toCreditGrant>[0] | null;
   subscription: Parameters<typeof stateFromRow>[0];
+  heldAt?: Date | null;
 };
 
 /** The rows of such a query (one per grant) as the user with their billing; undefined for none. */
@@ -109,7 +114,12 @@ export function collectUserWithBilling(rows: readonly UserWithBillingRow[]): Use
   const grants = new Map<string, CreditGrant>();
   for (const { grant } of rows)
     if (grant && !grants.has(grant.id)) grants.set(grant.id, toCreditGrant(grant));
-  return { user: first.user, grants: [...grants.values()], subscription: stateFromRow(first.subscription) };
+  return {
+    user: first.user,
+    grants: [...grants.values()],
+    subscription: stateFromRow(first.subscription),
+    ...(first.heldAt !== undefined && { disputeHold: first.heldAt !== null }),
+  };
 }
 
 /** The same as findUserById, userGrants and loadState together, in one round trip. */
@@ -125,6 +135,7 @@ const membershipWithBillingQuery = preparedPerHandle((db) =>
   db
     .select({
       org: { id: organizations.id, name: organizations.name, personal: organizations.personal },
+      heldAt: organizations.disputeHoldAt,
       role: organizationMembers.role,
       grant: GRANT_COLUMNS,
       subscription: STATE_COLUMNS,
@@ -163,6 +174,7 @@ export async function findMembershipWithBilling(
     if (grant && !grants.has(grant.id)) grants.set(grant.id, toCreditGrant(grant));
   return {
     org: { ...first.org, role: first.role },
+    disputeHold: first.heldAt !== null,
     billing: billingAt([...grants.values()], stateFromRow(first.subscription), now, tiers),
   };
 }

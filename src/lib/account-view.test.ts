@@ -1,9 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { FREE_SUBSCRIPTION, type User } from "../../contract/account.ts";
-import { FREE_PLAN, formatBalance, hasPaidPlan, subscriptionOf } from "./account-view.ts";
+import { DETAIL } from "../../contract/messages.ts";
+import { FREE_PLAN, formatBalance, hasPaidPlan, onDisputeHold, subscriptionOf } from "./account-view.ts";
 import { isoDay } from "./format-date.ts";
+import { PROFILE_TEXT } from "./profile-text.ts";
 import { isRoleAllowed } from "./route-guard.ts";
 import { scheduledChange } from "./scheduled-change.ts";
+import { SITE } from "./site.ts";
 
 const user = (subscription: User["subscription"]): User => ({
   id: "u",
@@ -79,5 +82,28 @@ describe("route guard rule", () => {
     ["admin", ["admin"], true],
   ] as const)("role %j with allowed %j -> %s", (role, allowed, ok) => {
     expect(isRoleAllowed(role, allowed)).toBe(ok);
+  });
+});
+
+describe("onDisputeHold", () => {
+  const base = user(FREE_SUBSCRIPTION);
+  it("is true only when the answer says the organisation is held", () => {
+    expect(onDisputeHold({ ...base, dispute_hold: true })).toBe(true);
+    expect(onDisputeHold({ ...base, dispute_hold: false })).toBe(false);
+  });
+  it("reads an answer without the field (another provider) and no user as not held", () => {
+    expect(onDisputeHold(base)).toBe(false);
+    expect(onDisputeHold(null)).toBe(false);
+  });
+});
+
+describe("the dispute-hold alert's words", () => {
+  it("start with the API's 402 detail and name the refusal", () => {
+    expect(PROFILE_TEXT.disputeHold.title).toBe(DETAIL.paymentDisputed);
+    expect(PROFILE_TEXT.disputeHold.refused(false)).toBe(
+      "API calls with your keys are refused until support clears the hold.",
+    );
+    expect(PROFILE_TEXT.disputeHold.refused(true)).toContain("this organisation's keys");
+    expect(PROFILE_TEXT.disputeHold.promise).toBe(`: ${SITE.supportPromise}.`);
   });
 });

@@ -24,6 +24,14 @@ export function hasPaidPlan(user: User | null): boolean {
   return user !== null && subscriptionOf(user).plan.toUpperCase() !== "FREE";
 }
 
+/**
+ * Whether the organisation the answer is for is on a dispute hold (its keys' API calls are refused
+ * 402); an answer without the field (another provider, an older API) is read as not held.
+ */
+export function onDisputeHold(user: User | null): boolean {
+  return user?.dispute_hold === true;
+}
+
 // Credits are kept to the thousandth (the background remover costs 0.1 a person, a partial refund
 // takes back 186.741): two digits rounded 863.259 up to 863.26, more than the account holds.
 const BALANCE = new Intl.NumberFormat("en-US", { maximumFractionDigits: 3 });

@@ -179,3 +179,52 @@ test("the low-balance amount is a field to type in, and Billing and Security hav
     await page.screenshot({ path: testInfo.outputPath(`profile-sections-${v.width}-${v.colorScheme}.png`) });
   }
 });
+
+test("an account on a dispute hold reads on /profile, beside its credits, that its keys are refused", async ({
+  page,
+  request,
+}, testInfo) => {
+  const H = PROFILE_TEXT.disputeHold;
+  const customer = await createVerifiedUser(request, "heldacct");
+  const token = await tokenViaApi(request, customer);
+  await openSignedIn(page, token, "/profile");
+  await expect(page.getByLabel(PROFILE_TEXT.tokens)).toBeVisible();
+  await expect(page.locator("[data-dispute-hold]")).toHaveCount(0);
+
+  // A lost dispute after the credits were spent holds the organisation (ACCOUNT-SECURITY.md). No
+  // dev route loses a dispute, so the account's real answer is rewritten to carry the hold the API
+  // sends (server/routes/users/me.test.ts shows the API's side).
+  await page.route("**/v1/users/me", async (route) => {
+    const response = await route.fetch();
+    const user = (await response.json()) as Record<string, unknown>;
+    expect(user.dispute_hold).toBe(false);
+    await route.fulfill({ response, json: { ...user, dispute_hold: true } });
+  });
+  const footerContact = await page
+    .locator("footer")
+    .getByRole("link", { name: /^Contact/ })
+    .getAttribute("href");
+  expect(footerContact).toMatch(/^https?:\/\//);
+  for (const v of VIEWS) {
+    await view(page, v);
+    await openSignedIn(page, token, "/profile");
+    const alert = page.locator("[data-dispute-hold]");
+    await expect(alert).toBeVisible();
+    await expect(alert).toHaveAttribute("role", "alert");
+    await expect(alert).toHaveClass(/alert-warning/);
+    await expect(alert).toContainText(`${H.title} ${H.refused(false)}`);
+    await expect(alert).toContainText(H.promise);
+    // The support contact is the footer's, opened as every external link is.
+    const contact = alert.getByRole("link", { name: new RegExp(`^${H.contact}`) });
+    await expect(contact).toHaveAttribute("href", footerContact ?? "");
+    await expect(contact).toHaveAttribute("target", "_blank");
+    // Beside the credits: right after the balance field, inside the account details.
+    const tokens = await page.getByLabel(PROFILE_TEXT.tokens).boundingBox();
+    const box = await alert.boundingBox();
+    expect(tokens && box && box.y - (tokens.y + tokens.height)).toBeLessThan(40);
+    expect(box && box.x + box.width).toBeLessThanOrEqual(v.width);
+    expect(await axeViolations(page)).toEqual([]);
+    await alert.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: testInfo.outputPath(`dispute-hold-${v.width}-${v.colorScheme}.png`) });
+  }
+});

@@ -7,11 +7,13 @@ import { DETAIL } from "../../../contract/messages.ts";
 import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
 import { setUserRole } from "../../accounts/users.ts";
 import { createAccessTokens } from "../../auth/access-tokens.ts";
-import { users } from "../../db/schema/index.ts";
+import { organizations, users } from "../../db/schema/index.ts";
 import type { AppEnv } from "../../http/app-env.ts";
 import { requireRole, requireUser } from "../../http/auth-guard.ts";
 import { errorHandler } from "../../http/errors.ts";
+import { bearer } from "../../testing/api-access.ts";
 import { getJson, verifiedUser } from "../../testing/api-client.ts";
+import { createTeam, member } from "../../testing/org-calls.ts";
 import { newSigningKeys } from "../../testing/signing-keys.ts";
 import { useTestApp } from "../../testing/suite.ts";
 import { TEST_FREE_CREDITS, TEST_JWT } from "../../testing/test-app.ts";
@@ -39,7 +41,44 @@ describe.each(TEST_DATABASES)("GET /v1/users/me (%s)", (kind) => {
       credit_balance: TEST_FREE_CREDITS,
       subscription: FREE_SUBSCRIPTION,
       organization: { id: user.id, name: null, personal: true, role: "owner" },
+      dispute_hold: false,
     });
+  });
+
+  // ACCOUNT-SECURITY.md and ORGANISATIONS.md: a lost dispute puts the organisation that paid on
+  // hold, and its keys are refused 402; the answer says so for the organisation it acts on.
+  it("says whether the organisation it answers for is on a dispute hold", async () => {
+    const hold = (orgId: string, at: Date | null) =>
+      ctx.t.deps.db.update(organizations).set({ disputeHoldAt: at }).where(eq(organizations.id, orgId));
+    const me = async (token: string, org?: string) => {
+      const res = await ctx.t.app.request("/v1/users/me", {
+        headers: { ...bearer(token), ...(org ? { "X-Organization": org } : {}) },
+      });
+      expect(res.status).toBe(200);
+      return (await res.json()) as { dispute_hold?: boolean; organization?: { id: string } };
+    };
+    const ann = await verifiedUser(ctx.t, "ann");
+    const team = await createTeam(ctx.t, ann);
+    const bob = await member(ctx.t, team, ann, "bob", "developer");
+
+    await hold(ann.id, ctx.t.clock.now());
+    expect((await me(ann.accessToken)).dispute_hold).toBe(true);
+    // The team is not held: its answer, chosen with X-Organization, says so.
+    expect(await me(ann.accessToken, team.id)).toMatchObject({
+      organization: { id: team.id },
+      dispute_hold: false,
+    });
+
+    await hold(ann.id, null);
+    await hold(team.id, ctx.t.clock.now());
+    expect((await me(ann.accessToken)).dispute_hold).toBe(false);
+    expect(await me(ann.accessToken, team.id)).toMatchObject({
+      organization: { id: team.id },
+      dispute_hold: true,
+    });
+    // Every member sees the team's hold; bob's own organisation is not held.
+    expect((await me(bob.accessToken, team.id)).dispute_hold).toBe(true);
+    expect((await me(bob.accessToken)).dispute_hold).toBe(false);
   });
 
   it("accepts the scheme in any case", async () => {

@@ -2,6 +2,7 @@
 // X-Organization (ORGANISATIONS.md), or of their personal organisation without it. A header naming
 // an organisation the user is no longer a member of answers the personal one (never 404), so a
 // removed member's portal recovers: it sees `organization` differ from its choice and clears it.
+// `dispute_hold` is that organisation's, as its credits are (a held one's keys are refused 402).
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { type User, userSchema } from "../../../contract/account.ts";
@@ -47,17 +48,19 @@ export function userRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
         const personal: User = {
           ...presentUserWithBilling(account, now, deps.tiers),
           organization: { id: account.user.id, name: null, personal: true, role: "owner" },
+          dispute_hold: account.disputeHold === true,
         };
         const wanted = headerOrgId(c.req.header(ORG_HEADER));
         // The personal organisation costs no second read: its billing came with the user.
         if (wanted === undefined || wanted === account.user.id) return c.json(personal, 200);
         const found = await findMembershipWithBilling(deps.db, wanted, account.user.id, now, deps.tiers);
         if (!found) return c.json(personal, 200);
-        const { org, billing } = found;
+        const { org, billing, disputeHold } = found;
         const answer: User = {
           ...personal,
           ...billing,
           organization: { id: org.id, name: org.name, personal: org.personal, role: org.role },
+          dispute_hold: disputeHold,
         };
         return c.json(answer, 200);
       },

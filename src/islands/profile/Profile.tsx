@@ -4,9 +4,10 @@ import { lazy, Suspense } from "react";
 import type { User } from "../../../contract/account.ts";
 import { makesKeys, seesBilling } from "../../../contract/account-area.ts";
 import { can } from "../../../contract/org-roles.ts";
-import { formatBalance, hasPaidPlan, subscriptionOf } from "../../lib/account-view.ts";
+import { formatBalance, hasPaidPlan, onDisputeHold, subscriptionOf } from "../../lib/account-view.ts";
 import { API_KEYS_TEXT } from "../../lib/api-keys-text.ts";
 import { isoDay } from "../../lib/format-date.ts";
+import { linkAttributes, NEW_TAB_HINT } from "../../lib/links.ts";
 import { PROFILE_TEXT } from "../../lib/profile-text.ts";
 import { ROLE_NAMES } from "../../lib/role-text.ts";
 import { scheduledChange } from "../../lib/scheduled-change.ts";
@@ -73,7 +74,28 @@ function OrganisationField({ name, role }: { name: string; role: string }) {
   );
 }
 
-function AccountView({ user }: { user: User }) {
+/**
+ * The dispute hold, beside the credits: the balance is there but the organisation's keys are
+ * refused 402 until support clears the hold. `contact` is the footer's Contact link.
+ */
+function DisputeHoldAlert({ team, contact }: { team: boolean; contact: string }) {
+  const H = T.disputeHold;
+  const attributes = linkAttributes(contact);
+  return (
+    <div role="alert" className="alert alert-warning text-sm sm:col-span-2" data-dispute-hold>
+      <p>
+        <strong className="font-semibold">{H.title}</strong> {H.refused(team)}{" "}
+        <a href={contact} className="link font-medium" {...attributes}>
+          {H.contact}
+          {attributes.target && <span className="sr-only"> {NEW_TAB_HINT}</span>}
+        </a>
+        {H.promise}
+      </p>
+    </div>
+  );
+}
+
+function AccountView({ user, contact }: { user: User; contact: string }) {
   const subscription = subscriptionOf(user);
   const paid = hasPaidPlan(user);
   const scheduled = paid ? scheduledChange(subscription) : null;
@@ -100,6 +122,7 @@ function AccountView({ user }: { user: User }) {
             value={isoDay(subscription.expires_at) ?? T.notAvailable}
           />
           <ReadOnlyField id="tokens" label={T.tokens} value={formatBalance(user.credit_balance)} />
+          {onDisputeHold(user) && <DisputeHoldAlert team={team !== null} contact={contact} />}
           {/* What the balance is made of is the credit ledger: not a developer's to read. */}
           {(!org || can(org.role, "ledger")) && <CreditBreakdown balance={user.credit_balance} />}
         </div>
@@ -209,12 +232,13 @@ function AccountView({ user }: { user: User }) {
   );
 }
 
-export default function Profile() {
+/** `contact`: the support contact page (site-links.yaml's "contact", as the footer links it). */
+export default function Profile({ contact }: { contact: string }) {
   return (
     <RouteGuard loadingMessage="Loading your account…">
       {(user) => (
         <div className="card border border-base-300 bg-base-100 shadow-sm">
-          <AccountView user={user} />
+          <AccountView user={user} contact={contact} />
         </div>
       )}
     </RouteGuard>
