@@ -214,14 +214,17 @@ describe.each(TEST_DATABASES)("abuse of the account calls (%s)", (kind) => {
     await verifiedUser(ctx.t, "ann");
     const wrong: number[] = [];
     const unknown: number[] = [];
-    for (let i = 0; i < 8; i++) {
+    for (let i = 0; i < 10; i++) {
       wrong.push((await timed(() => login(ctx.t, "ann", guess(i)))).ms);
       unknown.push((await timed(() => login(ctx.t, `nobody${i}`, guess(i)))).ms);
     }
     // Both run a full argon2id verification (tens of milliseconds); without the dummy one an
-    // unknown user would answer in about a millisecond.
-    expect(median(unknown)).toBeGreaterThan(median(wrong) * 0.5);
-    expect(median(unknown)).toBeLessThan(median(wrong) * 2);
+    // unknown user would answer in about a millisecond. Compared by the fastest of each: a busy
+    // machine (the other test files run beside this one) only adds time to a call, so the
+    // fastest is each path's own cost, where a median of eight once let a few slowed calls
+    // of one kind pass for a difference (38.5 against 15.1 ms in a CI run).
+    expect(Math.min(...unknown)).toBeGreaterThan(Math.min(...wrong) * 0.5);
+    expect(Math.min(...unknown)).toBeLessThan(Math.min(...wrong) * 2);
   });
 
   describe.each([["/v1/user/password-reset-request"], ["/v1/user/resend-email-verification"]])(
