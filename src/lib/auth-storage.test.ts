@@ -1,7 +1,14 @@
 // The saved page a login returns to: followed once, and only within its lifetime, so that a path
 // left on a shared computer does not take the next person's login somewhere days later.
 import { beforeEach, describe, expect, it, vi } from "vitest";
-import { ORIGINAL_PATH_LIFETIME_MS, saveOriginalPath, takeOriginalPath } from "./auth-storage.ts";
+import {
+  choiceChangedElsewhere,
+  chooseOrganization,
+  ORIGINAL_PATH_LIFETIME_MS,
+  rereadOrganizationForTests,
+  saveOriginalPath,
+  takeOriginalPath,
+} from "./auth-storage.ts";
 import { memoryStorage } from "./memory-storage.ts";
 
 const SAVED = 1_800_000_000_000;
@@ -59,5 +66,32 @@ describe("the saved original path", () => {
   it("uses the clock when no time is given", () => {
     saveOriginalPath("/profile");
     expect(takeOriginalPath()).toBe("/profile");
+  });
+});
+
+describe("another tab's choice of organisation", () => {
+  const ORG = "0b6f3c4e-1111-4000-8000-00000000000a";
+  beforeEach(() => rereadOrganizationForTests());
+
+  it("reloads a page acting on another organisation, or on the personal one", () => {
+    localStorage.setItem("x-organization", ORG);
+    expect(choiceChangedElsewhere({ key: "x-organization", newValue: null })).toBe(true);
+    expect(choiceChangedElsewhere({ key: "x-organization", newValue: "another" })).toBe(true);
+    rereadOrganizationForTests();
+    localStorage.removeItem("x-organization");
+    expect(choiceChangedElsewhere({ key: "x-organization", newValue: ORG })).toBe(true);
+  });
+
+  it("leaves a page alone that already acts on the choice (the previous page's own change)", () => {
+    // The page before chose the personal organisation (leaving a team), then opened this one.
+    chooseOrganization(null);
+    expect(choiceChangedElsewhere({ key: "x-organization", newValue: null })).toBe(false);
+    chooseOrganization(ORG);
+    expect(choiceChangedElsewhere({ key: "x-organization", newValue: ORG })).toBe(false);
+  });
+
+  it("ignores every other key", () => {
+    expect(choiceChangedElsewhere({ key: "x-access-token", newValue: "t" })).toBe(false);
+    expect(choiceChangedElsewhere({ key: null, newValue: null })).toBe(false);
   });
 });

@@ -52,6 +52,16 @@ export function rereadOrganizationForTests(): void {
   pageOrganization = undefined;
 }
 
+/**
+ * Whether a storage event says another tab chose an organisation other than the one this page acts
+ * on, so that the page must load again. A choice equal to this page's is not: a browser may deliver
+ * the previous page's own change (leaving an organisation, then opening /profile) to the page that
+ * followed it in the same tab, and a reload there would lose that page's toast and typing.
+ */
+export function choiceChangedElsewhere(event: Pick<StorageEvent, "key" | "newValue">): boolean {
+  return event.key === STORAGE_KEYS.organization && event.newValue !== chosenOrganization();
+}
+
 /** Keeps `id` as the chosen organisation, or forgets the choice (null: personal). */
 export function chooseOrganization(id: string | null): void {
   pageOrganization = id;

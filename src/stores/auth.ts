@@ -6,13 +6,13 @@ import { atom } from "nanostores";
 import type { User } from "../../contract/account.ts";
 import { ApiError, apiRequest, endSignedInCalls, signedOut } from "../lib/api-client.ts";
 import {
+  choiceChangedElsewhere,
   chooseOrganization,
   chosenOrganization,
   clearSession,
   keepSignedOutReason,
   readStoredToken,
   rereadOrganizationForTests,
-  STORAGE_KEYS,
   storeSession,
   takeOriginalPath,
   takeSignedOutReason,
@@ -114,7 +114,7 @@ export function initSession(): Promise<void> {
   // old one's, so it loads again (ORGANISATIONS.md "Pages").
   if (typeof window !== "undefined") {
     window.addEventListener("storage", (event) => {
-      if (event.key === STORAGE_KEYS.organization) window.location.reload();
+      if (choiceChangedElsewhere(event)) window.location.reload();
     });
   }
   const signedOutBecause = takeSignedOutReason();
