@@ -2,8 +2,8 @@
 // wrong content type, broken JSON, an array, a number) ends as a 422 in FastAPI's shape, never a 500.
 import type { Context } from "hono";
 import type * as z from "zod/mini";
-import { BODY_ERRORS } from "../../contract/messages.ts";
-import { addressRefusal } from "../auth/mailbox.ts";
+import { BODY_ERRORS, VALIDATION } from "../../contract/messages.ts";
+import { addressRefusal, isReservedAddress } from "../auth/mailbox.ts";
 import { RequestValidationError, type ValidationItem } from "./errors.ts";
 
 type Issue = { path: PropertyKey[]; message: string };
@@ -43,9 +43,21 @@ export function parseWith<T extends z.ZodMiniType>(schema: T, input: unknown, wh
  */
 export function refuseUnusableAddress(address: string): void {
   const refused = addressRefusal(address);
-  if (refused !== null) {
-    throw new RequestValidationError([{ loc: ["body", "email"], msg: refused, type: "value_error" }]);
-  }
+  if (refused !== null) throw new RequestValidationError([emailProblem(refused)]);
+}
+
+const emailProblem = (msg: string): ValidationItem => ({ loc: ["body", "email"], msg, type: "value_error" });
+
+/**
+ * The 422's item beside the body's `email` when mail sent there never arrives (a reserved domain,
+ * auth/mailbox.ts), in the words registration uses; null when it may (or is no string). For the
+ * addresses that receive mail without becoming an account's: the billing details' invoice address.
+ * A disposable domain stays allowed there: it receives mail, and no free credits hang on it.
+ */
+export function reservedAddressProblem(address: unknown): ValidationItem | null {
+  return typeof address === "string" && isReservedAddress(address)
+    ? emailProblem(VALIDATION.emailReserved)
+    : null;
 }
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;

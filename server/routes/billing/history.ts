@@ -24,7 +24,7 @@ import {
 } from "../../http/openapi.ts";
 import { pathId } from "../../http/path-id.ts";
 import { originOf } from "../../http/request-origin.ts";
-import { parseJsonBody } from "../../http/validation.ts";
+import { parseJsonBody, reservedAddressProblem } from "../../http/validation.ts";
 import type { ApiDeps } from "../api-deps.ts";
 import { ORG_REFUSALS, orgWith } from "./acting-org.ts";
 
@@ -175,7 +175,7 @@ export function billingHistoryRoutes(deps: ApiDeps & { billing: Billing }): Open
         ...errorResponses(registry, {
           401: "No valid access token",
           ...ORG_REFUSALS,
-          422: "Invalid body: a field missing or too long, an unknown country, or a VAT ID not in the country's format",
+          422: "Invalid body: a field missing or too long, an e-mail address whose domain never receives mail (`.invalid`, `.localhost`), an unknown country, or a VAT ID not in the country's format",
         }),
       },
     },
@@ -184,12 +184,17 @@ export function billingHistoryRoutes(deps: ApiDeps & { billing: Billing }): Open
     limitWrites(deps.limiter),
     async (c) => {
       const body = await parseJsonBody(c, billingDetailsInputSchema).catch(async (error: unknown) => {
-        // Another field's refusal: the VAT ID's is said with it, so the form shows both at once.
+        // Another field's refusal: the e-mail's domain and the VAT ID's are said with it, so the
+        // form shows them all at once.
         if (error instanceof RequestValidationError) {
           const raw = (await c.req.json().catch(() => null)) as {
+            email?: unknown;
             address?: { country?: unknown };
             vat_id?: unknown;
           } | null;
+          const reserved = reservedAddressProblem(raw?.email);
+          if (reserved && !error.items.some((i) => i.loc.join(".") === "body.email"))
+            error.items.push(reserved);
           const country = raw?.address?.country;
           const vatId = raw?.vat_id;
           if (typeof country === "string" && typeof vatId === "string") {
@@ -202,7 +207,12 @@ export function billingHistoryRoutes(deps: ApiDeps & { billing: Billing }): Open
       });
       const { address } = body;
       const checked = checkBillingDetails(address.country, body.vat_id);
-      if (!checked.ok) throw new RequestValidationError([detailsProblem(checked) as ValidationItem]);
+      // Invoices and billing mails go to `email`: never to a domain that receives no mail.
+      const reserved = reservedAddressProblem(body.email);
+      if (reserved || !checked.ok) {
+        const problems = [reserved, detailsProblem(checked)];
+        throw new RequestValidationError(problems.filter((item): item is ValidationItem => item !== null));
+      }
       const { org, user } = c.var;
       await deps.billing.saveDetails({
         orgId: org.id,

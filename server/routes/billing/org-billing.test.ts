@@ -6,6 +6,7 @@ import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { BILLING_DETAILS_MESSAGES } from "../../../contract/billing-details-messages.ts";
 import type { BillingDetails } from "../../../contract/invoices.ts";
+import { VALIDATION } from "../../../contract/messages.ts";
 import { ORG_DETAIL } from "../../../contract/org-messages.ts";
 import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
 import {
@@ -458,6 +459,46 @@ describe.each(TEST_DATABASES)("billing for an organisation (%s)", (kind) => {
         ["body.name", BILLING_DETAILS_MESSAGES.nameMissing],
         ["body.vat_id", VAT_ID_MESSAGES.otherCountry],
       ]);
+    });
+
+    // Registration, an address change and an invitation refuse these domains (auth/mailbox.ts):
+    // invoices and billing mails sent there would never arrive. A team's details are refused alike.
+    it("refuses an invoice address whose domain never receives mail, in registration's words", async () => {
+      const team = await acme();
+      const reserved = { loc: ["body", "email"], msg: VALIDATION.emailReserved, type: "value_error" };
+      for (const email of [`${team.ann.id}@deleted.invalid`, "a@b.localhost", "Books@Acme.LOCALHOST"]) {
+        const res = await put(team.ann.accessToken, team.org, { ...ACME, email });
+        expect(await res.json()).toEqual({ detail: [reserved] });
+        expect(res.status).toBe(422);
+      }
+      // Said together with the other fields' refusals: the form shows them all at once.
+      const both = await put(team.ann.accessToken, undefined, {
+        ...ACME,
+        name: "",
+        email: "a@b.localhost",
+        vat_id: "FR40303265045",
+      });
+      expect(both.status).toBe(422);
+      const { detail } = (await both.json()) as { detail: { loc: string[]; msg: string }[] };
+      expect(detail.map((d) => [d.loc.join("."), d.msg])).toEqual([
+        ["body.name", BILLING_DETAILS_MESSAGES.nameMissing],
+        ["body.email", VALIDATION.emailReserved],
+        ["body.vat_id", VAT_ID_MESSAGES.otherCountry],
+      ]);
+      // A wrong VAT ID alone after a valid rest: both refusals of a well-formed body at once.
+      const vatToo = await put(team.ann.accessToken, undefined, {
+        ...ACME,
+        email: "a@b.invalid",
+        vat_id: "FR40303265045",
+      });
+      expect(
+        ((await vatToo.json()) as { detail: { loc: string[] }[] }).detail.map((d) => d.loc.join(".")),
+      ).toEqual(["body.email", "body.vat_id"]);
+      expect(await ctx.t.deps.db.select().from(billingCustomers)).toEqual([]);
+      // .test and .example stay allowed (tests and shared test servers use them), as at registration.
+      expect(
+        (await put(team.ann.accessToken, team.org, { ...ACME, email: "books@acme.example" })).status,
+      ).toBe(200);
     });
   });
 
