@@ -10,6 +10,7 @@ import { berlinDateTime } from "../domain/berlin-time.ts";
 import { fromMillicredits } from "../domain/ledger.ts";
 import type { Mailer } from "../mail/mailer.ts";
 import {
+  type AccountDeletionLoss,
   accountDeletedMail,
   emailChangedMail,
   emailChangeLinkMail,
@@ -40,8 +41,11 @@ export interface SecurityMails {
   /** Only staff's new recovery codes are mailed about (to the admins): the owner just saw them. */
   recoveryCodesRenewed(user: FactorOwner, at: Date, ip: string | null): void;
   recoveryCodeUsed(user: Recipient, codesLeft: number, at: Date, ip: string | null): void;
-  /** To the address the account had: the only word the owner gets once it is gone. */
-  accountDeleted(user: Recipient, at: Date, ip: string | null): void;
+  /**
+   * To the address the account had: the only word the owner gets once it is gone, with what the
+   * deletion's transaction found it ended (`lost`).
+   */
+  accountDeleted(user: Recipient, lost: AccountDeletionLoss, at: Date, ip: string | null): void;
   newBrowserSignIn(user: Recipient, browser: string, at: Date, ip: string | null): void;
   /** To the new address, before the change: the link that confirms it. */
   emailChangeLink(user: Pick<UserRow, "username">, newEmail: string, token: string): void;
@@ -126,8 +130,8 @@ export function createSecurityMails(deps: {
       });
       deps.tasks.run("e-mail changed mail", () => deps.mailer.send(mail));
     },
-    accountDeleted(user, at, ip) {
-      const mail = accountDeletedMail({ ...addressed(user), at: mailTime(at), ip });
+    accountDeleted(user, lost, at, ip) {
+      const mail = accountDeletedMail({ ...addressed(user), at: mailTime(at), ip, lost });
       deps.tasks.run("account deleted mail", () => deps.mailer.send(mail));
     },
   };

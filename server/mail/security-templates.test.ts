@@ -10,6 +10,7 @@ describe("accountDeletedMail: what the deletion erases and what the audit log ke
     portalUrl: "https://portal.example",
     at: "15 January 2030, 11:00",
     ip: "203.0.113.7",
+    lost: { plan: null, credits: 0 },
   });
 
   it("does not claim everything personal is erased: it says what is kept, for how long and why", () => {
@@ -49,6 +50,7 @@ describe("accountDeletedMail: what the deletion erases and what the audit log ke
       "email.change_requested",
       "email.changed",
       "email.change_reverted",
+      "email.change_cancelled",
       "mfa.enabled",
       "mfa.disabled",
       "mfa.disable_failed",
@@ -83,5 +85,41 @@ describe("accountDeletedMail: what the deletion erases and what the audit log ke
     ];
     expect(securityEvents.filter((a) => !isSecurityEvent(a))).toEqual([]);
     expect(operatorActions.filter(isSecurityEvent)).toEqual([]);
+  });
+});
+
+describe("accountDeletedMail: what the deletion ended, in the words of a team's deletion mail", () => {
+  const mailWith = (lost: Parameters<typeof accountDeletedMail>[0]["lost"]) =>
+    accountDeletedMail({
+      to: "ann@example.com",
+      username: "ann",
+      portalUrl: "https://portal.example",
+      at: "15 January 2030, 11:00",
+      ip: null,
+      lost,
+    });
+
+  it("says the paid plan ended without a refund for the days left, and the credits written off", () => {
+    const mail = mailWith({ plan: { name: "Tier B", daysLeft: 12 }, credits: 1234.5 });
+    for (const body of [mail.text, mail.html]) {
+      expect(body).toContain(
+        "This confirms that your Tier B subscription ended then, at once and without a refund for the 12 paid days left, and is not renewed.",
+      );
+      expect(body).toContain("Your 1,234.5 credits were written off: they can no longer be used.");
+    }
+    // One day is a day; none left: no days named.
+    expect(mailWith({ plan: { name: "Tier B", daysLeft: 1 }, credits: 0 }).text).toContain(
+      "without a refund for the 1 paid day left, and",
+    );
+    expect(mailWith({ plan: { name: "Tier B", daysLeft: 0 }, credits: 0.001 }).text).toContain(
+      "your Tier B subscription ended then, at once and without a refund, and is not renewed.",
+    );
+    expect(mailWith({ plan: null, credits: 0.001 }).text).toContain("Your 0.001 credits were written off");
+  });
+
+  it("names no plan and no credits when there were none", () => {
+    const mail = mailWith({ plan: null, credits: 0 });
+    expect(mail.text).not.toMatch(/subscription|credits were/);
+    expect(mail.text).toContain("Its API keys no longer work, and your personal data has been erased");
   });
 });

@@ -1,6 +1,7 @@
 // The security mails of two-factor sign-in (ACCOUNT-SECURITY.md): each tells what happened, when
 // and from where, and what to do if it was not the account's owner.
 import { AUDIT_LOG_KEPT } from "../../contract/data-retention.ts";
+import { creditsWrittenOffText, type EndedPlan, planEndedText } from "./deletion-text.ts";
 import type { MailMessage } from "./message.ts";
 import { PRODUCT_NAME, render } from "./templates.ts";
 
@@ -53,12 +54,28 @@ export function recoveryCodeUsedMail(args: SecurityMailArgs & { codesLeft: numbe
   });
 }
 
-export function accountDeletedMail(args: SecurityMailArgs): MailMessage {
+/** What an account's deletion ended for good, read in its transaction before the plan ended. */
+export interface AccountDeletionLoss {
+  /** The paid plan of its personal organisation, ended at once without a refund; null: none. */
+  plan: EndedPlan | null;
+  /** The personal organisation's credits, written off with the account. */
+  credits: number;
+}
+
+/**
+ * The only word the owner gets once the account is gone: when and from where, what ended with it
+ * (the plan without a refund, the credits written off, in the words of a team's deletion mail),
+ * what is kept and why.
+ */
+export function accountDeletedMail(args: SecurityMailArgs & { lost: AccountDeletionLoss }): MailMessage {
+  const { plan, credits } = args.lost;
   return render(args.to, {
     subject: `Your ${PRODUCT_NAME} account was deleted`,
     greeting: `Hi ${args.username},`,
     paragraphs: [
-      `Your account was deleted ${where(args)}. Its API keys no longer work, any subscription has ended, and your personal data has been erased, except what the law and the security of the service require us to keep.`,
+      `Your account was deleted ${where(args)}. Its API keys no longer work, and your personal data has been erased, except what the law and the security of the service require us to keep.`,
+      ...(plan ? [planEndedText("your", plan)] : []),
+      ...(credits > 0 ? [creditsWrittenOffText("Your", credits)] : []),
       "Invoices and payment records are kept as issued for the period the law requires (10 years), without your account.",
       // The audit log cannot erase (decision 021): say what it keeps, how long and why.
       AUDIT_LOG_KEPT.intro,

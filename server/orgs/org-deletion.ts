@@ -8,12 +8,13 @@ import { findCard, findSettings } from "../billing/auto-top-up/store.ts";
 import { lockUser, userGrants } from "../billing/ledger-store.ts";
 import { BillingRefusal } from "../billing/refusal.ts";
 import type { Billing } from "../billing/service.ts";
-import { userBilling } from "../billing/user-billing.ts";
+import { type UserBilling, userBilling } from "../billing/user-billing.ts";
 import { organizationMembers, organizations, users } from "../db/schema/index.ts";
 import type { Db, Tx } from "../db/types.ts";
 import { fromMillicredits } from "../domain/ledger.ts";
 import type { TierLookup } from "../domain/subscription.ts";
 import { ApiError } from "../http/errors.ts";
+import type { EndedPlan } from "../mail/deletion-text.ts";
 import type { OrgMails } from "./org-mails.ts";
 import { subscriptionDaysLeft } from "./org-rules.ts";
 import {
@@ -45,6 +46,30 @@ export interface DeletionLoss {
   subscription_days: number;
 }
 
+/** The paid plan `billing` shows at `now`, with the whole days of its paid period left; null: none. */
+function endedPlanOf(billing: UserBilling, now: Date): EndedPlan | null {
+  const subscription = billing.subscription;
+  if (subscription == null || subscription.status === "free") return null;
+  const end = subscription.expires_at;
+  return { name: subscription.plan, daysLeft: end ? subscriptionDaysLeft(new Date(end), now) : 0 };
+}
+
+/**
+ * What deleting the billing account `orgId` at `now` ends for good, as its mail says it: the paid
+ * plan (ended at once, without a refund) and the credits written off. A team's deletion reads it
+ * here; so does an account's, for its personal organisation, in its own transaction before the
+ * plan ends.
+ */
+export async function whatDeletionEnds(
+  db: Db | Tx,
+  orgId: string,
+  now: Date,
+  tiers: TierLookup | undefined,
+): Promise<{ plan: EndedPlan | null; credits: number }> {
+  const billing = await userBilling(db, orgId, now, tiers);
+  return { plan: endedPlanOf(billing, now), credits: billing.credit_balance };
+}
+
 /** What deleting `orgId` at `now` would write off (DELETE /v1/orgs/{id}'s 409 says it). */
 export async function lossOnDeletion(
   db: Db | Tx,
@@ -52,13 +77,8 @@ export async function lossOnDeletion(
   now: Date,
   tiers: TierLookup | undefined,
 ): Promise<DeletionLoss> {
-  const billing = await userBilling(db, orgId, now, tiers);
-  const end = billing.subscription?.expires_at;
-  const paid = billing.subscription != null && billing.subscription.status !== "free";
-  return {
-    credits: billing.credit_balance,
-    subscription_days: paid && end ? subscriptionDaysLeft(new Date(end), now) : 0,
-  };
+  const { plan, credits } = await whatDeletionEnds(db, orgId, now, tiers);
+  return { credits, subscription_days: plan?.daysLeft ?? 0 };
 }
 
 /** The 409 that asks before a deletion would write `loss` off. */
@@ -103,18 +123,9 @@ export async function deleteOrganisation(
       findCard(tx, orgId),
       tx.select({ username: users.username, email: users.email }).from(users).where(eq(users.id, actor.id)),
     ]);
-    const subscription = billing.subscription;
-    const paid = subscription != null && subscription.status !== "free";
     const ending = {
       deletedBy: deleter ?? { username: actor.username, email: "" },
-      plan: paid
-        ? {
-            name: subscription.plan,
-            daysLeft: subscription.expires_at
-              ? subscriptionDaysLeft(new Date(subscription.expires_at), now)
-              : 0,
-          }
-        : null,
+      plan: endedPlanOf(billing, now),
       autoTopUpWasOn: autoTopUp !== undefined && autoTopUp.status !== "off",
       card: card ? { last4: card.last4 } : null,
     };

@@ -12,6 +12,7 @@ import type { BackgroundTasks } from "../background.ts";
 import { type BillingMailSender, queueBillingMail } from "../billing/billing-mails.ts";
 import type { DbOrTx } from "../db/types.ts";
 import type { MailUser } from "../mail/billing-templates.ts";
+import { counted, creditsWrittenOffText, type EndedPlan, planEndedText } from "../mail/deletion-text.ts";
 import type { Mailer } from "../mail/mailer.ts";
 import type { MailMessage } from "../mail/message.ts";
 import { PRODUCT_NAME, render } from "../mail/templates.ts";
@@ -96,7 +97,7 @@ export interface OrgDeletion {
   /** The owner who deleted it. */
   deletedBy: { username: string; email: string };
   /** The paid plan that ended with it, with the whole days of its paid period left; null: none. */
-  plan: { name: string; daysLeft: number } | null;
+  plan: EndedPlan | null;
   /** The credits written off (the `forfeit` entries). */
   credits: number;
   /** Auto top-up was on (active or paused) until the deletion turned it off. */
@@ -106,10 +107,6 @@ export interface OrgDeletion {
   keysRevoked: number;
   invitationsRevoked: number;
 }
-
-const credits = (amount: number) =>
-  new Intl.NumberFormat("en-US", { maximumFractionDigits: 3 }).format(amount);
-const counted = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
 /**
  * To the billing e-mail, each owner and each billing member of a team organisation as it was
@@ -123,8 +120,6 @@ export function orgDeletedMail(
 ): MailMessage {
   const you = user.email.toLowerCase() === args.deletedBy.email.toLowerCase();
   const { plan, card } = args;
-  const days =
-    plan && plan.daysLeft > 0 ? ` for the ${counted(plan.daysLeft, "paid day", "paid days")} left` : "";
   const cardRemoved = card ? `the saved card ending in ${card.last4} was removed` : null;
   const autoTopUp = args.autoTopUpWasOn
     ? `Auto top-up was turned off${cardRemoved ? ` and ${cardRemoved}` : ""}.`
@@ -144,14 +139,8 @@ export function orgDeletedMail(
     greeting: `Hi ${user.username},`,
     paragraphs: [
       `${you ? "You" : args.deletedBy.username} deleted the ${PRODUCT_NAME} organisation "${args.orgName}" on ${args.at}. None of its members has access to it any more.`,
-      ...(plan
-        ? [
-            `This confirms that its ${plan.name} subscription ended then, at once and without a refund${days}, and is not renewed.`,
-          ]
-        : []),
-      ...(args.credits > 0
-        ? [`Its ${credits(args.credits)} credits were written off: they can no longer be used.`]
-        : []),
+      ...(plan ? [planEndedText("its", plan)] : []),
+      ...(args.credits > 0 ? [creditsWrittenOffText("Its", args.credits)] : []),
       ...(autoTopUp ? [autoTopUp] : []),
       ...(revoked.length > 0 ? [revoked.join(" ")] : []),
       "Its invoices and payments are kept on record as issued, for the period the law requires (10 years). The portal no longer shows them to its former members, and the invoice links in earlier receipt e-mails no longer open: keep those e-mails for your records.",

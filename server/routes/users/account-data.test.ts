@@ -36,6 +36,7 @@ import {
 } from "../../testing/api-client.ts";
 import { saveCard, settingsOf, settleAll, turnOn } from "../../testing/auto-top-up.ts";
 import {
+  me,
   openSubscriptionCheckout,
   openTopUpCheckout,
   payAndSettle,
@@ -313,6 +314,12 @@ describe.each(TEST_DATABASES)("the account's data (%s)", (kind) => {
     await turnOn(ctx.t, ann.id, card.paymentMethodId);
     await settleAll(ctx.t);
     const before = new Set((await ctx.t.mails()).map((m) => m.id));
+    const had = await me(ctx.t, ann.accessToken);
+    expect(had.credit_balance).toBeGreaterThan(0);
+    const daysLeft = Math.ceil(
+      (Date.parse(had.subscription.expires_at ?? "") - ctx.t.clock.now().getTime()) / 86_400_000,
+    );
+    expect(daysLeft).toBeGreaterThan(1);
 
     expect((await remove(ann.accessToken, "ann")).status).toBe(200);
     // The local provider's events about the ended subscription and the detached card, and the job's
@@ -321,6 +328,15 @@ describe.each(TEST_DATABASES)("the account's data (%s)", (kind) => {
     expect(await settingsOf(ctx.t, ann.id)).toMatchObject({ status: "off", enabled: false });
     const after = (await ctx.t.mails()).filter((m) => !before.has(m.id));
     expect(after.map((m) => m.subject)).toEqual(["Your GenAI Studio account was deleted"]);
+    // That one mail says what the deletion ended, as a team's deletion mail does (8e3ad4e): the
+    // plan, at once and without a refund for its paid days, and the credits, as the account had them.
+    const text = (after[0]?.text ?? "").replace(/\s+/g, " ");
+    expect(text).toContain(
+      `This confirms that your ${had.subscription.plan} subscription ended then, at once and without a refund for the ${daysLeft} paid days left, and is not renewed.`,
+    );
+    expect(text).toContain(
+      `Your ${had.credit_balance.toLocaleString("en-US")} credits were written off: they can no longer be used.`,
+    );
     // Nothing left in the outbox to go out later, to the address the erasure removed.
     const queued = await ctx.database.db.select().from(billingMails).where(eq(billingMails.userId, ann.id));
     expect(queued.filter((m) => m.sentAt === null)).toEqual([]);
@@ -425,8 +441,19 @@ describe.each(TEST_DATABASES)("the account's data (%s)", (kind) => {
     expect(stale.status).toBe(403);
     const res = await callAs(ctx.t, "/v1/reauth", bob.accessToken, { password: "Abcdef1!" });
     const { access_token } = (await res.json()) as { access_token: string };
+    const had = await me(ctx.t, access_token);
     expect((await remove(access_token, "bob")).status).toBe(200);
     expect((await getJson(ctx.t.app, "/v1/users/me", access_token)).status).toBe(401);
+    // Without a plan (the transaction that would end one refused): the free credits, and no plan.
+    const [mail] = (await ctx.t.mails()).filter(
+      (m) => m.to === bob.email && m.subject.includes("was deleted"),
+    );
+    const text = (mail?.text ?? "").replace(/\s+/g, " ");
+    expect(had.credit_balance).toBeGreaterThan(0);
+    expect(text).toContain(
+      `Your ${had.credit_balance} credits were written off: they can no longer be used.`,
+    );
+    expect(text).not.toContain("subscription");
     expect(
       (await ctx.t.app.request("/v1/users/me", { method: "DELETE", headers: bearer("nope") })).status,
     ).toBe(401);

@@ -34,12 +34,14 @@ import {
 } from "../../http/openapi.ts";
 import { originOf } from "../../http/request-origin.ts";
 import { parseJsonBody } from "../../http/validation.ts";
+import type { AccountDeletionLoss } from "../../mail/security-templates.ts";
 import { paymentDisputes, wholeLedger } from "../../operations/customer-views.ts";
 import {
   deleteOrganisation,
   leaveEveryTeam,
   lockTeamsToLeave,
   mailOwnersOfLeftTeams,
+  whatDeletionEnds,
 } from "../../orgs/org-deletion.ts";
 import { lastOwnerOfTeams, type Removal, soleMemberTeams } from "../../orgs/orgs.ts";
 import { type ChargeCursor, usageCharges } from "../../usage/usage-store.ts";
@@ -234,7 +236,14 @@ export function accountDataRoutes(deps: ApiDeps & { billing: Billing }): OpenAPI
         await deleteOrganisation(deps, orgId, actor, now);
       }
       let left: ReadonlyMap<string, Removal> = new Map();
+      // What the deletion ends for good, read in its transaction before the plan ends (with the
+      // provider's call, or not at all without a paid plan): its one mail says it.
+      let lost: AccountDeletionLoss | undefined;
+      const readLoss = async (tx: Tx) => {
+        lost = await whatDeletionEnds(tx, user.id, now, deps.tiers);
+      };
       const erase = async (tx: Tx) => {
+        if (!lost) await readLoss(tx);
         // No checkout left open for the deleted account to be charged through.
         await deps.billing.closeOpenCheckouts(tx, user.id);
         left = await leaveEveryTeam(tx, actor, now);
@@ -249,12 +258,15 @@ export function accountDataRoutes(deps: ApiDeps & { billing: Billing }): OpenAPI
         // take no value another row can hold (its address is one no account can have).
         await deps.billing.endSubscriptionNow(user.id, erase, async (tx) => {
           await lockTeamsToLeave(tx, user.id);
+          await readLoss(tx);
         });
       } catch (error) {
         if (!(error instanceof BillingRefusal && error.code === "no_paid_plan")) throw error;
+        // Read again in the transaction that erases: the refused one rolled back.
+        lost = undefined;
         await deps.db.transaction(erase);
       }
-      deps.securityMails.accountDeleted(user, now, origin.ip);
+      deps.securityMails.accountDeleted(user, lost ?? { plan: null, credits: 0 }, now, origin.ip);
       await mailOwnersOfLeftTeams(deps.db, deps.orgMails, user.username, left);
       deps.logger.info({ userId: user.id }, "Account deleted by its owner");
       return c.json({ detail: DETAIL.accountDeleted }, 200);
