@@ -7,11 +7,11 @@
 import { eq } from "drizzle-orm";
 import type { Logger } from "pino";
 import type { Clock } from "../../clock.ts";
-import type { AutoTopUpAttemptRow } from "../../db/schema/index.ts";
+import type { AutoTopUpAttemptRow, AutoTopUpSettingsRow } from "../../db/schema/index.ts";
 import { organizations } from "../../db/schema/index.ts";
 import type { Db, Tx } from "../../db/types.ts";
 import { type AutoTopUpPack, type BalanceCause, packGross, shouldQueue } from "../../domain/auto-top-up.ts";
-import { monthlyLimitCheck } from "../../domain/auto-top-up-limit.ts";
+import { type LimitCheck, monthlyLimitCheck } from "../../domain/auto-top-up-limit.ts";
 import { berlinDateOf, berlinMidnightDaysAgo, startOfBerlinMonth } from "../../domain/berlin-time.ts";
 import { balance, toMillicredits } from "../../domain/ledger.ts";
 import type { Seller } from "../../domain/vat.ts";
@@ -52,6 +52,43 @@ export const packOf = (offer: TopUpOffer): AutoTopUpPack => ({
   currency: offer.topUp.currency,
 });
 
+/** One pack against this month's limit now: what the trigger charges, and what a pause's end checks. */
+export interface LimitNow {
+  pack: AutoTopUpPack;
+  /** The VAT on file, read once: the pack's gross, the consent's terms and a held-back row use it. */
+  onFile: VatOnFile;
+  /** One pack's gross at that VAT, minor units. */
+  gross: number;
+  limit: LimitCheck;
+}
+
+/**
+ * Whether one pack fits `now`'s Berlin month under the organisation's limit (in `tx`, under its
+ * lock): the pack, the VAT on file and the month's attempts read here alone, so that the trigger
+ * (queueIfDue) and the end of a `monthly_limit` pause (resumeIfLimitHasRoom) can never disagree
+ * about the room left.
+ */
+export async function limitNow(
+  tx: Tx,
+  deps: Pick<ChargeDeps, "seller">,
+  orgId: string,
+  settings: Pick<AutoTopUpSettingsRow, "monthlyLimit">,
+  offer: TopUpOffer,
+  now: Date,
+): Promise<LimitNow> {
+  const pack = packOf(offer);
+  const onFile = await vatOnFile(tx, orgId, deps.seller.country, now);
+  const gross = packGross(pack, onFile.vat);
+  const thisMonth = await attemptsSince(tx, orgId, startOfBerlinMonth(now));
+  const limit = monthlyLimitCheck({
+    limit: settings.monthlyLimit,
+    packGross: gross,
+    attempts: thisMonth.map(limitAttemptOf),
+    now,
+  });
+  return { pack, onFile, gross, limit };
+}
+
 /**
  * After a balance change: under the organisation's lock, opens one attempt when the trigger rule
  * says so, or pauses (daily or monthly limit, one pack above the limit) or turns off (no card, no
@@ -68,7 +105,6 @@ export async function queueIfDue(
     if (!settings) return null;
     const now = deps.clock.now();
     const open = await findOpenAttempt(tx, orgId);
-    const thisMonth = await attemptsSince(tx, orgId, startOfBerlinMonth(now));
     const dayStart = berlinMidnightDaysAgo(now, 0);
     const decision = shouldQueue({
       status: settings.status,
@@ -76,7 +112,7 @@ export async function queueIfDue(
       balance: balance(await userGrants(tx, orgId), now),
       threshold: toMillicredits(settings.threshold),
       cause,
-      attemptsToday: thisMonth.filter((a) => a.createdAt >= dayStart).length,
+      attemptsToday: (await attemptsSince(tx, orgId, dayStart)).length,
     });
     const context = (mailKey: string) => ({ actor: SYSTEM_ACTOR, mailKey, billingUrl: billingUrlOf(deps) });
     const offer = deps.catalogue.findTopUp(settings.productId);
@@ -131,16 +167,7 @@ export async function queueIfDue(
       );
       return null;
     }
-    const pack = packOf(offer);
-    // Read once: the pack's gross, the consent's terms and a held-back charge's row all depend on it.
-    const onFile = await vatOnFile(tx, orgId, deps.seller.country, now);
-    const gross = packGross(pack, onFile.vat);
-    const limit = monthlyLimitCheck({
-      limit: settings.monthlyLimit,
-      packGross: gross,
-      attempts: thisMonth.map(limitAttemptOf),
-      now,
-    });
+    const { pack, onFile, gross, limit } = await limitNow(tx, deps, orgId, settings, offer, now);
     if (!limit.ok) {
       const change =
         limit.reason === "monthly_limit"
@@ -196,14 +223,7 @@ export async function resumeIfLimitHasRoom(
   if (settings?.status !== "paused" || settings.reason !== "monthly_limit") return false;
   const offer = deps.catalogue.findTopUp(settings.productId);
   if (!offer) return false;
-  const onFile = await vatOnFile(tx, orgId, deps.seller.country, now);
-  const thisMonth = await attemptsSince(tx, orgId, startOfBerlinMonth(now));
-  const limit = monthlyLimitCheck({
-    limit: settings.monthlyLimit,
-    packGross: packGross(packOf(offer), onFile.vat),
-    attempts: thisMonth.map(limitAttemptOf),
-    now,
-  });
+  const { limit } = await limitNow(tx, deps, orgId, settings, offer, now);
   if (!limit.ok) return false;
   return changeStatus(
     tx,

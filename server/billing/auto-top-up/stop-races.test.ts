@@ -43,10 +43,10 @@ describe.each(TEST_DATABASES)("a stop while an auto top-up is charged (%s)", (ki
    * A subscriber of tier A whose balance (50 credits) is below the threshold (100), with auto
    * top-up on at a limit of one pack, a staff member, and the attempt the trigger opens.
    */
-  async function belowThreshold(t: TestApp) {
+  async function belowThreshold(t: TestApp, cardNumber: string = AUTO_TOP_UP_CARDS.pays) {
     const user = await verifiedUser(t, "ann");
     await subscribe(t, user.accessToken, "A");
-    const card = await saveCard(t, user.id, user.id, AUTO_TOP_UP_CARDS.pays);
+    const card = await saveCard(t, user.id, user.id, cardNumber);
     const admin = await staffMember(t, "boss", "admin");
     // Spent before auto top-up is on: nothing is queued by it.
     await spendAsStaff(t, admin.accessToken, user.id, 1000, "spend-1");
@@ -264,6 +264,73 @@ describe.each(TEST_DATABASES)("a stop while an auto top-up is charged (%s)", (ki
     await settleAll(t);
     expect(await chargedTotal(t, s.user.id)).toBe(PACK_GROSS);
     expect((await attemptsOf(t, s.user.id)).map((a) => a.status).sort()).toEqual(["cancelled", "paid"]);
+  });
+
+  it("a void seen through the webhook ends the monthly_limit pause its open invoice caused", async () => {
+    const t = ctx.t;
+    // A payment the bank wants confirmed: Stripe sends invoice.payment_action_required for it, and
+    // invoice.payment_failed beside it (with no decline code: the handler reads the invoice).
+    const s = await belowThreshold(t, AUTO_TOP_UP_CARDS.alwaysAuthenticates);
+    const deps = chargeDepsOf(t);
+    const attemptId = (await queueIfDue(deps, s.user.id, "consume_charged")) as string;
+    await chargeAttempt(deps, attemptId);
+    await settleAll(t);
+    const [waiting] = await attemptsOf(t, s.user.id);
+    expect(waiting).toMatchObject({ id: attemptId, status: "authentication_required" });
+    const invoiceId = waiting?.providerInvoiceId as string;
+    // Turned off and on again while the provider cannot be reached: the cancelled attempt's
+    // invoice is not voided, so it keeps the one-pack limit taken and the turn-on's charge pauses.
+    const real = t.local.provider;
+    const voidAtProvider = real.voidAutoTopUpInvoice;
+    real.voidAutoTopUpInvoice = () => Promise.reject(new Error("provider unreachable"));
+    try {
+      await putSettings(t, s.user.accessToken, false);
+      await putSettings(t, s.user.accessToken, true);
+      await settleAll(t);
+    } finally {
+      real.voidAutoTopUpInvoice = voidAtProvider;
+    }
+    expect(await attemptsOf(t, s.user.id)).toEqual([
+      expect.objectContaining({ id: attemptId, status: "cancelled", invoiceClosedAt: null }),
+    ]);
+    expect(await settingsOf(t, s.user.id)).toMatchObject({ status: "paused", reason: "monthly_limit" });
+    // The void got through after all, its answer lost on the way back.
+    await real.voidAutoTopUpInvoice(t.deps.db, invoiceId, attemptId);
+    await settleAll(t);
+    expect(await settingsOf(t, s.user.id)).toMatchObject({ status: "paused", reason: "monthly_limit" });
+    // Stripe's invoice.payment_failed of that payment, delivered late: the invoice it names is read
+    // void, which closes it, and the limit checked again has room for the pack.
+    await t.deps.db.transaction((tx) =>
+      autoTopUpEngineOf(t).handleEvent(
+        tx,
+        {
+          eventId: "evt_failed_late",
+          eventType: "invoice.payment_failed",
+          created: t.clock.now(),
+          livemode: false,
+          kind: "auto_top_up_failed",
+          attemptId,
+          customerId: null,
+          invoiceId,
+          actionRequired: false,
+          code: null,
+          payUrl: null,
+        },
+        t.clock.now(),
+      ),
+    );
+    expect((await attemptsOf(t, s.user.id))[0]?.invoiceClosedAt).not.toBeNull();
+    expect(await settingsOf(t, s.user.id)).toMatchObject({
+      status: "active",
+      reason: null,
+      pausedUntil: null,
+    });
+    // The webhook asked the trigger again: the pack still due is charged (the bank asks again).
+    await settleAll(t);
+    expect((await attemptsOf(t, s.user.id)).map((a) => a.status).sort()).toEqual([
+      "authentication_required",
+      "cancelled",
+    ]);
   });
 
   it("an invoice made before a crash, its id never stored: the sweep finds the same one and pays it once", async () => {
