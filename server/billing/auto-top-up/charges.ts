@@ -173,8 +173,10 @@ export async function queueIfDue(
         limit.reason === "monthly_limit"
           ? { status: "paused" as const, reason: limit.reason, pausedUntil: limit.until }
           : { status: "paused" as const, reason: limit.reason };
-      const key =
-        limit.reason === "monthly_limit" ? startOfBerlinMonth(now).toISOString() : String(settings.consentId);
+      // A monthly_limit pause is its own fact, named by when it began: a false one that a void
+      // lifted (decision 032, addendum) must not keep a real one later that month from its mail
+      // and its row. Seen again while it holds, nothing changes, so nothing is mailed twice.
+      const key = limit.reason === "monthly_limit" ? now.toISOString() : String(settings.consentId);
       await holdBack(change, key, onFile);
       return null;
     }

@@ -11,6 +11,7 @@ import {
   type AutoTopUpAttemptRow,
   autoTopUpAttempts,
   creditGrants,
+  invoices,
   localInvoices,
 } from "../../db/schema/index.ts";
 import { CONSENT_TEXT_VERSION } from "../../domain/auto-top-up.ts";
@@ -331,6 +332,59 @@ describe.each(TEST_DATABASES)("a stop while an auto top-up is charged (%s)", (ki
       "authentication_required",
       "cancelled",
     ]);
+  });
+
+  it("each monthly_limit pause is mailed once: a real one after a false one lifted is mailed too", async () => {
+    const t = ctx.t;
+    const s = await belowThreshold(t);
+    const real = t.local.provider;
+    let voidFails = true;
+    const base = racing(t, "createAutoTopUpInvoice", () => putSettings(t, s.user.accessToken, false));
+    const deps: ChargeDeps = {
+      ...base,
+      provider: {
+        ...base.provider,
+        voidAutoTopUpInvoice: async (db, invoiceId, attemptId) => {
+          if (voidFails) throw new Error("provider unreachable");
+          await real.voidAutoTopUpInvoice(db, invoiceId, attemptId);
+        },
+      },
+    };
+    const pauseMails = async () =>
+      (await t.mails()).filter((m) => m.subject.startsWith("Auto top-up is paused")).length;
+    const notCharged = async () =>
+      (await t.deps.db.select().from(invoices).where(eq(invoices.userId, s.user.id))).filter(
+        (i) => i.status === "not_charged",
+      ).length;
+    await openAndCharge(t, deps, s.user.id);
+    // The false pause: a cancelled attempt's invoice, still open, keeps the limit's room.
+    await putSettings(t, s.user.accessToken, true);
+    await settleAll(t);
+    expect(await settingsOf(t, s.user.id)).toMatchObject({ status: "paused", reason: "monthly_limit" });
+    expect(await pauseMails()).toBe(1);
+    expect(await notCharged()).toBe(1);
+    // Its void lands: the pause ends and the pack is charged, which now fills the limit.
+    voidFails = false;
+    t.clock.advance(STALE_AFTER_MS + 1000);
+    expect((await sweep(deps)).resumed).toEqual([s.user.id]);
+    autoTopUpEngineOf(t).nudge(s.user.id, "resumed");
+    await settleAll(t);
+    expect(await chargedTotal(t, s.user.id)).toBe(PACK_GROSS);
+    expect(await settingsOf(t, s.user.id)).toMatchObject({ status: "active" });
+    // Later that month the program spends below the threshold again: the limit is truly reached.
+    t.clock.advance(60_000);
+    await spendAsStaff(t, s.admin.accessToken, s.user.id, 460, "spend-2");
+    expect(await settingsOf(t, s.user.id)).toMatchObject({ status: "paused", reason: "monthly_limit" });
+    expect(await pauseMails()).toBe(2);
+    expect(await notCharged()).toBe(2);
+    // Seen again (another spend, the sweep, a redelivered event): the same pause, no more mail.
+    t.clock.advance(60_000);
+    await spendAsStaff(t, s.admin.accessToken, s.user.id, 1, "spend-3");
+    await autoTopUpEngineOf(t).runDue();
+    await settleAll(t);
+    expect(await pauseMails()).toBe(2);
+    expect(await notCharged()).toBe(2);
+    expect(await chargedTotal(t, s.user.id)).toBe(PACK_GROSS);
   });
 
   it("an invoice made before a crash, its id never stored: the sweep finds the same one and pays it once", async () => {
