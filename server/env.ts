@@ -87,9 +87,9 @@ export const envSchema = z.object({
   RATE_LIMIT_SERVICE_AUTH_FAILURES_PER_MINUTE: perMinute(10),
   /** Wrong second factors (code, recovery code, passkey) per account an hour; past it the password step answers 429. */
   RATE_LIMIT_MFA_FAILURES_PER_HOUR: perMinute(10),
-  /** Reset, verification and e-mail change mails per recipient address an hour (together). */
+  /** Reset, verification, e-mail change and invitation mails per recipient mailbox an hour (together). */
   RATE_LIMIT_EMAIL_RECIPIENT_PER_HOUR: perMinute(10),
-  /** Reset, verification and e-mail change mails per recipient address a day (together). */
+  /** Reset, verification, e-mail change and invitation mails per recipient mailbox a day (together). */
   RATE_LIMIT_EMAIL_RECIPIENT_PER_DAY: perMinute(20),
 
   /** Stripe secret key (sk_live_… / sk_test_…). Unset: the embedded local checkout (refused in production). */

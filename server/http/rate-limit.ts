@@ -48,7 +48,9 @@ export const LIMITS = {
    * Reset and verification mails asked for one mailbox, both calls together, an hour and a day:
    * the per-minute count alone let a stranger send one mailbox about 4,000 mails a day. The e-mail
    * change link (POST /v1/users/me/email) counts here too: one account could otherwise mail any
-   * mailbox 20 links a minute.
+   * mailbox 20 links a minute; so does an invitation, made or resent (POST
+   * /v1/orgs/{id}/invitations, .../resend): an admin of many organisations could otherwise mail
+   * any mailbox 20 an hour from each.
    */
   emailRecipientHour: "emailRecipientPerHour",
   emailRecipientDay: "emailRecipientPerDay",

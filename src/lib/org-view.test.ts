@@ -1,9 +1,13 @@
 import { describe, expect, it } from "vitest";
+import { DETAIL } from "../../contract/messages.ts";
+import { ORG_DETAIL } from "../../contract/org-messages.ts";
 import type { OrgRole } from "../../contract/org-roles.ts";
+import { ORG_TEXT } from "../../contract/orgs.ts";
 import {
   capFromInput,
   forfeitOf,
   invitableRoles,
+  inviteFieldRefusal,
   keysStoppedByRemoval,
   memberOffer,
   nextBerlinMonthStart,
@@ -134,6 +138,29 @@ describe("nextBerlinMonthStart", () => {
     ["2026-10-30T10:00:00Z", "2026-10-31T23:00:00.000Z"],
   ])("at %s -> %s", (now, start) => {
     expect(nextBerlinMonthStart(new Date(now)).toISOString()).toBe(start);
+  });
+});
+
+describe("inviteFieldRefusal", () => {
+  it.each([
+    // About the address: a member's or a pending one, and its mailbox's mails used up (the API's
+    // generic 429, decision 024), in the words the other forms use for it.
+    [409, ORG_DETAIL.alreadyInvited, ORG_DETAIL.alreadyInvited],
+    [409, ORG_DETAIL.alreadyMember, ORG_DETAIL.alreadyMember],
+    [429, DETAIL.tooManyRequests, ERROR_TEXT.tooManyRequests],
+    // About sending: the organisation's own limits, in words of their own, go to a toast.
+    [429, ORG_TEXT.tooManyInvitesPerHour, null],
+    [429, ORG_TEXT.tooManyInvitesPerDay, null],
+    [429, undefined, null],
+    [409, undefined, null],
+    [409, [{ loc: ["body", "email"], msg: "x", type: "custom" }], null],
+    // Other statuses with the same words are not these refusals.
+    [400, DETAIL.tooManyRequests, null],
+    [403, ORG_DETAIL.notAllowed, null],
+    [422, DETAIL.tooManyRequests, null],
+    [undefined, DETAIL.tooManyRequests, null],
+  ])("%s %j -> %j", (status, detail, message) => {
+    expect(inviteFieldRefusal({ status, detail })).toBe(message);
   });
 });
 

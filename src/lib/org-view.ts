@@ -13,6 +13,7 @@ import {
   roleChangeRefusal,
 } from "../../contract/org-roles.ts";
 import { accountActionErrorMessage, detailText, type FailedAnswer } from "./error-messages.ts";
+import { ERROR_TEXT } from "./ui-text.ts";
 
 /** An organisation as the portal names it: "Personal" for the personal one, else its name. */
 export function orgName(org: { name: string | null; personal: boolean }): string {
@@ -111,6 +112,20 @@ export function orgErrorMessage(failed: FailedAnswer): string {
   const detail = detailText(failed.detail);
   if (detail && status >= 400 && status < 500 && status !== 401 && status !== 422) return detail;
   return accountActionErrorMessage(failed);
+}
+
+/**
+ * What a refused invitation says beside its e-mail field, when the refusal is about the address: a
+ * member's or a pending address (409, the server's sentence), or mails to its mailbox used up for
+ * the hour or the day (429 in the API's generic words; another address may still be invited).
+ * Null for the rest, which orgErrorMessage says as a toast: the organisation's own limits (429 in
+ * words of their own), a role refused, a failure.
+ */
+export function inviteFieldRefusal(failed: FailedAnswer): string | null {
+  const detail = detailText(failed.detail);
+  if (failed.status === 409 && detail) return detail;
+  if (failed.status === 429 && detail === ERROR_TEXT.tooManyRequests) return ERROR_TEXT.tooManyRequests;
+  return null;
 }
 
 /** A key of the organisation as GET /v1/api-keys lists it (creator and sharing, where it tells). */

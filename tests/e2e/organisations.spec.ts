@@ -3,6 +3,7 @@
 // in, the account menu's switcher and the chosen organisation in every call, members' roles, caps
 // and removal, and the settings (rename, transfer, delete with what is forfeited).
 import type { APIRequestContext, Browser, Page } from "@playwright/test";
+import { DETAIL } from "../../contract/messages.ts";
 import { ORG_DETAIL } from "../../contract/org-messages.ts";
 import { API_KEYS_TEXT } from "../../src/lib/api-keys-text.ts";
 import { BILLING_TEXT } from "../../src/lib/billing-text.ts";
@@ -13,7 +14,7 @@ import { PAYING_ORG_TEXT } from "../../src/lib/paying-org.ts";
 import { PAYMENT_TEXT } from "../../src/lib/payment-text.ts";
 import { PROFILE_TEXT } from "../../src/lib/profile-text.ts";
 import { TOKEN_TEXT } from "../../src/lib/token-text.ts";
-import { UI_TEXT } from "../../src/lib/ui-text.ts";
+import { ERROR_TEXT, UI_TEXT } from "../../src/lib/ui-text.ts";
 import { USAGE_TEXT } from "../../src/lib/usage-text.ts";
 import {
   createOrgViaApi,
@@ -699,6 +700,32 @@ test.describe("members and settings", () => {
     await expect(page.locator("[data-rename-form]")).toBeVisible();
     await expect(page.locator("[data-transfer]")).toHaveCount(0);
     await expect(page.locator("[data-delete-org]")).toHaveCount(0);
+  });
+});
+
+test.describe("an invitation refused for its mailbox", () => {
+  test.use({ allowedConsoleErrors: [anyOf(/status of 429/)] });
+
+  test("says so beside the e-mail field, in the words the other forms use", async ({ page, request }) => {
+    await openAsNewOwner(page, request, "Mailbox", "/org/members");
+    await expect(page.locator("[data-org-members][data-status=ready]")).toBeVisible();
+    // The server's answer when the invited mailbox has had its hour's or day's mails (decision 024).
+    await page.route("**/v1/orgs/*/invitations", (route) =>
+      route.request().method() === "POST"
+        ? route.fulfill({
+            status: 429,
+            headers: { "Retry-After": "1800" },
+            contentType: "application/json",
+            body: JSON.stringify({ detail: DETAIL.tooManyRequests }),
+          })
+        : route.fallback(),
+    );
+    const invite = page.locator("[data-invite-form]");
+    await invite.getByLabel(T.inviteEmail).fill("flooded@example.com");
+    await invite.getByRole("button", { name: T.sendInvite }).click();
+    await expect(invite.locator('[data-field-error="email"]')).toHaveText(ERROR_TEXT.tooManyRequests);
+    await expect(invite.getByLabel(T.inviteEmail)).toHaveAttribute("aria-invalid", "true");
+    await expect(page.locator("[data-invitation]")).toHaveCount(0);
   });
 });
 

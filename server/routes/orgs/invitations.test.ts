@@ -8,9 +8,11 @@ import { DETAIL, VALIDATION } from "../../../contract/messages.ts";
 import { ORG_DETAIL } from "../../../contract/org-messages.ts";
 import { ORG_TEXT } from "../../../contract/orgs.ts";
 import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
+import { canonicalMailbox } from "../../auth/mailbox.ts";
 import { hashSecretToken } from "../../auth/secret-tokens.ts";
 import { auditLog, organizationInvitations, users } from "../../db/schema/index.ts";
-import { latestMailTo, login, verifiedUser } from "../../testing/api-client.ts";
+import { mailboxLimits } from "../../http/rate-limit.ts";
+import { fromIp, latestMailTo, login, postJson, verifiedUser } from "../../testing/api-client.ts";
 import { call, createTeam, invite, json, member, type Person } from "../../testing/org-calls.ts";
 import { useTestApp } from "../../testing/suite.ts";
 import { NO_LIMITS, TEST_PORTAL_URL } from "../../testing/test-app.ts";
@@ -311,5 +313,71 @@ describe.each(TEST_DATABASES)("organisation invitations (%s)", (kind) => {
         detail: ORG_DETAIL.tooManyPending,
       });
     });
+  });
+});
+
+// Review: an invitation is a mail to an address the inviter chose, yet it never counted against
+// that mailbox's hour and day (decision 024) as reset, verification and change-link mails do: an
+// organisation's admin, in as many organisations as they made, could flood any address.
+describe.each(TEST_DATABASES)("invitations and the invited mailbox's limits (%s)", (kind) => {
+  const ctx = useTestApp(kind);
+  const send = (who: Person, orgId: string, email: string) =>
+    call(ctx.t, "POST", `/v1/orgs/${orgId}/invitations`, who.accessToken, { email, role: "developer" });
+  const resetFor = (email: string) =>
+    postJson(ctx.t.app, "/v1/user/password-reset-request", { email }, fromIp());
+  const look = (token: string) => call(ctx.t, "GET", `/v1/invitations/${token}`);
+  const invitationsTo = async (mailbox: string) =>
+    (await ctx.t.mails()).filter(
+      (m) => canonicalMailbox(m.to) === mailbox && m.subject.includes("invited you"),
+    );
+
+  it("counts each invitation against its mailbox's hour, with resets, by the mailbox it reaches", async () => {
+    const mailbox = "anntarget@gmail.com";
+    // 3 resets (the address's minute allows 3) and 7 invitations: the hour's 10 mails. Each
+    // invitation names another address (a pending one answers 409), all one Gmail inbox.
+    for (let i = 0; i < 3; i++) expect((await resetFor("ann.target@gmail.com")).status).toBe(200);
+    const ann = await verifiedUser(ctx.t, "ann");
+    const acme = await createTeam(ctx.t, ann);
+    for (let i = 1; i <= 7; i++) await json(await send(ann, acme.id, `ann.target+${i}@gmail.com`), 201);
+    const over = await send(ann, acme.id, "a.n.n.target+8@googlemail.com");
+    expect(await json(over, 429)).toEqual({ detail: DETAIL.tooManyRequests });
+    expect(Number(over.headers.get("retry-after"))).toBeGreaterThan(60);
+    // Refused whole: no invitation stored, no mail.
+    const stored = await ctx.t.deps.db.select().from(organizationInvitations);
+    expect(stored.map((r) => r.email).filter((e) => e.includes("+8"))).toEqual([]);
+    expect(await invitationsTo(mailbox)).toHaveLength(7);
+    // Per mailbox, whoever invites: another organisation's admin too; a reset is refused as well.
+    const bob = await verifiedUser(ctx.t, "bob");
+    const other = await createTeam(ctx.t, bob, "Other Labs");
+    expect((await send(bob, other.id, "AnnTarget@gmail.com")).status).toBe(429);
+    expect((await resetFor("anntarget+9@gmail.com")).status).toBe(429);
+    // Another mailbox is not.
+    await json(await send(ann, acme.id, "someone.else@example.com"), 201);
+  });
+
+  it("counts a resend too: past the mailbox's hour it keeps the old link and mails nothing", async () => {
+    const ann = await verifiedUser(ctx.t, "ann");
+    const acme = await createTeam(ctx.t, ann);
+    const token = await invite(ctx.t, acme, ann, "Target+team@example.com", "developer");
+    const [row] = await ctx.t.deps.db.select().from(organizationInvitations);
+    // The mailbox's other 9 mails of the hour (resets, links), counted as the server counts them.
+    for (let i = 0; i < 9; i++) {
+      for (const [name, key] of mailboxLimits("target@example.com"))
+        await ctx.t.deps.limiter.consume(name, key);
+    }
+    ctx.t.clock.advance(HOUR);
+    const resent = await call(
+      ctx.t,
+      "POST",
+      `/v1/orgs/${acme.id}/invitations/${row?.id}/resend`,
+      ann.accessToken,
+    );
+    expect(await json(resent, 429)).toEqual({ detail: DETAIL.tooManyRequests });
+    expect(Number(resent.headers.get("retry-after"))).toBeGreaterThan(60);
+    // Rolled back: the link mailed first still works, until its first expiry.
+    expect((await look(token)).status).toBe(200);
+    const [after] = await ctx.t.deps.db.select().from(organizationInvitations);
+    expect(after?.expiresAt).toEqual(row?.expiresAt);
+    expect(await invitationsTo("target@example.com")).toHaveLength(1);
   });
 });

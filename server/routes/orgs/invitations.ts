@@ -3,7 +3,7 @@
 // token is in the mail only; the database keeps its SHA-256.
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { and, eq } from "drizzle-orm";
-import { VALIDATION } from "../../../contract/messages.ts";
+import { DETAIL, VALIDATION } from "../../../contract/messages.ts";
 import { maskEmail, ORG_DETAIL } from "../../../contract/org-messages.ts";
 import { can, canGiveRole, roleNeedsRecentAuth } from "../../../contract/org-roles.ts";
 import {
@@ -40,6 +40,7 @@ import {
   schemaRef,
 } from "../../http/openapi.ts";
 import { pathId } from "../../http/path-id.ts";
+import { enforceLimits, mailboxLimits } from "../../http/rate-limit.ts";
 import { parseJsonBody, refuseUnusableAddress } from "../../http/validation.ts";
 import {
   createInvitation,
@@ -100,7 +101,7 @@ export function invitationRoutes(deps: OrgRouteDeps): OpenAPIHono<AppEnv> {
       tags: TAGS,
       summary: "Invite an e-mail address with a role (manager, billing or developer)",
       description:
-        "Mails a link to /invitations/{token}: single use, 7 days. Managers invite developers and managers only. At most 20 invitations an hour per inviter, 50 a day and 100 pending per organisation.",
+        "Mails a link to /invitations/{token}: single use, 7 days. Managers invite developers and managers only. At most 20 invitations an hour per inviter, 50 a day and 100 pending per organisation; each counts against the invited mailbox's mails an hour and a day, as reset and verification mails do.",
       security,
       parameters: [ORG_ID_PARAMETER],
       request: {
@@ -116,7 +117,7 @@ export function invitationRoutes(deps: OrgRouteDeps): OpenAPIHono<AppEnv> {
           404: NOT_A_MEMBER,
           409: `"${ORG_DETAIL.alreadyMember}", "${ORG_DETAIL.alreadyInvited}", "${ORG_DETAIL.tooManyPending}", or "${ORG_DETAIL.personalHasNoMembers}"`,
           422: `An address that is not an e-mail address, or one no account may have: from a disposable-mail service ("${VALIDATION.emailDisposable}") or in a top-level domain that never receives mail, .invalid or .localhost ("${VALIDATION.emailReserved}"); or a role that cannot be invited (owner)`,
-          429: `"${ORG_TEXT.tooManyInvitesPerHour}", "${ORG_TEXT.tooManyInvitesPerDay}", or too many signed-in writes`,
+          429: `"${ORG_TEXT.tooManyInvitesPerHour}", "${ORG_TEXT.tooManyInvitesPerDay}"; or "${DETAIL.tooManyRequests}", with Retry-After: too many signed-in writes, or too many mails to this address's mailbox in an hour or a day (invitations, reset, verification and change links together; nothing is stored)`,
         }),
       },
     },
@@ -146,6 +147,10 @@ export function invitationRoutes(deps: OrgRouteDeps): OpenAPIHono<AppEnv> {
           { email: normaliseEmail(body.email), role: body.role },
           now,
         );
+        // The link is a mail to an address the inviter chose: it counts against that mailbox's
+        // hour and day with the reset, verification and change-link mails (decision 024), once
+        // nothing else refuses it; past either, the 429 rolls the invitation back.
+        await enforceLimits(deps.limiter, mailboxLimits(made.view.row.email));
         return { ...made, orgName: me.name };
       });
       mailLink(view, token, orgName);
@@ -231,7 +236,7 @@ export function invitationRoutes(deps: OrgRouteDeps): OpenAPIHono<AppEnv> {
           401: "No valid access token",
           403: reauthRefusal(registry, `${managing}, or (a billing invitation) `),
           404: `${NOT_A_MEMBER}; or "${ORG_DETAIL.invitationNotFound}"`,
-          429: `"${ORG_TEXT.resentRecently}" (each invitation is mailed at most once an hour), "${ORG_TEXT.tooManyInvitesPerHour}" (20 mails an hour per organisation, resends included), or too many signed-in writes`,
+          429: `"${ORG_TEXT.resentRecently}" (each invitation is mailed at most once an hour), "${ORG_TEXT.tooManyInvitesPerHour}" (20 mails an hour per organisation, resends included); or "${DETAIL.tooManyRequests}", with Retry-After: too many signed-in writes, or too many mails to the invited address's mailbox in an hour or a day (invitations, reset, verification and change links together; the old link keeps working)`,
         }),
       },
     },
@@ -263,6 +268,9 @@ export function invitationRoutes(deps: OrgRouteDeps): OpenAPIHono<AppEnv> {
         if (!isUserId(invitationId)) throw new ApiError(404, ORG_DETAIL.invitationNotFound);
         const renewed = await renewInvitation(tx, me.id, invitationId, now);
         if (!canGiveRole(me.role, renewed.view.row.role)) throw new ApiError(403, ORG_DETAIL.notAllowed);
+        // A new mail to the same mailbox, counted as the first was: past its hour or day, the
+        // renewal rolls back and the old link keeps working.
+        await enforceLimits(deps.limiter, mailboxLimits(renewed.view.row.email));
 
         await auditOrg(
           tx,

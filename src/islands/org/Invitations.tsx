@@ -6,11 +6,11 @@ import type { UserOrganization } from "../../../contract/account.ts";
 import type { Invitation } from "../../../contract/orgs.ts";
 import { asApiError, loadSchemas } from "../../lib/api-client.ts";
 import { DANGER_OUTLINE } from "../../lib/danger-button.ts";
-import { detailText, fieldErrorsFrom422 } from "../../lib/error-messages.ts";
+import { fieldErrorsFrom422 } from "../../lib/error-messages.ts";
 import { type FieldErrors, firstFieldErrors } from "../../lib/form-errors.ts";
 import { isoDay } from "../../lib/format-date.ts";
 import { ORG_PAGE_TEXT } from "../../lib/org-text.ts";
-import { invitableRoles, orgErrorMessage } from "../../lib/org-view.ts";
+import { invitableRoles, inviteFieldRefusal, orgErrorMessage } from "../../lib/org-view.ts";
 import { ROLE_NAMES, ROLE_SUMMARIES } from "../../lib/role-text.ts";
 import { inviteMember, resendInvitation, revokeInvitation } from "../../stores/organizations.ts";
 import { ReauthCancelled } from "../../stores/reauth.ts";
@@ -47,10 +47,11 @@ function InviteForm({ org }: { org: UserOrganization }) {
       if (error instanceof ReauthCancelled) return;
       const failed = asApiError(error);
       const fields = fieldErrorsFrom422(failed);
-      // A member or a pending address (409) is about the address; the limits (429) about sending.
+      // A member or a pending address (409), or its mailbox's mails used up (429), is about the
+      // address; the organisation's limits (429 in their own words) are about sending.
+      const atEmail = inviteFieldRefusal(failed);
       if (Object.keys(fields).length > 0) setErrors(fields);
-      else if (failed.status === 409 && detailText(failed.detail))
-        setErrors({ email: detailText(failed.detail) });
+      else if (atEmail) setErrors({ email: atEmail });
       else notify("error", orgErrorMessage(failed));
     } finally {
       setBusy(false);
