@@ -86,6 +86,21 @@ export async function endPendingEmailChanges(tx: Tx, userId: string): Promise<vo
     );
 }
 
+/**
+ * The account's change links that `confirm` would still follow at `now` (not its ways back):
+ * unused, unexpired, and asked under the account's current token version (a change asked from a
+ * session that has ended since is dead).
+ */
+function pendingChangeOf(account: Pick<UserRow, "id" | "tokenVersion">, now: Date) {
+  return and(
+    eq(emailChanges.userId, account.id),
+    eq(emailChanges.kind, "change"),
+    isNull(emailChanges.usedAt),
+    gt(emailChanges.expiresAt, now),
+    eq(emailChanges.tokenVersion, account.tokenVersion),
+  );
+}
+
 export function createEmailChanges(deps: { db: Db; clock: Clock }) {
   const { db, clock } = deps;
   return {
@@ -129,6 +144,47 @@ export function createEmailChanges(deps: { db: Db; clock: Clock }) {
       });
       if (token === undefined) return { ok: false, reason: "signedOut" };
       return { ok: true, token, email };
+    },
+
+    /**
+     * The change waiting for its link, if any: the address it goes to and when the link expires.
+     * `request` keeps one at a time; the newest wins should two ever be there.
+     */
+    async pending(
+      user: Pick<UserRow, "id" | "tokenVersion">,
+    ): Promise<{ email: string; expiresAt: Date } | undefined> {
+      const [found] = await db
+        .select({ email: emailChanges.email, expiresAt: emailChanges.expiresAt })
+        .from(emailChanges)
+        .where(pendingChangeOf(user, clock.now()))
+        .orderBy(desc(emailChanges.createdAt))
+        .limit(1);
+      return found;
+    },
+
+    /**
+     * Ends the account's pending change: its link no longer works. False when there was none
+     * (followed, expired or cancelled meanwhile). The ways back stay: they are the owner's.
+     */
+    async cancel(user: Pick<UserRow, "id" | "username">, origin: RequestOrigin): Promise<boolean> {
+      const now = clock.now();
+      return db.transaction(async (tx) => {
+        // The account's lock first, as `request` and `confirm` take it: a link followed at this
+        // instant either took over before (nothing left to cancel) or finds its row gone.
+        const account = await lockAccount(tx, user.id);
+        if (!account || account.deletedAt) return false;
+        const ended = await tx
+          .delete(emailChanges)
+          .where(pendingChangeOf(account, now))
+          .returning({ id: emailChanges.id });
+        if (ended.length === 0) return false;
+        await appendSecurityEvent(
+          tx,
+          { action: "email.change_cancelled", userId: user.id, actorLabel: user.username, origin },
+          now,
+        );
+        return true;
+      });
     },
 
     /**

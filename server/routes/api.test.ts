@@ -22,6 +22,7 @@ const CONTRACT_PATHS = [
   "/v1/users/me/export",
   "/v1/users/me/email",
   "/v1/users/me/email/revert-review",
+  "/v1/users/me/email/pending",
   "/v1/user/confirm-email",
   "/v1/users/me/passkeys",
   "/v1/users/me/passkeys/options",

@@ -189,6 +189,8 @@ describe.each(TEST_DATABASES)("every /v1 endpoint under bad input (%s)", (kind) 
         "POST /v1/users/me/email",
         "POST /v1/user/confirm-email",
         "GET /v1/users/me/email/revert-review",
+        "GET /v1/users/me/email",
+        "DELETE /v1/users/me/email/pending",
         "GET /v1/users/me/passkeys",
         "POST /v1/users/me/passkeys/options",
         "POST /v1/users/me/passkeys",

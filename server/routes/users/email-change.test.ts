@@ -517,6 +517,9 @@ describe.each(TEST_DATABASES)("changing the e-mail address (%s)", (kind) => {
         },
       ],
     });
+    // GET /v1/users/me/email answers the same review, beside the (here no) pending change.
+    const both = await getJson(ctx.t.app, "/v1/users/me/email", token);
+    expect(await both.json()).toEqual({ pending_change: null, revert_review: listed });
     // Removed one by one, each leaves the list; with all gone there is nothing to review.
     const path = `/v1/users/me/passkeys/${encodeURIComponent(passkey.id)}`;
     expect((await callAs(ctx.t, path, token, undefined, "DELETE")).status).toBe(204);

@@ -2,16 +2,19 @@
 // /v1/users/me/email mails a link to the new address (a password from the last 10 minutes
 // needed); POST /v1/user/confirm-email follows a link, from any browser: the change itself, or the
 // old address's way back. GET /v1/users/me/email/revert-review lists, after a way back, what was
-// added to the account while the address was changed (issue 30).
+// added to the account while the address was changed (issue 30). GET /v1/users/me/email answers
+// that list and the change waiting for its link, which DELETE /v1/users/me/email/pending cancels.
 import { OpenAPIHono } from "@hono/zod-openapi";
 import {
   confirmEmailChangeSchema,
   emailRequestSchema,
   revertUnconfirmedSchema,
 } from "../../../contract/account.ts";
-import { revertReviewSchema } from "../../../contract/email-revert.ts";
+import { type RevertReview, revertReviewSchema } from "../../../contract/email-revert.ts";
+import { type EmailState, emailStateSchema } from "../../../contract/email-state.ts";
 import { DETAIL, VALIDATION } from "../../../contract/messages.ts";
 import { createEmailChanges } from "../../accounts/email-change.ts";
+
 import type { AppEnv } from "../../http/app-env.ts";
 import {
   limitWrites,
@@ -36,6 +39,8 @@ import { enforceLimits, mailboxLimits } from "../../http/rate-limit.ts";
 import { originOf } from "../../http/request-origin.ts";
 import { parseJsonBody, refuseUnusableAddress } from "../../http/validation.ts";
 import type { ApiDeps } from "../api-deps.ts";
+
+type RevertReviewFound = Awaited<ReturnType<ReturnType<typeof createEmailChanges>["revertReview"]>>;
 
 export function emailChangeRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>();
@@ -169,25 +174,92 @@ export function emailChangeRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
       },
     },
     requireUser(deps),
+    async (c) => c.json({ review: presentReview(await changes.revertReview(c.var.user.id)) }, 200),
+  );
+
+  addRoute(
+    app,
+    {
+      method: "get",
+      path: "/users/me/email",
+      operationId: "getEmailState",
+      tags: ["account"],
+      summary: "The change of e-mail address waiting for its link, and the review after a way back",
+      description:
+        "`pending_change`: the address asked for with POST /v1/users/me/email and when the link mailed to it expires, or null; cancel it with DELETE /v1/users/me/email/pending. `revert_review`: as GET /v1/users/me/email/revert-review's `review`, so that /profile/security reads both at once.",
+      security: SIGNED_IN,
+      responses: {
+        200: {
+          description: "The pending change (or null) and the review (or null)",
+          content: jsonContent(schemaRef(registry, "EmailState", emailStateSchema)),
+        },
+        ...errorResponses(registry, { 401: "No valid access token" }),
+      },
+    },
+    requireUser(deps),
     async (c) => {
-      const found = await changes.revertReview(c.var.user.id);
-      const iso = (at: Date) => at.toISOString();
-      const review = found && {
-        since: iso(found.since),
-        changed_at: iso(found.changedAt),
-        reverted_at: iso(found.revertedAt),
-        passkeys: found.passkeys.map((p) => ({ id: p.id, name: p.name, created_at: iso(p.createdAt) })),
-        two_factor_on_at: found.twoFactorOnAt && iso(found.twoFactorOnAt),
-        api_keys: found.apiKeys.map((k) => ({
-          id: k.id,
-          name: k.name,
-          prefix: k.prefix,
-          created_at: iso(k.createdAt),
-          organization: { id: k.orgId, name: k.orgName },
-        })),
+      const user = c.var.user;
+      const [pending, review] = await Promise.all([changes.pending(user), changes.revertReview(user.id)]);
+      const answer: EmailState = {
+        pending_change: pending
+          ? { email: pending.email, expires_at: pending.expiresAt.toISOString() }
+          : null,
+        revert_review: presentReview(review),
       };
-      return c.json({ review: review ?? null }, 200);
+      return c.json(answer, 200);
+    },
+  );
+
+  addRoute(
+    app,
+    {
+      method: "delete",
+      path: "/users/me/email/pending",
+      operationId: "cancelEmailChange",
+      tags: ["account"],
+      summary: "Cancel the change of e-mail address waiting for its link: the link stops working",
+      security: SIGNED_IN,
+      responses: {
+        200: done(`"${DETAIL.emailChangeCancelled}"`),
+        ...errorResponses(registry, {
+          401: "No valid access token",
+          404: `"${DETAIL.emailChangeNotPending}": none was asked for, or its link was followed, expired or cancelled`,
+        }),
+      },
+    },
+    // No recent password (requireRecentAuth): cancelling only takes a possibility away, never
+    // gives one. The owner who spots a typo, or an intruder's change, must be able to stop it at
+    // once, even from a session older than 10 minutes; an intruder who cancels the owner's change
+    // gains nothing (the owner asks again, and the address stays the owner's meanwhile).
+    requireUser(deps),
+    limitWrites(deps.limiter),
+    async (c) => {
+      const user = c.var.user;
+      if (!(await changes.cancel(user, originOf(c, deps.trustProxy)))) {
+        throw new ApiError(404, DETAIL.emailChangeNotPending);
+      }
+      return c.json({ detail: DETAIL.emailChangeCancelled }, 200);
     },
   );
   return app;
+}
+
+/** The review after a way back, as the API answers it (null: nothing to review). */
+function presentReview(found: RevertReviewFound): RevertReview | null {
+  if (!found) return null;
+  const iso = (at: Date) => at.toISOString();
+  return {
+    since: iso(found.since),
+    changed_at: iso(found.changedAt),
+    reverted_at: iso(found.revertedAt),
+    passkeys: found.passkeys.map((p) => ({ id: p.id, name: p.name, created_at: iso(p.createdAt) })),
+    two_factor_on_at: found.twoFactorOnAt && iso(found.twoFactorOnAt),
+    api_keys: found.apiKeys.map((k) => ({
+      id: k.id,
+      name: k.name,
+      prefix: k.prefix,
+      created_at: iso(k.createdAt),
+      organization: { id: k.orgId, name: k.orgName },
+    })),
+  };
 }
