@@ -2,19 +2,31 @@
 // the provider customer, invoices and receipts carry, and the people billing mails go to. A team
 // organisation has no users row of its own, so nothing in billing may read one by the billing
 // account's id: it asks here.
-import { and, asc, desc, eq, inArray } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, isNull } from "drizzle-orm";
 import { billingCustomers, organizationMembers, organizations, users } from "../db/schema/index.ts";
 import type { DbOrTx } from "../db/types.ts";
 import { type BillingMember, billingRecipients } from "../domain/billing-recipients.ts";
 import type { MailUser } from "../mail/billing-templates.ts";
 
-/** The owners of `orgId`, then its billing members, each in the order they joined. */
+/**
+ * The owners of `orgId`, then its billing members, each in the order they joined; never a deleted
+ * account. Its address is a pseudonym under `.invalid` that reaches nobody, and the person asked to
+ * be erased (decision 021, "Mails after the erasure"): a deleted account's personal organisation,
+ * whose billing e-mail the erasure cleared too, has nobody left to mail, so what is queued for it
+ * after the erasure (a late payment's receipt, say) is not queued at all.
+ */
 async function billingMembers(db: DbOrTx, orgId: string): Promise<BillingMember[]> {
   return db
     .select({ email: users.email, username: users.username })
     .from(organizationMembers)
     .innerJoin(users, eq(users.id, organizationMembers.userId))
-    .where(and(eq(organizationMembers.orgId, orgId), inArray(organizationMembers.role, ["owner", "billing"])))
+    .where(
+      and(
+        eq(organizationMembers.orgId, orgId),
+        inArray(organizationMembers.role, ["owner", "billing"]),
+        isNull(users.deletedAt),
+      ),
+    )
     .orderBy(desc(eq(organizationMembers.role, "owner")), asc(organizationMembers.joinedAt), asc(users.id));
 }
 

@@ -3,10 +3,12 @@
 // (a redelivered webhook, the same payment arriving as two events) does nothing, so each mail goes
 // out once. The sender sends what is unsent once the transaction has committed, and retries what
 // failed on its next run (after each webhook, and from the billing job). A mail about an organisation
-// that goes on is dropped, not sent, once the organisation or its account is deleted.
+// that goes on is dropped, not sent, once the organisation or its account is deleted; so is one to
+// a domain that never receives mail (a deleted account's pseudonym, decision 021).
 import { randomUUID } from "node:crypto";
 import { and, asc, eq, gt, isNull, lt, lte, sql } from "drizzle-orm";
 import type { Logger } from "pino";
+import { isReservedAddress } from "../auth/mailbox.ts";
 import type { BackgroundTasks } from "../background.ts";
 import type { Clock } from "../clock.ts";
 import { billingMails, creditGrants, organizations, users } from "../db/schema/index.ts";
@@ -134,6 +136,16 @@ export function createBillingMailSender(deps: {
         logger.info(
           { mailId: id, kind: mail.kind, userId: mail.userId },
           "Billing mail dropped: organisation deleted",
+        );
+        return false;
+      }
+      if (isReservedAddress(mail.to)) {
+        // A deleted account's pseudonym (queued before billing-contacts.ts left deleted accounts
+        // out, decision 021): nobody reads it. Dropped, as the mailer would drop it, not "sent".
+        await tx.delete(billingMails).where(eq(billingMails.id, id));
+        logger.warn(
+          { mailId: id, kind: mail.kind, userId: mail.userId, to: mail.to },
+          "Billing mail dropped: addressed to a domain that never receives mail",
         );
         return false;
       }

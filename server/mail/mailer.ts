@@ -1,8 +1,10 @@
 // Sends the account mails through nodemailer: into the outbox (default, development) or over SMTP
 // (SMTP_URL). Callers hand messages to send() from background tasks, never in a request's path.
+// Neither transport is handed a mail to a domain that never receives mail (dropReservedRecipients).
 import { join } from "node:path";
 import nodemailer from "nodemailer";
 import type { Logger } from "pino";
+import { isReservedAddress } from "../auth/mailbox.ts";
 import type { Clock } from "../clock.ts";
 import type { MailMessage } from "./message.ts";
 import { extractLinks } from "./mime.ts";
@@ -13,6 +15,42 @@ export interface Mailer {
   /** Resolves when the message is written to the outbox or accepted by the SMTP server. */
   send(message: MailMessage): Promise<void>;
   close(): void;
+}
+
+/**
+ * Whether `to` names an address in a top-level domain that never receives mail, `.invalid` or
+ * `.localhost` (auth/mailbox.ts): read as a list, each address bare or in `Name <…>`, a trailing
+ * dot of the domain ignored.
+ */
+function namesReservedAddress(to: string): boolean {
+  return to.split(",").some((part) => {
+    const address = (/<([^>]*)>/.exec(part)?.[1] ?? part).trim().replace(/\.+$/, "");
+    return isReservedAddress(address);
+  });
+}
+
+/**
+ * The last line before a transport: a mail to a domain that never receives mail is dropped, logged
+ * and never handed on, whoever queued it. A deleted account's address is such a pseudonym
+ * (`deleted~<id>@deleted.invalid`, accounts/account-deletion.ts): a mail that still finds it after
+ * the erasure (a late payment's receipt, say) must reach nobody, and its recipients are chosen so
+ * it does not (decision 021, "Mails after the erasure"); an SMTP relay would bounce it, or look the
+ * reserved name up. Resolves as a send does: nothing is retried.
+ */
+function dropReservedRecipients(
+  send: (message: MailMessage) => Promise<void>,
+  logger: Logger,
+): (message: MailMessage) => Promise<void> {
+  return async (message) => {
+    if (namesReservedAddress(message.to)) {
+      logger.warn(
+        { to: message.to, subject: message.subject },
+        "Mail dropped, not sent: addressed to a domain that never receives mail",
+      );
+      return;
+    }
+    await send(message);
+  };
 }
 
 export interface OutboxMailerOptions {
@@ -31,7 +69,7 @@ export function createOutboxMailer(options: OutboxMailerOptions): Mailer {
   const transporter = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: "unix" });
   return {
     transport: "outbox",
-    async send(message) {
+    send: dropReservedRecipients(async (message) => {
       const info = await transporter.sendMail({ from: options.from, ...message });
       const id = await writeOutboxMessage(options.dir, info.message as Buffer, options.clock.now());
       if (options.logLinks) {
@@ -40,7 +78,7 @@ export function createOutboxMailer(options: OutboxMailerOptions): Mailer {
           `Mail "${message.subject}" written to the outbox; see /_dev/mail`,
         );
       }
-    },
+    }, options.logger),
     close: () => transporter.close(),
   };
 }
@@ -73,13 +111,13 @@ export function smtpTransportOptions(options: SmtpMailerOptions) {
   };
 }
 
-export function createSmtpMailer(options: SmtpMailerOptions): Mailer {
+export function createSmtpMailer(options: SmtpMailerOptions & { logger: Logger }): Mailer {
   const transporter = nodemailer.createTransport(smtpTransportOptions(options));
   return {
     transport: "smtp",
-    async send(message) {
+    send: dropReservedRecipients(async (message) => {
       await transporter.sendMail({ from: options.from, ...message });
-    },
+    }, options.logger),
     close: () => transporter.close(),
   };
 }
@@ -101,6 +139,7 @@ export function createMailer(config: MailerConfig, clock: Clock, logger: Logger)
       url: config.SMTP_URL,
       from: config.MAIL_FROM,
       requireTls: config.NODE_ENV === "production",
+      logger,
     });
   }
   return createOutboxMailer({

@@ -122,6 +122,45 @@ describe("the outbox", () => {
   });
 });
 
+describe("the last line before a transport", () => {
+  // A deleted account's address is `deleted~<id>@deleted.invalid` (account-deletion.ts): whatever
+  // queued a mail to it, nobody may be sent it (decision 021, "Mails after the erasure").
+  it.each([
+    "deleted~0b5c7a8e-2f1d-4c3b-9a7e-6d5f4e3c2b1a@deleted.invalid",
+    "0b5c7a8e-2f1d-4c3b-9a7e-6d5f4e3c2b1a@DELETED.INVALID",
+    "ann@invalid",
+    "ann@mail.localhost",
+    "root@localhost",
+    "ann@deleted.invalid.",
+    '"Ann" <ann@deleted.invalid>',
+    "bob@example.com, ann@deleted.invalid",
+  ])("drops a mail to %s, logs it and writes nothing", async (to) => {
+    const { dir, logs, mailer } = setup();
+    await mailer.send({ to, subject: "Your receipt", text: "x", html: "<p>x</p>" });
+    expect(await listOutbox(dir)).toEqual([]);
+    const line = JSON.parse(logs.find((l) => l.includes("Mail dropped")) ?? "{}");
+    expect(line).toMatchObject({
+      level: 40,
+      to,
+      subject: "Your receipt",
+      msg: "Mail dropped, not sent: addressed to a domain that never receives mail",
+    });
+  });
+
+  it.each([
+    "ann@example.com",
+    "ann@invalid.example.com",
+    "ann@localhost.example",
+    '"x.invalid" <ann@example.com>',
+    "ann@acme.test",
+  ])("sends a mail to %s", async (to) => {
+    const { dir, logs, mailer } = setup();
+    await mailer.send({ to, subject: "Your receipt", text: "x", html: "<p>x</p>" });
+    expect((await listOutbox(dir)).map((e) => e.subject)).toEqual(["Your receipt"]);
+    expect(logs.join("")).not.toContain("Mail dropped");
+  });
+});
+
 describe("mail templates", () => {
   it("escape what the user chose in the HTML part", () => {
     const mail = verificationMail({

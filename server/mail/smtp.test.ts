@@ -2,6 +2,7 @@
 import type { AddressInfo } from "node:net";
 import { SMTPServer } from "smtp-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createLogger } from "../logger.ts";
 import { createSmtpMailer, smtpTransportOptions } from "./mailer.ts";
 import { extractLinks, parseMail } from "./mime.ts";
 import { verificationMail } from "./templates.ts";
@@ -15,6 +16,8 @@ interface Received {
 
 describe("SMTP transport", () => {
   const received: Received[] = [];
+  const logs: string[] = [];
+  const logger = createLogger({ level: "info" }, { write: (line: string) => void logs.push(line) });
   let server: SMTPServer;
   let port = 0;
 
@@ -54,6 +57,7 @@ describe("SMTP transport", () => {
       url: `smtp://mailer:${encodeURIComponent("p@ss word")}@127.0.0.1:${port}`,
       from: '"AI Studio" <no-reply@portal.test>',
       requireTls: false,
+      logger,
     });
     const token = "t".repeat(43);
     await mailer.send(
@@ -73,11 +77,27 @@ describe("SMTP transport", () => {
       url: `smtp://mailer:wrong@127.0.0.1:${port}`,
       from: "no-reply@portal.test",
       requireTls: false,
+      logger,
     });
     await expect(
       mailer.send({ to: "ann@example.com", subject: "x", text: "x", html: "<p>x</p>" }),
     ).rejects.toThrow(/Invalid username or password|auth/i);
     mailer.close();
+  });
+
+  it("never hands the server a mail to a domain that never receives mail: drops and logs it", async () => {
+    const mailer = createSmtpMailer({
+      url: `smtp://mailer:${encodeURIComponent("p@ss word")}@127.0.0.1:${port}`,
+      from: "no-reply@portal.test",
+      requireTls: false,
+      logger,
+    });
+    const before = received.length;
+    await mailer.send({ to: "deleted~x@deleted.invalid", subject: "x", text: "x", html: "<p>x</p>" });
+    await mailer.send({ to: "ann@example.com", subject: "y", text: "y", html: "<p>y</p>" });
+    mailer.close();
+    expect(received.slice(before).map((m) => m.to)).toEqual([["ann@example.com"]]);
+    expect(logs.join("")).toContain("Mail dropped, not sent: addressed to a domain that never receives mail");
   });
 
   it("insists on TLS in production for a remote smtp:// server, not for a local relay or smtps://", () => {

@@ -9,6 +9,7 @@ import type { AdminLedgerEntry } from "../../../contract/admin.ts";
 import { DETAIL } from "../../../contract/messages.ts";
 import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
 import { deletedEmail, deletedName } from "../../accounts/account-deletion.ts";
+import { queueBillingMail } from "../../billing/billing-mails.ts";
 import {
   billingCustomers,
   billingMails,
@@ -341,6 +342,51 @@ describe.each(TEST_DATABASES)("the account's data (%s)", (kind) => {
     const queued = await ctx.database.db.select().from(billingMails).where(eq(billingMails.userId, ann.id));
     expect(queued.filter((m) => m.sentAt === null)).toEqual([]);
     expect(queued.map((m) => m.kind)).not.toContain("subscription_ended");
+  });
+
+  // Review: a mail queued after the erasure (a late payment's receipt, a refund's or a dispute's
+  // word) went to the account's pseudonym, `deleted~<id>@deleted.invalid`. Decision 021, "Mails
+  // after the erasure": a deleted account is nobody's recipient, and its personal organisation's
+  // billing e-mail went with it, so nothing is queued; a row queued to the pseudonym before is
+  // dropped, not sent.
+  it("mails nobody at the pseudonym: nothing is queued after the erasure, and what was is dropped", async () => {
+    const ann = await verifiedUser(ctx.t, "ann");
+    await subscribe(ctx.t, ann.accessToken, "A");
+    expect((await remove(ann.accessToken, "ann")).status).toBe(200);
+    await settleAll(ctx.t);
+    const before = new Set((await ctx.t.mails()).map((m) => m.id));
+    const late = (user: { email: string }) => ({
+      to: user.email,
+      subject: "Your receipt",
+      text: "A late receipt",
+      html: "<p>A late receipt</p>",
+    });
+    const now = ctx.t.clock.now();
+    expect(
+      await queueBillingMail(
+        ctx.t.deps.db,
+        { userId: ann.id, kind: "receipt", dedupeKey: "receipt:late", build: late },
+        now,
+      ),
+    ).toBe(false);
+    // Queued to the pseudonym before this change: the sender drops it and says so.
+    await ctx.database.db.insert(billingMails).values({
+      id: randomUUID(),
+      userId: ann.id,
+      kind: "receipt",
+      dedupeKey: "receipt:queued-before",
+      ...late({ email: deletedEmail(ann.id) }),
+      createdAt: now,
+    });
+    await settleAll(ctx.t);
+    const after = (await ctx.t.mails()).filter((m) => !before.has(m.id));
+    expect(after).toEqual([]);
+    const rows = await ctx.database.db.select().from(billingMails).where(eq(billingMails.userId, ann.id));
+    expect(rows.filter((r) => ["receipt:late", "receipt:queued-before"].includes(r.dedupeKey))).toEqual([]);
+    expect(rows.map((r) => r.to)).not.toContain(deletedEmail(ann.id));
+    expect(ctx.t.logs.join("\n")).toContain(
+      "Billing mail dropped: addressed to a domain that never receives mail",
+    );
   });
 
   // Security review, MEDIUM 3: whoever knew an id (a team's co-member sees it) registered
