@@ -48,7 +48,7 @@ export {
   productListSchema,
   topUpProductListSchema,
 } from "../../contract/billing.ts";
-export { revertReviewSchema } from "../../contract/email-revert.ts";
+export { emailStateSchema } from "../../contract/email-state.ts";
 export {
   billingDetailsSchema,
   billingPortalSessionSchema,

@@ -96,6 +96,12 @@ export const SECURITY_TEXT = {
     body: "We send a link to the new address; it takes over when you follow it. Your current address is told, with a way to undo the change.",
     label: "New e-mail address",
     submit: "Send the link",
+    /** A change waiting for its link (GET /v1/users/me/email's `pending_change`). */
+    pending: "Change pending",
+    /** Followed by the link's expiry, kept on one line, and a full stop. */
+    pendingUntil: "The link we sent there is valid until",
+    pendingNote: "Not you, or a typo? Cancel it, and the link stops working.",
+    cancel: "Cancel the change",
   },
   confirmEmail: CONFIRM_EMAIL_TEXT,
   password: {
@@ -175,6 +181,7 @@ export const SECURITY_EVENT_NAMES: Record<string, string> = {
   "email.change_requested": "E-mail change asked for",
   "email.changed": "E-mail address changed",
   "email.change_reverted": "E-mail change undone",
+  "email.change_cancelled": "E-mail change cancelled",
   "api_key.create": "API key created",
   "api_key.revoke": "API key revoked",
   "account.export": "Account data downloaded",

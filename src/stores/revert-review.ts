@@ -3,9 +3,9 @@
 // actions (stores/passkeys.ts, stores/api-keys.ts) and reads the list again.
 import { atom } from "nanostores";
 import type { RevertReview } from "../../contract/email-revert.ts";
-import { apiRequest } from "../lib/api-client.ts";
 import { revokeApiKey } from "./api-keys.ts";
 import { removePasskey } from "./passkeys.ts";
+import { $emailState, loadEmailState } from "./security.ts";
 
 /** Null until read, or when there is nothing to review (a failed read shows nothing either). */
 export const $revertReview = atom<RevertReview | null>(null);
@@ -13,18 +13,14 @@ export const $revertReview = atom<RevertReview | null>(null);
 /** The way back whose list the owner kept ("I added these myself"), in this browser. */
 const KEPT = "revert-review-kept";
 
-export async function loadRevertReview(): Promise<void> {
-  try {
-    const answer = await apiRequest("/v1/users/me/email/revert-review", "revertReviewSchema", {
-      auth: true,
-    });
-    const kept = answer.review && localStorage.getItem(KEPT) === answer.review.reverted_at;
-    $revertReview.set(kept ? null : answer.review);
-  } catch {
-    // The notice is an extra: the page's own sections say when the account cannot be read.
-    $revertReview.set(null);
-  }
-}
+// The review comes with the page's read of the e-mail state (GET /v1/users/me/email), whoever asked.
+$emailState.listen((state) => {
+  const review = state?.revert_review ?? null;
+  $revertReview.set(review && localStorage.getItem(KEPT) === review.reverted_at ? null : review);
+});
+
+/** Reads the list again (with the e-mail state), after the sections below changed something. */
+export const loadRevertReview = loadEmailState;
 
 /** The owner keeps everything listed: the notice stays closed for this way back. */
 export function keepAllAdded(): void {

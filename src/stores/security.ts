@@ -4,6 +4,7 @@
 // password first when it is older than 10 minutes (stores/reauth.ts). Every action that answers a
 // new token stores it, so the page goes on working with the session it has.
 import { atom } from "nanostores";
+import type { EmailState } from "../../contract/email-state.ts";
 import type { SecurityEvents } from "../../contract/security-events.ts";
 import type { TotpSetup } from "../../contract/two-factor.ts";
 import { apiRequest, saveBlob } from "../lib/api-client.ts";
@@ -16,6 +17,25 @@ export const $twoFactor = atom<Loaded<{ on: boolean; recoveryCodesLeft: number }
 export const $securityEvents = atom<
   Loaded<{ events: SecurityEvents["data"]; wrongPasswordsNotListed: number }>
 >({ status: "loading" });
+
+/**
+ * GET /v1/users/me/email: the change waiting for its link (the e-mail section) and the review after
+ * a way back (stores/revert-review.ts). Undefined until read; a failed read leaves it: both are
+ * extras beside the page's own sections, which say when the account cannot be read.
+ */
+export const $emailState = atom<EmailState | undefined>(undefined);
+let emailStateReads = 0;
+
+export async function loadEmailState(): Promise<void> {
+  // Only the latest read counts: one that started before a change must not answer after it.
+  const read = ++emailStateReads;
+  try {
+    const answer = await apiRequest("/v1/users/me/email", "emailStateSchema", { auth: true });
+    if (read === emailStateReads) $emailState.set(answer);
+  } catch {
+    // Nothing more to show (see above).
+  }
+}
 
 export async function loadTwoFactor(): Promise<void> {
   try {
@@ -132,5 +152,23 @@ export async function requestEmailChange(email: string): Promise<string> {
     apiRequest("/v1/users/me/email", "detailSchema", { method: "POST", body: { email }, auth: true }),
   );
   void loadSecurityEvents();
+  await loadEmailState();
   return detail;
+}
+
+/**
+ * Cancels the change waiting for its link (its link stops working). Answers the server's words; the
+ * section follows the server's state either way (a refusal means it had ended already).
+ */
+export async function cancelEmailChange(): Promise<string> {
+  try {
+    const { detail } = await apiRequest("/v1/users/me/email/pending", "detailSchema", {
+      method: "DELETE",
+      auth: true,
+    });
+    void loadSecurityEvents();
+    return detail;
+  } finally {
+    await loadEmailState();
+  }
 }

@@ -7,7 +7,7 @@ import { AUDIT_LOG_KEPT } from "../../contract/data-retention.ts";
 import { DETAIL } from "../../contract/messages.ts";
 import { ORG_DETAIL } from "../../contract/org-messages.ts";
 import { CONFIRM_EMAIL_TEXT } from "../../src/lib/confirm-email-text.ts";
-import { SECURITY_TEXT } from "../../src/lib/security-text.ts";
+import { SECURITY_EVENT_NAMES, SECURITY_TEXT } from "../../src/lib/security-text.ts";
 import { ERROR_TEXT } from "../../src/lib/ui-text.ts";
 import {
   createOrgViaApi,
@@ -106,9 +106,9 @@ test.describe("an owner of a team with members", () => {
 });
 
 test.describe("changing the e-mail address", () => {
-  // An address in use answers 409, and the journey cuts the confirm call off once: Chromium notes
-  // both in the console.
-  test.use({ allowedConsoleErrors: [anyOf(/status of 409/, /net::ERR_FAILED/)] });
+  // An address in use answers 409, the journey cuts the confirm call off once, and a cancelled
+  // change's link answers 400: Chromium notes each in the console.
+  test.use({ allowedConsoleErrors: [anyOf(/status of 409/, /net::ERR_FAILED/, /status of 400/)] });
 
   test("a new e-mail address takes over through its link; the old address hears of it", async ({
     page,
@@ -128,9 +128,13 @@ test.describe("changing the e-mail address", () => {
     await section.getByLabel(E.label).fill(newAddress);
     await section.getByRole("button", { name: E.submit }).click();
     await expect(page.getByText(DETAIL.emailChangeSent)).toBeVisible();
+    // The section shows the change waiting for its link at once.
+    const pending = section.locator("[data-pending-email]");
+    await expect(pending.locator("[data-pending-address]")).toHaveText(newAddress);
     // Nothing changes until the link is followed.
     await page.reload();
     await expect(section.locator("[data-current-email]")).toHaveText(user.email);
+    await expect(pending.locator("[data-pending-address]")).toHaveText(newAddress);
 
     const link = await readMail(request, newAddress, /Confirm your new/);
     // The first try gets no answer: the page says the link still works, and trying again follows it.
@@ -146,6 +150,40 @@ test.describe("changing the e-mail address", () => {
     const told = await readMail(request, user.email, /e-mail address was changed/);
     // With the way back: a link of its own, marked so that the page asks before it acts.
     expect(portalPath(told, "/confirm-email/")).toMatch(/^\/confirm-email\/[\w-]{43}\?back=1$/);
+  });
+
+  test("a change waiting for its link is shown and cancelled; its link then does nothing", async ({
+    page,
+    request,
+  }) => {
+    const user = await createVerifiedUser(request, "oops");
+    await openSignedIn(page, await tokenViaApi(request, user), "/profile/security");
+    const E = SECURITY_TEXT.email;
+    const section = page.locator("[data-email-change]");
+    const pending = section.locator("[data-pending-email]");
+    await expect(section.locator("[data-current-email]")).toHaveText(user.email);
+    await expect(pending).toHaveCount(0);
+    const typo = `typo-${user.email}`;
+    await section.getByLabel(E.label).fill(typo);
+    await section.getByRole("button", { name: E.submit }).click();
+    await expect(pending).toContainText(`${E.pending}: ${typo}`);
+    // The link's expiry, on the visitor's clock.
+    await expect(pending).toContainText(/valid until \d{4}-\d\d-\d\d \d\d:\d\d/);
+    expect(await axeViolations(page)).toEqual([]);
+
+    await pending.getByRole("button", { name: E.cancel }).click();
+    await expect(page.getByText(DETAIL.emailChangeCancelled)).toBeVisible();
+    await expect(pending).toHaveCount(0);
+    await expect(page.locator("[data-security-events]")).toContainText(
+      SECURITY_EVENT_NAMES["email.change_cancelled"] ?? "",
+    );
+    await page.reload();
+    await expect(section.locator("[data-current-email]")).toHaveText(user.email);
+    await expect(pending).toHaveCount(0);
+
+    const link = await readMail(request, typo, /Confirm your new/);
+    await page.goto(portalPath(link, "/confirm-email/"));
+    await expect(page.locator("[data-token-invalid]")).toContainText(ERROR_TEXT.tokenInvalid);
   });
 
   test("a link to an address another account took meanwhile says so, and nothing changes", async ({

@@ -77,9 +77,9 @@ export function RevertReview() {
   const review = useStore($revertReview);
   const [pending, setPending] = useState<Pending | null>(null);
   const headingId = useId();
-  // Read when the page opens, and again after the sections below change something.
+  // Read with the e-mail state when the page opens (SecuritySettings), and again after the sections
+  // below change something.
   useEffect(() => {
-    void loadRevertReview();
     const reload = () => void loadRevertReview();
     const stops = [$passkeys.listen(reload), $twoFactor.listen(reload)];
     return () => {

@@ -2,8 +2,10 @@
 // sign out everywhere, the recent security events, and the account's data (export, deletion). The password confirmation dialog serves
 // every sensitive action of the page.
 
+import { useEffect } from "react";
 import { SECURITY_TEXT } from "../../lib/security-text.ts";
 import { initSession } from "../../stores/auth.ts";
+import { loadEmailState } from "../../stores/security.ts";
 import { ReauthDialog } from "../auth/ReauthDialog.tsx";
 import { RouteGuard } from "../auth/RouteGuard.tsx";
 import { DataSection } from "./DataSection.tsx";
@@ -19,6 +21,10 @@ import { TwoFactorSection } from "./TwoFactorSection.tsx";
 if (typeof document !== "undefined") void initSession();
 
 function Settings({ username, email }: { username: string; email: string }) {
+  // The e-mail state serves two sections (the review after a way back, the pending change): one read.
+  useEffect(() => {
+    void loadEmailState();
+  }, []);
   return (
     <div className="flex flex-col gap-6">
       <RevertReview />
