@@ -125,6 +125,13 @@ describe("the outbox", () => {
 describe("the last line before a transport", () => {
   // A deleted account's address is `deleted~<id>@deleted.invalid` (account-deletion.ts): whatever
   // queued a mail to it, nobody may be sent it (decision 021, "Mails after the erasure").
+  /** A receipt sent to `to` through a fresh outbox: what the outbox holds and what was logged. */
+  async function receiptTo(to: string) {
+    const { dir, logs, mailer } = setup();
+    await mailer.send({ to, subject: "Your receipt", text: "x", html: "<p>x</p>" });
+    return { written: (await listOutbox(dir)).map((e) => e.subject), logs };
+  }
+
   it.each([
     "deleted~0b5c7a8e-2f1d-4c3b-9a7e-6d5f4e3c2b1a@deleted.invalid",
     "0b5c7a8e-2f1d-4c3b-9a7e-6d5f4e3c2b1a@DELETED.INVALID",
@@ -135,9 +142,8 @@ describe("the last line before a transport", () => {
     '"Ann" <ann@deleted.invalid>',
     "bob@example.com, ann@deleted.invalid",
   ])("drops a mail to %s, logs it and writes nothing", async (to) => {
-    const { dir, logs, mailer } = setup();
-    await mailer.send({ to, subject: "Your receipt", text: "x", html: "<p>x</p>" });
-    expect(await listOutbox(dir)).toEqual([]);
+    const { written, logs } = await receiptTo(to);
+    expect(written).toEqual([]);
     const line = JSON.parse(logs.find((l) => l.includes("Mail dropped")) ?? "{}");
     expect(line).toMatchObject({
       level: 40,
@@ -154,9 +160,8 @@ describe("the last line before a transport", () => {
     '"x.invalid" <ann@example.com>',
     "ann@acme.test",
   ])("sends a mail to %s", async (to) => {
-    const { dir, logs, mailer } = setup();
-    await mailer.send({ to, subject: "Your receipt", text: "x", html: "<p>x</p>" });
-    expect((await listOutbox(dir)).map((e) => e.subject)).toEqual(["Your receipt"]);
+    const { written, logs } = await receiptTo(to);
+    expect(written).toEqual(["Your receipt"]);
     expect(logs.join("")).not.toContain("Mail dropped");
   });
 });

@@ -48,17 +48,21 @@ describe("SMTP transport", () => {
     port = (server.server.address() as AddressInfo).port;
   });
 
-  afterAll(async () => {
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  });
-
-  it("delivers a verification mail with authentication, a text and an HTML part", async () => {
-    const mailer = createSmtpMailer({
+  /** A mailer that signs in to the test server with the right password. */
+  const signedInMailer = () =>
+    createSmtpMailer({
       url: `smtp://mailer:${encodeURIComponent("p@ss word")}@127.0.0.1:${port}`,
       from: '"AI Studio" <no-reply@portal.test>',
       requireTls: false,
       logger,
     });
+
+  afterAll(async () => {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  it("delivers a verification mail with authentication, a text and an HTML part", async () => {
+    const mailer = signedInMailer();
     const token = "t".repeat(43);
     await mailer.send(
       verificationMail({ to: "ann@example.com", username: "ann", portalUrl: "https://portal.test", token }),
@@ -86,12 +90,7 @@ describe("SMTP transport", () => {
   });
 
   it("never hands the server a mail to a domain that never receives mail: drops and logs it", async () => {
-    const mailer = createSmtpMailer({
-      url: `smtp://mailer:${encodeURIComponent("p@ss word")}@127.0.0.1:${port}`,
-      from: "no-reply@portal.test",
-      requireTls: false,
-      logger,
-    });
+    const mailer = signedInMailer();
     const before = received.length;
     await mailer.send({ to: "deleted~x@deleted.invalid", subject: "x", text: "x", html: "<p>x</p>" });
     await mailer.send({ to: "ann@example.com", subject: "y", text: "y", html: "<p>y</p>" });
