@@ -83,6 +83,13 @@ export const autoTopUpSchema = z.object({
    * invoice not yet seen void): never shown as charged.
    */
   charged_this_month: moneySchema,
+  /**
+   * What the limit keeps this Berlin month for money not taken yet, in the same currency: a
+   * payment on its way or awaiting authentication, a cancelled attempt's invoice not yet seen void.
+   * With `charged_this_month`, what counts against the limit: a pack that would take the sum past
+   * it pauses auto top-up (`monthly_limit`).
+   */
+  reserved_this_month: moneySchema,
   /** When this month's limit resets (the next Berlin month), ISO 8601. */
   limit_resets_at: z.string(),
   card: z.nullable(savedCardSchema),

@@ -9,6 +9,7 @@ import {
   limitBelowPack,
   monthlyLimitCheck,
   nextBerlinMonth,
+  reservedThisMonth,
 } from "./auto-top-up-limit.ts";
 
 describe("the monthly limit", () => {
@@ -109,6 +110,46 @@ describe("the monthly limit", () => {
     ],
   ] as const)("charged this month (GET's figure): %s", (_case, attempts, expected) => {
     expect(chargedThisMonth(attempts, now)).toBe(expected);
+  });
+
+  it.each([
+    ["nothing", [], 0],
+    [
+      "money that may still be taken: on its way, awaiting authentication, a cancelled attempt's live invoice",
+      [
+        attempt("2026-11-02T10:00:00Z", 5950, "paid"),
+        attempt("2026-11-03T10:00:00Z", 100, "failed", true),
+        attempt("2026-11-04T10:00:00Z", 200, "cancelled", true),
+        attempt("2026-11-05T10:00:00Z", 400, "cancelled"),
+        attempt("2026-11-06T10:00:00Z", 800, "processing"),
+        attempt("2026-11-07T10:00:00Z", 1600, "authentication_required"),
+        attempt("2026-11-08T10:00:00Z", 3200, "paid", true),
+      ],
+      2600,
+    ],
+    [
+      "in Berlin's month only",
+      [
+        attempt("2026-10-31T22:59:59.999Z", 1, "processing"),
+        attempt("2026-10-31T23:00:00.000Z", 10, "cancelled", true),
+        attempt("2026-11-30T22:59:59.999Z", 100, "authentication_required"),
+        attempt("2026-11-30T23:00:00.000Z", 1000, "processing"),
+      ],
+      110,
+    ],
+  ] as const)("reserved this month (GET's figure): %s", (_case, attempts, expected) => {
+    expect(reservedThisMonth(attempts, now)).toBe(expected);
+  });
+
+  it("charged and reserved add up to what the limit counts", () => {
+    const attempts = ATTEMPT_STATUSES.flatMap((status, i) => [
+      attempt(`2026-11-0${i + 1}T10:00:00Z`, 10 ** i, status, false),
+      attempt(`2026-11-0${i + 1}T11:00:00Z`, 2 * 10 ** i, status, true),
+    ]);
+    expect(chargedThisMonth(attempts, now) + reservedThisMonth(attempts, now)).toBe(
+      countedThisMonth(attempts, now),
+    );
+    expect(countedThisMonth(attempts, now)).toBe(3 + 30 + 300 + 20_000);
   });
 
   it.each([

@@ -71,6 +71,14 @@ export const countedThisMonth = (attempts: readonly LimitAttempt[], now: Date): 
 export const chargedThisMonth = (attempts: readonly LimitAttempt[], now: Date): number =>
   monthsSum(attempts, now, (a) => a.status === "paid");
 
+/**
+ * What the limit keeps in `now`'s Berlin month for money not taken (GET's `reserved_this_month`):
+ * what counts against it and was not charged, a payment on its way or awaiting authentication,
+ * or a cancelled attempt's invoice not yet seen void. With what was charged, what the limit counts.
+ */
+export const reservedThisMonth = (attempts: readonly LimitAttempt[], now: Date): number =>
+  monthsSum(attempts, now, (a) => a.status !== "paid" && countsAgainstLimit(a));
+
 /** One pack costs more than the whole limit: no month could ever buy it. */
 export const limitBelowPack = (packGross: number, limit: number): boolean => packGross > limit;
 

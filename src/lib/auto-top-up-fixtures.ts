@@ -10,6 +10,7 @@ export const NEVER_SET: AutoTopUp = {
   product_id: null,
   monthly_limit: null,
   charged_this_month: { amount: 0, currency: "eur" },
+  reserved_this_month: { amount: 0, currency: "eur" },
   limit_resets_at: "2026-11-30T23:00:00.000Z",
   card: null,
   status: "off",

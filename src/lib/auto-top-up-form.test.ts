@@ -368,50 +368,87 @@ describe("withConsent", () => {
 });
 
 describe("chargesMeter", () => {
+  const eur = (amount: number) => ({ amount, currency: "eur" });
+  const meter = (charged: number, reserved: number, limit: number | null) =>
+    chargesMeter({
+      charged_this_month: eur(charged),
+      reserved_this_month: eur(reserved),
+      monthly_limit: limit === null ? null : eur(limit),
+    });
+
   it("says what was charged against the limit", () => {
-    expect(
-      chargesMeter({
-        charged_this_month: { amount: 12000, currency: "eur" },
-        monthly_limit: { amount: 20000, currency: "eur" },
-      }),
-    ).toEqual({ value: 12000, max: 20000, text: "€120.00 of €200.00 this month" });
+    expect(meter(12000, 0, 20000)).toEqual({
+      value: 12000,
+      max: 20000,
+      text: "€120.00 of €200.00 this month",
+      reserved: false,
+    });
+  });
+  it("names what the limit keeps for money not taken yet, and fills the bar with it", () => {
+    // A cancelled attempt's invoice still open keeps its room: the next pack would pass the limit,
+    // and the meter says why instead of showing room left.
+    expect(meter(11900, 5950, 20000)).toEqual({
+      value: 17850,
+      max: 20000,
+      text: "€119.00 charged + €59.50 reserved of €200.00 this month",
+      reserved: true,
+    });
+    expect(meter(0, 5950, 20000)).toMatchObject({
+      value: 5950,
+      text: "€0.00 charged + €59.50 reserved of €200.00 this month",
+    });
   });
   it("a bar never runs past its end", () => {
-    expect(
-      chargesMeter({
-        charged_this_month: { amount: 25000, currency: "eur" },
-        monthly_limit: { amount: 20000, currency: "eur" },
-      }),
-    ).toMatchObject({ value: 20000, max: 20000, text: "€250.00 of €200.00 this month" });
+    expect(meter(25000, 0, 20000)).toMatchObject({
+      value: 20000,
+      max: 20000,
+      text: "€250.00 of €200.00 this month",
+    });
+    expect(meter(11900, 11900, 20000)).toMatchObject({
+      value: 20000,
+      max: 20000,
+      text: "€119.00 charged + €119.00 reserved of €200.00 this month",
+    });
   });
   it("without a limit it says so", () => {
-    expect(
-      chargesMeter({ charged_this_month: { amount: 0, currency: "eur" }, monthly_limit: null }).text,
-    ).toBe("€0.00 this month, no limit set");
+    expect(meter(0, 0, null).text).toBe("€0.00 this month, no limit set");
+    expect(meter(500, 5950, null)).toEqual({
+      value: 6450,
+      max: 6450,
+      text: "€5.00 charged + €59.50 reserved this month, no limit set",
+      reserved: true,
+    });
   });
-  it("without a limit the bar is full at what was charged, and never zero long", () => {
-    expect(
-      chargesMeter({ charged_this_month: { amount: 500, currency: "eur" }, monthly_limit: null }),
-    ).toEqual({
+  it("without a limit the bar is full at what counts, and never zero long", () => {
+    expect(meter(500, 0, null)).toEqual({
       value: 500,
       max: 500,
       text: "€5.00 this month, no limit set",
+      reserved: false,
     });
-    expect(chargesMeter({ charged_this_month: { amount: 0, currency: "eur" }, monthly_limit: null })).toEqual(
-      {
-        value: 0,
-        max: 1,
-        text: "€0.00 this month, no limit set",
-      },
-    );
+    expect(meter(0, 0, null)).toEqual({
+      value: 0,
+      max: 1,
+      text: "€0.00 this month, no limit set",
+      reserved: false,
+    });
   });
   it("a limit of 0 is no limit", () => {
+    expect(meter(500, 0, 0)).toEqual({
+      value: 500,
+      max: 500,
+      text: "€5.00 this month, no limit set",
+      reserved: false,
+    });
+  });
+  it("each amount in its own currency", () => {
     expect(
       chargesMeter({
-        charged_this_month: { amount: 500, currency: "eur" },
-        monthly_limit: { amount: 0, currency: "eur" },
-      }),
-    ).toEqual({ value: 500, max: 500, text: "€5.00 this month, no limit set" });
+        charged_this_month: { amount: 100, currency: "usd" },
+        reserved_this_month: { amount: 200, currency: "usd" },
+        monthly_limit: { amount: 1000, currency: "usd" },
+      }).text,
+    ).toBe("$1.00 charged + $2.00 reserved of $10.00 this month");
   });
 });
 

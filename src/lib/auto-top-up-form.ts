@@ -7,6 +7,7 @@ import { formatMoney } from "../../contract/money.ts";
 import { AUTO_TOP_UP_PAGE_TEXT, MAX_MONTHLY_LIMIT, MIN_THRESHOLD } from "./auto-top-up-text.ts";
 
 const E = AUTO_TOP_UP_PAGE_TEXT.errors;
+const CHARGES = AUTO_TOP_UP_PAGE_TEXT.charges;
 
 /** A pack auto top-up can buy, from the top-up products the portal lists. */
 export interface Pack {
@@ -205,26 +206,37 @@ export function withConsent(
   return { ...request, consent: { text_version: shown.version, text: shown.text, accepted: true } };
 }
 
-/** This month's charges against the limit, for a progress bar and its sentence. */
-export function chargesMeter(state: Pick<AutoTopUp, "charged_this_month" | "monthly_limit">): {
+/**
+ * This month's charges against the limit, for a progress bar and its sentence. Room the limit keeps
+ * for money not taken yet (`reserved_this_month`) is named beside what was charged, and filled in
+ * the bar: the limit counts both, so a pause for it never reads as room left.
+ */
+export function chargesMeter(
+  state: Pick<AutoTopUp, "charged_this_month" | "reserved_this_month" | "monthly_limit">,
+): {
   value: number;
   max: number;
   text: string;
+  /** Whether anything is reserved: the meter then explains the word. */
+  reserved: boolean;
 } {
   const charged = state.charged_this_month;
+  const reserved = state.reserved_this_month.amount;
   const limit = state.monthly_limit;
+  const counted = charged.amount + reserved;
   const chargedText = formatMoney(charged.amount, charged.currency);
+  const amounts =
+    reserved > 0
+      ? CHARGES.withReserved(chargedText, formatMoney(reserved, state.reserved_this_month.currency))
+      : chargedText;
   if (!limit || limit.amount <= 0) {
-    return {
-      value: charged.amount,
-      max: Math.max(charged.amount, 1),
-      text: AUTO_TOP_UP_PAGE_TEXT.charges.none(chargedText),
-    };
+    return { value: counted, max: Math.max(counted, 1), text: CHARGES.none(amounts), reserved: reserved > 0 };
   }
   return {
-    value: Math.min(charged.amount, limit.amount),
+    value: Math.min(counted, limit.amount),
     max: limit.amount,
-    text: AUTO_TOP_UP_PAGE_TEXT.charges.text(chargedText, formatMoney(limit.amount, limit.currency)),
+    text: CHARGES.text(amounts, formatMoney(limit.amount, limit.currency)),
+    reserved: reserved > 0,
   };
 }
 

@@ -94,9 +94,13 @@ export const AUTO_TOP_UP_PAGE_TEXT = {
 
   charges: {
     title: "This month",
-    text: (charged: string, limit: string) => `${charged} of ${limit} this month`,
-    none: (charged: string) => `${charged} this month, no limit set`,
-    label: "Charged this month against the monthly limit",
+    /** `amounts`: what was charged, or `withReserved`'s words when money is reserved too. */
+    text: (amounts: string, limit: string) => `${amounts} of ${limit} this month`,
+    none: (amounts: string) => `${amounts} this month, no limit set`,
+    withReserved: (charged: string, reserved: string) => `${charged} charged + ${reserved} reserved`,
+    reservedNote:
+      "Reserved: payments on their way or waiting for your bank's confirmation, and cancelled ones until their invoice is voided. They count against the limit until then.",
+    label: "Charged and reserved this month against the monthly limit",
   },
 
   attempts: {

@@ -264,6 +264,12 @@ for (const view of VIEWS) {
     const complete = section.getByRole("link", { name: T.completePayment });
     await expect(complete).toBeVisible();
     await expect(attemptsOf(page).first()).toContainText(T.attempts.statusLabels.authentication_required);
+    // Nothing charged yet, but the payment waiting for the bank keeps its room under the limit:
+    // the meter says so, beside the pause.
+    const meter = section.locator("[data-auto-top-up-charges]");
+    await expect(meter).toContainText("€0.00 charged + €59.50 reserved of €200.00 this month");
+    await expect(meter.locator("[data-auto-top-up-reserved]")).toHaveText(T.charges.reservedNote);
+    await expect(meter.getByRole("progressbar")).toHaveAttribute("value", "5950");
     expect(await axeViolations(page)).toEqual([]);
     await shot(page, "auto-top-up-paused-authentication", view);
 
@@ -293,6 +299,9 @@ for (const view of VIEWS) {
     await expect(attemptsOf(page)).toHaveCount(1);
     await expect(attemptsOf(page).first()).toContainText(/INV-\d{4}-\d{6}/);
     await expect(section.getByRole("link", { name: T.completePayment })).toHaveCount(0);
+    // Paid: what was reserved is charged now.
+    await expect(meter).toContainText("€59.50 of €200.00 this month");
+    await expect(meter.locator("[data-auto-top-up-reserved]")).toHaveCount(0);
     await expectCredits(page, view, low + PACK_CREDITS);
     expect(await balanceOf(request, token)).toBe(low + PACK_CREDITS);
     expect(await axeViolations(page)).toEqual([]);

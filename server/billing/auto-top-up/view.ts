@@ -17,7 +17,7 @@ import {
   OFF_REASONS,
   PAUSE_REASONS,
 } from "../../domain/auto-top-up.ts";
-import { chargedThisMonth, nextBerlinMonth } from "../../domain/auto-top-up-limit.ts";
+import { chargedThisMonth, nextBerlinMonth, reservedThisMonth } from "../../domain/auto-top-up-limit.ts";
 import { startOfBerlinMonth } from "../../domain/berlin-time.ts";
 import { autoTopUpKey } from "../ports/fulfilment-keys.ts";
 import { findCard, findSettings, limitAttemptOf } from "./store.ts";
@@ -72,7 +72,7 @@ async function latestAttempts(db: DbOrTx, orgId: string): Promise<AttemptWithInv
   return rows.map((r) => ({ ...r.attempt, invoiceNumber: r.ours ?? r.providers ?? null }));
 }
 
-/** The attempts made in `now`'s Berlin month (what was charged: the paid ones). */
+/** The attempts made in `now`'s Berlin month (what was charged, and what the limit keeps besides). */
 async function attemptsThisMonth(db: DbOrTx, orgId: string, now: Date) {
   return db
     .select({
@@ -118,14 +118,16 @@ export async function autoTopUpView(
     latestAttempts(db, orgId),
     attemptsThisMonth(db, orgId, now),
   ]);
-  const charged = chargedThisMonth(thisMonth.map(limitAttemptOf), now);
+  const counted = thisMonth.map(limitAttemptOf);
+  const monthCurrency = settings?.currency ?? currency;
   const last = attempts[0];
   return {
     enabled: settings?.enabled ?? false,
     threshold: settings?.threshold ?? null,
     product_id: settings?.productId ?? null,
     monthly_limit: settings ? { amount: settings.monthlyLimit, currency: settings.currency } : null,
-    charged_this_month: { amount: charged, currency: settings?.currency ?? currency },
+    charged_this_month: { amount: chargedThisMonth(counted, now), currency: monthCurrency },
+    reserved_this_month: { amount: reservedThisMonth(counted, now), currency: monthCurrency },
     limit_resets_at: nextBerlinMonth(now).toISOString(),
     card: card
       ? { brand: card.brand, last4: card.last4, exp_month: card.expMonth, exp_year: card.expYear }

@@ -335,6 +335,7 @@ describe.each(TEST_DATABASES)("auto top-up settings (%s)", (kind) => {
         product_id: null,
         monthly_limit: null,
         charged_this_month: { amount: 0, currency: "eur" },
+        reserved_this_month: { amount: 0, currency: "eur" },
         // Midnight of 1 December in Berlin (UTC+1).
         limit_resets_at: "2026-11-30T23:00:00.000Z",
         card: null,
@@ -435,8 +436,10 @@ describe.each(TEST_DATABASES)("auto top-up settings (%s)", (kind) => {
         reason_text: `${PAUSE_REASONS.declined.sentence} ${declineSentence("insufficient_funds")}`,
         card: { brand: "visa", last4: "4242", exp_month: 12, exp_year: 2030 },
         // November in Berlin began at 23:00 UTC on 31 October: what was charged, the two paid ones;
-        // not the room kept for money not taken (awaiting authentication, the cancelled one's open invoice).
+        // not the room kept for money not taken (awaiting authentication, the cancelled one's open
+        // invoice), which is reserved: the limit counts the two figures together.
         charged_this_month: { amount: 2 * 5950, currency: "eur" },
+        reserved_this_month: { amount: 2 * 5950, currency: "eur" },
         last_attempt: {
           at: pending.createdAt.toISOString(),
           status: "authentication_required",

@@ -91,7 +91,7 @@ export function autoTopUpRoutes(deps: AutoTopUpRouteDeps): OpenAPIHono<AppEnv> {
       tags,
       summary: "Auto top-up: the settings, the saved card, the state with its reason, and the last attempts",
       description:
-        "`charged_this_month` is what this Berlin calendar month's attempts charged: the paid ones, refunded ones too (a refund gives no room back). The limit also keeps room for money that may still be taken (a payment on its way or awaiting authentication, a cancelled attempt's invoice not yet seen void), so a pause for the monthly limit can come before this figure reaches it; the limit resets at `limit_resets_at`.",
+        "`charged_this_month` is what this Berlin calendar month's attempts charged: the paid ones, refunded ones too (a refund gives no room back). The limit also keeps room for money that may still be taken (a payment on its way or awaiting authentication, a cancelled attempt's invoice not yet seen void), shown as `reserved_this_month`: a pause for the monthly limit comes when one more pack would take the two together past it; the limit resets at `limit_resets_at`.",
       security,
       responses: {
         200: state("Auto top-up (settings null until first saved)"),

@@ -48,7 +48,11 @@ export function CardSummary({ card }: { card: SavedCard | null }) {
   );
 }
 
-export function ChargesMeter({ data }: { data: Pick<AutoTopUp, "charged_this_month" | "monthly_limit"> }) {
+export function ChargesMeter({
+  data,
+}: {
+  data: Pick<AutoTopUp, "charged_this_month" | "reserved_this_month" | "monthly_limit">;
+}) {
   const meter = chargesMeter(data);
   return (
     <div className="flex flex-col gap-1.5" data-auto-top-up-charges>
@@ -60,6 +64,11 @@ export function ChargesMeter({ data }: { data: Pick<AutoTopUp, "charged_this_mon
         aria-valuetext={meter.text}
       />
       <p className="text-sm tabular-nums">{meter.text}</p>
+      {meter.reserved && (
+        <p className="text-xs text-base-content/70" data-auto-top-up-reserved>
+          {T.charges.reservedNote}
+        </p>
+      )}
     </div>
   );
 }
