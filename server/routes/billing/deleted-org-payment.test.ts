@@ -20,6 +20,7 @@ import { checkoutPath, payAndSettle, refundsSent, sendWebhook, TIER } from "../.
 import { subscriptionPurchase, topUpPurchase } from "../../testing/purchase-events.ts";
 import { useTestApp } from "../../testing/suite.ts";
 import { teamOrg } from "../../testing/team-org.ts";
+import { callAs } from "../../testing/two-factor.ts";
 
 describe.each(TEST_DATABASES)("payments for a deleted organisation (%s)", (kind) => {
   const ctx = useTestApp(kind);
@@ -101,6 +102,24 @@ describe.each(TEST_DATABASES)("payments for a deleted organisation (%s)", (kind)
     const rows = await ctx.t.deps.db.select().from(invoices).where(eq(invoices.userId, org));
     expect(rows.map((r) => [r.kind, r.number !== null, r.description])).toEqual([
       ["subscription", true, expect.stringMatching(/^Tier A monthly subscription, \d{4}-\d\d-\d\d to /)],
+    ]);
+  });
+
+  it("refunds a pack paid for an account deleted meanwhile, and grants its personal organisation nothing", async () => {
+    // The account was deleted (its checkouts closed) while the provider was taking the payment.
+    const dan = await verifiedUser(ctx.t, "dan");
+    const purchase = topUpPurchase(dan.id, ctx.t.clock.now());
+    await ctx.t.deps.db
+      .insert(billingCustomers)
+      .values({ userId: dan.id, customerId: purchase.session.customerId, createdAt: ctx.t.clock.now() });
+    const deleted = await callAs(ctx.t, "/v1/users/me", dan.accessToken, { confirm: "dan" }, "DELETE");
+    expect(deleted.status).toBe(200);
+    const before = await ctx.t.deps.db.select().from(creditGrants).where(eq(creditGrants.userId, dan.id));
+    expect((await sendWebhook(ctx.t, purchase.checkout())).status).toBe(200);
+    await ctx.t.local.deliverer.deliverDue();
+    expect(await ctx.t.deps.db.select().from(creditGrants).where(eq(creditGrants.userId, dan.id))).toEqual(before);
+    expect(await refundsSent(ctx.t)).toEqual([
+      { amount: purchase.session.amountSubtotal, refunded: purchase.session.amountSubtotal, delivered: 200 },
     ]);
   });
 
