@@ -376,70 +376,60 @@ describe("chargesMeter", () => {
       monthly_limit: limit === null ? null : eur(limit),
     });
 
-  it("says what was charged against the limit", () => {
-    expect(meter(12000, 0, 20000)).toEqual({
-      value: 12000,
-      max: 20000,
-      text: "€120.00 of €200.00 this month",
-      reserved: false,
-    });
-  });
-  it("names what the limit keeps for money not taken yet, and fills the bar with it", () => {
-    // A cancelled attempt's invoice still open keeps its room: the next pack would pass the limit,
-    // and the meter says why instead of showing room left.
-    expect(meter(11900, 5950, 20000)).toEqual({
-      value: 17850,
-      max: 20000,
-      text: "€119.00 charged + €59.50 reserved of €200.00 this month",
-      reserved: true,
-    });
-    expect(meter(0, 5950, 20000)).toMatchObject({
-      value: 5950,
-      text: "€0.00 charged + €59.50 reserved of €200.00 this month",
-    });
-  });
-  it("a bar never runs past its end", () => {
-    expect(meter(25000, 0, 20000)).toMatchObject({
-      value: 20000,
-      max: 20000,
-      text: "€250.00 of €200.00 this month",
-    });
-    expect(meter(11900, 11900, 20000)).toMatchObject({
-      value: 20000,
-      max: 20000,
-      text: "€119.00 charged + €119.00 reserved of €200.00 this month",
-    });
-  });
-  it("without a limit it says so", () => {
-    expect(meter(0, 0, null).text).toBe("€0.00 this month, no limit set");
-    expect(meter(500, 5950, null)).toEqual({
-      value: 6450,
-      max: 6450,
-      text: "€5.00 charged + €59.50 reserved this month, no limit set",
-      reserved: true,
-    });
-  });
-  it("without a limit the bar is full at what counts, and never zero long", () => {
-    expect(meter(500, 0, null)).toEqual({
-      value: 500,
-      max: 500,
-      text: "€5.00 this month, no limit set",
-      reserved: false,
-    });
-    expect(meter(0, 0, null)).toEqual({
-      value: 0,
-      max: 1,
-      text: "€0.00 this month, no limit set",
-      reserved: false,
-    });
-  });
-  it("a limit of 0 is no limit", () => {
-    expect(meter(500, 0, 0)).toEqual({
-      value: 500,
-      max: 500,
-      text: "€5.00 this month, no limit set",
-      reserved: false,
-    });
+  // A cancelled attempt's invoice still open keeps its room: the next pack would pass the limit, and
+  // the meter says why (what is reserved, filled in the bar) instead of showing room left.
+  it.each([
+    ["what was charged against the limit", 12000, 0, 20000, 12000, 20000, "€120.00 of €200.00 this month"],
+    [
+      "what the limit keeps for money not taken yet, filled in the bar",
+      11900,
+      5950,
+      20000,
+      17850,
+      20000,
+      "€119.00 charged + €59.50 reserved of €200.00 this month",
+    ],
+    [
+      "reserved with nothing charged",
+      0,
+      5950,
+      20000,
+      5950,
+      20000,
+      "€0.00 charged + €59.50 reserved of €200.00 this month",
+    ],
+    ["a bar never runs past its end", 25000, 0, 20000, 20000, 20000, "€250.00 of €200.00 this month"],
+    [
+      "nor with what is reserved",
+      11900,
+      11900,
+      20000,
+      20000,
+      20000,
+      "€119.00 charged + €119.00 reserved of €200.00 this month",
+    ],
+    ["without a limit it says so", 0, 0, null, 0, 1, "€0.00 this month, no limit set"],
+    [
+      "without a limit the bar is full at what counts",
+      500,
+      0,
+      null,
+      500,
+      500,
+      "€5.00 this month, no limit set",
+    ],
+    [
+      "and counts what is reserved",
+      500,
+      5950,
+      null,
+      6450,
+      6450,
+      "€5.00 charged + €59.50 reserved this month, no limit set",
+    ],
+    ["a limit of 0 is no limit", 500, 0, 0, 500, 500, "€5.00 this month, no limit set"],
+  ] as const)("%s", (_case, charged, reserved, limit, value, max, text) => {
+    expect(meter(charged, reserved, limit)).toEqual({ value, max, text, reserved: reserved > 0 });
   });
   it("each amount in its own currency", () => {
     expect(

@@ -114,6 +114,50 @@ describe.each(TEST_DATABASES)("a stop while an auto top-up is charged (%s)", (ki
     return { attemptId: attemptId as string, settled };
   }
 
+  /**
+   * The member turns auto top-up off and on again (with consent) while the provider cannot be
+   * reached to void the cancelled attempt's invoice.
+   */
+  async function offAndOnWhileVoidsFail(t: TestApp, token: string) {
+    const real = t.local.provider;
+    const voidAtProvider = real.voidAutoTopUpInvoice;
+    real.voidAutoTopUpInvoice = () => Promise.reject(new Error("provider unreachable"));
+    try {
+      await putSettings(t, token, false);
+      await putSettings(t, token, true);
+      await settleAll(t);
+    } finally {
+      real.voidAutoTopUpInvoice = voidAtProvider;
+    }
+  }
+
+  /**
+   * belowThreshold, charged with deps whose invoice is made while the member turns auto top-up off,
+   * and whose voids fail (the provider unreachable) until `voids.getThrough()`.
+   */
+  async function stoppedWhileVoidsFail(t: TestApp) {
+    const s = await belowThreshold(t);
+    const real = t.local.provider;
+    let voidFails = true;
+    const base = racing(t, "createAutoTopUpInvoice", () => putSettings(t, s.user.accessToken, false));
+    const deps: ChargeDeps = {
+      ...base,
+      provider: {
+        ...base.provider,
+        voidAutoTopUpInvoice: async (db, invoiceId, attemptId) => {
+          if (voidFails) throw new Error("provider unreachable");
+          await real.voidAutoTopUpInvoice(db, invoiceId, attemptId);
+        },
+      },
+    };
+    const voids = {
+      getThrough: () => {
+        voidFails = false;
+      },
+    };
+    return { s, deps, voids };
+  }
+
   const stops = [
     [
       "the member turning auto top-up off",
@@ -184,18 +228,7 @@ describe.each(TEST_DATABASES)("a stop while an auto top-up is charged (%s)", (ki
     const s = await belowThreshold(t);
     // The payment has reached the provider (money taken) when the stop and the new consent land,
     // and the stop's void of the invoice has not got through yet (the provider slow to answer it).
-    const real = t.local.provider;
-    const voidAtProvider = real.voidAutoTopUpInvoice;
-    const deps = racing(t, "payAutoTopUpInvoice", async () => {
-      real.voidAutoTopUpInvoice = () => Promise.reject(new Error("provider unreachable"));
-      try {
-        await putSettings(t, s.user.accessToken, false);
-        await putSettings(t, s.user.accessToken, true);
-        await settleAll(t);
-      } finally {
-        real.voidAutoTopUpInvoice = voidAtProvider;
-      }
-    });
+    const deps = racing(t, "payAutoTopUpInvoice", () => offAndOnWhileVoidsFail(t, s.user.accessToken));
     const { attemptId } = await openAndCharge(t, deps, s.user.id);
     // Paid always grants, even for an attempt cancelled meanwhile; the turn-on's nudge found the
     // month's limit taken by it instead of charging a second pack.
@@ -215,20 +248,7 @@ describe.each(TEST_DATABASES)("a stop while an auto top-up is charged (%s)", (ki
 
   it("a cancelled attempt's invoice whose void failed keeps its room until the sweep voids it", async () => {
     const t = ctx.t;
-    const s = await belowThreshold(t);
-    const real = t.local.provider;
-    let voidFails = true;
-    const base = racing(t, "createAutoTopUpInvoice", () => putSettings(t, s.user.accessToken, false));
-    const deps: ChargeDeps = {
-      ...base,
-      provider: {
-        ...base.provider,
-        voidAutoTopUpInvoice: async (db, invoiceId, attemptId) => {
-          if (voidFails) throw new Error("provider unreachable");
-          await real.voidAutoTopUpInvoice(db, invoiceId, attemptId);
-        },
-      },
-    };
+    const { s, deps, voids } = await stoppedWhileVoidsFail(t);
     const { attemptId } = await openAndCharge(t, deps, s.user.id);
     const [invoice] = await invoicesOf(t, s.user.id);
     expect(invoice?.status).toBe("open");
@@ -244,7 +264,7 @@ describe.each(TEST_DATABASES)("a stop while an auto top-up is charged (%s)", (ki
     expect(await attemptsOf(t, s.user.id)).toHaveLength(1);
     expect(await settingsOf(t, s.user.id)).toMatchObject({ status: "paused", reason: "monthly_limit" });
     // The sweep voids it again once the provider answers, and the room is free.
-    voidFails = false;
+    voids.getThrough();
     expect((await sweep(deps)).resumed).toEqual([]);
     expect((await invoicesOf(t, s.user.id))[0]?.status).toBe("open");
     t.clock.advance(STALE_AFTER_MS + 1000);
@@ -281,22 +301,13 @@ describe.each(TEST_DATABASES)("a stop while an auto top-up is charged (%s)", (ki
     const invoiceId = waiting?.providerInvoiceId as string;
     // Turned off and on again while the provider cannot be reached: the cancelled attempt's
     // invoice is not voided, so it keeps the one-pack limit taken and the turn-on's charge pauses.
-    const real = t.local.provider;
-    const voidAtProvider = real.voidAutoTopUpInvoice;
-    real.voidAutoTopUpInvoice = () => Promise.reject(new Error("provider unreachable"));
-    try {
-      await putSettings(t, s.user.accessToken, false);
-      await putSettings(t, s.user.accessToken, true);
-      await settleAll(t);
-    } finally {
-      real.voidAutoTopUpInvoice = voidAtProvider;
-    }
+    await offAndOnWhileVoidsFail(t, s.user.accessToken);
     expect(await attemptsOf(t, s.user.id)).toEqual([
       expect.objectContaining({ id: attemptId, status: "cancelled", invoiceClosedAt: null }),
     ]);
     expect(await settingsOf(t, s.user.id)).toMatchObject({ status: "paused", reason: "monthly_limit" });
     // The void got through after all, its answer lost on the way back.
-    await real.voidAutoTopUpInvoice(t.deps.db, invoiceId, attemptId);
+    await t.local.provider.voidAutoTopUpInvoice(t.deps.db, invoiceId, attemptId);
     await settleAll(t);
     expect(await settingsOf(t, s.user.id)).toMatchObject({ status: "paused", reason: "monthly_limit" });
     // Stripe's invoice.payment_failed of that payment, delivered late: the invoice it names is read
@@ -336,20 +347,7 @@ describe.each(TEST_DATABASES)("a stop while an auto top-up is charged (%s)", (ki
 
   it("each monthly_limit pause is mailed once: a real one after a false one lifted is mailed too", async () => {
     const t = ctx.t;
-    const s = await belowThreshold(t);
-    const real = t.local.provider;
-    let voidFails = true;
-    const base = racing(t, "createAutoTopUpInvoice", () => putSettings(t, s.user.accessToken, false));
-    const deps: ChargeDeps = {
-      ...base,
-      provider: {
-        ...base.provider,
-        voidAutoTopUpInvoice: async (db, invoiceId, attemptId) => {
-          if (voidFails) throw new Error("provider unreachable");
-          await real.voidAutoTopUpInvoice(db, invoiceId, attemptId);
-        },
-      },
-    };
+    const { s, deps, voids } = await stoppedWhileVoidsFail(t);
     const pauseMails = async () =>
       (await t.mails()).filter((m) => m.subject.startsWith("Auto top-up is paused")).length;
     const notCharged = async () =>
@@ -364,7 +362,7 @@ describe.each(TEST_DATABASES)("a stop while an auto top-up is charged (%s)", (ki
     expect(await pauseMails()).toBe(1);
     expect(await notCharged()).toBe(1);
     // Its void lands: the pause ends and the pack is charged, which now fills the limit.
-    voidFails = false;
+    voids.getThrough();
     t.clock.advance(STALE_AFTER_MS + 1000);
     expect((await sweep(deps)).resumed).toEqual([s.user.id]);
     autoTopUpEngineOf(t).nudge(s.user.id, "resumed");
