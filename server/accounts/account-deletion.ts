@@ -3,11 +3,12 @@
 // (10 years, § 147 AO; the invoice keeps its own snapshot of the buyer), and so do the ledger and
 // the charges, which they explain. The user row stays for them to point at, with nothing personal
 // left: the username and address become the row's id, so both are free to register again.
-import { and, eq, isNull, sql } from "drizzle-orm";
+import { and, eq, isNotNull, isNull, or, sql } from "drizzle-orm";
 import { appendSecurityEvent, type RequestOrigin } from "../audit/security-events.ts";
 import {
   apiKeys,
   billingCustomers,
+  billingMails,
   emailChanges,
   knownBrowsers,
   mfaChallenges,
@@ -48,7 +49,7 @@ export async function eraseAccount(
   const { userId, now } = args;
   // The account's lock before its mailed links', as email-change.ts takes them: a link followed
   // during the erasure waits for it, then finds itself deleted, rather than deadlocking with it.
-  await lockAccount(tx, userId);
+  const account = await lockAccount(tx, userId);
   // The personal organisation's keys; those made in team organisations went as the account left
   // them (orgs/org-deletion.ts), where the shared keys it made keep working (ORGANISATIONS.md).
   await tx
@@ -72,6 +73,18 @@ export async function eraseAccount(
   // The checks of the VAT IDs the person gave go with them.
   for (const { customerId } of erased)
     await tx.delete(vatIdChecks).where(eq(vatIdChecks.customerId, customerId));
+  // The billing mails written for the person: the copies are the person's data, while the
+  // invoices and credit notes they announced are kept on their own (§ 147 AO). One still unsent is
+  // not sent (decision 021: a deleted account is nobody's recipient); one sent keeps its key, so
+  // that an event delivered again mails nobody, but not its address or words.
+  const mailedTheirs = account
+    ? or(eq(billingMails.userId, userId), sql`lower(${billingMails.to}) = ${account.email.toLowerCase()}`)
+    : eq(billingMails.userId, userId);
+  await tx.delete(billingMails).where(and(mailedTheirs, isNull(billingMails.sentAt)));
+  await tx
+    .update(billingMails)
+    .set({ to: "", subject: "", text: "", html: "" })
+    .where(and(mailedTheirs, isNotNull(billingMails.sentAt)));
   // Only the personal organisation's settings are the person's (a company's are not).
   await tx.update(organizations).set({ lowBalanceThreshold: null }).where(eq(organizations.id, userId));
   const name = deletedName(userId);
