@@ -44,7 +44,7 @@ export const UI_TEXT = {
     "Your e-mail address is not verified yet. Open the link in our e-mail, or request a new one.",
 } as const;
 
-/** Success toasts (spec sections 4, 7 and 8). */
+/** Success toasts (spec sections 4, 7 and 8); /profile's plan actions' are in plan-action-text.ts. */
 export const TOAST = {
   /** The close button of a toast shown without react-toastify (toast-fallback.tsx). */
   close: "Close message",
@@ -56,11 +56,12 @@ export const TOAST = {
   resetLinkSent:
     "If that address is registered, a reset link is on its way. Please check your inbox or spam folder",
   copied: "Copied to clipboard!",
-  planUpdated: "Plan updated successfully",
-  subscriptionCanceled: "Subscription canceled successfully",
 } as const;
 
-/** Error messages (spec section 8), plus the two the spec leaves open ("no handler shown"). */
+/**
+ * Error messages (spec section 8); the two it leaves open ("no handler shown") for /profile's plan
+ * actions are in plan-action-text.ts.
+ */
 export const ERROR_TEXT = {
   loginUnauthorized: "You are not authorized. Please log in as an admin or super admin!",
   loginFailedCredentials: "Login failed. Please check your credentials!",
@@ -76,10 +77,6 @@ export const ERROR_TEXT = {
   oops: "Oops something went wrong, please try again or contact support",
   tokenInvalid: "Token is invalid or expired.",
   tooManyRequests: "Too many requests, please try again later.",
-  /** Not in the spec ("no handler shown"): a clear message for a failed plan change. */
-  updatePlanFailed: "Your plan could not be changed. Please try again or contact support.",
-  /** Not in the spec ("no handler shown"): a clear message for a failed top-up checkout. */
-  topUpFailed: "The top-up checkout could not be started. Please try again or contact support.",
   loadFailed: "This could not be loaded. Please reload the page or try again later.",
   /** Not in the spec: the account (users/me) did not load although a session is stored. */
   accountLoadFailed: "Your account could not be loaded. Please reload the page or try again later.",

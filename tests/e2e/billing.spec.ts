@@ -2,8 +2,9 @@
 // pay, top up, change and cancel the plan, a declined card, and who may see /plans.
 import type { Page } from "@playwright/test";
 import { PAYMENT_TEXT } from "../../src/lib/payment-text.ts";
+import { PLAN_ACTION_TEXT } from "../../src/lib/plan-action-text.ts";
 import { PROFILE_TEXT } from "../../src/lib/profile-text.ts";
-import { ERROR_TEXT, TOAST, UI_TEXT } from "../../src/lib/ui-text.ts";
+import { ERROR_TEXT, UI_TEXT } from "../../src/lib/ui-text.ts";
 import { createVerifiedUser, openSignedIn, tokenViaApi, visibleGreeting } from "../fixtures/account.ts";
 import { axeViolations } from "../fixtures/axe.ts";
 import { payOnCheckout } from "../fixtures/checkout.ts";
@@ -74,7 +75,7 @@ test("a user subscribes to Tier B, tops up 500 credits, schedules Tier C, cancel
   await expect(change).toContainText("up to 4 concurrent requests");
   expect(await axeViolations(page)).toEqual([]);
   await change.getByRole("button", { name: PROFILE_TEXT.updatePlan }).click();
-  await expect(page.getByText(TOAST.planUpdated)).toBeVisible();
+  await expect(page.getByText(PLAN_ACTION_TEXT.planUpdated)).toBeVisible();
   await expect(change).toBeHidden();
   await expect(page.locator("[data-scheduled]")).toContainText("Tier C");
   await expect(page.getByLabel(PROFILE_TEXT.plan)).toHaveValue("Tier B");
@@ -106,7 +107,7 @@ test("a user subscribes to Tier B, tops up 500 credits, schedules Tier C, cancel
   );
   expect(await axeViolations(page)).toEqual([]);
   await confirm.getByRole("button", { name: PROFILE_TEXT.confirmCancel }).click();
-  await expect(page.getByText(TOAST.subscriptionCanceled)).toBeVisible();
+  await expect(page.getByText(PLAN_ACTION_TEXT.subscriptionCanceled)).toBeVisible();
   await expect(page.locator("[data-scheduled]")).toContainText("ends on");
   await expect(page.getByRole("button", { name: PROFILE_TEXT.cancelSubscription })).toHaveCount(0);
   expect(await axeViolations(page)).toEqual([]);
@@ -120,7 +121,7 @@ test("a user subscribes to Tier B, tops up 500 credits, schedules Tier C, cancel
   await change.screenshot({ path: test.info().outputPath("keep-plan-phone.png") });
   await page.setViewportSize({ width: 1280, height: 900 });
   await change.getByRole("button", { name: PROFILE_TEXT.updatePlan }).click();
-  await expect(page.getByText(TOAST.planUpdated)).toBeVisible();
+  await expect(page.getByText(PLAN_ACTION_TEXT.planUpdated)).toBeVisible();
   await expect(change).toBeHidden();
   await expect(page.locator("[data-scheduled]")).toHaveCount(0);
   await expect(page.getByRole("button", { name: PROFILE_TEXT.cancelSubscription })).toBeVisible();

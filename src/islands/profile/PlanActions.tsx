@@ -11,12 +11,12 @@ import { asApiError } from "../../lib/api-client.ts";
 import { accountActionErrorMessage } from "../../lib/error-messages.ts";
 import { isoDay } from "../../lib/format-date.ts";
 import { PAYING_ORG_TEXT, payingOrganisation } from "../../lib/paying-org.ts";
+import { PLAN_ACTION_TEXT } from "../../lib/plan-action-text.ts";
 import { dialogPlanDetails, otherPlans, planToKeep } from "../../lib/plan-details.ts";
 import { formatCredits } from "../../lib/plans.ts";
 import { formatPrice, PRICE_TAX_NOTE } from "../../lib/price.ts";
 import { PROFILE_TEXT } from "../../lib/profile-text.ts";
 import { scheduledChange } from "../../lib/scheduled-change.ts";
-import { ERROR_TEXT, TOAST } from "../../lib/ui-text.ts";
 import { cancelSubscription, updateSubscription } from "../../stores/billing.ts";
 import { $subscriptionProducts, retryIfGivenUp } from "../../stores/catalogue.ts";
 import { notify } from "../../stores/toast.ts";
@@ -141,10 +141,10 @@ function ChangePlan({ user }: { user: User }) {
     setBusy(true);
     try {
       await updateSubscription(choice);
-      notify("success", TOAST.planUpdated);
+      notify("success", PLAN_ACTION_TEXT.planUpdated);
       setOpen(false);
     } catch {
-      notify("error", ERROR_TEXT.updatePlanFailed);
+      notify("error", PLAN_ACTION_TEXT.updatePlanFailed);
     } finally {
       setBusy(false);
     }
@@ -191,7 +191,7 @@ function CancelPlan({ user }: { user: User }) {
     setBusy(true);
     try {
       await cancelSubscription();
-      notify("success", TOAST.subscriptionCanceled);
+      notify("success", PLAN_ACTION_TEXT.subscriptionCanceled);
       setOpen(false);
     } catch (error) {
       notify("error", accountActionErrorMessage(asApiError(error)));

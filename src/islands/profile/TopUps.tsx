@@ -4,9 +4,9 @@ import { useId, useState } from "react";
 import { topUpDescription } from "../../../contract/catalogue.ts";
 import { formatBalance } from "../../lib/account-view.ts";
 import { PAYING_ORG_TEXT, payingOrganisation } from "../../lib/paying-org.ts";
+import { PLAN_ACTION_TEXT } from "../../lib/plan-action-text.ts";
 import { formatPrice } from "../../lib/price.ts";
 import { PROFILE_TEXT } from "../../lib/profile-text.ts";
-import { ERROR_TEXT } from "../../lib/ui-text.ts";
 import { startTopUpCheckout } from "../../stores/billing.ts";
 import { $topUpProducts } from "../../stores/catalogue.ts";
 import { notify } from "../../stores/toast.ts";
@@ -30,7 +30,7 @@ export function TopUps({ balance }: { balance: number }) {
     try {
       window.location.assign(await startTopUpCheckout(choice));
     } catch {
-      notify("error", ERROR_TEXT.topUpFailed);
+      notify("error", PLAN_ACTION_TEXT.topUpFailed);
       setBusy(false);
     }
   };
