@@ -2,8 +2,8 @@ import { describe, expect, it } from "vitest";
 import { FREE_SUBSCRIPTION, type User } from "../../contract/account.ts";
 import { DETAIL } from "../../contract/messages.ts";
 import { FREE_PLAN, formatBalance, hasPaidPlan, onDisputeHold, subscriptionOf } from "./account-view.ts";
+import { DISPUTE_HOLD_TEXT } from "./dispute-hold-text.ts";
 import { isoDay } from "./format-date.ts";
-import { PROFILE_TEXT } from "./profile-text.ts";
 import { isRoleAllowed } from "./route-guard.ts";
 import { scheduledChange } from "./scheduled-change.ts";
 import { SITE } from "./site.ts";
@@ -99,11 +99,17 @@ describe("onDisputeHold", () => {
 
 describe("the dispute-hold alert's words", () => {
   it("start with the API's 402 detail and name the refusal", () => {
-    expect(PROFILE_TEXT.disputeHold.title).toBe(DETAIL.paymentDisputed);
-    expect(PROFILE_TEXT.disputeHold.refused(false)).toBe(
+    expect(DISPUTE_HOLD_TEXT.title).toBe(DETAIL.paymentDisputed);
+    expect(DISPUTE_HOLD_TEXT.refused(false)).toBe(
       "API calls with your keys are refused until support clears the hold.",
     );
-    expect(PROFILE_TEXT.disputeHold.refused(true)).toContain("this organisation's keys");
-    expect(PROFILE_TEXT.disputeHold.promise).toBe(`: ${SITE.supportPromise}.`);
+    expect(DISPUTE_HOLD_TEXT.refused(true)).toContain("this organisation's keys");
+    expect(DISPUTE_HOLD_TEXT.promise).toBe(`: ${SITE.supportPromise}.`);
+  });
+  it("tell Billing's reader that paying works but lifts nothing", () => {
+    expect(DISPUTE_HOLD_TEXT.paying).toMatch(
+      /^Payments still go through: .* only once the hold is cleared\./,
+    );
+    expect(DISPUTE_HOLD_TEXT.paying).toContain("Auto top-up charges nothing while the hold lasts.");
   });
 });

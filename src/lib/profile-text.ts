@@ -2,9 +2,7 @@
 // low-balance alert), kept out of UI_TEXT (which every page's islands load) so that only /profile
 // carries them.
 
-import { PAYMENT_DISPUTED } from "../../contract/dispute-hold-messages.ts";
 import { FAILED_RENEWAL_TEXT } from "./failed-renewal-text.ts";
-import { SITE } from "./site.ts";
 
 export const PROFILE_TEXT = {
   ...FAILED_RENEWAL_TEXT,
@@ -65,16 +63,6 @@ export const PROFILE_TEXT = {
   securityTitle: "Security",
   securityIntro: "Your password, two-factor sign-in and the places you are signed in.",
   /** For a team organisation, and creating one (ORGANISATIONS.md "Pages"). */
-  /** The dispute hold (ACCOUNT-SECURITY.md), beside the credits: the API's own 402 words first. */
-  disputeHold: {
-    /** The API's 402 detail (DETAIL.paymentDisputed). */
-    title: PAYMENT_DISPUTED,
-    refused: (team: boolean) =>
-      `API calls with ${team ? "this organisation's" : "your"} keys are refused until support clears the hold.`,
-    /** The link to the contact page, then the footer's support promise ("Support: E-mail reply …"). */
-    contact: "Support",
-    promise: `: ${SITE.supportPromise}.`,
-  },
   organisation: {
     field: "Organisation",
     /** Read before the role's badge beside the organisation's name, for assistive technology. */

@@ -6,6 +6,7 @@
 import type { APIRequestContext, Page } from "@playwright/test";
 import { ADMIN_TEXT } from "../../contract/admin-rules.ts";
 import { ADMIN_PAGE_TEXT } from "../../src/lib/admin-text.ts";
+import { DISPUTE_HOLD_TEXT } from "../../src/lib/dispute-hold-text.ts";
 import { PAYMENT_TEXT } from "../../src/lib/payment-text.ts";
 import { PROFILE_TEXT } from "../../src/lib/profile-text.ts";
 import { UI_TEXT } from "../../src/lib/ui-text.ts";
@@ -180,16 +181,21 @@ test("the low-balance amount is a field to type in, and Billing and Security hav
   }
 });
 
-test("an account on a dispute hold reads on /profile, beside its credits, that its keys are refused", async ({
+test("an account on a dispute hold reads on /profile beside its credits, on Billing and in the top bar that its keys are refused", async ({
   page,
   request,
 }, testInfo) => {
-  const H = PROFILE_TEXT.disputeHold;
+  const H = DISPUTE_HOLD_TEXT;
   const customer = await createVerifiedUser(request, "heldacct");
   const token = await tokenViaApi(request, customer);
   await openSignedIn(page, token, "/profile");
   await expect(page.getByLabel(PROFILE_TEXT.tokens)).toBeVisible();
   await expect(page.locator("[data-dispute-hold]")).toHaveCount(0);
+  await expect(page.locator("[data-credit-balance]").first()).toBeAttached();
+  await expect(page.locator("[data-dispute-hold-mark]")).toHaveCount(0);
+  await view(page, VIEWS[0]);
+  await expect(page.locator("[data-mobile-menu] > summary")).toBeVisible();
+  await expect(page.locator("[data-hold-dot]")).toBeHidden();
 
   // A lost dispute after the credits were spent holds the organisation (ACCOUNT-SECURITY.md). No
   // dev route loses a dispute, so the account's real answer is rewritten to carry the hold the API
@@ -226,5 +232,52 @@ test("an account on a dispute hold reads on /profile, beside its credits, that i
     expect(await axeViolations(page)).toEqual([]);
     await alert.scrollIntoViewIfNeeded();
     await page.screenshot({ path: testInfo.outputPath(`dispute-hold-${v.width}-${v.colorScheme}.png`) });
+
+    // The top bar's balance carries a warning mark, named in the API's words, that leads to
+    // /profile; on a phone the balance is in the menu, and so is the mark.
+    const phone = v.width < 768;
+    if (phone) {
+      // A dot on the menu's button says so before it opens.
+      await expect(page.locator("[data-mobile-menu] > summary [data-hold-dot]")).toBeVisible();
+      await page.locator("[data-mobile-menu] > summary").click();
+    }
+    const bar = page.locator(phone ? "[data-island-slot='account-mobile']" : "[data-island-slot='account']");
+    const mark = bar.getByRole("link", { name: H.title, exact: true });
+    await expect(mark).toBeVisible();
+    await expect(mark).toHaveAttribute("href", "/profile");
+    await expect(mark).toHaveAttribute("title", H.title);
+    // Beside the balance, on its row.
+    const balance = await bar.locator("[data-credit-balance]").boundingBox();
+    const markBox = await mark.boundingBox();
+    expect(
+      balance && markBox && Math.abs(markBox.y + markBox.height / 2 - (balance.y + balance.height / 2)),
+    ).toBeLessThan(4);
+    expect(balance && markBox && markBox.x - (balance.x + balance.width)).toBeLessThan(16);
+    expect(markBox && markBox.x + markBox.width).toBeLessThanOrEqual(v.width);
+    expect(await axeViolations(page)).toEqual([]);
+
+    // Billing says it first, where a pack or a plan is paid for: the same words and support link,
+    // and that paying still works (checkouts are not refused on hold) without lifting the hold.
+    await openSignedIn(page, token, "/profile/billing");
+    const billing = page.locator("[data-dispute-hold]");
+    await expect(billing).toBeVisible();
+    await expect(billing).toHaveAttribute("role", "alert");
+    await expect(billing).toContainText(`${H.title} ${H.refused(false)}`);
+    await expect(billing).toContainText(H.promise);
+    await expect(billing).toContainText(H.paying);
+    await expect(billing.getByRole("link", { name: new RegExp(`^${H.contact}`) })).toHaveAttribute(
+      "href",
+      footerContact ?? "",
+    );
+    await expect(page.locator("[data-billing]")).toBeVisible();
+    const heldBox = await billing.boundingBox();
+    const pageBox = await page.locator("[data-billing]").boundingBox();
+    expect(heldBox && pageBox && heldBox.y + heldBox.height).toBeLessThanOrEqual(pageBox?.y ?? 0);
+    expect(heldBox && heldBox.x + heldBox.width).toBeLessThanOrEqual(v.width);
+    await expect(page.locator("[data-dispute-hold-mark]").first()).toBeAttached();
+    expect(await axeViolations(page)).toEqual([]);
+    await page.screenshot({
+      path: testInfo.outputPath(`dispute-hold-billing-${v.width}-${v.colorScheme}.png`),
+    });
   }
 });

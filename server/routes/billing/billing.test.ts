@@ -1,10 +1,11 @@
 // The billing calls through the API, with the local provider behind them: catalogue, checkouts,
 // the hosted page, plan changes and cancellations, renewals and expiry by moving the clock.
+import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { BILLING_DETAILS_MESSAGES } from "../../../contract/billing-details-messages.ts";
 import { countryOptions } from "../../../contract/countries.ts";
 import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
-import { localSubscriptions } from "../../db/schema/index.ts";
+import { localSubscriptions, organizations } from "../../db/schema/index.ts";
 import { escapeHtml } from "../../mail/templates.ts";
 import { getJson, postJson, verifiedUser } from "../../testing/api-client.ts";
 import {
@@ -262,6 +263,30 @@ describe.each(TEST_DATABASES)("billing API (%s)", (kind) => {
         86_400_000;
       expect(months).toBeGreaterThan(180);
       expect(months).toBeLessThan(185);
+    });
+
+    // /profile/billing tells a held organisation that it can still pay (dispute-hold-text.ts): the
+    // hold refuses the keys' API calls (consume), not checkouts; the credits come, usable later.
+    it("a dispute hold refuses no payment: a plan, a pack and a plan change go through, the hold stays", async () => {
+      const user = await verifiedUser(ctx.t, "ann");
+      await ctx.t.deps.db
+        .update(organizations)
+        .set({ disputeHoldAt: ctx.t.clock.now() })
+        .where(eq(organizations.id, user.id));
+      await subscribe(ctx.t, user.accessToken, "A");
+      ctx.t.clock.advance(5000);
+      await payAndSettle(ctx.t, await openTopUpCheckout(ctx.t, user.accessToken, "500"));
+      expect(await me(ctx.t, user.accessToken)).toMatchObject({
+        credit_balance: TEST_FREE_CREDITS + 1000 + 500,
+        dispute_hold: true,
+      });
+      const change = await postJson(
+        ctx.t.app,
+        "/v1/update-subscription",
+        { product_id: TIER("B").product },
+        { Authorization: `Bearer ${user.accessToken}` },
+      );
+      expect(change.status).toBe(200);
     });
 
     it("renews at the period end, granting the credits at the next midnight in Berlin", async () => {

@@ -1,10 +1,11 @@
 // The top bar's account area: Log In and Register for visitors; for a user the credit balance
-// (tooltip 'Your credit balance') and 'Hi, {name}' with a menu (My Account, Sign Out). The mobile
-// variant shows the same inside the mobile menu. The organisation switcher loads when the menu
-// first opens: most visitors never need it, and every page carries this island.
+// (tooltip 'Your credit balance'; a dispute hold's mark beside it, a chunk loaded only then) and
+// 'Hi, {name}' with a menu (My Account, Sign Out). The mobile variant shows the same inside the
+// mobile menu. The organisation switcher loads when the menu first opens: most visitors never need
+// it, and every page carries this island.
 import { lazy, Suspense, useEffect, useRef, useState } from "react";
 import { makesKeys, seesBilling } from "../../../contract/account-area.ts";
-import { formatBalance } from "../../lib/account-view.ts";
+import { formatBalance, onDisputeHold } from "../../lib/account-view.ts";
 import { navigate } from "../../lib/navigation.ts";
 import { UI_TEXT } from "../../lib/ui-text.ts";
 import { signOut } from "../../stores/auth.ts";
@@ -25,15 +26,27 @@ type MenuLink = [href: string, label: string, offered: boolean];
 /** Support staff and admins get the console in their menu; customers never see it. */
 const isStaff = (role: string) => role === "support" || role === "admin";
 
-function CreditBadge({ balance }: { balance: number }) {
+/**
+ * The balance; on a dispute hold (its keys are refused 402 whatever the balance) a warning mark
+ * after it, named in the API's words, that leads to /profile's explanation and support contact.
+ */
+function CreditBadge({ balance, held }: { balance: number; held: boolean }) {
   return (
-    <span className="tooltip tooltip-bottom shrink-0" data-tip={UI_TEXT.creditTooltip}>
-      <span className="badge badge-ghost gap-1 font-semibold tabular-nums" data-credit-balance>
-        <span className="sr-only">{UI_TEXT.creditTooltip}: </span>
-        {formatBalance(balance)}
-        <span aria-hidden="true">credits</span>
+    <>
+      <span className="tooltip tooltip-bottom shrink-0" data-tip={UI_TEXT.creditTooltip}>
+        <span className="badge badge-ghost gap-1 font-semibold tabular-nums" data-credit-balance>
+          <span className="sr-only">{UI_TEXT.creditTooltip}: </span>
+          {formatBalance(balance)}
+          <span aria-hidden="true">credits</span>
+        </span>
       </span>
-    </span>
+      {/* Beside the balance's tooltip, not in it: hovering the mark shows its own title. */}
+      {held && (
+        <Suspense>
+          <DisputeHoldMark />
+        </Suspense>
+      )}
+    </>
   );
 }
 
@@ -59,6 +72,9 @@ function useDismiss(ref: React.RefObject<HTMLDetailsElement | null>) {
     };
   }, [ref]);
 }
+
+// Loaded only for an organisation on a dispute hold (a chunk that fails leaves the balance alone).
+const DisputeHoldMark = lazy(() => import("./DisputeHoldMark.tsx").catch(() => ({ default: () => null })));
 
 // A chunk that fails to load leaves the menu without its organisation part, never without the menu.
 const OrgMenu = lazy(() => import("../org/OrgMenu.tsx").catch(() => ({ default: () => null })));
@@ -148,9 +164,9 @@ export default function AccountMenu({ variant }: Props) {
   if (variant === "mobile") {
     return (
       <>
-        <p className="col-span-2 flex items-center justify-between gap-2 font-semibold">
-          <span className="truncate">{greeting}</span>
-          <CreditBadge balance={user.credit_balance} />
+        <p className="col-span-2 flex items-center gap-2 font-semibold">
+          <span className="me-auto truncate">{greeting}</span>
+          <CreditBadge balance={user.credit_balance} held={onDisputeHold(user)} />
         </p>
         {orgMenu}
         {links.map((entry) => link(entry, "btn btn-sm btn-outline"))}
@@ -163,7 +179,7 @@ export default function AccountMenu({ variant }: Props) {
 
   return (
     <>
-      <CreditBadge balance={user.credit_balance} />
+      <CreditBadge balance={user.credit_balance} held={onDisputeHold(user)} />
       <details className="dropdown dropdown-end min-w-0" ref={menuRef}>
         <summary className="btn btn-ghost btn-sm h-auto min-h-8 w-full max-w-48 flex-nowrap py-1 lg:max-w-60">
           <span className="flex min-w-0 flex-col items-start text-start leading-tight">

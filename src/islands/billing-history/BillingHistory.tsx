@@ -3,10 +3,12 @@
 // (Stripe's Billing Portal, or the local stand-in's card page), which pays a failed renewal at once.
 import { useStore } from "@nanostores/react";
 import { lazy, Suspense, useEffect, useState } from "react";
+import type { User } from "../../../contract/account.ts";
 import { seesBilling } from "../../../contract/account-area.ts";
 import { vatRateLabel } from "../../../contract/invoice-document.ts";
 import type { InvoiceSummary } from "../../../contract/invoices.ts";
 import { formatMoney } from "../../../contract/money.ts";
+import { onDisputeHold } from "../../lib/account-view.ts";
 import { chosenOrganization, readStoredToken } from "../../lib/auth-storage.ts";
 import { BILLING_TEXT } from "../../lib/billing-text.ts";
 import { isoDay } from "../../lib/format-date.ts";
@@ -23,6 +25,8 @@ const T = BILLING_TEXT;
 // Auto top-up (AUTO-TOP-UP.md "Pages") is its own chunk, loaded once the details show that the
 // caller may see billing: its form, consent and dialogs stay out of the page's first load.
 const AutoTopUp = lazy(() => import("../billing/AutoTopUp.tsx"));
+// A dispute hold's alert, /profile's: only a held organisation's page loads it.
+const DisputeHoldAlert = lazy(() => import("../profile/DisputeHoldAlert.tsx"));
 
 // Ask for the session and the history at once, before React hydrates (as /profile/usage does), for
 // a personal account, which always bills itself. With an organisation chosen the role decides, and
@@ -289,10 +293,35 @@ function BillingView() {
   );
 }
 
-export default function BillingHistory() {
+/**
+ * The dispute hold, first on the page, where someone about to pay reads it: the keys are refused
+ * (in /profile's words), and what paying does meanwhile (checkouts are not refused on hold).
+ */
+function HoldNotice({ user, contact }: { user: User; contact: string }) {
+  if (!onDisputeHold(user)) return null;
+  const team = user.organization?.personal === false;
+  return (
+    <Suspense>
+      <DisputeHoldAlert
+        team={team}
+        contact={contact}
+        className="mb-8"
+        paying={seesBilling(user.organization)}
+      />
+    </Suspense>
+  );
+}
+
+/** `contact`: the support contact page (site-links.yaml's "contact", as the footer links it). */
+export default function BillingHistory({ contact }: { contact: string }) {
   return (
     <RouteGuard loadingMessage={T.loading}>
-      {(user) => (seesBilling(user.organization) ? <BillingView /> : <NotForRole />)}
+      {(user) => (
+        <>
+          <HoldNotice user={user} contact={contact} />
+          {seesBilling(user.organization) ? <BillingView /> : <NotForRole />}
+        </>
+      )}
     </RouteGuard>
   );
 }

@@ -7,7 +7,6 @@ import { can } from "../../../contract/org-roles.ts";
 import { formatBalance, hasPaidPlan, onDisputeHold, subscriptionOf } from "../../lib/account-view.ts";
 import { API_KEYS_TEXT } from "../../lib/api-keys-text.ts";
 import { isoDay } from "../../lib/format-date.ts";
-import { linkAttributes, NEW_TAB_HINT } from "../../lib/links.ts";
 import { PROFILE_TEXT } from "../../lib/profile-text.ts";
 import { ROLE_NAMES } from "../../lib/role-text.ts";
 import { scheduledChange } from "../../lib/scheduled-change.ts";
@@ -23,6 +22,8 @@ if (typeof document !== "undefined") void initSession();
 // Only users on a paid plan manage it: their dialogs and the top-up packs load on demand.
 const PlanActions = lazy(() => import("./PlanActions.tsx").then((m) => ({ default: m.PlanActions })));
 const TopUps = lazy(() => import("./TopUps.tsx").then((m) => ({ default: m.TopUps })));
+// Only a held organisation's page needs it.
+const DisputeHoldAlert = lazy(() => import("./DisputeHoldAlert.tsx"));
 // The alert setting is below the fold: its form loads after the page's own code (the page budget).
 const LowBalanceAlert = lazy(() =>
   import("./LowBalanceAlert.tsx").then((m) => ({ default: m.LowBalanceAlert })),
@@ -74,27 +75,6 @@ function OrganisationField({ name, role }: { name: string; role: string }) {
   );
 }
 
-/**
- * The dispute hold, beside the credits: the balance is there but the organisation's keys are
- * refused 402 until support clears the hold. `contact` is the footer's Contact link.
- */
-function DisputeHoldAlert({ team, contact }: { team: boolean; contact: string }) {
-  const H = T.disputeHold;
-  const attributes = linkAttributes(contact);
-  return (
-    <div role="alert" className="alert alert-warning text-sm sm:col-span-2" data-dispute-hold>
-      <p>
-        <strong className="font-semibold">{H.title}</strong> {H.refused(team)}{" "}
-        <a href={contact} className="link font-medium" {...attributes}>
-          {H.contact}
-          {attributes.target && <span className="sr-only"> {NEW_TAB_HINT}</span>}
-        </a>
-        {H.promise}
-      </p>
-    </div>
-  );
-}
-
 function AccountView({ user, contact }: { user: User; contact: string }) {
   const subscription = subscriptionOf(user);
   const paid = hasPaidPlan(user);
@@ -122,7 +102,11 @@ function AccountView({ user, contact }: { user: User; contact: string }) {
             value={isoDay(subscription.expires_at) ?? T.notAvailable}
           />
           <ReadOnlyField id="tokens" label={T.tokens} value={formatBalance(user.credit_balance)} />
-          {onDisputeHold(user) && <DisputeHoldAlert team={team !== null} contact={contact} />}
+          {onDisputeHold(user) && (
+            <Suspense>
+              <DisputeHoldAlert team={team !== null} contact={contact} className="sm:col-span-2" />
+            </Suspense>
+          )}
           {/* What the balance is made of is the credit ledger: not a developer's to read. */}
           {(!org || can(org.role, "ledger")) && <CreditBreakdown balance={user.credit_balance} />}
         </div>
