@@ -3,6 +3,7 @@
 // dialog that moves its money.
 import { BILLING_DETAILS_MESSAGES } from "../../contract/billing-details-messages.ts";
 import { countryOptions } from "../../contract/countries.ts";
+import { VALIDATION } from "../../contract/messages.ts";
 import { VAT_ID_STATUS_BADGE, VAT_ID_STATUS_TEXT } from "../../contract/vat-id-verification.ts";
 import { VAT_ID_MESSAGES } from "../../server/domain/vat.ts";
 import { BILLING_TEXT } from "../../src/lib/billing-text.ts";
@@ -37,20 +38,24 @@ test("billing details are given on /profile/billing, each refusal beside its fie
   ]);
 
   await card.getByLabel(T.name).fill("Acme GmbH");
-  await card.getByLabel(T.billingEmail).fill("books@acme.test");
+  // A domain that never receives mail, refused as registration refuses it.
+  await card.getByLabel(T.billingEmail).fill("books@acme.localhost");
   await card.getByLabel(T.line1).fill("Hauptstr. 1");
   await card.getByLabel(T.postalCode).fill("10115");
   await card.getByLabel(T.city).fill("");
   await card.getByLabel(T.country).selectOption({ label: "Germany" });
   await card.getByLabel(/^VAT ID/).fill("FR40303265045");
   await card.getByRole("button", { name: T.saveDetails }).click();
-  // Every refusal at once, each beside its field: the VAT ID's with the missing city.
+  // Every refusal at once, each beside its field: the e-mail's and the VAT ID's with the missing city.
   await expect(card.locator('[data-field-error="city"]')).toHaveText(BILLING_DETAILS_MESSAGES.cityMissing);
+  await expect(card.locator('[data-field-error="email"]')).toHaveText(VALIDATION.emailReserved);
+  await expect(card.getByLabel(T.billingEmail)).toHaveAttribute("aria-invalid", "true");
   await expect(card.locator('[data-field-error="vat_id"]')).toHaveText(VAT_ID_MESSAGES.otherCountry);
   await expect(card.getByLabel(T.city)).toHaveAttribute("aria-invalid", "true");
   await expect(card.getByLabel(/^VAT ID/)).toHaveAttribute("aria-invalid", "true");
   expect(await axeViolations(page)).toEqual([]);
 
+  await card.getByLabel(T.billingEmail).fill("books@acme.test");
   await card.getByLabel(T.city).fill("Berlin");
   await card.getByLabel(/^VAT ID/).fill("DE136695976");
   await card.getByRole("button", { name: T.saveDetails }).click();
