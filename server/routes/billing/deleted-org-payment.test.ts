@@ -117,7 +117,9 @@ describe.each(TEST_DATABASES)("payments for a deleted organisation (%s)", (kind)
     const before = await ctx.t.deps.db.select().from(creditGrants).where(eq(creditGrants.userId, dan.id));
     expect((await sendWebhook(ctx.t, purchase.checkout())).status).toBe(200);
     await ctx.t.local.deliverer.deliverDue();
-    expect(await ctx.t.deps.db.select().from(creditGrants).where(eq(creditGrants.userId, dan.id))).toEqual(before);
+    expect(await ctx.t.deps.db.select().from(creditGrants).where(eq(creditGrants.userId, dan.id))).toEqual(
+      before,
+    );
     expect(await refundsSent(ctx.t)).toEqual([
       { amount: purchase.session.amountSubtotal, refunded: purchase.session.amountSubtotal, delivered: 200 },
     ]);

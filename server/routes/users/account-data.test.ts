@@ -344,7 +344,8 @@ describe.each(TEST_DATABASES)("the account's data (%s)", (kind) => {
     expect(queued.map((m) => m.kind)).not.toContain("subscription_ended");
     // The mails sent before keep their keys (no event mails twice), not the person's address or words.
     expect(queued.map((m) => m.kind)).toContain("receipt");
-    for (const mail of queued) expect([mail.to, mail.subject, mail.text, mail.html]).toEqual(["", "", "", ""]);
+    for (const mail of queued)
+      expect([mail.to, mail.subject, mail.text, mail.html]).toEqual(["", "", "", ""]);
   });
 
   // Review: a mail queued after the erasure (a late payment's receipt, a refund's or a dispute's
