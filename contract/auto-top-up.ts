@@ -151,6 +151,11 @@ export const AUTO_TOP_UP_TEXT = {
   noCard: "Save a card first: auto top-up charges the saved card.",
   /** 409: turning it on without a paid plan (a subscription active or past due). */
   noPlan: "Auto top-up needs a paid plan: top-ups are not available on the Free plan.",
+  /**
+   * 409: turning it on, or resuming it, while the organisation is on a dispute hold: a charge would
+   * turn it off again at once (AUTO-TOP-UP.md, "Off"), after the consent was stored.
+   */
+  disputeHold: "Auto top-up stays off while a payment is disputed. Contact support.",
   /** 409: resuming with the card of a member who left (ORGANISATIONS.md); a newly saved card resumes it. */
   cardOfMemberWhoLeft: "The member who saved this card left. Save a card to turn auto top-up on again.",
   /** 422 on `consent`: turning it on, or changing it while on, without accepting the text. */

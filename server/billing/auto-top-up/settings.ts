@@ -40,6 +40,7 @@ import { lockOrganisation } from "../../operations/org-actions.ts";
 import { OperatorRefusal } from "../../operations/refusal.ts";
 import { lockMembership } from "../../orgs/orgs.ts";
 import { billingEmailOf } from "../billing-contacts.ts";
+import { isOnDisputeHold } from "../dispute-hold.ts";
 import type { Catalogue } from "../catalogue.ts";
 import type { PaymentProvider } from "../ports/payment-provider.ts";
 import { currentState } from "../subscription-changes.ts";
@@ -187,8 +188,8 @@ export function autoTopUpCommands(deps: AutoTopUpSettingsDeps) {
   const findPack = (productId: string) => packs.find((p) => p.productId === productId);
 
   /**
-   * PUT /v1/billing/auto-top-up. Refusals in this order: no saved card or no paid plan when turning
-   * it on (409), values out of range (422 per field), consent missing or for another text (422 on
+   * PUT /v1/billing/auto-top-up. Refusals in this order: no saved card, no paid plan or a dispute
+   * hold when turning it on (409), values out of range (422 per field), consent missing or for another text (422 on
    * `consent`), a raised limit without recent authentication (RecentAuthNeeded). Turning it off is
    * never refused for want of a card or a plan. Answers what it did.
    */
@@ -206,6 +207,9 @@ export function autoTopUpCommands(deps: AutoTopUpSettingsDeps) {
         if (!card) throw new AutoTopUpRefusal(409, AUTO_TOP_UP_TEXT.noCard);
         const { state } = await currentState(tx, orgId, now);
         if (!topUpAllowed(state).ok) throw new AutoTopUpRefusal(409, AUTO_TOP_UP_TEXT.noPlan);
+        // The hold turned it off (or would at the first charge): turning it on would store a
+        // consent and say "on" for a feature that charges nothing until support clears the hold.
+        if (await isOnDisputeHold(tx, orgId)) throw new AutoTopUpRefusal(409, AUTO_TOP_UP_TEXT.disputeHold);
         // Paused until a member saves a card (ORGANISATIONS.md): the leaver's card does not resume
         // it, nor turn it on again after a turn off (which clears the pause's reason).
         if (

@@ -31,6 +31,7 @@ import {
   cardSetupSessions,
   invoices,
   organizationMembers,
+  organizations,
   providerInvoiceDocuments,
   savedCards,
   subscriptions,
@@ -482,6 +483,25 @@ describe.each(TEST_DATABASES)("auto top-up settings (%s)", (kind) => {
       expect(await json(await put(), 409)).toEqual({ detail: AUTO_TOP_UP_TEXT.noPlan });
       await subscribe(ann.id, "past_due", true);
       expect((await json<AutoTopUp>(await put(), 200)).status).toBe("active");
+    });
+
+    it("turning it on, or resuming it, during a dispute hold answers 409 and stores nothing; turning off is not refused", async () => {
+      const team = await acme();
+      await db()
+        .update(organizations)
+        .set({ disputeHoldAt: ctx.t.clock.now() })
+        .where(eq(organizations.id, team.org));
+      const { call } = await setup();
+      const put = (body: unknown) =>
+        call("PUT", "/v1/billing/auto-top-up", team.ann.accessToken, { org: team.org, body });
+      expect(await json(await put(settings()), 409)).toEqual({ detail: AUTO_TOP_UP_TEXT.disputeHold });
+      expect(await settingsRow(team.org)).toBeUndefined();
+      expect(
+        (await json<AutoTopUp>(await put(settings({ enabled: false, consent: undefined })), 200)).status,
+      ).toBe("off");
+      // Cleared by support: the same request turns it on.
+      await db().update(organizations).set({ disputeHoldAt: null }).where(eq(organizations.id, team.org));
+      expect((await json<AutoTopUp>(await put(settings()), 200)).status).toBe("active");
     });
 
     it.each([

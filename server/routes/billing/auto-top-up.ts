@@ -126,7 +126,7 @@ export function autoTopUpRoutes(deps: AutoTopUpRouteDeps): OpenAPIHono<AppEnv> {
           401: "No valid access token",
           ...ORG_REFUSALS,
           403: roleOrReauth,
-          409: `"${AUTO_TOP_UP_TEXT.noCard}", "${AUTO_TOP_UP_TEXT.noPlan}", or "${AUTO_TOP_UP_TEXT.cardOfMemberWhoLeft}": turning it on`,
+          409: `"${AUTO_TOP_UP_TEXT.noCard}", "${AUTO_TOP_UP_TEXT.noPlan}", "${AUTO_TOP_UP_TEXT.disputeHold}", or "${AUTO_TOP_UP_TEXT.cardOfMemberWhoLeft}": turning it on`,
           422: `Invalid body; a value out of range (each field named: product_id, threshold, monthly_limit.amount, monthly_limit.currency); or on consent: "${AUTO_TOP_UP_TEXT.consentRequired}" / "${AUTO_TOP_UP_TEXT.consentOutdated}" / "${AUTO_TOP_UP_TEXT.consentChanged}"`,
         }),
       },
