@@ -40,8 +40,8 @@ import { lockOrganisation } from "../../operations/org-actions.ts";
 import { OperatorRefusal } from "../../operations/refusal.ts";
 import { lockMembership } from "../../orgs/orgs.ts";
 import { billingEmailOf } from "../billing-contacts.ts";
-import { isOnDisputeHold } from "../dispute-hold.ts";
 import type { Catalogue } from "../catalogue.ts";
+import { isOnDisputeHold } from "../dispute-hold.ts";
 import type { PaymentProvider } from "../ports/payment-provider.ts";
 import { currentState } from "../subscription-changes.ts";
 import {
