@@ -415,4 +415,44 @@ describe.each(TEST_DATABASES)("auto top-up (%s)", (kind) => {
       expect.objectContaining({ status: "not_charged", net: 5000, tax: 950, total: PACK_GROSS }),
     ]);
   });
+
+  it("each daily_limit pause is mailed and recorded: one after the member resumed the same day too", async () => {
+    const t = ctx.t;
+    const { user, spend } = await customer(t);
+    const earlier = await Promise.all(
+      Array.from({ length: 10 }, () => attemptRow(t, user.id, { status: "paid" })),
+    );
+    await t.deps.db.insert(autoTopUpAttempts).values(earlier);
+    const pauseMails = async () =>
+      (await t.mails()).filter((m) => m.subject.startsWith("Auto top-up is paused")).length;
+    const notCharged = async () =>
+      (await historyOf(t, user.accessToken)).filter((r) => r.status === "not_charged").length;
+    await spend(1000);
+    expect(await settingsOf(t, user.id)).toMatchObject({ status: "paused", reason: "daily_limit" });
+    expect([await pauseMails(), await notCharged()]).toEqual([1, 1]);
+    // The member resumes it under Billing the same day; the next charge due meets the day's limit
+    // again: a new pause, mailed and recorded as the first was (with the day's key, neither was).
+    t.clock.advance(60_000);
+    const res = await t.app.request("/v1/billing/auto-top-up", {
+      method: "PUT",
+      headers: { Authorization: `Bearer ${user.accessToken}`, "Content-Type": "application/json" },
+      body: JSON.stringify({
+        enabled: true,
+        threshold: 100,
+        product_id: PACK,
+        monthly_limit: { amount: 100_000, currency: "eur" },
+      }),
+    });
+    expect(res.status).toBe(200);
+    await settleAll(t);
+    expect(await settingsOf(t, user.id)).toMatchObject({ status: "paused", reason: "daily_limit" });
+    expect([await pauseMails(), await notCharged()]).toEqual([2, 2]);
+    // Seen again while it holds (another spend, the sweep): the same pause, nothing more.
+    t.clock.advance(60_000);
+    await spend(1);
+    await autoTopUpEngineOf(t).runDue();
+    await settleAll(t);
+    expect([await pauseMails(), await notCharged()]).toEqual([2, 2]);
+    expect(await attemptsOf(t, user.id)).toHaveLength(10);
+  });
 });

@@ -12,7 +12,7 @@ import { organizations } from "../../db/schema/index.ts";
 import type { Db, Tx } from "../../db/types.ts";
 import { type AutoTopUpPack, type BalanceCause, packGross, shouldQueue } from "../../domain/auto-top-up.ts";
 import { type LimitCheck, monthlyLimitCheck } from "../../domain/auto-top-up-limit.ts";
-import { berlinDateOf, berlinMidnightDaysAgo, startOfBerlinMonth } from "../../domain/berlin-time.ts";
+import { berlinMidnightDaysAgo, startOfBerlinMonth } from "../../domain/berlin-time.ts";
 import { balance, toMillicredits } from "../../domain/ledger.ts";
 import type { Seller } from "../../domain/vat.ts";
 import type { Catalogue, TopUpOffer } from "../catalogue.ts";
@@ -138,7 +138,10 @@ export async function queueIfDue(
     };
     if (decision.action === "skip") return null;
     if (decision.action === "pause") {
-      await holdBack({ status: "paused", reason: "daily_limit" }, berlinDateOf(now));
+      // Named by when it began, as a monthly_limit pause: the member's Resume ends one the same day,
+      // and the next charge due that day pauses anew; the day's key had that one mailed to nobody
+      // and kept out of the history. Seen again while it holds, nothing changes or is mailed.
+      await holdBack({ status: "paused", reason: "daily_limit" }, now.toISOString());
       return null;
     }
     if (await stoppedForGood(tx, deps, orgId, now)) return null;

@@ -98,7 +98,7 @@ export async function recordCancelledAttempt(
 
 /**
  * A charge that was due and that a pause held back: a "not_charged" row with the pack's price at
- * the organisation's VAT today, once per `fact` (a Berlin day, a pause's start, a consent, a card).
+ * the organisation's VAT today, once per `fact` (a limit pause's start, a consent, a card).
  */
 export async function recordChargeNotMade(
   tx: Tx,

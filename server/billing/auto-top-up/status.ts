@@ -32,7 +32,8 @@ export interface StatusContext {
   note?: string | null;
   /**
    * What the mail is about, so that it goes out once however often the same fact is seen (an
-   * attempt's id, when a monthly_limit pause began). Without it no mail is sent (resuming mails nobody).
+   * attempt's id, when a daily or monthly limit pause began). Without it no mail is sent (resuming
+   * mails nobody).
    */
   mailKey?: string;
   billingUrl: string;
