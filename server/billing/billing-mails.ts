@@ -11,7 +11,7 @@ import type { Logger } from "pino";
 import { isReservedAddress } from "../auth/mailbox.ts";
 import type { BackgroundTasks } from "../background.ts";
 import type { Clock } from "../clock.ts";
-import { billingMails, creditGrants, organizations, users } from "../db/schema/index.ts";
+import { billingMails, creditGrants } from "../db/schema/index.ts";
 import type { Db, DbOrTx } from "../db/types.ts";
 import { berlinDateOf } from "../domain/berlin-time.ts";
 import { fromMillicredits } from "../domain/ledger.ts";
@@ -19,6 +19,7 @@ import { type MailUser, topUpExpiringMail } from "../mail/billing-templates.ts";
 import type { Mailer } from "../mail/mailer.ts";
 import type { MailMessage } from "../mail/message.ts";
 import { billingMailRecipients } from "./billing-contacts.ts";
+import { billingAccountDeleted } from "./deleted-billing-account.ts";
 
 /** After this many failed sends a mail stays in the table for an operator (logged at error level). */
 export const MAX_SEND_ATTEMPTS = 8;
@@ -92,16 +93,6 @@ const NOT_SENT_ONCE_DELETED: ReadonlySet<string> = new Set([
   "topup_expiring",
 ]);
 
-/** Whether the organisation is deleted: a team's row marked, or a personal one's account erased. */
-async function organisationDeleted(tx: DbOrTx, orgId: string): Promise<boolean> {
-  const [row] = await tx
-    .select({ orgDeletedAt: organizations.deletedAt, userDeletedAt: users.deletedAt })
-    .from(organizations)
-    .leftJoin(users, eq(users.id, organizations.id))
-    .where(eq(organizations.id, orgId));
-  return row !== undefined && (row.orgDeletedAt !== null || row.userDeletedAt !== null);
-}
-
 /** The dedupe key of an event's mail to a recipient other than the first. */
 const recipientKey = (dedupeKey: string, email: string) => `${dedupeKey}|to:${email.toLowerCase()}`;
 
@@ -130,7 +121,7 @@ export function createBillingMailSender(deps: {
         .where(and(eq(billingMails.id, id), isNull(billingMails.sentAt)))
         .for("update", { skipLocked: true });
       if (!mail) return false;
-      if (NOT_SENT_ONCE_DELETED.has(mail.kind) && (await organisationDeleted(tx, mail.userId))) {
+      if (NOT_SENT_ONCE_DELETED.has(mail.kind) && (await billingAccountDeleted(tx, mail.userId))) {
         // Not kept either: the row holds an address the deletion may have erased everywhere else.
         await tx.delete(billingMails).where(eq(billingMails.id, id));
         logger.info(

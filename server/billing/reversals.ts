@@ -14,11 +14,13 @@ import {
   type InvoiceRow,
   invoices,
   organizations,
+  users,
 } from "../db/schema/index.ts";
 import type { Tx } from "../db/types.ts";
 import { disputeStep, refundStep } from "../domain/reversal.ts";
 import { findAttempt, OPEN_ATTEMPT_STATUSES } from "./auto-top-up/store.ts";
 import { issueCreditNote } from "./credit-notes.ts";
+import { organisationIsDeleted, personalAccount } from "./deleted-billing-account.ts";
 import { holdAfterLostDispute } from "./dispute-hold.ts";
 import { lockUser } from "./ledger-store.ts";
 import type { BillingEvent } from "./ports/events.ts";
@@ -78,11 +80,12 @@ async function ownerOfCustomer(
 ): Promise<{ id: string; deleted: boolean } | undefined> {
   if (!customerId) return undefined;
   const [row] = await tx
-    .select({ id: organizations.id, deletedAt: organizations.deletedAt })
+    .select({ id: organizations.id, deleted: organisationIsDeleted })
     .from(billingCustomers)
     .innerJoin(organizations, eq(organizations.id, billingCustomers.userId))
+    .leftJoin(users, personalAccount)
     .where(eq(billingCustomers.customerId, customerId));
-  return row ? { id: row.id, deleted: row.deletedAt !== null } : undefined;
+  return row ? { id: row.id, deleted: row.deleted === true } : undefined;
 }
 
 /** Records one adjustment; false when its provider fact was already applied. */

@@ -5,12 +5,13 @@
 import { and, eq, TransactionRollbackError } from "drizzle-orm";
 import type { Logger } from "pino";
 import type { Clock } from "../clock.ts";
-import { checkoutSessions, organizations, users, webhookEvents } from "../db/schema/index.ts";
+import { checkoutSessions, webhookEvents } from "../db/schema/index.ts";
 import type { Db, Tx } from "../db/types.ts";
 import { snapshotOrder } from "../domain/subscription.ts";
 import type { AutoTopUpEngine } from "./auto-top-up/engine.ts";
 import type { BillingMailSender } from "./billing-mails.ts";
 import type { Catalogue } from "./catalogue.ts";
+import { billingAccountDeleted } from "./deleted-billing-account.ts";
 import { isOnDisputeHold } from "./dispute-hold.ts";
 import { fulfil } from "./fulfilment.ts";
 import { recordInvoiceDocument } from "./invoices.ts";
@@ -153,15 +154,9 @@ export function webhookHandler(deps: WebhookDeps) {
     ) {
       return false;
     }
-    // A personal organisation is deleted with its account: the row is not marked (the person's
-    // ledger and invoices hang on it), the user is. Money paid for a deleted account is refunded
-    // as for a deleted team; granting it would keep a payment for credits nobody can use.
-    const [org] = await tx
-      .select({ deletedAt: organizations.deletedAt, accountDeletedAt: users.deletedAt })
-      .from(organizations)
-      .leftJoin(users, and(eq(organizations.personal, true), eq(users.id, organizations.id)))
-      .where(eq(organizations.id, orgId));
-    if (!org?.deletedAt && !org?.accountDeletedAt) return false;
+    // A personal organisation is deleted with its account: money paid for a deleted account is
+    // refunded as for a deleted team; granting it would keep a payment for credits nobody can use.
+    if (!(await billingAccountDeleted(tx, orgId))) return false;
     const context = { eventId: event.eventId, orgId, type: event.eventType };
     // A second event of a payment granted before the deletion (the checkout's, then its first
     // invoice's, in either order): the deletion's forfeit has settled it. Refunding it now would

@@ -123,6 +123,9 @@ describe.each(TEST_DATABASES)("payments for a deleted organisation (%s)", (kind)
     expect(await refundsSent(ctx.t)).toEqual([
       { amount: purchase.session.amountSubtotal, refunded: purchase.session.amountSubtotal, delivered: 200 },
     ]);
+    // The refund's own charge.refunded finds the account deleted: recorded, nothing for an operator.
+    expect(await refundEventsRecorded()).toHaveLength(1);
+    expect(ctx.t.logs.filter((line) => line.includes("needs attention"))).toEqual([]);
   });
 
   it("records the event of a refunded top-up, and a second event of the same payment refunds nothing more", async () => {
