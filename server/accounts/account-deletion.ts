@@ -76,14 +76,22 @@ export async function eraseAccount(
   // The billing mails written for the person: the copies are the person's data, while the
   // invoices and credit notes they announced are kept on their own (§ 147 AO). One still unsent is
   // not sent (decision 021: a deleted account is nobody's recipient); one sent keeps its key, so
-  // that an event delivered again mails nobody, but not its address or words.
+  // that an event delivered again mails nobody, but not its address or words. A recipient after
+  // the first is keyed by the address too (billing-mails.ts, "|to:<address>"): that part becomes
+  // the row's id, still unique, as nobody mails the erased person again.
   const mailedTheirs = account
     ? or(eq(billingMails.userId, userId), sql`lower(${billingMails.to}) = ${account.email.toLowerCase()}`)
     : eq(billingMails.userId, userId);
   await tx.delete(billingMails).where(and(mailedTheirs, isNull(billingMails.sentAt)));
   await tx
     .update(billingMails)
-    .set({ to: "", subject: "", text: "", html: "" })
+    .set({
+      to: "",
+      subject: "",
+      text: "",
+      html: "",
+      dedupeKey: sql`regexp_replace(${billingMails.dedupeKey}, '[|]to:.*$', '|to:erased:' || ${billingMails.id}::text)`,
+    })
     .where(and(mailedTheirs, isNotNull(billingMails.sentAt)));
   // Only the personal organisation's settings are the person's (a company's are not).
   await tx.update(organizations).set({ lowBalanceThreshold: null }).where(eq(organizations.id, userId));

@@ -47,6 +47,7 @@ import {
 } from "../../testing/billing.ts";
 import { createTeam } from "../../testing/org-calls.ts";
 import { useTestApp } from "../../testing/suite.ts";
+import { teamOrg } from "../../testing/team-org.ts";
 import { callAs, turnOnTwoFactor } from "../../testing/two-factor.ts";
 
 describe.each(TEST_DATABASES)("the account's data (%s)", (kind) => {
@@ -346,6 +347,41 @@ describe.each(TEST_DATABASES)("the account's data (%s)", (kind) => {
     expect(queued.map((m) => m.kind)).toContain("receipt");
     for (const mail of queued)
       expect([mail.to, mail.subject, mail.text, mail.html]).toEqual(["", "", "", ""]);
+  });
+
+  // Review (helper 78, MEDIUM 2): a team's mail to its second recipient is keyed by that address
+  // ("|to:<address>"), which outlived the erasure of the recipient's account.
+  it("leaves no billing mail naming an erased billing member, in its key either", async () => {
+    const ann = await verifiedUser(ctx.t, "ann");
+    const bob = await verifiedUser(ctx.t, "bob");
+    const org = await teamOrg(ctx.t, "Acme", [
+      { id: ann.id, role: "owner" },
+      { id: bob.id, role: "billing" },
+    ]);
+    const build = (user: { email: string }) => ({
+      to: user.email,
+      subject: "Receipt",
+      text: "t",
+      html: "<p>t</p>",
+    });
+    const queued = await queueBillingMail(
+      ctx.t.deps.db,
+      { userId: org, kind: "receipt", dedupeKey: "receipt:1", build },
+      ctx.t.clock.now(),
+    );
+    expect(queued).toBe(true);
+    await settleAll(ctx.t);
+    const keysBefore = (
+      await ctx.database.db.select().from(billingMails).where(eq(billingMails.userId, org))
+    ).map((m) => m.dedupeKey);
+    expect(keysBefore).toContain(`receipt:1|to:${bob.email}`);
+    expect((await remove(bob.accessToken, "bob")).status).toBe(200);
+    const rows = await ctx.database.db.select().from(billingMails).where(eq(billingMails.userId, org));
+    expect(rows).toHaveLength(2);
+    expect(JSON.stringify(rows)).not.toContain(bob.email);
+    // The owner's copy is the company's, untouched; the event's own key stays for its redelivery.
+    expect(rows.map((r) => r.to)).toContain(ann.email);
+    expect(rows.map((r) => r.dedupeKey)).toContain("receipt:1");
   });
 
   // Review: a mail queued after the erasure (a late payment's receipt, a refund's or a dispute's
