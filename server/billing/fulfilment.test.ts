@@ -315,6 +315,16 @@ describe("fulfil", () => {
         payUrl: null,
       },
     ],
+    [
+      "an auto top-up's invoice voided",
+      {
+        ...REF,
+        kind: "auto_top_up_voided",
+        attemptId: "0b7f3a52-5d2e-4c61-9a43-8f0c2d9e1a12",
+        customerId: "cus_42",
+        invoiceId: "in_1",
+      },
+    ],
   ] as const)("%s changes neither the plan nor the credits here (its own handler does)", (_case, event) => {
     for (const state of [FREE, ACTIVE_A]) {
       expect(fulfil(state, event, new Date(T_PAY * 1000), catalogue)).toEqual({

@@ -96,7 +96,8 @@ export function fulfil(
     case "card_detached":
     case "auto_top_up_paid":
     case "auto_top_up_failed":
-      // Handled before fulfilment (billing/auto-top-up/ for the last five) (billing/invoices.ts, billing/reversals.ts, billing/webhooks.ts):
+    case "auto_top_up_voided":
+      // Handled before fulfilment (billing/auto-top-up/ for the last six) (billing/invoices.ts, billing/reversals.ts, billing/webhooks.ts):
       // no subscription change.
       return { ok: true, state, effects: [], note: null };
   }

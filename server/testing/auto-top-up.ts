@@ -8,6 +8,7 @@ import { storeConsent, vatOnFile } from "../billing/auto-top-up/consents.ts";
 import { createBillingMailSender } from "../billing/billing-mails.ts";
 import { saveGivenBillingDetails } from "../billing/subscription-store.ts";
 import { type AutoTopUpSettingsRow, autoTopUpSettings, savedCards } from "../db/schema/index.ts";
+import { CONSENT_TEXT_VERSION } from "../domain/auto-top-up.ts";
 import { postJson } from "./api-client.ts";
 import { TOP_UP } from "./billing.ts";
 import { TEST_PORTAL_URL, type TestApp } from "./test-app.ts";
@@ -109,6 +110,37 @@ export async function turnOn(
     consentId,
     updatedAt: now,
   });
+}
+
+/**
+ * PUT /v1/billing/auto-top-up as the member would: the 500 pack below 100 credits, at a limit of
+ * one pack, with consent when turning it on. Expects 200.
+ */
+export async function putAutoTopUp(t: TestApp, token: string, enabled: boolean): Promise<void> {
+  const res = await t.app.request("/v1/billing/auto-top-up", {
+    method: "PUT",
+    headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
+    body: JSON.stringify({
+      enabled,
+      threshold: 100,
+      product_id: PACK,
+      monthly_limit: { amount: PACK_GROSS, currency: "eur" },
+      ...(enabled ? { consent: { text_version: CONSENT_TEXT_VERSION, accepted: true } } : {}),
+    }),
+  });
+  expect(res.status).toBe(200);
+}
+
+/** Runs `during` while the local checkout cannot be reached to void an invoice. */
+export async function whileVoidsFail(t: TestApp, during: () => Promise<void>): Promise<void> {
+  const provider = t.local.provider;
+  const voidAtProvider = provider.voidAutoTopUpInvoice;
+  provider.voidAutoTopUpInvoice = () => Promise.reject(new Error("provider unreachable"));
+  try {
+    await during();
+  } finally {
+    provider.voidAutoTopUpInvoice = voidAtProvider;
+  }
 }
 
 export async function settingsOf(t: TestApp, orgId: string): Promise<AutoTopUpSettingsRow | undefined> {

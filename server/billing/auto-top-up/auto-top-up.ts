@@ -162,7 +162,7 @@ export function createAutoTopUp(deps: AutoTopUpDeps): AutoTopUpEngine {
     },
 
     async handleEvent(tx, event, now) {
-      const { grantedFor } = await handleAutoTopUpEvent(
+      const { grantedFor, resumedFor } = await handleAutoTopUpEvent(
         tx,
         {
           ...deps,
@@ -186,6 +186,7 @@ export function createAutoTopUp(deps: AutoTopUpDeps): AutoTopUpEngine {
       );
       // After the webhook's commit (the background runs it after this answer's work).
       if (grantedFor) engine.nudge(grantedFor, "auto_top_up_granted");
+      else if (resumedFor) engine.nudge(resumedFor, "resumed");
     },
 
     async runDue() {

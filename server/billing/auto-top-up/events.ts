@@ -28,15 +28,21 @@ export interface EventDeps extends ChargeDeps {
 }
 
 /**
- * Handles one event; answers the organisation whose balance a grant moved, or whose `monthly_limit`
- * pause its invoice closing ended (the trigger is asked again either way), if any.
+ * What an event moved: the organisation whose balance a grant moved, and the one whose
+ * `monthly_limit` pause its invoice closing ended (the trigger is asked again for either).
  */
+export interface EventOutcome {
+  grantedFor: string | null;
+  resumedFor?: string | null | undefined;
+}
+
+/** Handles one event; answers what it moved (EventOutcome). */
 export async function handleAutoTopUpEvent(
   tx: Tx,
   deps: EventDeps,
   event: AutoTopUpEvent,
   now: Date,
-): Promise<{ grantedFor: string | null }> {
+): Promise<EventOutcome> {
   switch (event.kind) {
     case "card_saved":
       await saveCard(tx, deps, event, now);
@@ -82,7 +88,7 @@ export async function handleAutoTopUpEvent(
         return { grantedFor: null };
       }
       const { granted, resumedFor } = await settleInTx(tx, deps, event.attemptId, answer, event.eventId, now);
-      return { grantedFor: granted || resumedFor ? attempt.orgId : null };
+      return { grantedFor: granted ? attempt.orgId : null, resumedFor };
     }
     case "auto_top_up_failed": {
       const attempt = await findAttempt(tx, event.attemptId);
@@ -104,9 +110,47 @@ export async function handleAutoTopUpEvent(
       }
       const settled = await settleInTx(tx, deps, event.attemptId, answer, event.eventId, now);
       deps.voidLater(settled.toVoid);
-      return { grantedFor: settled.resumedFor ?? null };
+      return { grantedFor: null, resumedFor: settled.resumedFor };
     }
+    case "auto_top_up_voided":
+      return settleVoided(tx, deps, event, now);
   }
+}
+
+/**
+ * invoice.voided of an auto top-up: settled as a read of the invoice answering void would be (the
+ * sweep's, or another invoice event's), so a void that Stripe made, or that our own call made
+ * without our read seeing it, frees the attempt's room under the monthly limit at once, and ends a
+ * `monthly_limit` pause that room caused. Idempotent: an invoice closed before, or an attempt
+ * settled before (declined, paid, cancelled), is left as it is.
+ */
+async function settleVoided(
+  tx: Tx,
+  deps: EventDeps,
+  event: Extract<AutoTopUpEvent, { kind: "auto_top_up_voided" }>,
+  now: Date,
+): Promise<EventOutcome> {
+  const found = await findAttempt(tx, event.attemptId);
+  if (!found || !(await lockUser(tx, found.orgId))) {
+    deps.logger.warn(
+      { eventId: event.eventId, attemptId: event.attemptId, invoiceId: event.invoiceId },
+      "An auto top-up invoice was voided for an unknown attempt",
+    );
+    return { grantedFor: null };
+  }
+  // Another invoice than the one the attempt names (one made again after a crash outlived the
+  // idempotency key) says nothing about the attempt: the one it pays may still be paid.
+  const attempt = await findAttempt(tx, event.attemptId);
+  if (attempt?.providerInvoiceId != null && attempt.providerInvoiceId !== event.invoiceId) {
+    deps.logger.warn(
+      { eventId: event.eventId, attemptId: event.attemptId, invoiceId: event.invoiceId },
+      "An auto top-up invoice other than its attempt's was voided",
+    );
+    return { grantedFor: null };
+  }
+  const answer: AutoTopUpChargeAnswer = { status: "void", invoiceId: event.invoiceId };
+  const settled = await settleInTx(tx, deps, event.attemptId, answer, event.eventId, now);
+  return { grantedFor: null, resumedFor: settled.resumedFor };
 }
 
 async function saveCard(

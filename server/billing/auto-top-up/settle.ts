@@ -52,6 +52,23 @@ const NOTHING: Settlement = { granted: false, toVoid: null };
 /** What a waiting payment's row says once its invoice was voided at the provider. */
 export const VOIDED_DETAIL = "Cancelled: this payment's invoice was voided, so nothing was charged.";
 
+/** What the pause says when the payment the customer was to confirm was voided before they did. */
+export const VOIDED_WHILE_WAITING_DETAIL =
+  "The payment's invoice was voided before it was confirmed, so nothing was charged. Resume auto top-up under Billing to try again.";
+
+/** A pause for `attempt`'s confirmation, whose invoice is void now: paused as declined, mailed once. */
+async function endWaitForPayment(tx: Tx, deps: ChargeDeps, attempt: AutoTopUpAttemptRow, now: Date) {
+  const settings = await findSettings(tx, attempt.orgId);
+  if (settings?.status !== "paused" || settings.reason !== "authentication_required") return;
+  await changeStatus(
+    tx,
+    attempt.orgId,
+    { status: "paused", reason: "declined", detail: VOIDED_WHILE_WAITING_DETAIL },
+    { actor: SYSTEM_ACTOR, mailKey: `${attempt.id}:voided`, billingUrl: billingUrlOf(deps) },
+    now,
+  );
+}
+
 /** The code and sentence of an attempt the provider never answered for (an operator looks too). */
 export const GAVE_UP_CODE = "processing_error";
 
@@ -107,6 +124,10 @@ async function settleLocked(
   if (answer.status === "void") {
     await updateAttempt(tx, attempt.id, { status: "cancelled", settledAt: now }, now);
     await recordCancelledAttempt(tx, deps, attempt, VOIDED_DETAIL, now);
+    // Voided while the customer was to confirm it (not by one of our stops, which cancel first: at
+    // the provider's Dashboard, say): the pause that pointed to its payment page would never end,
+    // so it says what happened, is mailed, and can be resumed, as when the page lapses.
+    if (attempt.status === "authentication_required") await endWaitForPayment(tx, deps, attempt, now);
     return NOTHING;
   }
   if (answer.status === "open") return NOTHING;

@@ -223,6 +223,16 @@ export type BillingEvent = EventRef &
         code: string | null;
         payUrl: string | null;
       }
+    | {
+        /**
+         * invoice.voided of an auto top-up: nothing can be paid on it any more (voided by our own
+         * call, or at the provider), so the attempt it was made for is settled as void.
+         */
+        kind: "auto_top_up_voided";
+        attemptId: string;
+        customerId: string | null;
+        invoiceId: string;
+      }
     | { kind: "ignored"; reason: string }
   );
 
@@ -243,6 +253,7 @@ export const AUTO_TOP_UP_EVENT_KINDS = [
   "card_detached",
   "auto_top_up_paid",
   "auto_top_up_failed",
+  "auto_top_up_voided",
 ] as const;
 export type AutoTopUpEvent = Extract<BillingEvent, { kind: (typeof AUTO_TOP_UP_EVENT_KINDS)[number] }>;
 

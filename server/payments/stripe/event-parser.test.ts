@@ -1104,7 +1104,31 @@ describe("auto top-up: its invoices", () => {
     ]) {
       expect(parsed(event("invoice.paid", autoInvoice(extra))).kind).toBe("auto_top_up_paid");
       expect(parsed(event("invoice.payment_failed", autoInvoice(extra))).kind).toBe("auto_top_up_failed");
+      expect(parsed(event("invoice.voided", autoInvoice(extra))).kind).toBe("auto_top_up_voided");
     }
+  });
+
+  it("invoice.voided: nothing can be paid on the attempt's invoice any more, whatever else it says", () => {
+    const raw = autoInvoice({ status: "void", amount_paid: 0, total: 5951, payment_intent: "pi_1" });
+    expect(parsed(event("invoice.voided", raw))).toEqual({
+      ...REF("invoice.voided"),
+      kind: "auto_top_up_voided",
+      attemptId: ATTEMPT,
+      customerId: "cus_1",
+      invoiceId: "in_1Pgc6tB7WZ01zgkWu9fdqL6I",
+    });
+    expect(parsed(event("invoice.voided", autoInvoice({ customer: null })))).toMatchObject({
+      customerId: null,
+    });
+  });
+
+  it("invoice.voided of another invoice (a renewal's, a one-time payment's) is ignored", () => {
+    for (const raw of [invoice(), invoice({ subscription: null, parent: null, billing_reason: "manual" })])
+      expect(parsed(event("invoice.voided", raw))).toEqual({
+        ...REF("invoice.voided"),
+        kind: "ignored",
+        reason: "invoice not of an auto top-up",
+      });
   });
 
   it("a paid invoice without paid_at was paid when the event says; without a document yet, an empty one", () => {

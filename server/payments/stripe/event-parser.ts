@@ -482,11 +482,11 @@ function cardSaved(
 }
 
 /**
- * An auto top-up's invoice (metadata.auto_top_up_attempt_id): paid, declined, or waiting for the
- * customer's authentication. Never a subscription's or a checkout top-up's, whatever else it says.
- * A failure's code is the decline the invoice carries (only an expanded payment intent does: an
- * event's invoice usually has none, so null); `payUrl` is its hosted page, where the customer
- * authenticates.
+ * An auto top-up's invoice (metadata.auto_top_up_attempt_id): paid, declined, waiting for the
+ * customer's authentication, or voided. Never a subscription's or a checkout top-up's, whatever
+ * else it says. A failure's code is the decline the invoice carries (only an expanded payment
+ * intent does: an event's invoice usually has none, so null); `payUrl` is its hosted page, where
+ * the customer authenticates.
  */
 function readAutoTopUpInvoiceEvent(
   { ref, fail }: Reading,
@@ -494,6 +494,9 @@ function readAutoTopUpInvoiceEvent(
   attemptId: string,
 ): ParseResult {
   const common = { attemptId, customerId: inv.customer ?? null, invoiceId: inv.id };
+  // Void is final at the provider: nothing can be paid on it any more, whatever it says besides.
+  if (ref.eventType === "invoice.voided")
+    return { ok: true, event: { ...ref, ...common, kind: "auto_top_up_voided" } };
   const intent = paymentIntentOfInvoice(inv);
   if (ref.eventType === "invoice.paid") {
     const payment = invoicePayment(inv);
@@ -529,7 +532,7 @@ const paidAtOf = (inv: z.infer<typeof invoiceSchema>, otherwise: Date) =>
   inv.status_transitions?.paid_at == null ? otherwise : fromSeconds(inv.status_transitions.paid_at);
 
 /**
- * invoice.paid, .payment_failed and .payment_action_required: an auto top-up's charge, a
+ * invoice.paid, .payment_failed, .payment_action_required and .voided: an auto top-up's charge, a
  * subscription's first payment, a renewal paid or declined, or a one-time payment's invoice.
  */
 function readInvoiceEvent(reading: Reading, object: unknown): ParseResult {
@@ -544,8 +547,9 @@ function readInvoiceEvent(reading: Reading, object: unknown): ParseResult {
     return readAutoTopUpInvoiceEvent(reading, inv, attemptId);
   }
   // Authentication asked for another invoice (a renewal's): not acted on, as before this event was
-  // read at all; the renewal's own payment_failed is.
-  if (ref.eventType === "invoice.payment_action_required") return ignored("invoice not of an auto top-up");
+  // read at all; the renewal's own payment_failed is. Another invoice voided moves no money.
+  if (ref.eventType === "invoice.payment_action_required" || ref.eventType === "invoice.voided")
+    return ignored("invoice not of an auto top-up");
   const subscriptionId = inv.parent?.subscription_details?.subscription ?? inv.subscription ?? null;
   const document = invoiceDocument(inv);
   if (subscriptionId === null) {
@@ -889,6 +893,7 @@ export function parseStripeEvent(input: unknown): ParseResult {
     case "invoice.paid":
     case "invoice.payment_failed":
     case "invoice.payment_action_required":
+    case "invoice.voided":
       return readInvoiceEvent(reading, object);
     case "payment_method.detached":
     case "payment_method.updated":
