@@ -14,6 +14,7 @@ import {
   localInvoices,
   organizations,
   savedCards,
+  users,
   webhookDeliveries,
 } from "../../db/schema/index.ts";
 import { staffMember } from "../../testing/admin.ts";
@@ -23,6 +24,7 @@ import {
   autoTopUpEngineOf,
   chargeDepsOf,
   frenchDetailsUnseen,
+  openCardSetup,
   PACK,
   PACK_GROSS,
   saveCard,
@@ -379,17 +381,19 @@ describe.each(TEST_DATABASES)("auto top-up (%s)", (kind) => {
     ]);
   });
 
-  it("a charge completing after its organisation was deleted is refunded, not granted", async () => {
+  // A personal organisation is deleted with its account: the account's row is marked, not the
+  // organisation's (helper 78's review: the account's case was granted).
+  it.each([
+    ["its organisation", organizations],
+    ["its account", users],
+  ] as const)("a charge completing after %s was deleted is refunded, not granted", async (_what, table) => {
     const t = ctx.t;
     const { user, spend } = await customer(t, CARDS.alwaysAuthenticates);
     await spend(1000);
     const [waiting] = await attemptsOf(t, user.id);
     const before = await t.deps.db.select().from(creditGrants).where(eq(creditGrants.userId, user.id));
     // Deleted while the customer was on the payment page (the deletion's own cancel had not reached it).
-    await t.deps.db
-      .update(organizations)
-      .set({ deletedAt: t.clock.now() })
-      .where(eq(organizations.id, user.id));
+    await t.deps.db.update(table).set({ deletedAt: t.clock.now() }).where(eq(table.id, user.id));
     expect((await t.local.provider.payOnPage(waiting?.providerInvoiceId as string)).paidNow).toBe(true);
     await settleAll(t);
     expect((await attemptsOf(t, user.id))[0]).toMatchObject({ status: "cancelled", detail: REFUNDED_DETAIL });
@@ -397,6 +401,17 @@ describe.each(TEST_DATABASES)("auto top-up (%s)", (kind) => {
       before.length,
     );
   });
+  it("a card submitted on a setup page after its account was deleted is not saved", async () => {
+    const t = ctx.t;
+    const user = await verifiedUser(t, "ann");
+    const setup = await openCardSetup(t, user.id, user.id);
+    // The erasure marks the account; the personal organisation's row stays as it was.
+    await t.deps.db.update(users).set({ deletedAt: t.clock.now() }).where(eq(users.id, user.id));
+    expect(await t.local.provider.submitCard(setup.id, CARDS.pays, true)).toMatchObject({ ok: true });
+    await settleAll(t);
+    expect(await t.deps.db.select().from(savedCards).where(eq(savedCards.orgId, user.id))).toEqual([]);
+  });
+
   it("the eleventh top-up of a Berlin day pauses with the daily limit instead of charging", async () => {
     const t = ctx.t;
     const { user, spend } = await customer(t);

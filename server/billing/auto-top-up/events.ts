@@ -6,8 +6,9 @@
 import { eq, inArray, lte } from "drizzle-orm";
 import type { Logger } from "pino";
 import { appendAudit } from "../../audit/audit-log.ts";
-import { cardSetupSessions, organizations, savedCards } from "../../db/schema/index.ts";
+import { cardSetupSessions, savedCards } from "../../db/schema/index.ts";
 import type { Tx } from "../../db/types.ts";
+import { billingAccountDeleted } from "../deleted-billing-account.ts";
 import { lockUser } from "../ledger-store.ts";
 import type { AutoTopUpEvent } from "../ports/events.ts";
 import type { AutoTopUpChargeAnswer, PaymentProvider } from "../ports/payment-provider.ts";
@@ -166,11 +167,8 @@ async function saveCard(
     );
     return;
   }
-  const [org] = await tx
-    .select({ deletedAt: organizations.deletedAt })
-    .from(organizations)
-    .where(eq(organizations.id, event.orgId));
-  if (org?.deletedAt) return;
+  // Nothing saved for an organisation deleted meanwhile, with its account for a personal one.
+  if (await billingAccountDeleted(tx, event.orgId)) return;
   const [session] = await tx
     .select({ id: cardSetupSessions.id, openedBy: cardSetupSessions.openedBy })
     .from(cardSetupSessions)

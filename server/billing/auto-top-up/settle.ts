@@ -5,16 +5,16 @@
 // and its invoice is voided (it must not be paid later, beside a new attempt); an attempt the
 // provider never answered for gives up after an hour, paused and mailed, never silently stuck.
 // Each failure is a "failed" row of the billing history (history.ts).
-import { eq } from "drizzle-orm";
 import { formatMoney } from "../../../contract/money.ts";
 import { appendAudit } from "../../audit/audit-log.ts";
-import { type AutoTopUpAttemptRow, organizations } from "../../db/schema/index.ts";
+import type { AutoTopUpAttemptRow } from "../../db/schema/index.ts";
 import type { Tx } from "../../db/types.ts";
 import { type ChargeResult, declineSentence, failureOutcome } from "../../domain/auto-top-up.ts";
 import { addressLines } from "../../domain/billing-details.ts";
 import { newGrant, toMillicredits } from "../../domain/ledger.ts";
 import { autoTopUpActionMail } from "../../mail/auto-top-up-templates.ts";
 import { queueBillingMail } from "../billing-mails.ts";
+import { billingAccountDeleted } from "../deleted-billing-account.ts";
 import { recordInvoiceDocument, recordPaidInvoice } from "../invoices.ts";
 import { insertGrant, lockUser } from "../ledger-store.ts";
 import { queueReceipt } from "../payment-history.ts";
@@ -407,11 +407,7 @@ async function refundedForDeletedOrg(
   paid: Extract<AutoTopUpChargeAnswer, { status: "paid" }>,
   now: Date,
 ): Promise<boolean> {
-  const [org] = await tx
-    .select({ deletedAt: organizations.deletedAt })
-    .from(organizations)
-    .where(eq(organizations.id, attempt.orgId));
-  if (!org?.deletedAt) return false;
+  if (!(await billingAccountDeleted(tx, attempt.orgId))) return false;
   if (attempt.status === "cancelled" && attempt.detail === REFUNDED_DETAIL) return true;
   const refunded = await deps.provider.refundUnclaimedPayment(tx, {
     orgId: attempt.orgId,
