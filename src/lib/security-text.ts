@@ -128,7 +128,7 @@ export const SECURITY_TEXT = {
     download: "Download my data",
     deleteTitle: "Delete account",
     deleteBody:
-      "Deleting your account ends your plan now, without a refund, revokes your API keys, loses your remaining credits and erases your personal data, except what the law and our security log keep: invoices stay on record for 10 years, as the law requires, and the security log's entries about you for 13 months to 10 years.",
+      "Deleting your account ends your plan now, without a refund, revokes your API keys, loses your remaining credits and erases your personal data, except what the law and our security log keep: invoices stay on record for 10 years, as the law requires, and the security log's entries about you for 13 months to 10 years. You leave your organisations; one you are the only member of is deleted, with its plan and credits. An account registered again with your address does not get the free credits a second time.",
     /** On the page only, where "What our security log keeps" follows; the dialog has no such part. */
     seeLogBelow: "See what our security log keeps below.",
     deleteAction: "Delete account…",
