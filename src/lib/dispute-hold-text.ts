@@ -19,5 +19,5 @@ export const DISPUTE_HOLD_TEXT = {
    * it lasts (server/billing/auto-top-up/charges.ts turns it off before any charge).
    */
   paying:
-    "Payments still go through: the credits of a plan or a pack bought now are added to the balance, but can be used only once the hold is cleared. Auto top-up charges nothing while the hold lasts.",
+    "Payments still go through: the credits of a plan or a pack bought now are added to the balance, but can be used only once the hold is cleared. Auto top-up charges nothing, and cannot be turned on, while the hold lasts.",
 } as const;
