@@ -11,7 +11,9 @@ export const INVITATION_TEXT = {
   expires: "Valid until",
   accept: "Accept invitation",
   accepting: "Joining…",
+  /** The lead once accepted, in place of `lead`. */
   acceptedTitle: (org: string) => `You joined ${org}`,
+  accepted: "Invitation accepted.",
   acceptedBody:
     "The portal still shows the organisation you chose before. Switch now, or later in the account menu.",
   switchTo: (org: string) => `Switch to ${org}`,

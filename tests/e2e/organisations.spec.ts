@@ -141,9 +141,11 @@ test.describe("creating and joining an organisation", () => {
     await expect(devPage).toHaveURL(new RegExp(`${path}$`));
     expect(await devPage.evaluate(() => localStorage.getItem("originalPath"))).toBeNull();
     await devPage.getByRole("button", { name: INVITATION_TEXT.accept }).click();
-    await expect(devPage.locator("[data-invitation-accepted]")).toContainText(
-      INVITATION_TEXT.acceptedTitle(name),
-    );
+    // The lead says it is done, not "You are invited" any more; the reader is taken there.
+    await expect(devPage.locator("[data-invitation-org]")).toHaveText(INVITATION_TEXT.acceptedTitle(name));
+    await expect(devPage.locator("[data-invitation-org]")).toBeFocused();
+    await expect(devPage.locator("[data-invitation-accepted]")).toContainText(INVITATION_TEXT.accepted);
+    await expect(devPage.getByText(INVITATION_TEXT.lead(name))).toHaveCount(0);
     // Accepting does not change the organisation the portal acts on; the switch is a choice.
     expect(await devPage.evaluate(() => localStorage.getItem("x-organization"))).toBeNull();
     await devPage.getByRole("button", { name: INVITATION_TEXT.switchTo(name) }).click();

@@ -2,7 +2,7 @@
 // Accept is a button (never done on load); signed out, log in or register first and come back here
 // (originalPath, which the sign-in takes once). A wrong address gets the server's words, with the
 // invited address masked.
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import type { PublicInvitation } from "../../../contract/orgs.ts";
 import { asApiError } from "../../lib/api-client.ts";
 import { chooseOrganization, saveOriginalPath } from "../../lib/auth-storage.ts";
@@ -116,7 +116,7 @@ function JoinedView({ org }: { org: Joined }) {
   return (
     <div className="flex flex-col gap-3" data-invitation-accepted>
       <p role="status" className="alert alert-success">
-        {T.acceptedTitle(org.name)}
+        {T.accepted}
       </p>
       <p className="text-sm">{T.acceptedBody}</p>
       {/* One above the other: the first names the organisation, up to 60 characters. */}
@@ -143,6 +143,11 @@ export default function InvitationPage() {
   const session = useSession();
   const [loaded, setLoaded] = useState<Loaded>({ status: "loading" });
   const [joined, setJoined] = useState<Joined | null>(null);
+  const lead = useRef<HTMLParagraphElement>(null);
+  // Accept is gone once joined: the reader goes on from the new lead, not from the page's start.
+  useEffect(() => {
+    if (joined) lead.current?.focus();
+  }, [joined]);
 
   useEffect(() => {
     const token = tokenOfPage();
@@ -169,8 +174,9 @@ export default function InvitationPage() {
   const { invitation } = loaded;
   return (
     <div className="flex flex-col gap-5" data-invitation>
-      <p className="text-lg font-semibold" data-invitation-org>
-        {T.lead(invitation.organization_name)}
+      {/* Joined, the lead says so: "You are invited" above "You joined" read as not done. */}
+      <p ref={lead} tabIndex={-1} className="text-lg font-semibold outline-none" data-invitation-org>
+        {joined ? T.acceptedTitle(joined.name) : T.lead(invitation.organization_name)}
       </p>
       <Facts invitation={invitation} />
       {joined ? (
