@@ -26,6 +26,12 @@ describe("toasts", () => {
     expect($toasts.get()).toEqual([]);
   });
 
+  it("carries a toast's topic, which the view shows one toast of at a time", () => {
+    notify("success", "Invitation sent to a@example.com", "invitations");
+    notify("success", "Saved");
+    expect(drainToasts().map((t) => t.topic)).toEqual(["invitations", undefined]);
+  });
+
   it("keeps a toast across a page change, once", () => {
     notifyAfterNavigation("success", "You're logged in successfully!");
     expect($toasts.get()).toEqual([]);

@@ -12,6 +12,11 @@ export interface Toast {
   id: number;
   kind: ToastKind;
   message: string;
+  /**
+   * Toasts of one topic (the invitations sent from one form): a new one takes the place of the
+   * one on screen instead of stacking (toast-view.tsx; the fallback stacks them).
+   */
+  topic?: string | undefined;
 }
 
 /** What makes two toasts the same: one of them shows at a time (react-toastify's toastId). */
@@ -23,8 +28,8 @@ let nextId = 1;
 /** Toasts waiting to be shown; ToastHost takes them out. */
 export const $toasts = atom<readonly Toast[]>([]);
 
-export function notify(kind: ToastKind, message: string): void {
-  $toasts.set([...$toasts.get(), { id: nextId++, kind, message }]);
+export function notify(kind: ToastKind, message: string, topic?: string): void {
+  $toasts.set([...$toasts.get(), { id: nextId++, kind, message, topic }]);
 }
 
 /** Keeps a toast for the next page this tab opens (the spec's "toast, then navigate"). */

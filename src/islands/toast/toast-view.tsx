@@ -26,7 +26,13 @@ export default function ToastView() {
       $toasts.subscribe(() => {
         // One toast per message while it shows: react-toastify ignores a toast whose id is on
         // screen, so the same words said twice in a row (an action and its echo) do not stack up.
-        for (const t of drainToasts()) toast[t.kind](t.message, { toastId: toastKey(t) });
+        // One per topic too: a toast of a topic on screen is updated to the new words (its timer
+        // starts again), so ten invitations sent in a row leave one toast, not ten over a phone.
+        for (const t of drainToasts()) {
+          const toastId = t.topic ?? toastKey(t);
+          if (t.topic && toast.isActive(toastId)) toast.update(toastId, { render: t.message, type: t.kind });
+          else toast[t.kind](t.message, { toastId });
+        }
       }),
     [],
   );
