@@ -98,6 +98,8 @@ export const ORG_PAGE_TEXT = {
   sendInvite: "Send invitation",
   sending: "Sending…",
   invited: (email: string) => `Invitation sent to ${email}`,
+  /** Below the API's "That address already has a pending invitation": the next step. */
+  pendingHint: "To mail the link again, press Resend on it under Pending invitations.",
   pendingTitle: "Pending invitations",
   noPending: "No invitations are waiting.",
   invitedBy: (name: string) => `invited by ${name}`,

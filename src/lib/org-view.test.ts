@@ -7,7 +7,7 @@ import {
   capFromInput,
   forfeitOf,
   invitableRoles,
-  inviteFieldRefusal,
+  inviteRefusal,
   keysStoppedByRemoval,
   memberOffer,
   nextBerlinMonthStart,
@@ -141,26 +141,32 @@ describe("nextBerlinMonthStart", () => {
   });
 });
 
-describe("inviteFieldRefusal", () => {
+describe("inviteRefusal", () => {
   it.each([
-    // About the address: a member's or a pending one, and its mailbox's mails used up (the API's
-    // generic 429, decision 024), in the words the other forms use for it.
-    [409, ORG_DETAIL.alreadyInvited, ORG_DETAIL.alreadyInvited],
-    [409, ORG_DETAIL.alreadyMember, ORG_DETAIL.alreadyMember],
-    [429, DETAIL.tooManyRequests, ERROR_TEXT.tooManyRequests],
-    // About sending: the organisation's own limits, in words of their own, go to a toast.
-    [429, ORG_TEXT.tooManyInvitesPerHour, null],
-    [429, ORG_TEXT.tooManyInvitesPerDay, null],
+    // About the address: a member's, and its mailbox's mails used up (the API's generic 429,
+    // decision 024), in the words the other forms use for it; editing the address clears them.
+    [409, ORG_DETAIL.alreadyMember, { message: ORG_DETAIL.alreadyMember, about: "address" }],
+    [429, DETAIL.tooManyRequests, { message: ERROR_TEXT.tooManyRequests, about: "address" }],
+    // A pending one: the form points to its Resend.
+    [409, ORG_DETAIL.alreadyInvited, { message: ORG_DETAIL.alreadyInvited, about: "invited" }],
+    // About sending: the organisation's own limits, in words of their own; they stay until the
+    // next attempt, since any other address is refused alike.
+    [429, ORG_TEXT.tooManyInvitesPerHour, { message: ORG_TEXT.tooManyInvitesPerHour, about: "sending" }],
+    [429, ORG_TEXT.tooManyInvitesPerDay, { message: ORG_TEXT.tooManyInvitesPerDay, about: "sending" }],
+    [409, ORG_DETAIL.tooManyPending, { message: ORG_DETAIL.tooManyPending, about: "sending" }],
+    // No words of the server's: a toast (orgErrorMessage).
     [429, undefined, null],
     [409, undefined, null],
+    [409, "", null],
     [409, [{ loc: ["body", "email"], msg: "x", type: "custom" }], null],
     // Other statuses with the same words are not these refusals.
     [400, DETAIL.tooManyRequests, null],
     [403, ORG_DETAIL.notAllowed, null],
     [422, DETAIL.tooManyRequests, null],
+    [404, ORG_DETAIL.alreadyInvited, null],
     [undefined, DETAIL.tooManyRequests, null],
-  ])("%s %j -> %j", (status, detail, message) => {
-    expect(inviteFieldRefusal({ status, detail })).toBe(message);
+  ])("%s %j -> %j", (status, detail, refusal) => {
+    expect(inviteRefusal({ status, detail })).toEqual(refusal);
   });
 });
 

@@ -115,17 +115,31 @@ export function orgErrorMessage(failed: FailedAnswer): string {
 }
 
 /**
- * What a refused invitation says beside its e-mail field, when the refusal is about the address: a
- * member's or a pending address (409, the server's sentence), or mails to its mailbox used up for
- * the hour or the day (429 in the API's generic words; another address may still be invited).
- * Null for the rest, which orgErrorMessage says as a toast: the organisation's own limits (429 in
- * words of their own), a role refused, a failure.
+ * A refused invitation, said beside the e-mail field (ORGANISATIONS.md "Pages": the address's
+ * problems beside it). `about` says what the refusal is about, which decides how long it stays:
+ * - "address": a member's address (409) or its mailbox's mails used up for the hour or the day
+ *   (429 in the API's generic words, decision 024): another address may still be invited, so it
+ *   goes once the address is edited;
+ * - "invited": the address has a pending invitation (409): as "address", and the form points to
+ *   that invitation's Resend;
+ * - "sending": the organisation's own limits (429 in their own words, 409 too many pending): any
+ *   address is refused alike, so it stays until the next attempt.
  */
-export function inviteFieldRefusal(failed: FailedAnswer): string | null {
-  const detail = detailText(failed.detail);
-  if (failed.status === 409 && detail) return detail;
-  if (failed.status === 429 && detail === ERROR_TEXT.tooManyRequests) return ERROR_TEXT.tooManyRequests;
-  return null;
+export interface InviteRefusal {
+  message: string;
+  about: "address" | "invited" | "sending";
+}
+
+/** The refusal beside the e-mail field, or null for the rest (a role refused, a failure: a toast). */
+export function inviteRefusal(failed: FailedAnswer): InviteRefusal | null {
+  const message = detailText(failed.detail);
+  if (!message) return null;
+  if (failed.status === 409) {
+    if (message === ORG_DETAIL.alreadyInvited) return { message, about: "invited" };
+    return { message, about: message === ORG_DETAIL.alreadyMember ? "address" : "sending" };
+  }
+  if (failed.status !== 429) return null;
+  return { message, about: message === ERROR_TEXT.tooManyRequests ? "address" : "sending" };
 }
 
 /** A key of the organisation as GET /v1/api-keys lists it (creator and sharing, where it tells). */

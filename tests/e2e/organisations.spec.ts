@@ -5,6 +5,7 @@
 import type { APIRequestContext, Browser, Page } from "@playwright/test";
 import { DETAIL } from "../../contract/messages.ts";
 import { ORG_DETAIL } from "../../contract/org-messages.ts";
+import { ORG_TEXT } from "../../contract/orgs.ts";
 import { API_KEYS_TEXT } from "../../src/lib/api-keys-text.ts";
 import { BILLING_TEXT } from "../../src/lib/billing-text.ts";
 import { INVITATION_TEXT } from "../../src/lib/invitation-text.ts";
@@ -121,10 +122,19 @@ test.describe("creating and joining an organisation", () => {
     await invite.getByLabel(T.inviteRole).selectOption("developer");
     await invite.getByRole("button", { name: T.sendInvite }).click();
     await expect(page.locator(`[data-invitation="${developer.email}"]`)).toContainText("Developer");
-    // Inviting the same address again is refused beside the field.
+    // Inviting the same address again is refused beside the field, pointing to Resend; editing
+    // the address takes both away.
     await invite.getByLabel(T.inviteEmail).fill(developer.email);
     await invite.getByRole("button", { name: T.sendInvite }).click();
     await expect(invite.locator('[data-field-error="email"]')).toHaveText(ORG_DETAIL.alreadyInvited);
+    await expect(invite.locator('[data-field-hint="email"]')).toHaveText(T.pendingHint);
+    await expect(invite.getByLabel(T.inviteEmail)).toHaveAccessibleDescription(
+      `${ORG_DETAIL.alreadyInvited} ${T.pendingHint}`,
+    );
+    await invite.getByLabel(T.inviteEmail).press("End");
+    await invite.getByLabel(T.inviteEmail).press("Backspace");
+    await expect(invite.locator('[data-field-hint="email"]')).toHaveCount(0);
+    await expect(invite.getByLabel(T.inviteEmail)).not.toHaveAttribute("aria-invalid", "true");
     const path = await invitationPath(request, developer.email);
 
     // The developer, signed out: the invitation names the organisation, the role and the inviter.
@@ -705,6 +715,23 @@ test.describe("members and settings", () => {
   });
 });
 
+/**
+ * New invitations answered with the server's 429 `detail` while `refusing()` says so: reaching the
+ * real limits would take 10 or 20 mails.
+ */
+async function refuseInvitations(page: Page, detail: string, refusing = () => true): Promise<void> {
+  await page.route("**/v1/orgs/*/invitations", (route) =>
+    refusing() && route.request().method() === "POST"
+      ? route.fulfill({
+          status: 429,
+          headers: { "Retry-After": "1800" },
+          contentType: "application/json",
+          body: JSON.stringify({ detail }),
+        })
+      : route.fallback(),
+  );
+}
+
 test.describe("an invitation refused for its mailbox", () => {
   test.use({ allowedConsoleErrors: [anyOf(/status of 429/)] });
 
@@ -712,22 +739,90 @@ test.describe("an invitation refused for its mailbox", () => {
     await openAsNewOwner(page, request, "Mailbox", "/org/members");
     await expect(page.locator("[data-org-members][data-status=ready]")).toBeVisible();
     // The server's answer when the invited mailbox has had its hour's or day's mails (decision 024).
-    await page.route("**/v1/orgs/*/invitations", (route) =>
-      route.request().method() === "POST"
-        ? route.fulfill({
-            status: 429,
-            headers: { "Retry-After": "1800" },
-            contentType: "application/json",
-            body: JSON.stringify({ detail: DETAIL.tooManyRequests }),
-          })
-        : route.fallback(),
-    );
+    await refuseInvitations(page, DETAIL.tooManyRequests);
     const invite = page.locator("[data-invite-form]");
     await invite.getByLabel(T.inviteEmail).fill("flooded@example.com");
     await invite.getByRole("button", { name: T.sendInvite }).click();
     await expect(invite.locator('[data-field-error="email"]')).toHaveText(ERROR_TEXT.tooManyRequests);
     await expect(invite.getByLabel(T.inviteEmail)).toHaveAttribute("aria-invalid", "true");
     await expect(page.locator("[data-invitation]")).toHaveCount(0);
+  });
+});
+
+// QA: the organisation's own limits were said in a toast gone in 5 s, the field left unmarked, and
+// a refused Resend only in a toast; on a phone ten success toasts covered half the screen.
+test.describe("the organisation's invitation limits", () => {
+  test.use({ allowedConsoleErrors: [anyOf(/status of 429/)] });
+
+  test("a refused invitation stays beside the e-mail field until the next attempt", async ({
+    page,
+    request,
+  }) => {
+    await openAsNewOwner(page, request, "Limits", "/org/members");
+    await expect(page.locator("[data-org-members][data-status=ready]")).toBeVisible();
+    // The server's answer past the inviter's 20 an hour, faked: reaching it takes 20 mails.
+    let refuse = true;
+    await refuseInvitations(page, ORG_TEXT.tooManyInvitesPerHour, () => refuse);
+    const invite = page.locator("[data-invite-form]");
+    const email = invite.getByLabel(T.inviteEmail);
+    await email.fill("twenty-first@example.com");
+    await invite.getByRole("button", { name: T.sendInvite }).click();
+    await expect(invite.locator('[data-field-error="email"]')).toHaveText(ORG_TEXT.tooManyInvitesPerHour);
+    await expect(email).toHaveAttribute("aria-invalid", "true");
+    await expect(email).toHaveAccessibleDescription(ORG_TEXT.tooManyInvitesPerHour);
+    await expect(invite.locator('[data-field-hint="email"]')).toHaveCount(0);
+    await expect(page.locator(".Toastify__toast")).toHaveCount(0);
+    // Another address is refused alike: the words stay while it is typed, and after a toast's 5 s.
+    await email.fill("another@example.com");
+    await page.waitForTimeout(5500);
+    await expect(invite.locator('[data-field-error="email"]')).toHaveText(ORG_TEXT.tooManyInvitesPerHour);
+    await expect(email).toHaveAttribute("aria-invalid", "true");
+    // The next attempt, allowed: the refusal goes, the invitation is listed.
+    refuse = false;
+    await invite.getByRole("button", { name: T.sendInvite }).click();
+    await expect(page.locator('[data-invitation="another@example.com"]')).toBeVisible();
+    await expect(invite.locator('[data-field-error="email"]')).toHaveCount(0);
+    await expect(email).not.toHaveAttribute("aria-invalid", "true");
+  });
+
+  test("a refused Resend says why on its row until the next attempt", async ({ page, request }) => {
+    const { ownerToken, orgId } = await openAsNewOwner(page, request, "Resend", "/org/members");
+    const invited = `resend${Date.now().toString(36)}@example.com`;
+    await inviteViaApi(request, ownerToken, orgId, invited, "developer");
+    await page.reload();
+    const row = page.locator(`[data-invitation="${invited}"]`);
+    const resend = row.getByRole("button", { name: `${T.resend} ${invited}` });
+    // Mailed a moment ago: the server's own refusal, a real one.
+    await resend.click();
+    await expect(row.locator('[data-field-error="invitation"]')).toHaveText(ORG_TEXT.resentRecently);
+    await expect(row.getByRole("alert")).toHaveText(ORG_TEXT.resentRecently);
+    await expect(resend).toHaveAccessibleDescription(ORG_TEXT.resentRecently);
+    await expect(page.locator(".Toastify__toast")).toHaveCount(0);
+    // The next attempt (an hour later, faked) takes it away and says the news in a toast.
+    await page.route("**/v1/orgs/*/invitations/*/resend", (route) =>
+      route.fulfill({ status: 200, contentType: "application/json", body: "{}" }),
+    );
+    await resend.click();
+    await expect(page.locator(".Toastify__toast")).toContainText(T.resent(invited));
+    await expect(row.locator('[data-field-error="invitation"]')).toHaveCount(0);
+    await expect(resend).not.toHaveAttribute("aria-describedby");
+  });
+
+  test("invitations sent one after another leave one toast, the latest", async ({ page, request }) => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    await openAsNewOwner(page, request, "Toasts", "/org/members");
+    await expect(page.locator("[data-org-members][data-status=ready]")).toBeVisible();
+    const invite = page.locator("[data-invite-form]");
+    const stamp = Date.now().toString(36);
+    for (const n of [1, 2, 3]) {
+      await invite.getByLabel(T.inviteEmail).fill(`toast${n}-${stamp}@example.com`);
+      await invite.getByRole("button", { name: T.sendInvite }).click();
+      await expect(page.locator(`[data-invitation="toast${n}-${stamp}@example.com"]`)).toBeVisible();
+      await expect(page.locator(".Toastify__toast")).toContainText(
+        T.invited(`toast${n}-${stamp}@example.com`),
+      );
+    }
+    await expect(page.locator(".Toastify__toast")).toHaveCount(1);
   });
 });
 

@@ -1,6 +1,6 @@
 // /org/members for owners and managers: invite by e-mail with a role the viewer may give (the
-// address's and the role's problems beside their fields), and the pending invitations with resend
-// and revoke.
+// address's and the role's problems, and the organisation's limits, beside their fields), and the
+// pending invitations with resend and revoke (a refusal said on its row).
 import { type FormEvent, useId, useState } from "react";
 import type { UserOrganization } from "../../../contract/account.ts";
 import type { Invitation } from "../../../contract/orgs.ts";
@@ -10,7 +10,7 @@ import { fieldErrorsFrom422 } from "../../lib/error-messages.ts";
 import { type FieldErrors, firstFieldErrors } from "../../lib/form-errors.ts";
 import { isoDay } from "../../lib/format-date.ts";
 import { ORG_PAGE_TEXT } from "../../lib/org-text.ts";
-import { invitableRoles, inviteFieldRefusal, orgErrorMessage } from "../../lib/org-view.ts";
+import { type InviteRefusal, invitableRoles, inviteRefusal, orgErrorMessage } from "../../lib/org-view.ts";
 import { ROLE_NAMES, ROLE_SUMMARIES } from "../../lib/role-text.ts";
 import { inviteMember, resendInvitation, revokeInvitation } from "../../stores/organizations.ts";
 import { ReauthCancelled } from "../../stores/reauth.ts";
@@ -18,11 +18,16 @@ import { notify } from "../../stores/toast.ts";
 import { FieldError } from "../forms/Field.tsx";
 
 const T = ORG_PAGE_TEXT;
+/** The page's invitation news share one toast: the latest replaces the last (toast-view.tsx). */
+const TOPIC = "invitations";
 
 function InviteForm({ org }: { org: UserOrganization }) {
   const id = useId();
   const roles = invitableRoles(org.role);
   const [errors, setErrors] = useState<FieldErrors>({});
+  // The server's refusal, beside the e-mail field too; kept apart from the form's own errors, as
+  // the organisation's limits outlast an edit of the address (inviteRefusal).
+  const [refused, setRefused] = useState<InviteRefusal | null>(null);
   const [busy, setBusy] = useState(false);
 
   const submit = async (event: FormEvent<HTMLFormElement>) => {
@@ -33,6 +38,7 @@ function InviteForm({ org }: { org: UserOrganization }) {
     const request = { email: String(data.get("email") ?? "").trim(), role: String(data.get("role") ?? "") };
     const found = firstFieldErrors((await loadSchemas()).invitationRequestSchema, request);
     setErrors(found);
+    setRefused(null);
     if (Object.keys(found).length > 0) {
       form.querySelector<HTMLElement>("[aria-invalid='true']")?.focus();
       return;
@@ -40,18 +46,18 @@ function InviteForm({ org }: { org: UserOrganization }) {
     setBusy(true);
     try {
       await inviteMember(org.id, request.email, request.role as (typeof roles)[number]);
-      notify("success", T.invited(request.email));
+      notify("success", T.invited(request.email), TOPIC);
       form.reset();
     } catch (error) {
       // The password dialog closed without confirming: nothing was sent, nothing to say.
       if (error instanceof ReauthCancelled) return;
       const failed = asApiError(error);
       const fields = fieldErrorsFrom422(failed);
-      // A member or a pending address (409), or its mailbox's mails used up (429), is about the
-      // address; the organisation's limits (429 in their own words) are about sending.
-      const atEmail = inviteFieldRefusal(failed);
+      // A member or a pending address (409), its mailbox's mails used up, or the organisation's
+      // limits (429): beside the field, where it stays after the toast would have gone.
+      const atEmail = inviteRefusal(failed);
       if (Object.keys(fields).length > 0) setErrors(fields);
-      else if (atEmail) setErrors({ email: atEmail });
+      else if (atEmail) setRefused(atEmail);
       else notify("error", orgErrorMessage(failed));
     } finally {
       setBusy(false);
@@ -60,6 +66,8 @@ function InviteForm({ org }: { org: UserOrganization }) {
 
   const described = (field: string, help?: string) =>
     (errors[field] ? `${id}-${field}-error` : help) || undefined;
+  const emailError = errors.email ?? refused?.message;
+  const hint = !errors.email && refused?.about === "invited";
   return (
     <form className="flex flex-col gap-4" noValidate onSubmit={(e) => void submit(e)} data-invite-form>
       <div className="grid gap-4 sm:grid-cols-[1fr_12rem]">
@@ -72,12 +80,24 @@ function InviteForm({ org }: { org: UserOrganization }) {
             name="email"
             type="email"
             autoComplete="off"
-            className={errors.email ? "input input-error w-full" : "input w-full"}
-            aria-invalid={errors.email ? true : undefined}
-            aria-describedby={described("email")}
-            onChange={() => setErrors({ ...errors, email: undefined })}
+            className={emailError ? "input input-error w-full" : "input w-full"}
+            aria-invalid={emailError ? true : undefined}
+            aria-describedby={emailError ? `${id}-email-error${hint ? ` ${id}-email-hint` : ""}` : undefined}
+            onChange={() => {
+              setErrors({ ...errors, email: undefined });
+              if (refused?.about !== "sending") setRefused(null);
+            }}
           />
-          {errors.email && <FieldError id={`${id}-email-error`} name="email" message={errors.email} />}
+          <FieldError id={`${id}-email-error`} name="email" message={emailError} />
+          {hint && (
+            <p
+              id={`${id}-email-hint`}
+              className="pl-5.5 text-sm text-base-content/80"
+              data-field-hint="email"
+            >
+              {T.pendingHint}
+            </p>
+          )}
         </div>
         <div className="flex flex-col gap-1.5">
           <label htmlFor={`${id}-role`} className="text-sm font-medium">
@@ -118,19 +138,24 @@ function InviteForm({ org }: { org: UserOrganization }) {
 }
 
 function PendingInvitation({ org, invitation }: { org: UserOrganization; invitation: Invitation }) {
+  const id = useId();
   const [busy, setBusy] = useState<"resend" | "revoke" | null>(null);
+  // Why the last Resend or Revoke was refused (mailed less than an hour ago, the hour's 20 used):
+  // on the row it is about, until the next attempt, not in a toast that is gone in 5 s.
+  const [problem, setProblem] = useState<string | null>(null);
   const act = async (kind: "resend" | "revoke") => {
     setBusy(kind);
+    setProblem(null);
     try {
       if (kind === "resend") {
         await resendInvitation(org.id, invitation.id);
-        notify("success", T.resent(invitation.email));
+        notify("success", T.resent(invitation.email), TOPIC);
       } else {
         await revokeInvitation(org.id, invitation.id);
-        notify("success", T.revoked(invitation.email));
+        notify("success", T.revoked(invitation.email), TOPIC);
       }
     } catch (error) {
-      if (!(error instanceof ReauthCancelled)) notify("error", orgErrorMessage(asApiError(error)));
+      if (!(error instanceof ReauthCancelled)) setProblem(orgErrorMessage(asApiError(error)));
     } finally {
       setBusy(null);
     }
@@ -158,6 +183,7 @@ function PendingInvitation({ org, invitation }: { org: UserOrganization; invitat
           className="btn btn-outline btn-sm"
           disabled={busy !== null}
           aria-label={`${T.resend} ${invitation.email}`}
+          aria-describedby={problem ? `${id}-problem` : undefined}
           onClick={() => void act("resend")}
         >
           {busy === "resend" && <span className="loading loading-spinner loading-xs" aria-hidden="true" />}
@@ -168,12 +194,19 @@ function PendingInvitation({ org, invitation }: { org: UserOrganization; invitat
           className={`${DANGER_OUTLINE} btn-sm`}
           disabled={busy !== null}
           aria-label={`${T.revoke} ${invitation.email}`}
+          aria-describedby={problem ? `${id}-problem` : undefined}
           onClick={() => void act("revoke")}
         >
           {busy === "revoke" && <span className="loading loading-spinner loading-xs" aria-hidden="true" />}
           {T.revoke}
         </button>
       </div>
+      {/* The whole row's width, below its address and buttons; an alert, as the toast was. */}
+      {problem && (
+        <div className="basis-full">
+          <FieldError id={`${id}-problem`} name="invitation" message={problem} alert />
+        </div>
+      )}
     </li>
   );
 }
