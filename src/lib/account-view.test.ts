@@ -110,6 +110,8 @@ describe("the dispute-hold alert's words", () => {
     expect(DISPUTE_HOLD_TEXT.paying).toMatch(
       /^Payments still go through: .* only once the hold is cleared\./,
     );
-    expect(DISPUTE_HOLD_TEXT.paying).toContain("Auto top-up charges nothing, and cannot be turned on, while the hold lasts.");
+    expect(DISPUTE_HOLD_TEXT.paying).toContain(
+      "Auto top-up charges nothing, and cannot be turned on, while the hold lasts.",
+    );
   });
 });
