@@ -688,7 +688,7 @@ describe("why auto top-up is paused or off", () => {
       "One pack now costs more than the monthly limit including VAT. Raise the limit or choose another pack under Billing.",
     ],
     ["member_left", "The member who saved this card left"],
-    ["card_replaced", "A new card was saved. Confirm auto top-up for it under Billing to resume."],
+    ["card_replaced", "A new card was saved. Agree to the terms for it under Billing to resume auto top-up."],
   ] as const)("paused: %s", (reason: PauseReason, sentence) => {
     expect(PAUSE_REASONS[reason]).toEqual({ status: "paused", sentence });
   });

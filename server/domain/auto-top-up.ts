@@ -496,12 +496,12 @@ export const PAUSE_REASONS = {
   consent_changed: {
     status: "paused",
     sentence:
-      "Your billing details changed what one pack costs. Read the new terms and confirm auto top-up under Billing to resume.",
+      "Your billing details changed what one pack costs. Read the new terms and agree to them under Billing to resume auto top-up.",
   },
   /** Consent covers one card: a newer card is charged only once the customer agrees for it. */
   card_replaced: {
     status: "paused",
-    sentence: "A new card was saved. Confirm auto top-up for it under Billing to resume.",
+    sentence: "A new card was saved. Agree to the terms for it under Billing to resume auto top-up.",
   },
 } as const satisfies Record<string, ReasonInfo>;
 export type PauseReason = keyof typeof PAUSE_REASONS;

@@ -27,6 +27,16 @@ export const AUTO_TOP_UP_PAGE_TEXT = {
     paused: "No pack is bought until auto top-up resumes.",
     off: "Nothing is bought automatically.",
   } satisfies Record<AutoTopUp["status"], string>,
+  /**
+   * Billing's own words for pauses that agreeing to new terms ends: the API's sentence is also the
+   * mail's and the console's ("under Billing"); on Billing it names what to press.
+   */
+  pausedHere: {
+    card_replaced:
+      "A new card was saved. To resume auto top-up with it, press Save under Settings and agree to the terms for this card.",
+    consent_changed:
+      "Your billing details changed what one pack costs. To resume auto top-up, press Save under Settings and agree to the new terms.",
+  } as Readonly<Record<string, string>>,
   pausedUntil: (when: string) => `Resumes on ${when}.`,
   resume: "Resume auto top-up",
   resumed: "Auto top-up is active again.",

@@ -31,13 +31,13 @@ import { ReauthDialog } from "../auth/ReauthDialog.tsx";
 import { ConfirmDialog } from "../profile/ConfirmDialog.tsx";
 import {
   Attempts,
+  billingStatusSentence,
   CardSummary,
   ChargesMeter,
   focusStatus,
   pendingPayment,
   STATUS_ID,
   StatusBadge,
-  statusSentence,
 } from "./AutoTopUpParts.tsx";
 import { AutoTopUpSettings } from "./AutoTopUpSettings.tsx";
 import { CatalogueStatus } from "./CatalogueStatus.tsx";
@@ -125,7 +125,7 @@ function StatusPanel({ data }: { data: AutoTopUpData }) {
         <span className="text-sm font-medium">{T.status}:</span>
         <StatusBadge status={data.status} />
         <span className="text-sm">
-          {statusSentence(data)}
+          {billingStatusSentence(data)}
           {until && ` ${T.pausedUntil(until)}`}
         </span>
       </div>

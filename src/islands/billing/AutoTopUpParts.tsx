@@ -36,6 +36,15 @@ export function statusSentence(data: Pick<AutoTopUp, "status" | "reason_text">):
   return data.reason_text ?? T.statusText[data.status];
 }
 
+/** The status's sentence on Billing itself: where the API's points to Billing, what to do here. */
+export function billingStatusSentence(
+  data: Pick<AutoTopUp, "status" | "reason_text" | "paused_reason">,
+): string {
+  const reason = data.status === "paused" ? data.paused_reason : null;
+  const here = reason && Object.hasOwn(T.pausedHere, reason) ? T.pausedHere[reason] : undefined;
+  return here ?? statusSentence(data);
+}
+
 export function CardSummary({ card }: { card: SavedCard | null }) {
   if (!card) return <p className="text-sm">{T.card.none}</p>;
   return (
