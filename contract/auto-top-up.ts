@@ -63,6 +63,10 @@ export const autoTopUpAttemptSchema = z.object({
   amount: moneySchema,
   /** The invoice's number once paid (ours, or Stripe's). */
   invoice_number: z.nullable(z.string()),
+  /** Our invoice's id in the billing history (GET /v1/billing/invoices/{id}) once it is numbered. */
+  invoice_id: z.nullable(z.string()),
+  /** Stripe's hosted page of its invoice. */
+  invoice_url: z.nullable(z.string()),
   /** What the customer reads about a failure, or the pending authentication. */
   detail: z.nullable(z.string()),
   /** Where a payment the bank wants confirmed is completed (authentication_required only). */

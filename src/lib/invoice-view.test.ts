@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { InvoiceSummary } from "../../contract/invoices.ts";
-import { invoiceLink, invoicePagePath } from "./invoice-view.ts";
+import { attemptInvoiceLink, invoiceLink, invoicePagePath } from "./invoice-view.ts";
 
 const row = (over: Partial<InvoiceSummary>): InvoiceSummary => ({
   id: "inv-1",
@@ -44,5 +44,19 @@ describe("invoiceLink", () => {
 
   it("puts the id in the page's query, encoded", () => {
     expect(invoicePagePath("a b&c")).toBe("/profile/billing/invoice?id=a%20b%26c");
+  });
+});
+
+describe("attemptInvoiceLink", () => {
+  it("links an automatic top-up's invoice as its history row does: Stripe's page, else ours", () => {
+    expect(attemptInvoiceLink({ invoice_id: "inv-1", invoice_url: null })).toEqual(invoiceLink(row({})));
+    const stripe = "https://invoice.stripe.com/i/x";
+    expect(attemptInvoiceLink({ invoice_id: null, invoice_url: stripe })).toEqual(
+      invoiceLink(row({ invoice_url: stripe })),
+    );
+  });
+
+  it("links nothing before the invoice is issued", () => {
+    expect(attemptInvoiceLink({ invoice_id: null, invoice_url: null })).toBeNull();
   });
 });

@@ -105,6 +105,12 @@ async function spendBelowThreshold(request: APIRequestContext, token: string): P
 }
 
 const sectionOf = (page: Page) => page.locator("[data-auto-top-up]");
+/** The billing history's rows of the pack as shown at this width: cards on a phone, table rows from `sm` up. */
+const historyRowsOf = (page: Page) =>
+  page
+    .locator("[data-invoice-row], [data-invoice-card]")
+    .filter({ visible: true })
+    .filter({ hasText: "Auto top-up: 500 credit pack" });
 /** The attempts as shown at this width: cards on a phone, table rows from `sm` up. */
 const attemptsOf = (page: Page) =>
   sectionOf(page).locator("[data-auto-top-up-attempts] [data-attempt]").filter({ visible: true });
@@ -233,13 +239,14 @@ for (const view of VIEWS) {
     await expect(section.locator("[data-auto-top-up-charges]")).toContainText("€59.50 of €200.00 this month");
 
     // The same invoice in the billing history, with a link to it.
-    const history = page
-      .locator("[data-invoice-row], [data-invoice-card]")
-      .filter({ visible: true })
-      .filter({ hasText: "Auto top-up: 500 credit pack" });
+    const history = historyRowsOf(page);
     await expect(history).toHaveCount(1);
     await expect(history).toContainText("€59.50");
-    await expect(history.getByRole("link", { name: new RegExp(number ?? "no number") })).toBeVisible();
+    const historyLink = history.getByRole("link", { name: new RegExp(number ?? "no number") });
+    await expect(historyLink).toBeVisible();
+    // The attempt's number links to the same invoice.
+    const attemptLink = attempt.getByRole("link", { name: number ?? "no number" });
+    await expect(attemptLink).toHaveAttribute("href", (await historyLink.getAttribute("href")) ?? "");
 
     const receipt = await mailTo(request, user.email, RECEIPT_SUBJECT);
     expect(receipt.subject).toContain("Auto top-up: 500 credit pack");
@@ -332,10 +339,7 @@ for (const view of VIEWS) {
     await expectCredits(page, view, low);
     expect(await balanceOf(request, token)).toBe(low);
     // The billing history lists the payment that failed, with why, and no invoice to open.
-    const history = page
-      .locator("[data-invoice-row], [data-invoice-card]")
-      .filter({ visible: true })
-      .filter({ hasText: "Auto top-up: 500 credit pack" });
+    const history = historyRowsOf(page);
     await expect(history).toHaveCount(1);
     await expect(history).toContainText(BILLING_TEXT.statusLabels.failed);
     await expect(history).toContainText("Your card has insufficient funds for this payment.");

@@ -45,7 +45,12 @@ export function reasonText(settings: Pick<AutoTopUpSettingsRow, "reason" | "reas
   return null;
 }
 
-type AttemptWithInvoice = AutoTopUpAttemptRow & { invoiceNumber: string | null };
+type AttemptWithInvoice = AutoTopUpAttemptRow & {
+  invoiceNumber: string | null;
+  /** Our numbered invoice's id (null before it is paid, and for Stripe's). */
+  invoiceId: string | null;
+  invoiceUrl: string | null;
+};
 
 /** The organisation's latest attempts, newest first, each with its invoice's number once there is one. */
 async function latestAttempts(db: DbOrTx, orgId: string): Promise<AttemptWithInvoice[]> {
@@ -53,7 +58,9 @@ async function latestAttempts(db: DbOrTx, orgId: string): Promise<AttemptWithInv
     .select({
       attempt: autoTopUpAttempts,
       ours: invoices.number,
+      oursId: invoices.id,
       providers: providerInvoiceDocuments.number,
+      providersUrl: providerInvoiceDocuments.hostedInvoiceUrl,
     })
     .from(autoTopUpAttempts)
     // The grant's fulfilment key is the invoice's: the local checkout's invoices are numbered by us.
@@ -69,7 +76,13 @@ async function latestAttempts(db: DbOrTx, orgId: string): Promise<AttemptWithInv
     .where(eq(autoTopUpAttempts.orgId, orgId))
     .orderBy(desc(autoTopUpAttempts.createdAt), desc(autoTopUpAttempts.id))
     .limit(ATTEMPTS_SHOWN);
-  return rows.map((r) => ({ ...r.attempt, invoiceNumber: r.ours ?? r.providers ?? null }));
+  return rows.map((r) => ({
+    ...r.attempt,
+    invoiceNumber: r.ours ?? r.providers ?? null,
+    // A row without a number is an unpaid one's (failed, cancelled): no invoice to open.
+    invoiceId: r.ours ? r.oursId : null,
+    invoiceUrl: r.providersUrl ?? null,
+  }));
 }
 
 /** The attempts made in `now`'s Berlin month (what was charged, and what the limit keeps besides). */
@@ -96,6 +109,8 @@ function attemptAnswer(a: AttemptWithInvoice): AutoTopUpAttempt {
     credits: a.credits,
     amount: { amount: a.gross, currency: a.currency },
     invoice_number: a.invoiceNumber,
+    invoice_id: a.invoiceId,
+    invoice_url: a.invoiceUrl,
     detail: a.detail,
     // The link is only for the payment the bank wants confirmed; once settled it leads nowhere.
     pay_url: a.status === "authentication_required" ? a.payUrl : null,

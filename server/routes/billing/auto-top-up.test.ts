@@ -399,10 +399,11 @@ describe.each(TEST_DATABASES)("auto top-up settings (%s)", (kind) => {
       });
       const stopped = attempt("2026-11-11T10:00:00Z", "cancelled", { providerInvoiceId: "in_stopped" });
       await db().insert(autoTopUpAttempts).values([october, ours, stripes, failed, stopped, pending]);
+      const oursInvoice = randomUUID();
       await db()
         .insert(invoices)
         .values({
-          id: randomUUID(),
+          id: oursInvoice,
           userId: team.org,
           fulfilmentKey: `auto_top_up:${ours.id}`,
           provider: "local",
@@ -422,9 +423,12 @@ describe.each(TEST_DATABASES)("auto top-up settings (%s)", (kind) => {
           createdAt: ours.createdAt,
           updatedAt: ours.createdAt,
         });
-      await db()
-        .insert(providerInvoiceDocuments)
-        .values({ invoiceId: "in_stripe_1", number: "ABCD-0001", updatedAt: now() });
+      await db().insert(providerInvoiceDocuments).values({
+        invoiceId: "in_stripe_1",
+        number: "ABCD-0001",
+        hostedInvoiceUrl: "https://invoice.stripe.test/i/1",
+        updatedAt: now(),
+      });
 
       const view = await json<AutoTopUp>(
         await call("GET", "/v1/billing/auto-top-up", team.bob.accessToken, { org: team.org }),
@@ -456,6 +460,15 @@ describe.each(TEST_DATABASES)("auto top-up settings (%s)", (kind) => {
         ["paid", "ABCD-0001", null],
         ["paid", "INV-2026-000042", null],
         ["paid", null, null],
+      ]);
+      // Where each invoice opens, as the billing history links it: ours by its id, Stripe's page.
+      expect(view.attempts.map((a) => [a.invoice_id, a.invoice_url])).toEqual([
+        [null, null],
+        [null, null],
+        [null, null],
+        [null, "https://invoice.stripe.test/i/1"],
+        [oursInvoice, null],
+        [null, null],
       ]);
     });
   });

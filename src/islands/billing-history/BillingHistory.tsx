@@ -19,6 +19,7 @@ import { $billingHistory, loadBillingHistory, openPaymentMethodPage } from "../.
 import { notify } from "../../stores/toast.ts";
 import { RouteGuard } from "../auth/RouteGuard.tsx";
 import { BillingDetailsCard } from "./BillingDetailsCard.tsx";
+import { InvoiceAnchor } from "./InvoiceAnchor.tsx";
 
 const T = BILLING_TEXT;
 
@@ -61,16 +62,7 @@ function InvoiceCell({ row, labelled = false }: { row: InvoiceSummary; labelled?
     return (
       <span className="text-base-content/60">{labelled ? `${T.invoice}: ${T.noInvoice}` : T.noInvoice}</span>
     );
-  const label = `${T.viewInvoice}${row.number ? ` ${row.number}` : ""}`;
-  return link.external ? (
-    <a href={link.href} className="link" target="_blank" rel="noopener noreferrer">
-      {label}
-    </a>
-  ) : (
-    <a href={link.href} className="link">
-      {label}
-    </a>
-  );
+  return <InvoiceAnchor link={link}>{`${T.viewInvoice}${row.number ? ` ${row.number}` : ""}`}</InvoiceAnchor>;
 }
 
 /** A row's amount: a credit note's as money paid back ("−€5.95"). */

@@ -236,7 +236,7 @@ function Loaded({ data }: { data: AutoTopUpData }) {
       ) : (
         <CatalogueStatus failed={failed} loading={T.form.packsLoading} />
       )}
-      <Attempts attempts={data.attempts} />
+      <Attempts attempts={data.attempts} linkInvoices />
     </>
   );
 }

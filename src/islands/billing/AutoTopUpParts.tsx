@@ -6,6 +6,8 @@ import { formatMoney } from "../../../contract/money.ts";
 import { chargesMeter } from "../../lib/auto-top-up-form.ts";
 import { AUTO_TOP_UP_PAGE_TEXT } from "../../lib/auto-top-up-text.ts";
 import { dayAndTime } from "../../lib/format-date.ts";
+import { attemptInvoiceLink } from "../../lib/invoice-view.ts";
+import { InvoiceAnchor } from "../billing-history/InvoiceAnchor.tsx";
 
 const T = AUTO_TOP_UP_PAGE_TEXT;
 
@@ -98,16 +100,28 @@ function AttemptStatus({ attempt }: { attempt: AutoTopUpAttempt }) {
   );
 }
 
+/** The attempt's invoice number, linked to its invoice as the history links it (`linked`: Billing's own view). */
+function InvoiceNumber({ attempt, linked }: { attempt: AutoTopUpAttempt; linked: boolean }) {
+  const link = linked && attempt.invoice_number ? attemptInvoiceLink(attempt) : null;
+  if (!link) return attempt.invoice_number ?? "—";
+  return <InvoiceAnchor link={link}>{attempt.invoice_number}</InvoiceAnchor>;
+}
+
 const amountOf = (a: AutoTopUpAttempt) => formatMoney(a.amount.amount, a.amount.currency);
 const creditsOf = (a: AutoTopUpAttempt) => a.credits.toLocaleString("en-US");
 
-/** The latest attempts, newest first: one card each on a phone, a table from `sm` up. */
+/**
+ * The latest attempts, newest first: one card each on a phone, a table from `sm` up. `linkInvoices`:
+ * the invoice numbers link to the invoices (the customer's Billing; the console has no such page).
+ */
 export function Attempts({
   attempts,
   headingLevel = 3,
+  linkInvoices = false,
 }: {
   attempts: readonly AutoTopUpAttempt[];
   headingLevel?: 2 | 3;
+  linkInvoices?: boolean;
 }) {
   const A = T.attempts;
   const Heading = headingLevel === 2 ? "h2" : "h3";
@@ -133,7 +147,9 @@ export function Attempts({
                   {a.invoice_number && (
                     <>
                       <dt>{A.invoice}</dt>
-                      <dd className="text-right">{a.invoice_number}</dd>
+                      <dd className="text-right">
+                        <InvoiceNumber attempt={a} linked={linkInvoices} />
+                      </dd>
                     </>
                   )}
                 </dl>
@@ -167,7 +183,9 @@ export function Attempts({
                     <td>
                       <AttemptStatus attempt={a} />
                     </td>
-                    <td className="whitespace-nowrap">{a.invoice_number ?? "—"}</td>
+                    <td className="whitespace-nowrap">
+                      <InvoiceNumber attempt={a} linked={linkInvoices} />
+                    </td>
                     <td className="min-w-48">{a.detail ?? ""}</td>
                   </tr>
                 ))}
