@@ -4,12 +4,28 @@
 
 /**
  * failed: declined (no invoice); not_charged: an auto top-up that was due and that a pause held
- * back (AUTO-TOP-UP.md); disputed: the buyer's bank is disputing the payment, its credits frozen
- * until it is decided.
+ * back (AUTO-TOP-UP.md); authentication_required: an auto top-up waiting for the bank's
+ * confirmation, which its `pay_url` completes; cancelled: such a payment cancelled or lapsed before
+ * it was paid; disputed: the buyer's bank is disputing the payment, its credits frozen until it is
+ * decided.
  */
-export const INVOICE_STATUSES = ["paid", "failed", "not_charged", "refunded", "disputed"] as const;
+export const INVOICE_STATUSES = [
+  "paid",
+  "failed",
+  "not_charged",
+  "authentication_required",
+  "cancelled",
+  "refunded",
+  "disputed",
+] as const;
 export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
 
-/** A payment that was not made (declined, or held back by auto top-up): no invoice was issued. */
+/**
+ * A payment that was not made (declined, held back by auto top-up, waiting for the bank's
+ * confirmation, or cancelled): no invoice was issued.
+ */
 export const issuedNoInvoice = (status: InvoiceStatus): boolean =>
-  status === "failed" || status === "not_charged";
+  status === "failed" ||
+  status === "not_charged" ||
+  status === "authentication_required" ||
+  status === "cancelled";

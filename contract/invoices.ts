@@ -44,6 +44,11 @@ export const invoiceSummarySchema = z.object({
   invoice_url: z.nullable(z.string()),
   /** Stripe's invoice PDF. */
   pdf_url: z.nullable(z.string()),
+  /**
+   * Where the customer confirms a payment their bank asks about (the auto top-up's `pay_url`);
+   * present only while the status is `authentication_required`.
+   */
+  pay_url: z.optional(z.string()),
   /** A credit note (a refund's document) rather than an invoice; absent for an invoice. */
   document: z.optional(z.enum(["invoice", "credit_note"])),
   /** For a credit note: the number of the invoice it corrects. */

@@ -104,7 +104,7 @@ export function creditNoteSummary({ note, invoice }: CreditNoteWithInvoice): Inv
 /** A credit note as a printable document: the invoice's parties and VAT note, the refunded amounts. */
 export function creditNoteView(found: CreditNoteWithInvoice): Invoice {
   const summary = creditNoteSummary(found);
-  const { seller, buyer, note } = invoiceView({ ...found.invoice, document: null });
+  const { seller, buyer, note } = invoiceView({ ...found.invoice, document: null, payUrl: null });
   return {
     ...summary,
     seller,

@@ -22,6 +22,7 @@ export function invoiceSummary(row: InvoiceWithDocument): InvoiceSummary {
     status: row.status,
     invoice_url: row.document?.hostedInvoiceUrl ?? null,
     pdf_url: row.document?.invoicePdfUrl ?? null,
+    ...(row.payUrl ? { pay_url: row.payUrl } : {}),
   };
 }
 

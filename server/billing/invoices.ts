@@ -21,6 +21,7 @@ import {
 } from "../db/schema/index.ts";
 import type { DbOrTx, Tx } from "../db/types.ts";
 import type { Seller } from "../domain/vat.ts";
+import { type HistoryStatus, withHistoryStatus } from "./auto-top-up/history-status.ts";
 import { formatInvoiceNumber, seriesOf, taxOfPayment } from "./invoice-rules.ts";
 import type { InvoiceDocument, PaymentFacts } from "./ports/events.ts";
 
@@ -232,9 +233,11 @@ export async function recordInvoiceDocument(tx: DbOrTx, doc: InvoiceDocument, no
     });
 }
 
-export type InvoiceWithDocument = InvoiceRow & {
-  document: { number: string | null; hostedInvoiceUrl: string | null; invoicePdfUrl: string | null } | null;
-};
+/** A history row as readers see it: its status as the payment stands (history-status.ts). */
+export type InvoiceWithDocument = Omit<InvoiceRow, "status"> &
+  HistoryStatus & {
+    document: { number: string | null; hostedInvoiceUrl: string | null; invoicePdfUrl: string | null } | null;
+  };
 
 const DOCUMENT_COLUMNS = {
   number: providerInvoiceDocuments.number,
@@ -256,7 +259,10 @@ export async function userInvoices(
     .orderBy(desc(invoices.issuedAt), desc(invoices.createdAt))
     .$dynamic();
   const rows = await (limit === null ? query : query.limit(limit));
-  return rows.map((r) => ({ ...r.invoice, document: r.document }));
+  return withHistoryStatus(
+    db,
+    rows.map((r) => ({ ...r.invoice, document: r.document })),
+  );
 }
 
 /** One invoice of a user (undefined: not theirs, or none). */
@@ -270,5 +276,7 @@ export async function userInvoice(
     .from(invoices)
     .leftJoin(providerInvoiceDocuments, eq(providerInvoiceDocuments.invoiceId, invoices.providerInvoiceId))
     .where(and(eq(invoices.userId, userId), eq(invoices.id, invoiceId)));
-  return row ? { ...row.invoice, document: row.document } : undefined;
+  if (!row) return undefined;
+  const [read] = await withHistoryStatus(db, [{ ...row.invoice, document: row.document }]);
+  return read;
 }

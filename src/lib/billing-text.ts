@@ -24,6 +24,8 @@ export const BILLING_TEXT = {
   /** A credit note's row: the document a refund issued. */
   creditNoteLabel: "Credit note",
   viewInvoice: "View",
+  /** A row waiting for the bank's confirmation: the page that completes it (auto top-up's words). */
+  completePayment: "Complete payment",
   noInvoice: "None",
   emptyTitle: "No payments yet",
   emptyBody: "When you buy a plan or a top-up pack, each payment and its invoice appear here.",
@@ -85,6 +87,9 @@ export const BILLING_TEXT = {
   backToBilling: "Back to billing",
   failedInvoice: "This payment failed: no invoice was issued for it.",
   notChargedInvoice: "Auto top-up held this payment back: nothing was charged and no invoice was issued.",
+  authenticationInvoice:
+    "Your bank asks you to confirm this payment. Nothing is charged until you do, and no invoice was issued yet.",
+  cancelledInvoice: "This payment was cancelled: nothing was charged and no invoice was issued.",
   stripeInvoice: "Open the invoice",
   stripePdf: "Download the PDF",
 } as const;

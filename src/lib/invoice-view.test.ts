@@ -35,7 +35,7 @@ describe("invoiceLink", () => {
   });
 
   it("links nothing for a payment that was not made, numbered or not", () => {
-    for (const status of ["failed", "not_charged"] as const) {
+    for (const status of ["failed", "not_charged", "authentication_required", "cancelled"] as const) {
       expect(invoiceLink(row({ status }))).toBeNull();
       expect(invoiceLink(row({ status, number: null }))).toBeNull();
     }

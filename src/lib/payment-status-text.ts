@@ -6,6 +6,9 @@ export const PAYMENT_STATUS_LABELS = {
   paid: "Paid",
   failed: "Failed",
   not_charged: "Not charged",
+  // An auto top-up waiting for the bank, in the words of Billing's "Recent automatic top-ups".
+  authentication_required: "Confirmation needed",
+  cancelled: "Cancelled",
   refunded: "Refunded",
   disputed: "Disputed",
 } as const;

@@ -277,6 +277,13 @@ for (const view of VIEWS) {
     await expect(meter).toContainText("€0.00 charged + €59.50 reserved of €200.00 this month");
     await expect(meter.locator("[data-auto-top-up-reserved]")).toHaveText(T.charges.reservedNote);
     await expect(meter.getByRole("progressbar")).toHaveAttribute("value", "5950");
+    // The billing history's row says the same, with the same way to complete it, not "Failed".
+    const historyRow = historyRowsOf(page);
+    await expect(historyRow).toHaveCount(1);
+    await expect(historyRow).toContainText(BILLING_TEXT.statusLabels.authentication_required);
+    await expect(historyRow).not.toContainText(BILLING_TEXT.statusLabels.failed);
+    const completeRow = historyRow.getByRole("link", { name: BILLING_TEXT.completePayment });
+    await expect(completeRow).toHaveAttribute("href", (await complete.getAttribute("href")) ?? "");
     expect(await axeViolations(page)).toEqual([]);
     await shot(page, "auto-top-up-paused-authentication", view);
 
@@ -306,6 +313,10 @@ for (const view of VIEWS) {
     await expect(attemptsOf(page)).toHaveCount(1);
     await expect(attemptsOf(page).first()).toContainText(/INV-\d{4}-\d{6}/);
     await expect(section.getByRole("link", { name: T.completePayment })).toHaveCount(0);
+    // Paid: the history's row is the invoice.
+    await expect(historyRow).toContainText(BILLING_TEXT.statusLabels.paid);
+    await expect(historyRow.getByRole("link", { name: /INV-\d{4}-\d{6}/ })).toBeVisible();
+    await expect(historyRow.getByRole("link", { name: BILLING_TEXT.completePayment })).toHaveCount(0);
     // Paid: what was reserved is charged now.
     await expect(meter).toContainText("€59.50 of €200.00 this month");
     await expect(meter.locator("[data-auto-top-up-reserved]")).toHaveCount(0);

@@ -179,10 +179,20 @@ describe.each(TEST_DATABASES)("auto top-up (%s)", (kind) => {
     });
     const mails = await t.mails();
     expect(mails.some((m) => m.subject.startsWith("Confirm the automatic payment of €59.50"))).toBe(true);
-    // The billing history shows the payment waiting, as failed with the reason and no invoice.
+    // The billing history shows the payment waiting for the bank (not failed), with the reason,
+    // no invoice, and the page that completes it, as Billing's auto top-up section links it.
     const [waiting] = await historyOf(t, user.accessToken);
-    expect(waiting).toMatchObject({ status: "failed", number: null, total: PACK_GROSS, tax: 950 });
+    expect(waiting).toMatchObject({
+      status: "authentication_required",
+      number: null,
+      total: PACK_GROSS,
+      tax: 950,
+      pay_url: attempt?.payUrl,
+    });
     expect(waiting?.description).toContain("Your bank asks you to confirm the last payment.");
+    // The invoice page of the row (and the account's export) read it the same way.
+    const one = await getJson(t.app, `/v1/billing/invoices/${waiting?.id}`, user.accessToken);
+    expect(await one.json()).toMatchObject({ status: "authentication_required", pay_url: attempt?.payUrl });
     // More spends while it waits queue nothing.
     await spend(1);
     expect(await attemptsOf(t, user.id)).toHaveLength(1);
@@ -198,6 +208,7 @@ describe.each(TEST_DATABASES)("auto top-up (%s)", (kind) => {
       status: "paid",
       description: "Auto top-up: 500 credit pack",
     });
+    expect(history[0]).not.toHaveProperty("pay_url");
     expect(history[0]?.number).toMatch(/^INV-/);
     expect(await settingsOf(t, user.id)).toMatchObject({ status: "active", reason: null });
     expect((await me(t, user.accessToken)).credit_balance).toBe(50 - 1 + 500);

@@ -4,6 +4,7 @@
 // left unconfirmed for 7 days. Each is recorded in the activity log and mailed once.
 import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
+import type { InvoiceSummary } from "../../../contract/invoices.ts";
 import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
 import {
   auditLog,
@@ -18,7 +19,7 @@ import { disputeEvent } from "../../payments/local/event-builders.ts";
 import { stripeFixture } from "../../payments/local/stripe-fixtures.ts";
 import { newStripeId } from "../../payments/stripe/format.ts";
 import { adminCall, staffMember } from "../../testing/admin.ts";
-import { verifiedUser } from "../../testing/api-client.ts";
+import { login, verifiedUser } from "../../testing/api-client.ts";
 import {
   AUTO_TOP_UP_CARDS,
   autoTopUpEngineOf,
@@ -367,6 +368,14 @@ describe.each(TEST_DATABASES)("what stops auto top-up (%s)", (kind) => {
         buyer: expect.objectContaining({ name: null, email: null }),
       }),
     ]);
+    // Read by the customer, it is cancelled, with no payment page left to open.
+    // (Signed in again: a week later the first access token has expired.)
+    const signIn = (await (await login(t, "ann")).json()) as { access_token: string };
+    const res = await call(t, "GET", "/v1/billing/invoices", signIn.access_token);
+    expect(res.status).toBe(200);
+    const listed = ((await res.json()) as { data: InvoiceSummary[] }).data.filter((r) => r.kind === "topup");
+    expect(listed).toEqual([expect.objectContaining({ status: "cancelled", number: null })]);
+    expect(listed[0]).not.toHaveProperty("pay_url");
   });
 
   it("a card renewed in place by the card updater (new last four digits) keeps auto top-up charging", async () => {

@@ -51,7 +51,7 @@ export function billingHistoryRoutes(deps: ApiDeps & { billing: Billing }): Open
       operationId: "listInvoices",
       tags: ["billing"],
       summary:
-        "The billing history: every payment (paid, refunded), failed renewal or auto top-up, and auto top-up held back (not_charged), newest first",
+        "The billing history: every payment (paid, refunded), failed renewal or auto top-up, auto top-up waiting for the bank's confirmation (authentication_required, with its pay_url) or cancelled, and auto top-up held back (not_charged), newest first",
       security,
       responses: {
         200: {

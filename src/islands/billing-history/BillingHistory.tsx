@@ -51,12 +51,25 @@ const STATUS_BADGE: Record<InvoiceSummary["status"], string> = {
   paid: "badge-success",
   failed: "badge-error",
   not_charged: "badge-ghost",
+  // As Billing's "Recent automatic top-ups" colours the same payment.
+  authentication_required: "badge-warning",
+  cancelled: "badge-ghost",
   refunded: "badge-warning",
   disputed: "badge-warning",
 };
 
-/** A row's invoice link; without one, "None" (on a phone's card, where no column head names it, "Invoice: None"). */
+/**
+ * A row's invoice link; without one, "None" (on a phone's card, where no column head names it,
+ * "Invoice: None"). A payment the bank waits to have confirmed links its payment page instead, as
+ * auto top-up's "Complete payment" does.
+ */
 function InvoiceCell({ row, labelled = false }: { row: InvoiceSummary; labelled?: boolean }) {
+  if (row.pay_url)
+    return (
+      <a href={row.pay_url} className="btn btn-warning btn-xs" data-complete-payment-row={row.id}>
+        {T.completePayment}
+      </a>
+    );
   const link = invoiceLink(row);
   if (!link)
     return (
@@ -75,7 +88,9 @@ function StatusBadge({ row }: { row: InvoiceSummary }) {
   const creditNote = row.document === "credit_note";
   return (
     <>
-      <span className={`badge badge-sm ${creditNote ? "badge-info" : STATUS_BADGE[row.status]}`}>
+      <span
+        className={`badge badge-sm whitespace-nowrap ${creditNote ? "badge-info" : STATUS_BADGE[row.status]}`}
+      >
         {creditNote ? T.creditNoteLabel : T.statusLabels[row.status]}
       </span>
       {row.refunded > 0 && row.refunded < row.total && (

@@ -19,6 +19,13 @@ import { RouteGuard } from "../auth/RouteGuard.tsx";
 
 const T = BILLING_TEXT;
 
+/** Why a payment not made has no invoice, by its status (any other: a failed payment's words). */
+const NO_INVOICE_NOTICE: Partial<Record<Invoice["status"], string>> = {
+  not_charged: T.notChargedInvoice,
+  authentication_required: T.authenticationInvoice,
+  cancelled: T.cancelledInvoice,
+};
+
 const param = (name: string) =>
   typeof location === "undefined" ? "" : (new URLSearchParams(location.search).get(name) ?? "");
 const invoiceId = () => param("id");
@@ -118,7 +125,7 @@ function Document({ invoice }: { invoice: Invoice }) {
         </header>
         {issuedNoInvoice(invoice.status) && (
           <p role="alert" className="alert alert-warning">
-            {invoice.status === "failed" ? T.failedInvoice : T.notChargedInvoice}
+            {NO_INVOICE_NOTICE[invoice.status] ?? T.failedInvoice}
           </p>
         )}
         <div className="grid gap-6 sm:grid-cols-2">
