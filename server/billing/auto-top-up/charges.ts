@@ -60,6 +60,12 @@ export interface LimitNow {
   /** One pack's gross at that VAT, minor units. */
   gross: number;
   limit: LimitCheck;
+  /**
+   * The month's latest attempt (null: none yet). A monthly_limit pause is named by it: seen again
+   * with no attempt made since (a member's Save or Resume while the month is still full), it is the
+   * same pause, mailed and recorded once; after a new attempt, a new one.
+   */
+  lastAttemptId: string | null;
 }
 
 /**
@@ -86,7 +92,7 @@ export async function limitNow(
     attempts: thisMonth.map(limitAttemptOf),
     now,
   });
-  return { pack, onFile, gross, limit };
+  return { pack, onFile, gross, limit, lastAttemptId: thisMonth[0]?.id ?? null };
 }
 
 /**
@@ -106,13 +112,14 @@ export async function queueIfDue(
     const now = deps.clock.now();
     const open = await findOpenAttempt(tx, orgId);
     const dayStart = berlinMidnightDaysAgo(now, 0);
+    const today = await attemptsSince(tx, orgId, dayStart);
     const decision = shouldQueue({
       status: settings.status,
       openAttempt: open !== undefined,
       balance: balance(await userGrants(tx, orgId), now),
       threshold: toMillicredits(settings.threshold),
       cause,
-      attemptsToday: (await attemptsSince(tx, orgId, dayStart)).length,
+      attemptsToday: today.length,
     });
     const context = (mailKey: string) => ({ actor: SYSTEM_ACTOR, mailKey, billingUrl: billingUrlOf(deps) });
     const offer = deps.catalogue.findTopUp(settings.productId);
@@ -138,10 +145,13 @@ export async function queueIfDue(
     };
     if (decision.action === "skip") return null;
     if (decision.action === "pause") {
-      // Named by when it began, as a monthly_limit pause: the member's Resume ends one the same day,
-      // and the next charge due that day pauses anew; the day's key had that one mailed to nobody
-      // and kept out of the history. Seen again while it holds, nothing changes or is mailed.
-      await holdBack({ status: "paused", reason: "daily_limit" }, now.toISOString());
+      // Named by the day and its latest attempt: the member's Resume that day, with no attempt made
+      // since, meets the same pause again, mailed and recorded once (a key of the pause's instant
+      // mailed every owner at each click); a pause after a newer attempt is a new one.
+      await holdBack(
+        { status: "paused", reason: "daily_limit" },
+        `${dayStart.toISOString()}:${today[0]?.id}`,
+      );
       return null;
     }
     if (await stoppedForGood(tx, deps, orgId, now)) return null;
@@ -170,16 +180,27 @@ export async function queueIfDue(
       );
       return null;
     }
-    const { pack, onFile, gross, limit } = await limitNow(tx, deps, orgId, settings, offer, now);
+    const { pack, onFile, gross, limit, lastAttemptId } = await limitNow(
+      tx,
+      deps,
+      orgId,
+      settings,
+      offer,
+      now,
+    );
     if (!limit.ok) {
       const change =
         limit.reason === "monthly_limit"
           ? { status: "paused" as const, reason: limit.reason, pausedUntil: limit.until }
           : { status: "paused" as const, reason: limit.reason };
-      // A monthly_limit pause is its own fact, named by when it began: a false one that a void
-      // lifted (decision 032, addendum) must not keep a real one later that month from its mail
-      // and its row. Seen again while it holds, nothing changes, so nothing is mailed twice.
-      const key = limit.reason === "monthly_limit" ? now.toISOString() : String(settings.consentId);
+      // A monthly_limit pause is named by the month's latest attempt (LimitNow.lastAttemptId): a
+      // false one that a void lifted (decision 032, addendum) does not keep a real one after the
+      // next charge from its mail and its row, and a Save or Resume while the month is still full
+      // meets the same pause again, mailed once.
+      const key =
+        limit.reason === "monthly_limit"
+          ? `${startOfBerlinMonth(now).toISOString()}:${lastAttemptId ?? "none"}`
+          : String(settings.consentId);
       await holdBack(change, key, onFile);
       return null;
     }
