@@ -122,7 +122,7 @@ async function settleLocked(
   const open = attempt.status === "processing" || attempt.status === "authentication_required";
   if (!open) return NOTHING;
   if (answer.status === "void") {
-    await updateAttempt(tx, attempt.id, { status: "cancelled", settledAt: now }, now);
+    await updateAttempt(tx, attempt.id, { status: "cancelled", detail: VOIDED_DETAIL, settledAt: now }, now);
     await recordCancelledAttempt(tx, deps, attempt, VOIDED_DETAIL, now);
     // Voided while the customer was to confirm it (not by one of our stops, which cancel first: at
     // the provider's Dashboard, say): the pause that pointed to its payment page would never end,

@@ -6,7 +6,7 @@
 import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
-import { VOIDED_WHILE_WAITING_DETAIL } from "../../billing/auto-top-up/settle.ts";
+import { VOIDED_DETAIL, VOIDED_WHILE_WAITING_DETAIL } from "../../billing/auto-top-up/settle.ts";
 import { auditLog, autoTopUpAttempts, webhookEvents } from "../../db/schema/index.ts";
 import { staffMember } from "../../testing/admin.ts";
 import { verifiedUser } from "../../testing/api-client.ts";
@@ -216,7 +216,7 @@ describe.each(TEST_DATABASES)("invoice.voided of an auto top-up (%s)", (kind) =>
     expect((await sendWebhook(t, event)).status).toBe(200);
     await settleAll(t);
     const [voided] = await attemptsOf(t, user.id);
-    expect(voided).toMatchObject({ id: attempt.id, status: "cancelled" });
+    expect(voided).toMatchObject({ id: attempt.id, status: "cancelled", detail: VOIDED_DETAIL });
     expect(voided?.invoiceClosedAt).not.toBeNull();
     // The payment link it was paused for will never be paid: a pause the member can resume.
     expect(await settingsOf(t, user.id)).toMatchObject({
