@@ -207,9 +207,12 @@ export function autoTopUpCommands(deps: AutoTopUpSettingsDeps) {
         if (!card) throw new AutoTopUpRefusal(409, AUTO_TOP_UP_TEXT.noCard);
         const { state } = await currentState(tx, orgId, now);
         if (!topUpAllowed(state).ok) throw new AutoTopUpRefusal(409, AUTO_TOP_UP_TEXT.noPlan);
-        // The hold turned it off (or would at the first charge): turning it on would store a
-        // consent and say "on" for a feature that charges nothing until support clears the hold.
-        if (await isOnDisputeHold(tx, orgId)) throw new AutoTopUpRefusal(409, AUTO_TOP_UP_TEXT.disputeHold);
+        // The hold turned it off (holdAfterLostDispute): turning it on or resuming it would store a
+        // consent and say "on" for a feature that charges nothing until support clears the hold. A
+        // change while still on (a hold placed by an older instance) is not refused in words that
+        // say "stays off": the first charge turns it off.
+        if (previous?.status !== "active" && (await isOnDisputeHold(tx, orgId)))
+          throw new AutoTopUpRefusal(409, AUTO_TOP_UP_TEXT.disputeHold);
         // Paused until a member saves a card (ORGANISATIONS.md): the leaver's card does not resume
         // it, nor turn it on again after a turn off (which clears the pause's reason).
         if (

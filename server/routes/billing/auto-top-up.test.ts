@@ -515,6 +515,13 @@ describe.each(TEST_DATABASES)("auto top-up settings (%s)", (kind) => {
       // Cleared by support: the same request turns it on.
       await db().update(organizations).set({ disputeHoldAt: null }).where(eq(organizations.id, team.org));
       expect((await json<AutoTopUp>(await put(settings()), 200)).status).toBe("active");
+      // A hold that found it on (placed by an older instance, which did not turn it off): a change
+      // is not refused with "stays off"; the first charge turns it off.
+      await db()
+        .update(organizations)
+        .set({ disputeHoldAt: ctx.t.clock.now() })
+        .where(eq(organizations.id, team.org));
+      expect((await json<AutoTopUp>(await put(settings()), 200)).status).toBe("active");
     });
 
     it.each([
