@@ -116,7 +116,7 @@ export const DETAIL = {
   emailChangeReverted: EMAIL_CHANGE_DETAIL.reverted,
   emailRevertUnconfirmed: EMAIL_CHANGE_DETAIL.revertUnconfirmed,
   emailChangeCancelled: "The e-mail change was cancelled: the link we sent no longer works.",
-  emailChangeNotPending: "No e-mail change is waiting for its link",
+  emailChangeNotPending: "No e-mail change is waiting for its link.",
 } as const;
 
 /** `msg` of the 422 items that are about the body as a whole rather than one field. */

@@ -113,6 +113,9 @@ export function initSession(): Promise<void> {
   // Another tab chose another organisation (or signed out): this page's calls and figures are the
   // old one's, so it loads again (ORGANISATIONS.md "Pages").
   if (typeof window !== "undefined") {
+    // The choice this page acts on, read now: a change that arrives before any island asked for it
+    // must still differ from it (choiceChangedElsewhere), not from what storage holds by then.
+    chosenOrganization();
     window.addEventListener("storage", (event) => {
       if (choiceChangedElsewhere(event)) window.location.reload();
     });

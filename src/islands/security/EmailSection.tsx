@@ -48,7 +48,10 @@ function PendingChange() {
     } catch (error) {
       const failed = asApiError(error);
       // 404: it had ended already (followed, expired, cancelled in another tab): the server says which words.
-      notify("error", failed.status === 404 ? detailText(failed.detail) : accountActionErrorMessage(failed));
+      notify(
+        "error",
+        (failed.status === 404 && detailText(failed.detail)) || accountActionErrorMessage(failed),
+      );
     } finally {
       setBusy(false);
     }
