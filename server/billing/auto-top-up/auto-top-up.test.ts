@@ -43,6 +43,19 @@ import { REFUNDED_DETAIL, TOTAL_CHANGED_DETAIL } from "./settle.ts";
 
 const CARDS = AUTO_TOP_UP_CARDS;
 
+/** A member's Save of the values in force (the customer's: the 500 pack under 100 credits), no consent. */
+const saveSameValues = (t: TestApp, token: string, limit: number) =>
+  t.app.request("/v1/billing/auto-top-up", {
+    method: "PUT",
+    headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
+    body: JSON.stringify({
+      enabled: true,
+      threshold: 100,
+      product_id: PACK,
+      monthly_limit: { amount: limit, currency: "eur" },
+    }),
+  });
+
 describe.each(TEST_DATABASES)("auto top-up (%s)", (kind) => {
   const ctx = useTestApp(kind, { limits: NO_LIMITS });
 
@@ -264,17 +277,7 @@ describe.each(TEST_DATABASES)("auto top-up (%s)", (kind) => {
       (await t.mails()).filter((m) => m.subject.startsWith("Auto top-up is paused")).length;
     expect(await pauseMails()).toBe(1);
     t.clock.advance(60_000);
-    const saved = await t.app.request("/v1/billing/auto-top-up", {
-      method: "PUT",
-      headers: { Authorization: `Bearer ${user.accessToken}`, "Content-Type": "application/json" },
-      body: JSON.stringify({
-        enabled: true,
-        threshold: 100,
-        product_id: PACK,
-        monthly_limit: { amount: PACK_GROSS, currency: "eur" },
-      }),
-    });
-    expect(saved.status).toBe(200);
+    expect((await saveSameValues(t, user.accessToken, PACK_GROSS)).status).toBe(200);
     await settleAll(t);
     expect(await settingsOf(t, user.id)).toMatchObject({ status: "paused", reason: "monthly_limit" });
     expect(await pauseMails()).toBe(1);
@@ -482,17 +485,7 @@ describe.each(TEST_DATABASES)("auto top-up (%s)", (kind) => {
     // a key of the pause's instant mailed every owner again at each Resume).
     for (const _click of [1, 2]) {
       t.clock.advance(60_000);
-      const res = await t.app.request("/v1/billing/auto-top-up", {
-        method: "PUT",
-        headers: { Authorization: `Bearer ${user.accessToken}`, "Content-Type": "application/json" },
-        body: JSON.stringify({
-          enabled: true,
-          threshold: 100,
-          product_id: PACK,
-          monthly_limit: { amount: 100_000, currency: "eur" },
-        }),
-      });
-      expect(res.status).toBe(200);
+      expect((await saveSameValues(t, user.accessToken, 100_000)).status).toBe(200);
       await settleAll(t);
       expect(await settingsOf(t, user.id)).toMatchObject({ status: "paused", reason: "daily_limit" });
       expect([await pauseMails(), await notCharged()]).toEqual([1, 1]);
