@@ -8,6 +8,8 @@ import { SITE } from "./site.ts";
 export const DISPUTE_HOLD_TEXT = {
   /** The API's 402 detail (DETAIL.paymentDisputed). */
   title: PAYMENT_DISPUTED,
+  /** The top bar's mark: the API's words, then where the link leads (the alert with support's link). */
+  markLabel: `${PAYMENT_DISPUTED} See your account.`,
   refused: (team: boolean) =>
     `API calls with ${team ? "this organisation's" : "your"} keys are refused until support clears the hold.`,
   /** The link to the contact page, then the footer's support promise ("Support: E-mail reply …"). */

@@ -242,10 +242,10 @@ test("an account on a dispute hold reads on /profile beside its credits, on Bill
       await page.locator("[data-mobile-menu] > summary").click();
     }
     const bar = page.locator(phone ? "[data-island-slot='account-mobile']" : "[data-island-slot='account']");
-    const mark = bar.getByRole("link", { name: H.title, exact: true });
+    const mark = bar.getByRole("link", { name: H.markLabel, exact: true });
     await expect(mark).toBeVisible();
     await expect(mark).toHaveAttribute("href", "/profile");
-    await expect(mark).toHaveAttribute("title", H.title);
+    await expect(mark).toHaveAttribute("title", H.markLabel);
     // Beside the balance, on its row.
     const balance = await bar.locator("[data-credit-balance]").boundingBox();
     const markBox = await mark.boundingBox();
