@@ -8,7 +8,6 @@
 import { randomUUID } from "node:crypto";
 import { and, asc, eq, gt, isNull, lt, lte, sql } from "drizzle-orm";
 import type { Logger } from "pino";
-import { isReservedAddress } from "../auth/mailbox.ts";
 import type { BackgroundTasks } from "../background.ts";
 import type { Clock } from "../clock.ts";
 import { billingMails, creditGrants } from "../db/schema/index.ts";
@@ -16,7 +15,7 @@ import type { Db, DbOrTx } from "../db/types.ts";
 import { berlinDateOf } from "../domain/berlin-time.ts";
 import { fromMillicredits } from "../domain/ledger.ts";
 import { type MailUser, topUpExpiringMail } from "../mail/billing-templates.ts";
-import type { Mailer } from "../mail/mailer.ts";
+import { type Mailer, namesReservedAddress } from "../mail/mailer.ts";
 import type { MailMessage } from "../mail/message.ts";
 import { billingMailRecipients } from "./billing-contacts.ts";
 import { billingAccountDeleted } from "./deleted-billing-account.ts";
@@ -130,7 +129,7 @@ export function createBillingMailSender(deps: {
         );
         return false;
       }
-      if (isReservedAddress(mail.to)) {
+      if (namesReservedAddress(mail.to)) {
         // A deleted account's pseudonym (queued before billing-contacts.ts left deleted accounts
         // out, decision 021): nobody reads it. Dropped, as the mailer would drop it, not "sent".
         await tx.delete(billingMails).where(eq(billingMails.id, id));

@@ -22,7 +22,7 @@ export interface Mailer {
  * `.localhost` (auth/mailbox.ts): read as a list, each address bare or in `Name <…>`, a trailing
  * dot of the domain ignored.
  */
-function namesReservedAddress(to: string): boolean {
+export function namesReservedAddress(to: string): boolean {
   return to.split(",").some((part) => {
     const address = (/<([^>]*)>/.exec(part)?.[1] ?? part).trim().replace(/\.+$/, "");
     return isReservedAddress(address);
