@@ -203,3 +203,8 @@ export function frenchDetailsUnseen(t: TestApp, orgId: string): Promise<unknown>
     t.clock.now(),
   );
 }
+
+/** How many "Auto top-up is paused" mails went out (to every recipient) so far. */
+export async function pauseMailCount(t: TestApp): Promise<number> {
+  return (await t.mails()).filter((m) => m.subject.startsWith("Auto top-up is paused")).length;
+}

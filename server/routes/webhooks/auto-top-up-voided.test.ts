@@ -13,6 +13,7 @@ import { verifiedUser } from "../../testing/api-client.ts";
 import {
   AUTO_TOP_UP_CARDS,
   PACK_GROSS,
+  pauseMailCount,
   putAutoTopUp,
   saveCard,
   settingsOf,
@@ -35,8 +36,6 @@ describe.each(TEST_DATABASES)("invoice.voided of an auto top-up (%s)", (kind) =>
       .from(autoTopUpAttempts)
       .where(eq(autoTopUpAttempts.orgId, orgId))
       .orderBy(autoTopUpAttempts.createdAt);
-  const pauseMails = async (t: TestApp) =>
-    (await t.mails()).filter((m) => m.subject.startsWith("Auto top-up is paused")).length;
   const resumedEntries = (t: TestApp, orgId: string) =>
     t.deps.db
       .select()
@@ -105,7 +104,7 @@ describe.each(TEST_DATABASES)("invoice.voided of an auto top-up (%s)", (kind) =>
       attempts: await attemptsOf(t, orgId),
       settings: await settingsOf(t, orgId),
       resumed: (await resumedEntries(t, orgId)).length,
-      pauseMails: await pauseMails(t),
+      pauseMails: await pauseMailCount(t),
     };
   }
 
@@ -211,7 +210,7 @@ describe.each(TEST_DATABASES)("invoice.voided of an auto top-up (%s)", (kind) =>
   it("a payment voided at the provider while the bank waited: the pause says so, mailed once", async () => {
     const t = ctx.t;
     const { user, attempt } = await waitingForTheBank(t);
-    const mailsBefore = await pauseMails(t);
+    const mailsBefore = await pauseMailCount(t);
     const event = await voidAtProvider(t, attempt);
     expect((await sendWebhook(t, event)).status).toBe(200);
     await settleAll(t);
@@ -224,9 +223,9 @@ describe.each(TEST_DATABASES)("invoice.voided of an auto top-up (%s)", (kind) =>
       reason: "declined",
       reasonDetail: VOIDED_WHILE_WAITING_DETAIL,
     });
-    expect(await pauseMails(t)).toBe(mailsBefore + 1);
+    expect(await pauseMailCount(t)).toBe(mailsBefore + 1);
     expect((await sendWebhook(t, event)).status).toBe(200);
     await settleAll(t);
-    expect(await pauseMails(t)).toBe(mailsBefore + 1);
+    expect(await pauseMailCount(t)).toBe(mailsBefore + 1);
   });
 });
