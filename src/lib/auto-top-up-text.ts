@@ -2,6 +2,7 @@
 // panel. Only their lazily loaded chunks import this module, so no page's first load carries it.
 // The card page's return words are the contract's (CARD_RETURN_TEXT).
 import type { AutoTopUp, AutoTopUpAttempt } from "../../contract/auto-top-up.ts";
+import { COMPLETE_PAYMENT, PAYMENT_STATUS_LABELS } from "./payment-status-text.ts";
 
 /** The least threshold the API takes (AUTO-TOP-UP.md "Settings"). */
 export const MIN_THRESHOLD = 10;
@@ -43,7 +44,7 @@ export const AUTO_TOP_UP_PAGE_TEXT = {
   /** Resuming answered 422 on `consent`: the card or the VAT changed since the terms were agreed to. */
   resumeNeedsConsent:
     "The terms changed since you agreed to them. Read them below and agree to resume auto top-up.",
-  completePayment: "Complete payment",
+  completePayment: COMPLETE_PAYMENT,
   completePaymentNote: "Your bank asks you to confirm the last payment.",
 
   card: {
@@ -125,10 +126,10 @@ export const AUTO_TOP_UP_PAGE_TEXT = {
     detail: "Detail",
     statusLabels: {
       processing: "Processing",
-      authentication_required: "Confirmation needed",
-      paid: "Paid",
-      failed: "Failed",
-      cancelled: "Cancelled",
+      authentication_required: PAYMENT_STATUS_LABELS.authentication_required,
+      paid: PAYMENT_STATUS_LABELS.paid,
+      failed: PAYMENT_STATUS_LABELS.failed,
+      cancelled: PAYMENT_STATUS_LABELS.cancelled,
     } satisfies Record<AutoTopUpAttempt["status"], string>,
   },
 

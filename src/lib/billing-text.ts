@@ -3,7 +3,7 @@
 
 import { INVOICE_TEXT } from "../../contract/invoice-text.ts";
 import { FAILED_RENEWAL_TEXT } from "./failed-renewal-text.ts";
-import { PAYMENT_STATUS_LABELS } from "./payment-status-text.ts";
+import { COMPLETE_PAYMENT, PAYMENT_STATUS_LABELS } from "./payment-status-text.ts";
 import { UI_TEXT } from "./ui-text.ts";
 
 export const BILLING_TEXT = {
@@ -25,7 +25,7 @@ export const BILLING_TEXT = {
   creditNoteLabel: "Credit note",
   viewInvoice: "View",
   /** A row waiting for the bank's confirmation: the page that completes it (auto top-up's words). */
-  completePayment: "Complete payment",
+  completePayment: COMPLETE_PAYMENT,
   noInvoice: "None",
   emptyTitle: "No payments yet",
   emptyBody: "When you buy a plan or a top-up pack, each payment and its invoice appear here.",

@@ -6,9 +6,12 @@ export const PAYMENT_STATUS_LABELS = {
   paid: "Paid",
   failed: "Failed",
   not_charged: "Not charged",
-  // An auto top-up waiting for the bank, in the words of Billing's "Recent automatic top-ups".
+  // An auto top-up waiting for the bank; Billing's "Recent automatic top-ups" reads these words too.
   authentication_required: "Confirmation needed",
   cancelled: "Cancelled",
   refunded: "Refunded",
   disputed: "Disputed",
 } as const;
+
+/** The action beside a payment waiting for the bank: Billing history's row and auto top-up's section. */
+export const COMPLETE_PAYMENT = "Complete payment";
