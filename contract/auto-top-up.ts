@@ -47,6 +47,20 @@ export const savedCardSchema = z.object({
 export type SavedCard = z.infer<typeof savedCardSchema>;
 
 export const AUTO_TOP_UP_STATES = ["active", "paused", "off"] as const;
+/**
+ * Why auto top-up is paused: `paused_reason`'s keys while paused (the server words each in
+ * PAUSE_REASONS). The field stays a string: an off reason shares it, and a newer server may send
+ * a key this portal does not know yet.
+ */
+export type AutoTopUpPauseReason =
+  | "authentication_required"
+  | "declined"
+  | "daily_limit"
+  | "monthly_limit"
+  | "limit_below_pack"
+  | "member_left"
+  | "consent_changed"
+  | "card_replaced";
 export const ATTEMPT_STATES = [
   "processing",
   "authentication_required",
@@ -102,7 +116,7 @@ export const autoTopUpSchema = z.object({
   paused_reason: z.nullable(z.string()),
   /** The sentence Billing shows for the reason. */
   reason_text: z.nullable(z.string()),
-  /** A `monthly_limit` pause ends then. */
+  /** When a `monthly_limit` (the next Berlin month) or `daily_limit` (Berlin midnight) pause ends. */
   paused_until: z.nullable(z.string()),
   consent_text_version: z.string(),
   last_attempt: z.nullable(

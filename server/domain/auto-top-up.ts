@@ -7,6 +7,7 @@
 // UNITS: money is integer minor units (cents) of the pack's currency, gross unless named `net`;
 // the settings' `threshold` is whole credits as the API shows it, the trigger's balance and
 // threshold are milli-credits as the ledger stores them (ledger.ts).
+import type { AutoTopUpPauseReason } from "../../contract/auto-top-up.ts";
 import type { Currency } from "../../contract/catalogue.ts";
 import { formatMoney } from "../../contract/money.ts";
 import { ORG_DETAIL } from "../../contract/org-messages.ts";
@@ -476,7 +477,7 @@ export const PAUSE_REASONS = {
   declined: { status: "paused", sentence: "The last automatic payment was declined." },
   daily_limit: {
     status: "paused",
-    sentence: `Auto top-up bought ${DAILY_ATTEMPT_LIMIT} packs today, the most in one day. Resume it under Billing.`,
+    sentence: `Auto top-up bought ${DAILY_ATTEMPT_LIMIT} packs today, the most in one day. It resumes by itself at midnight (Berlin time).`,
   },
   monthly_limit: {
     status: "paused",
@@ -503,7 +504,7 @@ export const PAUSE_REASONS = {
     status: "paused",
     sentence: "A new card was saved. Agree to the terms for it under Billing to resume auto top-up.",
   },
-} as const satisfies Record<string, ReasonInfo>;
+} as const satisfies Record<AutoTopUpPauseReason, ReasonInfo>;
 export type PauseReason = keyof typeof PAUSE_REASONS;
 
 /** Off: turning it on again needs new consent (consentNeeded). */

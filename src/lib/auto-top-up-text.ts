@@ -1,7 +1,7 @@
 // The words of auto top-up (AUTO-TOP-UP.md "Pages"): /profile/billing's section and the console's
 // panel. Only their lazily loaded chunks import this module, so no page's first load carries it.
 // The card page's return words are the contract's (CARD_RETURN_TEXT).
-import type { AutoTopUp, AutoTopUpAttempt } from "../../contract/auto-top-up.ts";
+import type { AutoTopUp, AutoTopUpAttempt, AutoTopUpPauseReason } from "../../contract/auto-top-up.ts";
 import { COMPLETE_PAYMENT, PAYMENT_STATUS_LABELS } from "./payment-status-text.ts";
 
 /** The least threshold the API takes (AUTO-TOP-UP.md "Settings"). */
@@ -30,14 +30,21 @@ export const AUTO_TOP_UP_PAGE_TEXT = {
   } satisfies Record<AutoTopUp["status"], string>,
   /**
    * Billing's own words for pauses that agreeing to new terms ends: the API's sentence is also the
-   * mail's and the console's ("under Billing"); on Billing it names what to press.
+   * mail's and the console's ("under Billing"); on Billing it names what to press. Null: the API's
+   * sentence stands. Every pause reason is listed, so a new one is a type error until decided here.
    */
   pausedHere: {
+    authentication_required: null,
+    declined: null,
+    daily_limit: null,
+    monthly_limit: null,
+    limit_below_pack: null,
+    member_left: null,
     card_replaced:
       "A new card was saved. To resume auto top-up with it, press Save under Settings and agree to the terms for this card.",
     consent_changed:
       "Your billing details changed what one pack costs. To resume auto top-up, press Save under Settings and agree to the new terms.",
-  } as Readonly<Record<string, string>>,
+  } satisfies Record<AutoTopUpPauseReason, string | null>,
   pausedUntil: (when: string) => `Resumes on ${when}.`,
   resume: "Resume auto top-up",
   resumed: "Auto top-up is active again.",

@@ -1,7 +1,12 @@
 // What auto top-up's state reads as, for Billing's section and the console's panel alike: the
 // status in words (with its colour as a second cue) and its reason, the saved card, this month's
 // charges against the limit, and the latest attempts (cards on a phone, a table on wider screens).
-import type { AutoTopUp, AutoTopUpAttempt, SavedCard } from "../../../contract/auto-top-up.ts";
+import type {
+  AutoTopUp,
+  AutoTopUpAttempt,
+  AutoTopUpPauseReason,
+  SavedCard,
+} from "../../../contract/auto-top-up.ts";
 import { formatMoney } from "../../../contract/money.ts";
 import { chargesMeter } from "../../lib/auto-top-up-form.ts";
 import { AUTO_TOP_UP_PAGE_TEXT } from "../../lib/auto-top-up-text.ts";
@@ -43,8 +48,13 @@ export function billingStatusSentence(
   data: Pick<AutoTopUp, "status" | "reason_text" | "paused_reason">,
 ): string {
   const reason = data.status === "paused" ? data.paused_reason : null;
-  const here = reason && Object.hasOwn(T.pausedHere, reason) ? T.pausedHere[reason] : undefined;
+  const here = reason && isPauseReason(reason) ? T.pausedHere[reason] : null;
   return here ?? statusSentence(data);
+}
+
+/** A pause reason this portal knows: the API's field is a plain string, and may bring a newer one. */
+function isPauseReason(reason: string): reason is AutoTopUpPauseReason {
+  return Object.hasOwn(T.pausedHere, reason);
 }
 
 export function CardSummary({ card }: { card: SavedCard | null }) {
