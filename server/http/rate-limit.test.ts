@@ -1,7 +1,7 @@
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiError } from "./errors.ts";
-import { createRateLimiter, enforceLimits } from "./rate-limit.ts";
+import { createRateLimiter, enforceLimits, type LimitName } from "./rate-limit.ts";
 
 const LIMITS = {
   tokenPerMinute: 3,
@@ -127,6 +127,47 @@ describe("rate limits in memory (the default)", () => {
     expect(error).toBeInstanceOf(ApiError);
     expect(error).toMatchObject({ status: 429, detail: "Too many requests, please try again later." });
     expect((error as ApiError).headers["Retry-After"]).toMatch(/^\d+$/);
+  });
+
+  it("enforceLimits gives back the points it took before the counter that refused", async () => {
+    const limiter = createRateLimiter({ limits: LIMITS });
+    // The mailbox's day (4) used up while its hour (3) is not.
+    for (let i = 0; i < 4; i++) await limiter.consume("emailRecipientDay", "box");
+    const checks: [LimitName, string][] = [
+      ["emailIp", "10.0.0.5"],
+      ["emailRecipientHour", "box"],
+      ["emailRecipientDay", "box"],
+    ];
+    for (let i = 0; i < 5; i++) {
+      const error = await enforceLimits(limiter, checks).catch((e: unknown) => e);
+      expect(error).toMatchObject({ status: 429 });
+    }
+    // Five refusals later the hour's 3 and the address's 5 are all still there.
+    for (let i = 0; i < 3; i++)
+      expect((await limiter.consume("emailRecipientHour", "box")).allowed).toBe(true);
+    expect((await limiter.consume("emailRecipientHour", "box")).allowed).toBe(false);
+    for (let i = 0; i < 5; i++) expect((await limiter.consume("emailIp", "10.0.0.5")).allowed).toBe(true);
+    expect((await limiter.consume("emailIp", "10.0.0.5")).allowed).toBe(false);
+  });
+
+  it("enforceLimits keeps every point of a call it allows, and a refusal takes none from later counters", async () => {
+    const limiter = createRateLimiter({ limits: LIMITS });
+    await enforceLimits(limiter, [
+      ["emailRecipientHour", "box"],
+      ["emailRecipientDay", "box"],
+    ]);
+    for (let i = 0; i < 2; i++)
+      expect((await limiter.consume("emailRecipientHour", "box")).allowed).toBe(true);
+    expect((await limiter.consume("emailRecipientHour", "box")).allowed).toBe(false);
+    // The hour refuses first: the day's count is not touched.
+    const error = await enforceLimits(limiter, [
+      ["emailRecipientHour", "box"],
+      ["emailRecipientDay", "box"],
+    ]).catch((e: unknown) => e);
+    expect(error).toMatchObject({ status: 429 });
+    for (let i = 0; i < 3; i++)
+      expect((await limiter.consume("emailRecipientDay", "box")).allowed).toBe(true);
+    expect((await limiter.consume("emailRecipientDay", "box")).allowed).toBe(false);
   });
 });
 

@@ -194,10 +194,20 @@ export function mailboxLimits(address: string): [LimitName, string][] {
   ];
 }
 
-/** Consumes one point from each named counter; the first one that is exhausted answers 429. */
+/**
+ * Consumes one point from each named counter; the first one that is exhausted answers 429, and the
+ * points this call took from the counters before it are given back: a refusal costs nothing
+ * (decision 024), so a mailbox's day used up does not spend its hour as well. The exhausted
+ * counter's own extra point changes nothing until its window ends, when the count starts again.
+ */
 export async function enforceLimits(limiter: RateLimiter, checks: [LimitName, string][]): Promise<void> {
+  const taken: [LimitName, string][] = [];
   for (const [name, key] of checks) {
     const result = await limiter.consume(name, key);
-    if (!result.allowed) throw tooManyRequests(result);
+    if (!result.allowed) {
+      await Promise.all(taken.map(([spent, at]) => limiter.refund(spent, at)));
+      throw tooManyRequests(result);
+    }
+    taken.push([name, key]);
   }
 }

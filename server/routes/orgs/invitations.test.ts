@@ -15,7 +15,7 @@ import { mailboxLimits } from "../../http/rate-limit.ts";
 import { fromIp, latestMailTo, login, postJson, verifiedUser } from "../../testing/api-client.ts";
 import { call, createTeam, invite, json, member, type Person } from "../../testing/org-calls.ts";
 import { useTestApp } from "../../testing/suite.ts";
-import { NO_LIMITS, TEST_PORTAL_URL } from "../../testing/test-app.ts";
+import { CONTRACT_LIMITS, NO_LIMITS, TEST_PORTAL_URL } from "../../testing/test-app.ts";
 
 const HOUR = 3_600_000;
 
@@ -353,6 +353,21 @@ describe.each(TEST_DATABASES)("invitations and the invited mailbox's limits (%s)
     expect((await resetFor("anntarget+9@gmail.com")).status).toBe(429);
     // Another mailbox is not.
     await json(await send(ann, acme.id, "someone.else@example.com"), 201);
+  });
+
+  it("a refusal by the mailbox's day leaves its hour's count as it was", async () => {
+    const ann = await verifiedUser(ctx.t, "ann");
+    const acme = await createTeam(ctx.t, ann);
+    const { limiter } = ctx.t.deps;
+    const mailbox = canonicalMailbox("busy@example.com");
+    // The day's mails used up by earlier hours: this hour has had none.
+    for (let i = 0; i < CONTRACT_LIMITS.emailRecipientPerDay; i++)
+      await limiter.consume("emailRecipientDay", mailbox);
+    for (let i = 0; i < 3; i++) expect((await send(ann, acme.id, `busy+${i}@example.com`)).status).toBe(429);
+    // The hour still has every one of its mails (decision 024: a refusal costs nothing).
+    for (let i = 0; i < CONTRACT_LIMITS.emailRecipientPerHour; i++)
+      expect((await limiter.consume("emailRecipientHour", mailbox)).allowed).toBe(true);
+    expect((await limiter.consume("emailRecipientHour", mailbox)).allowed).toBe(false);
   });
 
   it("counts a resend too: past the mailbox's hour it keeps the old link and mails nothing", async () => {
