@@ -15,7 +15,7 @@
 // - server/csv/paged-csv.ts, the stream's pull: `last === undefined ||` is there for the type of `last`; an
 //   empty page is always shorter than a page, so the length test decides alone.
 // - server/orgs/org-rules.ts, resendWaitSeconds: `wait <= 0` against `wait < 0`; at 0 both answer 0.
-// - server/payments/stripe/event-parser.ts, invoicePayment: `?? []` against `?? ["Stryker was here"]`;
+// - server/payments/stripe/invoice-reading.ts, invoicePayment: `?? []` against `?? ["Stryker was here"]`;
 //   no stand-in array holds a reverse-charge tax line.
 // - src/lib/grant-standing.ts, at: `iso === null` against `false`; Date.parse(null) is NaN, and
 //   `now >= NaN` is false as `now >= Infinity` is, so a grant that never expires stays live either way.
@@ -33,7 +33,16 @@ export default {
     "server/billing/fulfilment.ts",
     "server/billing/ports/fulfilment-keys.ts",
     "server/billing/invoice-rules.ts",
+    // Stripe's events: the envelope, each family's reader and what they share.
     "server/payments/stripe/event-parser.ts",
+    "server/payments/stripe/event-reading.ts",
+    "server/payments/stripe/checkout-events.ts",
+    "server/payments/stripe/card-events.ts",
+    "server/payments/stripe/invoice-reading.ts",
+    "server/payments/stripe/invoice-events.ts",
+    "server/payments/stripe/auto-top-up-invoices.ts",
+    "server/payments/stripe/customer-events.ts",
+    "server/payments/stripe/charge-events.ts",
     "server/payments/local/retry-schedule.ts",
     "server/payments/stripe/signature.ts",
     "server/api-access/key-format.ts",

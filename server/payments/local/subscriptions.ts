@@ -7,7 +7,7 @@ import type { SubscriptionSnapshot } from "../../billing/ports/events.ts";
 import type { Clock } from "../../clock.ts";
 import { type LocalSubscriptionRow, localSubscriptions } from "../../db/schema/index.ts";
 import type { DbOrTx } from "../../db/types.ts";
-import { parseStripeSubscription } from "../stripe/event-parser.ts";
+import { parseStripeSubscription } from "../stripe/customer-events.ts";
 import { enqueueEvent } from "./deliveries.ts";
 import { subscriptionDeletedEvent, subscriptionObject, subscriptionUpdatedEvent } from "./event-builders.ts";
 import type { LocalStripeObjects } from "./stripe-objects.ts";

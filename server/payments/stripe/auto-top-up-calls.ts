@@ -15,12 +15,8 @@ import type {
 import type { Clock } from "../../clock.ts";
 import { cardSetupSessions } from "../../db/schema/index.ts";
 import type { DbOrTx } from "../../db/types.ts";
-import {
-  asksForAuthentication,
-  autoTopUpAttemptOf,
-  parseAutoTopUpInvoice,
-  parseStripeCard,
-} from "./event-parser.ts";
+import { asksForAuthentication, autoTopUpAttemptOf, parseAutoTopUpInvoice } from "./auto-top-up-invoices.ts";
+import { parseStripeCard } from "./card-events.ts";
 import { METADATA } from "./format.ts";
 
 interface AutoTopUpCalls {

@@ -25,7 +25,7 @@ import type { Clock } from "../../clock.ts";
 import { checkoutSessions } from "../../db/schema/index.ts";
 import type { DbOrTx } from "../../db/types.ts";
 import { createAutoTopUpCalls, expireSession } from "./auto-top-up-calls.ts";
-import { parseStripeSubscription } from "./event-parser.ts";
+import { parseStripeSubscription } from "./customer-events.ts";
 import { checkoutSessionMetadata, METADATA, payerOf, subscriptionMetadata } from "./format.ts";
 import { stripeWebhookReader } from "./webhook-reader.ts";
 
