@@ -40,14 +40,24 @@ import { originOf } from "../../http/request-origin.ts";
 import { parseJsonBody, refuseUnusableAddress } from "../../http/validation.ts";
 import type { ApiDeps } from "../api-deps.ts";
 
-type RevertReviewFound = Awaited<ReturnType<ReturnType<typeof createEmailChanges>["revertReview"]>>;
+type EmailChanges = ReturnType<typeof createEmailChanges>;
+
+type RevertReviewFound = Awaited<ReturnType<EmailChanges["revertReview"]>>;
 
 export function emailChangeRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>();
-  const registry = app.openAPIRegistry;
   const changes = createEmailChanges(deps);
-  const done = (description: string) => detailAnswer(registry, description);
+  addStartRoute(app, deps, changes);
+  addConfirmRoute(app, deps, changes);
+  addRevertReviewRoute(app, deps, changes);
+  addPendingReadRoute(app, deps, changes);
+  addPendingCancelRoute(app, deps, changes);
+  return app;
+}
 
+/** POST /v1/users/me/email: start a change, a link mailed to the new address. */
+function addStartRoute(app: OpenAPIHono<AppEnv>, deps: ApiDeps, changes: EmailChanges): void {
+  const registry = app.openAPIRegistry;
   addRoute(
     app,
     {
@@ -61,7 +71,7 @@ export function emailChangeRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
         body: { content: jsonContent(schemaRef(registry, "EmailRequest", emailRequestSchema, "input")) },
       },
       responses: {
-        202: done(`"${DETAIL.emailChangeSent}"`),
+        202: detailAnswer(registry, `"${DETAIL.emailChangeSent}"`),
         ...errorResponses(registry, {
           400: `"${DETAIL.emailSame}"`,
           401: "No valid access token",
@@ -93,7 +103,11 @@ export function emailChangeRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
       return c.json({ detail: DETAIL.emailChangeSent }, 202);
     },
   );
+}
 
+/** POST /v1/user/confirm-email: a link followed, the change itself or the old address's way back. */
+function addConfirmRoute(app: OpenAPIHono<AppEnv>, deps: ApiDeps, changes: EmailChanges): void {
+  const registry = app.openAPIRegistry;
   addRoute(
     app,
     {
@@ -113,7 +127,8 @@ export function emailChangeRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
         },
       },
       responses: {
-        200: done(
+        200: detailAnswer(
+          registry,
           `"${DETAIL.emailChanged}", or "${DETAIL.emailChangeReverted}" for the old address's link with \`revert: true\``,
         ),
         ...errorResponses(registry, {
@@ -152,7 +167,11 @@ export function emailChangeRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
       return c.json({ detail: DETAIL.emailChanged }, 200);
     },
   );
+}
 
+/** GET /v1/users/me/email/revert-review: after a way back, what was added meanwhile. */
+function addRevertReviewRoute(app: OpenAPIHono<AppEnv>, deps: ApiDeps, changes: EmailChanges): void {
+  const registry = app.openAPIRegistry;
   addRoute(
     app,
     {
@@ -176,7 +195,11 @@ export function emailChangeRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
     requireUser(deps),
     async (c) => c.json({ review: presentReview(await changes.revertReview(c.var.user.id)) }, 200),
   );
+}
 
+/** GET /v1/users/me/email: the change waiting for its link, and the review after a way back. */
+function addPendingReadRoute(app: OpenAPIHono<AppEnv>, deps: ApiDeps, changes: EmailChanges): void {
+  const registry = app.openAPIRegistry;
   addRoute(
     app,
     {
@@ -209,7 +232,11 @@ export function emailChangeRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
       return c.json(answer, 200);
     },
   );
+}
 
+/** DELETE /v1/users/me/email/pending: cancel the change waiting for its link. */
+function addPendingCancelRoute(app: OpenAPIHono<AppEnv>, deps: ApiDeps, changes: EmailChanges): void {
+  const registry = app.openAPIRegistry;
   addRoute(
     app,
     {
@@ -220,7 +247,7 @@ export function emailChangeRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
       summary: "Cancel the change of e-mail address waiting for its link: the link stops working",
       security: SIGNED_IN,
       responses: {
-        200: done(`"${DETAIL.emailChangeCancelled}"`),
+        200: detailAnswer(registry, `"${DETAIL.emailChangeCancelled}"`),
         ...errorResponses(registry, {
           401: "No valid access token",
           404: `"${DETAIL.emailChangeNotPending}": none was asked for, or its link was followed, expired or cancelled`,
@@ -241,7 +268,6 @@ export function emailChangeRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
       return c.json({ detail: DETAIL.emailChangeCancelled }, 200);
     },
   );
-  return app;
 }
 
 /** The review after a way back, as the API answers it (null: nothing to review). */
