@@ -143,6 +143,15 @@ async function reloadUntil(page: Page, check: () => Promise<void>): Promise<void
   }).toPass({ timeout: 90_000, intervals: [1_000, 2_000, 3_000] });
 }
 
+/** A billing history row's own page (/profile/billing/invoice), once its document has loaded. */
+async function openInvoicePage(page: Page, rowId: string): Promise<Locator> {
+  expect(rowId, "the row names its id").not.toBe("");
+  await page.goto(`/profile/billing/invoice?id=${rowId}`);
+  const document = page.locator(`[data-invoice="${rowId}"]`);
+  await expect(document).toBeVisible(LOADED);
+  return document;
+}
+
 /**
  * The page as it is, and the section alone at full size to read it. For the latter the sticky top
  * bar is kept in its place (through the CSSOM, which the CSP allows; an injected style it blocks):
@@ -258,6 +267,8 @@ for (const view of VIEWS) {
     page,
     request,
   }) => {
+    // Two more page loads than the others: the row's own page, waiting and paid.
+    test.setTimeout(300_000);
     const { user, token, section } = await test.step("save the card and turn on", () =>
       ownerWithAutoTopUp(page, request, view, "atua", "4000 0027 6000 3184"));
     const low = await test.step("spend below the threshold", () => spendBelowThreshold(request, token));
@@ -286,6 +297,20 @@ for (const view of VIEWS) {
     await expect(completeRow).toHaveAttribute("href", (await complete.getAttribute("href")) ?? "");
     expect(await axeViolations(page)).toEqual([]);
     await shot(page, "auto-top-up-paused-authentication", view);
+    const payUrl = (await complete.getAttribute("href")) ?? "";
+    const rowId = (await completeRow.getAttribute("data-complete-payment-row")) ?? "";
+
+    // The row's own page offers the same payment page while it waits.
+    const invoicePage = await test.step("open the row's page", () => openInvoicePage(page, rowId));
+    await expect(invoicePage).toContainText(BILLING_TEXT.authenticationInvoice);
+    const completeHere = invoicePage.getByRole("link", { name: BILLING_TEXT.completePayment });
+    await expect(completeHere).toHaveAttribute("href", payUrl);
+    await expect(invoicePage.getByRole("button", { name: BILLING_TEXT.downloadPdf })).toHaveCount(0);
+    expect(await axeViolations(page)).toEqual([]);
+    await page.screenshot({
+      path: test.info().outputPath(`auto-top-up-invoice-waiting-${view.name}.png`),
+      fullPage: true,
+    });
 
     // The mail carries the same page as the section's link.
     const mail = await test.step("read the mail", () =>
@@ -293,7 +318,7 @@ for (const view of VIEWS) {
     const link = mail.links.find((l) => new URL(l).pathname.startsWith("/_checkout/invoice/"));
     expect(link, `a payment link in "${mail.subject}"`).toBeDefined();
     const pathname = new URL(link ?? "").pathname;
-    expect(new URL((await complete.getAttribute("href")) ?? "", page.url()).pathname).toBe(pathname);
+    expect(new URL(payUrl, page.url()).pathname).toBe(pathname);
     await page.goto(pathname);
     await expect(page.getByRole("heading", { name: "Confirm your payment" })).toBeVisible();
     await expect(page.getByRole("table", { name: "Payment summary" })).toContainText("€59.50");
@@ -324,6 +349,16 @@ for (const view of VIEWS) {
     expect(await balanceOf(request, token)).toBe(low + PACK_CREDITS);
     expect(await axeViolations(page)).toEqual([]);
     await shot(page, "auto-top-up-active-again", view);
+    // Paid: the same page is the numbered invoice, with nothing left to pay.
+    const paidPage = await test.step("open the paid row's page", () => openInvoicePage(page, rowId));
+    await expect(paidPage.locator("[data-invoice-number]")).toHaveText(/INV-\d{4}-\d{6}/);
+    await expect(paidPage.getByRole("button", { name: BILLING_TEXT.downloadPdf })).toBeVisible();
+    await expect(paidPage.getByRole("link", { name: BILLING_TEXT.completePayment })).toHaveCount(0);
+    await expect(paidPage).not.toContainText(BILLING_TEXT.authenticationInvoice);
+    await page.screenshot({
+      path: test.info().outputPath(`auto-top-up-invoice-paid-${view.name}.png`),
+      fullPage: true,
+    });
   });
 
   test(`a card without funds pauses auto top-up with its reason and a mail (${view.name})`, async ({

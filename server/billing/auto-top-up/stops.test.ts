@@ -376,6 +376,12 @@ describe.each(TEST_DATABASES)("what stops auto top-up (%s)", (kind) => {
     const listed = ((await res.json()) as { data: InvoiceSummary[] }).data.filter((r) => r.kind === "topup");
     expect(listed).toEqual([expect.objectContaining({ status: "cancelled", number: null })]);
     expect(listed[0]).not.toHaveProperty("pay_url");
+    // Its own page (the invoice view) alike: nothing left to pay there either.
+    const one = await call(t, "GET", `/v1/billing/invoices/${listed[0]?.id}`, signIn.access_token);
+    expect(one.status).toBe(200);
+    const read = (await one.json()) as InvoiceSummary;
+    expect(read).toMatchObject({ status: "cancelled", number: null });
+    expect(read).not.toHaveProperty("pay_url");
   });
 
   it("a card renewed in place by the card updater (new last four digits) keeps auto top-up charging", async () => {

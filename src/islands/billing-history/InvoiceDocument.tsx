@@ -183,6 +183,13 @@ function Document({ invoice }: { invoice: Invoice }) {
         )}
         {invoice.refunded > 0 && <p className="text-sm">{T.refundedPart(money(invoice.refunded))}</p>}
         <div className="flex flex-wrap gap-2 print:hidden">
+          {/* While the bank waits for the customer: the payment's page, as Billing history's row
+              links it (decision 048); the API gives no pay_url once it is paid or cancelled. */}
+          {invoice.pay_url && (
+            <a href={invoice.pay_url} className="btn btn-warning btn-sm" data-complete-payment>
+              {T.completePayment}
+            </a>
+          )}
           {invoice.invoice_url ? (
             <a
               href={invoice.invoice_url}
