@@ -678,7 +678,10 @@ describe("why auto top-up is paused or off", () => {
       "Your bank asks you to confirm the last payment. Use the payment link we sent; auto top-up resumes once it is paid.",
     ],
     ["declined", "The last automatic payment was declined."],
-    ["daily_limit", "Auto top-up bought 10 packs today, the most in one day. Resume it under Billing."],
+    [
+      "daily_limit",
+      "Auto top-up bought 10 packs today, the most in one day. It resumes by itself at midnight (Berlin time).",
+    ],
     [
       "monthly_limit",
       "The next pack would pass this month's limit. Auto top-up resumes next month, or raise the limit under Billing.",

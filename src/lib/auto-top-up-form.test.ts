@@ -489,7 +489,11 @@ describe("canResume", () => {
   it.each([
     ["active", { status: "active" as const, paused_reason: null }, false],
     ["a decline", { status: "paused" as const, paused_reason: "declined" }, true],
-    ["the daily limit", { status: "paused" as const, paused_reason: "daily_limit" }, true],
+    [
+      "the daily limit (it ends at midnight in Berlin)",
+      { status: "paused" as const, paused_reason: "daily_limit" },
+      false,
+    ],
     ["the monthly limit", { status: "paused" as const, paused_reason: "monthly_limit" }, false],
     ["a limit below one pack", { status: "paused" as const, paused_reason: "limit_below_pack" }, false],
     ["an authentication", { status: "paused" as const, paused_reason: "authentication_required" }, false],

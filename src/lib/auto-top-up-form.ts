@@ -279,6 +279,8 @@ export function cardArrived(before: string | null, card: SavedCard | null): bool
 /** Pauses that asking again does not end (see canResume). */
 const NOT_RESUMED_BY_ASKING: readonly (string | null)[] = [
   "monthly_limit",
+  // Ends by itself at midnight in Berlin; no Resume lets a charge through before (the API keeps it).
+  "daily_limit",
   "limit_below_pack",
   "authentication_required",
   "member_left",
@@ -287,8 +289,9 @@ const NOT_RESUMED_BY_ASKING: readonly (string | null)[] = [
 ];
 
 /**
- * Whether Billing offers "Resume": a pause the customer ends by asking again (a decline, the daily
- * limit). A monthly-limit pause ends by itself or with a higher limit, a limit below one pack with a
+ * Whether Billing offers "Resume": a pause the customer ends by asking again (a decline). A
+ * daily-limit pause ends by itself when the Berlin day does (Billing says when), a monthly-limit
+ * pause by itself or with a higher limit, a limit below one pack with a
  * higher limit, an authentication with the payment's page, a card whose saver left with a new card,
  * a new card or new terms with consent (Save).
  */

@@ -45,7 +45,7 @@ export const AUTO_TOP_UP_PAGE_TEXT = {
     consent_changed:
       "Your billing details changed what one pack costs. To resume auto top-up, press Save under Settings and agree to the new terms.",
   } satisfies Record<AutoTopUpPauseReason, string | null>,
-  pausedUntil: (when: string) => `Resumes on ${when}.`,
+  pausedUntil: (when: string) => `Resumes on ${when} (your local time).`,
   resume: "Resume auto top-up",
   resumed: "Auto top-up is active again.",
   /** Resuming answered 422 on `consent`: the card or the VAT changed since the terms were agreed to. */

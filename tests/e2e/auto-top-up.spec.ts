@@ -3,13 +3,15 @@
 // sees auto top-up active; an admin reads it in the console and turns it off with a reason. On a
 // phone in the dark and a desktop in the light, swept with axe.
 import type { APIRequestContext } from "@playwright/test";
-import { CARD_RETURN_TEXT } from "../../contract/auto-top-up.ts";
-import { PAUSE_REASONS } from "../../server/domain/auto-top-up.ts";
+import { type AutoTopUp, CARD_RETURN_TEXT } from "../../contract/auto-top-up.ts";
+import { DAILY_ATTEMPT_LIMIT, PAUSE_REASONS } from "../../server/domain/auto-top-up.ts";
+import { nextMidnightBerlin } from "../../server/domain/berlin-time.ts";
 import { ADMIN_PAGE_TEXT } from "../../src/lib/admin-text.ts";
 import { AUTO_TOP_UP_PAGE_TEXT } from "../../src/lib/auto-top-up-text.ts";
 import { createVerifiedUser, openSignedIn, tokenViaApi } from "../fixtures/account.ts";
 import { axeViolations } from "../fixtures/axe.ts";
 import { buyTierAViaForms } from "../fixtures/checkout.ts";
+import { makeServiceKey } from "../fixtures/service-key.ts";
 import { expect as baseExpect, test } from "../fixtures/test.ts";
 import { staffViaCli } from "../fixtures/two-factor.ts";
 
@@ -139,15 +141,18 @@ async function saveCardViaApi(request: APIRequestContext, token: string, card: s
     .toBe(card.slice(-4));
 }
 
-/** A card saved through the local card page's form, as a browser posts it, and auto top-up on. */
-async function autoTopUpOnViaApi(request: APIRequestContext, token: string): Promise<void> {
+/**
+ * A card saved through the local card page's form, as a browser posts it, and auto top-up on with
+ * a monthly limit of `limit` cents (€200.00 unless said).
+ */
+async function autoTopUpOnViaApi(request: APIRequestContext, token: string, limit = 20000): Promise<void> {
   const headers = { Authorization: `Bearer ${token}` };
   await saveCardViaApi(request, token, "4242 4242 4242 4242");
   const packs = (await (await request.get("/v1/top-up/products", { headers })).json()) as {
     data: Array<{ id: string; metadata: { token_amount: string } }>;
   };
   const pack = packs.data.find((p) => p.metadata.token_amount === "500")?.id ?? "";
-  const values = { threshold: 100, product_id: pack, monthly_limit: { amount: 20000, currency: "eur" } };
+  const values = { threshold: 100, product_id: pack, monthly_limit: { amount: limit, currency: "eur" } };
   const text = await request.post("/v1/billing/auto-top-up/consent-text", { headers, data: values });
   expect(text.status(), await text.text()).toBe(200);
   const { text_version } = (await text.json()) as { text_version: string };
@@ -234,4 +239,65 @@ test("a new card pauses auto top-up until Save shows the text for it and it is a
   await consent.getByRole("button", { name: T.consent.confirmChange }).click();
   await expect(section.locator('[data-auto-top-up-status="active"]')).toContainText(T.statusLabels.active);
   await expect(section.locator('[data-saved-card="0341"]')).toBeVisible();
+});
+
+test("ten packs in a Berlin day: Billing says auto top-up resumes at midnight, and offers no Resume", async ({
+  page,
+  request,
+}) => {
+  const user = await createVerifiedUser(request, "atud");
+  const token = await tokenViaApi(request, user);
+  const headers = { Authorization: `Bearer ${token}` };
+  await buyTierAViaForms(request, token, { name: "Erika Mustermann", country: "DE", vat_id: "" });
+  // Room for eleven packs of €59.50 this month: the day's limit, not the month's, is met.
+  await autoTopUpOnViaApi(request, token, 100_000);
+  const key = await request.post("/v1/api-keys", { headers, data: { name: "Render farm" } });
+  expect(key.status(), await key.text()).toBe(201);
+  const { id } = (await key.json()) as { id: string };
+  const service = await makeServiceKey();
+  const balance = async () =>
+    ((await (await request.get("/v1/users/me", { headers })).json()) as { credit_balance: number })
+      .credit_balance;
+  const autoTopUp = async () =>
+    (await (await request.get("/v1/billing/auto-top-up", { headers })).json()) as AutoTopUp;
+  // The program spends below the threshold of 100 credits, and each time a pack of 500 is bought;
+  // the eleventh time that day none is.
+  for (let n = 1; n <= DAILY_ATTEMPT_LIMIT + 1; n += 1) {
+    const quantity = Math.ceil(((await balance()) - 99) / 5);
+    const spent = await request.post("/v1/credits/consume", {
+      headers: { Authorization: `Bearer ${service}` },
+      data: {
+        api_key_id: id,
+        feature: "comic",
+        people: "one",
+        quantity,
+        idempotency_key: `atud-${n}-${crypto.randomUUID()}`,
+      },
+    });
+    expect(spent.status(), await spent.text()).toBe(200);
+    if (n <= DAILY_ATTEMPT_LIMIT)
+      await expect.poll(balance, { message: `pack ${n} bought`, timeout: 60_000 }).toBeGreaterThan(100);
+  }
+  await expect.poll(async () => (await autoTopUp()).paused_reason, { timeout: 60_000 }).toBe("daily_limit");
+  expect((await autoTopUp()).paused_until).toBe(nextMidnightBerlin(new Date()).toISOString());
+
+  await openSignedIn(page, token, "/profile/billing");
+  const section = page.locator("[data-auto-top-up]");
+  const paused = section.locator('[data-auto-top-up-status="paused"]');
+  await expect(paused).toContainText(T.statusLabels.paused, LOADED);
+  await expect(paused).toContainText(PAUSE_REASONS.daily_limit.sentence);
+  await expect(paused).toContainText(/Resumes on .+ \(your local time\)\./);
+  // No Resume: none could let a charge through before midnight.
+  await expect(section.getByRole("button", { name: T.resume })).toHaveCount(0);
+  for (const view of VIEWS) {
+    await page.setViewportSize({ width: view.width, height: view.height });
+    await page.emulateMedia({ colorScheme: view.colorScheme });
+    await expect(paused).toBeVisible();
+    expect(await axeViolations(page)).toEqual([]);
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.screenshot({
+      path: test.info().outputPath(`auto-top-up-daily-limit-${view.name}.png`),
+      fullPage: true,
+    });
+  }
 });

@@ -9,6 +9,7 @@ import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
 import {
   type AutoTopUpAttemptRow,
   autoTopUpAttempts,
+  autoTopUpSettings,
   creditGrants,
   invoices,
   localInvoices,
@@ -17,6 +18,8 @@ import {
   users,
   webhookDeliveries,
 } from "../../db/schema/index.ts";
+import { CONSENT_TEXT_VERSION, PAUSE_REASONS } from "../../domain/auto-top-up.ts";
+import { nextMidnightBerlin } from "../../domain/berlin-time.ts";
 import { staffMember } from "../../testing/admin.ts";
 import { getJson, postJson, verifiedUser } from "../../testing/api-client.ts";
 import {
@@ -224,6 +227,12 @@ describe.each(TEST_DATABASES)("auto top-up (%s)", (kind) => {
     });
     expect(history[0]).not.toHaveProperty("pay_url");
     expect(history[0]?.number).toMatch(/^INV-/);
+    // Its own page no longer offers the payment: it is the numbered invoice.
+    const paidOne = await (
+      await getJson(t.app, `/v1/billing/invoices/${waiting?.id}`, user.accessToken)
+    ).json();
+    expect(paidOne).toMatchObject({ status: "paid", number: history[0]?.number });
+    expect(paidOne).not.toHaveProperty("pay_url");
     expect(await settingsOf(t, user.id)).toMatchObject({ status: "active", reason: null });
     expect((await me(t, user.accessToken)).credit_balance).toBe(50 - 1 + 500);
   });
@@ -473,18 +482,50 @@ describe.each(TEST_DATABASES)("auto top-up (%s)", (kind) => {
     const notCharged = async () =>
       (await historyOf(t, user.accessToken)).filter((r) => r.status === "not_charged").length;
     await spend(1000);
-    expect(await settingsOf(t, user.id)).toMatchObject({ status: "paused", reason: "daily_limit" });
+    // It ends by itself when the Berlin day does.
+    const midnight = nextMidnightBerlin(t.clock.now());
+    expect(await settingsOf(t, user.id)).toMatchObject({
+      status: "paused",
+      reason: "daily_limit",
+      pausedUntil: midnight,
+    });
     expect([await pauseMailCount(t), await notCharged()]).toEqual([1, 1]);
-    // The member resumes it under Billing the same day, twice; each time the charge due meets the
-    // day's limit again with no attempt made since: the same pause, not a mail per click (review:
-    // a key of the pause's instant mailed every owner again at each Resume).
+    // A member asks to resume it the same day, twice (the API; Billing offers no Resume for it): no
+    // charge could go through before midnight, so the answer says it stays paused, and until when,
+    // rather than "active" (decision 032, addendum on the daily limit's end). Not a mail per click.
     for (const _click of [1, 2]) {
       t.clock.advance(60_000);
-      expect((await saveSameValues(t, user.accessToken, 100_000)).status).toBe(200);
+      const answer = await saveSameValues(t, user.accessToken, 100_000);
+      expect(answer.status).toBe(200);
+      expect(await answer.json()).toMatchObject({
+        status: "paused",
+        paused_reason: "daily_limit",
+        reason_text: PAUSE_REASONS.daily_limit.sentence,
+        paused_until: midnight.toISOString(),
+      });
       await settleAll(t);
       expect(await settingsOf(t, user.id)).toMatchObject({ status: "paused", reason: "daily_limit" });
       expect([await pauseMailCount(t), await notCharged()]).toEqual([1, 1]);
     }
+    // A Save of other values that day (agreed to) stores them and keeps the pause too.
+    const changed = await t.app.request("/v1/billing/auto-top-up", {
+      method: "PUT",
+      headers: { Authorization: `Bearer ${user.accessToken}`, "Content-Type": "application/json" },
+      body: JSON.stringify({
+        enabled: true,
+        threshold: 150,
+        product_id: PACK,
+        monthly_limit: { amount: 100_000, currency: "eur" },
+        consent: { text_version: CONSENT_TEXT_VERSION, accepted: true },
+      }),
+    });
+    expect(await changed.json()).toMatchObject({
+      status: "paused",
+      threshold: 150,
+      paused_until: midnight.toISOString(),
+    });
+    await settleAll(t);
+    expect([await pauseMailCount(t), await notCharged()]).toEqual([1, 1]);
     // Seen again while it holds (another spend, the sweep): the same pause, nothing more.
     t.clock.advance(60_000);
     await spend(1);
@@ -492,5 +533,25 @@ describe.each(TEST_DATABASES)("auto top-up (%s)", (kind) => {
     await settleAll(t);
     expect([await pauseMailCount(t), await notCharged()]).toEqual([1, 1]);
     expect(await attemptsOf(t, user.id)).toHaveLength(10);
+    // After midnight the sweep resumes it, and the balance below the threshold buys a pack.
+    t.clock.set(new Date(midnight.getTime() + 60_000));
+    await autoTopUpEngineOf(t).runDue();
+    await settleAll(t);
+    expect(await settingsOf(t, user.id)).toMatchObject({ status: "active", pausedUntil: null });
+    const attempts = await attemptsOf(t, user.id);
+    expect(attempts).toHaveLength(11);
+    expect(attempts.filter((a) => a.createdAt >= midnight).map((a) => a.status)).toEqual(["paid"]);
+  });
+
+  it("a daily_limit pause written before it had an end is resumed by the sweep", async () => {
+    const t = ctx.t;
+    const { user } = await customer(t);
+    await t.deps.db
+      .update(autoTopUpSettings)
+      .set({ status: "paused", reason: "daily_limit", pausedUntil: null })
+      .where(eq(autoTopUpSettings.orgId, user.id));
+    await autoTopUpEngineOf(t).runDue();
+    await settleAll(t);
+    expect(await settingsOf(t, user.id)).toMatchObject({ status: "active", reason: null });
   });
 });

@@ -12,7 +12,7 @@ import { organizations } from "../../db/schema/index.ts";
 import type { Db, Tx } from "../../db/types.ts";
 import { type AutoTopUpPack, type BalanceCause, packGross, shouldQueue } from "../../domain/auto-top-up.ts";
 import { type LimitCheck, monthlyLimitCheck } from "../../domain/auto-top-up-limit.ts";
-import { berlinMidnightDaysAgo, startOfBerlinMonth } from "../../domain/berlin-time.ts";
+import { berlinMidnightDaysAgo, nextMidnightBerlin, startOfBerlinMonth } from "../../domain/berlin-time.ts";
 import { balance, toMillicredits } from "../../domain/ledger.ts";
 import type { Seller } from "../../domain/vat.ts";
 import type { Catalogue, TopUpOffer } from "../catalogue.ts";
@@ -148,8 +148,10 @@ export async function queueIfDue(
       // Named by the day and its latest attempt: the member's Resume that day, with no attempt made
       // since, meets the same pause again, mailed and recorded once (a key of the pause's instant
       // mailed every owner at each click); a pause after a newer attempt is a new one.
+      // It ends by itself when the Berlin day does (the sweep resumes it): no Resume before then lets
+      // a charge through (decision 032, addendum on the daily limit's end).
       await holdBack(
-        { status: "paused", reason: "daily_limit" },
+        { status: "paused", reason: "daily_limit", pausedUntil: nextMidnightBerlin(now) },
         `${dayStart.toISOString()}:${today[0]?.id}`,
       );
       return null;

@@ -11,7 +11,7 @@ import { type HistoryDeps, recordCancelledAttempt } from "./history.ts";
 import { giveUpInTx, isStopped, refuseChangedTotalInTx, type Settlement, settleInTx } from "./settle.ts";
 import { changeStatus, SYSTEM_ACTOR } from "./status.ts";
 import {
-  endedMonthlyPauses,
+  endedLimitPauses,
   expiredAuthentications,
   findAttempt,
   findOpenAttempt,
@@ -168,7 +168,8 @@ export async function cancelOpenAttemptInTx(
  * The sweep (the billing job runs it): settles processing attempts a crash or a timeout left,
  * cancels payments awaiting authentication for 7 days, voids again what cancelled attempts left
  * open, and resumes `monthly_limit` pauses whose month has ended (or that such an invoice, closed
- * now, no longer justifies). Answers the organisations resumed, to ask the trigger again.
+ * now, no longer justifies) and `daily_limit` pauses whose Berlin day has. Answers the
+ * organisations resumed, to ask the trigger again.
  */
 export async function sweep(deps: ChargeDeps): Promise<{ moved: number; resumed: string[] }> {
   const now = deps.clock.now();
@@ -242,7 +243,7 @@ export async function sweep(deps: ChargeDeps): Promise<{ moved: number; resumed:
     if (voided.granted) moved += 1;
     if (voided.resumedFor) resumed.add(voided.resumedFor);
   }
-  for (const { orgId } of await endedMonthlyPauses(deps.db, now, SWEEP_BATCH)) {
+  for (const { orgId } of await endedLimitPauses(deps.db, now, SWEEP_BATCH)) {
     const changed = await deps.db.transaction(async (tx) => {
       await lockUser(tx, orgId);
       return changeStatus(tx, orgId, { status: "active" }, { actor: SYSTEM_ACTOR, billingUrl: "" }, now);

@@ -155,15 +155,40 @@ const choiceOf = (row: AutoTopUpSettingsRow): AutoTopUpChoice => ({
 });
 
 /** Whether a PUT would store anything other than what is stored. */
-const sameAsStored = (row: AutoTopUpSettingsRow, next: AutoTopUpChoice, status: "active" | "off") =>
-  row.status === status &&
-  row.reason === null &&
+const sameAsStored = (row: AutoTopUpSettingsRow, next: AutoTopUpChoice, state: StoredState) =>
+  row.status === state.status &&
+  row.reason === state.reason &&
   row.enabled === next.enabled &&
   row.cardPaymentMethodId === next.cardId &&
   row.productId === next.productId &&
   row.threshold === next.threshold &&
   row.monthlyLimit === next.monthlyLimit.amount &&
   row.currency === next.monthlyLimit.currency;
+
+/** The status a PUT stores: on or off, or a daily_limit pause kept (dailyPauseHeld). */
+interface StoredState {
+  status: "active" | "paused" | "off";
+  reason: "daily_limit" | null;
+  pausedUntil: Date | null;
+}
+
+/**
+ * A daily_limit pause still holds until its Berlin day ends: no value a member saves lets a charge
+ * through before then (at most 10 a day), so a Resume or a Save while on keeps it, and the answer
+ * says when it ends instead of "active" (decision 032, addendum on the daily limit's end). A pause
+ * written before it had an end is not kept (the sweep settles those).
+ */
+function storedState(
+  previous: AutoTopUpSettingsRow | undefined,
+  next: AutoTopUpChoice,
+  now: Date,
+): StoredState {
+  const until =
+    previous?.status === "paused" && previous.reason === "daily_limit" ? previous.pausedUntil : null;
+  if (next.enabled && until !== null && until > now)
+    return { status: "paused", reason: "daily_limit", pausedUntil: until };
+  return { status: next.enabled ? "active" : "off", reason: null, pausedUntil: null };
+}
 
 function actionOf(previous: AutoTopUpSettingsRow | undefined, next: AutoTopUpChoice): SettingsAction {
   const wasOn = previous !== undefined && choiceOf(previous).enabled;
@@ -262,8 +287,8 @@ export function autoTopUpCommands(deps: AutoTopUpSettingsDeps) {
           throw new RecentAuthNeeded();
       }
 
-      const status = next.enabled ? "active" : "off";
-      if (previous && !needsConsent && sameAsStored(previous, next, status)) return null;
+      const state = storedState(previous, next, now);
+      if (previous && !needsConsent && sameAsStored(previous, next, state)) return null;
       const consentId =
         needsConsent && choice
           ? await storeConsent(
@@ -275,14 +300,15 @@ export function autoTopUpCommands(deps: AutoTopUpSettingsDeps) {
               now,
             )
           : (previous?.consentId ?? null);
-      const action = actionOf(previous, next);
+      // A pause kept is a change of values, not a resume: nothing is nudged or cancelled.
+      const action = state.status === "paused" ? "changed" : actionOf(previous, next);
       const values = {
         enabled: next.enabled,
-        status,
-        reason: null,
+        status: state.status,
+        reason: state.reason,
         reasonDetail: null,
         declineCode: null,
-        pausedUntil: null,
+        pausedUntil: state.pausedUntil,
         threshold: next.threshold,
         productId: next.productId,
         monthlyLimit: limit.amount,

@@ -19,7 +19,7 @@ export type StatusChange =
   | {
       status: "paused";
       reason: PauseReason;
-      /** A decline's sentence and code; the end of a `monthly_limit` pause. */
+      /** A decline's sentence and code; the end of a `monthly_limit` or `daily_limit` pause. */
       detail?: string | null;
       declineCode?: string | null;
       pausedUntil?: Date | null;

@@ -1,7 +1,7 @@
 // Auto top-up's rows: the settings, the saved card and the attempts, read and written inside the
 // caller's transaction (which holds the organisation's lock when it changes anything).
 import { randomUUID } from "node:crypto";
-import { and, desc, eq, gte, inArray, isNotNull, isNull, lt, sql } from "drizzle-orm";
+import { and, desc, eq, gte, inArray, isNotNull, isNull, lt, or, sql } from "drizzle-orm";
 import {
   type AutoTopUpAttemptRow,
   type AutoTopUpSettingsRow,
@@ -221,16 +221,25 @@ export function expiredAuthentications(
     .limit(limit);
 }
 
-/** Organisations paused by their monthly limit whose pause has ended. */
-export function endedMonthlyPauses(db: DbOrTx, now: Date, limit: number): Promise<{ orgId: string }[]> {
+/**
+ * Organisations paused by their monthly or daily limit whose pause has ended (the month's or the
+ * Berlin day's end). A daily_limit pause written before it had an end (2026-12-01) is listed too:
+ * resumed, the trigger pauses it again with its end if that day's ten are still used up.
+ */
+export function endedLimitPauses(db: DbOrTx, now: Date, limit: number): Promise<{ orgId: string }[]> {
   return db
     .select({ orgId: autoTopUpSettings.orgId })
     .from(autoTopUpSettings)
     .where(
       and(
         eq(autoTopUpSettings.status, "paused"),
-        eq(autoTopUpSettings.reason, "monthly_limit"),
-        lt(autoTopUpSettings.pausedUntil, now),
+        or(
+          and(
+            inArray(autoTopUpSettings.reason, ["monthly_limit", "daily_limit"]),
+            lt(autoTopUpSettings.pausedUntil, now),
+          ),
+          and(eq(autoTopUpSettings.reason, "daily_limit"), isNull(autoTopUpSettings.pausedUntil)),
+        ),
       ),
     )
     .limit(limit);
