@@ -19,6 +19,12 @@ export const ORG_DETAIL = {
   alreadyMember: "That address is already a member of this organisation",
   alreadyInvited: "That address already has a pending invitation",
   tooManyPending: "This organisation has 100 pending invitations: revoke some before inviting more.",
+  /**
+   * 429 on an invitation, made or resent, when the invited mailbox has had its hour's or day's
+   * mails (decision 024): about the address, unlike the generic "Too many requests" of the
+   * inviter's own writes.
+   */
+  mailboxBusy: "This address has been sent too many e-mails recently: try again later.",
   invitationNotFound: "Invitation not found",
   /** 403 on accept: the masked address follows. */
   wrongAddress: (masked: string) =>

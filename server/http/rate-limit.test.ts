@@ -129,6 +129,16 @@ describe("rate limits in memory (the default)", () => {
     expect((error as ApiError).headers["Retry-After"]).toMatch(/^\d+$/);
   });
 
+  it("enforceLimits answers in a call's own words when it gives them", async () => {
+    const limiter = createRateLimiter({ limits: LIMITS });
+    for (let i = 0; i < 3; i++) await limiter.consume("emailRecipientHour", "box");
+    const error = await enforceLimits(limiter, [["emailRecipientHour", "box"]], "That inbox is full.").catch(
+      (e: unknown) => e,
+    );
+    expect(error).toMatchObject({ status: 429, detail: "That inbox is full." });
+    expect((error as ApiError).headers["Retry-After"]).toMatch(/^\d+$/);
+  });
+
   it("enforceLimits gives back the points it took before the counter that refused", async () => {
     const limiter = createRateLimiter({ limits: LIMITS });
     // The mailbox's day (4) used up while its hour (3) is not.

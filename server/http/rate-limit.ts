@@ -177,8 +177,11 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
   };
 }
 
-export function tooManyRequests(result: { retryAfterSeconds: number }): ApiError {
-  return new ApiError(429, DETAIL.tooManyRequests, { "Retry-After": String(result.retryAfterSeconds) });
+export function tooManyRequests(
+  result: { retryAfterSeconds: number },
+  detail: string = DETAIL.tooManyRequests,
+): ApiError {
+  return new ApiError(429, detail, { "Retry-After": String(result.retryAfterSeconds) });
 }
 
 /**
@@ -200,13 +203,18 @@ export function mailboxLimits(address: string): [LimitName, string][] {
  * (decision 024), so a mailbox's day used up does not spend its hour as well. The exhausted
  * counter's own extra point changes nothing until its window ends, when the count starts again.
  */
-export async function enforceLimits(limiter: RateLimiter, checks: [LimitName, string][]): Promise<void> {
+export async function enforceLimits(
+  limiter: RateLimiter,
+  checks: [LimitName, string][],
+  /** The 429's words: the generic ones unless a call says what was used up (an invitation's mailbox). */
+  detail: string = DETAIL.tooManyRequests,
+): Promise<void> {
   const taken: [LimitName, string][] = [];
   for (const [name, key] of checks) {
     const result = await limiter.consume(name, key);
     if (!result.allowed) {
       await Promise.all(taken.map(([spent, at]) => limiter.refund(spent, at)));
-      throw tooManyRequests(result);
+      throw tooManyRequests(result, detail);
     }
     taken.push([name, key]);
   }

@@ -143,10 +143,10 @@ describe("nextBerlinMonthStart", () => {
 
 describe("inviteRefusal", () => {
   it.each([
-    // About the address: a member's, and its mailbox's mails used up (the API's generic 429,
-    // decision 024), in the words the other forms use for it; editing the address clears them.
+    // About the address: a member's, and its mailbox's mails used up (decision 024); editing the
+    // address clears them.
     [409, ORG_DETAIL.alreadyMember, { message: ORG_DETAIL.alreadyMember, about: "address" }],
-    [429, DETAIL.tooManyRequests, { message: ERROR_TEXT.tooManyRequests, about: "address" }],
+    [429, ORG_DETAIL.mailboxBusy, { message: ORG_DETAIL.mailboxBusy, about: "address" }],
     // A pending one: the form points to its Resend.
     [409, ORG_DETAIL.alreadyInvited, { message: ORG_DETAIL.alreadyInvited, about: "invited" }],
     // About sending: the organisation's own limits, in words of their own; they stay until the
@@ -154,6 +154,9 @@ describe("inviteRefusal", () => {
     [429, ORG_TEXT.tooManyInvitesPerHour, { message: ORG_TEXT.tooManyInvitesPerHour, about: "sending" }],
     [429, ORG_TEXT.tooManyInvitesPerDay, { message: ORG_TEXT.tooManyInvitesPerDay, about: "sending" }],
     [409, ORG_DETAIL.tooManyPending, { message: ORG_DETAIL.tooManyPending, about: "sending" }],
+    // The inviter's own signed-in writes used up (the generic 429): about them, not the address,
+    // so a toast (orgErrorMessage), whichever address is typed.
+    [429, DETAIL.tooManyRequests, null],
     // No words of the server's: a toast (orgErrorMessage).
     [429, undefined, null],
     [409, undefined, null],
@@ -184,8 +187,9 @@ describe("orgErrorMessage", () => {
       "You sent 20 invitations in the last hour: try again later.",
       "You sent 20 invitations in the last hour: try again later.",
     ],
-    // 429 without words: the portal's own.
+    // 429 without words: the portal's own; the signed-in writes' limit says the same.
     [429, undefined, ERROR_TEXT.tooManyRequests],
+    [429, DETAIL.tooManyRequests, ERROR_TEXT.tooManyRequests],
     // A session that ended, a list of field problems, a server failure or no answer: never raw.
     [401, "Could not validate credentials", ERROR_TEXT.oops],
     [422, [{ loc: ["body", "name"], msg: "x", type: "custom" }], ERROR_TEXT.oops],

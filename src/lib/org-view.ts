@@ -118,8 +118,8 @@ export function orgErrorMessage(failed: FailedAnswer): string {
  * A refused invitation, said beside the e-mail field (ORGANISATIONS.md "Pages": the address's
  * problems beside it). `about` says what the refusal is about, which decides how long it stays:
  * - "address": a member's address (409) or its mailbox's mails used up for the hour or the day
- *   (429 in the API's generic words, decision 024): another address may still be invited, so it
- *   goes once the address is edited;
+ *   (429 "mailboxBusy", decision 024): another address may still be invited, so it goes once the
+ *   address is edited;
  * - "invited": the address has a pending invitation (409): as "address", and the form points to
  *   that invitation's Resend;
  * - "sending": the organisation's own limits (429 in their own words, 409 too many pending): any
@@ -130,7 +130,11 @@ export interface InviteRefusal {
   about: "address" | "invited" | "sending";
 }
 
-/** The refusal beside the e-mail field, or null for the rest (a role refused, a failure: a toast). */
+/**
+ * The refusal beside the e-mail field, or null for the rest, said in a toast: a role refused, a
+ * failure, and the generic 429 of the inviter's own signed-in writes, which is about them and not
+ * the address.
+ */
 export function inviteRefusal(failed: FailedAnswer): InviteRefusal | null {
   const message = detailText(failed.detail);
   if (!message) return null;
@@ -139,7 +143,8 @@ export function inviteRefusal(failed: FailedAnswer): InviteRefusal | null {
     return { message, about: message === ORG_DETAIL.alreadyMember ? "address" : "sending" };
   }
   if (failed.status !== 429) return null;
-  return { message, about: message === ERROR_TEXT.tooManyRequests ? "address" : "sending" };
+  if (message === ERROR_TEXT.tooManyRequests) return null;
+  return { message, about: message === ORG_DETAIL.mailboxBusy ? "address" : "sending" };
 }
 
 /** A key of the organisation as GET /v1/api-keys lists it (creator and sharing, where it tells). */

@@ -340,7 +340,7 @@ describe.each(TEST_DATABASES)("invitations and the invited mailbox's limits (%s)
     const acme = await createTeam(ctx.t, ann);
     for (let i = 1; i <= 7; i++) await json(await send(ann, acme.id, `ann.target+${i}@gmail.com`), 201);
     const over = await send(ann, acme.id, "a.n.n.target+8@googlemail.com");
-    expect(await json(over, 429)).toEqual({ detail: DETAIL.tooManyRequests });
+    expect(await json(over, 429)).toEqual({ detail: ORG_DETAIL.mailboxBusy });
     expect(Number(over.headers.get("retry-after"))).toBeGreaterThan(60);
     // Refused whole: no invitation stored, no mail.
     const stored = await ctx.t.deps.db.select().from(organizationInvitations);
@@ -353,6 +353,23 @@ describe.each(TEST_DATABASES)("invitations and the invited mailbox's limits (%s)
     expect((await resetFor("anntarget+9@gmail.com")).status).toBe(429);
     // Another mailbox is not.
     await json(await send(ann, acme.id, "someone.else@example.com"), 201);
+  });
+
+  it("says the mailbox's refusal in words of its own, and the inviter's own writes in the generic ones", async () => {
+    const ann = await verifiedUser(ctx.t, "ann");
+    const acme = await createTeam(ctx.t, ann);
+    for (let i = 0; i < CONTRACT_LIMITS.emailRecipientPerHour; i++)
+      await ctx.t.deps.limiter.consume("emailRecipientHour", canonicalMailbox("full@example.com"));
+    expect(await json(await send(ann, acme.id, "full@example.com"), 429)).toEqual({
+      detail: ORG_DETAIL.mailboxBusy,
+    });
+    // The signed-in writes of a minute used up: about the inviter, whatever the address.
+    for (let i = 0; i < CONTRACT_LIMITS.accountWritePerMinute; i++)
+      await ctx.t.deps.limiter.consume("accountWrite", ann.id);
+    const busy = await send(ann, acme.id, "fresh@example.com");
+    expect(await json(busy, 429)).toEqual({ detail: DETAIL.tooManyRequests });
+    expect(Number(busy.headers.get("retry-after"))).toBeLessThanOrEqual(60);
+    expect(await ctx.t.deps.db.select().from(organizationInvitations)).toEqual([]);
   });
 
   it("a refusal by the mailbox's day leaves its hour's count as it was", async () => {
@@ -387,7 +404,7 @@ describe.each(TEST_DATABASES)("invitations and the invited mailbox's limits (%s)
       `/v1/orgs/${acme.id}/invitations/${row?.id}/resend`,
       ann.accessToken,
     );
-    expect(await json(resent, 429)).toEqual({ detail: DETAIL.tooManyRequests });
+    expect(await json(resent, 429)).toEqual({ detail: ORG_DETAIL.mailboxBusy });
     expect(Number(resent.headers.get("retry-after"))).toBeGreaterThan(60);
     // Rolled back: the link mailed first still works, until its first expiry.
     expect((await look(token)).status).toBe(200);

@@ -117,7 +117,7 @@ export function invitationRoutes(deps: OrgRouteDeps): OpenAPIHono<AppEnv> {
           404: NOT_A_MEMBER,
           409: `"${ORG_DETAIL.alreadyMember}", "${ORG_DETAIL.alreadyInvited}", "${ORG_DETAIL.tooManyPending}", or "${ORG_DETAIL.personalHasNoMembers}"`,
           422: `An address that is not an e-mail address, or one no account may have: from a disposable-mail service ("${VALIDATION.emailDisposable}") or in a top-level domain that never receives mail, .invalid or .localhost ("${VALIDATION.emailReserved}"); or a role that cannot be invited (owner)`,
-          429: `"${ORG_TEXT.tooManyInvitesPerHour}", "${ORG_TEXT.tooManyInvitesPerDay}"; or "${DETAIL.tooManyRequests}", with Retry-After: too many signed-in writes, or too many mails to this address's mailbox in an hour or a day (invitations, reset, verification and change links together; nothing is stored)`,
+          429: `"${ORG_TEXT.tooManyInvitesPerHour}", "${ORG_TEXT.tooManyInvitesPerDay}"; "${ORG_DETAIL.mailboxBusy}", with Retry-After: too many mails to this address's mailbox in an hour or a day (invitations, reset, verification and change links together; nothing is stored); or "${DETAIL.tooManyRequests}", with Retry-After: too many signed-in writes`,
         }),
       },
     },
@@ -150,7 +150,8 @@ export function invitationRoutes(deps: OrgRouteDeps): OpenAPIHono<AppEnv> {
         // The link is a mail to an address the inviter chose: it counts against that mailbox's
         // hour and day with the reset, verification and change-link mails (decision 024), once
         // nothing else refuses it; past either, the 429 rolls the invitation back.
-        await enforceLimits(deps.limiter, mailboxLimits(made.view.row.email));
+        // Said in words of its own: the address's mails, not the inviter's writes, are used up.
+        await enforceLimits(deps.limiter, mailboxLimits(made.view.row.email), ORG_DETAIL.mailboxBusy);
         return { ...made, orgName: me.name };
       });
       mailLink(view, token, orgName);
@@ -236,7 +237,7 @@ export function invitationRoutes(deps: OrgRouteDeps): OpenAPIHono<AppEnv> {
           401: "No valid access token",
           403: reauthRefusal(registry, `${managing}, or (a billing invitation) `),
           404: `${NOT_A_MEMBER}; or "${ORG_DETAIL.invitationNotFound}"`,
-          429: `"${ORG_TEXT.resentRecently}" (each invitation is mailed at most once an hour), "${ORG_TEXT.tooManyInvitesPerHour}" (20 mails an hour per organisation, resends included); or "${DETAIL.tooManyRequests}", with Retry-After: too many signed-in writes, or too many mails to the invited address's mailbox in an hour or a day (invitations, reset, verification and change links together; the old link keeps working)`,
+          429: `"${ORG_TEXT.resentRecently}" (each invitation is mailed at most once an hour), "${ORG_TEXT.tooManyInvitesPerHour}" (20 mails an hour per organisation, resends included); "${ORG_DETAIL.mailboxBusy}", with Retry-After: too many mails to the invited address's mailbox in an hour or a day (invitations, reset, verification and change links together; the old link keeps working); or "${DETAIL.tooManyRequests}", with Retry-After: too many signed-in writes`,
         }),
       },
     },
@@ -270,7 +271,7 @@ export function invitationRoutes(deps: OrgRouteDeps): OpenAPIHono<AppEnv> {
         if (!canGiveRole(me.role, renewed.view.row.role)) throw new ApiError(403, ORG_DETAIL.notAllowed);
         // A new mail to the same mailbox, counted as the first was: past its hour or day, the
         // renewal rolls back and the old link keeps working.
-        await enforceLimits(deps.limiter, mailboxLimits(renewed.view.row.email));
+        await enforceLimits(deps.limiter, mailboxLimits(renewed.view.row.email), ORG_DETAIL.mailboxBusy);
 
         await auditOrg(
           tx,

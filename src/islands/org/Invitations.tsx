@@ -1,6 +1,7 @@
 // /org/members for owners and managers: invite by e-mail with a role the viewer may give (the
-// address's and the role's problems, and the organisation's limits, beside their fields), and the
-// pending invitations with resend and revoke (a refusal said on its row).
+// address's and the role's problems, and the organisation's limits, beside their fields; the
+// inviter's own write limit in a toast), and the pending invitations with resend and revoke (a
+// refusal said on its row).
 import { type FormEvent, useId, useState } from "react";
 import type { UserOrganization } from "../../../contract/account.ts";
 import type { Invitation } from "../../../contract/orgs.ts";
@@ -54,7 +55,8 @@ function InviteForm({ org }: { org: UserOrganization }) {
       const failed = asApiError(error);
       const fields = fieldErrorsFrom422(failed);
       // A member or a pending address (409), its mailbox's mails used up, or the organisation's
-      // limits (429): beside the field, where it stays after the toast would have gone.
+      // limits (429): beside the field, where it stays after the toast would have gone. The
+      // inviter's own writes used up (the generic 429) are not about the address: a toast.
       const atEmail = inviteRefusal(failed);
       if (Object.keys(fields).length > 0) setErrors(fields);
       else if (atEmail) setRefused(atEmail);
