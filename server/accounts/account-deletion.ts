@@ -3,7 +3,7 @@
 // (10 years, § 147 AO; the invoice keeps its own snapshot of the buyer), and so do the ledger and
 // the charges, which they explain. The user row stays for them to point at, with nothing personal
 // left: the username and address become the row's id, so both are free to register again.
-import { and, eq, isNotNull, isNull, or, sql } from "drizzle-orm";
+import { and, eq, isNotNull, isNull, lte, or, sql } from "drizzle-orm";
 import { appendSecurityEvent, type RequestOrigin } from "../audit/security-events.ts";
 import {
   apiKeys,
@@ -12,6 +12,7 @@ import {
   emailChanges,
   knownBrowsers,
   mfaChallenges,
+  organizationInvitations,
   organizations,
   passkeys,
   recoveryCodes,
@@ -22,6 +23,7 @@ import {
   webauthnChallenges,
 } from "../db/schema/index.ts";
 import type { Tx } from "../db/types.ts";
+import { addressedWhileHeld, type HeldAddress, readHeldAddresses } from "./held-addresses.ts";
 import { lockAccount } from "./users.ts";
 
 /** The name a deleted account is listed under (staff see it in the console and the audit log). */
@@ -50,6 +52,9 @@ export async function eraseAccount(
   // The account's lock before its mailed links', as email-change.ts takes them: a link followed
   // during the erasure waits for it, then finds itself deleted, rather than deadlocking with it.
   const account = await lockAccount(tx, userId);
+  // Every address the account had, read before its links go: the mails and invitations written to
+  // an earlier one are the person's too (decision 021, addendum "Every address the account had").
+  const held = account ? await readHeldAddresses(tx, account) : [];
   // The personal organisation's keys; those made in team organisations went as the account left
   // them (orgs/org-deletion.ts), where the shared keys it made keep working (ORGANISATIONS.md).
   await tx
@@ -73,26 +78,8 @@ export async function eraseAccount(
   // The checks of the VAT IDs the person gave go with them.
   for (const { customerId } of erased)
     await tx.delete(vatIdChecks).where(eq(vatIdChecks.customerId, customerId));
-  // The billing mails written for the person: the copies are the person's data, while the
-  // invoices and credit notes they announced are kept on their own (§ 147 AO). One still unsent is
-  // not sent (decision 021: a deleted account is nobody's recipient); one sent keeps its key, so
-  // that an event delivered again mails nobody, but not its address or words. A recipient after
-  // the first is keyed by the address too (billing-mails.ts, "|to:<address>"): that part becomes
-  // the row's id, still unique, as nobody mails the erased person again.
-  const mailedTheirs = account
-    ? or(eq(billingMails.userId, userId), sql`lower(${billingMails.to}) = ${account.email.toLowerCase()}`)
-    : eq(billingMails.userId, userId);
-  await tx.delete(billingMails).where(and(mailedTheirs, isNull(billingMails.sentAt)));
-  await tx
-    .update(billingMails)
-    .set({
-      to: "",
-      subject: "",
-      text: "",
-      html: "",
-      dedupeKey: sql`regexp_replace(${billingMails.dedupeKey}, '[|]to:.*$', '|to:erased:' || ${billingMails.id}::text)`,
-    })
-    .where(and(mailedTheirs, isNotNull(billingMails.sentAt)));
+  await eraseMailsTo(tx, userId, held);
+  await eraseInvitationsTo(tx, userId, held, now);
   // Only the personal organisation's settings are the person's (a company's are not).
   await tx.update(organizations).set({ lowBalanceThreshold: null }).where(eq(organizations.id, userId));
   const name = deletedName(userId);
@@ -116,4 +103,61 @@ export async function eraseAccount(
     { action: "account.deleted", userId, actorLabel: name, origin: { ip: args.origin.ip, userAgent: null } },
     now,
   );
+}
+
+/**
+ * The billing mails written for the person: the copies are the person's data, while the invoices
+ * and credit notes they announced are kept on their own (§ 147 AO). Those of the personal
+ * organisation, and those addressed to the person from a team's while they had the address (an
+ * earlier one too; another account may have it now, or had it before, and keeps its own). One still
+ * unsent is not sent (decision 021: a deleted account is nobody's recipient); one sent keeps its
+ * key, so that an event delivered again mails nobody, but not its address or words. A recipient
+ * after the first is keyed by the address too (billing-mails.ts, "|to:<address>"): that part
+ * becomes the row's id, still unique, as nobody mails the erased person again.
+ */
+async function eraseMailsTo(tx: Tx, userId: string, held: readonly HeldAddress[]): Promise<void> {
+  const mailedTheirs = or(
+    eq(billingMails.userId, userId),
+    addressedWhileHeld(held, billingMails.to, billingMails.createdAt),
+  );
+  await tx.delete(billingMails).where(and(mailedTheirs, isNull(billingMails.sentAt)));
+  await tx
+    .update(billingMails)
+    .set({
+      to: "",
+      subject: "",
+      text: "",
+      html: "",
+      dedupeKey: sql`regexp_replace(${billingMails.dedupeKey}, '[|]to:.*$', '|to:erased:' || ${billingMails.id}::text)`,
+    })
+    .where(and(mailedTheirs, isNotNull(billingMails.sentAt)));
+}
+
+/**
+ * The invitations that were the person's and are over: the one they accepted, and those mailed to
+ * them (while they had the address) that were revoked or expired. Their address becomes the
+ * account's pseudonym; nothing reads it again (only a pending invitation is listed, resent or
+ * followed). A pending one stays: it is the team's offer to a mailbox, which the team sees and
+ * may revoke, and whoever reads that mailbox may still take it up.
+ */
+async function eraseInvitationsTo(
+  tx: Tx,
+  userId: string,
+  held: readonly HeldAddress[],
+  now: Date,
+): Promise<void> {
+  const over = or(isNotNull(organizationInvitations.revokedAt), lte(organizationInvitations.expiresAt, now));
+  await tx
+    .update(organizationInvitations)
+    .set({ email: deletedEmail(userId) })
+    .where(
+      or(
+        eq(organizationInvitations.acceptedBy, userId),
+        and(
+          addressedWhileHeld(held, organizationInvitations.email, organizationInvitations.createdAt),
+          isNull(organizationInvitations.acceptedAt),
+          over,
+        ),
+      ),
+    );
 }
