@@ -243,7 +243,7 @@ export function devPagesEnabled(config: Pick<Config, "NODE_ENV" | "HOST">): bool
 /** The start log's line about the development pages: on, or off and why. */
 export function devPagesNote(config: Pick<Config, "NODE_ENV" | "HOST">): string {
   if (devPagesEnabled(config))
-    return "Development pages on: /_dev/mail (the outbox); the billing clock: POST /_dev/billing/advance (npm run billing:advance)";
+    return "Development pages on: /_dev/mail (the outbox); the billing clock: POST /_dev/billing/advance (npm run billing:advance); disputes: POST /_dev/billing/disputes and /_dev/billing/disputes/{id}/close";
   const why =
     config.NODE_ENV === "development"
       ? `HOST=${config.HOST} is not a loopback address`

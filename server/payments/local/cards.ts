@@ -2,12 +2,15 @@
 // ones its checkout pays with, and the ones its card-setup page saves for later charges, with what
 // each does when charged off-session (AUTO-TOP-UP.md, "The local checkout").
 export type CardOutcome =
-  | { ok: true; renewalsDecline: boolean }
+  | { ok: true; renewalsDecline: boolean; disputed: boolean }
   | { ok: false; message: string; status: "declined" | "invalid" };
 
 export const CARD_DECLINED_MESSAGE = "Your card was declined.";
 export const CARD_UNKNOWN_MESSAGE =
-  "This test checkout accepts the test cards 4242 4242 4242 4242 (pays), 4000 0000 0000 0002 (declined) and 4000 0000 0000 0341 (pays now, declines renewals).";
+  "This test checkout accepts the test cards 4242 4242 4242 4242 (pays), 4000 0000 0000 0002 (declined), 4000 0000 0000 0341 (pays now, declines renewals) and 4000 0000 0000 0259 (pays, then the payment is disputed).";
+/** Why the dispute card is refused for a subscription: the stand-in disputes one-off payments only. */
+export const CARD_DISPUTE_ONE_OFF_MESSAGE =
+  "4000 0000 0000 0259 (pays, then the payment is disputed) is for credit packs: pay a plan with another card.";
 export const CARD_MISSING_MESSAGE = "Enter a card number.";
 
 export const TEST_CARDS = {
@@ -15,15 +18,26 @@ export const TEST_CARDS = {
   declined: "4000000000000002",
   /** Attaches and pays the first time; every later (renewal) charge fails. */
   renewalsDecline: "4000000000000341",
+  /** Pays, then the card holder disputes the payment at once (Stripe's "fraudulent" dispute card). */
+  disputed: "4000000000000259",
 } as const;
 
 const digitsOf = (input: string) => input.replace(/[\s-]/g, "");
 
-export function cardOutcome(input: string): CardOutcome {
+/**
+ * What paying with `input` does. The dispute card pays one-off payments only (`oneOff`: a credit
+ * pack's checkout): the stand-in's subscription invoices carry no payment intent for a dispute to
+ * name, so a plan's checkout and the card-update page refuse it, saying why.
+ */
+export function cardOutcome(input: string, oneOff = false): CardOutcome {
   const digits = digitsOf(input);
   if (digits === "") return { ok: false, status: "invalid", message: CARD_MISSING_MESSAGE };
-  if (digits === TEST_CARDS.pays) return { ok: true, renewalsDecline: false };
-  if (digits === TEST_CARDS.renewalsDecline) return { ok: true, renewalsDecline: true };
+  if (digits === TEST_CARDS.pays) return { ok: true, renewalsDecline: false, disputed: false };
+  if (digits === TEST_CARDS.renewalsDecline) return { ok: true, renewalsDecline: true, disputed: false };
+  if (digits === TEST_CARDS.disputed)
+    return oneOff
+      ? { ok: true, renewalsDecline: false, disputed: true }
+      : { ok: false, status: "invalid", message: CARD_DISPUTE_ONE_OFF_MESSAGE };
   if (digits === TEST_CARDS.declined)
     return { ok: false, status: "declined", message: CARD_DECLINED_MESSAGE };
   return { ok: false, status: "invalid", message: CARD_UNKNOWN_MESSAGE };

@@ -24,10 +24,12 @@ export function httpSender(url: string): SendWebhook {
 /** How long a claimed delivery is held by one sender before another may try it (instances crash). */
 const CLAIM_MS = 60_000;
 
+/** Queues `event`, due `now`; deliveries go in `createdAt` order (default: `now`). */
 export async function enqueueEvent(
   db: DbOrTx,
   event: { id: string; type: string },
   now: Date,
+  createdAt: Date = now,
 ): Promise<void> {
   await db.insert(webhookDeliveries).values({
     id: randomUUID(),
@@ -35,7 +37,7 @@ export async function enqueueEvent(
     type: event.type,
     payload: JSON.stringify(event),
     nextAttemptAt: now,
-    createdAt: now,
+    createdAt,
   });
 }
 

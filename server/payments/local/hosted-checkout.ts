@@ -1,7 +1,7 @@
 // The local checkout's hosted page behind the scenes: a session is created for billing, shown,
 // given the buyer's details (which decide the VAT), and paid with a test card. Paying completes
 // it and queues the events Stripe would send: checkout.session.completed, and for a subscription
-// its first invoice.paid.
+// its first invoice.paid; a pack paid with the dispute card is then disputed (disputes.ts).
 import { and, eq, type SQL } from "drizzle-orm";
 import type {
   CreatedCheckout,
@@ -19,6 +19,7 @@ import { newStripeId } from "../stripe/format.ts";
 import { type BuyerDetailsErrors, type BuyerDetailsForm, readBuyerDetails } from "./buyer-details.ts";
 import { type CardOutcome, cardOutcome } from "./cards.ts";
 import { enqueueEvent } from "./deliveries.ts";
+import { openDispute } from "./disputes.ts";
 import {
   type CheckoutSessionInput,
   checkoutSessionCompletedEvent,
@@ -69,7 +70,7 @@ async function openSession(
 async function completeSession(
   tx: Tx,
   session: CheckoutSessionRow,
-  renewalsDecline: boolean,
+  card: { renewalsDecline: boolean; disputed: boolean },
   now: Date,
   objects: LocalStripeObjects,
 ): Promise<void> {
@@ -100,6 +101,16 @@ async function completeSession(
       .set({ status: "complete", completedAt: now, paymentIntentId: input.paymentIntentId })
       .where(eq(checkoutSessions.id, session.id));
     await enqueueEvent(tx, checkoutSessionCompletedEvent(meta(now), input), now);
+    // Stripe's dispute card: the card holder disputes the whole payment at once.
+    if (card.disputed) {
+      const amount = session.amount + (tax?.amount ?? 0);
+      await openDispute(
+        tx,
+        meta(now),
+        { paymentIntentId: input.paymentIntentId, amount, currency: session.currency },
+        now,
+      );
+    }
     return;
   }
   const [sub] = await tx
@@ -115,7 +126,7 @@ async function completeSession(
       billingAnchor: now,
       currentPeriodStart: now,
       currentPeriodEnd: addMonths(now, 1),
-      renewalsDecline,
+      renewalsDecline: card.renewalsDecline,
       openInvoiceId: newStripeId("in"),
       createdAt: now,
     })
@@ -276,9 +287,9 @@ export function hostedCheckout(deps: {
         if (!open.ok) return open;
         const { session } = open;
         if (!sessionHasDetails(session)) return { ok: false, reason: "details_missing", session };
-        const card = cardOutcome(cardNumber);
+        const card = cardOutcome(cardNumber, session.mode === "payment");
         if (!card.ok) return { ok: false, reason: "card", card, session };
-        await completeSession(tx, session, card.renewalsDecline, now, deps.objects);
+        await completeSession(tx, session, card, now, deps.objects);
         return { ok: true, redirectTo: session.successUrl };
       });
     },

@@ -5,9 +5,17 @@ import type { BackgroundTasks } from "../../background.ts";
 import type { Catalogue, CustomerStore } from "../../billing/ports/payment-provider.ts";
 import type { Clock } from "../../clock.ts";
 import type { Db } from "../../db/types.ts";
+import { newStripeId } from "../stripe/format.ts";
 import { type OffsetClock, readClockOffset } from "./billing-clock.ts";
 import { createDeliverer, type Deliverer, type SendWebhook } from "./deliveries.ts";
+import {
+  type CloseDisputeResult,
+  closeDispute,
+  type DisputePaymentResult,
+  disputePayment,
+} from "./disputes.ts";
 import { createLocalProvider, type LocalProvider } from "./local-provider.ts";
+import { seconds } from "./stripe-objects.ts";
 
 export interface LocalPayments {
   provider: LocalProvider;
@@ -18,7 +26,13 @@ export interface LocalPayments {
   runJob(): Promise<{ billed: number; delivered: number }>;
   /** Delivers what was just queued, after the answer (a checkout paid, a plan changed). */
   deliverSoon(): void;
+  /** Disputes an earlier payment of the stand-in, by invoice number, and delivers the event (disputes.ts). */
+  disputePayment(invoiceNumber: string): Promise<DisputePaymentResult>;
+  /** Ends a dispute of the stand-in (its id, or its payment's invoice number) as `status` says, and delivers its event. */
+  closeDispute(ref: string, status: "won" | "lost"): Promise<CloseDisputeResult>;
 }
+
+const eventMeta = (now: Date) => ({ eventId: newStripeId("evt"), created: seconds(now) });
 
 export function createLocalPayments(deps: {
   db: Db;
@@ -65,6 +79,20 @@ export function createLocalPayments(deps: {
       deps.tasks.run("webhook delivery", async () => {
         await deliverer.deliverDue();
       });
+    },
+    async disputePayment(invoiceNumber) {
+      const now = deps.clock.now();
+      const result = await deps.db.transaction((tx) =>
+        disputePayment(tx, eventMeta(now), invoiceNumber, now),
+      );
+      if (result.ok) await deliverer.deliverDue();
+      return result;
+    },
+    async closeDispute(ref, status) {
+      const now = deps.clock.now();
+      const result = await deps.db.transaction((tx) => closeDispute(tx, eventMeta(now), ref, status, now));
+      if (result.ok) await deliverer.deliverDue();
+      return result;
     },
   };
 }

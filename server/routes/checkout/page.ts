@@ -102,7 +102,7 @@ ${note ? `<p class="note">${escapeHtml(note)}</p>` : ""}
 <label for="card-number">Card number</label>
 <input id="card-number" name="card_number" inputmode="numeric" autocomplete="cc-number" required${error ? ' aria-describedby="card-error" aria-invalid="true"' : ""}>
 ${errorHtml}
-<p class="hint">Test checkout: 4242 4242 4242 4242 pays, 4000 0000 0000 0002 is declined, 4000 0000 0000 0341 pays now and declines renewals.</p>
+<p class="hint">Test checkout: 4242 4242 4242 4242 pays, 4000 0000 0000 0002 is declined, ${session.mode === "payment" ? "4000 0000 0000 0259 pays, then the payment is disputed" : "4000 0000 0000 0341 pays now and declines renewals"}.</p>
 <button type="submit">Pay</button>
 </form>
 <a class="cancel" href="${escapeHtml(session.cancelUrl)}">Cancel</a>`,

@@ -1,6 +1,10 @@
 // Development only, local provider only: POST /_dev/billing/advance {days} moves the billing clock
-// forward and runs the billing job (what `npm run billing:advance -- --days N` calls). Accepted
-// from the loopback interface only: it changes time for everybody on this server.
+// forward and runs the billing job (what `npm run billing:advance -- --days N` calls);
+// POST /_dev/billing/disputes {invoice_number} disputes an earlier payment, and
+// POST /_dev/billing/disputes/{id}/close {status: "won" | "lost"} ends a dispute (that one, or one
+// the test card 4000 0000 0000 0259 opened; `id` is its du_… or the payment's invoice number) as
+// the card network would decide it (payments/local/disputes.ts).
+// Accepted from the loopback interface only: they change time and money for everybody on this server.
 import { getConnInfo } from "@hono/node-server/conninfo";
 import { Hono } from "hono";
 import type { Db } from "../../db/types.ts";
@@ -19,16 +23,14 @@ function fromLoopback(c: Parameters<typeof getConnInfo>[0]): boolean {
 
 export function devBillingRoutes(db: Db, local: LocalPayments): Hono {
   const app = new Hono();
-  app.post("/billing/advance", async (c) => {
+  app.use("/billing/*", async (c, next) => {
     if (!fromLoopback(c) || c.req.header("x-forwarded-for")) {
       return c.json({ detail: "Only from this machine" }, 403);
     }
-    let days: unknown;
-    try {
-      days = ((await c.req.json()) as { days?: unknown }).days;
-    } catch {
-      days = undefined;
-    }
+    return next();
+  });
+  app.post("/billing/advance", async (c) => {
+    const days = await bodyField(c.req.raw, "days");
     if (typeof days !== "number" || !Number.isFinite(days) || days <= 0 || days > 3660) {
       return c.json({ detail: "days must be a number between 0 and 3660" }, 422);
     }
@@ -38,5 +40,36 @@ export function devBillingRoutes(db: Db, local: LocalPayments): Hono {
     const result = await local.runJob();
     return c.json({ now: clock.now().toISOString(), offset_days: clock.offsetMs() / 86_400_000, ...result });
   });
+  app.post("/billing/disputes", async (c) => {
+    const number = await bodyField(c.req.raw, "invoice_number");
+    if (typeof number !== "string" || number === "") {
+      return c.json({ detail: "invoice_number must be an invoice number (INV-…)" }, 422);
+    }
+    const result = await local.disputePayment(number);
+    if (result.ok) return c.json({ dispute_id: result.disputeId, status: "needs_response" }, 201);
+    if (result.reason === "not_found")
+      return c.json({ detail: "No payment of this checkout has that number" }, 404);
+    return c.json({ detail: "Only a paid credit pack or auto top-up can be disputed here" }, 409);
+  });
+  app.post("/billing/disputes/:id/close", async (c) => {
+    const status = await bodyField(c.req.raw, "status");
+    if (status !== "won" && status !== "lost") {
+      return c.json({ detail: 'status must be "won" or "lost"' }, 422);
+    }
+    const result = await local.closeDispute(c.req.param("id"), status);
+    if (result.ok) return c.json({ dispute_id: result.disputeId, status });
+    if (result.reason === "not_found")
+      return c.json({ detail: "No dispute of this checkout has that id or invoice number" }, 404);
+    return c.json({ detail: "That dispute is closed already" }, 409);
+  });
   return app;
+}
+
+/** One field of a JSON body; undefined when the body is not JSON. */
+async function bodyField(req: Request, name: string): Promise<unknown> {
+  try {
+    return ((await req.json()) as Record<string, unknown>)[name];
+  } catch {
+    return undefined;
+  }
 }

@@ -1,0 +1,138 @@
+// Disputes at the local checkout. Stripe's test card 4000 0000 0000 0259 pays, then the card holder
+// disputes the payment at once (reason `fraudulent`, status `needs_response`): the stand-in queues
+// charge.dispute.created right behind the payment's own event, signed and delivered like every
+// other event of it. Stripe's test disputes end on the evidence submitted ("winning_evidence" or
+// "losing_evidence"); here a developer says how (POST /_dev/billing/disputes/{id or invoice
+// number}/close), and the stand-in sends charge.dispute.closed for the same dispute.
+//
+// A dispute hold follows only a dispute lost after some of the payment's credits were spent
+// (ACCOUNT-SECURITY.md), and the card's dispute comes before anything can be spent. So a developer
+// can also dispute a payment made earlier (POST /_dev/billing/disputes {invoice_number}), as a card
+// holder does weeks later: spend some of its credits first, then lose the dispute, and the hold shows.
+import { and, eq } from "drizzle-orm";
+import { invoices, webhookDeliveries } from "../../db/schema/index.ts";
+import type { DbOrTx } from "../../db/types.ts";
+import { newStripeId } from "../stripe/format.ts";
+import { enqueueEvent } from "./deliveries.ts";
+import { type DisputeInput, disputeEvent, type EventMeta } from "./event-builders.ts";
+import { seconds } from "./stripe-objects.ts";
+
+/** A checkout payment's one charge: "ch_" and its payment intent's id (as refunds.ts names unclaimed ones). */
+export const chargeOfPaymentIntent = (paymentIntentId: string) => `ch_${paymentIntentId.replace(/^pi_/, "")}`;
+
+/** What a dispute is about: the payment intent, and the gross amount it charged. */
+interface DisputedPayment {
+  paymentIntentId: string;
+  amount: number;
+  currency: string;
+}
+
+/**
+ * Queues charge.dispute.created for `payment`, after everything queued before it in `tx` (the
+ * payment's own checkout.session.completed: a dispute of a payment not on record yet would be
+ * answered as one billing does not know). Answers the dispute's id.
+ */
+export async function openDispute(
+  tx: DbOrTx,
+  meta: EventMeta,
+  payment: DisputedPayment,
+  now: Date,
+): Promise<string> {
+  const dispute: DisputeInput = {
+    id: newStripeId("du"),
+    chargeId: chargeOfPaymentIntent(payment.paymentIntentId),
+    paymentIntentId: payment.paymentIntentId,
+    amount: payment.amount,
+    currency: payment.currency,
+    status: "needs_response",
+    created: seconds(now),
+  };
+  // Due now, but ordered a millisecond after the payment's event (deliveries go oldest first).
+  await enqueueEvent(tx, disputeEvent(meta, "created", dispute), now, new Date(now.getTime() + 1));
+  return dispute.id;
+}
+
+interface DisputeObject {
+  id: string;
+  charge: string;
+  payment_intent: string;
+  amount: number;
+  currency: string;
+  created: number;
+}
+
+/** The dispute objects of the stand-in's queued events of `type`. */
+async function queuedDisputes(db: DbOrTx, type: "charge.dispute.created" | "charge.dispute.closed") {
+  const rows = await db
+    .select({ payload: webhookDeliveries.payload })
+    .from(webhookDeliveries)
+    .where(eq(webhookDeliveries.type, type));
+  return rows.map((r) => (JSON.parse(r.payload) as { data: { object: DisputeObject } }).data.object);
+}
+
+export type CloseDisputeResult =
+  | { ok: true; disputeId: string }
+  | { ok: false; reason: "not_found" | "already_closed" };
+
+/** The paid-by-card payment of this checkout with invoice number `number`, if any. */
+async function localPayment(tx: DbOrTx, number: string) {
+  const [row] = await tx
+    .select()
+    .from(invoices)
+    .where(and(eq(invoices.number, number), eq(invoices.provider, "local")));
+  return row;
+}
+
+/**
+ * Queues charge.dispute.closed for a dispute of the stand-in, `won` or `lost`: named by its id
+ * (du_…), or by the invoice number of the payment it disputes (its latest dispute), as
+ * /profile/billing shows it.
+ */
+export async function closeDispute(
+  tx: DbOrTx,
+  meta: EventMeta,
+  ref: string,
+  status: "won" | "lost",
+  now: Date,
+): Promise<CloseDisputeResult> {
+  const paymentIntentId = ref.startsWith("du_") ? null : (await localPayment(tx, ref))?.paymentReference;
+  const opened = (await queuedDisputes(tx, "charge.dispute.created")).findLast((d) =>
+    paymentIntentId ? d.payment_intent === paymentIntentId : d.id === ref,
+  );
+  if (!opened) return { ok: false, reason: "not_found" };
+  if ((await queuedDisputes(tx, "charge.dispute.closed")).some((d) => d.id === opened.id))
+    return { ok: false, reason: "already_closed" };
+  const event = disputeEvent(meta, "closed", {
+    id: opened.id,
+    chargeId: opened.charge,
+    paymentIntentId: opened.payment_intent,
+    amount: opened.amount,
+    currency: opened.currency,
+    status,
+    created: opened.created,
+  });
+  await enqueueEvent(tx, event, now);
+  return { ok: true, disputeId: opened.id };
+}
+
+export type DisputePaymentResult =
+  | { ok: true; disputeId: string }
+  | { ok: false; reason: "not_found" | "not_disputable" };
+
+/**
+ * Disputes a payment made at this checkout earlier, named by its invoice number: a paid one-off
+ * payment (a pack, or an auto top-up) that a payment intent carried; a subscription's invoice names none.
+ */
+export async function disputePayment(
+  tx: DbOrTx,
+  meta: EventMeta,
+  invoiceNumber: string,
+  now: Date,
+): Promise<DisputePaymentResult> {
+  const row = await localPayment(tx, invoiceNumber);
+  if (!row) return { ok: false, reason: "not_found" };
+  if (row.status !== "paid" || !row.paymentReference?.startsWith("pi_"))
+    return { ok: false, reason: "not_disputable" };
+  const payment = { paymentIntentId: row.paymentReference, amount: row.total, currency: row.currency };
+  return { ok: true, disputeId: await openDispute(tx, meta, payment, now) };
+}

@@ -1,0 +1,179 @@
+// Stripe's dispute test card at the local checkout, through the API: 4000 0000 0000 0259 pays a
+// credit pack, then the stand-in sends charge.dispute.created (signed, to the webhook, as Stripe
+// would), which freezes the pack's credits and marks the payment disputed; the development route
+// closes the dispute, and charge.dispute.closed gives the credits back (won) or takes them (lost).
+import { eq } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import type { InvoiceSummary } from "../../../contract/invoices.ts";
+import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
+import { webhookDeliveries } from "../../db/schema/index.ts";
+import { CARD_DISPUTE_ONE_OFF_MESSAGE } from "../../payments/local/cards.ts";
+import { consumeRequest, createKey, serviceKey } from "../../testing/api-access.ts";
+import { getJson, verifiedUser } from "../../testing/api-client.ts";
+import {
+  ledger,
+  me,
+  openSubscriptionCheckout,
+  openTopUpCheckout,
+  payAndSettle,
+  payAt,
+  subscribe,
+} from "../../testing/billing.ts";
+import { useTestApp } from "../../testing/suite.ts";
+
+const DISPUTE_CARD = "4000 0000 0000 0259";
+/** What a request from this machine carries (the development routes answer only those). */
+const LOOPBACK = {
+  incoming: { socket: { remoteAddress: "127.0.0.1", remotePort: 50000, remoteFamily: "IPv4" } },
+};
+
+describe.each(TEST_DATABASES)("the dispute test card at the local checkout (%s)", (kind) => {
+  const ctx = useTestApp(kind);
+
+  const history = async (token: string) => {
+    const res = await getJson(ctx.t.app, "/v1/billing/invoices", token);
+    expect(res.status).toBe(200);
+    return ((await res.json()) as { data: InvoiceSummary[] }).data;
+  };
+  const disputeEvents = async (type: string) =>
+    (await ctx.t.deps.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.type, type))).map(
+      (r) => ({
+        status: r.lastStatus,
+        dispute: (JSON.parse(r.payload) as { data: { object: { id: string; status: string } } }).data.object,
+      }),
+    );
+  const close = (id: string, body: unknown, env: unknown = LOOPBACK) =>
+    ctx.t.app.request(
+      `/_dev/billing/disputes/${id}/close`,
+      { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) },
+      env as Record<string, unknown>,
+    );
+  /** A paying customer who bought the 500 pack with the dispute card: their token and the dispute. */
+  const buyDisputedPack = async (name: string) => {
+    const user = await verifiedUser(ctx.t, name);
+    await subscribe(ctx.t, user.accessToken, "A");
+    const before = (await me(ctx.t, user.accessToken)).credit_balance;
+    const res = await payAndSettle(
+      ctx.t,
+      await openTopUpCheckout(ctx.t, user.accessToken, "500"),
+      DISPUTE_CARD,
+    );
+    expect(res.headers.get("location")).toMatch(/\/payment\/success/);
+    const [opened] = await disputeEvents("charge.dispute.created");
+    return { token: user.accessToken, before, disputeId: opened?.dispute.id ?? "", opened };
+  };
+
+  // The file's first payment loads the receipt's and the invoice's modules: 15 to 30 s on a loaded machine.
+  it("pays the pack, then the dispute reaches the webhook: the payment is disputed, its credits wait", {
+    timeout: 60_000,
+  }, async () => {
+    const { token, before, opened } = await buyDisputedPack("dispcard");
+    // Delivered and accepted like any event of Stripe's.
+    expect(opened).toMatchObject({ status: 200, dispute: { status: "needs_response" } });
+    const [pack] = await history(token);
+    expect(pack?.description).toMatch(/500 credit/);
+    expect(pack?.status).toBe("disputed");
+    // The pack was granted, then frozen whole: the balance is what it was before.
+    expect((await me(ctx.t, token)).credit_balance).toBe(before);
+  });
+
+  it("a dispute closed as won gives the credits back, once", async () => {
+    const won = await buyDisputedPack("dispwon");
+    const res = await close(won.disputeId, { status: "won" });
+    expect(res.status, await res.clone().text()).toBe(200);
+    expect(await res.json()).toEqual({ dispute_id: won.disputeId, status: "won" });
+    await ctx.t.tasks.idle();
+    expect((await history(won.token))[0]?.status).toBe("paid");
+    expect((await me(ctx.t, won.token)).credit_balance).toBe(won.before + 500);
+    expect((await close(won.disputeId, { status: "lost" })).status).toBe(409);
+    const sent = await disputeEvents("charge.dispute.closed");
+    expect(sent.map((c) => [c.status, c.dispute.status])).toEqual([[200, "won"]]);
+  });
+
+  it("a dispute closed as lost takes the credits, with no hold (none were spent)", async () => {
+    // Named by the invoice number /profile/billing shows, as a developer sees it.
+    const lost = await buyDisputedPack("displost");
+    const [opened] = await disputeEvents("charge.dispute.created");
+    const [pack] = await history(lost.token);
+    const closed = await close(pack?.number ?? "", { status: "lost" });
+    expect(await closed.json()).toEqual({ dispute_id: opened?.dispute.id, status: "lost" });
+    await ctx.t.tasks.idle();
+    expect((await history(lost.token))[0]?.status).toBe("refunded");
+    const after = await me(ctx.t, lost.token);
+    expect(after.credit_balance).toBe(lost.before);
+    // ACCOUNT-SECURITY.md: a hold follows a lost dispute only when the payment's credits were spent.
+    expect((after as { dispute_hold?: boolean }).dispute_hold ?? false).toBe(false);
+    const sent = await disputeEvents("charge.dispute.closed");
+    expect(sent.map((c) => [c.status, c.dispute.status])).toEqual([[200, "lost"]]);
+  });
+
+  it("the close route: only from this machine, a known dispute, won or lost", async () => {
+    const { disputeId } = await buyDisputedPack("dispguard");
+    expect((await close(disputeId, { status: "won" }, {})).status).toBe(403);
+    expect(
+      (
+        await close(
+          disputeId,
+          { status: "lost" },
+          { ...LOOPBACK, incoming: { socket: { remoteAddress: "10.0.0.2" } } },
+        )
+      ).status,
+    ).toBe(403);
+    expect((await close(disputeId, { status: "withdrawn" })).status).toBe(422);
+    expect((await close("du_nothing", { status: "won" })).status).toBe(404);
+    expect(await disputeEvents("charge.dispute.closed")).toEqual([]);
+  });
+
+  it("an earlier pack disputed after some of its credits were spent, and lost, puts the organisation on hold", async () => {
+    const user = await verifiedUser(ctx.t, "disphold");
+    await subscribe(ctx.t, user.accessToken, "A");
+    await payAndSettle(ctx.t, await openTopUpCheckout(ctx.t, user.accessToken, "500"));
+    const [pack, plan] = await history(user.accessToken);
+    expect(pack?.status).toBe("paid");
+    // A spend takes the plan's 1,000 credits first, then the pack's: 201 comics of 5 leave it 495.
+    const key = await createKey(ctx.t, user.accessToken);
+    const spend = { api_key_id: key.id, feature: "comic", people: "one" };
+    const service = await serviceKey(ctx.t);
+    const spent = await consumeRequest(ctx.t, service, { ...spend, quantity: 201, idempotency_key: "job-1" });
+    expect(spent.status, await spent.clone().text()).toBe(200);
+    expect((await ledger(ctx.t, user.accessToken)).find((g) => g.kind === "topup")?.remaining).toBe(495);
+
+    const open = (body: unknown, env: unknown = LOOPBACK) =>
+      ctx.t.app.request(
+        "/_dev/billing/disputes",
+        { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) },
+        env as Record<string, unknown>,
+      );
+    expect((await open({ invoice_number: pack?.number }, {})).status).toBe(403);
+    expect((await open({})).status).toBe(422);
+    expect((await open({ invoice_number: "INV-1999-000001" })).status).toBe(404);
+    // A subscription's invoice names no payment intent at this checkout.
+    expect((await open({ invoice_number: plan?.number })).status).toBe(409);
+    const opened = await open({ invoice_number: pack?.number });
+    expect(opened.status, await opened.clone().text()).toBe(201);
+    const { dispute_id } = (await opened.json()) as { dispute_id: string };
+    expect((await history(user.accessToken))[0]?.status).toBe("disputed");
+    expect((await open({ invoice_number: pack?.number })).status).toBe(409);
+
+    expect((await close(dispute_id, { status: "lost" })).status).toBe(200);
+    await ctx.t.tasks.idle();
+    const held = (await me(ctx.t, user.accessToken)) as Awaited<ReturnType<typeof me>> & {
+      dispute_hold?: boolean;
+    };
+    expect(held.dispute_hold).toBe(true);
+    const refused = await consumeRequest(ctx.t, service, { ...spend, quantity: 1, idempotency_key: "job-2" });
+    expect(refused.status).toBe(402);
+  });
+
+  it("a plan's checkout refuses the dispute card, saying it is for credit packs", async () => {
+    const user = await verifiedUser(ctx.t, "dispplan");
+    const res = await payAt(
+      ctx.t,
+      await openSubscriptionCheckout(ctx.t, user.accessToken, "A"),
+      DISPUTE_CARD,
+    );
+    expect(res.status).toBe(200);
+    expect(await res.text()).toContain(CARD_DISPUTE_ONE_OFF_MESSAGE);
+    expect((await me(ctx.t, user.accessToken)).subscription.status).not.toBe("active");
+  });
+});
