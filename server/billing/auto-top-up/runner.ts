@@ -15,6 +15,7 @@ import {
   expiredAuthentications,
   findAttempt,
   findOpenAttempt,
+  hasEndedLimitPause,
   recordStrayInvoice,
   staleProcessingAttempts,
   storeInvoiceToPay,
@@ -246,6 +247,8 @@ export async function sweep(deps: ChargeDeps): Promise<{ moved: number; resumed:
   for (const { orgId } of await endedLimitPauses(deps.db, now, SWEEP_BATCH)) {
     const changed = await deps.db.transaction(async (tx) => {
       await lockUser(tx, orgId);
+      // Listed without the lock: a pause that replaced this one since (a member left, a decline) stays.
+      if (!(await hasEndedLimitPause(tx, orgId, now))) return false;
       return changeStatus(tx, orgId, { status: "active" }, { actor: SYSTEM_ACTOR, billingUrl: "" }, now);
     });
     if (changed) resumed.add(orgId);

@@ -10,6 +10,7 @@ import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
 import {
   type AutoTopUpAttemptRow,
   autoTopUpAttempts,
+  autoTopUpSettings,
   creditGrants,
   invoices,
   localInvoices,
@@ -425,5 +426,43 @@ describe.each(TEST_DATABASES)("a stop while an auto top-up is charged (%s)", (ki
     await putAutoTopUp(t, s.user.accessToken, false);
     expect(await storeInvoiceToPay(t.deps.db, attemptId, "in_late", t.clock.now())).toBe(false);
     expect((await attemptsOf(t, s.user.id))[0]).toMatchObject({ providerInvoiceId: null, sentAt: null });
+  });
+
+  it("a pause that replaced a limit pause after the sweep listed it is not ended by the clock", async () => {
+    const t = ctx.t;
+    const s = await belowThreshold(t);
+    const attemptsBefore = (await attemptsOf(t, s.user.id)).length;
+    // A daily limit pause whose Berlin day has ended, as the sweep lists it.
+    const pause = { status: "paused", reason: "daily_limit" } as const;
+    const settings = eq(autoTopUpSettings.orgId, s.user.id);
+    await t.deps.db
+      .update(autoTopUpSettings)
+      .set({ ...pause, pausedUntil: new Date(t.clock.now().getTime() - 1000) })
+      .where(settings);
+    // The card's member leaves between the sweep's list and its lock (review 88, M1): the sweep's
+    // first transaction finds the member_left pause written before it.
+    const db = t.deps.db;
+    let raced = false;
+    const racingDb = new Proxy(db, {
+      get(target, name) {
+        if (name === "transaction" && !raced) {
+          raced = true;
+          return async (...args: Parameters<typeof db.transaction>) => {
+            await db
+              .update(autoTopUpSettings)
+              .set({ reason: "member_left", pausedUntil: null })
+              .where(settings);
+            return db.transaction(...args);
+          };
+        }
+        const value: unknown = Reflect.get(target, name, target);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    expect((await sweep({ ...chargeDepsOf(t), db: racingDb })).resumed).toEqual([]);
+    expect(raced).toBe(true);
+    expect(await settingsOf(t, s.user.id)).toMatchObject({ status: "paused", reason: "member_left" });
+    await settleAll(t);
+    expect(await attemptsOf(t, s.user.id)).toHaveLength(attemptsBefore);
   });
 });

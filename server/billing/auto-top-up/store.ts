@@ -230,19 +230,34 @@ export function endedLimitPauses(db: DbOrTx, now: Date, limit: number): Promise<
   return db
     .select({ orgId: autoTopUpSettings.orgId })
     .from(autoTopUpSettings)
-    .where(
-      and(
-        eq(autoTopUpSettings.status, "paused"),
-        or(
-          and(
-            inArray(autoTopUpSettings.reason, ["monthly_limit", "daily_limit"]),
-            lt(autoTopUpSettings.pausedUntil, now),
-          ),
-          and(eq(autoTopUpSettings.reason, "daily_limit"), isNull(autoTopUpSettings.pausedUntil)),
-        ),
-      ),
-    )
+    .where(limitPauseEnded(now))
     .limit(limit);
+}
+
+/**
+ * Whether the organisation's auto top-up is still a limit pause that has ended, read under its
+ * lock: the sweep lists them without one, and another pause written since (a member who left, a
+ * decline) must not be ended by the clock.
+ */
+export async function hasEndedLimitPause(tx: DbOrTx, orgId: string, now: Date): Promise<boolean> {
+  const [row] = await tx
+    .select({ orgId: autoTopUpSettings.orgId })
+    .from(autoTopUpSettings)
+    .where(and(eq(autoTopUpSettings.orgId, orgId), limitPauseEnded(now)));
+  return row !== undefined;
+}
+
+function limitPauseEnded(now: Date) {
+  return and(
+    eq(autoTopUpSettings.status, "paused"),
+    or(
+      and(
+        inArray(autoTopUpSettings.reason, ["monthly_limit", "daily_limit"]),
+        lt(autoTopUpSettings.pausedUntil, now),
+      ),
+      and(eq(autoTopUpSettings.reason, "daily_limit"), isNull(autoTopUpSettings.pausedUntil)),
+    ),
+  );
 }
 
 /** The organisation's name as mails say it ("your personal account" for a personal one). */
