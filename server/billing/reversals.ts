@@ -17,7 +17,7 @@ import {
   users,
 } from "../db/schema/index.ts";
 import type { Tx } from "../db/types.ts";
-import { disputeStep, refundStep } from "../domain/reversal.ts";
+import { closedDisputeOutcome, disputeStep, refundStep } from "../domain/reversal.ts";
 import { findAttempt, OPEN_ATTEMPT_STATUSES } from "./auto-top-up/store.ts";
 import { issueCreditNote } from "./credit-notes.ts";
 import { organisationIsDeleted, personalAccount } from "./deleted-billing-account.ts";
@@ -310,10 +310,18 @@ export async function reversePayment(
     logger.info({ userId: row.userId, invoiceId: row.id, applied }, "Refund");
     return row;
   }
+  const outcome = closedDisputeOutcome(event.status);
+  if (event.phase === "closed" && outcome === "unknown") {
+    logger.error(
+      { eventId: event.eventId, userId: row.userId, invoiceId: row.id, status: event.status },
+      "Billing needs attention: a dispute closed with a status we do not know; its credits stay frozen",
+    );
+    return row;
+  }
   const applied = await applyDispute(
     tx,
     row,
-    { disputeId: event.disputeId, phase: event.phase, won: event.status === "won" },
+    { disputeId: event.disputeId, phase: event.phase, won: outcome === "won" },
     now,
   );
   logger.info(

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
+  closedDisputeOutcome,
   creditsToTakeBack,
   disputeStep,
   lostDisputeNeedsHold,
@@ -175,5 +176,14 @@ describe("lostDisputeNeedsHold", () => {
     ["all spent", { amount: 500, remaining: 0, frozen: 0 }, 0, true],
   ])("%s", (_case, grant, takenBack, hold) => {
     expect(lostDisputeNeedsHold(grant, takenBack)).toBe(hold);
+  });
+});
+
+describe("closedDisputeOutcome", () => {
+  it("takes the money back only for a lost dispute", () => {
+    expect(closedDisputeOutcome("lost")).toBe("lost");
+    for (const kept of ["won", "warning_closed", "prevented"]) expect(closedDisputeOutcome(kept)).toBe("won");
+    for (const other of ["charge_refunded", "needs_response", "warning_under_review", ""])
+      expect(closedDisputeOutcome(other)).toBe("unknown");
   });
 });

@@ -64,6 +64,17 @@ export function refundStep(
 }
 
 /**
+ * How a closed dispute ended, from Stripe's `status`: only `lost` takes the money back. An inquiry
+ * (`warning_closed`) never took it, and a `won` or `prevented` dispute returned it or never
+ * withdrew it; the frozen credits come back. A status not known here is neither: the credits stay
+ * frozen until someone looks (the caller logs it).
+ */
+export function closedDisputeOutcome(status: string): "won" | "lost" | "unknown" {
+  if (status === "lost") return "lost";
+  return status === "won" || status === "warning_closed" || status === "prevented" ? "won" : "unknown";
+}
+
+/**
  * Whether a lost dispute puts the account on a dispute hold (ACCOUNT-SECURITY.md): when part of
  * what the payment granted was spent before the dispute froze the rest, the card network has taken
  * the money back and the credits are gone. `grant` as it was before the loss; credits that refunds

@@ -502,7 +502,16 @@ export interface DisputeInput {
   paymentIntentId: string;
   amount: number;
   currency: string;
-  status: "needs_response" | "under_review" | "won" | "lost";
+  /** Stripe's statuses (an inquiry's are `warning_*`); `charge_refunded` is an older API version's. */
+  status:
+    | "warning_needs_response"
+    | "warning_closed"
+    | "needs_response"
+    | "under_review"
+    | "won"
+    | "lost"
+    | "prevented"
+    | "charge_refunded";
   created: Seconds;
 }
 

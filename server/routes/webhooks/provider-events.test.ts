@@ -18,6 +18,7 @@ import {
 } from "../../db/schema/index.ts";
 import {
   chargeRefundedEvent,
+  type DisputeInput,
   disputeEvent,
   subscriptionUpdatedEvent,
 } from "../../payments/local/event-builders.ts";
@@ -251,7 +252,7 @@ describe.each(TEST_DATABASES)("provider events beyond a card payment (%s)", (kin
     const dispute = (
       p: { paymentIntentId: string; total: number },
       type: "created" | "closed",
-      status: "needs_response" | "won" | "lost",
+      status: DisputeInput["status"],
       id = "dp_1",
     ) =>
       disputeEvent(meta(), type, {
@@ -346,6 +347,33 @@ describe.each(TEST_DATABASES)("provider events beyond a card payment (%s)", (kin
       await send(dispute(purchase, "closed", "lost", "dp_2"));
       expect((await me(ctx.t, token)).credit_balance).toBe(before - 500);
       expect(await topUpRow(token)).toMatchObject({ status: "refunded", refunded: purchase.total });
+    });
+
+    it("an inquiry closed (warning_closed) or a prevented dispute gives the credits back; an unknown end keeps them frozen", async () => {
+      const purchase = await withTopUp();
+      const token = purchase.user.accessToken;
+      const before = (await me(ctx.t, token)).credit_balance;
+      // An inquiry withdraws no money, and closes without taking any (review 88, L1).
+      await send(dispute(purchase, "created", "warning_needs_response"));
+      expect((await me(ctx.t, token)).credit_balance).toBe(before - 500);
+      await send(dispute(purchase, "closed", "warning_closed"));
+      expect((await me(ctx.t, token)).credit_balance).toBe(before);
+      expect(await topUpRow(token)).toMatchObject({ status: "paid", refunded: 0 });
+      await send(dispute(purchase, "created", "needs_response", "dp_2"));
+      await send(dispute(purchase, "closed", "prevented", "dp_2"));
+      expect((await me(ctx.t, token)).credit_balance).toBe(before);
+      // A status this code does not know is neither: frozen until someone looks, and logged.
+      await send(dispute(purchase, "created", "needs_response", "dp_3"));
+      await send(dispute(purchase, "closed", "charge_refunded", "dp_3"));
+      expect((await me(ctx.t, token)).credit_balance).toBe(before - 500);
+      expect(await topUpRow(token)).toMatchObject({ status: "disputed", refunded: 0 });
+      const logged = ctx.t.logs.map((line) => JSON.parse(line) as { msg: string; status?: string });
+      expect(logged).toContainEqual(
+        expect.objectContaining({
+          status: "charge_refunded",
+          msg: expect.stringContaining("a dispute closed with a status we do not know"),
+        }),
+      );
     });
 
     it("a dispute lost after the pack's credits were spent puts the account on hold until an admin clears it", async () => {
