@@ -1,7 +1,7 @@
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiError } from "./errors.ts";
-import { createRateLimiter, enforceLimits, type LimitName } from "./rate-limit.ts";
+import { createRateLimiter, enforceLimits, type LimitName, type RateLimiter } from "./rate-limit.ts";
 
 const LIMITS = {
   tokenPerMinute: 3,
@@ -20,7 +20,9 @@ describe("rate limits in memory (the default)", () => {
   it("counts an IPv6 client by its /64 and an IPv4-mapped one as its IPv4, for every address counter", async () => {
     const limiter = createRateLimiter({ limits: LIMITS });
     for (let i = 0; i < 3; i++)
-      expect(await limiter.consume("loginFailureIp", `2001:db8:5:6::${i + 1}`)).toEqual({ allowed: true });
+      expect(await limiter.consume("loginFailureIp", `2001:db8:5:6::${i + 1}`)).toMatchObject({
+        allowed: true,
+      });
     expect((await limiter.consume("loginFailureIp", "2001:db8:5:6:ffff::9")).allowed).toBe(false);
     expect((await limiter.check("loginFailureIp", "2001:db8:5:6::abcd")).allowed).toBe(false);
     expect((await limiter.consume("loginFailureIp", "2001:db8:5:7::1")).allowed).toBe(true);
@@ -65,7 +67,7 @@ describe("rate limits in memory (the default)", () => {
   it("allows the configured number a minute, then refuses with the time to wait", async () => {
     const limiter = createRateLimiter({ limits: LIMITS });
     for (let i = 0; i < 3; i++)
-      expect(await limiter.consume("loginFailurePair", "ann")).toEqual({ allowed: true });
+      expect(await limiter.consume("loginFailurePair", "ann")).toMatchObject({ allowed: true });
     const refused = await limiter.consume("loginFailurePair", "ann");
     expect(refused.allowed).toBe(false);
     if (!refused.allowed) {
@@ -85,14 +87,14 @@ describe("rate limits in memory (the default)", () => {
 
   it("check() tells whether a counter is exhausted without counting", async () => {
     const limiter = createRateLimiter({ limits: LIMITS });
-    expect(await limiter.check("serviceAuthFailureIp", "10.0.0.9")).toEqual({ allowed: true });
+    expect(await limiter.check("serviceAuthFailureIp", "10.0.0.9")).toMatchObject({ allowed: true });
     await limiter.consume("serviceAuthFailureIp", "10.0.0.9");
-    expect(await limiter.check("serviceAuthFailureIp", "10.0.0.9")).toEqual({ allowed: true });
-    expect(await limiter.check("serviceAuthFailureIp", "10.0.0.9")).toEqual({ allowed: true });
+    expect(await limiter.check("serviceAuthFailureIp", "10.0.0.9")).toMatchObject({ allowed: true });
+    expect(await limiter.check("serviceAuthFailureIp", "10.0.0.9")).toMatchObject({ allowed: true });
     await limiter.consume("serviceAuthFailureIp", "10.0.0.9");
     const blocked = await limiter.check("serviceAuthFailureIp", "10.0.0.9");
     expect(blocked.allowed).toBe(false);
-    expect(await limiter.check("serviceAuthFailureIp", "10.0.0.10")).toEqual({ allowed: true });
+    expect(await limiter.check("serviceAuthFailureIp", "10.0.0.10")).toMatchObject({ allowed: true });
   });
 
   it("refund() gives a point back, clear() forgets the counter, and only the first refusal says first", async () => {
@@ -158,6 +160,33 @@ describe("rate limits in memory (the default)", () => {
     expect((await limiter.consume("emailRecipientHour", "box")).allowed).toBe(false);
     for (let i = 0; i < 5; i++) expect((await limiter.consume("emailIp", "10.0.0.5")).allowed).toBe(true);
     expect((await limiter.consume("emailIp", "10.0.0.5")).allowed).toBe(false);
+  });
+
+  it("enforceLimits gives a point back only while the window it was taken from lasts", async () => {
+    const refunded: string[] = [];
+    const now = Date.now();
+    // The first counter's window ended between its count and the refusal; the second's has not.
+    const ends: Record<string, number> = { ended: now - 1, lasting: now + 60_000 };
+    const limiter: RateLimiter = {
+      consume: async (_name, key) =>
+        key === "full"
+          ? { allowed: false, retryAfterSeconds: 5 }
+          : { allowed: true, windowEndsAt: ends[key] },
+      check: async () => ({ allowed: true }),
+      refund: async (_name, key) => void refunded.push(key),
+      clear: async () => {},
+    };
+    const error = await enforceLimits(limiter, [
+      ["emailIp", "ended"],
+      ["emailRecipientHour", "lasting"],
+      ["emailRecipientDay", "full"],
+    ]).catch((e: unknown) => e);
+    expect(error).toMatchObject({ status: 429 });
+    expect(refunded).toEqual(["lasting"]);
+    // The limiter says when the window a count went into ends.
+    const real = createRateLimiter({ limits: LIMITS });
+    const counted = await real.consume("emailRecipientHour", "box");
+    expect(counted.allowed && counted.windowEndsAt).toBeGreaterThan(now + 3_500_000);
   });
 
   it("enforceLimits keeps every point of a call it allows, and a refusal takes none from later counters", async () => {

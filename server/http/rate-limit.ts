@@ -86,7 +86,8 @@ function counterKey(name: LimitName, key: string): string {
 }
 
 export type LimitResult =
-  | { allowed: true }
+  /** `windowEndsAt` (ms since the epoch): when the window this call counted in ends (consume). */
+  | { allowed: true; windowEndsAt?: number }
   /** `first`: this call is the one that went over the limit (what a log records once a window). */
   | { allowed: false; retryAfterSeconds: number; first?: boolean };
 
@@ -161,8 +162,8 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
     async consume(name, key) {
       const limiter = limiters.get(name) as RateLimiterAbstract;
       try {
-        await limiter.consume(counterKey(name, key));
-        return { allowed: true };
+        const counted = await limiter.consume(counterKey(name, key));
+        return { allowed: true, windowEndsAt: Date.now() + counted.msBeforeNext };
       } catch (rejection) {
         if (rejection instanceof RateLimiterRes) {
           return {
@@ -209,13 +210,17 @@ export async function enforceLimits(
   /** The 429's words: the generic ones unless a call says what was used up (an invitation's mailbox). */
   detail: string = DETAIL.tooManyRequests,
 ): Promise<void> {
-  const taken: [LimitName, string][] = [];
+  const taken: { name: LimitName; key: string; windowEndsAt: number | undefined }[] = [];
   for (const [name, key] of checks) {
     const result = await limiter.consume(name, key);
     if (!result.allowed) {
-      await Promise.all(taken.map(([spent, at]) => limiter.refund(spent, at)));
+      // A point is given back only to the window it was taken from: once that has ended, a refund
+      // would start the next one a point short of empty, a free try (review 88, L2).
+      const now = Date.now();
+      const back = taken.filter((t) => t.windowEndsAt === undefined || t.windowEndsAt > now);
+      await Promise.all(back.map((t) => limiter.refund(t.name, t.key)));
       throw tooManyRequests(result, detail);
     }
-    taken.push([name, key]);
+    taken.push({ name, key, windowEndsAt: result.windowEndsAt });
   }
 }
