@@ -119,6 +119,19 @@ describe.each(TEST_DATABASES)("the dispute test card at the local checkout (%s)"
         )
       ).status,
     ).toBe(403);
+    // A web page elsewhere that the developer has open: a form-like body needs no CORS preflight
+    // (review 88, L3), and the browser marks its requests as another site's.
+    const fromPage = (headers: Record<string, string>) =>
+      ctx.t.app.request(
+        `/_dev/billing/disputes/${disputeId}/close`,
+        { method: "POST", headers, body: JSON.stringify({ status: "lost" }) },
+        LOOPBACK,
+      );
+    expect((await fromPage({ "Content-Type": "text/plain" })).status).toBe(415);
+    expect((await fromPage({})).status).toBe(415);
+    expect(
+      (await fromPage({ "Content-Type": "application/json", "Sec-Fetch-Site": "cross-site" })).status,
+    ).toBe(403);
     expect((await close(disputeId, { status: "withdrawn" })).status).toBe(422);
     expect((await close("du_nothing", { status: "won" })).status).toBe(404);
     expect(await disputeEvents("charge.dispute.closed")).toEqual([]);

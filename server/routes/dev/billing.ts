@@ -27,6 +27,15 @@ export function devBillingRoutes(db: Db, local: LocalPayments): Hono {
     if (!fromLoopback(c) || c.req.header("x-forwarded-for")) {
       return c.json({ detail: "Only from this machine" }, 403);
     }
+    // A web page the developer has open may post here too (a "simple" cross-site request needs no
+    // CORS preflight): only a JSON body, which a page elsewhere cannot send without one, and no
+    // request the browser marks as another site's.
+    const site = c.req.header("sec-fetch-site");
+    if (site === "cross-site" || site === "same-site")
+      return c.json({ detail: "Only from this machine" }, 403);
+    if (!/^application\/json\s*(;|$)/i.test(c.req.header("content-type") ?? "")) {
+      return c.json({ detail: "Send a JSON body (Content-Type: application/json)" }, 415);
+    }
     return next();
   });
   app.post("/billing/advance", async (c) => {
