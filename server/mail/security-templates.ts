@@ -60,6 +60,11 @@ export interface AccountDeletionLoss {
   plan: EndedPlan | null;
   /** The personal organisation's credits, written off with the account. */
   credits: number;
+  /**
+   * The team organisations only the account was in, deleted with it (their names). Their own
+   * deletion mail went to their owners, this account's address among them, which the erasure drops.
+   */
+  teams?: readonly string[];
 }
 
 /**
@@ -68,7 +73,7 @@ export interface AccountDeletionLoss {
  * what is kept and why.
  */
 export function accountDeletedMail(args: SecurityMailArgs & { lost: AccountDeletionLoss }): MailMessage {
-  const { plan, credits } = args.lost;
+  const { plan, credits, teams = [] } = args.lost;
   return render(args.to, {
     subject: `Your ${PRODUCT_NAME} account was deleted`,
     greeting: `Hi ${args.username},`,
@@ -76,6 +81,7 @@ export function accountDeletedMail(args: SecurityMailArgs & { lost: AccountDelet
       `Your account was deleted ${where(args)}. Its API keys no longer work, and your personal data has been erased, except what the law and the security of the service require us to keep.`,
       ...(plan ? [planEndedText("your", plan)] : []),
       ...(credits > 0 ? [creditsWrittenOffText("Your", credits)] : []),
+      ...(teams.length > 0 ? [teamsDeletedText(teams)] : []),
       "Invoices and payment records are kept as issued for the period the law requires (10 years), without your account.",
       // The audit log cannot erase (decision 021): say what it keeps, how long and why.
       AUDIT_LOG_KEPT.intro,
@@ -87,6 +93,14 @@ export function accountDeletedMail(args: SecurityMailArgs & { lost: AccountDelet
     action: { label: `Visit ${PRODUCT_NAME}`, url: args.portalUrl },
     closing: "Thank you for using our service.",
   });
+}
+
+/** The teams an account's deletion took with it: what their own deletion mail would have said. */
+function teamsDeletedText(teams: readonly string[]): string {
+  const names = teams.map((name) => `"${name}"`).join(", ");
+  return teams.length === 1
+    ? `The team organisation only you were in was deleted with it: ${names}. Any plan it had ended without a refund, its credits were written off, and its API keys no longer work.`
+    : `The team organisations only you were in were deleted with it: ${names}. Any plans they had ended without a refund, their credits were written off, and their API keys no longer work.`;
 }
 
 export function newBrowserSignInMail(args: SecurityMailArgs & { browser: string }): MailMessage {

@@ -14,6 +14,7 @@ import { lowBalanceThreshold } from "../../alerts/low-balance.ts";
 import { listApiKeys } from "../../api-access/api-keys.ts";
 import { securityEventsOf } from "../../audit/security-event-list.ts";
 import { recordSecurityEvent } from "../../audit/security-events.ts";
+import { teamName } from "../../billing/billing-contacts.ts";
 import { disputeHoldSince } from "../../billing/dispute-hold.ts";
 import { BillingRefusal } from "../../billing/refusal.ts";
 import type { Billing } from "../../billing/service.ts";
@@ -232,8 +233,12 @@ export function accountDataRoutes(deps: ApiDeps & { billing: Billing }): OpenAPI
       const actor = { id: user.id, username: user.username, ip: clientIp(c, deps.trustProxy) };
       // The teams the account is alone in go first, each as DELETE /v1/orgs/{id} deletes one (with
       // its subscription at the provider, in a transaction of its own).
+      // Their own deletion mail to this account's address goes with the erasure: its mail names them.
+      const teams: string[] = [];
       for (const orgId of await soleMemberTeams(deps.db, user.id)) {
+        const name = await teamName(deps.db, orgId);
         await deleteOrganisation(deps, orgId, actor, now);
+        if (name !== null) teams.push(name);
       }
       let left: ReadonlyMap<string, Removal> = new Map();
       // What the deletion ends for good, read in its transaction before the plan ends (with the
@@ -266,7 +271,12 @@ export function accountDataRoutes(deps: ApiDeps & { billing: Billing }): OpenAPI
         lost = undefined;
         await deps.db.transaction(erase);
       }
-      deps.securityMails.accountDeleted(user, lost ?? { plan: null, credits: 0 }, now, origin.ip);
+      deps.securityMails.accountDeleted(
+        user,
+        { ...(lost ?? { plan: null, credits: 0 }), teams },
+        now,
+        origin.ip,
+      );
       await mailOwnersOfLeftTeams(deps.db, deps.orgMails, user.username, left);
       deps.logger.info({ userId: user.id }, "Account deleted by its owner");
       return c.json({ detail: DETAIL.accountDeleted }, 200);
