@@ -14,6 +14,11 @@ export const AUTO_TOP_UP_PAGE_TEXT = {
   intro:
     "Keep your programs running. When the balance falls below a threshold, we buy a credit pack " +
     "with your saved card, up to a monthly limit you set.",
+  /**
+   * While the dispute hold lasts (the page's alert above says why): the API refuses turning it on
+   * with 409 AUTO_TOP_UP_TEXT.disputeHold, and a charge would turn it off at once.
+   */
+  heldNote: "During the dispute hold, auto top-up stays off and cannot be turned on.",
   loading: "Loading auto top-up…",
   loadFailed: "Auto top-up could not be loaded.",
   retry: "Try again",

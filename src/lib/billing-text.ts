@@ -24,9 +24,13 @@ export const BILLING_TEXT = {
   /** A credit note's row: the document a refund issued. */
   creditNoteLabel: "Credit note",
   viewInvoice: "View",
+  /** A row waiting for the bank's confirmation: its own page, which has no invoice number yet. */
+  viewPayment: "View payment",
   /** A row waiting for the bank's confirmation: the page that completes it (auto top-up's words). */
   completePayment: COMPLETE_PAYMENT,
   noInvoice: "None",
+  /** With a disputed payment's badge: "Disputed" alone reads as an error to someone who disputed nothing. */
+  disputedNote: "Your bank disputed this payment. Its credits are held until the dispute is settled.",
   emptyTitle: "No payments yet",
   emptyBody: "When you buy a plan or a top-up pack, each payment and its invoice appear here.",
   /** Static under the heading: it paints with the page (and stays the largest text, for LCP). */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { InvoiceSummary } from "../../contract/invoices.ts";
-import { attemptInvoiceLink, invoiceLink, invoicePagePath } from "./invoice-view.ts";
+import { attemptInvoiceLink, historyRowLink, invoiceLink, invoicePagePath } from "./invoice-view.ts";
 
 const row = (over: Partial<InvoiceSummary>): InvoiceSummary => ({
   id: "inv-1",
@@ -44,6 +44,26 @@ describe("invoiceLink", () => {
 
   it("puts the id in the page's query, encoded", () => {
     expect(invoicePagePath("a b&c")).toBe("/profile/billing/invoice?id=a%20b%26c");
+  });
+});
+
+describe("historyRowLink", () => {
+  it("links a payment waiting for the bank to its own page, which offers Complete payment too", () => {
+    const waiting = row({ status: "authentication_required", number: null, pay_url: "/_checkout/invoice/x" });
+    expect(historyRowLink(waiting)).toEqual({ href: invoicePagePath("inv-1"), external: false });
+    const stripe = { ...waiting, invoice_url: "https://invoice.stripe.com/i/x" };
+    expect(historyRowLink(stripe)).toEqual({ href: invoicePagePath("inv-1"), external: false });
+  });
+
+  it("links any other row as invoiceLink does", () => {
+    for (const over of [
+      {},
+      { status: "failed" as const },
+      { status: "authentication_required" as const },
+      { invoice_url: "https://invoice.stripe.com/i/x" },
+    ])
+      expect(historyRowLink(row(over))).toEqual(invoiceLink(row(over)));
+    expect(historyRowLink(row({ status: "failed" }))).toBeNull();
   });
 });
 

@@ -25,6 +25,14 @@ export function invoiceLink(row: InvoiceSummary): InvoiceLink | null {
   return linkOf(row.invoice_url, row.number && !issuedNoInvoice(row.status) ? row.id : null);
 }
 
+/**
+ * Where a history row links: its invoice, or for a payment waiting for the bank's confirmation
+ * (`pay_url`), the row's own page, which offers "Complete payment" too (decision 048's addendum).
+ */
+export function historyRowLink(row: InvoiceSummary): InvoiceLink | null {
+  return row.pay_url ? { href: invoicePagePath(row.id), external: false } : invoiceLink(row);
+}
+
 /** Where an automatic top-up's invoice is, as its billing history row links it. */
 export function attemptInvoiceLink(
   attempt: Pick<AutoTopUpAttempt, "invoice_id" | "invoice_url">,

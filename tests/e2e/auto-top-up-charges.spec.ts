@@ -147,6 +147,12 @@ async function reloadUntil(page: Page, check: () => Promise<void>): Promise<void
 async function openInvoicePage(page: Page, rowId: string): Promise<Locator> {
   expect(rowId, "the row names its id").not.toBe("");
   await page.goto(`/profile/billing/invoice?id=${rowId}`);
+  return openedInvoicePage(page, rowId);
+}
+
+/** The row's own page, now open, once its document has loaded. */
+async function openedInvoicePage(page: Page, rowId: string): Promise<Locator> {
+  await expect(page).toHaveURL(new RegExp(`/profile/billing/invoice\\?id=${rowId}$`));
   const document = page.locator(`[data-invoice="${rowId}"]`);
   await expect(document).toBeVisible(LOADED);
   return document;
@@ -299,9 +305,15 @@ for (const view of VIEWS) {
     await shot(page, "auto-top-up-paused-authentication", view);
     const payUrl = (await complete.getAttribute("href")) ?? "";
     const rowId = (await completeRow.getAttribute("data-complete-payment-row")) ?? "";
+    // Beside it, the row's own page, as every other row links its own.
+    const ownPage = historyRow.getByRole("link", { name: BILLING_TEXT.viewPayment });
+    await expect(ownPage).toHaveAttribute("href", `/profile/billing/invoice?id=${rowId}`);
 
-    // The row's own page offers the same payment page while it waits.
-    const invoicePage = await test.step("open the row's page", () => openInvoicePage(page, rowId));
+    // The row's own page, reached from the row, offers the same payment page while it waits.
+    const invoicePage = await test.step("open the row's page from its link", async () => {
+      await ownPage.click();
+      return openedInvoicePage(page, rowId);
+    });
     await expect(invoicePage).toContainText(BILLING_TEXT.authenticationInvoice);
     const completeHere = invoicePage.getByRole("link", { name: BILLING_TEXT.completePayment });
     await expect(completeHere).toHaveAttribute("href", payUrl);
@@ -342,6 +354,7 @@ for (const view of VIEWS) {
     await expect(historyRow).toContainText(BILLING_TEXT.statusLabels.paid);
     await expect(historyRow.getByRole("link", { name: /INV-\d{4}-\d{6}/ })).toBeVisible();
     await expect(historyRow.getByRole("link", { name: BILLING_TEXT.completePayment })).toHaveCount(0);
+    await expect(historyRow.getByRole("link", { name: BILLING_TEXT.viewPayment })).toHaveCount(0);
     // Paid: what was reserved is charged now.
     await expect(meter).toContainText("€59.50 of €200.00 this month");
     await expect(meter.locator("[data-auto-top-up-reserved]")).toHaveCount(0);

@@ -4,6 +4,7 @@
 // pack whose credits were partly spent is disputed and the dispute lost (the development routes, as
 // the card network would decide), and Billing and the top bar show the hold.
 import type { APIRequestContext, Page } from "@playwright/test";
+import { AUTO_TOP_UP_PAGE_TEXT } from "../../src/lib/auto-top-up-text.ts";
 import { BILLING_TEXT } from "../../src/lib/billing-text.ts";
 import { DISPUTE_HOLD_TEXT } from "../../src/lib/dispute-hold-text.ts";
 import { PROFILE_TEXT } from "../../src/lib/profile-text.ts";
@@ -88,10 +89,22 @@ test("a pack bought with the dispute card: the payment is disputed and its credi
     await expect(pack).toHaveAttribute("data-status", "disputed", { timeout: 2000 });
   }).toPass({ timeout: 20_000 });
   await expect(pack).toContainText(BILLING_TEXT.statusLabels.disputed);
+  // Beside the badge, what "Disputed" means, on the desktop's row and on the phone's card.
+  await expect(pack.locator("[data-disputed-note]")).toHaveText(BILLING_TEXT.disputedNote);
+  await expect(page.locator("[data-disputed-note]:visible")).toHaveCount(1);
+  await page.setViewportSize({ width: 390, height: 844 });
+  const packCard = page.locator("[data-invoice-card]").filter({ hasText: "500 credit pack" });
+  await expect(packCard.locator("[data-disputed-note]")).toBeVisible();
+  await expect(packCard.locator("[data-disputed-note]")).toHaveText(BILLING_TEXT.disputedNote);
+  await expect(page.locator("[data-disputed-note]:visible")).toHaveCount(1);
+  await page.setViewportSize({ width: 1280, height: 900 });
   expect(await balanceOf(request, token)).toBe(before);
   await expect(page.locator("[data-credit-balance]").first()).toContainText(before.toLocaleString("en-GB"));
   // A disputed payment is not a hold: nothing was spent of it.
   await expect(page.locator("[data-dispute-hold]")).toHaveCount(0);
+  // Nor does auto top-up say it is held.
+  await expect(page.locator("[data-auto-top-up] #auto-top-up")).toBeVisible();
+  await expect(page.locator("[data-auto-top-up-held]")).toHaveCount(0);
   expect(await axeViolations(page)).toEqual([]);
   await shots(page, "disputed-pack");
 
@@ -104,6 +117,7 @@ test("a pack bought with the dispute card: the payment is disputed and its credi
   await expect.poll(() => balanceOf(request, token), { timeout: 20_000 }).toBe(before + 500);
   await page.reload();
   await expect(pack).toHaveAttribute("data-status", "paid");
+  await expect(page.locator("[data-disputed-note]")).toHaveCount(0);
   expect(errors).toEqual([]);
 });
 
@@ -149,6 +163,10 @@ test("a pack disputed after some of its credits were spent, and lost: Billing an
   }).toPass({ timeout: 20_000 });
   await expect(alert).toContainText(DISPUTE_HOLD_TEXT.title);
   await expect(pack).toHaveAttribute("data-status", "refunded");
+  // Auto top-up, turned on, would be refused (409): the section says so while the hold lasts.
+  await expect(page.locator("[data-auto-top-up] [data-auto-top-up-held]")).toHaveText(
+    AUTO_TOP_UP_PAGE_TEXT.heldNote,
+  );
   expect(await axeViolations(page)).toEqual([]);
   await shots(page, "dispute-hold");
   // On a phone the mark is inside the menu; its button carries a dot.

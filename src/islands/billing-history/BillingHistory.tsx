@@ -12,7 +12,7 @@ import { onDisputeHold } from "../../lib/account-view.ts";
 import { chosenOrganization, readStoredToken } from "../../lib/auth-storage.ts";
 import { BILLING_TEXT } from "../../lib/billing-text.ts";
 import { isoDay } from "../../lib/format-date.ts";
-import { invoiceLink } from "../../lib/invoice-view.ts";
+import { historyRowLink } from "../../lib/invoice-view.ts";
 import { UI_TEXT } from "../../lib/ui-text.ts";
 import { initSession } from "../../stores/auth.ts";
 import { $billingHistory, loadBillingHistory, openPaymentMethodPage } from "../../stores/billing-history.ts";
@@ -60,22 +60,29 @@ const STATUS_BADGE: Record<InvoiceSummary["status"], string> = {
 
 /**
  * A row's invoice link; without one, "None" (on a phone's card, where no column head names it,
- * "Invoice: None"). A payment the bank waits to have confirmed links its payment page instead, as
- * auto top-up's "Complete payment" does.
+ * "Invoice: None"). A payment the bank waits to have confirmed offers its payment page, as auto
+ * top-up's "Complete payment" does, and its own page beside it, as other rows do.
  */
 function InvoiceCell({ row, labelled = false }: { row: InvoiceSummary; labelled?: boolean }) {
-  if (row.pay_url)
-    return (
-      <a href={row.pay_url} className="btn btn-warning btn-xs" data-complete-payment-row={row.id}>
-        {T.completePayment}
-      </a>
-    );
-  const link = invoiceLink(row);
+  const link = historyRowLink(row);
   if (!link)
     return (
       <span className="text-base-content/60">{labelled ? `${T.invoice}: ${T.noInvoice}` : T.noInvoice}</span>
     );
-  return <InvoiceAnchor link={link}>{`${T.viewInvoice}${row.number ? ` ${row.number}` : ""}`}</InvoiceAnchor>;
+  const anchor = (
+    <InvoiceAnchor link={link}>
+      {row.pay_url ? T.viewPayment : `${T.viewInvoice}${row.number ? ` ${row.number}` : ""}`}
+    </InvoiceAnchor>
+  );
+  if (!row.pay_url) return anchor;
+  return (
+    <span className="inline-flex flex-wrap items-center gap-x-3 gap-y-1">
+      <a href={row.pay_url} className="btn btn-warning btn-xs" data-complete-payment-row={row.id}>
+        {T.completePayment}
+      </a>
+      {anchor}
+    </span>
+  );
 }
 
 /** A row's amount: a credit note's as money paid back ("−€5.95"). */
@@ -100,6 +107,16 @@ function StatusBadge({ row }: { row: InvoiceSummary }) {
   );
 }
 
+/** What a status means where its badge alone would alarm: a disputed payment's. */
+function StatusNote({ row, className }: { row: InvoiceSummary; className: string }) {
+  if (row.document === "credit_note" || row.status !== "disputed") return null;
+  return (
+    <p className={`text-xs ${className}`} data-disputed-note>
+      {T.disputedNote}
+    </p>
+  );
+}
+
 /** A phone's history: one card per payment (seven columns do not fit 390 px). */
 function HistoryList({ rows }: { rows: readonly InvoiceSummary[] }) {
   return (
@@ -111,6 +128,7 @@ function HistoryList({ rows }: { rows: readonly InvoiceSummary[] }) {
             <StatusBadge row={row} />
           </div>
           <p className="text-sm text-base-content/70 tabular-nums">{isoDay(row.date)}</p>
+          <StatusNote row={row} className="mt-2" />
           <dl className="mt-2 grid grid-cols-[1fr_auto] gap-x-4 text-sm tabular-nums">
             <dt>{T.net}</dt>
             <dd className="text-right">{amountOf(row, row.net)}</dd>
@@ -169,6 +187,7 @@ function HistoryTable({ rows }: { rows: readonly InvoiceSummary[] }) {
               <td className="text-right font-semibold tabular-nums">{amountOf(row, row.total)}</td>
               <td>
                 <StatusBadge row={row} />
+                <StatusNote row={row} className="mt-1 max-w-48" />
               </td>
               <td className="whitespace-nowrap">
                 <InvoiceCell row={row} />
@@ -222,7 +241,8 @@ function AutoTopUpPlaceholder() {
   return <div className="card min-h-72 border border-base-300 bg-base-100" aria-hidden="true" />;
 }
 
-function BillingView() {
+/** `held`: the organisation is on a dispute hold (HoldNotice's alert): auto top-up says what it means there. */
+function BillingView({ held }: { held: boolean }) {
   const state = useStore($billingHistory);
   useEffect(() => {
     if (!firstLoad) void loadBillingHistory();
@@ -261,7 +281,7 @@ function BillingView() {
       {/* The details answer only owners and billing members (403 for other roles), as auto top-up's do. */}
       {state.details && (
         <Suspense fallback={<AutoTopUpPlaceholder />}>
-          <AutoTopUp />
+          <AutoTopUp held={held} />
         </Suspense>
       )}
       {/* Nothing to list for a role without billing: the note above says why. */}
@@ -326,7 +346,7 @@ export default function BillingHistory({ contact }: { contact: string }) {
       {(user) => (
         <>
           <HoldNotice user={user} contact={contact} />
-          {seesBilling(user.organization) ? <BillingView /> : <NotForRole />}
+          {seesBilling(user.organization) ? <BillingView held={onDisputeHold(user)} /> : <NotForRole />}
         </>
       )}
     </RouteGuard>

@@ -241,7 +241,8 @@ function Loaded({ data }: { data: AutoTopUpData }) {
   );
 }
 
-export default function AutoTopUp() {
+/** `held`: the organisation is on a dispute hold (the page's alert), during which it stays off. */
+export default function AutoTopUp({ held = false }: { held?: boolean }) {
   const state = useStore($autoTopUp);
   const [cardReturn, setCardReturn] = useState<CardReturn>(null);
   const section = useRef<HTMLElement>(null);
@@ -278,6 +279,11 @@ export default function AutoTopUp() {
           <p className="text-sm">{T.intro}</p>
           <CardReturnNotice state={cardReturn} />
         </div>
+        {held && (
+          <p className="text-sm font-medium" data-auto-top-up-held>
+            {T.heldNote}
+          </p>
+        )}
         {state.status === "failed" && (
           <div role="alert" className="alert alert-error text-sm">
             <span>{T.loadFailed}</span>
