@@ -171,7 +171,7 @@ describe("rate limits in memory (the default)", () => {
       consume: async (_name, key) =>
         key === "full"
           ? { allowed: false, retryAfterSeconds: 5 }
-          : { allowed: true, windowEndsAt: ends[key] },
+          : { allowed: true, windowEndsAt: ends[key] ?? 0 },
       check: async () => ({ allowed: true }),
       refund: async (_name, key) => void refunded.push(key),
       clear: async () => {},
