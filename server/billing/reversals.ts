@@ -135,7 +135,10 @@ export async function applyRefund(
     if (!applied) return null;
     await tx
       .update(creditGrants)
-      .set({ remaining: grant.remaining - takenBack })
+      .set({
+        remaining: grant.remaining - (takenBack - step.fromFrozen),
+        frozen: grant.frozen - step.fromFrozen,
+      })
       .where(eq(creditGrants.id, grant.id));
   }
   await tx

@@ -62,6 +62,7 @@ describe("refundStep", () => {
     expect(refundStep(PAID, 2000, GRANT)).toEqual({
       refundedSoFar: 2000,
       takenBack: 200_000,
+      fromFrozen: 0,
       status: "paid",
     });
   });
@@ -71,6 +72,7 @@ describe("refundStep", () => {
     expect(refundStep(once, 3000, GRANT)).toEqual({
       refundedSoFar: 3000,
       takenBack: 100_000,
+      fromFrozen: 0,
       status: "paid",
     });
   });
@@ -80,6 +82,7 @@ describe("refundStep", () => {
     expect(refundStep(once, 5000, { ...GRANT, remaining: 250_000 })).toEqual({
       refundedSoFar: 5000,
       takenBack: 250_000,
+      fromFrozen: 0,
       status: "refunded",
     });
   });
@@ -88,7 +91,28 @@ describe("refundStep", () => {
     expect(refundStep(PAID, 9000, GRANT)).toEqual({
       refundedSoFar: 5000,
       takenBack: 500_000,
+      fromFrozen: 0,
       status: "refunded",
+    });
+  });
+
+  it("during a dispute takes from what it froze first, then from what is left", () => {
+    // 150,000 spent before the dispute froze the 350,000 left.
+    const disputed = { ...PAID, status: "disputed" as const };
+    const grant = { amount: 500_000, remaining: 0, frozen: 350_000 };
+    // Half the payment: half the grant, all of it out of the frozen.
+    expect(refundStep(disputed, 2500, grant)).toEqual({
+      refundedSoFar: 2500,
+      takenBack: 250_000,
+      fromFrozen: 250_000,
+      status: "disputed",
+    });
+    // All of it: every unspent credit.
+    expect(refundStep(disputed, 5000, grant)).toMatchObject({ takenBack: 350_000, fromFrozen: 350_000 });
+    // Where both hold some, the frozen go first.
+    expect(refundStep(disputed, 5000, { ...grant, remaining: 50_000, frozen: 300_000 })).toMatchObject({
+      takenBack: 350_000,
+      fromFrozen: 300_000,
     });
   });
 
@@ -107,6 +131,7 @@ describe("refundStep", () => {
     expect(refundStep(PAID, 5000, undefined)).toEqual({
       refundedSoFar: 5000,
       takenBack: 0,
+      fromFrozen: 0,
       status: "refunded",
     });
   });

@@ -40,6 +40,8 @@ export interface RefundStep {
   refundedSoFar: number;
   /** Credits taken back from the grant (0 without one). */
   takenBack: number;
+  /** How many of them came out of what an open dispute froze (the rest out of `remaining`). */
+  fromFrozen: number;
   status: PaymentStatus;
 }
 
@@ -50,15 +52,21 @@ export interface RefundStep {
 export function refundStep(
   payment: PaymentRecord,
   amountRefunded: number,
-  grant: Pick<GrantBalance, "amount" | "remaining"> | undefined,
+  grant: GrantBalance | undefined,
 ): RefundStep | null {
   const refundedSoFar = Math.min(amountRefunded, payment.total);
   const delta = refundedSoFar - payment.refunded;
   if (delta <= 0) return null;
-  const takenBack = grant ? creditsToTakeBack(grant, { delta, refundedSoFar, total: payment.total }) : 0;
+  // The credits not spent are those left and those an open dispute froze. A refund during a dispute
+  // (Stripe allows one during an inquiry, and a prevented dispute comes with one) takes from the
+  // frozen first: the dispute's close then has only the rest to give back or take, and a refunded
+  // payment's credits never come back with an inquiry closed in the seller's favour.
+  const unspent = grant && { amount: grant.amount, remaining: grant.remaining + grant.frozen };
+  const takenBack = unspent ? creditsToTakeBack(unspent, { delta, refundedSoFar, total: payment.total }) : 0;
   return {
     refundedSoFar,
     takenBack,
+    fromFrozen: Math.min(grant?.frozen ?? 0, takenBack),
     status: refundedSoFar >= payment.total ? "refunded" : payment.status,
   };
 }

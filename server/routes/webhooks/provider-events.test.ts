@@ -376,6 +376,20 @@ describe.each(TEST_DATABASES)("provider events beyond a card payment (%s)", (kin
       );
     });
 
+    it("an inquiry answered with a refund and then closed gives nothing back twice", async () => {
+      const purchase = await withTopUp();
+      const token = purchase.user.accessToken;
+      const before = (await me(ctx.t, token)).credit_balance;
+      // Stripe allows refunding during an inquiry (review 91, H1: the frozen credits came back on
+      // top of the refund once warning_closed read as won).
+      await send(dispute(purchase, "created", "warning_needs_response"));
+      await send(refund(purchase, purchase.total));
+      await send(dispute(purchase, "closed", "warning_closed"));
+      expect((await me(ctx.t, token)).credit_balance).toBe(before - 500);
+      expect(await topUpRow(token)).toMatchObject({ status: "refunded", refunded: purchase.total });
+      expect(await topUpRemaining(token)).toBe(0);
+    });
+
     it("a dispute lost after the pack's credits were spent puts the account on hold until an admin clears it", async () => {
       const purchase = await withTopUp();
       const token = purchase.user.accessToken;
