@@ -9,7 +9,7 @@
 // (ACCOUNT-SECURITY.md), and the card's dispute comes before anything can be spent. So a developer
 // can also dispute a payment made earlier (POST /_dev/billing/disputes {invoice_number}), as a card
 // holder does weeks later: spend some of its credits first, then lose the dispute, and the hold shows.
-import { and, eq } from "drizzle-orm";
+import { and, asc, eq } from "drizzle-orm";
 import { invoices, webhookDeliveries } from "../../db/schema/index.ts";
 import type { DbOrTx } from "../../db/types.ts";
 import { newStripeId } from "../stripe/format.ts";
@@ -61,12 +61,17 @@ interface DisputeObject {
   created: number;
 }
 
-/** The dispute objects of the stand-in's queued events of `type`. */
+/**
+ * The dispute objects of the stand-in's queued events of `type`, oldest first ("the latest dispute"
+ * of a payment is the last: a delivery row is updated as it is sent, which moves it in a table's
+ * physical order on PostgreSQL).
+ */
 async function queuedDisputes(db: DbOrTx, type: "charge.dispute.created" | "charge.dispute.closed") {
   const rows = await db
     .select({ payload: webhookDeliveries.payload })
     .from(webhookDeliveries)
-    .where(eq(webhookDeliveries.type, type));
+    .where(eq(webhookDeliveries.type, type))
+    .orderBy(asc(webhookDeliveries.createdAt), asc(webhookDeliveries.id));
   return rows.map((r) => (JSON.parse(r.payload) as { data: { object: DisputeObject } }).data.object);
 }
 
