@@ -10,7 +10,7 @@ export const CARD_UNKNOWN_MESSAGE =
   "This test checkout accepts the test cards 4242 4242 4242 4242 (pays), 4000 0000 0000 0002 (declined), 4000 0000 0000 0341 (pays now, declines renewals) and 4000 0000 0000 0259 (pays, then the payment is disputed).";
 /** Why the dispute card is refused for a subscription: the stand-in disputes one-off payments only. */
 export const CARD_DISPUTE_ONE_OFF_MESSAGE =
-  "4000 0000 0000 0259 (pays, then the payment is disputed) is for credit packs: pay a plan with another card.";
+  "4000 0000 0000 0259 (pays, then the payment is disputed) is for credit packs: use another card here.";
 export const CARD_MISSING_MESSAGE = "Enter a card number.";
 
 export const TEST_CARDS = {
