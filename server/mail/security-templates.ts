@@ -99,8 +99,8 @@ export function accountDeletedMail(args: SecurityMailArgs & { lost: AccountDelet
 function teamsDeletedText(teams: readonly string[]): string {
   const names = teams.map((name) => `"${name}"`).join(", ");
   return teams.length === 1
-    ? `The team organisation only you were in was deleted with it: ${names}. Any plan it had ended without a refund, its credits were written off, and its API keys no longer work.`
-    : `The team organisations only you were in were deleted with it: ${names}. Any plans they had ended without a refund, their credits were written off, and their API keys no longer work.`;
+    ? `The team organisation only you were in was deleted with it: ${names}. Any plan it had ended without a refund, any credits it had were written off, its auto top-up and saved card went with it, and its API keys and invitations no longer work.`
+    : `The team organisations only you were in were deleted with it: ${names}. Any plans they had ended without a refund, any credits they had were written off, their auto top-up and saved cards went with them, and their API keys and invitations no longer work.`;
 }
 
 export function newBrowserSignInMail(args: SecurityMailArgs & { browser: string }): MailMessage {
