@@ -173,7 +173,7 @@ export const AUTO_TOP_UP_TEXT = {
    * 409: turning it on, or resuming it, while the organisation is on a dispute hold: a charge would
    * turn it off again at once (AUTO-TOP-UP.md, "Off"), after the consent was stored.
    */
-  disputeHold: "Auto top-up stays off while a payment is disputed. Contact support.",
+  disputeHold: "Auto top-up stays off while your account is on hold for a disputed payment. Contact support.",
   /** 409: resuming with the card of a member who left (ORGANISATIONS.md); a newly saved card resumes it. */
   cardOfMemberWhoLeft: "The member who saved this card left. Save a card to turn auto top-up on again.",
   /** 422 on `consent`: turning it on, or changing it while on, without accepting the text. */

@@ -30,7 +30,7 @@ export const BILLING_TEXT = {
   completePayment: COMPLETE_PAYMENT,
   noInvoice: "None",
   /** With a disputed payment's badge: "Disputed" alone reads as an error to someone who disputed nothing. */
-  disputedNote: "Your bank disputed this payment. Its credits are held until the dispute is settled.",
+  disputedNote: "Your bank disputed this payment. Its credits are set aside until the dispute is settled.",
   emptyTitle: "No payments yet",
   emptyBody: "When you buy a plan or a top-up pack, each payment and its invoice appear here.",
   /** Static under the heading: it paints with the page (and stays the largest text, for LCP). */
