@@ -62,7 +62,8 @@ export interface AccountDeletionLoss {
   credits: number;
   /**
    * The team organisations only the account was in, deleted with it (their names). Their own
-   * deletion mail went to their owners, this account's address among them, which the erasure drops.
+   * deletion mail went to their owners, this account's address among them, which the erasure drops
+   * unless it was sent first.
    */
   teams?: readonly string[];
 }
