@@ -8,7 +8,8 @@ import { webhookDeliveries } from "../../db/schema/index.ts";
 import { useTestApp } from "../../testing/suite.ts";
 import { parseStripeEventJson } from "../stripe/event-parser.ts";
 import { enqueueEvent } from "./deliveries.ts";
-import { chargeOfPaymentIntent, closeDispute, openDispute } from "./disputes.ts";
+import { closeDispute, openDispute } from "./disputes.ts";
+import { unclaimedChargeId } from "./refunds.ts";
 import { seconds } from "./stripe-objects.ts";
 
 describe.each(TEST_DATABASES)("the local checkout's disputes (%s)", (kind) => {
@@ -37,14 +38,14 @@ describe.each(TEST_DATABASES)("the local checkout's disputes (%s)", (kind) => {
       object: "dispute",
       amount: 5950,
       currency: "eur",
-      charge: chargeOfPaymentIntent("pi_ABC123"),
+      charge: unclaimedChargeId("pi_ABC123"),
       payment_intent: "pi_ABC123",
       reason: "fraudulent",
       status: "needs_response",
       is_charge_refundable: false,
       created: seconds(now),
     });
-    expect(chargeOfPaymentIntent("pi_ABC123")).toBe("ch_ABC123");
+    expect(unclaimedChargeId("pi_ABC123")).toBe("ch_ABC123");
     const parsed = parseStripeEventJson(second?.payload ?? "");
     expect(parsed).toMatchObject({
       ok: true,

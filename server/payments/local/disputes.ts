@@ -15,10 +15,8 @@ import type { DbOrTx } from "../../db/types.ts";
 import { newStripeId } from "../stripe/format.ts";
 import { enqueueEvent } from "./deliveries.ts";
 import { type DisputeInput, disputeEvent, type EventMeta } from "./event-builders.ts";
+import { unclaimedChargeId } from "./refunds.ts";
 import { seconds } from "./stripe-objects.ts";
-
-/** A checkout payment's one charge: "ch_" and its payment intent's id (as refunds.ts names unclaimed ones). */
-export const chargeOfPaymentIntent = (paymentIntentId: string) => `ch_${paymentIntentId.replace(/^pi_/, "")}`;
 
 /** What a dispute is about: the payment intent, and the gross amount it charged. */
 interface DisputedPayment {
@@ -40,7 +38,7 @@ export async function openDispute(
 ): Promise<string> {
   const dispute: DisputeInput = {
     id: newStripeId("du"),
-    chargeId: chargeOfPaymentIntent(payment.paymentIntentId),
+    chargeId: unclaimedChargeId(payment.paymentIntentId),
     paymentIntentId: payment.paymentIntentId,
     amount: payment.amount,
     currency: payment.currency,

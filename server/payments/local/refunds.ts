@@ -16,10 +16,11 @@ import { type LocalStripeObjects, seconds } from "./stripe-objects.ts";
 export const localChargeId = (invoiceId: string) => `ch_${invoiceId.replaceAll("-", "")}`;
 
 /**
- * The charge of a payment we never recorded (no invoice row): named after what carried it, so that
- * every event describing the payment names the same charge.
+ * The charge of a payment named after what carried it (its payment intent or invoice), so that
+ * every event describing the payment names the same charge: a payment we never recorded, and the
+ * one a dispute names (disputes.ts).
  */
-const unclaimedChargeId = (carrier: string) => `ch_${carrier.replace(/^(pi|in)_/, "")}`;
+export const unclaimedChargeId = (carrier: string) => `ch_${carrier.replace(/^(pi|in)_/, "")}`;
 
 export function localRefunds(deps: {
   clock: Clock;
