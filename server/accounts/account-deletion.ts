@@ -4,6 +4,7 @@
 // the charges, which they explain. The user row stays for them to point at, with nothing personal
 // left: the username and address become the row's id, so both are free to register again.
 import { and, eq, isNotNull, isNull, lte, or, sql } from "drizzle-orm";
+import type { Logger } from "pino";
 import { appendSecurityEvent, type RequestOrigin } from "../audit/security-events.ts";
 import {
   apiKeys,
@@ -46,7 +47,14 @@ export const deletedEmail = (userId: string) => `deleted~${userId}@deleted.inval
  */
 export async function eraseAccount(
   tx: Tx,
-  args: { userId: string; unusablePasswordHash: string; now: Date; origin: RequestOrigin },
+  args: {
+    userId: string;
+    unusablePasswordHash: string;
+    now: Date;
+    origin: RequestOrigin;
+    /** Told when the account's address history is incomplete (held-addresses.ts). */
+    logger: Pick<Logger, "warn">;
+  },
 ): Promise<void> {
   const { userId, now } = args;
   // The account's lock before its mailed links', as email-change.ts takes them: a link followed
@@ -54,7 +62,7 @@ export async function eraseAccount(
   const account = await lockAccount(tx, userId);
   // Every address the account had, read before its links go: the mails and invitations written to
   // an earlier one are the person's too (decision 021, addendum "Every address the account had").
-  const held = account ? await readHeldAddresses(tx, account) : [];
+  const held = account ? await readHeldAddresses(tx, account, args.logger) : [];
   // The personal organisation's keys; those made in team organisations went as the account left
   // them (orgs/org-deletion.ts), where the shared keys it made keep working (ORGANISATIONS.md).
   await tx

@@ -2,10 +2,15 @@
 import { PgDialect } from "drizzle-orm/pg-core";
 import { describe, expect, it } from "vitest";
 import { billingMails } from "../db/schema/index.ts";
+import { createLogger } from "../logger.ts";
 import { type AddressLink, addressedWhileHeld, heldAddresses } from "./held-addresses.ts";
 
 const at = (minute: number) => new Date(Date.UTC(2030, 0, 15, 10, minute));
-const account = { email: "Ann.Now@example.com", createdAt: at(0) };
+const account = {
+  id: "0b6f3c1e-5d4a-4e2b-9c8d-7a6b5c4d3e2f",
+  email: "Ann.Now@example.com",
+  createdAt: at(0),
+};
 const link = (kind: AddressLink["kind"], email: string, createdAt: number, usedAt: number | null) => ({
   kind,
   email,
@@ -13,12 +18,23 @@ const link = (kind: AddressLink["kind"], email: string, createdAt: number, usedA
   usedAt: usedAt === null ? null : at(usedAt),
 });
 
+/** heldAddresses with a logger whose JSON lines are kept. */
+function held(links: readonly AddressLink[]) {
+  const lines: string[] = [];
+  const logger = createLogger({ level: "info" }, { write: (line: string) => void lines.push(line) });
+  const periods = heldAddresses(account, links, logger);
+  const logs = lines.map((line) => JSON.parse(line) as { level: number; msg: string; userId?: string });
+  return { periods, logs };
+}
+
+const INCOMPLETE = `Erasure: address history incomplete for account ${account.id}`;
+
 describe("heldAddresses", () => {
   it("is the current address since the account's creation when it never changed", () => {
     // A change asked for and never followed: that address was never the account's.
-    expect(heldAddresses(account, [link("change", "never@example.com", 5, null)])).toEqual([
-      { email: "ann.now@example.com", from: at(0), until: null },
-    ]);
+    const { periods, logs } = held([link("change", "never@example.com", 5, null)]);
+    expect(periods).toEqual([{ email: "ann.now@example.com", from: at(0), until: null }]);
+    expect(logs).toEqual([]);
   });
 
   it("follows each link in the order they were followed, the first way back naming the first address", () => {
@@ -32,7 +48,9 @@ describe("heldAddresses", () => {
       link("revert", "first@example.com", 40, null),
       link("change", "expired@example.com", 50, null),
     ];
-    expect(heldAddresses(account, links)).toEqual([
+    const { periods, logs } = held(links);
+    expect(logs).toEqual([]);
+    expect(periods).toEqual([
       { email: "first@example.com", from: at(0), until: at(10) },
       { email: "second@example.com", from: at(10), until: at(20) },
       { email: "ann.now@example.com", from: at(20), until: at(30) },
@@ -41,10 +59,26 @@ describe("heldAddresses", () => {
     ]);
   });
 
-  it("leaves out the first address when no way back names it, and keeps the rest", () => {
-    expect(heldAddresses(account, [link("change", "ann.now@example.com", 9, 10)])).toEqual([
-      { email: "ann.now@example.com", from: at(10), until: null },
+  it("leaves out the first address when no way back names it, keeps the rest and warns", () => {
+    const { periods, logs } = held([link("change", "ann.now@example.com", 9, 10)]);
+    expect(periods).toEqual([{ email: "ann.now@example.com", from: at(10), until: null }]);
+    // Level 40: a warning, naming the account (never an address) for the operator to look into.
+    expect(logs).toEqual([expect.objectContaining({ level: 40, msg: INCOMPLETE, userId: account.id })]);
+  });
+
+  it("does not take a later change's way back for the first address, whose period stays out", () => {
+    // first → second (minute 10, its way back missing) → now (minute 20, way back to second):
+    // second was the account's from minute 10 only, so it gets no earlier period.
+    const { periods, logs } = held([
+      link("change", "second@example.com", 9, 10),
+      link("change", "ann.now@example.com", 19, 20),
+      link("revert", "second@example.com", 20, null),
     ]);
+    expect(periods).toEqual([
+      { email: "second@example.com", from: at(10), until: at(20) },
+      { email: "ann.now@example.com", from: at(20), until: null },
+    ]);
+    expect(logs).toEqual([expect.objectContaining({ level: 40, msg: INCOMPLETE })]);
   });
 });
 

@@ -9,6 +9,7 @@
 // addressed to it is this account's only when written within it.
 import { and, eq, gte, lt, or, type SQL, sql } from "drizzle-orm";
 import type { PgColumn } from "drizzle-orm/pg-core";
+import type { Logger } from "pino";
 import { emailChanges, type UserRow } from "../db/schema/index.ts";
 import type { DbOrTx } from "../db/types.ts";
 
@@ -30,22 +31,34 @@ export interface AddressLink {
 /**
  * The account's addresses, oldest first, from its links: the one it registered with from its
  * creation, then each link's address from the instant it was followed, the current one last.
+ *
+ * The registered address is known only from the first change's way back, issued in the instant
+ * that change was followed. Should that row be missing, the address is unknown: another way back
+ * holds the address before a later change, which the account had only from an earlier link on,
+ * and pinning it (or any guess) to the time since the creation would erase another account's mails
+ * at it (decision 021, addendum: "only the person's"). So that period is left out, and the
+ * operator is told, to erase what was mailed to the first address by hand.
  */
 export function heldAddresses(
-  account: Pick<UserRow, "email" | "createdAt">,
+  account: Pick<UserRow, "id" | "email" | "createdAt">,
   links: readonly AddressLink[],
+  logger: Pick<Logger, "warn">,
 ): HeldAddress[] {
   const followed = links
     .filter((l): l is AddressLink & { usedAt: Date } => l.usedAt !== null)
     .sort((a, b) => a.usedAt.getTime() - b.usedAt.getTime());
-  // The first change's way back holds the address before it, and is never deleted while the account
-  // lives (a way back deletes only those issued after its own).
-  const [firstWayBack] = links
-    .filter((l) => l.kind === "revert")
-    .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
+  const [first] = followed;
   const periods: HeldAddress[] = [];
-  let email = followed.length === 0 ? account.email : firstWayBack?.email;
+  let email: string | undefined = account.email;
   let from = account.createdAt;
+  if (first) {
+    // The first change's way back is never deleted while the account lives (a way back deletes
+    // only those issued after its own), and holds the address the account had before it.
+    email = links.find((l) => l.kind === "revert" && l.createdAt.getTime() === first.usedAt.getTime())?.email;
+    if (email === undefined) {
+      logger.warn({ userId: account.id }, `Erasure: address history incomplete for account ${account.id}`);
+    }
+  }
   for (const link of followed) {
     if (email !== undefined) periods.push({ email: email.toLowerCase(), from, until: link.usedAt });
     email = link.email;
@@ -59,6 +72,7 @@ export function heldAddresses(
 export async function readHeldAddresses(
   db: DbOrTx,
   account: Pick<UserRow, "id" | "email" | "createdAt">,
+  logger: Pick<Logger, "warn">,
 ): Promise<HeldAddress[]> {
   const links = await db
     .select({
@@ -69,7 +83,7 @@ export async function readHeldAddresses(
     })
     .from(emailChanges)
     .where(eq(emailChanges.userId, account.id));
-  return heldAddresses(account, links);
+  return heldAddresses(account, links, logger);
 }
 
 /**

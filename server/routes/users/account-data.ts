@@ -254,7 +254,7 @@ export function accountDataRoutes(deps: ApiDeps & { billing: Billing }): OpenAPI
         left = await leaveEveryTeam(tx, actor, now);
         // Nor one the account opened for a team it leaves.
         for (const orgId of left.keys()) await deps.billing.closeOpenCheckouts(tx, orgId, user.id);
-        await eraseAccount(tx, { userId: user.id, unusablePasswordHash, now, origin });
+        await eraseAccount(tx, { userId: user.id, unusablePasswordHash, now, origin, logger: deps.logger });
       };
       try {
         // The provider first, in the same transaction as the erasure: both happen, or neither. What
