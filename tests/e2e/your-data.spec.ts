@@ -6,6 +6,7 @@ import { readFile } from "node:fs/promises";
 import { AUDIT_LOG_KEPT } from "../../contract/data-retention.ts";
 import { DETAIL } from "../../contract/messages.ts";
 import { ORG_DETAIL } from "../../contract/org-messages.ts";
+import { ACCOUNT_DELETION_POINTS } from "../../src/lib/account-deletion-points.ts";
 import { CONFIRM_EMAIL_TEXT } from "../../src/lib/confirm-email-text.ts";
 import { SECURITY_EVENT_NAMES, SECURITY_TEXT } from "../../src/lib/security-text.ts";
 import { ERROR_TEXT } from "../../src/lib/ui-text.ts";
@@ -55,8 +56,12 @@ test("a customer downloads their data, then deletes the account; the name is fre
   const dialog = page.getByRole("dialog", { name: T.confirmTitle });
   const confirm = dialog.getByRole("button", { name: T.confirm });
   await expect(confirm).toBeDisabled();
-  // The dialog says what is kept, and points to nothing it does not hold.
-  await expect(dialog).toContainText(T.deleteBody);
+  // The dialog says what deleting ends and what is kept, one point a line rather than the page's
+  // paragraph, and points to nothing it does not hold.
+  const points = dialog.locator("[data-deletion-points]");
+  await expect(points.locator("p")).toHaveText(ACCOUNT_DELETION_POINTS.lead);
+  await expect(points.getByRole("listitem")).toHaveText([...ACCOUNT_DELETION_POINTS.points]);
+  await expect(dialog).not.toContainText(T.deleteBody);
   await expect(dialog).not.toContainText(T.seeLogBelow);
   expect(await axeViolations(page)).toEqual([]);
   await dialog.getByLabel(T.confirmLabel(user.username)).fill(user.username.toUpperCase());

@@ -4,6 +4,7 @@
 // (the audit log's entries) is said beside it.
 import { useState } from "react";
 import { AUDIT_LOG_KEPT } from "../../../contract/data-retention.ts";
+import { ACCOUNT_DELETION_POINTS } from "../../lib/account-deletion-points.ts";
 import { asApiError } from "../../lib/api-client.ts";
 import { chooseOrganization } from "../../lib/auth-storage.ts";
 import { accountActionErrorMessage } from "../../lib/error-messages.ts";
@@ -94,7 +95,15 @@ function DeleteDialog({ open, username, onClose }: { open: boolean; username: st
       }
     >
       <div className="flex flex-col gap-3">
-        <p className="text-sm">{T.deleteBody}</p>
+        {/* One point a line, to scan before typing the username; the page says it as a paragraph. */}
+        <div className="text-sm" data-deletion-points>
+          <p>{ACCOUNT_DELETION_POINTS.lead}</p>
+          <ul className="mt-1 list-disc ps-5">
+            {ACCOUNT_DELETION_POINTS.points.map((point) => (
+              <li key={point}>{point}</li>
+            ))}
+          </ul>
+        </div>
         {refusal && <TeamsRefusal refusal={refusal} />}
         <label className="flex flex-col gap-1.5 text-sm font-medium">
           {T.confirmLabel(username)}
