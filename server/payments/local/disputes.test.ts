@@ -27,7 +27,9 @@ describe.each(TEST_DATABASES)("the local checkout's disputes (%s)", (kind) => {
   it("opens a dispute of the whole payment, due at once and queued behind the payment's event", async () => {
     const now = ctx.t.clock.now();
     await enqueueEvent(ctx.t.deps.db, { id: "evt_paid", type: "checkout.session.completed" }, now);
-    const id = await openDispute(ctx.t.deps.db, meta("evt_dispute"), payment, now);
+    const opened = await openDispute(ctx.t.deps.db, meta("evt_dispute"), payment, now);
+    const id = opened.disputeId;
+    expect(opened.ok).toBe(true);
     expect(id).toMatch(/^du_[A-Za-z0-9]{24}$/);
     const [first, second] = await queued();
     expect(first?.eventId).toBe("evt_paid");
@@ -62,7 +64,7 @@ describe.each(TEST_DATABASES)("the local checkout's disputes (%s)", (kind) => {
 
   it("closes it once, won or lost, as the same dispute; an unknown id is not found", async () => {
     const opened = ctx.t.clock.now();
-    const id = await openDispute(ctx.t.deps.db, meta("evt_open"), payment, opened);
+    const { disputeId: id } = await openDispute(ctx.t.deps.db, meta("evt_open"), payment, opened);
     ctx.t.clock.advance(3_600_000);
     const now = ctx.t.clock.now();
     expect(await closeDispute(ctx.t.deps.db, meta("evt_lost"), id, "lost", now)).toEqual({
@@ -90,5 +92,26 @@ describe.each(TEST_DATABASES)("the local checkout's disputes (%s)", (kind) => {
       ok: true,
       event: { kind: "dispute", disputeId: id, phase: "closed", status: "lost" },
     });
+  });
+
+  it("never opens a second dispute of a payment, open or closed, as Stripe never does", async () => {
+    const now = ctx.t.clock.now();
+    const first = await openDispute(ctx.t.deps.db, meta("evt_first"), payment, now);
+    expect(first.ok).toBe(true);
+    const whileOpen = await openDispute(ctx.t.deps.db, meta("evt_second"), payment, now);
+    expect(whileOpen).toEqual({ ok: false, reason: "already_disputed", disputeId: first.disputeId });
+    await closeDispute(ctx.t.deps.db, meta("evt_won"), first.disputeId, "won", now);
+    const afterWon = await openDispute(ctx.t.deps.db, meta("evt_third"), payment, now);
+    expect(afterWon).toEqual({ ok: false, reason: "already_disputed", disputeId: first.disputeId });
+    // Another payment is disputed as usual.
+    const other = await openDispute(
+      ctx.t.deps.db,
+      meta("evt_other"),
+      { ...payment, paymentIntentId: "pi_XYZ" },
+      now,
+    );
+    expect(other.ok).toBe(true);
+    const created = (await queued()).filter((r) => r.type === "charge.dispute.created");
+    expect(created.map((r) => r.event.data.object.payment_intent)).toEqual(["pi_ABC123", "pi_XYZ"]);
   });
 });

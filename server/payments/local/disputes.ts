@@ -9,6 +9,8 @@
 // (ACCOUNT-SECURITY.md), and the card's dispute comes before anything can be spent. So a developer
 // can also dispute a payment made earlier (POST /_dev/billing/disputes {invoice_number}), as a card
 // holder does weeks later: spend some of its credits first, then lose the dispute, and the hold shows.
+// As at Stripe, a payment is disputed once: one disputed before, open or closed, won or lost, is not
+// disputed again (the route answers 409 naming that dispute).
 import { and, asc, eq } from "drizzle-orm";
 import { invoices, webhookDeliveries } from "../../db/schema/index.ts";
 import type { DbOrTx } from "../../db/types.ts";
@@ -25,17 +27,27 @@ interface DisputedPayment {
   currency: string;
 }
 
+type OpenDisputeResult =
+  | { ok: true; disputeId: string }
+  /** Disputed before (`disputeId`, open or closed): Stripe never disputes a charge twice. */
+  | { ok: false; reason: "already_disputed"; disputeId: string };
+
 /**
  * Queues charge.dispute.created for `payment`, after everything queued before it in `tx` (the
  * payment's own checkout.session.completed: a dispute of a payment not on record yet would be
- * answered as one billing does not know). Answers the dispute's id.
+ * answered as one billing does not know). Answers the dispute's id; or, for a payment disputed
+ * before (open or closed: Stripe opens one dispute per charge), queues nothing and answers that
+ * dispute's id with `ok: false`. The caller holds the payment's lock (its checkout session's, or
+ * its invoice's), so two requests never both open one.
  */
 export async function openDispute(
   tx: DbOrTx,
   meta: EventMeta,
   payment: DisputedPayment,
   now: Date,
-): Promise<string> {
+): Promise<OpenDisputeResult> {
+  const earlier = await disputeOfPayment(tx, payment.paymentIntentId);
+  if (earlier) return { ok: false, reason: "already_disputed", disputeId: earlier.id };
   const dispute: DisputeInput = {
     id: newStripeId("du"),
     chargeId: unclaimedChargeId(payment.paymentIntentId),
@@ -47,7 +59,7 @@ export async function openDispute(
   };
   // Due now, but ordered a millisecond after the payment's event (deliveries go oldest first).
   await enqueueEvent(tx, disputeEvent(meta, "created", dispute), now, new Date(now.getTime() + 1));
-  return dispute.id;
+  return { ok: true, disputeId: dispute.id };
 }
 
 interface DisputeObject {
@@ -73,16 +85,25 @@ async function queuedDisputes(db: DbOrTx, type: "charge.dispute.created" | "char
   return rows.map((r) => (JSON.parse(r.payload) as { data: { object: DisputeObject } }).data.object);
 }
 
+/** The stand-in's dispute of a payment intent, open or closed; undefined when it was never disputed. */
+async function disputeOfPayment(db: DbOrTx, paymentIntentId: string): Promise<DisputeObject | undefined> {
+  return (await queuedDisputes(db, "charge.dispute.created")).find(
+    (d) => d.payment_intent === paymentIntentId,
+  );
+}
+
 export type CloseDisputeResult =
   | { ok: true; disputeId: string }
   | { ok: false; reason: "not_found" | "already_closed" };
 
-/** The paid-by-card payment of this checkout with invoice number `number`, if any. */
-async function localPayment(tx: DbOrTx, number: string) {
-  const [row] = await tx
+/** The paid-by-card payment of this checkout with invoice number `number`, if any (`lock`: for update). */
+async function localPayment(tx: DbOrTx, number: string, lock = false) {
+  const query = tx
     .select()
     .from(invoices)
-    .where(and(eq(invoices.number, number), eq(invoices.provider, "local")));
+    .where(and(eq(invoices.number, number), eq(invoices.provider, "local")))
+    .$dynamic();
+  const [row] = await (lock ? query.for("update") : query);
   return row;
 }
 
@@ -118,13 +139,12 @@ export async function closeDispute(
   return { ok: true, disputeId: opened.id };
 }
 
-export type DisputePaymentResult =
-  | { ok: true; disputeId: string }
-  | { ok: false; reason: "not_found" | "not_disputable" };
+export type DisputePaymentResult = OpenDisputeResult | { ok: false; reason: "not_found" | "not_disputable" };
 
 /**
  * Disputes a payment made at this checkout earlier, named by its invoice number: a paid one-off
- * payment (a pack, or an auto top-up) that a payment intent carried; a subscription's invoice names none.
+ * payment (a pack, or an auto top-up) that a payment intent carried; a subscription's invoice names
+ * none. A payment disputed before, whatever came of it, is not disputed again.
  */
 export async function disputePayment(
   tx: DbOrTx,
@@ -132,10 +152,14 @@ export async function disputePayment(
   invoiceNumber: string,
   now: Date,
 ): Promise<DisputePaymentResult> {
-  const row = await localPayment(tx, invoiceNumber);
+  // Locked: a second request for the same payment waits, then finds this one's dispute.
+  const row = await localPayment(tx, invoiceNumber, true);
   if (!row) return { ok: false, reason: "not_found" };
-  if (row.status !== "paid" || !row.paymentReference?.startsWith("pi_"))
-    return { ok: false, reason: "not_disputable" };
-  const payment = { paymentIntentId: row.paymentReference, amount: row.total, currency: row.currency };
-  return { ok: true, disputeId: await openDispute(tx, meta, payment, now) };
+  const paymentIntentId = row.paymentReference?.startsWith("pi_") ? row.paymentReference : null;
+  if (!paymentIntentId) return { ok: false, reason: "not_disputable" };
+  const earlier = await disputeOfPayment(tx, paymentIntentId);
+  if (earlier) return { ok: false, reason: "already_disputed", disputeId: earlier.id };
+  if (row.status !== "paid") return { ok: false, reason: "not_disputable" };
+  const payment = { paymentIntentId, amount: row.total, currency: row.currency };
+  return openDispute(tx, meta, payment, now);
 }

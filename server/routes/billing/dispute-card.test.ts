@@ -48,6 +48,13 @@ describe.each(TEST_DATABASES)("the dispute test card at the local checkout (%s)"
       { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) },
       env as Record<string, unknown>,
     );
+  /** POST /_dev/billing/disputes: disputes an earlier payment. */
+  const open = (body: unknown, env: unknown = LOOPBACK) =>
+    ctx.t.app.request(
+      "/_dev/billing/disputes",
+      { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) },
+      env as Record<string, unknown>,
+    );
   /** A paying customer who bought the 500 pack with the dispute card: their token and the dispute. */
   const buyDisputedPack = async (name: string) => {
     const user = await verifiedUser(ctx.t, name);
@@ -107,6 +114,30 @@ describe.each(TEST_DATABASES)("the dispute test card at the local checkout (%s)"
     expect(sent.map((c) => [c.status, c.dispute.status])).toEqual([[200, "lost"]]);
   });
 
+  it("a payment disputed before, open or won, is not disputed again: 409 naming its dispute", async () => {
+    const { token, before, disputeId } = await buyDisputedPack("dispagain");
+    const [pack] = await history(token);
+    const refusal = { detail: expect.stringContaining(disputeId), dispute_id: disputeId };
+    const whileOpen = await open({ invoice_number: pack?.number });
+    expect(whileOpen.status).toBe(409);
+    expect(await whileOpen.json()).toEqual(refusal);
+    expect((await close(disputeId, { status: "won" })).status).toBe(200);
+    await ctx.t.tasks.idle();
+    expect((await history(token))[0]?.status).toBe("paid");
+    // Paid again after the won dispute, yet Stripe never disputes the same charge a second time.
+    const again = await open({ invoice_number: pack?.number });
+    expect(again.status).toBe(409);
+    const body = (await again.json()) as { detail: string };
+    expect(body).toEqual(refusal);
+    expect(body.detail).toBe(
+      `That payment was disputed already (${disputeId}): a payment is disputed only once`,
+    );
+    expect(await disputeEvents("charge.dispute.created")).toHaveLength(1);
+    await ctx.t.tasks.idle();
+    expect((await history(token))[0]?.status).toBe("paid");
+    expect((await me(ctx.t, token)).credit_balance).toBe(before + 500);
+  });
+
   it("the close route: only from this machine, a known dispute, won or lost", async () => {
     const { disputeId } = await buyDisputedPack("dispguard");
     expect((await close(disputeId, { status: "won" }, {})).status).toBe(403);
@@ -151,12 +182,6 @@ describe.each(TEST_DATABASES)("the dispute test card at the local checkout (%s)"
     expect(spent.status, await spent.clone().text()).toBe(200);
     expect((await ledger(ctx.t, user.accessToken)).find((g) => g.kind === "topup")?.remaining).toBe(495);
 
-    const open = (body: unknown, env: unknown = LOOPBACK) =>
-      ctx.t.app.request(
-        "/_dev/billing/disputes",
-        { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) },
-        env as Record<string, unknown>,
-      );
     expect((await open({ invoice_number: pack?.number }, {})).status).toBe(403);
     expect((await open({})).status).toBe(422);
     expect((await open({ invoice_number: "INV-1999-000001" })).status).toBe(404);

@@ -1,6 +1,7 @@
 // Development only, local provider only: POST /_dev/billing/advance {days} moves the billing clock
 // forward and runs the billing job (what `npm run billing:advance -- --days N` calls);
-// POST /_dev/billing/disputes {invoice_number} disputes an earlier payment, and
+// POST /_dev/billing/disputes {invoice_number} disputes an earlier payment (once: never one disputed
+// before, open or closed, as at Stripe), and
 // POST /_dev/billing/disputes/{id}/close {status: "won" | "lost"} ends a dispute (that one, or one
 // the test card 4000 0000 0000 0259 opened; `id` is its du_… or the payment's invoice number) as
 // the card network would decide it (payments/local/disputes.ts).
@@ -58,6 +59,14 @@ export function devBillingRoutes(db: Db, local: LocalPayments): Hono {
     if (result.ok) return c.json({ dispute_id: result.disputeId, status: "needs_response" }, 201);
     if (result.reason === "not_found")
       return c.json({ detail: "No payment of this checkout has that number" }, 404);
+    if (result.reason === "already_disputed")
+      return c.json(
+        {
+          detail: `That payment was disputed already (${result.disputeId}): a payment is disputed only once`,
+          dispute_id: result.disputeId,
+        },
+        409,
+      );
     return c.json({ detail: "Only a paid credit pack or auto top-up can be disputed here" }, 409);
   });
   app.post("/billing/disputes/:id/close", async (c) => {
