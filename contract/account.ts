@@ -339,6 +339,25 @@ export const userSchema = z.object({
       }),
     ),
   ),
+  /**
+   * On a dispute hold, the invoice of the disputed payment, for an owner or billing member (who can
+   * open it): its id (the portal's invoice page), number and Stripe's hosted page (null for the
+   * local checkout's). Absent without a hold, for other roles, or when the invoice is not known.
+   */
+  dispute_hold_invoice: z.optional(
+    z
+      .object({
+        id: z.string(),
+        number: z.nullable(z.string()),
+        invoice_url: z.nullable(z.string()),
+      })
+      .check(
+        z.meta({
+          description:
+            "On a dispute hold, for an owner or billing member: the invoice of the disputed payment (id, number, Stripe's hosted page or null).",
+        }),
+      ),
+  ),
 });
 export type User = z.infer<typeof userSchema>;
 

@@ -72,14 +72,14 @@ export async function queueBillingMail(
 /**
  * The mails that speak of an organisation that goes on: the plan it is on now and the plans to
  * choose from, auto top-up to turn on again or a payment to confirm on Billing, credits to use before
- * they expire. Once the organisation is deleted (DELETE /v1/orgs/{id}, or the account whose
- * personal organisation it is), each would contradict the deletion, whose own mail and answer say
- * what happened (its credits are lost, its plan and auto top-up are gone), and link to pages that
- * no longer exist: such a mail is not sent. Decided here, as it is about to be sent, and for every
- * way it was queued: in the deletion's own transaction (its plan's end, auto top-up turned off as
- * the plan ended), by the provider's events after it, or by a job. Not in it, so sent: the
- * deletion's own mail (`org_deleted`, orgs/org-mails.ts), queued in the same transaction, which
- * says what ended with it.
+ * they expire, a dispute hold that refuses its keys. Once the organisation is deleted
+ * (DELETE /v1/orgs/{id}, or the account whose personal organisation it is), each would contradict
+ * the deletion, whose own mail and answer say what happened (its credits are lost, its plan and auto
+ * top-up are gone), and link to pages that no longer exist: such a mail is not sent. Decided here,
+ * as it is about to be sent, and for every way it was queued: in the deletion's own transaction (its
+ * plan's end, auto top-up turned off as the plan ended), by the provider's events after it, or by a
+ * job. Not in it, so sent: the deletion's own mail (`org_deleted`, orgs/org-mails.ts), queued in the
+ * same transaction, which says what ended with it.
  */
 const NOT_SENT_ONCE_DELETED: ReadonlySet<string> = new Set([
   "subscription_ended",
@@ -90,6 +90,7 @@ const NOT_SENT_ONCE_DELETED: ReadonlySet<string> = new Set([
   "auto_top_up_paused",
   "auto_top_up_action",
   "topup_expiring",
+  "dispute_hold",
 ]);
 
 /** The dedupe key of an event's mail to a recipient other than the first. */

@@ -33,6 +33,19 @@ export interface PaymentHistoryDeps {
   portalUrl: string;
 }
 
+/**
+ * The portal's page of an invoice, as a mail links it. A team organisation's invoice is read in that
+ * organisation: the link names it, so it opens whichever organisation the reader has chosen in the
+ * portal (a personal one needs nothing).
+ */
+export function invoicePageUrl(
+  portalUrl: string,
+  row: Pick<InvoiceRow, "id" | "userId">,
+  team: boolean,
+): string {
+  return `${portalUrl}/profile/billing/invoice?id=${row.id}${team ? `&org=${row.userId}` : ""}`;
+}
+
 /** The receipt of a payment that has just become paid (once per payment: keyed by its fulfilment key). */
 export async function queueReceipt(
   tx: Tx,
@@ -42,13 +55,11 @@ export async function queueReceipt(
 ): Promise<void> {
   if (!recorded.becamePaid) return;
   const { row } = recorded;
-  // A team organisation's invoice is read in that organisation: the link names it, so it opens
-  // whichever organisation the reader has chosen in the portal (a personal one needs nothing).
   const [org] = await tx
     .select({ personal: organizations.personal })
     .from(organizations)
     .where(eq(organizations.id, row.userId));
-  const orgParam = org && !org.personal ? `&org=${row.userId}` : "";
+  const invoiceUrl = invoicePageUrl(portalUrl, row, org?.personal === false);
   await queueBillingMail(
     tx,
     {
@@ -66,7 +77,7 @@ export async function queueReceipt(
           total: row.total,
           taxRateBasisPoints: row.taxRateBasisPoints,
           taxTreatment: row.taxTreatment,
-          invoiceUrl: `${portalUrl}/profile/billing/invoice?id=${row.id}${orgParam}`,
+          invoiceUrl,
         }),
     },
     now,

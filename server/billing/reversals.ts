@@ -165,6 +165,7 @@ export async function applyDispute(
   row: InvoiceRow,
   p: { disputeId: string; phase: "created" | "closed"; won: boolean },
   now: Date,
+  portalUrl: string,
 ): Promise<boolean> {
   const grant = await grantOf(tx, row);
   if (!grant) return false;
@@ -196,7 +197,7 @@ export async function applyDispute(
     .set({ ...step.payment, updatedAt: now })
     .where(eq(invoices.id, row.id));
   // Last in the transaction: the hold's audit entry takes the chain's lock until the commit.
-  if (step.kind === "dispute_lost") await holdAfterLostDispute(tx, row, grant, p.disputeId, now);
+  if (step.kind === "dispute_lost") await holdAfterLostDispute(tx, row, grant, p.disputeId, now, portalUrl);
   return true;
 }
 
@@ -241,6 +242,8 @@ export async function reversePayment(
       "invoiceOfPayment" | "unclaimedRefundReason" | "autoTopUpAttemptOfInvoice"
     >;
     logger: Logger;
+    /** Links in the dispute hold's mail. */
+    portalUrl: string;
   },
 ): Promise<InvoiceRow | null> {
   const { provider, logger } = deps;
@@ -326,6 +329,7 @@ export async function reversePayment(
     row,
     { disputeId: event.disputeId, phase: event.phase, won: outcome === "won" },
     now,
+    deps.portalUrl,
   );
   logger.info(
     { userId: row.userId, invoiceId: row.id, phase: event.phase, status: event.status, applied },

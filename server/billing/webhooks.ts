@@ -47,6 +47,8 @@ export interface WebhookDeps {
   recordHistory: ReturnType<typeof paymentHistory>;
   queueSubscriptionMails: ReturnType<typeof subscriptionMails>;
   mails: BillingMailSender;
+  /** The portal's address, for the links of the mails queued here (the dispute hold's). */
+  portalUrl: string;
   /** Saved cards and auto top-up invoices (billing/auto-top-up/). */
   autoTopUp: Pick<AutoTopUpEngine, "handleEvent" | "turnOff" | "billingDetailsChanged">;
 }
@@ -292,7 +294,11 @@ export function webhookHandler(deps: WebhookDeps) {
         } else if (isAutoTopUpEvent(event)) {
           await deps.autoTopUp.handleEvent(tx, event, now);
         } else if (event.kind === "charge_refunded" || event.kind === "dispute") {
-          const purchase = await reversePayment(tx, event, now, { provider, logger });
+          const purchase = await reversePayment(tx, event, now, {
+            provider,
+            logger,
+            portalUrl: deps.portalUrl,
+          });
           // A dispute of an automatic payment: the card is not charged again without a person. A
           // lost one of any payment that put the organisation on hold: off while it is on hold
           // (AUTO-TOP-UP.md, "Off"), and on again only with new consent.

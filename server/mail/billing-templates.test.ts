@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   cancellationConfirmedMail,
+  disputeHoldMail,
   paymentFailedMail,
   planChangeAppliedMail,
   planChangeScheduledMail,
@@ -88,6 +89,35 @@ describe("billing mails: every one rendered as text and HTML, with its link", ()
       "top-up expiring",
       topUpExpiringMail(user, { credits: 312.5, pack: "500 credit pack", date: "2027-05-24", usageUrl: url }),
       ["312.5 credits of your 500 credit pack", "2027-05-24"],
+    ],
+    [
+      "dispute hold, a team's",
+      disputeHoldMail(user, {
+        number: "INV-2026-000007",
+        description: "500 credit pack",
+        currency: "eur",
+        total: 5950,
+        invoiceUrl: url,
+        team: "Acme",
+      }),
+      [
+        "Acme is on hold",
+        "The bank took back the payment of €59.50 for invoice INV-2026-000007 after a dispute",
+        "The organisation Acme is on hold until our support team clears it: API calls with its keys are refused",
+        "contact support",
+      ],
+    ],
+    [
+      "dispute hold, an invoice not numbered yet",
+      disputeHoldMail(user, {
+        number: null,
+        description: "500 credit pack",
+        currency: "eur",
+        total: 5950,
+        invoiceUrl: url,
+        team: null,
+      }),
+      ["account is on hold", "the payment of €59.50 for 500 credit pack", "API calls with your keys"],
     ],
   ])("%s", (_case, mail, phrases) => {
     expect(mail.to).toBe("ann@example.com");

@@ -1,7 +1,7 @@
 // The billing e-mails (text and HTML, like the account mails): a payment receipt with its invoice,
 // a failed payment with the link to update the card, a plan change scheduled and applied, a
-// cancellation confirmed, a subscription ended, top-up credits about to expire, and credits support
-// granted. Dates are
+// cancellation confirmed, a subscription ended, top-up credits about to expire, credits support
+// granted, and a dispute hold placed. Dates are
 // Berlin calendar days; amounts are exact (cents), as on the invoice.
 import { formatMoney as money } from "../../contract/money.ts";
 import { formatRate, invoiceNote, type TaxTreatment } from "../domain/vat.ts";
@@ -176,5 +176,38 @@ export function goodwillGrantMail(
     ],
     action: { label: "See your credits", url: p.profileUrl },
     closing: "Questions about these credits? Reply to this e-mail.",
+  });
+}
+
+/**
+ * A lost dispute put the organisation on hold (ACCOUNT-SECURITY.md): what happened to which payment,
+ * what the hold stops, and what to do (as the portal's alert says: contact support).
+ */
+export function disputeHoldMail(
+  user: MailUser,
+  p: {
+    /** The disputed payment's invoice number; null when the provider has not numbered it yet. */
+    number: string | null;
+    description: string;
+    currency: string;
+    total: number;
+    invoiceUrl: string;
+    /** The team organisation on hold (its name); null for the personal account. */
+    team: string | null;
+  },
+): MailMessage {
+  const payment = `the payment of ${money(p.total, p.currency)} for ${p.number ? `invoice ${p.number}` : p.description}`;
+  return render(user.email, {
+    subject: p.team
+      ? `${p.team} is on hold: a payment was disputed`
+      : `Your ${PRODUCT_NAME} account is on hold: a payment was disputed`,
+    greeting: `Hi ${user.username},`,
+    paragraphs: [
+      `The bank took back ${payment} after a dispute, and the credits it bought had already been used.`,
+      `${p.team ? `The organisation ${p.team}` : "Your account"} is on hold until our support team clears it: API calls with ${p.team ? "its" : "your"} keys are refused, and auto top-up is off and charges nothing.`,
+      "To settle the payment and clear the hold, contact support: reply to this e-mail.",
+    ],
+    action: { label: "View the invoice", url: p.invoiceUrl },
+    closing: "The balance stays as it is; its credits can be used again once the hold is cleared.",
   });
 }

@@ -10,6 +10,11 @@ export const DISPUTE_HOLD_TEXT = {
   title: PAYMENT_DISPUTED,
   /** The top bar's mark: the API's words, then where the link leads (the alert with support's link). */
   markLabel: `${PAYMENT_DISPUTED} See your account.`,
+  /** The disputed payment, around its invoice number (a link to the invoice), when the API names it. */
+  invoice: {
+    before: "The bank took back the payment for invoice",
+    after: "after a dispute, and its credits had already been used.",
+  },
   refused: (team: boolean) =>
     `API calls with ${team ? "this organisation's" : "your"} keys are refused until support clears the hold.`,
   /** The link to the contact page, then the footer's support promise ("Support: E-mail reply …"). */

@@ -181,6 +181,63 @@ test("the low-balance amount is a field to type in, and Billing and Security hav
   }
 });
 
+test("an owner on a dispute hold reads which payment's invoice was disputed, and opens it from the alert", async ({
+  page,
+  request,
+}, testInfo) => {
+  const H = DISPUTE_HOLD_TEXT;
+  const token = await tokenViaApi(request, await createVerifiedUser(request, "heldinv"));
+  // The API's answer on a hold, for an owner (server/routes/billing/dispute-card.test.ts has the
+  // real one, after a lost dispute): the invoice of the disputed payment, ours or Stripe's.
+  let invoice: { id: string; number: string | null; invoice_url: string | null } = {
+    id: "3f0d6c1e-8a7b-4c2d-9e1f-0a1b2c3d4e5f",
+    number: "INV-2026-000042",
+    invoice_url: null,
+  };
+  await page.route("**/v1/users/me", async (route) => {
+    const response = await route.fetch();
+    const user = (await response.json()) as Record<string, unknown>;
+    await route.fulfill({ response, json: { ...user, dispute_hold: true, dispute_hold_invoice: invoice } });
+  });
+  const sentence = `${H.invoice.before} INV-2026-000042 ${H.invoice.after}`;
+  for (const v of VIEWS) {
+    await view(page, v);
+    for (const path of ["/profile", "/profile/billing"]) {
+      await openSignedIn(page, token, path);
+      const alert = page.locator("[data-dispute-hold]");
+      await expect(alert).toContainText(`${H.title} ${sentence} ${H.refused(false)}`);
+      const link = alert
+        .locator("[data-dispute-hold-invoice]")
+        .getByRole("link", { name: "INV-2026-000042" });
+      // The portal's own page of the invoice, in this tab.
+      await expect(link).toHaveAttribute("href", `/profile/billing/invoice?id=${invoice.id}`);
+      await expect(link).not.toHaveAttribute("target", /.+/);
+      const box = await alert.boundingBox();
+      expect(box && box.x + box.width).toBeLessThanOrEqual(v.width);
+      expect(await axeViolations(page)).toEqual([]);
+      await alert.scrollIntoViewIfNeeded();
+      const name = `dispute-hold-invoice${path.replaceAll("/", "-")}-${v.width}-${v.colorScheme}.png`;
+      await page.screenshot({ path: testInfo.outputPath(name) });
+    }
+  }
+  await openSignedIn(page, token, "/profile");
+  await page.locator("[data-dispute-hold-invoice] a").click();
+  await expect(page).toHaveURL(`/profile/billing/invoice?id=${invoice.id}`);
+
+  // Stripe's invoice: its hosted page, in a new tab as every external link.
+  invoice = { ...invoice, invoice_url: "https://invoice.stripe.com/i/acct_1/test_42" };
+  await openSignedIn(page, token, "/profile");
+  const stripe = page.locator("[data-dispute-hold-invoice]").getByRole("link", { name: /^INV-2026-000042/ });
+  await expect(stripe).toHaveAttribute("href", invoice.invoice_url ?? "");
+  await expect(stripe).toHaveAttribute("target", "_blank");
+  await expect(stripe).toHaveAttribute("rel", "noopener noreferrer");
+  // Not numbered yet (Stripe's number comes with its document): the alert reads as before.
+  invoice = { ...invoice, number: null };
+  await openSignedIn(page, token, "/profile");
+  await expect(page.locator("[data-dispute-hold]")).toContainText(`${H.title} ${H.refused(false)}`);
+  await expect(page.locator("[data-dispute-hold-invoice]")).toHaveCount(0);
+});
+
 test("an account on a dispute hold reads on /profile beside its credits, on Billing and in the top bar that its keys are refused", async ({
   page,
   request,

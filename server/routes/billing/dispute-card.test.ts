@@ -17,9 +17,11 @@ import {
   openTopUpCheckout,
   payAndSettle,
   payAt,
+  sendWebhook,
   subscribe,
 } from "../../testing/billing.ts";
 import { useTestApp } from "../../testing/suite.ts";
+import { TEST_PORTAL_URL } from "../../testing/test-app.ts";
 
 const DISPUTE_CARD = "4000 0000 0000 0259";
 /** What a request from this machine carries (the development routes answer only those). */
@@ -105,7 +107,8 @@ describe.each(TEST_DATABASES)("the dispute test card at the local checkout (%s)"
     const closed = await close(pack?.number ?? "", { status: "lost" });
     expect(await closed.json()).toEqual({ dispute_id: opened?.dispute.id, status: "lost" });
     await ctx.t.tasks.idle();
-    expect((await history(lost.token))[0]?.status).toBe("refunded");
+    // Not "refunded": the bank took the money back; nobody refunded it.
+    expect((await history(lost.token))[0]?.status).toBe("dispute_lost");
     const after = await me(ctx.t, lost.token);
     expect(after.credit_balance).toBe(lost.before);
     // ACCOUNT-SECURITY.md: a hold follows a lost dispute only when the payment's credits were spent.
@@ -168,7 +171,7 @@ describe.each(TEST_DATABASES)("the dispute test card at the local checkout (%s)"
     expect(await disputeEvents("charge.dispute.closed")).toEqual([]);
   });
 
-  it("an earlier pack disputed after some of its credits were spent, and lost, puts the organisation on hold", async () => {
+  it("an earlier pack disputed after some of its credits were spent, and lost, puts the organisation on hold, mailed once", async () => {
     const user = await verifiedUser(ctx.t, "disphold");
     await subscribe(ctx.t, user.accessToken, "A");
     await payAndSettle(ctx.t, await openTopUpCheckout(ctx.t, user.accessToken, "500"));
@@ -197,10 +200,44 @@ describe.each(TEST_DATABASES)("the dispute test card at the local checkout (%s)"
     await ctx.t.tasks.idle();
     const held = (await me(ctx.t, user.accessToken)) as Awaited<ReturnType<typeof me>> & {
       dispute_hold?: boolean;
+      dispute_hold_invoice?: unknown;
     };
     expect(held.dispute_hold).toBe(true);
+    // The portal's alert names the disputed payment's invoice and links the portal's page of it.
+    expect(held.dispute_hold_invoice).toEqual({ id: pack?.id, number: pack?.number, invoice_url: null });
     const refused = await consumeRequest(ctx.t, service, { ...spend, quantity: 1, idempotency_key: "job-2" });
     expect(refused.status).toBe(402);
+    // The 402's words stay the contract's: the invoice is for the portal, not for every refusal.
+    expect(await refused.json()).toEqual({ detail: "Payment disputed. Contact support." });
+
+    // One mail to the billing contacts: what happened, what it stops, what to do.
+    const holdMails = async () => (await ctx.t.mails()).filter((m) => m.subject.includes("on hold"));
+    const [mail, ...more] = await holdMails();
+    expect(more).toEqual([]);
+    expect(mail?.to).toContain(user.email);
+    expect(mail?.subject).toBe("Your GenAI Studio account is on hold: a payment was disputed");
+    const text = mail?.text.replace(/\s+/g, " ") ?? "";
+    expect(text).toContain(
+      `The bank took back the payment of €59.50 for invoice ${pack?.number} after a dispute, and the credits it bought had already been used.`,
+    );
+    expect(text).toContain(
+      "Your account is on hold until our support team clears it: API calls with your keys are refused, and auto top-up is off and charges nothing.",
+    );
+    expect(text).toContain(
+      "To settle the payment and clear the hold, contact support: reply to this e-mail.",
+    );
+    expect(mail?.links).toContain(`${TEST_PORTAL_URL}/profile/billing/invoice?id=${pack?.id}`);
+
+    // The same close again, redelivered and as a second event of the same fact: no second mail.
+    const [closedEvent] = await ctx.t.deps.db
+      .select()
+      .from(webhookDeliveries)
+      .where(eq(webhookDeliveries.type, "charge.dispute.closed"));
+    const payload = closedEvent?.payload ?? "";
+    expect((await sendWebhook(ctx.t, payload)).status).toBe(200);
+    const copy = { ...(JSON.parse(payload) as Record<string, unknown>), id: "evt_same_close_again" };
+    expect((await sendWebhook(ctx.t, copy)).status).toBe(200);
+    expect(await holdMails()).toHaveLength(1);
   });
 
   it("a plan's checkout refuses the dispute card, saying it is for credit packs", async () => {

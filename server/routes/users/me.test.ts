@@ -7,7 +7,7 @@ import { DETAIL } from "../../../contract/messages.ts";
 import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
 import { setUserRole } from "../../accounts/users.ts";
 import { createAccessTokens } from "../../auth/access-tokens.ts";
-import { organizations, users } from "../../db/schema/index.ts";
+import { creditAdjustments, creditGrants, invoices, organizations, users } from "../../db/schema/index.ts";
 import type { AppEnv } from "../../http/app-env.ts";
 import { requireRole, requireUser } from "../../http/auth-guard.ts";
 import { errorHandler } from "../../http/errors.ts";
@@ -79,6 +79,83 @@ describe.each(TEST_DATABASES)("GET /v1/users/me (%s)", (kind) => {
     // Every member sees the team's hold; bob's own organisation is not held.
     expect((await me(bob.accessToken, team.id)).dispute_hold).toBe(true);
     expect((await me(bob.accessToken)).dispute_hold).toBe(false);
+  });
+
+  // The portal's hold alert names the disputed payment's invoice (for those who can open it).
+  it("names the invoice whose lost dispute placed the present hold, to owners and billing members", async () => {
+    const ann = await verifiedUser(ctx.t, "ann");
+    const team = await createTeam(ctx.t, ann);
+    const bob = await member(ctx.t, team, ann, "bob", "developer");
+    const cat = await member(ctx.t, team, ann, "cat", "billing");
+    const { db } = ctx.t.deps;
+    const start = ctx.t.clock.now().getTime();
+    /** A pack of the team's, paid and then lost in a dispute `minutes` from now: its invoice's id. */
+    const lostPack = async (n: number, minutes: number) => {
+      const at = new Date(start + minutes * 60_000);
+      const [id, grantId] = [crypto.randomUUID(), crypto.randomUUID()];
+      const fulfilmentKey = `topup:cs_${n}`;
+      await db.insert(creditGrants).values({
+        id: grantId,
+        userId: team.id,
+        kind: "topup",
+        amount: 500_000,
+        remaining: 0,
+        grantedAt: at,
+        source: "500 credit pack",
+        fulfilmentKey,
+      });
+      const party = { name: null, country: "DE", vatId: null };
+      await db.insert(invoices).values({
+        id,
+        userId: team.id,
+        fulfilmentKey,
+        provider: "local",
+        kind: "topup",
+        status: "refunded",
+        number: `INV-2026-00000${n}`,
+        issuedAt: at,
+        description: "500 credit pack",
+        currency: "eur",
+        net: 5000,
+        tax: 950,
+        total: 5950,
+        refunded: 5950,
+        seller: party,
+        buyer: party,
+        createdAt: at,
+        updatedAt: at,
+      });
+      await db.insert(creditAdjustments).values({
+        id: crypto.randomUUID(),
+        userId: team.id,
+        grantId,
+        kind: "dispute_lost",
+        amount: 100_000,
+        reference: `dispute:du_${n}:closed`,
+        createdAt: at,
+      });
+      return { id, at };
+    };
+    const me = async (token: string) => {
+      const res = await ctx.t.app.request("/v1/users/me", {
+        headers: { ...bearer(token), "X-Organization": team.id },
+      });
+      expect(res.status).toBe(200);
+      return (await res.json()) as { dispute_hold?: boolean; dispute_hold_invoice?: unknown };
+    };
+    await lostPack(1, 1); // an earlier hold's, cleared since
+    const placed = await lostPack(2, 2);
+    await lostPack(3, 3); // lost while the hold lasts: it placed none
+    expect((await me(ann.accessToken)).dispute_hold_invoice).toBeUndefined();
+    await db.update(organizations).set({ disputeHoldAt: placed.at }).where(eq(organizations.id, team.id));
+
+    const named = { id: placed.id, number: "INV-2026-000002", invoice_url: null };
+    expect(await me(ann.accessToken)).toMatchObject({ dispute_hold: true, dispute_hold_invoice: named });
+    expect((await me(cat.accessToken)).dispute_hold_invoice).toEqual(named);
+    // A developer cannot open the team's invoices: the hold, without them.
+    const developer = await me(bob.accessToken);
+    expect(developer.dispute_hold).toBe(true);
+    expect(developer).not.toHaveProperty("dispute_hold_invoice");
   });
 
   it("accepts the scheme in any case", async () => {

@@ -2,10 +2,13 @@
 // X-Organization (ORGANISATIONS.md), or of their personal organisation without it. A header naming
 // an organisation the user is no longer a member of answers the personal one (never 404), so a
 // removed member's portal recovers: it sees `organization` differ from its choice and clears it.
-// `dispute_hold` is that organisation's, as its credits are (a held one's keys are refused 402).
+// `dispute_hold` is that organisation's, as its credits are (a held one's keys are refused 402);
+// with it, an owner or billing member reads the disputed payment's invoice (`dispute_hold_invoice`).
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { type User, userSchema } from "../../../contract/account.ts";
+import { seesBilling } from "../../../contract/account-area.ts";
+import { holdInvoice } from "../../billing/dispute-hold.ts";
 import { findMembershipWithBilling, findUserWithBilling } from "../../billing/user-billing.ts";
 import type { AppEnv } from "../../http/app-env.ts";
 import { authenticate } from "../../http/auth-guard.ts";
@@ -52,9 +55,10 @@ export function userRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
         };
         const wanted = headerOrgId(c.req.header(ORG_HEADER));
         // The personal organisation costs no second read: its billing came with the user.
-        if (wanted === undefined || wanted === account.user.id) return c.json(personal, 200);
+        if (wanted === undefined || wanted === account.user.id)
+          return c.json(await withHoldInvoice(deps, personal), 200);
         const found = await findMembershipWithBilling(deps.db, wanted, account.user.id, now, deps.tiers);
-        if (!found) return c.json(personal, 200);
+        if (!found) return c.json(await withHoldInvoice(deps, personal), 200);
         const { org, billing, disputeHold } = found;
         const answer: User = {
           ...personal,
@@ -62,10 +66,23 @@ export function userRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
           organization: { id: org.id, name: org.name, personal: org.personal, role: org.role },
           dispute_hold: disputeHold,
         };
-        return c.json(answer, 200);
+        return c.json(await withHoldInvoice(deps, answer), 200);
       },
       { [READS_ORG_HEADER]: "never refuses" },
     ),
   );
   return app;
+}
+
+/**
+ * `answer` with its hold's invoice for a reader who can open it (an owner or billing member): one
+ * more read, made only on a hold.
+ */
+async function withHoldInvoice(deps: ApiDeps, answer: User): Promise<User> {
+  const org = answer.organization;
+  if (!answer.dispute_hold || !org || !seesBilling(org)) return answer;
+  const invoice = await holdInvoice(deps.db, org.id);
+  if (!invoice) return answer;
+  const { id, number, invoiceUrl } = invoice;
+  return { ...answer, dispute_hold_invoice: { id, number, invoice_url: invoiceUrl } };
 }
