@@ -6,8 +6,9 @@
  * failed: declined (no invoice); not_charged: an auto top-up that was due and that a pause held
  * back (AUTO-TOP-UP.md); authentication_required: an auto top-up waiting for the bank's
  * confirmation, which its `pay_url` completes; cancelled: such a payment cancelled or lapsed before
- * it was paid; disputed: the buyer's bank is disputing the payment, its credits frozen until it is
- * decided.
+ * it was paid; refunded: paid back in full by us; disputed: the buyer's bank is disputing the
+ * payment, its credits frozen until it is decided; dispute_lost: the dispute was decided for the
+ * buyer's bank, which took the payment back (its unspent credits with it).
  */
 export const INVOICE_STATUSES = [
   "paid",
@@ -17,6 +18,7 @@ export const INVOICE_STATUSES = [
   "cancelled",
   "refunded",
   "disputed",
+  "dispute_lost",
 ] as const;
 export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
 

@@ -21,4 +21,10 @@ export const INVOICE_TEXT = {
   grandTotal: "Total",
   vatIdLabel: (id: string) => `VAT ID ${id}`,
   refundedPart: (amount: string) => `${amount} refunded`,
+  /** A lost dispute: the buyer's bank took the money back; the seller refunded nothing. */
+  takenBackPart: (amount: string) => `${amount} taken back by the buyer's bank after a dispute`,
 } as const;
+
+/** What went back of an invoice's `amount`: taken back after a lost dispute, else refunded. */
+export const returnedPart = (status: string, amount: string): string =>
+  status === "dispute_lost" ? INVOICE_TEXT.takenBackPart(amount) : INVOICE_TEXT.refundedPart(amount);

@@ -115,6 +115,12 @@ describe("renderInvoicePdf", () => {
     }
   });
 
+  it("a lost dispute: what the buyer's bank took back, not a refund", async () => {
+    const { text } = await read({ ...domestic, status: "dispute_lost", refunded: domestic.total });
+    expect(text).toContain("€58.31 taken back by the buyer's bank after a dispute");
+    expect(text).not.toContain("refunded");
+  });
+
   it("is named after its number", () => {
     expect(invoicePdfName(domestic)).toBe("INV-2026-000042.pdf");
   });

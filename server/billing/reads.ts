@@ -5,11 +5,12 @@ import { PRODUCT_NAME } from "../../contract/brand.ts";
 import { invoicePdfName } from "../../contract/invoice-document.ts";
 import type { BillingDetails, Invoice, InvoiceSummary } from "../../contract/invoices.ts";
 import type { Db } from "../db/types.ts";
+import { addressLines } from "../domain/billing-details.ts";
 import { type CreditGrant, fromMillicredits } from "../domain/ledger.ts";
 import { billingEmailOf } from "./billing-contacts.ts";
 import { creditNoteSummary, creditNoteView, userCreditNote, userCreditNotes } from "./credit-notes.ts";
 import { invoicePdfRefusal, renderInvoicePdf } from "./invoice-pdf.ts";
-import { invoiceSummary, invoiceView } from "./invoice-view.ts";
+import { type BuyerOnFile, invoiceSummary, invoiceView } from "./invoice-view.ts";
 import { userInvoice, userInvoices } from "./invoices.ts";
 import { userGrants } from "./ledger-store.ts";
 import { BillingRefusal } from "./refusal.ts";
@@ -38,6 +39,22 @@ export function billingReads(db: Db) {
     return row;
   }
 
+  /** The buyer's name, address (for the row's country) and billing e-mail on file today. */
+  async function buyerOnFile(row: {
+    userId: string;
+    buyer: { country: string | null };
+  }): Promise<BuyerOnFile> {
+    const [details, email] = await Promise.all([
+      findBillingDetails(db, row.userId),
+      billingEmailOf(db, row.userId),
+    ]);
+    return {
+      name: details?.name ?? null,
+      address: addressLines(details?.address ?? null, row.buyer.country),
+      email: details?.email ?? email,
+    };
+  }
+
   return {
     /** Every grant, newest first. Future-dated renewal grants are listed: they are paid for, live from granted_at. */
     async ledger(userId: string): Promise<LedgerEntry[]> {
@@ -62,7 +79,9 @@ export function billingReads(db: Db) {
     async invoice(userId: string, invoiceId: string): Promise<Invoice> {
       const note = UUID.test(invoiceId) ? await userCreditNote(db, userId, invoiceId) : undefined;
       if (note) return creditNoteView(note);
-      return invoiceView(await invoiceRow(userId, invoiceId));
+      const row = await invoiceRow(userId, invoiceId);
+      // A payment waiting for the bank names the buyer as its invoice will (invoice-view.ts).
+      return invoiceView(row, row.status === "authentication_required" ? await buyerOnFile(row) : undefined);
     },
 
     /**

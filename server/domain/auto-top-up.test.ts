@@ -680,7 +680,7 @@ describe("why auto top-up is paused or off", () => {
     ["declined", "The last automatic payment was declined."],
     [
       "daily_limit",
-      "Auto top-up bought 10 packs today, the most in one day. It resumes by itself at midnight (Berlin time).",
+      "Auto top-up reached today's limit of 10 top-ups, declined and cancelled ones included. It resumes by itself at midnight (Berlin time).",
     ],
     [
       "monthly_limit",

@@ -475,9 +475,13 @@ export const PAUSE_REASONS = {
   },
   /** Billing adds the decline's own sentence (declineSentence). */
   declined: { status: "paused", sentence: "The last automatic payment was declined." },
+  /**
+   * Every top-up made today counts (shouldQueue's attemptsToday), paid, declined or cancelled: the
+   * words say top-ups counted, not packs bought.
+   */
   daily_limit: {
     status: "paused",
-    sentence: `Auto top-up bought ${DAILY_ATTEMPT_LIMIT} packs today, the most in one day. It resumes by itself at midnight (Berlin time).`,
+    sentence: `Auto top-up reached today's limit of ${DAILY_ATTEMPT_LIMIT} top-ups, declined and cancelled ones included. It resumes by itself at midnight (Berlin time).`,
   },
   monthly_limit: {
     status: "paused",

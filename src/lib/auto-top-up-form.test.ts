@@ -408,7 +408,16 @@ describe("chargesMeter", () => {
       20000,
       "€119.00 charged + €119.00 reserved of €200.00 this month",
     ],
-    ["without a limit it says so", 0, 0, null, 0, 1, "€0.00 this month, no limit set"],
+    // Before the first save the form shows the limit it starts from: the meter does not say "no limit".
+    [
+      "before a limit is saved, that it applies once saved",
+      0,
+      0,
+      null,
+      0,
+      1,
+      "Nothing charged this month. The monthly limit applies once the settings are saved.",
+    ],
     [
       "without a limit the bar is full at what counts",
       500,
@@ -416,18 +425,26 @@ describe("chargesMeter", () => {
       null,
       500,
       500,
-      "€5.00 this month, no limit set",
+      "€5.00 this month. The monthly limit applies once the settings are saved.",
     ],
     [
       "and counts what is reserved",
-      500,
+      0,
       5950,
       null,
-      6450,
-      6450,
-      "€5.00 charged + €59.50 reserved this month, no limit set",
+      5950,
+      5950,
+      "€0.00 charged + €59.50 reserved this month. The monthly limit applies once the settings are saved.",
     ],
-    ["a limit of 0 is no limit", 500, 0, 0, 500, 500, "€5.00 this month, no limit set"],
+    [
+      "a limit of 0 is no limit",
+      500,
+      0,
+      0,
+      500,
+      500,
+      "€5.00 this month. The monthly limit applies once the settings are saved.",
+    ],
   ] as const)("%s", (_case, charged, reserved, limit, value, max, text) => {
     expect(meter(charged, reserved, limit)).toEqual({ value, max, text, reserved: reserved > 0 });
   });

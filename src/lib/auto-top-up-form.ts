@@ -229,8 +229,10 @@ export function chargesMeter(
     reserved > 0
       ? CHARGES.withReserved(chargedText, formatMoney(reserved, state.reserved_this_month.currency))
       : chargedText;
+  // No limit saved yet (a first setting; the API takes none below one pack).
   if (!limit || limit.amount <= 0) {
-    return { value: counted, max: Math.max(counted, 1), text: CHARGES.none(amounts), reserved: reserved > 0 };
+    const text = counted === 0 ? CHARGES.unsaved : CHARGES.unsavedWith(amounts);
+    return { value: counted, max: Math.max(counted, 1), text, reserved: reserved > 0 };
   }
   return {
     value: Math.min(counted, limit.amount),

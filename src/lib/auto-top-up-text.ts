@@ -119,7 +119,13 @@ export const AUTO_TOP_UP_PAGE_TEXT = {
     title: "This month",
     /** `amounts`: what was charged, or `withReserved`'s words when money is reserved too. */
     text: (amounts: string, limit: string) => `${amounts} of ${limit} this month`,
-    none: (amounts: string) => `${amounts} this month, no limit set`,
+    /**
+     * Before the settings are first saved there is no limit yet, while the form beside shows the
+     * one it starts from: the meter says when a limit counts rather than "no limit".
+     */
+    unsaved: "Nothing charged this month. The monthly limit applies once the settings are saved.",
+    unsavedWith: (amounts: string) =>
+      `${amounts} this month. The monthly limit applies once the settings are saved.`,
     withReserved: (charged: string, reserved: string) => `${charged} charged + ${reserved} reserved`,
     reservedNote:
       "Reserved: payments on their way or waiting for your bank's confirmation, and cancelled ones until their invoice is voided. They count against the limit until then.",

@@ -1,6 +1,7 @@
 // The words of /profile/billing and its invoice page, kept out of UI_TEXT (which every page's
 // islands load) so that only these two pages carry them.
 
+import type { InvoiceStatus } from "../../contract/invoice-status.ts";
 import { INVOICE_TEXT } from "../../contract/invoice-text.ts";
 import { FAILED_RENEWAL_TEXT } from "./failed-renewal-text.ts";
 import { COMPLETE_PAYMENT, PAYMENT_STATUS_LABELS } from "./payment-status-text.ts";
@@ -31,6 +32,12 @@ export const BILLING_TEXT = {
   noInvoice: "None",
   /** With a disputed payment's badge: "Disputed" alone reads as an error to someone who disputed nothing. */
   disputedNote: "Your bank disputed this payment. Its credits are set aside until the dispute is settled.",
+  /** With a lost dispute's badge: the bank took the money back; nobody here refunded it. */
+  disputeLostNote: "Your bank took this payment back after a dispute. Its unspent credits were removed.",
+  /** With a payment that moved no money (held back or cancelled), whose amounts the row leaves out. */
+  nothingChargedNote: "Nothing was charged.",
+  /** Read out in place of an amount the row leaves out (it shows a dash). */
+  noAmount: "none",
   emptyTitle: "No payments yet",
   emptyBody: "When you buy a plan or a top-up pack, each payment and its invoice appear here.",
   /** Static under the heading: it paints with the page (and stays the largest text, for LCP). */
@@ -97,3 +104,21 @@ export const BILLING_TEXT = {
   stripeInvoice: "Open the invoice",
   stripePdf: "Download the PDF",
 } as const;
+
+/** Whether a row's payment moved no money (held back by auto top-up, or cancelled): it shows no amounts. */
+export const chargedNothing = (status: InvoiceStatus): boolean =>
+  status === "not_charged" || status === "cancelled";
+
+/**
+ * The note under a row's status badge where the badge alone would mislead, or null: a dispute
+ * open or lost, or a payment that moved no money (its amounts are left out).
+ */
+export function statusNote(row: {
+  status: InvoiceStatus;
+  document?: "invoice" | "credit_note" | undefined;
+}): string | null {
+  if (row.document === "credit_note") return null;
+  if (row.status === "disputed") return BILLING_TEXT.disputedNote;
+  if (row.status === "dispute_lost") return BILLING_TEXT.disputeLostNote;
+  return chargedNothing(row.status) ? BILLING_TEXT.nothingChargedNote : null;
+}

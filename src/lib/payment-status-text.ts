@@ -11,6 +11,8 @@ export const PAYMENT_STATUS_LABELS = {
   cancelled: "Cancelled",
   refunded: "Refunded",
   disputed: "Disputed",
+  // Not "Refunded": a refund is ours; here the buyer's bank took the money back.
+  dispute_lost: "Dispute lost",
 } as const;
 
 /** The action beside a payment waiting for the bank: Billing history's row and auto top-up's section. */

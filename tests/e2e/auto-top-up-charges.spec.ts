@@ -315,6 +315,15 @@ for (const view of VIEWS) {
       return openedInvoicePage(page, rowId);
     });
     await expect(invoicePage).toContainText(BILLING_TEXT.authenticationInvoice);
+    // The buyer as the invoice will name them (the billing details on file), not only the country;
+    // the line is the pack alone: the notice above says once what the bank waits for.
+    const buyer = invoicePage.locator("address").nth(1);
+    await expect(buyer).toContainText("Erika Mustermann");
+    await expect(buyer).toContainText(user.email);
+    const lines = invoicePage.locator("[data-invoice-lines] tbody");
+    await expect(lines).toContainText("Auto top-up: 500 credit pack");
+    await expect(lines).not.toContainText(PAUSE_REASONS.authentication_required.sentence);
+    await expect(invoicePage.getByText(BILLING_TEXT.authenticationInvoice)).toHaveCount(1);
     const completeHere = invoicePage.getByRole("link", { name: BILLING_TEXT.completePayment });
     await expect(completeHere).toHaveAttribute("href", payUrl);
     await expect(invoicePage.getByRole("button", { name: BILLING_TEXT.downloadPdf })).toHaveCount(0);

@@ -4,13 +4,15 @@
 // phone in the dark and a desktop in the light, swept with axe.
 import type { APIRequestContext } from "@playwright/test";
 import { type AutoTopUp, CARD_RETURN_TEXT } from "../../contract/auto-top-up.ts";
+import type { InvoiceSummary } from "../../contract/invoices.ts";
 import { DAILY_ATTEMPT_LIMIT, PAUSE_REASONS } from "../../server/domain/auto-top-up.ts";
 import { nextMidnightBerlin } from "../../server/domain/berlin-time.ts";
 import { ADMIN_PAGE_TEXT } from "../../src/lib/admin-text.ts";
 import { AUTO_TOP_UP_PAGE_TEXT } from "../../src/lib/auto-top-up-text.ts";
+import { BILLING_TEXT } from "../../src/lib/billing-text.ts";
 import { createVerifiedUser, openSignedIn, tokenViaApi } from "../fixtures/account.ts";
 import { axeViolations } from "../fixtures/axe.ts";
-import { buyTierAViaForms } from "../fixtures/checkout.ts";
+import { buyTierAViaForms, buyTopUpViaForms } from "../fixtures/checkout.ts";
 import { makeServiceKey } from "../fixtures/service-key.ts";
 import { expect as baseExpect, test } from "../fixtures/test.ts";
 import { staffViaCli } from "../fixtures/two-factor.ts";
@@ -48,6 +50,12 @@ for (const view of VIEWS) {
     await expect(section.getByRole("heading", { name: T.title, exact: true })).toBeVisible(LOADED);
     await expect(section.locator("[data-auto-top-up-status]")).toContainText(T.statusLabels.off, LOADED);
     await expect(section).toContainText(T.card.none);
+    // Before the first save the limit field shows the €200 it starts from: the meter does not
+    // say there is no limit, but when the limit applies.
+    const meter = section.locator("[data-auto-top-up-charges]");
+    await expect(meter).toContainText(T.charges.unsaved);
+    await expect(meter).not.toContainText("no limit");
+    await expect(section.getByLabel(F.limit)).toHaveValue("200");
     // A threshold the pack cannot lift the balance above is refused beside its field, before sending.
     const threshold = section.getByLabel(F.threshold);
     await threshold.fill("5");
@@ -97,7 +105,8 @@ for (const view of VIEWS) {
     await expect(section.locator('[data-auto-top-up-status="active"]')).toContainText(T.statusLabels.active);
     await expect(page.getByText(F.turnedOn)).toBeVisible();
     await expect(consent).toHaveCount(0);
-    await expect(section.locator("[data-auto-top-up-charges]")).toContainText("€0.00 of €200.00 this month");
+    await expect(meter).toContainText("€0.00 of €200.00 this month");
+    await expect(meter).not.toContainText(T.charges.unsaved);
     // What was saved is what the API has after a reload.
     await page.reload();
     await expect(section.locator('[data-auto-top-up-status="active"]')).toBeVisible(LOADED);
@@ -286,13 +295,26 @@ test("ten packs in a Berlin day: Billing says auto top-up resumes at midnight, a
   const paused = section.locator('[data-auto-top-up-status="paused"]');
   await expect(paused).toContainText(T.statusLabels.paused, LOADED);
   await expect(paused).toContainText(PAUSE_REASONS.daily_limit.sentence);
+  // The day's limit counts top-ups made, paid or not: the words do not say packs were bought.
+  await expect(paused).toContainText(`today's limit of ${DAILY_ATTEMPT_LIMIT} top-ups`);
+  await expect(paused).not.toContainText("bought");
   await expect(paused).toContainText(/Resumes on .+ \(your local time\)\./);
   // No Resume: none could let a charge through before midnight.
   await expect(section.getByRole("button", { name: T.resume })).toHaveCount(0);
+  // The eleventh, held back, is in the billing history: not charged, so with no amounts (the
+  // pack's price would read as money taken), on a phone's card and a desktop's row alike.
+  const notCharged = page
+    .locator('[data-invoice-row][data-status="not_charged"], [data-invoice-card][data-status="not_charged"]')
+    .filter({ visible: true });
   for (const view of VIEWS) {
     await page.setViewportSize({ width: view.width, height: view.height });
     await page.emulateMedia({ colorScheme: view.colorScheme });
     await expect(paused).toBeVisible();
+    await expect(notCharged).toHaveCount(1);
+    await expect(notCharged).toContainText(BILLING_TEXT.statusLabels.not_charged);
+    await expect(notCharged.locator("[data-status-note]")).toHaveText(BILLING_TEXT.nothingChargedNote);
+    await expect(notCharged).not.toContainText("€");
+    await expect(notCharged).toContainText("—");
     expect(await axeViolations(page)).toEqual([]);
     await page.evaluate(() => window.scrollTo(0, 0));
     await page.screenshot({
@@ -300,4 +322,83 @@ test("ten packs in a Berlin day: Billing says auto top-up resumes at midnight, a
       fullPage: true,
     });
   }
+});
+
+test("a pack's dispute lost after its credits were spent: the history says the bank took it back, and auto top-up cannot be turned on", async ({
+  page,
+  request,
+}) => {
+  const user = await createVerifiedUser(request, "atuh");
+  const token = await tokenViaApi(request, user);
+  const headers = { Authorization: `Bearer ${token}` };
+  const buyer = { name: "Erika Mustermann", country: "DE", vat_id: "" };
+  const balance = async () =>
+    ((await (await request.get("/v1/users/me", { headers })).json()) as { credit_balance: number })
+      .credit_balance;
+  await buyTierAViaForms(request, token, buyer);
+  await expect.poll(balance, { timeout: 20_000 }).toBeGreaterThan(1000);
+  await buyTopUpViaForms(request, token, buyer, "500");
+  await expect.poll(balance, { timeout: 20_000 }).toBeGreaterThan(1500);
+  const invoices = async () =>
+    ((await (await request.get("/v1/billing/invoices", { headers })).json()) as { data: InvoiceSummary[] })
+      .data;
+  const packRow = async () => (await invoices()).find((r) => r.description.includes("500 credit pack"));
+  await expect.poll(async () => (await packRow())?.number ?? null, { timeout: 20_000 }).not.toBeNull();
+  // The program spends past the plan's 1,050 credits into the pack's (5 credits a comic): a lost
+  // dispute then puts the organisation on hold (ACCOUNT-SECURITY.md).
+  const key = await request.post("/v1/api-keys", { headers, data: { name: "Render farm" } });
+  expect(key.status(), await key.text()).toBe(201);
+  const spent = await request.post("/v1/credits/consume", {
+    headers: { Authorization: `Bearer ${await makeServiceKey()}` },
+    data: {
+      api_key_id: ((await key.json()) as { id: string }).id,
+      feature: "comic",
+      people: "one",
+      quantity: 220,
+      idempotency_key: crypto.randomUUID(),
+    },
+  });
+  expect(spent.status(), await spent.text()).toBe(200);
+  const opened = await request.post("/_dev/billing/disputes", {
+    data: { invoice_number: (await packRow())?.number },
+  });
+  expect(opened.status(), await opened.text()).toBe(201);
+  const { dispute_id } = (await opened.json()) as { dispute_id: string };
+  const lost = await request.post(`/_dev/billing/disputes/${dispute_id}/close`, { data: { status: "lost" } });
+  expect(lost.status(), await lost.text()).toBe(200);
+  await expect.poll(async () => (await packRow())?.status, { timeout: 20_000 }).toBe("dispute_lost");
+
+  await openSignedIn(page, token, "/profile/billing");
+  const section = page.locator("[data-auto-top-up]");
+  const onOff = section.getByRole("switch", { name: F.enabled });
+  await expect(onOff).toBeVisible(LOADED);
+  for (const view of VIEWS) {
+    await page.setViewportSize({ width: view.width, height: view.height });
+    await page.emulateMedia({ colorScheme: view.colorScheme });
+    // Not "Refunded" (a refund is ours): the bank took the payment back, and the row says so.
+    const pack = page
+      .locator("[data-invoice-row], [data-invoice-card]")
+      .filter({ visible: true })
+      .filter({ hasText: "500 credit pack" });
+    await expect(pack).toHaveAttribute("data-status", "dispute_lost");
+    await expect(pack).toContainText(BILLING_TEXT.statusLabels.dispute_lost);
+    await expect(pack).not.toContainText(BILLING_TEXT.statusLabels.refunded);
+    await expect(pack.locator("[data-status-note]")).toHaveText(BILLING_TEXT.disputeLostNote);
+    // During the hold the switch and Save are disabled, the switch described by the note saying why.
+    await expect(section.locator("[data-auto-top-up-held]")).toHaveText(T.heldNote);
+    await expect(onOff).toBeDisabled();
+    await expect(onOff).not.toBeChecked();
+    await expect(onOff).toHaveAccessibleDescription(T.heldNote);
+    await expect(section.getByRole("button", { name: F.save, exact: true })).toBeDisabled();
+    expect(await axeViolations(page)).toEqual([]);
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.screenshot({
+      path: test.info().outputPath(`auto-top-up-dispute-hold-${view.name}.png`),
+      fullPage: true,
+    });
+  }
+  // Its invoice says the same: taken back by the bank, not refunded.
+  await page.goto(`/profile/billing/invoice?id=${(await packRow())?.id}`);
+  const returned = page.locator("[data-invoice-returned]");
+  await expect(returned).toHaveText("€59.50 taken back by the buyer's bank after a dispute", LOADED);
 });

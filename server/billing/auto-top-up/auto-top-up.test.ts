@@ -4,7 +4,7 @@
 // between the charge and the grant is settled from the provider, never charged twice.
 import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import type { InvoiceSummary } from "../../../contract/invoices.ts";
+import type { Invoice, InvoiceSummary } from "../../../contract/invoices.ts";
 import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
 import {
   type AutoTopUpAttemptRow,
@@ -209,7 +209,11 @@ describe.each(TEST_DATABASES)("auto top-up (%s)", (kind) => {
     expect(waiting?.description).toContain("Your bank asks you to confirm the last payment.");
     // The invoice page of the row (and the account's export) read it the same way.
     const one = await getJson(t.app, `/v1/billing/invoices/${waiting?.id}`, user.accessToken);
-    expect(await one.json()).toMatchObject({ status: "authentication_required", pay_url: attempt?.payUrl });
+    const waitingOne = (await one.json()) as Invoice;
+    expect(waitingOne).toMatchObject({ status: "authentication_required", pay_url: attempt?.payUrl });
+    // Its page names the pack alone (its notice says what the bank waits for, once) and the buyer
+    // from the details on file, as the invoice will once it is paid: not only the country.
+    expect(waitingOne.lines.map((l) => l.description)).toEqual(["Auto top-up: 500 credit pack"]);
     // More spends while it waits queue nothing.
     await spend(1);
     expect(await attemptsOf(t, user.id)).toHaveLength(1);
@@ -232,6 +236,8 @@ describe.each(TEST_DATABASES)("auto top-up (%s)", (kind) => {
       await getJson(t.app, `/v1/billing/invoices/${waiting?.id}`, user.accessToken)
     ).json();
     expect(paidOne).toMatchObject({ status: "paid", number: history[0]?.number });
+    expect(waitingOne.buyer).toEqual((paidOne as Invoice).buyer);
+    expect(waitingOne.buyer.name).not.toBeNull();
     expect(paidOne).not.toHaveProperty("pay_url");
     expect(await settingsOf(t, user.id)).toMatchObject({ status: "active", reason: null });
     expect((await me(t, user.accessToken)).credit_balance).toBe(50 - 1 + 500);

@@ -35,6 +35,19 @@ describe("an auto top-up's row in the billing history", () => {
     },
   );
 
+  it("reads dispute_lost when the refunded payment's dispute was lost: the bank took it back, nobody refunded it", () => {
+    expect(historyStatus("refunded", undefined, true)).toEqual({ status: "dispute_lost", payUrl: null });
+    expect(historyStatus("refunded", undefined)).toEqual({ status: "refunded", payUrl: null });
+    expect(historyStatus("refunded", undefined, false)).toEqual({ status: "refunded", payUrl: null });
+  });
+
+  it.each(["paid", "failed", "not_charged", "disputed"] as const)(
+    "a lost dispute changes nothing of a row that is %s",
+    (stored) => {
+      expect(historyStatus(stored, undefined, true)).toEqual({ status: stored, payUrl: null });
+    },
+  );
+
   it("names its attempt by its fulfilment key, and nothing for other payments' keys", () => {
     expect(attemptIdOfKey("auto_top_up:0b7e1a52-6f1e-4f55-9d0a-2a1c3d4e5f60")).toBe(
       "0b7e1a52-6f1e-4f55-9d0a-2a1c3d4e5f60",

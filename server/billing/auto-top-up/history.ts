@@ -24,9 +24,21 @@ export interface HistoryDeps {
   provider: Pick<PaymentProvider, "kind">;
 }
 
+const UNPAID_PREFIX = "Auto top-up: ";
+
 /** What a history row of a pack not paid says: the pack and why. */
 export function unpaidDescription(packName: string, why: string): string {
-  return `Auto top-up: ${packName}. ${why}`;
+  return `${UNPAID_PREFIX}${packName}. ${why}`;
+}
+
+/**
+ * The pack of an unpaid row's description, without the why ("Auto top-up: 500 credit pack", as its
+ * invoice names it once paid); any other description as it is.
+ */
+export function unpaidPack(description: string): string {
+  if (!description.startsWith(UNPAID_PREFIX)) return description;
+  const end = description.indexOf(". ", UNPAID_PREFIX.length);
+  return end < 0 ? description : description.slice(0, end);
 }
 
 const packName = (deps: HistoryDeps, productId: string, credits: number) =>

@@ -190,7 +190,7 @@ describe.each(TEST_DATABASES)("the account's data (%s)", (kind) => {
     expect(data.credit_ledger.map((g) => g.kind)).toEqual(expect.arrayContaining(["topup", "subscription"]));
     expect(data.account.dispute_hold_at).not.toBeNull();
     const invoice = data.invoices.find((i) => i.id === pack.id);
-    expect(invoice).toMatchObject({ status: "refunded", dispute: "lost" });
+    expect(invoice).toMatchObject({ status: "dispute_lost", dispute: "lost" });
     expect(data.invoices.filter((i) => i.id !== pack.id).map((i) => i.dispute)).not.toContain("lost");
     // Never staff's names nor their internal reasons: the customer does not see them anywhere.
     expect(text).not.toMatch(/\bada\b|Ticket 4711|internal job/);

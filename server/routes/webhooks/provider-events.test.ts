@@ -346,7 +346,11 @@ describe.each(TEST_DATABASES)("provider events beyond a card payment (%s)", (kin
       await send(dispute(purchase, "created", "needs_response", "dp_2"));
       await send(dispute(purchase, "closed", "lost", "dp_2"));
       expect((await me(ctx.t, token)).credit_balance).toBe(before - 500);
-      expect(await topUpRow(token)).toMatchObject({ status: "refunded", refunded: purchase.total });
+      // The history says the bank took it back, not that it was refunded; its page says the same.
+      const lost = await topUpRow(token);
+      expect(lost).toMatchObject({ status: "dispute_lost", refunded: purchase.total });
+      const page = await getJson(ctx.t.app, `/v1/billing/invoices/${lost?.id}`, token);
+      expect(await page.json()).toMatchObject({ status: "dispute_lost" });
     });
 
     it("an inquiry closed (warning_closed) or a prevented dispute gives the credits back; an unknown end keeps them frozen", async () => {

@@ -10,7 +10,7 @@ import type { InvoiceSummary } from "../../../contract/invoices.ts";
 import { formatMoney } from "../../../contract/money.ts";
 import { onDisputeHold } from "../../lib/account-view.ts";
 import { chosenOrganization, readStoredToken } from "../../lib/auth-storage.ts";
-import { BILLING_TEXT } from "../../lib/billing-text.ts";
+import { BILLING_TEXT, chargedNothing, statusNote } from "../../lib/billing-text.ts";
 import { isoDay } from "../../lib/format-date.ts";
 import { historyRowLink } from "../../lib/invoice-view.ts";
 import { UI_TEXT } from "../../lib/ui-text.ts";
@@ -56,6 +56,7 @@ const STATUS_BADGE: Record<InvoiceSummary["status"], string> = {
   cancelled: "badge-ghost",
   refunded: "badge-warning",
   disputed: "badge-warning",
+  dispute_lost: "badge-warning",
 };
 
 /**
@@ -85,11 +86,25 @@ function InvoiceCell({ row, labelled = false }: { row: InvoiceSummary; labelled?
   );
 }
 
-/** A row's amount: a credit note's as money paid back ("−€5.95"). */
-function amountOf(row: InvoiceSummary, cents: number): string {
+/**
+ * A row's amount: a credit note's as money paid back ("−€5.95"); none (a dash, read out as
+ * "none") for a payment that moved no money, whose pack price would read as if it had.
+ */
+function amountOf(row: InvoiceSummary, cents: number) {
+  if (chargedNothing(row.status))
+    return (
+      <>
+        <span aria-hidden="true">—</span>
+        <span className="sr-only">{T.noAmount}</span>
+      </>
+    );
   const money = formatMoney(cents, row.currency);
   return row.document === "credit_note" && cents > 0 ? `−${money}` : money;
 }
+
+/** The VAT rate beside a row's VAT, unless the row shows no amounts. */
+const rateOf = (row: InvoiceSummary) =>
+  chargedNothing(row.status) ? "" : vatRateLabel(row.tax_rate, row.tax_treatment);
 
 function StatusBadge({ row }: { row: InvoiceSummary }) {
   const creditNote = row.document === "credit_note";
@@ -107,12 +122,17 @@ function StatusBadge({ row }: { row: InvoiceSummary }) {
   );
 }
 
-/** What a status means where its badge alone would alarm: a disputed payment's. */
+/** What a status means where its badge alone would mislead: a dispute's, a payment that moved no money. */
 function StatusNote({ row, className }: { row: InvoiceSummary; className: string }) {
-  if (row.document === "credit_note" || row.status !== "disputed") return null;
+  const note = statusNote(row);
+  if (!note) return null;
   return (
-    <p className={`text-xs ${className}`} data-disputed-note>
-      {T.disputedNote}
+    <p
+      className={`text-xs ${className}`}
+      data-status-note={row.status}
+      data-disputed-note={row.status === "disputed" ? "" : undefined}
+    >
+      {note}
     </p>
   );
 }
@@ -122,7 +142,12 @@ function HistoryList({ rows }: { rows: readonly InvoiceSummary[] }) {
   return (
     <ul className="flex flex-col gap-3 sm:hidden" data-billing-history-list>
       {rows.map((row) => (
-        <li key={row.id} className="rounded-box border border-base-300 p-4" data-invoice-card={row.id}>
+        <li
+          key={row.id}
+          className="rounded-box border border-base-300 p-4"
+          data-invoice-card={row.id}
+          data-status={row.status}
+        >
           <div className="flex items-start justify-between gap-3">
             <p className="font-medium">{row.description}</p>
             <StatusBadge row={row} />
@@ -133,7 +158,7 @@ function HistoryList({ rows }: { rows: readonly InvoiceSummary[] }) {
             <dt>{T.net}</dt>
             <dd className="text-right">{amountOf(row, row.net)}</dd>
             <dt>
-              {T.vat} {vatRateLabel(row.tax_rate, row.tax_treatment)}
+              {T.vat} {rateOf(row)}
             </dt>
             <dd className="text-right">{amountOf(row, row.tax)}</dd>
             <dt className="font-semibold">{T.total}</dt>
@@ -180,9 +205,7 @@ function HistoryTable({ rows }: { rows: readonly InvoiceSummary[] }) {
               <td className="text-right tabular-nums">{amountOf(row, row.net)}</td>
               <td className="text-right tabular-nums">
                 {amountOf(row, row.tax)}
-                <span className="block text-xs text-base-content/70">
-                  {vatRateLabel(row.tax_rate, row.tax_treatment)}
-                </span>
+                <span className="block text-xs text-base-content/70">{rateOf(row)}</span>
               </td>
               <td className="text-right font-semibold tabular-nums">{amountOf(row, row.total)}</td>
               <td>

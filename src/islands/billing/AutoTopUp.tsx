@@ -218,7 +218,11 @@ function CardPanel({ data }: { data: AutoTopUpData }) {
 const settingsKey = (d: AutoTopUpData) =>
   [d.enabled, d.status, d.threshold, d.product_id, d.monthly_limit?.amount, d.card?.last4].join(":");
 
-function Loaded({ data }: { data: AutoTopUpData }) {
+/** The dispute hold's note: what the disabled switch says it is off for (aria-describedby). */
+const HELD_NOTE_ID = "auto-top-up-held";
+
+/** `held`: on a dispute hold, the settings cannot turn it on (the switch and Save are disabled). */
+function Loaded({ data, held }: { data: AutoTopUpData; held: boolean }) {
   const { data: products, failed } = useCatalogue($topUpProducts);
   return (
     <>
@@ -232,7 +236,12 @@ function Loaded({ data }: { data: AutoTopUpData }) {
       </div>
       {products ? (
         // A new answer with other values (a removed card, a resume) starts the form from it.
-        <AutoTopUpSettings key={settingsKey(data)} data={data} packs={packsFrom(products)} />
+        <AutoTopUpSettings
+          key={settingsKey(data)}
+          data={data}
+          packs={packsFrom(products)}
+          heldNoteId={held ? HELD_NOTE_ID : undefined}
+        />
       ) : (
         <CatalogueStatus failed={failed} loading={T.form.packsLoading} />
       )}
@@ -280,7 +289,7 @@ export default function AutoTopUp({ held = false }: { held?: boolean }) {
           <CardReturnNotice state={cardReturn} />
         </div>
         {held && (
-          <p className="text-sm font-medium" data-auto-top-up-held>
+          <p id={HELD_NOTE_ID} className="text-sm font-medium" data-auto-top-up-held>
             {T.heldNote}
           </p>
         )}
@@ -298,7 +307,7 @@ export default function AutoTopUp({ held = false }: { held?: boolean }) {
             {T.loading}
           </p>
         )}
-        {data && <Loaded data={data} />}
+        {data && <Loaded data={data} held={held} />}
       </div>
       <ReauthDialog />
     </section>

@@ -43,7 +43,20 @@ function savedMessage(before: AutoTopUp, after: AutoTopUp): string {
   return F.saved;
 }
 
-export function AutoTopUpSettings({ data, packs }: { data: AutoTopUp; packs: readonly Pack[] }) {
+/**
+ * `heldNoteId`: on a dispute hold, the id of the section's note saying why auto top-up stays off;
+ * the switch and Save are disabled meanwhile (the API would refuse turning it on with 409).
+ */
+export function AutoTopUpSettings({
+  data,
+  packs,
+  heldNoteId,
+}: {
+  data: AutoTopUp;
+  packs: readonly Pack[];
+  heldNoteId?: string | undefined;
+}) {
+  const held = heldNoteId !== undefined;
   const id = useId();
   const [form, setForm] = useState<SettingsForm>(() => formFrom(data, packs));
   const [errors, setErrors] = useState<FormErrors>({});
@@ -135,7 +148,7 @@ export function AutoTopUpSettings({ data, packs }: { data: AutoTopUp; packs: rea
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
-    if (busy || consent) return;
+    if (busy || consent || held) return;
     const checked = checkForm(form, packs);
     if (!checked.ok) {
       setErrors(checked.errors);
@@ -190,7 +203,9 @@ export function AutoTopUpSettings({ data, packs }: { data: AutoTopUp; packs: rea
     <div className="flex flex-col gap-4">
       <form className="flex flex-col gap-4" onSubmit={(e) => void submit(e)} noValidate data-auto-top-up-form>
         <h3 className="text-base font-semibold">{F.title}</h3>
-        <label className="flex w-fit cursor-pointer items-center gap-3 text-sm font-medium">
+        <label
+          className={`flex w-fit items-center gap-3 text-sm font-medium ${held ? "cursor-not-allowed" : "cursor-pointer"}`}
+        >
           <input
             type="checkbox"
             role="switch"
@@ -198,6 +213,8 @@ export function AutoTopUpSettings({ data, packs }: { data: AutoTopUp; packs: rea
             className="toggle toggle-primary"
             name="enabled"
             checked={form.enabled}
+            disabled={held}
+            aria-describedby={heldNoteId}
             onChange={(e) => edit({ enabled: e.target.checked }, "enabled")}
             data-auto-top-up-enabled
           />
@@ -279,7 +296,12 @@ export function AutoTopUpSettings({ data, packs }: { data: AutoTopUp; packs: rea
         )}
         {!consent && (
           <div>
-            <button type="submit" className="btn btn-primary btn-sm" disabled={busy} data-save-auto-top-up>
+            <button
+              type="submit"
+              className="btn btn-primary btn-sm"
+              disabled={busy || held}
+              data-save-auto-top-up
+            >
               {busy && <span className="loading loading-spinner loading-sm" aria-hidden="true" />}
               {busy ? F.saving : F.save}
             </button>
