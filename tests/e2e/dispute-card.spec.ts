@@ -162,7 +162,7 @@ test("a pack disputed after some of its credits were spent, and lost: Billing an
     await expect(alert).toBeVisible({ timeout: 2000 });
   }).toPass({ timeout: 20_000 });
   await expect(alert).toContainText(DISPUTE_HOLD_TEXT.title);
-  await expect(pack).toHaveAttribute("data-status", "refunded");
+  await expect(pack).toHaveAttribute("data-status", "dispute_lost");
   // Auto top-up, turned on, would be refused (409): the section says so while the hold lasts.
   await expect(page.locator("[data-auto-top-up] [data-auto-top-up-held]")).toHaveText(
     AUTO_TOP_UP_PAGE_TEXT.heldNote,
