@@ -254,9 +254,10 @@ test("an account on a dispute hold reads on /profile beside its credits, on Bill
   await expect(page.locator("[data-mobile-menu] > summary")).toBeVisible();
   await expect(page.locator("[data-hold-dot]")).toBeHidden();
 
-  // A lost dispute after the credits were spent holds the organisation (ACCOUNT-SECURITY.md). No
-  // dev route loses a dispute, so the account's real answer is rewritten to carry the hold the API
-  // sends (server/routes/users/me.test.ts shows the API's side).
+  // A lost dispute after the credits were spent holds the organisation (ACCOUNT-SECURITY.md). The
+  // real dispute, lost through the development routes, is dispute-card.spec.ts's journey; here the
+  // account's real answer is rewritten to carry the hold, so that the alert is looked at on every
+  // view and colour scheme without a purchase each (server/routes/users/me.test.ts: the API's side).
   await page.route("**/v1/users/me", async (route) => {
     const response = await route.fetch();
     const user = (await response.json()) as Record<string, unknown>;

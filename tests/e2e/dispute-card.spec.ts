@@ -162,6 +162,11 @@ test("a pack disputed after some of its credits were spent, and lost: Billing an
     await expect(alert).toBeVisible({ timeout: 2000 });
   }).toPass({ timeout: 20_000 });
   await expect(alert).toContainText(DISPUTE_HOLD_TEXT.title);
+  // The alert names the disputed invoice and links its page, on Billing and on /profile.
+  const named = `${DISPUTE_HOLD_TEXT.invoice.before} ${invoiceNumber} ${DISPUTE_HOLD_TEXT.invoice.after}`;
+  await expect(alert.locator("[data-dispute-hold-invoice]")).toHaveText(named);
+  const invoiceLink = alert.getByRole("link", { name: invoiceNumber });
+  await expect(invoiceLink).toHaveAttribute("href", /^\/profile\/billing\/invoice\?id=/);
   await expect(pack).toHaveAttribute("data-status", "dispute_lost");
   // Auto top-up, turned on, would be refused (409): the section says so while the hold lasts.
   await expect(page.locator("[data-auto-top-up] [data-auto-top-up-held]")).toHaveText(
@@ -177,5 +182,10 @@ test("a pack disputed after some of its credits were spent, and lost: Billing an
   const mark = page.locator("[data-dispute-hold-mark]:visible");
   await expect(mark).toHaveCount(1);
   await expect(mark).toHaveAccessibleName(DISPUTE_HOLD_TEXT.markLabel);
+  await page.goto("/profile");
+  await expect(alert.locator("[data-dispute-hold-invoice]")).toHaveText(named);
+  await invoiceLink.click();
+  await expect(page).toHaveURL(/\/profile\/billing\/invoice\?id=/);
+  await expect(page.getByText(invoiceNumber).first()).toBeVisible();
   expect(errors).toEqual([]);
 });

@@ -138,7 +138,7 @@ export function accountDataRoutes(deps: ApiDeps & { billing: Billing }): OpenAPI
         // Berlin day and feature, refunds, disputes, staff's changes and write-offs.
         ledger,
         // As the billing history lists them, each invoice with its dispute ("open", "won", "lost" or
-        // null): a lost dispute's invoice reads "refunded" there, the card network having paid back.
+        // null): a lost dispute's invoice reads "dispute_lost" there, the bank having taken it back.
         invoices: invoices.map((invoice) =>
           invoice.document === "credit_note"
             ? invoice
