@@ -25,6 +25,21 @@ export const INVOICE_TEXT = {
   takenBackPart: (amount: string) => `${amount} taken back by the buyer's bank after a dispute`,
 } as const;
 
-/** What went back of an invoice's `amount`: taken back after a lost dispute, else refunded. */
-export const returnedPart = (status: string, amount: string): string =>
-  status === "dispute_lost" ? INVOICE_TEXT.takenBackPart(amount) : INVOICE_TEXT.refundedPart(amount);
+/**
+ * The lines saying what went back of an invoice: what we refunded (its credit notes), and after a
+ * lost dispute what the buyer's bank took back of the rest (`taken_back`). A dispute lost after a
+ * partial refund gives both, so the refunded part is not counted twice beside its credit note.
+ */
+export function returnedParts(
+  invoice: { status: string; refunded: number; taken_back?: number | undefined },
+  money: (cents: number) => string,
+): string[] {
+  if (invoice.refunded <= 0) return [];
+  if (invoice.status !== "dispute_lost") return [INVOICE_TEXT.refundedPart(money(invoice.refunded))];
+  const takenBack = Math.min(invoice.taken_back ?? invoice.refunded, invoice.refunded);
+  const refundedBefore = invoice.refunded - takenBack;
+  return [
+    ...(refundedBefore > 0 ? [INVOICE_TEXT.refundedPart(money(refundedBefore))] : []),
+    ...(takenBack > 0 ? [INVOICE_TEXT.takenBackPart(money(takenBack))] : []),
+  ];
+}

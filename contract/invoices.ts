@@ -84,6 +84,11 @@ export const invoiceSchema = z.extend(invoiceSummarySchema, {
   lines: z.array(invoiceLineSchema),
   /** The reverse-charge (or outside the EU) note the invoice must carry, or null. */
   note: z.nullable(z.string()),
+  /**
+   * A lost dispute (`status: dispute_lost`): what the buyer's bank took back. The rest of
+   * `refunded`, if any, was refunded before the dispute, each refund with its credit note.
+   */
+  taken_back: z.optional(cents),
 });
 export type Invoice = z.infer<typeof invoiceSchema>;
 

@@ -4,7 +4,7 @@
 // with the net and VAT it reverses in the invoice's proportions (invoice-rules.ts). The customer's
 // billing history lists them beside the invoices, and they print and download like an invoice.
 import { randomUUID } from "node:crypto";
-import { and, desc, eq } from "drizzle-orm";
+import { and, desc, eq, sql } from "drizzle-orm";
 import type { Invoice, InvoiceSummary } from "../../contract/invoices.ts";
 import { type CreditNoteRow, creditNotes, type InvoiceRow, invoices } from "../db/schema/index.ts";
 import type { DbOrTx, Tx } from "../db/types.ts";
@@ -73,6 +73,15 @@ export async function userCreditNote(
     .innerJoin(invoices, eq(invoices.id, creditNotes.invoiceId))
     .where(and(eq(creditNotes.userId, userId), eq(creditNotes.id, id)));
   return row;
+}
+
+/** What the invoice's credit notes gave back in all, in cents: the refunds we made of it. */
+export async function creditNotedTotal(db: DbOrTx, invoiceId: string): Promise<number> {
+  const [row] = await db
+    .select({ sum: sql<string | null>`sum(${creditNotes.total})` })
+    .from(creditNotes)
+    .where(eq(creditNotes.invoiceId, invoiceId));
+  return Number(row?.sum ?? 0);
 }
 
 /** The invoice number a credit note refers to: ours, or (for Stripe's invoices) the provider's id. */

@@ -62,7 +62,8 @@ export async function holdAfterLostDispute(
           number,
           description: row.description,
           currency: row.currency,
-          total: row.total,
+          // `row` is the invoice before the loss: what it had refunded stays refunded.
+          takenBack: row.total - row.refunded,
           invoiceUrl: invoicePageUrl(portalUrl, row, team !== null),
           team,
         }),

@@ -121,6 +121,17 @@ describe("renderInvoicePdf", () => {
     expect(text).not.toContain("refunded");
   });
 
+  it("a dispute lost after a partial refund: the refund and what the bank took back of the rest", async () => {
+    const { text } = await read({
+      ...domestic,
+      status: "dispute_lost",
+      refunded: domestic.total,
+      taken_back: 4831,
+    });
+    expect(text).toContain("€10.00 refunded");
+    expect(text).toContain("€48.31 taken back by the buyer's bank after a dispute");
+  });
+
   it("is named after its number", () => {
     expect(invoicePdfName(domestic)).toBe("INV-2026-000042.pdf");
   });

@@ -10,7 +10,7 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import PDFDocument from "pdfkit";
 import { documentTitle, partyLines, vatRateLabel } from "../../contract/invoice-document.ts";
-import { returnedPart, INVOICE_TEXT as T } from "../../contract/invoice-text.ts";
+import { returnedParts, INVOICE_TEXT as T } from "../../contract/invoice-text.ts";
 import { type Invoice, type InvoiceParty, issuedNoInvoice } from "../../contract/invoices.ts";
 import { formatMoney } from "../../contract/money.ts";
 import type { InvoiceWithDocument } from "./invoices.ts";
@@ -138,10 +138,7 @@ function write(doc: PDFKit.PDFDocument, invoice: Invoice): void {
   }
 
   doc.font("regular").fontSize(10).fillColor("black");
-  const notes = [
-    invoice.note,
-    invoice.refunded > 0 ? returnedPart(invoice.status, money(invoice, invoice.refunded)) : null,
-  ];
+  const notes = [invoice.note, ...returnedParts(invoice, (cents) => money(invoice, cents))];
   for (const note of notes) {
     if (note) doc.text(note, left, doc.y + 16, { width });
   }

@@ -8,7 +8,13 @@ import type { Db } from "../db/types.ts";
 import { addressLines } from "../domain/billing-details.ts";
 import { type CreditGrant, fromMillicredits } from "../domain/ledger.ts";
 import { billingEmailOf } from "./billing-contacts.ts";
-import { creditNoteSummary, creditNoteView, userCreditNote, userCreditNotes } from "./credit-notes.ts";
+import {
+  creditNotedTotal,
+  creditNoteSummary,
+  creditNoteView,
+  userCreditNote,
+  userCreditNotes,
+} from "./credit-notes.ts";
 import { invoicePdfRefusal, renderInvoicePdf } from "./invoice-pdf.ts";
 import { type BuyerOnFile, invoiceSummary, invoiceView } from "./invoice-view.ts";
 import { userInvoice, userInvoices } from "./invoices.ts";
@@ -55,6 +61,16 @@ export function billingReads(db: Db) {
     };
   }
 
+  /**
+   * A lost dispute's invoice with what the bank took back: `refunded` less what our refunds gave
+   * before it (their credit notes), so the invoice does not count a refund twice.
+   */
+  async function withTakenBack(invoice: Invoice): Promise<Invoice> {
+    if (invoice.status !== "dispute_lost") return invoice;
+    const refundedBefore = await creditNotedTotal(db, invoice.id);
+    return { ...invoice, taken_back: Math.max(0, invoice.refunded - refundedBefore) };
+  }
+
   return {
     /** Every grant, newest first. Future-dated renewal grants are listed: they are paid for, live from granted_at. */
     async ledger(userId: string): Promise<LedgerEntry[]> {
@@ -81,7 +97,9 @@ export function billingReads(db: Db) {
       if (note) return creditNoteView(note);
       const row = await invoiceRow(userId, invoiceId);
       // A payment waiting for the bank names the buyer as its invoice will (invoice-view.ts).
-      return invoiceView(row, row.status === "authentication_required" ? await buyerOnFile(row) : undefined);
+      return withTakenBack(
+        invoiceView(row, row.status === "authentication_required" ? await buyerOnFile(row) : undefined),
+      );
     },
 
     /**
@@ -100,7 +118,7 @@ export function billingReads(db: Db) {
       const row = await invoiceRow(userId, invoiceId);
       const refusal = invoicePdfRefusal(row);
       if (refusal) throw new BillingRefusal(refusal);
-      const invoice = invoiceView(row);
+      const invoice = await withTakenBack(invoiceView(row));
       return {
         pdf: await renderInvoicePdf(invoice, { producer: PRODUCT_NAME }),
         filename: invoicePdfName(invoice),

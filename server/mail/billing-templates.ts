@@ -190,20 +190,21 @@ export function disputeHoldMail(
     number: string | null;
     description: string;
     currency: string;
-    total: number;
+    /** What the bank took back: the payment's total less what was refunded before the dispute. */
+    takenBack: number;
     invoiceUrl: string;
     /** The team organisation on hold (its name); null for the personal account. */
     team: string | null;
   },
 ): MailMessage {
-  const payment = `the payment of ${money(p.total, p.currency)} for ${p.number ? `invoice ${p.number}` : p.description}`;
+  const payment = `the payment of ${money(p.takenBack, p.currency)} for ${p.number ? `invoice ${p.number}` : p.description}`;
   return render(user.email, {
     subject: p.team
       ? `${p.team} is on hold: a payment was disputed`
       : `Your ${PRODUCT_NAME} account is on hold: a payment was disputed`,
     greeting: `Hi ${user.username},`,
     paragraphs: [
-      `The bank took back ${payment} after a dispute, and the credits it bought had already been used.`,
+      `The bank took back ${payment} after a dispute. Credits it bought had already been used; the rest of them were removed from the balance.`,
       `${p.team ? `The organisation ${p.team}` : "Your account"} is on hold until our support team clears it: API calls with ${p.team ? "its" : "your"} keys are refused, and auto top-up is off and charges nothing.`,
       "To settle the payment and clear the hold, contact support: reply to this e-mail.",
     ],

@@ -8,6 +8,7 @@ import type { InvoiceSummary } from "../../../contract/invoices.ts";
 import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
 import { webhookDeliveries } from "../../db/schema/index.ts";
 import { CARD_DISPUTE_ONE_OFF_MESSAGE } from "../../payments/local/cards.ts";
+import { adminCall, staffMember } from "../../testing/admin.ts";
 import { consumeRequest, createKey, serviceKey } from "../../testing/api-access.ts";
 import { getJson, verifiedUser } from "../../testing/api-client.ts";
 import {
@@ -218,7 +219,7 @@ describe.each(TEST_DATABASES)("the dispute test card at the local checkout (%s)"
     expect(mail?.subject).toBe("Your GenAI Studio account is on hold: a payment was disputed");
     const text = mail?.text.replace(/\s+/g, " ") ?? "";
     expect(text).toContain(
-      `The bank took back the payment of €59.50 for invoice ${pack?.number} after a dispute, and the credits it bought had already been used.`,
+      `The bank took back the payment of €59.50 for invoice ${pack?.number} after a dispute. Credits it bought had already been used; the rest of them were removed from the balance.`,
     );
     expect(text).toContain(
       "Your account is on hold until our support team clears it: API calls with your keys are refused, and auto top-up is off and charges nothing.",
@@ -238,6 +239,48 @@ describe.each(TEST_DATABASES)("the dispute test card at the local checkout (%s)"
     const copy = { ...(JSON.parse(payload) as Record<string, unknown>), id: "evt_same_close_again" };
     expect((await sendWebhook(ctx.t, copy)).status).toBe(200);
     expect(await holdMails()).toHaveLength(1);
+  });
+
+  it("a dispute lost after a partial refund: the invoice and the hold mail count the refund once", async () => {
+    const user = await verifiedUser(ctx.t, "disppart");
+    const ada = await staffMember(ctx.t, "adapart", "admin");
+    await subscribe(ctx.t, user.accessToken, "A");
+    await payAndSettle(ctx.t, await openTopUpCheckout(ctx.t, user.accessToken, "500"));
+    const [pack] = await history(user.accessToken);
+    // Some of the pack's credits spent (past the plan's 1,000), then €10 of it refunded by support.
+    const key = await createKey(ctx.t, user.accessToken);
+    const service = await serviceKey(ctx.t);
+    const spend = {
+      api_key_id: key.id,
+      feature: "comic",
+      people: "one",
+      quantity: 201,
+      idempotency_key: "p-1",
+    };
+    expect((await consumeRequest(ctx.t, service, spend)).status).toBe(200);
+    const refund = await adminCall(ctx.t, `/v1/admin/payments/${pack?.id}/refund`, ada.accessToken, {
+      amount: 1000,
+      reason: "Goodwill",
+      idempotency_key: "part-1",
+    });
+    expect(refund.status, await refund.clone().text()).toBe(202);
+    await ctx.t.local.runJob();
+    await ctx.t.tasks.idle();
+
+    const opened = await open({ invoice_number: pack?.number });
+    expect(opened.status, await opened.clone().text()).toBe(201);
+    const { dispute_id } = (await opened.json()) as { dispute_id: string };
+    expect((await close(dispute_id, { status: "lost" })).status).toBe(200);
+    await ctx.t.tasks.idle();
+
+    const res = await getJson(ctx.t.app, `/v1/billing/invoices/${pack?.id}`, user.accessToken);
+    expect(res.status).toBe(200);
+    const invoice = (await res.json()) as InvoiceSummary & { taken_back?: number };
+    expect(invoice).toMatchObject({ status: "dispute_lost", refunded: 5950, taken_back: 4950 });
+    const [mail] = (await ctx.t.mails()).filter((m) => m.subject.includes("on hold"));
+    expect(mail?.text.replace(/\s+/g, " ")).toContain(
+      `The bank took back the payment of €49.50 for invoice ${pack?.number} after a dispute`,
+    );
   });
 
   it("a plan's checkout refuses the dispute card, saying it is for credit packs", async () => {

@@ -7,7 +7,7 @@ import { useStore } from "@nanostores/react";
 import { useEffect, useState } from "react";
 import { documentTitle, partyLines, vatRateLabel } from "../../../contract/invoice-document.ts";
 import { issuedNoInvoice } from "../../../contract/invoice-status.ts";
-import { returnedPart } from "../../../contract/invoice-text.ts";
+import { returnedParts } from "../../../contract/invoice-text.ts";
 import type { Invoice, InvoiceParty } from "../../../contract/invoices.ts";
 import { formatMoney } from "../../../contract/money.ts";
 import { readStoredToken } from "../../lib/auth-storage.ts";
@@ -182,11 +182,11 @@ function Document({ invoice }: { invoice: Invoice }) {
             {invoice.note}
           </p>
         )}
-        {invoice.refunded > 0 && (
-          <p className="text-sm" data-invoice-returned>
-            {returnedPart(invoice.status, money(invoice.refunded))}
+        {returnedParts(invoice, money).map((line) => (
+          <p key={line} className="text-sm" data-invoice-returned>
+            {line}
           </p>
-        )}
+        ))}
         <div className="flex flex-wrap gap-2 print:hidden">
           {/* While the bank waits for the customer: the payment's page, as Billing history's row
               links it (decision 048); the API gives no pay_url once it is paid or cancelled. */}
