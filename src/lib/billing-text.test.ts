@@ -17,7 +17,7 @@ describe("the billing pages' words", () => {
 
 describe("a billing history row's status", () => {
   it("names a lost dispute as the bank taking the payment back, not as a refund", () => {
-    expect(PAYMENT_STATUS_LABELS.dispute_lost).toBe("Dispute lost");
+    expect(PAYMENT_STATUS_LABELS.dispute_lost).toBe("Charged back");
     expect(statusNote({ status: "dispute_lost" })).toBe(
       "Your bank took this payment back after a dispute. Its unspent credits were removed.",
     );

@@ -13,7 +13,7 @@ export const DISPUTE_HOLD_TEXT = {
   /** The disputed payment, around its invoice number (a link to the invoice), when the API names it. */
   invoice: {
     before: "The bank took back the payment for invoice",
-    after: "after a dispute, and its credits had already been used.",
+    after: "after a dispute. Credits it bought had already been used; the rest of them were removed.",
   },
   refused: (team: boolean) =>
     `API calls with ${team ? "this organisation's" : "your"} keys are refused until support clears the hold.`,

@@ -11,8 +11,9 @@ export const PAYMENT_STATUS_LABELS = {
   cancelled: "Cancelled",
   refunded: "Refunded",
   disputed: "Disputed",
-  // Not "Refunded": a refund is ours; here the buyer's bank took the money back.
-  dispute_lost: "Dispute lost",
+  // Not "Refunded": a refund is ours; here the buyer's bank took the money back. Nor "Dispute lost":
+  // that is the seller's side, and this is the buyer's own history, whose bank won.
+  dispute_lost: "Charged back",
 } as const;
 
 /** The action beside a payment waiting for the bank: Billing history's row and auto top-up's section. */

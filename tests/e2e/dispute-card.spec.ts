@@ -184,6 +184,8 @@ test("a pack disputed after some of its credits were spent, and lost: Billing an
   await expect(mark).toHaveAccessibleName(DISPUTE_HOLD_TEXT.markLabel);
   await page.goto("/profile");
   await expect(alert.locator("[data-dispute-hold-invoice]")).toHaveText(named);
+  // /profile sells packs too: the alert says what a payment during the hold gives, as Billing does.
+  await expect(alert).toContainText(DISPUTE_HOLD_TEXT.paying);
   await invoiceLink.click();
   await expect(page).toHaveURL(/\/profile\/billing\/invoice\?id=/);
   await expect(page.getByText(invoiceNumber).first()).toBeVisible();

@@ -104,7 +104,7 @@ function AccountView({ user, contact }: { user: User; contact: string }) {
           <ReadOnlyField id="tokens" label={T.tokens} value={formatBalance(user.credit_balance)} />
           {onDisputeHold(user) && (
             <Suspense>
-              <DisputeHoldAlert team={team !== null} contact={contact} className="sm:col-span-2" />
+              <DisputeHoldAlert team={team !== null} contact={contact} className="sm:col-span-2" paying />
             </Suspense>
           )}
           {/* What the balance is made of is the credit ledger: not a developer's to read. */}
