@@ -647,7 +647,7 @@ describe("why auto top-up is paused or off", () => {
     ],
     [
       "dispute_hold",
-      { status: "off", sentence: "Auto top-up is off because a payment of this organisation is disputed." },
+      { status: "off", sentence: "Auto top-up is off because a payment of this organisation was disputed." },
     ],
     [
       "staff",

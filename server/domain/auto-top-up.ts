@@ -524,7 +524,9 @@ export const OFF_REASONS = {
   },
   dispute_hold: {
     status: "off",
-    sentence: "Auto top-up is off because a payment of this organisation is disputed.",
+    // A dispute opened on one of its own payments, or a lost one that put the organisation on hold
+    // (dispute-hold.ts): the sentence is true of both.
+    sentence: "Auto top-up is off because a payment of this organisation was disputed.",
   },
   /** Our staff turned it off from the console (their reason is in the activity log). */
   staff: {

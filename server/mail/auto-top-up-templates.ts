@@ -33,9 +33,16 @@ export function autoTopUpStoppedMail(
     sentence: string;
     detail: string | null;
     billingUrl: string;
+    /** Off for a dispute hold: it cannot be turned on, nor called, until support clears the hold. */
+    onHold?: boolean;
   },
 ): MailMessage {
   const state = p.status === "paused" ? "paused" : "turned off";
+  const again = p.onHold
+    ? "It can be turned on again, with your consent to the charges, once our support team clears the hold."
+    : p.status === "off"
+      ? "Turning it on again asks for your consent to the charges again."
+      : "Your settings are kept.";
   return render(user.email, {
     subject: `Auto top-up is ${state} for ${p.organisation}`,
     greeting: `Hi ${user.username},`,
@@ -43,11 +50,11 @@ export function autoTopUpStoppedMail(
       `Auto top-up is ${state} for ${p.organisation}: your ${PRODUCT_NAME} credits are not topped up automatically until it runs again.`,
       p.sentence,
       ...(p.detail ? [p.detail] : []),
-      p.status === "off"
-        ? "Turning it on again asks for your consent to the charges again."
-        : "Your settings are kept.",
+      again,
     ],
     action: { label: "Open Billing", url: p.billingUrl },
-    closing: "Your program stops generating when the balance reaches zero.",
+    closing: p.onHold
+      ? "Until then, API calls with its keys are refused: see our e-mail about the hold."
+      : "Your program stops generating when the balance reaches zero.",
   });
 }

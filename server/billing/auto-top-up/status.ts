@@ -9,6 +9,7 @@ import type { Tx } from "../../db/types.ts";
 import { OFF_REASONS, type OffReason, PAUSE_REASONS, type PauseReason } from "../../domain/auto-top-up.ts";
 import { autoTopUpStoppedMail } from "../../mail/auto-top-up-templates.ts";
 import { queueBillingMail } from "../billing-mails.ts";
+import { isOnDisputeHold } from "../dispute-hold.ts";
 import type { AutoTopUpActor } from "./engine.ts";
 import { findSettings, organisationName } from "./store.ts";
 
@@ -107,6 +108,9 @@ async function mailStopped(
   const info = change.status === "off" ? OFF_REASONS[change.reason] : PAUSE_REASONS[change.reason];
   const detail = change.status === "paused" ? (change.detail ?? null) : null;
   const organisation = await organisationName(tx, orgId);
+  // Off for a dispute: on hold (a lost one, dispute-hold.ts) it stays off until support clears it.
+  const onHold =
+    change.status === "off" && change.reason === "dispute_hold" && (await isOnDisputeHold(tx, orgId));
   await queueBillingMail(
     tx,
     {
@@ -120,6 +124,7 @@ async function mailStopped(
           sentence: info.sentence,
           detail,
           billingUrl: context.billingUrl,
+          onHold,
         }),
     },
     now,

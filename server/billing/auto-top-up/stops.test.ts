@@ -113,6 +113,12 @@ describe.each(TEST_DATABASES)("what stops auto top-up (%s)", (kind) => {
     );
     expect(res.status).toBe(200);
     expect(await settingsOf(t, user.id)).toMatchObject({ status: "off", reason: "dispute_hold" });
+    // No hold (the dispute is open, nothing lost): consent turns it on again.
+    await settleAll(t);
+    const [mail] = await stoppedMails(t);
+    expect(mail?.text.replace(/\s+/g, " ")).toContain(
+      "Turning it on again asks for your consent to the charges again.",
+    );
   });
 
   it("a lost dispute of another payment that puts the account on hold turns it off", async () => {
@@ -150,9 +156,17 @@ describe.each(TEST_DATABASES)("what stops auto top-up (%s)", (kind) => {
       .where(eq(organizations.id, user.id));
     expect(held?.at).not.toBeNull();
     expect(await settingsOf(t, user.id)).toMatchObject({ status: "off", reason: "dispute_hold" });
-    expect((await stoppedMails(t)).map((m) => m.subject)).toEqual([
-      "Auto top-up is turned off for your personal account",
-    ]);
+    const [mail, ...more] = await stoppedMails(t);
+    expect(more).toEqual([]);
+    expect(mail?.subject).toBe("Auto top-up is turned off for your personal account");
+    // On hold it cannot be turned on: the mail says so, not that consent would turn it on again.
+    const text = mail?.text.replace(/\s+/g, " ") ?? "";
+    expect(text).toContain("Auto top-up is off because a payment of this organisation was disputed.");
+    expect(text).toContain(
+      "It can be turned on again, with your consent to the charges, once our support team clears the hold.",
+    );
+    expect(text).toContain("Until then, API calls with its keys are refused: see our e-mail about the hold.");
+    expect(text).not.toContain("Turning it on again asks");
   });
 
   it("the card detached at the provider turns it off and forgets the card", async () => {
