@@ -67,6 +67,12 @@ export const envSchema = z.object({
   SMTP_URL: optional(urlWithScheme(["smtp:", "smtps:"], "smtps://user:pass@smtp.example.com:465")),
   /** Sender of account mails. */
   MAIL_FROM: z.string().min(3).default(`"${PRODUCT_NAME}" <no-reply@localhost>`),
+  /**
+   * Where replies to account mails go: the support mailbox. Billing and security mails ask the
+   * customer to reply (a dispute hold, a mistaken charge, a deletion they did not make), and the
+   * sender is usually a no-reply address. Unset: replies go to MAIL_FROM.
+   */
+  MAIL_REPLY_TO: optional(z.string().min(3)),
 
   /** Shares rate-limit counters between API instances. Unset: counters in this process's memory. */
   REDIS_URL: optional(urlWithScheme(["redis:", "rediss:"], "redis://host:6379")),
@@ -191,6 +197,11 @@ function productionProblems(source: Record<string, string | undefined>): string[
   }
   if (missing("SMTP_URL")) problems.push("SMTP_URL: required in production (the outbox only writes files)");
   if (missing("MAIL_FROM")) problems.push("MAIL_FROM: required in production (sender of account mails)");
+  if (missing("MAIL_REPLY_TO")) {
+    problems.push(
+      "MAIL_REPLY_TO: required in production (the support mailbox: mails ask customers to reply)",
+    );
+  }
   if (missing("STRIPE_SECRET_KEY")) {
     problems.push("STRIPE_SECRET_KEY: required in production (the local checkout takes no real money)");
   }

@@ -53,9 +53,16 @@ function dropReservedRecipients(
   };
 }
 
+/** The sender's fields of every message: From, and Reply-To when replies go elsewhere. */
+function senderFields(from: string, replyTo: string | undefined) {
+  return replyTo ? { from, replyTo } : { from };
+}
+
 export interface OutboxMailerOptions {
   dir: string;
   from: string;
+  /** The support mailbox replies go to (MAIL_REPLY_TO); unset: replies go to `from`. */
+  replyTo?: string | undefined;
   clock: Clock;
   logger: Logger;
   /**
@@ -70,7 +77,7 @@ export function createOutboxMailer(options: OutboxMailerOptions): Mailer {
   return {
     transport: "outbox",
     send: dropReservedRecipients(async (message) => {
-      const info = await transporter.sendMail({ from: options.from, ...message });
+      const info = await transporter.sendMail({ ...senderFields(options.from, options.replyTo), ...message });
       const id = await writeOutboxMessage(options.dir, info.message as Buffer, options.clock.now());
       if (options.logLinks) {
         options.logger.info(
@@ -86,6 +93,8 @@ export function createOutboxMailer(options: OutboxMailerOptions): Mailer {
 export interface SmtpMailerOptions {
   url: string;
   from: string;
+  /** The support mailbox replies go to (MAIL_REPLY_TO); unset: replies go to `from`. */
+  replyTo?: string | undefined;
   /** In production a plain smtp:// connection to another host must upgrade to TLS (STARTTLS). */
   requireTls: boolean;
 }
@@ -116,7 +125,7 @@ export function createSmtpMailer(options: SmtpMailerOptions & { logger: Logger }
   return {
     transport: "smtp",
     send: dropReservedRecipients(async (message) => {
-      await transporter.sendMail({ from: options.from, ...message });
+      await transporter.sendMail({ ...senderFields(options.from, options.replyTo), ...message });
     }, options.logger),
     close: () => transporter.close(),
   };
@@ -125,6 +134,7 @@ export function createSmtpMailer(options: SmtpMailerOptions & { logger: Logger }
 export interface MailerConfig {
   SMTP_URL?: string | undefined;
   MAIL_FROM: string;
+  MAIL_REPLY_TO?: string | undefined;
   NODE_ENV: "development" | "test" | "production";
   dataDir: string;
 }
@@ -138,6 +148,7 @@ export function createMailer(config: MailerConfig, clock: Clock, logger: Logger)
     return createSmtpMailer({
       url: config.SMTP_URL,
       from: config.MAIL_FROM,
+      replyTo: config.MAIL_REPLY_TO,
       requireTls: config.NODE_ENV === "production",
       logger,
     });
@@ -145,6 +156,7 @@ export function createMailer(config: MailerConfig, clock: Clock, logger: Logger)
   return createOutboxMailer({
     dir: outboxDir(config.dataDir),
     from: config.MAIL_FROM,
+    replyTo: config.MAIL_REPLY_TO,
     clock,
     logger,
     logLinks: config.NODE_ENV === "development",

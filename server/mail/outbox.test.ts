@@ -9,7 +9,7 @@ import { createOutboxMailer } from "./mailer.ts";
 import { isOutboxId, listOutbox, readOutboxRaw } from "./outbox.ts";
 import { passwordResetMail, verificationMail } from "./templates.ts";
 
-function setup(logLinks = false) {
+function setup(logLinks = false, replyTo?: string) {
   const dir = join(mkdtempSync(join(tmpdir(), "outbox-")), "outbox");
   const clock = new ManualClock("2030-05-01T08:00:00Z");
   const logs: string[] = [];
@@ -17,6 +17,7 @@ function setup(logLinks = false) {
   const mailer = createOutboxMailer({
     dir,
     from: '"AI Studio" <no-reply@portal.test>',
+    replyTo,
     clock,
     logger,
     logLinks,
@@ -27,6 +28,25 @@ function setup(logLinks = false) {
 const TOKEN = "tok_".padEnd(43, "Z");
 
 describe("the outbox", () => {
+  it("sends replies to the support mailbox when one is set, else to the sender", async () => {
+    const mail = verificationMail({
+      to: "ann@example.com",
+      username: "ann",
+      portalUrl: "https://portal.test",
+      token: TOKEN,
+    });
+    const withSupport = setup(false, '"AI Studio support" <support@portal.test>');
+    await withSupport.mailer.send(mail);
+    const [sent] = readdirSync(withSupport.dir);
+    const raw = (await readOutboxRaw(withSupport.dir, (sent as string).slice(0, -4))) ?? "";
+    expect(raw).toMatch(/^Reply-To: AI Studio support <support@portal\.test>$/m);
+    expect(raw).toMatch(/^From: AI Studio <no-reply@portal\.test>$/m);
+    const plain = setup();
+    await plain.mailer.send(mail);
+    const [other] = readdirSync(plain.dir);
+    expect((await readOutboxRaw(plain.dir, (other as string).slice(0, -4))) ?? "").not.toMatch(/^Reply-To:/m);
+  });
+
   it("writes one .eml per message, private to the owner, with a text and an HTML part", async () => {
     const { dir, mailer } = setup();
     await mailer.send(

@@ -76,6 +76,21 @@ describe("SMTP transport", () => {
     expect(parsed.html).toContain(`href="https://portal.test/verify-email/${token}"`);
   });
 
+  it("names the support mailbox as Reply-To when one is set", async () => {
+    const mailer = createSmtpMailer({
+      url: `smtp://mailer:${encodeURIComponent("p@ss word")}@127.0.0.1:${port}`,
+      from: '"AI Studio" <no-reply@portal.test>',
+      replyTo: "support@portal.test",
+      requireTls: false,
+      logger,
+    });
+    await mailer.send({ to: "ann@example.com", subject: "x", text: "x", html: "<p>x</p>" });
+    mailer.close();
+    const raw = received.at(-1)?.raw ?? "";
+    expect(raw).toMatch(/^Reply-To: support@portal\.test\r?$/m);
+    expect(raw).toMatch(/^From: AI Studio <no-reply@portal\.test>\r?$/m);
+  });
+
   it("fails (for the caller to log) when the server refuses the login", async () => {
     const mailer = createSmtpMailer({
       url: `smtp://mailer:wrong@127.0.0.1:${port}`,
