@@ -224,6 +224,11 @@ export const adminPaymentSchema = z.object({
   tax: z.number(),
   total: z.number(),
   refunded: z.number(),
+  /**
+   * A lost dispute (`status: dispute_lost`): what the buyer's bank took back. The rest of
+   * `refunded` is what we refunded before it, each refund with its credit note.
+   */
+  taken_back: z.optional(z.number()),
   /** "open", "won" or "lost" while or after a dispute; null when there was none. */
   dispute: z.nullable(z.string()),
   credit_notes: z.array(creditNoteSummarySchema),

@@ -119,6 +119,18 @@ describe("billing mails: every one rendered as text and HTML, with its link", ()
       }),
       ["account is on hold", "the payment of €59.50 for 500 credit pack", "API calls with your keys"],
     ],
+    [
+      "dispute hold after a full refund: no amount left to name",
+      disputeHoldMail(user, {
+        number: "INV-2026-000008",
+        description: "500 credit pack",
+        currency: "eur",
+        takenBack: 0,
+        invoiceUrl: url,
+        team: null,
+      }),
+      ["The bank took back the payment for invoice INV-2026-000008 after a dispute."],
+    ],
   ])("%s", (_case, mail, phrases) => {
     expect(mail.to).toBe("ann@example.com");
     for (const body of [mail.text, mail.html]) {

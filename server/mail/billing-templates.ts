@@ -197,7 +197,8 @@ export function disputeHoldMail(
     team: string | null;
   },
 ): MailMessage {
-  const payment = `the payment of ${money(p.takenBack, p.currency)} for ${p.number ? `invoice ${p.number}` : p.description}`;
+  const amount = p.takenBack > 0 ? ` of ${money(p.takenBack, p.currency)}` : "";
+  const payment = `the payment${amount} for ${p.number ? `invoice ${p.number}` : p.description}`;
   return render(user.email, {
     subject: p.team
       ? `${p.team} is on hold: a payment was disputed`

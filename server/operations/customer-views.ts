@@ -329,26 +329,31 @@ export async function customerPayments(db: DbOrTx, id: string): Promise<AdminPay
     db.select().from(creditNotes).where(eq(creditNotes.userId, id)).orderBy(creditNotes.issuedAt),
     paymentDisputes(db, id),
   ]);
-  return rows.map((r) => ({
-    id: r.id,
-    issued_at: r.issuedAt.toISOString(),
-    description: r.description,
-    invoice_number: r.number ?? r.document?.number ?? null,
-    status: r.status,
-    currency: r.currency,
-    net: r.net,
-    tax: r.tax,
-    total: r.total,
-    refunded: r.refunded,
-    dispute: disputes.get(r.id) ?? null,
-    credit_notes: notes
-      .filter((n) => n.invoiceId === r.id)
-      .map((n) => ({
+  return rows.map((r) => {
+    const own = notes.filter((n) => n.invoiceId === r.id);
+    // A lost dispute stores the whole total as refunded: what the bank took is the part our
+    // refunds (their credit notes) did not give back, as the customer's invoice says (reads.ts).
+    const refundedByUs = own.reduce((sum, n) => sum + n.total, 0);
+    return {
+      id: r.id,
+      issued_at: r.issuedAt.toISOString(),
+      description: r.description,
+      invoice_number: r.number ?? r.document?.number ?? null,
+      status: r.status,
+      currency: r.currency,
+      net: r.net,
+      tax: r.tax,
+      total: r.total,
+      refunded: r.refunded,
+      ...(r.status === "dispute_lost" ? { taken_back: Math.max(0, r.refunded - refundedByUs) } : {}),
+      dispute: disputes.get(r.id) ?? null,
+      credit_notes: own.map((n) => ({
         id: n.id,
         number: n.number,
         issued_at: n.issuedAt.toISOString(),
         total: n.total,
         currency: n.currency,
       })),
-  }));
+    };
+  });
 }

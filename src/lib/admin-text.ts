@@ -131,6 +131,8 @@ export const ADMIN_PAGE_TEXT = {
     manual: "Manual charge",
     /** Beside a payment's status while a refund asked here is not recorded yet (the provider's event). */
     refundRequested: "Refund requested",
+    /** Under the Refunded column's amount (ours): what the buyer's bank took back after a lost dispute. */
+    chargedBack: (amount: string) => `${amount} charged back`,
     dayTotal: "day total, Berlin",
   },
   actions: {

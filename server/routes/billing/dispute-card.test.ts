@@ -5,10 +5,11 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import type { InvoiceSummary } from "../../../contract/invoices.ts";
+import { pdfText } from "../../../tests/fixtures/pdf-text.ts";
 import { TEST_DATABASES } from "../../../tests/fixtures/test-db.ts";
 import { webhookDeliveries } from "../../db/schema/index.ts";
 import { CARD_DISPUTE_ONE_OFF_MESSAGE } from "../../payments/local/cards.ts";
-import { adminCall, staffMember } from "../../testing/admin.ts";
+import { adminCall, customerPayments, staffMember } from "../../testing/admin.ts";
 import { consumeRequest, createKey, serviceKey } from "../../testing/api-access.ts";
 import { getJson, verifiedUser } from "../../testing/api-client.ts";
 import {
@@ -281,6 +282,16 @@ describe.each(TEST_DATABASES)("the dispute test card at the local checkout (%s)"
     expect(mail?.text.replace(/\s+/g, " ")).toContain(
       `The bank took back the payment of €49.50 for invoice ${pack?.number} after a dispute`,
     );
+    // The PDF says the same: €10.00 refunded, €49.50 taken back.
+    const pdf = await getJson(ctx.t.app, `/v1/billing/invoices/${pack?.id}/pdf`, user.accessToken);
+    expect(pdf.status).toBe(200);
+    const text = (await pdfText(new Uint8Array(await pdf.arrayBuffer()))).replace(/\s+/g, " ");
+    expect(text).toContain("€10.00 refunded");
+    expect(text).toContain("€49.50 taken back by the buyer's bank after a dispute");
+    // The console's payments list splits the refunded column the same way.
+    const [payment] = await customerPayments(ctx.t, user.id, ada.accessToken);
+    expect(payment).toMatchObject({ status: "dispute_lost", refunded: 5950, taken_back: 4950 });
+    expect(payment?.credit_notes.map((n) => n.total)).toEqual([1000]);
   });
 
   it("a plan's checkout refuses the dispute card, saying it is for credit packs", async () => {

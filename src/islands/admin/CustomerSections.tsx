@@ -174,7 +174,14 @@ export function Payments({
             {money(p.total, p.currency)}
             <span className="block text-xs text-base-content/70">VAT {money(p.tax, p.currency)}</span>
           </td>
-          <td className="text-right tabular-nums">{p.refunded ? money(p.refunded, p.currency) : "—"}</td>
+          <td className="text-right tabular-nums">
+            {p.refunded - (p.taken_back ?? 0) > 0 ? money(p.refunded - (p.taken_back ?? 0), p.currency) : "—"}
+            {p.taken_back ? (
+              <span className="block text-xs text-base-content/70" data-charged-back>
+                {T.chargedBack(money(p.taken_back, p.currency))}
+              </span>
+            ) : null}
+          </td>
           <td>
             {statusLabel(p.status)}
             {p.dispute && <span className="badge badge-warning ml-1">dispute {p.dispute}</span>}
