@@ -15,7 +15,7 @@ import {
   providerInvoiceDocuments,
 } from "../db/schema/index.ts";
 import type { DbOrTx, Tx } from "../db/types.ts";
-import { lostDisputeNeedsHold } from "../domain/reversal.ts";
+import { lostDisputeNeedsHold, takenBackByBank } from "../domain/reversal.ts";
 import { disputeHoldMail } from "../mail/billing-templates.ts";
 import { queueBillingMail } from "./billing-mails.ts";
 import { invoicePageUrl } from "./payment-history.ts";
@@ -63,7 +63,7 @@ export async function holdAfterLostDispute(
           description: row.description,
           currency: row.currency,
           // `row` is the invoice before the loss: what it had refunded stays refunded.
-          takenBack: row.total - row.refunded,
+          takenBack: takenBackByBank(row.total, row.refunded),
           invoiceUrl: invoicePageUrl(portalUrl, row, team !== null),
           team,
         }),

@@ -7,6 +7,7 @@ import type { BillingDetails, Invoice, InvoiceSummary } from "../../contract/inv
 import type { Db } from "../db/types.ts";
 import { addressLines } from "../domain/billing-details.ts";
 import { type CreditGrant, fromMillicredits } from "../domain/ledger.ts";
+import { takenBackByBank } from "../domain/reversal.ts";
 import { billingEmailOf } from "./billing-contacts.ts";
 import {
   creditNotedTotal,
@@ -67,8 +68,10 @@ export function billingReads(db: Db) {
    */
   async function withTakenBack(invoice: Invoice): Promise<Invoice> {
     if (invoice.status !== "dispute_lost") return invoice;
-    const refundedBefore = await creditNotedTotal(db, invoice.id);
-    return { ...invoice, taken_back: Math.max(0, invoice.refunded - refundedBefore) };
+    return {
+      ...invoice,
+      taken_back: takenBackByBank(invoice.refunded, await creditNotedTotal(db, invoice.id)),
+    };
   }
 
   return {

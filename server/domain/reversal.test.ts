@@ -6,6 +6,7 @@ import {
   lostDisputeNeedsHold,
   type PaymentRecord,
   refundStep,
+  takenBackByBank,
 } from "./reversal.ts";
 
 // A 50 EUR top-up (5,000 cents) that granted 500 credits (500,000 milli-credits).
@@ -210,5 +211,17 @@ describe("closedDisputeOutcome", () => {
     for (const kept of ["won", "warning_closed", "prevented"]) expect(closedDisputeOutcome(kept)).toBe("won");
     for (const other of ["charge_refunded", "needs_response", "warning_under_review", ""])
       expect(closedDisputeOutcome(other)).toBe("unknown");
+  });
+});
+
+describe("takenBackByBank", () => {
+  it("is what went back less our refunds before the dispute", () => {
+    expect(takenBackByBank(5950, 0)).toBe(5950);
+    expect(takenBackByBank(5950, 1000)).toBe(4950);
+  });
+
+  it("is nothing after a full refund, never below nothing", () => {
+    expect(takenBackByBank(5950, 5950)).toBe(0);
+    expect(takenBackByBank(5950, 6000)).toBe(0);
   });
 });

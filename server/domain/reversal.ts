@@ -92,6 +92,16 @@ export function lostDisputeNeedsHold(grant: GrantBalance, takenBack: number): bo
   return grant.remaining + grant.frozen + takenBack < grant.amount;
 }
 
+/**
+ * What the buyer's bank took back of a payment whose dispute was lost, in cents: what went back of
+ * it (`returned`: the whole total, once lost) less what our own refunds gave before the dispute
+ * (`refundedByUs`: their credit notes, or the payment's `refunded` as it stood before the loss).
+ * The invoice, the console's payments and the hold mail each say it, so a refund is counted once.
+ */
+export function takenBackByBank(returned: number, refundedByUs: number): number {
+  return Math.max(0, returned - refundedByUs);
+}
+
 export interface DisputeStep {
   /** The adjustment recorded, and the credits it moves. */
   kind: "dispute_freeze" | "dispute_won" | "dispute_lost";

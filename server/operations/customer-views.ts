@@ -25,6 +25,7 @@ import {
 import type { DbOrTx } from "../db/types.ts";
 import { berlinDateOf } from "../domain/berlin-time.ts";
 import { fromMillicredits } from "../domain/ledger.ts";
+import { takenBackByBank } from "../domain/reversal.ts";
 import type { TierLookup } from "../domain/subscription.ts";
 
 const iso = (d: Date | null) => d?.toISOString() ?? null;
@@ -345,7 +346,7 @@ export async function customerPayments(db: DbOrTx, id: string): Promise<AdminPay
       tax: r.tax,
       total: r.total,
       refunded: r.refunded,
-      ...(r.status === "dispute_lost" ? { taken_back: Math.max(0, r.refunded - refundedByUs) } : {}),
+      ...(r.status === "dispute_lost" ? { taken_back: takenBackByBank(r.refunded, refundedByUs) } : {}),
       dispute: disputes.get(r.id) ?? null,
       credit_notes: own.map((n) => ({
         id: n.id,
