@@ -148,6 +148,58 @@ describe("loadConfig", () => {
     expect(problemsOf({ [name]: value })).toEqual([expect.stringMatching(message)]);
   });
 
+  it.each([
+    "no-reply@example.com",
+    '"GenAI Studio" <no-reply@example.com>',
+    "GenAI Studio <no-reply@example.com>",
+    '"Studio, Support \\"EU\\"" <support@example.co.uk>',
+    "<support@example.com>",
+    '"AI Studio" <no-reply@localhost>',
+  ])("takes %s as one mailbox in MAIL_FROM and MAIL_REPLY_TO", (value) => {
+    const config = loadConfig({ MAIL_FROM: value, MAIL_REPLY_TO: value });
+    expect([config.MAIL_FROM, config.MAIL_REPLY_TO]).toEqual([value, value]);
+  });
+
+  it.each([
+    ["support@example", /"support@example" is not an e-mail address/],
+    ["support example.com", /"support example.com" is not an e-mail address/],
+    ['"Support" <support example.com>', /"support example.com" is not an e-mail address/],
+    ["a@example.com, b@example.com", /must be one address, not a list/],
+    ["a@example.com; b@example.com", /must be one address, not a list/],
+    ["<a@example.com> <b@example.com>", /must be one address, not a list/],
+    ["Studio, Support <support@example.com>", /must be one address, not a list \(a name with , or ; goes/],
+    ['"GenAI Studio <support@example.com>', /has a " that is not closed/],
+    ['"GenAI Studio" <support@example.com', /has a < without its >/],
+    ['"GenAI Studio" support@example.com>', /has a > without its </],
+    ['"GenAI Studio" <support@example.com> x', /has text after the closing >/],
+    ["Support @ Studio <support@example.com>", /has a display name that needs double quotes/],
+    ['"GenAI" Studio <support@example.com>', /has a display name that needs double quotes/],
+  ])("refuses %s as MAIL_FROM and MAIL_REPLY_TO, saying what is wrong", (value, message) => {
+    const problems = problemsOf({ MAIL_FROM: value, MAIL_REPLY_TO: value });
+    expect(problems).toEqual([
+      expect.stringMatching(new RegExp(`^MAIL_FROM: ${message.source}`)),
+      expect.stringMatching(new RegExp(`^MAIL_REPLY_TO: ${message.source}`)),
+    ]);
+    expect(problems[0]).toContain('support@example.com or "Name" <support@example.com>');
+  });
+
+  it("refuses an empty MAIL_FROM, a line break, and a sender at localhost in production", () => {
+    expect(problemsOf({ MAIL_FROM: "" })).toEqual([expect.stringMatching(/^MAIL_FROM: is empty/)]);
+    expect(problemsOf({ MAIL_REPLY_TO: "help@example.com\r\nBcc: x@example.com" })).toEqual([
+      "MAIL_REPLY_TO: must be one line, without control characters",
+    ]);
+    expect(problemsOf({ MAIL_REPLY_TO: "" })).toEqual([]);
+    const local = {
+      ...PRODUCTION,
+      MAIL_FROM: '"AI Studio" <no-reply@localhost>',
+      MAIL_REPLY_TO: "help@LOCALHOST",
+    };
+    expect(problemsOf(local)).toEqual([
+      "MAIL_FROM: must not be at localhost in production (mail servers refuse it)",
+      "MAIL_REPLY_TO: must not be at localhost in production (mail servers refuse it)",
+    ]);
+  });
+
   it("treats an empty optional setting as unset", () => {
     expect(loadConfig({ DATABASE_URL: "", REDIS_URL: "", SMTP_URL: "" }).DATABASE_URL).toBeUndefined();
   });

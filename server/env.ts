@@ -25,6 +25,69 @@ const signingKey = (kind: "private" | "private or public") =>
     if (problem) ctx.addIssue({ code: "custom", message: problem });
   });
 
+const emailAddress = z.email();
+const MAILBOX_EXAMPLE = 'write it as support@example.com or "Name" <support@example.com>';
+
+/**
+ * What is wrong with a mail header setting that must be one mailbox: a bare address, or a display
+ * name with the address in angle brackets (`"GenAI Studio" <no-reply@example.com>`; the name may
+ * be plain words without quotes). The address itself is zod's e-mail check; `localhost` is taken
+ * as its domain because the development default sends from it (production refuses it).
+ */
+export function mailboxProblem(value: string): string | undefined {
+  const text = value.trim();
+  if (text === "") return `is empty: ${MAILBOX_EXAMPLE}`;
+  if ([...text].some((c) => c < " " || c === "\u007f")) return "must be one line, without control characters";
+  let inQuote = false;
+  let escaped = false;
+  const opens: number[] = [];
+  const closes: number[] = [];
+  let separator = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (inQuote) {
+      if (escaped) escaped = false;
+      else if (c === "\\") escaped = true;
+      else if (c === '"') inQuote = false;
+      continue;
+    }
+    if (c === '"') inQuote = true;
+    else if (c === "<") opens.push(i);
+    else if (c === ">") closes.push(i);
+    else if ((c === "," || c === ";") && opens.length === closes.length) separator = true;
+  }
+  if (inQuote) return `has a " that is not closed: ${MAILBOX_EXAMPLE}`;
+  if (separator || opens.length > 1 || closes.length > 1) {
+    return `must be one address, not a list (a name with , or ; goes in double quotes): ${MAILBOX_EXAMPLE}`;
+  }
+  if (opens.length !== closes.length || (opens[0] ?? 0) > (closes[0] ?? 0)) {
+    return `has a ${opens.length > closes.length ? "<" : ">"} without its ${opens.length > closes.length ? ">" : "<"}: ${MAILBOX_EXAMPLE}`;
+  }
+  let address = text;
+  const open = opens[0];
+  const close = closes[0];
+  if (open !== undefined && close !== undefined) {
+    if (close !== text.length - 1) return `has text after the closing >: ${MAILBOX_EXAMPLE}`;
+    const name = text.slice(0, open).trim();
+    const quoted = /^"(?:[^"\\]|\\.)*"$/.test(name);
+    if (!quoted && /["@:\\()[\]]/.test(name)) {
+      return `has a display name that needs double quotes around it (it contains " @ : \\ ( ) [ or ]): ${MAILBOX_EXAMPLE}`;
+    }
+    address = text.slice(open + 1, close).trim();
+  }
+  const atLocalhost = /^[^\s@"<>]+@localhost$/i.test(address);
+  if (!atLocalhost && !emailAddress.safeParse(address).success) {
+    return `"${address}" is not an e-mail address: ${MAILBOX_EXAMPLE}`;
+  }
+  return undefined;
+}
+
+/** A setting that is one mailbox (see mailboxProblem); the message says what is wrong. */
+const mailbox = z.string().superRefine((value, ctx) => {
+  const problem = mailboxProblem(value);
+  if (problem) ctx.addIssue({ code: "custom", message: problem });
+});
+
 export const envSchema = z.object({
   NODE_ENV: z.enum(["development", "test", "production"]).default("development"),
   /** Port the one process listens on. */
@@ -65,14 +128,14 @@ export const envSchema = z.object({
 
   /** smtp:// or smtps:// URL of a mail server. Unset: the outbox in DATA_DIR/outbox (development). */
   SMTP_URL: optional(urlWithScheme(["smtp:", "smtps:"], "smtps://user:pass@smtp.example.com:465")),
-  /** Sender of account mails. */
-  MAIL_FROM: z.string().min(3).default(`"${PRODUCT_NAME}" <no-reply@localhost>`),
+  /** Sender of account mails: one mailbox, `no-reply@example.com` or `"Name" <no-reply@example.com>`. */
+  MAIL_FROM: mailbox.default(`"${PRODUCT_NAME}" <no-reply@localhost>`),
   /**
    * Where replies to account mails go: the support mailbox. Billing and security mails ask the
    * customer to reply (a dispute hold, a mistaken charge, a deletion they did not make), and the
    * sender is usually a no-reply address. Unset: replies go to MAIL_FROM.
    */
-  MAIL_REPLY_TO: optional(z.string().min(3)),
+  MAIL_REPLY_TO: optional(mailbox),
 
   /** Shares rate-limit counters between API instances. Unset: counters in this process's memory. */
   REDIS_URL: optional(urlWithScheme(["redis:", "rediss:"], "redis://host:6379")),
@@ -201,6 +264,11 @@ function productionProblems(source: Record<string, string | undefined>): string[
     problems.push(
       "MAIL_REPLY_TO: required in production (the support mailbox: mails ask customers to reply)",
     );
+  }
+  for (const name of ["MAIL_FROM", "MAIL_REPLY_TO"]) {
+    if (/@localhost>?$/i.test(source[name]?.trim() ?? "")) {
+      problems.push(`${name}: must not be at localhost in production (mail servers refuse it)`);
+    }
   }
   if (missing("STRIPE_SECRET_KEY")) {
     problems.push("STRIPE_SECRET_KEY: required in production (the local checkout takes no real money)");
