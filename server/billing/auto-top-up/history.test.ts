@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { PAUSE_REASONS } from "../../domain/auto-top-up.ts";
+import { declineSentence, PAUSE_REASONS } from "../../domain/auto-top-up.ts";
 import { unpaidDescription, unpaidPack } from "./history.ts";
 
 describe("an unpaid auto top-up row's pack", () => {
@@ -14,6 +14,28 @@ describe("an unpaid auto top-up row's pack", () => {
   it("keeps a pack name with points in it", () => {
     expect(unpaidPack(unpaidDescription("Pack 1.000 credits", "Declined."))).toBe(
       "Auto top-up: Pack 1.000 credits",
+    );
+  });
+
+  it('keeps a pack name with ". " in it, whatever the why', () => {
+    // The authentication sentence is two sentences, so neither the first nor the last ". " ends the pack.
+    for (const name of ["Studio pack no. 5", "Pack v2. Pro 1000 credits", "Pack. Big. 500 credits"]) {
+      for (const why of [
+        PAUSE_REASONS.authentication_required.sentence,
+        PAUSE_REASONS.daily_limit.sentence,
+        declineSentence("insufficient_funds"),
+        declineSentence("card_declined"),
+      ])
+        expect(unpaidPack(unpaidDescription(name, why)), `${name} / ${why}`).toBe(`Auto top-up: ${name}`);
+    }
+  });
+
+  it("with a why it does not know, ends the pack where a sentence starts", () => {
+    expect(unpaidPack(unpaidDescription("Studio pack no. 5", "Cancelled: auto top-up was turned off."))).toBe(
+      "Auto top-up: Studio pack no. 5",
+    );
+    expect(unpaidPack(unpaidDescription("500 credit pack", "Declined. Try again."))).toBe(
+      "Auto top-up: 500 credit pack",
     );
   });
 

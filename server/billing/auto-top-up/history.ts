@@ -10,7 +10,12 @@
 import { eq } from "drizzle-orm";
 import { type AutoTopUpAttemptRow, invoices } from "../../db/schema/index.ts";
 import type { Tx } from "../../db/types.ts";
-import { type AutoTopUpPack, PAUSE_REASONS, type PauseReason } from "../../domain/auto-top-up.ts";
+import {
+  type AutoTopUpPack,
+  DECLINE_SENTENCES,
+  PAUSE_REASONS,
+  type PauseReason,
+} from "../../domain/auto-top-up.ts";
 import { type Seller, taxed } from "../../domain/vat.ts";
 import type { Catalogue } from "../catalogue.ts";
 import { recordUnpaid, type UnpaidPayment } from "../invoices.ts";
@@ -32,13 +37,33 @@ export function unpaidDescription(packName: string, why: string): string {
 }
 
 /**
+ * The whys this server writes after a pack's name (a pause's sentence, a decline's): the longest
+ * first, so that a why ending another one is not taken for all of it.
+ */
+const KNOWN_WHYS: readonly string[] = [
+  ...new Set([
+    ...Object.values(PAUSE_REASONS).map((reason) => reason.sentence),
+    ...Object.values(DECLINE_SENTENCES),
+  ]),
+].sort((a, b) => b.length - a.length);
+
+/**
  * The pack of an unpaid row's description, without the why ("Auto top-up: 500 credit pack", as its
- * invoice names it once paid); any other description as it is.
+ * invoice names it once paid); any other description as it is. The description is
+ * `Auto top-up: <pack>. <why>`, and both the pack's name and the why may hold ". " (a why is often
+ * two sentences): a why this server writes is taken off whole; any other (a cancellation's, older
+ * words) is the rest from the first ". " that starts a sentence (a capital letter).
  */
 export function unpaidPack(description: string): string {
   if (!description.startsWith(UNPAID_PREFIX)) return description;
-  const end = description.indexOf(". ", UNPAID_PREFIX.length);
-  return end < 0 ? description : description.slice(0, end);
+  const known = KNOWN_WHYS.find(
+    (why) => description.endsWith(`. ${why}`) && description.length > UNPAID_PREFIX.length + why.length + 2,
+  );
+  if (known) return description.slice(0, description.length - known.length - 2);
+  const sentence = /\. (?=\p{Lu})/gu;
+  sentence.lastIndex = UNPAID_PREFIX.length;
+  const end = sentence.exec(description)?.index;
+  return end === undefined ? description : description.slice(0, end);
 }
 
 const packName = (deps: HistoryDeps, productId: string, credits: number) =>
