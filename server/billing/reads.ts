@@ -46,18 +46,19 @@ export function billingReads(db: Db) {
     return row;
   }
 
-  /** The buyer's name, address (for the row's country) and billing e-mail on file today. */
-  async function buyerOnFile(row: {
-    userId: string;
-    buyer: { country: string | null };
-  }): Promise<BuyerOnFile> {
+  /**
+   * The buyer's name, address and billing e-mail on file today. The address is formatted with its
+   * own country: the row's is the one it was taxed for, which details changed since do not keep.
+   */
+  async function buyerOnFile(row: { userId: string }): Promise<BuyerOnFile> {
     const [details, email] = await Promise.all([
       findBillingDetails(db, row.userId),
       billingEmailOf(db, row.userId),
     ]);
+    const address = details?.address ?? null;
     return {
       name: details?.name ?? null,
-      address: addressLines(details?.address ?? null, row.buyer.country),
+      address: addressLines(address, address?.country ?? null),
       email: details?.email ?? email,
     };
   }
