@@ -52,15 +52,25 @@ test("a customer downloads their data, then deletes the account; the name is fre
   for (const text of [AUDIT_LOG_KEPT.securityEvents, AUDIT_LOG_KEPT.operatorActions, AUDIT_LOG_KEPT.order])
     await expect(kept).toContainText(text);
 
+  // How long invoices and the log are kept: the paragraph right above the button says it.
+  await expect(section.getByText(T.deleteBody)).toBeVisible();
+  await expect(section.getByText(T.deleteBody)).toContainText("invoices stay on record for 10 years");
+  await expect(section.getByText(T.deleteBody)).toContainText("for 13 months to 10 years");
+
   await section.getByRole("button", { name: T.deleteAction }).click();
   const dialog = page.getByRole("dialog", { name: T.confirmTitle });
   const confirm = dialog.getByRole("button", { name: T.confirm });
   await expect(confirm).toBeDisabled();
   // The dialog says what deleting ends and what is kept, one point a line rather than the page's
-  // paragraph, and points to nothing it does not hold.
+  // paragraph, and points to nothing it does not hold. It does not repeat the paragraph's
+  // retention periods.
   const points = dialog.locator("[data-deletion-points]");
   await expect(points.locator("p")).toHaveText(ACCOUNT_DELETION_POINTS.lead);
   await expect(points.getByRole("listitem")).toHaveText([...ACCOUNT_DELETION_POINTS.points]);
+  await expect(points.getByRole("listitem")).toContainText([
+    "Your personal data is erased, except invoices and our security log's entries about you.",
+  ]);
+  await expect(dialog).not.toContainText(/\d+ (years|months)/);
   await expect(dialog).not.toContainText(T.deleteBody);
   await expect(dialog).not.toContainText(T.seeLogBelow);
   expect(await axeViolations(page)).toEqual([]);
