@@ -6,8 +6,15 @@
 import { randomUUID } from "node:crypto";
 import { and, desc, eq, sql } from "drizzle-orm";
 import type { Invoice, InvoiceSummary } from "../../contract/invoices.ts";
-import { type CreditNoteRow, creditNotes, type InvoiceRow, invoices } from "../db/schema/index.ts";
+import {
+  type CreditNoteRow,
+  creditNotes,
+  type InvoiceRow,
+  invoices,
+  providerInvoiceDocuments,
+} from "../db/schema/index.ts";
 import type { DbOrTx, Tx } from "../db/types.ts";
+import { invoiceNumber } from "./invoice-number.ts";
 import { creditNoteAmounts, creditNoteSeriesOf, formatInvoiceNumber } from "./invoice-rules.ts";
 import { invoiceView } from "./invoice-view.ts";
 import { nextSequence } from "./invoices.ts";
@@ -51,13 +58,25 @@ export async function issueCreditNote(
   return row;
 }
 
-type CreditNoteWithInvoice = { note: CreditNoteRow; invoice: InvoiceRow };
+/** A credit note with the invoice it corrects and that invoice's provider document (Stripe's), if any. */
+type CreditNoteWithInvoice = {
+  note: CreditNoteRow;
+  invoice: InvoiceRow;
+  document: { number: string | null } | null;
+};
+
+const WITH_INVOICE = {
+  note: creditNotes,
+  invoice: invoices,
+  document: { number: providerInvoiceDocuments.number },
+};
 
 export async function userCreditNotes(db: DbOrTx, userId: string): Promise<CreditNoteWithInvoice[]> {
   return db
-    .select({ note: creditNotes, invoice: invoices })
+    .select(WITH_INVOICE)
     .from(creditNotes)
     .innerJoin(invoices, eq(invoices.id, creditNotes.invoiceId))
+    .leftJoin(providerInvoiceDocuments, eq(providerInvoiceDocuments.invoiceId, invoices.providerInvoiceId))
     .where(eq(creditNotes.userId, userId))
     .orderBy(desc(creditNotes.issuedAt), desc(creditNotes.sequence));
 }
@@ -68,9 +87,10 @@ export async function userCreditNote(
   id: string,
 ): Promise<CreditNoteWithInvoice | undefined> {
   const [row] = await db
-    .select({ note: creditNotes, invoice: invoices })
+    .select(WITH_INVOICE)
     .from(creditNotes)
     .innerJoin(invoices, eq(invoices.id, creditNotes.invoiceId))
+    .leftJoin(providerInvoiceDocuments, eq(providerInvoiceDocuments.invoiceId, invoices.providerInvoiceId))
     .where(and(eq(creditNotes.userId, userId), eq(creditNotes.id, id)));
   return row;
 }
@@ -84,17 +104,23 @@ export async function creditNotedTotal(db: DbOrTx, invoiceId: string): Promise<n
   return Number(row?.sum ?? 0);
 }
 
-/** The invoice number a credit note refers to: ours, or (for Stripe's invoices) the provider's id. */
-const invoiceNumberOf = (invoice: InvoiceRow) => invoice.number ?? invoice.providerInvoiceId ?? invoice.id;
+/**
+ * The invoice number a credit note refers to: the one the invoice shows (invoice-number.ts); while a
+ * Stripe invoice's document has not arrived, the provider's invoice id.
+ */
+const invoiceNumberOf = ({ invoice, document }: CreditNoteWithInvoice) =>
+  invoiceNumber(invoice, document) ?? invoice.providerInvoiceId ?? invoice.id;
 
 /** A credit note as the billing history lists it: its own row, naming the invoice it corrects. */
-export function creditNoteSummary({ note, invoice }: CreditNoteWithInvoice): InvoiceSummary {
+export function creditNoteSummary(found: CreditNoteWithInvoice): InvoiceSummary {
+  const { note, invoice } = found;
+  const refersTo = invoiceNumberOf(found);
   return {
     id: note.id,
     number: note.number,
     date: note.issuedAt.toISOString(),
     kind: invoice.kind,
-    description: `Refund of ${invoiceNumberOf(invoice)}: ${invoice.description}`,
+    description: `Refund of ${refersTo}: ${invoice.description}`,
     currency: note.currency === "usd" ? "usd" : "eur",
     net: note.net,
     tax: note.tax,
@@ -106,7 +132,7 @@ export function creditNoteSummary({ note, invoice }: CreditNoteWithInvoice): Inv
     invoice_url: null,
     pdf_url: null,
     document: "credit_note",
-    refers_to: invoiceNumberOf(invoice),
+    refers_to: refersTo,
   };
 }
 

@@ -18,6 +18,7 @@ import type { DbOrTx, Tx } from "../db/types.ts";
 import { lostDisputeNeedsHold, takenBackByBank } from "../domain/reversal.ts";
 import { disputeHoldMail } from "../mail/billing-templates.ts";
 import { queueBillingMail } from "./billing-mails.ts";
+import { invoiceNumber } from "./invoice-number.ts";
 import { invoicePageUrl } from "./payment-history.ts";
 
 /**
@@ -80,7 +81,7 @@ export async function holdAfterLostDispute(
       subjectUserId: held[0]?.personal ? row.userId : null,
       subjectOrgId: row.userId,
       reason: "A dispute was lost after the payment's credits were spent",
-      details: { invoice_id: row.id, invoice_number: row.number, dispute_id: disputeId },
+      details: { invoice_id: row.id, invoice_number: number, dispute_id: disputeId },
       ip: null,
     },
     now,
@@ -102,14 +103,14 @@ export async function isOnDisputeHold(tx: Tx, orgId: string): Promise<boolean> {
   return (await disputeHoldSince(tx, orgId)) !== null;
 }
 
-/** An invoice's number as its billing history shows it: Stripe's document's, else ours. */
+/** An invoice's number as its customer sees it (invoice-number.ts), with its provider's document. */
 async function invoiceNumberOf(db: DbOrTx, row: InvoiceRow): Promise<string | null> {
-  if (!row.providerInvoiceId) return row.number;
+  if (!row.providerInvoiceId) return invoiceNumber(row, null);
   const [doc] = await db
     .select({ number: providerInvoiceDocuments.number })
     .from(providerInvoiceDocuments)
     .where(eq(providerInvoiceDocuments.invoiceId, row.providerInvoiceId));
-  return doc?.number ?? row.number;
+  return invoiceNumber(row, doc);
 }
 
 /** The invoice of the payment whose lost dispute placed a hold, as the portal names and links it. */
@@ -130,7 +131,8 @@ export async function holdInvoice(db: DbOrTx, orgId: string): Promise<HoldInvoic
   const [row] = await db
     .select({
       id: invoices.id,
-      number: sql<string | null>`coalesce(${providerInvoiceDocuments.number}, ${invoices.number})`,
+      number: invoices.number,
+      documentNumber: providerInvoiceDocuments.number,
       invoiceUrl: providerInvoiceDocuments.hostedInvoiceUrl,
     })
     .from(creditAdjustments)
@@ -148,5 +150,10 @@ export async function holdInvoice(db: DbOrTx, orgId: string): Promise<HoldInvoic
     .where(and(eq(creditAdjustments.userId, orgId), eq(creditAdjustments.kind, "dispute_lost")))
     .orderBy(desc(creditAdjustments.createdAt))
     .limit(1);
-  return row ?? null;
+  if (!row) return null;
+  return {
+    id: row.id,
+    number: invoiceNumber(row, { number: row.documentNumber }),
+    invoiceUrl: row.invoiceUrl,
+  };
 }

@@ -4,12 +4,13 @@ import type { Invoice, InvoiceParty, InvoiceSummary } from "../../contract/invoi
 import type { InvoiceParty as StoredParty } from "../db/schema/index.ts";
 import { invoiceNote } from "../domain/vat.ts";
 import { unpaidPack } from "./auto-top-up/history.ts";
+import { invoiceNumber } from "./invoice-number.ts";
 import type { InvoiceWithDocument } from "./invoices.ts";
 
 export function invoiceSummary(row: InvoiceWithDocument): InvoiceSummary {
   return {
     id: row.id,
-    number: row.document?.number ?? row.number,
+    number: invoiceNumber(row, row.document),
     date: row.issuedAt.toISOString(),
     kind: row.kind,
     description: row.description,

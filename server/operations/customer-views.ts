@@ -9,6 +9,7 @@ import type { AdminLedgerEntry, AdminPayment, Customer } from "../../contract/ad
 import { isUserId } from "../accounts/users.ts";
 import { listApiKeys } from "../api-access/api-keys.ts";
 import { disputeHoldSince } from "../billing/dispute-hold.ts";
+import { invoiceNumber } from "../billing/invoice-number.ts";
 import { userInvoices } from "../billing/invoices.ts";
 import { toLedgerEntry } from "../billing/reads.ts";
 import { findBillingDetails } from "../billing/subscription-store.ts";
@@ -217,7 +218,7 @@ const OF_A_PAYMENT = new Set(["refund", "dispute_freeze", "dispute_won", "disput
  * in minor units), which tells an operator nothing.
  */
 interface PaymentOfLine {
-  /** Ours ("INV-2026-000001") or, with Stripe, the provider's document's number. */
+  /** As the customer's invoice shows it (billing/invoice-number.ts). */
   invoiceNumber: string | null;
   /** Null when the grant has no invoice on record. */
   invoice: { description: string; issuedAt: Date } | null;
@@ -248,7 +249,7 @@ async function paymentsOfAdjustments(db: DbOrTx, ids: string[]): Promise<Map<str
     rows.map((r) => [
       r.id,
       {
-        invoiceNumber: r.number ?? r.documentNumber,
+        invoiceNumber: invoiceNumber(r, { number: r.documentNumber }),
         invoice:
           r.description !== null && r.issuedAt ? { description: r.description, issuedAt: r.issuedAt } : null,
         grantedAt: r.grantedAt,
@@ -339,7 +340,7 @@ export async function customerPayments(db: DbOrTx, id: string): Promise<AdminPay
       id: r.id,
       issued_at: r.issuedAt.toISOString(),
       description: r.description,
-      invoice_number: r.number ?? r.document?.number ?? null,
+      invoice_number: invoiceNumber(r, r.document),
       status: r.status,
       currency: r.currency,
       net: r.net,
