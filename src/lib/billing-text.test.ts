@@ -32,14 +32,31 @@ describe("a billing history row's status", () => {
   it("says nothing was charged for a payment held back or cancelled, whose amounts it leaves out", () => {
     for (const status of INVOICE_STATUSES) {
       const none = status === "not_charged" || status === "cancelled";
-      expect(chargedNothing(status), status).toBe(none);
+      expect(chargedNothing({ status }), status).toBe(none);
       if (none) expect(statusNote({ status })).toBe("Nothing was charged.");
     }
   });
 
-  it("a paid, failed or waiting payment shows its amounts, with no note", () => {
-    for (const status of ["paid", "failed", "authentication_required"] as const)
-      expect(statusNote({ status })).toBeNull();
+  it("says nothing was charged for a declined auto top-up, whose amounts it leaves out", () => {
+    const declined = { status: "failed", kind: "topup" } as const;
+    expect(chargedNothing(declined)).toBe(true);
+    expect(statusNote(declined)).toBe("Nothing was charged.");
+  });
+
+  it("a declined renewal keeps its amounts, still owed, with no note", () => {
+    const renewal = { status: "failed", kind: "renewal" } as const;
+    expect(chargedNothing(renewal)).toBe(false);
+    expect(statusNote(renewal)).toBeNull();
+  });
+
+  it("a paid, failed renewal or waiting payment shows its amounts, with no note", () => {
+    for (const kind of ["subscription", "renewal", "topup"] as const) {
+      for (const status of ["paid", "authentication_required"] as const) {
+        expect(chargedNothing({ status, kind }), `${kind} ${status}`).toBe(false);
+        expect(statusNote({ status, kind })).toBeNull();
+      }
+    }
+    expect(statusNote({ status: "failed" })).toBeNull();
   });
 
   it("a credit note's row has no note, whatever its invoice's status", () => {

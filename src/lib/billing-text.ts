@@ -3,6 +3,7 @@
 
 import type { InvoiceStatus } from "../../contract/invoice-status.ts";
 import { INVOICE_TEXT } from "../../contract/invoice-text.ts";
+import type { InvoiceSummary } from "../../contract/invoices.ts";
 import { FAILED_RENEWAL_TEXT } from "./failed-renewal-text.ts";
 import { COMPLETE_PAYMENT, PAYMENT_STATUS_LABELS } from "./payment-status-text.ts";
 import { UI_TEXT } from "./ui-text.ts";
@@ -34,7 +35,7 @@ export const BILLING_TEXT = {
   disputedNote: "Your bank disputed this payment. Its credits are set aside until the dispute is settled.",
   /** With a lost dispute's badge: the bank took the money back; nobody here refunded it. */
   disputeLostNote: "Your bank took this payment back after a dispute. Its unspent credits were removed.",
-  /** With a payment that moved no money (held back or cancelled), whose amounts the row leaves out. */
+  /** With a payment that moved no money (held back, declined or cancelled), whose amounts the row leaves out. */
   nothingChargedNote: "Nothing was charged.",
   /** Read out in place of an amount the row leaves out (it shows a dash). */
   noAmount: "none",
@@ -105,9 +106,18 @@ export const BILLING_TEXT = {
   stripePdf: "Download the PDF",
 } as const;
 
-/** Whether a row's payment moved no money (held back by auto top-up, or cancelled): it shows no amounts. */
-export const chargedNothing = (status: InvoiceStatus): boolean =>
-  status === "not_charged" || status === "cancelled";
+/**
+ * Whether a row's payment moved no money (held back by auto top-up, an auto top-up declined, or
+ * cancelled): it shows no amounts. A failed top-up is always an auto top-up (a checkout's decline
+ * makes no row). A declined renewal keeps its amount: it is still owed, and retried with the new card.
+ */
+export const chargedNothing = (row: {
+  status: InvoiceStatus;
+  kind?: InvoiceSummary["kind"] | undefined;
+}): boolean =>
+  row.status === "not_charged" ||
+  row.status === "cancelled" ||
+  (row.status === "failed" && row.kind === "topup");
 
 /**
  * The note under a row's status badge where the badge alone would mislead, or null: a dispute
@@ -115,10 +125,11 @@ export const chargedNothing = (status: InvoiceStatus): boolean =>
  */
 export function statusNote(row: {
   status: InvoiceStatus;
+  kind?: InvoiceSummary["kind"] | undefined;
   document?: "invoice" | "credit_note" | undefined;
 }): string | null {
   if (row.document === "credit_note") return null;
   if (row.status === "disputed") return BILLING_TEXT.disputedNote;
   if (row.status === "dispute_lost") return BILLING_TEXT.disputeLostNote;
-  return chargedNothing(row.status) ? BILLING_TEXT.nothingChargedNote : null;
+  return chargedNothing(row) ? BILLING_TEXT.nothingChargedNote : null;
 }

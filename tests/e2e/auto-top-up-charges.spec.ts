@@ -411,7 +411,10 @@ for (const view of VIEWS) {
     await expect(history).toHaveCount(1);
     await expect(history).toContainText(BILLING_TEXT.statusLabels.failed);
     await expect(history).toContainText("Your card has insufficient funds for this payment.");
-    await expect(history).toContainText("€59.50");
+    // A decline charged nothing: no amounts (the pack's price would read as money taken), and it says so.
+    await expect(history).not.toContainText("€");
+    await expect(history).toContainText("—");
+    await expect(history.locator("[data-status-note]")).toHaveText(BILLING_TEXT.nothingChargedNote);
     await expect(history.getByRole("link")).toHaveCount(0);
     await expect(history).toContainText(
       view.width < 640 ? `${BILLING_TEXT.invoice}: ${BILLING_TEXT.noInvoice}` : BILLING_TEXT.noInvoice,

@@ -88,10 +88,11 @@ function InvoiceCell({ row, labelled = false }: { row: InvoiceSummary; labelled?
 
 /**
  * A row's amount: a credit note's as money paid back ("−€5.95"); none (a dash, read out as
- * "none") for a payment that moved no money, whose pack price would read as if it had.
+ * "none") for a payment that moved no money (held back, declined or cancelled), whose pack price
+ * would read as if it had.
  */
 function amountOf(row: InvoiceSummary, cents: number) {
-  if (chargedNothing(row.status))
+  if (chargedNothing(row))
     return (
       <>
         <span aria-hidden="true">—</span>
@@ -104,7 +105,7 @@ function amountOf(row: InvoiceSummary, cents: number) {
 
 /** The VAT rate beside a row's VAT, unless the row shows no amounts. */
 const rateOf = (row: InvoiceSummary) =>
-  chargedNothing(row.status) ? "" : vatRateLabel(row.tax_rate, row.tax_treatment);
+  chargedNothing(row) ? "" : vatRateLabel(row.tax_rate, row.tax_treatment);
 
 function StatusBadge({ row }: { row: InvoiceSummary }) {
   const creditNote = row.document === "credit_note";
