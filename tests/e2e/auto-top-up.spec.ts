@@ -5,7 +5,7 @@
 import type { APIRequestContext } from "@playwright/test";
 import { type AutoTopUp, CARD_RETURN_TEXT } from "../../contract/auto-top-up.ts";
 import type { InvoiceSummary } from "../../contract/invoices.ts";
-import { DAILY_ATTEMPT_LIMIT, PAUSE_REASONS } from "../../server/domain/auto-top-up.ts";
+import { DAILY_ATTEMPT_LIMIT, OFF_REASONS, PAUSE_REASONS } from "../../server/domain/auto-top-up.ts";
 import { nextMidnightBerlin } from "../../server/domain/berlin-time.ts";
 import { ADMIN_PAGE_TEXT } from "../../src/lib/admin-text.ts";
 import { AUTO_TOP_UP_PAGE_TEXT } from "../../src/lib/auto-top-up-text.ts";
@@ -339,6 +339,8 @@ test("a pack's dispute lost after its credits were spent: the history says the b
   await expect.poll(balance, { timeout: 20_000 }).toBeGreaterThan(1000);
   await buyTopUpViaForms(request, token, buyer, "500");
   await expect.poll(balance, { timeout: 20_000 }).toBeGreaterThan(1500);
+  // Auto top-up is on when the hold comes, which turns it off with its reason.
+  await autoTopUpOnViaApi(request, token);
   const invoices = async () =>
     ((await (await request.get("/v1/billing/invoices", { headers })).json()) as { data: InvoiceSummary[] })
       .data;
@@ -384,11 +386,22 @@ test("a pack's dispute lost after its credits were spent: the history says the b
     await expect(pack).toContainText(BILLING_TEXT.statusLabels.dispute_lost);
     await expect(pack).not.toContainText(BILLING_TEXT.statusLabels.refunded);
     await expect(pack.locator("[data-status-note]")).toHaveText(BILLING_TEXT.disputeLostNote);
-    // During the hold the switch and Save are disabled, the switch described by the note saying why.
-    await expect(section.locator("[data-auto-top-up-held]")).toHaveText(T.heldNote);
+    // During the hold the section says so once, as its status, not again as the reason it is off.
+    const status = section.locator('[data-auto-top-up-status="off"]');
+    await expect(status).toContainText(T.statusLabels.off);
+    await expect(status.locator("[data-auto-top-up-held]")).toHaveText(T.heldNote);
+    await expect(section.getByText(T.heldNote)).toHaveCount(1);
+    await expect(section).not.toContainText(OFF_REASONS.dispute_hold.sentence);
+    // Nothing in the form looks editable: the switch, every field and Save are disabled, the
+    // switch described by the note saying why.
     await expect(onOff).toBeDisabled();
     await expect(onOff).not.toBeChecked();
     await expect(onOff).toHaveAccessibleDescription(T.heldNote);
+    for (const label of [F.threshold, F.pack, F.limit]) {
+      const field = section.getByLabel(label, { exact: true });
+      await expect(field).toBeDisabled();
+      await expect(field).toHaveAttribute("aria-describedby", /(^| )auto-top-up-held$/);
+    }
     await expect(section.getByRole("button", { name: F.save, exact: true })).toBeDisabled();
     expect(await axeViolations(page)).toEqual([]);
     await page.evaluate(() => window.scrollTo(0, 0));

@@ -168,10 +168,15 @@ test("a pack disputed after some of its credits were spent, and lost: Billing an
   const invoiceLink = alert.getByRole("link", { name: invoiceNumber });
   await expect(invoiceLink).toHaveAttribute("href", /^\/profile\/billing\/invoice\?id=/);
   await expect(pack).toHaveAttribute("data-status", "dispute_lost");
-  // Auto top-up, turned on, would be refused (409): the section says so while the hold lasts.
-  await expect(page.locator("[data-auto-top-up] [data-auto-top-up-held]")).toHaveText(
-    AUTO_TOP_UP_PAGE_TEXT.heldNote,
-  );
+  // Auto top-up, turned on, would be refused (409): the section says so, once, while the hold
+  // lasts, and no field of its settings looks editable.
+  const autoTopUp = page.locator("[data-auto-top-up]");
+  await expect(autoTopUp.locator("[data-auto-top-up-held]")).toHaveText(AUTO_TOP_UP_PAGE_TEXT.heldNote);
+  await expect(autoTopUp.getByText(AUTO_TOP_UP_PAGE_TEXT.heldNote)).toHaveCount(1);
+  const form = autoTopUp.locator("[data-auto-top-up-form]");
+  await expect(form.locator("input, select, button")).toHaveCount(5);
+  for (const control of await form.locator("input, select, button").all())
+    await expect(control).toBeDisabled();
   expect(await axeViolations(page)).toEqual([]);
   await shots(page, "dispute-hold");
   // On a phone the mark is inside the menu; its button carries a dot.

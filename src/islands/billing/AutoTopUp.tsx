@@ -78,7 +78,15 @@ function CardReturnNotice({ state }: { state: CardReturn }) {
   );
 }
 
-function StatusPanel({ data }: { data: AutoTopUpData }) {
+/** The dispute hold's note: what the disabled settings say they are off for (aria-describedby). */
+const HELD_NOTE_ID = "auto-top-up-held";
+
+/**
+ * The status with its sentence. `held`: on a dispute hold the sentence is the hold's note, the one
+ * place the section says it (the page's alert above says why): the reason it is off, whatever it
+ * was, and that it cannot be turned on until the hold ends.
+ */
+function StatusPanel({ data, held }: { data: AutoTopUpData; held: boolean }) {
   const [busy, setBusy] = useState(false);
   const pending = pendingPayment(data);
   const resume = async () => {
@@ -124,10 +132,16 @@ function StatusPanel({ data }: { data: AutoTopUpData }) {
       >
         <span className="text-sm font-medium">{T.status}:</span>
         <StatusBadge status={data.status} />
-        <span className="text-sm">
-          {billingStatusSentence(data)}
-          {until && ` ${T.pausedUntil(until)}`}
-        </span>
+        {held ? (
+          <span id={HELD_NOTE_ID} className="text-sm font-medium" data-auto-top-up-held>
+            {T.heldNote}
+          </span>
+        ) : (
+          <span className="text-sm">
+            {billingStatusSentence(data)}
+            {until && ` ${T.pausedUntil(until)}`}
+          </span>
+        )}
       </div>
       {(pending?.pay_url || canResume(data)) && (
         <div className="flex flex-wrap items-center gap-3">
@@ -218,15 +232,12 @@ function CardPanel({ data }: { data: AutoTopUpData }) {
 const settingsKey = (d: AutoTopUpData) =>
   [d.enabled, d.status, d.threshold, d.product_id, d.monthly_limit?.amount, d.card?.last4].join(":");
 
-/** The dispute hold's note: what the disabled switch says it is off for (aria-describedby). */
-const HELD_NOTE_ID = "auto-top-up-held";
-
-/** `held`: on a dispute hold, the settings cannot turn it on (the switch and Save are disabled). */
+/** `held`: on a dispute hold, the settings cannot turn it on (every field and Save are disabled). */
 function Loaded({ data, held }: { data: AutoTopUpData; held: boolean }) {
   const { data: products, failed } = useCatalogue($topUpProducts);
   return (
     <>
-      <StatusPanel data={data} />
+      <StatusPanel data={data} held={held} />
       <div className="grid gap-4 md:grid-cols-2">
         <CardPanel data={data} />
         <div className="flex flex-col gap-2 rounded-box border border-base-300 p-4">
@@ -288,11 +299,6 @@ export default function AutoTopUp({ held = false }: { held?: boolean }) {
           <p className="text-sm">{T.intro}</p>
           <CardReturnNotice state={cardReturn} />
         </div>
-        {held && (
-          <p id={HELD_NOTE_ID} className="text-sm font-medium" data-auto-top-up-held>
-            {T.heldNote}
-          </p>
-        )}
         {state.status === "failed" && (
           <div role="alert" className="alert alert-error text-sm">
             <span>{T.loadFailed}</span>

@@ -45,7 +45,8 @@ function savedMessage(before: AutoTopUp, after: AutoTopUp): string {
 
 /**
  * `heldNoteId`: on a dispute hold, the id of the section's note saying why auto top-up stays off;
- * the switch and Save are disabled meanwhile (the API would refuse turning it on with 409).
+ * every field and Save are disabled meanwhile, described by it (the API would refuse turning it on
+ * with 409, and a form that cannot be saved must not look editable).
  */
 export function AutoTopUpSettings({
   data,
@@ -178,7 +179,9 @@ export function AutoTopUpSettings({
     const error = errors[name];
     const inputId = `${id}-${name}`;
     const helpId = `${inputId}-help`;
-    const describedBy = [error ? `${inputId}-error` : "", helped ? helpId : ""].filter(Boolean).join(" ");
+    const describedBy = [error ? `${inputId}-error` : "", helped ? helpId : "", heldNoteId ?? ""]
+      .filter(Boolean)
+      .join(" ");
     return {
       inputId,
       helpId,
@@ -189,6 +192,7 @@ export function AutoTopUpSettings({
         name,
         "aria-invalid": error ? true : undefined,
         "aria-describedby": describedBy || undefined,
+        disabled: held,
       },
     } as const;
   };
