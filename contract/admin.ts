@@ -171,6 +171,12 @@ export const customerSchema = z.object({
       vat_id: z.nullable(z.string()),
     }),
   ),
+  /**
+   * The payment provider's customer (cus_…) and latest subscription (sub_…), to find them in
+   * Stripe's dashboard; null when the customer never paid. Absent from servers older than these fields.
+   */
+  provider_customer_id: z.optional(z.nullable(z.string())),
+  provider_subscription_id: z.optional(z.nullable(z.string())),
 });
 export type Customer = z.infer<typeof customerSchema>;
 
@@ -232,6 +238,14 @@ export const adminPaymentSchema = z.object({
   /** "open", "won" or "lost" while or after a dispute; null when there was none. */
   dispute: z.nullable(z.string()),
   credit_notes: z.array(creditNoteSummarySchema),
+  /**
+   * Where it was paid ("stripe", or "local": the embedded checkout), and the provider's ids, to
+   * find it in Stripe's dashboard: the invoice (in_…) and the payment (pi_…, or cs_… / in_… when
+   * the payment intent was not known). Absent from servers older than these fields.
+   */
+  provider: z.optional(z.enum(["local", "stripe"])),
+  provider_invoice_id: z.optional(z.nullable(z.string())),
+  payment_reference: z.optional(z.nullable(z.string())),
 });
 export type AdminPayment = z.infer<typeof adminPaymentSchema>;
 export const adminPaymentListSchema = z.object({ data: z.array(adminPaymentSchema) });

@@ -81,6 +81,9 @@ export const ADMIN_PAGE_TEXT = {
       joined: "Joined",
       lastLogin: "Last login",
       billing: "Billing details",
+      // The payment provider's ids (cus_…, sub_…), to search for in Stripe's dashboard.
+      providerCustomer: "Provider customer id",
+      providerSubscription: "Provider subscription id",
       never: "never",
       none: "none",
     },
@@ -102,6 +105,8 @@ export const ADMIN_PAGE_TEXT = {
       date: "Date",
       description: "Description",
       invoice: "Invoice",
+      // The provider's invoice (in_…) and payment (pi_…) ids.
+      providerIds: "Provider ids",
       total: "Total",
       refunded: "Refunded",
       status: "Status",

@@ -226,9 +226,15 @@ test("an admin refunds a top-up; the customer's billing history shows the refund
   const payments = page.locator("[data-payment]");
   await expect(payments).toHaveCount(2, { timeout: 15_000 });
   // Payments are a tab of the customer page; the reload below keeps it open (#payments).
+  // The provider's ids, to find the customer and the payment in Stripe's dashboard: read-only, a
+  // click selects the whole id to copy.
+  const overviewIds = page.locator("[data-customer-overview] [data-provider-id]");
+  await expect(overviewIds).toHaveText([/^cus_\w+$/, /^sub_\w+$/]);
+  expect(await overviewIds.first().evaluate((el) => getComputedStyle(el).userSelect)).toBe("all");
   await page.getByRole("tab", { name: A.customer.sections.payments }).click();
   const topUp = payments.filter({ hasText: "500 credit pack" });
   await expect(topUp).toContainText(BILLING_TEXT.statusLabels.paid);
+  await expect(topUp.locator("[data-payment-provider-ids] [data-provider-id]").last()).toHaveText(/^pi_\w+$/);
   await topUp.getByRole("button", { name: /^Refund/ }).click();
   const dialog = page.getByRole("dialog", { name: /^Refund:/ });
   await expect(dialog).toBeVisible();

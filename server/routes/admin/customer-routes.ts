@@ -26,6 +26,7 @@ import {
 import { pathId } from "../../http/path-id.ts";
 import { searchCustomers } from "../../operations/customer-search.ts";
 import { customerLedger, customerOverview, customerPayments } from "../../operations/customer-views.ts";
+import { customerProviderIds, paymentProviderIds } from "../../operations/provider-ids.ts";
 import { USAGE_PARAMETERS, usageAnswer } from "../usage/routes.ts";
 import { type AdminDeps, requirePermission, staffSecurity } from "./admin-deps.ts";
 
@@ -101,7 +102,7 @@ export function adminCustomerRoutes(deps: AdminDeps): OpenAPIHono<AppEnv> {
       path: "/admin/customers/{id}",
       operationId: "adminGetCustomer",
       tags,
-      summary: "A customer's account, plan, credits, API keys and billing details",
+      summary: "A customer's account, plan, credits, API keys, billing details and provider ids",
       security,
       parameters: [customerId],
       responses: {
@@ -114,9 +115,10 @@ export function adminCustomerRoutes(deps: AdminDeps): OpenAPIHono<AppEnv> {
     },
     ...guard,
     async (c) => {
-      const found = await customerOverview(deps.db, pathId(c, "id", "uuid"), deps.clock.now(), deps.tiers);
+      const id = pathId(c, "id", "uuid");
+      const found = await customerOverview(deps.db, id, deps.clock.now(), deps.tiers);
       if (!found) throw new ApiError(404, ADMIN_TEXT.customerNotFound);
-      return c.json(found, 200);
+      return c.json({ ...found, ...(await customerProviderIds(deps.db, id)) }, 200);
     },
   );
 
@@ -153,7 +155,8 @@ export function adminCustomerRoutes(deps: AdminDeps): OpenAPIHono<AppEnv> {
       path: "/admin/customers/{id}/payments",
       operationId: "adminCustomerPayments",
       tags,
-      summary: "A customer's payments with VAT, refunds, disputes and credit notes, newest first",
+      summary:
+        "A customer's payments with VAT, refunds, disputes, credit notes and provider ids, newest first",
       security,
       parameters: [customerId],
       responses: {
@@ -167,7 +170,11 @@ export function adminCustomerRoutes(deps: AdminDeps): OpenAPIHono<AppEnv> {
     ...guard,
     async (c) => {
       const id = await existing(pathId(c, "id", "uuid"));
-      return c.json({ data: await customerPayments(deps.db, id) }, 200);
+      const [payments, providerIds] = await Promise.all([
+        customerPayments(deps.db, id),
+        paymentProviderIds(deps.db, id),
+      ]);
+      return c.json({ data: payments.map((p) => ({ ...p, ...providerIds.get(p.id) })) }, 200);
     },
   );
 

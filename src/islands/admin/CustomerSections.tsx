@@ -21,6 +21,13 @@ const ACTIONS = ADMIN_PAGE_TEXT.customer.sections.actions;
 
 const Empty = ({ text }: { text: string }) => <p className="text-sm text-base-content/70">{text}</p>;
 
+/** A provider id (cus_…, sub_…, in_…, pi_…), read-only: one click selects all of it, to copy. */
+const ProviderId = ({ value }: { value: string }) => (
+  <code className="block select-all break-all font-mono text-xs" data-provider-id={value}>
+    {value}
+  </code>
+);
+
 export function Overview({ customer }: { customer: Customer }) {
   const F = T.facts;
   const sub = customer.subscription;
@@ -44,6 +51,22 @@ export function Overview({ customer }: { customer: Customer }) {
     [
       F.billing,
       details ? [details.name, details.country, details.vat_id].filter(Boolean).join(", ") || F.none : F.none,
+    ],
+    [
+      F.providerCustomer,
+      customer.provider_customer_id ? (
+        <ProviderId key="customer" value={customer.provider_customer_id} />
+      ) : (
+        F.none
+      ),
+    ],
+    [
+      F.providerSubscription,
+      customer.provider_subscription_id ? (
+        <ProviderId key="subscription" value={customer.provider_subscription_id} />
+      ) : (
+        F.none
+      ),
     ],
   ];
   return (
@@ -149,13 +172,14 @@ export function Payments({
   return (
     <Table
       caption={T.sections.payments}
-      numeric={[3, 4]}
+      numeric={[4, 5]}
       keyColumn={1}
-      actionColumn={7}
+      actionColumn={8}
       head={[
         C.date,
         C.description,
         C.invoice,
+        C.providerIds,
         C.total,
         C.refunded,
         C.status,
@@ -170,6 +194,14 @@ export function Payments({
           <td className="whitespace-nowrap">{isoDay(p.issued_at)}</td>
           <td>{p.description}</td>
           <td className="whitespace-nowrap font-mono text-xs">{p.invoice_number ?? "—"}</td>
+          <td data-payment-provider-ids>
+            {[p.provider_invoice_id, p.payment_reference]
+              .filter((id, i, all): id is string => !!id && all.indexOf(id) === i)
+              .map((id) => (
+                <ProviderId key={id} value={id} />
+              ))}
+            {!p.provider_invoice_id && !p.payment_reference && "—"}
+          </td>
           <td className="text-right tabular-nums">
             {money(p.total, p.currency)}
             <span className="block text-xs text-base-content/70">VAT {money(p.tax, p.currency)}</span>
