@@ -4,7 +4,7 @@
 // with the net and VAT it reverses in the invoice's proportions (invoice-rules.ts). The customer's
 // billing history lists them beside the invoices, and they print and download like an invoice.
 import { randomUUID } from "node:crypto";
-import { and, desc, eq, sql } from "drizzle-orm";
+import { and, desc, eq } from "drizzle-orm";
 import type { Invoice, InvoiceSummary } from "../../contract/invoices.ts";
 import {
   type CreditNoteRow,
@@ -93,15 +93,6 @@ export async function userCreditNote(
     .leftJoin(providerInvoiceDocuments, eq(providerInvoiceDocuments.invoiceId, invoices.providerInvoiceId))
     .where(and(eq(creditNotes.userId, userId), eq(creditNotes.id, id)));
   return row;
-}
-
-/** What the invoice's credit notes gave back in all, in cents: the refunds we made of it. */
-export async function creditNotedTotal(db: DbOrTx, invoiceId: string): Promise<number> {
-  const [row] = await db
-    .select({ sum: sql<string | null>`sum(${creditNotes.total})` })
-    .from(creditNotes)
-    .where(eq(creditNotes.invoiceId, invoiceId));
-  return Number(row?.sum ?? 0);
 }
 
 /**

@@ -7,21 +7,15 @@ import type { BillingDetails, Invoice, InvoiceSummary } from "../../contract/inv
 import type { Db } from "../db/types.ts";
 import { addressLines } from "../domain/billing-details.ts";
 import { type CreditGrant, fromMillicredits } from "../domain/ledger.ts";
-import { takenBackByBank } from "../domain/reversal.ts";
 import { billingEmailOf } from "./billing-contacts.ts";
-import {
-  creditNotedTotal,
-  creditNoteSummary,
-  creditNoteView,
-  userCreditNote,
-  userCreditNotes,
-} from "./credit-notes.ts";
+import { creditNoteSummary, creditNoteView, userCreditNote, userCreditNotes } from "./credit-notes.ts";
 import { invoicePdfRefusal, renderInvoicePdf } from "./invoice-pdf.ts";
 import { type BuyerOnFile, invoiceSummary, invoiceView } from "./invoice-view.ts";
 import { userInvoice, userInvoices } from "./invoices.ts";
 import { userGrants } from "./ledger-store.ts";
 import { BillingRefusal } from "./refusal.ts";
 import { findBillingDetails, loadState } from "./subscription-store.ts";
+import { takenBackOfLostDisputes } from "./taken-back.ts";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -65,14 +59,11 @@ export function billingReads(db: Db) {
 
   /**
    * A lost dispute's invoice with what the bank took back: `refunded` less what our refunds gave
-   * before it (their credit notes), so the invoice does not count a refund twice.
+   * before it (taken-back.ts), so the invoice does not count a refund twice.
    */
   async function withTakenBack(invoice: Invoice): Promise<Invoice> {
-    if (invoice.status !== "dispute_lost") return invoice;
-    return {
-      ...invoice,
-      taken_back: takenBackByBank(invoice.refunded, await creditNotedTotal(db, invoice.id)),
-    };
+    const takenBack = (await takenBackOfLostDisputes(db, [invoice])).get(invoice.id);
+    return takenBack === undefined ? invoice : { ...invoice, taken_back: takenBack };
   }
 
   return {

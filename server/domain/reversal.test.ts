@@ -5,6 +5,7 @@ import {
   disputeStep,
   lostDisputeNeedsHold,
   type PaymentRecord,
+  refundedByUs,
   refundStep,
   takenBackByBank,
 } from "./reversal.ts";
@@ -223,5 +224,44 @@ describe("takenBackByBank", () => {
   it("is nothing after a full refund, never below nothing", () => {
     expect(takenBackByBank(5950, 5950)).toBe(0);
     expect(takenBackByBank(5950, 6000)).toBe(0);
+  });
+});
+
+describe("refundedByUs", () => {
+  it("is nothing without a refund", () => {
+    expect(refundedByUs([], 5950)).toBe(0);
+  });
+
+  it("is a charge's latest cumulative amount, whatever order the facts come in", () => {
+    expect(refundedByUs(["refund:ch_1A2b:1000"], 5950)).toBe(1000);
+    expect(refundedByUs(["refund:ch_1A2b:2500", "refund:ch_1A2b:1000"], 5950)).toBe(2500);
+    expect(refundedByUs(["refund:ch_1A2b:1000", "refund:ch_1A2b:2500"], 5950)).toBe(2500);
+  });
+
+  it("adds up the charges' amounts", () => {
+    expect(refundedByUs(["refund:ch_1:1000", "refund:ch_2:500", "refund:ch_1:1500"], 5950)).toBe(2000);
+  });
+
+  it("is never more than the payment's total", () => {
+    expect(refundedByUs(["refund:ch_1:6000"], 5950)).toBe(5950);
+    expect(refundedByUs([], 5950, 6000)).toBe(5950);
+  });
+
+  it("counts the credit notes when they say more (a refund that took no credits back)", () => {
+    expect(refundedByUs([], 5950, 1000)).toBe(1000);
+    expect(refundedByUs(["refund:ch_1:2500"], 5950, 1000)).toBe(2500);
+    expect(refundedByUs(["refund:ch_1:1000"], 5950, 2500)).toBe(2500);
+  });
+
+  it("ignores what is not a refund fact", () => {
+    const others = [
+      "dispute:du_1:created",
+      "xrefund:ch_1:100",
+      "refund:ch_1:100x",
+      "refund:ch_1:",
+      "refund::100",
+      "refund:ch_1:-100",
+    ];
+    expect(refundedByUs(others, 5950)).toBe(0);
   });
 });

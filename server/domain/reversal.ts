@@ -93,10 +93,32 @@ export function lostDisputeNeedsHold(grant: GrantBalance, takenBack: number): bo
 }
 
 /**
+ * What our own refunds gave back of a payment, in cents. Each charge.refunded is recorded once as a
+ * credit adjustment whose reference names the charge and its cumulative refunded amount
+ * ("refund:ch_…:2500"), since refunds began (migration 0004): each charge's latest amount counts,
+ * never more than the payment's `total`. Credit notes came later (0007), so the refunds made before
+ * have none; their sum (`creditNoted`) counts when it is more (a refund of a payment that granted
+ * nothing issues a credit note and records no adjustment). References of other facts are ignored.
+ */
+export function refundedByUs(references: readonly string[], total: number, creditNoted = 0): number {
+  const latest = new Map<string | undefined, number>();
+  for (const reference of references) {
+    const fact = /^refund:(.+):(\d+)$/.exec(reference);
+    if (!fact) continue;
+    const charge = fact[1];
+    latest.set(charge, Math.max(latest.get(charge) ?? 0, Number(fact[2])));
+  }
+  let refunded = 0;
+  for (const amount of latest.values()) refunded += amount;
+  return Math.min(total, Math.max(refunded, creditNoted));
+}
+
+/**
  * What the buyer's bank took back of a payment whose dispute was lost, in cents: what went back of
  * it (`returned`: the whole total, once lost) less what our own refunds gave before the dispute
- * (`refundedByUs`: their credit notes, or the payment's `refunded` as it stood before the loss).
- * The invoice, the console's payments and the hold mail each say it, so a refund is counted once.
+ * (`refundedByUs`: as refundedByUs() reads them, or the payment's `refunded` as it stood before the
+ * loss). The invoice, the console's payments, the account's export and the hold mail each say it,
+ * so a refund is counted once.
  */
 export function takenBackByBank(returned: number, refundedByUs: number): number {
   return Math.max(0, returned - refundedByUs);

@@ -13,6 +13,7 @@ import { invoiceNumber } from "../billing/invoice-number.ts";
 import { userInvoices } from "../billing/invoices.ts";
 import { toLedgerEntry } from "../billing/reads.ts";
 import { findBillingDetails } from "../billing/subscription-store.ts";
+import { takenBackOfLostDisputes } from "../billing/taken-back.ts";
 import { billingAt, findUserWithBilling } from "../billing/user-billing.ts";
 import {
   creditAdjustments,
@@ -26,7 +27,6 @@ import {
 import type { DbOrTx } from "../db/types.ts";
 import { berlinDateOf } from "../domain/berlin-time.ts";
 import { fromMillicredits } from "../domain/ledger.ts";
-import { takenBackByBank } from "../domain/reversal.ts";
 import type { TierLookup } from "../domain/subscription.ts";
 
 const iso = (d: Date | null) => d?.toISOString() ?? null;
@@ -331,11 +331,12 @@ export async function customerPayments(db: DbOrTx, id: string): Promise<AdminPay
     db.select().from(creditNotes).where(eq(creditNotes.userId, id)).orderBy(creditNotes.issuedAt),
     paymentDisputes(db, id),
   ]);
+  // A lost dispute stores the whole total as refunded: what the bank took is the part our refunds
+  // did not give back, as the customer's invoice says (billing/taken-back.ts).
+  const takenBack = await takenBackOfLostDisputes(db, rows);
   return rows.map((r) => {
     const own = notes.filter((n) => n.invoiceId === r.id);
-    // A lost dispute stores the whole total as refunded: what the bank took is the part our
-    // refunds (their credit notes) did not give back, as the customer's invoice says (reads.ts).
-    const refundedByUs = own.reduce((sum, n) => sum + n.total, 0);
+    const bank = takenBack.get(r.id);
     return {
       id: r.id,
       issued_at: r.issuedAt.toISOString(),
@@ -347,7 +348,7 @@ export async function customerPayments(db: DbOrTx, id: string): Promise<AdminPay
       tax: r.tax,
       total: r.total,
       refunded: r.refunded,
-      ...(r.status === "dispute_lost" ? { taken_back: takenBackByBank(r.refunded, refundedByUs) } : {}),
+      ...(bank === undefined ? {} : { taken_back: bank }),
       dispute: disputes.get(r.id) ?? null,
       credit_notes: own.map((n) => ({
         id: n.id,
