@@ -23,7 +23,13 @@ export const USAGE_RULES = {
 } as const;
 
 const dateParam = z.optional(
-  z.string().check(z.maxLength(10, USAGE_RULES.dateFormat), z.iso.date({ error: USAGE_RULES.dateFormat })),
+  // A string too long to be a date is told once, not also that it is no date.
+  z
+    .string()
+    .check(
+      z.maxLength(10, { error: USAGE_RULES.dateFormat, abort: true }),
+      z.iso.date({ error: USAGE_RULES.dateFormat }),
+    ),
 );
 
 /**

@@ -225,6 +225,8 @@ describe.each(TEST_DATABASES)("usage history (%s)", (kind) => {
     ["from=2026-02-30", "from", "Use a date as YYYY-MM-DD"],
     ["to=yesterday", "to", "Use a date as YYYY-MM-DD"],
     ["from=2026-3-1", "from", "Use a date as YYYY-MM-DD"],
+    // Too long and no date: one message, not one per broken rule.
+    ["from=2026-12-01T00:00&to=2026-12-01", "from", "Use a date as YYYY-MM-DD"],
     ["from=2026-03-10&to=2026-03-09", "from", "'from' must not be after 'to'"],
     ["from=2025-03-31&to=2026-04-01", "to", "The range can be at most 366 days"],
     [
