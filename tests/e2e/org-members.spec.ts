@@ -273,6 +273,19 @@ test.describe("deleting an organisation", () => {
     const dialog = page.getByRole("dialog", { name: T.deleteConfirmTitle(name) });
     await dialog.getByRole("button", { name: T.confirmDelete }).click();
     await expect(dialog.locator("[data-forfeit]")).toHaveText(T.forfeit("120", 0));
+    // Both answers fit inside the dialog's box, on a phone and on a desktop screen.
+    for (const width of [390, 1280]) {
+      await page.setViewportSize({ width, height: 844 });
+      const box = await dialog.locator(".modal-box").boundingBox();
+      for (const name of [T.keepOrg, T.confirmForfeit]) {
+        const button = await dialog.getByRole("button", { name }).boundingBox();
+        expect(box && button, name).toBeTruthy();
+        if (!box || !button) continue;
+        expect(button.x, `${name} at ${width} px`).toBeGreaterThanOrEqual(box.x);
+        expect(button.x + button.width, `${name} at ${width} px`).toBeLessThanOrEqual(box.x + box.width);
+      }
+      await page.screenshot({ path: test.info().outputPath(`delete-org-forfeit-${width}.png`) });
+    }
     const stillThere = async () =>
       expect(
         (

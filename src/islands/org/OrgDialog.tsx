@@ -44,7 +44,9 @@ export function OrgConfirmDialog({
       title={title}
       onClose={onClose}
       actions={
-        <>
+        // Stacked on a phone, side by side from sm up: two long labels ("Keep organisation",
+        // "Delete and lose them") do not fit one row of a 390 px screen's dialog.
+        <div className="flex w-full flex-col gap-2 sm:w-auto sm:flex-row sm:flex-wrap sm:justify-end">
           <button type="button" className="btn" onClick={onClose}>
             {keepLabel}
           </button>
@@ -52,7 +54,7 @@ export function OrgConfirmDialog({
             {busy && <span className="loading loading-spinner loading-sm" aria-hidden="true" />}
             {confirmLabel}
           </button>
-        </>
+        </div>
       }
     >
       {children}
