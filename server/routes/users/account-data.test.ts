@@ -142,6 +142,11 @@ describe.each(TEST_DATABASES)("the account's data (%s)", (kind) => {
       bearer(ada.accessToken),
     );
     expect(spent.status, await spent.clone().text()).toBe(200);
+    // €10 of the pack refunded by support before the dispute: its credit note says so, and the
+    // bank takes back the rest.
+    await staff(`/v1/admin/payments/${pack.id}/refund`, { amount: 1000 });
+    await ctx.t.local.runJob();
+    await ctx.t.tasks.idle();
     const dispute = async (type: "created" | "closed", status: "needs_response" | "lost") => {
       const created = Math.floor(ctx.t.clock.now().getTime() / 1000);
       const event = disputeEvent({ eventId: newStripeId("evt"), created }, type, {
@@ -167,7 +172,14 @@ describe.each(TEST_DATABASES)("the account's data (%s)", (kind) => {
       account: { dispute_hold_at: string | null };
       ledger: AdminLedgerEntry[];
       credit_ledger: { kind: string; remaining: number }[];
-      invoices: { id: string; status: string; dispute?: string | null; document?: string }[];
+      invoices: {
+        id: string;
+        status: string;
+        refunded: number;
+        taken_back?: number;
+        dispute?: string | null;
+        document?: string;
+      }[];
     };
     // The console's ledger, every page of it, word for word.
     const console = await adminGet<{ data: AdminLedgerEntry[]; next_cursor: string | null }>(
@@ -190,8 +202,19 @@ describe.each(TEST_DATABASES)("the account's data (%s)", (kind) => {
     expect(data.credit_ledger.map((g) => g.kind)).toEqual(expect.arrayContaining(["topup", "subscription"]));
     expect(data.account.dispute_hold_at).not.toBeNull();
     const invoice = data.invoices.find((i) => i.id === pack.id);
-    expect(invoice).toMatchObject({ status: "dispute_lost", dispute: "lost" });
+    expect(invoice).toMatchObject({
+      status: "dispute_lost",
+      dispute: "lost",
+      refunded: 5950,
+      taken_back: 4950,
+    });
+    // As the invoice and the console's payments give it; no other row has one.
+    const page = await getJson(ctx.t.app, `/v1/billing/invoices/${pack.id}`, ann.accessToken);
+    expect(((await page.json()) as { taken_back?: number }).taken_back).toBe(4950);
+    const paid = (await customerPayments(ctx.t, ann.id, ada.accessToken)).find((p) => p.id === pack.id);
+    expect(paid?.taken_back).toBe(4950);
     expect(data.invoices.filter((i) => i.id !== pack.id).map((i) => i.dispute)).not.toContain("lost");
+    expect(data.invoices.filter((i) => "taken_back" in i)).toHaveLength(1);
     // Never staff's names nor their internal reasons: the customer does not see them anywhere.
     expect(text).not.toMatch(/\bada\b|Ticket 4711|internal job/);
   });

@@ -18,6 +18,7 @@ import { teamName } from "../../billing/billing-contacts.ts";
 import { disputeHoldSince } from "../../billing/dispute-hold.ts";
 import { BillingRefusal } from "../../billing/refusal.ts";
 import type { Billing } from "../../billing/service.ts";
+import { takenBackOfLostDisputes } from "../../billing/taken-back.ts";
 import type { Tx } from "../../db/types.ts";
 import { fromMillicredits } from "../../domain/ledger.ts";
 import type { AppEnv } from "../../http/app-env.ts";
@@ -67,7 +68,7 @@ export function accountDataRoutes(deps: ApiDeps & { billing: Billing }): OpenAPI
       tags: ["account"],
       summary: "Download the account's data as JSON (GDPR art. 15 and 20)",
       description:
-        "The account (with its dispute hold), billing details, subscription, credits (`credit_ledger`: each grant with what is left of it), the ledger (`ledger`: every entry as the operator console lists it, newest first), invoices and credit notes (each invoice with its `dispute`), API key and passkey metadata (never a key), security events and every charge, streamed.",
+        "The account (with its dispute hold), billing details, subscription, credits (`credit_ledger`: each grant with what is left of it), the ledger (`ledger`: every entry as the operator console lists it, newest first), invoices and credit notes (each invoice with its `dispute`; a lost dispute's with what the bank took back, `taken_back`, as the invoice gives it), API key and passkey metadata (never a key), security events and every charge, streamed.",
       security,
       responses: {
         200: {
@@ -114,9 +115,10 @@ export function accountDataRoutes(deps: ApiDeps & { billing: Billing }): OpenAPI
           securityEventsOf(deps.db, user.id, EXPORTED_EVENTS),
           lowBalanceThreshold(deps.db, user.id),
         ]);
-      const [twoFactor, passkeys] = await Promise.all([
+      const [twoFactor, passkeys, takenBack] = await Promise.all([
         deps.twoFactor.status(user.id),
         deps.passkeys.list(user.id),
+        takenBackOfLostDisputes(deps.db, invoices),
       ]);
       const head = {
         exported_at: now.toISOString(),
@@ -138,12 +140,17 @@ export function accountDataRoutes(deps: ApiDeps & { billing: Billing }): OpenAPI
         // Berlin day and feature, refunds, disputes, staff's changes and write-offs.
         ledger,
         // As the billing history lists them, each invoice with its dispute ("open", "won", "lost" or
-        // null): a lost dispute's invoice reads "dispute_lost" there, the bank having taken it back.
-        invoices: invoices.map((invoice) =>
-          invoice.document === "credit_note"
-            ? invoice
-            : { ...invoice, dispute: disputes.get(invoice.id) ?? null },
-        ),
+        // null): a lost dispute's invoice reads "dispute_lost" there, the bank having taken it back,
+        // and gives what the bank took (`taken_back`) beside what we refunded, as the invoice does.
+        invoices: invoices.map((invoice) => {
+          if (invoice.document === "credit_note") return invoice;
+          const bank = takenBack.get(invoice.id);
+          return {
+            ...invoice,
+            ...(bank === undefined ? {} : { taken_back: bank }),
+            dispute: disputes.get(invoice.id) ?? null,
+          };
+        }),
         api_keys: keys.map(({ row }) => ({
           name: row.name,
           prefix: row.prefix,
