@@ -12,7 +12,7 @@ export const API_KEY_RULES = {
   nameRequired: "Give the key a name",
   nameTooLong: `Use at most ${API_KEY_NAME_MAX} characters`,
   expiryRange: "Expiry must be a whole number of days from 1 to 365",
-  limitPositive: "The monthly limit must be a whole number of credits greater than 0",
+  limitPositive: "The monthly limit must be more than 0 credits, with at most 3 decimals",
   limitTooLarge: "The monthly limit can be at most 100,000,000 credits",
   featuresEmpty: "Choose at least one feature, or allow every feature",
   featureUnknown: "Unknown feature",

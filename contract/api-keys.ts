@@ -26,12 +26,19 @@ export const createApiKeyRequestSchema = z.object({
         .check(z.gte(1, API_KEY_RULES.expiryRange), z.lte(365, API_KEY_RULES.expiryRange)),
     ),
   ),
-  /** Whole credits per Berlin calendar month. */
+  /**
+   * Credits per Berlin calendar month, more than 0 with at most 3 decimals (kept as millicredits,
+   * as a member's cap is: features cost fractions of a credit).
+   */
   monthly_credit_limit: z.optional(
     z.nullable(
-      z
-        .int({ error: API_KEY_RULES.limitPositive })
-        .check(z.gt(0, API_KEY_RULES.limitPositive), z.lte(100_000_000, API_KEY_RULES.limitTooLarge)),
+      z.number({ error: API_KEY_RULES.limitPositive }).check(
+        z.gt(0, { error: API_KEY_RULES.limitPositive, abort: true }),
+        z.lte(100_000_000, { error: API_KEY_RULES.limitTooLarge, abort: true }),
+        z.refine((n) => Math.abs(Math.round(n * 1000) - n * 1000) < 1e-6, {
+          error: API_KEY_RULES.limitPositive,
+        }),
+      ),
     ),
   ),
   features: z.optional(

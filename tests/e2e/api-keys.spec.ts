@@ -37,6 +37,12 @@ test("a user creates a key, copies it, a program uses it, the list shows the use
   }
   await dialog.getByLabel(T.name).fill("Render server");
   await dialog.getByLabel(T.expiry).selectOption({ label: T.expiryDays(30) });
+  // A limit takes credits to the thousandth, as a member's cap does; finer is refused beside it.
+  await dialog.getByLabel(T.limit).fill("0.0005");
+  await dialog.getByRole("button", { name: T.create }).click();
+  await expect(
+    dialog.getByText("The monthly limit must be more than 0 credits, with at most 3 decimals"),
+  ).toBeVisible();
   await dialog.getByLabel(T.limit).fill("100");
   await dialog.getByRole("radio", { name: T.someFeatures }).check();
   await dialog.getByRole("checkbox", { name: "Comic" }).check();

@@ -146,6 +146,37 @@ describe.each(TEST_DATABASES)("API keys (%s)", (kind) => {
     expect(keys.map((k) => k.id)).toEqual([second.id, first.id]);
   });
 
+  it("takes a limit in fractions of a credit and keeps to it to the millicredit", async () => {
+    const ann = await verifiedUser(ctx.t, "ann");
+    const key = await createKey(ctx.t, ann.accessToken, { name: "cutouts", monthly_credit_limit: 0.5 });
+    expect(key.monthly_credit_limit).toBe(0.5);
+    const [stored] = await ctx.t.deps.db
+      .select()
+      .from(apiKeys)
+      .where(eq(apiKeys.id, String(key.id)));
+    expect(stored?.monthlyCreditLimit).toBe(500);
+    const service = await serviceKey(ctx.t);
+    // The background remover costs 0.1: five fit in 0.5, the sixth does not.
+    const charge = (n: number) =>
+      consumeRequest(ctx.t, service, {
+        api_key_id: key.id,
+        feature: "background-remover",
+        people: "one",
+        idempotency_key: `cut-${n}`,
+      });
+    for (let n = 1; n <= 5; n++) expect((await charge(n)).status).toBe(200);
+    const sixth = await charge(6);
+    expect(sixth.status).toBe(402);
+    expect(await sixth.json()).toMatchObject({ detail: "API key credit limit reached" });
+    expect(
+      (await list(ann.accessToken)).map((k) => [k.monthly_credit_limit, k.credits_used_this_month]),
+    ).toEqual([[0.5, 0.5]]);
+    expect(
+      (await createKey(ctx.t, ann.accessToken, { name: "tiny", monthly_credit_limit: 0.001 }))
+        .monthly_credit_limit,
+    ).toBe(0.001);
+  });
+
   it.each([
     [{ name: "" }, "name", API_KEY_RULES.nameRequired],
     [{ name: "   " }, "name", API_KEY_RULES.nameRequired],
@@ -156,6 +187,9 @@ describe.each(TEST_DATABASES)("API keys (%s)", (kind) => {
     [{ name: "k", monthly_credit_limit: 0 }, "monthly_credit_limit", API_KEY_RULES.limitPositive],
     [{ name: "k", monthly_credit_limit: -5 }, "monthly_credit_limit", API_KEY_RULES.limitPositive],
     [{ name: "k", monthly_credit_limit: "10" }, "monthly_credit_limit", API_KEY_RULES.limitPositive],
+    [{ name: "k", monthly_credit_limit: 0.0005 }, "monthly_credit_limit", API_KEY_RULES.limitPositive],
+    [{ name: "k", monthly_credit_limit: 1.2345 }, "monthly_credit_limit", API_KEY_RULES.limitPositive],
+    [{ name: "k", monthly_credit_limit: 100_000_001 }, "monthly_credit_limit", API_KEY_RULES.limitTooLarge],
     [{ name: "k", features: [] }, "features", API_KEY_RULES.featuresEmpty],
     [{ name: "k", features: ["teleport"] }, "features", API_KEY_RULES.featureUnknown],
   ])("422 for %j", async (body, field, message) => {

@@ -181,9 +181,9 @@ export function CreateKeyDialog({
             id={`${formId}-limit`}
             name="monthly_credit_limit"
             type="number"
-            inputMode="numeric"
-            min={1}
-            step={1}
+            inputMode="decimal"
+            min={0.001}
+            step={0.001}
             className={errors.monthly_credit_limit ? "input input-error w-full" : "input w-full"}
             aria-invalid={invalid("monthly_credit_limit")}
             aria-describedby={describedBy("monthly_credit_limit", `${formId}-limit-help`)}
