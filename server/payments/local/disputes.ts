@@ -20,7 +20,7 @@ import { type DisputeInput, disputeEvent, type EventMeta } from "./event-builder
 import { unclaimedChargeId } from "./refunds.ts";
 import { seconds } from "./stripe-objects.ts";
 
-/** What a dispute is about: the payment intent, and the gross amount it charged. */
+/** What a dispute is about: the payment intent, and the amount disputed (what it still charges). */
 interface DisputedPayment {
   paymentIntentId: string;
   amount: number;
@@ -160,6 +160,10 @@ export async function disputePayment(
   const earlier = await disputeOfPayment(tx, paymentIntentId);
   if (earlier) return { ok: false, reason: "already_disputed", disputeId: earlier.id };
   if (row.status !== "paid") return { ok: false, reason: "not_disputable" };
-  const payment = { paymentIntentId, amount: row.total, currency: row.currency };
+  // What the card holder was not given back: a partial refund is no longer theirs to dispute.
+  // Stripe's support notes that an issuer may still dispute the whole charge by mistake and then
+  // replaces that dispute with one for the corrected amount (support.stripe.com, "Dispute for full
+  // charge amount after a partial refund was issued"); the stand-in sends the corrected one.
+  const payment = { paymentIntentId, amount: row.total - row.refunded, currency: row.currency };
   return openDispute(tx, meta, payment, now);
 }

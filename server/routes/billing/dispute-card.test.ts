@@ -271,8 +271,13 @@ describe.each(TEST_DATABASES)("the dispute test card at the local checkout (%s)"
     const opened = await open({ invoice_number: pack?.number });
     expect(opened.status, await opened.clone().text()).toBe(201);
     const { dispute_id } = (await opened.json()) as { dispute_id: string };
+    // The dispute is for what was not refunded, as Stripe's would be: €49.50, not the €59.50 paid.
+    const disputed = (await disputeEvents("charge.dispute.created")).find((d) => d.dispute.id === dispute_id);
+    expect((disputed?.dispute as { amount?: number } | undefined)?.amount).toBe(4950);
     expect((await close(dispute_id, { status: "lost" })).status).toBe(200);
     await ctx.t.tasks.idle();
+    const closedAs = (await disputeEvents("charge.dispute.closed")).find((d) => d.dispute.id === dispute_id);
+    expect((closedAs?.dispute as { amount?: number } | undefined)?.amount).toBe(4950);
 
     const res = await getJson(ctx.t.app, `/v1/billing/invoices/${pack?.id}`, user.accessToken);
     expect(res.status).toBe(200);
