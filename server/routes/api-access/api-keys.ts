@@ -2,7 +2,7 @@
 // token from login manages keys: a program holding a key cannot make itself more keys.
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { and, eq, inArray } from "drizzle-orm";
-import type { Context } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import {
   type ApiKey,
   apiKeyListSchema,
@@ -134,6 +134,21 @@ async function mailOwnersOfRevokedKeys(
   }
 }
 
+/**
+ * 403 for a body asking a shared key where the caller may not make one (not an owner, or the
+ * personal organisation). A middleware, so it answers before recent authentication is asked; the
+ * body is read again (Hono keeps it) and checked in full by the route.
+ */
+const refuseSharedKeyByRole: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const body: unknown = await c.req.json().catch(() => null);
+  const asksShared = typeof body === "object" && body !== null && "shared" in body && body.shared === true;
+  const { org } = c.var;
+  if (asksShared && (org.personal || !can(org.role, "makeSharedKeys"))) {
+    throw new ApiError(403, ORG_DETAIL.notAllowed);
+  }
+  await next();
+};
+
 export function apiKeyRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>();
   const registry = app.openAPIRegistry;
@@ -177,6 +192,9 @@ export function apiKeyRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
     },
     ...inOrg,
     requireOrgAbility("ownKeys"),
+    // A shared key asked by a non-owner is refused before the password is: nobody is asked for
+    // it for what their role can never do.
+    refuseSharedKeyByRole,
     requireRecentAuth(deps),
     limitWrites(deps.limiter),
     async (c) => {
@@ -184,8 +202,6 @@ export function apiKeyRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
       if (!user.emailVerified) throw new ApiError(403, DETAIL.emailNotVerified);
       const body = await parseJsonBody(c, createApiKeyRequestSchema);
       const shared = body.shared === true;
-      if (shared && (org.personal || !can(org.role, "makeSharedKeys")))
-        throw new ApiError(403, ORG_DETAIL.notAllowed);
       if (shared && (body.monthly_credit_limit === undefined || body.monthly_credit_limit === null)) {
         throw new RequestValidationError([
           { loc: ["body", "monthly_credit_limit"], msg: ORG_DETAIL.sharedKeyNeedsLimit, type: "value_error" },

@@ -15,6 +15,7 @@ import { insertGrant } from "../../billing/ledger-store.ts";
 import { creditSpends, organizationMembers, organizations, users } from "../../db/schema/index.ts";
 import { bearer, consumeRequest, introspect, serviceKey } from "../../testing/api-access.ts";
 import { postJson, verifiedUser } from "../../testing/api-client.ts";
+import { STALE } from "../../testing/org-calls.ts";
 import { useTestApp } from "../../testing/suite.ts";
 import { NO_LIMITS } from "../../testing/test-app.ts";
 
@@ -178,6 +179,31 @@ describe.each(TEST_DATABASES)("organisation API keys (%s)", (kind) => {
     await ctx.database.db.update(users).set({ disabledAt: ctx.t.clock.now() }).where(eq(users.id, ann.id));
     expect(await introspect(ctx.t, service, shared.key)).toMatchObject({ active: true, sub: org });
     expect((await charge(service, shared.id, 5)).status).toBe(200);
+  });
+
+  it("refuses a shared key by role before asking for the password", async () => {
+    const [ann, bob, cid] = [
+      await verifiedUser(ctx.t, "ann"),
+      await verifiedUser(ctx.t, "bob"),
+      await verifiedUser(ctx.t, "cid"),
+    ];
+    const roles = { owner: ann, manager: bob, developer: cid };
+    const org = await acme(Object.entries(roles).map(([role, who]) => [who, role as OrgRole, null]));
+    ctx.t.clock.advance(STALE);
+    const body = { shared: true, monthly_credit_limit: 5 };
+    for (const [orgId, who] of [
+      [org, bob],
+      [org, cid],
+      [ann.id, ann],
+    ] as const) {
+      const res = await makeKey(orgId, who.accessToken, body);
+      expect(res.status).toBe(403);
+      expect(await res.json()).toEqual({ detail: ORG_DETAIL.notAllowed });
+    }
+    // What the role allows still asks for it.
+    const owner = await makeKey(org, ann.accessToken, body);
+    expect(await owner.json()).toMatchObject({ detail: DETAIL.reauthRequired, reauth_required: true });
+    expect(owner.status).toBe(403);
   });
 
   it("lets each role see and revoke only the keys the role table gives it", async () => {

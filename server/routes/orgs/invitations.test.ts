@@ -191,6 +191,21 @@ describe.each(TEST_DATABASES)("organisation invitations (%s)", (kind) => {
     await json(await send(ann, org.id, "d1@example.com", "developer"), 201);
   });
 
+  it("refuses a billing invitation by role before asking for the password", async () => {
+    const ann = await verifiedUser(ctx.t, "ann");
+    const org = await createTeam(ctx.t, ann);
+    const max = await member(ctx.t, org, ann, "max", "manager");
+    const dev = await member(ctx.t, org, ann, "dev", "developer");
+    const billing = await json<{ id: string }>(await send(ann, org.id, "b1@example.com", "billing"), 201);
+    ctx.t.clock.advance(11 * 60_000);
+    const notAllowed = { detail: ORG_DETAIL.notAllowed };
+    for (const who of [max, dev]) {
+      expect(await json(await send(who, org.id, "b2@example.com", "billing"), 403)).toEqual(notAllowed);
+      const resend = `/v1/orgs/${org.id}/invitations/${billing.id}/resend`;
+      expect(await json(await call(ctx.t, "POST", resend, who.accessToken), 403)).toEqual(notAllowed);
+    }
+  });
+
   it("lists pending invitations, revokes one (its link stops) and resends another with a new link", async () => {
     const ann = await verifiedUser(ctx.t, "ann");
     const org = await createTeam(ctx.t, ann);

@@ -5,7 +5,7 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import { and, eq } from "drizzle-orm";
 import { DETAIL, VALIDATION } from "../../../contract/messages.ts";
 import { maskEmail, ORG_DETAIL } from "../../../contract/org-messages.ts";
-import { can, canGiveRole, roleNeedsRecentAuth } from "../../../contract/org-roles.ts";
+import { can, canGiveRole, type OrgRole, roleNeedsRecentAuth } from "../../../contract/org-roles.ts";
 import {
   acceptedInvitationSchema,
   type Invitation,
@@ -71,6 +71,17 @@ function invitationAnswer({ row, inviter }: InvitationView): Invitation {
   };
 }
 
+/**
+ * The refusal of an invitation with `role` by a member of `org` that their role or the personal
+ * organisation never allows (the transaction asks again, under the lock).
+ */
+function refuseInviter(org: { personal: boolean; role: OrgRole }, role: OrgRole): void {
+  if (org.personal) throw new ApiError(409, ORG_DETAIL.personalHasNoMembers);
+  if (!can(org.role, "manageMembers") || !canGiveRole(org.role, role)) {
+    throw new ApiError(403, ORG_DETAIL.notAllowed);
+  }
+}
+
 export function invitationRoutes(deps: OrgRouteDeps): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>();
   const registry = app.openAPIRegistry;
@@ -129,8 +140,11 @@ export function invitationRoutes(deps: OrgRouteDeps): OpenAPIHono<AppEnv> {
       // An address no account may have (reserved or disposable) could never accept.
       refuseUnusableAddress(body.email);
       const actor = actorOf(c, deps.trustProxy);
-      // Inviting a billing member makes one, as a role change does: it needs recent authentication.
+      // Inviting a billing member makes one, as a role change does: it needs recent authentication,
+      // asked once the role allows the invitation (nobody is asked for their password for what
+      // their role can never do; the transaction asks again, under the lock).
       if (roleNeedsRecentAuth(body.role) && !isRecentAuth(deps.clock, c.var.claims)) {
+        refuseInviter(c.var.org, body.role);
         throw await reauthRequired(deps, actor.id);
       }
       const now = deps.clock.now();
@@ -260,7 +274,10 @@ export function invitationRoutes(deps: OrgRouteDeps): OpenAPIHono<AppEnv> {
               eq(organizationInvitations.orgId, c.var.org.id),
             ),
           );
-        if (pending && roleNeedsRecentAuth(pending.role)) throw await reauthRequired(deps, actor.id);
+        if (pending && roleNeedsRecentAuth(pending.role)) {
+          refuseInviter(c.var.org, pending.role);
+          throw await reauthRequired(deps, actor.id);
+        }
       }
       const now = deps.clock.now();
       const { view, token, orgName } = await deps.db.transaction(async (tx) => {

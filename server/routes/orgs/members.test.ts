@@ -262,6 +262,24 @@ describe.each(TEST_DATABASES)("organisation members (%s)", (kind) => {
       await json(await patch(ann, org.id, dev.id, { role: "manager" }), 200);
     });
 
+    it("refuses by role before asking for the password", async () => {
+      const { org, max, dev, bill } = await acme();
+      ctx.t.clock.advance(STALE);
+      // Nothing here is ever the caller's to do: the role's answer, not a password prompt.
+      for (const [who, target, role] of [
+        [max, max, "owner"],
+        [max, dev, "owner"],
+        [max, dev, "billing"],
+        [dev, dev, "owner"],
+        [bill, dev, "billing"],
+      ] as const) {
+        expect(await json(await patch(who, org.id, target.id, { role }), 403)).toEqual({
+          detail: ORG_DETAIL.notAllowed,
+        });
+      }
+      expect((await roleOf(org.id, max.id))?.role).toBe("manager");
+    });
+
     it("revokes the member's own keys when the new role has none, and lists them", async () => {
       const { org, ann, dev } = await acme();
       const first = await insertKey(ctx.t, org.id, dev.id);

@@ -161,14 +161,26 @@ export function memberRoutes(deps: OrgRouteDeps): OpenAPIHono<AppEnv> {
       const actor = actorOf(c, deps.trustProxy);
       const orgId = c.var.org.id;
       if (!isUserId(targetId)) throw new ApiError(404, ORG_TEXT.memberNotFound);
-      // Recent authentication is asked before the change (the dialog then retries it).
+      // Recent authentication is asked before the change (the dialog then retries it), and after
+      // the role's refusal: nobody is asked for their password for what their role can never do
+      // (the transaction asks both again, under the lock).
       if (
         body.role !== undefined &&
         roleNeedsRecentAuth(body.role) &&
         !isRecentAuth(deps.clock, c.var.claims)
       ) {
         const target = await findMember(deps.db, orgId, targetId);
-        if (target && target.role !== body.role) throw await reauthRequired(deps, actor.id);
+        if (target && target.role !== body.role) {
+          if (!can(c.var.org.role, "manageMembers")) refuse("forbidden");
+          const refusal = roleChangeRefusal(
+            { userId: actor.id, role: c.var.org.role },
+            { userId: target.userId, role: target.role },
+            body.role,
+            await ownerCount(deps.db, orgId),
+          );
+          if (refusal) refuse(refusal);
+          throw await reauthRequired(deps, actor.id);
+        }
       }
       const now = deps.clock.now();
       const answer = await deps.db.transaction(async (tx) => {

@@ -637,6 +637,15 @@ describe.each(TEST_DATABASES)("organisations (%s)", (kind) => {
       expect(personal.status).toBe(409);
       ctx.t.clock.advance(STALE);
       expect((await call(ctx.t, "POST", path, ann.accessToken, { user_id: max.id })).status).toBe(403);
+      // A manager is told their role does not allow it, not asked for a password first.
+      for (const [method, to, body] of [
+        ["POST", path, { user_id: max.id }],
+        ["DELETE", `/v1/orgs/${org.id}`, { confirm_forfeit: true }],
+      ] as const) {
+        expect(await json(await call(ctx.t, method, to, max.accessToken, body), 403)).toEqual({
+          detail: ORG_DETAIL.notAllowed,
+        });
+      }
     });
   });
 });

@@ -29,6 +29,7 @@ import {
   withFields,
 } from "../../http/openapi.ts";
 import { parseJsonBody } from "../../http/validation.ts";
+import { requireOrgAbility } from "../../orgs/membership.ts";
 import { deleteOrganisation, lossOnDeletion, lossRefusal } from "../../orgs/org-deletion.ts";
 import {
   auditOrg,
@@ -251,6 +252,8 @@ export function orgRoutes(deps: OrgRouteDeps): OpenAPIHono<AppEnv> {
     },
     auth,
     inOrg,
+    // The role first: nobody is asked for their password for what their role can never do.
+    requireOrgAbility("delete"),
     requireRecentAuth(deps),
     async (c) => {
       const body = await optionalBody(c, () => parseJsonBody(c, deleteOrgRequestSchema), {});
@@ -298,6 +301,7 @@ export function orgRoutes(deps: OrgRouteDeps): OpenAPIHono<AppEnv> {
     },
     auth,
     inOrg,
+    requireOrgAbility("transfer"),
     requireRecentAuth(deps),
     limitWrites(deps.limiter),
     async (c) => {
