@@ -3,6 +3,7 @@
 // depends on the visitor. Astro hashes every script and style it emits into a per-page CSP
 // <meta>; server/site.ts lifts that policy into a real Content-Security-Policy header (adding the
 // directives a <meta> cannot carry, such as frame-ancestors).
+import { createHash } from "node:crypto";
 import react from "@astrojs/react";
 import sitemap from "@astrojs/sitemap";
 import tailwindcss from "@tailwindcss/vite";
@@ -11,11 +12,15 @@ import { afterPaintDirective } from "./src/integrations/after-paint.ts";
 import { cdnFiles } from "./src/integrations/cdn-files.ts";
 import { islandCodeSplitting, plainDynamicImports } from "./src/integrations/island-chunks.ts";
 import { precompress } from "./src/integrations/precompress.ts";
+import { SESSION_HINT_SCRIPT } from "./src/lib/session-hint.ts";
 
 const site = process.env.PUBLIC_SITE_URL || "http://localhost:4321";
 // Where the portal's fetch calls go; empty means the same origin as the pages.
 const apiBase = process.env.PUBLIC_API_BASE_URL || "";
 const connectSrc = ["'self'", ...(apiBase ? [new URL(apiBase).origin] : [])].join(" ");
+// The one inline script Astro does not hash itself (BaseLayout's session hint): its hash, from its text.
+/** @type {`sha256-${string}`} */
+const sessionHintHash = `sha256-${createHash("sha256").update(SESSION_HINT_SCRIPT).digest("base64")}`;
 
 export default defineConfig({
   site,
@@ -38,6 +43,7 @@ export default defineConfig({
   security: {
     csp: {
       algorithm: "SHA-256",
+      scriptDirective: { hashes: [sessionHintHash] },
       directives: [
         "default-src 'self'",
         `connect-src ${connectSrc}`,

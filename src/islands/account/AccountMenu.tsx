@@ -1,4 +1,4 @@
-// The top bar's account area: Log In and Register for visitors; for a user the credit balance
+// The top bar's account area for a user (a visitor's Log In and Register are the bar's own HTML): the credit balance
 // (tooltip 'Your credit balance'; a dispute hold's mark beside it, a chunk loaded only then) and
 // 'Hi, {name}' with a menu (My Account, Sign Out). The mobile variant shows the same inside the
 // mobile menu. The organisation switcher loads when the menu first opens: most visitors never need
@@ -96,7 +96,7 @@ function useOpenedOnce(ref: React.RefObject<HTMLElement | null>, signedIn: boole
 }
 
 export default function AccountMenu({ variant }: Props) {
-  const { user } = useSession();
+  const { user, status } = useSession();
   const menuRef = useRef<HTMLDetailsElement>(null);
   const anchorRef = useRef<HTMLAnchorElement>(null);
   useDismiss(menuRef);
@@ -108,19 +108,10 @@ export default function AccountMenu({ variant }: Props) {
   );
 
   if (!user) {
-    return (
-      <>
-        <a
-          href="/login"
-          className={variant === "desktop" ? "btn btn-ghost btn-sm" : "btn btn-sm btn-outline"}
-        >
-          {UI_TEXT.logIn}
-        </a>
-        <a href="/register" className="btn btn-primary btn-sm">
-          {UI_TEXT.register}
-        </a>
-      </>
-    );
+    // The visitor's Log In and Register are the top bar's own HTML (TopBar.astro, MobileMenu.astro),
+    // there before any script runs. With a stored token they wait, hidden, until this mark says no
+    // user came of it (src/lib/session-hint.ts, global.css).
+    return status === "ready" ? <i hidden data-visitor /> : null;
   }
 
   const greeting = UI_TEXT.greeting(user.username);

@@ -66,13 +66,17 @@ function TokenDialog({
 }
 
 export default function HomeAuthAction() {
-  const { user } = useSession();
+  const { user, status } = useSession();
   const { token } = useStore($auth, { ssr: "initial" });
   const dialogRef = useRef<HTMLDialogElement>(null);
 
   if (!user || !token) {
     return (
-      <a href="/login" className="btn btn-primary btn-lg btn-block">
+      <a
+        href="/login"
+        className="btn btn-primary btn-lg btn-block"
+        data-pending={status === "unknown" || undefined}
+      >
         {UI_TEXT.logIn}
       </a>
     );
