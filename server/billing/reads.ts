@@ -41,18 +41,21 @@ export function billingReads(db: Db) {
   }
 
   /**
-   * The buyer's name, address and billing e-mail on file today. The address is formatted with its
-   * own country: the row's is the one it was taxed for, which details changed since do not keep.
+   * The buyer's name, address and billing e-mail on file today, as the paid invoice will give them
+   * (auto-top-up/settle.ts): the address only when it is in the row's country, the one the payment
+   * is taxed for. An invoice taxed for one country does not carry an address in another.
    */
-  async function buyerOnFile(row: { userId: string }): Promise<BuyerOnFile> {
+  async function buyerOnFile(row: {
+    userId: string;
+    buyer: { country: string | null };
+  }): Promise<BuyerOnFile> {
     const [details, email] = await Promise.all([
       findBillingDetails(db, row.userId),
       billingEmailOf(db, row.userId),
     ]);
-    const address = details?.address ?? null;
     return {
       name: details?.name ?? null,
-      address: addressLines(address, address?.country ?? null),
+      address: addressLines(details?.address ?? null, row.buyer.country),
       email: details?.email ?? email,
     };
   }
