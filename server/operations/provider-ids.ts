@@ -5,6 +5,7 @@
 import { desc, eq } from "drizzle-orm";
 import { billingCustomers, invoices, subscriptions } from "../db/schema/index.ts";
 import type { DbOrTx } from "../db/types.ts";
+import { customerPayments } from "./customer-views.ts";
 
 export interface CustomerProviderIds {
   provider_customer_id: string | null;
@@ -61,4 +62,13 @@ export async function paymentProviderIds(db: DbOrTx, id: string): Promise<Map<st
       },
     ]),
   );
+}
+
+/**
+ * An account's payments as the console lists them (a customer's or a team organisation's, whose
+ * payments are kept under its id), each with its provider ids.
+ */
+export async function paymentsWithProviderIds(db: DbOrTx, id: string) {
+  const [payments, providerIds] = await Promise.all([customerPayments(db, id), paymentProviderIds(db, id)]);
+  return payments.map((p) => ({ ...p, ...providerIds.get(p.id) }));
 }

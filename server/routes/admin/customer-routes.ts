@@ -25,8 +25,8 @@ import {
 } from "../../http/openapi.ts";
 import { pathId } from "../../http/path-id.ts";
 import { searchCustomers } from "../../operations/customer-search.ts";
-import { customerLedger, customerOverview, customerPayments } from "../../operations/customer-views.ts";
-import { customerProviderIds, paymentProviderIds } from "../../operations/provider-ids.ts";
+import { customerLedger, customerOverview } from "../../operations/customer-views.ts";
+import { customerProviderIds, paymentsWithProviderIds } from "../../operations/provider-ids.ts";
 import { USAGE_PARAMETERS, usageAnswer } from "../usage/routes.ts";
 import { type AdminDeps, requirePermission, staffSecurity } from "./admin-deps.ts";
 
@@ -170,11 +170,7 @@ export function adminCustomerRoutes(deps: AdminDeps): OpenAPIHono<AppEnv> {
     ...guard,
     async (c) => {
       const id = await existing(pathId(c, "id", "uuid"));
-      const [payments, providerIds] = await Promise.all([
-        customerPayments(deps.db, id),
-        paymentProviderIds(deps.db, id),
-      ]);
-      return c.json({ data: payments.map((p) => ({ ...p, ...providerIds.get(p.id) })) }, 200);
+      return c.json({ data: await paymentsWithProviderIds(deps.db, id) }, 200);
     },
   );
 

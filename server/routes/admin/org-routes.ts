@@ -48,7 +48,7 @@ import {
 import { pathId } from "../../http/path-id.ts";
 import { parseJsonBody } from "../../http/validation.ts";
 import type { Actor } from "../../operations/actor.ts";
-import { customerLedger, customerPayments } from "../../operations/customer-views.ts";
+import { customerLedger } from "../../operations/customer-views.ts";
 import { orgActions, orgCreditSubject } from "../../operations/org-actions.ts";
 import {
   customerOrgs,
@@ -58,6 +58,7 @@ import {
   searchOrgs,
 } from "../../operations/org-console.ts";
 import type { Permission } from "../../operations/permissions.ts";
+import { paymentsWithProviderIds } from "../../operations/provider-ids.ts";
 import { USAGE_PARAMETERS, usageAnswer } from "../usage/routes.ts";
 import { type AdminDeps, actorOf, done, requirePermission, staffSecurity } from "./admin-deps.ts";
 import { answerCreditChange } from "./credit-change-answer.ts";
@@ -223,7 +224,8 @@ export function adminOrgRoutes(deps: AdminDeps): OpenAPIHono<AppEnv> {
       path: "/admin/orgs/{id}/payments",
       operationId: "adminOrgPayments",
       tags,
-      summary: "An organisation's payments with VAT, refunds, disputes and credit notes, newest first",
+      summary:
+        "An organisation's payments with VAT, refunds, disputes, credit notes and provider ids, newest first",
       security,
       parameters: [orgIdParameter],
       responses: {
@@ -235,7 +237,7 @@ export function adminOrgRoutes(deps: AdminDeps): OpenAPIHono<AppEnv> {
       },
     },
     ...guard,
-    async (c) => c.json({ data: await customerPayments(deps.db, await existing(c)) }, 200),
+    async (c) => c.json({ data: await paymentsWithProviderIds(deps.db, await existing(c)) }, 200),
   );
 
   addRoute(

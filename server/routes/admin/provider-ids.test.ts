@@ -51,6 +51,30 @@ describe.each(TEST_DATABASES)("the console's provider ids (%s)", (kind) => {
     expect(plan?.provider_invoice_id).toMatch(/^in_/);
     expect(pack?.payment_reference).toBe(session?.paymentIntentId);
     expect(pack?.payment_reference).toMatch(/^pi_/);
+
+    // The organisation console lists the same payments (a personal organisation's id is its user's)
+    // with the same ids, so its Provider ids column is not a row of dashes.
+    const org = await adminGet<{ data: typeof payments }>(
+      ctx.t,
+      `/v1/admin/orgs/${cora.id}/payments`,
+      sam.accessToken,
+    );
+    expect(
+      org.data.map(({ id, provider, provider_invoice_id, payment_reference }) => ({
+        id,
+        provider,
+        provider_invoice_id,
+        payment_reference,
+      })),
+    ).toEqual(
+      payments.map(({ id, provider, provider_invoice_id, payment_reference }) => ({
+        id,
+        provider,
+        provider_invoice_id,
+        payment_reference,
+      })),
+    );
+    expect(org.data.every((p) => p.payment_reference !== undefined)).toBe(true);
   });
 
   it("answers null for a customer who never paid, and never shows the ids to a customer", async () => {
