@@ -1,7 +1,7 @@
 // The number an invoice is known by, as one rule for every place that names it: the customer's
 // billing history, invoice page and PDF (invoice-view.ts), a credit note's "refers to", the dispute
 // hold's mail, audit entry and the portal's alert (dispute-hold.ts), and the console's payments and
-// ledger (operations/customer-views.ts).
+// ledger (operations/customer-views.ts), and auto top-up's latest attempts (auto-top-up/view.ts).
 //
 // With Stripe the invoice is Stripe's document: its number arrives with Stripe's invoice events
 // (provider_invoice_documents) and is the one on the page and PDF the customer opens; we number

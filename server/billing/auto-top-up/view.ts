@@ -1,6 +1,7 @@
 // What GET /v1/billing/auto-top-up (and the console) shows of an organisation's auto top-up: the
 // settings (or none yet), the saved card, the state with its reason in words, this Berlin month's
 // charges against the limit, and the latest attempts with their invoice numbers.
+
 import { and, desc, eq, gte, sql } from "drizzle-orm";
 import type { AutoTopUp, AutoTopUpAttempt } from "../../../contract/auto-top-up.ts";
 import {
@@ -19,6 +20,7 @@ import {
 } from "../../domain/auto-top-up.ts";
 import { chargedThisMonth, nextBerlinMonth, reservedThisMonth } from "../../domain/auto-top-up-limit.ts";
 import { startOfBerlinMonth } from "../../domain/berlin-time.ts";
+import { invoiceNumber } from "../invoice-number.ts";
 import { autoTopUpKey } from "../ports/fulfilment-keys.ts";
 import { findCard, findSettings, limitAttemptOf } from "./store.ts";
 
@@ -78,7 +80,7 @@ async function latestAttempts(db: DbOrTx, orgId: string): Promise<AttemptWithInv
     .limit(ATTEMPTS_SHOWN);
   return rows.map((r) => ({
     ...r.attempt,
-    invoiceNumber: r.ours ?? r.providers ?? null,
+    invoiceNumber: invoiceNumber({ number: r.ours }, { number: r.providers }),
     // A row without a number is an unpaid one's (failed, cancelled): no invoice to open.
     invoiceId: r.ours ? r.oursId : null,
     invoiceUrl: r.providersUrl ?? null,
