@@ -1,11 +1,13 @@
 // Zod schemas of the operator console's calls (/v1/admin, OPERATIONS.md): what support staff and
 // admins send and what they are answered. `zod/mini`, browser-safe: the /admin islands validate
 // their dialogs with the same objects the server validates the requests with.
+
 import * as z from "zod/mini";
 import { roleSchema, subscriptionSchema } from "./account.ts";
 import { ADMIN_TEXT, NOTE_MAX, OPERATOR_CREDITS_MAX, REASON_MAX, REASON_MIN } from "./admin-rules.ts";
 import { ledgerEntrySchema } from "./billing.ts";
 import { notPrintable, printable } from "./free-text.ts";
+import { inThousandths } from "./money.ts";
 
 /** The messages, for the server and the tests (the islands import admin-rules.ts, without zod). */
 export { ADMIN_TEXT } from "./admin-rules.ts";
@@ -32,7 +34,7 @@ const idempotencyKey = z
 export const reasonRequestSchema = z.object({ reason });
 
 const creditAmount = z.number({ error: ADMIN_TEXT.amountRequired }).check(
-  z.refine((n) => Number.isFinite(n) && n !== 0 && Math.abs(Math.round(n * 1000) - n * 1000) < 1e-6, {
+  z.refine((n) => n !== 0 && inThousandths(n), {
     error: ADMIN_TEXT.amountInvalid,
   }),
   z.refine((n) => Math.abs(n) <= OPERATOR_CREDITS_MAX, { error: ADMIN_TEXT.amountTooLarge }),

@@ -1,11 +1,13 @@
 // Zod schemas of API access (../shared/design/API-ACCESS.md): the customer's API keys, the
 // generation service's introspection and metered consume. `zod/mini`, browser-safe: the
 // /profile/api-keys page validates its form and reads the answers with the same objects.
+
 import * as z from "zod/mini";
 import { API_KEY_NAME_MAX, API_KEY_RULES } from "./api-key-rules.ts";
 import { staffChargeReasonSchema } from "./billing.ts";
 import { FEATURE_IDS, MAX_QUANTITY } from "./credit-costs.ts";
 import { notPrintable, printable } from "./free-text.ts";
+import { inThousandths } from "./money.ts";
 
 export const featureIdSchema = z.enum(FEATURE_IDS, { error: API_KEY_RULES.featureUnknown });
 
@@ -35,7 +37,7 @@ export const createApiKeyRequestSchema = z.object({
       z.number({ error: API_KEY_RULES.limitPositive }).check(
         z.gt(0, { error: API_KEY_RULES.limitPositive, abort: true }),
         z.lte(100_000_000, { error: API_KEY_RULES.limitTooLarge, abort: true }),
-        z.refine((n) => Math.abs(Math.round(n * 1000) - n * 1000) < 1e-6, {
+        z.refine(inThousandths, {
           error: API_KEY_RULES.limitPositive,
         }),
       ),

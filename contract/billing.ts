@@ -1,8 +1,10 @@
 // Zod schemas of the billing calls (API-CONTRACT.md): the catalogue, checkout, plan changes and the
 // credit ledger. The portal checks the server's answers with them; the server validates requests
 // and documents them in OpenAPI from the same objects. `zod/mini`, browser-safe, like account.ts.
+
 import * as z from "zod/mini";
 import { notPrintable, printable } from "./free-text.ts";
+import { inThousandths } from "./money.ts";
 
 /**
  * Why a staff member charges a customer by hand (`POST /v1/credits/consume` with an admin token):
@@ -99,7 +101,7 @@ export const consumeRequestSchema = z.object({
   /** Credits, positive, at most three decimals (the background remover costs 0.1). */
   amount: z.number().check(
     z.positive("Amount must be greater than 0"),
-    z.refine((n) => Number.isFinite(n) && Math.abs(Math.round(n * 1000) - n * 1000) < 1e-6, {
+    z.refine(inThousandths, {
       error: "Amount can have at most three decimals",
     }),
     z.lte(1_000_000, "Amount is too large"),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatMoney } from "./money.ts";
+import { formatMoney, inThousandths } from "./money.ts";
 
 describe("formatMoney", () => {
   it("reads cents as the currency's amount with its symbol, whatever case the code has", () => {
@@ -39,5 +39,17 @@ describe("formatMoney", () => {
 
   it("shows a code without a symbol in capitals, whatever case it was given in", () => {
     expect(formatMoney(150, "chf")).toBe("CHF\u00a01.50");
+  });
+});
+
+describe("inThousandths", () => {
+  it("takes whole thousandths of a credit, binary fractions included", () => {
+    for (const n of [0, 1, -1, 0.1, 0.001, 0.5, 1.234, 59.5, 100_000_000, -0.007])
+      expect(inThousandths(n)).toBe(true);
+  });
+
+  it("refuses a fourth decimal, and what is not a finite number", () => {
+    for (const n of [0.0005, 0.0001, 1.2345, Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY])
+      expect(inThousandths(n)).toBe(false);
   });
 });

@@ -15,3 +15,12 @@ export function formatMoney(cents: number, currency: string): string {
   }
   return format.format(cents / 100);
 }
+
+/**
+ * Whether `credits` is a whole number of thousandths of a credit (the ledger keeps millicredits:
+ * server/domain/ledger.ts), the rule every amount, cap and limit a person types follows. The
+ * tolerance absorbs binary fractions (0.1 × 1000 is 100.00000000000001), not a fourth decimal.
+ */
+export function inThousandths(credits: number): boolean {
+  return Number.isFinite(credits) && Math.abs(Math.round(credits * 1000) - credits * 1000) < 1e-6;
+}

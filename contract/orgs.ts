@@ -1,8 +1,10 @@
 // Zod schemas of the organisation calls (ORGANISATIONS.md, "Calls"): organisations, members,
 // invitations and the activity log. `zod/mini`, browser-safe: /org/members and /org/settings check
 // their forms and read the answers with the same objects.
+
 import * as z from "zod/mini";
 import { emailSchema } from "./account.ts";
+import { inThousandths } from "./money.ts";
 import { ORG_NAME_MAX, orgNameProblem } from "./org-messages.ts";
 import { INVITABLE_ROLES, ORG_ROLES } from "./org-roles.ts";
 
@@ -115,7 +117,7 @@ export const memberListSchema = z.object({
 export const memberCapSchema = z.number({ error: ORG_TEXT.capInvalid }).check(
   z.gte(0, ORG_TEXT.capInvalid),
   z.lte(MEMBER_CAP_MAX, ORG_TEXT.capInvalid),
-  z.refine((n) => Number.isFinite(n) && Math.abs(Math.round(n * 1000) - n * 1000) < 1e-6, {
+  z.refine(inThousandths, {
     error: ORG_TEXT.capInvalid,
   }),
 );
