@@ -15,6 +15,9 @@ describe("monthly_credit_limit", () => {
     [-1, "The monthly limit must be more than 0 credits, with at most 3 decimals"],
     [0.0005, "The monthly limit must be more than 0 credits, with at most 3 decimals"],
     [1.2345, "The monthly limit must be more than 0 credits, with at most 3 decimals"],
+    // Below a thousandth: these passed once and then failed on the way to millicredits (a 500).
+    [1e-10, "The monthly limit must be more than 0 credits, with at most 3 decimals"],
+    [1e-13, "The monthly limit must be more than 0 credits, with at most 3 decimals"],
     ["5", "The monthly limit must be more than 0 credits, with at most 3 decimals"],
     [100_000_000.5, "The monthly limit can be at most 100,000,000 credits"],
   ])("refuses %s with one message", (limit, message) => {

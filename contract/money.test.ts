@@ -52,4 +52,15 @@ describe("inThousandths", () => {
     for (const n of [0.0005, 0.0001, 1.2345, Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY])
       expect(inThousandths(n)).toBe(false);
   });
+
+  it("refuses a number that rounds to no thousandth, and one past what the ledger can count", () => {
+    // Each passed the old tolerance and then failed in toMillicredits (500) or became 0 millicredits.
+    for (const n of [1e-10, 1e-13, -1e-13, 0.0004, 1e300]) expect(inThousandths(n)).toBe(false);
+    expect(inThousandths(-0)).toBe(true);
+  });
+
+  it("accepts exactly what toMillicredits turns into a whole, non-zero number of millicredits", () => {
+    for (const n of [0.001, 0.1 + 0.2, 1234567.891, 100_000_000])
+      expect(Number.isSafeInteger(Math.round(n * 1000)) && inThousandths(n)).toBe(true);
+  });
 });

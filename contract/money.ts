@@ -18,9 +18,17 @@ export function formatMoney(cents: number, currency: string): string {
 
 /**
  * Whether `credits` is a whole number of thousandths of a credit (the ledger keeps millicredits:
- * server/domain/ledger.ts), the rule every amount, cap and limit a person types follows. The
- * tolerance absorbs binary fractions (0.1 × 1000 is 100.00000000000001), not a fourth decimal.
+ * server/domain/ledger.ts), the rule every amount, cap and limit a person types follows. It accepts
+ * what `toMillicredits` accepts, minus a number so small it rounds to no thousandth at all (1e-13 is
+ * a thirteenth decimal, not 0). The tolerance is toMillicredits' own: binary fractions (0.1 × 1000
+ * is 100.00000000000001), never a fourth decimal.
  */
 export function inThousandths(credits: number): boolean {
-  return Number.isFinite(credits) && Math.abs(Math.round(credits * 1000) - credits * 1000) < 1e-6;
+  if (!Number.isFinite(credits)) return false;
+  const scaled = credits * 1000;
+  const milli = Math.round(scaled);
+  if (milli === 0) return credits === 0;
+  // Stryker disable next-line EqualityOperator: `<` differs only when the error equals the tolerance
+  // exactly, which no three-decimal amount's representation error does (as in toMillicredits).
+  return Math.abs(scaled - milli) <= 1e-9 * Math.abs(milli) && Number.isSafeInteger(milli);
 }
