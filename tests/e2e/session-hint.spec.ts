@@ -35,11 +35,12 @@ test.describe("on a 1280 px desktop", () => {
       await held;
       await route.continue();
     });
+    const asked = page.waitForRequest("**/v1/users/me**");
     await openSignedIn(page, token, "/profile/usage");
     await expect(page.locator("html")).toHaveAttribute("data-session", "");
-    // Wait until the island has hydrated and asked for the user: the links are still not shown.
-    await page.waitForRequest("**/v1/users/me**");
+    // Before any island ran, and once the island has hydrated and asked for the user.
     await expect(logIn(page)).toHaveCSS("visibility", "hidden");
+    await asked;
     await expect(logIn(page)).toBeHidden();
     release();
     await expect(visibleGreeting(page, user.username)).toBeVisible();
@@ -74,6 +75,49 @@ test.describe("on a 1280 px desktop", () => {
     release();
     await expect(page.getByRole("main").getByRole("button", { name: "Get Bearer Token" })).toBeVisible();
     await expect(mainLogIn).toHaveCount(0);
+  });
+});
+
+test.describe("on a 390 px phone", () => {
+  // The island file the last test refuses on purpose, which the browser reports.
+  test.use({
+    viewport: { width: 390, height: 844 },
+    allowedConsoleErrors: [/Failed to load resource: net::ERR_FAILED \(.*\/_astro\/AccountMenu\./],
+  });
+
+  test("the mobile menu keeps Log In hidden while the account loads, then shows the account", async ({
+    page,
+    request,
+  }) => {
+    const user = uniqueUser("hintphone");
+    await registerViaApi(request, user);
+    await verifyViaApi(request, user);
+    const token = await tokenViaApi(request, user);
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    await page.route("**/v1/users/me**", async (route) => {
+      await held;
+      await route.continue();
+    });
+    await openSignedIn(page, token, "/plans");
+    await page.getByText("Menu", { exact: true }).click();
+    const mobile = page.locator('[data-island-slot="account-mobile"]');
+    await expect(mobile.locator('a[href="/login"]')).toHaveCSS("visibility", "hidden");
+    release();
+    await expect(mobile.getByRole("button", { name: "Sign Out" })).toBeVisible();
+    await expect(mobile.locator('a[href="/login"]')).toBeHidden();
+  });
+
+  test("an account island that never comes shows Log In after 8 s instead of nothing", async ({ page }) => {
+    // The island's own file is refused, as after a deploy that removed it: nothing will say who is there.
+    await page.route("**/_astro/AccountMenu.*.js", (route) => route.abort());
+    await openSignedIn(page, "a-token-whose-island-never-loads", "/plans");
+    await page.getByText("Menu", { exact: true }).click();
+    const mobileLogIn = page.locator('[data-island-slot="account-mobile"] a[href="/login"]');
+    await expect(mobileLogIn).toHaveCSS("visibility", "hidden");
+    await expect(mobileLogIn).toBeVisible({ timeout: 15_000 });
   });
 });
 
