@@ -188,11 +188,14 @@ describe("loadConfig", () => {
     expect(problemsOf({ MAIL_REPLY_TO: "help@example.com\r\nBcc: x@example.com" })).toEqual([
       "MAIL_REPLY_TO: must be one line, without control characters",
     ]);
+    expect(problemsOf({ MAIL_REPLY_TO: "help@example.com\r\n" })).toEqual([
+      "MAIL_REPLY_TO: must be one line, without control characters",
+    ]);
     expect(problemsOf({ MAIL_REPLY_TO: "" })).toEqual([]);
     const local = {
       ...PRODUCTION,
       MAIL_FROM: '"AI Studio" <no-reply@localhost>',
-      MAIL_REPLY_TO: "help@LOCALHOST",
+      MAIL_REPLY_TO: '"Help" <help@LOCALHOST >',
     };
     expect(problemsOf(local)).toEqual([
       "MAIL_FROM: must not be at localhost in production (mail servers refuse it)",

@@ -35,9 +35,11 @@ const MAILBOX_EXAMPLE = 'write it as support@example.com or "Name" <support@exam
  * as its domain because the development default sends from it (production refuses it).
  */
 export function mailboxProblem(value: string): string | undefined {
+  // Checked before trimming: the value reaches nodemailer as it is, a trailing line break included.
+  if ([...value].some((c) => c < " " || c === "\u007f"))
+    return "must be one line, without control characters";
   const text = value.trim();
   if (text === "") return `is empty: ${MAILBOX_EXAMPLE}`;
-  if ([...text].some((c) => c < " " || c === "\u007f")) return "must be one line, without control characters";
   let inQuote = false;
   let escaped = false;
   const opens: number[] = [];
@@ -266,7 +268,7 @@ function productionProblems(source: Record<string, string | undefined>): string[
     );
   }
   for (const name of ["MAIL_FROM", "MAIL_REPLY_TO"]) {
-    if (/@localhost>?$/i.test(source[name]?.trim() ?? "")) {
+    if (/@localhost\s*>?$/i.test(source[name]?.trim() ?? "")) {
       problems.push(`${name}: must not be at localhost in production (mail servers refuse it)`);
     }
   }
