@@ -202,6 +202,10 @@ export function apiKeyRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
       if (!user.emailVerified) throw new ApiError(403, DETAIL.emailNotVerified);
       const body = await parseJsonBody(c, createApiKeyRequestSchema);
       const shared = body.shared === true;
+      // refuseSharedKeyByRole answered this before; said again on the parsed body, so that the
+      // rule does not rest on one reading of it.
+      if (shared && (org.personal || !can(org.role, "makeSharedKeys")))
+        throw new ApiError(403, ORG_DETAIL.notAllowed);
       if (shared && (body.monthly_credit_limit === undefined || body.monthly_credit_limit === null)) {
         throw new RequestValidationError([
           { loc: ["body", "monthly_credit_limit"], msg: ORG_DETAIL.sharedKeyNeedsLimit, type: "value_error" },
