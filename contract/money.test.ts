@@ -60,7 +60,8 @@ describe("inThousandths", () => {
   });
 
   it("accepts exactly what toMillicredits turns into a whole, non-zero number of millicredits", () => {
-    for (const n of [0.001, 0.1 + 0.2, 1234567.891, 100_000_000])
+    // 261.328 × 1000 and 1037.39 × 1000 are 261327.99999999997 and 1037390.0000000001.
+    for (const n of [0.001, 0.1 + 0.2, 261.328, 1037.39, 1234567.891, 100_000_000])
       expect(Number.isSafeInteger(Math.round(n * 1000)) && inThousandths(n)).toBe(true);
   });
 });

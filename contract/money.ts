@@ -24,10 +24,10 @@ export function formatMoney(cents: number, currency: string): string {
  * is 100.00000000000001), never a fourth decimal.
  */
 export function inThousandths(credits: number): boolean {
-  if (!Number.isFinite(credits)) return false;
   const scaled = credits * 1000;
   const milli = Math.round(scaled);
-  if (milli === 0) return credits === 0;
+  // The tolerance grows with the amount, as in toMillicredits, and is none at all at 0: a number
+  // that rounds to no thousandth is refused, and NaN and ±Infinity fail the comparison.
   // Stryker disable next-line EqualityOperator: `<` differs only when the error equals the tolerance
   // exactly, which no three-decimal amount's representation error does (as in toMillicredits).
   return Math.abs(scaled - milli) <= 1e-9 * Math.abs(milli) && Number.isSafeInteger(milli);
