@@ -2,6 +2,8 @@
 // the session hint in <head> (src/lib/session-hint.ts) hides them, their room kept, until the
 // account island knows who is there; a visitor, and a browser whose stored token is no longer
 // valid, see them.
+
+import type { APIRequestContext, Page } from "@playwright/test";
 import {
   openSignedIn,
   registerViaApi,
@@ -12,8 +14,27 @@ import {
 } from "../fixtures/account.ts";
 import { expect, test } from "../fixtures/test.ts";
 
-const logIn = (page: import("@playwright/test").Page) =>
-  page.locator('[data-island-slot="account"]').locator('a[href="/login"]');
+const logIn = (page: Page) => page.locator('[data-island-slot="account"]').locator('a[href="/login"]');
+
+/**
+ * A verified customer's token, with the page's GET /v1/users/me held until `release` is called:
+ * the account island waits on that answer, so the page can be looked at while it loads.
+ */
+async function heldSignIn(page: Page, request: APIRequestContext, prefix: string) {
+  const user = uniqueUser(prefix);
+  await registerViaApi(request, user);
+  await verifyViaApi(request, user);
+  const token = await tokenViaApi(request, user);
+  let release: () => void = () => {};
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  await page.route("**/v1/users/me**", async (route) => {
+    await held;
+    await route.continue();
+  });
+  return { user, token, release };
+}
 
 test.describe("on a 1280 px desktop", () => {
   test.use({ viewport: { width: 1280, height: 900 } });
@@ -22,19 +43,7 @@ test.describe("on a 1280 px desktop", () => {
     page,
     request,
   }) => {
-    const user = uniqueUser("hint");
-    await registerViaApi(request, user);
-    await verifyViaApi(request, user);
-    const token = await tokenViaApi(request, user);
-    // Hold the user's answer until the page has been looked at: the island waits on it.
-    let release: () => void = () => {};
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    await page.route("**/v1/users/me**", async (route) => {
-      await held;
-      await route.continue();
-    });
+    const { user, token, release } = await heldSignIn(page, request, "hint");
     const asked = page.waitForRequest("**/v1/users/me**");
     await openSignedIn(page, token, "/profile/usage");
     await expect(page.locator("html")).toHaveAttribute("data-session", "");
@@ -56,18 +65,7 @@ test.describe("on a 1280 px desktop", () => {
   });
 
   test("home's Log In waits for the session too, and becomes Get Bearer Token", async ({ page, request }) => {
-    const user = uniqueUser("hinthome");
-    await registerViaApi(request, user);
-    await verifyViaApi(request, user);
-    const token = await tokenViaApi(request, user);
-    let release: () => void = () => {};
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    await page.route("**/v1/users/me**", async (route) => {
-      await held;
-      await route.continue();
-    });
+    const { token, release } = await heldSignIn(page, request, "hinthome");
     await openSignedIn(page, token, "/");
     await page.waitForRequest("**/v1/users/me**");
     const mainLogIn = page.getByRole("main").locator('a[href="/login"]');
@@ -89,18 +87,7 @@ test.describe("on a 390 px phone", () => {
     page,
     request,
   }) => {
-    const user = uniqueUser("hintphone");
-    await registerViaApi(request, user);
-    await verifyViaApi(request, user);
-    const token = await tokenViaApi(request, user);
-    let release: () => void = () => {};
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    await page.route("**/v1/users/me**", async (route) => {
-      await held;
-      await route.continue();
-    });
+    const { token, release } = await heldSignIn(page, request, "hintphone");
     await openSignedIn(page, token, "/plans");
     await page.getByText("Menu", { exact: true }).click();
     const mobile = page.locator('[data-island-slot="account-mobile"]');
