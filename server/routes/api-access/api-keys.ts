@@ -139,11 +139,14 @@ async function mailOwnersOfRevokedKeys(
  * personal organisation). A middleware, so it answers before recent authentication is asked; the
  * body is read again (Hono keeps it) and checked in full by the route.
  */
+const refusesSharedKeys = (org: AppEnv["Variables"]["org"]) =>
+  org.personal || !can(org.role, "makeSharedKeys");
+
 const refuseSharedKeyByRole: MiddlewareHandler<AppEnv> = async (c, next) => {
   const body: unknown = await c.req.json().catch(() => null);
   const asksShared = typeof body === "object" && body !== null && "shared" in body && body.shared === true;
   const { org } = c.var;
-  if (asksShared && (org.personal || !can(org.role, "makeSharedKeys"))) {
+  if (asksShared && refusesSharedKeys(org)) {
     throw new ApiError(403, ORG_DETAIL.notAllowed);
   }
   await next();
@@ -204,8 +207,7 @@ export function apiKeyRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
       const shared = body.shared === true;
       // refuseSharedKeyByRole answered this before; said again on the parsed body, so that the
       // rule does not rest on one reading of it.
-      if (shared && (org.personal || !can(org.role, "makeSharedKeys")))
-        throw new ApiError(403, ORG_DETAIL.notAllowed);
+      if (shared && refusesSharedKeys(org)) throw new ApiError(403, ORG_DETAIL.notAllowed);
       if (shared && (body.monthly_credit_limit === undefined || body.monthly_credit_limit === null)) {
         throw new RequestValidationError([
           { loc: ["body", "monthly_credit_limit"], msg: ORG_DETAIL.sharedKeyNeedsLimit, type: "value_error" },
