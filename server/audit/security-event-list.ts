@@ -15,9 +15,9 @@ import { browserName } from "./browser-name.ts";
 const isSecurityEvent = or(...SECURITY_EVENT_PREFIXES.map((prefix) => like(auditLog.action, `${prefix}%`)));
 
 /**
- * A wrong password at sign-in: `login.failed` without a `step` (the code step, a re-authentication
- * or a password change name theirs). The only event anyone who knows the username can add to an
- * account's list, at the sign-in limits.
+ * A wrong password at sign-in: `login.failed` without a `step` (the code step and a re-authentication
+ * name theirs; a password change writes `password.change_failed`). The only event anyone who knows
+ * the username can add to an account's list, at the sign-in limits.
  */
 const isWrongPassword = sql`(${auditLog.action} = 'login.failed' and not (${auditLog.details} ? 'step'))`;
 

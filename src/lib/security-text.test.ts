@@ -12,6 +12,12 @@ describe("SECURITY_EVENT_NAMES: how /profile/security names each event of the ac
     );
   });
 
+  it("names a wrong current password given to change the password, which is no sign-in", () => {
+    expect(SECURITY_EVENT_NAMES["password.change_failed"]).toBe(
+      "Wrong current password given to change the password",
+    );
+  });
+
   it("names only events the list shows, each with words of its own", () => {
     const names = Object.entries(SECURITY_EVENT_NAMES);
     const shown = (action: string) => SECURITY_EVENT_PREFIXES.some((prefix) => action.startsWith(prefix));

@@ -178,6 +178,7 @@ export const SECURITY_EVENT_NAMES: Record<string, string> = {
   "passkey.added": "Passkey added",
   "passkey.removed": "Passkey removed",
   "password.changed": "Password changed",
+  "password.change_failed": "Wrong current password given to change the password",
   "email.change_requested": "E-mail change asked for",
   "email.changed": "E-mail address changed",
   "email.change_reverted": "E-mail change undone",

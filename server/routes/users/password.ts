@@ -9,6 +9,7 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { changePasswordSchema, tokenResponseSchema } from "../../../contract/account.ts";
 import { DETAIL } from "../../../contract/messages.ts";
+import { recordSecurityEvent } from "../../audit/security-events.ts";
 import { signInSucceeded } from "../../auth/sign-in-throttle.ts";
 import type { AppEnv } from "../../http/app-env.ts";
 import {
@@ -22,8 +23,15 @@ import { ApiError } from "../../http/errors.ts";
 import { addRoute, errorResponses, jsonContent, SIGNED_IN, schemaRef } from "../../http/openapi.ts";
 import { parseJsonBody } from "../../http/validation.ts";
 import type { ApiDeps } from "../api-deps.ts";
-import { admitAttempt, recordFailedAttempt } from "../auth/sign-in-attempts.ts";
+import { admitAttempt } from "../auth/sign-in-attempts.ts";
 import { tokenAnswer } from "../auth/token-answer.ts";
+
+/**
+ * The security event of a wrong current password (its owner's /profile/security lists it). Not a
+ * sign-in, so not `login.failed`: someone holding the owner's session tried to change the password,
+ * named by the call as `mfa.disable_failed` is. It still counts against the sign-in's limits.
+ */
+export const WRONG_CURRENT_PASSWORD_EVENT = "password.change_failed";
 
 export function passwordChangeRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>();
@@ -50,7 +58,7 @@ export function passwordChangeRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
           content: jsonContent(schemaRef(registry, "TokenResponse", tokenResponseSchema)),
         },
         ...errorResponses(registry, {
-          400: `"${DETAIL.incorrectPassword}": the current password is wrong`,
+          400: `"${DETAIL.incorrectPassword}": the current password is wrong (listed in the account's security events as \`${WRONG_CURRENT_PASSWORD_EVENT}\`)`,
           401: "No valid access token",
           403: reauthRefusal(
             registry,
@@ -71,7 +79,12 @@ export function passwordChangeRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
       }
       const admitted = await admitAttempt(deps, c, user.username);
       if (!(await deps.accounts.confirmPassword(user, body.current_password))) {
-        await recordFailedAttempt(deps, admitted, user, { step: "password_change" });
+        const { origin, now } = admitted;
+        await recordSecurityEvent(
+          deps.db,
+          { action: WRONG_CURRENT_PASSWORD_EVENT, userId: user.id, actorLabel: user.username, origin },
+          now,
+        );
         throw new ApiError(400, DETAIL.incorrectPassword);
       }
       await signInSucceeded(deps.limiter, admitted.attempt);

@@ -7,6 +7,7 @@ import { auditRowsAbout } from "../../testing/admin.ts";
 import { bearer } from "../../testing/api-access.ts";
 import { fromIp, GOOD_PASSWORD, getJson, login, postJson, verifiedUser } from "../../testing/api-client.ts";
 import { useTestApp } from "../../testing/suite.ts";
+import { WRONG_CURRENT_PASSWORD_EVENT } from "./password.ts";
 
 const NEW_PASSWORD = "Newpass#42";
 
@@ -89,6 +90,35 @@ describe.each(TEST_DATABASES)("security settings (%s)", (kind) => {
         )
       ).status,
     ).toBe(429);
+    expect((await login(ctx.t, "ann")).status).toBe(200);
+  });
+
+  it("logs a wrong current password as a failed password change, not a failed sign-in, yet counts it like one", async () => {
+    const ann = await verifiedUser(ctx.t, "ann");
+    const wrong = { current_password: "Wrong#123", new_password: NEW_PASSWORD };
+    expect((await change(ann.accessToken, wrong, "203.0.113.20")).status).toBe(400);
+    const rows = await auditRowsAbout(ctx.t, ann.id, true);
+    expect(rows.filter((r) => r.action === "login.failed")).toEqual([]);
+    expect(rows.filter((r) => r.action === WRONG_CURRENT_PASSWORD_EVENT)).toEqual([
+      expect.objectContaining({ actorId: ann.id, ip: "203.0.113.20" }),
+    ]);
+    const listed = await getJson(ctx.t.app, "/v1/users/me/security-events", ann.accessToken);
+    const { data, wrong_passwords_not_listed } = (await listed.json()) as {
+      data: { action: string }[];
+      wrong_passwords_not_listed: number;
+    };
+    expect(data[0]?.action).toBe(WRONG_CURRENT_PASSWORD_EVENT);
+    expect(wrong_passwords_not_listed).toBe(0);
+    // Still the sign-in's (username, address) count: four more wrong ones, and signing in from
+    // that address waits, while another address signs in.
+    for (let i = 0; i < 4; i++)
+      expect((await change(ann.accessToken, wrong, "203.0.113.20")).status).toBe(400);
+    const fromThere = await ctx.t.app.request("/v1/token", {
+      method: "POST",
+      headers: { "Content-Type": "application/x-www-form-urlencoded", ...fromIp("203.0.113.20") },
+      body: new URLSearchParams({ username: "ann", password: GOOD_PASSWORD }).toString(),
+    });
+    expect(fromThere.status).toBe(429);
     expect((await login(ctx.t, "ann")).status).toBe(200);
   });
 
