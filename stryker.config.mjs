@@ -75,6 +75,8 @@ export default {
     "contract/account-area.ts",
     "contract/org-messages.ts",
     "server/domain/member-caps.ts",
+    // Credit leases: how much one may hold, where, until when, and what an ending one gives back (decision 051).
+    "server/domain/credit-leases.ts",
     "server/orgs/org-rules.ts",
     "server/operations/org-permissions.ts",
     "server/domain/billing-details.ts",

@@ -87,10 +87,10 @@ describe("the floor's consume batch", () => {
       },
     ]);
     expect(JSON.parse(keyUsage as string)).toEqual([
-      { api_key_id: "key1", month: "2026-11-01", amount: 200 },
+      { api_key_id: "key1", month: "2026-11-01", amount: 200, reserved: 0 },
     ]);
     expect(JSON.parse(memberUsage as string)).toEqual([
-      { org_id: ORG, user_id: MEMBER, month: "2026-11-01", amount: 200 },
+      { org_id: ORG, user_id: MEMBER, month: "2026-11-01", amount: 200, reserved: 0 },
     ]);
   });
 

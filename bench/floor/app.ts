@@ -365,11 +365,17 @@ export function decideBatch(
     sums.uses = num(sums.uses) + charge.quantity;
     sums.credits = num(sums.credits) + amount;
     daily.set(dayKey, sums);
-    const k = keyUsage.get(usageKey) ?? { api_key_id: charge.apiKeyId, month, amount: 0 };
+    const k = keyUsage.get(usageKey) ?? { api_key_id: charge.apiKeyId, month, amount: 0, reserved: 0 };
     k.amount = num(k.amount) + amount;
     keyUsage.set(usageKey, k);
     if (memberId && memberKey) {
-      const m = membersUsage.get(memberKey) ?? { org_id: orgId, user_id: memberId, month, amount: 0 };
+      const m = membersUsage.get(memberKey) ?? {
+        org_id: orgId,
+        user_id: memberId,
+        month,
+        amount: 0,
+        reserved: 0,
+      };
       m.amount = num(m.amount) + amount;
       membersUsage.set(memberKey, m);
     }

@@ -94,7 +94,7 @@ describe.each(TEST_DATABASES)("spendBatch (%s)", (kind) => {
     const spends = await db.select().from(creditSpends);
     expect(spends.map((s) => s.idempotencyKey).sort()).toEqual(["a1", "b2", "k1", "k2"]);
     expect(await db.select().from(apiKeyUsage).where(eq(apiKeyUsage.apiKeyId, limited.id))).toEqual([
-      { apiKeyId: limited.id, month: "2026-11-01", amount: 2000 },
+      { apiKeyId: limited.id, month: "2026-11-01", amount: 2000, reserved: 0 },
     ]);
   });
 

@@ -39,6 +39,7 @@ import {
 } from "../db/two-trip-transaction.ts";
 import type { Db } from "../db/types.ts";
 import { berlinDay } from "../domain/berlin-time.ts";
+import { type ReservableGrant, unreserved } from "../domain/credit-leases.ts";
 import { type ChargeFingerprint, isSameCharge } from "../domain/idempotency.ts";
 import {
   applySpend,
@@ -212,8 +213,13 @@ interface BatchState {
   autoTopUpThresholds: Map<string, number>;
   /** The batch's API keys, read after the locks (a key revoked a moment ago is seen revoked). */
   keys: Map<string, BatchKey>;
-  /** Each user's grants, updated in memory as the batch's spends take from them. */
+  /**
+   * Each user's grants as a spend outside credit leases sees them (what is left less what open
+   * leases hold, decision 051), updated in memory as the batch's spends take from them.
+   */
   grants: Map<string, CreditGrant[]>;
+  /** What open leases hold of each user's grants (remaining = reserved), only grants with a reservation. */
+  reservations: Map<string, CreditGrant[]>;
   /**
    * Spends already made, by user and idempotency key (this batch's own added as they are decided),
    * with what they were asked for: a repeat must ask the same.
@@ -221,8 +227,12 @@ interface BatchState {
   earlier: Map<string, { result: Extract<SpendResult, { ok: true }>; asked: ChargeFingerprint }>;
   /** Milli-credits used per API key and month, this batch's spends included. */
   usage: Map<string, number>;
+  /** Milli-credits open leases hold per API key and month: counted against its limit too. */
+  keyReserved: Map<string, number>;
   /** Milli-credits used per (organisation, member, month), this batch's spends included. */
   memberUsage: Map<string, number>;
+  /** Milli-credits open leases hold per (organisation, member, month): counted against the cap too. */
+  memberReserved: Map<string, number>;
 }
 
 /**
@@ -305,6 +315,7 @@ const memberUsageOfBatch = statement("member_usage_of_batch", (q, p) =>
       userId: memberCreditUsage.userId,
       month: memberCreditUsage.month,
       amount: memberCreditUsage.amount,
+      reserved: memberCreditUsage.reserved,
     })
     .from(memberCreditUsage)
     .innerJoin(
@@ -345,7 +356,7 @@ const earlierSpends = statement("earlier_spends", (q, p) =>
 
 const grantsOfBatch = statement("grants_of_batch", (q, p) =>
   q
-    .select({ ...GRANT_COLUMNS, userId: creditGrants.userId })
+    .select({ ...GRANT_COLUMNS, reserved: creditGrants.reserved, userId: creditGrants.userId })
     .from(creditGrants)
     .where(ofBatch(creditGrants.userId, p))
     .orderBy(...NEWEST_GRANT_FIRST),
@@ -353,7 +364,12 @@ const grantsOfBatch = statement("grants_of_batch", (q, p) =>
 
 const keyUsageOfBatch = statement("key_usage_of_batch", (q, p) =>
   q
-    .select({ apiKeyId: apiKeyUsage.apiKeyId, month: apiKeyUsage.month, amount: apiKeyUsage.amount })
+    .select({
+      apiKeyId: apiKeyUsage.apiKeyId,
+      month: apiKeyUsage.month,
+      amount: apiKeyUsage.amount,
+      reserved: apiKeyUsage.reserved,
+    })
     .from(apiKeyUsage)
     .where(
       sql`${apiKeyUsage.apiKeyId} = any(${list(p("keyIds"), "text")}) and ${apiKeyUsage.month} = any(${list(p("months"), "date")})`,
@@ -383,7 +399,16 @@ function batchState([locked, keyRows, earlierRows, grantRows, usageRows, memberR
 >): BatchState {
   const lockedIds = locked.map((u) => u.id);
   const grants = new Map<string, CreditGrant[]>(lockedIds.map((id) => [id, []]));
-  for (const row of grantRows) grants.get(row.userId)?.push(toCreditGrant(row));
+  const reservations = new Map<string, CreditGrant[]>();
+  for (const row of grantRows) {
+    const grant: ReservableGrant = { ...toCreditGrant(row), reserved: row.reserved };
+    grants.get(row.userId)?.push(unreserved(grant));
+    if (row.reserved > 0) {
+      const held = reservations.get(row.userId) ?? [];
+      held.push({ ...grant, remaining: row.reserved });
+      reservations.set(row.userId, held);
+    }
+  }
   return {
     users: new Set(lockedIds),
     personal: new Set(locked.filter((o) => o.personal).map((o) => o.id)),
@@ -415,6 +440,7 @@ function batchState([locked, keyRows, earlierRows, grantRows, usageRows, memberR
       ]),
     ),
     grants,
+    reservations,
     earlier: new Map(
       earlierRows.map((e) => [
         pairKey(e.userId, e.idempotencyKey),
@@ -435,7 +461,9 @@ function batchState([locked, keyRows, earlierRows, grantRows, usageRows, memberR
       ]),
     ),
     usage: new Map(usageRows.map((u) => [pairKey(u.apiKeyId, u.month), u.amount])),
+    keyReserved: new Map(usageRows.map((u) => [pairKey(u.apiKeyId, u.month), u.reserved])),
     memberUsage: new Map(memberRows.map((u) => [memberKey(u.orgId, u.userId, u.month), u.amount])),
+    memberReserved: new Map(memberRows.map((u) => [memberKey(u.orgId, u.userId, u.month), u.reserved])),
   };
 }
 
@@ -458,7 +486,7 @@ function spendSteps(
       const results: SpendResult[] = [];
       const spendRows: (typeof creditSpends.$inferInsert)[] = [];
       const taken = new Map<string, number>();
-      const addedUsage = new Map<string, { apiKeyId: string; month: string; amount: number }>();
+      const addedUsage = new Map<string, typeof apiKeyUsage.$inferInsert>();
       const daily = new Map<string, typeof usageDaily.$inferInsert>();
       const addedMemberUsage = new Map<string, typeof memberCreditUsage.$inferInsert>();
       for (const request of requests) {
@@ -469,7 +497,8 @@ function spendSteps(
         spendRows.push(row);
         if (member) {
           const key = memberKey(member.orgId, member.userId, member.month);
-          const added = addedMemberUsage.get(key) ?? { ...member, amount: 0 };
+          // jsonRows sends every column: `reserved` is 0 for a new row, and the upsert adds only amounts.
+          const added = addedMemberUsage.get(key) ?? { ...member, amount: 0, reserved: 0 };
           added.amount += request.amount;
           addedMemberUsage.set(key, added);
         }
@@ -482,6 +511,7 @@ function spendSteps(
             apiKeyId: meter.apiKeyId,
             month: meter.month,
             amount: 0,
+            reserved: 0,
           };
           added.amount += request.amount;
           addedUsage.set(usageKey, added);
@@ -582,17 +612,20 @@ function decide(state: BatchState, request: SpendRequest): Decision {
 
   const usageKey = key && meter ? pairKey(key.id, meter.month) : undefined;
   const used = usageKey ? (state.usage.get(usageKey) ?? 0) : 0;
-  if (key?.monthlyCreditLimit != null && used + request.amount > key.monthlyCreditLimit) {
+  const keyReserved = usageKey ? (state.keyReserved.get(usageKey) ?? 0) : 0;
+  if (key?.monthlyCreditLimit != null && used + keyReserved + request.amount > key.monthlyCreditLimit) {
     return { result: { ok: false, reason: "key_limit" } };
   }
   const memberUsageKey = key?.memberId && meter ? memberKey(userId, key.memberId, meter.month) : undefined;
   const memberUsed = memberUsageKey ? (state.memberUsage.get(memberUsageKey) ?? 0) : 0;
+  // What leases hold of the member's month counts against the cap and its 80 % mark as spent.
+  const memberCounted = memberUsed + (memberUsageKey ? (state.memberReserved.get(memberUsageKey) ?? 0) : 0);
   const cap = key?.memberCap ?? null;
   const capEvent = (used: number): MemberCapEvent | undefined =>
     key?.memberId && meter && cap !== null
       ? { orgId: userId, memberId: key.memberId, month: meter.month, cap, used }
       : undefined;
-  if (exceedsCap(memberUsed, request.amount, cap)) {
+  if (exceedsCap(memberCounted, request.amount, cap)) {
     return { result: { ok: false, reason: "member_cap", ...optional("memberCap", capEvent(memberUsed)) } };
   }
   const grants = state.grants.get(userId) ?? [];
@@ -603,8 +636,12 @@ function decide(state: BatchState, request: SpendRequest): Decision {
     return { result: { ok: false, reason: "insufficient", ...(due ? { autoTopUpOrg: userId } : {}) } };
   }
 
+  // Thresholds are crossed by what no lease holds (decision 051): a lease's own charges never move
+  // it, so each crossing is still decided here, under the lock, once. The answer's balance is the
+  // customer's, what leases hold included.
   const balanceBefore = balance(grants, request.now);
-  const balanceAfter = balanceBefore - request.amount;
+  const unreservedAfter = balanceBefore - request.amount;
+  const balanceAfter = unreservedAfter + balance(state.reservations.get(userId) ?? [], request.now);
   state.grants.set(userId, applySpend(grants, plan.takes));
   if (usageKey) state.usage.set(usageKey, used + request.amount);
   if (memberUsageKey) state.memberUsage.set(memberUsageKey, memberUsed + request.amount);
@@ -618,12 +655,12 @@ function decide(state: BatchState, request: SpendRequest): Decision {
     spendId,
     amount: request.amount,
     lowBalanceCrossed:
-      threshold !== null && balanceBefore >= threshold && balanceAfter < threshold ? threshold : null,
+      threshold !== null && balanceBefore >= threshold && unreservedAfter < threshold ? threshold : null,
     memberCapNearing:
-      cap !== null && crossesNearCap(memberUsed, memberUsed + request.amount, cap)
+      cap !== null && crossesNearCap(memberCounted, memberCounted + request.amount, cap)
         ? (capEvent(memberUsed + request.amount) ?? null)
         : null,
-    autoTopUpDue: autoTopUpThreshold !== undefined && balanceAfter < autoTopUpThreshold,
+    autoTopUpDue: autoTopUpThreshold !== undefined && unreservedAfter < autoTopUpThreshold,
   } as const;
   state.earlier.set(idempotency, { result, asked: fingerprintOf(request) });
   return {
@@ -692,7 +729,7 @@ const writeBatch = statement("write_batch", (q, p) =>
 function batchWrites(
   spendRows: readonly (typeof creditSpends.$inferInsert)[],
   taken: ReadonlyMap<string, number>,
-  usage: readonly { apiKeyId: string; month: string; amount: number }[],
+  usage: readonly (typeof apiKeyUsage.$inferInsert)[],
   daily: readonly (typeof usageDaily.$inferInsert)[],
   memberUsage: readonly (typeof memberCreditUsage.$inferInsert)[],
 ): Bound<unknown>[] {

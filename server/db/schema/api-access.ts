@@ -77,8 +77,13 @@ export const apiKeyUsage = pgTable(
     /** The first day of the Berlin month, e.g. 2026-11-01. */
     month: date("month").notNull(),
     amount: bigint("amount", { mode: "number" }).notNull(),
+    /** What open credit leases of the key hold of its month's limit (decision 051). */
+    reserved: bigint("reserved", { mode: "number" }).notNull().default(0),
   },
-  (t) => [primaryKey({ columns: [t.apiKeyId, t.month] })],
+  (t) => [
+    primaryKey({ columns: [t.apiKeyId, t.month] }),
+    check("api_key_usage_reserved_positive", sql`${t.reserved} >= 0`),
+  ],
 );
 
 /** A key of a service (the generation API), made by an operator on the command line; no user. */

@@ -159,6 +159,11 @@ export const creditGrants = pgTable(
      * spend counts them) and back when the dispute is won, or dropped when it is lost.
      */
     frozen: millicredits("frozen").notNull().default(0),
+    /**
+     * The part of `remaining` that open credit leases hold (credit_leases, decision 051): still
+     * the customer's, so every balance counts it, but no spend outside those leases takes it.
+     */
+    reserved: millicredits("reserved").notNull().default(0),
   },
   (t) => [
     uniqueIndex("credit_grants_fulfilment_key_key").on(t.fulfilmentKey),
@@ -169,6 +174,8 @@ export const creditGrants = pgTable(
       "credit_grants_frozen_range",
       sql`${t.frozen} >= 0 and ${t.remaining} + ${t.frozen} <= ${t.amount}`,
     ),
+    // A reversal that would take reserved credits fails here: it ends the leases first.
+    check("credit_grants_reserved_range", sql`${t.reserved} >= 0 and ${t.reserved} <= ${t.remaining}`),
   ],
 );
 export type CreditGrantRow = typeof creditGrants.$inferSelect;
@@ -194,6 +201,12 @@ export const creditSpends = pgTable(
     people: text("people", { enum: ["one", "multiple"] }),
     quantity: integer("quantity"),
     createdAt: at("created_at").notNull(),
+    /**
+     * The credit lease the charge was made through (decision 051), null for a charge decided under
+     * the organisation's lock. No foreign key: leases are never deleted, and the charge's insert is
+     * the hot path.
+     */
+    leaseId: uuid("lease_id"),
   },
   (t) => [
     // Key first: the batch looks earlier spends up by idempotency key alone (billing/spends.ts).
@@ -201,6 +214,8 @@ export const creditSpends = pgTable(
     // A key's charges by time, and a user's (the usage CSV pages through them).
     index("credit_spends_api_key_idx").on(t.apiKeyId, t.createdAt),
     index("credit_spends_user_created_idx").on(t.userId, t.createdAt),
+    // What a lease spent, when it ends (billing/credit-leases.ts).
+    index("credit_spends_lease_idx").on(t.leaseId).where(sql`${t.leaseId} is not null`),
     check("credit_spends_amount_positive", sql`${t.amount} > 0`),
   ],
 );

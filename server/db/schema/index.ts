@@ -5,5 +5,6 @@ export * from "./api-access.ts";
 export * from "./audit.ts";
 export * from "./auto-top-up.ts";
 export * from "./billing.ts";
+export * from "./credit-leases.ts";
 export * from "./mfa.ts";
 export * from "./organizations.ts";

@@ -98,8 +98,13 @@ export const memberCreditUsage = pgTable(
     /** The first day of the Berlin month, e.g. 2026-11-01. */
     month: date("month").notNull(),
     amount: millicredits("amount").notNull(),
+    /** What open credit leases of the member's keys hold of their month's cap (decision 051). */
+    reserved: millicredits("reserved").notNull().default(0),
   },
-  (t) => [primaryKey({ columns: [t.orgId, t.userId, t.month] })],
+  (t) => [
+    primaryKey({ columns: [t.orgId, t.userId, t.month] }),
+    check("member_credit_usage_reserved_positive", sql`${t.reserved} >= 0`),
+  ],
 );
 
 /**

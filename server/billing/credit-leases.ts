@@ -1,0 +1,198 @@
+// Credit leases in the database (decision 051): taking one under the organisation's lock, and
+// ending those of an organisation, a key, a member or those past their end, giving back what their
+// charges did not spend. The rules (how much, where, what is unspent) are plain functions in
+// server/domain/credit-leases.ts.
+//
+// Locks. A lease's charges are written in one statement that holds the lease's row FOR SHARE and
+// writes only while the lease is open and unexpired by the database's clock. Ending takes the rows
+// FOR UPDATE, in id order, before anything else: it waits for a write under way to commit, and a
+// write that comes after it finds the lease ended. So what an ended lease spent is final when it is
+// read here, and a caller that ends an organisation's leases before it takes credits from its
+// grants (a refund, a lost dispute, staff's take-back) finds nothing reserved on them.
+import { randomUUID } from "node:crypto";
+import { and, asc, eq, inArray, isNull, type SQL, sql } from "drizzle-orm";
+import {
+  apiKeyUsage,
+  creditGrants,
+  creditLeases,
+  creditSpends,
+  memberCreditUsage,
+} from "../db/schema/index.ts";
+import type { Tx } from "../db/types.ts";
+import { unspentOf } from "../domain/credit-leases.ts";
+import type { Millicredits, SpendTake } from "../domain/ledger.ts";
+
+/** A lease to take: its amount and reservations decided by `leaseAmount` and `planLease`. */
+export interface NewLease {
+  orgId: string;
+  apiKeyId: string;
+  /** The member whose monthly cap it counts against; null for a shared or personal key. */
+  memberId: string | null;
+  /** The Berlin month its charges count in, by its first day ("2026-11-01"). */
+  month: string;
+  amount: Millicredits;
+  takes: readonly SpendTake[];
+  holder: string;
+  now: Date;
+  expiresAt: Date;
+}
+
+/**
+ * Takes a lease: its row, and its amount reserved on its grants, the key's month and the member's.
+ * The caller holds the organisation's lock and decided from what it read under it; a reservation
+ * larger than a grant's remaining fails the grant's check, and the caller's transaction with it.
+ */
+export async function takeLease(tx: Tx, lease: NewLease): Promise<string> {
+  const total = lease.takes.reduce((sum, t) => sum + t.amount, 0);
+  if (total !== lease.amount || lease.amount <= 0) {
+    throw new RangeError(`A lease's takes (${total}) must sum to its amount (${lease.amount})`);
+  }
+  const id = randomUUID();
+  await tx.insert(creditLeases).values({
+    id,
+    orgId: lease.orgId,
+    apiKeyId: lease.apiKeyId,
+    memberId: lease.memberId,
+    month: lease.month,
+    amount: lease.amount,
+    takes: [...lease.takes],
+    holder: lease.holder,
+    createdAt: lease.now,
+    expiresAt: lease.expiresAt,
+  });
+  for (const take of sortedByGrant(lease.takes)) {
+    await tx
+      .update(creditGrants)
+      .set({ reserved: sql`${creditGrants.reserved} + ${take.amount}` })
+      .where(and(eq(creditGrants.id, take.grantId), eq(creditGrants.userId, lease.orgId)));
+  }
+  await tx
+    .insert(apiKeyUsage)
+    .values({ apiKeyId: lease.apiKeyId, month: lease.month, amount: 0, reserved: lease.amount })
+    .onConflictDoUpdate({
+      target: [apiKeyUsage.apiKeyId, apiKeyUsage.month],
+      set: { reserved: sql`${apiKeyUsage.reserved} + excluded.reserved` },
+    });
+  if (lease.memberId !== null) {
+    await tx
+      .insert(memberCreditUsage)
+      .values({
+        orgId: lease.orgId,
+        userId: lease.memberId,
+        month: lease.month,
+        amount: 0,
+        reserved: lease.amount,
+      })
+      .onConflictDoUpdate({
+        target: [memberCreditUsage.orgId, memberCreditUsage.userId, memberCreditUsage.month],
+        set: { reserved: sql`${memberCreditUsage.reserved} + excluded.reserved` },
+      });
+  }
+  return id;
+}
+
+/** Whose open leases to end. */
+export type LeaseScope =
+  | { orgId: string }
+  | { apiKeyId: string }
+  /** A member's keys in one organisation (the member left, was disabled, their cap changed). */
+  | { orgId: string; memberId: string }
+  /** Every lease whose end has come by the database's clock (the sweep). */
+  | { expired: true };
+
+function scopeCondition(scope: LeaseScope): SQL | undefined {
+  if ("expired" in scope) return sql`${creditLeases.expiresAt} <= now()`;
+  if ("apiKeyId" in scope) return eq(creditLeases.apiKeyId, scope.apiKeyId);
+  if ("memberId" in scope) {
+    return and(eq(creditLeases.orgId, scope.orgId), eq(creditLeases.memberId, scope.memberId));
+  }
+  return eq(creditLeases.orgId, scope.orgId);
+}
+
+/** Why leases end, for the logs and the row. */
+export type LeaseEnd =
+  | "expired"
+  | "key_changed"
+  | "member_changed"
+  | "organization_changed"
+  | "credits_changed"
+  | "released";
+
+/**
+ * Ends the open leases in `scope` and gives back what their charges did not spend: to the grants
+ * they were reserved on, the keys' months and the members'. Run it first in the caller's
+ * transaction, before it locks or changes grants (see the top of this file). Returns how many
+ * leases it ended.
+ */
+export async function endLeases(tx: Tx, scope: LeaseScope, because: LeaseEnd): Promise<number> {
+  const locked = await tx
+    .select({ id: creditLeases.id })
+    .from(creditLeases)
+    .where(and(isNull(creditLeases.endedAt), scopeCondition(scope)))
+    .orderBy(asc(creditLeases.id))
+    .for("update");
+  if (locked.length === 0) return 0;
+  const ended = await tx
+    .update(creditLeases)
+    .set({ endedAt: sql`now()`, endedBecause: because })
+    .where(
+      and(
+        inArray(
+          creditLeases.id,
+          locked.map((l) => l.id),
+        ),
+        isNull(creditLeases.endedAt),
+      ),
+    )
+    .returning({
+      id: creditLeases.id,
+      orgId: creditLeases.orgId,
+      apiKeyId: creditLeases.apiKeyId,
+      memberId: creditLeases.memberId,
+      month: creditLeases.month,
+      takes: creditLeases.takes,
+    });
+  const charges = await tx
+    .select({ leaseId: creditSpends.leaseId, takes: creditSpends.takes })
+    .from(creditSpends)
+    .where(
+      inArray(
+        creditSpends.leaseId,
+        ended.map((l) => l.id),
+      ),
+    );
+  const toGrants = new Map<string, Millicredits>();
+  for (const lease of ended) {
+    const taken = charges.filter((c) => c.leaseId === lease.id).flatMap((c) => c.takes);
+    const unspent = unspentOf(lease.takes, taken);
+    for (const t of unspent.perGrant) toGrants.set(t.grantId, (toGrants.get(t.grantId) ?? 0) + t.amount);
+    if (unspent.total === 0) continue;
+    await tx
+      .update(apiKeyUsage)
+      .set({ reserved: sql`${apiKeyUsage.reserved} - ${unspent.total}` })
+      .where(and(eq(apiKeyUsage.apiKeyId, lease.apiKeyId), eq(apiKeyUsage.month, lease.month)));
+    if (lease.memberId !== null) {
+      await tx
+        .update(memberCreditUsage)
+        .set({ reserved: sql`${memberCreditUsage.reserved} - ${unspent.total}` })
+        .where(
+          and(
+            eq(memberCreditUsage.orgId, lease.orgId),
+            eq(memberCreditUsage.userId, lease.memberId),
+            eq(memberCreditUsage.month, lease.month),
+          ),
+        );
+    }
+  }
+  for (const take of sortedByGrant([...toGrants].map(([grantId, amount]) => ({ grantId, amount })))) {
+    await tx
+      .update(creditGrants)
+      .set({ reserved: sql`${creditGrants.reserved} - ${take.amount}` })
+      .where(eq(creditGrants.id, take.grantId));
+  }
+  return ended.length;
+}
+
+/** Grants in id order: two writers that update several grants take their row locks in one order. */
+const sortedByGrant = (takes: readonly SpendTake[]) =>
+  [...takes].sort((a, b) => (a.grantId < b.grantId ? -1 : a.grantId > b.grantId ? 1 : 0));
