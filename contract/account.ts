@@ -340,6 +340,19 @@ export const userSchema = z.object({
     ),
   ),
   /**
+   * True when X-Organization named a team organisation that was deleted while the caller was a
+   * member of it: the answer is the personal organisation's, and the portal says the organisation
+   * was deleted rather than that the caller is no longer a member. Absent otherwise.
+   */
+  chosen_organization_deleted: z.optional(
+    z.boolean().check(
+      z.meta({
+        description:
+          "Present (true) only when X-Organization named a team organisation deleted while the caller was a member: the answer is the personal organisation's.",
+      }),
+    ),
+  ),
+  /**
    * On a dispute hold, the invoice of the disputed payment, for an owner or billing member (who can
    * open it): its id (the portal's invoice page), number and Stripe's hosted page (null for the
    * local checkout's). Absent without a hold, for other roles, or when the invoice is not known.

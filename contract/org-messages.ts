@@ -32,10 +32,19 @@ export const ORG_DETAIL = {
   emailNotVerified: "Verify your e-mail address first",
   forfeitConfirm: "Deleting the organisation forfeits its credits and subscription: confirm to go on",
   noLongerMember: "You are no longer a member of that organisation",
+  /** Said instead of noLongerMember when the membership ended because the organisation was deleted. */
+  orgDeleted: "That organisation was deleted",
   memberLeftCard: "The member who saved this card left",
   /** The name the portal shows for a personal organisation, and a name a team may not take. */
   personalName: PERSONAL_ORG_NAME,
 } as const;
+
+/**
+ * What the portal says when `GET /v1/users/me` answers another organisation than the one chosen:
+ * that it was deleted, when the answer says so, or else that the user is no longer a member.
+ */
+export const choiceLost = (answer: { chosen_organization_deleted?: boolean | undefined }) =>
+  answer.chosen_organization_deleted ? ORG_DETAIL.orgDeleted : ORG_DETAIL.noLongerMember;
 
 export const ORG_NAME_MIN = 2;
 export const ORG_NAME_MAX = 60;

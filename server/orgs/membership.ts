@@ -2,13 +2,13 @@
 // organisation a call acts on"). Read from the database on every request, so a removed member or a
 // changed role takes effect at once on every instance. A call that names an organisation the caller
 // is not a member of, or names one malformed, answers 404: a 403 would tell a stranger it exists.
-import { and, eq, isNull, sql } from "drizzle-orm";
+import { and, eq, isNotNull, isNull, sql } from "drizzle-orm";
 import type { MiddlewareHandler } from "hono";
 import { ORG_DETAIL } from "../../contract/org-messages.ts";
 import { can, type OrgAbility } from "../../contract/org-roles.ts";
 import { canonicalUuid, isUserId } from "../accounts/users.ts";
 import { preparedPerHandle } from "../db/prepared.ts";
-import { organizationMembers, organizations } from "../db/schema/index.ts";
+import { auditLog, organizationMembers, organizations } from "../db/schema/index.ts";
 import type { DbOrTx } from "../db/types.ts";
 import type { AppEnv } from "../http/app-env.ts";
 import { ApiError } from "../http/errors.ts";
@@ -52,6 +52,29 @@ const membershipQuery = preparedPerHandle((db) =>
     )
     .prepare("membership"),
 );
+
+/**
+ * Whether `userId`'s membership of organisation `orgId` ended because the organisation was deleted:
+ * its `org.delete` audit entry lists the members it had then. Nobody else learns that it was
+ * deleted (a member removed before, a stranger): to them it is just not theirs.
+ */
+export async function endedByDeletion(db: DbOrTx, orgId: string, userId: string): Promise<boolean> {
+  if (!isUserId(orgId)) return false;
+  const [row] = await db
+    .select({ seq: auditLog.seq })
+    .from(auditLog)
+    .innerJoin(organizations, eq(organizations.id, auditLog.subjectOrgId))
+    .where(
+      and(
+        eq(auditLog.subjectOrgId, orgId),
+        eq(auditLog.action, "org.delete"),
+        isNotNull(organizations.deletedAt),
+        sql`${auditLog.details} -> 'members' @> ${JSON.stringify([userId])}::jsonb`,
+      ),
+    )
+    .limit(1);
+  return row !== undefined;
+}
 
 /** `userId`'s membership of organisation `orgId` (not deleted), or undefined. */
 export async function findMembership(

@@ -297,13 +297,14 @@ describe("the chosen organisation (x-organization)", () => {
     role: personal ? "owner" : "developer",
   });
   /** /v1/users/me answers for the organisation of the header when the caller is a member of it. */
-  const answerMe = (memberOf: readonly string[]) =>
+  /** `/v1/users/me` answers for an organisation of `memberOf`, else the personal one, with `said`. */
+  const answerMe = (memberOf: readonly string[], said: object = {}) =>
     fetchMock.mockImplementation(async (input: RequestInfo | URL, init?: RequestInit) => {
       const url = String(input);
       if (url.endsWith("/v1/users/me")) {
         const asked = new Headers(init?.headers).get("x-organization");
         const org = asked && memberOf.includes(asked) ? orgOf(asked, false) : orgOf("u1", true);
-        return json(200, { ...USER, organization: org });
+        return json(200, { ...USER, organization: org, ...said });
       }
       if (url.endsWith("/v1/token"))
         return json(200, { access_token: tokenOf("u1"), token_type: "bearer", expires_in: 3600 });
@@ -333,22 +334,28 @@ describe("the chosen organisation (x-organization)", () => {
     expect(headerOf("/v1/users/me")).toBeNull();
   });
 
-  it("is forgotten, with a toast, when the answer is for another organisation (no longer a member)", async () => {
-    answerMe([]);
-    localStorage.setItem("x-access-token", tokenOf("u1"));
-    localStorage.setItem("x-organization", ORG);
-    await initSession();
-    expect(localStorage.getItem("x-organization")).toBeNull();
-    await vi.waitFor(() =>
-      expect(drainToasts().map(({ kind, message }) => ({ kind, message }))).toEqual([
-        { kind: "info", message: ORG_DETAIL.noLongerMember },
-      ]),
-    );
-    // The page's later calls act on the personal organisation.
-    fetchMock.mockClear();
-    await refreshUser();
-    expect(headerOf("/v1/users/me")).toBeNull();
-  });
+  it.each([
+    ["no longer a member", {}, ORG_DETAIL.noLongerMember],
+    ["deleted while a member", { chosen_organization_deleted: true }, ORG_DETAIL.orgDeleted],
+  ])(
+    "is forgotten, with a toast, when the answer is for another organisation (%s)",
+    async (_, said, message) => {
+      answerMe([], said);
+      localStorage.setItem("x-access-token", tokenOf("u1"));
+      localStorage.setItem("x-organization", ORG);
+      await initSession();
+      expect(localStorage.getItem("x-organization")).toBeNull();
+      await vi.waitFor(() =>
+        expect(drainToasts().map(({ kind, message }) => ({ kind, message }))).toEqual([
+          { kind: "info", message },
+        ]),
+      );
+      // The page's later calls act on the personal organisation.
+      fetchMock.mockClear();
+      await refreshUser();
+      expect(headerOf("/v1/users/me")).toBeNull();
+    },
+  );
 
   it("an answer without an organisation (an older server) leaves the choice alone", async () => {
     localStorage.setItem("x-access-token", tokenOf("u1"));

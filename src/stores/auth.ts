@@ -65,7 +65,9 @@ function fetchUser(token: string): Promise<User> {
  * The stored organisation choice against the organisation `GET /v1/users/me` answered for: the
  * server answers the personal one to a caller who is no longer a member of the chosen one. Then
  * the choice goes, said in a toast unless the answer is to a new sign-in (whose choice may be an
- * old session's). The message loads with the toast: the words of organisations stay off every page.
+ * old session's): that the organisation was deleted, when the answer says so, or else that the
+ * user is no longer a member. The message loads with the toast: the words of organisations stay
+ * off every page.
  */
 function settleOrganization(user: User, newSignIn: boolean): void {
   const chosen = chosenOrganization();
@@ -76,7 +78,7 @@ function settleOrganization(user: User, newSignIn: boolean): void {
   // A message whose chunk did not load is left out, not turned into an unhandled rejection: the
   // portal has already moved to the personal organisation.
   import("../../contract/org-messages.ts").then(
-    ({ ORG_DETAIL }) => notify("info", ORG_DETAIL.noLongerMember),
+    (messages) => notify("info", messages.choiceLost(user)),
     () => {},
   );
 }

@@ -1,7 +1,8 @@
 // GET /v1/users/me: the signed-in user with the balance and plan of the organisation of
 // X-Organization (ORGANISATIONS.md), or of their personal organisation without it. A header naming
 // an organisation the user is no longer a member of answers the personal one (never 404), so a
-// removed member's portal recovers: it sees `organization` differ from its choice and clears it.
+// removed member's portal recovers: it sees `organization` differ from its choice and clears it
+// (`chosen_organization_deleted` tells a member of a deleted organisation why).
 // `dispute_hold` is that organisation's, as its credits are (a held one's keys are refused 402);
 // with it, an owner or billing member reads the disputed payment's invoice (`dispute_hold_invoice`).
 import { OpenAPIHono } from "@hono/zod-openapi";
@@ -20,7 +21,7 @@ import {
   SIGNED_IN,
   schemaRef,
 } from "../../http/openapi.ts";
-import { headerOrgId, ORG_HEADER } from "../../orgs/membership.ts";
+import { endedByDeletion, headerOrgId, ORG_HEADER } from "../../orgs/membership.ts";
 import type { ApiDeps } from "../api-deps.ts";
 import { presentUserWithBilling } from "./present-user.ts";
 
@@ -58,7 +59,12 @@ export function userRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
         if (wanted === undefined || wanted === account.user.id)
           return c.json(await withHoldInvoice(deps, personal), 200);
         const found = await findMembershipWithBilling(deps.db, wanted, account.user.id, now, deps.tiers);
-        if (!found) return c.json(await withHoldInvoice(deps, personal), 200);
+        if (!found) {
+          // Rare (a page that still holds a choice its user lost): the second read only then.
+          const deleted = await endedByDeletion(deps.db, wanted, account.user.id);
+          const answer = deleted ? { ...personal, chosen_organization_deleted: true } : personal;
+          return c.json(await withHoldInvoice(deps, answer), 200);
+        }
         const { org, billing, disputeHold } = found;
         const answer: User = {
           ...personal,
