@@ -71,7 +71,8 @@ export async function takeLease(tx: Tx, lease: NewLease): Promise<string> {
     .values({ apiKeyId: lease.apiKeyId, month: lease.month, amount: 0, reserved: lease.amount })
     .onConflictDoUpdate({
       target: [apiKeyUsage.apiKeyId, apiKeyUsage.month],
-      set: { reserved: sql`${apiKeyUsage.reserved} + excluded.reserved` },
+      // Null from a row the code before migration 0023 inserted: nothing reserved.
+      set: { reserved: sql`coalesce(${apiKeyUsage.reserved}, 0) + excluded.reserved` },
     });
   if (lease.memberId !== null) {
     await tx
@@ -85,7 +86,7 @@ export async function takeLease(tx: Tx, lease: NewLease): Promise<string> {
       })
       .onConflictDoUpdate({
         target: [memberCreditUsage.orgId, memberCreditUsage.userId, memberCreditUsage.month],
-        set: { reserved: sql`${memberCreditUsage.reserved} + excluded.reserved` },
+        set: { reserved: sql`coalesce(${memberCreditUsage.reserved}, 0) + excluded.reserved` },
       });
   }
   return id;
@@ -169,12 +170,12 @@ export async function endLeases(tx: Tx, scope: LeaseScope, because: LeaseEnd): P
     if (unspent.total === 0) continue;
     await tx
       .update(apiKeyUsage)
-      .set({ reserved: sql`${apiKeyUsage.reserved} - ${unspent.total}` })
+      .set({ reserved: sql`coalesce(${apiKeyUsage.reserved}, 0) - ${unspent.total}` })
       .where(and(eq(apiKeyUsage.apiKeyId, lease.apiKeyId), eq(apiKeyUsage.month, lease.month)));
     if (lease.memberId !== null) {
       await tx
         .update(memberCreditUsage)
-        .set({ reserved: sql`${memberCreditUsage.reserved} - ${unspent.total}` })
+        .set({ reserved: sql`coalesce(${memberCreditUsage.reserved}, 0) - ${unspent.total}` })
         .where(
           and(
             eq(memberCreditUsage.orgId, lease.orgId),

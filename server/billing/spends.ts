@@ -461,9 +461,10 @@ function batchState([locked, keyRows, earlierRows, grantRows, usageRows, memberR
       ]),
     ),
     usage: new Map(usageRows.map((u) => [pairKey(u.apiKeyId, u.month), u.amount])),
-    keyReserved: new Map(usageRows.map((u) => [pairKey(u.apiKeyId, u.month), u.reserved])),
+    // Null from a row the code before migration 0023 inserted: nothing reserved.
+    keyReserved: new Map(usageRows.map((u) => [pairKey(u.apiKeyId, u.month), u.reserved ?? 0])),
     memberUsage: new Map(memberRows.map((u) => [memberKey(u.orgId, u.userId, u.month), u.amount])),
-    memberReserved: new Map(memberRows.map((u) => [memberKey(u.orgId, u.userId, u.month), u.reserved])),
+    memberReserved: new Map(memberRows.map((u) => [memberKey(u.orgId, u.userId, u.month), u.reserved ?? 0])),
   };
 }
 

@@ -68,6 +68,20 @@ describe.each(TEST_DATABASES)("migration 0023: credit leases (%s)", (kind) => {
       }
       expect(await rows(db.handle.db, "credit_leases")).toEqual([]);
 
+      // During a rolling upgrade the previous code still writes its charges' month usage as it did:
+      // every column from JSON, `reserved` absent (its write_batch). It must still succeed, for a
+      // new row and an existing one, and its NULL reads as nothing reserved.
+      for (const month of [MONTH, "2026-12-01"]) {
+        await db.handle.db.execute(sql`
+          insert into api_key_usage select * from jsonb_populate_recordset(null::api_key_usage,
+            ${JSON.stringify([{ api_key_id: key, month, amount: 0 }])}::jsonb)
+          on conflict (api_key_id, month) do update set amount = api_key_usage.amount + excluded.amount`);
+        await db.handle.db.execute(sql`
+          insert into member_credit_usage select * from jsonb_populate_recordset(null::member_credit_usage,
+            ${JSON.stringify([{ org_id: team, user_id: ann, month, amount: 0 }])}::jsonb)
+          on conflict (org_id, user_id, month) do update set amount = member_credit_usage.amount + excluded.amount`);
+      }
+
       // A charge under the lock after the upgrade counts the month as before and adds to its rows.
       const [answer] = await spendBatch(db.handle.db, [
         {
@@ -93,13 +107,35 @@ describe.each(TEST_DATABASES)("migration 0023: credit leases (%s)", (kind) => {
         },
       ]);
       expect(over).toEqual({ ok: false, reason: "key_limit" });
-      expect(
-        (await rows(db.handle.db, "member_credit_usage")).map((r) => [
-          r.user_id,
-          Number(r.amount),
-          Number(r.reserved),
-        ]),
-      ).toEqual([[ann, 100_000, 0]]);
+      const usage = async (table: string) =>
+        (await rows(db.handle.db, table))
+          .map((r) => [
+            String(r.month).slice(0, 10),
+            Number(r.amount),
+            r.reserved === null ? null : Number(r.reserved),
+          ])
+          .sort((x, y) => String(x[0]).localeCompare(String(y[0])));
+      expect(await usage("member_credit_usage")).toEqual([
+        [MONTH, 100_000, 0],
+        ["2026-12-01", 0, null],
+      ]);
+      expect(await usage("api_key_usage")).toEqual([
+        [MONTH, 100_000, 0],
+        ["2026-12-01", 0, null],
+      ]);
+      // The next month's row the previous code made, NULL and all, counts as nothing reserved.
+      const [december] = await spendBatch(db.handle.db, [
+        {
+          userId: undefined,
+          amount: 100_000,
+          reason: "Comic",
+          idempotencyKey: "charge-4",
+          requestedBy: null,
+          now: new Date(NOW),
+          meter: { apiKeyId: key, feature: "comic", people: "one", quantity: 1, month: "2026-12-01" },
+        },
+      ]);
+      expect(december).toMatchObject({ ok: true, balanceAfter: 290_000 });
     } finally {
       await db.close();
     }

@@ -1,3 +1,7 @@
+-- Credit leases (decision 051). The reserved columns start at 0 for every row there is. Those of
+-- api_key_usage and member_credit_usage may be NULL (read as 0): the code before this migration
+-- inserts their rows from JSON with every column named (db/json-rows.ts), so during a rolling
+-- upgrade it sends a NULL, which a NOT NULL column would refuse, failing its metered charges.
 CREATE TABLE "credit_leases" (
 	"id" uuid PRIMARY KEY NOT NULL,
 	"org_id" uuid NOT NULL,
@@ -14,10 +18,10 @@ CREATE TABLE "credit_leases" (
 	CONSTRAINT "credit_leases_amount_positive" CHECK ("credit_leases"."amount" > 0)
 );
 --> statement-breakpoint
-ALTER TABLE "api_key_usage" ADD COLUMN "reserved" bigint DEFAULT 0 NOT NULL;--> statement-breakpoint
+ALTER TABLE "api_key_usage" ADD COLUMN "reserved" bigint DEFAULT 0;--> statement-breakpoint
 ALTER TABLE "credit_grants" ADD COLUMN "reserved" bigint DEFAULT 0 NOT NULL;--> statement-breakpoint
 ALTER TABLE "credit_spends" ADD COLUMN "lease_id" uuid;--> statement-breakpoint
-ALTER TABLE "member_credit_usage" ADD COLUMN "reserved" bigint DEFAULT 0 NOT NULL;--> statement-breakpoint
+ALTER TABLE "member_credit_usage" ADD COLUMN "reserved" bigint DEFAULT 0;--> statement-breakpoint
 ALTER TABLE "credit_leases" ADD CONSTRAINT "credit_leases_org_id_organizations_id_fk" FOREIGN KEY ("org_id") REFERENCES "public"."organizations"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "credit_leases" ADD CONSTRAINT "credit_leases_api_key_id_api_keys_id_fk" FOREIGN KEY ("api_key_id") REFERENCES "public"."api_keys"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 CREATE INDEX "credit_leases_open_org_idx" ON "credit_leases" USING btree ("org_id") WHERE "credit_leases"."ended_at" is null;--> statement-breakpoint

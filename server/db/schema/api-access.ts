@@ -77,8 +77,12 @@ export const apiKeyUsage = pgTable(
     /** The first day of the Berlin month, e.g. 2026-11-01. */
     month: date("month").notNull(),
     amount: bigint("amount", { mode: "number" }).notNull(),
-    /** What open credit leases of the key hold of its month's limit (decision 051). */
-    reserved: bigint("reserved", { mode: "number" }).notNull().default(0),
+    /**
+     * What open credit leases of the key hold of its month's limit (decision 051). Null reads as 0:
+     * the code before it inserts every column from JSON (db/json-rows.ts), and would send a NULL
+     * into a NOT NULL column during a rolling upgrade.
+     */
+    reserved: bigint("reserved", { mode: "number" }).default(0),
   },
   (t) => [
     primaryKey({ columns: [t.apiKeyId, t.month] }),

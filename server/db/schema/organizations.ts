@@ -98,8 +98,11 @@ export const memberCreditUsage = pgTable(
     /** The first day of the Berlin month, e.g. 2026-11-01. */
     month: date("month").notNull(),
     amount: millicredits("amount").notNull(),
-    /** What open credit leases of the member's keys hold of their month's cap (decision 051). */
-    reserved: millicredits("reserved").notNull().default(0),
+    /**
+     * What open credit leases of the member's keys hold of their month's cap (decision 051). Null
+     * reads as 0, as api_key_usage.reserved's does (the code before it sends one when it inserts).
+     */
+    reserved: millicredits("reserved").default(0),
   },
   (t) => [
     primaryKey({ columns: [t.orgId, t.userId, t.month] }),
