@@ -31,3 +31,14 @@ export const issuedNoInvoice = (status: InvoiceStatus): boolean =>
   status === "not_charged" ||
   status === "authentication_required" ||
   status === "cancelled";
+
+/**
+ * Whether a payment moved no money (held back by auto top-up, an auto top-up declined, or
+ * cancelled): the billing history's row and auto top-up's attempt show no amounts for it. A failed
+ * top-up is always an auto top-up (a checkout's decline makes no row). A declined renewal keeps its
+ * amount: it is still owed, and retried with the new card.
+ */
+export const chargedNothing = (row: { status: InvoiceStatus; kind?: string | undefined }): boolean =>
+  row.status === "not_charged" ||
+  row.status === "cancelled" ||
+  (row.status === "failed" && row.kind === "topup");

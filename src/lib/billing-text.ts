@@ -1,7 +1,7 @@
 // The words of /profile/billing and its invoice page, kept out of UI_TEXT (which every page's
 // islands load) so that only these two pages carry them.
 
-import type { InvoiceStatus } from "../../contract/invoice-status.ts";
+import { chargedNothing, type InvoiceStatus } from "../../contract/invoice-status.ts";
 import { INVOICE_TEXT } from "../../contract/invoice-text.ts";
 import type { InvoiceSummary } from "../../contract/invoices.ts";
 import { FAILED_RENEWAL_TEXT } from "./failed-renewal-text.ts";
@@ -37,8 +37,6 @@ export const BILLING_TEXT = {
   disputeLostNote: "Your bank took this payment back after a dispute. Its unspent credits were removed.",
   /** With a payment that moved no money (held back, declined or cancelled), whose amounts the row leaves out. */
   nothingChargedNote: "Nothing was charged.",
-  /** Read out in place of an amount the row leaves out (it shows a dash). */
-  noAmount: "none",
   emptyTitle: "No payments yet",
   emptyBody: "When you buy a plan or a top-up pack, each payment and its invoice appear here.",
   /** Static under the heading: it paints with the page (and stays the largest text, for LCP). */
@@ -106,18 +104,8 @@ export const BILLING_TEXT = {
   stripePdf: "Download the PDF",
 } as const;
 
-/**
- * Whether a row's payment moved no money (held back by auto top-up, an auto top-up declined, or
- * cancelled): it shows no amounts. A failed top-up is always an auto top-up (a checkout's decline
- * makes no row). A declined renewal keeps its amount: it is still owed, and retried with the new card.
- */
-export const chargedNothing = (row: {
-  status: InvoiceStatus;
-  kind?: InvoiceSummary["kind"] | undefined;
-}): boolean =>
-  row.status === "not_charged" ||
-  row.status === "cancelled" ||
-  (row.status === "failed" && row.kind === "topup");
+/** A row's payment moved no money: contract/invoice-status.ts's rule, which auto top-up's attempts follow too. */
+export { chargedNothing };
 
 /**
  * The note under a row's status badge where the badge alone would mislead, or null: a dispute

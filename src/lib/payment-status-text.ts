@@ -18,3 +18,6 @@ export const PAYMENT_STATUS_LABELS = {
 
 /** The action beside a payment waiting for the bank: Billing history's row and auto top-up's section. */
 export const COMPLETE_PAYMENT = "Complete payment";
+
+/** Read out in place of an amount a row leaves out (it shows a dash): Billing history's and auto top-up's. */
+export const NO_AMOUNT = "none";

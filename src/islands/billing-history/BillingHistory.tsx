@@ -20,6 +20,7 @@ import { notify } from "../../stores/toast.ts";
 import { RouteGuard } from "../auth/RouteGuard.tsx";
 import { BillingDetailsCard } from "./BillingDetailsCard.tsx";
 import { InvoiceAnchor } from "./InvoiceAnchor.tsx";
+import { NoAmount } from "./NoAmount.tsx";
 
 const T = BILLING_TEXT;
 
@@ -92,13 +93,7 @@ function InvoiceCell({ row, labelled = false }: { row: InvoiceSummary; labelled?
  * would read as if it had.
  */
 function amountOf(row: InvoiceSummary, cents: number) {
-  if (chargedNothing(row))
-    return (
-      <>
-        <span aria-hidden="true">—</span>
-        <span className="sr-only">{T.noAmount}</span>
-      </>
-    );
+  if (chargedNothing(row)) return <NoAmount />;
   const money = formatMoney(cents, row.currency);
   return row.document === "credit_note" && cents > 0 ? `−${money}` : money;
 }

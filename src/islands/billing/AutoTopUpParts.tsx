@@ -7,12 +7,14 @@ import type {
   AutoTopUpPauseReason,
   SavedCard,
 } from "../../../contract/auto-top-up.ts";
+import { chargedNothing } from "../../../contract/invoice-status.ts";
 import { formatMoney } from "../../../contract/money.ts";
 import { chargesMeter } from "../../lib/auto-top-up-form.ts";
 import { AUTO_TOP_UP_PAGE_TEXT } from "../../lib/auto-top-up-text.ts";
 import { dayAndTime } from "../../lib/format-date.ts";
 import { attemptInvoiceLink } from "../../lib/invoice-view.ts";
 import { InvoiceAnchor } from "../billing-history/InvoiceAnchor.tsx";
+import { NoAmount } from "../billing-history/NoAmount.tsx";
 
 const T = AUTO_TOP_UP_PAGE_TEXT;
 
@@ -117,7 +119,16 @@ function InvoiceNumber({ attempt, linked }: { attempt: AutoTopUpAttempt; linked:
   return <InvoiceAnchor link={link}>{attempt.invoice_number}</InvoiceAnchor>;
 }
 
-const amountOf = (a: AutoTopUpAttempt) => formatMoney(a.amount.amount, a.amount.currency);
+/**
+ * Whether an automatic top-up charged nothing (declined or cancelled): its billing history row is a
+ * top-up's, which shows no amounts then (chargedNothing), and neither does the attempt.
+ */
+export const attemptChargedNothing = (attempt: Pick<AutoTopUpAttempt, "status">): boolean =>
+  attempt.status !== "processing" && chargedNothing({ status: attempt.status, kind: "topup" });
+
+/** The attempt's amount; none for one that charged nothing (declined or cancelled), as Billing's history shows it. */
+const amountOf = (a: AutoTopUpAttempt) =>
+  attemptChargedNothing(a) ? <NoAmount /> : formatMoney(a.amount.amount, a.amount.currency);
 const creditsOf = (a: AutoTopUpAttempt) => a.credits.toLocaleString("en-US");
 
 /**
