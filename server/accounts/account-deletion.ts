@@ -6,6 +6,7 @@
 import { and, eq, isNotNull, isNull, lte, or, sql } from "drizzle-orm";
 import type { Logger } from "pino";
 import { appendSecurityEvent, type RequestOrigin } from "../audit/security-events.ts";
+import { endLeases } from "../billing/credit-leases.ts";
 import {
   apiKeys,
   billingCustomers,
@@ -63,6 +64,9 @@ export async function eraseAccount(
   // Every address the account had, read before its links go: the mails and invitations written to
   // an earlier one are the person's too (decision 021, addendum "Every address the account had").
   const held = account ? await readHeldAddresses(tx, account, args.logger) : [];
+  // No lease goes on charging the personal organisation (its leases as a member of teams ended as
+  // it left them, orgs.ts endMembership).
+  await endLeases(tx, { orgId: userId }, "organization_changed");
   // The personal organisation's keys; those made in team organisations went as the account left
   // them (orgs/org-deletion.ts), where the shared keys it made keep working (ORGANISATIONS.md).
   await tx

@@ -19,6 +19,7 @@ import {
 import type { Tx } from "../db/types.ts";
 import { closedDisputeOutcome, disputeStep, refundStep } from "../domain/reversal.ts";
 import { findAttempt, OPEN_ATTEMPT_STATUSES } from "./auto-top-up/store.ts";
+import { endLeases } from "./credit-leases.ts";
 import { issueCreditNote } from "./credit-notes.ts";
 import { organisationIsDeleted, personalAccount } from "./deleted-billing-account.ts";
 import { holdAfterLostDispute } from "./dispute-hold.ts";
@@ -307,6 +308,9 @@ export async function reversePayment(
     );
     tx.rollback();
   }
+  // First under the organisation's lock: a refund or a dispute takes credits from (or freezes) a
+  // grant, and a grant can give no more than the credits open leases do not hold (decision 050).
+  await endLeases(tx, { orgId: found.userId }, "credits_changed");
   // The row found, locked now that its organisation is.
   const [row] = (await tx.select().from(invoices).where(eq(invoices.id, found.id)).for("update")) as [
     InvoiceRow,

@@ -8,8 +8,9 @@ import { ADMIN_TEXT } from "../../contract/admin.ts";
 import type { Accounts } from "../accounts/accounts.ts";
 import { appendAudit } from "../audit/audit-log.ts";
 import type { AutoTopUpEngine } from "../billing/auto-top-up/engine.ts";
+import { endLeases } from "../billing/credit-leases.ts";
 import type { Billing } from "../billing/service.ts";
-import { apiKeys, organizations, type Role, users } from "../db/schema/index.ts";
+import { apiKeys, organizationMembers, organizations, type Role, users } from "../db/schema/index.ts";
 import type { Db, Tx } from "../db/types.ts";
 import { type Actor, audit, auditEntryOf, autoTopUpActor, lockCustomer, refuseOwnAccount } from "./actor.ts";
 import { holds, type Permission } from "./permissions.ts";
@@ -65,6 +66,24 @@ const FLAGS = {
   }
 >;
 
+/**
+ * Ends the leases a disabled account or a held one may no longer be charged through (decision 050):
+ * its personal organisation's, whose id is its own, and for a disabled person, theirs as a member of
+ * every other organisation, in the organisations' order.
+ */
+async function endLeasesOfAccount(tx: Tx, userId: string, asMember: boolean): Promise<void> {
+  await endLeases(tx, { orgId: userId }, "organization_changed");
+  if (!asMember) return;
+  const memberships = await tx
+    .select({ orgId: organizationMembers.orgId })
+    .from(organizationMembers)
+    .where(eq(organizationMembers.userId, userId))
+    .orderBy(organizationMembers.orgId);
+  for (const { orgId } of memberships) {
+    if (orgId !== userId) await endLeases(tx, { orgId, memberId: userId }, "member_changed");
+  }
+}
+
 export function accountActions(deps: AccountActionDeps) {
   const { db } = deps;
 
@@ -97,6 +116,7 @@ export function accountActions(deps: AccountActionDeps) {
         : [];
       const since = onOrg ? (personal?.disputeHoldAt ?? null) : customer[spec.column];
       if (on === (since !== null)) throw new OperatorRefusal(409, on ? spec.alreadySet : spec.notSet);
+      if (on) await endLeasesOfAccount(tx, customerId, !onOrg);
       if (onOrg) {
         await tx
           .update(organizations)
@@ -168,6 +188,7 @@ export function accountActions(deps: AccountActionDeps) {
         const [key] = await tx.select().from(apiKeys).where(eq(apiKeys.id, keyId)).for("update");
         if (!key) throw new OperatorRefusal(404, ADMIN_TEXT.keyNotFound);
         if (key.revokedAt) throw new OperatorRefusal(409, "The key is already revoked");
+        await endLeases(tx, { apiKeyId: key.id }, "key_changed");
         await tx.update(apiKeys).set({ revokedAt: now }).where(eq(apiKeys.id, keyId));
         const details = { key_id: key.id, prefix: key.prefix, name: key.name };
         const row = await audit(

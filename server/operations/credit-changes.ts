@@ -11,6 +11,7 @@ import { and, eq, gte, sql } from "drizzle-orm";
 import { ADMIN_TEXT, type AdminLedgerEntry } from "../../contract/admin.ts";
 import { GOODWILL_SOURCE } from "../../contract/billing.ts";
 import { canonicalUuid } from "../accounts/users.ts";
+import { endLeases } from "../billing/credit-leases.ts";
 import { grantIdOf, insertGrant, lockUser, userGrants } from "../billing/ledger-store.ts";
 import { auditLog, creditAdjustments, creditGrants } from "../db/schema/index.ts";
 import type { Db, Tx } from "../db/types.ts";
@@ -151,6 +152,9 @@ export async function changeCredits(
       : customerIdOrSubject;
   return db.transaction(async (tx) => {
     const { id, subjectUserId, subjectOrgId } = await target.lock(tx);
+    // A take-back plans from every credit left: first under the lock, the leases holding some of
+    // them end and give them back (decision 050).
+    if (change.amount < 0) await endLeases(tx, { orgId: id }, "credits_changed");
     const earlier = await earlierKeyedAction(
       tx,
       subjectOrgId ? { orgId: subjectOrgId } : id,

@@ -12,6 +12,7 @@ import { ORG_DETAIL } from "../../contract/org-messages.ts";
 import { isUserId } from "../accounts/users.ts";
 import { appendAudit } from "../audit/audit-log.ts";
 import type { AutoTopUpEngine } from "../billing/auto-top-up/engine.ts";
+import { endLeases } from "../billing/credit-leases.ts";
 import type { Billing } from "../billing/service.ts";
 import { type OrganizationRow, organizationMembers, organizations } from "../db/schema/index.ts";
 import type { Db, Tx } from "../db/types.ts";
@@ -128,6 +129,8 @@ export function orgActions(deps: OrgActionDeps) {
       const org = await lockOrganisation(tx, actor, orgId);
       const since = org[spec.column];
       refuse(orgFlagRefusal(on, since !== null, spec));
+      // Nothing is charged to a disabled organisation: no lease may go on deciding its charges.
+      if (on) await endLeases(tx, { orgId: org.id }, "organization_changed");
       await tx
         .update(organizations)
         .set({ [spec.column]: on ? now : null })

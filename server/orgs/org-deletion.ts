@@ -5,6 +5,7 @@ import { and, eq, isNull } from "drizzle-orm";
 import { ORG_DETAIL } from "../../contract/org-messages.ts";
 import { can } from "../../contract/org-roles.ts";
 import { findCard, findSettings } from "../billing/auto-top-up/store.ts";
+import { endLeases } from "../billing/credit-leases.ts";
 import { lockUser, userGrants } from "../billing/ledger-store.ts";
 import { BillingRefusal } from "../billing/refusal.ts";
 import type { Billing } from "../billing/service.ts";
@@ -133,6 +134,9 @@ export async function deleteOrganisation(
   };
   // Everything after the checks; `me` is what they found, in the same transaction.
   const work = async (tx: Tx, me: Awaited<ReturnType<typeof check>>) => {
+    // First under the lock the checks took: the forfeit below takes every credit, those open leases
+    // hold too (decision 050), and no lease charges a deleted organisation.
+    await endLeases(tx, { orgId }, "organization_changed");
     await deps.billing.closeOpenCheckouts(tx, orgId);
     const forfeited = await forfeitCredits(tx, orgId, await userGrants(tx, orgId), now);
     const invitations = await revokePendingInvitations(tx, orgId, now);

@@ -8,6 +8,7 @@ import { ORG_DETAIL, ORG_OWNED_MAX } from "../../contract/org-messages.ts";
 import { can, invitationRolesBeyond, losesOwnKeys, type OrgRole } from "../../contract/org-roles.ts";
 import type { KeyRef } from "../../contract/orgs.ts";
 import { appendAudit } from "../audit/audit-log.ts";
+import { endLeases } from "../billing/credit-leases.ts";
 import { lockUser } from "../billing/ledger-store.ts";
 import {
   apiKeys,
@@ -287,6 +288,8 @@ export async function endWhatTheRoleLost(
   change: { orgId: string; userId: string; from: OrgRole; to: OrgRole; now: Date },
 ): Promise<{ revokedKeys: KeyRef[]; revokedInvitations: number }> {
   const { orgId, userId, from, to, now } = change;
+  // What their keys may do changes with the role (decision 045): no lease decides by the old one.
+  if (from !== to) await endLeases(tx, { orgId, memberId: userId }, "member_changed");
   const revokedKeys = losesOwnKeys(from, to) ? await revokeMemberKeys(tx, orgId, userId, now) : [];
   const revokedInvitations = await revokeInvitationsBeyondRole(tx, orgId, userId, to, now);
   if (can(from, "billing") && !can(to, "billing")) await closeCheckouts(tx, orgId, userId);
@@ -305,6 +308,8 @@ export interface Removal {
  * they sent. Their access ends with the row: every call reads membership from the database.
  */
 export async function endMembership(tx: Tx, orgId: string, userId: string, now: Date): Promise<Removal> {
+  // Their leases first: none goes on charging for someone who is no longer a member.
+  await endLeases(tx, { orgId, memberId: userId }, "member_changed");
   await tx
     .delete(organizationMembers)
     .where(and(eq(organizationMembers.orgId, orgId), eq(organizationMembers.userId, userId)));

@@ -17,6 +17,7 @@ import { can, type OrgRole } from "../../../contract/org-roles.ts";
 import type { KeyScope } from "../../api-access/api-keys.ts";
 import { createApiKey, listApiKeys, revokeAllApiKeys, revokeApiKey } from "../../api-access/api-keys.ts";
 import { appendSecurityEvent } from "../../audit/security-events.ts";
+import { endLeases } from "../../billing/credit-leases.ts";
 import { type ApiKeyRow, organizationMembers, organizations, users } from "../../db/schema/index.ts";
 import { fromMillicredits, toMillicredits } from "../../domain/ledger.ts";
 import type { AppEnv } from "../../http/app-env.ts";
@@ -318,8 +319,11 @@ export function apiKeyRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
       const now = deps.clock.now();
       const revoked = await deps.db.transaction(async (tx) => {
         const key = await revokeApiKey(tx, org.id, id, now, keyScopeOf(org.role, user.id));
-        if (key)
+        if (key) {
+          // In the revocation's transaction: no lease charges through the key once this answered.
+          await endLeases(tx, { apiKeyId: key.id }, "key_changed");
           await appendSecurityEvent(tx, keyEvent(c, "api_key.revoke", user, key, deps.trustProxy, org), now);
+        }
         return key;
       });
       if (!revoked) throw new ApiError(404, DETAIL.apiKeyNotFound);
@@ -352,6 +356,7 @@ export function apiKeyRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
       const { count, keys } = await deps.db.transaction(async (tx) => {
         const keys = await revokeAllApiKeys(tx, user.id, now);
         const count = keys.length;
+        for (const id of keys.map((k) => k.id).sort()) await endLeases(tx, { apiKeyId: id }, "key_changed");
         await appendSecurityEvent(
           tx,
           {

@@ -21,6 +21,7 @@ import {
   ORG_TEXT,
 } from "../../../contract/orgs.ts";
 import { isUserId } from "../../accounts/users.ts";
+import { endLeases } from "../../billing/credit-leases.ts";
 import { organizationMembers } from "../../db/schema/index.ts";
 import { fromMillicredits, toMillicredits } from "../../domain/ledger.ts";
 import type { AppEnv } from "../../http/app-env.ts";
@@ -209,6 +210,10 @@ export function memberRoutes(deps: OrgRouteDeps): OpenAPIHono<AppEnv> {
         if (body.monthly_credit_cap !== undefined) {
           const refusal = capChangeRefusal(actorRef, targetRef);
           if (refusal) refuse(refusal);
+        }
+        // A lease holds part of the member's month under the old cap (decision 050).
+        if (newCap !== target.monthlyCreditCap) {
+          await endLeases(tx, { orgId, memberId: target.userId }, "member_changed");
         }
         await tx
           .update(organizationMembers)
