@@ -189,8 +189,9 @@ export function registerSecuritySchemes(registry: Registry): void {
  * validation is done by the handlers with the contract's schemas: see validation.ts.)
  */
 /**
- * A POST that reads no body still gets one from ordinary JSON clients (`{}`) and from forms: the
- * route ignores it, and the document says so rather than forbid it (issue 32).
+ * A POST or DELETE that reads no body still gets one from ordinary JSON clients (`{}`) and from
+ * forms: the route ignores it, broken JSON too, and the document says so rather than forbid it
+ * (issue 32).
  */
 const IGNORED_BODY = {
   required: false,
@@ -227,7 +228,7 @@ const signedIn = (route: RouteConfig) =>
  * What a route may answer before or beside its own list, added where the list leaves it out:
  * 413 from the body limit on every method that takes a body (server/http/api-middleware.ts), 403
  * "Account disabled" from the sign-in guard on every signed-in route, and 429 where a write limit
- * runs first. A POST that declares no body is said to ignore one.
+ * runs first. A POST or DELETE that declares no body is said to ignore one.
  */
 function withCommonAnswers(
   route: RouteConfig,
@@ -256,7 +257,7 @@ function withCommonAnswers(
           >,
         }
       : {}),
-    ...(route.method === "post" && !route.request?.body
+    ...((route.method === "post" || route.method === "delete") && !route.request?.body
       ? { request: { ...route.request, body: IGNORED_BODY } }
       : {}),
     responses: { ...common, ...route.responses },
