@@ -13,6 +13,7 @@ import { createTokenRevocations, REVOCATION_CHANNEL } from "./auth/token-revocat
 import { createBackgroundTasks } from "./background.ts";
 import { createAutoTopUp } from "./billing/auto-top-up/auto-top-up.ts";
 import { createBillingMailSender, queueExpiringTopUpMails } from "./billing/billing-mails.ts";
+import { startLeaseSweep } from "./billing/lease-sweep.ts";
 import { systemClock } from "./clock.ts";
 import { openDatabase } from "./db/client.ts";
 import { postgresChannel } from "./db/postgres-channel.ts";
@@ -203,6 +204,10 @@ async function main(): Promise<void> {
   const autoTopUpJob = setInterval(sweepAutoTopUps, config.BILLING_JOB_INTERVAL_SECONDS * 1000);
   autoTopUpJob.unref();
 
+  // Credit leases past their end, on every instance (decision 050): what they did not spend goes
+  // back within seconds, a crashed instance's too.
+  const leaseSweep = startLeaseSweep({ db: database.db, logger });
+
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
@@ -217,6 +222,7 @@ async function main(): Promise<void> {
     server.close(async () => {
       // Let queued mails go out before the database they read from closes.
       await tasks.idle();
+      await leaseSweep.stop();
       mailer.close();
       await redis?.quit().catch(() => {});
       await revocations.close();

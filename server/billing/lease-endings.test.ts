@@ -1,6 +1,7 @@
 // What ends credit leases (decision 050, step 3): every change a lease's decisions depend on, or that
 // takes credits from grants, ends the leases it touches in its own transaction and gives back what
-// they hold, through the real routes; a lease of another key or organisation stays open.
+// they hold, through the real routes; a lease of another key or organisation stays open. And the
+// sweep, which ends the leases past their end.
 import { randomUUID } from "node:crypto";
 import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
@@ -17,6 +18,7 @@ import { orgKey, teamOrg } from "../testing/team-org.ts";
 import { NO_LIMITS, TEST_FREE_CREDITS, type TestApp } from "../testing/test-app.ts";
 import { callAs } from "../testing/two-factor.ts";
 import { type LeaseEnd, takeLease } from "./credit-leases.ts";
+import { startLeaseSweep, sweepExpiredLeases } from "./lease-sweep.ts";
 import { insertGrant } from "./ledger-store.ts";
 
 const MONTH = "2026-11-01";
@@ -437,5 +439,33 @@ describe.each(TEST_DATABASES)("what ends credit leases (%s)", (kind) => {
         .reduce((sum, s) => sum + s.amount, 0);
       expect(await reservedOnGrant(grantId)).toBe(held);
     }
+  });
+
+  it("the sweep ends the leases past their end by the database's clock, on its own timer", async () => {
+    const ann = await bystander(ctx.t, "ann");
+    const zed = await bystander(ctx.t, "zed");
+    const past = await take({ ...ann, expired: true });
+    const open = await take(zed);
+    expect(await sweepExpiredLeases(db())).toBe(1);
+    await expectEnded(past, ann, "expired");
+    expect(await reservedOnGrant(ann.grantId)).toBe(0);
+    await expectOpen(open, zed);
+    expect(await sweepExpiredLeases(db())).toBe(0);
+
+    // Started as the server starts it: it sweeps every interval until stopped.
+    const again = await take({ ...ann, expired: true });
+    const logged: unknown[] = [];
+    const logger = {
+      info: (...args: unknown[]) => logged.push(args),
+      error: (...args: unknown[]) => logged.push(["error", ...args]),
+    } as unknown as Parameters<typeof startLeaseSweep>[0]["logger"];
+    const sweep = startLeaseSweep({ db: db(), logger, intervalMs: 20 });
+    await expect.poll(async () => (await leaseRow(again))?.endedBecause, { timeout: 5000 }).toBe("expired");
+    await sweep.stop();
+    expect(logged).toContainEqual([{ ended: 1 }, "Credit leases past their end ended"]);
+    const afterStop = await take({ ...ann, expired: true });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect((await leaseRow(afterStop))?.endedAt).toBeNull();
+    await expectOpen(open, zed);
   });
 });
