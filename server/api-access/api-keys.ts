@@ -66,7 +66,7 @@ export async function createApiKey(
       .select({ id: organizations.id })
       .from(organizations)
       .where(and(eq(organizations.id, orgId), isNull(organizations.deletedAt)))
-      .for("update");
+      .for("no key update");
     if (!org) return { ok: false, reason: "no_user" } as const;
     // The caller's role as it is now, under the organisation's lock: a member demoted or removed
     // since the request began makes no key (a role change takes the same lock).

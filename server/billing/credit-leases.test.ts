@@ -130,7 +130,8 @@ describe.each(TEST_DATABASES)("credit leases (%s)", (kind) => {
     ]);
     // The balance answered is the customer's: what the lease holds is still theirs.
     expect(answer).toMatchObject({ ok: true, balanceAfter: FREE - 2000 });
-    expect(refused).toEqual({ ok: false, reason: "insufficient" });
+    // Refused for what the lease holds: the answer says which leases to end to decide it again.
+    expect(refused).toEqual({ ok: false, reason: "insufficient", leasesInTheWay: { orgId: ann.id } });
     expect(last).toMatchObject({ ok: true, balanceAfter: FREE - 3000 });
     expect(await grantOf(ann.id)).toMatchObject({ remaining: FREE - 3000, reserved: FREE - 3000 });
   });
@@ -145,6 +146,7 @@ describe.each(TEST_DATABASES)("credit leases (%s)", (kind) => {
       charge({ meter: meter(key.id), amount: 2000 }),
     ]);
     expect(answers.map((a) => (a.ok ? a.balanceAfter : a.reason))).toEqual(["key_limit", FREE - 2000]);
+    expect(answers[0]).toMatchObject({ leasesInTheWay: { apiKeyId: key.id } });
     expect(await keyMonth(key.id)).toEqual({ apiKeyId: key.id, month: MONTH, amount: 2000, reserved: 3000 });
   });
 
@@ -197,6 +199,8 @@ describe.each(TEST_DATABASES)("credit leases (%s)", (kind) => {
       ok: false,
       reason: "member_cap",
       memberCap: { orgId, memberId: member.id, month: MONTH, cap: 10_000, used: 1500 },
+      // 1.5 spent and 1.501 asked fit the cap: what the lease holds refused it.
+      leasesInTheWay: { orgId, memberId: member.id },
     });
   });
 
@@ -313,13 +317,31 @@ describe.each(TEST_DATABASES)("credit leases (%s)", (kind) => {
     const grant = await grantOf(ann.id);
     await expect(
       lease({ orgId: ann.id, apiKeyId: key.id, amount: 2000, takes: [{ grantId: grant.id, amount: 1000 }] }),
-    ).rejects.toThrow(/must sum to its amount/);
+    ).rejects.toThrow(/must be positive and sum to its amount/);
     await expect(lease({ orgId: ann.id, apiKeyId: key.id, amount: 0, takes: [] })).rejects.toThrow(
-      /must sum to its amount/,
+      /sum to its amount/,
     );
     await expect(
       lease({ orgId: ann.id, apiKeyId: key.id, takes: [{ grantId: grant.id, amount: FREE + 1 }] }),
     ).rejects.toThrow();
+    await expect(
+      lease({
+        orgId: ann.id,
+        apiKeyId: key.id,
+        amount: 1000,
+        takes: [
+          { grantId: grant.id, amount: 1500 },
+          { grantId: grant.id, amount: -500 },
+        ],
+      }),
+    ).rejects.toThrow(/must be positive/);
+    // A grant of another organisation: refused, not reserved.
+    const bob = await verifiedUser(ctx.t, "bob");
+    const bobGrant = await grantOf(bob.id);
+    await expect(
+      lease({ orgId: ann.id, apiKeyId: key.id, takes: [{ grantId: bobGrant.id, amount: 1000 }] }),
+    ).rejects.toThrow(/not one of its own/);
+    expect(await grantOf(bob.id)).toMatchObject({ reserved: 0 });
     // Nothing of the refused lease is left: no row, nothing reserved.
     expect(await db().select().from(creditLeases)).toEqual([]);
     expect(await grantOf(ann.id)).toMatchObject({ reserved: 0 });

@@ -4,9 +4,12 @@
 // server/domain/credit-leases.ts.
 //
 // Locks. A lease's charges are written in one statement that holds the lease's row FOR SHARE and
-// writes only while the lease is open and unexpired by the database's clock. Ending takes the rows
+// writes only while the lease is open (and unexpired by the instance's clock). Ending takes the rows
 // FOR UPDATE, in id order, before anything else: it waits for a write under way to commit, and a
-// write that comes after it finds the lease ended. So what an ended lease spent is final when it is
+// write that comes after it finds the lease ended. Then the leases' organisations, in id order, as
+// every charge under the lock and every lease taken hold them before their writes; then the rows,
+// in the order the charges' statements write them (PostgreSQL runs a statement's data-modifying
+// parts last to first): member's month, key's month, grants by id. So what an ended lease spent is final when it is
 // read here, and a caller that ends an organisation's leases before it takes credits from its
 // grants (a refund, a lost dispute, staff's take-back) finds nothing reserved on them.
 import { randomUUID } from "node:crypto";
@@ -17,6 +20,7 @@ import {
   creditLeases,
   creditSpends,
   memberCreditUsage,
+  organizations,
 } from "../db/schema/index.ts";
 import type { Tx } from "../db/types.ts";
 import { unspentOf } from "../domain/credit-leases.ts";
@@ -44,8 +48,10 @@ export interface NewLease {
  */
 export async function takeLease(tx: Tx, lease: NewLease): Promise<string> {
   const total = lease.takes.reduce((sum, t) => sum + t.amount, 0);
-  if (total !== lease.amount || lease.amount <= 0) {
-    throw new RangeError(`A lease's takes (${total}) must sum to its amount (${lease.amount})`);
+  if (total !== lease.amount || lease.amount <= 0 || lease.takes.some((t) => !(t.amount > 0))) {
+    throw new RangeError(
+      `A lease's takes (${total}) must be positive and sum to its amount (${lease.amount})`,
+    );
   }
   const id = randomUUID();
   await tx.insert(creditLeases).values({
@@ -60,20 +66,7 @@ export async function takeLease(tx: Tx, lease: NewLease): Promise<string> {
     createdAt: lease.now,
     expiresAt: lease.expiresAt,
   });
-  for (const take of sortedByGrant(lease.takes)) {
-    await tx
-      .update(creditGrants)
-      .set({ reserved: sql`${creditGrants.reserved} + ${take.amount}` })
-      .where(and(eq(creditGrants.id, take.grantId), eq(creditGrants.userId, lease.orgId)));
-  }
-  await tx
-    .insert(apiKeyUsage)
-    .values({ apiKeyId: lease.apiKeyId, month: lease.month, amount: 0, reserved: lease.amount })
-    .onConflictDoUpdate({
-      target: [apiKeyUsage.apiKeyId, apiKeyUsage.month],
-      // Null from a row the code before migration 0023 inserted: nothing reserved.
-      set: { reserved: sql`coalesce(${apiKeyUsage.reserved}, 0) + excluded.reserved` },
-    });
+  // Member's month, key's month, grants: the order every writer of these rows keeps (see the top).
   if (lease.memberId !== null) {
     await tx
       .insert(memberCreditUsage)
@@ -89,11 +82,31 @@ export async function takeLease(tx: Tx, lease: NewLease): Promise<string> {
         set: { reserved: sql`coalesce(${memberCreditUsage.reserved}, 0) + excluded.reserved` },
       });
   }
+  await tx
+    .insert(apiKeyUsage)
+    .values({ apiKeyId: lease.apiKeyId, month: lease.month, amount: 0, reserved: lease.amount })
+    .onConflictDoUpdate({
+      target: [apiKeyUsage.apiKeyId, apiKeyUsage.month],
+      // Null from a row the code before migration 0023 inserted: nothing reserved.
+      set: { reserved: sql`coalesce(${apiKeyUsage.reserved}, 0) + excluded.reserved` },
+    });
+  for (const take of sortedByGrant(lease.takes)) {
+    const reserved = await tx
+      .update(creditGrants)
+      .set({ reserved: sql`${creditGrants.reserved} + ${take.amount}` })
+      .where(and(eq(creditGrants.id, take.grantId), eq(creditGrants.userId, lease.orgId)))
+      .returning({ id: creditGrants.id });
+    // A grant of another organisation, or none: the caller's plan was not made from its own rows.
+    if (reserved.length !== 1)
+      throw new Error(`A lease of ${lease.orgId} names grant ${take.grantId}, not one of its own`);
+  }
   return id;
 }
 
 /** Whose open leases to end. */
 export type LeaseScope =
+  /** One lease (its holder gives it back: spent, or at its end). */
+  | { leaseId: string }
   | { orgId: string }
   | { apiKeyId: string }
   /** A member's keys in one organisation (the member left, was disabled, their cap changed). */
@@ -103,6 +116,7 @@ export type LeaseScope =
 
 function scopeCondition(scope: LeaseScope): SQL | undefined {
   if ("expired" in scope) return sql`${creditLeases.expiresAt} <= now()`;
+  if ("leaseId" in scope) return eq(creditLeases.id, scope.leaseId);
   if ("apiKeyId" in scope) return eq(creditLeases.apiKeyId, scope.apiKeyId);
   if ("memberId" in scope) {
     return and(eq(creditLeases.orgId, scope.orgId), eq(creditLeases.memberId, scope.memberId));
@@ -153,6 +167,15 @@ export async function endLeases(tx: Tx, scope: LeaseScope, because: LeaseEnd): P
       month: creditLeases.month,
       takes: creditLeases.takes,
     });
+  // The organisations next, in id order, before any row is written: every other writer of their
+  // grants and months holds the organisation's lock first (spends.ts, takeLease), so this ending
+  // cannot wait on them while they wait on it.
+  await tx
+    .select({ id: organizations.id })
+    .from(organizations)
+    .where(inArray(organizations.id, [...new Set(ended.map((l) => l.orgId))]))
+    .orderBy(asc(organizations.id))
+    .for("no key update");
   const charges = await tx
     .select({ leaseId: creditSpends.leaseId, takes: creditSpends.takes })
     .from(creditSpends)
@@ -162,16 +185,16 @@ export async function endLeases(tx: Tx, scope: LeaseScope, because: LeaseEnd): P
         ended.map((l) => l.id),
       ),
     );
-  const toGrants = new Map<string, Millicredits>();
+  const toGrants = new Map<string, { orgId: string; amount: Millicredits }>();
   for (const lease of ended) {
     const taken = charges.filter((c) => c.leaseId === lease.id).flatMap((c) => c.takes);
     const unspent = unspentOf(lease.takes, taken);
-    for (const t of unspent.perGrant) toGrants.set(t.grantId, (toGrants.get(t.grantId) ?? 0) + t.amount);
+    for (const t of unspent.perGrant) {
+      const back = toGrants.get(t.grantId) ?? { orgId: lease.orgId, amount: 0 };
+      back.amount += t.amount;
+      toGrants.set(t.grantId, back);
+    }
     if (unspent.total === 0) continue;
-    await tx
-      .update(apiKeyUsage)
-      .set({ reserved: sql`coalesce(${apiKeyUsage.reserved}, 0) - ${unspent.total}` })
-      .where(and(eq(apiKeyUsage.apiKeyId, lease.apiKeyId), eq(apiKeyUsage.month, lease.month)));
     if (lease.memberId !== null) {
       await tx
         .update(memberCreditUsage)
@@ -184,12 +207,16 @@ export async function endLeases(tx: Tx, scope: LeaseScope, because: LeaseEnd): P
           ),
         );
     }
+    await tx
+      .update(apiKeyUsage)
+      .set({ reserved: sql`coalesce(${apiKeyUsage.reserved}, 0) - ${unspent.total}` })
+      .where(and(eq(apiKeyUsage.apiKeyId, lease.apiKeyId), eq(apiKeyUsage.month, lease.month)));
   }
-  for (const take of sortedByGrant([...toGrants].map(([grantId, amount]) => ({ grantId, amount })))) {
+  for (const [grantId, back] of [...toGrants].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     await tx
       .update(creditGrants)
-      .set({ reserved: sql`${creditGrants.reserved} - ${take.amount}` })
-      .where(eq(creditGrants.id, take.grantId));
+      .set({ reserved: sql`${creditGrants.reserved} - ${back.amount}` })
+      .where(and(eq(creditGrants.id, grantId), eq(creditGrants.userId, back.orgId)));
   }
   return ended.length;
 }

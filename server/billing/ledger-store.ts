@@ -107,6 +107,10 @@ export async function lockUser(tx: Tx, orgId: string): Promise<boolean> {
     .select({ id: organizations.id })
     .from(organizations)
     .where(eq(organizations.id, orgId))
-    .for("update");
+    // NO KEY UPDATE: the lockers exclude one another as with UPDATE, but a row inserted with a
+    // foreign key to the organisation (a charge, a day's usage) does not wait for them: a credit
+    // lease's charge (lease-writes.ts) would otherwise wait here while holding what the locker
+    // waits for (decision 051).
+    .for("no key update");
   return rows.length > 0;
 }

@@ -112,7 +112,7 @@ export function accountActions(deps: AccountActionDeps) {
             .select({ disputeHoldAt: organizations.disputeHoldAt })
             .from(organizations)
             .where(eq(organizations.id, customerId))
-            .for("update")
+            .for("no key update")
         : [];
       const since = onOrg ? (personal?.disputeHoldAt ?? null) : customer[spec.column];
       if (on === (since !== null)) throw new OperatorRefusal(409, on ? spec.alreadySet : spec.notSet);

@@ -59,7 +59,7 @@ export async function refuseOrgMember(db: Db | Tx, actor: Actor, orgId: string):
  */
 export async function lockOrganisation(tx: Tx, actor: Actor, orgId: string): Promise<OrganizationRow> {
   if (!isUserId(orgId)) throw new OperatorRefusal(404, ORG_DETAIL.notFound);
-  const [org] = await tx.select().from(organizations).where(eq(organizations.id, orgId)).for("update");
+  const [org] = await tx.select().from(organizations).where(eq(organizations.id, orgId)).for("no key update");
   if (!org) throw new OperatorRefusal(404, ORG_DETAIL.notFound);
   const member = await membershipOf(tx, org.id, actor.id);
   refuse(staffOnOrgRefusal({ personal: org.personal, deleted: org.deletedAt !== null }, member?.role));

@@ -146,7 +146,7 @@ describe.skipIf(reason !== "")(`a server killed mid-fulfilment, restarted on Pos
           () => "no answer" as const,
         );
         const expected =
-          lock === "user row" ? /from "organizations".*for update/is : /insert into "credit_grants"/i;
+          lock === "user row" ? /from "organizations".*for no key update/is : /insert into "credit_grants"/i;
         const blocked = await waitUntilBlocked(holder.pid, expected);
         // Truly mid-fulfilment: the event id is already recorded in the open transaction.
         expect(blocked.written).toContain("webhook_events");
@@ -222,7 +222,7 @@ describe.skipIf(reason !== "")(`a server killed mid-fulfilment, restarted on Pos
       });
       expect(paid.status).toBe(303);
       const blocked = await waitUntilBlocked(holder.pid);
-      expect(blocked.query).toMatch(/from "organizations".*for update/is);
+      expect(blocked.query).toMatch(/from "organizations".*for no key update/is);
       expect(blocked.written).toContain("webhook_events");
       await server1.kill("SIGKILL");
     } finally {
