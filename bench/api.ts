@@ -323,6 +323,8 @@ export interface ApiSettings {
   membershipPairs: number;
   /** Spends that cross an auto top-up threshold, each timed to the pack's credits (AUTO-TOP-UP.md: ≥ 20). */
   autoTopUpCrossings: number;
+  /** Start the project with CREDIT_LEASES on (decision 051; off by default, as in production). */
+  creditLeases: boolean;
 }
 
 export const DEFAULT_API_SETTINGS: ApiSettings = {
@@ -336,6 +338,7 @@ export const DEFAULT_API_SETTINGS: ApiSettings = {
   usageCharges: 100_000,
   membershipPairs: 2_000,
   autoTopUpCrossings: 24,
+  creditLeases: false,
 };
 
 const request = (origin: string, route: RouteSpec) => ({

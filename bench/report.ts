@@ -509,7 +509,10 @@ function apiSection(
       "database hit them alike). Requests/s and latency (milliseconds) are the medians over the rounds; the ratio is the median of " +
       "each round's requests/s over the baseline's in that round, which cancels out most of the machine's speed; the " +
       "organisation keys' consume is compared with the personal keys' the same way, round by round. " +
-      "autocannon runs on the same machine as the server, so the two share its cores.",
+      "autocannon runs on the same machine as the server, so the two share its cores." +
+      (settings.creditLeases
+        ? " **The server ran with CREDIT_LEASES on (`--credit-leases`, decision 051).**"
+        : ""),
     "",
     "The server is the production start (`npm run build`, then `node server/main.ts`) on a free port and a fresh " +
       `temporary DATA_DIR, with ${serverLine}. Why not NODE_ENV=production: it refuses to start without a real SMTP ` +

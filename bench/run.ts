@@ -103,6 +103,7 @@ Sections (all by default): weight, lighthouse, api, console
   --rounds=<n>          API rounds over the routes, even (${DEFAULT_API_SETTINGS.rounds})
   --usage-charges=<n>   charges of the usage benchmark's user (${DEFAULT_API_SETTINGS.usageCharges})
   --dist=<folder>       measure another build (e.g. an older commit's) for a comparison
+  --credit-leases       start the server with CREDIT_LEASES on (decision 051; off by default)
   --out=<file>          where the report goes (docs/benchmarks.md for a full run)
 
 PostgreSQL (the api section measures it beside PGlite; the console section needs it):
@@ -132,6 +133,7 @@ function options() {
       "no-pglite": { type: "boolean", default: false },
       "lhr-dir": { type: "string" },
       dist: { type: "string" },
+      "credit-leases": { type: "boolean", default: false },
     },
   });
   if (values.help) {
@@ -162,7 +164,13 @@ function options() {
     sections: new Set(only as Section[]),
     runs,
     pages,
-    api: { ...DEFAULT_API_SETTINGS, durationSeconds: duration, rounds, usageCharges } satisfies ApiSettings,
+    api: {
+      ...DEFAULT_API_SETTINGS,
+      durationSeconds: duration,
+      rounds,
+      usageCharges,
+      creditLeases: values["credit-leases"],
+    } satisfies ApiSettings,
     // A partial run must not overwrite the full report unless asked to.
     out: values.out ?? (partial ? undefined : "docs/benchmarks.md"),
     postgres: values["no-postgres"] ? undefined : values.postgres,
@@ -233,7 +241,11 @@ async function apiForDatabase(
   databaseUrl?: string,
 ): Promise<DatabaseApi> {
   log(`API on ${database}:`);
-  const server = await startServer({ distDir, databaseUrl });
+  const server = await startServer({
+    distDir,
+    databaseUrl,
+    ...(settings.creditLeases ? { env: { CREDIT_LEASES: "true" } } : {}),
+  });
   let floor: RunningServer | undefined;
   try {
     const user = await seedUser(server.origin);

@@ -70,6 +70,8 @@ export interface ServerOptions {
   distDir?: string;
   /** Wait this long for /healthz (PGlite's first start runs initdb: seconds). */
   startTimeoutMs?: number;
+  /** Settings on top of the benchmark's own (e.g. CREDIT_LEASES). */
+  env?: Record<string, string>;
 }
 
 async function waitForHealth(origin: string, child: ChildProcess, logFile: string, timeoutMs: number) {
@@ -104,6 +106,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     DIST_DIR: resolve(options.distDir ?? "dist"),
     PORTAL_URL: origin,
     ...(options.databaseUrl ? { DATABASE_URL: options.databaseUrl } : {}),
+    ...options.env,
   });
   const log = openSync(logFile, "a");
   const child = spawn(process.execPath, [resolve("server/main.ts")], { env, stdio: ["ignore", log, log] });

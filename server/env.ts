@@ -178,6 +178,14 @@ export const envSchema = z.object({
   /** How often the local provider's billing job runs (renewals, period ends, webhook retries). */
   BILLING_JOB_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(30),
 
+  /**
+   * Charge API keys' generations through credit leases (decision 051): an instance holds a slice of
+   * a key's spending and decides its charges without the organisation's lock. Off by default: not
+   * for production yet (the decision lists what is left), and only once every instance runs a
+   * version that counts reservations (migration 0023 and later).
+   */
+  CREDIT_LEASES: bool.default(false),
+
   /** Credits a user receives once, when their e-mail address is verified (granted by billing). */
   FREE_INITIAL_CREDITS: z.coerce.number().int().min(0).max(1_000_000).default(50),
 

@@ -1,6 +1,7 @@
 // Starts the one process: reads config, opens and migrates the database, builds the app's
 // dependencies, serves pages and API on one port, and shuts down cleanly.
 
+import { hostname } from "node:os";
 import type { Redis } from "ioredis";
 import { createIntrospectionCache } from "./api-access/introspection-cache.ts";
 import { createApp } from "./app.ts";
@@ -14,6 +15,7 @@ import { createBackgroundTasks } from "./background.ts";
 import { createAutoTopUp } from "./billing/auto-top-up/auto-top-up.ts";
 import { createBillingMailSender, queueExpiringTopUpMails } from "./billing/billing-mails.ts";
 import { startLeaseSweep } from "./billing/lease-sweep.ts";
+import { DEFAULT_LEASE_SETTINGS, enableCreditLeases } from "./billing/leased-spends.ts";
 import { systemClock } from "./clock.ts";
 import { openDatabase } from "./db/client.ts";
 import { postgresChannel } from "./db/postgres-channel.ts";
@@ -207,6 +209,14 @@ async function main(): Promise<void> {
   // Credit leases past their end, on every instance (decision 050): what they did not spend goes
   // back within seconds, a crashed instance's too.
   const leaseSweep = startLeaseSweep({ db: database.db, logger });
+  // Charges through credit leases, when the operator turned them on (decision 051).
+  const leases = config.CREDIT_LEASES
+    ? enableCreditLeases(
+        database.db,
+        { ...DEFAULT_LEASE_SETTINGS, holder: `${hostname()}:${process.pid}` },
+        logger,
+      )
+    : undefined;
 
   let stopping = false;
   const stop = (signal: string) => {
@@ -222,6 +232,8 @@ async function main(): Promise<void> {
     server.close(async () => {
       // Let queued mails go out before the database they read from closes.
       await tasks.idle();
+      // What this instance's leases did not spend is everyone's again before it goes.
+      await leases?.close();
       await leaseSweep.stop();
       mailer.close();
       await redis?.quit().catch(() => {});

@@ -33,6 +33,7 @@ import {
   type Bound,
   connectionsOf,
   type Param,
+  type Queries,
   statement,
   type TwoTripSteps,
   twoTripTransaction,
@@ -51,6 +52,7 @@ import {
 } from "../domain/ledger.ts";
 import { crossesNearCap, exceedsCap } from "../domain/member-caps.ts";
 import { batched } from "./batched.ts";
+import type { LeaseScope } from "./credit-leases.ts";
 import { GRANT_COLUMNS, NEWEST_GRANT_FIRST, toCreditGrant } from "./ledger-store.ts";
 import { pipeline } from "./pipelined-batches.ts";
 import { settleRetriedSpend } from "./retried-spends.ts";
@@ -102,6 +104,11 @@ export type SpendResult =
       autoTopUpOrg?: string;
       /** For a refusal by the member's cap: whose and which month (the first such refusal mails). */
       memberCap?: MemberCapEvent;
+      /**
+       * Refused only because open credit leases hold what it needed (decision 051): the leases to
+       * end before deciding it again. Absent when what is spent, not held, refuses it.
+       */
+      leasesInTheWay?: LeaseScope;
     };
 
 /** A member's monthly cap in an organisation, and what their keys spent of it. */
@@ -143,12 +150,28 @@ export interface SpendRequest {
 const MAX_BATCH = 64;
 
 const spenders = new WeakMap<Db, (request: SpendRequest) => Promise<SpendResult>>();
+/** Database handles whose charges go through credit leases (leased-spends.ts, CREDIT_LEASES). */
+const routed = new WeakMap<Db, (request: SpendRequest) => Promise<SpendResult>>();
+
+/** Sends `db`'s charges through `spend` (credit leases), which decides under the lock what it cannot. */
+export function routeSpends(db: Db, spend: (request: SpendRequest) => Promise<SpendResult>): void {
+  routed.set(db, spend);
+}
 
 /**
- * Spends `request.amount` milli-credits (see the top of this file). Calls made at the same time on
- * the same database handle share a transaction; each gets its own answer.
+ * Spends `request.amount` milli-credits (see the top of this file), through a credit lease where
+ * the instance holds one for the charge's key (decision 051), else under the organisation's lock.
  */
 export function spendCredits(db: Db, request: SpendRequest): Promise<SpendResult> {
+  const leased = routed.get(db);
+  return leased ? leased(request) : spendUnderLock(db, request);
+}
+
+/**
+ * Spends under the organisation's lock. Calls made at the same time on the same database handle
+ * share a transaction; each gets its own answer.
+ */
+export function spendUnderLock(db: Db, request: SpendRequest): Promise<SpendResult> {
   let spend = spenders.get(db);
   if (!spend) {
     spend = spender(db);
@@ -176,7 +199,7 @@ const pairKey = (a: string, b: string) => `${a}\u0000${b}`;
  * The columns of a batch's API keys that its decisions read. Not the whole row: the name, prefix,
  * hash, creation and last use were read, decoded and dropped for every charge (issue 35).
  */
-const BATCH_KEY_COLUMNS = {
+export const BATCH_KEY_COLUMNS = {
   id: apiKeys.id,
   userId: apiKeys.userId,
   createdBy: apiKeys.createdBy,
@@ -260,31 +283,51 @@ const creatorOf = sql`coalesce(${apiKeys.createdBy}, ${apiKeys.userId})`;
 // key usage and member usage. A user id names only its personal organisation (consume {user_id}):
 // a team organisation is charged through its keys alone. Sent together, the reads run after the lock on the same connection, so each sees what was
 // committed before the lock.
-const lockOrganizations = statement("lock_organizations", (q, p) =>
+/**
+ * What a charge reads of its organisation under the lock (here and when a credit lease is taken,
+ * leased-spends.ts), from `organizations` joined as `chargedOrganization` joins it.
+ */
+export const CHARGED_ORGANIZATION_COLUMNS = {
+  id: organizations.id,
+  personal: organizations.personal,
+  lowBalanceThreshold: organizations.lowBalanceThreshold,
+  disabledAt: organizations.disabledAt,
+  deletedAt: organizations.deletedAt,
+  disputeHoldAt: organizations.disputeHoldAt,
+  /** A personal organisation is disabled with its user. */
+  userDisabledAt: users.disabledAt,
+  /** Whole credits; null unless auto top-up is active (AUTO-TOP-UP.md). */
+  autoTopUpThreshold: autoTopUpSettings.threshold,
+};
+
+/** Organisations with their user (a personal one's) and their active auto top-up. */
+export const chargedOrganization = (q: Pick<Queries, "select">) =>
   q
-    .select({
-      id: organizations.id,
-      personal: organizations.personal,
-      lowBalanceThreshold: organizations.lowBalanceThreshold,
-      disabledAt: organizations.disabledAt,
-      deletedAt: organizations.deletedAt,
-      disputeHoldAt: organizations.disputeHoldAt,
-      /** A personal organisation is disabled with its user. */
-      userDisabledAt: users.disabledAt,
-      /** Whole credits; null unless auto top-up is active (AUTO-TOP-UP.md). */
-      autoTopUpThreshold: autoTopUpSettings.threshold,
-    })
+    .select(CHARGED_ORGANIZATION_COLUMNS)
     .from(organizations)
     .leftJoin(users, sql`${users.id} = ${organizations.id}`)
     .leftJoin(
       autoTopUpSettings,
       sql`${autoTopUpSettings.orgId} = ${organizations.id} and ${autoTopUpSettings.status} = 'active'`,
-    )
+    );
+
+/** Nothing is charged to an organisation disabled or deleted, or a personal one whose user is disabled. */
+export const isClosedToCharges = (o: {
+  personal: boolean;
+  disabledAt: Date | null;
+  deletedAt: Date | null;
+  userDisabledAt: Date | null;
+}) => o.disabledAt !== null || o.deletedAt !== null || (o.personal && o.userDisabledAt !== null);
+
+const lockOrganizations = statement("lock_organizations", (q, p) =>
+  chargedOrganization(q)
     .where(
       sql`${organizations.id} = any(array(select unnest(${list(p("userIds"), "uuid")}) union select ${apiKeys.userId} from ${apiKeys} where ${apiKeys.id} = any(${list(p("keyIds"), "text")})))`,
     )
     .orderBy(asc(organizations.id))
-    .for("update", { of: organizations }),
+    // NO KEY UPDATE, as lockUser (ledger-store.ts) takes it: a credit lease's charge inserted
+    // beside the batch checks its foreign key to the organisation without waiting for the batch.
+    .for("no key update", { of: organizations }),
 );
 
 const keysOfBatch = statement("api_keys_of_batch", (q, p) =>
@@ -412,13 +455,7 @@ function batchState([locked, keyRows, earlierRows, grantRows, usageRows, memberR
   return {
     users: new Set(lockedIds),
     personal: new Set(locked.filter((o) => o.personal).map((o) => o.id)),
-    disabled: new Set(
-      locked
-        .filter(
-          (o) => o.disabledAt !== null || o.deletedAt !== null || (o.personal && o.userDisabledAt !== null),
-        )
-        .map((o) => o.id),
-    ),
+    disabled: new Set(locked.filter(isClosedToCharges).map((o) => o.id)),
     held: new Set(locked.filter((u) => u.disputeHoldAt !== null).map((u) => u.id)),
     thresholds: new Map(locked.map((u) => [u.id, u.lowBalanceThreshold])),
     autoTopUpThresholds: new Map(
@@ -615,7 +652,10 @@ function decide(state: BatchState, request: SpendRequest): Decision {
   const used = usageKey ? (state.usage.get(usageKey) ?? 0) : 0;
   const keyReserved = usageKey ? (state.keyReserved.get(usageKey) ?? 0) : 0;
   if (key?.monthlyCreditLimit != null && used + keyReserved + request.amount > key.monthlyCreditLimit) {
-    return { result: { ok: false, reason: "key_limit" } };
+    const held = used + request.amount <= key.monthlyCreditLimit;
+    return {
+      result: { ok: false, reason: "key_limit", ...(held ? { leasesInTheWay: { apiKeyId: key.id } } : {}) },
+    };
   }
   const memberUsageKey = key?.memberId && meter ? memberKey(userId, key.memberId, meter.month) : undefined;
   const memberUsed = memberUsageKey ? (state.memberUsage.get(memberUsageKey) ?? 0) : 0;
@@ -627,14 +667,30 @@ function decide(state: BatchState, request: SpendRequest): Decision {
       ? { orgId: userId, memberId: key.memberId, month: meter.month, cap, used }
       : undefined;
   if (exceedsCap(memberCounted, request.amount, cap)) {
-    return { result: { ok: false, reason: "member_cap", ...optional("memberCap", capEvent(memberUsed)) } };
+    const held = key?.memberId && !exceedsCap(memberUsed, request.amount, cap);
+    return {
+      result: {
+        ok: false,
+        reason: "member_cap",
+        ...optional("memberCap", capEvent(memberUsed)),
+        ...(held && key?.memberId ? { leasesInTheWay: { orgId: userId, memberId: key.memberId } } : {}),
+      },
+    };
   }
   const grants = state.grants.get(userId) ?? [];
   const plan = planSpend(grants, request.amount, request.now);
   const autoTopUpThreshold = state.autoTopUpThresholds.get(userId);
   if (!plan.ok) {
     const due = autoTopUpThreshold !== undefined;
-    return { result: { ok: false, reason: "insufficient", ...(due ? { autoTopUpOrg: userId } : {}) } };
+    const held = balance(grants, request.now) + balance(state.reservations.get(userId) ?? [], request.now);
+    return {
+      result: {
+        ok: false,
+        reason: "insufficient",
+        ...(due ? { autoTopUpOrg: userId } : {}),
+        ...(held >= request.amount ? { leasesInTheWay: { orgId: userId } } : {}),
+      },
+    };
   }
 
   // Thresholds are crossed by what no lease holds (decision 051): a lease's own charges never move

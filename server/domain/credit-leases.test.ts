@@ -107,15 +107,16 @@ describe("leaseAmount", () => {
     expect(leaseAmount(room({ unreservedBalance: 900, keepAbove: 1000, minimum: 0 }))).toBe(0);
     expect(leaseAmount(room({ unreservedBalance: 1000, keepAbove: 1000, minimum: 0 }))).toBe(0);
   });
-  it("never passes what is left of the key's limit or the member's cap", () => {
-    expect(leaseAmount(room({ keyLimitLeft: 700 }))).toBe(700);
-    expect(leaseAmount(room({ memberCapLeft: 600 }))).toBe(600);
-    expect(leaseAmount(room({ keyLimitLeft: 900, memberCapLeft: 800 }))).toBe(800);
-    expect(leaseAmount(room({ keyLimitLeft: 800, memberCapLeft: 900 }))).toBe(800);
+  it("holds at most half of what is left of the key's limit or the member's cap", () => {
+    expect(leaseAmount(room({ keyLimitLeft: 1400 }))).toBe(700);
+    expect(leaseAmount(room({ memberCapLeft: 1201 }))).toBe(600);
+    expect(leaseAmount(room({ keyLimitLeft: 1800, memberCapLeft: 1600 }))).toBe(800);
+    expect(leaseAmount(room({ keyLimitLeft: 1600, memberCapLeft: 1800 }))).toBe(800);
+    expect(leaseAmount(room({ keyLimitLeft: 8000, memberCapLeft: 8000 }))).toBe(2000);
   });
   it("takes none smaller than the minimum, and at the minimum one", () => {
-    expect(leaseAmount(room({ keyLimitLeft: 499 }))).toBe(0);
-    expect(leaseAmount(room({ keyLimitLeft: 500 }))).toBe(500);
+    expect(leaseAmount(room({ keyLimitLeft: 999 }))).toBe(0);
+    expect(leaseAmount(room({ keyLimitLeft: 1000 }))).toBe(500);
   });
   it("takes none of nothing, whatever the minimum", () => {
     expect(leaseAmount(room({ keyLimitLeft: 0, minimum: 0 }))).toBe(0);

@@ -72,14 +72,17 @@ export interface LeaseRoom {
 
 /**
  * How many milli-credits a lease may hold (0: take none). Never more than half of what the balance
- * has unreserved above `keepAbove`, so other keys and instances always keep room, and a balance
- * near zero or near a threshold is decided under the lock, where its edge cases are tested.
+ * has unreserved above `keepAbove`, nor half of what is left of the key's limit or the member's cap,
+ * so other keys and instances always keep room, and a balance, limit or cap near its end is
+ * decided under the lock, where its edge cases are tested.
  */
 export function leaseAmount(room: LeaseRoom): Millicredits {
-  const shareable = Math.floor(Math.max(0, room.unreservedBalance - room.keepAbove) / 2);
-  let amount = Math.min(room.wanted, shareable);
-  if (room.keyLimitLeft !== null) amount = Math.min(amount, room.keyLimitLeft);
-  if (room.memberCapLeft !== null) amount = Math.min(amount, room.memberCapLeft);
+  const half = (left: Millicredits) => Math.floor(left / 2);
+  let amount = Math.min(room.wanted, half(Math.max(0, room.unreservedBalance - room.keepAbove)));
+  // Half of a key's limit or a member's cap left, too: the key's charges on other instances and
+  // the member's other keys keep room under the lock.
+  if (room.keyLimitLeft !== null) amount = Math.min(amount, half(room.keyLimitLeft));
+  if (room.memberCapLeft !== null) amount = Math.min(amount, half(room.memberCapLeft));
   return amount >= room.minimum && amount > 0 ? amount : 0;
 }
 

@@ -1,0 +1,136 @@
+// Charges through credit leases (decision 051, step 4): the first charge of a key is decided under
+// the lock and takes a lease; the next ones are made through it; whatever a lease cannot decide, or
+// whose write does not happen, is decided under the lock. Balances, limits and idempotency hold.
+import { randomUUID } from "node:crypto";
+import { eq, isNotNull, sql } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { TEST_DATABASES } from "../../tests/fixtures/test-db.ts";
+import { creditGrants, creditLeases, creditSpends } from "../db/schema/index.ts";
+import { berlinMonth } from "../domain/berlin-time.ts";
+import { toMillicredits } from "../domain/ledger.ts";
+import { bearer, createKey } from "../testing/api-access.ts";
+import { verifiedUser } from "../testing/api-client.ts";
+import { useTestApp } from "../testing/suite.ts";
+import { NO_LIMITS, TEST_FREE_CREDITS } from "../testing/test-app.ts";
+import { DEFAULT_LEASE_SETTINGS, leasedSpends } from "./leased-spends.ts";
+import type { SpendRequest } from "./spends.ts";
+
+const FREE = toMillicredits(TEST_FREE_CREDITS);
+
+describe.each(TEST_DATABASES)("charges through credit leases (%s)", (kind) => {
+  const ctx = useTestApp(kind, { limits: NO_LIMITS });
+  const db = () => ctx.t.deps.db;
+  const settings = { ...DEFAULT_LEASE_SETTINGS, holder: "test" };
+
+  const charge = (apiKeyId: string, over: Partial<SpendRequest> = {}): SpendRequest => {
+    const now = ctx.t.clock.now();
+    return {
+      userId: undefined,
+      amount: 1000,
+      reason: "Comic × 1 (one person)",
+      idempotencyKey: randomUUID(),
+      requestedBy: null,
+      now,
+      meter: { apiKeyId, feature: "comic", people: "one", quantity: 1, month: berlinMonth(now) },
+      ...over,
+    };
+  };
+  const leaseCharges = async () =>
+    (await db().select().from(creditSpends).where(isNotNull(creditSpends.leaseId))).length;
+  const grantOf = async (orgId: string) =>
+    (await db().select().from(creditGrants).where(eq(creditGrants.userId, orgId)))[0];
+
+  it("takes a lease after a charge under the lock, and charges through it with the same answers", async () => {
+    const ann = await verifiedUser(ctx.t, "ann");
+    const key = await createKey(ctx.t, ann.accessToken);
+    const leased = leasedSpends(db(), settings);
+    expect(await leased.spend(charge(key.id))).toMatchObject({ ok: true, balanceAfter: FREE - 1000 });
+    await leased.idle();
+    // 49 credits left, none reserved: a lease holds at most half of them.
+    const [lease] = await db().select().from(creditLeases);
+    expect(lease).toMatchObject({ apiKeyId: key.id, amount: 24_500, endedAt: null });
+    expect(await grantOf(ann.id)).toMatchObject({ remaining: FREE - 1000, reserved: 24_500 });
+
+    const answers = await Promise.all([1, 2, 3].map(() => leased.spend(charge(key.id))));
+    expect(answers.map((a) => a.ok && [a.balanceAfter, a.repeated, a.autoTopUpDue])).toEqual([
+      [FREE - 2000, false, false],
+      [FREE - 3000, false, false],
+      [FREE - 4000, false, false],
+    ]);
+    expect(await leaseCharges()).toBe(3);
+    expect(await grantOf(ann.id)).toMatchObject({ remaining: FREE - 4000, reserved: 21_500 });
+
+    await leased.close();
+    expect(await grantOf(ann.id)).toMatchObject({ remaining: FREE - 4000, reserved: 0 });
+    expect((await db().select().from(creditLeases))[0]).toMatchObject({ endedBecause: "released" });
+  });
+
+  it("answers a repeated idempotency key as the first charge, once", async () => {
+    const ann = await verifiedUser(ctx.t, "ann");
+    const key = await createKey(ctx.t, ann.accessToken);
+    const leased = leasedSpends(db(), settings);
+    await leased.spend(charge(key.id));
+    await leased.idle();
+    const first = await leased.spend(charge(key.id, { idempotencyKey: "same" }));
+    const again = await leased.spend(charge(key.id, { idempotencyKey: "same" }));
+    expect(first).toMatchObject({ ok: true, repeated: false });
+    expect(again).toEqual({ ...first, repeated: true });
+    expect(
+      await db().select().from(creditSpends).where(eq(creditSpends.idempotencyKey, "same")),
+    ).toHaveLength(1);
+    await leased.close();
+  });
+
+  it("refuses a key's charges once its revocation has answered", async () => {
+    const ann = await verifiedUser(ctx.t, "ann");
+    const key = await createKey(ctx.t, ann.accessToken);
+    const leased = leasedSpends(db(), settings);
+    await leased.spend(charge(key.id));
+    await leased.idle();
+    const revoked = await ctx.t.app.request(`/v1/api-keys/${key.id}`, {
+      method: "DELETE",
+      headers: bearer(ann.accessToken),
+    });
+    expect(revoked.status).toBe(204);
+    expect(await leased.spend(charge(key.id))).toEqual({ ok: false, reason: "no_key" });
+    expect(await leaseCharges()).toBe(0);
+    expect(await grantOf(ann.id)).toMatchObject({ remaining: FREE - 1000, reserved: 0 });
+    await leased.close();
+  });
+
+  it("never spends more than the balance, whichever way each charge goes", async () => {
+    const ann = await verifiedUser(ctx.t, "ann");
+    const key = await createKey(ctx.t, ann.accessToken);
+    const leased = leasedSpends(db(), { ...settings, minimum: 100 });
+    const answers: boolean[] = [];
+    // 50 credits; 70 charges of 1 in waves, leases taken and given back as they run out.
+    for (let wave = 0; wave < 7; wave++) {
+      const results = await Promise.all(Array.from({ length: 10 }, () => leased.spend(charge(key.id))));
+      answers.push(...results.map((r) => r.ok));
+      await leased.idle();
+    }
+    expect(answers.filter(Boolean)).toHaveLength(50);
+    expect(await leaseCharges()).toBeGreaterThan(0);
+    await leased.close();
+    expect(await grantOf(ann.id)).toMatchObject({ remaining: 0, reserved: 0 });
+    const [{ total }] = (await db()
+      .select({ total: sql<string>`sum(${creditSpends.amount})` })
+      .from(creditSpends)) as [{ total: string }];
+    expect(Number(total)).toBe(FREE);
+  });
+
+  it("keeps a key within its monthly limit", async () => {
+    const ann = await verifiedUser(ctx.t, "ann");
+    const key = await createKey(ctx.t, ann.accessToken, { monthly_credit_limit: 10 });
+    const leased = leasedSpends(db(), settings);
+    const outcomes: string[] = [];
+    for (let wave = 0; wave < 3; wave++) {
+      const results = await Promise.all(Array.from({ length: 5 }, () => leased.spend(charge(key.id))));
+      outcomes.push(...results.map((r) => (r.ok ? "ok" : r.reason)));
+      await leased.idle();
+    }
+    expect(outcomes.filter((o) => o === "ok")).toHaveLength(10);
+    expect(outcomes.filter((o) => o !== "ok")).toEqual(Array(5).fill("key_limit"));
+    await leased.close();
+  });
+});

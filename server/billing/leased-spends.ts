@@ -1,0 +1,387 @@
+// Charges through credit leases (decision 051, step 4), behind the CREDIT_LEASES setting. An
+// instance that has charged a key under the organisation's lock takes a lease for it in a
+// transaction of its own; from then on it decides that key's charges in memory
+// (lease-decisions.ts) and writes them, many leases' charges at a time, in one statement with no
+// lock and no reads before it (lease-writes.ts). Whatever a lease cannot decide for certain, and
+// every charge whose write did not happen, is decided under the lock (spends.ts), so the answers
+// and refusals stay those of the tested path.
+import { randomUUID } from "node:crypto";
+import { and, eq, sql } from "drizzle-orm";
+import type { Logger } from "pino";
+import { isUsableApiKey } from "../api-access/api-keys.ts";
+import {
+  apiKeys,
+  apiKeyUsage,
+  creditGrants,
+  memberCreditUsage,
+  organizationMembers,
+  organizations,
+  users,
+} from "../db/schema/index.ts";
+import type { Db, Tx } from "../db/types.ts";
+import { berlinDay } from "../domain/berlin-time.ts";
+import {
+  allowanceLeft,
+  leaseAmount,
+  leaseGrants,
+  memberCapRoom,
+  planLease,
+  type ReservableGrant,
+  unreserved,
+} from "../domain/credit-leases.ts";
+import { applySpend, balance, type Millicredits, type SpendTake, toMillicredits } from "../domain/ledger.ts";
+import { batched } from "./batched.ts";
+import { endLeases, type LeaseScope, takeLease } from "./credit-leases.ts";
+import { decideInLease, type HeldLease } from "./lease-decisions.ts";
+import { type LeaseCharge, writeLeaseCharges } from "./lease-writes.ts";
+import { GRANT_COLUMNS, toCreditGrant } from "./ledger-store.ts";
+import {
+  BATCH_KEY_COLUMNS,
+  chargedOrganization,
+  isClosedToCharges,
+  routeSpends,
+  type SpendRequest,
+  type SpendResult,
+  spendUnderLock,
+} from "./spends.ts";
+
+export interface LeaseSettings {
+  /** Milli-credits a lease asks for (it gets less near a balance's, limit's or cap's end). */
+  wanted: Millicredits;
+  /** Below this a lease is not taken. */
+  minimum: Millicredits;
+  lifetimeMs: number;
+  /** This instance's name on its leases. */
+  holder: string;
+}
+
+export const DEFAULT_LEASE_SETTINGS: Omit<LeaseSettings, "holder"> = {
+  wanted: toMillicredits(200),
+  minimum: toMillicredits(1),
+  lifetimeMs: 30_000,
+};
+
+/** After a lease could not be taken for a key, how long its charges stay under the lock before the next try. */
+const RETRY_MS = 1000;
+
+export interface LeasedSpends {
+  spend(request: SpendRequest): Promise<SpendResult>;
+  /** Resolves when every lease being taken or given back has been. */
+  idle(): Promise<void>;
+  /** Gives back every lease held (at shutdown): their unspent part is at once everyone's again. */
+  close(): Promise<void>;
+}
+
+interface Written {
+  ok: boolean;
+  balanceAfter: Millicredits;
+}
+
+interface Queued {
+  held: HeldLease;
+  request: SpendRequest;
+  takes: SpendTake[];
+  spendId: string;
+}
+
+/** Routes `db`'s charges through leases (spendCredits, spends.ts). */
+export function enableCreditLeases(db: Db, settings: LeaseSettings, logger?: Logger): LeasedSpends {
+  const leased = leasedSpends(db, settings, logger);
+  routeSpends(db, leased.spend);
+  return leased;
+}
+
+export function leasedSpends(db: Db, settings: LeaseSettings, logger?: Logger): LeasedSpends {
+  const held = new Map<string, HeldLease>();
+  /** Keys whose lease is being taken (a promise), or may not be tried before a time (ms). */
+  const taking = new Map<string, Promise<void> | number>();
+  const background = new Set<Promise<unknown>>();
+  let closed = false;
+
+  const track = (work: Promise<unknown>) => {
+    const tracked = work.catch((err: unknown) => logger?.warn({ err }, "Credit lease work failed"));
+    background.add(tracked);
+    void tracked.finally(() => background.delete(tracked));
+  };
+
+  const write = batched(writeBatch, { maxBatch: 64 });
+
+  function giveBack(lease: HeldLease): void {
+    if (held.get(lease.apiKeyId) === lease) held.delete(lease.apiKeyId);
+    track(db.transaction((tx) => endLeases(tx, { leaseId: lease.id }, "released")));
+  }
+
+  function takeFor(keyId: string, month: string, now: Date): void {
+    const state = taking.get(keyId);
+    if (
+      closed ||
+      held.has(keyId) ||
+      state instanceof Promise ||
+      (state !== undefined && Date.now() < state)
+    ) {
+      return;
+    }
+    const work = takeLeaseFor(db, settings, keyId, month, now)
+      .then((lease) => {
+        if (lease && !closed) held.set(keyId, lease);
+        else if (lease) track(db.transaction((tx) => endLeases(tx, { leaseId: lease.id }, "released")));
+        taking.set(keyId, lease ? 0 : Date.now() + RETRY_MS);
+      })
+      .catch((err: unknown) => {
+        taking.set(keyId, Date.now() + RETRY_MS);
+        throw err;
+      });
+    taking.set(keyId, work);
+    track(work);
+  }
+
+  async function underLock(request: SpendRequest): Promise<SpendResult> {
+    let result = await spendUnderLock(db, request);
+    if (!result.ok && result.leasesInTheWay) {
+      // Refused only for what leases hold: they end (theirs and other instances'), and the charge
+      // is decided again with what they did not spend given back.
+      const scope = result.leasesInTheWay;
+      for (const lease of [...held.values()]) if (inScope(lease, scope)) held.delete(lease.apiKeyId);
+      await db.transaction((tx) => endLeases(tx, scope, "released"));
+      result = await spendUnderLock(db, request);
+    }
+    const keyId = request.meter?.apiKeyId;
+    if (keyId && result.ok && !result.repeated && request.meter)
+      takeFor(keyId, request.meter.month, request.now);
+    return result;
+  }
+
+  async function spend(request: SpendRequest): Promise<SpendResult> {
+    const keyId = request.meter?.apiKeyId;
+    const lease = keyId ? held.get(keyId) : undefined;
+    if (!lease) return underLock(request);
+    const decision = decideInLease(lease, request);
+    if (decision.through === "lock") {
+      if (decision.renew) giveBack(lease);
+      return underLock(request);
+    }
+    lease.grants = applySpend(lease.grants, decision.takes);
+    const spendId = randomUUID();
+    const written = await write({ held: lease, request, takes: decision.takes, spendId });
+    if (written.ok) {
+      return {
+        ok: true,
+        userId: lease.orgId,
+        balanceAfter: written.balanceAfter,
+        repeated: false,
+        spendId,
+        amount: request.amount,
+        // A lease never takes the unreserved balance, nor a member's month past its mark: the
+        // crossings are decided under the lock (decision 051).
+        lowBalanceCrossed: null,
+        memberCapNearing: null,
+        autoTopUpDue: false,
+      };
+    }
+    const result = await spendUnderLock(db, request);
+    // A write whose outcome is unknown (a lost connection) may have been made: found under its own
+    // id, it is this charge, not a repeat.
+    return result.ok && result.repeated && result.spendId === spendId
+      ? { ...result, repeated: false }
+      : result;
+  }
+
+  /** One statement for the batch's charges; a lease none of whose charges was written is given up. */
+  async function writeBatch(items: readonly Queued[]): Promise<Written[]> {
+    // Grants live at the latest charge's time count in the balances the answers give.
+    const now = new Date(Math.max(...items.map((i) => i.request.now.getTime())));
+    let answer: Awaited<ReturnType<typeof writeLeaseCharges>>;
+    try {
+      answer = await writeLeaseCharges(db, items.map(toCharge), now);
+    } catch (err) {
+      // Nothing was written (or the outcome is unknown): each charge is decided again under the lock.
+      logger?.warn(
+        { err, charges: items.length },
+        "Credit lease charges not written; decided under the lock",
+      );
+      return items.map(() => ({ ok: false, balanceAfter: 0 }));
+    }
+    const spent = new Map<string, Millicredits>();
+    return items.map((item) => {
+      if (!answer.written.has(item.held.id)) {
+        // Ended elsewhere (revoked, changed, swept): stop using it.
+        if (held.get(item.held.apiKeyId) === item.held) held.delete(item.held.apiKeyId);
+        return { ok: false, balanceAfter: 0 };
+      }
+      const org = item.held.orgId;
+      const before = spent.get(org) ?? 0;
+      spent.set(org, before + item.request.amount);
+      return { ok: true, balanceAfter: (answer.balances.get(org) ?? 0) - before - item.request.amount };
+    });
+  }
+
+  return {
+    spend,
+    async idle() {
+      while (background.size > 0) await Promise.allSettled([...background]);
+    },
+    async close() {
+      closed = true;
+      for (const lease of [...held.values()]) giveBack(lease);
+      while (background.size > 0) await Promise.allSettled([...background]);
+    },
+  };
+}
+
+function inScope(lease: HeldLease, scope: LeaseScope): boolean {
+  if ("apiKeyId" in scope) return lease.apiKeyId === scope.apiKeyId;
+  if ("leaseId" in scope) return lease.id === scope.leaseId;
+  if ("memberId" in scope) return lease.orgId === scope.orgId && lease.memberId === scope.memberId;
+  if ("orgId" in scope) return lease.orgId === scope.orgId;
+  return false;
+}
+
+function toCharge(item: Queued, index: number): LeaseCharge {
+  const { held, request } = item;
+  const meter = request.meter;
+  if (!meter) throw new Error("A lease charge without a meter");
+  return {
+    ordinal: index,
+    leaseId: held.id,
+    spendId: item.spendId,
+    orgId: held.orgId,
+    apiKeyId: held.apiKeyId,
+    memberId: held.memberId,
+    amount: request.amount,
+    takes: item.takes,
+    reason: request.reason,
+    idempotencyKey: request.idempotencyKey,
+    feature: meter.feature,
+    people: meter.people,
+    quantity: meter.quantity,
+    month: meter.month,
+    day: berlinDay(request.now),
+    createdAt: request.now,
+  };
+}
+
+/**
+ * Takes a lease for `keyId` if its organisation, key and member leave room (`leaseAmount`), in a
+ * transaction of its own. It locks the key's row, the organisation's, the member's and the key
+ * creator's user row before it reads, so that a revocation, a change of the key, the member or the
+ * organisation, or a disabling either comes before it (and is read) or waits for it (and ends the
+ * lease it took). It waits at most 250 ms for a lock, far less than PostgreSQL's deadlock check,
+ * so it gives up rather than deadlock with a change that takes the same rows in another order.
+ */
+export async function takeLeaseFor(
+  db: Db,
+  settings: LeaseSettings,
+  keyId: string,
+  month: string,
+  now: Date,
+): Promise<HeldLease | null> {
+  return db.transaction(async (tx) => {
+    await tx.execute(sql`set local lock_timeout = '250ms'`);
+    const [key] = await tx
+      .select({ ...BATCH_KEY_COLUMNS, orgId: apiKeys.userId })
+      .from(apiKeys)
+      .where(eq(apiKeys.id, keyId))
+      .for("share");
+    if (!key || !isUsableApiKey(key, now)) return null;
+    const org = await lockedOrganization(tx, key.orgId);
+    if (!org) return null;
+    const creator = key.createdBy ?? key.orgId;
+    const memberId = key.shared ? null : creator;
+    let cap: Millicredits | null = null;
+    if (memberId !== null) {
+      const member = await memberOf(tx, key.orgId, memberId);
+      // A member's key stops when they leave or staff disable them (spends.ts): decided under the lock.
+      if (!member || member.disabledAt !== null) return null;
+      cap = member.cap;
+    }
+    const grants = await reservableGrants(tx, key.orgId);
+    const usage = await monthUsage(tx, keyId, key.orgId, memberId, month);
+    const amount = leaseAmount({
+      wanted: settings.wanted,
+      unreservedBalance: balance(grants.map(unreserved), now),
+      keepAbove: Math.max(org.lowBalanceThreshold ?? 0, org.autoTopUpThreshold ?? 0),
+      keyLimitLeft: allowanceLeft(key.monthlyCreditLimit, usage.key.amount, usage.key.reserved),
+      memberCapLeft: memberCapRoom(cap, usage.member.amount, usage.member.reserved),
+      minimum: settings.minimum,
+    });
+    if (amount === 0) return null;
+    const plan = planLease(grants, amount, now, settings.lifetimeMs);
+    if (!plan) return null;
+    const id = await takeLease(tx, {
+      orgId: key.orgId,
+      apiKeyId: keyId,
+      memberId,
+      month,
+      amount,
+      takes: plan.takes,
+      holder: settings.holder,
+      now,
+      expiresAt: plan.expiresAt,
+    });
+    return {
+      id,
+      orgId: key.orgId,
+      apiKeyId: keyId,
+      memberId,
+      month,
+      key: { revokedAt: key.revokedAt, expiresAt: key.expiresAt, features: key.features },
+      grants: leaseGrants(grants, plan.takes),
+      expiresAt: plan.expiresAt,
+    };
+  });
+}
+
+/** The key's organisation, locked, when charges may be made to it; its thresholds in milli-credits. */
+async function lockedOrganization(tx: Tx, orgId: string) {
+  const [org] = await chargedOrganization(tx)
+    .where(eq(organizations.id, orgId))
+    .for("no key update", { of: organizations });
+  if (!org || isClosedToCharges(org) || org.disputeHoldAt !== null) return null;
+  return {
+    lowBalanceThreshold: org.lowBalanceThreshold,
+    autoTopUpThreshold: org.autoTopUpThreshold === null ? null : toMillicredits(org.autoTopUpThreshold),
+  };
+}
+
+/** The member's row and their user's, locked for share: a removal, a cap change or a disabling waits. */
+async function memberOf(tx: Tx, orgId: string, memberId: string) {
+  const [member] = await tx
+    .select({ cap: organizationMembers.monthlyCreditCap, disabledAt: users.disabledAt })
+    .from(organizationMembers)
+    .innerJoin(users, eq(users.id, organizationMembers.userId))
+    .where(and(eq(organizationMembers.orgId, orgId), eq(organizationMembers.userId, memberId)))
+    .for("share");
+  return member;
+}
+
+async function reservableGrants(tx: Tx, orgId: string): Promise<ReservableGrant[]> {
+  const rows = await tx
+    .select({ ...GRANT_COLUMNS, reserved: creditGrants.reserved })
+    .from(creditGrants)
+    .where(eq(creditGrants.userId, orgId));
+  return rows.map((row) => ({ ...toCreditGrant(row), reserved: row.reserved }));
+}
+
+async function monthUsage(tx: Tx, keyId: string, orgId: string, memberId: string | null, month: string) {
+  const [key] = await tx
+    .select({ amount: apiKeyUsage.amount, reserved: apiKeyUsage.reserved })
+    .from(apiKeyUsage)
+    .where(and(eq(apiKeyUsage.apiKeyId, keyId), eq(apiKeyUsage.month, month)));
+  const [member] =
+    memberId === null
+      ? []
+      : await tx
+          .select({ amount: memberCreditUsage.amount, reserved: memberCreditUsage.reserved })
+          .from(memberCreditUsage)
+          .where(
+            and(
+              eq(memberCreditUsage.orgId, orgId),
+              eq(memberCreditUsage.userId, memberId),
+              eq(memberCreditUsage.month, month),
+            ),
+          );
+  return {
+    key: { amount: key?.amount ?? 0, reserved: key?.reserved ?? 0 },
+    member: { amount: member?.amount ?? 0, reserved: member?.reserved ?? 0 },
+  };
+}
