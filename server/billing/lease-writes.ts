@@ -85,7 +85,10 @@ export async function writeLeaseCharges(
       select id from credit_leases
       where id in (select jsonb_array_elements_text(${leases}::jsonb)::uuid)
         and ended_at is null and expires_at > ${at}::timestamptz
-      for share
+      order by id
+      -- A lease being ended (held FOR UPDATE) is skipped, not waited for: its charges are decided
+      -- again under the lock, and no write of the batch waits on a refund or a deletion.
+      for share skip locked
     ), charges as (
       select * from jsonb_to_recordset(${rows}::jsonb) as c(${sql.raw(CHARGE_COLUMNS)})
       where c.lease_id in (select id from lease)
@@ -104,10 +107,10 @@ export async function writeLeaseCharges(
     ), grants_taken as (
       update credit_grants g set remaining = g.remaining - x.amount, reserved = g.reserved - x.amount
       from (
-        select (t ->> 'grantId')::uuid as id, sum((t ->> 'amount')::bigint) as amount
-        from charges c, jsonb_array_elements(c.takes) t group by 1
+        select (t ->> 'grantId')::uuid as id, c.user_id, sum((t ->> 'amount')::bigint) as amount
+        from charges c, jsonb_array_elements(c.takes) t group by 1, 2
       ) x
-      where g.id = x.id
+      where g.id = x.id and g.user_id = x.user_id
     ), daily as (
       insert into usage_daily (user_id, day, feature, api_key_id, uses, credits)
       select user_id, day, feature, api_key_id, sum(quantity), sum(amount) from charges group by 1, 2, 3, 4

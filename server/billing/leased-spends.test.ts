@@ -78,6 +78,10 @@ describe.each(TEST_DATABASES)("charges through credit leases (%s)", (kind) => {
     expect(
       await db().select().from(creditSpends).where(eq(creditSpends.idempotencyKey, "same")),
     ).toHaveLength(1);
+    // The repeat failed the lease's write: the lease was ended before the lock decided it (a write
+    // whose outcome is unknown is settled by ending its lease), and what it held is free again.
+    expect((await db().select().from(creditLeases))[0]).toMatchObject({ endedBecause: "released" });
+    expect(await grantOf(ann.id)).toMatchObject({ remaining: FREE - 2000, reserved: 0 });
     await leased.close();
   });
 

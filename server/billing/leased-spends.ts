@@ -178,8 +178,8 @@ export function leasedSpends(db: Db, settings: LeaseSettings, logger?: Logger): 
         autoTopUpDue: false,
       };
     }
-    const result = await spendUnderLock(db, request);
-    // A write whose outcome is unknown (a lost connection) may have been made: found under its own
+    const result = await underLock(request);
+    // A write whose outcome was unknown (a lost connection) may have been made: found under its own
     // id, it is this charge, not a repeat.
     return result.ok && result.repeated && result.spendId === spendId
       ? { ...result, repeated: false }
@@ -194,11 +194,22 @@ export function leasedSpends(db: Db, settings: LeaseSettings, logger?: Logger): 
     try {
       answer = await writeLeaseCharges(db, items.map(toCharge), now);
     } catch (err) {
-      // Nothing was written (or the outcome is unknown): each charge is decided again under the lock.
+      // Nothing was written, or the outcome is unknown (the connection went while the statement may
+      // still run). Ending the batch's leases waits for such a statement (it holds them FOR SHARE),
+      // so once they are ended its charges are either in the ledger or not written at all; then
+      // each charge is decided again under the lock, which finds the ones that were.
       logger?.warn(
         { err, charges: items.length },
         "Credit lease charges not written; decided under the lock",
       );
+      for (const lease of new Map(items.map((i) => [i.held.id, i.held])).values()) {
+        if (held.get(lease.apiKeyId) === lease) held.delete(lease.apiKeyId);
+        await db
+          .transaction((tx) => endLeases(tx, { leaseId: lease.id }, "released"))
+          .catch((error: unknown) =>
+            logger?.error({ err: error, lease: lease.id }, "A credit lease could not be ended"),
+          );
+      }
       return items.map(() => ({ ok: false, balanceAfter: 0 }));
     }
     const spent = new Map<string, Millicredits>();
