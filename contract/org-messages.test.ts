@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { maskEmail, ORG_DETAIL, orgNameProblem } from "./org-messages.ts";
+import { choiceLost, maskEmail, ORG_DETAIL, orgNameProblem } from "./org-messages.ts";
 
 describe("organisation names", () => {
   it("takes 2 to 60 printable characters, trimmed", () => {
@@ -40,5 +40,14 @@ describe("masked addresses", () => {
     expect(ORG_DETAIL.wrongAddress("a•••@example.com")).toBe(
       "This invitation is for a•••@example.com. Sign in with that address to accept it.",
     );
+  });
+});
+
+describe("a chosen organisation that is gone", () => {
+  it("says it was deleted when the answer says so, else that the user is no longer a member", () => {
+    expect(choiceLost({ chosen_organization_deleted: true })).toBe("That organisation was deleted");
+    expect(choiceLost({ chosen_organization_deleted: false })).toBe(ORG_DETAIL.noLongerMember);
+    expect(choiceLost({})).toBe(ORG_DETAIL.noLongerMember);
+    expect(ORG_DETAIL.noLongerMember).not.toBe(ORG_DETAIL.orgDeleted);
   });
 });

@@ -83,7 +83,8 @@ export function leaseAmount(room: LeaseRoom): Millicredits {
   // the member's other keys keep room under the lock.
   if (room.keyLimitLeft !== null) amount = Math.min(amount, half(room.keyLimitLeft));
   if (room.memberCapLeft !== null) amount = Math.min(amount, half(room.memberCapLeft));
-  return amount >= room.minimum && amount > 0 ? amount : 0;
+  // A minimum of 0 lets a lease of 0 through as 0: nothing to take either way.
+  return amount >= room.minimum ? amount : 0;
 }
 
 /** Where a lease is reserved, and until when its charges may be written. */
