@@ -10,7 +10,10 @@
 // The parameters are JSON documents, so the statement's text (and the server's prepared statement)
 // is the same for any batch. A charge whose idempotency key was already used fails the whole
 // statement (the unique index): nothing is written, and its charges are decided again under the lock.
-import { sql } from "drizzle-orm";
+import { fillPlaceholders, type SQLWrapper, sql } from "drizzle-orm";
+import { PgDialect } from "drizzle-orm/pg-core";
+import { PostgresJsDatabase } from "drizzle-orm/postgres-js";
+import type { Sql } from "postgres";
 import type { Db } from "../db/types.ts";
 import type { Millicredits, SpendTake } from "../domain/ledger.ts";
 
@@ -52,50 +55,24 @@ const CHARGE_COLUMNS = `id uuid, user_id uuid, amount bigint, reason text, idemp
   ordinal integer, takes jsonb, api_key_id text, member_id uuid, feature text, people text,
   quantity integer, month date, day date, created_at timestamptz, lease_id uuid`;
 
-/** Writes the charges of open leases; see the top of this file. Throws when the statement fails. */
-export async function writeLeaseCharges(
-  db: Db,
-  charges: readonly LeaseCharge[],
-  now: Date,
-): Promise<LeaseWrite> {
-  const leases = JSON.stringify([...new Set(charges.map((c) => c.leaseId))]);
-  const rows = JSON.stringify(
-    charges.map((c) => ({
-      id: c.spendId,
-      user_id: c.orgId,
-      amount: c.amount,
-      reason: c.reason,
-      idempotency_key: c.idempotencyKey,
-      ordinal: c.ordinal,
-      takes: c.takes,
-      api_key_id: c.apiKeyId,
-      member_id: c.memberId,
-      feature: c.feature,
-      people: c.people,
-      quantity: c.quantity,
-      month: c.month,
-      day: c.day,
-      created_at: c.createdAt.toISOString(),
-      lease_id: c.leaseId,
-    })),
-  );
-  const at = now.toISOString();
-  const result = await db.execute(sql`
+type Values = { leases: string; rows: string; at: string };
+/** The statement with its three parameters from `p`: placeholders once for its text, or the values. */
+const writeStatement = (p: (name: keyof Values) => SQLWrapper) => sql`
     with lease as (
       select id from credit_leases
-      where id in (select jsonb_array_elements_text(${leases}::jsonb)::uuid)
-        and ended_at is null and expires_at > ${at}::timestamptz
+      where id in (select jsonb_array_elements_text(${p("leases")}::jsonb)::uuid)
+        and ended_at is null and expires_at > ${p("at")}::timestamptz
       order by id
       -- A lease being ended (held FOR UPDATE) is skipped, not waited for: its charges are decided
       -- again under the lock, and no write of the batch waits on a refund or a deletion.
       for share skip locked
     ), charges as (
-      select * from jsonb_to_recordset(${rows}::jsonb) as c(${sql.raw(CHARGE_COLUMNS)})
+      select * from jsonb_to_recordset(${p("rows")}::jsonb) as c(${sql.raw(CHARGE_COLUMNS)})
       where c.lease_id in (select id from lease)
     ), totals as (
       select user_id, sum(remaining)::bigint as balance from credit_grants
       where user_id in (select user_id from charges)
-        and granted_at <= ${at}::timestamptz and (expires_at is null or expires_at > ${at}::timestamptz)
+        and granted_at <= ${p("at")}::timestamptz and (expires_at is null or expires_at > ${p("at")}::timestamptz)
       group by user_id
     ), spends as (
       insert into credit_spends (id, user_id, amount, reason, idempotency_key, balance_after, takes,
@@ -132,7 +109,52 @@ export async function writeLeaseCharges(
     )
     select
       (select coalesce(json_agg(id), '[]'::json) from lease)::text as written,
-      (select coalesce(json_agg(json_build_array(user_id, balance)), '[]'::json) from totals)::text as balances`);
+      (select coalesce(json_agg(json_build_array(user_id, balance)), '[]'::json) from totals)::text as balances`;
+const WRITE_TEXT = new PgDialect().sqlToQuery(writeStatement((name) => sql.placeholder(name)));
+
+/**
+ * Runs the statement: on PostgreSQL prepared once per connection (planning a statement of this size
+ * for every batch cost more than running it), on PGlite as it is.
+ */
+function run(db: Db, values: Values): Promise<unknown> {
+  if (db instanceof PostgresJsDatabase) {
+    const client = (db as unknown as { $client: Sql }).$client;
+    return client.unsafe(WRITE_TEXT.sql, fillPlaceholders(WRITE_TEXT.params, values) as never[], {
+      prepare: true,
+    });
+  }
+  return db.execute(writeStatement((name) => sql`${values[name]}`));
+}
+
+/** Writes the charges of open leases; see the top of this file. Throws when the statement fails. */
+export async function writeLeaseCharges(
+  db: Db,
+  charges: readonly LeaseCharge[],
+  now: Date,
+): Promise<LeaseWrite> {
+  const leases = JSON.stringify([...new Set(charges.map((c) => c.leaseId))]);
+  const rows = JSON.stringify(
+    charges.map((c) => ({
+      id: c.spendId,
+      user_id: c.orgId,
+      amount: c.amount,
+      reason: c.reason,
+      idempotency_key: c.idempotencyKey,
+      ordinal: c.ordinal,
+      takes: c.takes,
+      api_key_id: c.apiKeyId,
+      member_id: c.memberId,
+      feature: c.feature,
+      people: c.people,
+      quantity: c.quantity,
+      month: c.month,
+      day: c.day,
+      created_at: c.createdAt.toISOString(),
+      lease_id: c.leaseId,
+    })),
+  );
+  const values = { leases, rows, at: now.toISOString() };
+  const result = await run(db, values);
   const [answer] = rowsOf<{ written: string; balances: string }>(result);
   if (!answer) throw new Error("The lease write answered no row");
   return {
