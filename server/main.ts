@@ -206,7 +206,7 @@ async function main(): Promise<void> {
   const autoTopUpJob = setInterval(sweepAutoTopUps, config.BILLING_JOB_INTERVAL_SECONDS * 1000);
   autoTopUpJob.unref();
 
-  // Credit leases past their end, on every instance (decision 050): what they did not spend goes
+  // Credit leases past their end, on every instance (decision 051): what they did not spend goes
   // back within seconds, a crashed instance's too.
   const leaseSweep = startLeaseSweep({ db: database.db, logger });
   // Charges through credit leases, when the operator turned them on (decision 051).

@@ -1,4 +1,4 @@
-// What ends credit leases (decision 050, step 3): every change a lease's decisions depend on, or that
+// What ends credit leases (decision 051, step 3): every change a lease's decisions depend on, or that
 // takes credits from grants, ends the leases it touches in its own transaction and gives back what
 // they hold, through the real routes; a lease of another key or organisation stays open. And the
 // sweep, which ends the leases past their end.

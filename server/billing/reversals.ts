@@ -309,7 +309,7 @@ export async function reversePayment(
     tx.rollback();
   }
   // First under the organisation's lock: a refund or a dispute takes credits from (or freezes) a
-  // grant, and a grant can give no more than the credits open leases do not hold (decision 050).
+  // grant, and a grant can give no more than the credits open leases do not hold (decision 051).
   await endLeases(tx, { orgId: found.userId }, "credits_changed");
   // The row found, locked now that its organisation is.
   const [row] = (await tx.select().from(invoices).where(eq(invoices.id, found.id)).for("update")) as [

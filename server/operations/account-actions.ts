@@ -67,7 +67,7 @@ const FLAGS = {
 >;
 
 /**
- * Ends the leases a disabled account or a held one may no longer be charged through (decision 050):
+ * Ends the leases a disabled account or a held one may no longer be charged through (decision 051):
  * its personal organisation's, whose id is its own, and for a disabled person, theirs as a member of
  * every other organisation, in the organisations' order.
  */

@@ -153,7 +153,7 @@ export async function changeCredits(
   return db.transaction(async (tx) => {
     const { id, subjectUserId, subjectOrgId } = await target.lock(tx);
     // A take-back plans from every credit left: first under the lock, the leases holding some of
-    // them end and give them back (decision 050).
+    // them end and give them back (decision 051).
     if (change.amount < 0) await endLeases(tx, { orgId: id }, "credits_changed");
     const earlier = await earlierKeyedAction(
       tx,

@@ -135,7 +135,7 @@ export async function deleteOrganisation(
   // Everything after the checks; `me` is what they found, in the same transaction.
   const work = async (tx: Tx, me: Awaited<ReturnType<typeof check>>) => {
     // First under the lock the checks took: the forfeit below takes every credit, those open leases
-    // hold too (decision 050), and no lease charges a deleted organisation.
+    // hold too (decision 051), and no lease charges a deleted organisation.
     await endLeases(tx, { orgId }, "organization_changed");
     await deps.billing.closeOpenCheckouts(tx, orgId);
     const forfeited = await forfeitCredits(tx, orgId, await userGrants(tx, orgId), now);

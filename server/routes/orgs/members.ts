@@ -211,7 +211,7 @@ export function memberRoutes(deps: OrgRouteDeps): OpenAPIHono<AppEnv> {
           const refusal = capChangeRefusal(actorRef, targetRef);
           if (refusal) refuse(refusal);
         }
-        // A lease holds part of the member's month under the old cap (decision 050).
+        // A lease holds part of the member's month under the old cap (decision 051).
         if (newCap !== target.monthlyCreditCap) {
           await endLeases(tx, { orgId, memberId: target.userId }, "member_changed");
         }
