@@ -157,7 +157,7 @@ const BATCH_OF = `array(select unnest($1::text[]::uuid[]) union select user_id f
 const READS = {
   lock: `select o.id, o.personal, o.disabled_at, o.deleted_at, o.dispute_hold_at, u.disabled_at as user_disabled_at
            from organizations o left join users u on u.id = o.id
-          where o.id = any(${BATCH_OF}) order by o.id for update of o`,
+          where o.id = any(${BATCH_OF}) order by o.id for no key update of o`,
   keys: `select k.id, k.user_id, k.created_by, k.shared, k.monthly_credit_limit, k.features, k.expires_at, k.revoked_at,
                 u.disabled_at as creator_disabled_at, m.monthly_credit_cap, m.user_id as member_user_id
            from api_keys k
