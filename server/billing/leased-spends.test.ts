@@ -5,15 +5,23 @@ import { randomUUID } from "node:crypto";
 import { eq, isNotNull, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { TEST_DATABASES } from "../../tests/fixtures/test-db.ts";
-import { creditGrants, creditLeases, creditSpends } from "../db/schema/index.ts";
+import {
+  apiKeyUsage,
+  creditGrants,
+  creditLeases,
+  creditSpends,
+  organizationMembers,
+} from "../db/schema/index.ts";
 import { berlinMonth } from "../domain/berlin-time.ts";
 import { toMillicredits } from "../domain/ledger.ts";
 import { bearer, createKey } from "../testing/api-access.ts";
 import { verifiedUser } from "../testing/api-client.ts";
 import { useTestApp } from "../testing/suite.ts";
+import { orgKey, teamOrg } from "../testing/team-org.ts";
 import { NO_LIMITS, TEST_FREE_CREDITS } from "../testing/test-app.ts";
+import { sweepExpiredLeases } from "./lease-sweep.ts";
 import { DEFAULT_LEASE_SETTINGS, leasedSpends } from "./leased-spends.ts";
-import type { SpendRequest } from "./spends.ts";
+import type { SpendRequest, SpendResult } from "./spends.ts";
 
 const FREE = toMillicredits(TEST_FREE_CREDITS);
 
@@ -136,5 +144,74 @@ describe.each(TEST_DATABASES)("charges through credit leases (%s)", (kind) => {
     expect(outcomes.filter((o) => o === "ok")).toHaveLength(10);
     expect(outcomes.filter((o) => o !== "ok")).toEqual(Array(5).fill("key_limit"));
     await leased.close();
+  });
+
+  it("keeps a key's limit and the balance with two instances' leases on the key", async () => {
+    const ann = await verifiedUser(ctx.t, "ann");
+    const key = await createKey(ctx.t, ann.accessToken, { monthly_credit_limit: 10 });
+    const a = leasedSpends(db(), { ...settings, holder: "a" });
+    const b = leasedSpends(db(), { ...settings, holder: "b" });
+    const outcomes: string[] = [];
+    for (let wave = 0; wave < 4; wave++) {
+      const results = await Promise.all(
+        Array.from({ length: 8 }, (_, i) => (i % 2 === 0 ? a : b).spend(charge(key.id))),
+      );
+      outcomes.push(...results.map((r) => (r.ok ? "ok" : r.reason)));
+      await Promise.all([a.idle(), b.idle()]);
+    }
+    expect(outcomes.filter((o) => o === "ok")).toHaveLength(10);
+    expect(outcomes.filter((o) => o !== "ok")).toEqual(Array(22).fill("key_limit"));
+    // Leases were taken (by whichever instance charged first under the lock), and never held more
+    // than the limit left: the eleventh charge was refused whichever instance it came to.
+    expect((await db().select().from(creditLeases)).length).toBeGreaterThan(0);
+    await Promise.all([a.close(), b.close()]);
+    expect(await grantOf(ann.id)).toMatchObject({ remaining: FREE - 10_000, reserved: 0 });
+  });
+
+  it("keeps a member's cap, and warns once at 80 % of it, with charges through leases", async () => {
+    const owner = await verifiedUser(ctx.t, "owner");
+    const member = await verifiedUser(ctx.t, "member");
+    const orgId = await teamOrg(ctx.t, "Studio", [
+      { id: owner.id, role: "owner" },
+      { id: member.id, role: "developer" },
+    ]);
+    await db()
+      .update(organizationMembers)
+      .set({ monthlyCreditCap: 20_000 })
+      .where(eq(organizationMembers.userId, member.id));
+    const key = await orgKey(ctx.t, member.accessToken, member.id, orgId);
+    await db().update(creditGrants).set({ userId: orgId }).where(eq(creditGrants.userId, owner.id));
+    const leased = leasedSpends(db(), settings);
+    const answers: SpendResult[] = [];
+    for (let wave = 0; wave < 6; wave++) {
+      answers.push(...(await Promise.all(Array.from({ length: 5 }, () => leased.spend(charge(key.id))))));
+      await leased.idle();
+    }
+    expect(answers.filter((a) => a.ok)).toHaveLength(20);
+    expect(answers.filter((a) => !a.ok).map((a) => !a.ok && a.reason)).toEqual(Array(10).fill("member_cap"));
+    expect(await leaseCharges()).toBeGreaterThan(0);
+    // The mark (16 credits) is crossed once, under the lock, and the warning says what was spent.
+    const warnings = answers.flatMap((a) => (a.ok && a.memberCapNearing ? [a.memberCapNearing] : []));
+    expect(warnings).toEqual([expect.objectContaining({ cap: 20_000, used: 17_000 })]);
+    await leased.close();
+  });
+
+  it("gives back what a stopped instance's lease held once its time is up", async () => {
+    const ann = await verifiedUser(ctx.t, "ann");
+    const key = await createKey(ctx.t, ann.accessToken);
+    const crashed = leasedSpends(db(), settings);
+    await crashed.spend(charge(key.id));
+    await crashed.idle();
+    await crashed.spend(charge(key.id));
+    expect(await grantOf(ann.id)).toMatchObject({ remaining: FREE - 2000, reserved: 23_500 });
+    // The instance is gone (never closed); its lease's end passes.
+    await db()
+      .update(creditLeases)
+      .set({ expiresAt: new Date(Date.now() - 1000) });
+    expect(await sweepExpiredLeases(db())).toBe(1);
+    expect(await grantOf(ann.id)).toMatchObject({ remaining: FREE - 2000, reserved: 0 });
+    expect(await db().select().from(apiKeyUsage)).toEqual([
+      { apiKeyId: key.id, month: berlinMonth(ctx.t.clock.now()), amount: 2000, reserved: 0 },
+    ]);
   });
 });
