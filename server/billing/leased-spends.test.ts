@@ -3,6 +3,7 @@
 // whose write does not happen, is decided under the lock. Balances, limits and idempotency hold.
 import { randomUUID } from "node:crypto";
 import { eq, isNotNull, sql } from "drizzle-orm";
+import postgres from "postgres";
 import { describe, expect, it } from "vitest";
 import { TEST_DATABASES } from "../../tests/fixtures/test-db.ts";
 import {
@@ -12,6 +13,7 @@ import {
   creditSpends,
   organizationMembers,
 } from "../db/schema/index.ts";
+import type { Db } from "../db/types.ts";
 import { berlinMonth } from "../domain/berlin-time.ts";
 import { toMillicredits } from "../domain/ledger.ts";
 import { bearer, createKey } from "../testing/api-access.ts";
@@ -25,28 +27,33 @@ import type { SpendRequest, SpendResult } from "./spends.ts";
 
 const FREE = toMillicredits(TEST_FREE_CREDITS);
 
+/** A comic charge of 1 credit through `apiKeyId`, at `now`. */
+function keyCharge(now: Date, apiKeyId: string, over: Partial<SpendRequest> = {}): SpendRequest {
+  return {
+    userId: undefined,
+    amount: 1000,
+    reason: "Comic × 1 (one person)",
+    idempotencyKey: randomUUID(),
+    requestedBy: null,
+    now,
+    meter: { apiKeyId, feature: "comic", people: "one", quantity: 1, month: berlinMonth(now) },
+    ...over,
+  };
+}
+
+const grantIn = async (db: Db, orgId: string) =>
+  (await db.select().from(creditGrants).where(eq(creditGrants.userId, orgId)))[0];
+
 describe.each(TEST_DATABASES)("charges through credit leases (%s)", (kind) => {
   const ctx = useTestApp(kind, { limits: NO_LIMITS });
   const db = () => ctx.t.deps.db;
   const settings = { ...DEFAULT_LEASE_SETTINGS, holder: "test" };
 
-  const charge = (apiKeyId: string, over: Partial<SpendRequest> = {}): SpendRequest => {
-    const now = ctx.t.clock.now();
-    return {
-      userId: undefined,
-      amount: 1000,
-      reason: "Comic × 1 (one person)",
-      idempotencyKey: randomUUID(),
-      requestedBy: null,
-      now,
-      meter: { apiKeyId, feature: "comic", people: "one", quantity: 1, month: berlinMonth(now) },
-      ...over,
-    };
-  };
+  const charge = (apiKeyId: string, over: Partial<SpendRequest> = {}) =>
+    keyCharge(ctx.t.clock.now(), apiKeyId, over);
   const leaseCharges = async () =>
     (await db().select().from(creditSpends).where(isNotNull(creditSpends.leaseId))).length;
-  const grantOf = async (orgId: string) =>
-    (await db().select().from(creditGrants).where(eq(creditGrants.userId, orgId)))[0];
+  const grantOf = (orgId: string) => grantIn(db(), orgId);
 
   it("takes a lease after a charge under the lock, and charges through it with the same answers", async () => {
     const ann = await verifiedUser(ctx.t, "ann");
@@ -213,5 +220,56 @@ describe.each(TEST_DATABASES)("charges through credit leases (%s)", (kind) => {
     expect(await db().select().from(apiKeyUsage)).toEqual([
       { apiKeyId: key.id, month: berlinMonth(ctx.t.clock.now()), amount: 2000, reserved: 0 },
     ]);
+  });
+});
+
+// Two sessions at once: PostgreSQL only (PGlite is one session).
+describe.runIf(TEST_DATABASES.includes("postgres"))("a lease write under way (postgres)", () => {
+  const ctx = useTestApp("postgres", { limits: NO_LIMITS });
+  const db = () => ctx.t.deps.db;
+  const settings = { ...DEFAULT_LEASE_SETTINGS, holder: "test" };
+  const charge = (apiKeyId: string, over: Partial<SpendRequest> = {}) =>
+    keyCharge(ctx.t.clock.now(), apiKeyId, over);
+  const grantOf = (orgId: string) => grantIn(db(), orgId);
+
+  it("answers a revocation only after a lease write under way, and refuses every charge after it", async () => {
+    const ann = await verifiedUser(ctx.t, "ann");
+    const key = await createKey(ctx.t, ann.accessToken);
+    const leased = leasedSpends(db(), settings);
+    await leased.spend(charge(key.id));
+    await leased.idle();
+    const grant = await grantOf(ann.id);
+    // Another session holds the grant's row: the next lease write takes its lease FOR SHARE,
+    // then waits here.
+    const blocker = postgres(ctx.database.url as string, { max: 1, onnotice: () => {} });
+    try {
+      const release = await new Promise<() => void>((holding) => {
+        void blocker.begin(async (tx) => {
+          await tx`select id from credit_grants where id = ${grant?.id as string} for update`;
+          await new Promise<void>((done) => holding(done));
+        });
+      });
+      const inFlight = leased.spend(charge(key.id, { idempotencyKey: "in-flight" }));
+      await new Promise((r) => setTimeout(r, 300));
+      let revokedAt = 0;
+      const revocation = Promise.resolve(
+        ctx.t.app.request(`/v1/api-keys/${key.id}`, { method: "DELETE", headers: bearer(ann.accessToken) }),
+      ).then((res) => {
+        revokedAt = Date.now();
+        return res.status;
+      });
+      await new Promise((r) => setTimeout(r, 300));
+      // The revocation waits for the write that holds the lease.
+      expect(revokedAt).toBe(0);
+      release();
+      expect(await inFlight).toMatchObject({ ok: true, repeated: false });
+      expect(await revocation).toBe(204);
+      // Sent after the revocation answered: refused, whichever way it goes.
+      expect(await leased.spend(charge(key.id))).toEqual({ ok: false, reason: "no_key" });
+      expect(await grantOf(ann.id)).toMatchObject({ remaining: FREE - 2000, reserved: 0 });
+    } finally {
+      await blocker.end({ timeout: 5 });
+      await leased.close();
+    }
   });
 });
