@@ -10,10 +10,11 @@
 // The parameters are JSON documents, so the statement's text (and the server's prepared statement)
 // is the same for any batch. A charge whose idempotency key was already used fails the whole
 // statement (the unique index): nothing is written, and its charges are decided again under the lock.
-import { fillPlaceholders, type SQLWrapper, sql } from "drizzle-orm";
+import { fillPlaceholders, inArray, type SQLWrapper, sql } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
 import { PostgresJsDatabase } from "drizzle-orm/postgres-js";
 import type { Sql } from "postgres";
+import { creditSpends } from "../db/schema/index.ts";
 import type { Db } from "../db/types.ts";
 import type { Millicredits, SpendTake } from "../domain/ledger.ts";
 
@@ -125,6 +126,26 @@ function run(db: Db, values: Values): Promise<unknown> {
   }
   return db.execute(writeStatement((name) => sql`${values[name]}`));
 }
+
+/**
+ * Which of `charges` name an idempotency key their organisation already used: read only after the
+ * statement failed on the unique index, so that the others can be written without them.
+ */
+export async function usedIdempotencyKeys(db: Db, charges: readonly LeaseCharge[]): Promise<Set<string>> {
+  const rows = await db
+    .select({ userId: creditSpends.userId, idempotencyKey: creditSpends.idempotencyKey })
+    .from(creditSpends)
+    .where(
+      inArray(
+        creditSpends.idempotencyKey,
+        charges.map((c) => c.idempotencyKey),
+      ),
+    );
+  return new Set(rows.map((r) => idempotencyPair(r.userId, r.idempotencyKey)));
+}
+
+/** A charge's idempotency key within its organisation, as one string. */
+export const idempotencyPair = (orgId: string, idempotencyKey: string) => `${orgId}\u0000${idempotencyKey}`;
 
 /** Writes the charges of open leases; see the top of this file. Throws when the statement fails. */
 export async function writeLeaseCharges(

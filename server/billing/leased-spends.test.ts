@@ -80,24 +80,38 @@ describe.each(TEST_DATABASES)("charges through credit leases (%s)", (kind) => {
     expect((await db().select().from(creditLeases))[0]).toMatchObject({ endedBecause: "released" });
   });
 
-  it("answers a repeated idempotency key as the first charge, once", async () => {
+  it("answers a repeated idempotency key as the first charge, once, and writes the rest of its batch", async () => {
     const ann = await verifiedUser(ctx.t, "ann");
     const key = await createKey(ctx.t, ann.accessToken);
     const leased = leasedSpends(db(), settings);
     await leased.spend(charge(key.id));
     await leased.idle();
     const first = await leased.spend(charge(key.id, { idempotencyKey: "same" }));
-    const again = await leased.spend(charge(key.id, { idempotencyKey: "same" }));
     expect(first).toMatchObject({ ok: true, repeated: false });
+    // The repeat and two new charges in one batch: the statement fails on the repeat's key, the
+    // two are written through the lease all the same, and the lock answers the repeat.
+    const [again, one, two] = await Promise.all([
+      leased.spend(charge(key.id, { idempotencyKey: "same" })),
+      leased.spend(charge(key.id, { idempotencyKey: "new-1" })),
+      leased.spend(charge(key.id, { idempotencyKey: "new-2" })),
+    ]);
     expect(again).toEqual({ ...first, repeated: true });
+    expect([one, two]).toEqual([
+      expect.objectContaining({ ok: true, repeated: false }),
+      expect.objectContaining({ ok: true, repeated: false }),
+    ]);
     expect(
       await db().select().from(creditSpends).where(eq(creditSpends.idempotencyKey, "same")),
     ).toHaveLength(1);
-    // The repeat failed the lease's write: the lease was ended before the lock decided it (a write
-    // whose outcome is unknown is settled by ending its lease), and what it held is free again.
-    expect((await db().select().from(creditLeases))[0]).toMatchObject({ endedBecause: "released" });
-    expect(await grantOf(ann.id)).toMatchObject({ remaining: FREE - 2000, reserved: 0 });
+    const [lease] = await db().select().from(creditLeases);
+    expect(lease).toMatchObject({ endedAt: null });
+    const through = await db()
+      .select()
+      .from(creditSpends)
+      .where(eq(creditSpends.leaseId, lease?.id as string));
+    expect(through.map((s) => s.idempotencyKey).sort()).toEqual(["new-1", "new-2", "same"]);
     await leased.close();
+    expect(await grantOf(ann.id)).toMatchObject({ remaining: FREE - 4000, reserved: 0 });
   });
 
   it("refuses a key's charges once its revocation has answered", async () => {

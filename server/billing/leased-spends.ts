@@ -8,6 +8,7 @@
 import { randomUUID } from "node:crypto";
 import { and, eq, sql } from "drizzle-orm";
 import type { Logger } from "pino";
+import { isUniqueViolation } from "../accounts/users.ts";
 import { isUsableApiKey } from "../api-access/api-keys.ts";
 import {
   apiKeys,
@@ -33,7 +34,7 @@ import { applySpend, balance, type Millicredits, type SpendTake, toMillicredits 
 import { batched } from "./batched.ts";
 import { endLeases, type LeaseScope, takeLease } from "./credit-leases.ts";
 import { decideInLease, type HeldLease } from "./lease-decisions.ts";
-import { type LeaseCharge, writeLeaseCharges } from "./lease-writes.ts";
+import { idempotencyPair, type LeaseCharge, usedIdempotencyKeys, writeLeaseCharges } from "./lease-writes.ts";
 import { GRANT_COLUMNS, toCreditGrant } from "./ledger-store.ts";
 import {
   BATCH_KEY_COLUMNS,
@@ -76,6 +77,8 @@ interface Written {
   ok: boolean;
   balanceAfter: Millicredits;
 }
+
+const NOT_WRITTEN: Written = { ok: false, balanceAfter: 0 };
 
 interface Queued {
   held: HeldLease;
@@ -186,14 +189,29 @@ export function leasedSpends(db: Db, settings: LeaseSettings, logger?: Logger): 
       : result;
   }
 
-  /** One statement for the batch's charges; a lease none of whose charges was written is given up. */
-  async function writeBatch(items: readonly Queued[]): Promise<Written[]> {
+  /**
+   * One statement for the batch's charges; a lease none of whose charges was written is given up.
+   * A charge whose idempotency key was already used fails the statement (nothing written): those
+   * charges are left to the lock, which answers them as repeats, and the rest written once more.
+   */
+  async function writeBatch(items: readonly Queued[], again = true): Promise<Written[]> {
     // Grants live at the latest charge's time count in the balances the answers give.
     const now = new Date(Math.max(...items.map((i) => i.request.now.getTime())));
     let answer: Awaited<ReturnType<typeof writeLeaseCharges>>;
     try {
       answer = await writeLeaseCharges(db, items.map(toCharge), now);
     } catch (err) {
+      const used =
+        again && isUniqueViolation(err) ? await usedIdempotencyKeys(db, items.map(toCharge)) : undefined;
+      const repeats = (item: Queued) =>
+        used?.has(idempotencyPair(item.held.orgId, item.request.idempotencyKey)) ?? false;
+      if (used && items.some(repeats)) {
+        const rest = items.filter((item) => !repeats(item));
+        const written = rest.length > 0 ? await writeBatch(rest, false) : [];
+        return items.map((item) =>
+          repeats(item) ? NOT_WRITTEN : (written[rest.indexOf(item)] ?? NOT_WRITTEN),
+        );
+      }
       // Nothing was written, or the outcome is unknown (the connection went while the statement may
       // still run). Ending the batch's leases waits for such a statement (it holds them FOR SHARE),
       // so once they are ended its charges are either in the ledger or not written at all; then
@@ -210,7 +228,7 @@ export function leasedSpends(db: Db, settings: LeaseSettings, logger?: Logger): 
             logger?.error({ err: error, lease: lease.id }, "A credit lease could not be ended"),
           );
       }
-      return items.map(() => ({ ok: false, balanceAfter: 0 }));
+      return items.map(() => NOT_WRITTEN);
     }
     const spent = new Map<string, Millicredits>();
     return items.map((item) => {
