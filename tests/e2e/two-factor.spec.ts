@@ -62,6 +62,10 @@ test("a customer turns on two-factor sign-in, signs in with a code and with a re
   await expect(page).toHaveURL(/\/profile\/security$/);
   await expect(page.locator("[data-two-factor-state]")).toHaveText(S.off);
   const { secret, recovery } = await setUpOnPage(page);
+  // The success toast comes a moment after the codes: axe reads contrast from the screen, so it
+  // must have appeared (and its entrance, which axeViolations waits for, begun) before axe runs.
+  // Without this, a busy machine let axe read the toast halfway through its fade-in (CI, 02:45).
+  await expect(page.getByText(S.turnedOn)).toBeVisible();
   expect(await axeViolations(page)).toEqual([]);
   await page.locator("[data-codes-saved]").click();
   await expect(page.locator("[data-recovery-codes]")).toBeHidden();
