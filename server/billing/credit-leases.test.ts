@@ -12,14 +12,13 @@ import {
   creditLeases,
   creditSpends,
   memberCreditUsage,
-  organizationMembers,
   organizations,
 } from "../db/schema/index.ts";
 import { toMillicredits } from "../domain/ledger.ts";
 import { createKey } from "../testing/api-access.ts";
 import { verifiedUser } from "../testing/api-client.ts";
 import { useTestApp } from "../testing/suite.ts";
-import { orgKey, teamOrg } from "../testing/team-org.ts";
+import { cappedMember, orgKey, teamOrg } from "../testing/team-org.ts";
 import { NO_LIMITS, TEST_FREE_CREDITS } from "../testing/test-app.ts";
 import { endLeases, type NewLease, takeLease } from "./credit-leases.ts";
 import { type SpendRequest, spendBatch } from "./spends.ts";
@@ -151,17 +150,7 @@ describe.each(TEST_DATABASES)("credit leases (%s)", (kind) => {
   });
 
   it("counts what a member's leases hold against their cap and its 80 % mark, and mails as used what was spent", async () => {
-    const owner = await verifiedUser(ctx.t, "owner");
-    const member = await verifiedUser(ctx.t, "member");
-    const orgId = await teamOrg(ctx.t, "Studio", [
-      { id: owner.id, role: "owner" },
-      { id: member.id, role: "developer" },
-    ]);
-    await db()
-      .update(organizationMembers)
-      .set({ monthlyCreditCap: 10_000 })
-      .where(eq(organizationMembers.userId, member.id));
-    const key = await orgKey(ctx.t, member.accessToken, member.id, orgId);
+    const { member, orgId, key } = await cappedMember(ctx.t, 10_000);
     await db()
       .insert(creditGrants)
       .values({

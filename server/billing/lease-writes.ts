@@ -17,6 +17,7 @@ import type { Sql } from "postgres";
 import { creditSpends } from "../db/schema/index.ts";
 import type { Db } from "../db/types.ts";
 import type { Millicredits, SpendTake } from "../domain/ledger.ts";
+import { pairKey } from "./spends.ts";
 
 /** A charge decided through a lease, to write. */
 export interface LeaseCharge {
@@ -129,7 +130,8 @@ function run(db: Db, values: Values): Promise<unknown> {
 
 /**
  * Which of `charges` name an idempotency key their organisation already used: read only after the
- * statement failed on the unique index, so that the others can be written without them.
+ * statement failed on the unique index, so that the others can be written without them. Each as
+ * `pairKey(organisation, idempotency key)`, as spends.ts keys earlier spends.
  */
 export async function usedIdempotencyKeys(db: Db, charges: readonly LeaseCharge[]): Promise<Set<string>> {
   const rows = await db
@@ -141,11 +143,8 @@ export async function usedIdempotencyKeys(db: Db, charges: readonly LeaseCharge[
         charges.map((c) => c.idempotencyKey),
       ),
     );
-  return new Set(rows.map((r) => idempotencyPair(r.userId, r.idempotencyKey)));
+  return new Set(rows.map((r) => pairKey(r.userId, r.idempotencyKey)));
 }
-
-/** A charge's idempotency key within its organisation, as one string. */
-export const idempotencyPair = (orgId: string, idempotencyKey: string) => `${orgId}\u0000${idempotencyKey}`;
 
 /** Writes the charges of open leases; see the top of this file. Throws when the statement fails. */
 export async function writeLeaseCharges(

@@ -6,20 +6,14 @@ import { eq, isNotNull, sql } from "drizzle-orm";
 import postgres from "postgres";
 import { describe, expect, it } from "vitest";
 import { TEST_DATABASES } from "../../tests/fixtures/test-db.ts";
-import {
-  apiKeyUsage,
-  creditGrants,
-  creditLeases,
-  creditSpends,
-  organizationMembers,
-} from "../db/schema/index.ts";
+import { apiKeyUsage, creditGrants, creditLeases, creditSpends } from "../db/schema/index.ts";
 import type { Db } from "../db/types.ts";
 import { berlinMonth } from "../domain/berlin-time.ts";
 import { toMillicredits } from "../domain/ledger.ts";
 import { bearer, createKey } from "../testing/api-access.ts";
 import { verifiedUser } from "../testing/api-client.ts";
 import { useTestApp } from "../testing/suite.ts";
-import { orgKey, teamOrg } from "../testing/team-org.ts";
+import { cappedMember } from "../testing/team-org.ts";
 import { NO_LIMITS, TEST_FREE_CREDITS } from "../testing/test-app.ts";
 import { sweepExpiredLeases } from "./lease-sweep.ts";
 import { DEFAULT_LEASE_SETTINGS, leasedSpends } from "./leased-spends.ts";
@@ -190,17 +184,7 @@ describe.each(TEST_DATABASES)("charges through credit leases (%s)", (kind) => {
   });
 
   it("keeps a member's cap, and warns once at 80 % of it, with charges through leases", async () => {
-    const owner = await verifiedUser(ctx.t, "owner");
-    const member = await verifiedUser(ctx.t, "member");
-    const orgId = await teamOrg(ctx.t, "Studio", [
-      { id: owner.id, role: "owner" },
-      { id: member.id, role: "developer" },
-    ]);
-    await db()
-      .update(organizationMembers)
-      .set({ monthlyCreditCap: 20_000 })
-      .where(eq(organizationMembers.userId, member.id));
-    const key = await orgKey(ctx.t, member.accessToken, member.id, orgId);
+    const { owner, orgId, key } = await cappedMember(ctx.t, 20_000);
     await db().update(creditGrants).set({ userId: orgId }).where(eq(creditGrants.userId, owner.id));
     const leased = leasedSpends(db(), settings);
     const answers: SpendResult[] = [];

@@ -34,12 +34,13 @@ import { applySpend, balance, type Millicredits, type SpendTake, toMillicredits 
 import { batched } from "./batched.ts";
 import { endLeases, type LeaseScope, takeLease } from "./credit-leases.ts";
 import { decideInLease, type HeldLease } from "./lease-decisions.ts";
-import { idempotencyPair, type LeaseCharge, usedIdempotencyKeys, writeLeaseCharges } from "./lease-writes.ts";
+import { type LeaseCharge, usedIdempotencyKeys, writeLeaseCharges } from "./lease-writes.ts";
 import { GRANT_COLUMNS, toCreditGrant } from "./ledger-store.ts";
 import {
   BATCH_KEY_COLUMNS,
   chargedOrganization,
   isClosedToCharges,
+  pairKey,
   routeSpends,
   type SpendRequest,
   type SpendResult,
@@ -204,7 +205,7 @@ export function leasedSpends(db: Db, settings: LeaseSettings, logger?: Logger): 
       const used =
         again && isUniqueViolation(err) ? await usedIdempotencyKeys(db, items.map(toCharge)) : undefined;
       const repeats = (item: Queued) =>
-        used?.has(idempotencyPair(item.held.orgId, item.request.idempotencyKey)) ?? false;
+        used?.has(pairKey(item.held.orgId, item.request.idempotencyKey)) ?? false;
       if (used && items.some(repeats)) {
         const rest = items.filter((item) => !repeats(item));
         const written = rest.length > 0 ? await writeBatch(rest, false) : [];

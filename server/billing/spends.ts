@@ -193,7 +193,8 @@ export function spender(db: Db, deadlineMs?: number): (request: SpendRequest) =>
     : batched((requests: readonly SpendRequest[]) => spendBatch(db, requests), options);
 }
 
-const pairKey = (a: string, b: string) => `${a}\u0000${b}`;
+/** Two ids as one map key (an organisation's idempotency key, a key's month). */
+export const pairKey = (a: string, b: string) => `${a}\u0000${b}`;
 
 /**
  * The columns of a batch's API keys that its decisions read. Not the whole row: the name, prefix,

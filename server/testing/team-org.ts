@@ -7,6 +7,7 @@ import type { OrgRole } from "../../contract/org-roles.ts";
 import { apiKeys, creditSpends, organizationMembers, organizations, usageDaily } from "../db/schema/index.ts";
 import { berlinDateOf } from "../domain/berlin-time.ts";
 import { createKey } from "./api-access.ts";
+import { verifiedUser } from "./api-client.ts";
 import type { TestApp } from "./test-app.ts";
 
 /** A team organisation named `name` with `members` (user id and role), joined now. */
@@ -89,4 +90,23 @@ export async function recordCharge(
         credits: sql`${usageDaily.credits} + excluded.credits`,
       },
     });
+}
+
+/**
+ * A team organisation "Studio" of an owner and a developer whose monthly cap is `cap`
+ * milli-credits, with an API key the developer made (whose charges count against that cap).
+ */
+export async function cappedMember(t: TestApp, cap: number) {
+  const owner = await verifiedUser(t, "owner");
+  const member = await verifiedUser(t, "member");
+  const orgId = await teamOrg(t, "Studio", [
+    { id: owner.id, role: "owner" },
+    { id: member.id, role: "developer" },
+  ]);
+  await t.deps.db
+    .update(organizationMembers)
+    .set({ monthlyCreditCap: cap })
+    .where(eq(organizationMembers.userId, member.id));
+  const key = await orgKey(t, member.accessToken, member.id, orgId);
+  return { owner, member, orgId, key };
 }
