@@ -77,6 +77,8 @@ export default {
     "server/domain/member-caps.ts",
     // Credit leases: how much one may hold, where, until when, and what an ending one gives back (decision 051).
     "server/domain/credit-leases.ts",
+    // When the low-balance alert and a member cap's warning mail, once per fall (decision 051).
+    "server/domain/alert-latches.ts",
     // Whether a charge goes through a lease this instance holds, and from which grants (decision 051).
     "server/billing/lease-decisions.ts",
     "server/orgs/org-rules.ts",
