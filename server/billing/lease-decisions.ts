@@ -4,8 +4,8 @@
 // charge by user id, another month, a key past its expiry or without the feature, more than the
 // lease has left, a lease about to end) is decided under the organisation's lock, whose answers
 // and refusals are the tested ones.
-import { isUsableApiKey } from "../api-access/api-keys.ts";
 import { type CreditGrant, planSpend, type SpendTake } from "../domain/ledger.ts";
+import { keyRefusal } from "./key-refusal.ts";
 import type { SpendRequest } from "./spends.ts";
 
 /** A lease this instance holds, with what it has left of each grant. */
@@ -48,8 +48,7 @@ export function decideInLease(held: HeldLease, request: SpendRequest): LeaseDeci
     meter.month !== held.month ||
     request.recordedAt !== undefined ||
     request.userId !== undefined ||
-    !isUsableApiKey(held.key, request.now) ||
-    (held.key.features !== null && !held.key.features.includes(meter.feature))
+    keyRefusal(held.key, meter.feature, request.now) !== null
   ) {
     return { through: "lock", renew: false };
   }
