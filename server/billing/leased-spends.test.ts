@@ -4,7 +4,7 @@
 import { randomUUID } from "node:crypto";
 import { eq, isNotNull, sql } from "drizzle-orm";
 import postgres from "postgres";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { TEST_DATABASES } from "../../tests/fixtures/test-db.ts";
 import { apiKeyUsage, creditGrants, creditLeases, creditSpends } from "../db/schema/index.ts";
 import type { Db } from "../db/types.ts";
@@ -123,6 +123,24 @@ describe.each(TEST_DATABASES)("charges through credit leases (%s)", (kind) => {
     expect(await leaseCharges()).toBe(0);
     expect(await grantOf(ann.id)).toMatchObject({ remaining: FREE - 1000, reserved: 0 });
     await leased.close();
+  });
+
+  it("forgets a key once its lease is taken, or once it may be tried again", async () => {
+    const ann = await verifiedUser(ctx.t, "ann");
+    const key = await createKey(ctx.t, ann.accessToken);
+    const refused = leasedSpends(db(), { ...settings, minimum: FREE });
+    expect(await refused.spend(charge(key.id))).toMatchObject({ ok: true });
+    await refused.idle();
+    // No lease: the key waits out its retry time, then its entry goes.
+    expect(refused.keysTracked()).toBe(1);
+    await vi.waitFor(() => expect(refused.keysTracked()).toBe(0), { timeout: 3000, interval: 50 });
+    const leased = leasedSpends(db(), settings);
+    expect(await leased.spend(charge(key.id))).toMatchObject({ ok: true });
+    await leased.idle();
+    expect(await db().select().from(creditLeases)).toHaveLength(1);
+    expect(leased.keysTracked()).toBe(0);
+    await leased.close();
+    await refused.close();
   });
 
   it("never spends more than the balance, whichever way each charge goes", async () => {

@@ -68,6 +68,8 @@ const RETRY_MS = 1000;
 
 export interface LeasedSpends {
   spend(request: SpendRequest): Promise<SpendResult>;
+  /** How many keys a lease is being taken for or may not be tried yet (each entry is freed when done). */
+  keysTracked(): number;
   /** Resolves when every lease being taken or given back has been. */
   idle(): Promise<void>;
   /** Gives back every lease held (at shutdown): their unspent part is at once everyone's again. */
@@ -129,14 +131,27 @@ export function leasedSpends(db: Db, settings: LeaseSettings, logger?: Logger): 
       .then((lease) => {
         if (lease && !closed) held.set(keyId, lease);
         else if (lease) track(db.transaction((tx) => endLeases(tx, { leaseId: lease.id }, "released")));
-        taking.set(keyId, lease ? 0 : Date.now() + RETRY_MS);
+        if (lease) taking.delete(keyId);
+        else waitBeforeRetry(keyId);
       })
       .catch((err: unknown) => {
-        taking.set(keyId, Date.now() + RETRY_MS);
+        waitBeforeRetry(keyId);
         throw err;
       });
     taking.set(keyId, work);
     track(work);
+  }
+
+  /**
+   * The key's charges stay under the lock for RETRY_MS, then its entry goes: an instance charges
+   * many keys once and never again, and their entries would otherwise stay for its lifetime.
+   */
+  function waitBeforeRetry(keyId: string): void {
+    const until = Date.now() + RETRY_MS;
+    taking.set(keyId, until);
+    setTimeout(() => {
+      if (taking.get(keyId) === until) taking.delete(keyId);
+    }, RETRY_MS).unref();
   }
 
   async function underLock(request: SpendRequest): Promise<SpendResult> {
@@ -247,6 +262,7 @@ export function leasedSpends(db: Db, settings: LeaseSettings, logger?: Logger): 
 
   return {
     spend,
+    keysTracked: () => taking.size,
     async idle() {
       while (background.size > 0) await Promise.allSettled([...background]);
     },
