@@ -24,8 +24,10 @@ import { berlinDay } from "../domain/berlin-time.ts";
 import {
   allowanceLeft,
   leaseAmount,
+  leaseEnd,
   leaseGrants,
   memberCapRoom,
+  outlasting,
   planLease,
   type ReservableGrant,
   unreserved,
@@ -342,9 +344,11 @@ export async function takeLeaseFor(
     }
     const grants = await reservableGrants(tx, key.orgId);
     const usage = await monthUsage(tx, keyId, key.orgId, memberId, month);
+    const lasting = outlasting(grants, leaseEnd(now, settings.lifetimeMs)).map(unreserved);
     const amount = leaseAmount({
       wanted: settings.wanted,
       unreservedBalance: balance(grants.map(unreserved), now),
+      lasting: balance(lasting, now),
       keepAbove: Math.max(org.lowBalanceThreshold ?? 0, org.autoTopUpThreshold ?? 0),
       keyLimitLeft: allowanceLeft(key.monthlyCreditLimit, usage.key.amount, usage.key.reserved),
       memberCapLeft: memberCapRoom(cap, usage.member.amount, usage.member.reserved),

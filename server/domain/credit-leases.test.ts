@@ -1,10 +1,13 @@
 import { describe, expect, it } from "vitest";
 import {
   allowanceLeft,
+  LEASE_GRANT_MARGIN_MS,
   type LeaseRoom,
   leaseAmount,
+  leaseEnd,
   leaseGrants,
   memberCapRoom,
+  outlasting,
   planLease,
   type ReservableGrant,
   unreserved,
@@ -89,6 +92,7 @@ describe("leaseAmount", () => {
     keepAbove: 0,
     keyLimitLeft: null,
     memberCapLeft: null,
+    lasting: 100_000,
     minimum: 500,
     ...over,
   });
@@ -118,6 +122,12 @@ describe("leaseAmount", () => {
     expect(leaseAmount(room({ keyLimitLeft: 999 }))).toBe(0);
     expect(leaseAmount(room({ keyLimitLeft: 1000 }))).toBe(500);
   });
+  it("holds no more than the grants that outlast it have unreserved", () => {
+    expect(leaseAmount(room({ lasting: 1200 }))).toBe(1200);
+    expect(leaseAmount(room({ lasting: 2000 }))).toBe(2000);
+    expect(leaseAmount(room({ lasting: 499 }))).toBe(0);
+    expect(leaseAmount(room({ lasting: 0, minimum: 0 }))).toBe(0);
+  });
   it("takes none of nothing, whatever the minimum", () => {
     expect(leaseAmount(room({ keyLimitLeft: 0, minimum: 0 }))).toBe(0);
     expect(leaseAmount(room({ unreservedBalance: 0, minimum: 0 }))).toBe(0);
@@ -139,16 +149,24 @@ describe("planLease", () => {
     expect(planLease([grant("a", "topup", 3000, 2000)], 1001, NOW, MINUTE)).toBeNull();
     expect(planLease([grant("a", "topup", 3000, 2000)], 1000, NOW, MINUTE)).not.toBeNull();
   });
-  it("ends when the first grant it holds expires", () => {
-    const soon = new Date(NOW.getTime() + 10_000);
-    const grants = [grant("a", "subscription", 1000, 0, soon), grant("b", "topup", 5000)];
-    expect(planLease(grants, 1500, NOW, MINUTE)?.expiresAt).toEqual(soon);
+  it("reserves only on grants live past its end and the sweep's margin, soonest-expiring first", () => {
+    const end = NOW.getTime() + MINUTE;
+    const soon = grant("soon", "subscription", 1000, 0, new Date(end + LEASE_GRANT_MARGIN_MS));
+    const later = grant("later", "topup", 1000, 0, new Date(end + LEASE_GRANT_MARGIN_MS + 1));
+    const never = grant("never", "free", 5000, 0, null);
+    expect(planLease([soon, later, never], 1500, NOW, MINUTE)).toEqual({
+      takes: [
+        { grantId: "later", amount: 1000 },
+        { grantId: "never", amount: 500 },
+      ],
+      expiresAt: new Date(end),
+    });
   });
-  it("is not cut short by a grant it does not hold", () => {
-    const soon = new Date(NOW.getTime() + 10_000);
-    const grants = [grant("a", "subscription", 1000, 1000, soon), grant("b", "topup", 5000)];
-    expect(planLease(grants, 1500, NOW, MINUTE)).toEqual({
-      takes: [{ grantId: "b", amount: 1500 }],
+  it("is null when the grants that outlast it are short, however much expires sooner", () => {
+    const soon = grant("soon", "subscription", 9000, 0, new Date(NOW.getTime() + 10_000));
+    expect(planLease([soon, grant("b", "topup", 1000)], 1001, NOW, MINUTE)).toBeNull();
+    expect(planLease([soon, grant("b", "topup", 1000)], 1000, NOW, MINUTE)).toEqual({
+      takes: [{ grantId: "b", amount: 1000 }],
       expiresAt: new Date(NOW.getTime() + MINUTE),
     });
   });
@@ -165,6 +183,28 @@ describe("planLease", () => {
     // Early in the month the lifetime decides.
     const early = new Date("2026-12-01T00:00:00.000Z");
     expect(planLease(grants, 1000, early, MINUTE)?.expiresAt).toEqual(new Date(early.getTime() + MINUTE));
+  });
+});
+
+describe("outlasting", () => {
+  const end = new Date(NOW.getTime() + MINUTE);
+  it("keeps grants without an end, and those live past the lease's end and the margin", () => {
+    const grants = [
+      grant("never", "free", 1, 0, null),
+      grant("edge", "topup", 1, 0, new Date(end.getTime() + LEASE_GRANT_MARGIN_MS)),
+      grant("after", "topup", 1, 0, new Date(end.getTime() + LEASE_GRANT_MARGIN_MS + 1)),
+      grant("before", "subscription", 1, 0, new Date(end.getTime() - 1)),
+    ];
+    expect(outlasting(grants, end).map((g) => g.id)).toEqual(["never", "after"]);
+  });
+});
+
+describe("leaseEnd", () => {
+  it("is the lifetime after now, within the Berlin month", () => {
+    expect(leaseEnd(NOW, MINUTE)).toEqual(new Date(NOW.getTime() + MINUTE));
+    expect(leaseEnd(new Date("2026-11-30T22:59:30.000Z"), MINUTE)).toEqual(
+      new Date("2026-11-30T23:00:00.000Z"),
+    );
   });
 });
 

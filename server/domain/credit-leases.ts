@@ -66,6 +66,11 @@ export interface LeaseRoom {
   keyLimitLeft: Millicredits | null;
   /** What is left of the member's monthly cap (leases included), null for no cap. */
   memberCapLeft: Millicredits | null;
+  /**
+   * The unreserved credits in grants that outlast the lease (`outlasting`): the only ones it may
+   * hold, so a lease gets smaller, or none, when the rest expire during it.
+   */
+  lasting: Millicredits;
   /** Below this a lease is not worth taking: the key's charges stay under the lock. */
   minimum: Millicredits;
 }
@@ -83,6 +88,7 @@ export function leaseAmount(room: LeaseRoom): Millicredits {
   // the member's other keys keep room under the lock.
   if (room.keyLimitLeft !== null) amount = Math.min(amount, half(room.keyLimitLeft));
   if (room.memberCapLeft !== null) amount = Math.min(amount, half(room.memberCapLeft));
+  amount = Math.min(amount, room.lasting);
   // A minimum of 0 lets a lease of 0 through as 0: nothing to take either way.
   return amount >= room.minimum ? amount : 0;
 }
@@ -94,10 +100,30 @@ export interface LeasePlan {
 }
 
 /**
+ * How long after a lease's end its grants must still be live: the sweep (every 5 s) ends a lease
+ * up to a run after its end, and what it gives back must not have expired while the lease held it.
+ */
+export const LEASE_GRANT_MARGIN_MS = 5_000;
+
+/** A lease's end: `lifetimeMs` after `now`, but no later than the next Berlin month (its charges count in one). */
+export function leaseEnd(now: Date, lifetimeMs: number): Date {
+  return new Date(Math.min(now.getTime() + lifetimeMs, nextBerlinMonth(now).getTime()));
+}
+
+/**
+ * The grants a lease ending at `end` may hold: those live until past its end and the margin. A
+ * lease reserving a grant that expires sooner would keep it from charges under the lock, which
+ * would have spent it, and give it back expired.
+ */
+export function outlasting<G extends CreditGrant>(grants: readonly G[], end: Date): G[] {
+  const until = end.getTime() + LEASE_GRANT_MARGIN_MS;
+  return grants.filter((g) => g.expiresAt === null || g.expiresAt.getTime() > until);
+}
+
+/**
  * The grants a lease of `amount` is reserved on, in spending order (what a spend of that amount
- * would take, from unreserved credits), and its end: `lifetimeMs` after `now`, but no later than
- * the first expiry among those grants or the next Berlin month (a lease's charges count in one
- * month). Null when the unreserved credits are short.
+ * would take from the unreserved credits of the grants that outlast it), and its end (`leaseEnd`).
+ * Null when those credits are short.
  */
 export function planLease(
   grants: readonly ReservableGrant[],
@@ -105,14 +131,9 @@ export function planLease(
   now: Date,
   lifetimeMs: number,
 ): LeasePlan | null {
-  const plan = planSpend(grants.map(unreserved), amount, now);
-  if (!plan.ok) return null;
-  let end = Math.min(now.getTime() + lifetimeMs, nextBerlinMonth(now).getTime());
-  const taken = new Set(plan.takes.map((t) => t.grantId));
-  for (const g of grants) {
-    if (taken.has(g.id) && g.expiresAt !== null) end = Math.min(end, g.expiresAt.getTime());
-  }
-  return { takes: plan.takes, expiresAt: new Date(end) };
+  const expiresAt = leaseEnd(now, lifetimeMs);
+  const plan = planSpend(outlasting(grants, expiresAt).map(unreserved), amount, now);
+  return plan.ok ? { takes: plan.takes, expiresAt } : null;
 }
 
 function nextBerlinMonth(now: Date): Date {
