@@ -1,7 +1,8 @@
 // The statement that writes charges made through credit leases (decision 051, step 4): written only
 // while the lease is open and unexpired, and then exactly as a charge under the lock writes.
 import { randomUUID } from "node:crypto";
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
+import postgres from "postgres";
 import { describe, expect, it } from "vitest";
 import { TEST_DATABASES } from "../../tests/fixtures/test-db.ts";
 import {
@@ -160,6 +161,49 @@ describe.each(TEST_DATABASES)("writeLeaseCharges (%s)", (kind) => {
     expect(await db().select().from(creditSpends)).toHaveLength(1);
     expect(await grantOf(ann.id)).toMatchObject({ remaining: FREE - 1000, reserved: 4000 });
   });
+
+  // Two sessions at once: PostgreSQL only (PGlite is one session, and waits for no lock).
+  it.runIf(kind === "postgres")(
+    "gives up, writing nothing, when a row it needs stays locked past its lock timeout",
+    async () => {
+      const ann = await verifiedUser(ctx.t, "ann");
+      const key = await createKey(ctx.t, ann.accessToken);
+      const grant = await grantOf(ann.id);
+      const leaseId = await lease(ann.id, key.id, grant.id, 5000);
+      const blocker = postgres(ctx.database.url as string, { max: 1, onnotice: () => {} });
+      try {
+        const release = await new Promise<() => void>((holding) => {
+          void blocker.begin(async (tx) => {
+            await tx`select id from credit_grants where id = ${grant.id} for update`;
+            await new Promise<void>((done) => holding(done));
+          });
+        });
+        const started = Date.now();
+        const write = writeLeaseCharges(
+          db(),
+          [charge(leaseId, ann.id, key.id, grant.id, 1000)],
+          ctx.t.clock.now(),
+          200,
+        );
+        await expect(write).rejects.toMatchObject({ code: "55P03" });
+        expect(Date.now() - started).toBeLessThan(2000);
+        release();
+        expect(await db().select().from(creditSpends)).toHaveLength(0);
+        expect(await grantOf(ann.id)).toMatchObject({ remaining: FREE, reserved: 5000 });
+        // The timeout was the statement's own: the connection waits as long as it did before.
+        const shown = await db().execute(sql`show lock_timeout`);
+        expect(Array.isArray(shown) ? shown[0] : shown).toEqual({ lock_timeout: "0" });
+        const answer = await writeLeaseCharges(
+          db(),
+          [charge(leaseId, ann.id, key.id, grant.id, 1000)],
+          ctx.t.clock.now(),
+        );
+        expect(answer.written).toEqual(new Set([leaseId]));
+      } finally {
+        await blocker.end({ timeout: 5 });
+      }
+    },
+  );
 
   it("adds the charges of two keys of one member to the member's month once", async () => {
     const owner = await verifiedUser(ctx.t, "owner");

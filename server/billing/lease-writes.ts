@@ -57,13 +57,20 @@ const CHARGE_COLUMNS = `id uuid, user_id uuid, amount bigint, reason text, idemp
   ordinal integer, takes jsonb, api_key_id text, member_id uuid, feature text, people text,
   quantity integer, month date, day date, created_at timestamptz, lease_id uuid`;
 
-type Values = { leases: string; rows: string; at: string };
-/** The statement with its three parameters from `p`: placeholders once for its text, or the values. */
+type Values = { leases: string; rows: string; at: string; lockTimeout: string };
+/** The statement with its parameters from `p`: placeholders once for its text, or the values. */
 const writeStatement = (p: (name: keyof Values) => SQLWrapper) => sql`
-    with lease as (
+    with timeout as materialized (
+      -- A lock wait longer than this fails the statement, which then counts as not written: its
+      -- leases end and its charges are decided under the lock, rather than wait behind a lock held
+      -- for long. Local to the statement's own transaction, so nothing is left on the connection.
+      select set_config('lock_timeout', ${p("lockTimeout")}, true) as lock_timeout
+    ), lease as (
       select id from credit_leases
       where id in (select jsonb_array_elements_text(${p("leases")}::jsonb)::uuid)
         and ended_at is null and expires_at > ${p("at")}::timestamptz
+        -- Set before any lock is waited for: every other part reads this one first.
+        and (select lock_timeout from timeout) is not null
       order by id
       -- A lease being ended (held FOR UPDATE) is skipped, not waited for: its charges are decided
       -- again under the lock, and no write of the batch waits on a refund or a deletion.
@@ -83,31 +90,48 @@ const writeStatement = (p: (name: keyof Values) => SQLWrapper) => sql`
         coalesce(t.balance, 0) - sum(c.amount) over (partition by c.user_id order by c.ordinal), c.takes, null, c.api_key_id, c.feature,
         c.people, c.quantity, c.created_at, c.lease_id
       from charges c left join totals t on t.user_id = c.user_id
-    ), grants_taken as (
-      update credit_grants g set remaining = g.remaining - x.amount, reserved = g.reserved - x.amount
-      from (
+    -- Each table's rows are locked in key order before they are updated (the *_locked parts,
+    -- read in order by their updates), not in the join's order: two writers, or a writer and a
+    -- batch under the lock, that take the same rows take them in one order and cannot deadlock.
+    ), grants_locked as materialized (
+      select g.id, x.amount from credit_grants g
+      join (
         select (t ->> 'grantId')::uuid as id, c.user_id, sum((t ->> 'amount')::bigint) as amount
         from charges c, jsonb_array_elements(c.takes) t group by 1, 2
-      ) x
-      where g.id = x.id and g.user_id = x.user_id
+      ) x on g.id = x.id and g.user_id = x.user_id
+      order by g.id
+      for no key update of g
+    ), grants_taken as (
+      update credit_grants g set remaining = g.remaining - l.amount, reserved = g.reserved - l.amount
+      from grants_locked l where g.id = l.id
     ), daily as (
       insert into usage_daily (user_id, day, feature, api_key_id, uses, credits)
-      select user_id, day, feature, api_key_id, sum(quantity), sum(amount) from charges group by 1, 2, 3, 4
+      select user_id, day, feature, api_key_id, sum(quantity), sum(amount) from charges
+      group by 1, 2, 3, 4 order by 1, 2, 3, 4
       on conflict (user_id, day, feature, api_key_id)
       do update set uses = usage_daily.uses + excluded.uses, credits = usage_daily.credits + excluded.credits
+    ), key_locked as materialized (
+      select k.api_key_id, k.month, x.amount from api_key_usage k
+      join (select api_key_id, month, sum(amount) as amount from charges group by 1, 2) x
+        on k.api_key_id = x.api_key_id and k.month = x.month
+      order by k.api_key_id, k.month
+      for no key update of k
     ), key_usage as (
       update api_key_usage k
-      set amount = k.amount + x.amount, reserved = coalesce(k.reserved, 0) - x.amount
-      from (select api_key_id, month, sum(amount) as amount from charges group by 1, 2) x
-      where k.api_key_id = x.api_key_id and k.month = x.month
-    ), member_usage as (
-      update member_credit_usage m
-      set amount = m.amount + x.amount, reserved = coalesce(m.reserved, 0) - x.amount
-      from (
+      set amount = k.amount + l.amount, reserved = coalesce(k.reserved, 0) - l.amount
+      from key_locked l where k.api_key_id = l.api_key_id and k.month = l.month
+    ), member_locked as materialized (
+      select m.org_id, m.user_id, m.month, x.amount from member_credit_usage m
+      join (
         select user_id, member_id, month, sum(amount) as amount from charges
         where member_id is not null group by 1, 2, 3
-      ) x
-      where m.org_id = x.user_id and m.user_id = x.member_id and m.month = x.month
+      ) x on m.org_id = x.user_id and m.user_id = x.member_id and m.month = x.month
+      order by m.org_id, m.user_id, m.month
+      for no key update of m
+    ), member_usage as (
+      update member_credit_usage m
+      set amount = m.amount + l.amount, reserved = coalesce(m.reserved, 0) - l.amount
+      from member_locked l where m.org_id = l.org_id and m.user_id = l.user_id and m.month = l.month
     )
     select
       (select coalesce(json_agg(id), '[]'::json) from lease)::text as written,
@@ -147,12 +171,16 @@ export async function usedIdempotencyKeys(db: Db, charges: readonly LeaseCharge[
 }
 
 /** Writes the charges of open leases; see the top of this file. Throws when the statement fails. */
+/** How long the write waits for a row lock before it fails (and its charges go to the lock). */
+export const LEASE_WRITE_LOCK_TIMEOUT_MS = 1000;
+
 export async function writeLeaseCharges(
   db: Db,
   charges: readonly LeaseCharge[],
   now: Date,
+  lockTimeoutMs = LEASE_WRITE_LOCK_TIMEOUT_MS,
 ): Promise<LeaseWrite> {
-  const leases = JSON.stringify([...new Set(charges.map((c) => c.leaseId))]);
+  const leases = JSON.stringify([...new Set(charges.map((c) => c.leaseId))].sort());
   const rows = JSON.stringify(
     charges.map((c) => ({
       id: c.spendId,
@@ -173,7 +201,7 @@ export async function writeLeaseCharges(
       lease_id: c.leaseId,
     })),
   );
-  const values = { leases, rows, at: now.toISOString() };
+  const values = { leases, rows, at: now.toISOString(), lockTimeout: `${lockTimeoutMs}ms` };
   const result = await run(db, values);
   const [answer] = rowsOf<{ written: string; balances: string }>(result);
   if (!answer) throw new Error("The lease write answered no row");

@@ -248,6 +248,42 @@ describe.runIf(TEST_DATABASES.includes("postgres"))("a lease write under way (po
     keyCharge(ctx.t.clock.now(), apiKeyId, over);
   const grantOf = (orgId: string) => grantIn(db(), orgId);
 
+  it("ends a lease whose write waited past its lock timeout, and decides its charge under the lock", async () => {
+    const ann = await verifiedUser(ctx.t, "ann");
+    const key = await createKey(ctx.t, ann.accessToken);
+    const leased = leasedSpends(db(), { ...settings, writeLockTimeoutMs: 200 });
+    await leased.spend(charge(key.id));
+    await leased.idle();
+    const grant = await grantOf(ann.id);
+    const [lease] = await db().select().from(creditLeases);
+    const blocker = postgres(ctx.database.url as string, { max: 1, onnotice: () => {} });
+    try {
+      const release = await new Promise<() => void>((holding) => {
+        void blocker.begin(async (tx) => {
+          await tx`select id from credit_grants where id = ${grant?.id as string} for update`;
+          await new Promise<void>((done) => holding(done));
+        });
+      });
+      const stuck = leased.spend(charge(key.id, { idempotencyKey: "stuck" }));
+      // Past the write's timeout: it failed, and ending its lease waits for the grant's row.
+      await new Promise((r) => setTimeout(r, 600));
+      release();
+      expect(await stuck).toMatchObject({ ok: true, repeated: false, balanceAfter: FREE - 2000 });
+      const [spent] = await db().select().from(creditSpends).where(eq(creditSpends.idempotencyKey, "stuck"));
+      expect(spent?.leaseId).toBeNull();
+      const [ended] = await db()
+        .select()
+        .from(creditLeases)
+        .where(eq(creditLeases.id, lease?.id as string));
+      expect(ended?.endedAt).not.toBeNull();
+      await leased.idle();
+    } finally {
+      await blocker.end({ timeout: 5 });
+      await leased.close();
+    }
+    expect(await grantOf(ann.id)).toMatchObject({ remaining: FREE - 2000, reserved: 0 });
+  });
+
   it("answers a revocation only after a lease write under way, and refuses every charge after it", async () => {
     const ann = await verifiedUser(ctx.t, "ann");
     const key = await createKey(ctx.t, ann.accessToken);

@@ -36,7 +36,12 @@ import { applySpend, balance, type Millicredits, type SpendTake, toMillicredits 
 import { batched } from "./batched.ts";
 import { endLeases, type LeaseScope, takeLease } from "./credit-leases.ts";
 import { decideInLease, type HeldLease } from "./lease-decisions.ts";
-import { type LeaseCharge, usedIdempotencyKeys, writeLeaseCharges } from "./lease-writes.ts";
+import {
+  LEASE_WRITE_LOCK_TIMEOUT_MS,
+  type LeaseCharge,
+  usedIdempotencyKeys,
+  writeLeaseCharges,
+} from "./lease-writes.ts";
 import { GRANT_COLUMNS, toCreditGrant } from "./ledger-store.ts";
 import {
   BATCH_KEY_COLUMNS,
@@ -57,12 +62,15 @@ export interface LeaseSettings {
   lifetimeMs: number;
   /** This instance's name on its leases. */
   holder: string;
+  /** How long a lease write waits for a row lock before its charges go to the lock instead. */
+  writeLockTimeoutMs: number;
 }
 
 export const DEFAULT_LEASE_SETTINGS: Omit<LeaseSettings, "holder"> = {
   wanted: toMillicredits(200),
   minimum: toMillicredits(1),
   lifetimeMs: 30_000,
+  writeLockTimeoutMs: LEASE_WRITE_LOCK_TIMEOUT_MS,
 };
 
 /** After a lease could not be taken for a key, how long its charges stay under the lock before the next try. */
@@ -217,7 +225,7 @@ export function leasedSpends(db: Db, settings: LeaseSettings, logger?: Logger): 
     const now = new Date(Math.max(...items.map((i) => i.request.now.getTime())));
     let answer: Awaited<ReturnType<typeof writeLeaseCharges>>;
     try {
-      answer = await writeLeaseCharges(db, items.map(toCharge), now);
+      answer = await writeLeaseCharges(db, items.map(toCharge), now, settings.writeLockTimeoutMs);
     } catch (err) {
       const used =
         again && isUniqueViolation(err) ? await usedIdempotencyKeys(db, items.map(toCharge)) : undefined;
