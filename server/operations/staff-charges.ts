@@ -6,6 +6,7 @@
 //
 // The spend runs as a batch of one inside that transaction (a savepoint), not in the shared batch
 // of the generation service's charges: a staff charge is rare, and its entry must commit with it.
+import { endLeases } from "../billing/credit-leases.ts";
 import { type SpendRequest, type SpendResult, spendBatch } from "../billing/spends.ts";
 import type { Db } from "../db/types.ts";
 import { fromMillicredits } from "../domain/ledger.ts";
@@ -46,10 +47,18 @@ export async function chargeAsStaff(
   });
   // Refused before anything is charged if the entry could not be stored.
   auditEntryOf(actor, details(null));
-  return db.transaction(async (tx) => {
-    const [result] = await spendBatch(tx as unknown as Db, [{ ...spend, requestedBy: actor.id }]);
-    if (!result) throw new Error("The staff charge had no answer");
-    if (result.ok && !result.repeated) await audit(tx, actor, details(result.userId, result), spend.now);
-    return result;
-  });
+  const charge = () =>
+    db.transaction(async (tx) => {
+      const [result] = await spendBatch(tx as unknown as Db, [{ ...spend, requestedBy: actor.id }]);
+      if (!result) throw new Error("The staff charge had no answer");
+      if (result.ok && !result.repeated) await audit(tx, actor, details(result.userId, result), spend.now);
+      return result;
+    });
+  const result = await charge();
+  if (result.ok || !result.leasesInTheWay) return result;
+  // Refused only for what credit leases hold (decision 051): they end in a transaction of their
+  // own, giving back what they did not spend, and the charge is decided again, once.
+  const scope = result.leasesInTheWay;
+  await db.transaction((tx) => endLeases(tx, scope, "released"));
+  return charge();
 }
