@@ -41,6 +41,7 @@ import { OperatorRefusal } from "../../operations/refusal.ts";
 import { lockMembership } from "../../orgs/orgs.ts";
 import { billingEmailOf } from "../billing-contacts.ts";
 import type { Catalogue } from "../catalogue.ts";
+import { endLeases } from "../credit-leases.ts";
 import { isOnDisputeHold } from "../dispute-hold.ts";
 import type { PaymentProvider } from "../ports/payment-provider.ts";
 import { currentState } from "../subscription-changes.ts";
@@ -226,6 +227,11 @@ export function autoTopUpCommands(deps: AutoTopUpSettingsDeps) {
   ): Promise<SettingsAction | null> {
     const { orgId } = change;
     const action = await deps.db.transaction(async (tx) => {
+      // A lease was sized to keep the unreserved balance above the threshold in force when it was
+      // taken (decision 051); a higher one, or auto top-up turned on, would leave it holding what
+      // must stay. Any save ends the organisation's leases, first, as every change that moves what
+      // a lease may hold does (a refused save rolls this back with the rest).
+      await endLeases(tx, { orgId }, "organization_changed");
       await lockAsBillingMember(tx, change);
       const [previous, card] = await Promise.all([findSettings(tx, orgId), findCard(tx, orgId)]);
       if (input.enabled) {
