@@ -205,6 +205,59 @@ describe.each(TEST_DATABASES)("writeLeaseCharges (%s)", (kind) => {
     },
   );
 
+  // Two sessions at once: PostgreSQL only.
+  it.runIf(kind === "postgres")(
+    "locks a charge's grants in id order, whatever order its takes name them in",
+    async () => {
+      const ann = await verifiedUser(ctx.t, "ann");
+      const key = await createKey(ctx.t, ann.accessToken);
+      const free = await grantOf(ann.id);
+      // Stored after the free grant, with a lower id: a scan of the table meets it second.
+      const other = "00000000-0000-4000-8000-000000000001";
+      await db()
+        .insert(creditGrants)
+        .values({ ...free, id: other, kind: "topup", fulfilmentKey: `test:${other}`, createdAt: undefined });
+      const [low, high] = [free.id, other].sort() as [string, string];
+      const leaseId = await lease(ann.id, key.id, low, 2000, {
+        takes: [
+          { grantId: low, amount: 1000 },
+          { grantId: high, amount: 1000 },
+        ],
+      });
+      const url = ctx.database.url as string;
+      const blocker = postgres(url, { max: 1, onnotice: () => {} });
+      const prober = postgres(url, { max: 1, onnotice: () => {} });
+      try {
+        const release = await new Promise<() => void>((holding) => {
+          void blocker.begin(async (tx) => {
+            await tx`select id from credit_grants where id = ${high} for update`;
+            await new Promise<void>((done) => holding(done));
+          });
+        });
+        const takes = [
+          { grantId: high, amount: 1000 },
+          { grantId: low, amount: 1000 },
+        ];
+        const write = writeLeaseCharges(
+          db(),
+          [charge(leaseId, ann.id, key.id, low, 2000, { takes })],
+          ctx.t.clock.now(),
+          5000,
+        );
+        await new Promise((r) => setTimeout(r, 300));
+        // The write holds the lower id while it waits for the higher one: taken in that order.
+        await expect(
+          prober`select id from credit_grants where id = ${low} for update nowait`,
+        ).rejects.toMatchObject({ code: "55P03" });
+        release();
+        expect((await write).written).toEqual(new Set([leaseId]));
+      } finally {
+        await blocker.end({ timeout: 5 });
+        await prober.end({ timeout: 5 });
+      }
+    },
+  );
+
   it("adds the charges of two keys of one member to the member's month once", async () => {
     const owner = await verifiedUser(ctx.t, "owner");
     const orgId = await teamOrg(ctx.t, "Studio", [{ id: owner.id, role: "owner" }]);
@@ -223,7 +276,7 @@ describe.each(TEST_DATABASES)("writeLeaseCharges (%s)", (kind) => {
       ],
       ctx.t.clock.now(),
     );
-    expect(await db().select().from(memberCreditUsage)).toEqual([
+    expect(await db().select().from(memberCreditUsage)).toMatchObject([
       { orgId, userId: owner.id, month: MONTH, amount: 3000, reserved: 3000 },
     ]);
     expect(await grantOf(orgId)).toMatchObject({ remaining: FREE - 3000, reserved: 3000 });
