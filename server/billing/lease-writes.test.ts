@@ -16,6 +16,7 @@ import {
 import { toMillicredits } from "../domain/ledger.ts";
 import { createKey } from "../testing/api-access.ts";
 import { verifiedUser } from "../testing/api-client.ts";
+import { holdGrantRow } from "../testing/held-row.ts";
 import { useTestApp } from "../testing/suite.ts";
 import { orgKey, teamOrg } from "../testing/team-org.ts";
 import { NO_LIMITS, TEST_FREE_CREDITS } from "../testing/test-app.ts";
@@ -170,14 +171,8 @@ describe.each(TEST_DATABASES)("writeLeaseCharges (%s)", (kind) => {
       const key = await createKey(ctx.t, ann.accessToken);
       const grant = await grantOf(ann.id);
       const leaseId = await lease(ann.id, key.id, grant.id, 5000);
-      const blocker = postgres(ctx.database.url as string, { max: 1, onnotice: () => {} });
+      const held = await holdGrantRow(ctx.database.url as string, grant.id);
       try {
-        const release = await new Promise<() => void>((holding) => {
-          void blocker.begin(async (tx) => {
-            await tx`select id from credit_grants where id = ${grant.id} for update`;
-            await new Promise<void>((done) => holding(done));
-          });
-        });
         const started = Date.now();
         const write = writeLeaseCharges(
           db(),
@@ -187,7 +182,7 @@ describe.each(TEST_DATABASES)("writeLeaseCharges (%s)", (kind) => {
         );
         await expect(write).rejects.toMatchObject({ code: "55P03" });
         expect(Date.now() - started).toBeLessThan(2000);
-        release();
+        held.release();
         expect(await db().select().from(creditSpends)).toHaveLength(0);
         expect(await grantOf(ann.id)).toMatchObject({ remaining: FREE, reserved: 5000 });
         // The timeout was the statement's own: the connection waits as long as it did before.
@@ -200,7 +195,7 @@ describe.each(TEST_DATABASES)("writeLeaseCharges (%s)", (kind) => {
         );
         expect(answer.written).toEqual(new Set([leaseId]));
       } finally {
-        await blocker.end({ timeout: 5 });
+        await held.end();
       }
     },
   );
@@ -225,15 +220,9 @@ describe.each(TEST_DATABASES)("writeLeaseCharges (%s)", (kind) => {
         ],
       });
       const url = ctx.database.url as string;
-      const blocker = postgres(url, { max: 1, onnotice: () => {} });
+      const held = await holdGrantRow(url, high);
       const prober = postgres(url, { max: 1, onnotice: () => {} });
       try {
-        const release = await new Promise<() => void>((holding) => {
-          void blocker.begin(async (tx) => {
-            await tx`select id from credit_grants where id = ${high} for update`;
-            await new Promise<void>((done) => holding(done));
-          });
-        });
         const takes = [
           { grantId: high, amount: 1000 },
           { grantId: low, amount: 1000 },
@@ -249,10 +238,10 @@ describe.each(TEST_DATABASES)("writeLeaseCharges (%s)", (kind) => {
         await expect(
           prober`select id from credit_grants where id = ${low} for update nowait`,
         ).rejects.toMatchObject({ code: "55P03" });
-        release();
+        held.release();
         expect((await write).written).toEqual(new Set([leaseId]));
       } finally {
-        await blocker.end({ timeout: 5 });
+        await held.end();
         await prober.end({ timeout: 5 });
       }
     },

@@ -3,7 +3,6 @@
 // whose write does not happen, is decided under the lock. Balances, limits and idempotency hold.
 import { randomUUID } from "node:crypto";
 import { eq, isNotNull, sql } from "drizzle-orm";
-import postgres from "postgres";
 import { describe, expect, it, vi } from "vitest";
 import { TEST_DATABASES } from "../../tests/fixtures/test-db.ts";
 import { apiKeyUsage, creditGrants, creditLeases, creditSpends } from "../db/schema/index.ts";
@@ -12,6 +11,7 @@ import { berlinMonth } from "../domain/berlin-time.ts";
 import { toMillicredits } from "../domain/ledger.ts";
 import { bearer, createKey } from "../testing/api-access.ts";
 import { verifiedUser } from "../testing/api-client.ts";
+import { holdGrantRow } from "../testing/held-row.ts";
 import { useTestApp } from "../testing/suite.ts";
 import { cappedMember } from "../testing/team-org.ts";
 import { NO_LIMITS, TEST_FREE_CREDITS } from "../testing/test-app.ts";
@@ -256,18 +256,12 @@ describe.runIf(TEST_DATABASES.includes("postgres"))("a lease write under way (po
     await leased.idle();
     const grant = await grantOf(ann.id);
     const [lease] = await db().select().from(creditLeases);
-    const blocker = postgres(ctx.database.url as string, { max: 1, onnotice: () => {} });
+    const held = await holdGrantRow(ctx.database.url as string, grant?.id as string);
     try {
-      const release = await new Promise<() => void>((holding) => {
-        void blocker.begin(async (tx) => {
-          await tx`select id from credit_grants where id = ${grant?.id as string} for update`;
-          await new Promise<void>((done) => holding(done));
-        });
-      });
       const stuck = leased.spend(charge(key.id, { idempotencyKey: "stuck" }));
       // Past the write's timeout: it failed, and ending its lease waits for the grant's row.
       await new Promise((r) => setTimeout(r, 600));
-      release();
+      held.release();
       expect(await stuck).toMatchObject({ ok: true, repeated: false, balanceAfter: FREE - 2000 });
       const [spent] = await db().select().from(creditSpends).where(eq(creditSpends.idempotencyKey, "stuck"));
       expect(spent?.leaseId).toBeNull();
@@ -278,7 +272,7 @@ describe.runIf(TEST_DATABASES.includes("postgres"))("a lease write under way (po
       expect(ended?.endedAt).not.toBeNull();
       await leased.idle();
     } finally {
-      await blocker.end({ timeout: 5 });
+      await held.end();
       await leased.close();
     }
     expect(await grantOf(ann.id)).toMatchObject({ remaining: FREE - 2000, reserved: 0 });
@@ -293,14 +287,8 @@ describe.runIf(TEST_DATABASES.includes("postgres"))("a lease write under way (po
     const grant = await grantOf(ann.id);
     // Another session holds the grant's row: the next lease write takes its lease FOR SHARE,
     // then waits here.
-    const blocker = postgres(ctx.database.url as string, { max: 1, onnotice: () => {} });
+    const held = await holdGrantRow(ctx.database.url as string, grant?.id as string);
     try {
-      const release = await new Promise<() => void>((holding) => {
-        void blocker.begin(async (tx) => {
-          await tx`select id from credit_grants where id = ${grant?.id as string} for update`;
-          await new Promise<void>((done) => holding(done));
-        });
-      });
       const inFlight = leased.spend(charge(key.id, { idempotencyKey: "in-flight" }));
       await new Promise((r) => setTimeout(r, 300));
       let revokedAt = 0;
@@ -313,14 +301,14 @@ describe.runIf(TEST_DATABASES.includes("postgres"))("a lease write under way (po
       await new Promise((r) => setTimeout(r, 300));
       // The revocation waits for the write that holds the lease.
       expect(revokedAt).toBe(0);
-      release();
+      held.release();
       expect(await inFlight).toMatchObject({ ok: true, repeated: false });
       expect(await revocation).toBe(204);
       // Sent after the revocation answered: refused, whichever way it goes.
       expect(await leased.spend(charge(key.id))).toEqual({ ok: false, reason: "no_key" });
       expect(await grantOf(ann.id)).toMatchObject({ remaining: FREE - 2000, reserved: 0 });
     } finally {
-      await blocker.end({ timeout: 5 });
+      await held.end();
       await leased.close();
     }
   });
