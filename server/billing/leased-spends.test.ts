@@ -281,7 +281,8 @@ describe.runIf(TEST_DATABASES.includes("postgres"))("a lease write under way (po
   it("answers a revocation only after a lease write under way, and refuses every charge after it", async () => {
     const ann = await verifiedUser(ctx.t, "ann");
     const key = await createKey(ctx.t, ann.accessToken);
-    const leased = leasedSpends(db(), settings);
+    // The write must still be waiting when the row is released, on a slow machine too.
+    const leased = leasedSpends(db(), { ...settings, writeLockTimeoutMs: 10_000 });
     await leased.spend(charge(key.id));
     await leased.idle();
     const grant = await grantOf(ann.id);
