@@ -58,7 +58,8 @@ describe.each(TEST_DATABASES)("migration 0023: credit leases (%s)", (kind) => {
       for (const table of TABLES) {
         const now = await rows(db.handle.db, table);
         expect(
-          now.map(({ reserved, lease_id, ...rest }) => rest),
+          // cap_warned: migration 0024's, after this one.
+          now.map(({ reserved, lease_id, cap_warned, ...rest }) => rest),
           table,
         ).toEqual(were[table]);
         for (const row of now) {

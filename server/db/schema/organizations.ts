@@ -51,6 +51,11 @@ export const organizations = pgTable(
     disputeHoldAt: at("dispute_hold_at"),
     /** "E-mail me when the balance falls below N credits", in milli-credits; null: no alert. */
     lowBalanceThreshold: millicredits("low_balance_threshold"),
+    /**
+     * The low-balance mail went for the current fall of the balance; cleared once the balance is
+     * back at the threshold (domain/alert-latches.ts), so one fall mails once.
+     */
+    lowBalanceAlerted: boolean("low_balance_alerted").notNull().default(false),
   },
   (t) => [
     // The console's name prefix search.
@@ -103,6 +108,11 @@ export const memberCreditUsage = pgTable(
      * reads as 0, as api_key_usage.reserved's does (the code before it sends one when it inserts).
      */
     reserved: millicredits("reserved").default(0),
+    /**
+     * The 80 % warning went for this month and cap (domain/alert-latches.ts); a cap change re-arms
+     * it. Null reads as false: the code before it inserts every column from JSON and sends one.
+     */
+    capWarned: boolean("cap_warned").default(false),
   },
   (t) => [
     primaryKey({ columns: [t.orgId, t.userId, t.month] }),
