@@ -3,6 +3,8 @@
 
 import { hostname } from "node:os";
 import type { Redis } from "ioredis";
+import { createLowBalanceAlerts } from "./alerts/low-balance.ts";
+import { createMemberCapAlerts } from "./alerts/member-cap.ts";
 import { createIntrospectionCache } from "./api-access/introspection-cache.ts";
 import { createApp } from "./app.ts";
 import { createAccessTokens } from "./auth/access-tokens.ts";
@@ -208,7 +210,29 @@ async function main(): Promise<void> {
 
   // Credit leases past their end, on every instance (decision 051): what they did not spend goes
   // back within seconds, a crashed instance's too.
-  const leaseSweep = startLeaseSweep({ db: database.db, logger });
+  // Each ending checks the alert latches: a fall its charges made is mailed even with no charge after.
+  const leaseSweep = startLeaseSweep({
+    db: database.db,
+    logger,
+    alerts: {
+      clock,
+      lowBalance: createLowBalanceAlerts({
+        db: database.db,
+        mailer,
+        tasks,
+        logger,
+        portalUrl: config.portalUrl,
+      }),
+      memberCaps: createMemberCapAlerts({
+        db: database.db,
+        clock,
+        tasks,
+        sender: billingMails,
+        logger,
+        portalUrl: config.portalUrl,
+      }),
+    },
+  });
   // Charges through credit leases, when the operator turned them on (decision 051).
   const leases = config.CREDIT_LEASES
     ? enableCreditLeases(

@@ -1,14 +1,16 @@
 // "E-mail me when my balance falls below N credits": the setting, and the mail a spend sends when it
-// takes the balance across N (spends.ts decides the crossing under the user's lock, so concurrent
-// charges send one mail, not one each). The mail goes out after the charge has committed, in the
+// takes the balance across N (spends.ts decides it under the organisation's lock with a stored latch,
+// domain/alert-latches.ts, so concurrent charges send one mail, and one fall one mail). The mail goes out after the charge has committed, in the
 // background: the generation service's answer never waits for SMTP.
 import { eq } from "drizzle-orm";
 import type { Logger } from "pino";
 import type { BackgroundTasks } from "../background.ts";
 import { billingMailRecipients } from "../billing/billing-contacts.ts";
+import { endLeases } from "../billing/credit-leases.ts";
+import { lockUser, userGrants } from "../billing/ledger-store.ts";
 import { organizations } from "../db/schema/index.ts";
 import type { Db } from "../db/types.ts";
-import { fromMillicredits, type Millicredits } from "../domain/ledger.ts";
+import { balance, fromMillicredits, type Millicredits } from "../domain/ledger.ts";
 import type { Mailer } from "../mail/mailer.ts";
 import { lowBalanceMail } from "../mail/templates.ts";
 
@@ -55,11 +57,26 @@ export async function lowBalanceThreshold(db: Db, orgId: string): Promise<Millic
   return row?.threshold ?? null;
 }
 
-/** Turns the alert on at `threshold` milli-credits, or off with null. */
+/**
+ * Turns the alert on at `threshold` milli-credits, or off with null. The organisation's credit leases
+ * end first: each was sized to keep the unreserved balance above the old threshold (decision 051).
+ * Then, under the organisation's lock, the latch is set to whether the balance is already below
+ * the new threshold: setting an alert while below it mails nothing, and the next fall after the
+ * balance is back at it does (domain/alert-latches.ts).
+ */
 export async function setLowBalanceThreshold(
   db: Db,
   orgId: string,
   threshold: Millicredits | null,
+  now: Date,
 ): Promise<void> {
-  await db.update(organizations).set({ lowBalanceThreshold: threshold }).where(eq(organizations.id, orgId));
+  await db.transaction(async (tx) => {
+    await endLeases(tx, { orgId }, "organization_changed");
+    await lockUser(tx, orgId);
+    const below = threshold !== null && balance(await userGrants(tx, orgId), now) < threshold;
+    await tx
+      .update(organizations)
+      .set({ lowBalanceThreshold: threshold, lowBalanceAlerted: below })
+      .where(eq(organizations.id, orgId));
+  });
 }

@@ -1,7 +1,8 @@
 // Member monthly caps' mails (ORGANISATIONS.md): once a month per member, to the member and the
 // organisation's owners and managers, when a charge takes the member's spending past 80 % of the
-// cap, and when a charge is first refused by it. The 80 % crossing is decided once under the
-// organisation's lock (spends.ts); refusals repeat, so each mail is queued under a key naming the
+// cap, and when a charge is first refused by it. The 80 % warning is decided once under the
+// organisation's lock with a latch on the member's month (spends.ts, domain/alert-latches.ts), which
+// a change of the cap re-arms (`rearmCapWarning`), so it is keyed by the cap too; refusals repeat, so each mail is queued under a key naming the
 // member, the month and the recipient (billing_mails' unique dedupe key), and this instance
 // remembers what it queued so a storm of refusals does not write once each.
 import { randomUUID } from "node:crypto";
@@ -13,9 +14,16 @@ import type { BackgroundTasks } from "../background.ts";
 import type { BillingMailSender } from "../billing/billing-mails.ts";
 import type { MemberCapEvent } from "../billing/spends.ts";
 import type { Clock } from "../clock.ts";
-import { billingMails, organizationMembers, organizations, users } from "../db/schema/index.ts";
-import type { Db } from "../db/types.ts";
-import { fromMillicredits } from "../domain/ledger.ts";
+import {
+  billingMails,
+  memberCreditUsage,
+  organizationMembers,
+  organizations,
+  users,
+} from "../db/schema/index.ts";
+import type { Db, Tx } from "../db/types.ts";
+import { pastCapWarningMark } from "../domain/alert-latches.ts";
+import { fromMillicredits, type Millicredits } from "../domain/ledger.ts";
 import type { MailMessage } from "../mail/message.ts";
 import { render } from "../mail/templates.ts";
 
@@ -73,7 +81,11 @@ export function createMemberCapAlerts(deps: {
   const queued = new Set<string>();
 
   function queue(kind: "nearing" | "reached", event: MemberCapEvent): void {
-    const key = `member_cap_${kind}:${event.orgId}:${event.memberId}:${event.month}`;
+    // A warning per cap: one raised re-arms it, and the crossing of the new mark mails again.
+    const key =
+      kind === "nearing"
+        ? `member_cap_nearing:${event.orgId}:${event.memberId}:${event.month}:${event.cap}`
+        : `member_cap_reached:${event.orgId}:${event.memberId}:${event.month}`;
     if (queued.has(key)) return;
     queued.add(key);
     deps.tasks.run(`member cap ${kind} mail`, async () => {
@@ -136,4 +148,24 @@ export function createMemberCapAlerts(deps: {
     nearing: (event) => queue("nearing", event),
     reached: (event) => queue("reached", event),
   };
+}
+
+/**
+ * After a member's cap changed (their leases ended, the organisation locked): their month's warning
+ * counts as sent when what they spent is already past the new mark, else it is armed again, so that
+ * raising a cap warns at the new mark and lowering one below what was spent mails nothing.
+ */
+export async function rearmCapWarning(
+  tx: Tx,
+  member: { orgId: string; memberId: string; month: string; cap: Millicredits | null },
+): Promise<void> {
+  const where = and(
+    eq(memberCreditUsage.orgId, member.orgId),
+    eq(memberCreditUsage.userId, member.memberId),
+    eq(memberCreditUsage.month, member.month),
+  );
+  const [row] = await tx.select({ used: memberCreditUsage.amount }).from(memberCreditUsage).where(where);
+  if (!row) return;
+  const warned = member.cap !== null && pastCapWarningMark(row.used, member.cap);
+  await tx.update(memberCreditUsage).set({ capWarned: warned }).where(where);
 }

@@ -5,6 +5,8 @@ import { randomUUID } from "node:crypto";
 import { and, eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { TEST_DATABASES } from "../../tests/fixtures/test-db.ts";
+import { setLowBalanceThreshold } from "../alerts/low-balance.ts";
+import { rearmCapWarning } from "../alerts/member-cap.ts";
 import {
   apiKeyUsage,
   autoTopUpSettings,
@@ -12,6 +14,7 @@ import {
   creditLeases,
   creditSpends,
   memberCreditUsage,
+  organizationMembers,
   organizations,
 } from "../db/schema/index.ts";
 import { toMillicredits } from "../domain/ledger.ts";
@@ -21,7 +24,8 @@ import { useTestApp } from "../testing/suite.ts";
 import { cappedMember, orgKey, teamOrg } from "../testing/team-org.ts";
 import { NO_LIMITS, TEST_FREE_CREDITS } from "../testing/test-app.ts";
 import { endLeases, type NewLease, takeLease } from "./credit-leases.ts";
-import { type SpendRequest, spendBatch } from "./spends.ts";
+import { sweepExpiredLeases } from "./lease-sweep.ts";
+import { type SpendRequest, type SpendResult, spendBatch } from "./spends.ts";
 
 const MONTH = "2026-11-01";
 const FREE = toMillicredits(TEST_FREE_CREDITS);
@@ -75,6 +79,7 @@ describe.each(TEST_DATABASES)("credit leases (%s)", (kind) => {
     keyId: string,
     grantId: string,
     amount: number,
+    memberId?: string,
   ) {
     await db().transaction(async (tx) => {
       await tx.insert(creditSpends).values({
@@ -103,8 +108,32 @@ describe.each(TEST_DATABASES)("credit leases (%s)", (kind) => {
           reserved: sql`${apiKeyUsage.reserved} - ${amount}`,
         })
         .where(and(eq(apiKeyUsage.apiKeyId, keyId), eq(apiKeyUsage.month, MONTH)));
+      if (memberId === undefined) return;
+      await tx
+        .update(memberCreditUsage)
+        .set({
+          amount: sql`${memberCreditUsage.amount} + ${amount}`,
+          reserved: sql`${memberCreditUsage.reserved} - ${amount}`,
+        })
+        .where(and(eq(memberCreditUsage.userId, memberId), eq(memberCreditUsage.month, MONTH)));
     });
   }
+
+  /** A top-up grant that never expires. */
+  const topUp = (orgId: string, amount: number) =>
+    db()
+      .insert(creditGrants)
+      .values({
+        id: randomUUID(),
+        userId: orgId,
+        kind: "topup",
+        amount,
+        remaining: amount,
+        grantedAt: new Date("2026-01-01T00:00:00Z"),
+        expiresAt: null,
+        source: "pack",
+        fulfilmentKey: randomUUID(),
+      });
 
   const keyMonth = async (keyId: string) =>
     (await db().select().from(apiKeyUsage).where(eq(apiKeyUsage.apiKeyId, keyId)))[0];
@@ -149,21 +178,9 @@ describe.each(TEST_DATABASES)("credit leases (%s)", (kind) => {
     expect(await keyMonth(key.id)).toEqual({ apiKeyId: key.id, month: MONTH, amount: 2000, reserved: 3000 });
   });
 
-  it("counts what a member's leases hold against their cap and its 80 % mark, and mails as used what was spent", async () => {
+  it("counts what a member's leases hold against their cap but not its warning, which waits for what is spent", async () => {
     const { member, orgId, key } = await cappedMember(ctx.t, 10_000);
-    await db()
-      .insert(creditGrants)
-      .values({
-        id: randomUUID(),
-        userId: orgId,
-        kind: "topup",
-        amount: 100_000,
-        remaining: 100_000,
-        grantedAt: new Date("2026-01-01T00:00:00Z"),
-        expiresAt: null,
-        source: "pack",
-        fulfilmentKey: randomUUID(),
-      });
+    await topUp(orgId, 100_000);
     const grant = await grantOf(orgId);
     await lease({
       orgId,
@@ -173,17 +190,15 @@ describe.each(TEST_DATABASES)("credit leases (%s)", (kind) => {
     });
     expect(
       await db().select().from(memberCreditUsage).where(eq(memberCreditUsage.userId, member.id)),
-    ).toEqual([{ orgId, userId: member.id, month: MONTH, amount: 0, reserved: 7000 }]);
+    ).toEqual([{ orgId, userId: member.id, month: MONTH, amount: 0, reserved: 7000, capWarned: false }]);
 
     const answers = await spendBatch(db(), [
       charge({ meter: meter(key.id), amount: 1500 }),
       charge({ meter: meter(key.id), amount: 1501 }),
     ]);
-    // 7 held + 1.5 spent passes 8 of a 10 cap: the warning says what was spent (1.5).
-    expect(answers[0]).toMatchObject({
-      ok: true,
-      memberCapNearing: { orgId, memberId: member.id, month: MONTH, cap: 10_000, used: 1500 },
-    });
+    // 7 held + 1.5 spent passes 8 of a 10 cap, but only 1.5 was spent: what is held may go back
+    // unspent, so no warning yet (alert latches, decision 051).
+    expect(answers[0]).toMatchObject({ ok: true, memberCapNearing: null });
     expect(answers[1]).toEqual({
       ok: false,
       reason: "member_cap",
@@ -193,7 +208,7 @@ describe.each(TEST_DATABASES)("credit leases (%s)", (kind) => {
     });
   });
 
-  it("decides the low-balance and auto top-up crossings on what no lease holds", async () => {
+  it("decides auto top-up on what no lease holds, the low-balance mail on the whole balance", async () => {
     const ann = await verifiedUser(ctx.t, "ann");
     const key = await createKey(ctx.t, ann.accessToken);
     await db().update(organizations).set({ lowBalanceThreshold: 20_000 }).where(eq(organizations.id, ann.id));
@@ -209,12 +224,13 @@ describe.each(TEST_DATABASES)("credit leases (%s)", (kind) => {
     });
     const grant = await grantOf(ann.id);
     await lease({ orgId: ann.id, apiKeyId: key.id, takes: [{ grantId: grant.id, amount: 25_000 }] });
-    // 50 credits, 25 held: 25 unreserved. A charge of 6 leaves 19 unreserved (below 20), 44 in all.
+    // 50 credits, 25 held: 25 unreserved. A charge of 6 leaves 19 unreserved (below 20), 44 in
+    // all: auto top-up is nudged, but no mail would name a balance of 44 as below 20.
     const [crossed] = await spendBatch(db(), [charge({ userId: ann.id, amount: 6000 })]);
     expect(crossed).toMatchObject({
       ok: true,
       balanceAfter: 44_000,
-      lowBalanceCrossed: 20_000,
+      lowBalanceCrossed: null,
       autoTopUpDue: true,
     });
   });
@@ -258,7 +274,7 @@ describe.each(TEST_DATABASES)("credit leases (%s)", (kind) => {
       await db().transaction((tx) => endLeases(tx, { orgId, memberId: owner.id }, "member_changed")),
     ).toBe(1);
     expect(await db().select().from(memberCreditUsage)).toEqual([
-      { orgId, userId: owner.id, month: MONTH, amount: 0, reserved: 0 },
+      { orgId, userId: owner.id, month: MONTH, amount: 0, reserved: 0, capWarned: false },
     ]);
     expect(await grantOf(orgId)).toMatchObject({ reserved: 0 });
   });
@@ -337,5 +353,166 @@ describe.each(TEST_DATABASES)("credit leases (%s)", (kind) => {
     expect(
       await lease({ orgId: ann.id, apiKeyId: key.id, takes: [{ grantId: grant.id, amount: FREE }] }),
     ).toEqual(expect.any(String));
+  });
+
+  describe("alert latches: one mail per fall", () => {
+    const crossings = (answers: readonly SpendResult[]) =>
+      answers.map((a) => (a.ok ? a.lowBalanceCrossed : a.reason));
+    const nearing = (answers: readonly SpendResult[]) =>
+      answers.map((a) => (a.ok ? a.memberCapNearing : a.reason));
+    const latchOf = async (orgId: string) =>
+      (await db().select().from(organizations).where(eq(organizations.id, orgId)))[0]?.lowBalanceAlerted;
+    const alertAt = (orgId: string, threshold: number) =>
+      setLowBalanceThreshold(db(), orgId, threshold, ctx.t.clock.now());
+
+    it("mails once for one fall, though a lease ended unspent between the charges", async () => {
+      const ann = await verifiedUser(ctx.t, "ann");
+      const key = await createKey(ctx.t, ann.accessToken);
+      await alertAt(ann.id, 20_000);
+      const grant = await grantOf(ann.id);
+      await lease({ orgId: ann.id, apiKeyId: key.id, takes: [{ grantId: grant.id, amount: 25_000 }] });
+      // 19 unreserved, 44 in all: not below 20.
+      const first = await spendBatch(db(), [charge({ userId: ann.id, amount: 6000 })]);
+      await db().transaction((tx) => endLeases(tx, { apiKeyId: key.id }, "released"));
+      // The lease gave its 25 back: 44 unreserved, then 19.
+      const second = await spendBatch(db(), [charge({ userId: ann.id, amount: 25_000 })]);
+      const third = await spendBatch(db(), [charge({ userId: ann.id, amount: 1000 })]);
+      expect(crossings([...first, ...second, ...third])).toEqual([null, 20_000, null]);
+      expect(second[0]).toMatchObject({ balanceAfter: 19_000 });
+    });
+
+    it("mails once for two charges crossing in one batch, and not again in the next", async () => {
+      const ann = await verifiedUser(ctx.t, "ann");
+      await alertAt(ann.id, 20_000);
+      const batch = await spendBatch(db(), [
+        charge({ userId: ann.id, amount: 31_000 }),
+        charge({ userId: ann.id, amount: 1000 }),
+      ]);
+      expect(crossings(batch)).toEqual([20_000, null]);
+      expect(await latchOf(ann.id)).toBe(true);
+      expect(crossings(await spendBatch(db(), [charge({ userId: ann.id, amount: 1000 })]))).toEqual([null]);
+    });
+
+    it("mails again for a new fall once credits were added", async () => {
+      const ann = await verifiedUser(ctx.t, "ann");
+      await alertAt(ann.id, 20_000);
+      const fell = await spendBatch(db(), [charge({ userId: ann.id, amount: 31_000 })]);
+      await topUp(ann.id, 50_000);
+      // 69 credits: the next charge sees the balance back above 20 and clears the latch.
+      const back = await spendBatch(db(), [charge({ userId: ann.id, amount: 1000 })]);
+      expect(await latchOf(ann.id)).toBe(false);
+      const again = await spendBatch(db(), [charge({ userId: ann.id, amount: 49_000 })]);
+      expect(crossings([...fell, ...back, ...again])).toEqual([20_000, null, 20_000]);
+    });
+
+    it("mails nothing at the next charge when the alert was set above the balance, and ends the leases", async () => {
+      const ann = await verifiedUser(ctx.t, "ann");
+      const key = await createKey(ctx.t, ann.accessToken);
+      const grant = await grantOf(ann.id);
+      await lease({ orgId: ann.id, apiKeyId: key.id, takes: [{ grantId: grant.id, amount: 10_000 }] });
+      await alertAt(ann.id, 100_000);
+      expect(await latchOf(ann.id)).toBe(true);
+      expect(await grantOf(ann.id)).toMatchObject({ reserved: 0 });
+      expect(crossings(await spendBatch(db(), [charge({ userId: ann.id, amount: 1000 })]))).toEqual([null]);
+      // Set below the balance: the next fall mails.
+      await alertAt(ann.id, 40_000);
+      expect(await latchOf(ann.id)).toBe(false);
+      expect(crossings(await spendBatch(db(), [charge({ userId: ann.id, amount: 9500 })]))).toEqual([40_000]);
+    });
+
+    it("mails a fall a lease's charges made when the sweep ends the lease, once", async () => {
+      const ann = await verifiedUser(ctx.t, "ann");
+      const key = await createKey(ctx.t, ann.accessToken);
+      await alertAt(ann.id, 20_000);
+      const grant = await grantOf(ann.id);
+      const leaseId = await lease({
+        orgId: ann.id,
+        apiKeyId: key.id,
+        takes: [{ grantId: grant.id, amount: 25_000 }],
+        expiresAt: new Date(Date.now() - 1000),
+      });
+      // Under the lock: 19 unreserved, 44 in all, no mail. The lease's charges then take all 25.
+      expect(crossings(await spendBatch(db(), [charge({ userId: ann.id, amount: 6000 })]))).toEqual([null]);
+      await chargeThrough(leaseId, ann.id, key.id, grant.id, 25_000);
+      const mails: unknown[] = [];
+      const alerts = {
+        clock: ctx.t.clock,
+        lowBalance: { crossed: (...args: unknown[]) => mails.push(args) },
+        memberCaps: { nearing: (event: unknown) => mails.push(event) },
+      };
+      expect(await sweepExpiredLeases(db(), undefined, alerts)).toBe(1);
+      expect(await sweepExpiredLeases(db(), undefined, alerts)).toBe(0);
+      expect(mails).toEqual([[ann.id, 20_000, 19_000]]);
+      expect(crossings(await spendBatch(db(), [charge({ userId: ann.id, amount: 1000 })]))).toEqual([null]);
+    });
+
+    async function cappedWithCredits(cap: number) {
+      const capped = await cappedMember(ctx.t, cap);
+      await topUp(capped.orgId, 100_000);
+      return { ...capped, grant: await grantOf(capped.orgId) };
+    }
+
+    it("warns a member once, when what was spent passes the mark, naming what was spent", async () => {
+      const { member, orgId, key, grant } = await cappedWithCredits(10_000);
+      const leaseId = await lease({
+        orgId,
+        apiKeyId: key.id,
+        memberId: member.id,
+        takes: [{ grantId: grant.id, amount: 7000 }],
+      });
+      await chargeThrough(leaseId, orgId, key.id, grant.id, 6000, member.id);
+      // 7.5 spent and 1 held: past 8 counted, not spent.
+      const below = await spendBatch(db(), [charge({ meter: meter(key.id), amount: 1500 })]);
+      const crossing = await spendBatch(db(), [
+        charge({ meter: meter(key.id), amount: 600 }),
+        charge({ meter: meter(key.id), amount: 100 }),
+      ]);
+      const after = await spendBatch(db(), [charge({ meter: meter(key.id), amount: 100 })]);
+      const event = { orgId, memberId: member.id, month: MONTH, cap: 10_000 };
+      expect(nearing([...below, ...crossing, ...after])).toEqual([
+        null,
+        { ...event, used: 8100 },
+        null,
+        null,
+      ]);
+
+      // A cap raised re-arms the warning: the new mark's crossing warns again.
+      await db()
+        .update(organizationMembers)
+        .set({ monthlyCreditCap: 20_000 })
+        .where(eq(organizationMembers.userId, member.id));
+      await db().transaction((tx) =>
+        rearmCapWarning(tx, { orgId, memberId: member.id, month: MONTH, cap: 20_000 }),
+      );
+      const raised = await spendBatch(db(), [
+        charge({ meter: meter(key.id), amount: 7700 }),
+        charge({ meter: meter(key.id), amount: 1 }),
+      ]);
+      // 8.3 spent: 16 is the new mark, 16.001 passes it.
+      expect(nearing(raised)).toEqual([null, { ...event, cap: 20_000, used: 16_001 }]);
+    });
+
+    it("warns a member when the sweep ends a lease whose charges passed the mark", async () => {
+      const { member, orgId, key, grant } = await cappedWithCredits(10_000);
+      const leaseId = await lease({
+        orgId,
+        apiKeyId: key.id,
+        memberId: member.id,
+        takes: [{ grantId: grant.id, amount: 9000 }],
+        expiresAt: new Date(Date.now() - 1000),
+      });
+      await chargeThrough(leaseId, orgId, key.id, grant.id, 8500, member.id);
+      const mails: unknown[] = [];
+      const alerts = {
+        clock: ctx.t.clock,
+        lowBalance: { crossed: (...args: unknown[]) => mails.push(args) },
+        memberCaps: { nearing: (event: unknown) => mails.push(event) },
+      };
+      expect(await sweepExpiredLeases(db(), undefined, alerts)).toBe(1);
+      expect(mails).toEqual([{ orgId, memberId: member.id, month: MONTH, cap: 10_000, used: 8500 }]);
+      expect(nearing(await spendBatch(db(), [charge({ meter: meter(key.id), amount: 100 })]))).toEqual([
+        null,
+      ]);
+    });
   });
 });

@@ -2,12 +2,18 @@
 // each open lease whose `expires_at` has passed by the database's clock is ended and what its
 // charges did not spend goes back to its grants, key and member. A lease whose instance stopped or
 // crashed is ended by any other instance's sweep. Two sweeps at once are safe: ending takes the
-// leases' rows in id order and ends each one once (credit-leases.ts).
+// leases' rows in id order and ends each one once (credit-leases.ts). After ending a lease it checks
+// the organisation's and the member's alert latches (alert-latch-checks.ts): a fall its charges
+// made is mailed even when no charge under the lock comes after it.
 import { and, asc, isNull, sql } from "drizzle-orm";
 import type { Logger } from "pino";
+import type { Clock } from "../clock.ts";
 import { creditLeases } from "../db/schema/index.ts";
 import type { Db } from "../db/types.ts";
+import type { Millicredits } from "../domain/ledger.ts";
+import { checkAlertLatches, type LatchMails } from "./alert-latch-checks.ts";
 import { endLeases } from "./credit-leases.ts";
+import type { MemberCapEvent } from "./spends.ts";
 
 /** How often an instance sweeps: a lease's unspent credits are back within this of its end. */
 export const LEASE_SWEEP_INTERVAL_MS = 5_000;
@@ -15,26 +21,55 @@ export const LEASE_SWEEP_INTERVAL_MS = 5_000;
 /** Most leases one sweep ends: the next sweep takes the rest. */
 const SWEEP_BATCH = 100;
 
+/** Where the sweep sends the mails its latch checks decide (alerts/low-balance.ts, alerts/member-cap.ts). */
+export interface SweepAlerts {
+  /** The clock grants' expiry is read by (the app's). */
+  clock: Clock;
+  lowBalance: { crossed(orgId: string, threshold: Millicredits, balance: Millicredits): void };
+  memberCaps: { nearing(event: MemberCapEvent): void };
+}
+
 /**
  * Ends the open leases past their end (at most SWEEP_BATCH), each in a transaction of its own, so
  * that one that cannot be ended (logged) keeps none of the others holding credits; how many it ended.
+ * With `alerts`, each ending checks its organisation's and member's alert latches in the same
+ * transaction and mails after the commit.
  */
-export async function sweepExpiredLeases(db: Db, logger?: Logger): Promise<number> {
+export async function sweepExpiredLeases(db: Db, logger?: Logger, alerts?: SweepAlerts): Promise<number> {
   const due = await db
-    .select({ id: creditLeases.id })
+    .select({
+      id: creditLeases.id,
+      orgId: creditLeases.orgId,
+      memberId: creditLeases.memberId,
+      month: creditLeases.month,
+    })
     .from(creditLeases)
     .where(and(isNull(creditLeases.endedAt), sql`${creditLeases.expiresAt} <= now()`))
     .orderBy(asc(creditLeases.id))
     .limit(SWEEP_BATCH);
   let ended = 0;
-  for (const { id } of due) {
+  for (const { id, ...scope } of due) {
     try {
-      ended += await db.transaction((tx) => endLeases(tx, { leaseId: id }, "expired"));
+      const [count, mails] = await db.transaction(async (tx) => {
+        const count = await endLeases(tx, { leaseId: id }, "expired");
+        return [
+          count,
+          alerts && count > 0 ? await checkAlertLatches(tx, scope, alerts.clock.now()) : {},
+        ] as const;
+      });
+      ended += count;
+      if (alerts) send(alerts, scope.orgId, mails);
     } catch (error) {
       logger?.error({ err: error, lease: id }, "A credit lease past its end could not be ended");
     }
   }
   return ended;
+}
+
+function send(alerts: SweepAlerts, orgId: string, mails: LatchMails): void {
+  if (mails.lowBalance)
+    alerts.lowBalance.crossed(orgId, mails.lowBalance.threshold, mails.lowBalance.balance);
+  if (mails.capNearing) alerts.memberCaps.nearing(mails.capNearing);
 }
 
 export interface LeaseSweep {
@@ -43,11 +78,16 @@ export interface LeaseSweep {
 }
 
 /** Starts sweeping every `intervalMs`, one sweep at a time; the timer keeps no process alive. */
-export function startLeaseSweep(deps: { db: Db; logger: Logger; intervalMs?: number }): LeaseSweep {
+export function startLeaseSweep(deps: {
+  db: Db;
+  logger: Logger;
+  alerts?: SweepAlerts;
+  intervalMs?: number;
+}): LeaseSweep {
   let running: Promise<void> | null = null;
   const sweep = () => {
     if (running) return;
-    running = sweepExpiredLeases(deps.db, deps.logger)
+    running = sweepExpiredLeases(deps.db, deps.logger, deps.alerts)
       .then((ended) => {
         if (ended > 0) deps.logger.info({ ended }, "Credit leases past their end ended");
       })

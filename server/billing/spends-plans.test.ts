@@ -134,7 +134,10 @@ describe.runIf(onPostgres)("the metering batch's generic plans on empty tables (
         select name from pg_prepared_statements where statement like 'with taken_from_grants%'`;
       if (!write) throw new Error("the batch's write was not prepared");
       // Quoted: postgres.js names statements with random base-36 text, which may begin with a digit.
-      const plan = await batchPlan(client, `execute "${write.name}"('{}', '{}', '[]', '[]', '[]', '[]')`);
+      const plan = await batchPlan(
+        client,
+        `execute "${write.name}"('{}', '{}', '[]', '[]', '[]', '[]', '{}', '{}')`,
+      );
       expect(wholeReads(plan)).toEqual([]);
       expect(indexesOf(plan)).toContain("credit_grants_pkey");
     } finally {

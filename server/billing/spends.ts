@@ -39,6 +39,7 @@ import {
   twoTripTransaction,
 } from "../db/two-trip-transaction.ts";
 import type { Db } from "../db/types.ts";
+import { capWarningStep, lowBalanceStep } from "../domain/alert-latches.ts";
 import { berlinDay } from "../domain/berlin-time.ts";
 import { type ReservableGrant, unreserved } from "../domain/credit-leases.ts";
 import { type ChargeFingerprint, isSameCharge } from "../domain/idempotency.ts";
@@ -50,7 +51,7 @@ import {
   type SpendTake,
   toMillicredits,
 } from "../domain/ledger.ts";
-import { crossesNearCap, exceedsCap } from "../domain/member-caps.ts";
+import { exceedsCap } from "../domain/member-caps.ts";
 import { batched } from "./batched.ts";
 import type { LeaseScope } from "./credit-leases.ts";
 import { GRANT_COLUMNS, NEWEST_GRANT_FIRST, toCreditGrant } from "./ledger-store.ts";
@@ -81,14 +82,16 @@ export type SpendResult =
       spendId: string;
       amount: number;
       /**
-       * The user's low-balance threshold (milli-credits) when this spend took the balance from at
-       * least it to below it, else null. Decided under the user's lock, so of concurrent spends
-       * exactly one sees the crossing; a repeated spend never does.
+       * The organisation's low-balance threshold (milli-credits) when this spend is the first to
+       * see its balance below it since it was last at or above it (the organisation's latch,
+       * domain/alert-latches.ts), else null. Decided under the organisation's lock, so of
+       * concurrent spends exactly one mails; a repeated spend never does.
        */
       lowBalanceCrossed: number | null;
       /**
-       * The member whose key paid, when this charge took their month's spending past 80 % of their
-       * cap (decided under the organisation's lock, so once); else null.
+       * The member whose key paid, when this charge is the first to see their month's spending
+       * past 80 % of their cap (the month's latch, decided under the organisation's lock, so once
+       * per month and cap); else null.
        */
       memberCapNearing: MemberCapEvent | null;
       /**
@@ -233,6 +236,8 @@ interface BatchState {
   held: Set<string>;
   /** Each locked user's low-balance threshold in milli-credits, or null for no alert. */
   thresholds: Map<string, number | null>;
+  /** Each locked organisation's low-balance latch as read, then as this batch's spends leave it. */
+  alerted: Map<string, boolean>;
   /** The auto top-up threshold (milli-credits) of the locked organisations where it is active. */
   autoTopUpThresholds: Map<string, number>;
   /** The batch's API keys, read after the locks (a key revoked a moment ago is seen revoked). */
@@ -257,13 +262,15 @@ interface BatchState {
   memberUsage: Map<string, number>;
   /** Milli-credits open leases hold per (organisation, member, month): counted against the cap too. */
   memberReserved: Map<string, number>;
+  /** Whether the member's month was warned of its cap, as read and as the batch's spends leave it. */
+  capWarned: Map<string, boolean>;
 }
 
 /**
  * A list as one array parameter: `= any($1::uuid[])` has the same text for any length. Sent as
  * text[] and cast by the server: the postgres.js driver cannot send a date[] as Drizzle sets it up.
  */
-const list = (values: SQLWrapper, type: "uuid" | "text" | "date" | "bigint") =>
+const list = (values: SQLWrapper, type: "uuid" | "text" | "date" | "bigint" | "boolean") =>
   sql`${values}::text[]::${sql.raw(type)}[]`;
 
 const keyIdOf = (request: SpendRequest) => request.meter?.apiKeyId ?? undefined;
@@ -292,6 +299,7 @@ export const CHARGED_ORGANIZATION_COLUMNS = {
   id: organizations.id,
   personal: organizations.personal,
   lowBalanceThreshold: organizations.lowBalanceThreshold,
+  lowBalanceAlerted: organizations.lowBalanceAlerted,
   disabledAt: organizations.disabledAt,
   deletedAt: organizations.deletedAt,
   disputeHoldAt: organizations.disputeHoldAt,
@@ -360,6 +368,7 @@ const memberUsageOfBatch = statement("member_usage_of_batch", (q, p) =>
       month: memberCreditUsage.month,
       amount: memberCreditUsage.amount,
       reserved: memberCreditUsage.reserved,
+      capWarned: memberCreditUsage.capWarned,
     })
     .from(memberCreditUsage)
     .innerJoin(
@@ -459,6 +468,7 @@ function batchState([locked, keyRows, earlierRows, grantRows, usageRows, memberR
     disabled: new Set(locked.filter(isClosedToCharges).map((o) => o.id)),
     held: new Set(locked.filter((u) => u.disputeHoldAt !== null).map((u) => u.id)),
     thresholds: new Map(locked.map((u) => [u.id, u.lowBalanceThreshold])),
+    alerted: new Map(locked.map((o) => [o.id, o.lowBalanceAlerted])),
     autoTopUpThresholds: new Map(
       locked.flatMap((o) =>
         o.autoTopUpThreshold === null ? [] : [[o.id, toMillicredits(o.autoTopUpThreshold)]],
@@ -503,6 +513,8 @@ function batchState([locked, keyRows, earlierRows, grantRows, usageRows, memberR
     keyReserved: new Map(usageRows.map((u) => [pairKey(u.apiKeyId, u.month), u.reserved ?? 0])),
     memberUsage: new Map(memberRows.map((u) => [memberKey(u.orgId, u.userId, u.month), u.amount])),
     memberReserved: new Map(memberRows.map((u) => [memberKey(u.orgId, u.userId, u.month), u.reserved ?? 0])),
+    // Null from a row the code before migration 0024 inserted: not warned.
+    capWarned: new Map(memberRows.map((u) => [memberKey(u.orgId, u.userId, u.month), u.capWarned ?? false])),
   };
 }
 
@@ -522,6 +534,7 @@ function spendSteps(
     reads: batchReads(requests),
     decide: (answers) => {
       const state = batchState(answers);
+      const alertedAsRead = new Map(state.alerted);
       const results: SpendResult[] = [];
       const spendRows: (typeof creditSpends.$inferInsert)[] = [];
       const taken = new Map<string, number>();
@@ -536,9 +549,11 @@ function spendSteps(
         spendRows.push(row);
         if (member) {
           const key = memberKey(member.orgId, member.userId, member.month);
-          // jsonRows sends every column: `reserved` is 0 for a new row, and the upsert adds only amounts.
-          const added = addedMemberUsage.get(key) ?? { ...member, amount: 0, reserved: 0 };
+          // jsonRows sends every column: `reserved` is 0 for a new row, and the upsert adds only
+          // amounts; `cap_warned` only ever turns true here (a cap change re-arms it).
+          const added = addedMemberUsage.get(key) ?? { ...member, amount: 0, reserved: 0, capWarned: false };
           added.amount += request.amount;
+          added.capWarned = state.capWarned.get(key) ?? false;
           addedMemberUsage.set(key, added);
         }
         for (const take of takes) taken.set(take.grantId, (taken.get(take.grantId) ?? 0) + take.amount);
@@ -558,17 +573,24 @@ function spendSteps(
       }
       return {
         result: results,
-        writes: batchWrites(
-          spendRows,
+        writes: batchWrites(spendRows, {
           taken,
-          [...addedUsage.values()],
-          [...daily.values()],
-          [...addedMemberUsage.values()],
-        ),
+          usage: sortedByKey(addedUsage),
+          daily: sortedByKey(daily),
+          memberUsage: sortedByKey(addedMemberUsage),
+          latches: [...state.alerted].filter(([id, alerted]) => alertedAsRead.get(id) !== alerted),
+        }),
       };
     },
   };
 }
+
+/**
+ * A map's values in the order of its keys: two writers of the same rows (a batch here, a lease's
+ * write) then take their row locks in one order and cannot deadlock (decision 051).
+ */
+const sortedByKey = <V>(rows: ReadonlyMap<string, V>): V[] =>
+  [...rows].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);
 
 /** Adds a spend to its user's Berlin day, feature and key in the batch's daily sums (usage_daily). */
 function addToDay(
@@ -660,7 +682,7 @@ function decide(state: BatchState, request: SpendRequest): Decision {
   }
   const memberUsageKey = key?.memberId && meter ? memberKey(userId, key.memberId, meter.month) : undefined;
   const memberUsed = memberUsageKey ? (state.memberUsage.get(memberUsageKey) ?? 0) : 0;
-  // What leases hold of the member's month counts against the cap and its 80 % mark as spent.
+  // What leases hold of the member's month counts against the cap as spent (not its warning).
   const memberCounted = memberUsed + (memberUsageKey ? (state.memberReserved.get(memberUsageKey) ?? 0) : 0);
   const cap = key?.memberCap ?? null;
   const capEvent = (used: number): MemberCapEvent | undefined =>
@@ -694,17 +716,28 @@ function decide(state: BatchState, request: SpendRequest): Decision {
     };
   }
 
-  // Thresholds are crossed by what no lease holds (decision 051): a lease's own charges never move
-  // it, so each crossing is still decided here, under the lock, once. The answer's balance is the
-  // customer's, what leases hold included.
-  const balanceBefore = balance(grants, request.now);
-  const unreservedAfter = balanceBefore - request.amount;
+  // Auto top-up's threshold is crossed by what no lease holds (decision 051); the low-balance
+  // alert is a latch (domain/alert-latches.ts). The answer's balance is the customer's, what
+  // leases hold included.
+  const unreservedBefore = balance(grants, request.now);
+  const unreservedAfter = unreservedBefore - request.amount;
   const balanceAfter = unreservedAfter + balance(state.reservations.get(userId) ?? [], request.now);
   state.grants.set(userId, applySpend(grants, plan.takes));
   if (usageKey) state.usage.set(usageKey, used + request.amount);
   if (memberUsageKey) state.memberUsage.set(memberUsageKey, memberUsed + request.amount);
   const spendId = randomUUID();
   const threshold = state.thresholds.get(userId) ?? null;
+  const low = lowBalanceStep({
+    threshold,
+    alerted: state.alerted.get(userId) ?? false,
+    unreservedBefore,
+    wholeAfter: balanceAfter,
+  });
+  state.alerted.set(userId, low.latched);
+  const warning = memberUsageKey
+    ? capWarningStep(state.capWarned.get(memberUsageKey) ?? false, memberUsed + request.amount, cap)
+    : undefined;
+  if (memberUsageKey && warning) state.capWarned.set(memberUsageKey, warning.latched);
   const result = {
     ok: true,
     userId,
@@ -712,12 +745,8 @@ function decide(state: BatchState, request: SpendRequest): Decision {
     repeated: false,
     spendId,
     amount: request.amount,
-    lowBalanceCrossed:
-      threshold !== null && balanceBefore >= threshold && unreservedAfter < threshold ? threshold : null,
-    memberCapNearing:
-      cap !== null && crossesNearCap(memberCounted, memberCounted + request.amount, cap)
-        ? (capEvent(memberUsed + request.amount) ?? null)
-        : null,
+    lowBalanceCrossed: low.mail ? threshold : null,
+    memberCapNearing: warning?.mail ? (capEvent(memberUsed + request.amount) ?? null) : null,
     autoTopUpDue: autoTopUpThreshold !== undefined && unreservedAfter < autoTopUpThreshold,
   } as const;
   state.earlier.set(idempotency, { result, asked: fingerprintOf(request) });
@@ -777,29 +806,45 @@ const writeBatch = statement("write_batch", (q, p) =>
         ), member_usage as (
           ${insertJsonRows(memberCreditUsage, p("memberUsage"))}
           ${onConflict([memberCreditUsage.orgId, memberCreditUsage.userId, memberCreditUsage.month])}
-          do update set amount = ${memberCreditUsage.amount} + excluded.amount
+          do update set amount = ${memberCreditUsage.amount} + excluded.amount,
+            cap_warned = coalesce(${memberCreditUsage.capWarned}, false) or coalesce(excluded.cap_warned, false)
+        ), low_balance_latches as (
+          update ${organizations} set low_balance_alerted = latch.alerted
+          from unnest(${list(p("latchOrgIds"), "uuid")}, ${list(p("latchValues"), "boolean")}) as latch(id, alerted)
+          where ${organizations.id} = latch.id
         )
         select 1`,
   ),
 );
 
+/** What a batch writes besides its spends, in the order their rows are locked. */
+interface BatchOutcome {
+  /** Milli-credits taken per grant. */
+  taken: ReadonlyMap<string, number>;
+  usage: readonly (typeof apiKeyUsage.$inferInsert)[];
+  daily: readonly (typeof usageDaily.$inferInsert)[];
+  memberUsage: readonly (typeof memberCreditUsage.$inferInsert)[];
+  /** The organisations whose low-balance latch the batch changed, with its new value. */
+  latches: readonly (readonly [string, boolean])[];
+}
+
 /** The batch's outcome (none when it spent nothing). */
 function batchWrites(
   spendRows: readonly (typeof creditSpends.$inferInsert)[],
-  taken: ReadonlyMap<string, number>,
-  usage: readonly (typeof apiKeyUsage.$inferInsert)[],
-  daily: readonly (typeof usageDaily.$inferInsert)[],
-  memberUsage: readonly (typeof memberCreditUsage.$inferInsert)[],
+  outcome: BatchOutcome,
 ): Bound<unknown>[] {
   if (spendRows.length === 0) return [];
+  const grantIds = [...outcome.taken.keys()].sort();
   return [
     writeBatch({
-      grantIds: [...taken.keys()],
-      amounts: [...taken.values()].map(String),
+      grantIds,
+      amounts: grantIds.map((id) => String(outcome.taken.get(id))),
       spends: jsonRows(creditSpends, spendRows),
-      daily: jsonRows(usageDaily, daily),
-      keyUsage: jsonRows(apiKeyUsage, usage),
-      memberUsage: jsonRows(memberCreditUsage, memberUsage),
+      daily: jsonRows(usageDaily, outcome.daily),
+      keyUsage: jsonRows(apiKeyUsage, outcome.usage),
+      memberUsage: jsonRows(memberCreditUsage, outcome.memberUsage),
+      latchOrgIds: outcome.latches.map(([id]) => id),
+      latchValues: outcome.latches.map(([, alerted]) => String(alerted)),
     }),
   ];
 }

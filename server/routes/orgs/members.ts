@@ -21,8 +21,10 @@ import {
   ORG_TEXT,
 } from "../../../contract/orgs.ts";
 import { isUserId } from "../../accounts/users.ts";
+import { rearmCapWarning } from "../../alerts/member-cap.ts";
 import { endLeases } from "../../billing/credit-leases.ts";
 import { organizationMembers } from "../../db/schema/index.ts";
+import { berlinMonth } from "../../domain/berlin-time.ts";
 import { fromMillicredits, toMillicredits } from "../../domain/ledger.ts";
 import type { AppEnv } from "../../http/app-env.ts";
 import {
@@ -211,9 +213,11 @@ export function memberRoutes(deps: OrgRouteDeps): OpenAPIHono<AppEnv> {
           const refusal = capChangeRefusal(actorRef, targetRef);
           if (refusal) refuse(refusal);
         }
-        // A lease holds part of the member's month under the old cap (decision 051).
+        // A lease holds part of the member's month under the old cap (decision 051); the month's
+        // 80 % warning is armed again against the new one.
         if (newCap !== target.monthlyCreditCap) {
           await endLeases(tx, { orgId, memberId: target.userId }, "member_changed");
+          await rearmCapWarning(tx, { orgId, memberId: target.userId, month: berlinMonth(now), cap: newCap });
         }
         await tx
           .update(organizationMembers)

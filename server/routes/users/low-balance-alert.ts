@@ -71,7 +71,7 @@ export function lowBalanceAlertRoutes(deps: ApiDeps): OpenAPIHono<AppEnv> {
     async (c) => {
       const body = await parseJsonBody(c, lowBalanceAlertSchema);
       const threshold = body.threshold === null ? null : toMillicredits(body.threshold);
-      await setLowBalanceThreshold(deps.db, c.var.org.id, threshold);
+      await setLowBalanceThreshold(deps.db, c.var.org.id, threshold, deps.clock.now());
       return c.json(asAnswer(threshold), 200);
     },
   );
