@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { decideInLease, type HeldLease, LEASE_END_MARGIN_MS } from "./lease-decisions.ts";
+import { autoTopUpDueAfter, decideInLease, type HeldLease, LEASE_END_MARGIN_MS } from "./lease-decisions.ts";
 import type { SpendRequest } from "./spends.ts";
 
 const NOW = new Date("2026-11-20T12:00:00.000Z");
@@ -13,6 +13,7 @@ function held(over: Partial<HeldLease> = {}): HeldLease {
     memberId: null,
     month: "2026-11-01",
     key: { revokedAt: null, expiresAt: null, features: null },
+    autoTopUpThreshold: null,
     grants: [
       {
         id: "sub",
@@ -95,5 +96,19 @@ describe("decideInLease", () => {
       through: "lease",
     });
     expect(decideInLease(key({ revokedAt: NOW }), request())).toEqual({ through: "lock", renew: false });
+  });
+});
+
+describe("autoTopUpDueAfter", () => {
+  it("asks auto top-up to look when a lease's charge left the balance below its threshold", () => {
+    const on = { autoTopUpThreshold: 100_000 };
+    expect(autoTopUpDueAfter(on, 99_999)).toBe(true);
+    expect(autoTopUpDueAfter(on, 0)).toBe(true);
+  });
+
+  it("does not at or above the threshold, nor when auto top-up was off when the lease was taken", () => {
+    expect(autoTopUpDueAfter({ autoTopUpThreshold: 100_000 }, 100_000)).toBe(false);
+    expect(autoTopUpDueAfter({ autoTopUpThreshold: 100_000 }, 250_000)).toBe(false);
+    expect(autoTopUpDueAfter({ autoTopUpThreshold: null }, 0)).toBe(false);
   });
 });

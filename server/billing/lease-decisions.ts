@@ -4,7 +4,7 @@
 // charge by user id, another month, a key past its expiry or without the feature, more than the
 // lease has left, a lease about to end) is decided under the organisation's lock, whose answers
 // and refusals are the tested ones.
-import { type CreditGrant, planSpend, type SpendTake } from "../domain/ledger.ts";
+import { type CreditGrant, type Millicredits, planSpend, type SpendTake } from "../domain/ledger.ts";
 import { keyRefusal } from "./key-refusal.ts";
 import type { SpendRequest } from "./spends.ts";
 
@@ -20,6 +20,11 @@ export interface HeldLease {
   /** The lease's grants, each with what the lease has left of it (`leaseGrants`). */
   grants: CreditGrant[];
   expiresAt: Date;
+  /**
+   * The organisation's auto top-up threshold (milli-credits) when the lease was taken, null when
+   * auto top-up was not on: saving its settings ends the lease.
+   */
+  autoTopUpThreshold: Millicredits | null;
 }
 
 /**
@@ -54,4 +59,17 @@ export function decideInLease(held: HeldLease, request: SpendRequest): LeaseDeci
   }
   const plan = planSpend(held.grants, request.amount, request.now);
   return plan.ok ? { through: "lease", takes: plan.takes } : { through: "lock", renew: true };
+}
+
+/**
+ * Whether a charge made through the lease asks auto top-up to look (AUTO-TOP-UP.md: "the balance is
+ * below the threshold after a consume that charged"). A lease's charges leave the unreserved
+ * balance where it was, so the lock's rule cannot see them; `balanceAfter` is the whole balance the
+ * charge's write read. The queue decides again under the organisation's lock.
+ */
+export function autoTopUpDueAfter(
+  held: Pick<HeldLease, "autoTopUpThreshold">,
+  balanceAfter: Millicredits,
+): boolean {
+  return held.autoTopUpThreshold !== null && balanceAfter < held.autoTopUpThreshold;
 }

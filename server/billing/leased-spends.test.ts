@@ -5,7 +5,13 @@ import { randomUUID } from "node:crypto";
 import { eq, isNotNull, sql } from "drizzle-orm";
 import { describe, expect, it, vi } from "vitest";
 import { TEST_DATABASES } from "../../tests/fixtures/test-db.ts";
-import { apiKeyUsage, creditGrants, creditLeases, creditSpends } from "../db/schema/index.ts";
+import {
+  apiKeyUsage,
+  autoTopUpSettings,
+  creditGrants,
+  creditLeases,
+  creditSpends,
+} from "../db/schema/index.ts";
 import type { Db } from "../db/types.ts";
 import { berlinMonth } from "../domain/berlin-time.ts";
 import { toMillicredits } from "../domain/ledger.ts";
@@ -216,6 +222,46 @@ describe.each(TEST_DATABASES)("charges through credit leases (%s)", (kind) => {
     // The mark (16 credits) is crossed once, under the lock, and the warning says what was spent.
     const warnings = answers.flatMap((a) => (a.ok && a.memberCapNearing ? [a.memberCapNearing] : []));
     expect(warnings).toEqual([expect.objectContaining({ cap: 20_000, used: 17_000 })]);
+    await leased.close();
+  });
+
+  it("asks auto top-up to look when a lease's charge takes the balance below its threshold", async () => {
+    const ann = await verifiedUser(ctx.t, "ann");
+    const key = await createKey(ctx.t, ann.accessToken);
+    await db().insert(autoTopUpSettings).values({
+      orgId: ann.id,
+      enabled: true,
+      status: "active",
+      threshold: 40,
+      productId: "prod_pack",
+      monthlyLimit: 10_000,
+      currency: "eur",
+      updatedAt: ctx.t.clock.now(),
+    });
+    const leased = leasedSpends(db(), settings);
+    expect(await leased.spend(charge(key.id))).toMatchObject({ ok: true, autoTopUpDue: false });
+    await leased.idle();
+    // 49 credits, 40 kept unreserved: the lease holds half of the 9 above, 4.5.
+    expect((await db().select().from(creditLeases))[0]).toMatchObject({ amount: 4500, endedAt: null });
+    // A charge under the lock takes what no lease holds below 40 (44.5 - 5): the lock asks auto
+    // top-up, which finds 44 in all, not below 40, and does nothing.
+    const byUser = await leased.spend(charge(key.id, { userId: ann.id, meter: undefined, amount: 5000 }));
+    expect(byUser).toMatchObject({ ok: true, balanceAfter: 44_000, autoTopUpDue: true });
+    // The lease's charges then take the whole balance down: the one that leaves it below 40 asks.
+    const through = [];
+    for (let i = 0; i < 4; i++) through.push(await leased.spend(charge(key.id)));
+    expect(through.map((r) => r.ok && [r.balanceAfter, r.autoTopUpDue])).toEqual([
+      [43_000, false],
+      [42_000, false],
+      [41_000, false],
+      [40_000, false],
+    ]);
+    expect(await leased.spend(charge(key.id, { amount: 500 }))).toMatchObject({
+      ok: true,
+      balanceAfter: 39_500,
+      autoTopUpDue: true,
+    });
+    expect(await leaseCharges()).toBe(5);
     await leased.close();
   });
 

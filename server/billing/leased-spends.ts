@@ -35,7 +35,7 @@ import {
 import { applySpend, balance, type Millicredits, type SpendTake, toMillicredits } from "../domain/ledger.ts";
 import { batched } from "./batched.ts";
 import { endLeases, type LeaseScope, takeLease } from "./credit-leases.ts";
-import { decideInLease, type HeldLease } from "./lease-decisions.ts";
+import { autoTopUpDueAfter, decideInLease, type HeldLease } from "./lease-decisions.ts";
 import {
   LEASE_WRITE_LOCK_TIMEOUT_MS,
   type LeaseCharge,
@@ -200,11 +200,11 @@ export function leasedSpends(db: Db, settings: LeaseSettings, logger?: Logger): 
         repeated: false,
         spendId,
         amount: request.amount,
-        // A lease never takes the unreserved balance, nor a member's month past its mark: the
-        // crossings are decided under the lock (decision 051).
+        // The alerts are latched under the lock (decision 051): a fall through a lease is caught by
+        // the next charge there or the lease's end. Auto top-up is asked whenever the balance is low.
         lowBalanceCrossed: null,
         memberCapNearing: null,
-        autoTopUpDue: false,
+        autoTopUpDue: autoTopUpDueAfter(lease, written.balanceAfter),
       };
     }
     const result = await underLock(request);
@@ -385,6 +385,7 @@ export async function takeLeaseFor(
       key: { revokedAt: key.revokedAt, expiresAt: key.expiresAt, features: key.features },
       grants: leaseGrants(grants, plan.takes),
       expiresAt: plan.expiresAt,
+      autoTopUpThreshold: org.autoTopUpThreshold,
     };
   });
 }
