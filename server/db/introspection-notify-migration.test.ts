@@ -62,7 +62,14 @@ describe.each(TEST_DATABASES)("migration 0019: the introspection cache's trigger
 
       await db.migrate(MIGRATIONS_FOLDER);
       const tx = db.handle.db;
-      expect(await snapshot(tx)).toEqual(was);
+      const now = await snapshot(tx);
+      // Migration 0024's column, added after this one.
+      now.organizations =
+        now.organizations?.map((row) => {
+          const { low_balance_alerted, ...rest } = row as Record<string, unknown>;
+          return rest;
+        }) ?? [];
+      expect(now).toEqual(was);
       const triggers = rowsOf<{ tgname: string }>(
         await tx.execute(sql`select tgname from pg_trigger where tgname like '%introspection%' order by 1`),
       ).map((t) => t.tgname);
