@@ -47,10 +47,11 @@ const tables = [
 async function snapshot(db: Db) {
   const out: Record<string, unknown[]> = {};
   for (const table of tables) {
-    // Without the columns later migrations add (0023's reservations): this compares what 0018 kept.
+    // Without the columns later migrations add (0023's reservations, 0024's latch): this compares
+    // what 0018 kept.
     out[table] = rowsOf<Record<string, unknown>>(
       await db.execute(sql`select * from ${sql.identifier(table)} order by 1, 2`),
-    ).map(({ reserved: _reserved, ...row }) => row);
+    ).map(({ reserved: _reserved, low_balance_alerted: _alerted, ...row }) => row);
   }
   return out;
 }

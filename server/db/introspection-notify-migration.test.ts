@@ -44,7 +44,10 @@ const tables = ["users", "organizations", "organization_members", "api_keys"];
 async function snapshot(db: Db) {
   const out: Record<string, unknown[]> = {};
   for (const table of tables) {
-    out[table] = rowsOf(await db.execute(sql`select * from ${sql.identifier(table)} order by 1, 2`));
+    // Without the column migration 0024 adds (its latch): this compares what 0019 kept.
+    out[table] = rowsOf<Record<string, unknown>>(
+      await db.execute(sql`select * from ${sql.identifier(table)} order by 1, 2`),
+    ).map(({ low_balance_alerted: _alerted, ...row }) => row);
   }
   return out;
 }
@@ -62,14 +65,7 @@ describe.each(TEST_DATABASES)("migration 0019: the introspection cache's trigger
 
       await db.migrate(MIGRATIONS_FOLDER);
       const tx = db.handle.db;
-      const now = await snapshot(tx);
-      // Migration 0024's column, added after this one.
-      now.organizations =
-        now.organizations?.map((row) => {
-          const { low_balance_alerted, ...rest } = row as Record<string, unknown>;
-          return rest;
-        }) ?? [];
-      expect(now).toEqual(was);
+      expect(await snapshot(tx)).toEqual(was);
       const triggers = rowsOf<{ tgname: string }>(
         await tx.execute(sql`select tgname from pg_trigger where tgname like '%introspection%' order by 1`),
       ).map((t) => t.tgname);
