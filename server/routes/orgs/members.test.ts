@@ -185,6 +185,27 @@ describe.each(TEST_DATABASES)("organisation members (%s)", (kind) => {
     ]);
   });
 
+  it("arms a member's 80 % warning again when their cap changes, unless spending is past the new mark", async () => {
+    const { org, ann, dev } = await acme();
+    const month = berlinMonth(ctx.t.clock.now());
+    await ctx.t.deps.db
+      .insert(memberCreditUsage)
+      .values([{ orgId: org.id, userId: dev.id, month, amount: 9_000, capWarned: true }]);
+    const warned = async () =>
+      (await ctx.t.deps.db.select().from(memberCreditUsage).where(eq(memberCreditUsage.userId, dev.id)))[0]
+        ?.capWarned;
+    // 9 spent: under 80 % of 20 (armed), past 80 % of 10 (counts as warned), no cap (nothing to warn of).
+    const steps: [number | null, boolean][] = [
+      [20, false],
+      [10, true],
+      [null, false],
+    ];
+    for (const [cap, expected] of steps) {
+      await json(await patch(ann, org.id, dev.id, { monthly_credit_cap: cap }), 200);
+      expect(await warned(), `cap ${cap}`).toBe(expected);
+    }
+  });
+
   it("says the server's time, whose Berlin month the spending counts", async () => {
     const { org, dev } = await acme();
     // The app's clock, not real time (billing:advance moves it).
