@@ -817,7 +817,7 @@ const writeBatch = statement("write_batch", (q, p) =>
   ),
 );
 
-/** What a batch writes besides its spends, in the order their rows are locked. */
+/** What a batch writes besides its spends; the rows of each table sorted by key (`sortedByKey`). */
 interface BatchOutcome {
   /** Milli-credits taken per grant. */
   taken: ReadonlyMap<string, number>;
