@@ -81,6 +81,7 @@ export default {
     "server/domain/alert-latches.ts",
     // Whether a charge goes through a lease this instance holds, and from which grants (decision 051).
     "server/billing/lease-decisions.ts",
+    "server/billing/key-refusal.ts",
     "server/orgs/org-rules.ts",
     "server/operations/org-permissions.ts",
     "server/domain/billing-details.ts",

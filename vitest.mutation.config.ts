@@ -7,6 +7,7 @@ export default defineConfig({
     include: [
       "server/domain/*.test.ts",
       "server/billing/lease-decisions.test.ts",
+      "server/billing/key-refusal.test.ts",
       "server/billing/fulfilment.test.ts",
       "server/billing/invoice-rules.test.ts",
       "server/payments/stripe/event-parser.test.ts",

@@ -13,7 +13,6 @@ import { randomUUID } from "node:crypto";
 import { asc, type SQLWrapper, sql } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import { isUserId } from "../accounts/users.ts";
-import { isUsableApiKey } from "../api-access/api-keys.ts";
 import { insertJsonRows, jsonRows } from "../db/json-rows.ts";
 import {
   type ApiKeyRow,
@@ -54,6 +53,7 @@ import {
 import { exceedsCap } from "../domain/member-caps.ts";
 import { batched } from "./batched.ts";
 import type { LeaseScope } from "./credit-leases.ts";
+import { keyRefusal } from "./key-refusal.ts";
 import { GRANT_COLUMNS, NEWEST_GRANT_FIRST, toCreditGrant } from "./ledger-store.ts";
 import { pipeline } from "./pipelined-batches.ts";
 import { settleRetriedSpend } from "./retried-spends.ts";
@@ -640,10 +640,8 @@ function decide(state: BatchState, request: SpendRequest): Decision {
   const keyId = keyIdOf(request);
   const key = keyId === undefined ? undefined : state.keys.get(keyId);
   if (keyId !== undefined) {
-    if (!key || !isUsableApiKey(key, request.now)) return { result: { ok: false, reason: "no_key" } };
-    if (meter && key.features && !key.features.includes(meter.feature)) {
-      return { result: { ok: false, reason: "feature_not_allowed" } };
-    }
+    const refusal = keyRefusal(key, meter?.feature, request.now);
+    if (refusal) return { result: { ok: false, reason: refusal } };
   }
   const userId = key?.userId ?? request.userId;
   if (userId === undefined || !state.users.has(userId) || (!key && !state.personal.has(userId))) {
