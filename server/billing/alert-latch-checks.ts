@@ -3,12 +3,12 @@
 // the organisation's lock, so a fall they make is decided at the next check under the lock; when no
 // charge under the lock comes, this one, as the lease ends, is it.
 import { and, eq } from "drizzle-orm";
-import { creditGrants, memberCreditUsage, organizationMembers, organizations } from "../db/schema/index.ts";
+import { memberCreditUsage, organizationMembers, organizations } from "../db/schema/index.ts";
 import type { Tx } from "../db/types.ts";
 import { capWarningStep, lowBalanceStep } from "../domain/alert-latches.ts";
-import { type ReservableGrant, unreserved } from "../domain/credit-leases.ts";
+import { unreserved } from "../domain/credit-leases.ts";
 import { balance, type Millicredits } from "../domain/ledger.ts";
-import { GRANT_COLUMNS, toCreditGrant } from "./ledger-store.ts";
+import { reservableGrants } from "./ledger-store.ts";
 import type { MemberCapEvent } from "./spends.ts";
 
 /** Whose latches to check: an organisation, and the member's month a lease counted in. */
@@ -61,14 +61,6 @@ export async function checkAlertLatches(tx: Tx, scope: LatchScope, now: Date): P
 }
 
 /** An organisation's grants with what open leases hold of each. */
-async function reservableGrants(tx: Tx, orgId: string): Promise<ReservableGrant[]> {
-  const rows = await tx
-    .select({ ...GRANT_COLUMNS, reserved: creditGrants.reserved })
-    .from(creditGrants)
-    .where(eq(creditGrants.userId, orgId));
-  return rows.map((row) => ({ ...toCreditGrant(row), reserved: row.reserved }));
-}
-
 async function checkCapWarning(
   tx: Tx,
   scope: LatchScope,

@@ -13,7 +13,6 @@ import { isUsableApiKey } from "../api-access/api-keys.ts";
 import {
   apiKeys,
   apiKeyUsage,
-  creditGrants,
   memberCreditUsage,
   organizationMembers,
   organizations,
@@ -29,7 +28,6 @@ import {
   memberCapRoom,
   outlasting,
   planLease,
-  type ReservableGrant,
   unreserved,
 } from "../domain/credit-leases.ts";
 import { applySpend, balance, type Millicredits, type SpendTake, toMillicredits } from "../domain/ledger.ts";
@@ -42,7 +40,7 @@ import {
   usedIdempotencyKeys,
   writeLeaseCharges,
 } from "./lease-writes.ts";
-import { GRANT_COLUMNS, toCreditGrant } from "./ledger-store.ts";
+import { reservableGrants } from "./ledger-store.ts";
 import {
   BATCH_KEY_COLUMNS,
   chargedOrganization,
@@ -411,14 +409,6 @@ async function memberOf(tx: Tx, orgId: string, memberId: string) {
     .where(and(eq(organizationMembers.orgId, orgId), eq(organizationMembers.userId, memberId)))
     .for("share");
   return member;
-}
-
-async function reservableGrants(tx: Tx, orgId: string): Promise<ReservableGrant[]> {
-  const rows = await tx
-    .select({ ...GRANT_COLUMNS, reserved: creditGrants.reserved })
-    .from(creditGrants)
-    .where(eq(creditGrants.userId, orgId));
-  return rows.map((row) => ({ ...toCreditGrant(row), reserved: row.reserved }));
 }
 
 async function monthUsage(tx: Tx, keyId: string, orgId: string, memberId: string | null, month: string) {

@@ -6,6 +6,7 @@ import { isUserId } from "../accounts/users.ts";
 import { preparedPerHandle } from "../db/prepared.ts";
 import { creditGrants, organizations } from "../db/schema/index.ts";
 import type { DbOrTx, Tx } from "../db/types.ts";
+import type { ReservableGrant } from "../domain/credit-leases.ts";
 import type { CreditGrant, NewGrant } from "../domain/ledger.ts";
 
 export interface GrantOrigin {
@@ -90,6 +91,15 @@ const grantsOfUser = preparedPerHandle((db) =>
 );
 
 /** Every grant of the user, newest first (future-dated renewal grants included). */
+/** An organisation's grants with what open credit leases hold of each (decision 051). */
+export async function reservableGrants(tx: Tx, orgId: string): Promise<ReservableGrant[]> {
+  const rows = await tx
+    .select({ ...GRANT_COLUMNS, reserved: creditGrants.reserved })
+    .from(creditGrants)
+    .where(eq(creditGrants.userId, orgId));
+  return rows.map((row) => ({ ...toCreditGrant(row), reserved: row.reserved }));
+}
+
 export async function userGrants(db: DbOrTx, userId: string): Promise<CreditGrant[]> {
   const rows = await grantsOfUser(db).execute({ userId });
   return rows.map(toCreditGrant);
