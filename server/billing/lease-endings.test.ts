@@ -441,6 +441,24 @@ describe.each(TEST_DATABASES)("what ends credit leases (%s)", (kind) => {
     }
   });
 
+  it("the sweep works through more leases than a page, up to its most for a run", async () => {
+    const people = [
+      await bystander(ctx.t, "ann"),
+      await bystander(ctx.t, "bea"),
+      await bystander(ctx.t, "cal"),
+    ];
+    const ids = [];
+    for (const person of people) ids.push(await take({ ...person, expired: true }));
+    // Pages of 2: the third lease is on the second page.
+    expect(await sweepExpiredLeases(db(), undefined, undefined, { page: 2, most: 2 })).toBe(2);
+    expect(await sweepExpiredLeases(db(), undefined, undefined, { page: 2 })).toBe(1);
+    for (const [i, person] of people.entries()) await expectEnded(ids[i] as string, person, "expired");
+
+    for (const person of people) await take({ ...person, expired: true });
+    expect(await sweepExpiredLeases(db(), undefined, undefined, { page: 2 })).toBe(3);
+    expect(await sweepExpiredLeases(db())).toBe(0);
+  });
+
   it("the sweep ends the leases past their end by the database's clock, on its own timer", async () => {
     const ann = await bystander(ctx.t, "ann");
     const zed = await bystander(ctx.t, "zed");

@@ -5,7 +5,7 @@
 // leases' rows in id order and ends each one once (credit-leases.ts). After ending a lease it checks
 // the organisation's and the member's alert latches (alert-latch-checks.ts): a fall its charges
 // made is mailed even when no charge under the lock comes after it.
-import { and, asc, isNull, sql } from "drizzle-orm";
+import { and, asc, gt, isNull, sql } from "drizzle-orm";
 import type { Logger } from "pino";
 import type { Clock } from "../clock.ts";
 import { creditLeases } from "../db/schema/index.ts";
@@ -18,8 +18,14 @@ import type { MemberCapEvent } from "./spends.ts";
 /** How often an instance sweeps: a lease's unspent credits are back within this of its end. */
 export const LEASE_SWEEP_INTERVAL_MS = 5_000;
 
-/** Most leases one sweep ends: the next sweep takes the rest. */
-const SWEEP_BATCH = 100;
+/** Leases read at a time: a sweep reads pages of them until none is left past its end. */
+const SWEEP_PAGE = 100;
+
+/**
+ * Most leases one sweep ends: a backlog (after a crash of an instance that held many) is worked
+ * through 2,000 a run rather than 100, and one run still cannot go on for ever.
+ */
+const SWEEP_MOST = 2_000;
 
 /** Where the sweep sends the mails its latch checks decide (alerts/low-balance.ts, alerts/member-cap.ts). */
 export interface SweepAlerts {
@@ -30,40 +36,66 @@ export interface SweepAlerts {
 }
 
 /**
- * Ends the open leases past their end (at most SWEEP_BATCH), each in a transaction of its own, so
- * that one that cannot be ended (logged) keeps none of the others holding credits; how many it ended.
- * With `alerts`, each ending checks its organisation's and member's alert latches in the same
- * transaction and mails after the commit.
+ * Ends the open leases past their end (at most `most`), each in a transaction of its own, so that
+ * one that cannot be ended (logged, and passed over: the pages go on by id) keeps none of the others
+ * holding credits; how many it ended. With `alerts`, each ending checks its organisation's and
+ * member's alert latches in the same transaction and mails after the commit.
  */
-export async function sweepExpiredLeases(db: Db, logger?: Logger, alerts?: SweepAlerts): Promise<number> {
-  const due = await db
-    .select({
-      id: creditLeases.id,
-      orgId: creditLeases.orgId,
-      memberId: creditLeases.memberId,
-      month: creditLeases.month,
-    })
-    .from(creditLeases)
-    .where(and(isNull(creditLeases.endedAt), sql`${creditLeases.expiresAt} <= now()`))
-    .orderBy(asc(creditLeases.id))
-    .limit(SWEEP_BATCH);
+export async function sweepExpiredLeases(
+  db: Db,
+  logger?: Logger,
+  alerts?: SweepAlerts,
+  { page = SWEEP_PAGE, most = SWEEP_MOST } = {},
+): Promise<number> {
   let ended = 0;
-  for (const { id, ...scope } of due) {
-    try {
-      const [count, mails] = await db.transaction(async (tx) => {
-        const count = await endLeases(tx, { leaseId: id }, "expired");
-        return [
-          count,
-          alerts && count > 0 ? await checkAlertLatches(tx, scope, alerts.clock.now()) : {},
-        ] as const;
-      });
-      ended += count;
-      if (alerts) send(alerts, scope.orgId, mails);
-    } catch (error) {
-      logger?.error({ err: error, lease: id }, "A credit lease past its end could not be ended");
-    }
+  let after = "";
+  for (let read = 0; read < most; ) {
+    const due = await db
+      .select({
+        id: creditLeases.id,
+        orgId: creditLeases.orgId,
+        memberId: creditLeases.memberId,
+        month: creditLeases.month,
+      })
+      .from(creditLeases)
+      .where(
+        and(
+          isNull(creditLeases.endedAt),
+          sql`${creditLeases.expiresAt} <= now()`,
+          after === "" ? undefined : gt(creditLeases.id, after),
+        ),
+      )
+      .orderBy(asc(creditLeases.id))
+      .limit(Math.min(page, most - read));
+    for (const lease of due) ended += await endExpired(db, lease, logger, alerts);
+    read += due.length;
+    if (due.length < page) break;
+    after = (due.at(-1) as { id: string }).id;
   }
   return ended;
+}
+
+/** Ends one expired lease and checks the latches it concerns; 1 when it ended it, 0 otherwise. */
+async function endExpired(
+  db: Db,
+  { id, ...scope }: { id: string; orgId: string; memberId: string | null; month: string },
+  logger?: Logger,
+  alerts?: SweepAlerts,
+): Promise<number> {
+  try {
+    const [count, mails] = await db.transaction(async (tx) => {
+      const count = await endLeases(tx, { leaseId: id }, "expired");
+      return [
+        count,
+        alerts && count > 0 ? await checkAlertLatches(tx, scope, alerts.clock.now()) : {},
+      ] as const;
+    });
+    if (alerts) send(alerts, scope.orgId, mails);
+    return count;
+  } catch (error) {
+    logger?.error({ err: error, lease: id }, "A credit lease past its end could not be ended");
+    return 0;
+  }
 }
 
 function send(alerts: SweepAlerts, orgId: string, mails: LatchMails): void {
