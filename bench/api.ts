@@ -323,7 +323,7 @@ export interface ApiSettings {
   membershipPairs: number;
   /** Spends that cross an auto top-up threshold, each timed to the pack's credits (AUTO-TOP-UP.md: ≥ 20). */
   autoTopUpCrossings: number;
-  /** Start the project with CREDIT_LEASES on (decision 051; off by default, as in production). */
+  /** CREDIT_LEASES as the server runs with it (decision 051; on by default, as in production). */
   creditLeases: boolean;
 }
 
@@ -338,7 +338,7 @@ export const DEFAULT_API_SETTINGS: ApiSettings = {
   usageCharges: 100_000,
   membershipPairs: 2_000,
   autoTopUpCrossings: 24,
-  creditLeases: false,
+  creditLeases: true,
 };
 
 const request = (origin: string, route: RouteSpec) => ({

@@ -511,8 +511,8 @@ function apiSection(
       "organisation keys' consume is compared with the personal keys' the same way, round by round. " +
       "autocannon runs on the same machine as the server, so the two share its cores." +
       (settings.creditLeases
-        ? " **The server ran with CREDIT_LEASES on (`--credit-leases`, decision 051).**"
-        : ""),
+        ? ""
+        : " **The server ran with CREDIT_LEASES off (`--no-credit-leases`; on is the default, decision 051).**"),
     "",
     "The server is the production start (`npm run build`, then `node server/main.ts`) on a free port and a fresh " +
       `temporary DATA_DIR, with ${serverLine}. Why not NODE_ENV=production: it refuses to start without a real SMTP ` +

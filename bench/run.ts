@@ -103,7 +103,7 @@ Sections (all by default): weight, lighthouse, api, console
   --rounds=<n>          API rounds over the routes, even (${DEFAULT_API_SETTINGS.rounds})
   --usage-charges=<n>   charges of the usage benchmark's user (${DEFAULT_API_SETTINGS.usageCharges})
   --dist=<folder>       measure another build (e.g. an older commit's) for a comparison
-  --credit-leases       start the server with CREDIT_LEASES on (decision 051; off by default)
+  --no-credit-leases    start the server with CREDIT_LEASES off (decision 051; on by default)
   --out=<file>          where the report goes (docs/benchmarks.md for a full run)
 
 PostgreSQL (the api section measures it beside PGlite; the console section needs it):
@@ -133,7 +133,7 @@ function options() {
       "no-pglite": { type: "boolean", default: false },
       "lhr-dir": { type: "string" },
       dist: { type: "string" },
-      "credit-leases": { type: "boolean", default: false },
+      "no-credit-leases": { type: "boolean", default: false },
     },
   });
   if (values.help) {
@@ -169,7 +169,7 @@ function options() {
       durationSeconds: duration,
       rounds,
       usageCharges,
-      creditLeases: values["credit-leases"],
+      creditLeases: !values["no-credit-leases"],
     } satisfies ApiSettings,
     // A partial run must not overwrite the full report unless asked to.
     out: values.out ?? (partial ? undefined : "docs/benchmarks.md"),
@@ -244,7 +244,7 @@ async function apiForDatabase(
   const server = await startServer({
     distDir,
     databaseUrl,
-    ...(settings.creditLeases ? { env: { CREDIT_LEASES: "true" } } : {}),
+    ...(settings.creditLeases ? {} : { env: { CREDIT_LEASES: "false" } }),
   });
   let floor: RunningServer | undefined;
   try {

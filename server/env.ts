@@ -180,11 +180,11 @@ export const envSchema = z.object({
 
   /**
    * Charge API keys' generations through credit leases (decision 051): an instance holds a slice of
-   * a key's spending and decides its charges without the organisation's lock. Off by default: not
-   * for production yet (the decision lists what is left), and only once every instance runs a
-   * version that counts reservations (migration 0023 and later).
+   * a key's spending and decides its charges without the organisation's lock. On by default (issue
+   * 35: it is what brings a charge within its floor). Off only for a rolling upgrade from a version
+   * before migration 0023, until no such instance runs: those do not count reservations.
    */
-  CREDIT_LEASES: bool.default(false),
+  CREDIT_LEASES: bool.default(true),
 
   /** Credits a user receives once, when their e-mail address is verified (granted by billing). */
   FREE_INITIAL_CREDITS: z.coerce.number().int().min(0).max(1_000_000).default(50),

@@ -29,8 +29,8 @@ const FEATURE = "background-remover";
 const WORKERS = 20;
 
 describe.skipIf(reason !== "").each([
-  { leases: false, env: {} },
-  { leases: true, env: { CREDIT_LEASES: "true" } },
+  { leases: false, env: { CREDIT_LEASES: "false" } },
+  { leases: true, env: {} },
 ])(
   `metering through a kill and a revocation, two instances, credit leases $leases${reason}`,
   ({ leases, env }) => {
