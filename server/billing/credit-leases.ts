@@ -4,14 +4,18 @@
 // server/domain/credit-leases.ts.
 //
 // Locks. A lease's charges are written in one statement that holds the lease's row FOR SHARE and
-// writes only while the lease is open (and unexpired by the instance's clock). Ending takes the rows
-// FOR UPDATE, in id order, before anything else: it waits for a write under way to commit, and a
-// write that comes after it finds the lease ended. Then the leases' organisations, in id order, as
-// every charge under the lock and every lease taken hold them before their writes; then the rows,
-// in the order the charges' statements write them (PostgreSQL runs a statement's data-modifying
-// parts last to first): member's month, key's month, grants by id. So what an ended lease spent is final when it is
-// read here, and a caller that ends an organisation's leases before it takes credits from its
-// grants (a refund, a lost dispute, staff's take-back) finds nothing reserved on them.
+// writes only while the lease is open (and unexpired by the instance's clock), without the
+// organisation's lock. Ending takes the leases' organisations first, in id order (FOR NO KEY
+// UPDATE), as every charge under the lock, every lease taken and every change of an organisation
+// (a refund, a member's cap, staff's flags) takes them before anything else; then the leases FOR
+// UPDATE, in id order: it waits for a write under way to commit, and a write that comes after it
+// finds the lease ended. Then the rows, in the order the charges' statements write them: member's
+// month, key's month, grants by id. A caller that already holds the organisation's lock meets no
+// other order (review 110 found refunds and member changes locking the organisation, then the
+// leases, while the sweep and the holders locked them the other way round: a deadlock). So what an
+// ended lease spent is final when it is read here, and a caller that ends an organisation's
+// leases before it takes credits from its grants (a refund, a lost dispute, staff's take-back)
+// finds nothing reserved on them.
 import { randomUUID } from "node:crypto";
 import { and, asc, eq, inArray, isNull, type SQL, sql } from "drizzle-orm";
 import {
@@ -135,15 +139,38 @@ export type LeaseEnd =
 
 /**
  * Ends the open leases in `scope` and gives back what their charges did not spend: to the grants
- * they were reserved on, the keys' months and the members'. Run it first in the caller's
- * transaction, before it locks or changes grants (see the top of this file). Returns how many
- * leases it ended.
+ * they were reserved on, the keys' months and the members'. Run it in the caller's transaction
+ * before it changes grants or usage rows, with no lock taken but its organisation's (see the top of
+ * this file). Returns how many leases it ended.
  */
 export async function endLeases(tx: Tx, scope: LeaseScope, because: LeaseEnd): Promise<number> {
+  // The organisations first. A scope that names one locks it even when it has no lease open now:
+  // a lease being taken (under that lock) is then either seen below or taken after the caller's
+  // change, with what it changed.
+  const orgIds =
+    "orgId" in scope
+      ? [scope.orgId]
+      : [
+          ...new Set(
+            (
+              await tx
+                .select({ orgId: creditLeases.orgId })
+                .from(creditLeases)
+                .where(and(isNull(creditLeases.endedAt), scopeCondition(scope)))
+            ).map((l) => l.orgId),
+          ),
+        ];
+  if (orgIds.length === 0) return 0;
+  await tx
+    .select({ id: organizations.id })
+    .from(organizations)
+    .where(inArray(organizations.id, orgIds))
+    .orderBy(asc(organizations.id))
+    .for("no key update");
   const locked = await tx
     .select({ id: creditLeases.id })
     .from(creditLeases)
-    .where(and(isNull(creditLeases.endedAt), scopeCondition(scope)))
+    .where(and(isNull(creditLeases.endedAt), scopeCondition(scope), inArray(creditLeases.orgId, orgIds)))
     .orderBy(asc(creditLeases.id))
     .for("update");
   if (locked.length === 0) return 0;
@@ -167,15 +194,6 @@ export async function endLeases(tx: Tx, scope: LeaseScope, because: LeaseEnd): P
       month: creditLeases.month,
       takes: creditLeases.takes,
     });
-  // The organisations next, in id order, before any row is written: every other writer of their
-  // grants and months holds the organisation's lock first (spends.ts, takeLease), so this ending
-  // cannot wait on them while they wait on it.
-  await tx
-    .select({ id: organizations.id })
-    .from(organizations)
-    .where(inArray(organizations.id, [...new Set(ended.map((l) => l.orgId))]))
-    .orderBy(asc(organizations.id))
-    .for("no key update");
   const charges = await tx
     .select({ leaseId: creditSpends.leaseId, takes: creditSpends.takes })
     .from(creditSpends)
