@@ -93,6 +93,8 @@ const writeStatement = (p: (name: keyof Values) => SQLWrapper) => sql`
     -- Each table's rows are locked in key order before they are updated (the *_locked parts,
     -- read in order by their updates), not in the join's order: two writers, or a writer and a
     -- batch under the lock, that take the same rows take them in one order and cannot deadlock.
+    -- Text keys sort in "C" order, byte by byte, as JavaScript sorts the batch's (spends.ts): the
+    -- database's collation could put a mixed-case key id elsewhere (review 110).
     ), grants_locked as materialized (
       select g.id, x.amount from credit_grants g
       join (
@@ -107,14 +109,14 @@ const writeStatement = (p: (name: keyof Values) => SQLWrapper) => sql`
     ), daily as (
       insert into usage_daily (user_id, day, feature, api_key_id, uses, credits)
       select user_id, day, feature, api_key_id, sum(quantity), sum(amount) from charges
-      group by 1, 2, 3, 4 order by 1, 2, 3, 4
+      group by 1, 2, 3, 4 order by user_id, day, feature collate "C", api_key_id collate "C"
       on conflict (user_id, day, feature, api_key_id)
       do update set uses = usage_daily.uses + excluded.uses, credits = usage_daily.credits + excluded.credits
     ), key_locked as materialized (
       select k.api_key_id, k.month, x.amount from api_key_usage k
       join (select api_key_id, month, sum(amount) as amount from charges group by 1, 2) x
         on k.api_key_id = x.api_key_id and k.month = x.month
-      order by k.api_key_id, k.month
+      order by k.api_key_id collate "C", k.month
       for no key update of k
     ), key_usage as (
       update api_key_usage k
@@ -170,10 +172,14 @@ export async function usedIdempotencyKeys(db: Db, charges: readonly LeaseCharge[
   return new Set(rows.map((r) => pairKey(r.userId, r.idempotencyKey)));
 }
 
-/** Writes the charges of open leases; see the top of this file. Throws when the statement fails. */
-/** How long the write waits for a row lock before it fails (and its charges go to the lock). */
-export const LEASE_WRITE_LOCK_TIMEOUT_MS = 1000;
+/**
+ * How long the write waits for a row lock before it fails (and its charges go to the lock): well
+ * below PostgreSQL's deadlock_timeout (1 s by default), so that in a wait with a batch under the
+ * lock the write gives up first, and the batch, whose charges have no other way, goes on.
+ */
+export const LEASE_WRITE_LOCK_TIMEOUT_MS = 200;
 
+/** Writes the charges of open leases; see the top of this file. Throws when the statement fails. */
 export async function writeLeaseCharges(
   db: Db,
   charges: readonly LeaseCharge[],
