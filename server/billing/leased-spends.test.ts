@@ -265,6 +265,43 @@ describe.each(TEST_DATABASES)("charges through credit leases (%s)", (kind) => {
     await leased.close();
   });
 
+  it("takes no lease while credits would expire before it ends: the lock spends those first", async () => {
+    const ann = await verifiedUser(ctx.t, "ann");
+    const key = await createKey(ctx.t, ann.accessToken);
+    const now = ctx.t.clock.now();
+    const soon = randomUUID();
+    await db()
+      .insert(creditGrants)
+      .values({
+        id: soon,
+        userId: ann.id,
+        kind: "subscription",
+        amount: 3000,
+        remaining: 3000,
+        grantedAt: now,
+        expiresAt: new Date(now.getTime() + 10_000),
+        source: "Tier A",
+        fulfilmentKey: randomUUID(),
+      });
+    const leased = leasedSpends(db(), settings);
+    for (let i = 0; i < 3; i++) {
+      expect(await leased.spend(charge(key.id))).toMatchObject({ ok: true });
+      await leased.idle();
+      // Not while the grant that ends in 10 s has credits: a lease would spend the free ones.
+      expect(await db().select().from(creditLeases)).toEqual([]);
+    }
+    const [spent] = await db().select().from(creditGrants).where(eq(creditGrants.id, soon));
+    expect(spent).toMatchObject({ remaining: 0, reserved: 0 });
+    await leased.close();
+    // Once it is spent, a charge takes a lease on what lasts (a new holder: this one waits a
+    // second before it tries a key again).
+    const next = leasedSpends(db(), settings);
+    expect(await next.spend(charge(key.id))).toMatchObject({ ok: true });
+    await next.idle();
+    expect(await db().select().from(creditLeases)).toHaveLength(1);
+    await next.close();
+  });
+
   it("gives back what a stopped instance's lease held once its time is up", async () => {
     const ann = await verifiedUser(ctx.t, "ann");
     const key = await createKey(ctx.t, ann.accessToken);

@@ -122,11 +122,11 @@ describe("leaseAmount", () => {
     expect(leaseAmount(room({ keyLimitLeft: 999 }))).toBe(0);
     expect(leaseAmount(room({ keyLimitLeft: 1000 }))).toBe(500);
   });
-  it("holds no more than the grants that outlast it have unreserved", () => {
-    expect(leaseAmount(room({ lasting: 1200 }))).toBe(1200);
-    expect(leaseAmount(room({ lasting: 2000 }))).toBe(2000);
-    expect(leaseAmount(room({ lasting: 499 }))).toBe(0);
-    expect(leaseAmount(room({ lasting: 0, minimum: 0 }))).toBe(0);
+  it("takes none while unreserved credits would expire before it ends: the lock spends them first", () => {
+    expect(leaseAmount(room({ lasting: 99_999 }))).toBe(0);
+    expect(leaseAmount(room({ unreservedBalance: 3000, lasting: 2999, minimum: 0 }))).toBe(0);
+    expect(leaseAmount(room({ lasting: 100_000 }))).toBe(2000);
+    expect(leaseAmount(room({ unreservedBalance: 3000, lasting: 3000 }))).toBe(1500);
   });
   it("takes none of nothing, whatever the minimum", () => {
     expect(leaseAmount(room({ keyLimitLeft: 0, minimum: 0 }))).toBe(0);

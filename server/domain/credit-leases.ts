@@ -67,8 +67,9 @@ export interface LeaseRoom {
   /** What is left of the member's monthly cap (leases included), null for no cap. */
   memberCapLeft: Millicredits | null;
   /**
-   * The unreserved credits in grants that outlast the lease (`outlasting`): the only ones it may
-   * hold, so a lease gets smaller, or none, when the rest expire during it.
+   * The unreserved credits in grants that outlast the lease (`outlasting`). While any unreserved
+   * credits expire sooner, no lease is taken: charges under the lock spend the soonest-expiring
+   * grant first, and a lease spending later ones would let those lapse.
    */
   lasting: Millicredits;
   /** Below this a lease is not worth taking: the key's charges stay under the lock. */
@@ -82,13 +83,14 @@ export interface LeaseRoom {
  * decided under the lock, where its edge cases are tested.
  */
 export function leaseAmount(room: LeaseRoom): Millicredits {
+  // Credits that expire before the lease would end go first, under the lock (review 110).
+  if (room.lasting < room.unreservedBalance) return 0;
   const half = (left: Millicredits) => Math.floor(left / 2);
   let amount = Math.min(room.wanted, half(Math.max(0, room.unreservedBalance - room.keepAbove)));
   // Half of a key's limit or a member's cap left, too: the key's charges on other instances and
   // the member's other keys keep room under the lock.
   if (room.keyLimitLeft !== null) amount = Math.min(amount, half(room.keyLimitLeft));
   if (room.memberCapLeft !== null) amount = Math.min(amount, half(room.memberCapLeft));
-  amount = Math.min(amount, room.lasting);
   // A minimum of 0 lets a lease of 0 through as 0: nothing to take either way.
   return amount >= room.minimum ? amount : 0;
 }
