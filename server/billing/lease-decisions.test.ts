@@ -110,5 +110,7 @@ describe("autoTopUpDueAfter", () => {
     expect(autoTopUpDueAfter({ autoTopUpThreshold: 100_000 }, 100_000)).toBe(false);
     expect(autoTopUpDueAfter({ autoTopUpThreshold: 100_000 }, 250_000)).toBe(false);
     expect(autoTopUpDueAfter({ autoTopUpThreshold: null }, 0)).toBe(false);
+    // Off is off, not a threshold of 0 (JavaScript would compare with null as with 0).
+    expect(autoTopUpDueAfter({ autoTopUpThreshold: null }, -1)).toBe(false);
   });
 });
