@@ -2,7 +2,6 @@
 // while the lease is open and unexpired, and then exactly as a charge under the lock writes.
 import { randomUUID } from "node:crypto";
 import { eq, sql } from "drizzle-orm";
-import postgres from "postgres";
 import { describe, expect, it } from "vitest";
 import { TEST_DATABASES } from "../../tests/fixtures/test-db.ts";
 import {
@@ -196,53 +195,6 @@ describe.each(TEST_DATABASES)("writeLeaseCharges (%s)", (kind) => {
         expect(answer.written).toEqual(new Set([leaseId]));
       } finally {
         await held.end();
-      }
-    },
-  );
-
-  // Two sessions at once: PostgreSQL only.
-  it.runIf(kind === "postgres")(
-    "locks a charge's grants in id order, whatever order its takes name them in",
-    async () => {
-      const ann = await verifiedUser(ctx.t, "ann");
-      const key = await createKey(ctx.t, ann.accessToken);
-      const free = await grantOf(ann.id);
-      // Stored after the free grant, with a lower id: a scan of the table meets it second.
-      const other = "00000000-0000-4000-8000-000000000001";
-      await db()
-        .insert(creditGrants)
-        .values({ ...free, id: other, kind: "topup", fulfilmentKey: `test:${other}`, createdAt: undefined });
-      const [low, high] = [free.id, other].sort() as [string, string];
-      const leaseId = await lease(ann.id, key.id, low, 2000, {
-        takes: [
-          { grantId: low, amount: 1000 },
-          { grantId: high, amount: 1000 },
-        ],
-      });
-      const url = ctx.database.url as string;
-      const held = await holdGrantRow(url, high);
-      const prober = postgres(url, { max: 1, onnotice: () => {} });
-      try {
-        const takes = [
-          { grantId: high, amount: 1000 },
-          { grantId: low, amount: 1000 },
-        ];
-        const write = writeLeaseCharges(
-          db(),
-          [charge(leaseId, ann.id, key.id, low, 2000, { takes })],
-          ctx.t.clock.now(),
-          5000,
-        );
-        await new Promise((r) => setTimeout(r, 300));
-        // The write holds the lower id while it waits for the higher one: taken in that order.
-        await expect(
-          prober`select id from credit_grants where id = ${low} for update nowait`,
-        ).rejects.toMatchObject({ code: "55P03" });
-        held.release();
-        expect((await write).written).toEqual(new Set([leaseId]));
-      } finally {
-        await held.end();
-        await prober.end({ timeout: 5 });
       }
     },
   );

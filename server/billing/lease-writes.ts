@@ -90,50 +90,36 @@ const writeStatement = (p: (name: keyof Values) => SQLWrapper) => sql`
         coalesce(t.balance, 0) - sum(c.amount) over (partition by c.user_id order by c.ordinal), c.takes, null, c.api_key_id, c.feature,
         c.people, c.quantity, c.created_at, c.lease_id
       from charges c left join totals t on t.user_id = c.user_id
-    -- Each table's rows are locked in key order before they are updated (the *_locked parts,
-    -- read in order by their updates), not in the join's order: two writers, or a writer and a
-    -- batch under the lock, that take the same rows take them in one order and cannot deadlock.
-    -- Text keys sort in "C" order, byte by byte, as JavaScript sorts the batch's (spends.ts): the
-    -- database's collation could put a mixed-case key id elsewhere (review 110).
-    ), grants_locked as materialized (
-      select g.id, x.amount from credit_grants g
-      join (
+    -- Row order: a batch under the lock writes its rows sorted by key (spends.ts); this statement
+    -- updates them in its plan's order. The two can wait on each other, but this statement's lock
+    -- timeout is far below PostgreSQL's deadlock check, so it is always the one that gives up (its
+    -- charges go to the lock). Locking the rows in key order first, in the statement, measured
+    -- consume at 84.9 % / 81.4 % of its floor against 87.8 % / 89.9 % without (decision 051).
+    ), grants_taken as (
+      update credit_grants g set remaining = g.remaining - x.amount, reserved = g.reserved - x.amount
+      from (
         select (t ->> 'grantId')::uuid as id, c.user_id, sum((t ->> 'amount')::bigint) as amount
         from charges c, jsonb_array_elements(c.takes) t group by 1, 2
-      ) x on g.id = x.id and g.user_id = x.user_id
-      order by g.id
-      for no key update of g
-    ), grants_taken as (
-      update credit_grants g set remaining = g.remaining - l.amount, reserved = g.reserved - l.amount
-      from grants_locked l where g.id = l.id
+      ) x
+      where g.id = x.id and g.user_id = x.user_id
     ), daily as (
       insert into usage_daily (user_id, day, feature, api_key_id, uses, credits)
-      select user_id, day, feature, api_key_id, sum(quantity), sum(amount) from charges
-      group by 1, 2, 3, 4 order by user_id, day, feature collate "C", api_key_id collate "C"
+      select user_id, day, feature, api_key_id, sum(quantity), sum(amount) from charges group by 1, 2, 3, 4
       on conflict (user_id, day, feature, api_key_id)
       do update set uses = usage_daily.uses + excluded.uses, credits = usage_daily.credits + excluded.credits
-    ), key_locked as materialized (
-      select k.api_key_id, k.month, x.amount from api_key_usage k
-      join (select api_key_id, month, sum(amount) as amount from charges group by 1, 2) x
-        on k.api_key_id = x.api_key_id and k.month = x.month
-      order by k.api_key_id collate "C", k.month
-      for no key update of k
     ), key_usage as (
       update api_key_usage k
-      set amount = k.amount + l.amount, reserved = coalesce(k.reserved, 0) - l.amount
-      from key_locked l where k.api_key_id = l.api_key_id and k.month = l.month
-    ), member_locked as materialized (
-      select m.org_id, m.user_id, m.month, x.amount from member_credit_usage m
-      join (
-        select user_id, member_id, month, sum(amount) as amount from charges
-        where member_id is not null group by 1, 2, 3
-      ) x on m.org_id = x.user_id and m.user_id = x.member_id and m.month = x.month
-      order by m.org_id, m.user_id, m.month
-      for no key update of m
+      set amount = k.amount + x.amount, reserved = coalesce(k.reserved, 0) - x.amount
+      from (select api_key_id, month, sum(amount) as amount from charges group by 1, 2) x
+      where k.api_key_id = x.api_key_id and k.month = x.month
     ), member_usage as (
       update member_credit_usage m
-      set amount = m.amount + l.amount, reserved = coalesce(m.reserved, 0) - l.amount
-      from member_locked l where m.org_id = l.org_id and m.user_id = l.user_id and m.month = l.month
+      set amount = m.amount + x.amount, reserved = coalesce(m.reserved, 0) - x.amount
+      from (
+        select user_id, member_id, month, sum(amount) as amount from charges
+        where member_id is not null group by 1, 2, 3
+      ) x
+      where m.org_id = x.user_id and m.user_id = x.member_id and m.month = x.month
     )
     select
       (select coalesce(json_agg(id), '[]'::json) from lease)::text as written,
