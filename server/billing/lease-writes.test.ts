@@ -25,10 +25,9 @@ import { type LeaseCharge, writeLeaseCharges } from "./lease-writes.ts";
 const MONTH = "2026-11-01";
 const FREE = toMillicredits(TEST_FREE_CREDITS);
 
-describe.each(TEST_DATABASES)("writeLeaseCharges (%s)", (kind) => {
-  const ctx = useTestApp(kind, { limits: NO_LIMITS });
+/** The suite's helpers on `ctx`'s database: a grant, a lease taken on it, a charge through it. */
+function writeHelpers(ctx: ReturnType<typeof useTestApp>) {
   const db = () => ctx.t.deps.db;
-
   async function grantOf(orgId: string) {
     const [grant] = await db().select().from(creditGrants).where(eq(creditGrants.userId, orgId));
     if (!grant) throw new Error("no grant");
@@ -80,6 +79,12 @@ describe.each(TEST_DATABASES)("writeLeaseCharges (%s)", (kind) => {
       ...over,
     };
   }
+  return { db, grantOf, lease, charge };
+}
+
+describe.each(TEST_DATABASES)("writeLeaseCharges (%s)", (kind) => {
+  const ctx = useTestApp(kind, { limits: NO_LIMITS });
+  const { db, grantOf, lease, charge } = writeHelpers(ctx);
 
   it("writes what a charge under the lock writes, taking from the reservation too", async () => {
     const ann = await verifiedUser(ctx.t, "ann");
@@ -162,10 +167,39 @@ describe.each(TEST_DATABASES)("writeLeaseCharges (%s)", (kind) => {
     expect(await grantOf(ann.id)).toMatchObject({ remaining: FREE - 1000, reserved: 4000 });
   });
 
-  // Two sessions at once: PostgreSQL only (PGlite is one session, and waits for no lock).
-  it.runIf(kind === "postgres")(
-    "gives up, writing nothing, when a row it needs stays locked past its lock timeout",
-    async () => {
+  it("adds the charges of two keys of one member to the member's month once", async () => {
+    const owner = await verifiedUser(ctx.t, "owner");
+    const orgId = await teamOrg(ctx.t, "Studio", [{ id: owner.id, role: "owner" }]);
+    await db().update(organizationMembers).set({ monthlyCreditCap: 100_000 });
+    const one = await orgKey(ctx.t, owner.accessToken, owner.id, orgId, { name: "One" });
+    const two = await orgKey(ctx.t, owner.accessToken, owner.id, orgId, { name: "Two" });
+    await db().update(creditGrants).set({ userId: orgId }).where(eq(creditGrants.userId, owner.id));
+    const grant = await grantOf(orgId);
+    const leaseOne = await lease(orgId, one.id, grant.id, 3000, { memberId: owner.id });
+    const leaseTwo = await lease(orgId, two.id, grant.id, 3000, { memberId: owner.id });
+    await writeLeaseCharges(
+      db(),
+      [
+        charge(leaseOne, orgId, one.id, grant.id, 1000, { memberId: owner.id }),
+        charge(leaseTwo, orgId, two.id, grant.id, 2000, { memberId: owner.id, ordinal: 1 }),
+      ],
+      ctx.t.clock.now(),
+    );
+    expect(await db().select().from(memberCreditUsage)).toMatchObject([
+      { orgId, userId: owner.id, month: MONTH, amount: 3000, reserved: 3000 },
+    ]);
+    expect(await grantOf(orgId)).toMatchObject({ remaining: FREE - 3000, reserved: 3000 });
+  });
+});
+
+// Two sessions at once: PostgreSQL only (PGlite is one session, and waits for no lock).
+describe.runIf(TEST_DATABASES.includes("postgres"))(
+  "writeLeaseCharges, a row held by another session (postgres)",
+  () => {
+    const ctx = useTestApp("postgres", { limits: NO_LIMITS });
+    const { db, grantOf, lease, charge } = writeHelpers(ctx);
+
+    it("gives up, writing nothing, when a row it needs stays locked past its lock timeout", async () => {
       const ann = await verifiedUser(ctx.t, "ann");
       const key = await createKey(ctx.t, ann.accessToken);
       const grant = await grantOf(ann.id);
@@ -196,30 +230,6 @@ describe.each(TEST_DATABASES)("writeLeaseCharges (%s)", (kind) => {
       } finally {
         await held.end();
       }
-    },
-  );
-
-  it("adds the charges of two keys of one member to the member's month once", async () => {
-    const owner = await verifiedUser(ctx.t, "owner");
-    const orgId = await teamOrg(ctx.t, "Studio", [{ id: owner.id, role: "owner" }]);
-    await db().update(organizationMembers).set({ monthlyCreditCap: 100_000 });
-    const one = await orgKey(ctx.t, owner.accessToken, owner.id, orgId, { name: "One" });
-    const two = await orgKey(ctx.t, owner.accessToken, owner.id, orgId, { name: "Two" });
-    await db().update(creditGrants).set({ userId: orgId }).where(eq(creditGrants.userId, owner.id));
-    const grant = await grantOf(orgId);
-    const leaseOne = await lease(orgId, one.id, grant.id, 3000, { memberId: owner.id });
-    const leaseTwo = await lease(orgId, two.id, grant.id, 3000, { memberId: owner.id });
-    await writeLeaseCharges(
-      db(),
-      [
-        charge(leaseOne, orgId, one.id, grant.id, 1000, { memberId: owner.id }),
-        charge(leaseTwo, orgId, two.id, grant.id, 2000, { memberId: owner.id, ordinal: 1 }),
-      ],
-      ctx.t.clock.now(),
-    );
-    expect(await db().select().from(memberCreditUsage)).toMatchObject([
-      { orgId, userId: owner.id, month: MONTH, amount: 3000, reserved: 3000 },
-    ]);
-    expect(await grantOf(orgId)).toMatchObject({ remaining: FREE - 3000, reserved: 3000 });
-  });
-});
+    });
+  },
+);
