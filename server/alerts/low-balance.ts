@@ -1,7 +1,8 @@
 // "E-mail me when my balance falls below N credits": the setting, and the mail a spend sends when it
-// takes the balance across N (spends.ts decides it under the organisation's lock with a stored latch,
-// domain/alert-latches.ts, so concurrent charges send one mail, and one fall one mail). The mail goes out after the charge has committed, in the
-// background: the generation service's answer never waits for SMTP.
+// takes the balance across N (spends.ts decides it under the organisation's lock with a stored
+// latch, domain/alert-latches.ts, so concurrent charges send one mail, and one fall one mail). The
+// mail goes out after the charge has committed, in the background: the generation service's answer
+// never waits for SMTP.
 import { eq } from "drizzle-orm";
 import type { Logger } from "pino";
 import type { BackgroundTasks } from "../background.ts";

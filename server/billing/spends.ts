@@ -586,8 +586,9 @@ function spendSteps(
 }
 
 /**
- * A map's values in the order of its keys: two writers of the same rows (a batch here, a lease's
- * write) then take their row locks in one order and cannot deadlock (decision 051).
+ * A map's values in the order of its keys: two batches writing the same rows take their row locks
+ * in one order. A lease's write does not sort; when it and a batch wait on each other, its lock
+ * timeout ends its wait before PostgreSQL's deadlock check would end either (decision 051).
  */
 const sortedByKey = <V>(rows: ReadonlyMap<string, V>): V[] =>
   [...rows].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);
