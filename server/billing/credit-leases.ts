@@ -144,11 +144,13 @@ export type LeaseEnd =
  * this file). Returns how many leases it ended.
  */
 export async function endLeases(tx: Tx, scope: LeaseScope, because: LeaseEnd): Promise<number> {
-  // The organisations first. A scope that names one locks it even when it has no lease open now:
-  // a lease being taken (under that lock) is then either seen below or taken after the caller's
-  // change, with what it changed.
+  // The organisations first. A scope of a whole organisation locks it even when it has no lease
+  // open now (its callers change what sizes a lease, and lock it next anyway): a lease being taken
+  // (under that lock) is then either seen below or taken after the change, with it. A member's
+  // scope locks only the organisations it finds leases of: one person's change may reach many
+  // organisations, and taking a lease for a member waits for their row anyway.
   const orgIds =
-    "orgId" in scope
+    "orgId" in scope && !("memberId" in scope)
       ? [scope.orgId]
       : [
           ...new Set(
