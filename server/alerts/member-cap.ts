@@ -12,6 +12,7 @@ import { PRODUCT_NAME } from "../../contract/brand.ts";
 import { ORG_DETAIL } from "../../contract/org-messages.ts";
 import type { BackgroundTasks } from "../background.ts";
 import type { BillingMailSender } from "../billing/billing-mails.ts";
+import { memberMonth } from "../billing/ledger-store.ts";
 import type { MemberCapEvent } from "../billing/spends.ts";
 import type { Clock } from "../clock.ts";
 import {
@@ -159,11 +160,7 @@ export async function rearmCapWarning(
   tx: Tx,
   member: { orgId: string; memberId: string; month: string; cap: Millicredits | null },
 ): Promise<void> {
-  const where = and(
-    eq(memberCreditUsage.orgId, member.orgId),
-    eq(memberCreditUsage.userId, member.memberId),
-    eq(memberCreditUsage.month, member.month),
-  );
+  const where = memberMonth(member.orgId, member.memberId, member.month);
   const [row] = await tx.select({ used: memberCreditUsage.amount }).from(memberCreditUsage).where(where);
   if (!row) return;
   const warned = member.cap !== null && pastCapWarningMark(row.used, member.cap);

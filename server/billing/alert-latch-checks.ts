@@ -8,7 +8,7 @@ import type { Tx } from "../db/types.ts";
 import { capWarningStep, lowBalanceStep } from "../domain/alert-latches.ts";
 import { unreserved } from "../domain/credit-leases.ts";
 import { balance, type Millicredits } from "../domain/ledger.ts";
-import { reservableGrants } from "./ledger-store.ts";
+import { memberMonth, reservableGrants } from "./ledger-store.ts";
 import type { MemberCapEvent } from "./spends.ts";
 
 /** Whose latches to check: an organisation, and the member's month a lease counted in. */
@@ -60,7 +60,6 @@ export async function checkAlertLatches(tx: Tx, scope: LatchScope, now: Date): P
   return mails;
 }
 
-/** An organisation's grants with what open leases hold of each. */
 async function checkCapWarning(
   tx: Tx,
   scope: LatchScope,
@@ -80,25 +79,13 @@ async function checkCapWarning(
         eq(organizationMembers.userId, memberCreditUsage.userId),
       ),
     )
-    .where(
-      and(
-        eq(memberCreditUsage.orgId, scope.orgId),
-        eq(memberCreditUsage.userId, memberId),
-        eq(memberCreditUsage.month, scope.month),
-      ),
-    );
+    .where(memberMonth(scope.orgId, memberId, scope.month));
   if (!row || row.cap === null) return undefined;
   // Null from a row the code before migration 0024 inserted: not warned.
   if (!capWarningStep(row.warned ?? false, row.used, row.cap).mail) return undefined;
   await tx
     .update(memberCreditUsage)
     .set({ capWarned: true })
-    .where(
-      and(
-        eq(memberCreditUsage.orgId, scope.orgId),
-        eq(memberCreditUsage.userId, memberId),
-        eq(memberCreditUsage.month, scope.month),
-      ),
-    );
+    .where(memberMonth(scope.orgId, memberId, scope.month));
   return { orgId: scope.orgId, memberId, month: scope.month, cap: row.cap, used: row.used };
 }

@@ -29,6 +29,7 @@ import {
 import type { Tx } from "../db/types.ts";
 import { unspentOf } from "../domain/credit-leases.ts";
 import type { Millicredits, SpendTake } from "../domain/ledger.ts";
+import { memberMonth } from "./ledger-store.ts";
 
 /** A lease to take: its amount and reservations decided by `leaseAmount` and `planLease`. */
 export interface NewLease {
@@ -219,13 +220,7 @@ export async function endLeases(tx: Tx, scope: LeaseScope, because: LeaseEnd): P
       await tx
         .update(memberCreditUsage)
         .set({ reserved: sql`coalesce(${memberCreditUsage.reserved}, 0) - ${unspent.total}` })
-        .where(
-          and(
-            eq(memberCreditUsage.orgId, lease.orgId),
-            eq(memberCreditUsage.userId, lease.memberId),
-            eq(memberCreditUsage.month, lease.month),
-          ),
-        );
+        .where(memberMonth(lease.orgId, lease.memberId, lease.month));
     }
     await tx
       .update(apiKeyUsage)

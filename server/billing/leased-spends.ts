@@ -40,7 +40,7 @@ import {
   usedIdempotencyKeys,
   writeLeaseCharges,
 } from "./lease-writes.ts";
-import { reservableGrants } from "./ledger-store.ts";
+import { memberMonth, reservableGrants } from "./ledger-store.ts";
 import {
   BATCH_KEY_COLUMNS,
   chargedOrganization,
@@ -422,13 +422,7 @@ async function monthUsage(tx: Tx, keyId: string, orgId: string, memberId: string
       : await tx
           .select({ amount: memberCreditUsage.amount, reserved: memberCreditUsage.reserved })
           .from(memberCreditUsage)
-          .where(
-            and(
-              eq(memberCreditUsage.orgId, orgId),
-              eq(memberCreditUsage.userId, memberId),
-              eq(memberCreditUsage.month, month),
-            ),
-          );
+          .where(memberMonth(orgId, memberId, month));
   return {
     key: { amount: key?.amount ?? 0, reserved: key?.reserved ?? 0 },
     member: { amount: member?.amount ?? 0, reserved: member?.reserved ?? 0 },

@@ -1,10 +1,10 @@
 // The credit ledger in the database: grants inserted once per fulfilment key, read newest first,
 // and the paying organisation's row lock everything that changes a user's credits takes (spends: spends.ts).
 import { randomUUID } from "node:crypto";
-import { desc, eq, sql } from "drizzle-orm";
+import { and, desc, eq, sql } from "drizzle-orm";
 import { isUserId } from "../accounts/users.ts";
 import { preparedPerHandle } from "../db/prepared.ts";
-import { creditGrants, organizations } from "../db/schema/index.ts";
+import { creditGrants, memberCreditUsage, organizations } from "../db/schema/index.ts";
 import type { DbOrTx, Tx } from "../db/types.ts";
 import type { ReservableGrant } from "../domain/credit-leases.ts";
 import type { CreditGrant, NewGrant } from "../domain/ledger.ts";
@@ -91,6 +91,14 @@ const grantsOfUser = preparedPerHandle((db) =>
 );
 
 /** Every grant of the user, newest first (future-dated renewal grants included). */
+/** A member's month of spending in an organisation: its row in member_credit_usage. */
+export const memberMonth = (orgId: string, memberId: string, month: string) =>
+  and(
+    eq(memberCreditUsage.orgId, orgId),
+    eq(memberCreditUsage.userId, memberId),
+    eq(memberCreditUsage.month, month),
+  );
+
 /** An organisation's grants with what open credit leases hold of each (decision 051). */
 export async function reservableGrants(tx: Tx, orgId: string): Promise<ReservableGrant[]> {
   const rows = await tx
