@@ -43,6 +43,29 @@ async function fillAsBefore(db: Db) {
 type Row = Record<string, unknown>;
 const rows = async (db: Db, query: ReturnType<typeof sql>) => rowsOf<Row>(await db.execute(query));
 
+/** What customers had: balances, keys, charges, usage, invoices; each table's rows in a fixed order. */
+const CUSTOMER_TABLES = [
+  "organizations",
+  "credit_grants",
+  "credit_spends",
+  "api_keys",
+  "api_key_usage",
+  "member_credit_usage",
+  "usage_daily",
+  "invoices",
+] as const;
+const customerData = async (db: Db) =>
+  Object.fromEntries(
+    await Promise.all(
+      CUSTOMER_TABLES.map(async (table) => {
+        const all = await rows(db, sql`select * from ${sql.identifier(table)}`);
+        // The two new columns are the migration's; everything else must be as it was.
+        const kept = all.map(({ low_balance_alerted, cap_warned, ...rest }) => rest);
+        return [table, kept.sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)))];
+      }),
+    ),
+  );
+
 describe.each(TEST_DATABASES)("migration 0024: alert latches (%s)", (kind) => {
   const before = migrationsBefore("0024_alert_latches");
   afterAll(() => rmSync(before, { recursive: true, force: true }));
@@ -52,7 +75,11 @@ describe.each(TEST_DATABASES)("migration 0024: alert latches (%s)", (kind) => {
     try {
       await db.migrate(before);
       const { ann, bob, team, key } = await fillAsBefore(db.handle.db);
+      const had = await customerData(db.handle.db);
       await db.migrate(MIGRATIONS_FOLDER);
+      expect(await customerData(db.handle.db)).toEqual(had);
+      expect(had.credit_grants).toHaveLength(3);
+      expect(had.member_credit_usage).toHaveLength(2);
       const latches = await rows(db.handle.db, sql`select id, low_balance_alerted from organizations`);
       expect(Object.fromEntries(latches.map((r) => [r.id, r.low_balance_alerted]))).toEqual({
         [ann]: true,
