@@ -208,37 +208,36 @@ async function main(): Promise<void> {
   const autoTopUpJob = setInterval(sweepAutoTopUps, config.BILLING_JOB_INTERVAL_SECONDS * 1000);
   autoTopUpJob.unref();
 
+  // Where a lease's ending sends what its alert latch check decides: a fall its charges made is
+  // mailed even with no charge after it.
+  const latchAlerts = {
+    clock,
+    lowBalance: createLowBalanceAlerts({
+      db: database.db,
+      mailer,
+      tasks,
+      logger,
+      portalUrl: config.portalUrl,
+    }),
+    memberCaps: createMemberCapAlerts({
+      db: database.db,
+      clock,
+      tasks,
+      sender: billingMails,
+      logger,
+      portalUrl: config.portalUrl,
+    }),
+  };
   // Credit leases past their end, on every instance (decision 051): what they did not spend goes
   // back within seconds, a crashed instance's too.
-  // Each ending checks the alert latches: a fall its charges made is mailed even with no charge after.
-  const leaseSweep = startLeaseSweep({
-    db: database.db,
-    logger,
-    alerts: {
-      clock,
-      lowBalance: createLowBalanceAlerts({
-        db: database.db,
-        mailer,
-        tasks,
-        logger,
-        portalUrl: config.portalUrl,
-      }),
-      memberCaps: createMemberCapAlerts({
-        db: database.db,
-        clock,
-        tasks,
-        sender: billingMails,
-        logger,
-        portalUrl: config.portalUrl,
-      }),
-    },
-  });
-  // Charges through credit leases, when the operator turned them on (decision 051).
+  const leaseSweep = startLeaseSweep({ db: database.db, logger, alerts: latchAlerts });
+  // Charges through credit leases, unless the operator turned them off (decision 051).
   const leases = config.CREDIT_LEASES
     ? enableCreditLeases(
         database.db,
         { ...DEFAULT_LEASE_SETTINGS, holder: `${hostname()}:${process.pid}` },
         logger,
+        latchAlerts,
       )
     : undefined;
 
@@ -254,11 +253,12 @@ async function main(): Promise<void> {
     operatorSocket?.close();
     forgetServer();
     server.close(async () => {
-      // Let queued mails go out before the database they read from closes.
-      await tasks.idle();
       // What this instance's leases did not spend is everyone's again before it goes.
       await leases?.close();
       await leaseSweep.stop();
+      // Let queued mails go out (those the leases' endings decided too) before the database they
+      // read from closes.
+      await tasks.idle();
       mailer.close();
       await redis?.quit().catch(() => {});
       await revocations.close();

@@ -4,6 +4,7 @@
 // sweep, which ends the leases past their end.
 import { randomUUID } from "node:crypto";
 import { and, eq } from "drizzle-orm";
+import type { Logger } from "pino";
 import { describe, expect, it } from "vitest";
 import { TEST_DATABASES } from "../../tests/fixtures/test-db.ts";
 import { apiKeyUsage, creditGrants, creditLeases, invoices, memberCreditUsage } from "../db/schema/index.ts";
@@ -18,7 +19,7 @@ import { orgKey, teamOrg } from "../testing/team-org.ts";
 import { NO_LIMITS, TEST_FREE_CREDITS, type TestApp } from "../testing/test-app.ts";
 import { callAs } from "../testing/two-factor.ts";
 import { type LeaseEnd, takeLease } from "./credit-leases.ts";
-import { startLeaseSweep, sweepExpiredLeases } from "./lease-sweep.ts";
+import { endLeaseCheckingLatches, startLeaseSweep, sweepExpiredLeases } from "./lease-sweep.ts";
 import { insertGrant } from "./ledger-store.ts";
 
 const MONTH = "2026-11-01";
@@ -439,6 +440,32 @@ describe.each(TEST_DATABASES)("what ends credit leases (%s)", (kind) => {
         .reduce((sum, s) => sum + s.amount, 0);
       expect(await reservedOnGrant(grantId)).toBe(held);
     }
+  });
+
+  it("ends a lease whose latch check failed, and logs the failure", async () => {
+    const ann = await bystander(ctx.t, "ann");
+    const id = await take(ann);
+    const logged: unknown[] = [];
+    const logger = { error: (...args: unknown[]) => logged.push(args) } as unknown as Logger;
+    const failing = {
+      clock: {
+        now: () => {
+          throw new Error("clock gone");
+        },
+      },
+      lowBalance: { crossed: () => {} },
+      memberCaps: { nearing: () => {} },
+    };
+    const lease = { id, orgId: ann.orgId, memberId: null, month: MONTH };
+    expect(await endLeaseCheckingLatches(db(), lease, "released", failing, logger)).toBe(1);
+    await expectEnded(id, ann, "released");
+    expect(await reservedOnGrant(ann.grantId)).toBe(0);
+    expect(logged).toEqual([
+      [
+        { err: expect.objectContaining({ message: "clock gone" }), lease: id },
+        "The alert latches of an ended credit lease could not be checked",
+      ],
+    ]);
   });
 
   it("the sweep works through more leases than a page, up to its most for a run", async () => {

@@ -12,7 +12,7 @@ import { creditLeases } from "../db/schema/index.ts";
 import type { Db } from "../db/types.ts";
 import type { Millicredits } from "../domain/ledger.ts";
 import { checkAlertLatches, type LatchMails } from "./alert-latch-checks.ts";
-import { endLeases } from "./credit-leases.ts";
+import { endLeases, type LeaseEnd } from "./credit-leases.ts";
 import type { MemberCapEvent } from "./spends.ts";
 
 /** How often an instance sweeps: a lease's unspent credits are back within this of its end. */
@@ -27,8 +27,11 @@ const SWEEP_PAGE = 100;
  */
 const SWEEP_MOST = 2_000;
 
-/** Where the sweep sends the mails its latch checks decide (alerts/low-balance.ts, alerts/member-cap.ts). */
-export interface SweepAlerts {
+/**
+ * Where the mails go that a lease's ending decides by its latch checks (alerts/low-balance.ts,
+ * alerts/member-cap.ts): the sweep's endings and the holder's (leased-spends.ts).
+ */
+export interface LatchAlerts {
   /** The clock grants' expiry is read by (the app's). */
   clock: Clock;
   lowBalance: { crossed(orgId: string, threshold: Millicredits, balance: Millicredits): void };
@@ -44,7 +47,7 @@ export interface SweepAlerts {
 export async function sweepExpiredLeases(
   db: Db,
   logger?: Logger,
-  alerts?: SweepAlerts,
+  alerts?: LatchAlerts,
   { page = SWEEP_PAGE, most = SWEEP_MOST } = {},
 ): Promise<number> {
   let ended = 0;
@@ -75,30 +78,58 @@ export async function sweepExpiredLeases(
   return ended;
 }
 
-/** Ends one expired lease and checks the latches it concerns; 1 when it ended it, 0 otherwise. */
-async function endExpired(
+/** A lease to end, with what its latch check needs. */
+export interface LeaseToEnd {
+  id: string;
+  orgId: string;
+  memberId: string | null;
+  month: string;
+}
+
+/**
+ * Ends one lease in a transaction of its own and, with `alerts`, checks the latches it concerns in
+ * the same transaction and mails after the commit: the sweep's endings and the holder's, after
+ * which no charge under the lock may come (or may be made) to decide a fall the lease's charges
+ * made. 1 when it ended the lease, 0 when it was already ended.
+ */
+export async function endLeaseCheckingLatches(
   db: Db,
-  { id, ...scope }: { id: string; orgId: string; memberId: string | null; month: string },
+  { id, ...scope }: LeaseToEnd,
+  because: LeaseEnd,
+  alerts?: LatchAlerts,
   logger?: Logger,
-  alerts?: SweepAlerts,
 ): Promise<number> {
+  const [count, mails] = await db.transaction(async (tx) => {
+    const count = await endLeases(tx, { leaseId: id }, because);
+    if (!alerts || count === 0) return [count, {}] as const;
+    // In a savepoint: a check that fails is logged and leaves the lease ended, its credits given
+    // back; the next charge under the lock checks the latches again.
+    const mails = await tx
+      .transaction((checking) => checkAlertLatches(checking, scope, alerts.clock.now()))
+      .catch((error: unknown): LatchMails => {
+        logger?.error(
+          { err: error, lease: id },
+          "The alert latches of an ended credit lease could not be checked",
+        );
+        return {};
+      });
+    return [count, mails] as const;
+  });
+  if (alerts) send(alerts, scope.orgId, mails);
+  return count;
+}
+
+/** Ends one expired lease and checks the latches it concerns; 1 when it ended it, 0 otherwise. */
+async function endExpired(db: Db, lease: LeaseToEnd, logger?: Logger, alerts?: LatchAlerts): Promise<number> {
   try {
-    const [count, mails] = await db.transaction(async (tx) => {
-      const count = await endLeases(tx, { leaseId: id }, "expired");
-      return [
-        count,
-        alerts && count > 0 ? await checkAlertLatches(tx, scope, alerts.clock.now()) : {},
-      ] as const;
-    });
-    if (alerts) send(alerts, scope.orgId, mails);
-    return count;
+    return await endLeaseCheckingLatches(db, lease, "expired", alerts, logger);
   } catch (error) {
-    logger?.error({ err: error, lease: id }, "A credit lease past its end could not be ended");
+    logger?.error({ err: error, lease: lease.id }, "A credit lease past its end could not be ended");
     return 0;
   }
 }
 
-function send(alerts: SweepAlerts, orgId: string, mails: LatchMails): void {
+function send(alerts: LatchAlerts, orgId: string, mails: LatchMails): void {
   if (mails.lowBalance)
     alerts.lowBalance.crossed(orgId, mails.lowBalance.threshold, mails.lowBalance.balance);
   if (mails.capNearing) alerts.memberCaps.nearing(mails.capNearing);
@@ -113,7 +144,7 @@ export interface LeaseSweep {
 export function startLeaseSweep(deps: {
   db: Db;
   logger: Logger;
-  alerts?: SweepAlerts;
+  alerts?: LatchAlerts;
   intervalMs?: number;
 }): LeaseSweep {
   let running: Promise<void> | null = null;

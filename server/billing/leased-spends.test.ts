@@ -19,11 +19,11 @@ import { bearer, createKey } from "../testing/api-access.ts";
 import { verifiedUser } from "../testing/api-client.ts";
 import { holdGrantRow } from "../testing/held-row.ts";
 import { useTestApp } from "../testing/suite.ts";
-import { cappedMember } from "../testing/team-org.ts";
+import { cappedMember, orgKey } from "../testing/team-org.ts";
 import { NO_LIMITS, TEST_FREE_CREDITS } from "../testing/test-app.ts";
 import { sweepExpiredLeases } from "./lease-sweep.ts";
 import { DEFAULT_LEASE_SETTINGS, leasedSpends } from "./leased-spends.ts";
-import type { SpendRequest, SpendResult } from "./spends.ts";
+import { type SpendRequest, type SpendResult, spendUnderLock } from "./spends.ts";
 
 const FREE = toMillicredits(TEST_FREE_CREDITS);
 
@@ -223,6 +223,37 @@ describe.each(TEST_DATABASES)("charges through credit leases (%s)", (kind) => {
     const warnings = answers.flatMap((a) => (a.ok && a.memberCapNearing ? [a.memberCapNearing] : []));
     expect(warnings).toEqual([expect.objectContaining({ cap: 20_000, used: 17_000 })]);
     await leased.close();
+  });
+
+  it("checks the alert latches of the leases it gives back at its shutdown", async () => {
+    const { owner, member, orgId, key } = await cappedMember(ctx.t, 20_000);
+    const other = await orgKey(ctx.t, member.accessToken, member.id, orgId, { name: "Second" });
+    await db().update(creditGrants).set({ userId: orgId }).where(eq(creditGrants.userId, owner.id));
+    const mails: unknown[] = [];
+    const alerts = {
+      clock: ctx.t.clock,
+      lowBalance: { crossed: (...args: unknown[]) => mails.push(args) },
+      memberCaps: { nearing: (event: unknown) => mails.push(event) },
+    };
+    const leased = leasedSpends(db(), settings, undefined, alerts);
+    await leased.spend(charge(key.id));
+    await leased.idle();
+    // A lease stops at the 80 % mark (16 credits): it holds half of the 15 left below it.
+    expect((await db().select().from(creditLeases))[0]).toMatchObject({ amount: 7500 });
+    // The member's other key charges 10 credits under the lock: 11 spent, no warning yet.
+    const byOther = await spendUnderLock(db(), charge(other.id, { amount: 10_000 }));
+    expect(byOther).toMatchObject({ ok: true, memberCapNearing: null });
+    // The lease's charges take what was spent past the mark without the lock: no answer warns.
+    const through = [];
+    for (let i = 0; i < 7; i++) through.push(await leased.spend(charge(key.id)));
+    expect(through.map((r) => r.ok && r.memberCapNearing)).toEqual(Array(7).fill(null));
+    expect(await leaseCharges()).toBe(7);
+    expect(mails).toEqual([]);
+    // The instance stops: no charge of the key comes here again, so the lease's ending decides it.
+    await leased.close();
+    const month = berlinMonth(ctx.t.clock.now());
+    expect(mails).toEqual([{ orgId, memberId: member.id, month, cap: 20_000, used: 18_000 }]);
+    expect((await db().select().from(creditLeases))[0]).toMatchObject({ endedBecause: "released" });
   });
 
   it("asks auto top-up to look when a lease's charge takes the balance below its threshold", async () => {

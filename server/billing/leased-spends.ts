@@ -34,6 +34,7 @@ import { applySpend, balance, type Millicredits, type SpendTake, toMillicredits 
 import { batched } from "./batched.ts";
 import { endLeases, type LeaseScope, takeLease } from "./credit-leases.ts";
 import { autoTopUpDueAfter, decideInLease, type HeldLease } from "./lease-decisions.ts";
+import { endLeaseCheckingLatches, type LatchAlerts } from "./lease-sweep.ts";
 import {
   LEASE_WRITE_LOCK_TIMEOUT_MS,
   type LeaseCharge,
@@ -99,13 +100,29 @@ interface Queued {
 }
 
 /** Routes `db`'s charges through leases (spendCredits, spends.ts). */
-export function enableCreditLeases(db: Db, settings: LeaseSettings, logger?: Logger): LeasedSpends {
-  const leased = leasedSpends(db, settings, logger);
+export function enableCreditLeases(
+  db: Db,
+  settings: LeaseSettings,
+  logger?: Logger,
+  alerts?: LatchAlerts,
+): LeasedSpends {
+  const leased = leasedSpends(db, settings, logger, alerts);
   routeSpends(db, leased.spend);
   return leased;
 }
 
-export function leasedSpends(db: Db, settings: LeaseSettings, logger?: Logger): LeasedSpends {
+/**
+ * With `alerts`, each lease this instance ends checks the alert latches, as the sweep's endings do:
+ * a fall its charges made without the lock (past a member's 80 % mark, below the low-balance
+ * threshold once charges under the lock took the rest) is mailed even when the charge after it is
+ * refused, or none comes (at shutdown).
+ */
+export function leasedSpends(
+  db: Db,
+  settings: LeaseSettings,
+  logger?: Logger,
+  alerts?: LatchAlerts,
+): LeasedSpends {
   const held = new Map<string, HeldLease>();
   /** Keys whose lease is being taken (a promise), or may not be tried before a time (ms). */
   const taking = new Map<string, Promise<void> | number>();
@@ -120,9 +137,12 @@ export function leasedSpends(db: Db, settings: LeaseSettings, logger?: Logger): 
 
   const write = batched(writeBatch, { maxBatch: 64 });
 
+  /** Ends a lease this instance took, checking its latches (see `leasedSpends`). */
+  const end = (lease: HeldLease) => endLeaseCheckingLatches(db, lease, "released", alerts, logger);
+
   function giveBack(lease: HeldLease): void {
     if (held.get(lease.apiKeyId) === lease) held.delete(lease.apiKeyId);
-    track(db.transaction((tx) => endLeases(tx, { leaseId: lease.id }, "released")));
+    track(end(lease));
   }
 
   function takeFor(keyId: string, month: string, now: Date): void {
@@ -138,7 +158,7 @@ export function leasedSpends(db: Db, settings: LeaseSettings, logger?: Logger): 
     const work = takeLeaseFor(db, settings, keyId, month, now)
       .then((lease) => {
         if (lease && !closed) held.set(keyId, lease);
-        else if (lease) track(db.transaction((tx) => endLeases(tx, { leaseId: lease.id }, "released")));
+        else if (lease) track(end(lease));
         if (lease) taking.delete(keyId);
         else waitBeforeRetry(keyId);
       })
@@ -246,11 +266,9 @@ export function leasedSpends(db: Db, settings: LeaseSettings, logger?: Logger): 
       );
       for (const lease of new Map(items.map((i) => [i.held.id, i.held])).values()) {
         if (held.get(lease.apiKeyId) === lease) held.delete(lease.apiKeyId);
-        await db
-          .transaction((tx) => endLeases(tx, { leaseId: lease.id }, "released"))
-          .catch((error: unknown) =>
-            logger?.error({ err: error, lease: lease.id }, "A credit lease could not be ended"),
-          );
+        await end(lease).catch((error: unknown) =>
+          logger?.error({ err: error, lease: lease.id }, "A credit lease could not be ended"),
+        );
       }
       return items.map(() => NOT_WRITTEN);
     }
