@@ -18,6 +18,7 @@ import {
   organizations,
 } from "../db/schema/index.ts";
 import { toMillicredits } from "../domain/ledger.ts";
+import { adminCall, staffMember } from "../testing/admin.ts";
 import { createKey } from "../testing/api-access.ts";
 import { verifiedUser } from "../testing/api-client.ts";
 import { useTestApp } from "../testing/suite.ts";
@@ -403,6 +404,29 @@ describe.each(TEST_DATABASES)("credit leases (%s)", (kind) => {
       expect(await latchOf(ann.id)).toBe(false);
       const again = await spendBatch(db(), [charge({ userId: ann.id, amount: 49_000 })]);
       expect(crossings([...fell, ...back, ...again])).toEqual([20_000, null, 20_000]);
+    });
+
+    it("mails a new fall after staff added credits while a lease held some", async () => {
+      const ann = await verifiedUser(ctx.t, "ann");
+      const key = await createKey(ctx.t, ann.accessToken);
+      const ada = await staffMember(ctx.t, "ada", "admin");
+      await alertAt(ann.id, 30_000);
+      const grant = await grantOf(ann.id);
+      await lease({ orgId: ann.id, apiKeyId: key.id, takes: [{ grantId: grant.id, amount: 15_000 }] });
+      // Under the lock: 28 of 50 left, 13 of them unreserved: the fall is mailed.
+      const fell = await spendBatch(db(), [charge({ userId: ann.id, amount: 22_000 })]);
+      const granted = await adminCall(ctx.t, `/v1/admin/customers/${ann.id}/credits`, ada.accessToken, {
+        amount: 10,
+        reason: "Goodwill",
+        idempotency_key: "goodwill",
+      });
+      expect(granted.status).toBe(201);
+      // 38 credits, none held any more: the next charge sees the balance back and clears the latch.
+      const back = await spendBatch(db(), [charge({ userId: ann.id, amount: 1000 })]);
+      expect(await latchOf(ann.id)).toBe(false);
+      const again = await spendBatch(db(), [charge({ userId: ann.id, amount: 8000 })]);
+      expect(crossings([...fell, ...back, ...again])).toEqual([30_000, null, 30_000]);
+      expect(again[0]).toMatchObject({ balanceAfter: 29_000 });
     });
 
     it("mails nothing at the next charge when the alert was set above the balance, and ends the leases", async () => {

@@ -1,7 +1,7 @@
 // What ends credit leases (decision 051, step 3): every change a lease's decisions depend on, or that
-// takes credits from grants, ends the leases it touches in its own transaction and gives back what
-// they hold, through the real routes; a lease of another key or organisation stays open. And the
-// sweep, which ends the leases past their end.
+// takes credits from grants or adds them, ends the leases it touches in its own transaction and
+// gives back what they hold, through the real routes; a lease of another key or organisation stays
+// open. And the sweep, which ends the leases past their end.
 import { randomUUID } from "node:crypto";
 import { and, eq } from "drizzle-orm";
 import type { Logger } from "pino";
@@ -12,6 +12,7 @@ import { toMillicredits } from "../domain/ledger.ts";
 import { adminCall, customerPayments, staffMember } from "../testing/admin.ts";
 import { createKey } from "../testing/api-access.ts";
 import { verifiedUser } from "../testing/api-client.ts";
+import { saveCard, spendAsStaff, turnOn } from "../testing/auto-top-up.ts";
 import { me, openTopUpCheckout, payAndSettle, subscribe } from "../testing/billing.ts";
 import { call, type Person } from "../testing/org-calls.ts";
 import { useTestApp } from "../testing/suite.ts";
@@ -75,6 +76,14 @@ async function bystander(t: TestApp, name: string): Promise<LeaseSpec> {
 
 async function expectOk(res: Response, status = 200) {
   expect(res.status, await res.clone().text()).toBe(status);
+}
+
+/** A person with a key, and a lease of `amount` on their free credits to be ended. */
+async function personWithLease(t: TestApp, name: string, amount: number) {
+  const person = await verifiedUser(t, name);
+  const key = await createKey(t, person.accessToken);
+  const grantId = (await grantOf(t, person.id)).id;
+  return { person, lease: { orgId: person.id, apiKeyId: key.id, grantId, amount } };
 }
 
 /** Ann with two keys: a lease of the first is to end, one of the other to stay open. */
@@ -296,6 +305,57 @@ const CASES: { name: string; because: LeaseEnd; arrange: (t: TestApp) => Promise
             }),
             201,
           ),
+      };
+    },
+  },
+  {
+    name: "a credit pack bought",
+    because: "credits_changed",
+    async arrange(t) {
+      const { person: cora, lease } = await personWithLease(t, "cora", 4000);
+      await subscribe(t, cora.accessToken, "A");
+      return {
+        ended: [lease],
+        kept: [],
+        change: async () => {
+          await payAndSettle(t, await openTopUpCheckout(t, cora.accessToken, "500"));
+          expect(await grantOf(t, cora.id, "topup")).toMatchObject({ amount: 500_000 });
+        },
+      };
+    },
+  },
+  {
+    name: "credits granted by staff",
+    because: "credits_changed",
+    async arrange(t) {
+      const { person: ann, lease } = await personWithLease(t, "ann", 4000);
+      const ada = await staffMember(t, "ada", "admin");
+      const path = `/v1/admin/customers/${ann.id}/credits`;
+      const body = { amount: 10, reason: REASON, idempotency_key: "goodwill" };
+      return {
+        ended: [lease],
+        kept: [],
+        change: async () => expectOk(await adminCall(t, path, ada.accessToken, body), 201),
+      };
+    },
+  },
+  {
+    name: "an automatic top-up paid",
+    because: "credits_changed",
+    async arrange(t) {
+      // One credit held: the charge below, to 50 of the 1,050 credits, needs none of it.
+      const { person: ann, lease } = await personWithLease(t, "ann", 1000);
+      const ada = await staffMember(t, "ada", "admin");
+      await subscribe(t, ann.accessToken, "A");
+      const card = await saveCard(t, ann.id, ann.id);
+      await turnOn(t, ann.id, card.paymentMethodId);
+      return {
+        ended: [lease],
+        kept: [],
+        change: async () => {
+          await expectOk(await spendAsStaff(t, ada.accessToken, ann.id, 1000, "below-threshold"));
+          expect(await grantOf(t, ann.id, "topup")).toMatchObject({ amount: 500_000 });
+        },
       };
     },
   },

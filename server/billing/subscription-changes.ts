@@ -4,6 +4,7 @@
 import type { Logger } from "pino";
 import type { Db, Tx } from "../db/types.ts";
 import { periodEnded, type SubscriptionEffect } from "../domain/subscription.ts";
+import { endLeases } from "./credit-leases.ts";
 import { grantIdOf, insertGrant } from "./ledger-store.ts";
 import type { PaymentProvider, UnclaimedPayment } from "./ports/payment-provider.ts";
 import { loadState } from "./subscription-store.ts";
@@ -88,6 +89,12 @@ export function effectRunner(deps: { logger: Logger; provider: PaymentProvider }
       switch (effect.type) {
         case "grant": {
           const inserted = await insertGrant(tx, userId, effect.grant, origin);
+          // Credits added end the organisation's leases (decision 051): its low-balance latch
+          // clears only once the unreserved balance is back at the threshold, and what leases
+          // held would keep it set after credits that brought the balance back. After the insert
+          // is as safe as before it (no one else sees the new row), and a grant already made
+          // (a second event of one payment) ends none.
+          if (inserted) await endLeases(tx, { orgId: userId }, "credits_changed");
           logger.info({ userId, fulfilmentKey: effect.grant.fulfilmentKey, inserted }, "Credit grant");
           break;
         }

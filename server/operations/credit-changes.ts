@@ -152,9 +152,10 @@ export async function changeCredits(
       : customerIdOrSubject;
   return db.transaction(async (tx) => {
     const { id, subjectUserId, subjectOrgId } = await target.lock(tx);
-    // A take-back plans from every credit left: first under the lock, the leases holding some of
-    // them end and give them back (decision 051).
-    if (change.amount < 0) await endLeases(tx, { orgId: id }, "credits_changed");
+    // Any change of credits ends the leases first (decision 051): a take-back plans from every
+    // credit left, those leases held included; a grant must let the low-balance latch see the
+    // balance it brings back (subscription-changes.ts).
+    await endLeases(tx, { orgId: id }, "credits_changed");
     const earlier = await earlierKeyedAction(
       tx,
       subjectOrgId ? { orgId: subjectOrgId } : id,

@@ -14,6 +14,7 @@ import { addressLines } from "../../domain/billing-details.ts";
 import { newGrant, toMillicredits } from "../../domain/ledger.ts";
 import { autoTopUpActionMail } from "../../mail/auto-top-up-templates.ts";
 import { queueBillingMail } from "../billing-mails.ts";
+import { endLeases } from "../credit-leases.ts";
 import { billingAccountDeleted } from "../deleted-billing-account.ts";
 import { recordInvoiceDocument, recordPaidInvoice } from "../invoices.ts";
 import { insertGrant, lockUser } from "../ledger-store.ts";
@@ -336,6 +337,8 @@ async function grantPaid(
     newGrant("topup", toMillicredits(attempt.credits), paid.paidAt, name, key),
     { paymentReference: paid.invoiceId, eventId },
   );
+  // Credits added end the organisation's leases, as every grant does (subscription-changes.ts).
+  if (granted) await endLeases(tx, { orgId: attempt.orgId }, "credits_changed");
   const onFile = await findBillingDetails(tx, attempt.orgId);
   const recorded = await recordPaidInvoice(
     tx,
