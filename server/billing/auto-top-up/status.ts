@@ -9,6 +9,7 @@ import type { Tx } from "../../db/types.ts";
 import { OFF_REASONS, type OffReason, PAUSE_REASONS, type PauseReason } from "../../domain/auto-top-up.ts";
 import { autoTopUpStoppedMail } from "../../mail/auto-top-up-templates.ts";
 import { queueBillingMail } from "../billing-mails.ts";
+import { endLeases } from "../credit-leases.ts";
 import { isOnDisputeHold } from "../dispute-hold.ts";
 import type { AutoTopUpActor } from "./engine.ts";
 import { findSettings, organisationName } from "./store.ts";
@@ -64,6 +65,9 @@ export async function changeStatus(
   // Off stays off: only the customer turns it on again (with consent), never a later pause.
   if (settings.status === "off" && change.status !== "off") return false;
   const paused = change.status === "paused" ? change : null;
+  // Active again (a pause over, the details fixed): the leases taken while it was not end, as a
+  // save of the settings ends them; theirs would not ask for a top-up (decision 051).
+  if (change.status === "active") await endLeases(tx, { orgId }, "organization_changed");
   await tx
     .update(autoTopUpSettings)
     .set({
