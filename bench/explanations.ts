@@ -65,8 +65,17 @@ export const EXPLANATIONS: Readonly<Record<string, string>> = {
     "batches of about 8 and a round of 2.4-2.8 ms against 2.2 ms. The extra CPU is the request's own work, " +
     "spread thin: routing and middleware, the fixed headers written with the answer, zod's check of the body, " +
     "the request log, the key checks. PostgreSQL's cost is about 1.3 ms a batch whatever its size (two " +
-    "batches in flight on two connections doubled it per charge), so what would pass the floor is doing " +
-    "less per batch: credit leases (decision 036) would drop six of a batch's eight statements.",
+    "batches in flight on two connections doubled it per charge), so what passes the floor is doing less " +
+    "per batch: credit leases (decision 051, on by default) write most charges in one statement without " +
+    "the lock. A failure here with CREDIT_LEASES=false is expected; with them on, see whether leases are " +
+    "taken (credit_leases rows) during the run.",
+  "api-consume-p99":
+    "Compare it with the floor's p99 in the floor table, measured in the same rounds: the floor runs the " +
+    "minimal transaction of each batch, so a p99 above 20 ms there is the machine's. On 2026-12-02 two " +
+    "runs measured consume's p99 at 11-14 ms on a quiet machine, and at 21-25 ms on another whose floor " +
+    "measured 26-28 ms (and 1,500-1,700 charges a second against 4,000-6,000 on the first). A charge waits " +
+    "for the write in flight and its own: most go through a credit lease (decision 051), one statement for " +
+    "a batch of them; the charges that take a lease, and those decided under the lock, make the tail.",
   "api-consume-org-floor":
     "The same batch as the personal keys' consume (see above), with the member's cap read and counted; its " +
     "floor does the same reads and writes.",
