@@ -72,8 +72,8 @@ export const EXPLANATIONS: Readonly<Record<string, string>> = {
   "api-consume-p99":
     "Compare it with the floor's p99 in the floor table, measured in the same rounds: the floor runs the " +
     "minimal transaction of each batch, so a p99 above 20 ms there is the machine's. On 2026-12-02 two " +
-    "runs measured consume's p99 at 11-14 ms on a quiet machine, and at 21-25 ms on another whose floor " +
-    "measured 26-28 ms (and 1,500-1,700 charges a second against 4,000-6,000 on the first). A charge waits " +
+    "runs measured consume's p99 at 11-14 ms on a quiet machine; three on another measured 21-25 ms, its " +
+    "floor 22-27 ms (at 1,600-2,000 charges a second, where issue 35 measured 6,366). A charge waits " +
     "for the write in flight and its own: most go through a credit lease (decision 051), one statement for " +
     "a batch of them; the charges that take a lease, and those decided under the lock, make the tail.",
   "api-consume-org-floor":
