@@ -1,7 +1,8 @@
 // The alert latches (domain/alert-latches.ts) checked outside a charge: when the lease sweep or the
-// lease's holder has ended a lease (decision 051, lease-sweep.ts's endLeaseCheckingLatches). A lease's charges move the balance and the member's month without
-// the organisation's lock, so a fall they make is decided at the next check under the lock; when no
-// charge under the lock comes, this one, as the lease ends, is it.
+// lease's holder has ended a lease (decision 051, lease-sweep.ts's endLeaseCheckingLatches). A
+// lease's charges move the balance and the member's month without the organisation's lock, so a
+// fall they make is decided at the next check under the lock; when no charge under the lock comes,
+// this one, as the lease ends, is it.
 import { and, eq } from "drizzle-orm";
 import { memberCreditUsage, organizationMembers, organizations } from "../db/schema/index.ts";
 import type { Tx } from "../db/types.ts";

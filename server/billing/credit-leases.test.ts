@@ -21,6 +21,7 @@ import { toMillicredits } from "../domain/ledger.ts";
 import { adminCall, staffMember } from "../testing/admin.ts";
 import { createKey } from "../testing/api-access.ts";
 import { verifiedUser } from "../testing/api-client.ts";
+import { recordingAlerts } from "../testing/latch-alerts.ts";
 import { useTestApp } from "../testing/suite.ts";
 import { cappedMember, orgKey, teamOrg } from "../testing/team-org.ts";
 import { NO_LIMITS, TEST_FREE_CREDITS } from "../testing/test-app.ts";
@@ -458,12 +459,7 @@ describe.each(TEST_DATABASES)("credit leases (%s)", (kind) => {
       // Under the lock: 19 unreserved, 44 in all, no mail. The lease's charges then take all 25.
       expect(crossings(await spendBatch(db(), [charge({ userId: ann.id, amount: 6000 })]))).toEqual([null]);
       await chargeThrough(leaseId, ann.id, key.id, grant.id, 25_000);
-      const mails: unknown[] = [];
-      const alerts = {
-        clock: ctx.t.clock,
-        lowBalance: { crossed: (...args: unknown[]) => mails.push(args) },
-        memberCaps: { nearing: (event: unknown) => mails.push(event) },
-      };
+      const { alerts, mails } = recordingAlerts(ctx.t.clock);
       expect(await sweepExpiredLeases(db(), undefined, alerts)).toBe(1);
       expect(await sweepExpiredLeases(db(), undefined, alerts)).toBe(0);
       expect(mails).toEqual([[ann.id, 20_000, 19_000]]);
@@ -526,12 +522,7 @@ describe.each(TEST_DATABASES)("credit leases (%s)", (kind) => {
         expiresAt: new Date(Date.now() - 1000),
       });
       await chargeThrough(leaseId, orgId, key.id, grant.id, 8500, member.id);
-      const mails: unknown[] = [];
-      const alerts = {
-        clock: ctx.t.clock,
-        lowBalance: { crossed: (...args: unknown[]) => mails.push(args) },
-        memberCaps: { nearing: (event: unknown) => mails.push(event) },
-      };
+      const { alerts, mails } = recordingAlerts(ctx.t.clock);
       expect(await sweepExpiredLeases(db(), undefined, alerts)).toBe(1);
       expect(mails).toEqual([{ orgId, memberId: member.id, month: MONTH, cap: 10_000, used: 8500 }]);
       expect(nearing(await spendBatch(db(), [charge({ meter: meter(key.id), amount: 100 })]))).toEqual([

@@ -69,16 +69,14 @@ const NO_ORIGIN = { paymentReference: null, eventId: null };
 
 /** A person with a personal key and a lease's worth of their free credits: someone else's lease. */
 async function bystander(t: TestApp, name: string): Promise<LeaseSpec> {
-  const person = await verifiedUser(t, name);
-  const key = await createKey(t, person.accessToken);
-  return { orgId: person.id, apiKeyId: key.id, grantId: (await grantOf(t, person.id)).id, amount: 1000 };
+  return (await personWithLease(t, name, 1000)).lease;
 }
 
 async function expectOk(res: Response, status = 200) {
   expect(res.status, await res.clone().text()).toBe(status);
 }
 
-/** A person with a key, and a lease of `amount` on their free credits to be ended. */
+/** A person with a key, and a lease of `amount` on their free credits (to end, or to stay open). */
 async function personWithLease(t: TestApp, name: string, amount: number) {
   const person = await verifiedUser(t, name);
   const key = await createKey(t, person.accessToken);

@@ -11,7 +11,7 @@ import type { Clock } from "../clock.ts";
 import { creditLeases } from "../db/schema/index.ts";
 import type { Db } from "../db/types.ts";
 import type { Millicredits } from "../domain/ledger.ts";
-import { checkAlertLatches, type LatchMails } from "./alert-latch-checks.ts";
+import { checkAlertLatches, type LatchMails, type LatchScope } from "./alert-latch-checks.ts";
 import { endLeases, type LeaseEnd } from "./credit-leases.ts";
 import type { MemberCapEvent } from "./spends.ts";
 
@@ -79,12 +79,7 @@ export async function sweepExpiredLeases(
 }
 
 /** A lease to end, with what its latch check needs. */
-export interface LeaseToEnd {
-  id: string;
-  orgId: string;
-  memberId: string | null;
-  month: string;
-}
+export type LeaseToEnd = LatchScope & { id: string };
 
 /**
  * Ends one lease in a transaction of its own and, with `alerts`, checks the latches it concerns in

@@ -18,6 +18,7 @@ import { toMillicredits } from "../domain/ledger.ts";
 import { bearer, createKey } from "../testing/api-access.ts";
 import { verifiedUser } from "../testing/api-client.ts";
 import { holdGrantRow } from "../testing/held-row.ts";
+import { recordingAlerts } from "../testing/latch-alerts.ts";
 import { useTestApp } from "../testing/suite.ts";
 import { cappedMember, orgKey } from "../testing/team-org.ts";
 import { NO_LIMITS, TEST_FREE_CREDITS } from "../testing/test-app.ts";
@@ -229,12 +230,7 @@ describe.each(TEST_DATABASES)("charges through credit leases (%s)", (kind) => {
     const { owner, member, orgId, key } = await cappedMember(ctx.t, 20_000);
     const other = await orgKey(ctx.t, member.accessToken, member.id, orgId, { name: "Second" });
     await db().update(creditGrants).set({ userId: orgId }).where(eq(creditGrants.userId, owner.id));
-    const mails: unknown[] = [];
-    const alerts = {
-      clock: ctx.t.clock,
-      lowBalance: { crossed: (...args: unknown[]) => mails.push(args) },
-      memberCaps: { nearing: (event: unknown) => mails.push(event) },
-    };
+    const { alerts, mails } = recordingAlerts(ctx.t.clock);
     const leased = leasedSpends(db(), settings, undefined, alerts);
     await leased.spend(charge(key.id));
     await leased.idle();

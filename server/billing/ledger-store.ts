@@ -90,7 +90,6 @@ const grantsOfUser = preparedPerHandle((db) =>
     .prepare("credit_grants_of_user"),
 );
 
-/** Every grant of the user, newest first (future-dated renewal grants included). */
 /** A member's month of spending in an organisation: its row in member_credit_usage. */
 export const memberMonth = (orgId: string, memberId: string, month: string) =>
   and(
@@ -108,6 +107,7 @@ export async function reservableGrants(tx: Tx, orgId: string): Promise<Reservabl
   return rows.map((row) => ({ ...toCreditGrant(row), reserved: row.reserved }));
 }
 
+/** Every grant of the user, newest first (future-dated renewal grants included). */
 export async function userGrants(db: DbOrTx, userId: string): Promise<CreditGrant[]> {
   const rows = await grantsOfUser(db).execute({ userId });
   return rows.map(toCreditGrant);

@@ -1,8 +1,8 @@
 // The low-balance alert and a member cap's warning mail once per fall (decision 051): each has a
 // stored latch (organizations.low_balance_alerted, member_credit_usage.cap_warned) set when its mail
 // goes and cleared only when what it watches is really back. These are the rules, evaluated under
-// the organisation's lock for each charge decided there and when the sweep or its holder ends a lease;
-// nothing here does I/O. Amounts are milli-credits (server/domain/ledger.ts).
+// the organisation's lock for each charge decided there and when the sweep or its holder ends a
+// lease; nothing here does I/O. Amounts are milli-credits (server/domain/ledger.ts).
 //
 // Why a latch and not a crossing: credit leases' charges are written without the lock, so no one
 // sees the balance cross the threshold at the moment it does; and a lease that ends unspent lifts
